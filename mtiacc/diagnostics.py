@@ -1,0 +1,80 @@
+"""User-facing diagnostics shared by every layer (and by mtiasim).
+
+A user error is raised as :class:`UserError` (or a subclass) carrying an optional
+:class:`SourceLocation`.  The command-line tools catch it at the top, print
+``file:line:col: error: message`` followed by the source line and a caret, and exit
+non-zero; no Python traceback ever reaches the user.
+"""
+from __future__ import annotations
+
+import dataclasses
+import sys
+from typing import Iterable, Optional
+
+
+@dataclasses.dataclass(frozen=True)
+class SourceLocation:
+    """A position in a user's file: 1-based line, 1-based column (in characters)."""
+
+    file: str
+    line: int
+    col: int = 1
+    end_col: Optional[int] = None  # exclusive; for a caret run under a span
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}"
+
+
+class UserError(Exception):
+    """An error caused by the user's input (kernel, flag, data file, binary)."""
+
+    def __init__(self, message: str, loc: Optional[SourceLocation] = None,
+                 notes: Iterable[str] = (), source_line: Optional[str] = None):
+        super().__init__(message)
+        self.message = message
+        self.loc = loc
+        self.notes = list(notes)
+        # The text of loc.line when the file itself is not readable (e.g. a binary's embedded source).
+        self.source_line = source_line
+
+    def render(self) -> str:
+        return format_diagnostic("error", self.message, self.loc, self.notes, self.source_line)
+
+
+class CompileError(UserError):
+    """An error in the kernel being compiled."""
+
+
+def _read_line(loc: SourceLocation) -> Optional[str]:
+    try:
+        with open(loc.file, encoding="utf-8") as f:
+            for i, text in enumerate(f, start=1):
+                if i == loc.line:
+                    return text.rstrip("\n")
+    except (OSError, UnicodeDecodeError):
+        return None
+    return None
+
+
+def format_diagnostic(severity: str, message: str, loc: Optional[SourceLocation] = None,
+                      notes: Iterable[str] = (), source_line: Optional[str] = None) -> str:
+    """``file:line:col: error: message``, then the source line and a caret run under the span."""
+    if loc is None:
+        out = [f"{severity}: {message}"]
+    else:
+        out = [f"{loc}: {severity}: {message}"]
+        text = source_line if source_line is not None else _read_line(loc)
+        if text is not None:
+            out.append(text)
+            start = max(loc.col - 1, 0)
+            width = 1
+            if loc.end_col is not None and loc.end_col > loc.col:
+                width = loc.end_col - loc.col
+            prefix = "".join("\t" if ch == "\t" else " " for ch in text[:start])
+            out.append(prefix + "^" + "~" * (width - 1))
+    out.extend(f"note: {n}" for n in notes)
+    return "\n".join(out)
+
+
+def report(err: UserError, stream=None) -> None:
+    print(err.render(), file=stream or sys.stderr)
