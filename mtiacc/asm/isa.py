@@ -1,0 +1,482 @@
+"""The ISA table: the single source of truth for every instruction mtiacc emits and mtiasim runs.
+
+One row per instruction: mnemonic, format, operands (assembly order, by operand-kind name from
+:mod:`mtiacc.asm.operands`), timing class (keys of ``timing:`` in ``mtiasim/configs/mtia2i.yaml``), semantics
+``"family op"`` (mtiasim has one function per family; the op selects the operation) and the fixed fields.
+A format supplies default fixed fields (the vector ones fix opcode and funct3) and the unit.
+
+Everything else is derived: ``match``/``mask`` (from the fixed fields), the encoder and decoder
+(:mod:`mtiacc.asm.encoding`), the assembler and disassembler, ``docs/isa.md`` and mtiasim's dispatch.
+:func:`check_table` (run at import) verifies that every row covers its 32 bits exactly once with fixed fields and
+operand fields and that no two rows overlap unless both name each other in ``overlaps``.
+
+Vector rows are written one line per operation with its forms (``.vv .vx .vi`` ...), like TableGen multiclasses.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Dict, List, Optional, Tuple
+
+from .operands import KINDS, Kind
+
+# --------------------------------------------------------------------------------------------------------------
+# Fixed fields and formats
+# --------------------------------------------------------------------------------------------------------------
+FIXED_FIELDS: Dict[str, Tuple[int, int]] = {
+    "opcode": (6, 0), "rd": (11, 7), "funct3": (14, 12), "width": (14, 12), "rs1": (19, 15), "vs1": (19, 15),
+    "rs2": (24, 20), "vs2": (24, 20), "umop": (24, 20), "vm": (25, 25), "fmt": (26, 25), "mop": (27, 26),
+    "mew": (28, 28), "nf": (31, 29), "funct7": (31, 25), "funct6": (31, 26), "imm12": (31, 20),
+    "bit31": (31, 31), "bits31_30": (31, 30),
+}
+
+LOAD, LOAD_FP, CUSTOM_0, OP_IMM, AUIPC, OP_IMM_32 = 0b0000011, 0b0000111, 0b0001011, 0b0010011, 0b0010111, 0b0011011
+STORE, STORE_FP, OP, LUI, OP_32 = 0b0100011, 0b0100111, 0b0110011, 0b0110111, 0b0111011
+MADD, MSUB, NMSUB, NMADD, OP_FP, OP_V = 0b1000011, 0b1000111, 0b1001011, 0b1001111, 0b1010011, 0b1010111
+BRANCH, JALR, JAL, SYSTEM = 0b1100011, 0b1100111, 0b1101111, 0b1110011
+
+OPCODE_NAMES = {LOAD: "LOAD", LOAD_FP: "LOAD-FP", CUSTOM_0: "custom-0", OP_IMM: "OP-IMM", AUIPC: "AUIPC",
+                OP_IMM_32: "OP-IMM-32", STORE: "STORE", STORE_FP: "STORE-FP", OP: "OP", LUI: "LUI", OP_32: "OP-32",
+                MADD: "MADD", MSUB: "MSUB", NMSUB: "NMSUB", NMADD: "NMADD", OP_FP: "OP-FP", OP_V: "OP-V",
+                BRANCH: "BRANCH", JALR: "JALR", JAL: "JAL", SYSTEM: "SYSTEM"}
+
+# format -> (default fixed fields, default unit)
+FORMATS: Dict[str, Tuple[Dict[str, int], str]] = {
+    **{f: ({}, "scalar") for f in ("R", "I", "S", "B", "U", "J", "R4")},
+    "OPIVV": ({"opcode": OP_V, "funct3": 0b000}, "vector"), "OPFVV": ({"opcode": OP_V, "funct3": 0b001}, "vector"),
+    "OPMVV": ({"opcode": OP_V, "funct3": 0b010}, "vector"), "OPIVI": ({"opcode": OP_V, "funct3": 0b011}, "vector"),
+    "OPIVX": ({"opcode": OP_V, "funct3": 0b100}, "vector"), "OPFVF": ({"opcode": OP_V, "funct3": 0b101}, "vector"),
+    "OPMVX": ({"opcode": OP_V, "funct3": 0b110}, "vector"), "OPCFG": ({"opcode": OP_V, "funct3": 0b111}, "vector"),
+    # vector loads/stores: unit-stride (umop=0), strided (mop=2), indexed-unordered (mop=1); nf=0, mew=0
+    "VL": ({"opcode": LOAD_FP, "nf": 0, "mew": 0, "mop": 0, "umop": 0}, "vector"),
+    "VLS": ({"opcode": LOAD_FP, "nf": 0, "mew": 0, "mop": 2}, "vector"),
+    "VLX": ({"opcode": LOAD_FP, "nf": 0, "mew": 0, "mop": 1}, "vector"),
+    "VS": ({"opcode": STORE_FP, "nf": 0, "mew": 0, "mop": 0, "umop": 0}, "vector"),
+    "VSS": ({"opcode": STORE_FP, "nf": 0, "mew": 0, "mop": 2}, "vector"),
+    "VSX": ({"opcode": STORE_FP, "nf": 0, "mew": 0, "mop": 1}, "vector"),
+}
+
+TIMING_CLASSES = ("IntALU", "IntMul", "IntDiv", "Branch", "Jump", "Load", "Store", "FPU", "FDiv", "FCvt", "System",
+                  "VSet", "VALU", "VMul", "VDiv", "VFALU", "VFDiv", "VMask", "VPerm", "VRed", "VLoad", "VStore",
+                  "Custom", "DMA")
+UNITS = ("scalar", "vector", "dma", "custom")
+
+# family -> its ops (the simulator implements one function per family)
+SEM_FAMILIES: Dict[str, Tuple[str, ...]] = {
+    "alu": ("add", "sub", "sll", "slt", "sltu", "xor", "srl", "sra", "or", "and",
+            "mul", "mulh", "mulhsu", "mulhu", "div", "divu", "rem", "remu"),
+    "alu_w": ("add", "sub", "sll", "srl", "sra", "mul", "div", "divu", "rem", "remu"),
+    "alu_imm": ("add", "slt", "sltu", "xor", "or", "and", "sll", "srl", "sra"),
+    "alu_imm_w": ("add", "sll", "srl", "sra"),
+    "lui": ("lui",), "auipc": ("auipc",), "jal": ("jal",), "jalr": ("jalr",),
+    "branch": ("eq", "ne", "lt", "ge", "ltu", "geu"),
+    "load": ("b", "h", "w", "d", "bu", "hu", "wu"), "store": ("b", "h", "w", "d"),
+    "fload": ("w",), "fstore": ("w",),
+    "fpu": ("add", "sub", "mul", "div", "min", "max", "sgnj", "sgnjn", "sgnjx"),
+    "fsqrt": ("sqrt",), "fcmp": ("eq", "lt", "le"),
+    "fcvt": ("w.s", "wu.s", "l.s", "lu.s", "s.w", "s.wu", "s.l", "s.lu"),
+    "fmv": ("x.w", "w.x"), "fma": ("madd", "msub", "nmsub", "nmadd"),
+    "system": ("ecall", "ebreak"),
+    "vsetvli": ("vsetvli", "vsetivli"),
+    "vload": ("8", "16", "32", "64"), "vstore": ("8", "16", "32", "64"),
+    "vload_strided": ("8", "16", "32", "64"), "vstore_strided": ("8", "16", "32", "64"),
+    "vload_indexed": ("8", "16", "32", "64"), "vstore_indexed": ("8", "16", "32", "64"),
+    "valu": ("add", "sub", "rsub", "mul", "mulh", "div", "divu", "rem", "remu", "and", "or", "xor",
+             "sll", "srl", "sra", "min", "minu", "max", "maxu"),
+    "vfalu": ("add", "sub", "rsub", "mul", "div", "rdiv", "min", "max", "sgnj", "sgnjn", "sgnjx"),
+    "vfma": ("macc", "nmacc", "msac", "nmsac"),
+    "vcmp": ("eq", "ne", "lt", "ltu", "le", "leu", "gt", "gtu"),
+    "vfcmp": ("eq", "ne", "lt", "le", "gt", "ge"),
+    "vmerge": ("vmerge", "fmerge"), "vmv": ("v", "x", "i", "f"), "vmv_scalar": ("x.s", "s.x", "f.s", "s.f"),
+    "vid": ("vid",), "vcvt": ("f.x", "f.xu", "x.f", "xu.f", "rtz.x.f", "rtz.xu.f"), "vfunary": ("sqrt",),
+    "vmask": ("and", "or", "xor", "nand", "andn", "orn", "nor", "xnor"),
+    "vred": ("sum", "max", "maxu", "min", "minu", "and", "or", "xor"), "vfred": ("usum", "osum", "max", "min"),
+    "dma": ("in", "out"), "dma_wait": ("wait",), "pid": ("pid",), "nprogs": ("nprogs",),
+}
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Rows
+# --------------------------------------------------------------------------------------------------------------
+@dataclasses.dataclass(frozen=True)
+class Row:
+    name: str
+    fmt: str
+    operands: str
+    timing: str
+    sem: str
+    fixed: Tuple[Tuple[str, int], ...]
+    unit: Optional[str] = None
+    overlaps: Tuple[str, ...] = ()
+
+
+def _(name, fmt, operands, timing, sem, /, unit=None, overlaps=(), **fixed) -> Row:
+    return Row(name, fmt, operands, timing, sem, tuple(fixed.items()), unit, tuple(overlaps))
+
+
+RV64I = [
+    _("lui", "U", "xd, imm20", "IntALU", "lui lui", opcode=LUI),
+    _("auipc", "U", "xd, imm20", "IntALU", "auipc auipc", opcode=AUIPC),
+    _("jal", "J", "xd, jtarget", "Jump", "jal jal", opcode=JAL),
+    _("jalr", "I", "xd, mem", "Jump", "jalr jalr", opcode=JALR, funct3=0),
+    _("beq", "B", "xs1, xs2, btarget", "Branch", "branch eq", opcode=BRANCH, funct3=0b000),
+    _("bne", "B", "xs1, xs2, btarget", "Branch", "branch ne", opcode=BRANCH, funct3=0b001),
+    _("blt", "B", "xs1, xs2, btarget", "Branch", "branch lt", opcode=BRANCH, funct3=0b100),
+    _("bge", "B", "xs1, xs2, btarget", "Branch", "branch ge", opcode=BRANCH, funct3=0b101),
+    _("bltu", "B", "xs1, xs2, btarget", "Branch", "branch ltu", opcode=BRANCH, funct3=0b110),
+    _("bgeu", "B", "xs1, xs2, btarget", "Branch", "branch geu", opcode=BRANCH, funct3=0b111),
+    _("lb", "I", "xd, mem", "Load", "load b", opcode=LOAD, funct3=0b000),
+    _("lh", "I", "xd, mem", "Load", "load h", opcode=LOAD, funct3=0b001),
+    _("lw", "I", "xd, mem", "Load", "load w", opcode=LOAD, funct3=0b010),
+    _("ld", "I", "xd, mem", "Load", "load d", opcode=LOAD, funct3=0b011),
+    _("lbu", "I", "xd, mem", "Load", "load bu", opcode=LOAD, funct3=0b100),
+    _("lhu", "I", "xd, mem", "Load", "load hu", opcode=LOAD, funct3=0b101),
+    _("lwu", "I", "xd, mem", "Load", "load wu", opcode=LOAD, funct3=0b110),
+    _("sb", "S", "xs2, smem", "Store", "store b", opcode=STORE, funct3=0b000),
+    _("sh", "S", "xs2, smem", "Store", "store h", opcode=STORE, funct3=0b001),
+    _("sw", "S", "xs2, smem", "Store", "store w", opcode=STORE, funct3=0b010),
+    _("sd", "S", "xs2, smem", "Store", "store d", opcode=STORE, funct3=0b011),
+    _("addi", "I", "xd, xs1, simm12", "IntALU", "alu_imm add", opcode=OP_IMM, funct3=0b000),
+    _("slti", "I", "xd, xs1, simm12", "IntALU", "alu_imm slt", opcode=OP_IMM, funct3=0b010),
+    _("sltiu", "I", "xd, xs1, simm12", "IntALU", "alu_imm sltu", opcode=OP_IMM, funct3=0b011),
+    _("xori", "I", "xd, xs1, simm12", "IntALU", "alu_imm xor", opcode=OP_IMM, funct3=0b100),
+    _("ori", "I", "xd, xs1, simm12", "IntALU", "alu_imm or", opcode=OP_IMM, funct3=0b110),
+    _("andi", "I", "xd, xs1, simm12", "IntALU", "alu_imm and", opcode=OP_IMM, funct3=0b111),
+    _("slli", "I", "xd, xs1, shamt6", "IntALU", "alu_imm sll", opcode=OP_IMM, funct3=0b001, funct6=0b000000),
+    _("srli", "I", "xd, xs1, shamt6", "IntALU", "alu_imm srl", opcode=OP_IMM, funct3=0b101, funct6=0b000000),
+    _("srai", "I", "xd, xs1, shamt6", "IntALU", "alu_imm sra", opcode=OP_IMM, funct3=0b101, funct6=0b010000),
+    _("add", "R", "xd, xs1, xs2", "IntALU", "alu add", opcode=OP, funct3=0b000, funct7=0b0000000),
+    _("sub", "R", "xd, xs1, xs2", "IntALU", "alu sub", opcode=OP, funct3=0b000, funct7=0b0100000),
+    _("sll", "R", "xd, xs1, xs2", "IntALU", "alu sll", opcode=OP, funct3=0b001, funct7=0b0000000),
+    _("slt", "R", "xd, xs1, xs2", "IntALU", "alu slt", opcode=OP, funct3=0b010, funct7=0b0000000),
+    _("sltu", "R", "xd, xs1, xs2", "IntALU", "alu sltu", opcode=OP, funct3=0b011, funct7=0b0000000),
+    _("xor", "R", "xd, xs1, xs2", "IntALU", "alu xor", opcode=OP, funct3=0b100, funct7=0b0000000),
+    _("srl", "R", "xd, xs1, xs2", "IntALU", "alu srl", opcode=OP, funct3=0b101, funct7=0b0000000),
+    _("sra", "R", "xd, xs1, xs2", "IntALU", "alu sra", opcode=OP, funct3=0b101, funct7=0b0100000),
+    _("or", "R", "xd, xs1, xs2", "IntALU", "alu or", opcode=OP, funct3=0b110, funct7=0b0000000),
+    _("and", "R", "xd, xs1, xs2", "IntALU", "alu and", opcode=OP, funct3=0b111, funct7=0b0000000),
+    _("addiw", "I", "xd, xs1, simm12", "IntALU", "alu_imm_w add", opcode=OP_IMM_32, funct3=0b000),
+    _("slliw", "I", "xd, xs1, shamt5", "IntALU", "alu_imm_w sll", opcode=OP_IMM_32, funct3=0b001, funct7=0),
+    _("srliw", "I", "xd, xs1, shamt5", "IntALU", "alu_imm_w srl", opcode=OP_IMM_32, funct3=0b101, funct7=0),
+    _("sraiw", "I", "xd, xs1, shamt5", "IntALU", "alu_imm_w sra", opcode=OP_IMM_32, funct3=0b101,
+      funct7=0b0100000),
+    _("addw", "R", "xd, xs1, xs2", "IntALU", "alu_w add", opcode=OP_32, funct3=0b000, funct7=0b0000000),
+    _("subw", "R", "xd, xs1, xs2", "IntALU", "alu_w sub", opcode=OP_32, funct3=0b000, funct7=0b0100000),
+    _("sllw", "R", "xd, xs1, xs2", "IntALU", "alu_w sll", opcode=OP_32, funct3=0b001, funct7=0b0000000),
+    _("srlw", "R", "xd, xs1, xs2", "IntALU", "alu_w srl", opcode=OP_32, funct3=0b101, funct7=0b0000000),
+    _("sraw", "R", "xd, xs1, xs2", "IntALU", "alu_w sra", opcode=OP_32, funct3=0b101, funct7=0b0100000),
+    _("ecall", "I", "", "System", "system ecall", opcode=SYSTEM, funct3=0, rd=0, rs1=0, imm12=0),
+    _("ebreak", "I", "", "System", "system ebreak", opcode=SYSTEM, funct3=0, rd=0, rs1=0, imm12=1),
+]
+
+RV64M = [
+    _(name, "R", "xd, xs1, xs2", timing, f"{fam} {op}", opcode=opc, funct3=f3, funct7=0b0000001)
+    for name, opc, f3, timing, fam, op in [
+        ("mul", OP, 0, "IntMul", "alu", "mul"), ("mulh", OP, 1, "IntMul", "alu", "mulh"),
+        ("mulhsu", OP, 2, "IntMul", "alu", "mulhsu"), ("mulhu", OP, 3, "IntMul", "alu", "mulhu"),
+        ("div", OP, 4, "IntDiv", "alu", "div"), ("divu", OP, 5, "IntDiv", "alu", "divu"),
+        ("rem", OP, 6, "IntDiv", "alu", "rem"), ("remu", OP, 7, "IntDiv", "alu", "remu"),
+        ("mulw", OP_32, 0, "IntMul", "alu_w", "mul"), ("divw", OP_32, 4, "IntDiv", "alu_w", "div"),
+        ("divuw", OP_32, 5, "IntDiv", "alu_w", "divu"), ("remw", OP_32, 6, "IntDiv", "alu_w", "rem"),
+        ("remuw", OP_32, 7, "IntDiv", "alu_w", "remu"),
+    ]
+]
+
+RV64F = [
+    _("flw", "I", "fd, mem", "Load", "fload w", opcode=LOAD_FP, funct3=0b010),
+    _("fsw", "S", "fs2, smem", "Store", "fstore w", opcode=STORE_FP, funct3=0b010),
+    _("fadd.s", "R", "fd, fs1, fs2, rm", "FPU", "fpu add", opcode=OP_FP, funct7=0b0000000),
+    _("fsub.s", "R", "fd, fs1, fs2, rm", "FPU", "fpu sub", opcode=OP_FP, funct7=0b0000100),
+    _("fmul.s", "R", "fd, fs1, fs2, rm", "FPU", "fpu mul", opcode=OP_FP, funct7=0b0001000),
+    _("fdiv.s", "R", "fd, fs1, fs2, rm", "FDiv", "fpu div", opcode=OP_FP, funct7=0b0001100),
+    _("fsqrt.s", "R", "fd, fs1, rm", "FDiv", "fsqrt sqrt", opcode=OP_FP, funct7=0b0101100, rs2=0),
+    _("fsgnj.s", "R", "fd, fs1, fs2", "FPU", "fpu sgnj", opcode=OP_FP, funct7=0b0010000, funct3=0b000),
+    _("fsgnjn.s", "R", "fd, fs1, fs2", "FPU", "fpu sgnjn", opcode=OP_FP, funct7=0b0010000, funct3=0b001),
+    _("fsgnjx.s", "R", "fd, fs1, fs2", "FPU", "fpu sgnjx", opcode=OP_FP, funct7=0b0010000, funct3=0b010),
+    _("fmin.s", "R", "fd, fs1, fs2", "FPU", "fpu min", opcode=OP_FP, funct7=0b0010100, funct3=0b000),
+    _("fmax.s", "R", "fd, fs1, fs2", "FPU", "fpu max", opcode=OP_FP, funct7=0b0010100, funct3=0b001),
+    _("feq.s", "R", "xd, fs1, fs2", "FPU", "fcmp eq", opcode=OP_FP, funct7=0b1010000, funct3=0b010),
+    _("flt.s", "R", "xd, fs1, fs2", "FPU", "fcmp lt", opcode=OP_FP, funct7=0b1010000, funct3=0b001),
+    _("fle.s", "R", "xd, fs1, fs2", "FPU", "fcmp le", opcode=OP_FP, funct7=0b1010000, funct3=0b000),
+    _("fcvt.w.s", "R", "xd, fs1, rm", "FCvt", "fcvt w.s", opcode=OP_FP, funct7=0b1100000, rs2=0),
+    _("fcvt.wu.s", "R", "xd, fs1, rm", "FCvt", "fcvt wu.s", opcode=OP_FP, funct7=0b1100000, rs2=1),
+    _("fcvt.l.s", "R", "xd, fs1, rm", "FCvt", "fcvt l.s", opcode=OP_FP, funct7=0b1100000, rs2=2),
+    _("fcvt.lu.s", "R", "xd, fs1, rm", "FCvt", "fcvt lu.s", opcode=OP_FP, funct7=0b1100000, rs2=3),
+    _("fcvt.s.w", "R", "fd, xs1, rm", "FCvt", "fcvt s.w", opcode=OP_FP, funct7=0b1101000, rs2=0),
+    _("fcvt.s.wu", "R", "fd, xs1, rm", "FCvt", "fcvt s.wu", opcode=OP_FP, funct7=0b1101000, rs2=1),
+    _("fcvt.s.l", "R", "fd, xs1, rm", "FCvt", "fcvt s.l", opcode=OP_FP, funct7=0b1101000, rs2=2),
+    _("fcvt.s.lu", "R", "fd, xs1, rm", "FCvt", "fcvt s.lu", opcode=OP_FP, funct7=0b1101000, rs2=3),
+    _("fmv.x.w", "R", "xd, fs1", "FCvt", "fmv x.w", opcode=OP_FP, funct7=0b1110000, rs2=0, funct3=0),
+    _("fmv.w.x", "R", "fd, xs1", "FCvt", "fmv w.x", opcode=OP_FP, funct7=0b1111000, rs2=0, funct3=0),
+    _("fmadd.s", "R4", "fd, fs1, fs2, fs3, rm", "FPU", "fma madd", opcode=MADD, fmt=0),
+    _("fmsub.s", "R4", "fd, fs1, fs2, fs3, rm", "FPU", "fma msub", opcode=MSUB, fmt=0),
+    _("fnmsub.s", "R4", "fd, fs1, fs2, fs3, rm", "FPU", "fma nmsub", opcode=NMSUB, fmt=0),
+    _("fnmadd.s", "R4", "fd, fs1, fs2, fs3, rm", "FPU", "fma nmadd", opcode=NMADD, fmt=0),
+]
+
+# Vector arithmetic "multiclass": form -> (mnemonic suffix, format, operands)
+_VFORMS = {
+    "ivv": (".vv", "OPIVV", "vd, vs2, vs1, vm"), "ivx": (".vx", "OPIVX", "vd, vs2, xs1, vm"),
+    "ivi": (".vi", "OPIVI", "vd, vs2, simm5, vm"), "ivu": (".vi", "OPIVI", "vd, vs2, uimm5, vm"),
+    "mvv": (".vv", "OPMVV", "vd, vs2, vs1, vm"), "mvx": (".vx", "OPMVX", "vd, vs2, xs1, vm"),
+    "fvv": (".vv", "OPFVV", "vd, vs2, vs1, vm"), "fvf": (".vf", "OPFVF", "vd, vs2, fs1, vm"),
+    "fmavv": (".vv", "OPFVV", "vd, vs1, vs2, vm"), "fmavf": (".vf", "OPFVF", "vd, fs1, vs2, vm"),
+    "mvs": (".vs", "OPMVV", "vd, vs2, vs1, vm"), "fvs": (".vs", "OPFVV", "vd, vs2, vs1, vm"),
+    "mm": (".mm", "OPMVV", "vd, vs2, vs1"),
+}
+
+
+def _v(name: str, funct6: int, forms: str, timing: str, sem: str, **fixed) -> List[Row]:
+    rows = []
+    for form in forms.split():
+        suffix, fmt, operands = _VFORMS[form]
+        rows.append(_(name + suffix, fmt, operands, timing, sem, funct6=funct6, **fixed))
+    return rows
+
+
+_EEW = [(8, 0b000), (16, 0b101), (32, 0b110), (64, 0b111)]
+
+RVV = [
+    _("vsetvli", "OPCFG", "xd, xs1, vtypei11", "VSet", "vsetvli vsetvli", bit31=0),
+    _("vsetivli", "OPCFG", "xd, uimm5, vtypei10", "VSet", "vsetvli vsetivli", bits31_30=0b11),
+    *[_(f"vle{e}.v", "VL", "vd, vmem, vm", "VLoad", f"vload {e}", width=w) for e, w in _EEW],
+    *[_(f"vse{e}.v", "VS", "vs3, vmem, vm", "VStore", f"vstore {e}", width=w) for e, w in _EEW],
+    *[_(f"vlse{e}.v", "VLS", "vd, vmem, xs2, vm", "VLoad", f"vload_strided {e}", width=w) for e, w in _EEW],
+    *[_(f"vsse{e}.v", "VSS", "vs3, vmem, xs2, vm", "VStore", f"vstore_strided {e}", width=w) for e, w in _EEW],
+    *[_(f"vluxei{e}.v", "VLX", "vd, vmem, vs2, vm", "VLoad", f"vload_indexed {e}", width=w) for e, w in _EEW],
+    *[_(f"vsuxei{e}.v", "VSX", "vs3, vmem, vs2, vm", "VStore", f"vstore_indexed {e}", width=w) for e, w in _EEW],
+    # integer arithmetic
+    *_v("vadd", 0b000000, "ivv ivx ivi", "VALU", "valu add"),
+    *_v("vsub", 0b000010, "ivv ivx", "VALU", "valu sub"),
+    *_v("vrsub", 0b000011, "ivx ivi", "VALU", "valu rsub"),
+    *_v("vminu", 0b000100, "ivv ivx", "VALU", "valu minu"),
+    *_v("vmin", 0b000101, "ivv ivx", "VALU", "valu min"),
+    *_v("vmaxu", 0b000110, "ivv ivx", "VALU", "valu maxu"),
+    *_v("vmax", 0b000111, "ivv ivx", "VALU", "valu max"),
+    *_v("vand", 0b001001, "ivv ivx ivi", "VALU", "valu and"),
+    *_v("vor", 0b001010, "ivv ivx ivi", "VALU", "valu or"),
+    *_v("vxor", 0b001011, "ivv ivx ivi", "VALU", "valu xor"),
+    *_v("vsll", 0b100101, "ivv ivx ivu", "VALU", "valu sll"),
+    *_v("vsrl", 0b101000, "ivv ivx ivu", "VALU", "valu srl"),
+    *_v("vsra", 0b101001, "ivv ivx ivu", "VALU", "valu sra"),
+    *_v("vdivu", 0b100000, "mvv mvx", "VDiv", "valu divu"),
+    *_v("vdiv", 0b100001, "mvv mvx", "VDiv", "valu div"),
+    *_v("vremu", 0b100010, "mvv mvx", "VDiv", "valu remu"),
+    *_v("vrem", 0b100011, "mvv mvx", "VDiv", "valu rem"),
+    *_v("vmul", 0b100101, "mvv mvx", "VMul", "valu mul"),
+    *_v("vmulh", 0b100111, "mvv mvx", "VMul", "valu mulh"),
+    # integer compares (write a mask)
+    *_v("vmseq", 0b011000, "ivv ivx ivi", "VALU", "vcmp eq"),
+    *_v("vmsne", 0b011001, "ivv ivx ivi", "VALU", "vcmp ne"),
+    *_v("vmsltu", 0b011010, "ivv ivx", "VALU", "vcmp ltu"),
+    *_v("vmslt", 0b011011, "ivv ivx", "VALU", "vcmp lt"),
+    *_v("vmsleu", 0b011100, "ivv ivx ivi", "VALU", "vcmp leu"),
+    *_v("vmsle", 0b011101, "ivv ivx ivi", "VALU", "vcmp le"),
+    *_v("vmsgtu", 0b011110, "ivx ivi", "VALU", "vcmp gtu"),
+    *_v("vmsgt", 0b011111, "ivx ivi", "VALU", "vcmp gt"),
+    # floating point
+    *_v("vfadd", 0b000000, "fvv fvf", "VFALU", "vfalu add"),
+    *_v("vfsub", 0b000010, "fvv fvf", "VFALU", "vfalu sub"),
+    *_v("vfrsub", 0b100111, "fvf", "VFALU", "vfalu rsub"),
+    *_v("vfmul", 0b100100, "fvv fvf", "VFALU", "vfalu mul"),
+    *_v("vfdiv", 0b100000, "fvv fvf", "VFDiv", "vfalu div"),
+    *_v("vfrdiv", 0b100001, "fvf", "VFDiv", "vfalu rdiv"),
+    *_v("vfmin", 0b000100, "fvv fvf", "VFALU", "vfalu min"),
+    *_v("vfmax", 0b000110, "fvv fvf", "VFALU", "vfalu max"),
+    *_v("vfsgnj", 0b001000, "fvv fvf", "VFALU", "vfalu sgnj"),
+    *_v("vfsgnjn", 0b001001, "fvv fvf", "VFALU", "vfalu sgnjn"),
+    *_v("vfsgnjx", 0b001010, "fvv fvf", "VFALU", "vfalu sgnjx"),
+    *_v("vfmacc", 0b101100, "fmavv fmavf", "VFALU", "vfma macc"),
+    *_v("vfnmacc", 0b101101, "fmavv fmavf", "VFALU", "vfma nmacc"),
+    *_v("vfmsac", 0b101110, "fmavv fmavf", "VFALU", "vfma msac"),
+    *_v("vfnmsac", 0b101111, "fmavv fmavf", "VFALU", "vfma nmsac"),
+    *_v("vmfeq", 0b011000, "fvv fvf", "VFALU", "vfcmp eq"),
+    *_v("vmfle", 0b011001, "fvv fvf", "VFALU", "vfcmp le"),
+    *_v("vmflt", 0b011011, "fvv fvf", "VFALU", "vfcmp lt"),
+    *_v("vmfne", 0b011100, "fvv fvf", "VFALU", "vfcmp ne"),
+    *_v("vmfgt", 0b011101, "fvf", "VFALU", "vfcmp gt"),
+    *_v("vmfge", 0b011111, "fvf", "VFALU", "vfcmp ge"),
+    # merges and moves (funct6 010111: vm=0 merges under v0, vm=1 with vs2=0 moves)
+    _("vmerge.vvm", "OPIVV", "vd, vs2, vs1, v0", "VPerm", "vmerge vmerge", funct6=0b010111, vm=0),
+    _("vmerge.vxm", "OPIVX", "vd, vs2, xs1, v0", "VPerm", "vmerge vmerge", funct6=0b010111, vm=0),
+    _("vmerge.vim", "OPIVI", "vd, vs2, simm5, v0", "VPerm", "vmerge vmerge", funct6=0b010111, vm=0),
+    _("vfmerge.vfm", "OPFVF", "vd, vs2, fs1, v0", "VPerm", "vmerge fmerge", funct6=0b010111, vm=0),
+    _("vmv.v.v", "OPIVV", "vd, vs1", "VALU", "vmv v", funct6=0b010111, vm=1, vs2=0),
+    _("vmv.v.x", "OPIVX", "vd, xs1", "VALU", "vmv x", funct6=0b010111, vm=1, vs2=0),
+    _("vmv.v.i", "OPIVI", "vd, simm5", "VALU", "vmv i", funct6=0b010111, vm=1, vs2=0),
+    _("vfmv.v.f", "OPFVF", "vd, fs1", "VALU", "vmv f", funct6=0b010111, vm=1, vs2=0),
+    _("vmv.x.s", "OPMVV", "xd, vs2", "VPerm", "vmv_scalar x.s", funct6=0b010000, vm=1, vs1=0),
+    _("vmv.s.x", "OPMVX", "vd, xs1", "VPerm", "vmv_scalar s.x", funct6=0b010000, vm=1, vs2=0),
+    _("vfmv.f.s", "OPFVV", "fd, vs2", "VPerm", "vmv_scalar f.s", funct6=0b010000, vm=1, vs1=0),
+    _("vfmv.s.f", "OPFVF", "vd, fs1", "VPerm", "vmv_scalar s.f", funct6=0b010000, vm=1, vs2=0),
+    _("vid.v", "OPMVV", "vd, vm", "VALU", "vid vid", funct6=0b010100, vs2=0, vs1=0b10001),
+    # conversions and unary float (the vs1 field selects the operation)
+    _("vfcvt.xu.f.v", "OPFVV", "vd, vs2, vm", "VFALU", "vcvt xu.f", funct6=0b010010, vs1=0b00000),
+    _("vfcvt.x.f.v", "OPFVV", "vd, vs2, vm", "VFALU", "vcvt x.f", funct6=0b010010, vs1=0b00001),
+    _("vfcvt.f.xu.v", "OPFVV", "vd, vs2, vm", "VFALU", "vcvt f.xu", funct6=0b010010, vs1=0b00010),
+    _("vfcvt.f.x.v", "OPFVV", "vd, vs2, vm", "VFALU", "vcvt f.x", funct6=0b010010, vs1=0b00011),
+    _("vfcvt.rtz.xu.f.v", "OPFVV", "vd, vs2, vm", "VFALU", "vcvt rtz.xu.f", funct6=0b010010, vs1=0b00110),
+    _("vfcvt.rtz.x.f.v", "OPFVV", "vd, vs2, vm", "VFALU", "vcvt rtz.x.f", funct6=0b010010, vs1=0b00111),
+    _("vfsqrt.v", "OPFVV", "vd, vs2, vm", "VFDiv", "vfunary sqrt", funct6=0b010011, vs1=0b00000),
+    # mask logicals (always unmasked)
+    *_v("vmandn", 0b011000, "mm", "VMask", "vmask andn", vm=1),
+    *_v("vmand", 0b011001, "mm", "VMask", "vmask and", vm=1),
+    *_v("vmor", 0b011010, "mm", "VMask", "vmask or", vm=1),
+    *_v("vmxor", 0b011011, "mm", "VMask", "vmask xor", vm=1),
+    *_v("vmorn", 0b011100, "mm", "VMask", "vmask orn", vm=1),
+    *_v("vmnand", 0b011101, "mm", "VMask", "vmask nand", vm=1),
+    *_v("vmnor", 0b011110, "mm", "VMask", "vmask nor", vm=1),
+    *_v("vmxnor", 0b011111, "mm", "VMask", "vmask xnor", vm=1),
+    # reductions: vd[0] = op(vs1[0], vs2[*])
+    *_v("vredsum", 0b000000, "mvs", "VRed", "vred sum"),
+    *_v("vredand", 0b000001, "mvs", "VRed", "vred and"),
+    *_v("vredor", 0b000010, "mvs", "VRed", "vred or"),
+    *_v("vredxor", 0b000011, "mvs", "VRed", "vred xor"),
+    *_v("vredminu", 0b000100, "mvs", "VRed", "vred minu"),
+    *_v("vredmin", 0b000101, "mvs", "VRed", "vred min"),
+    *_v("vredmaxu", 0b000110, "mvs", "VRed", "vred maxu"),
+    *_v("vredmax", 0b000111, "mvs", "VRed", "vred max"),
+    *_v("vfredusum", 0b000001, "fvs", "VRed", "vfred usum"),
+    *_v("vfredosum", 0b000011, "fvs", "VRed", "vfred osum"),
+    *_v("vfredmin", 0b000101, "fvs", "VRed", "vfred min"),
+    *_v("vfredmax", 0b000111, "fvs", "VRed", "vfred max"),
+]
+
+MTIA = [
+    _("mtia.dma.in", "R", "xd, xs1, xs2", "DMA", "dma in", unit="dma", opcode=CUSTOM_0, funct3=0, funct7=0),
+    _("mtia.dma.out", "R", "xd, xs1, xs2", "DMA", "dma out", unit="dma", opcode=CUSTOM_0, funct3=0, funct7=1),
+    _("mtia.dma.wait", "I", "", "DMA", "dma_wait wait", unit="dma", opcode=CUSTOM_0, funct3=1, rd=0, rs1=0,
+      imm12=0),
+    _("mtia.pid", "I", "xd, axis", "Custom", "pid pid", unit="custom", opcode=CUSTOM_0, funct3=2, rs1=0),
+    _("mtia.nprogs", "I", "xd, axis", "Custom", "nprogs nprogs", unit="custom", opcode=CUSTOM_0, funct3=3, rs1=0),
+]
+
+EXTENSIONS = [("RV64I", "RV64I base integer", RV64I), ("M", "M: integer multiply and divide", RV64M),
+              ("F", "F: single-precision floating point", RV64F), ("V", "V: vectors (RVV 1.0 subset)", RVV),
+              ("MTIA", "MTIA custom instructions (custom-0)", MTIA)]
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Derived instruction specs
+# --------------------------------------------------------------------------------------------------------------
+@dataclasses.dataclass(frozen=True, eq=False)
+class InstrSpec:
+    """One instruction, derived from its row."""
+
+    name: str
+    format: str
+    extension: str
+    fixed: Tuple[Tuple[str, int], ...]   # (field name, value): every fixed field including format defaults
+    operands: Tuple[Kind, ...]           # in assembly order
+    operand_names: Tuple[str, ...]       # the table's kind names, e.g. ("xd", "xs1", "simm12")
+    timing: str
+    unit: str
+    sem_family: str
+    sem_op: str
+    match: int
+    mask: int
+    overlaps: Tuple[str, ...] = ()
+
+    @property
+    def attrs(self) -> Tuple[str, ...]:
+        """The decoded attribute names this instruction has, e.g. ``("rd", "rs1", "imm")``."""
+        return tuple(a for k in self.operands for a in k.attrs)
+
+    @property
+    def opcode(self) -> int:
+        return self.match & 0x7F
+
+    @property
+    def syntax(self) -> str:
+        """``addi rd, rs1, imm``; optional operands in brackets."""
+        parts = [f"[{k.syntax}]" if k.optional else k.syntax for k in self.operands]
+        return f"{self.name} {', '.join(parts)}".rstrip()
+
+    def __repr__(self) -> str:
+        return f"<InstrSpec {self.name} match={self.match:#010x} mask={self.mask:#010x}>"
+
+
+class TableError(Exception):
+    """The table itself is inconsistent (a bug in this file, caught at import)."""
+
+
+def _field_mask(hi: int, lo: int) -> int:
+    return ((1 << (hi - lo + 1)) - 1) << lo
+
+
+def _build(ext: str, row: Row) -> InstrSpec:
+    if row.fmt not in FORMATS:
+        raise TableError(f"{row.name}: unknown format {row.fmt}")
+    defaults, unit = FORMATS[row.fmt]
+    fixed = {**defaults, **dict(row.fixed)}
+    match = mask = 0
+    for fname, value in fixed.items():
+        if fname not in FIXED_FIELDS:
+            raise TableError(f"{row.name}: unknown fixed field {fname}")
+        hi, lo = FIXED_FIELDS[fname]
+        fm = _field_mask(hi, lo)
+        if mask & fm:
+            raise TableError(f"{row.name}: fixed field {fname} overlaps another fixed field")
+        if value >> (hi - lo + 1):
+            raise TableError(f"{row.name}: value {value} does not fit fixed field {fname}")
+        match |= value << lo
+        mask |= fm
+    names = tuple(n.strip() for n in row.operands.split(",") if n.strip())
+    for n in names:
+        if n not in KINDS:
+            raise TableError(f"{row.name}: unknown operand kind {n}")
+    family, _sep, op = row.sem.partition(" ")
+    return InstrSpec(name=row.name, format=row.fmt, extension=ext, fixed=tuple(fixed.items()),
+                     operands=tuple(KINDS[n] for n in names), operand_names=names, timing=row.timing,
+                     unit=row.unit or unit, sem_family=family, sem_op=op, match=match, mask=mask,
+                     overlaps=row.overlaps)
+
+
+INSTRUCTIONS: List[InstrSpec] = [_build(ext, row) for ext, _title, rows in EXTENSIONS for row in rows]
+BY_NAME: Dict[str, InstrSpec] = {s.name: s for s in INSTRUCTIONS}
+
+
+def check_table(specs: List[InstrSpec] = INSTRUCTIONS) -> None:
+    """Raise :class:`TableError` unless every row is well-formed and no two rows overlap."""
+    seen = set()
+    for s in specs:
+        if s.name in seen:
+            raise TableError(f"duplicate mnemonic {s.name}")
+        seen.add(s.name)
+        if s.timing not in TIMING_CLASSES:
+            raise TableError(f"{s.name}: unknown timing class {s.timing}")
+        if s.unit not in UNITS:
+            raise TableError(f"{s.name}: unknown unit {s.unit}")
+        if s.sem_op not in SEM_FAMILIES.get(s.sem_family, ()):
+            raise TableError(f"{s.name}: unknown semantics {s.sem_family} {s.sem_op}")
+        covered = s.mask
+        attrs = set()
+        for kind in s.operands:
+            km = kind.mask
+            if covered & km:
+                raise TableError(f"{s.name}: operand {kind.syntax} bits {km & covered:#010x} are already covered")
+            covered |= km
+            for a in kind.attrs:
+                if a in attrs:
+                    raise TableError(f"{s.name}: attribute {a} given by two operands")
+                attrs.add(a)
+        if covered != 0xFFFFFFFF:
+            raise TableError(f"{s.name}: bits {~covered & 0xFFFFFFFF:#010x} are not covered")
+        if any(k.optional for k in s.operands):
+            first = next(i for i, k in enumerate(s.operands) if k.optional)
+            if not all(k.optional for k in s.operands[first:]):
+                raise TableError(f"{s.name}: optional operands must come last")
+        if s.match & 3 != 3:
+            raise TableError(f"{s.name}: not a 32-bit encoding (low bits {s.match & 3:02b})")
+    by_opcode: Dict[int, List[InstrSpec]] = {}
+    for s in specs:
+        by_opcode.setdefault(s.opcode, []).append(s)
+    for group in by_opcode.values():
+        for i, a in enumerate(group):
+            for b in group[i + 1:]:
+                if (a.match ^ b.match) & a.mask & b.mask == 0:
+                    if b.name in a.overlaps and a.name in b.overlaps:
+                        continue
+                    raise TableError(f"encodings of {a.name} and {b.name} overlap")
+
+
+check_table()
