@@ -1,0 +1,60 @@
+"""Code generation: IR -> MTIA assembly text.
+
+The steps, in order (each in its own module):
+
+1. `isel`: instruction selection over virtual registers; blocks to local memory; DMA for loads
+   and stores; strip-mined vector loops (`vloop`) for elementwise block ops.
+2. `regalloc`: liveness, linear scan with spilling.
+3. frame: the spill area is carved from the stack (`sp` starts at the top of local memory).
+4. `emit`: GNU `as` text with `.loc` lines.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Dict
+
+from mtiacc.codegen.emit import emit_function
+from mtiacc.codegen.isel import select_instructions
+from mtiacc.codegen.mir import Mem, MInstr
+from mtiacc.codegen.regalloc import allocate
+from mtiacc.diagnostics import CompileError
+from mtiacc.ir import ops as O
+from mtiacc.target import Target
+
+
+@dataclasses.dataclass
+class AsmResult:
+    text: str
+    lmem_bytes: int   # local memory the kernel uses: arguments and blocks (the stack aside)
+    frame_bytes: int
+
+
+def _insert_frame(fn, target: Target) -> None:
+    size = fn.frame_bytes
+    if size == 0:
+        return
+    if size > target.stack_bytes:
+        raise CompileError(f"register spills need {size} bytes of stack; the target reserves "
+                           f"{target.stack_bytes}")
+    loc = fn.items[0].loc if fn.items else None
+    items = [MInstr("addi", ["sp", "sp", -size], loc, "spill area")]
+    for it in fn.items:
+        if isinstance(it, MInstr) and it.op == "ret":
+            items.append(MInstr("addi", ["sp", "sp", size], it.loc))
+        items.append(it)
+    fn.items = items
+
+
+def generate(module: O.ModuleOp, target: Target, source_file: str,
+             source_lines: Dict[int, str]) -> AsmResult:
+    funcs = module.funcs
+    if len(funcs) != 1:
+        raise CompileError(f"codegen expects one kernel function, found {len(funcs)}")
+    lw = select_instructions(funcs[0], target)
+    fn = lw.fn
+    allocate(fn)
+    _insert_frame(fn, target)
+    return AsmResult(emit_function(fn, source_file, source_lines), lw.lmem.high_water, fn.frame_bytes)
+
+
+__all__ = ["generate", "AsmResult", "Mem"]

@@ -1,0 +1,34 @@
+# mtiacc: `make demo` sets everything up and runs the vector add; `make test` runs the whole suite.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+BIN    := $(VENV)/bin
+BUILD  := build
+
+.PHONY: all install demo test bench docs clean
+
+all: demo
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[test]'
+	touch $@
+
+install: $(VENV)/.installed
+
+demo: install
+	mkdir -p $(BUILD)
+	$(PY) examples/vector_add_inputs.py $(BUILD)/data.npz
+	$(BIN)/mtiacc examples/vector_add.py -o $(BUILD)/add.bin -D BLOCK_SIZE=256 --grid 'cdiv(N, BLOCK_SIZE)'
+	$(BIN)/mtiasim run $(BUILD)/add.bin --inputs $(BUILD)/data.npz --grid 4 -o $(BUILD)/out.npz --stats
+	$(PY) examples/vector_add_inputs.py --check $(BUILD)/out.npz
+
+test: install
+	$(PY) -m pytest -q
+
+docs: install
+	$(PY) -m mtiacc.asm.isadoc > docs/isa.md
+
+clean:
+	rm -rf $(BUILD) .pytest_cache

@@ -1,0 +1,184 @@
+"""Instruction selection for one kernel: IR ops -> machine IR over virtual registers.
+
+Scalars live in registers.  Block values live in local-memory buffers, allocated when defined
+and reused after their last reader.  A block is only materialized when some op reads its data:
+pointer blocks and prefix masks that a load or store understands structurally never are, and
+splats and block constants feed vector loops as broadcast scalars.
+"""
+from __future__ import annotations
+
+from typing import Dict, List, Set
+
+from mtiacc.codegen import blocks, memory
+from mtiacc.codegen.lmem import Buffer, LocalMemory
+from mtiacc.codegen.mir import MBuilder, Mem, MFunction, VReg
+from mtiacc.codegen.scalar import constant, lower_scalar, reg_class
+from mtiacc.codegen.vloop import Src, elem_bytes
+from mtiacc.diagnostics import CompileError
+from mtiacc.ir import ops as O
+from mtiacc.ir.core import OpResult, Value
+from mtiacc.ir.types import FloatType, IntType
+from mtiacc.target import Target
+
+# Block ops that are only ever seen through their scalar (never materialized by themselves).
+SCALAR_BACKED = (O.SplatOp, O.ConstantOp)
+
+
+class Lowering:
+    def __init__(self, func: O.FuncOp, target: Target):
+        self.func = func
+        self.target = target
+        self.fn = MFunction(func.sym_name)
+        self.b = MBuilder(self.fn)
+        self.regs: Dict[int, VReg] = {}
+        self.bufs: Dict[int, Buffer] = {}
+        nargs = len(func.args)
+        base = (target.args_base + 8 * nargs + 63) // 64 * 64
+        self.lmem = LocalMemory(base, target.lmem_bytes - target.stack_bytes)
+        self.keep: Set[int] = set()
+
+    # ---- operands
+    def get(self, v: Value) -> VReg:
+        """The register of scalar `v`."""
+        r = self.regs.get(id(v))
+        if r is None:
+            raise CompileError(f"internal: scalar value of type {v.type} has no register")
+        return r
+
+    def buffer(self, v: Value) -> Buffer:
+        buf = self.bufs.get(id(v))
+        if buf is None:
+            raise CompileError(f"internal: block value of type {v.type} was not materialized")
+        return buf
+
+    def src(self, v: Value) -> Src:
+        """A vector-loop operand for block `v`: its buffer, or its broadcast scalar."""
+        elem = v.type.element_type
+        if isinstance(v, OpResult) and isinstance(v.op, O.SplatOp):
+            return Src(elem, scalar=self.get(v.op.src))
+        if isinstance(v, OpResult) and isinstance(v.op, O.ConstantOp):
+            key = id(v)
+            if key not in self.regs:
+                self.regs[key] = constant(self.b, v.op.value, elem)
+            return Src(elem, scalar=self.regs[key])
+        return Src(elem, addr=self.buffer(v).offset)
+
+    def alloc(self, v: Value) -> Buffer:
+        nbytes = v.type.numel * elem_bytes(v.type)
+        what = f"a block of {v.type}"
+        buf = self.lmem.alloc(nbytes, what, v.op.loc if isinstance(v, OpResult) else None)
+        self.bufs[id(v)] = buf
+        return buf
+
+    # ---- analysis
+    def readers(self, ops: List) -> Dict[int, int]:
+        """Which block values get materialized, and the index of the last op reading each."""
+        last: Dict[int, int] = {}
+        demanded: Set[int] = set()
+
+        def need(v: Value, i: int):
+            if not v.type.is_block():
+                return
+            if isinstance(v, OpResult) and isinstance(v.op, SCALAR_BACKED):
+                return
+            demanded.add(id(v))
+            last[id(v)] = max(last.get(id(v), -1), i)
+
+        for i in reversed(range(len(ops))):
+            op = ops[i]
+            if isinstance(op, O.StoreOp):
+                for v in memory.needs_buffers(op):
+                    need(v, i)
+            elif isinstance(op, O.LoadOp):
+                if id(op.result) in demanded:
+                    for v in memory.needs_buffers(op):
+                        need(v, i)
+            elif op.results and op.results[0].type.is_block() and id(op.results[0]) in demanded:
+                for v in op.operands:
+                    need(v, i)
+        self.demanded = demanded
+        return last
+
+    # ---- driver
+    def run(self) -> MFunction:
+        b = self.b
+        ops = list(self.func.entry.ops)
+        last_read = self.readers(ops)
+        frees: Dict[int, List[int]] = {}
+        for key, i in last_read.items():
+            frees.setdefault(i, []).append(key)
+        b.loc = self.func.loc
+        self.load_args()
+        for i, op in enumerate(ops):
+            b.loc = op.loc
+            try:
+                self.lower(op)
+            except CompileError as e:
+                if e.loc is None:
+                    e.loc = op.loc
+                raise
+            for key in frees.get(i, ()):
+                if key in self.bufs and key not in self.keep:
+                    self.lmem.free(self.bufs[key])
+        b.loc = ops[-1].loc if ops else self.func.loc
+        b("mtia.dma.wait", comment="stores complete before the program ends")
+        b("ret")
+        return self.fn
+
+    def load_args(self) -> None:
+        for i, arg in enumerate(self.func.args):
+            if not arg.uses:
+                continue
+            t = arg.type
+            slot = Mem("zero", self.target.args_base + 8 * i)
+            if isinstance(t, FloatType):
+                if t.kind != "f32":
+                    raise CompileError(f"scalar parameters of type {t} are not supported yet")
+                r = self.b.f(arg.name_hint or "")
+                self.b("flw", r, slot, comment=f"parameter {arg.name_hint}")
+            else:
+                r = self.b.x(arg.name_hint or "")
+                wide = not (isinstance(t, IntType) and t.width <= 32)
+                self.b("ld" if wide else "lw", r, slot, comment=f"parameter {arg.name_hint}")
+            self.regs[id(arg)] = r
+
+    def lower(self, op) -> None:
+        if isinstance(op, O.ReturnOp):
+            return
+        if isinstance(op, O.StoreOp):
+            memory.lower_store(self, op)
+            for v in memory.needs_buffers(op):
+                if v is op.value:
+                    self.keep.add(id(v))
+            return
+        if not op.results:
+            raise CompileError(f"'{op.name}' is not supported by codegen yet")
+        res = op.result
+        if not res.type.is_block():
+            if isinstance(op, O.LoadOp):
+                raise CompileError("loads of scalars are not supported yet")
+            self.regs[id(res)] = lower_scalar(self.b, op, self.get)
+            return
+        if isinstance(op, SCALAR_BACKED) or id(res) not in self.demanded:
+            return
+        if len(res.type.shape) != 1:
+            raise CompileError(f"blocks of rank {len(res.type.shape)} are not supported yet")
+        if isinstance(op, O.LoadOp):
+            memory.lower_load(self, op)
+        elif isinstance(op, O.MakeRangeOp):
+            blocks.lower_make_range(self.b, op.start, res.type.numel, Src(res.type, addr=self.alloc(res).offset))
+        elif isinstance(op, O.BroadcastOp) and op.src.type.shape == res.type.shape:
+            self.bufs[id(res)] = self.buffer(op.src)
+        else:
+            srcs = [self.src(v) for v in op.operands]
+            dst = Src(res.type.element_type, addr=self.alloc(res).offset)
+            blocks.lower_elementwise(self.b, op, srcs, dst)
+
+
+def select_instructions(func: O.FuncOp, target: Target) -> Lowering:
+    lw = Lowering(func, target)
+    lw.run()
+    return lw
+
+
+__all__ = ["select_instructions", "Lowering", "reg_class"]

@@ -1,0 +1,213 @@
+"""Instruction selection for ``tt.load`` / ``tt.store``: DMA between DRAM and local memory.
+
+* A contiguous access (pointer block ``base + start + i``) without a mask, or with a *prefix* mask
+  (``offsets < N``), is one DMA transfer of the active prefix; the rest of a load takes ``other``.
+* Any other mask, or a constant stride, moves element by element (one small DMA per active
+  element): correct, and slow, as the real chip's fallback path is.
+* Pointer blocks without structure (gather/scatter) are not supported yet.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+from mtiacc.codegen.affine import Affine, pointer_affine, prefix_count
+from mtiacc.codegen.blocks import lower_elementwise, lower_fill
+from mtiacc.codegen.mir import MBuilder, Mem, VReg
+from mtiacc.codegen.vloop import Src, elem_bytes
+from mtiacc.diagnostics import CompileError
+from mtiacc.ir import ops as O
+from mtiacc.ir.types import i1
+
+
+def affine_scalar(lw, aff: Affine) -> VReg:
+    """A register holding the scalar ``sum(coef * term) + const``."""
+    b: MBuilder = lw.b
+    acc: Optional[VReg] = None
+    for v, coef in aff.terms:
+        r, negate = lw.get(v), coef < 0
+        k = abs(coef)
+        if k != 1:
+            scaled = b.x()
+            if k & (k - 1) == 0:
+                b("slli", scaled, r, k.bit_length() - 1)
+            else:
+                b("mul", scaled, r, b.li(k))
+            r = scaled
+        s = b.x()
+        if acc is None:
+            if not negate:
+                acc = r
+                continue
+            b("neg", s, r)
+        else:
+            b("sub" if negate else "add", s, acc, r)
+        acc = s
+    if acc is None:
+        return b.li(aff.const)
+    if aff.const:
+        s = b.x()
+        if -2048 <= aff.const < 2048:
+            b("addi", s, acc, aff.const)
+        else:
+            b("add", s, acc, b.li(aff.const))
+        acc = s
+    return acc
+
+
+def element_address(lw, base: VReg, index: VReg, esize: int) -> VReg:
+    b = lw.b
+    r = b.x("addr")
+    if esize > 1:
+        scaled = b.x()
+        b("slli", scaled, index, esize.bit_length() - 1)
+        index = scaled
+    b("add", r, base, index)
+    return r
+
+
+def clamp(lw, value: VReg, hi: int) -> VReg:
+    """min(max(value, 0), hi)."""
+    b = lw.b
+    r = b.x("count")
+    ok_lo, ok_hi = b.new_label("clamp"), b.new_label("clamp")
+    b("mv", r, value)
+    b("bge", r, "zero", ok_lo)
+    b("mv", r, "zero")
+    b.label(ok_lo)
+    limit = b.li(hi)
+    b("ble", r, limit, ok_hi)
+    b("mv", r, limit)
+    b.label(ok_hi)
+    return r
+
+
+class Access:
+    """What codegen knows of a load's or store's pointer block and mask."""
+
+    def __init__(self, ptr, mask):
+        self.pointer = pointer_affine(ptr) if ptr.type.is_block() else None
+        self.prefix = prefix_count(mask) if mask is not None else None
+        self.has_mask = mask is not None
+
+    @property
+    def structured(self) -> bool:
+        return self.pointer is not None
+
+    @property
+    def contiguous(self) -> bool:
+        return self.pointer is not None and self.pointer[1].stride == 1
+
+
+def needs_buffers(op):
+    """The block operands whose data the lowering of this load/store reads from local memory."""
+    acc = Access(op.ptr, op.mask)
+    out = []
+    if not acc.structured:
+        raise CompileError("loads and stores through unstructured pointer blocks (gather/scatter) "
+                           "are not supported yet")
+    if acc.has_mask and acc.prefix is None:
+        out.append(op.mask)
+    if isinstance(op, O.StoreOp):
+        out.append(op.value)
+    return out
+
+
+def _transfer(lw, op, acc: Access, dram_start: VReg, lmem_addr: int, direction: str, n: int,
+              esize: int) -> Optional[VReg]:
+    """Move the block; returns the active-prefix count register for prefix-masked accesses."""
+    b = lw.b
+    mnemonic = "mtia.dma.in" if direction == "in" else "mtia.dma.out"
+    local = b.li(lmem_addr, "lmem")
+    count = None
+    if acc.contiguous and (not acc.has_mask or acc.prefix is not None):
+        if acc.prefix is not None:
+            count = clamp(lw, affine_scalar(lw, acc.prefix), n)
+            nbytes = b.x("bytes")
+            b("slli", nbytes, count, esize.bit_length() - 1)
+            skip = b.new_label("nodma")
+            b("beqz", nbytes, skip)
+            b(mnemonic, *((local, dram_start) if direction == "in" else (dram_start, local)), nbytes)
+            b.label(skip)
+        else:
+            b(mnemonic, *((local, dram_start) if direction == "in" else (dram_start, local)),
+              b.li(n * esize, "bytes"))
+        return count
+    # Element by element.
+    stride_bytes = acc.pointer[1].stride * esize
+    limit = clamp(lw, affine_scalar(lw, acc.prefix), n) if acc.prefix is not None else b.li(n)
+    i, addr = b.li(0, "i"), b.x("dram")
+    b("mv", addr, dram_start)
+    mask_ptr = b.li(lw.buffer(op.mask).offset) if acc.has_mask and acc.prefix is None else None
+    size = b.li(esize)
+    top, nxt, done = b.new_label("elem"), b.new_label("next"), b.new_label("elemdone")
+    b("bge", i, limit, done)
+    b.label(top)
+    if mask_ptr is not None:
+        m = b.x("m")
+        b("lbu", m, Mem(mask_ptr, 0))
+        b("beqz", m, nxt)
+    b(mnemonic, *((local, addr) if direction == "in" else (addr, local)), size)
+    b.label(nxt)
+    step = b.li(stride_bytes) if not -2048 <= stride_bytes < 2048 else None
+    if step is None:
+        b("addi", addr, addr, stride_bytes)
+    else:
+        b("add", addr, addr, step)
+    b("addi", local, local, esize)
+    if mask_ptr is not None:
+        b("addi", mask_ptr, mask_ptr, 1)
+    b("addi", i, i, 1)
+    b("blt", i, limit, top)
+    b.label(done)
+    return limit if acc.prefix is not None else None
+
+
+def lower_load(lw, op) -> None:
+    b = lw.b
+    elem = op.result.type.element_type
+    esize = elem_bytes(elem)
+    n = op.result.type.numel
+    acc = Access(op.ptr, op.mask)
+    dst = lw.alloc(op.result)
+    base, off = acc.pointer
+    start = element_address(lw, lw.get(base), affine_scalar(lw, off.start), esize)
+    count = _transfer(lw, op, acc, start, dst.offset, "in", n, esize)
+    b("mtia.dma.wait")
+    if op.other is None:
+        return
+    other = lw.src(op.other)
+    if count is not None:
+        # Elements [count, n) take `other`.
+        rest = b.x("rest")
+        b("sub", rest, b.li(n), count)
+        tail = element_address(lw, b.li(dst.offset), count, esize)
+        lower_fill(b, rest, other, Src(elem, addr=tail))
+    elif acc.has_mask:
+        select = O.SelectOp.get(op.mask, op.result, op.other)
+        lower_elementwise(b, select, [lw.src(op.mask), Src(elem, addr=dst.offset), other],
+                          Src(elem, addr=dst.offset))
+        select.drop_operands()
+
+
+def lower_store(lw, op) -> None:
+    elem = op.value.type.element_type
+    esize = elem_bytes(elem)
+    n = op.value.type.numel
+    acc = Access(op.ptr, op.mask)
+    src = lw.src(op.value)
+    if src.is_scalar:
+        tmp = lw.lmem.alloc(n * esize, "stored value", op.loc)
+        lower_fill(lw.b, n, src, Src(elem, addr=tmp.offset))
+        addr = tmp.offset
+    else:
+        addr = src.addr
+    base, off = acc.pointer
+    start = element_address(lw, lw.get(base), affine_scalar(lw, off.start), esize)
+    _transfer(lw, op, acc, start, addr, "out", n, esize)
+
+
+def lower_scalar_load(lw, op) -> VReg:
+    raise CompileError("loads of scalars are not supported yet")
+
+
+__all__ = ["lower_load", "lower_store", "needs_buffers", "Access", "i1"]

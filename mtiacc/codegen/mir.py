@@ -1,0 +1,190 @@
+"""Machine IR: assembly instructions over virtual registers, before register allocation.
+
+Instruction selection appends `MInstr`s to an `MFunction` through `MBuilder`; register allocation
+then replaces every `VReg` with a physical register name; `emit.py` prints GNU `as` text.
+Vector registers are named physically (`v0`, `v8`, ...) by instruction selection: strip-mined loops
+use fixed register groups.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import List, Optional, Sequence, Union
+
+from mtiacc.diagnostics import SourceLocation
+
+
+class VReg:
+    """A virtual scalar register: class 'x' (integer) or 'f' (float)."""
+
+    __slots__ = ("id", "cls", "hint")
+
+    def __init__(self, id: int, cls: str, hint: str = ""):
+        self.id = id
+        self.cls = cls
+        self.hint = hint
+
+    def __repr__(self) -> str:
+        return f"%{self.cls}{self.id}"
+
+
+@dataclasses.dataclass(frozen=True)
+class Label:
+    name: str
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@dataclasses.dataclass(frozen=True)
+class Mem:
+    """``offset(base)`` for scalar loads and stores."""
+
+    base: Union[VReg, str]
+    offset: int = 0
+
+
+@dataclasses.dataclass(frozen=True)
+class VMem:
+    """``(base)`` for vector loads and stores."""
+
+    base: Union[VReg, str]
+
+
+Operand = Union[VReg, str, int, Label, Mem, VMem]
+
+# Mnemonics whose first operand is read, not written (stores, branches, DMA).
+_NO_DEF = ("sb", "sh", "sw", "sd", "fsw", "beq", "bne", "blt", "bge", "bltu", "bgeu", "beqz", "bnez",
+           "blez", "bgez", "bltz", "bgtz", "bgt", "ble", "bgtu", "bleu", "j", "jr", "ret",
+           "mtia.dma.in", "mtia.dma.out", "mtia.dma.wait")
+
+
+@dataclasses.dataclass
+class MInstr:
+    op: str
+    args: List[Operand]
+    loc: Optional[SourceLocation] = None
+    comment: str = ""
+
+    @property
+    def first_is_def(self) -> bool:
+        # Vector instructions name vector registers physically, so only a scalar first operand
+        # (vsetvli's rd, vmv.x.s's rd) can be a virtual-register def.
+        return self.op not in _NO_DEF
+
+    def regs(self) -> List[VReg]:
+        out = []
+        for a in self.args:
+            if isinstance(a, VReg):
+                out.append(a)
+            elif isinstance(a, (Mem, VMem)) and isinstance(a.base, VReg):
+                out.append(a.base)
+        return out
+
+    def defs(self) -> List[VReg]:
+        if self.args and isinstance(self.args[0], VReg) and self.first_is_def:
+            return [self.args[0]]
+        return []
+
+    def uses(self) -> List[VReg]:
+        d = self.defs()
+        skip = 1 if d else 0
+        out = []
+        for a in self.args[skip:]:
+            if isinstance(a, VReg):
+                out.append(a)
+            elif isinstance(a, (Mem, VMem)) and isinstance(a.base, VReg):
+                out.append(a.base)
+        return out
+
+    @property
+    def is_branch(self) -> bool:
+        return any(isinstance(a, Label) for a in self.args)
+
+    @property
+    def target(self) -> Optional[Label]:
+        for a in self.args:
+            if isinstance(a, Label):
+                return a
+        return None
+
+    @property
+    def is_unconditional(self) -> bool:
+        return self.op in ("j", "ret", "jr")
+
+
+@dataclasses.dataclass
+class LabelDef:
+    label: Label
+
+
+Item = Union[MInstr, LabelDef]
+
+
+class MFunction:
+    def __init__(self, name: str):
+        self.name = name
+        self.items: List[Item] = []
+        self._next_vreg = 0
+        self._next_label = 0
+        self.frame_bytes = 0  # spill area, set by register allocation
+
+    def new_vreg(self, cls: str = "x", hint: str = "") -> VReg:
+        self._next_vreg += 1
+        return VReg(self._next_vreg, cls, hint)
+
+    def new_label(self, stem: str) -> Label:
+        self._next_label += 1
+        return Label(f".L{stem}{self._next_label}")
+
+
+class MBuilder:
+    """Appends instructions at the current source location."""
+
+    def __init__(self, fn: MFunction):
+        self.fn = fn
+        self.loc: Optional[SourceLocation] = None
+
+    def __call__(self, op: str, *args: Operand, comment: str = "") -> MInstr:
+        ins = MInstr(op, list(args), self.loc, comment)
+        self.fn.items.append(ins)
+        return ins
+
+    def label(self, label: Label) -> None:
+        self.fn.items.append(LabelDef(label))
+
+    def x(self, hint: str = "") -> VReg:
+        return self.fn.new_vreg("x", hint)
+
+    def f(self, hint: str = "") -> VReg:
+        return self.fn.new_vreg("f", hint)
+
+    def li(self, value: int, hint: str = "") -> VReg:
+        r = self.x(hint)
+        self("li", r, value)
+        return r
+
+    def new_label(self, stem: str) -> Label:
+        return self.fn.new_label(stem)
+
+
+def format_operand(a: Operand) -> str:
+    if isinstance(a, Mem):
+        return f"{a.offset}({a.base})"
+    if isinstance(a, VMem):
+        return f"({a.base})"
+    return str(a)
+
+
+def format_instr(ins: MInstr) -> str:
+    return ins.op + (" " + ", ".join(format_operand(a) for a in ins.args) if ins.args else "")
+
+
+def sequence_regs(items: Sequence[Item]) -> List[VReg]:
+    seen, out = set(), []
+    for it in items:
+        if isinstance(it, MInstr):
+            for r in it.regs():
+                if r.id not in seen:
+                    seen.add(r.id)
+                    out.append(r)
+    return out

@@ -1,0 +1,138 @@
+"""The compiler pipeline, start to end, in one readable function per stage.
+
+    source --frontend--> IR --opt pipeline--> IR --codegen--> asm text --assembler--> ELF bytes
+"""
+from __future__ import annotations
+
+import ast
+import dataclasses
+import os
+import tempfile
+from typing import Dict, List, Optional
+
+from mtiacc.diagnostics import UserError
+from mtiacc.target import Target, load_target
+
+FORMAT_VERSION = 1
+
+
+@dataclasses.dataclass
+class Options:
+    kernel: Optional[str] = None
+    defines: Dict[str, str] = dataclasses.field(default_factory=dict)
+    signature: Optional[str] = None
+    grid: Optional[str] = None
+    opt_level: int = 2
+    passes: Optional[str] = None       # an explicit pipeline overrides opt_level
+    target: Optional[str] = None
+
+
+@dataclasses.dataclass
+class Compilation:
+    """Everything a compile produced; later stages are None until they ran."""
+
+    frontend: object
+    ir_text: str = ""
+    asm_text: str = ""
+    binary: bytes = b""
+    meta: Optional[dict] = None
+
+
+def run_frontend(path: str, opts: Options):
+    from mtiacc.frontend import compile_file
+    if not os.path.exists(path):
+        raise UserError(f"no such file: '{path}'")
+    if os.path.isdir(path):
+        raise UserError(f"'{path}' is a directory, not a kernel file")
+    return compile_file(path, kernel=opts.kernel, defines=opts.defines, signature=opts.signature)
+
+
+def run_optimizer(module, opts: Options) -> None:
+    from mtiacc.opt import pipeline_for_level, run_pipeline
+    pipeline = opts.passes if opts.passes is not None else pipeline_for_level(opts.opt_level)
+    if pipeline:
+        run_pipeline(module, pipeline)
+
+
+def parse_grid(text: str, fe) -> List[str]:
+    """Validate a launch-grid expression; returns one expression string per axis (at most 3)."""
+    known = {p.name for p in fe.params}
+    try:
+        tree = ast.parse(f"({text},)", mode="eval")
+    except SyntaxError:
+        raise UserError(f"--grid: cannot parse '{text}' (expected e.g. \"cdiv(N, BLOCK_SIZE)\")") from None
+    axes = tree.body.elts if isinstance(tree.body, ast.Tuple) else [tree.body]
+    if not 1 <= len(axes) <= 3:
+        raise UserError(f"--grid: a grid has 1 to 3 axes, got {len(axes)}")
+    allowed = (ast.Expression, ast.Tuple, ast.BinOp, ast.UnaryOp, ast.Constant, ast.Name, ast.Load,
+               ast.Call, ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod, ast.USub)
+    for node in ast.walk(tree):
+        if not isinstance(node, allowed):
+            raise UserError(f"--grid: '{ast.unparse(node)}' is not allowed in a grid expression "
+                            "(use integers, parameter names, + - * // %, cdiv, min, max)")
+        if isinstance(node, ast.Call) and not (isinstance(node.func, ast.Name)
+                                               and node.func.id in ("cdiv", "min", "max")):
+            raise UserError(f"--grid: unknown function in '{ast.unparse(node)}' (cdiv, min, max are known)")
+        if isinstance(node, ast.Name) and node.id not in known | {"cdiv", "min", "max"}:
+            raise UserError(f"--grid: unknown name '{node.id}' (parameters: {', '.join(sorted(known))})")
+        if isinstance(node, ast.Constant) and not isinstance(node.value, int):
+            raise UserError(f"--grid: only integer constants are allowed, got {node.value!r}")
+    return [ast.unparse(a) for a in axes]
+
+
+def build_meta(fe, target: Target, grid: Optional[List[str]], lmem_bytes: int) -> dict:
+    from mtiacc.ir.types import triton_type_name
+    return {
+        "format_version": FORMAT_VERSION,
+        "kernel": fe.kernel,
+        "target": target.name,
+        "params": [{"name": p.name, "type": triton_type_name(p.type)} for p in fe.params if not p.constexpr],
+        "constexprs": dict(fe.constexprs),
+        "grid": grid,
+        "lmem_bytes": lmem_bytes,
+        "args_base": target.args_base,
+        "source_file": fe.source_file,
+        "source": {str(k): v for k, v in fe.source_lines.items()},
+    }
+
+
+def compile_kernel(path: str, opts: Options, stop_after: str = "bin") -> Compilation:
+    """Run the pipeline up to `stop_after` ('ir', 'asm' or 'bin')."""
+    from mtiacc.ir.printer import print_ir
+    fe = run_frontend(path, opts)
+    grid = parse_grid(opts.grid, fe) if opts.grid else None
+    run_optimizer(fe.module, opts)
+    out = Compilation(fe)
+    if stop_after == "ir":
+        out.ir_text = print_ir(fe.module)
+        return out
+    from mtiacc.codegen import generate
+    target = load_target(opts.target)
+    asm = generate(fe.module, target, fe.source_file, fe.source_lines)
+    out.asm_text = asm.text
+    if stop_after == "asm":
+        return out
+    from mtiacc.asm.assembler import assemble
+    from mtiacc.asm.elf import build_elf
+    program = assemble(asm.text, filename=f"<asm of {fe.kernel}>")
+    out.meta = build_meta(fe, target, grid, asm.lmem_bytes)
+    out.binary = build_elf(program.code, entry_symbol=fe.kernel, symbols=program.symbols,
+                           meta=out.meta, lines=program.lines)
+    return out
+
+
+def write_atomically(path: str, data: bytes) -> None:
+    """Write the whole file or nothing: a temporary file in the same folder, then a rename."""
+    folder = os.path.dirname(os.path.abspath(path))
+    try:
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".mtiacc-", suffix=".tmp")
+    except OSError as e:
+        raise UserError(f"cannot write '{path}': {e.strerror}") from None
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except OSError as e:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise UserError(f"cannot write '{path}': {e.strerror}") from None
