@@ -1,0 +1,410 @@
+"""The assembler: GNU-as-style text -> machine code, symbols and a source line table.
+
+The grammar (``asm.lark``) knows lines, labels, directives and the shapes of operands, but no mnemonic: a
+statement's name is looked up in the ISA table (then the pseudo table) and each operand is parsed by the operand
+kind of the matched row.  Two passes: the first places labels (every instruction is 4 bytes; ``li`` expands to
+a value-dependent count), the second parses operands with all labels known and encodes.
+
+Errors are :class:`UserError` with ``file:line:col`` of the assembly text and the offending span.
+"""
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import os
+from typing import Dict, List, Optional, Sequence, Tuple, Union
+
+import lark
+
+from ..diagnostics import SourceLocation, UserError
+from .encoding import EncodeError, encode, operand_values
+from .isa import BY_NAME, InstrSpec
+from .operands import EvalContext, Kind, Node, OperandError
+from .pseudo import BY_PSEUDO_NAME, Pseudo
+
+with open(os.path.join(os.path.dirname(__file__), "asm.lark"), encoding="utf-8") as _f:
+    _PARSER = lark.Lark(_f.read(), parser="lalr", propagate_positions=True, maybe_placeholders=True)
+
+NOP = 0x00000013
+Form = Union[InstrSpec, Pseudo]
+
+
+class AsmError(UserError):
+    """An error in assembly text."""
+
+
+@dataclasses.dataclass
+class AssembledProgram:
+    code: bytes
+    symbols: Dict[str, int]                # every label -> .text offset
+    lines: List[Tuple[int, int, int]]      # (offset, line, col) per instruction, from `.loc`
+    globals: List[str] = dataclasses.field(default_factory=list)
+    files: Dict[int, str] = dataclasses.field(default_factory=dict)   # `.file N "name"`
+
+    @property
+    def source_file(self) -> Optional[str]:
+        return self.files.get(1) or next(iter(self.files.values()), None)
+
+
+@dataclasses.dataclass
+class _Stmt:
+    name: str
+    line: int
+    col: int
+    end_col: int
+    nodes: List[Node]
+    bare: List[Node]  # operands not preceded by a comma
+
+
+@dataclasses.dataclass
+class _Item:
+    stmt: _Stmt
+    offset: int
+    size: int
+    loc: Optional[Tuple[int, int]]
+    form: Optional[Form] = None   # None for data words (.word)
+
+
+def _int_token(text: str) -> int:
+    t = text.lower()
+    if t.startswith(("0x", "0b")):
+        return int(t, 0)
+    if len(t) > 1 and t.startswith("0"):
+        return int(t, 8)
+    return int(t)
+
+
+def assign(kinds: Sequence[Kind], nodes: Sequence[Node]) -> Optional[List[List[Node]]]:
+    """Distribute operand nodes over a row's kinds (optional kinds last, a variadic kind takes several)."""
+    groups: List[List[Node]] = []
+    i = 0
+    for k_idx, kind in enumerate(kinds):
+        required_after = sum(1 for k in kinds[k_idx + 1:] if not k.optional)
+        avail = len(nodes) - i
+        if kind.variadic:
+            take = avail - required_after
+            if take < 1:
+                return None
+        elif kind.optional:
+            take = 1 if avail > required_after else 0
+        else:
+            if avail < 1:
+                return None
+            take = 1
+        groups.append(list(nodes[i:i + take]))
+        i += take
+    return groups if i == len(nodes) else None
+
+
+def parse_operands(form: Form, groups: List[List[Node]], ctx: EvalContext) -> Dict[str, int]:
+    vals: Dict[str, int] = {}
+    for kind, group in zip(form.operands, groups):
+        if not group:
+            vals.update(kind.default())
+            continue
+        vals.update(kind.parse(group, ctx))
+        msg = kind.check(vals)
+        if msg:
+            raise OperandError(msg, group[0])
+    return vals
+
+
+def expand(form: Form, vals: Dict[str, int]) -> List[Tuple[InstrSpec, Dict[str, int]]]:
+    return form.expand(vals) if isinstance(form, Pseudo) else [(form, vals)]
+
+
+class _Assembler:
+    def __init__(self, text: str, filename: str):
+        self.text = text
+        self.filename = filename
+        self.src_lines = text.split("\n")
+        self.labels: Dict[str, int] = {}
+        self.label_lines: Dict[str, int] = {}
+        self.consts: Dict[str, int] = {}
+        self.globals: List[str] = []
+        self.files: Dict[int, str] = {}
+        self.items: List[_Item] = []
+        self.offset = 0
+        self.section = ".text"
+        self.loc: Optional[Tuple[int, int]] = None
+
+    # -- diagnostics -------------------------------------------------------------------------------------------
+    def error(self, message: str, line: int, col: int = 1, end_col: Optional[int] = None,
+              notes: Sequence[str] = ()) -> AsmError:
+        src = self.src_lines[line - 1] if 0 < line <= len(self.src_lines) else None
+        return AsmError(message, SourceLocation(self.filename, line, col, end_col), notes, source_line=src)
+
+    def node_error(self, message: str, stmt: _Stmt, node: Optional[Node]) -> AsmError:
+        if node is None:
+            return self.error(message, stmt.line, stmt.col, stmt.end_col)
+        return self.error(message, stmt.line, node.col, node.end_col)
+
+    # -- parsing -----------------------------------------------------------------------------------------------
+    def parse(self) -> lark.Tree:
+        try:
+            return _PARSER.parse(self.text)
+        except lark.UnexpectedCharacters as e:
+            ch = self.text[e.pos_in_stream] if e.pos_in_stream < len(self.text) else ""
+            notes = ["relocation operators such as %hi/%lo are not supported"] if ch == "%" else []
+            raise self.error(f"unexpected character {ch!r}", e.line, e.column, notes=notes) from None
+        except lark.UnexpectedToken as e:
+            tok = e.token
+            if tok.type == "$END":
+                line = len(self.src_lines)
+                raise self.error("unexpected end of input", line, len(self.src_lines[-1]) + 1) from None
+            what = "end of line" if tok.type == "_SEP" else f"'{tok}'"
+            raise self.error(f"syntax error: unexpected {what}", tok.line, tok.column,
+                             tok.column + max(len(str(tok)), 1) if tok.type != "_SEP" else None) from None
+        except lark.UnexpectedInput as e:  # pragma: no cover - other lark errors
+            raise self.error(f"syntax error: {e}", getattr(e, "line", 1), getattr(e, "column", 1)) from None
+
+    def node(self, tree, line: int) -> Node:
+        text_line = self.src_lines[line - 1] if 0 < line <= len(self.src_lines) else ""
+        if isinstance(tree, lark.Token):  # a bare STRING
+            col = tree.column
+            return Node("str", text=str(tree), col=col, end_col=col + len(tree))
+        if tree.data == "bare_operand":
+            return self.node(tree.children[0], line)
+        col, end_col = tree.meta.column, tree.meta.end_column
+        text = text_line[col - 1:end_col - 1]
+        if tree.data in ("expr_operand", "bare_expr"):
+            expr = tree.children[0] if tree.data == "expr_operand" else tree
+            return Node("expr", self.terms(expr), text=text, col=col, end_col=end_col)
+        if tree.data == "mem_operand":
+            offset, base = tree.children
+            return Node("mem", self.terms(offset) if offset is not None else (), base=str(base), text=text,
+                        col=col, end_col=end_col)
+        if tree.data == "str_operand":
+            return Node("str", text=str(tree.children[0]), col=col, end_col=end_col)
+        if tree.data == "at_operand":
+            return Node("at", text=str(tree.children[0]), col=col, end_col=end_col)
+        raise AssertionError(tree.data)  # pragma: no cover
+
+    @staticmethod
+    def terms(expr: lark.Tree) -> Tuple:
+        children = list(expr.children)
+        if expr.data == "expr":
+            first_sign = children.pop(0)
+            children.insert(0, first_sign if first_sign is not None else "+")
+        else:
+            children.insert(0, "+")
+        out = []
+        for sign, atom in zip(children[0::2], children[1::2]):
+            value = _int_token(atom) if atom.type == "INT" else str(atom)
+            out.append((-1 if str(sign) == "-" else 1, value))
+        return tuple(out)
+
+    def statement(self, tree: lark.Tree) -> _Stmt:
+        name_tok = tree.children[0]
+        line = name_tok.line
+        nodes, bare = [], []
+        for child in tree.children[1:]:
+            if child is None or (isinstance(child, lark.Token) and child.type == "COMMA"):
+                continue
+            n = self.node(child, line)
+            nodes.append(n)
+            if isinstance(child, lark.Token) or child.data == "bare_operand":
+                bare.append(n)
+        return _Stmt(str(name_tok), line, name_tok.column, name_tok.column + len(name_tok), nodes, bare)
+
+    # -- pass 1 ------------------------------------------------------------------------------------------------
+    def pass1(self, tree: lark.Tree) -> None:
+        for line in tree.children:
+            if not isinstance(line, lark.Tree):
+                continue
+            for child in line.children:
+                if child is None:
+                    continue
+                if child.data == "label":
+                    self.define_label(child.children[0])
+                else:
+                    stmt = self.statement(child)
+                    if stmt.name.startswith("."):
+                        self.directive(stmt)
+                    else:
+                        self.instruction(stmt)
+
+    def define_label(self, tok: lark.Token) -> None:
+        name = str(tok)
+        if name in self.labels or name in self.consts:
+            prev = self.label_lines.get(name)
+            raise self.error(f"symbol '{name}' is already defined" + (f" (line {prev})" if prev else ""),
+                             tok.line, tok.column, tok.column + len(name))
+        self.labels[name] = self.offset
+        self.label_lines[name] = tok.line
+
+    def forms(self, stmt: _Stmt) -> List[Form]:
+        forms: List[Form] = []
+        name = stmt.name.lower()
+        if name in BY_NAME:
+            forms.append(BY_NAME[name])
+        forms.extend(BY_PSEUDO_NAME.get(name, ()))
+        if not forms:
+            known = list(BY_NAME) + list(BY_PSEUDO_NAME)
+            close = difflib.get_close_matches(name, known, n=1)
+            notes = [f"did you mean '{close[0]}'?"] if close else []
+            raise self.error(f"unknown instruction '{stmt.name}'", stmt.line, stmt.col, stmt.end_col, notes)
+        return forms
+
+    def select(self, stmt: _Stmt) -> Tuple[Form, List[List[Node]]]:
+        forms = self.forms(stmt)
+        for form in forms:
+            groups = assign(form.operands, stmt.nodes)
+            if groups is not None:
+                return form, groups
+        n = len(stmt.nodes)
+        syntaxes = " | ".join(f.syntax for f in forms)
+        counts = sorted({sum(1 for k in f.operands if not k.optional) for f in forms})
+        want = " or ".join(str(c) for c in counts)
+        raise self.error(f"'{stmt.name}' takes {want} operand{'s' if counts != [1] else ''}, got {n}",
+                         stmt.line, stmt.col, stmt.end_col, [f"syntax: {syntaxes}"])
+
+    def instruction(self, stmt: _Stmt) -> None:
+        if not self.section.startswith(".text"):
+            raise self.error(f"instructions must be in .text, not {self.section}", stmt.line, stmt.col,
+                             stmt.end_col)
+        if stmt.bare:
+            raise self.node_error("expected ',' between operands", stmt, stmt.bare[0])
+        form, groups = self.select(stmt)
+        size = 4
+        if isinstance(form, Pseudo) and form.expander is not None:
+            vals = self.parse_or_raise(form, groups, stmt, EvalContext(self.offset, None, self.consts))
+            size = 4 * len(expand(form, vals))
+        self.items.append(_Item(stmt, self.offset, size, self.loc, form))
+        self.offset += size
+
+    def parse_or_raise(self, form: Form, groups, stmt: _Stmt, ctx: EvalContext) -> Dict[str, int]:
+        try:
+            return parse_operands(form, groups, ctx)
+        except OperandError as e:
+            raise self.node_error(e.message, stmt, e.node) from None
+
+    # -- directives --------------------------------------------------------------------------------------------
+    def const(self, stmt: _Stmt, node: Node, labels: bool = False) -> int:
+        try:
+            if node.kind != "expr":
+                raise OperandError("expected a number", node)
+            return EvalContext(self.offset, self.labels, self.consts).evaluate(node, allow_labels=labels)
+        except OperandError as e:
+            raise self.node_error(e.message, stmt, e.node) from None
+
+    def args(self, stmt: _Stmt, lo: int, hi: int) -> List[Node]:
+        if not lo <= len(stmt.nodes) <= hi:
+            want = str(lo) if lo == hi else f"{lo} to {hi}"
+            raise self.error(f"'{stmt.name}' takes {want} argument{'s' if hi != 1 else ''}, got {len(stmt.nodes)}",
+                             stmt.line, stmt.col, stmt.end_col)
+        return stmt.nodes
+
+    def symbol_arg(self, stmt: _Stmt, node: Node) -> str:
+        name = node.name()
+        if name is None:
+            raise self.node_error("expected a symbol name", stmt, node)
+        return name
+
+    def string_arg(self, stmt: _Stmt, node: Node) -> str:
+        if node.kind != "str":
+            raise self.node_error("expected a string", stmt, node)
+        return node.text[1:-1].encode("latin-1", "backslashreplace").decode("unicode_escape")
+
+    _IGNORED = {".option", ".attribute", ".ident", ".addrsig", ".cfi_startproc", ".cfi_endproc", ".size",
+                ".type", ".local", ".weak", ".hidden", ".variant_cc"}
+
+    def directive(self, stmt: _Stmt) -> None:
+        d = stmt.name.lower()
+        if d in self._IGNORED:
+            return
+        if d in (".text",):
+            self.section = ".text"
+        elif d in (".data", ".bss", ".rodata"):
+            self.section = d
+        elif d == ".section":
+            self.section = self.symbol_arg(stmt, self.args(stmt, 1, 4)[0])
+        elif d in (".globl", ".global"):
+            for node in self.args(stmt, 1, 64):
+                self.globals.append(self.symbol_arg(stmt, node))
+        elif d in (".p2align", ".align", ".balign"):
+            nodes = self.args(stmt, 1, 3)
+            n = self.const(stmt, nodes[0])
+            align = n if d == ".balign" else 1 << n if 0 <= n < 16 else -1
+            if align <= 0 or align & (align - 1) or align > 1 << 15:
+                raise self.node_error(f"bad alignment {n}", stmt, nodes[0])
+            if self.section.startswith(".text"):
+                while self.offset % align:
+                    self.items.append(_Item(stmt, self.offset, 4, None, BY_NAME["addi"]))
+                    self.offset += 4
+        elif d == ".file":
+            nodes = self.args(stmt, 1, 3)
+            if nodes[0].kind == "str":
+                self.files.setdefault(0, self.string_arg(stmt, nodes[0]))
+            else:
+                num = self.const(stmt, nodes[0])
+                if len(nodes) < 2:
+                    raise self.node_error("expected a file name after the file number", stmt, nodes[0])
+                self.files[num] = self.string_arg(stmt, nodes[-1] if nodes[-1].kind == "str" else nodes[1])
+        elif d == ".loc":
+            nodes = stmt.nodes
+            if len(nodes) < 2:
+                raise self.error("'.loc' takes FILENO LINE [COLUMN]", stmt.line, stmt.col, stmt.end_col)
+            fileno = self.const(stmt, nodes[0])
+            if fileno not in self.files:
+                raise self.node_error(f"file number {fileno} was not declared by '.file'", stmt, nodes[0])
+            line = self.const(stmt, nodes[1])
+            col = self.const(stmt, nodes[2]) if len(nodes) > 2 and nodes[2].name() is None else 0
+            self.loc = (line, col)
+        elif d in (".equ", ".set"):
+            name_node, value_node = self.args(stmt, 2, 2)
+            name = self.symbol_arg(stmt, name_node)
+            if name in self.labels:
+                raise self.node_error(f"symbol '{name}' is already defined as a label", stmt, name_node)
+            self.consts[name] = self.const(stmt, value_node)
+        elif d in (".word", ".4byte", ".long"):
+            if not self.section.startswith(".text"):
+                raise self.error(f"data must be in .text, not {self.section}", stmt.line, stmt.col, stmt.end_col)
+            for _node in self.args(stmt, 1, 256):
+                self.items.append(_Item(_Stmt(stmt.name, stmt.line, _node.col, _node.end_col, [_node], []),
+                                        self.offset, 4, self.loc, None))
+                self.offset += 4
+        else:
+            raise self.error(f"unknown directive '{stmt.name}'", stmt.line, stmt.col, stmt.end_col)
+
+    # -- pass 2 ------------------------------------------------------------------------------------------------
+    def pass2(self) -> Tuple[bytes, List[Tuple[int, int, int]]]:
+        out = bytearray()
+        lines: List[Tuple[int, int, int]] = []
+        for item in self.items:
+            stmt = item.stmt
+            if item.form is None:  # .word
+                value = self.const(stmt, stmt.nodes[0], labels=True)
+                if not -(1 << 31) <= value < (1 << 32):
+                    raise self.node_error(f"value {value} does not fit in 32 bits", stmt, stmt.nodes[0])
+                words = [value & 0xFFFFFFFF]
+            elif item.form is BY_NAME["addi"] and stmt.name.startswith("."):  # alignment padding
+                words = [NOP]
+            else:
+                form, groups = self.select(stmt)
+                vals = self.parse_or_raise(form, groups, stmt, EvalContext(item.offset, self.labels, self.consts))
+                words = []
+                for spec, v in expand(form, vals):
+                    try:
+                        words.append(encode(spec, **operand_values(spec, v)))
+                    except EncodeError as e:
+                        raise self.error(e.message, stmt.line, stmt.col, stmt.end_col) from None
+                assert len(words) * 4 == item.size
+            for i, w in enumerate(words):
+                if item.loc is not None:
+                    lines.append((item.offset + 4 * i, item.loc[0], item.loc[1]))
+                out += w.to_bytes(4, "little")
+        return bytes(out), lines
+
+    def run(self) -> AssembledProgram:
+        self.pass1(self.parse())
+        code, lines = self.pass2()
+        for g in self.globals:
+            if g not in self.labels:
+                raise self.error(f"global symbol '{g}' is never defined", 1)
+        return AssembledProgram(code, dict(self.labels), lines, list(self.globals), dict(self.files))
+
+
+def assemble(text: str, filename: str = "<asm>") -> AssembledProgram:
+    """Assemble GNU-style RISC-V assembly into ``.text`` bytes (raises :class:`AsmError`, a UserError)."""
+    return _Assembler(text, filename).run()
