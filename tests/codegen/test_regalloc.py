@@ -1,0 +1,61 @@
+"""Linear-scan register allocation: interference-free assignment, spills when registers run out."""
+from mtiacc.codegen.mir import LabelDef, MBuilder, MFunction, MInstr
+from mtiacc.codegen.regalloc import ALLOCATABLE, SCRATCH, allocate, linear_scan, live_intervals
+
+
+def straight_line(n_live: int) -> MFunction:
+    fn = MFunction("k")
+    b = MBuilder(fn)
+    regs = [b.li(i) for i in range(n_live)]
+    acc = b.x()
+    b("mv", acc, regs[0])
+    for r in regs[1:]:
+        b("add", acc, acc, r)
+    b("ret")
+    return fn
+
+
+def overlapping(a, b) -> bool:
+    return not (a.end < b.start or b.end < a.start)
+
+
+def test_no_two_live_values_share_a_register():
+    fn = straight_line(10)
+    ivs = list(linear_scan(fn).values())
+    for i, a in enumerate(ivs):
+        for b in ivs[i + 1:]:
+            if a.phys and b.phys and overlapping(a, b):
+                assert a.phys != b.phys, (a, b)
+
+
+def test_spills_when_registers_run_out():
+    fn = straight_line(len(ALLOCATABLE["x"]) + 6)
+    ivs = linear_scan(fn)
+    spilled = [iv for iv in ivs.values() if iv.phys is None]
+    assert len(spilled) >= 6
+    assert fn.frame_bytes >= 8 * len(spilled) and fn.frame_bytes % 16 == 0
+    allocate(fn)
+    text = [i.op for i in fn.items if isinstance(i, MInstr)]
+    assert "sd" in text and "ld" in text
+    for ins in fn.items:
+        if isinstance(ins, MInstr) and ins.op in ("ld", "sd") and "spill" in ins.comment + "reload":
+            assert ins.args[0] in SCRATCH["x"]
+
+
+def test_loop_carried_value_lives_through_the_loop():
+    fn = MFunction("k")
+    b = MBuilder(fn)
+    n = b.li(10)
+    k = b.li(3)          # defined before the loop, used inside it: live across the back edge
+    top = b.new_label("loop")
+    b.label(top)
+    t = b.x()
+    b("add", t, n, k)
+    b("addi", n, n, -1)
+    b("bnez", n, top)
+    b("ret")
+    ivs = live_intervals(fn)
+    branch_pos = [i for i, it in enumerate(x for x in fn.items if isinstance(x, MInstr)) if it.op == "bnez"][0]
+    assert ivs[k.id].end >= branch_pos
+    assert ivs[n.id].end >= branch_pos
+    assert any(isinstance(x, LabelDef) for x in fn.items)
