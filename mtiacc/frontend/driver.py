@@ -1,0 +1,73 @@
+"""``compile_file``: a Triton source file in, the IR of one kernel out."""
+from __future__ import annotations
+
+import ast
+import dataclasses
+from typing import Dict, List, Optional, Union
+
+from mtiacc.diagnostics import CompileError
+from mtiacc.frontend.lowering import FunctionLowering
+from mtiacc.frontend.module_scan import scan_module
+from mtiacc.frontend.params import Param, resolve_params
+from mtiacc.frontend.source import SourceFile
+from mtiacc.ir import ops
+from mtiacc.ir.core import Builder, VerifyError
+from mtiacc.ir.verifier import verify_module
+
+
+@dataclasses.dataclass
+class FrontendResult:
+    module: ops.ModuleOp
+    kernel: str
+    params: List[Param]
+    constexprs: Dict[str, Union[int, float, bool]]
+    source_file: str
+    source_lines: Dict[int, str]
+
+
+def _choose_kernel(jit: Dict[str, ast.FunctionDef], kernel: Optional[str], path: str) -> ast.FunctionDef:
+    names = ", ".join(jit)
+    if not jit:
+        raise CompileError(f"{path}: no @triton.jit function found")
+    if kernel is None:
+        if len(jit) > 1:
+            raise CompileError(f"{path} has several @triton.jit functions ({names}); "
+                               "choose one with --kernel")
+        return next(iter(jit.values()))
+    if kernel not in jit:
+        raise CompileError(f"{path} has no @triton.jit function '{kernel}'; available: {names}")
+    return jit[kernel]
+
+
+def compile_file(path: str, kernel: Optional[str] = None, defines: Optional[Dict[str, str]] = None,
+                 signature: Optional[str] = None) -> FrontendResult:
+    """Parse ``path`` (never importing it) and lower one ``@triton.jit`` function to IR."""
+    src = SourceFile.read(path)
+    tree = src.parse()
+    info = scan_module(tree)
+    fn = _choose_kernel(info.jit_functions, kernel, path)
+    params = resolve_params(src, fn, info.scope, fn.name, dict(defines or {}), signature)
+
+    runtime = [p for p in params if not p.constexpr]
+    module = ops.ModuleOp.get()
+    func = ops.FuncOp.get(fn.name, [p.type for p in runtime], [p.name for p in runtime], loc=src.loc(fn))
+    module.body.block.append(func)
+
+    lowering = FunctionLowering(src, info, Builder(func.entry, src.loc(fn)))
+    args = iter(func.args)
+    for p in params:
+        lowering.locals[p.name] = p.value if p.constexpr else next(args)
+    lowering.visit_body(fn.body)
+    if not lowering.returned:
+        lowering.builder.loc = src.loc(fn)
+        lowering.builder.insert(ops.ReturnOp.get())
+
+    try:
+        verify_module(module)
+    except VerifyError as e:  # the frontend built invalid IR: our bug, not the user's
+        raise CompileError(f"internal compiler error: invalid IR from the frontend: {e.message}", e.loc) from e
+
+    return FrontendResult(
+        module=module, kernel=fn.name, params=params,
+        constexprs={p.name: p.value for p in params if p.constexpr},
+        source_file=path, source_lines=src.lines_of(fn))

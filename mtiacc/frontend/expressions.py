@@ -1,0 +1,159 @@
+"""Expression handlers: one function per kind of ``ast`` expression, each ``(ctx, node) -> value``.
+
+Handlers visit their children through ``ctx.visit`` (the choke point) and leave typing and IR
+building to ``ctx.sem``.
+"""
+from __future__ import annotations
+
+import ast
+
+from mtiacc.diagnostics import CompileError
+from mtiacc.frontend import language
+from mtiacc.frontend.semantic import describe, is_const
+from mtiacc.frontend.values import (CONSTEXPR, Builtin, BoundMethod, FunctionRef, ModuleRef,
+                                    check_supported)
+from mtiacc.ir.core import Value
+from mtiacc.ir.types import Type
+
+BINARY_OPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv",
+              ast.FloorDiv: "floordiv", ast.Mod: "mod", ast.BitAnd: "and", ast.BitOr: "or",
+              ast.BitXor: "xor", ast.LShift: "lshift", ast.RShift: "rshift"}
+COMPARE_OPS = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
+UNARY_OPS = {ast.USub: "neg", ast.UAdd: "pos", ast.Invert: "invert", ast.Not: "not"}
+
+
+def constant(ctx, node: ast.Constant):
+    if node.value is None or isinstance(node.value, (bool, int, float, str)):
+        return node.value
+    raise CompileError(f"{type(node.value).__name__} constants are not supported in a kernel")
+
+
+def name(ctx, node: ast.Name):
+    return ctx.lookup(node.id)
+
+
+def attribute(ctx, node: ast.Attribute):
+    base = ctx.visit(node.value)
+    spelled = ast.unparse(node)
+    if isinstance(base, ModuleRef):
+        found = language.module_attr(base, node.attr, spelled)
+        check_supported(found, spelled)
+        return found
+    if isinstance(base, Value):
+        if node.attr in language.METHODS:
+            return BoundMethod(node.attr, base, language.METHODS[node.attr])
+        if node.attr == "dtype":
+            return base.type.element_type
+        if node.attr == "shape":
+            return tuple(base.type.shape)
+        raise CompileError(f"`{spelled}` is not supported yet (values have no attribute '{node.attr}' here)")
+    raise CompileError(f"{describe(base)} has no attribute '{node.attr}'")
+
+
+def call(ctx, node: ast.Call):
+    callee = ctx.visit(node.func)
+    spelled = ast.unparse(node.func)
+    if isinstance(callee, FunctionRef):
+        if callee.jit:
+            raise CompileError(f"calling another @triton.jit function ('{callee.name}') is not supported yet")
+        raise CompileError(f"'{callee.name}' is a plain Python function; a kernel can only call "
+                           "triton.language functions")
+    if callee is CONSTEXPR:
+        callee = Builtin("tl.constexpr", language.constexpr)
+    if not isinstance(callee, (Builtin, BoundMethod)):
+        what = "a data type" if isinstance(callee, Type) else describe(callee)
+        raise CompileError(f"`{spelled}` is {what}, which cannot be called")
+    args = []
+    for a in node.args:
+        if isinstance(a, ast.Starred):
+            raise CompileError("`*` unpacking in calls is not supported yet")
+        args.append(ctx.visit(a))
+    kwargs = {}
+    for k in node.keywords:
+        if k.arg is None:
+            raise CompileError("`**` unpacking in calls is not supported yet")
+        kwargs[k.arg] = ctx.visit(k.value)
+    if isinstance(callee, BoundMethod):
+        fn = Builtin(f"x.{callee.name}", callee.impl)
+        return language.call_builtin(ctx.sem, fn, args, kwargs, receiver=callee.receiver, name=spelled)
+    return language.call_builtin(ctx.sem, callee, args, kwargs, name=spelled)
+
+
+def binop(ctx, node: ast.BinOp):
+    lhs, rhs = ctx.visit(node.left), ctx.visit(node.right)
+    if isinstance(node.op, ast.Pow):
+        if is_const(lhs) and is_const(rhs):
+            if isinstance(rhs, int) and abs(rhs) > 4096:
+                raise CompileError("exponent too large in a constant expression")
+            try:
+                return lhs ** rhs
+            except ZeroDivisionError:
+                raise CompileError("division by zero in a constant expression") from None
+        raise CompileError("`**` on run-time values is not supported yet")
+    if isinstance(node.op, ast.MatMult):
+        raise CompileError("`@` (matrix multiplication) is not supported yet")
+    return ctx.sem.binary(BINARY_OPS[type(node.op)], lhs, rhs)
+
+
+def unaryop(ctx, node: ast.UnaryOp):
+    return ctx.sem.unary(UNARY_OPS[type(node.op)], ctx.visit(node.operand))
+
+
+def _is_static(x) -> bool:
+    return x is None or is_const(x) or isinstance(x, (str, Type))
+
+
+def compare(ctx, node: ast.Compare):
+    left = ctx.visit(node.left)
+    if len(node.ops) == 1:
+        op, right = node.ops[0], ctx.visit(node.comparators[0])
+        if isinstance(op, (ast.Is, ast.IsNot)):
+            if not (_is_static(left) or _is_static(right)):
+                raise CompileError("`is` between run-time values is not supported")
+            same = left is right if left is None or right is None else left == right
+            return same if isinstance(op, ast.Is) else not same
+        if isinstance(op, (ast.In, ast.NotIn)):
+            raise CompileError("`in` is not supported yet")
+        return ctx.sem.compare(COMPARE_OPS[type(op)], left, right)
+    # A chain `a < b < c`: only between constexprs, evaluated like Python.
+    for op, comparator in zip(node.ops, node.comparators):
+        right = ctx.visit(comparator)
+        if not (is_const(left) and is_const(right)) or type(op) not in COMPARE_OPS:
+            raise CompileError("chained comparisons on run-time values are not supported yet; "
+                               "combine single comparisons with `&`")
+        if not ctx.sem.compare(COMPARE_OPS[type(op)], left, right):
+            return False
+        left = right
+    return True
+
+
+def boolop(ctx, node: ast.BoolOp):
+    word = "and" if isinstance(node.op, ast.And) else "or"
+    result = None
+    for v in node.values:
+        result = ctx.visit(v)
+        if not _is_static(result):
+            raise CompileError(f"`{word}` on run-time values is not supported yet; use "
+                               f"`{'&' if word == 'and' else '|'}` on booleans")
+        if (word == "and") != bool(result):
+            return result
+    return result
+
+
+def ifexp(ctx, node: ast.IfExp):
+    test = ctx.visit(node.test)
+    if not _is_static(test):
+        raise CompileError("conditional expressions on run-time values are not supported yet; "
+                           "use tl.where")
+    return ctx.visit(node.body if test else node.orelse)
+
+
+def sequence(ctx, node):
+    return tuple(ctx.visit(e) for e in node.elts)
+
+
+HANDLERS = {
+    ast.Constant: constant, ast.Name: name, ast.Attribute: attribute, ast.Call: call,
+    ast.BinOp: binop, ast.UnaryOp: unaryop, ast.Compare: compare, ast.BoolOp: boolop,
+    ast.IfExp: ifexp, ast.Tuple: sequence, ast.List: sequence,
+}

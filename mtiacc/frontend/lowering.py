@@ -1,0 +1,115 @@
+"""Lowering one kernel's body: the scope of names and the single ``visit()`` choke point.
+
+``visit()`` is the only way a node is lowered.  It makes the node's location current (every op
+built while lowering the node gets it) and turns any error into a :class:`CompileError` at that
+location: a user error raised without a location gets the node's; any other exception is a
+bug in this compiler and is reported as "internal compiler error", still at the node, with no
+compiler traceback in the message.  The handlers themselves live in ``expressions.py`` and
+``statements.py``, one small function per kind of node.
+"""
+from __future__ import annotations
+
+import ast
+import builtins
+from typing import Callable, Dict, List
+
+from mtiacc.diagnostics import CompileError
+from mtiacc.frontend import expressions, statements
+from mtiacc.frontend.module_scan import ModuleInfo
+from mtiacc.frontend.semantic import Semantic
+from mtiacc.frontend.source import SourceFile
+from mtiacc.frontend.values import ModuleRef, NonConstantGlobal, check_supported
+from mtiacc.ir.core import Builder, Value
+
+HANDLERS: Dict[type, Callable] = {**expressions.HANDLERS, **statements.HANDLERS}
+_PY_BUILTINS = set(dir(builtins))
+_TRITON_MODULES = ("triton", "triton.language")
+
+
+class FunctionLowering:
+    def __init__(self, src: SourceFile, module: ModuleInfo, builder: Builder):
+        self.src = src
+        self.globals = module.scope
+        self.locals: Dict[str, object] = {}
+        self.builder = builder
+        self.sem = Semantic(builder)
+        self.returned = False
+
+    # ------------------------------------------------------------------ the choke point
+
+    def visit(self, node: ast.AST):
+        loc = self.src.loc(node)
+        saved = self.builder.loc
+        if loc is not None:
+            self.builder.loc = loc
+        try:
+            handler = HANDLERS.get(type(node))
+            if handler is None:
+                raise CompileError(unsupported_message(node))
+            return handler(self, node)
+        except CompileError as e:
+            if e.loc is None:
+                e.loc = loc
+            raise
+        except RecursionError:
+            raise CompileError("the expression is nested too deeply", loc) from None
+        except Exception as e:  # a bug in this compiler, reported at the user's code
+            raise CompileError(f"internal compiler error: {type(e).__name__}: {e}", loc) from e
+        finally:
+            self.builder.loc = saved
+
+    def visit_body(self, body: List[ast.stmt]) -> None:
+        for stmt in body:
+            if self.returned:
+                break
+            self.visit(stmt)
+
+    # ------------------------------------------------------------------ names
+
+    def lookup(self, name: str):
+        if name in self.locals:
+            return self.locals[name]
+        if name in self.globals:
+            v = self.globals[name]
+            if isinstance(v, NonConstantGlobal):
+                raise CompileError(f"global '{name}' is not a compile-time constant; a kernel may only "
+                                   "use constant globals")
+            if isinstance(v, ModuleRef) and not v.qualname.startswith(_TRITON_MODULES):
+                raise CompileError(f"module '{v.qualname}' cannot be used inside a kernel")
+            check_supported(v, name)
+            return v
+        if name in _PY_BUILTINS:
+            raise CompileError(f"the Python builtin `{name}` is not supported in a kernel yet")
+        raise CompileError(f"undefined name '{name}'")
+
+    def bind(self, name: str, value) -> None:
+        if isinstance(value, Value) and value.name_hint is None:
+            value.name_hint = name
+        self.locals[name] = value
+
+
+# What to call each kind of unsupported node in a message.
+_KINDS = {
+    ast.For: "`for` loops", ast.AsyncFor: "`async for` loops", ast.While: "`while` loops",
+    ast.With: "`with` statements", ast.AsyncWith: "`async with` statements",
+    ast.Try: "`try` statements", ast.Raise: "`raise` statements", ast.Assert: "`assert` statements",
+    ast.Delete: "`del` statements", ast.Global: "`global` statements",
+    ast.Nonlocal: "`nonlocal` statements", ast.Import: "imports inside a kernel",
+    ast.ImportFrom: "imports inside a kernel", ast.FunctionDef: "nested functions",
+    ast.AsyncFunctionDef: "nested functions", ast.ClassDef: "classes inside a kernel",
+    ast.Break: "`break` statements", ast.Continue: "`continue` statements",
+    ast.Lambda: "`lambda` expressions", ast.ListComp: "list comprehensions",
+    ast.SetComp: "set comprehensions", ast.DictComp: "dict comprehensions",
+    ast.GeneratorExp: "generator expressions", ast.Dict: "dicts", ast.Set: "sets",
+    ast.JoinedStr: "f-strings", ast.Await: "`await` expressions", ast.Yield: "`yield` expressions",
+    ast.YieldFrom: "`yield from` expressions", ast.NamedExpr: "`:=` assignments",
+    ast.Starred: "`*` unpacking", ast.Subscript: "indexing and slicing (`x[...]`)",
+    ast.Slice: "slices",
+}
+if hasattr(ast, "Match"):
+    _KINDS[ast.Match] = "`match` statements"
+
+
+def unsupported_message(node: ast.AST) -> str:
+    what = _KINDS.get(type(node), f"`{type(node).__name__}` nodes")
+    return f"{what} are not supported yet"

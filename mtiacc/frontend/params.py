@@ -1,0 +1,191 @@
+"""A kernel's parameters: which are constexprs (and their values), and the types of the others.
+
+Types come, in order of preference, from the ``signature`` (Triton AOT style: ``*fp32, i32``,
+one entry per non-constexpr parameter), from a parameter annotation (``x: tl.int32``,
+``p: tl.pointer_type(tl.float16)``), or from a pre-pass over the body: a parameter that is
+loaded or stored through, directly or via pointer arithmetic, is ``*fp32``; any other is ``i32``.
+"""
+from __future__ import annotations
+
+import ast
+import dataclasses
+from typing import Dict, List, Optional, Set
+
+from mtiacc.diagnostics import CompileError
+from mtiacc.frontend.module_scan import NotConstant, const_eval, resolve_static
+from mtiacc.frontend.source import SourceFile
+from mtiacc.frontend.values import CONSTEXPR, Builtin
+from mtiacc.ir.types import PointerType, Type, f32, i32, parse_triton_type
+
+
+@dataclasses.dataclass
+class Param:
+    name: str
+    type: Optional[Type]
+    constexpr: bool
+    value: object = None
+
+
+def parse_define(name: str, text: str):
+    """The value of ``-D NAME=text``: a Python int, float or bool literal."""
+    t = text.strip()
+    if t in ("true", "false"):
+        return t == "true"
+    try:
+        v = ast.literal_eval(t)
+    except (ValueError, SyntaxError):
+        v = None
+    if isinstance(v, (bool, int, float)):
+        return v
+    raise CompileError(f"-D {name}={text}: expected an int, float or bool literal")
+
+
+def _is_constexpr_annotation(ann: Optional[ast.expr], scope) -> bool:
+    if ann is None:
+        return False
+    if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
+        return ann.value.split(".")[-1] == "constexpr"
+    return resolve_static(ann, scope) is CONSTEXPR or ast.unparse(ann) in ("tl.constexpr", "constexpr")
+
+
+def _annotation_type(ann: ast.expr, scope, src: SourceFile) -> Optional[Type]:
+    """The IR type a parameter annotation names; None for annotations that say nothing."""
+    if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
+        try:
+            return parse_triton_type(ann.value)
+        except ValueError as e:
+            raise CompileError(f"parameter annotation: {e}", src.loc(ann)) from None
+    if isinstance(ann, ast.Call) and len(ann.args) == 1 and not ann.keywords:
+        fn = resolve_static(ann.func, scope)
+        if isinstance(fn, Builtin) and fn.qualname == "tl.pointer_type":
+            elem = _annotation_type(ann.args[0], scope, src)
+            if elem is not None and not elem.is_ptr():
+                return PointerType(elem)
+    found = resolve_static(ann, scope)
+    if isinstance(found, Type):
+        return found
+    if ast.unparse(ann).split(".")[-1] == "tensor":
+        return None
+    raise CompileError(f"unsupported parameter annotation `{ast.unparse(ann)}` "
+                       "(use a type such as tl.int32 or tl.pointer_type(tl.float16))", src.loc(ann))
+
+
+# --------------------------------------------------------------------------- pointer inference
+
+def _is_memory_call(node: ast.Call, scope) -> bool:
+    fn = resolve_static(node.func, scope)
+    return isinstance(fn, Builtin) and fn.qualname in ("tl.load", "tl.store")
+
+
+def infer_pointer_params(fn: ast.FunctionDef, params: Set[str], scope) -> Set[str]:
+    """The parameters used as the base pointer of a ``tl.load``/``tl.store``.
+
+    The pointer expression is traced through pointer arithmetic (``+`` takes its pointer from
+    the left operand when that has one, else from the right; ``-`` from the left) and through
+    local assignments.  ``p + pid * stride`` marks ``p``, not ``stride``.
+    """
+    assigned: Dict[str, List[ast.expr]] = {}
+    pointer_exprs: List[ast.expr] = []
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Assign):
+            for t in node.targets:
+                if isinstance(t, ast.Name):
+                    assigned.setdefault(t.id, []).append(node.value)
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and isinstance(node.target, ast.Name):
+            if node.value is not None:
+                value = node.value if isinstance(node, ast.AnnAssign) else \
+                    ast.BinOp(node.target, node.op, node.value)
+                assigned.setdefault(node.target.id, []).append(value)
+        elif isinstance(node, ast.Call) and _is_memory_call(node, scope):
+            ptr = node.args[0] if node.args else next(
+                (k.value for k in node.keywords if k.arg == "pointer"), None)
+            if ptr is not None:
+                pointer_exprs.append(ptr)
+
+    def roots(e: ast.expr, seen: frozenset) -> Set[str]:
+        if isinstance(e, ast.Name):
+            if e.id in params and e.id not in assigned:
+                return {e.id}
+            if e.id in seen:
+                return set()
+            found: Set[str] = set()
+            for v in assigned.get(e.id, []):
+                found |= roots(v, seen | {e.id})
+            if e.id in params:
+                found.add(e.id)
+            return found
+        if isinstance(e, ast.BinOp) and isinstance(e.op, ast.Add):
+            return roots(e.left, seen) or roots(e.right, seen)
+        if isinstance(e, ast.BinOp) and isinstance(e.op, ast.Sub):
+            return roots(e.left, seen)
+        if isinstance(e, ast.Subscript):
+            return roots(e.value, seen)
+        return set()
+
+    out: Set[str] = set()
+    for e in pointer_exprs:
+        out |= roots(e, frozenset())
+    return out
+
+
+# --------------------------------------------------------------------------- resolution
+
+def resolve_params(src: SourceFile, fn: ast.FunctionDef, scope, kernel: str,
+                   defines: Dict[str, str], signature: Optional[str]) -> List[Param]:
+    a = fn.args
+    for bad, what in ((a.vararg, "*args"), (a.kwarg, "**kwargs")):
+        if bad is not None:
+            raise CompileError(f"{what} parameters are not supported in a kernel", src.loc(bad))
+    if a.kwonlyargs:
+        raise CompileError("keyword-only parameters are not supported in a kernel", src.loc(a.kwonlyargs[0]))
+    args = a.posonlyargs + a.args
+    defaults: Dict[str, ast.expr] = dict(zip([x.arg for x in args[len(args) - len(a.defaults):]], a.defaults))
+
+    params: List[Param] = []
+    for arg in args:
+        if _is_constexpr_annotation(arg.annotation, scope):
+            params.append(Param(arg.arg, None, True, _constexpr_value(src, arg, defaults, defines, scope)))
+        else:
+            params.append(Param(arg.arg, None, False))
+
+    constexpr_names = [p.name for p in params if p.constexpr]
+    for name in defines:
+        if name not in constexpr_names:
+            listing = ", ".join(constexpr_names) or "none"
+            raise CompileError(f"-D {name}: kernel '{kernel}' has no constexpr parameter '{name}' "
+                               f"(its constexpr parameters: {listing})")
+
+    runtime = [p for p in params if not p.constexpr]
+    by_name = {x.arg: x for x in args}
+    if signature is not None:
+        entries = [e.strip() for e in signature.split(",")] if signature.strip() else []
+        if len(entries) != len(runtime):
+            names = ", ".join(p.name for p in runtime) or "none"
+            raise CompileError(f"the signature has {len(entries)} entr{'y' if len(entries) == 1 else 'ies'} "
+                               f"but kernel '{kernel}' has {len(runtime)} non-constexpr parameters ({names})",
+                               src.loc(fn))
+        for i, (p, text) in enumerate(zip(runtime, entries), start=1):
+            try:
+                p.type = parse_triton_type(text.split(":")[0])  # drop AOT hints such as `:16`
+            except ValueError as e:
+                raise CompileError(f"signature entry {i} ('{text}') for parameter '{p.name}': {e}") from None
+        return params
+
+    inferred = infer_pointer_params(fn, {p.name for p in runtime}, scope)
+    for p in runtime:
+        ann = by_name[p.name].annotation
+        t = _annotation_type(ann, scope, src) if ann is not None else None
+        p.type = t if t is not None else (PointerType(f32) if p.name in inferred else i32)
+    return params
+
+
+def _constexpr_value(src, arg: ast.arg, defaults, defines, scope):
+    if arg.arg in defines:
+        return parse_define(arg.arg, defines[arg.arg])
+    if arg.arg in defaults:
+        try:
+            return const_eval(defaults[arg.arg], scope)
+        except (NotConstant, TypeError):
+            raise CompileError(f"the default value of constexpr '{arg.arg}' is not a constant",
+                               src.loc(defaults[arg.arg])) from None
+    raise CompileError(f"constexpr '{arg.arg}' has no value; pass it with -D {arg.arg}=<value>", src.loc(arg))

@@ -1,0 +1,393 @@
+"""Triton's typing rules, and the IR they build.
+
+This layer knows nothing about Python syntax: it receives frontend values and emits ops
+through a :class:`~mtiacc.ir.core.Builder` (whose location the visitor keeps current).
+
+A frontend value is either an IR :class:`Value` (known at run time) or a Python
+``bool``/``int``/``float`` (a *constexpr*: a literal, a ``tl.constexpr`` parameter, or any
+combination of those).  Constexprs are folded here with Python's own operators, exactly as
+Triton folds them (so ``-7 // 2 == -4`` between constexprs), and become IR constants only
+when they meet a run-time value.
+
+Type rules (Triton's, see its "Triton Semantics" page):
+
+* Literal types: ``bool`` -> i1; ``int`` -> i32, or i64 when it does not fit (Triton would
+  try u32 between the two; we do not), or u64; ``float`` -> f32 (f64 beyond f32's range).
+* Two run-time operands meet in a common type: the higher *kind* wins
+  (bool < integer < floating point); within a kind the wider type wins; f16 with bf16 gives
+  f16; same-width signed with unsigned gives unsigned.
+* A constexpr operand of the same or a lower kind than the run-time operand takes the
+  run-time operand's type (``x_f16 * 2.0`` stays f16, ``x_u8 + 1`` stays u8).  A constexpr
+  of a higher kind makes both operands its literal type (``x_i32 * 0.5`` is f32).
+* ``/`` between integers converts both to f32; ``//`` and ``%`` on integers truncate toward
+  zero like C (``arith.divsi``/``arith.remsi``; unsigned types use ``divui``/``remui``);
+  ``//`` on floats is rejected, ``%`` on floats is ``arith.remf`` (C ``fmod``).
+* Comparisons give i1; signed integers use ``s*`` predicates, unsigned and i1 ``u*``,
+  floats the ordered ``o*`` predicates except ``!=`` which is ``une``.
+* Shapes: a scalar meeting a block is splatted (``tt.splat``); two blocks of the same rank
+  broadcast dimensions of size 1 (``tt.broadcast``).
+* ``ptr + int`` and ``int + ptr`` are ``tt.addptr``; ``ptr - int`` adds the negated offset.
+"""
+from __future__ import annotations
+
+import math
+import operator
+from typing import Callable, Dict, Optional, Sequence, Tuple, Union
+
+from mtiacc.diagnostics import CompileError
+from mtiacc.ir import ops
+from mtiacc.ir.core import Builder, Value
+from mtiacc.ir.folding import fits_int, normalize_int
+from mtiacc.ir.types import (FloatType, IntType, PointerType, Type, f16, f32, f64, i1, i32, i64,
+                             u64)
+
+Const = (bool, int, float)
+FValue = Union[Value, bool, int, float]
+F32_MAX = 3.4028234663852886e38
+
+
+def is_const(x) -> bool:
+    return isinstance(x, Const)
+
+
+def literal_type(x) -> Type:
+    """The IR type a Python constant takes when it becomes a run-time value on its own."""
+    if isinstance(x, bool):
+        return i1
+    if isinstance(x, int):
+        for t in (i32, i64, u64):
+            if fits_int(x, t, allow_wrap=False):
+                return t
+        raise CompileError(f"integer constant {x} does not fit in 64 bits")
+    if isinstance(x, float):
+        return f64 if math.isfinite(x) and abs(x) > F32_MAX else f32
+    raise CompileError(f"{describe(x)} is not a number")
+
+
+def describe(x) -> str:
+    """A short description of a frontend value for messages."""
+    if isinstance(x, Value):
+        return f"a value of type {x.type}"
+    if isinstance(x, Const):
+        return f"the constant {x!r}"
+    if isinstance(x, Type):
+        return f"the type {x}"
+    return getattr(x, "description", type(x).__name__)
+
+
+def _kind(t: Type) -> int:
+    return 2 if t.is_float() else 0 if t.is_bool() else 1
+
+
+def _const_kind(x) -> int:
+    return 0 if isinstance(x, bool) else 1 if isinstance(x, int) else 2
+
+
+def promote_types(a: Type, b: Type) -> Type:
+    """The common scalar type of two run-time operands' element types."""
+    if a == b:
+        return a
+    ka, kb = _kind(a), _kind(b)
+    if ka != kb:
+        return a if ka > kb else b
+    if a.width != b.width:
+        return a if a.width > b.width else b
+    if ka == 2:
+        return f16  # f16 with bf16
+    return b if a.signed else a  # same width, one unsigned: unsigned wins
+
+
+def _elem(x: FValue) -> Type:
+    return x.type.element_type
+
+
+def is_ptr(x) -> bool:
+    return isinstance(x, Value) and x.type.is_ptr()
+
+
+# Python operators for constexpr folding, and the ops for run-time values:
+# name -> (symbol, python function, signed-int op, unsigned-int op, float op)
+_BINARY: Dict[str, Tuple[str, Callable, Optional[type], Optional[type], Optional[type]]] = {
+    "add": ("+", operator.add, ops.AddIOp, ops.AddIOp, ops.AddFOp),
+    "sub": ("-", operator.sub, ops.SubIOp, ops.SubIOp, ops.SubFOp),
+    "mul": ("*", operator.mul, ops.MulIOp, ops.MulIOp, ops.MulFOp),
+    "truediv": ("/", operator.truediv, None, None, ops.DivFOp),
+    "floordiv": ("//", operator.floordiv, ops.DivSIOp, ops.DivUIOp, None),
+    "mod": ("%", operator.mod, ops.RemSIOp, ops.RemUIOp, ops.RemFOp),
+    "and": ("&", operator.and_, ops.AndIOp, ops.AndIOp, None),
+    "or": ("|", operator.or_, ops.OrIOp, ops.OrIOp, None),
+    "xor": ("^", operator.xor, ops.XOrIOp, ops.XOrIOp, None),
+    "lshift": ("<<", operator.lshift, ops.ShLIOp, ops.ShLIOp, None),
+    "rshift": (">>", operator.rshift, ops.ShRSIOp, ops.ShRUIOp, None),
+    "minimum": ("minimum", min, ops.MinSIOp, ops.MinUIOp, ops.MinNumFOp),
+    "maximum": ("maximum", max, ops.MaxSIOp, ops.MaxUIOp, ops.MaxNumFOp),
+}
+
+# name -> (symbol, python function, signed predicate, unsigned predicate, float predicate)
+_COMPARE = {
+    "lt": ("<", operator.lt, "slt", "ult", "olt"),
+    "le": ("<=", operator.le, "sle", "ule", "ole"),
+    "gt": (">", operator.gt, "sgt", "ugt", "ogt"),
+    "ge": (">=", operator.ge, "sge", "uge", "oge"),
+    "eq": ("==", operator.eq, "eq", "eq", "oeq"),
+    "ne": ("!=", operator.ne, "ne", "ne", "une"),
+}
+
+
+class Semantic:
+    """Builds typed IR for Triton operations on frontend values."""
+
+    def __init__(self, builder: Builder):
+        self.builder = builder
+
+    def _emit(self, op) -> Value:
+        self.builder.insert(op)
+        return op.result if op.results else None
+
+    # ------------------------------------------------------------------ values and casts
+
+    def constant(self, x, elem: Type) -> Value:
+        """A scalar IR constant of type ``elem`` holding the Python value ``x``."""
+        if elem.is_ptr():
+            raise CompileError(f"cannot use {describe(x)} as a pointer")
+        if elem.is_float():
+            value = float(x)
+        elif elem.is_bool():
+            value = bool(x)
+        else:
+            value = int(x)
+            if not fits_int(value, elem):
+                raise CompileError(f"constant {value} does not fit in {elem}")
+            value = normalize_int(value, elem)
+        return self._emit(ops.ConstantOp.get(value, elem))
+
+    def materialize(self, x: FValue) -> Value:
+        """A run-time value for ``x`` (a constexpr takes its literal type)."""
+        return x if isinstance(x, Value) else self.constant(x, literal_type(x))
+
+    def to_type(self, x: FValue, elem: Type) -> Value:
+        """``x`` converted to element type ``elem`` (shape kept)."""
+        return self.cast(x, elem) if isinstance(x, Value) else self.constant(x, elem)
+
+    def cast(self, v: Value, dst: Type, bitcast: bool = False) -> Value:
+        """``v.to(dst)``: Triton's conversions between scalar types, element-wise."""
+        src = v.type.element_type
+        if src == dst:
+            return v
+        if bitcast:
+            sw = 64 if src.is_ptr() else src.width
+            dw = 64 if dst.is_ptr() else dst.width
+            if sw != dw:
+                raise CompileError(f"cannot bitcast {src} to {dst}: they have different widths")
+            return self._emit(ops.BitcastOp.get(v, dst))
+        if src.is_ptr() or dst.is_ptr():
+            if src.is_ptr() and dst.is_ptr():
+                return self._emit(ops.BitcastOp.get(v, dst))
+            raise CompileError(f"casting between pointers and numbers ({src} to {dst}) is not supported yet")
+        if dst.is_bool():  # Triton: x.to(int1) is x != 0
+            return self.compare("ne", v, 0)
+        if src.is_int() and dst.is_int():
+            if dst.width > src.width:
+                signed = src.signed and not src.is_bool()
+                return self._emit((ops.ExtSIOp if signed else ops.ExtUIOp).get(v, dst))
+            if dst.width < src.width:
+                return self._emit(ops.TruncIOp.get(v, dst))
+            return self._emit(ops.BitcastOp.get(v, dst))  # same width, other signedness
+        if src.is_int():
+            signed = src.signed and not src.is_bool()
+            return self._emit((ops.SIToFPOp if signed else ops.UIToFPOp).get(v, dst))
+        if dst.is_int():
+            return self._emit((ops.FPToSIOp if dst.signed else ops.FPToUIOp).get(v, dst))
+        if dst.width > src.width:
+            return self._emit(ops.ExtFOp.get(v, dst))
+        if dst.width < src.width:
+            return self._emit(ops.TruncFOp.get(v, dst))
+        wide = self._emit(ops.ExtFOp.get(v, f32))  # f16 <-> bf16 goes through f32
+        return self._emit(ops.TruncFOp.get(wide, dst))
+
+    # ------------------------------------------------------------------ shapes
+
+    @staticmethod
+    def broadcast_shapes(sa: Sequence[int], sb: Sequence[int]) -> Tuple[int, ...]:
+        sa, sb = tuple(sa), tuple(sb)
+        if not sa or sa == sb:
+            return sb
+        if not sb:
+            return sa
+        if len(sa) != len(sb):
+            raise CompileError(f"broadcasting blocks of different ranks ({list(sa)} and {list(sb)}) "
+                               "is not supported yet")
+        out = []
+        for a, b in zip(sa, sb):
+            if a != b and 1 not in (a, b):
+                raise CompileError(f"incompatible shapes {list(sa)} and {list(sb)}")
+            out.append(b if a == 1 else a)
+        return tuple(out)
+
+    def broadcast_to(self, v: Value, shape: Sequence[int]) -> Value:
+        shape = tuple(shape)
+        if v.type.shape == shape:
+            return v
+        if not v.type.is_block():
+            return self._emit(ops.SplatOp.get(v, shape))
+        if self.broadcast_shapes(v.type.shape, shape) != shape:
+            raise CompileError(f"cannot broadcast a block of shape {list(v.type.shape)} to {list(shape)}")
+        return self._emit(ops.BroadcastOp.get(v, shape))
+
+    def broadcast(self, *values: Value) -> Tuple[Value, ...]:
+        shape: Tuple[int, ...] = ()
+        for v in values:
+            shape = self.broadcast_shapes(shape, v.type.shape)
+        return tuple(self.broadcast_to(v, shape) for v in values)
+
+    # ------------------------------------------------------------------ typing
+
+    def common_type(self, a: FValue, b: FValue) -> Type:
+        """The element type both operands of an arithmetic operation convert to."""
+        if is_const(a) and is_const(b):
+            return promote_types(literal_type(a), literal_type(b))
+        if is_const(a):
+            a, b = b, a
+        if is_const(b):
+            ta = _elem(a)
+            return ta if _const_kind(b) <= _kind(ta) else literal_type(b)
+        return promote_types(_elem(a), _elem(b))
+
+    def _check_operand(self, x: FValue, symbol: str) -> None:
+        if isinstance(x, Value) or is_const(x):
+            return
+        raise CompileError(f"unsupported operand for `{symbol}`: {describe(x)}")
+
+    # ------------------------------------------------------------------ operations
+
+    def binary(self, name: str, a: FValue, b: FValue) -> FValue:
+        symbol, pyfn, sop, uop, fop = _BINARY[name]
+        self._check_operand(a, symbol)
+        self._check_operand(b, symbol)
+        if is_const(a) and is_const(b):
+            try:
+                return pyfn(a, b)
+            except ZeroDivisionError:
+                raise CompileError("division by zero in a constant expression") from None
+            except (ValueError, OverflowError, TypeError) as e:
+                raise CompileError(f"cannot compute {a!r} {symbol} {b!r}: {e}") from None
+        if is_ptr(a) or is_ptr(b):
+            if name in ("add", "sub"):
+                return self._pointer_arith(name, a, b)
+            raise CompileError(f"`{symbol}` is not defined for pointers")
+        ty = self.common_type(a, b)
+        if name == "truediv" and ty.is_int():
+            ty = f32
+        cls = fop if ty.is_float() else (sop if (ty.signed and not ty.is_bool()) else uop)
+        if cls is None:
+            need = "floating-point" if name == "truediv" else "integer"
+            raise CompileError(f"`{symbol}` needs {need} operands, got {ty}")
+        a, b = self.broadcast(self.to_type(a, ty), self.to_type(b, ty))
+        return self._emit(cls.get(a, b))
+
+    def _pointer_arith(self, name: str, a: FValue, b: FValue) -> Value:
+        if is_ptr(a) and is_ptr(b):
+            raise CompileError(f"cannot {'add' if name == 'add' else 'subtract'} two pointers")
+        if not is_ptr(a):
+            if name == "sub":
+                raise CompileError("cannot subtract a pointer from a number")
+            a, b = b, a
+        offset = b if isinstance(b, Value) else self.materialize(b)
+        if not offset.type.is_int():
+            raise CompileError(f"pointer offsets must be integers, got {offset.type.element_type}")
+        if name == "sub":
+            offset = self.unary("neg", offset)
+        ptr, offset = self.broadcast(a, offset)
+        return self._emit(ops.AddPtrOp.get(ptr, offset))
+
+    def compare(self, name: str, a: FValue, b: FValue) -> FValue:
+        symbol, pyfn, spred, upred, fpred = _COMPARE[name]
+        self._check_operand(a, symbol)
+        self._check_operand(b, symbol)
+        if is_const(a) and is_const(b):
+            return pyfn(a, b)
+        if is_ptr(a) or is_ptr(b):
+            raise CompileError(f"comparing pointers with `{symbol}` is not supported yet")
+        ty = self.common_type(a, b)
+        a, b = self.broadcast(self.to_type(a, ty), self.to_type(b, ty))
+        if ty.is_float():
+            return self._emit(ops.CmpFOp.get(fpred, a, b))
+        pred = spred if ty.signed and not ty.is_bool() else upred
+        return self._emit(ops.CmpIOp.get(pred, a, b))
+
+    def unary(self, name: str, x: FValue) -> FValue:
+        symbol = {"neg": "-", "pos": "+", "invert": "~", "not": "not"}[name]
+        self._check_operand(x, symbol)
+        if is_const(x):
+            if name == "not":
+                return not x
+            if name == "invert" and isinstance(x, float):
+                raise CompileError("`~` needs an integer operand, got a float constant")
+            return {"neg": operator.neg, "pos": operator.pos, "invert": operator.invert}[name](x)
+        t = x.type.element_type
+        if t.is_ptr():
+            raise CompileError(f"`{symbol}` is not defined for pointers")
+        if name == "pos":
+            return x
+        if name == "not":
+            raise CompileError("`not` on a run-time value is not supported yet (use `x == 0`)")
+        if name == "neg":
+            if t.is_float():
+                return self._emit(ops.NegFOp.get(x))
+            return self.binary("sub", 0, x)
+        if t.is_float():
+            raise CompileError(f"`~` needs an integer operand, got {t}")
+        all_ones = True if t.is_bool() else normalize_int(-1, t)
+        return self.binary("xor", x, self.broadcast_to(self.constant(all_ones, t), x.type.shape))
+
+    def where(self, cond: FValue, x: FValue, y: FValue) -> FValue:
+        for v in (cond, x, y):
+            self._check_operand(v, "tl.where")
+        if is_const(cond) and is_const(x) and is_const(y):
+            return x if cond else y
+        cond = self.to_type(cond, i1)
+        ty = self.common_type(x, y)
+        cond, x, y = self.broadcast(cond, self.to_type(x, ty), self.to_type(y, ty))
+        return self._emit(ops.SelectOp.get(cond, x, y))
+
+    # ------------------------------------------------------------------ memory
+
+    def _pointer(self, ptr: FValue, what: str) -> Value:
+        if not is_ptr(ptr):
+            raise CompileError(f"{what} needs a pointer or a block of pointers, got {describe(ptr)}")
+        return ptr
+
+    def _fit_to_pointer(self, x: FValue, ptr: Value, elem: Type, what: str) -> Value:
+        """``x`` as ``elem`` with the pointer's shape (a block ``x`` needs a block pointer)."""
+        v = self.to_type(x, elem)
+        if v.type.is_block() and not ptr.type.is_block():
+            raise CompileError(f"{what} cannot be a block when the pointer is a scalar")
+        return self.broadcast_to(v, ptr.type.shape)
+
+    def _mask(self, mask: Optional[FValue], ptr: Value) -> Optional[Value]:
+        if mask is None:
+            return None
+        if isinstance(mask, Value) and not mask.type.is_bool():
+            raise CompileError(f"the mask must be a boolean (i1) value, got {mask.type}")
+        if is_const(mask) and not isinstance(mask, bool):
+            raise CompileError(f"the mask must be a boolean, got {describe(mask)}")
+        return self._fit_to_pointer(mask, ptr, i1, "the mask")
+
+    def load(self, ptr: FValue, mask: Optional[FValue] = None, other: Optional[FValue] = None) -> Value:
+        ptr = self._pointer(ptr, "tl.load")
+        elem = ptr.type.element_type.pointee
+        mask_v = self._mask(mask, ptr)
+        other_v = None
+        if other is not None:
+            if mask is None:
+                raise CompileError("`other` is only meaningful with a `mask`")
+            other_v = self._fit_to_pointer(other, ptr, elem, "`other`")
+        return self._emit(ops.LoadOp.get(ptr, mask_v, other_v))
+
+    def store(self, ptr: FValue, value: FValue, mask: Optional[FValue] = None) -> None:
+        ptr = self._pointer(ptr, "tl.store")
+        self._check_operand(value, "tl.store")
+        elem = ptr.type.element_type.pointee
+        value_v = self._fit_to_pointer(value, ptr, elem, "the stored value")
+        mask_v = self._mask(mask, ptr)
+        self._emit(ops.StoreOp.get(ptr, value_v, mask_v))

@@ -1,0 +1,81 @@
+"""Statement handlers: one function per kind of ``ast`` statement, each ``(ctx, node) -> None``."""
+from __future__ import annotations
+
+import ast
+
+from mtiacc.diagnostics import CompileError
+from mtiacc.frontend.expressions import BINARY_OPS
+from mtiacc.frontend.semantic import is_const
+from mtiacc.frontend.values import CONSTEXPR
+from mtiacc.ir import ops
+
+
+def expr(ctx, node: ast.Expr) -> None:
+    if isinstance(node.value, ast.Constant):  # a docstring, or any bare constant: no effect
+        return
+    ctx.visit(node.value)
+
+
+def _assign_to(ctx, target: ast.expr, value) -> None:
+    if isinstance(target, ast.Name):
+        ctx.bind(target.id, value)
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        if not isinstance(value, tuple) or len(value) != len(target.elts):
+            raise CompileError(f"cannot unpack {'this value' if not isinstance(value, tuple) else f'{len(value)} values'} "
+                               f"into {len(target.elts)} names")
+        for t, v in zip(target.elts, value):
+            _assign_to(ctx, t, v)
+    else:
+        raise CompileError(f"assigning to `{ast.unparse(target)}` is not supported yet")
+
+
+def assign(ctx, node: ast.Assign) -> None:
+    value = ctx.visit(node.value)
+    for target in node.targets:
+        _assign_to(ctx, target, value)
+
+
+def annassign(ctx, node: ast.AnnAssign) -> None:
+    if node.value is None:
+        return  # a bare annotation binds nothing
+    value = ctx.visit(node.value)
+    if ctx.visit(node.annotation) is CONSTEXPR and not is_const(value):
+        raise CompileError(f"`{ast.unparse(node.target)}` is annotated tl.constexpr but its value is "
+                           "not a compile-time constant")
+    _assign_to(ctx, node.target, value)
+
+
+def augassign(ctx, node: ast.AugAssign) -> None:
+    if not isinstance(node.target, ast.Name):
+        raise CompileError(f"assigning to `{ast.unparse(node.target)}` is not supported yet")
+    current = ctx.lookup(node.target.id)
+    if type(node.op) not in BINARY_OPS:
+        symbol = "**" if isinstance(node.op, ast.Pow) else "@"
+        raise CompileError(f"`{symbol}=` is not supported yet")
+    ctx.bind(node.target.id, ctx.sem.binary(BINARY_OPS[type(node.op)], current, ctx.visit(node.value)))
+
+
+def return_(ctx, node: ast.Return) -> None:
+    if node.value is not None:
+        raise CompileError("a kernel cannot return a value")
+    ctx.builder.insert(ops.ReturnOp.get())
+    ctx.returned = True
+
+
+def pass_(ctx, node: ast.Pass) -> None:
+    return None
+
+
+def if_(ctx, node: ast.If) -> None:
+    """``if`` on a constexpr: only the taken branch is lowered (as Triton does)."""
+    test = ctx.visit(node.test)
+    if not (test is None or is_const(test)):
+        raise CompileError("`if` on a run-time value is not supported yet (only on constexprs); "
+                           "use tl.where for values")
+    ctx.visit_body(node.body if test else node.orelse)
+
+
+HANDLERS = {
+    ast.Expr: expr, ast.Assign: assign, ast.AnnAssign: annassign, ast.AugAssign: augassign,
+    ast.Return: return_, ast.Pass: pass_, ast.If: if_,
+}

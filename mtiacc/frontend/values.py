@@ -1,0 +1,95 @@
+"""What a name or an expression can stand for in a kernel, besides run-time values and constants.
+
+A frontend value is one of: an IR ``Value`` (run time), a Python ``bool``/``int``/``float``
+(constexpr), ``None``, a ``str`` or a tuple of those (only as arguments), an IR ``Type``
+(``tl.float32``), or one of the reference objects below.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Callable
+
+
+@dataclasses.dataclass(frozen=True)
+class ModuleRef:
+    """An imported module: ``triton``, ``triton.language``, or a foreign one (``numpy``)."""
+
+    qualname: str
+
+    @property
+    def description(self) -> str:
+        return f"the module `{self.qualname}`"
+
+
+@dataclasses.dataclass(frozen=True)
+class Builtin:
+    """A language function (``tl.load``) implemented by ``impl(ctx, *args, **kwargs)``."""
+
+    qualname: str
+    impl: Callable
+
+    @property
+    def description(self) -> str:
+        return f"the function `{self.qualname}`"
+
+
+@dataclasses.dataclass(frozen=True)
+class Marker:
+    """A name with a meaning but no value: ``triton.jit``, ``tl.constexpr``, ``triton.autotune``."""
+
+    qualname: str
+
+    @property
+    def description(self) -> str:
+        return f"`{self.qualname}`"
+
+
+@dataclasses.dataclass(frozen=True)
+class Unsupported:
+    """A Triton name this compiler does not implement yet (``tl.dot``)."""
+
+    qualname: str
+
+
+@dataclasses.dataclass(frozen=True)
+class ForeignRef:
+    """Something from a module other than triton (``np.float32``, ``torch``)."""
+
+    qualname: str
+
+
+@dataclasses.dataclass(frozen=True)
+class FunctionRef:
+    """A function defined in the file; ``jit`` tells whether it is a ``@triton.jit`` function."""
+
+    name: str
+    jit: bool
+
+
+@dataclasses.dataclass(frozen=True)
+class NonConstantGlobal:
+    """A module-level name whose value is not a compile-time constant."""
+
+    name: str
+
+
+@dataclasses.dataclass(frozen=True)
+class BoundMethod:
+    """``x.to`` before the call: a method of a run-time value."""
+
+    name: str
+    receiver: object
+    impl: Callable
+
+
+def check_supported(v, spelled: str) -> None:
+    """Report a name that cannot be used in a kernel, where it is used."""
+    from mtiacc.diagnostics import CompileError
+    if isinstance(v, Unsupported):
+        raise CompileError(f"`{v.qualname}` is not supported yet")
+    if isinstance(v, ForeignRef):
+        raise CompileError(f"`{spelled}` ({v.qualname}) cannot be used inside a kernel")
+
+
+JIT = Marker("triton.jit")
+CONSTEXPR = Marker("triton.language.constexpr")

@@ -1,0 +1,73 @@
+"""``verify_module``: every op's own checks, block structure, and SSA dominance.
+
+Dominance here is the straight-line rule: an operand is a block argument of its block or an
+enclosing block, or the result of an op earlier in its block or before the enclosing op in an
+enclosing block.
+"""
+from __future__ import annotations
+
+from typing import Set
+
+from mtiacc.ir.core import Block, Operation, Terminator, VerifyError
+from mtiacc.ir.ops import FuncOp, ModuleOp, ReturnOp
+
+
+def _verify_block(block: Block, visible: Set[int]) -> None:
+    visible = set(visible) | {id(a) for a in block.args}
+    for i, op in enumerate(block.ops):
+        if op.parent is not block:
+            raise VerifyError(f"'{op.name}' op is in a block that is not its parent", op.loc)
+        for index, v in enumerate(op.operands):
+            if id(v) not in visible:
+                raise VerifyError(f"'{op.name}' op operand #{index} is used before it is defined "
+                                  "(or is not defined in this scope)", op.loc)
+            if not any(u.op is op and u.index == index for u in v.uses):
+                raise VerifyError(f"'{op.name}' op operand #{index} is missing from its value's uses", op.loc)
+        if Terminator in op.traits and i != len(block.ops) - 1:
+            raise VerifyError(f"'{op.name}' op must be the last op of its block", op.loc)
+        op.verify()
+        for r in op.regions:
+            if r.parent is not op:
+                raise VerifyError(f"'{op.name}' op has a region whose parent is another op", op.loc)
+            for b in r.blocks:
+                _verify_block(b, visible)
+        visible.update(id(r) for r in op.results)
+
+
+def _verify_func(func: FuncOp) -> None:
+    block = func.entry
+    types = tuple(a.type for a in block.args)
+    if types != func.function_type.inputs:
+        raise VerifyError(f"'tt.func' op entry block arguments ({', '.join(map(str, types))}) do not match "
+                          f"the function type {func.function_type}", func.loc)
+    if func.arg_names and len(func.arg_names) != len(block.args):
+        raise VerifyError(f"'tt.func' op has {len(func.arg_names)} argument names for "
+                          f"{len(block.args)} arguments", func.loc)
+    term = block.terminator
+    if not isinstance(term, ReturnOp):
+        raise VerifyError(f"'tt.func' op '{func.sym_name}' must end with 'tt.return'", func.loc)
+    rtypes = tuple(v.type for v in term.values)
+    if rtypes != func.function_type.outputs:
+        raise VerifyError("'tt.return' op returns (" + ", ".join(map(str, rtypes)) + ") but the function "
+                          f"type is {func.function_type}", term.loc)
+
+
+def verify_op(op: Operation) -> None:
+    """Verify ``op`` and everything nested in it."""
+    op.verify()
+    for r in op.regions:
+        for b in r.blocks:
+            _verify_block(b, set())
+    for nested in op.walk():
+        if isinstance(nested, FuncOp):
+            _verify_func(nested)
+
+
+def verify_module(module: ModuleOp) -> None:
+    """Raise :class:`VerifyError` (a CompileError, with the op's location) on the first problem."""
+    if not isinstance(module, ModuleOp):
+        raise VerifyError(f"expected a builtin.module, got '{getattr(module, 'name', module)}'")
+    for op in module.body.block.ops:
+        if not isinstance(op, FuncOp):
+            raise VerifyError(f"'{op.name}' op cannot appear at module level (only tt.func)", op.loc)
+    verify_op(module)
