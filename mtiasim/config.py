@@ -1,0 +1,112 @@
+"""The machine description the simulator runs on, read from the target YAML (never from ``mtiacc.target``)."""
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+from typing import Dict, Optional, Tuple
+
+import yaml
+
+from mtiacc.diagnostics import UserError
+
+DEFAULT_CONFIG = os.path.join(os.path.dirname(__file__), "configs", "mtia2i.yaml")
+
+
+@dataclasses.dataclass(frozen=True)
+class MachineConfig:
+    name: str
+    clock_hz: float
+    grid_x: int
+    grid_y: int
+    job_launch_ns: float
+    local_memory_bytes: int
+    vlen_bits: int
+    datapath_bits: int
+    dram_bytes: int
+    dram_bw_bytes_per_s: float
+    dram_base: int
+    dram_buffer_gap: int
+    dma_setup_cycles: float
+    dma_max_outstanding: int
+    timing: Dict[str, Tuple[float, float]]  # class -> (issue, latency)
+    path: str = ""
+
+    @property
+    def n_pes(self) -> int:
+        return self.grid_x * self.grid_y
+
+    @property
+    def vlenb(self) -> int:
+        return self.vlen_bits // 8
+
+    @property
+    def job_launch_cycles(self) -> int:
+        return int(math.ceil(self.job_launch_ns * 1e-9 * self.clock_hz))
+
+    @property
+    def dram_bytes_per_cycle(self) -> float:
+        return self.dram_bw_bytes_per_s / self.clock_hz
+
+
+def _get(d, path: str, where: str, default=None):
+    cur = d
+    for part in path.split("."):
+        if not isinstance(cur, dict) or part not in cur:
+            if default is not None:
+                return default
+            raise UserError(f"machine description {where} is missing '{path}'")
+        cur = cur[part]
+    return cur
+
+
+def load_config(path: Optional[str] = None) -> MachineConfig:
+    """Read and check a machine YAML; every problem is a :class:`UserError` naming the file and key."""
+    path = path or DEFAULT_CONFIG
+    try:
+        with open(path, encoding="utf-8") as f:
+            raw = yaml.safe_load(f)
+    except FileNotFoundError:
+        raise UserError(f"machine description '{path}' does not exist") from None
+    except OSError as e:
+        raise UserError(f"cannot read machine description '{path}': {e.strerror}") from None
+    except yaml.YAMLError as e:
+        raise UserError(f"machine description '{path}' is not valid YAML: {e}") from None
+    if not isinstance(raw, dict):
+        raise UserError(f"machine description '{path}' must be a mapping")
+    try:
+        timing_raw = _get(raw, "timing", path)
+        timing = {}
+        for cls, v in timing_raw.items():
+            if not isinstance(v, dict) or "issue" not in v or "latency" not in v:
+                raise UserError(f"machine description {path}: timing class '{cls}' needs 'issue' and 'latency'")
+            timing[str(cls)] = (float(v["issue"]), float(v["latency"]))
+        cfg = MachineConfig(
+            name=str(raw.get("name", "machine")),
+            clock_hz=float(_get(raw, "clock_hz", path)),
+            grid_x=int(_get(raw, "grid.x", path)),
+            grid_y=int(_get(raw, "grid.y", path)),
+            job_launch_ns=float(_get(raw, "job_launch_ns", path)),
+            local_memory_bytes=int(_get(raw, "pe.local_memory_bytes", path)),
+            vlen_bits=int(_get(raw, "pe.vector.vlen_bits", path)),
+            datapath_bits=int(_get(raw, "pe.vector.datapath_bits", path)),
+            dram_bytes=int(_get(raw, "memory.dram.bytes", path)),
+            dram_bw_bytes_per_s=float(_get(raw, "memory.dram.bw_bytes_per_s", path)),
+            dram_base=int(_get(raw, "memory.dram.base_address", path, 0x10000000)),
+            dram_buffer_gap=int(_get(raw, "memory.dram.buffer_gap_bytes", path, 4096)),
+            dma_setup_cycles=float(_get(raw, "memory.dma.setup_cycles", path)),
+            dma_max_outstanding=int(_get(raw, "memory.dma.max_outstanding", path)),
+            timing=timing,
+            path=path,
+        )
+    except (TypeError, ValueError, AttributeError) as e:
+        raise UserError(f"machine description '{path}' has a malformed value: {e}") from None
+    if cfg.vlen_bits % 64 or cfg.vlen_bits <= 0:
+        raise UserError(f"machine description {path}: pe.vector.vlen_bits must be a positive multiple of 64")
+    if cfg.local_memory_bytes % 8 or cfg.local_memory_bytes <= 0:
+        raise UserError(f"machine description {path}: pe.local_memory_bytes must be a positive multiple of 8")
+    if cfg.n_pes <= 0 or cfg.clock_hz <= 0 or cfg.datapath_bits <= 0 or cfg.dram_bw_bytes_per_s <= 0:
+        raise UserError(f"machine description {path}: grid, clock, datapath and DRAM bandwidth must be positive")
+    if cfg.dma_max_outstanding <= 0:
+        raise UserError(f"machine description {path}: memory.dma.max_outstanding must be positive")
+    return cfg

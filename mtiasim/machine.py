@@ -1,0 +1,216 @@
+"""The state of one wave of programs and the lockstep interpreter loop.
+
+Every program of a wave runs on its own PE; all programs are simulated together: scalar and float registers are
+``[32, P]`` arrays (register-major, so one register of all programs is contiguous), vector registers a
+``uint8 [P, 32 * VLENB]`` array viewed per SEW, local memory ``uint8 [P, local_memory_bytes]``.  Each step runs
+one instruction on a *group* of programs that share a pc (``slice(None)`` when all of them do); a group keeps
+running while its pc is below every other program's pc (min-pc scheduling, so diverged programs reconverge).
+"""
+from __future__ import annotations
+
+from typing import Callable, List, Optional
+
+import numpy as np
+
+from mtiacc.diagnostics import SourceLocation, UserError
+
+from .config import MachineConfig
+from .faults import SimFault
+from .loader import Program
+from .memory import Dram
+
+HALT_ADDRESS = 0x7FFFFFF0
+ALL = slice(None)
+_BIG = 1 << 62
+
+DTYPES = {  # name -> numpy dtype for the memory/register views
+    "i8": np.int8, "u8": np.uint8, "i16": np.int16, "u16": np.uint16, "i32": np.int32, "u32": np.uint32,
+    "i64": np.int64, "u64": np.uint64, "f16": np.float16, "f32": np.float32, "f64": np.float64,
+}
+
+
+class Machine:
+    """``P`` PEs' worth of state, with the program's executors bound to it (decode once, bind once, run many)."""
+
+    def __init__(self, cfg: MachineConfig, program: Program, P: int, local_memory: np.ndarray, dram: Dram,
+                 timing, max_steps: int):
+        from .semantics import bind_executor  # noqa: late import (semantics imports machine constants)
+
+        self.cfg = cfg
+        self.program = program
+        self.P = P
+        self.rows = np.arange(P)
+        self.vlenb = cfg.vlenb
+        self.lmb = cfg.local_memory_bytes
+        self.dram = dram
+        self.max_steps = max_steps
+        # scalar and float registers, register-major
+        self.X = np.zeros((32, P), np.int64)
+        self.XU = self.X.view(np.uint64)
+        self.F = np.zeros((32, P), np.uint32)
+        self.FF = self.F.view(np.float32)
+        self.FI = self.F.view(np.int32)
+        # vector registers: program-major, elements of one register group contiguous
+        self.V = np.zeros((P, 32 * self.vlenb), np.uint8)
+        self.Vu = {8: self.V, 16: self.V.view(np.uint16), 32: self.V.view(np.uint32), 64: self.V.view(np.uint64)}
+        self.Vs = {8: self.V.view(np.int8), 16: self.V.view(np.int16), 32: self.V.view(np.int32),
+                   64: self.V.view(np.int64)}
+        self.Vf = {16: self.V.view(np.float16), 32: self.V.view(np.float32), 64: self.V.view(np.float64)}
+        self.vl = np.zeros(P, np.int64)
+        self.sew = np.zeros(P, np.int64)      # 0: vtype is illegal (no vsetvli yet)
+        self.vtype = np.zeros(P, np.int64)
+        self.vl_u: Optional[int] = 0          # the vl of every program when they agree, else None
+        self.sew_u: Optional[int] = 0
+        # local memory (a view of the per-PE arrays, which persist across waves like the hardware's)
+        self.LM = local_memory
+        self.LMv = {k: self.LM.view(v) for k, v in DTYPES.items()}
+        self.pid = np.zeros((3, P), np.int64)
+        self.nprogs = [1, 1, 1]
+        self.linear = np.zeros(P, np.int64)
+        self.grid = (1, 1, 1)
+        self.pcs = np.zeros(P, np.int64)
+        # timing state (cycles as float64: DMA transfers take fractional cycles)
+        self.timing = timing
+        self.cyc = np.zeros(P)
+        self.xr = np.zeros((32, P))
+        self.fr = np.zeros((32, P))
+        self.vr = np.zeros((32, P))
+        self.dma_q = np.zeros((P, cfg.dma_max_outstanding))
+        self.dma_bytes_per_cycle = cfg.dram_bytes_per_cycle / P
+        self.dma_bytes_in = 0
+        self.dma_bytes_out = 0
+        # bind every instruction once
+        self.text_base = program.text_base
+        self.execs: List[Callable] = [bind_executor(self, d, program.text_base + 4 * k, k)
+                                      for k, d in enumerate(program.decoded)]
+        self.counts = [0] * len(self.execs)
+
+    # ------------------------------------------------------------------------------------------------------
+    def update_uniform(self) -> None:
+        v = self.vl
+        lo = int(v.min())
+        self.vl_u = lo if int(v.max()) == lo else None
+        s = self.sew
+        lo = int(s.min())
+        self.sew_u = lo if int(s.max()) == lo else None
+
+    def reset(self, linear: np.ndarray, grid, args: bytes, args_base: int) -> None:
+        P = self.P
+        self.X[:] = 0
+        self.X[2] = self.lmb          # sp
+        self.X[1] = HALT_ADDRESS      # ra
+        self.F[:] = 0
+        self.V[:] = 0
+        self.vl[:] = 0
+        self.sew[:] = 0
+        self.vtype[:] = 0
+        self.vl_u = 0
+        self.sew_u = 0
+        self.linear[:] = linear
+        self.grid = tuple(grid)
+        gx, gy, _ = grid
+        self.pid[0] = linear % gx
+        self.pid[1] = (linear // gx) % gy
+        self.pid[2] = linear // (gx * gy)
+        self.nprogs = list(grid)
+        if args:
+            self.LM[:, args_base:args_base + len(args)] = np.frombuffer(args, np.uint8)
+        self.cyc[:] = 0
+        self.xr[:] = 0
+        self.fr[:] = 0
+        self.vr[:] = 0
+        self.dma_q[:] = 0
+        self.dma_bytes_per_cycle = self.cfg.dram_bytes_per_cycle / P
+
+    def program_id(self, slot: int):
+        return tuple(int(self.pid[a, slot]) for a in range(3))
+
+    # ------------------------------------------------------------------------------------------------------
+    def run(self) -> int:
+        """Run the wave to completion; returns the number of steps (instruction groups) executed."""
+        execs = self.execs
+        counts = self.counts
+        n = len(execs)
+        base = self.text_base
+        P = self.P
+        pcs = self.pcs
+        pcs[:] = base
+        pc = base
+        g = ALL
+        gsize = P
+        barrier = _BIG     # the lowest pc of any program outside the group
+        steps = 0
+        limit = self.max_steps
+        try:
+            with np.errstate(all="ignore"):
+                while True:
+                    if pc < barrier:
+                        k = (pc - base) >> 2
+                        if k < 0 or k >= n or pc & 3:
+                            if pc == HALT_ADDRESS:
+                                pcs[g] = pc
+                                pc = _BIG
+                                continue
+                            raise SimFault(self._bad_pc_message(pc))
+                        r = execs[k](g)
+                        counts[k] += gsize
+                        steps += 1
+                        if r is None:
+                            pc += 4
+                        elif r.__class__ is int:
+                            pc = r
+                        else:
+                            pcs[g] = r
+                            pc = _BIG  # force a regroup
+                        if steps > limit:
+                            self._runaway(g, pc if pc != _BIG else None, steps)
+                        continue
+                    # regroup: the programs at the lowest pc run next
+                    if pc != _BIG:
+                        pcs[g] = pc
+                    m = int(pcs.min())
+                    if m == HALT_ADDRESS:
+                        break
+                    sel = pcs == m
+                    idx = np.flatnonzero(sel)
+                    gsize = len(idx)
+                    if gsize == P:
+                        g = ALL
+                        barrier = _BIG
+                    else:
+                        g = idx
+                        barrier = int(pcs[~sel].min())
+                    pc = m
+        except SimFault as f:
+            raise self._fault(f, g, pc if pc != _BIG else None) from None
+        return steps
+
+    def _bad_pc_message(self, pc: int) -> str:
+        end = self.text_base + 4 * len(self.execs)
+        if pc & 3:
+            return f"misaligned jump target: pc 0x{pc % (1 << 64):x} is not a multiple of 4"
+        return (f"jump outside the program: pc 0x{pc % (1 << 64):x} is not in .text "
+                f"(0x{self.text_base:x}..0x{end:x}) and is not the halt address")
+
+    def _runaway(self, g, pc, steps):
+        raise SimFault(f"the wave executed more than {self.max_steps} instruction steps without halting "
+                       f"(an endless loop? raise --max-steps if the kernel really is this long)")
+
+    def _fault(self, f: SimFault, g, pc) -> UserError:
+        from .faults import group_slots
+        slot = f.slot
+        if slot is None:
+            slot = int(group_slots(g, self.P)[0])
+        if pc is None:
+            pc = int(self.pcs[slot])
+        prog = self.program
+        notes = [f"in program {self.program_id(slot)} (linear id {int(self.linear[slot])}, "
+                 f"PE {int(self.linear[slot]) % self.cfg.n_pes})"]
+        k = (pc - self.text_base) >> 2
+        if 0 <= k < len(self.execs) and not pc & 3:
+            notes.append(f"at pc 0x{pc:x}: {prog.disassemble(k)}")
+        else:
+            notes.append(f"at pc 0x{pc % (1 << 64):x}")
+        notes.extend(f.notes)
+        loc, text = prog.location(pc)
+        return UserError(f.message, loc, notes, source_line=text)

@@ -1,0 +1,211 @@
+"""Helpers shared by the semantics families: operand register files, local-memory checks, integer arithmetic."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..faults import SimFault, first_slot
+
+M64 = (1 << 64) - 1
+ALL = slice(None)
+
+# Families whose ``rs1`` operand (the scalar of a .vf form) is an f register.
+_F_RS1_FAMILIES = {"vfalu", "vfma", "vfcmp"}
+
+
+def sext(value: int, bits: int) -> int:
+    value &= (1 << bits) - 1
+    return value - (1 << bits) if value >> (bits - 1) else value
+
+
+def has(d, name: str) -> bool:
+    """Whether the decoded row has operand ``name`` (by the row's operand list when it has one)."""
+    names = operand_names(d)
+    if names is not None:
+        return name in names
+    return getattr(d, name, None) is not None
+
+
+def operand_names(d):
+    spec = d.spec
+    cached = getattr(spec, "_mtiasim_attrs", None)
+    if cached is not None:
+        return cached
+    ops = getattr(spec, "operands", None)
+    if ops is None:
+        return None
+    names = set()
+    for o in ops:
+        if isinstance(o, str):
+            names.add(o)
+        else:
+            names.update(getattr(o, "attrs", ()) or ())
+            a = getattr(o, "attr", None)
+            if a:
+                names.add(a)
+    names = frozenset(names)
+    try:
+        object.__setattr__(spec, "_mtiasim_attrs", names)
+    except Exception:  # noqa: BLE001 - a cache only
+        pass
+    return names
+
+
+def rs1_is_f(d) -> bool:
+    """Whether operand ``rs1`` of a vector row names an f register (vfadd.vf, vfmerge.vfm, vfmv.v.f, vfmv.s.f)."""
+    fam, op = d.spec.sem_family, d.spec.sem_op
+    return (fam in _F_RS1_FAMILIES or (fam == "vmerge" and op == "fmerge") or (fam == "vmv" and op == "f")
+            or (fam == "vmv_scalar" and op == "s.f"))
+
+
+def reg_deps(d):
+    """(sources, destinations) as lists of ``(file, reg)``; file is 'x', 'f' or 'v' (a vector register group)."""
+    fam, op = d.spec.sem_family, d.spec.sem_op
+
+    def r(file, name):
+        v = getattr(d, name, None)
+        return [(file, v)] if v is not None and has(d, name) else []
+    X = lambda n: r("x", n)  # noqa: E731
+    Fr = lambda n: r("f", n)  # noqa: E731
+    Vr = lambda n: r("v", n)  # noqa: E731
+    src, dst = [], []
+    if fam in ("alu", "alu_w", "branch"):
+        src, dst = X("rs1") + X("rs2"), ([] if fam == "branch" else X("rd"))
+    elif fam in ("alu_imm", "alu_imm_w", "jalr", "load", "vsetvli"):
+        src, dst = X("rs1"), X("rd")
+    elif fam in ("lui", "auipc", "jal", "pid", "nprogs"):
+        dst = X("rd")
+    elif fam == "store":
+        src = X("rs1") + X("rs2")
+    elif fam == "fload":
+        src, dst = X("rs1"), Fr("rd")
+    elif fam == "fstore":
+        src = X("rs1") + Fr("rs2")
+    elif fam in ("fpu", "fma"):
+        src, dst = Fr("rs1") + Fr("rs2") + Fr("rs3"), Fr("rd")
+    elif fam == "fsqrt":
+        src, dst = Fr("rs1"), Fr("rd")
+    elif fam == "fcmp":
+        src, dst = Fr("rs1") + Fr("rs2"), X("rd")
+    elif fam == "fcvt":
+        src, dst = (Fr("rs1"), X("rd")) if op.endswith(".s") else (X("rs1"), Fr("rd"))
+    elif fam == "fmv":
+        src, dst = (Fr("rs1"), X("rd")) if op == "x.w" else (X("rs1"), Fr("rd"))
+    elif fam == "dma":
+        src = X("rd") + X("rs1") + X("rs2")
+    elif fam in ("vload", "vload_strided", "vload_indexed"):
+        src, dst = X("rs1") + X("rs2") + Vr("vs2"), Vr("vd")
+    elif fam in ("vstore", "vstore_strided", "vstore_indexed"):
+        src = X("rs1") + X("rs2") + Vr("vs2") + (Vr("vs3") if has(d, "vs3") else Vr("vd"))
+    elif fam == "vmv_scalar":
+        if op == "x.s":
+            src, dst = Vr("vs2"), X("rd")
+        elif op == "f.s":
+            src, dst = Vr("vs2"), Fr("rd")
+        elif op == "s.x":
+            src, dst = X("rs1"), Vr("vd")
+        else:
+            src, dst = Fr("rs1"), Vr("vd")
+    elif fam.startswith("v"):
+        scal = Fr("rs1") if rs1_is_f(d) else X("rs1")
+        src = Vr("vs2") + Vr("vs1") + scal
+        if fam == "vfma":
+            src += Vr("vd")
+        if fam == "vmerge":
+            src += [("v", 0)]
+        dst = Vr("vd")
+    if getattr(d, "vm", None) == 0 and has(d, "vm") and ("v", 0) not in src:
+        src.append(("v", 0))
+    dst = [(f, n) for f, n in dst if not (f == "x" and n == 0)]
+    return src, dst
+
+
+# ------------------------------------------------------------------------------------------------------------
+# Local memory checks
+# ------------------------------------------------------------------------------------------------------------
+def lm_fault(m, g, addr: np.ndarray, size: int, what: str):
+    """Raise the fault for the first program of ``g`` whose access of ``size`` bytes at ``addr`` is bad."""
+    a = np.asarray(addr).astype(np.int64)
+    if a.ndim == 1:
+        a = a[:, None]
+    oob = (a < 0) | (a > m.lmb - size)
+    if oob.any():
+        slot = first_slot(g, m.P, oob)
+        row = int(np.flatnonzero(oob.any(axis=1))[0])
+        bad = int(a[row][oob[row]][0])
+        raise SimFault(f"out-of-bounds {what} of {size} bytes at local address 0x{bad % (1 << 64):x} "
+                       f"(local memory is 0x0..0x{m.lmb:x})", slot)
+    mis = (a & (size - 1)) != 0
+    slot = first_slot(g, m.P, mis)
+    row = int(np.flatnonzero(mis.any(axis=1))[0]) if mis.any() else 0
+    bad = int(a[row][mis[row]][0]) if mis.any() else int(a.flat[0])
+    raise SimFault(f"misaligned {what} of {size} bytes at local address 0x{bad:x} "
+                   f"(must be a multiple of {size})", slot)
+
+
+def lm_ok(m, a: np.ndarray, size: int) -> bool:
+    """Whether every address in ``a`` (int64) is an in-bounds, naturally aligned access of ``size`` bytes."""
+    if a.size == 0:
+        return True
+    if int(a.max()) > m.lmb - size or int(a.min()) < 0:
+        return False
+    return size == 1 or not (a & (size - 1)).any()
+
+
+# ------------------------------------------------------------------------------------------------------------
+# Integer arithmetic with RISC-V semantics (vectorized)
+# ------------------------------------------------------------------------------------------------------------
+def mulhu64(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """High 64 bits of the unsigned 128-bit product of uint64 arrays."""
+    a = a.astype(np.uint64, copy=False)
+    b = b.astype(np.uint64, copy=False)
+    m32 = np.uint64(0xFFFFFFFF)
+    s32 = np.uint64(32)
+    al, ah, bl, bh = a & m32, a >> s32, b & m32, b >> s32
+    p0, p1, p2, p3 = al * bl, al * bh, ah * bl, ah * bh
+    mid = (p0 >> s32) + (p1 & m32) + (p2 & m32)
+    return p3 + (p1 >> s32) + (p2 >> s32) + (mid >> s32)
+
+
+def mulh_signed(a: np.ndarray, b: np.ndarray, bits: int, a_signed=True, b_signed=True) -> np.ndarray:
+    """High ``bits`` of the product of two ``bits``-wide integer arrays (results as the unsigned dtype)."""
+    ut = {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}[bits]
+    if bits < 64:
+        # exact in int64 (for bits=32 the signed x unsigned product still fits in 64 bits... when signed)
+        ai = a.astype(np.int64) if a_signed else a.astype(ut).astype(np.int64)
+        bi = b.astype(np.int64) if b_signed else b.astype(ut).astype(np.int64)
+        if bits == 32 and not (a_signed and b_signed):
+            # unsigned 32 x 32 may overflow int64: go through uint64 with a sign fix-up
+            ua, ub = ai.astype(np.uint64), bi.astype(np.uint64)
+            p = ua * ub  # mod 2^64 is enough: we need bits 32..63
+            return (p >> np.uint64(32)).astype(ut)
+        return (ai * bi >> bits).astype(ut)
+    ua, ub = a.view(np.uint64) if a.dtype.itemsize == 8 else a.astype(np.uint64), \
+        b.view(np.uint64) if b.dtype.itemsize == 8 else b.astype(np.uint64)
+    hi = mulhu64(ua, ub)
+    if a_signed:
+        hi = hi - np.where(ua >> np.uint64(63) != 0, ub, np.uint64(0))
+    if b_signed:
+        hi = hi - np.where(ub >> np.uint64(63) != 0, ua, np.uint64(0))
+    return hi
+
+
+def div_signed(a: np.ndarray, b: np.ndarray, rem: bool) -> np.ndarray:
+    """RISC-V signed division/remainder (truncating; /0 -> -1, %0 -> a; MIN/-1 -> MIN, MIN%-1 -> 0)."""
+    info = np.iinfo(a.dtype)
+    zero = b == 0
+    ovf = (a == info.min) & (b == -1)
+    bs = np.where(zero | ovf, np.array(1, a.dtype), b).astype(a.dtype)
+    r = np.fmod(a, bs)
+    if rem:
+        return np.where(zero, a, r).astype(a.dtype)
+    q = (a - r) // bs
+    return np.where(zero, np.array(-1, a.dtype), q).astype(a.dtype)
+
+
+def div_unsigned(a: np.ndarray, b: np.ndarray, rem: bool) -> np.ndarray:
+    """RISC-V unsigned division/remainder (/0 -> all ones, %0 -> a)."""
+    zero = b == 0
+    bs = np.where(zero, np.array(1, b.dtype), b).astype(b.dtype)
+    if rem:
+        return np.where(zero, a, a % bs).astype(a.dtype)
+    return np.where(zero, np.array(np.iinfo(a.dtype).max, a.dtype), a // bs).astype(a.dtype)
