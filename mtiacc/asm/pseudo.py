@@ -69,15 +69,26 @@ def _sext(value: int, width: int) -> int:
 
 
 def li_sequence(rd: int, value: int) -> List[Tuple[str, Dict[str, int]]]:
-    """The instructions GNU as emits for ``li rd, value`` on RV64 without compression."""
+    """The instructions GNU as emits for ``li rd, value`` on RV64 without compression.
+
+    A 12-bit value is one ``addi rd, zero, v``; otherwise the constant is built recursively: a 32-bit value
+    as ``lui`` and/or ``addiw``; a wider one as the constant shifted right to its lowest set bit above bit 11,
+    then ``slli`` and an ``addi`` of the low 12 bits.
+    """
     value = _sext(value, 64)
+    if -2048 <= value < 2048:
+        return [("addi", {"rd": rd, "rs1": 0, "imm": value})]
+    return _load_const(rd, value)
+
+
+def _load_const(rd: int, value: int) -> List[Tuple[str, Dict[str, int]]]:
     lower = _sext(value, 12)
     upper = _sext(value - lower, 64)
     if not -(1 << 31) <= value < (1 << 31):
         shift = 12
         while not (upper >> shift) & 1:
             shift += 1
-        seq = li_sequence(rd, upper >> shift)
+        seq = _load_const(rd, upper >> shift)
         seq.append(("slli", {"rd": rd, "rs1": rd, "shamt": shift}))
         if lower:
             seq.append(("addi", {"rd": rd, "rs1": rd, "imm": lower}))
@@ -88,7 +99,7 @@ def li_sequence(rd: int, value: int) -> List[Tuple[str, Dict[str, int]]]:
         seq.append(("lui", {"rd": rd, "imm": _sext(upper & 0xFFFFF000, 32)}))
         hi_reg = rd
     if lower or not hi_reg:
-        seq.append(("addiw" if hi_reg else "addi", {"rd": rd, "rs1": hi_reg, "imm": lower}))
+        seq.append(("addiw", {"rd": rd, "rs1": hi_reg, "imm": lower}))
     return seq
 
 
