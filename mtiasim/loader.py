@@ -12,8 +12,9 @@ class Program:
     """A decoded kernel: ``decoded[k]`` is the instruction at ``text_base + 4 * k`` (``None`` if undecodable)."""
 
     def __init__(self, text: bytes, decoded: List[Any], errors: List[Optional[str]], text_base: int,
-                 lines, meta: Dict[str, Any], symbols=None, name: str = "kernel"):
+                 lines, meta: Dict[str, Any], symbols=None, name: str = "kernel", entry: Optional[int] = None):
         self.text = text
+        self.entry = text_base if entry is None else entry
         self.decoded = decoded
         self.errors = errors
         self.text_base = text_base
@@ -59,14 +60,8 @@ def _line_record(r) -> Tuple[int, int, int]:
 def disassemble(d, word: int, pc: int) -> str:
     """The instruction as assembly text: the assembler package's printer if it has one, else a generic form."""
     try:
-        from mtiacc.asm import disasm as _dis  # type: ignore
-        for fn_name in ("format_decoded", "disassemble_decoded", "format_instruction"):
-            fn = getattr(_dis, fn_name, None)
-            if fn is not None:
-                return str(fn(d, pc=pc))
-        fn = getattr(_dis, "disassemble_word", None)
-        if fn is not None:
-            return str(fn(word, pc=pc))
+        from mtiacc.asm.disasm import instruction_text
+        return instruction_text(d, pc=pc)
     except Exception:  # noqa: BLE001 - a disassembly is only decoration on an error message
         pass
     fields = []
@@ -80,7 +75,7 @@ def disassemble(d, word: int, pc: int) -> str:
 def load_program(binary, filename: Optional[str] = None) -> Program:
     """``binary``: a path, the ELF bytes, or an ``mtiacc.asm.elf.Binary``."""
     from mtiacc.asm import elf as _elf
-    from mtiacc.asm import isa as _isa
+    from mtiacc.asm.encoding import decode
 
     if isinstance(binary, (str, os.PathLike)):
         filename = filename or os.fspath(binary)
@@ -102,7 +97,7 @@ def load_program(binary, filename: Optional[str] = None) -> Program:
     for i in range(0, len(text), 4):
         word = int.from_bytes(text[i:i + 4], "little")
         try:
-            d = _isa.decode(word)
+            d = decode(word)
         except Exception as e:  # noqa: BLE001 - an undecodable word faults only if it executes
             d, err = None, str(e) or "unknown instruction"
         else:
@@ -110,8 +105,7 @@ def load_program(binary, filename: Optional[str] = None) -> Program:
         decoded.append(d)
         errors.append(err)
     meta = dict(binary.meta or {})
-    entry = int(getattr(binary, "entry", 0) or 0)
-    text_base = int(getattr(binary, "text_addr", entry) if getattr(binary, "text_addr", None) is not None
-                    else entry)
+    text_base = int(getattr(binary, "text_addr", 0) or 0)
+    entry = int(getattr(binary, "entry", text_base))
     return Program(text, decoded, errors, text_base, getattr(binary, "lines", ()), meta,
-                   getattr(binary, "symbols", {}), name=str(meta.get("kernel", "kernel")))
+                   getattr(binary, "symbols", {}), name=str(meta.get("kernel", "kernel")), entry=entry)

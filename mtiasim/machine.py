@@ -134,8 +134,8 @@ class Machine:
         base = self.text_base
         P = self.P
         pcs = self.pcs
-        pcs[:] = base
-        pc = base
+        pcs[:] = self.program.entry
+        pc = self.program.entry
         g = ALL
         gsize = P
         barrier = _BIG     # the lowest pc of any program outside the group

@@ -18,102 +18,60 @@ def sext(value: int, bits: int) -> int:
 
 
 def has(d, name: str) -> bool:
-    """Whether the decoded row has operand ``name`` (by the row's operand list when it has one)."""
-    names = operand_names(d)
-    if names is not None:
-        return name in names
+    """Whether the decoded row has operand ``name`` (by the row's attribute list)."""
+    attrs = getattr(d.spec, "attrs", None)
+    if attrs is not None:
+        return name in attrs
     return getattr(d, name, None) is not None
 
 
-def operand_names(d):
-    spec = d.spec
-    cached = getattr(spec, "_mtiasim_attrs", None)
-    if cached is not None:
-        return cached
-    ops = getattr(spec, "operands", None)
-    if ops is None:
-        return None
-    names = set()
-    for o in ops:
-        if isinstance(o, str):
-            names.add(o)
-        else:
-            names.update(getattr(o, "attrs", ()) or ())
-            a = getattr(o, "attr", None)
-            if a:
-                names.add(a)
-    names = frozenset(names)
-    try:
-        object.__setattr__(spec, "_mtiasim_attrs", names)
-    except Exception:  # noqa: BLE001 - a cache only
-        pass
-    return names
+def vm_of(d) -> int:
+    """1 when the instruction is unmasked (also when the row has no ``vm`` operand), 0 when masked by v0."""
+    v = getattr(d, "vm", None)
+    return 1 if v is None else int(v)
 
 
 def rs1_is_f(d) -> bool:
-    """Whether operand ``rs1`` of a vector row names an f register (vfadd.vf, vfmerge.vfm, vfmv.v.f, vfmv.s.f)."""
+    """Whether operand ``rs1`` names an f register (vfadd.vf, vfmerge.vfm, vfmv.v.f, vfmv.s.f, fadd.s ...)."""
+    names = getattr(d.spec, "operand_names", None)
+    if names is not None:
+        return "fs1" in names
     fam, op = d.spec.sem_family, d.spec.sem_op
     return (fam in _F_RS1_FAMILIES or (fam == "vmerge" and op == "fmerge") or (fam == "vmv" and op == "f")
             or (fam == "vmv_scalar" and op == "s.f"))
 
 
-def reg_deps(d):
-    """(sources, destinations) as lists of ``(file, reg)``; file is 'x', 'f' or 'v' (a vector register group)."""
-    fam, op = d.spec.sem_family, d.spec.sem_op
+# operand kind name (ISA table) -> (file, attribute, is a destination)
+_KIND_REGS = {
+    "xd": ("x", "rd", True), "fd": ("f", "rd", True), "vd": ("v", "vd", True),
+    "xs1": ("x", "rs1", False), "xs2": ("x", "rs2", False), "fs1": ("f", "rs1", False),
+    "fs2": ("f", "rs2", False), "fs3": ("f", "rs3", False), "vs1": ("v", "vs1", False),
+    "vs2": ("v", "vs2", False), "vs3": ("v", "vs3", False), "mem": ("x", "rs1", False),
+    "smem": ("x", "rs1", False), "vmem": ("x", "rs1", False),
+}
 
-    def r(file, name):
-        v = getattr(d, name, None)
-        return [(file, v)] if v is not None and has(d, name) else []
-    X = lambda n: r("x", n)  # noqa: E731
-    Fr = lambda n: r("f", n)  # noqa: E731
-    Vr = lambda n: r("v", n)  # noqa: E731
+
+def reg_deps(d):
+    """(sources, destinations) as lists of ``(file, reg)``, file 'x', 'f' or 'v' (a vector register group),
+    derived from the operand kinds of the instruction's table row."""
+    fam = d.spec.sem_family
     src, dst = [], []
-    if fam in ("alu", "alu_w", "branch"):
-        src, dst = X("rs1") + X("rs2"), ([] if fam == "branch" else X("rd"))
-    elif fam in ("alu_imm", "alu_imm_w", "jalr", "load", "vsetvli"):
-        src, dst = X("rs1"), X("rd")
-    elif fam in ("lui", "auipc", "jal", "pid", "nprogs"):
-        dst = X("rd")
-    elif fam == "store":
-        src = X("rs1") + X("rs2")
-    elif fam == "fload":
-        src, dst = X("rs1"), Fr("rd")
-    elif fam == "fstore":
-        src = X("rs1") + Fr("rs2")
-    elif fam in ("fpu", "fma"):
-        src, dst = Fr("rs1") + Fr("rs2") + Fr("rs3"), Fr("rd")
-    elif fam == "fsqrt":
-        src, dst = Fr("rs1"), Fr("rd")
-    elif fam == "fcmp":
-        src, dst = Fr("rs1") + Fr("rs2"), X("rd")
-    elif fam == "fcvt":
-        src, dst = (Fr("rs1"), X("rd")) if op.endswith(".s") else (X("rs1"), Fr("rd"))
-    elif fam == "fmv":
-        src, dst = (Fr("rs1"), X("rd")) if op == "x.w" else (X("rs1"), Fr("rd"))
-    elif fam == "dma":
-        src = X("rd") + X("rs1") + X("rs2")
-    elif fam in ("vload", "vload_strided", "vload_indexed"):
-        src, dst = X("rs1") + X("rs2") + Vr("vs2"), Vr("vd")
-    elif fam in ("vstore", "vstore_strided", "vstore_indexed"):
-        src = X("rs1") + X("rs2") + Vr("vs2") + (Vr("vs3") if has(d, "vs3") else Vr("vd"))
-    elif fam == "vmv_scalar":
-        if op == "x.s":
-            src, dst = Vr("vs2"), X("rd")
-        elif op == "f.s":
-            src, dst = Vr("vs2"), Fr("rd")
-        elif op == "s.x":
-            src, dst = X("rs1"), Vr("vd")
+    for kind in d.spec.operand_names:
+        if kind == "v0":
+            src.append(("v", 0))
+            continue
+        info = _KIND_REGS.get(kind)
+        if info is None:
+            continue
+        file, attr, is_dst = info
+        reg = getattr(d, attr)
+        if is_dst and fam != "dma":       # mtia.dma.* reads rd (an address)
+            dst.append((file, reg))
+            if fam == "vfma":             # vfmacc & co. accumulate into vd
+                src.append((file, reg))
         else:
-            src, dst = Fr("rs1"), Vr("vd")
-    elif fam.startswith("v"):
-        scal = Fr("rs1") if rs1_is_f(d) else X("rs1")
-        src = Vr("vs2") + Vr("vs1") + scal
-        if fam == "vfma":
-            src += Vr("vd")
-        if fam == "vmerge":
-            src += [("v", 0)]
-        dst = Vr("vd")
-    if getattr(d, "vm", None) == 0 and has(d, "vm") and ("v", 0) not in src:
+            src.append((file, reg))
+    if vm_of(d) == 0 and ("v", 0) not in src:
         src.append(("v", 0))
     dst = [(f, n) for f, n in dst if not (f == "x" and n == 0)]
     return src, dst

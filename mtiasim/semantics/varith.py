@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..faults import SimFault
-from .common import div_signed, div_unsigned, has, mulh_signed
+from .common import div_signed, div_unsigned, has, mulh_signed, vm_of
 from .fp import canonical_nan, float_to_int, fminmax, int_to_float, sgnj
 from .vcommon import (FT, ST, UT, active, float_view, mask_bits, reg_off, scalar_f, scalar_x, vl_of, with_sew,
                       write, write_mask)
@@ -41,7 +41,7 @@ def _second(d, m, kind):
 
 def _elementwise(d, m, kind, fn, sew_ok=None):
     """Executor for ``vd = fn(vs2, second, sew)`` over the views of ``kind``."""
-    vd, vs2, vm = d.vd, d.vs2, int(getattr(d, "vm", 1))
+    vd, vs2, vm = d.vd, d.vs2, vm_of(d)
     second = _second(d, m, kind)
     views = m.Vu if kind == "u" else m.Vs if kind == "s" else m.Vf
 
@@ -140,7 +140,7 @@ def vfma(d, m, pc):
         raise KeyError(op)
     neg_prod = op in ("nmacc", "nmsac")
     neg_acc = op in ("nmacc", "msac")
-    vd, vs2, vm = d.vd, d.vs2, int(getattr(d, "vm", 1))
+    vd, vs2, vm = d.vd, d.vs2, vm_of(d)
     second = _second(d, m, "f")
 
     def inner(g, sew):
@@ -170,7 +170,7 @@ _VFCMP = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal
 
 
 def _compare(d, m, kind, fn):
-    vd, vs2, vm = d.vd, d.vs2, int(getattr(d, "vm", 1))
+    vd, vs2, vm = d.vd, d.vs2, vm_of(d)
     second = _second(d, m, kind)
     views = m.Vu if kind == "u" else m.Vs if kind == "s" else m.Vf
 
@@ -282,7 +282,7 @@ def vmv_scalar(d, m, pc):
 
 
 def vid(d, m, pc):
-    vd, vm = d.vd, int(getattr(d, "vm", 1))
+    vd, vm = d.vd, vm_of(d)
 
     def inner(g, sew):
         n, tail = vl_of(m, g)
@@ -306,7 +306,7 @@ _VCVT = {  # op -> (source view kind, converter(a, sew))
 
 def vcvt(d, m, pc):
     kind, conv = _VCVT[d.spec.sem_op]
-    vd, vs2, vm = d.vd, d.vs2, int(getattr(d, "vm", 1))
+    vd, vs2, vm = d.vd, d.vs2, vm_of(d)
 
     def inner(g, sew):
         fview = float_view(m, sew)
@@ -355,7 +355,7 @@ _VRED = {  # op -> (view kind, ufunc, identity(sew))
 
 
 def _reduction(d, m, view_of, reduce_fn):
-    vd, vs2, vs1, vm = d.vd, d.vs2, d.vs1, int(getattr(d, "vm", 1))
+    vd, vs2, vs1, vm = d.vd, d.vs2, d.vs1, vm_of(d)
 
     def inner(g, sew):
         view = view_of(sew)

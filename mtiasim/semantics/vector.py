@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..faults import SimFault
-from .common import lm_fault
+from .common import lm_fault, vm_of
 from .vcommon import UT, active, reg_off, vl_of, with_sew, write
 
 ALL = slice(None)
@@ -116,7 +116,7 @@ def vload(d, m, pc):
     dt = "u%d" % eew
     lmv = m.LMv[dt]
     regs = m.Vu[eew]
-    X, r1, vd, vm = m.X, d.rs1, d.vd, int(getattr(d, "vm", 1))
+    X, r1, vd, vm = m.X, d.rs1, d.vd, vm_of(d)
     sh = esz.bit_length() - 1
     ar = None
 
@@ -154,7 +154,7 @@ def vstore(d, m, pc):
     dt = "u%d" % eew
     lmv = m.LMv[dt]
     regs = m.Vu[eew]
-    X, r1, vs3, vm = m.X, d.rs1, _data_reg(d), int(getattr(d, "vm", 1))
+    X, r1, vs3, vm = m.X, d.rs1, _data_reg(d), vm_of(d)
     sh = esz.bit_length() - 1
 
     def ex(g):
@@ -195,7 +195,7 @@ def _indexed(idx_eew):
 
 
 def _vload_general(d, m, eew_of, addresses):
-    vd, vm = d.vd, int(getattr(d, "vm", 1))
+    vd, vm = d.vd, vm_of(d)
 
     def inner(g, sew):
         eew = eew_of(sew)
@@ -213,7 +213,7 @@ def _vload_general(d, m, eew_of, addresses):
 
 
 def _vstore_general(d, m, eew_of, addresses):
-    vs3, vm = _data_reg(d), int(getattr(d, "vm", 1))
+    vs3, vm = _data_reg(d), vm_of(d)
 
     def inner(g, sew):
         eew = eew_of(sew)
