@@ -151,7 +151,7 @@ class _Assembler:
             tok = e.token
             if tok.type == "$END":
                 line = len(self.src_lines)
-                raise self.error("unexpected end of input", line, len(self.src_lines[-1]) + 1) from None
+                raise self.error("syntax error: unexpected end of input", line, len(self.src_lines[-1]) + 1) from None
             what = "end of line" if tok.type == "_SEP" else f"'{tok}'"
             raise self.error(f"syntax error: unexpected {what}", tok.line, tok.column,
                              tok.column + max(len(str(tok)), 1) if tok.type != "_SEP" else None) from None
@@ -255,7 +255,8 @@ class _Assembler:
         n = len(stmt.nodes)
         syntaxes = " | ".join(f.syntax for f in forms)
         counts = sorted({sum(1 for k in f.operands if not k.optional) for f in forms})
-        want = " or ".join(str(c) for c in counts)
+        want = " or ".join(str(c) for c in counts) if len(counts) < 3 else \
+            ", ".join(str(c) for c in counts[:-1]) + f" or {counts[-1]}"
         raise self.error(f"'{stmt.name}' takes {want} operand{'s' if counts != [1] else ''}, got {n}",
                          stmt.line, stmt.col, stmt.end_col, [f"syntax: {syntaxes}"])
 
@@ -362,7 +363,7 @@ class _Assembler:
                 raise self.error(f"data must be in .text, not {self.section}", stmt.line, stmt.col, stmt.end_col)
             for _node in self.args(stmt, 1, 256):
                 self.items.append(_Item(_Stmt(stmt.name, stmt.line, _node.col, _node.end_col, [_node], []),
-                                        self.offset, 4, self.loc, None))
+                                        self.offset, 4, None, None))
                 self.offset += 4
         else:
             raise self.error(f"unknown directive '{stmt.name}'", stmt.line, stmt.col, stmt.end_col)
