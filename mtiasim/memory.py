@@ -83,8 +83,15 @@ class Dram:
             if addr + n <= b.end and n >= 0:
                 return addr - self.base
         near = self.nearest(addr)
+        notes = []
         if near is None:
             where = "the kernel has no DRAM buffers"
         else:
             where = f"buffer '{near.name}' is 0x{near.addr:x}..0x{near.end:x}"
-        raise SimFault(f"out-of-bounds DMA {what} of {n} bytes at DRAM 0x{addr % (1 << 64):x} ({where})", slot)
+            if near.addr <= addr < near.end:
+                notes.append(f"the access runs {addr + n - near.end} bytes out of bounds past the end of "
+                             f"'{near.name}': is that array smaller than the kernel expects?")
+            else:
+                notes.append(f"the address is out of bounds of every buffer; the nearest is '{near.name}'")
+        raise SimFault(f"out-of-bounds DMA {what} of {n} bytes at DRAM 0x{addr % (1 << 64):x} ({where})", slot,
+                       notes)
