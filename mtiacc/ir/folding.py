@@ -34,7 +34,7 @@ def as_unsigned(value: int, t: IntType) -> int:
 
 def as_signed(value: int, t: IntType) -> int:
     v = as_unsigned(value, t)
-    if t.width > 1 and v >= 1 << (t.width - 1):
+    if v >= 1 << (t.width - 1):
         v -= 1 << t.width
     return v
 

@@ -5,17 +5,27 @@ Each op has a ``get(...)`` constructor taking values and Python attributes; the 
 """
 from __future__ import annotations
 
+import math
 from typing import Optional
+
+import numpy as np
 
 from mtiacc.ir.core import (AnyType, BlockLike, BoolLike, Commutative, ConstantLike, Elementwise,
                             FloatLike, IntLike, NumLike, Operation, PtrLike, Pure, Region,
                             SameOperandsAndResultType, ScalarInt, Terminator, Value, attribute,
                             opt_operand, operand, region, result, var_operand)
+from mtiacc.ir import folding as F
 from mtiacc.ir.types import (BlockType, FunctionType, PointerType, Type, block_of, bool_like, i32)
 
 
 def _shape_of(v: Value):
     return v.type.shape
+
+
+def const_value(v: Value):
+    """The Python value of ``v`` when an ``arith.constant`` defines it (a block constant's element), else None."""
+    op = getattr(v, "op", None)
+    return op.value if isinstance(op, ConstantOp) else None
 
 
 # --------------------------------------------------------------------------- module, function
@@ -153,6 +163,9 @@ class SplatOp(Operation):
         if self.result.type.element_type != self.src.type:
             self._fail("result element type must be the source type")
 
+    def fold(self):
+        return const_value(self.src)  # a splat of a constant is a block constant
+
 
 class BroadcastOp(Operation):
     """A block broadcast to a larger shape (dimensions of size 1 stretch)."""
@@ -171,6 +184,9 @@ class BroadcastOp(Operation):
         if len(s) != len(r) or any(a != b and a != 1 for a, b in zip(s, r)):
             self._fail(f"cannot broadcast {self.src.type} to {self.result.type}")
 
+    def fold(self):
+        return const_value(self.src)
+
 
 # --------------------------------------------------------------------------- arithmetic
 
@@ -179,44 +195,80 @@ class BinaryOp(Operation):
     rhs = operand(NumLike)
     result = result(NumLike)
     traits = frozenset({Pure, Elementwise, SameOperandsAndResultType})
+    # (a, b, element type) -> folded value or None; a and b are canonical constants of that type.
+    _fold_fn = None
 
     @classmethod
     def get(cls, lhs: Value, rhs: Value, loc=None):
         return cls([lhs, rhs], [lhs.type], loc=loc)
 
+    def fold(self):
+        a, b = const_value(self.lhs), const_value(self.rhs)
+        if a is None or b is None or self._fold_fn is None:
+            return None
+        t = self.result.type.element_type
+        r = type(self)._fold_fn(a, b, t)
+        return None if r is None else F.normalize(r, t)
 
-def _binary(cls_name: str, op_name: str, constraint, commutative=False) -> type:
+
+def _binary(cls_name: str, op_name: str, constraint, commutative=False, fold=None) -> type:
     """Declare an elementwise binary op class whose operands satisfy `constraint`."""
     traits = {Pure, Elementwise, SameOperandsAndResultType} | ({Commutative} if commutative else set())
     body = {"name": op_name, "lhs": operand(constraint), "rhs": operand(constraint),
-            "result": result(constraint), "traits": frozenset(traits), "__module__": __name__}
+            "result": result(constraint), "traits": frozenset(traits), "__module__": __name__,
+            "_fold_fn": staticmethod(fold) if fold else None}
     return type(cls_name, (BinaryOp,), body)
 
 
-AddIOp = _binary("AddIOp", "arith.addi", IntLike, True)
-SubIOp = _binary("SubIOp", "arith.subi", IntLike)
-MulIOp = _binary("MulIOp", "arith.muli", IntLike, True)
-DivSIOp = _binary("DivSIOp", "arith.divsi", IntLike)
-DivUIOp = _binary("DivUIOp", "arith.divui", IntLike)
-RemSIOp = _binary("RemSIOp", "arith.remsi", IntLike)
-RemUIOp = _binary("RemUIOp", "arith.remui", IntLike)
-AndIOp = _binary("AndIOp", "arith.andi", IntLike, True)
-OrIOp = _binary("OrIOp", "arith.ori", IntLike, True)
-XOrIOp = _binary("XOrIOp", "arith.xori", IntLike, True)
-ShLIOp = _binary("ShLIOp", "arith.shli", IntLike)
-ShRSIOp = _binary("ShRSIOp", "arith.shrsi", IntLike)
-ShRUIOp = _binary("ShRUIOp", "arith.shrui", IntLike)
-MaxSIOp = _binary("MaxSIOp", "arith.maxsi", IntLike, True)
-MinSIOp = _binary("MinSIOp", "arith.minsi", IntLike, True)
-MaxUIOp = _binary("MaxUIOp", "arith.maxui", IntLike, True)
-MinUIOp = _binary("MinUIOp", "arith.minui", IntLike, True)
-AddFOp = _binary("AddFOp", "arith.addf", FloatLike, True)
-SubFOp = _binary("SubFOp", "arith.subf", FloatLike)
-MulFOp = _binary("MulFOp", "arith.mulf", FloatLike, True)
-DivFOp = _binary("DivFOp", "arith.divf", FloatLike)
-RemFOp = _binary("RemFOp", "arith.remf", FloatLike)
-MaxNumFOp = _binary("MaxNumFOp", "arith.maxnumf", FloatLike, True)
-MinNumFOp = _binary("MinNumFOp", "arith.minnumf", FloatLike, True)
+def _s(fn):
+    """An integer fold on the operands read as signed."""
+    return lambda a, b, t: fn(F.as_signed(a, t), F.as_signed(b, t), t)
+
+
+def _u(fn):
+    """An integer fold on the operands read as unsigned."""
+    return lambda a, b, t: fn(F.as_unsigned(a, t), F.as_unsigned(b, t), t)
+
+
+def _shift(fn):
+    return lambda a, b, t: fn(a, F.as_unsigned(b, t), t) if F.as_unsigned(b, t) < t.width else None
+
+
+def _divsi(a, b, t):
+    if b == -1 and a == -(1 << (t.width - 1)):
+        return None  # overflows: undefined
+    return F.c_div(a, b)
+
+
+def _f(np_fn):
+    """A float fold computed in the type's own precision."""
+    return lambda a, b, t: F.float_binary(np_fn, a, b, t)
+
+
+AddIOp = _binary("AddIOp", "arith.addi", IntLike, True, _u(lambda a, b, t: a + b))
+SubIOp = _binary("SubIOp", "arith.subi", IntLike, False, _u(lambda a, b, t: a - b))
+MulIOp = _binary("MulIOp", "arith.muli", IntLike, True, _u(lambda a, b, t: a * b))
+DivSIOp = _binary("DivSIOp", "arith.divsi", IntLike, False, _s(_divsi))
+DivUIOp = _binary("DivUIOp", "arith.divui", IntLike, False, _u(lambda a, b, t: a // b if b else None))
+RemSIOp = _binary("RemSIOp", "arith.remsi", IntLike, False, _s(lambda a, b, t: F.c_rem(a, b)))
+RemUIOp = _binary("RemUIOp", "arith.remui", IntLike, False, _u(lambda a, b, t: a % b if b else None))
+AndIOp = _binary("AndIOp", "arith.andi", IntLike, True, _u(lambda a, b, t: a & b))
+OrIOp = _binary("OrIOp", "arith.ori", IntLike, True, _u(lambda a, b, t: a | b))
+XOrIOp = _binary("XOrIOp", "arith.xori", IntLike, True, _u(lambda a, b, t: a ^ b))
+ShLIOp = _binary("ShLIOp", "arith.shli", IntLike, False, _shift(lambda a, b, t: F.as_unsigned(a, t) << b))
+ShRSIOp = _binary("ShRSIOp", "arith.shrsi", IntLike, False, _shift(lambda a, b, t: F.as_signed(a, t) >> b))
+ShRUIOp = _binary("ShRUIOp", "arith.shrui", IntLike, False, _shift(lambda a, b, t: F.as_unsigned(a, t) >> b))
+MaxSIOp = _binary("MaxSIOp", "arith.maxsi", IntLike, True, _s(lambda a, b, t: max(a, b)))
+MinSIOp = _binary("MinSIOp", "arith.minsi", IntLike, True, _s(lambda a, b, t: min(a, b)))
+MaxUIOp = _binary("MaxUIOp", "arith.maxui", IntLike, True, _u(lambda a, b, t: max(a, b)))
+MinUIOp = _binary("MinUIOp", "arith.minui", IntLike, True, _u(lambda a, b, t: min(a, b)))
+AddFOp = _binary("AddFOp", "arith.addf", FloatLike, True, _f(np.add))
+SubFOp = _binary("SubFOp", "arith.subf", FloatLike, False, _f(np.subtract))
+MulFOp = _binary("MulFOp", "arith.mulf", FloatLike, True, _f(np.multiply))
+DivFOp = _binary("DivFOp", "arith.divf", FloatLike, False, _f(np.divide))
+RemFOp = _binary("RemFOp", "arith.remf", FloatLike, False, _f(np.fmod))
+MaxNumFOp = _binary("MaxNumFOp", "arith.maxnumf", FloatLike, True, _f(np.fmax))
+MinNumFOp = _binary("MinNumFOp", "arith.minnumf", FloatLike, True, _f(np.fmin))
 
 
 class NegFOp(Operation):
@@ -229,7 +281,13 @@ class NegFOp(Operation):
     def get(cls, x: Value, loc=None):
         return cls([x], [x.type], loc=loc)
 
+    def fold(self):
+        a = const_value(self.operand_)
+        return None if a is None else -a
 
+
+_COMPARE = {"lt": lambda a, b: a < b, "le": lambda a, b: a <= b,
+            "gt": lambda a, b: a > b, "ge": lambda a, b: a >= b}
 INT_PREDICATES = ("eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge")
 FLOAT_PREDICATES = ("oeq", "one", "olt", "ole", "ogt", "oge", "ueq", "une", "ult", "ule", "ugt", "uge")
 
@@ -254,11 +312,61 @@ class CmpIOp(Operation):
         if self.result.type != bool_like(self.lhs.type):
             self._fail("result must be i1 with the operands' shape")
 
+    def fold(self):
+        t, p = self.lhs.type.element_type, self.predicate
+        if self.lhs is self.rhs:  # x == x, x <= x, ... are true; x != x, x < x, ... false
+            return p in ("eq", "sle", "sge", "ule", "uge")
+        a, b = const_value(self.lhs), const_value(self.rhs)
+        if a is None or b is None:
+            return self._fold_ranges(p)
+        if p in ("eq", "ne"):
+            return (F.as_unsigned(a, t) == F.as_unsigned(b, t)) == (p == "eq")
+        conv = F.as_signed if p[0] == "s" else F.as_unsigned
+        return _COMPARE[p[1:]](conv(a, t), conv(b, t))
+
+    def _fold_ranges(self, p: str):
+        """Decide a signed comparison from the operands' value ranges (constants, ``tt.make_range``)."""
+        if p[0] != "s":
+            return None
+        ra, rb = _value_range(self.lhs), _value_range(self.rhs)
+        if ra is None or rb is None:
+            return None
+        (alo, ahi), (blo, bhi) = ra, rb
+        cmp = _COMPARE[p[1:]]
+        if cmp(ahi, blo) and cmp(alo, bhi) and cmp(alo, blo) and cmp(ahi, bhi):
+            return True
+        if not (cmp(ahi, blo) or cmp(alo, bhi) or cmp(alo, blo) or cmp(ahi, bhi)):
+            return False
+        return None
+
+
+def _value_range(v: Value):
+    """``(lowest, highest)`` signed value of every element of ``v``, when cheaply known."""
+    c = const_value(v)
+    if c is not None:
+        c = F.as_signed(c, v.type.element_type)
+        return c, c
+    op = getattr(v, "op", None)
+    if isinstance(op, MakeRangeOp):
+        return op.start, op.end - 1
+    if isinstance(op, (SplatOp, BroadcastOp)):
+        return _value_range(op.src)
+    return None
+
 
 class CmpFOp(CmpIOp):
     name = "arith.cmpf"
     lhs = operand(FloatLike)
     rhs = operand(FloatLike)
+
+    def fold(self):
+        a, b = const_value(self.lhs), const_value(self.rhs)
+        if a is None or b is None:
+            return None
+        if math.isnan(a) or math.isnan(b):  # ordered predicates are false, unordered true
+            return self.predicate[0] == "u"
+        p = self.predicate[1:]
+        return {"eq": a == b, "ne": a != b}.get(p) if p in ("eq", "ne") else _COMPARE[p](a, b)
 
     def verify_(self):
         if self.predicate not in FLOAT_PREDICATES:
@@ -287,6 +395,15 @@ class SelectOp(Operation):
         if self.cond.type.is_block() and self.cond.type.shape != self.result.type.shape:
             self._fail("condition shape must match the values' shape")
 
+    def fold(self):
+        if self.true_value is self.false_value:
+            return self.true_value
+        c = const_value(self.cond)
+        if c is None:
+            return None
+        chosen = self.true_value if c else self.false_value
+        return chosen if chosen.type == self.result.type else None
+
 
 # --------------------------------------------------------------------------- casts
 
@@ -304,16 +421,33 @@ class CastOp(Operation):
             self._fail("a cast keeps the shape")
 
 
-class ExtSIOp(CastOp): name = "arith.extsi"
-class ExtUIOp(CastOp): name = "arith.extui"
-class TruncIOp(CastOp): name = "arith.trunci"
-class SIToFPOp(CastOp): name = "arith.sitofp"
-class UIToFPOp(CastOp): name = "arith.uitofp"
-class FPToSIOp(CastOp): name = "arith.fptosi"
-class FPToUIOp(CastOp): name = "arith.fptoui"
-class ExtFOp(CastOp): name = "arith.extf"
-class TruncFOp(CastOp): name = "arith.truncf"
-class BitcastOp(CastOp): name = "tt.bitcast"
+    # (value, source element type, result element type) -> folded value or None
+    _fold_fn = None
+
+    def fold(self):
+        a = const_value(self.src)
+        if a is None or self._fold_fn is None:
+            return None
+        src, dst = self.src.type.element_type, self.result.type.element_type
+        r = type(self)._fold_fn(a, src, dst)
+        return None if r is None else F.normalize(r, dst)
+
+
+def _cast(cls_name: str, op_name: str, fold) -> type:
+    return type(cls_name, (CastOp,), {"name": op_name, "__module__": __name__,
+                                      "_fold_fn": staticmethod(fold)})
+
+
+ExtSIOp = _cast("ExtSIOp", "arith.extsi", lambda a, s, d: F.as_signed(a, s))
+ExtUIOp = _cast("ExtUIOp", "arith.extui", lambda a, s, d: F.as_unsigned(a, s))
+TruncIOp = _cast("TruncIOp", "arith.trunci", lambda a, s, d: int(a))
+SIToFPOp = _cast("SIToFPOp", "arith.sitofp", lambda a, s, d: float(F.as_signed(a, s)))
+UIToFPOp = _cast("UIToFPOp", "arith.uitofp", lambda a, s, d: float(F.as_unsigned(a, s)))
+FPToSIOp = _cast("FPToSIOp", "arith.fptosi", lambda a, s, d: F.float_to_int(a, d))
+FPToUIOp = _cast("FPToUIOp", "arith.fptoui", lambda a, s, d: F.float_to_int(a, d))
+ExtFOp = _cast("ExtFOp", "arith.extf", lambda a, s, d: a)
+TruncFOp = _cast("TruncFOp", "arith.truncf", lambda a, s, d: a)
+BitcastOp = _cast("BitcastOp", "tt.bitcast", F.bitcast)
 
 
 # --------------------------------------------------------------------------- memory

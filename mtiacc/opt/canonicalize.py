@@ -1,0 +1,176 @@
+"""``canonicalize``: constant folding, algebraic identities and mask simplification, to a fixed point.
+
+* Folding asks each op's ``fold()`` hook (see ``mtiacc.ir.ops``): a constant result becomes an
+  ``arith.constant`` (a block constant for a block result), an existing value replaces the op.
+* Identities are data, below: ``(op, constant operand, result)`` with the constant on the
+  right-hand side (either side for commutative ops).  Float identities are only the exact ones
+  (``x + -0.0``, ``x - 0.0``, ``x * 1.0``, ``x / 1.0``; ``x + 0.0`` is not ``x`` for ``x = -0.0``).
+* Masks: a load or store whose mask is a constant true drops the mask (and ``other``); a store
+  whose mask is a constant false is removed; a load whose mask is a constant false is its ``other``.
+
+An op replaced by a rewrite is erased; other dead ops are left to ``dce``.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Callable, List, Optional
+
+from mtiacc.ir import ops as O
+from mtiacc.ir.core import Block, Commutative, ConstantLike, Operation, Pure, Value
+from mtiacc.ir.folding import as_unsigned
+from mtiacc.opt.pass_manager import ModulePass, register_pass
+
+# --------------------------------------------------------------------------- identities as data
+
+ZERO = ("0", lambda c, t: c == 0 and not (isinstance(c, float) and math.copysign(1, c) < 0))
+NEG_ZERO = ("-0.0", lambda c, t: isinstance(c, float) and c == 0 and math.copysign(1, c) < 0)
+ONE = ("1", lambda c, t: c == 1)
+ALL_ONES = ("-1", lambda c, t: t.is_int() and as_unsigned(c, t) == (1 << t.width) - 1)
+X, C = "x", "c"  # the result is the other operand (x), or the constant operand itself (c)
+
+#   op            constant  result       reads as
+IDENTITIES = (
+    (O.AddIOp,    ZERO,     X),        # x + 0  -> x
+    (O.SubIOp,    ZERO,     X),        # x - 0  -> x
+    (O.MulIOp,    ONE,      X),        # x * 1  -> x
+    (O.MulIOp,    ZERO,     C),        # x * 0  -> 0
+    (O.DivSIOp,   ONE,      X),        # x / 1  -> x
+    (O.DivUIOp,   ONE,      X),
+    (O.AndIOp,    ALL_ONES, X),        # x & -1 -> x
+    (O.AndIOp,    ZERO,     C),        # x & 0  -> 0
+    (O.OrIOp,     ZERO,     X),        # x | 0  -> x
+    (O.OrIOp,     ALL_ONES, C),        # x | -1 -> -1
+    (O.XOrIOp,    ZERO,     X),        # x ^ 0  -> x
+    (O.ShLIOp,    ZERO,     X),        # x << 0 -> x
+    (O.ShRSIOp,   ZERO,     X),        # x >> 0 -> x
+    (O.ShRUIOp,   ZERO,     X),
+    (O.AddFOp,    NEG_ZERO, X),        # x + -0.0 -> x
+    (O.SubFOp,    ZERO,     X),        # x - 0.0  -> x
+    (O.MulFOp,    ONE,      X),        # x * 1.0  -> x
+    (O.DivFOp,    ONE,      X),        # x / 1.0  -> x
+    (O.AddPtrOp,  ZERO,     X),        # p + 0  -> p
+)
+
+# x op x: the result is x itself, or a zero constant
+SAME_OPERANDS = {O.AndIOp: X, O.OrIOp: X, O.MinSIOp: X, O.MaxSIOp: X, O.MinUIOp: X, O.MaxUIOp: X,
+                 O.SubIOp: 0, O.XOrIOp: 0}
+
+
+class Rewriter:
+    """Replaces ops in place, keeping uses and locations right."""
+
+    def __init__(self):
+        self.changed = False
+
+    def constant(self, value, type, before: Operation) -> Value:
+        c = O.ConstantOp.get(value, type, loc=before.loc)
+        before.parent.insert_before(before, c)
+        return c.result
+
+    def replace(self, op: Operation, value: Value) -> None:
+        op.result.replace_all_uses_with(value)
+        op.erase()
+        self.changed = True
+
+    def replace_with_op(self, op: Operation, new: Operation) -> None:
+        new.loc = op.loc
+        op.parent.insert_before(op, new)
+        for old, repl in zip(op.results, new.results):
+            old.replace_all_uses_with(repl)
+        op.erase()
+        self.changed = True
+
+    def erase(self, op: Operation) -> None:
+        op.erase()
+        self.changed = True
+
+
+def fold(rw: Rewriter, op: Operation) -> bool:
+    if ConstantLike in op.traits or len(op.results) != 1:
+        return False
+    r = op.fold()
+    if r is None or r is op.result:
+        return False
+    if isinstance(r, Value):
+        if r.type != op.result.type:
+            return False
+        rw.replace(op, r)
+    else:
+        rw.replace(op, rw.constant(r, op.result.type, op))
+    return True
+
+
+def identities(rw: Rewriter, op: Operation) -> bool:
+    if Pure not in op.traits or len(op.operands) != 2:
+        return False
+    a, b = op.operands
+    if a is b and type(op) in SAME_OPERANDS:
+        what = SAME_OPERANDS[type(op)]
+        rw.replace(op, a if what == X else rw.constant(what, op.result.type, op))
+        return True
+    orders = [(a, b), (b, a)] if Commutative in op.traits else [(a, b)]
+    for cls, (_, matches), result in IDENTITIES:
+        if not isinstance(op, cls):
+            continue
+        for x, c in orders:
+            value = O.const_value(c)
+            if value is not None and matches(value, c.type.element_type):
+                chosen = x if result == X else c
+                if chosen.type == op.result.type:
+                    rw.replace(op, chosen)
+                    return True
+    return False
+
+
+def _mask_value(mask: Optional[Value]):
+    return None if mask is None else O.const_value(mask)
+
+
+def masks(rw: Rewriter, op: Operation) -> bool:
+    if isinstance(op, O.LoadOp):
+        m = _mask_value(op.mask)
+        if m is True:
+            rw.replace_with_op(op, O.LoadOp.get(op.ptr, attrs=dict(op.attrs)))
+            return True
+        if m is False and op.other is not None:
+            rw.replace(op, op.other)
+            return True
+    elif isinstance(op, O.StoreOp):
+        m = _mask_value(op.mask)
+        if m is True:
+            rw.replace_with_op(op, O.StoreOp.get(op.ptr, op.value, attrs=dict(op.attrs)))
+            return True
+        if m is False:
+            rw.erase(op)
+            return True
+    return False
+
+
+PATTERNS: List[Callable[[Rewriter, Operation], bool]] = [fold, identities, masks]
+
+
+def canonicalize_block(block: Block, max_iterations: int) -> None:
+    for _ in range(max_iterations):
+        rw = Rewriter()
+        for op in list(block.ops):
+            if op.parent is not block:  # erased by an earlier rewrite in this sweep
+                continue
+            for r in op.regions:
+                for b in r.blocks:
+                    canonicalize_block(b, max_iterations)
+            for pattern in PATTERNS:
+                if pattern(rw, op):
+                    break
+        if not rw.changed:
+            return
+
+
+@register_pass
+@dataclasses.dataclass(frozen=True)
+class Canonicalize(ModulePass):
+    name = "canonicalize"
+    max_iterations: int = 10
+
+    def run(self, module) -> None:
+        canonicalize_block(module.body.block, self.max_iterations)
