@@ -77,6 +77,7 @@ class Rewriter:
         new.loc = op.loc
         op.parent.insert_before(op, new)
         for old, repl in zip(op.results, new.results):
+            repl.name_hint = old.name_hint
             old.replace_all_uses_with(repl)
         op.erase()
         self.changed = True
