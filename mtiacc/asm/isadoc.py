@@ -1,0 +1,251 @@
+"""Generate ``docs/isa.md`` from the ISA and pseudo tables.
+
+    python -m mtiacc.asm.isadoc            # print
+    python -m mtiacc.asm.isadoc --write    # rewrite docs/isa.md
+    python -m mtiacc.asm.isadoc --check    # exit 1 if docs/isa.md is stale
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Dict, List, Tuple
+
+from .isa import EXTENSIONS, FIXED_FIELDS, INSTRUCTIONS, OPCODE_NAMES, InstrSpec
+from .operands import KINDS
+from .pseudo import PSEUDOS
+
+DOC_PATH = Path(__file__).resolve().parents[2] / "docs" / "isa.md"
+
+# --------------------------------------------------------------------------------------------------------------
+# Semantics in words: one phrase per (family, op); A and B are the family's operands.
+# --------------------------------------------------------------------------------------------------------------
+_BINOP = {
+    "add": "{a} + {b}", "sub": "{a} - {b}", "rsub": "{b} - {a}", "sll": "{a} << {b}", "srl": "{a} >> {b} (logical)",
+    "sra": "{a} >> {b} (arithmetic)", "slt": "({a} < {b}, signed) ? 1 : 0", "sltu": "({a} < {b}, unsigned) ? 1 : 0",
+    "xor": "{a} ^ {b}", "or": "{a} | {b}", "and": "{a} & {b}", "mul": "low bits of {a} × {b}",
+    "mulh": "high bits of {a} × {b} (signed × signed)", "mulhsu": "high bits of {a} × {b} (signed × unsigned)",
+    "mulhu": "high bits of {a} × {b} (unsigned × unsigned)", "div": "{a} / {b} (signed, toward zero)",
+    "divu": "{a} / {b} (unsigned)", "rem": "{a} % {b} (signed)", "remu": "{a} % {b} (unsigned)",
+    "min": "min({a}, {b})", "max": "max({a}, {b})", "minu": "min({a}, {b}) (unsigned)",
+    "maxu": "max({a}, {b}) (unsigned)", "rdiv": "{b} / {a}", "sgnj": "{a} with the sign of {b}",
+    "sgnjn": "{a} with the negated sign of {b}", "sgnjx": "{a} with sign(a) xor sign(b)",
+    "eq": "{a} == {b}", "ne": "{a} != {b}", "lt": "{a} < {b}", "le": "{a} <= {b}", "gt": "{a} > {b}",
+    "ge": "{a} >= {b}", "ltu": "{a} < {b} (unsigned)", "leu": "{a} <= {b} (unsigned)",
+    "gtu": "{a} > {b} (unsigned)", "geu": "{a} >= {b} (unsigned)",
+}
+_MASKOP = {"and": "a & b", "or": "a | b", "xor": "a ^ b", "nand": "~(a & b)", "andn": "a & ~b", "orn": "a | ~b",
+           "nor": "~(a | b)", "xnor": "~(a ^ b)"}
+_LOAD = {"b": "sext(mem8", "h": "sext(mem16", "w": "sext(mem32", "d": "(mem64", "bu": "zext(mem8",
+         "hu": "zext(mem16", "wu": "zext(mem32"}
+_FCVT = {"w.s": "x[rd] = sext(int32(f[rs1]))", "wu.s": "x[rd] = sext(uint32(f[rs1]))",
+         "l.s": "x[rd] = int64(f[rs1])", "lu.s": "x[rd] = uint64(f[rs1])", "s.w": "f[rd] = float(int32(x[rs1]))",
+         "s.wu": "f[rd] = float(uint32(x[rs1]))", "s.l": "f[rd] = float(int64(x[rs1]))",
+         "s.lu": "f[rd] = float(uint64(x[rs1]))"}
+_VCVT = {"f.x": "float(signed vs2[i])", "f.xu": "float(unsigned vs2[i])", "x.f": "signed int(vs2[i]) (frm)",
+         "xu.f": "unsigned int(vs2[i]) (frm)", "rtz.x.f": "signed int(vs2[i]), toward zero",
+         "rtz.xu.f": "unsigned int(vs2[i]), toward zero"}
+_FMA = {"madd": "f[rs1]×f[rs2] + f[rs3]", "msub": "f[rs1]×f[rs2] - f[rs3]", "nmsub": "-(f[rs1]×f[rs2]) + f[rs3]",
+        "nmadd": "-(f[rs1]×f[rs2]) - f[rs3]"}
+_VFMA = {"macc": "+({b} × vs2[i]) + vd[i]", "nmacc": "-({b} × vs2[i]) - vd[i]", "msac": "+({b} × vs2[i]) - vd[i]",
+         "nmsac": "-({b} × vs2[i]) + vd[i]"}
+
+
+def _vector_b(spec: InstrSpec) -> str:
+    """The second source of a .vv/.vx/.vi/.vf row, from its operand list."""
+    names = spec.operand_names
+    if "vs1" in names:
+        return "vs1[i]"
+    if "xs1" in names:
+        return "x[rs1]"
+    if "fs1" in names:
+        return "f[rs1]"
+    return "imm"
+
+
+def semantics(spec: InstrSpec) -> str:
+    fam, op = spec.sem_family, spec.sem_op
+    if fam in ("alu", "alu_imm"):
+        b = "x[rs2]" if fam == "alu" else ("shamt" if "shamt" in spec.attrs else "imm")
+        return "x[rd] = " + _BINOP[op].format(a="x[rs1]", b=b)
+    if fam in ("alu_w", "alu_imm_w"):
+        b = "x[rs2]" if fam == "alu_w" else ("shamt" if "shamt" in spec.attrs else "imm")
+        return "x[rd] = sext32(" + _BINOP[op].format(a="x[rs1][31:0]", b=b + ("[31:0]" if fam == "alu_w" else "")) + ")"
+    simple = {
+        "lui": "x[rd] = imm (imm20 << 12, sign-extended)",
+        "auipc": "x[rd] = pc + imm (imm20 << 12, sign-extended)",
+        "jal": "x[rd] = pc + 4; pc = pc + offset",
+        "jalr": "t = pc + 4; pc = (x[rs1] + imm) & ~1; x[rd] = t",
+        "fsqrt": "f[rd] = sqrt(f[rs1])",
+        "vid": "vd[i] = i",
+        "dma_wait": "stall until every DMA this PE issued is complete",
+        "pid": "x[rd] = program id along grid axis imm (0, 1, 2)",
+        "nprogs": "x[rd] = grid size along axis imm (0, 1, 2)",
+    }
+    if fam in simple:
+        return simple[fam]
+    if fam == "branch":
+        return "if " + _BINOP[op].format(a="x[rs1]", b="x[rs2]") + ": pc = pc + offset"
+    if fam == "load":
+        return f"x[rd] = {_LOAD[op]}[x[rs1] + imm])"
+    if fam == "store":
+        bits = {"b": 8, "h": 16, "w": 32, "d": 64}[op]
+        return f"mem{bits}[x[rs1] + imm] = x[rs2][{bits - 1}:0]"
+    if fam == "fload":
+        return "f[rd] = mem32[x[rs1] + imm]"
+    if fam == "fstore":
+        return "mem32[x[rs1] + imm] = f[rs2]"
+    if fam == "fpu":
+        return "f[rd] = " + _BINOP[op].format(a="f[rs1]", b="f[rs2]")
+    if fam == "fcmp":
+        return "x[rd] = (" + _BINOP[op].format(a="f[rs1]", b="f[rs2]") + ") ? 1 : 0"
+    if fam == "fcvt":
+        return _FCVT[op]
+    if fam == "fmv":
+        return "x[rd] = sext(bits of f[rs1])" if op == "x.w" else "f[rd] = bits of x[rs1][31:0]"
+    if fam == "fma":
+        return "f[rd] = " + _FMA[op]
+    if fam == "system":
+        return "environment call" if op == "ecall" else "breakpoint"
+    if fam == "vsetvli":
+        avl = "x[rs1]" if op == "vsetvli" else "uimm"
+        return f"vtype = vtypei; vl = min(AVL, VLMAX) with AVL = {avl}; x[rd] = vl"
+    if fam.startswith(("vload", "vstore")):
+        e = int(op)
+        if fam.endswith("indexed"):
+            addr, eew = "x[rs1] + vs2[i]", f"index EEW {e}, data SEW"
+        elif fam.endswith("strided"):
+            addr, eew = "x[rs1] + i × x[rs2]", f"EEW {e}"
+        else:
+            addr, eew = f"x[rs1] + {e // 8}i", f"EEW {e}"
+        return f"vd[i] = mem[{addr}] ({eew})" if fam.startswith("vload") else f"mem[{addr}] = vs3[i] ({eew})"
+    if fam in ("valu", "vfalu"):
+        return "vd[i] = " + _BINOP[op].format(a="vs2[i]", b=_vector_b(spec))
+    if fam in ("vcmp", "vfcmp"):
+        return "vd.mask[i] = " + _BINOP[op].format(a="vs2[i]", b=_vector_b(spec))
+    if fam == "vfma":
+        return "vd[i] = " + _VFMA[op].format(b=_vector_b(spec))
+    if fam == "vmerge":
+        return f"vd[i] = v0.mask[i] ? {_vector_b(spec)} : vs2[i]"
+    if fam == "vmv":
+        return f"vd[i] = {_vector_b(spec)}"
+    if fam == "vmv_scalar":
+        return {"x.s": "x[rd] = sext(vs2[0])", "s.x": "vd[0] = x[rs1]", "f.s": "f[rd] = vs2[0]",
+                "s.f": "vd[0] = f[rs1]"}[op]
+    if fam == "vcvt":
+        return f"vd[i] = {_VCVT[op]}"
+    if fam == "vfunary":
+        return "vd[i] = sqrt(vs2[i])"
+    if fam == "vmask":
+        return f"vd.mask[i] = {_MASKOP[op]} with a = vs2.mask[i], b = vs1.mask[i]"
+    if fam in ("vred", "vfred"):
+        what = {"usum": "sum (any order)", "osum": "sum (in element order)"}.get(op, op)
+        return f"vd[0] = {what} of vs1[0] and the active vs2[i]"
+    if fam == "dma":
+        src, dst = ("DRAM x[rs1]", "local memory x[rd]") if op == "in" else ("local memory x[rs1]", "DRAM x[rd]")
+        return f"copy x[rs2] bytes from {src} to {dst}, asynchronously (rd is read, not written)"
+    raise KeyError(fam)
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Encoding diagrams
+# --------------------------------------------------------------------------------------------------------------
+def encoding_fields(spec: InstrSpec) -> List[Tuple[int, int, str]]:
+    """``(hi, lo, text)`` from bit 31 down: fixed fields as binary values, operand fields by name."""
+    pieces = []
+    for name, value in spec.fixed:
+        hi, lo = FIXED_FIELDS[name]
+        pieces.append((hi, lo, format(value, f"0{hi - lo + 1}b")))
+    for kind in spec.operands:
+        for label, hi, lo in kind.fields():
+            pieces.append((hi, lo, label))
+    return sorted(pieces, reverse=True)
+
+
+def encoding_diagram(spec: InstrSpec) -> str:
+    return " \\| ".join(f"{text}" for _hi, _lo, text in encoding_fields(spec))
+
+
+def _bits_text(hi: int, lo: int) -> str:
+    return f"{hi}:{lo}" if hi != lo else f"{hi}"
+
+
+def render() -> str:
+    out: List[str] = []
+    w = out.append
+    w("# mtiacc ISA reference")
+    w("")
+    w("<!-- Generated from mtiacc/asm/isa.py and mtiacc/asm/pseudo.py by `python -m mtiacc.asm.isadoc --write`."
+      " Do not edit. -->")
+    w("")
+    w("RV64IMF + a subset of RVV 1.0 + the MTIA custom instructions. Every instruction is 32 bits, little-endian."
+      " One table row per instruction is the single source of truth for the encoder, decoder, assembler,"
+      " disassembler, this document and the simulator's dispatch (`sem_family`, `sem_op`) and timing class.")
+    w("")
+    w("Conventions: `x[r]`, `f[r]` are scalar registers, `vd[i]` element *i* of a vector register group at the"
+      " current SEW/LMUL, for `i < vl`. With the optional `v0.t` (vm=0) only elements whose mask bit in `v0` is"
+      " set are written; without it (vm=1) all are. Encodings list fields from bit 31 down to bit 0; fixed"
+      " fields are shown as binary values. Assembly is GNU `as` syntax; omitted optional operands are `[...]`.")
+    w("")
+    w(f"{len(INSTRUCTIONS)} instructions, {len(PSEUDOS)} pseudo-instruction forms.")
+    w("")
+    w("## Operand kinds")
+    w("")
+    w("| kind | syntax | bits | decoded as | values |")
+    w("|---|---|---|---|---|")
+    for name, kind in KINDS.items():
+        bits = ", ".join(_bits_text(hi, lo) for _l, hi, lo in kind.fields()) or "(none)"
+        values = []
+        for attr, dom in kind.domain().items():
+            if isinstance(dom, tuple):
+                lo, hi, step = dom
+                values.append(f"{lo}..{hi}" + (f" step {step}" if step != 1 else ""))
+            else:
+                values.append(f"{len(dom)} values")
+        opt = " (optional)" if kind.optional else ""
+        w(f"| `{name}` | `{kind.syntax}`{opt} | {bits} | {', '.join(kind.attrs) or '-'} | {'; '.join(values) or '-'} |")
+    w("")
+    w("Registers accept ABI names (`zero ra sp gp tp t0-t6 s0-s11 fp a0-a7`, `ft0-11 fs0-11 fa0-7`) and"
+      " `x0-x31`, `f0-f31`, `v0-v31`. A vtype is `eSEW[, mLMUL|mfN][, ta|tu][, ma|mu]` (defaults m1, tu, mu) or a"
+      " number; a rounding mode is `rne rtz rdn rup rmm dyn` (default `dyn`, as GNU as encodes it).")
+    w("")
+    for ext, title, _rows in EXTENSIONS:
+        specs = [s for s in INSTRUCTIONS if s.extension == ext]
+        w(f"## {title}")
+        w("")
+        w("| instruction | encoding (31 → 0) | match / mask | timing | unit | semantics (`family op`) |")
+        w("|---|---|---|---|---|---|")
+        for s in specs:
+            opname = OPCODE_NAMES.get(s.opcode, "")
+            w(f"| `{s.syntax}` | {encoding_diagram(s)} ({opname}) | `{s.match:08x}` / `{s.mask:08x}` | {s.timing} "
+              f"| {s.unit} | {semantics(s).replace('|', chr(92) + '|')} (`{s.sem_family} {s.sem_op}`) |")
+        w("")
+    w("## Pseudo-instructions")
+    w("")
+    w("Expanded by the assembler; the disassembler prints the ones marked *alias* in place of the base"
+      " instruction.")
+    w("")
+    w("| pseudo | expands to | alias |")
+    w("|---|---|---|")
+    for p in PSEUDOS:
+        w(f"| `{p.syntax}` | `{p.expansion_text()}` | {'yes' if p.alias else ''} |")
+    w("")
+    return "\n".join(out)
+
+
+def main(argv: List[str]) -> int:
+    text = render()
+    if "--write" in argv:
+        DOC_PATH.write_text(text, encoding="utf-8")
+        return 0
+    if "--check" in argv:
+        current = DOC_PATH.read_text(encoding="utf-8") if DOC_PATH.exists() else ""
+        if current != text:
+            print(f"{DOC_PATH} is stale: run python -m mtiacc.asm.isadoc --write", file=sys.stderr)
+            return 1
+        return 0
+    sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
