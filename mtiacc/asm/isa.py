@@ -15,6 +15,7 @@ Vector rows are written one line per operation with its forms (``.vv .vx .vi`` .
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import Dict, List, Optional, Tuple
 
 from .operands import KINDS, Kind
@@ -380,6 +381,14 @@ class InstrSpec:
     def attrs(self) -> Tuple[str, ...]:
         """The decoded attribute names this instruction has, e.g. ``("rd", "rs1", "imm")``."""
         return tuple(a for k in self.operands for a in k.attrs)
+
+    @functools.cached_property
+    def reg_classes(self) -> Dict[str, str]:
+        """Register class of each register attribute: ``{"rd": "x", "rs1": "f"}`` for ``fcvt.w.s``."""
+        out: Dict[str, str] = {}
+        for k in self.operands:
+            out.update(k.reg_classes())
+        return out
 
     @property
     def opcode(self) -> int:

@@ -162,6 +162,10 @@ class Kind:
     def domain(self) -> Dict[str, Domain]:
         return {}
 
+    def reg_classes(self) -> Dict[str, str]:
+        """The register class (``x``, ``f``, ``v``) of each register attribute this kind provides."""
+        return {}
+
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.syntax}>"
 
@@ -233,6 +237,9 @@ class Reg(Kind):
 
     def domain(self):
         return {self.attr: (0, 31, 1)}
+
+    def reg_classes(self):
+        return {self.attr: self.cls}
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -409,6 +416,9 @@ class Mem(Kind):
     def domain(self):
         return {**self.imm.domain(), **self.base.domain()}
 
+    def reg_classes(self):
+        return {"rs1": "x"}
+
 
 class VMem(Kind):
     """``(rs1)``: the base address register of a vector load/store (``0(rs1)`` is accepted too)."""
@@ -447,6 +457,9 @@ class VMem(Kind):
 
     def domain(self):
         return self.base.domain()
+
+    def reg_classes(self):
+        return {"rs1": "x"}
 
 
 # --------------------------------------------------------------------------------------------------------------
