@@ -114,6 +114,9 @@ def compare(ctx, node: ast.Compare):
             return same if isinstance(op, ast.Is) else not same
         if isinstance(op, (ast.In, ast.NotIn)):
             raise CompileError("`in` is not supported yet")
+        if isinstance(op, (ast.Eq, ast.NotEq)) and _is_static(left) and _is_static(right) \
+                and not (is_const(left) and is_const(right)):  # dtypes, strings, None
+            return (left == right) == isinstance(op, ast.Eq)
         return ctx.sem.compare(COMPARE_OPS[type(op)], left, right)
     # A chain `a < b < c`: only between constexprs, evaluated like Python.
     for op, comparator in zip(node.ops, node.comparators):
