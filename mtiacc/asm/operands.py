@@ -317,6 +317,12 @@ class UpperImm(Imm):
     def range_text(self):
         return "-0x80000000..0x7ffff000 (the field shifted left by 12)"
 
+    def check(self, vals):
+        msg = super().check(vals)
+        if msg and "multiple" in msg:
+            return f"{msg}: lui/auipc take imm as the value already shifted (imm20 << 12)"
+        return msg
+
     def parse(self, nodes, ctx):
         v = ctx.constant(nodes[0], "an upper immediate")
         if not 0 <= v <= 0xFFFFF:
