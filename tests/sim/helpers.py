@@ -19,6 +19,7 @@ def build(asm: str, params: Optional[List[Dict[str, str]]] = None, grid=None, co
     text = textwrap.dedent(asm)
     if not text.lstrip().startswith("kernel:"):
         text = PROLOGUE + text
+    text = f'    .file 1 "{source_file}"\n' + text
     prog = assemble(text, "test.s")
     meta = {
         "format_version": 1, "kernel": "kernel", "target": "mtia2i",
