@@ -67,3 +67,21 @@ def disassemble(code: bytes, base: int = 0, symbols: Optional[Mapping[str, int]]
             text = f".word {word:#010x}  # unknown instruction"
         out.append(f"{addr:8x}:  {word:08x}  {text}")
     return "\n".join(out) + ("\n" if out else "")
+
+
+def disassemble_binary(binary) -> str:
+    """A kernel binary (:class:`mtiacc.asm.elf.Binary`): its metadata as comments, then the listing with the
+    kernel's source lines."""
+    meta = binary.meta
+    out = [f"# kernel {meta.get('kernel', '?')} for target {meta.get('target', '?')} "
+           f"(format version {meta.get('format_version')})"]
+    params = ", ".join(f"{p.get('name')}: {p.get('type')}" for p in meta.get("params") or ())
+    out.append(f"# params: {params or '(none)'}")
+    for key in ("constexprs", "grid", "lmem_bytes", "args_base", "source_file"):
+        if key in meta:
+            out.append(f"# {key}: {meta[key]}")
+    out.append(f"# .text: {len(binary.text)} bytes at {binary.text_addr:#x}, entry {binary.entry:#x}")
+    out.append("")
+    listing = disassemble(binary.text, base=binary.text_addr, symbols=binary.symbols, lines=binary.lines,
+                          source=meta.get("source"), source_file=meta.get("source_file") or "<source>")
+    return "\n".join(out) + "\n" + listing

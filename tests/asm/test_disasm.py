@@ -68,3 +68,15 @@ def test_register_classes_for_the_simulator():
     assert BY_NAME["vfadd.vf"].reg_classes == {"vd": "v", "vs2": "v", "rs1": "f"}
     d = decode(0x0005E407)
     assert (d.spec.sem_family, d.spec.sem_op, d.vd, d.rs1, d.vm) == ("vload", "32", 8, 11, 0)
+
+
+def test_disassemble_binary_shows_meta_and_source():
+    from mtiacc.asm.disasm import disassemble_binary
+    from mtiacc.asm.elf import build_elf, read_elf
+    p = assemble(SRC)
+    meta = {"kernel": "kernel", "target": "mtia2i", "params": [{"name": "x", "type": "*fp32"}],
+            "source_file": "kernel.py", "source": {"3": "x = tl.load(p)", "4": "y = x + x"}}
+    text = disassemble_binary(read_elf(build_elf(p.code, entry_symbol="kernel", symbols=p.symbols, meta=meta,
+                                                 lines=p.lines)))
+    assert text.startswith("# kernel kernel for target mtia2i (format version 1)\n# params: x: *fp32\n")
+    assert "  # kernel.py:4: y = x + x\n       8:  00880457  vadd.vv v8, v8, v16, v0.t" in text
