@@ -98,7 +98,9 @@ def fold(rw: Rewriter, op: Operation) -> bool:
             return False
         rw.replace(op, r)
     else:
-        rw.replace(op, rw.constant(r, op.result.type, op))
+        c = rw.constant(r, op.result.type, op)
+        c.name_hint = op.result.name_hint  # the folded value keeps its source name
+        rw.replace(op, c)
     return True
 
 

@@ -88,7 +88,7 @@ def _mtiacc_opt(args: List[str]) -> Tuple[int, str]:
     passes = next((a.split("=", 1)[1] for a in args if a.startswith("--passes=")), "")
     try:
         with open(path, encoding="utf-8") as f:
-            module = parse_ir(f.read(), path)
+            module = parse_ir(f.read(), path, locate=True)
         run_pipeline(module, passes)
         return 0, print_ir(module)
     except UserError as e:
