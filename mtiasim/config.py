@@ -42,7 +42,7 @@ class MachineConfig:
 
     @property
     def job_launch_cycles(self) -> int:
-        return int(math.ceil(self.job_launch_ns * 1e-9 * self.clock_hz))
+        return int(math.ceil(self.job_launch_ns * 1e-9 * self.clock_hz - 1e-6))
 
     @property
     def dram_bytes_per_cycle(self) -> float:
