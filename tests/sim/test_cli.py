@@ -1,0 +1,96 @@
+"""The mtiasim command line: outputs written whole or not at all, one clear message per mistake."""
+import numpy as np
+import pytest
+
+from tests.sim.helpers import P, build
+
+COPY = """
+kernel:
+    .loc 1 4 5
+    ld s0, 0(zero)
+    ld s1, 8(zero)
+    ld s2, 16(zero)
+    li a1, 1024
+    mtia.dma.in a1, s0, s2
+    mtia.dma.wait
+    mtia.dma.out s1, a1, s2
+    mtia.dma.wait
+    ret
+"""
+
+
+@pytest.fixture
+def binary(tmp_path):
+    path = tmp_path / "copy.bin"
+    path.write_bytes(build(COPY, params=[P("X", "*fp32"), P("Y", "*fp32"), P("nbytes", "i64")],
+                           grid=["1"], source={4: "    y = x"}, source_file="copy.py"))
+    return path
+
+
+def npz(tmp_path, **arrays):
+    data = {"X": np.arange(16, dtype=np.float32), "Y": np.zeros(16, np.float32), "nbytes": np.array(64)}
+    data.update(arrays)
+    path = tmp_path / "in.npz"
+    np.savez(path, **{k: v for k, v in data.items() if v is not None})
+    return path
+
+
+def clean_error(proc, *fragments, code=1):
+    assert proc.returncode == code, (proc.returncode, proc.stdout, proc.stderr)
+    assert "Traceback" not in proc.stderr
+    for f in fragments:
+        assert f in proc.stderr, proc.stderr
+
+
+def test_run_stats_and_default_output(tool, binary, tmp_path):
+    proc = tool("mtiasim", "run", binary, "--inputs", npz(tmp_path), "--stats")
+    assert proc.returncode == 0, proc.stderr
+    out = tmp_path / "copy.out.npz"
+    assert f"wrote {out}" in proc.stdout
+    z = np.load(out)
+    np.testing.assert_array_equal(z["Y"], np.arange(16, dtype=np.float32))
+    assert sorted(z.files) == ["X", "Y"]
+    for word in ("programs run", "waves", "instructions retired", "simulated cycles", "us", "DRAM bytes"):
+        assert word in proc.stdout
+
+
+def test_arg_overrides_and_explicit_output(tool, binary, tmp_path):
+    out = tmp_path / "o.npz"
+    proc = tool("mtiasim", "run", binary, "--inputs", npz(tmp_path, nbytes=None), "--arg", "nbytes=32",
+                "-o", out, "--grid", "1")
+    assert proc.returncode == 0, proc.stderr
+    y = np.load(out)["Y"]
+    np.testing.assert_array_equal(y[:8], np.arange(8)) and np.testing.assert_array_equal(y[8:], 0)
+
+
+@pytest.mark.parametrize("extra,inputs,fragments", [
+    ((), {"Y": None}, ["'Y'", "'X', 'nbytes'"]),
+    ((), {"X": np.arange(16, dtype=np.int32)}, ["'X'", "float32", "int32"]),
+    ((), {"nbytes": np.array(4096)}, ["copy.py:4:5", "out-of-bounds DMA read", "'X'", "y = x"]),
+    (("--grid", "2,x"), {}, ["--grid", "'x'"]),
+    (("--arg", "nbytes"), {}, ["NAME=VALUE"]),
+    (("--arg", "nope=3"), {}, ["no parameter 'nope'"]),
+    (("--config", "/nonexistent.yaml"), {}, ["does not exist"]),
+])
+def test_errors_are_clean_and_write_nothing(tool, binary, tmp_path, extra, inputs, fragments):
+    out = tmp_path / "o.npz"
+    proc = tool("mtiasim", "run", binary, "--inputs", npz(tmp_path, **inputs), "-o", out, *extra)
+    clean_error(proc, *fragments)
+    assert not out.exists()
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".mtiasim-")]
+
+
+def test_missing_files_and_bad_inputs(tool, binary, tmp_path):
+    clean_error(tool("mtiasim", "run", tmp_path / "none.bin", "--inputs", npz(tmp_path)), "none.bin", "does not exist")
+    clean_error(tool("mtiasim", "run", binary, "--inputs", tmp_path / "none.npz"), "none.npz")
+    bad = tmp_path / "bad.npz"
+    bad.write_bytes(b"garbage")
+    clean_error(tool("mtiasim", "run", binary, "--inputs", bad), "bad.npz", "not a readable .npz")
+    junk = tmp_path / "junk.bin"
+    junk.write_bytes(b"\x7fELF" + b"\0" * 10)
+    clean_error(tool("mtiasim", "run", junk, "--inputs", npz(tmp_path)), "junk.bin")
+
+
+def test_usage_errors_exit_2(tool, binary):
+    proc = tool("mtiasim", "run", binary)
+    assert proc.returncode == 2 and "--inputs" in proc.stderr and "Traceback" not in proc.stderr
