@@ -212,9 +212,11 @@ class IRParser:
                     break
             self.expect("=")
         self.skip()
+        name_pos = self.pos
         op_name = self.string()
         cls = OP_REGISTRY.get(op_name)
         if cls is None:
+            self.pos = name_pos
             self.error(f"unknown op '{op_name}'")
         self.expect("(")
         operands: List[Value] = []
