@@ -32,3 +32,6 @@ docs: install
 
 clean:
 	rm -rf $(BUILD) .pytest_cache
+
+bench: install
+	$(PY) benchmarks/bench_vector_add.py
