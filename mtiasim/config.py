@@ -65,7 +65,7 @@ def load_config(path: Optional[str] = None) -> MachineConfig:
     path = path or DEFAULT_CONFIG
     try:
         with open(path, encoding="utf-8") as f:
-            raw = yaml.safe_load(f)
+            raw = yaml.load(f, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except FileNotFoundError:
         raise UserError(f"machine description '{path}' does not exist") from None
     except OSError as e:

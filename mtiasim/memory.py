@@ -75,6 +75,9 @@ class Dram:
             return min(abs(addr - b.addr), abs(addr - b.end))
         return min(cands, key=dist)
 
+    def index_of(self, addr: int) -> int:
+        return bisect.bisect_right(self._starts, addr) - 1
+
     def check(self, addr: int, n: int, what: str, slot: int) -> int:
         """The offset into ``data`` of ``n`` bytes at ``addr``; a :class:`SimFault` unless inside one buffer."""
         i = bisect.bisect_right(self._starts, addr) - 1

@@ -87,24 +87,23 @@ class TimingModel:
             return tm
 
         def tm(g):
-            vl = m.vl_u
-            if vl is None:
-                vl = m.vl[g]
-            sew = m.sew_u
-            if sew is None:
-                sew = m.sew[g]
-            if vs or vd:
-                nv = int(np.max(vl)) * int(np.max(sew))
-                span = max(1, -(-nv // vlen))
+            vl, sew = m.vl_u, m.sew_u
+            if vl is not None and sew is not None:
+                nv = vl * sew
+                occ = max(-(-nv // dp) - 1, 0) if vector else 0
+            else:
+                nva = m.vl[g] * m.sew[g]
+                nv = int(nva.max())
+                occ = np.maximum(-(-nva // dp) - 1, 0) if vector else 0
+            span = max(1, -(-nv // vlen))
             t = cyc[g]
             for a, r in xs:
                 t = np.maximum(t, a[r, g])
             for r, grp in vs:
-                t = np.maximum(t, vr[r:r + span, g].max(axis=0) if grp else vr[r, g])
-            if vector:
-                occ = np.maximum(-(-(vl * sew) // dp) - 1, 0)
-            else:
-                occ = 0
+                if grp and span > 1:
+                    t = np.maximum(t, vr[r:r + span, g].max(axis=0))
+                else:
+                    t = np.maximum(t, vr[r, g])
             done = t + (lat + occ)
             for a, r in xd:
                 a[r, g] = done

@@ -18,34 +18,31 @@ def dma(d, m, pc):
     inbound = op == "in"
 
     def ex(g):
-        slots = group_slots(g, m.P)
-        dst_or_lm = X[rd, g]
-        src = X[r1, g]
-        nbytes = X[r2, g]
-        dram = m.dram
-        LM = m.LM
-        lmb = m.lmb
+        slots = group_slots(g, m.P).tolist()
+        las = (X[rd, g] if inbound else X[r1, g]).tolist()      # local addresses
+        das = (X[r1, g] if inbound else X[rd, g]).tolist()      # DRAM addresses
+        ns = X[r2, g].tolist()
+        dram, LM, lmb, data, base = m.dram, m.LM, m.lmb, m.dram.data, m.dram.base
+        what = "read" if inbound else "write"
+        lo = hi = 0   # the last buffer hit: [lo, hi) in DRAM addresses
         total = 0
-        for i in range(len(slots)):
-            p = int(slots[i])
-            n = int(nbytes[i])
-            if n < 0:
-                raise SimFault(f"DMA of a negative length ({n} bytes)", p)
-            if n == 0:
+        for p, la, da, n in zip(slots, las, das, ns):
+            if n <= 0:
+                if n < 0:
+                    raise SimFault(f"DMA of a negative length ({n} bytes)", p)
                 continue
-            if inbound:
-                la, da = int(dst_or_lm[i]), int(src[i])
-            else:
-                la, da = int(src[i]), int(dst_or_lm[i])
             if la < 0 or la + n > lmb:
-                what = "write" if inbound else "read"
-                raise SimFault(f"out-of-bounds DMA {what} of {n} bytes at local address 0x{la % (1 << 64):x} "
-                               f"(local memory is 0x0..0x{lmb:x})", p)
-            off = dram.check(da, n, "read" if inbound else "write", p)
+                raise SimFault(f"out-of-bounds DMA {'write' if inbound else 'read'} of {n} bytes at local address "
+                               f"0x{la % (1 << 64):x} (local memory is 0x0..0x{lmb:x})", p)
+            if not (lo <= da and da + n <= hi):
+                off = dram.check(da, n, what, p)
+                b = dram.buffers[dram.index_of(da)]
+                lo, hi = b.addr, b.end
+            off = da - base
             if inbound:
-                LM[p, la:la + n] = dram.data[off:off + n]
+                LM[p, la:la + n] = data[off:off + n]
             else:
-                dram.data[off:off + n] = LM[p, la:la + n]
+                data[off:off + n] = LM[p, la:la + n]
             total += n
         if inbound:
             m.dma_bytes_in += total
