@@ -12,8 +12,7 @@ import operator
 from typing import Dict, List, Optional
 
 from mtiacc.frontend.language import module_attr
-from mtiacc.frontend.values import (JIT, Builtin, ForeignRef, FunctionRef, Marker, ModuleRef,
-                                    NonConstantGlobal)
+from mtiacc.frontend.values import JIT, FunctionRef, Marker, ModuleRef, NonConstantGlobal
 
 
 class NotConstant(Exception):
@@ -26,20 +25,16 @@ class ModuleInfo:
     jit_functions: Dict[str, ast.FunctionDef]
 
 
-def _module_ref(qualname: str) -> ModuleRef:
-    return ModuleRef(qualname)
-
-
 def _bind_import(scope: Dict[str, object], node: ast.stmt) -> None:
     if isinstance(node, ast.Import):
         for alias in node.names:
             if alias.asname:
-                scope[alias.asname] = _module_ref(alias.name)
+                scope[alias.asname] = ModuleRef(alias.name)
             else:  # `import triton.language` binds `triton`
                 top = alias.name.split(".")[0]
-                scope[top] = _module_ref(top)
+                scope[top] = ModuleRef(top)
     elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-        base = _module_ref(node.module)
+        base = ModuleRef(node.module)
         for alias in node.names:
             if alias.name == "*":
                 continue
@@ -133,6 +128,3 @@ def scan_module(tree: ast.Module) -> ModuleInfo:
             scope[node.name] = NonConstantGlobal(node.name)
     return ModuleInfo(scope, jit)
 
-
-__all__ = ["ModuleInfo", "NotConstant", "scan_module", "resolve_static", "const_eval",
-           "Builtin", "ForeignRef"]

@@ -38,8 +38,7 @@ from mtiacc.diagnostics import CompileError
 from mtiacc.ir import ops
 from mtiacc.ir.core import Builder, Value
 from mtiacc.ir.folding import fits_int, normalize_int
-from mtiacc.ir.types import (FloatType, IntType, PointerType, Type, f16, f32, f64, i1, i32, i64,
-                             u64)
+from mtiacc.ir.types import Type, f16, f32, f64, i1, i32, i64, u64
 
 Const = (bool, int, float)
 FValue = Union[Value, bool, int, float]

@@ -5,6 +5,7 @@ import ast
 
 from mtiacc.diagnostics import CompileError
 from mtiacc.frontend.expressions import BINARY_OPS
+from mtiacc.frontend.module_scan import resolve_static
 from mtiacc.frontend.semantic import is_const
 from mtiacc.frontend.values import CONSTEXPR
 from mtiacc.ir import ops
@@ -39,7 +40,7 @@ def annassign(ctx, node: ast.AnnAssign) -> None:
     if node.value is None:
         return  # a bare annotation binds nothing
     value = ctx.visit(node.value)
-    if ctx.visit(node.annotation) is CONSTEXPR and not is_const(value):
+    if resolve_static(node.annotation, ctx.globals) is CONSTEXPR and not is_const(value):
         raise CompileError(f"`{ast.unparse(node.target)}` is annotated tl.constexpr but its value is "
                            "not a compile-time constant")
     _assign_to(ctx, node.target, value)
