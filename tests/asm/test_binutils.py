@@ -6,7 +6,7 @@ import subprocess
 
 import pytest
 
-from _asm_samples import sample_operands
+from tests.asm._asm_samples import sample_operands
 from mtiacc.asm import isa
 from mtiacc.asm.assembler import assemble
 from mtiacc.asm.disasm import instruction_text

@@ -2,7 +2,7 @@
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from _asm_samples import operands_strategy, sample_operands
+from tests.asm._asm_samples import operands_strategy, sample_operands
 from mtiacc.asm import isa
 from mtiacc.asm.assembler import assemble
 from mtiacc.asm.disasm import instruction_text
