@@ -77,6 +77,8 @@ class Machine:
         self.vr = np.zeros((32, P))
         self.dma_q = np.zeros((P, cfg.dma_max_outstanding))
         self.dma_bytes_per_cycle = cfg.dram_bytes_per_cycle / P
+        from .timing import UniformTiming
+        self.ts = UniformTiming(self)
         self.dma_bytes_in = 0
         self.dma_bytes_out = 0
         # bind every instruction once
@@ -120,6 +122,7 @@ class Machine:
         self.fr[:] = 0
         self.vr[:] = 0
         self.dma_q[:] = 0
+        self.ts.reset()
         self.dma_bytes_per_cycle = self.cfg.dram_bytes_per_cycle / P
 
     def program_id(self, slot: int):

@@ -92,3 +92,25 @@ def test_timing_classes_come_from_the_machine_description(tmp_path):
     c1, _ = cycles(loop(100))
     c2, _ = cycles(loop(100), config_path=str(path))
     assert c2 - c1 == 100 * (1 + 1 + 2) + 1   # per trip two IntALU one cycle slower, the branch two; and li
+
+
+def test_scalar_fast_path_agrees_with_the_per_program_arrays(monkeypatch):
+    """While all programs agree the model keeps scalars; forcing the array path must give the same cycles."""
+    from mtiasim import timing
+    kernels = [
+        (loop(50), (64,), {}, None),
+        (DMA.format(before="mtia.dma.wait", after="", work="addi a0, a0, 1"), (8,),
+         {"A": np.zeros(8 * 65536, np.uint8)}, [P("A", "*u8")]),
+        ("kernel:\n    li t0, 100\n    vsetvli t1, t0, e32, m8, ta, ma\n    vadd.vv v8, v16, v24\n"
+         "    vfmul.vv v16, v8, v8\n    vredsum.vs v1, v8, v16\n    vmv.x.s a0, v1\n    add a1, a0, a0\n    ret\n",
+         (3,), {}, None),
+    ]
+    fast = [run(build(k, params=p), i, grid=g).stats.wave_cycles for k, g, i, p in kernels]
+    orig = timing.UniformTiming.reset
+
+    def reset_off(self):
+        orig(self)
+        self.materialize()
+    monkeypatch.setattr(timing.UniformTiming, "reset", reset_off)
+    slow = [run(build(k, params=p), i, grid=g).stats.wave_cycles for k, g, i, p in kernels]
+    assert fast == slow
