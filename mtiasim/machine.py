@@ -12,7 +12,7 @@ from typing import Callable, List, Optional
 
 import numpy as np
 
-from mtiacc.diagnostics import SourceLocation, UserError
+from mtiacc.diagnostics import UserError
 
 from .config import MachineConfig
 from .faults import SimFault

@@ -238,6 +238,10 @@ def run(binary, inputs: Dict[str, np.ndarray], grid=None, args: Optional[Dict[st
     total = gx * gy * gz
     n_pes = cfg.n_pes
     args_base = int(program.meta.get("args_base", 0) or 0)
+    want = program.meta.get("lmem_bytes")
+    if isinstance(want, int) and want > cfg.local_memory_bytes:
+        raise UserError(f"the binary was compiled for {want} bytes of local memory per PE; the machine "
+                        f"({cfg.path}) has {cfg.local_memory_bytes}")
     if args_base < 0 or args_base + len(blob) > cfg.local_memory_bytes:
         raise UserError(f"the argument block ({len(blob)} bytes at local address {args_base}) does not fit in "
                         f"local memory")

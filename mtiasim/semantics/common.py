@@ -100,15 +100,6 @@ def lm_fault(m, g, addr: np.ndarray, size: int, what: str):
                    f"(must be a multiple of {size})", slot)
 
 
-def lm_ok(m, a: np.ndarray, size: int) -> bool:
-    """Whether every address in ``a`` (int64) is an in-bounds, naturally aligned access of ``size`` bytes."""
-    if a.size == 0:
-        return True
-    if int(a.max()) > m.lmb - size or int(a.min()) < 0:
-        return False
-    return size == 1 or not (a & (size - 1)).any()
-
-
 # ------------------------------------------------------------------------------------------------------------
 # Integer arithmetic with RISC-V semantics (vectorized)
 # ------------------------------------------------------------------------------------------------------------

@@ -5,7 +5,6 @@ really completes and ``mtia.dma.wait`` stalls on that.
 """
 from __future__ import annotations
 
-import numpy as np
 
 from ..faults import SimFault, group_slots
 

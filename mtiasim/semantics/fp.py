@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .common import lm_fault, sext
+from .common import lm_fault
 
 U64 = np.uint64
 CANON32 = np.uint32(0x7FC00000)
@@ -208,7 +208,6 @@ def fcvt(d, m, pc):
     X, F, FF, rd, r1 = m.X, m.F, m.FF, d.rd, d.rs1
     rm = int(getattr(d, "rm", DYN) if getattr(d, "rm", None) is not None else DYN)
     if op.endswith(".s"):  # float -> integer
-        signed = op[0] != "l" or op == "l.s"
         signed = op in ("w.s", "l.s")
         bits = 32 if op[0] == "w" else 64
         if rd == 0:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..faults import SimFault
 from .common import lm_fault, vm_of
 from .vcommon import UT, active, reg_off, vl_of, with_sew, write
 
