@@ -174,3 +174,37 @@ def test_vsetvli_rules():
     np.testing.assert_array_equal(words[3:10], 0)
     assert [int(v) for v in out[8:12]] == [32, 5, 256, 17]
     assert int(out[5]) == 8
+
+
+def test_programs_with_different_vtypes_run_the_same_instruction():
+    """Diverged programs reconverge with different SEWs: the group is split by SEW."""
+    k = """
+    kernel:
+        ld s0, 0(zero)
+        mtia.pid t0, 0
+        slli t2, t0, 6
+        add s0, s0, t2
+        andi t0, t0, 1
+        bnez t0, odd
+        vsetvli t1, zero, e32, m1, ta, ma
+        j common
+    odd:
+        vsetvli t1, zero, e16, m1, ta, ma
+    common:
+        vid.v v8
+        vadd.vv v8, v8, v8
+        li a1, 4096
+        vsetvli t1, zero, e8, m1, ta, ma
+        vse8.v v8, (a1)
+        li t3, 64
+        mtia.dma.out s0, a1, t3
+        ret
+    """
+    from tests.sim.helpers import build
+    from mtiasim.runner import run
+    out = run(build(k, params=[P("O", "*u8")]), {"O": np.zeros(4 * 64, np.uint8)}, grid=(4,)).outputs["O"]
+    rows = out.reshape(4, 64)
+    np.testing.assert_array_equal(rows[0].view(np.uint32), np.arange(16) * 2)
+    np.testing.assert_array_equal(rows[1].view(np.uint16), np.arange(32) * 2)
+    np.testing.assert_array_equal(rows[2].view(np.uint32), np.arange(16) * 2)
+    np.testing.assert_array_equal(rows[3].view(np.uint16), np.arange(32) * 2)
