@@ -94,3 +94,20 @@ def test_missing_files_and_bad_inputs(tool, binary, tmp_path):
 def test_usage_errors_exit_2(tool, binary):
     proc = tool("mtiasim", "run", binary)
     assert proc.returncode == 2 and "--inputs" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_internal_errors_ask_for_a_report_and_hide_the_traceback(binary, tmp_path, monkeypatch, capsys):
+    import mtiasim.runner
+    from mtiasim.cli import main
+
+    def boom(*a, **k):
+        raise RuntimeError("simulator bug")
+    monkeypatch.setattr(mtiasim.runner, "run", boom)
+    monkeypatch.delenv("MTIA_DEBUG", raising=False)
+    code = main(["run", str(binary), "--inputs", str(npz(tmp_path))])
+    err = capsys.readouterr().err
+    assert code != 0 and "internal error" in err and "report" in err and "Traceback" not in err
+    monkeypatch.setenv("MTIA_DEBUG", "1")
+    main(["run", str(binary), "--inputs", str(npz(tmp_path))])
+    err = capsys.readouterr().err
+    assert "internal error" in err and "Traceback" in err and "simulator bug" in err
