@@ -103,6 +103,13 @@ class ConstantOp(Operation):
         t = self.result.type
         if t.is_float() != isinstance(self.value, float):
             self._fail(f"value {self.value!r} does not match type {t}")
+        e = t.element_type
+        if t.is_bool() and not isinstance(self.value, bool):
+            self._fail(f"an i1 constant must be true or false, got {self.value!r}")
+        if t.is_int() and not t.is_bool() and not F.fits_int(self.value, e, allow_wrap=False):
+            self._fail(f"value {self.value} is out of range for {e}")
+        if t.is_ptr():
+            self._fail("pointer constants are not supported")
 
 
 class GetProgramIdOp(Operation):

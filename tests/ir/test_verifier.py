@@ -134,3 +134,18 @@ def test_select_types():
     b.insert(ops.SelectOp([f.args[0], f.args[1], f.args[2]], [i32]))
     ret(b)
     fails(m, "both values and the result must have one type")
+
+
+@pytest.mark.parametrize("value, type_, message", [
+    (300, i32, None), (2**31, i32, "value 2147483648 is out of range for i32"),
+    (1.0, i32, "value 1.0 does not match type i32"), (1, i1, "an i1 constant must be true or false"),
+    (-1, BlockType((4,), i32), None),
+])
+def test_constant_values(value, type_, message):
+    m, f, b = make_func()
+    b.insert(ops.ConstantOp([], [type_], {"value": value}))
+    ret(b)
+    if message is None:
+        verify_module(m)
+    else:
+        fails(m, message)
