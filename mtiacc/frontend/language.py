@@ -11,7 +11,8 @@ from typing import Dict, Optional, Sequence
 
 from mtiacc.diagnostics import CompileError
 from mtiacc.frontend.semantic import FValue, Semantic, describe, is_const
-from mtiacc.frontend.values import CONSTEXPR, JIT, Builtin, Marker, ModuleRef, Unsupported
+from mtiacc.frontend.values import (CONSTEXPR, JIT, Builtin, ForeignRef, Marker, ModuleRef,
+                                    Unsupported)
 from mtiacc.ir import ops
 from mtiacc.ir.core import Value
 from mtiacc.ir.types import PointerType, Type, SCALAR_TYPES
@@ -55,12 +56,12 @@ def _dtype(x) -> Type:
 
 def program_id(sem: Semantic, axis):
     """The id of this program along ``axis`` of the launch grid."""
-    return sem._emit(ops.GetProgramIdOp.get(_axis(axis)))
+    return sem.emit(ops.GetProgramIdOp.get(_axis(axis)))
 
 
 def num_programs(sem: Semantic, axis):
     """The number of programs along ``axis`` of the launch grid."""
-    return sem._emit(ops.GetNumProgramsOp.get(_axis(axis)))
+    return sem.emit(ops.GetNumProgramsOp.get(_axis(axis)))
 
 
 # --------------------------------------------------------------------------- creation
@@ -76,7 +77,7 @@ def arange(sem: Semantic, start, end):
         raise CompileError(f"tl.arange's length (end - start) must be a power of two, got {n}")
     if n > MAX_NUMEL:
         raise CompileError(f"tl.arange's length must be at most {MAX_NUMEL}, got {n}")
-    return sem._emit(ops.MakeRangeOp.get(start, end))
+    return sem.emit(ops.MakeRangeOp.get(start, end))
 
 
 def full(sem: Semantic, shape, value, dtype):
@@ -209,7 +210,6 @@ def module_attr(module: ModuleRef, attr: str, spelled: str) -> object:
         return TRITON.get(attr, Unsupported(spelled))
     if module.qualname.startswith("triton."):
         return Unsupported(spelled)
-    from mtiacc.frontend.values import ForeignRef
     return ForeignRef(f"{module.qualname}.{attr}")
 
 

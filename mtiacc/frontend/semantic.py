@@ -139,7 +139,7 @@ class Semantic:
     def __init__(self, builder: Builder):
         self.builder = builder
 
-    def _emit(self, op) -> Value:
+    def emit(self, op) -> Value:
         self.builder.insert(op)
         return op.result if op.results else None
 
@@ -158,7 +158,7 @@ class Semantic:
             if not fits_int(value, elem):
                 raise CompileError(f"constant {value} does not fit in {elem}")
             value = normalize_int(value, elem)
-        return self._emit(ops.ConstantOp.get(value, elem))
+        return self.emit(ops.ConstantOp.get(value, elem))
 
     def materialize(self, x: FValue) -> Value:
         """A run-time value for ``x`` (a constexpr takes its literal type)."""
@@ -178,31 +178,31 @@ class Semantic:
             dw = 64 if dst.is_ptr() else dst.width
             if sw != dw:
                 raise CompileError(f"cannot bitcast {src} to {dst}: they have different widths")
-            return self._emit(ops.BitcastOp.get(v, dst))
+            return self.emit(ops.BitcastOp.get(v, dst))
         if src.is_ptr() or dst.is_ptr():
             if src.is_ptr() and dst.is_ptr():
-                return self._emit(ops.BitcastOp.get(v, dst))
+                return self.emit(ops.BitcastOp.get(v, dst))
             raise CompileError(f"casting between pointers and numbers ({src} to {dst}) is not supported yet")
         if dst.is_bool():  # Triton: x.to(int1) is x != 0
             return self.compare("ne", v, 0)
         if src.is_int() and dst.is_int():
             if dst.width > src.width:
                 signed = src.signed and not src.is_bool()
-                return self._emit((ops.ExtSIOp if signed else ops.ExtUIOp).get(v, dst))
+                return self.emit((ops.ExtSIOp if signed else ops.ExtUIOp).get(v, dst))
             if dst.width < src.width:
-                return self._emit(ops.TruncIOp.get(v, dst))
-            return self._emit(ops.BitcastOp.get(v, dst))  # same width, other signedness
+                return self.emit(ops.TruncIOp.get(v, dst))
+            return self.emit(ops.BitcastOp.get(v, dst))  # same width, other signedness
         if src.is_int():
             signed = src.signed and not src.is_bool()
-            return self._emit((ops.SIToFPOp if signed else ops.UIToFPOp).get(v, dst))
+            return self.emit((ops.SIToFPOp if signed else ops.UIToFPOp).get(v, dst))
         if dst.is_int():
-            return self._emit((ops.FPToSIOp if dst.signed else ops.FPToUIOp).get(v, dst))
+            return self.emit((ops.FPToSIOp if dst.signed else ops.FPToUIOp).get(v, dst))
         if dst.width > src.width:
-            return self._emit(ops.ExtFOp.get(v, dst))
+            return self.emit(ops.ExtFOp.get(v, dst))
         if dst.width < src.width:
-            return self._emit(ops.TruncFOp.get(v, dst))
-        wide = self._emit(ops.ExtFOp.get(v, f32))  # f16 <-> bf16 goes through f32
-        return self._emit(ops.TruncFOp.get(wide, dst))
+            return self.emit(ops.TruncFOp.get(v, dst))
+        wide = self.emit(ops.ExtFOp.get(v, f32))  # f16 <-> bf16 goes through f32
+        return self.emit(ops.TruncFOp.get(wide, dst))
 
     # ------------------------------------------------------------------ shapes
 
@@ -228,10 +228,10 @@ class Semantic:
         if v.type.shape == shape:
             return v
         if not v.type.is_block():
-            return self._emit(ops.SplatOp.get(v, shape))
+            return self.emit(ops.SplatOp.get(v, shape))
         if self.broadcast_shapes(v.type.shape, shape) != shape:
             raise CompileError(f"cannot broadcast a block of shape {list(v.type.shape)} to {list(shape)}")
-        return self._emit(ops.BroadcastOp.get(v, shape))
+        return self.emit(ops.BroadcastOp.get(v, shape))
 
     def broadcast(self, *values: Value) -> Tuple[Value, ...]:
         shape: Tuple[int, ...] = ()
@@ -282,7 +282,7 @@ class Semantic:
             need = "floating-point" if name == "truediv" else "integer"
             raise CompileError(f"`{symbol}` needs {need} operands, got {ty}")
         a, b = self.broadcast(self.to_type(a, ty), self.to_type(b, ty))
-        return self._emit(cls.get(a, b))
+        return self.emit(cls.get(a, b))
 
     def _pointer_arith(self, name: str, a: FValue, b: FValue) -> Value:
         if is_ptr(a) and is_ptr(b):
@@ -297,7 +297,7 @@ class Semantic:
         if name == "sub":
             offset = self.unary("neg", offset)
         ptr, offset = self.broadcast(a, offset)
-        return self._emit(ops.AddPtrOp.get(ptr, offset))
+        return self.emit(ops.AddPtrOp.get(ptr, offset))
 
     def compare(self, name: str, a: FValue, b: FValue) -> FValue:
         symbol, pyfn, spred, upred, fpred = _COMPARE[name]
@@ -310,9 +310,9 @@ class Semantic:
         ty = self.common_type(a, b)
         a, b = self.broadcast(self.to_type(a, ty), self.to_type(b, ty))
         if ty.is_float():
-            return self._emit(ops.CmpFOp.get(fpred, a, b))
+            return self.emit(ops.CmpFOp.get(fpred, a, b))
         pred = spred if ty.signed and not ty.is_bool() else upred
-        return self._emit(ops.CmpIOp.get(pred, a, b))
+        return self.emit(ops.CmpIOp.get(pred, a, b))
 
     def unary(self, name: str, x: FValue) -> FValue:
         symbol = {"neg": "-", "pos": "+", "invert": "~", "not": "not"}[name]
@@ -332,7 +332,7 @@ class Semantic:
             raise CompileError("`not` on a run-time value is not supported yet (use `x == 0`)")
         if name == "neg":
             if t.is_float():
-                return self._emit(ops.NegFOp.get(x))
+                return self.emit(ops.NegFOp.get(x))
             return self.binary("sub", 0, x)
         if t.is_float():
             raise CompileError(f"`~` needs an integer operand, got {t}")
@@ -347,7 +347,7 @@ class Semantic:
         cond = self.to_type(cond, i1)
         ty = self.common_type(x, y)
         cond, x, y = self.broadcast(cond, self.to_type(x, ty), self.to_type(y, ty))
-        return self._emit(ops.SelectOp.get(cond, x, y))
+        return self.emit(ops.SelectOp.get(cond, x, y))
 
     # ------------------------------------------------------------------ memory
 
@@ -381,7 +381,7 @@ class Semantic:
             if mask is None:
                 raise CompileError("`other` is only meaningful with a `mask`")
             other_v = self._fit_to_pointer(other, ptr, elem, "`other`")
-        return self._emit(ops.LoadOp.get(ptr, mask_v, other_v))
+        return self.emit(ops.LoadOp.get(ptr, mask_v, other_v))
 
     def store(self, ptr: FValue, value: FValue, mask: Optional[FValue] = None) -> None:
         ptr = self._pointer(ptr, "tl.store")
@@ -389,4 +389,4 @@ class Semantic:
         elem = ptr.type.element_type.pointee
         value_v = self._fit_to_pointer(value, ptr, elem, "the stored value")
         mask_v = self._mask(mask, ptr)
-        self._emit(ops.StoreOp.get(ptr, value_v, mask_v))
+        self.emit(ops.StoreOp.get(ptr, value_v, mask_v))
