@@ -379,7 +379,7 @@ class Semantic:
         other_v = None
         if other is not None:
             if mask is None:
-                raise CompileError("`other` is only meaningful with a `mask`")
+                raise CompileError("`other` cannot be provided without `mask`")
             other_v = self._fit_to_pointer(other, ptr, elem, "`other`")
         return self.emit(ops.LoadOp.get(ptr, mask_v, other_v))
 

@@ -177,7 +177,7 @@ def test_bad_define(kernels):
     ("x = tl.arange(0, N)", "tl.arange's end must be a constexpr integer, got a value of type i32"),
     ("x = tl.program_id(3)", "the axis must be 0, 1 or 2, got 3"),
     ("x = tl.load(X, mask=N)", "the mask must be a boolean (i1) value, got i32"),
-    ("x = tl.load(X, other=0.0)", "`other` is only meaningful with a `mask`"),
+    ("x = tl.load(X, other=0.0)", "`other` cannot be provided without `mask`"),
     ("x = tl.load(N)", "tl.load needs a pointer or a block of pointers, got a value of type i32"),
     ("x = tl.load(X, foo=1)", "tl.load(): got an unexpected keyword argument 'foo'"),
     ("x = X * 2", "`*` is not defined for pointers"),
