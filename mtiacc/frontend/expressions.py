@@ -8,7 +8,7 @@ from __future__ import annotations
 import ast
 
 from mtiacc.diagnostics import CompileError
-from mtiacc.frontend import language
+from mtiacc.frontend import lang_shapes, language
 from mtiacc.frontend.semantic import describe, is_const
 from mtiacc.frontend.values import (CONSTEXPR, Builtin, BoundMethod, FunctionRef, ModuleRef,
                                     check_supported)
@@ -46,6 +46,8 @@ def attribute(ctx, node: ast.Attribute):
             return base.type.element_type
         if node.attr == "shape":
             return tuple(base.type.shape)
+        if node.attr == "T" and base.type.is_block():
+            return lang_shapes.trans(ctx.sem, base)
         raise CompileError(f"`{spelled}` is not supported yet (values have no attribute '{node.attr}' here)")
     raise CompileError(f"{describe(base)} has no attribute '{node.attr}'")
 
@@ -151,6 +153,21 @@ def ifexp(ctx, node: ast.IfExp):
     return ctx.visit(node.body if test else node.orelse)
 
 
+def subscript(ctx, node: ast.Subscript):
+    """``x[:, None]`` (see lang_shapes.subscript) and ``t[0]`` on constant tuples."""
+    base = ctx.visit(node.value)
+    elts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+    items = []
+    for e in elts:
+        if isinstance(e, ast.Slice):
+            if e.lower is not None or e.upper is not None or e.step is not None:
+                raise CompileError("slices other than `:` are not supported yet")
+            items.append(slice(None))
+        else:
+            items.append(ctx.visit(e))
+    return lang_shapes.subscript(ctx.sem, base, items)
+
+
 def sequence(ctx, node):
     return tuple(ctx.visit(e) for e in node.elts)
 
@@ -158,5 +175,5 @@ def sequence(ctx, node):
 HANDLERS = {
     ast.Constant: constant, ast.Name: name, ast.Attribute: attribute, ast.Call: call,
     ast.BinOp: binop, ast.UnaryOp: unaryop, ast.Compare: compare, ast.BoolOp: boolop,
-    ast.IfExp: ifexp, ast.Tuple: sequence, ast.List: sequence,
+    ast.IfExp: ifexp, ast.Tuple: sequence, ast.List: sequence, ast.Subscript: subscript,
 }

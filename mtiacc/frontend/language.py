@@ -191,6 +191,11 @@ for _fn in (program_id, num_programs, arange, full, zeros, load, store, where, c
     LANGUAGE[_fn.__name__] = Builtin(f"tl.{_fn.__name__}", _fn)
 LANGUAGE["constexpr"] = CONSTEXPR
 
+# Shapes, reductions and scans live in their own module (lang_shapes.py).
+from mtiacc.frontend import lang_shapes  # noqa: E402
+LANGUAGE.update(lang_shapes.LANGUAGE)
+METHODS.update(lang_shapes.METHODS)
+
 TRITON: Dict[str, object] = {
     "jit": JIT,
     "language": ModuleRef("triton.language"),

@@ -24,8 +24,9 @@ Type rules (Triton's, see its "Triton Semantics" page):
   ``//`` on floats is rejected, ``%`` on floats is ``arith.remf`` (C ``fmod``).
 * Comparisons give i1; signed integers use ``s*`` predicates, unsigned and i1 ``u*``,
   floats the ordered ``o*`` predicates except ``!=`` which is ``une``.
-* Shapes: a scalar meeting a block is splatted (``tt.splat``); two blocks of the same rank
-  broadcast dimensions of size 1 (``tt.broadcast``).
+* Shapes: a scalar meeting a block is splatted (``tt.splat``); blocks align their trailing
+  dimensions (a lower rank gains leading 1s, ``tt.expand_dims``) and dimensions of size 1
+  stretch (``tt.broadcast``).
 * ``ptr + int`` and ``int + ptr`` are ``tt.addptr``; ``ptr - int`` adds the negated offset.
 """
 from __future__ import annotations
@@ -213,9 +214,9 @@ class Semantic:
             return sb
         if not sb:
             return sa
-        if len(sa) != len(sb):
-            raise CompileError(f"broadcasting blocks of different ranks ({list(sa)} and {list(sb)}) "
-                               "is not supported yet")
+        if len(sa) != len(sb):  # Triton aligns the trailing dimensions: pad the shorter with 1s
+            rank = max(len(sa), len(sb))
+            sa, sb = (1,) * (rank - len(sa)) + sa, (1,) * (rank - len(sb)) + sb
         out = []
         for a, b in zip(sa, sb):
             if a != b and 1 not in (a, b):
@@ -229,8 +230,13 @@ class Semantic:
             return v
         if not v.type.is_block():
             return self.emit(ops.SplatOp.get(v, shape))
-        if self.broadcast_shapes(v.type.shape, shape) != shape:
+        if len(v.type.shape) > len(shape) or self.broadcast_shapes(v.type.shape, shape) != shape:
             raise CompileError(f"cannot broadcast a block of shape {list(v.type.shape)} to {list(shape)}")
+        from mtiacc.ir.shape_ops import ExpandDimsOp
+        while len(v.type.shape) < len(shape):  # a lower rank gains leading dimensions of size 1
+            v = self.emit(ExpandDimsOp.get(v, 0))
+        if v.type.shape == shape:
+            return v
         return self.emit(ops.BroadcastOp.get(v, shape))
 
     def broadcast(self, *values: Value) -> Tuple[Value, ...]:

@@ -92,8 +92,12 @@ def test_scalar_meets_block_is_splatted_and_blocks_broadcast():
     sem2, (a, b), block2 = sem_with(BlockType((1, 8), f32), BlockType((4, 1), f32))
     assert sem2.binary("add", a, b).type == BlockType((4, 8), f32)
     assert op_names(block2) == ["tt.broadcast", "tt.broadcast", "arith.addf"]
-    with pytest.raises(CompileError, match="different ranks"):
-        sem2.binary("add", a, sem2.builder.insert(ops.MakeRangeOp.get(0, 8)).result)
+    # Ranks align at the trailing dimension: (8,) meets (1, 8) as (1, 8).
+    r = sem2.binary("add", a, sem2.builder.insert(ops.MakeRangeOp.get(0, 8)).result)
+    assert r.type == BlockType((1, 8), f32)
+    assert "tt.expand_dims" in op_names(block2)
+    with pytest.raises(CompileError, match="incompatible shapes"):
+        sem2.binary("add", a, sem2.builder.insert(ops.MakeRangeOp.get(0, 4)).result)
 
 
 def test_pointer_arithmetic():
