@@ -17,6 +17,7 @@ import math
 from typing import Callable, List, Optional
 
 from mtiacc.ir import ops as O
+from mtiacc.ir import scf
 from mtiacc.ir.core import Block, Commutative, ConstantLike, Operation, Pure, Value
 from mtiacc.ir.folding import as_unsigned
 from mtiacc.opt.pass_manager import ModulePass, register_pass
@@ -150,7 +151,16 @@ def masks(rw: Rewriter, op: Operation) -> bool:
     return False
 
 
-PATTERNS: List[Callable[[Rewriter, Operation], bool]] = [fold, identities, masks]
+def constant_if(rw: Rewriter, op: Operation) -> bool:
+    """``scf.if`` on a constant condition becomes the ops of the taken branch."""
+    if isinstance(op, scf.IfOp) and O.const_value(op.cond) is not None:
+        scf.inline_taken_branch(op, bool(O.const_value(op.cond)))
+        rw.changed = True
+        return True
+    return False
+
+
+PATTERNS: List[Callable[[Rewriter, Operation], bool]] = [fold, identities, masks, constant_if]
 
 
 def canonicalize_block(block: Block, max_iterations: int) -> None:

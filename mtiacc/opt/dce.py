@@ -1,10 +1,14 @@
-"""``dce``: remove ``Pure`` ops whose results are unused, until none is left."""
+"""``dce``: remove ``Pure`` ops whose results are unused, until none is left.
+
+Region ops: an ``scf.for``/``scf.if`` without side effects whose results are unused goes whole;
+an ``scf.for`` loses the carried values that neither its users nor its body read."""
 from __future__ import annotations
 
 import dataclasses
 
 from mtiacc.ir.core import Block, Pure
 from mtiacc.ir.ops import ModuleOp
+from mtiacc.ir import scf
 from mtiacc.opt.pass_manager import ModulePass, register_pass
 
 
@@ -22,6 +26,11 @@ def dce_block(block: Block) -> bool:
         if _is_dead(op):
             op.erase()
             changed = True
+        elif scf.is_dead_region_op(op):
+            scf.erase_nested(op)
+            changed = True
+        elif isinstance(op, scf.ForOp):
+            changed |= scf.drop_unused_for_results(op)
     return changed
 
 
