@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Dict, List, Set
 
-from mtiacc.codegen import blocks, memory
+from mtiacc.codegen import blocks, mathlib, memory
+from mtiacc.codegen import ndblocks
 from mtiacc.codegen.lmem import Buffer, LocalMemory
 from mtiacc.codegen.mir import MBuilder, Mem, MFunction, VReg
 from mtiacc.codegen.scalar import constant, lower_scalar, reg_class
@@ -94,6 +95,11 @@ class Lowering:
                     for v in memory.needs_buffers(op):
                         need(v, i)
             elif op.results and op.results[0].type.is_block() and id(op.results[0]) in demanded:
+                if ndblocks.is_alias(op):  # the source's buffer lives as long as the alias
+                    i = max(i, last.get(id(op.results[0]), i))
+                for v in op.operands:
+                    need(v, i)
+            elif op.results and ndblocks.handles(op):  # a reduction to a scalar reads its block
                 for v in op.operands:
                     need(v, i)
         self.demanded = demanded
@@ -149,19 +155,26 @@ class Lowering:
             memory.lower_store(self, op)
             for v in memory.needs_buffers(op):
                 if v is op.value:
-                    self.keep.add(id(v))
+                    self.keep.update(ndblocks.alias_chain(v))
             return
         if not op.results:
             raise CompileError(f"'{op.name}' is not supported by codegen yet")
         res = op.result
+        if ndblocks.handles(op):  # shape ops, reductions, scans
+            if not res.type.is_block() or id(res) in self.demanded:
+                ndblocks.lower(self, op)
+            return
         if not res.type.is_block():
             if isinstance(op, O.LoadOp):
                 raise CompileError("loads of scalars are not supported yet")
+            if mathlib.is_math(op):
+                self.regs[id(res)] = mathlib.lower_math_scalar(self.b, op, self.get)
+                return
             self.regs[id(res)] = lower_scalar(self.b, op, self.get)
             return
         if isinstance(op, SCALAR_BACKED) or id(res) not in self.demanded:
             return
-        if len(res.type.shape) != 1:
+        if len(res.type.shape) > 3:
             raise CompileError(f"blocks of rank {len(res.type.shape)} are not supported yet")
         if isinstance(op, O.LoadOp):
             memory.lower_load(self, op)
@@ -172,7 +185,10 @@ class Lowering:
         else:
             srcs = [self.src(v) for v in op.operands]
             dst = Src(res.type.element_type, addr=self.alloc(res).offset)
-            blocks.lower_elementwise(self.b, op, srcs, dst)
+            if mathlib.is_math(op):
+                mathlib.lower_math(self.b, op, srcs, dst)
+            else:
+                blocks.lower_elementwise(self.b, op, srcs, dst)
 
 
 def select_instructions(func: O.FuncOp, target: Target) -> Lowering:

@@ -54,14 +54,15 @@ class Src:
 class VLoop:
     """State while emitting one loop body: tracks the current vtype, emits `vsetvli` on change."""
 
-    def __init__(self, b: MBuilder, wmax: int, vl: VReg):
+    def __init__(self, b: MBuilder, wmax: int, vl: VReg, lmul: int = 8):
         self.b = b
         self.wmax = wmax
         self.vl = vl
         self.cur = None
+        self.base_lmul = lmul  # LMUL of the widest type (8; smaller leaves registers for temporaries)
 
     def lmul(self, elem: Type) -> int:
-        return 8 * sew_of(elem) // self.wmax
+        return self.base_lmul * sew_of(elem) // self.wmax
 
     def ensure(self, elem: Type) -> int:
         """Make ``elem`` the current element type; return its SEW."""
@@ -84,8 +85,11 @@ Compute = Callable[[VLoop, List[str]], str]
 
 
 def emit_loop(b: MBuilder, n: Union[int, VReg], srcs: List[Src], dst: Optional[Src],
-              compute: Compute, index: Optional[VReg] = None, comment: str = "") -> None:
-    """Emit ``dst[i] = compute(srcs[i])`` for ``i < n``; ``index`` (if given) tracks the chunk start."""
+              compute: Compute, index: Optional[VReg] = None, comment: str = "", lmul: int = 8) -> None:
+    """Emit ``dst[i] = compute(srcs[i])`` for ``i < n``; ``index`` (if given) tracks the chunk start.
+
+    ``lmul`` is the register-group size of the widest type (8 by default; math expansions use 2
+    so that registers other than the operand groups v8, v16, v24 stay free for temporaries)."""
     if len(srcs) > len(GROUPS):
         raise CompileError("internal: too many operands for one vector loop")
     types = [s.elem for s in srcs] + ([dst.elem] if dst is not None else [])
@@ -114,9 +118,9 @@ def emit_loop(b: MBuilder, n: Union[int, VReg], srcs: List[Src], dst: Optional[S
     top = b.new_label("vloop")
     vl = b.x("vl")
     b.label(top)
-    b("vsetvli", vl, count, f"e{wmax}, m8, ta, ma")
-    loop = VLoop(b, wmax, vl)
-    loop.cur = (wmax, 8)
+    b("vsetvli", vl, count, f"e{wmax}, m{lmul}, ta, ma")
+    loop = VLoop(b, wmax, vl, lmul)
+    loop.cur = (wmax, lmul)
     groups = list(GROUPS[:len(srcs)])
     for g, s, p in zip(groups, srcs, ptrs):
         if s.is_scalar:

@@ -10,6 +10,7 @@ import inspect
 from typing import Dict, Optional, Sequence
 
 from mtiacc.diagnostics import CompileError
+from mtiacc.frontend import lang_math
 from mtiacc.frontend.semantic import FValue, Semantic, describe, is_const
 from mtiacc.frontend.values import (CONSTEXPR, JIT, Builtin, ForeignRef, Marker, ModuleRef,
                                     Unsupported)
@@ -190,6 +191,8 @@ for _fn in (program_id, num_programs, arange, full, zeros, load, store, where, c
             maximum, pointer_type):
     LANGUAGE[_fn.__name__] = Builtin(f"tl.{_fn.__name__}", _fn)
 LANGUAGE["constexpr"] = CONSTEXPR
+LANGUAGE.update(lang_math.TL_MATH)
+LANGUAGE.update({"math": ModuleRef(lang_math.MATH_MODULE), "extra": ModuleRef("triton.language.extra")})
 
 # Shapes, reductions and scans live in their own module (lang_shapes.py).
 from mtiacc.frontend import lang_shapes  # noqa: E402
@@ -209,6 +212,9 @@ TRITON: Dict[str, object] = {
 
 def module_attr(module: ModuleRef, attr: str, spelled: str) -> object:
     """``module.attr``: the object it names, or :class:`Unsupported` (reported where used)."""
+    if lang_math.is_math_module(module.qualname):
+        found = lang_math.lookup(module.qualname, attr)
+        return found if found is not None else Unsupported(spelled)
     if module.qualname == "triton.language":
         return LANGUAGE.get(attr, Unsupported(spelled))
     if module.qualname == "triton":

@@ -528,3 +528,68 @@ class StoreOp(Operation):
 ELEMENTWISE_BINARY_INT = (AddIOp, SubIOp, MulIOp, DivSIOp, DivUIOp, RemSIOp, RemUIOp, AndIOp, OrIOp,
                           XOrIOp, ShLIOp, ShRSIOp, ShRUIOp, MaxSIOp, MinSIOp, MaxUIOp, MinUIOp)
 ELEMENTWISE_BINARY_FLOAT = (AddFOp, SubFOp, MulFOp, DivFOp, RemFOp, MaxNumFOp, MinNumFOp)
+
+
+# --------------------------------------------------------------------------- math (tl.exp, libdevice.*)
+# Element-wise math functions, one class each (``math.exp``, ...), declared compactly.  Constant
+# operands fold with numpy in the type's precision; codegen expands them (mtiacc/codegen/mathlib.py).
+
+class MathUnaryOp(Operation):
+    x = operand(FloatLike)
+    result = result(FloatLike)
+    traits = frozenset({Pure, Elementwise, SameOperandsAndResultType})
+    _np_fn = None
+
+    @classmethod
+    def get(cls, x: Value, loc=None):
+        return cls([x], [x.type], loc=loc)
+
+    def fold(self):
+        a = const_value(self.x)
+        if a is None or type(self)._np_fn is None:
+            return None
+        t = self.result.type.element_type
+        with np.errstate(all="ignore"):
+            r = type(self)._np_fn(np.float64(a))
+        return F.round_float(float(r), t)
+
+
+def _math_unary(fn_name: str, np_fn) -> type:
+    cls_name = "Math" + "".join(p.capitalize() for p in fn_name.split("_")) + "Op"
+    return type(cls_name, (MathUnaryOp,), {"name": f"math.{fn_name}", "__module__": __name__,
+                                           "_np_fn": staticmethod(np_fn)})
+
+
+def _erf(x):
+    return math.erf(x) if not math.isnan(x) else x
+
+
+MATH_UNARY = {name: _math_unary(name, fn) for name, fn in (
+    ("exp", np.exp), ("exp2", np.exp2), ("log", np.log), ("log2", np.log2), ("sqrt", np.sqrt),
+    ("rsqrt", lambda x: 1.0 / np.sqrt(x)), ("sin", np.sin), ("cos", np.cos), ("absf", np.abs),
+    ("floor", np.floor), ("ceil", np.ceil), ("erf", _erf), ("tanh", np.tanh), ("log1p", np.log1p),
+    ("expm1", np.expm1), ("trunc", np.trunc), ("rint", np.rint))}
+
+
+class MathPowFOp(BinaryOp):
+    name = "math.powf"
+    lhs = operand(FloatLike)
+    rhs = operand(FloatLike)
+    result = result(FloatLike)
+    _fold_fn = staticmethod(lambda a, b, t: F.float_binary(np.power, a, b, t))
+
+
+class MathFmaOp(Operation):
+    """``a * b + c`` with one rounding."""
+
+    name = "math.fma"
+    a = operand(FloatLike)
+    b = operand(FloatLike)
+    c = operand(FloatLike)
+    result = result(FloatLike)
+    traits = frozenset({Pure, Elementwise, SameOperandsAndResultType})
+
+    @classmethod
+    def get(cls, a: Value, b: Value, c: Value, loc=None):
+        return cls([a, b, c], [a.type], loc=loc)
+

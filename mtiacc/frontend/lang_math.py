@@ -1,0 +1,221 @@
+"""Math builtins: ``tl.exp`` ... ``tl.umulhi``, ``tl.math.*``, libdevice, and the hints.
+
+Floating-point math is computed in f32: f16 and bf16 operands are converted to f32, the function
+runs, and the result is rounded back to the operand type (round to nearest even).  Integer
+operands of float-only functions are an error naming the function, as in Triton.  fp64 is not
+supported by this target's vector unit ("... is not supported yet").
+
+The module names Inductor and kernels use for these are recognized without importing anything:
+``triton.language.math``, ``triton.language.extra.libdevice`` (also ``...extra.cuda.libdevice``),
+and ``from torch._inductor.runtime.triton_helpers import libdevice, math as tl_math``.
+"""
+from __future__ import annotations
+
+from typing import Dict
+
+from mtiacc.diagnostics import CompileError
+from mtiacc.frontend.semantic import FValue, Semantic, describe, is_const, promote_types
+from mtiacc.frontend.values import Builtin, ModuleRef
+from mtiacc.ir import ops
+from mtiacc.ir.core import Value
+from mtiacc.ir.types import f32, i32, u32, u64
+
+MATH_MODULE = "triton.language.math"
+LIBDEVICE_MODULE = "triton.language.extra.libdevice"
+# module qualname -> {attribute: module qualname} for the packages that hold these modules
+SUBMODULES = {
+    "triton.language.extra": {"libdevice": LIBDEVICE_MODULE, "cuda": "triton.language.extra.cuda"},
+    "triton.language.extra.cuda": {"libdevice": LIBDEVICE_MODULE},
+    "torch._inductor.runtime.triton_helpers": {"libdevice": LIBDEVICE_MODULE, "math": MATH_MODULE},
+}
+ALIASES = {"triton.language.extra.cuda.libdevice": LIBDEVICE_MODULE,
+           "torch._inductor.runtime.triton_helpers.libdevice": LIBDEVICE_MODULE,
+           "torch._inductor.runtime.triton_helpers.math": MATH_MODULE}
+
+
+def _operand(sem: Semantic, x: FValue, fname: str) -> Value:
+    if is_const(x):
+        x = sem.materialize(float(x) if not isinstance(x, bool) else x)
+    if not isinstance(x, Value):
+        raise CompileError(f"{fname}() needs a number or a block, got {describe(x)}")
+    return x
+
+
+def _float_operand(sem: Semantic, x: FValue, fname: str) -> Value:
+    v = _operand(sem, x, fname)
+    t = v.type.element_type
+    if not t.is_float():
+        raise CompileError(f"{fname}() needs floating-point operands (fp16, bf16, fp32), got {t}")
+    if t.width == 64:
+        raise CompileError(f"{fname}() on fp64 is not supported yet")
+    return v
+
+
+def _in_f32(sem: Semantic, fname: str, build, *xs: FValue) -> Value:
+    """``build(*f32 operands)`` with the operands converted to their common float type, then f32."""
+    vals = [_float_operand(sem, x, fname) for x in xs]
+    ty = vals[0].type.element_type
+    for v in vals[1:]:
+        if v.type.element_type != ty:
+            raise CompileError(f"{fname}() needs operands of one type, got {ty} and {v.type.element_type}")
+    vals = list(sem.broadcast(*vals))
+    wide = [sem.cast(v, f32) for v in vals]
+    return sem.cast(build(*wide), ty)
+
+
+def _unary(op_name: str, fname: str):
+    cls = ops.MATH_UNARY[op_name]
+
+    def impl(sem: Semantic, x):
+        return _in_f32(sem, fname, lambda v: sem.emit(cls.get(v)), x)
+    impl.__name__ = fname.split(".")[-1]
+    impl.__doc__ = f"``{fname}(x)``, element-wise (computed in fp32)."
+    return impl
+
+
+def abs_(sem: Semantic, x):
+    """``|x|``: floats clear the sign bit; signed integers negate negatives (wrapping); unsigned as is."""
+    v = _operand(sem, x, "tl.abs")
+    t = v.type.element_type
+    if t.is_float():
+        return _in_f32(sem, "tl.abs", lambda w: sem.emit(ops.MATH_UNARY["absf"].get(w)), v)
+    if t.is_bool() or not t.signed:
+        return v
+    return sem.where(sem.compare("lt", v, 0), sem.unary("neg", v), v)
+
+
+def sigmoid(sem: Semantic, x):
+    """``1 / (1 + exp(-x))``."""
+    def build(v):
+        e = sem.emit(ops.MATH_UNARY["exp"].get(sem.unary("neg", v)))
+        return sem.binary("truediv", 1.0, sem.binary("add", e, 1.0))
+    return _in_f32(sem, "tl.sigmoid", build, x)
+
+
+def fma(sem: Semantic, x, y, z):
+    """``x * y + z`` rounded once."""
+    a, b, c = (_float_operand(sem, v, "tl.fma") for v in (x, y, z))
+    ty = promote_types(promote_types(a.type.element_type, b.type.element_type), c.type.element_type)
+    a, b, c = (sem.cast(v, ty) for v in (a, b, c))
+    return _in_f32(sem, "tl.fma", lambda p, q, r: sem.emit(ops.MathFmaOp.get(p, q, r)), a, b, c)
+
+
+def pow_(sem: Semantic, x, y):
+    """``libdevice.pow(x, y)`` (C's ``powf``, special cases included)."""
+    a, b = _float_operand(sem, x, "libdevice.pow"), _float_operand(sem, y, "libdevice.pow")
+    ty = sem.common_type(a, b)
+    a, b = sem.cast(a, ty), sem.cast(b, ty)
+    return _in_f32(sem, "libdevice.pow", lambda p, q: sem.emit(ops.MathPowFOp.get(p, q)), a, b)
+
+
+def clamp(sem: Semantic, x, min, max, propagate_nan=None):
+    """``min(max(x, min), max)``, element-wise."""
+    if propagate_nan not in (None, 0, False):
+        raise CompileError("tl.clamp(propagate_nan=...) is not supported yet")
+    return sem.binary("minimum", sem.binary("maximum", x, min), max)
+
+
+def fdiv(sem: Semantic, x, y, ieee_rounding=False):
+    """``x / y`` on floats (always IEEE-rounded here)."""
+    _float_operand(sem, x, "tl.fdiv")
+    _float_operand(sem, y, "tl.fdiv")
+    return sem.binary("truediv", x, y)
+
+
+def div_rn(sem: Semantic, x, y):
+    """``x / y`` rounded to nearest even."""
+    _float_operand(sem, x, "tl.div_rn")
+    _float_operand(sem, y, "tl.div_rn")
+    return sem.binary("truediv", x, y)
+
+
+def umulhi(sem: Semantic, x, y):
+    """The high 32 bits of the 64-bit unsigned product of 32-bit integers."""
+    a, b = _operand(sem, x, "tl.umulhi"), _operand(sem, y, "tl.umulhi")
+    ty = sem.common_type(a, b)
+    if ty not in (i32, u32):
+        raise CompileError(f"tl.umulhi() needs int32 or uint32 operands, got {ty}")
+    wa, wb = (sem.cast(sem.cast(sem.cast(v, ty), u32), u64) for v in (a, b))
+    hi = sem.binary("rshift", sem.binary("mul", wa, wb), 32)
+    return sem.cast(sem.cast(hi, u32), ty)
+
+
+def signbit(sem: Semantic, x):
+    """``libdevice.signbit(x)``: 1 (int32) where the sign bit of fp32 ``x`` is set, else 0."""
+    v = _float_operand(sem, x, "libdevice.signbit")
+    bits = sem.cast(sem.cast(v, f32), u32, bitcast=True)
+    return sem.cast(sem.binary("rshift", bits, 31), i32)
+
+
+def isnan(sem: Semantic, x):
+    """``x != x``."""
+    v = _float_operand(sem, x, "libdevice.isnan")
+    return sem.compare("ne", v, v)
+
+
+def isinf(sem: Semantic, x):
+    """``|x| == inf``."""
+    v = _float_operand(sem, x, "libdevice.isinf")
+    return sem.compare("eq", abs_(sem, v), float("inf"))
+
+
+def _identity_hint(name: str):
+    def impl(sem: Semantic, input, values):
+        return input
+    impl.__name__ = name
+    impl.__doc__ = f"``tl.{name}``: an optimization hint; accepted and ignored (the value is unchanged)."
+    return impl
+
+
+def assume(sem: Semantic, cond):
+    """``tl.assume(cond)``: a hint; accepted and ignored."""
+    return None
+
+
+def debug_barrier(sem: Semantic):
+    """``tl.debug_barrier()``: one PE runs one program, so there is nothing to wait for."""
+    return None
+
+
+# --------------------------------------------------------------------------------------- tables
+
+_UNARY_NAMES = {  # function name -> math op
+    "exp": "exp", "exp2": "exp2", "log": "log", "log2": "log2", "sqrt": "sqrt", "sqrt_rn": "sqrt",
+    "rsqrt": "rsqrt", "sin": "sin", "cos": "cos", "floor": "floor", "ceil": "ceil", "erf": "erf",
+}
+
+
+def _table(prefix: str, unary: Dict[str, str], extra: Dict[str, object]) -> Dict[str, Builtin]:
+    out = {name: Builtin(f"{prefix}.{name}", _unary(op, f"{prefix}.{name}")) for name, op in unary.items()}
+    out.update({name: Builtin(f"{prefix}.{name}", fn) for name, fn in extra.items()})
+    return out
+
+
+_COMMON = {"abs": abs_, "fma": fma, "div_rn": div_rn, "fdiv": fdiv, "umulhi": umulhi}
+
+TL_MATH: Dict[str, Builtin] = _table("tl", _UNARY_NAMES, {
+    **_COMMON, "sigmoid": sigmoid, "clamp": clamp,
+    "multiple_of": _identity_hint("multiple_of"), "max_contiguous": _identity_hint("max_contiguous"),
+    "max_constancy": _identity_hint("max_constancy"), "assume": assume, "debug_barrier": debug_barrier})
+
+MATH: Dict[str, Builtin] = _table("tl.math", _UNARY_NAMES, _COMMON)
+
+LIBDEVICE: Dict[str, Builtin] = _table("libdevice", {
+    **_UNARY_NAMES, "tanh": "tanh", "log1p": "log1p", "expm1": "expm1", "trunc": "trunc",
+    "rint": "rint", "nearbyint": "rint", "fast_expf": "exp", "fast_logf": "log", "exp2f": "exp2",
+}, {**_COMMON, "fabs": abs_, "pow": pow_, "signbit": signbit, "isnan": isnan, "isinf": isinf})
+
+
+def lookup(qualname: str, attr: str):
+    """The object ``module.attr`` names for the math modules, or None when ``qualname`` is not one."""
+    qualname = ALIASES.get(qualname, qualname)
+    if qualname == MATH_MODULE:
+        return MATH.get(attr)
+    if qualname == LIBDEVICE_MODULE:
+        return LIBDEVICE.get(attr)
+    sub = SUBMODULES.get(qualname, {}).get(attr)
+    return ModuleRef(sub) if sub else None
+
+
+def is_math_module(qualname: str) -> bool:
+    return ALIASES.get(qualname, qualname) in (MATH_MODULE, LIBDEVICE_MODULE) or qualname in SUBMODULES

@@ -1,0 +1,46 @@
+"""Compile small Triton kernels from source text and run them on the simulator."""
+from __future__ import annotations
+
+import functools
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from mtiacc.driver import Options, compile_kernel
+from mtiasim.runner import run
+
+HEADER = "import triton\nimport triton.language as tl\n" \
+         "from triton.language.extra import libdevice\n" \
+         "from torch._inductor.runtime.triton_helpers import math as tl_math\n\n"
+
+_DIR = Path(tempfile.mkdtemp(prefix="mtiacc-lang-"))
+
+
+@functools.lru_cache(maxsize=None)
+def build(source: str, signature: str, defines: tuple = ()) -> Path:
+    """The binary of ``source`` (HEADER prepended), compiled once per (source, signature, defines)."""
+    key = abs(hash((source, signature, defines)))
+    src = _DIR / f"k{key}.py"
+    src.write_text(HEADER + source)
+    opts = Options(defines=dict(defines), signature=signature)
+    out = _DIR / f"k{key}.bin"
+    out.write_bytes(compile_kernel(str(src), opts).binary)
+    return out
+
+
+def launch(source: str, signature: str, inputs: dict, grid=(1,), defines: tuple = ()):
+    return run(str(build(source, signature, defines)), inputs, grid=grid)
+
+
+def ulps(got: np.ndarray, want: np.ndarray) -> np.ndarray:
+    """Distance in units in the last place of f32 (want is float64, rounded to f32 first)."""
+    g = got.astype(np.float32)
+    w = want.astype(np.float32)
+    gi = g.view(np.int32).astype(np.int64)
+    wi = w.view(np.int32).astype(np.int64)
+    gi = np.where(gi < 0, -(gi & 0x7FFFFFFF), gi)
+    wi = np.where(wi < 0, -(wi & 0x7FFFFFFF), wi)
+    d = np.abs(gi - wi)
+    both_nan = np.isnan(g) & np.isnan(w)
+    return np.where(both_nan, 0, np.where(np.isnan(g) | np.isnan(w), 1 << 40, d))
