@@ -2,7 +2,12 @@
 
     mtiacc FILE.py [-o OUT] [--kernel NAME] [-D NAME=VALUE]... [--signature SIG] [--grid EXPR]
                    [--emit ir|asm|bin] [-O0|-O1|-O2|-O3]
+    mtiacc opt IN.mtir [--passes=PIPELINE | -O LEVEL] [-o OUT] [--no-verify-each]
     mtiacc disasm BIN
+
+Pass-manager flags (both `mtiacc FILE.py` and `mtiacc opt`): --passes, -O0..-O3, --dump-pipeline,
+--print-ir-before=PASS, --print-ir-after=PASS, --print-ir-after-all, --print-ir-after-change,
+--disable-pass=PASS (repeatable), --time-passes, --no-verify-each.  IR dumps and timing go to stderr.
 """
 from __future__ import annotations
 
@@ -43,8 +48,54 @@ def parse_define(text: str):
     return name, value
 
 
+def pass_options(f):
+    """The pass-manager flags shared by the compiler and `mtiacc opt`."""
+    options = [
+        click.option("-O", "opt_level", type=click.IntRange(0, 3), default=2, show_default=True, metavar="LEVEL",
+                     help="Optimization level: -O0 .. -O3 (named pipelines, see --dump-pipeline)."),
+        click.option("--passes", help="Run this pass pipeline instead of the -O level's, e.g. "
+                     "'canonicalize,cse,loop-unroll{max-trip=16},dce'."),
+        click.option("--dump-pipeline", is_flag=True, help="Print the pipeline that would run, and exit."),
+        click.option("--print-ir-before", "print_before", multiple=True, metavar="PASS",
+                     help="Print the IR before each run of PASS (to stderr)."),
+        click.option("--print-ir-after", "print_after", multiple=True, metavar="PASS",
+                     help="Print the IR after each run of PASS (to stderr)."),
+        click.option("--print-ir-after-all", is_flag=True, help="Print the IR after every pass."),
+        click.option("--print-ir-after-change", is_flag=True,
+                     help="Print the IR after every pass that changed it."),
+        click.option("--disable-pass", "disabled", multiple=True, metavar="PASS",
+                     help="Leave PASS out of the pipeline (repeatable)."),
+        click.option("--time-passes", is_flag=True, help="Print a table of the time each pass took (stderr)."),
+        click.option("--verify-each/--no-verify-each", default=True, show_default=True,
+                     help="Verify the IR after every pass."),
+    ]
+    for opt in reversed(options):
+        f = opt(f)
+    return f
+
+
+def make_instrumentation(print_before, print_after, print_ir_after_all, print_ir_after_change, time_passes):
+    from mtiacc.opt import PASSES, Instrumentation
+    for name in (*print_before, *print_after):
+        if name not in PASSES:
+            raise UserError(f"--print-ir-before/after: unknown pass '{name}' "
+                            f"(known passes: {', '.join(sorted(PASSES))})")
+    if not (print_before or print_after or print_ir_after_all or print_ir_after_change or time_passes):
+        return None
+    return Instrumentation(print_before=set(print_before), print_after=set(print_after),
+                           print_after_all=print_ir_after_all, print_after_change=print_ir_after_change,
+                           time_passes=time_passes)
+
+
+def dump_pipeline(passes_text, opt_level, disabled) -> None:
+    from mtiacc.driver import Options, pipeline_passes
+    from mtiacc.opt import spell_pipeline
+    passes = pipeline_passes(Options(opt_level=opt_level, passes=passes_text, disabled_passes=tuple(disabled)))
+    sys.stdout.write(spell_pipeline(passes) + "\n")
+
+
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
-@click.argument("file", type=click.Path(dir_okay=False))
+@click.argument("file", type=click.Path(dir_okay=False), required=False)
 @click.option("-o", "output", type=click.Path(dir_okay=False), help="Output file (default: FILE's stem + .bin; "
               "stdout for --emit=ir/asm).")
 @click.option("--kernel", help="The @triton.jit function to compile (needed when the file has several).")
@@ -53,18 +104,30 @@ def parse_define(text: str):
 @click.option("--grid", help="Launch grid stored in the binary, e.g. 'cdiv(N, BLOCK_SIZE)'.")
 @click.option("--emit", type=click.Choice(["ir", "asm", "bin"]), default="bin", show_default=True,
               help="Stop after this stage and write its output.")
-@click.option("-O", "opt_level", type=click.IntRange(0, 3), default=2, show_default=True, metavar="LEVEL",
-              help="Optimization level: -O0 .. -O3.")
-@click.option("--passes", help="Run this pass pipeline instead of the -O level's (e.g. 'canonicalize,dce').")
 @click.option("--target", help="Target name or machine YAML (default: mtia2i).")
-def compile_command(file, output, kernel, defines, signature, grid, emit, opt_level, passes, target):
+@pass_options
+def compile_command(file, output, kernel, defines, signature, grid, emit, target, opt_level, passes,
+                    dump_pipeline, print_before, print_after, print_ir_after_all, print_ir_after_change,
+                    disabled, time_passes, verify_each):
     """Compile a Triton kernel to an MTIA binary."""
     defs = dict(parse_define(d) for d in defines)
-    opts = Options(kernel=kernel, defines=defs, signature=signature, grid=grid, opt_level=opt_level,
-                   passes=passes, target=target)
+    if file is None and not dump_pipeline:
+        raise click.UsageError("Missing argument 'FILE'.")
 
     def go():
-        result = compile_kernel(file, opts, stop_after=emit)
+        if dump_pipeline:
+            globals()["dump_pipeline"](passes, opt_level, disabled)
+            return
+        instr = make_instrumentation(print_before, print_after, print_ir_after_all, print_ir_after_change,
+                                     time_passes)
+        opts = Options(kernel=kernel, defines=defs, signature=signature, grid=grid, opt_level=opt_level,
+                       passes=passes, target=target, disabled_passes=tuple(disabled), verify_each=verify_each,
+                       instrumentation=instr)
+        try:
+            result = compile_kernel(file, opts, stop_after=emit)
+        finally:
+            if instr is not None:
+                instr.report_times()
         if emit in ("ir", "asm"):
             text = result.ir_text if emit == "ir" else result.asm_text
             if output:
@@ -75,6 +138,55 @@ def compile_command(file, output, kernel, defines, signature, grid, emit, opt_le
         out = output or os.path.splitext(os.path.basename(file))[0] + ".bin"
         write_atomically(out, result.binary)
         click.echo(f"wrote {out}", err=True)
+
+    run_guarded(go)
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("file", type=click.Path(dir_okay=False), required=False)
+@click.option("-o", "output", type=click.Path(dir_okay=False), help="Output file (default: stdout).")
+@pass_options
+def opt_command(file, output, opt_level, passes, dump_pipeline, print_before, print_after, print_ir_after_all,
+                print_ir_after_change, disabled, time_passes, verify_each):
+    """Read IR text (the generic form), run passes on it, write IR text (like mlir-opt).
+
+    Without --passes or -O, no pass runs (the IR is parsed, verified and printed back).
+    """
+    if file is None and not dump_pipeline:
+        raise click.UsageError("Missing argument 'FILE'.")
+    source = click.get_current_context().get_parameter_source("opt_level")
+    level_given = source is not None and source.name != "DEFAULT"
+
+    def go():
+        from mtiacc.driver import Options, pipeline_passes
+        from mtiacc.ir.parser import parse_ir
+        from mtiacc.ir.printer import print_ir
+        from mtiacc.opt import run_pipeline
+        pipeline = passes if passes is not None else (None if level_given else "")
+        if dump_pipeline:
+            globals()["dump_pipeline"](pipeline, opt_level, disabled)
+            return
+        instr = make_instrumentation(print_before, print_after, print_ir_after_all, print_ir_after_change,
+                                     time_passes)
+        try:
+            with open(file, encoding="utf-8") as f:
+                text = f.read()
+        except OSError as e:
+            raise UserError(f"cannot read '{file}': {e.strerror}") from None
+        except UnicodeDecodeError:
+            raise UserError(f"'{file}' is not UTF-8 text") from None
+        module = parse_ir(text, file, locate=True)
+        run_list = pipeline_passes(Options(opt_level=opt_level, passes=pipeline, disabled_passes=tuple(disabled)))
+        try:
+            run_pipeline(module, run_list, verify_each=verify_each, instrumentation=instr)
+        finally:
+            if instr is not None:
+                instr.report_times()
+        out = print_ir(module)
+        if output:
+            write_atomically(output, out.encode())
+        else:
+            sys.stdout.write(out)
 
     run_guarded(go)
 
@@ -96,7 +208,7 @@ def disasm_command(binary):
     run_guarded(go)
 
 
-SUBCOMMANDS = {"disasm": disasm_command}
+SUBCOMMANDS = {"disasm": disasm_command, "opt": opt_command}
 
 
 def main(argv=None) -> None:

@@ -8,7 +8,7 @@ import ast
 import dataclasses
 import os
 import tempfile
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 from mtiacc.diagnostics import UserError
 from mtiacc.target import Target, load_target
@@ -25,6 +25,9 @@ class Options:
     opt_level: int = 2
     passes: Optional[str] = None       # an explicit pipeline overrides opt_level
     target: Optional[str] = None
+    disabled_passes: Tuple[str, ...] = ()   # --disable-pass (IR and machine passes)
+    verify_each: bool = True
+    instrumentation: Optional[object] = None  # mtiacc.opt.Instrumentation: --print-ir-*, --time-passes
 
 
 @dataclasses.dataclass
@@ -47,11 +50,29 @@ def run_frontend(path: str, opts: Options):
     return compile_file(path, kernel=opts.kernel, defines=opts.defines, signature=opts.signature)
 
 
-def run_optimizer(module, opts: Options) -> None:
-    from mtiacc.opt import pipeline_for_level, run_pipeline
+def pipeline_passes(opts: Options) -> list:
+    """The passes this compile runs (IR and machine), after --disable-pass."""
+    from mtiacc.opt import parse_pipeline, pipeline_for_level, remove_disabled
     pipeline = opts.passes if opts.passes is not None else pipeline_for_level(opts.opt_level)
-    if pipeline:
-        run_pipeline(module, pipeline)
+    return remove_disabled(parse_pipeline(pipeline), opts.disabled_passes)
+
+
+def run_optimizer(module, opts: Options) -> list:
+    """Run the IR passes; returns the machine passes, for codegen."""
+    from mtiacc.opt import is_machine, run_pipeline
+    passes = pipeline_passes(opts)
+    if any(not is_machine(p) for p in passes):
+        run_pipeline(module, passes, verify_each=opts.verify_each, instrumentation=opts.instrumentation)
+    return [p for p in passes if is_machine(p)]
+
+
+def _machine_hook(passes: list, target: Target, opts: Options):
+    """Codegen runs this after register allocation: the pipeline's machine passes, instrumented."""
+    from mtiacc.codegen import MACHINE_PASSES, format_machine
+    from mtiacc.opt import run_machine_passes
+    if not passes:
+        return None
+    return lambda fn: run_machine_passes(fn, target, passes, MACHINE_PASSES, format_machine, opts.instrumentation)
 
 
 def parse_grid(text: str, fe) -> List[str]:
@@ -101,14 +122,14 @@ def compile_kernel(path: str, opts: Options, stop_after: str = "bin") -> Compila
     from mtiacc.ir.printer import print_ir
     fe = run_frontend(path, opts)
     grid = parse_grid(opts.grid, fe) if opts.grid else None
-    run_optimizer(fe.module, opts)
+    machine_passes = run_optimizer(fe.module, opts)
     out = Compilation(fe)
     if stop_after == "ir":
         out.ir_text = print_ir(fe.module)
         return out
     from mtiacc.codegen import generate
     target = load_target(opts.target)
-    asm = generate(fe.module, target, fe.source_file, fe.source_lines)
+    asm = generate(fe.module, target, fe.source_file, fe.source_lines, _machine_hook(machine_passes, target, opts))
     out.asm_text = asm.text
     if stop_after == "asm":
         return out

@@ -4,7 +4,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 from pathlib import Path
-from typing import Optional
+from typing import Optional, Tuple
 
 import yaml
 
@@ -23,10 +23,31 @@ class Target:
     lmem_bytes: int
     stack_bytes: int
     args_base: int = 0
+    # timing class -> (issue cycles, result latency), from the YAML's `timing:` section
+    timing: Tuple[Tuple[str, Tuple[int, int]], ...] = ()
+
+    def latency(self, timing_class: str, default: int = 1) -> int:
+        """Result latency in cycles of an instruction of this timing class (for scheduling)."""
+        return dict(self.timing).get(timing_class, (1, default))[1]
 
     @property
     def vlenb(self) -> int:
         return self.vlen_bits // 8
+
+
+@functools.lru_cache(maxsize=None)
+def instruction_info(mnemonic: str, nargs: int) -> Optional[Tuple[Tuple[str, ...], str, str]]:
+    """``(operand kind names, timing class, semantics family)`` of a mnemonic or pseudo-instruction
+    with ``nargs`` operands, from the ISA table (pseudos take their base instruction's class), or None."""
+    from mtiacc.asm.isa import BY_NAME
+    from mtiacc.asm.pseudo import BY_PSEUDO_NAME
+    for ps in BY_PSEUDO_NAME.get(mnemonic, ()):
+        if len(ps.operand_names) == nargs or mnemonic == "li":
+            return tuple(ps.operand_names), ps.base.timing, ps.base.sem_family
+    spec = BY_NAME.get(mnemonic)
+    if spec is None:
+        return None
+    return tuple(spec.operand_names), spec.timing, spec.sem_family
 
 
 def _from_yaml(text: str, origin: str) -> Target:
@@ -34,7 +55,9 @@ def _from_yaml(text: str, origin: str) -> Target:
         d = yaml.safe_load(text)
         pe = d["pe"]
         return Target(name=str(d["name"]), vlen_bits=int(pe["vector"]["vlen_bits"]),
-                      lmem_bytes=int(pe["local_memory_bytes"]), stack_bytes=int(pe["stack_bytes"]))
+                      lmem_bytes=int(pe["local_memory_bytes"]), stack_bytes=int(pe["stack_bytes"]),
+                      timing=tuple((str(k), (int(v["issue"]), int(v["latency"])))
+                                   for k, v in (d.get("timing") or {}).items()))
     except (yaml.YAMLError, KeyError, TypeError, ValueError) as e:
         raise UserError(f"{origin}: not a valid target description ({e})") from None
 

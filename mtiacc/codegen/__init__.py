@@ -15,11 +15,28 @@ from typing import Dict
 
 from mtiacc.codegen.emit import emit_function
 from mtiacc.codegen.isel import select_instructions
-from mtiacc.codegen.mir import Mem, MInstr
+from mtiacc.codegen.mir import LabelDef, Mem, MInstr, format_instr
+from mtiacc.codegen.peephole import peephole_function
+from mtiacc.codegen.schedule import schedule_function
 from mtiacc.codegen.regalloc import allocate
 from mtiacc.diagnostics import CompileError
 from mtiacc.ir import ops as O
 from mtiacc.target import Target
+
+
+# The machine passes, by their pipeline names (declared with their options in mtiacc.opt.machine).
+MACHINE_PASSES = {
+    "machine-peephole": lambda fn, target: peephole_function(fn),
+    "machine-schedule": schedule_function,
+}
+
+
+def format_machine(fn) -> str:
+    """Machine code as text, one instruction a line (what ``--print-ir-*`` shows for machine passes)."""
+    lines = [f"{fn.name}:"]
+    for it in fn.items:
+        lines.append(f"{it.label.name}:" if isinstance(it, LabelDef) else "\t" + format_instr(it))
+    return "\n".join(lines) + "\n"
 
 
 @dataclasses.dataclass
@@ -46,15 +63,18 @@ def _insert_frame(fn, target: Target) -> None:
 
 
 def generate(module: O.ModuleOp, target: Target, source_file: str,
-             source_lines: Dict[int, str]) -> AsmResult:
+             source_lines: Dict[int, str], machine_hook=None) -> AsmResult:
+    """``machine_hook(fn)`` runs the pipeline's machine passes (``MACHINE_PASSES``) after allocation."""
     funcs = module.funcs
     if len(funcs) != 1:
         raise CompileError(f"codegen expects one kernel function, found {len(funcs)}")
     lw = select_instructions(funcs[0], target)
     fn = lw.fn
     allocate(fn)
+    if machine_hook is not None:
+        machine_hook(fn)
     _insert_frame(fn, target)
     return AsmResult(emit_function(fn, source_file, source_lines), lw.lmem.high_water, fn.frame_bytes)
 
 
-__all__ = ["generate", "AsmResult", "Mem"]
+__all__ = ["generate", "AsmResult", "Mem", "MACHINE_PASSES", "format_machine"]

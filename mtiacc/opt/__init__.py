@@ -1,9 +1,12 @@
 """The optimizer: a pass manager, one pass per file, and the named pipelines of ``-O0`` .. ``-O3``."""
-from mtiacc.opt.pass_manager import (PASSES, ModulePass, PassRun, parse_pipeline, register_pass,
-                                     run_pipeline)
+from mtiacc.opt.pass_manager import (PASSES, Instrumentation, MachinePass, ModulePass, PassRun, is_machine,
+                                     parse_pipeline, register_pass, remove_disabled, run_machine_passes,
+                                     run_pipeline, spell_pipeline)
 from mtiacc.opt.pipelines import PIPELINES, pipeline_for_level
-# Importing the passes registers them.
-from mtiacc.opt import canonicalize, cse, dce  # noqa: E402,F401
+# Importing the passes registers them (the machine passes' code lives in codegen).
+from mtiacc.opt import canonicalize, cse, dce, machine  # noqa: E402,F401
+from mtiacc.opt import inline  # noqa: E402,F401  (the driver also runs it before codegen, always)
 
 __all__ = ["run_pipeline", "parse_pipeline", "pipeline_for_level", "PIPELINES", "PASSES",
-           "ModulePass", "PassRun", "register_pass"]
+           "ModulePass", "MachinePass", "PassRun", "register_pass", "Instrumentation", "is_machine",
+           "remove_disabled", "run_machine_passes", "spell_pipeline"]

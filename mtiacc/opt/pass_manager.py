@@ -8,8 +8,10 @@ a dash in an option name stands for an underscore in the field name).
 from __future__ import annotations
 
 import dataclasses
+import sys
 import time
-from typing import Callable, ClassVar, Dict, List, Optional, Tuple
+from typing import (Callable, ClassVar, Dict, List, Optional, Sequence, Set, TextIO, Tuple,
+                    Union)
 
 from mtiacc.diagnostics import UserError
 from mtiacc.ir.core import VerifyError
@@ -118,27 +120,156 @@ def parse_pipeline(text: str) -> List[ModulePass]:
 class PassRun:
     name: str
     seconds: float
+    changed: Optional[bool] = None   # known when the IR text was compared (print-after-change)
 
 
-def run_pipeline(module: ModuleOp, pipeline: str, verify_each: bool = True,
-                 after_pass: Optional[Callable[[ModulePass, ModuleOp], None]] = None) -> List[PassRun]:
+class MachinePass(ModulePass):
+    """A pass over machine code (after register allocation), named in the same pipelines as IR passes.
+
+    Its implementation lives in codegen (``mtiacc.codegen.MACHINE_PASSES``); on the IR it does nothing.
+    """
+
+    machine: ClassVar[bool] = True
+
+    def run(self, module: ModuleOp) -> None:
+        pass
+
+
+def is_machine(p: ModulePass) -> bool:
+    return isinstance(p, MachinePass)
+
+
+@dataclasses.dataclass
+class Instrumentation:
+    """The debugging flags of the pass manager (``--print-ir-*``, ``--time-passes``).
+
+    Pass names in ``print_before``/``print_after`` match a pass by its name, options aside.
+    IR dumps go to ``stream`` (stderr by default) under a header line as MLIR prints it.
+    """
+
+    print_before: Set[str] = dataclasses.field(default_factory=set)
+    print_after: Set[str] = dataclasses.field(default_factory=set)
+    print_after_all: bool = False
+    print_after_change: bool = False
+    time_passes: bool = False
+    stream: Optional[TextIO] = None
+    runs: List[PassRun] = dataclasses.field(default_factory=list)
+
+    def _out(self) -> TextIO:
+        return self.stream if self.stream is not None else sys.stderr
+
+    def wants_text(self) -> bool:
+        return self.print_after_change
+
+    def before(self, p: ModulePass, text: Callable[[], str]) -> None:
+        if p.name in self.print_before:
+            self.dump("Before", p, text())
+
+    def after(self, p: ModulePass, text: Callable[[], str], before_text: Optional[str]) -> Optional[bool]:
+        """Print after ``p`` as asked; returns whether the text changed (None if not compared)."""
+        changed = None
+        after_text = None
+        if before_text is not None:
+            after_text = text()
+            changed = after_text != before_text
+        if self.print_after_all or p.name in self.print_after or (self.print_after_change and changed):
+            self.dump("After", p, after_text if after_text is not None else text())
+        return changed
+
+    def dump(self, when: str, p: ModulePass, text: str) -> None:
+        out = self._out()
+        out.write(f"// -----// IR Dump {when} {p.spelling()} //----- //\n")
+        out.write(text if text.endswith("\n") else text + "\n")
+        out.write("\n")
+
+    def record(self, run: PassRun) -> None:
+        self.runs.append(run)
+
+    def report_times(self) -> None:
+        """The ``--time-passes`` table: one row per pass run, in order, and the total."""
+        if not self.time_passes:
+            return
+        out = self._out()
+        total = sum(r.seconds for r in self.runs) or 1e-12
+        out.write("===" + "-" * 60 + "===\n")
+        out.write("  ... Pass execution timing report ...\n")
+        out.write("===" + "-" * 60 + "===\n")
+        out.write(f"  Total Execution Time: {total:.4f} seconds\n\n")
+        out.write("   Wall Time (ms)    ( %)   Name\n")
+        for r in self.runs:
+            out.write(f"  {r.seconds * 1e3:14.3f}  ({100 * r.seconds / total:5.1f}%)  {r.name}\n")
+        out.write(f"  {total * 1e3:14.3f}  (100.0%)  Total\n")
+
+
+def remove_disabled(passes: Sequence[ModulePass], disabled: Sequence[str]) -> List[ModulePass]:
+    """The pipeline without the passes named in ``disabled`` (each must be a known pass name)."""
+    for name in disabled:
+        if name not in PASSES:
+            raise UserError(f"--disable-pass: unknown pass '{name}' (known passes: {', '.join(sorted(PASSES))})")
+    return [p for p in passes if p.name not in set(disabled)]
+
+
+def spell_pipeline(passes: Sequence[ModulePass]) -> str:
+    return ",".join(p.spelling() for p in passes)
+
+
+def run_pipeline(module: ModuleOp, pipeline: Union[str, Sequence[ModulePass]], verify_each: bool = True,
+                 after_pass: Optional[Callable[[ModulePass, ModuleOp], None]] = None,
+                 instrumentation: Optional[Instrumentation] = None) -> List[PassRun]:
     """Run the passes of ``pipeline`` on ``module`` in order, verifying the IR before and after each.
 
     ``after_pass(pass, module)`` is called after each pass (for printing between passes).
-    Returns the time each pass took.
+    Machine passes in the pipeline are skipped here (codegen runs them).  Returns the time each pass took.
     """
-    passes = parse_pipeline(pipeline)
+    from mtiacc.ir.printer import print_ir
+    passes = parse_pipeline(pipeline) if isinstance(pipeline, str) else list(pipeline)
+    passes = [p for p in passes if not is_machine(p)]
+    instr = instrumentation
     if verify_each:
         _verify(module, "before the pipeline")
     runs: List[PassRun] = []
     for p in passes:
+        before_text = None
+        if instr is not None:
+            instr.before(p, lambda: print_ir(module))
+            if instr.wants_text():
+                before_text = print_ir(module)
         start = time.perf_counter()
         p.run(module)
-        runs.append(PassRun(p.name, time.perf_counter() - start))
+        run = PassRun(p.name, time.perf_counter() - start)
+        runs.append(run)
         if verify_each:
             _verify(module, f"after pass '{p.spelling()}'")
+        if instr is not None:
+            run.changed = instr.after(p, lambda: print_ir(module), before_text)
+            instr.record(run)
         if after_pass is not None:
             after_pass(p, module)
+    return runs
+
+
+def run_machine_passes(fn, target, passes: Sequence[ModulePass], impls: Dict[str, Callable],
+                       format_function: Callable[[object], str],
+                       instrumentation: Optional[Instrumentation] = None) -> List[PassRun]:
+    """Run the machine passes of a pipeline on machine function ``fn``: ``impls[name](fn, target)``
+    (codegen's ``MACHINE_PASSES``; the driver glues the two layers), printing with ``format_function``."""
+    instr = instrumentation
+    runs: List[PassRun] = []
+    for p in passes:
+        if not is_machine(p):
+            continue
+        before_text = None
+        if instr is not None:
+            instr.before(p, lambda: format_function(fn))
+            if instr.wants_text():
+                before_text = format_function(fn)
+        start = time.perf_counter()
+        impls[p.name](fn, target)
+        run = PassRun(p.name, time.perf_counter() - start)
+        runs.append(run)
+        if instr is not None:
+            run.changed = instr.after(p, lambda: format_function(fn), before_text)
+            instr.record(run)
     return runs
 
 
@@ -149,5 +280,6 @@ def _verify(module: ModuleOp, when: str) -> None:
         raise VerifyError(f"IR verification failed {when}: {e.message}", e.loc) from e
 
 
-__all__: Tuple[str, ...] = ("ModulePass", "PASSES", "register_pass", "parse_pipeline", "run_pipeline",
-                            "PassRun")
+__all__: Tuple[str, ...] = ("ModulePass", "MachinePass", "PASSES", "register_pass", "parse_pipeline",
+                            "run_pipeline", "run_machine_passes", "PassRun", "Instrumentation",
+                            "remove_disabled", "spell_pipeline", "is_machine")

@@ -1,13 +1,17 @@
-"""The named pipelines behind ``-O0`` .. ``-O3``: the one place that says what each level runs."""
+"""The named pipelines behind ``-O0`` .. ``-O3``: the one place that says what each level runs.
+
+IR passes run on the IR after the frontend; ``machine-*`` passes run in codegen, on the machine code
+after register allocation (``--disable-pass`` reaches both).
+"""
 from __future__ import annotations
 
 from mtiacc.diagnostics import UserError
 
 PIPELINES = {
     0: "",
-    1: "canonicalize,dce",
-    2: "canonicalize,cse,canonicalize,dce",
-    3: "canonicalize,cse,canonicalize,dce",
+    1: "canonicalize,dce,machine-peephole",
+    2: "canonicalize,cse,canonicalize,dce,machine-peephole,machine-schedule",
+    3: "canonicalize,cse,canonicalize,dce,machine-peephole,machine-schedule",
 }
 
 
