@@ -159,6 +159,12 @@ def isinf(sem: Semantic, x):
     return sem.compare("eq", abs_(sem, v), float("inf"))
 
 
+def cast(sem: Semantic, input, dtype, fp_downcast_rounding=None, bitcast=False):
+    """``tl.cast(x, dtype, bitcast=False)``: the same as ``x.to(dtype, bitcast=bitcast)``."""
+    from mtiacc.frontend.language import to
+    return to(sem, _operand(sem, input, "tl.cast"), dtype, fp_downcast_rounding, bitcast)
+
+
 def _identity_hint(name: str):
     def impl(sem: Semantic, input, values):
         return input
@@ -194,7 +200,7 @@ def _table(prefix: str, unary: Dict[str, str], extra: Dict[str, object]) -> Dict
 _COMMON = {"abs": abs_, "fma": fma, "div_rn": div_rn, "fdiv": fdiv, "umulhi": umulhi}
 
 TL_MATH: Dict[str, Builtin] = _table("tl", _UNARY_NAMES, {
-    **_COMMON, "sigmoid": sigmoid, "clamp": clamp,
+    **_COMMON, "sigmoid": sigmoid, "clamp": clamp, "cast": cast,
     "multiple_of": _identity_hint("multiple_of"), "max_contiguous": _identity_hint("max_contiguous"),
     "max_constancy": _identity_hint("max_constancy"), "assume": assume, "debug_barrier": debug_barrier})
 
