@@ -65,28 +65,30 @@ def default_output(binary: str) -> str:
     return stem + ".out.npz"
 
 
-def print_stats(stats, out_path) -> None:
+def print_stats(stats, out_path=None) -> None:
     from rich.console import Console
-    from rich.table import Table
 
-    t = Table(title="mtiasim", show_header=True)
-    t.add_column("statistic")
-    t.add_column("value", justify="right")
-    gx, gy, gz = stats.grid
-    t.add_row("grid", f"{gx} x {gy} x {gz}")
-    t.add_row("programs run", f"{stats.programs:,}")
-    t.add_row("waves", f"{stats.waves:,}")
-    t.add_row("instructions retired", f"{stats.instructions:,}")
-    for unit in sorted(stats.by_unit):
-        t.add_row(f"  {unit} instructions", f"{stats.by_unit[unit]:,}")
-    t.add_row("simulated cycles", f"{stats.cycles:,}")
-    t.add_row("  of which job launch", f"{stats.launch_cycles:,}")
-    t.add_row("time at the clock", f"{stats.time_us:,.3f} us")
-    t.add_row("DRAM bytes moved by DMA", f"{stats.dram_bytes:,}")
-    t.add_row("  DRAM -> local (dma.in)", f"{stats.dram_bytes_in:,}")
-    t.add_row("  local -> DRAM (dma.out)", f"{stats.dram_bytes_out:,}")
-    t.add_row("host time", f"{stats.wall_seconds:.3f} s")
-    Console(file=sys.stdout, width=100).print(t)
+    from .stats import render
+    render(stats, Console(file=sys.stdout, width=110))
+
+
+def parse_place_option(items):
+    out = {}
+    for item in items:
+        name, sep, where = item.partition("=")
+        if not sep or not name.strip().isidentifier() or where.strip().lower() not in ("dram", "sram"):
+            raise UserError(f"--place '{item}' must be NAME=dram or NAME=sram")
+        out[name.strip()] = where.strip().lower()
+    return out
+
+
+def write_json(path: str, obj) -> None:
+    import json
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(obj, f, indent=1)
+    except OSError as e:
+        raise UserError(f"cannot write '{path}': {e.strerror}") from None
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -105,22 +107,82 @@ def cli():
 @click.option("--config", "config_path", metavar="MACHINE.yaml", help="machine description")
 @click.option("--max-steps", type=click.IntRange(min=1), default=50_000_000, show_default=True,
               help="stop a wave that executes more instruction steps than this")
-def run_cmd(binary, inputs_path, grid, arg_items, output, stats, config_path, max_steps):
+@click.option("--place", "place_items", multiple=True, metavar="NAME=sram|dram",
+              help="where a pointer parameter's buffer lives (default DRAM)")
+@click.option("--stats-json", "stats_json", metavar="FILE", help="write the statistics as JSON")
+@click.option("--trace", "trace_path", metavar="FILE", help="write a Chrome/Perfetto trace (JSON)")
+def run_cmd(binary, inputs_path, grid, arg_items, output, stats, config_path, max_steps, place_items, stats_json,
+            trace_path):
     """Run kernel binary BINARY on the inputs and write every pointer buffer to OUT.npz."""
+    result = _simulate(binary, inputs_path, grid, arg_items, config_path, max_steps, place_items,
+                       trace=bool(trace_path))
+    out = output or default_output(binary)
+    write_npz_atomically(out, result.outputs)
+    if stats:
+        print_stats(result.stats, out)
+    if stats_json:
+        write_json(stats_json, result.stats.to_json())
+    if trace_path:
+        from .trace import write_trace
+        try:
+            write_trace(trace_path, result.trace)
+        except OSError as e:
+            raise UserError(f"cannot write '{trace_path}': {e.strerror}") from None
+    click.echo(f"wrote {out}")
+
+
+def _simulate(binary, inputs_path, grid, arg_items, config_path, max_steps=50_000_000, place_items=(), **kw):
     from .gridexpr import parse_grid_option
     from .runner import run
 
     grid_t = parse_grid_option(grid) if grid is not None else None
     args = parse_args_option(arg_items)
+    place = parse_place_option(place_items)
     if not os.path.exists(binary):
         raise UserError(f"binary '{binary}' does not exist")
     inputs = load_inputs(inputs_path)
-    result = run(binary, inputs, grid=grid_t, args=args, config_path=config_path, max_steps=max_steps)
-    out = output or default_output(binary)
-    write_npz_atomically(out, result.outputs)
-    if stats:
-        print_stats(result.stats, out)
-    click.echo(f"wrote {out}")
+    return run(binary, inputs, grid=grid_t, args=args, config_path=config_path, max_steps=max_steps, place=place,
+               **kw)
+
+
+def _common(f):
+    for opt in reversed([
+        click.argument("binary", type=click.Path(dir_okay=False)),
+        click.option("--inputs", "inputs_path", required=True, metavar="NPZ", help="npz archive of the inputs"),
+        click.option("--grid", "grid", metavar="X[,Y[,Z]]", help="launch grid (overrides the binary's)"),
+        click.option("--arg", "arg_items", multiple=True, metavar="NAME=VALUE", help="scalar parameter value"),
+        click.option("--config", "config_path", metavar="MACHINE.yaml", help="machine description"),
+        click.option("--place", "place_items", multiple=True, metavar="NAME=sram|dram",
+                     help="where a pointer parameter's buffer lives (default DRAM)"),
+    ]):
+        f = opt(f)
+    return f
+
+
+@cli.command("profile")
+@_common
+@click.option("--top", type=click.IntRange(min=1), default=20, show_default=True,
+              help="instructions to list, most expensive first")
+def profile_cmd(binary, inputs_path, grid, arg_items, config_path, place_items, top):
+    """Cycles per kernel source line (annotated source) and per instruction."""
+    from .profile import attribute, render_profile
+    result = _simulate(binary, inputs_path, grid, arg_items, config_path, place_items=place_items, profile=True)
+    click.echo(render_profile(attribute(result), top=top))
+
+
+@cli.command("roofline")
+@_common
+@click.option("--plot", "plot_path", metavar="PNG", help="draw the chart (needs matplotlib: pip install mtiacc[plot])")
+def roofline_cmd(binary, inputs_path, grid, arg_items, config_path, place_items, plot_path):
+    """Place the run on the chip's roofline: bound, achieved rates, arithmetic intensity."""
+    from .config import load_config
+    from .roofline import plot, summary
+    result = _simulate(binary, inputs_path, grid, arg_items, config_path, place_items=place_items)
+    cfg = load_config(config_path)
+    click.echo(summary(result.stats, cfg))
+    if plot_path:
+        plot(result.stats, cfg, plot_path)
+        click.echo(f"wrote {plot_path}")
 
 
 def main(argv=None) -> int:

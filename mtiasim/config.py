@@ -31,6 +31,15 @@ class MachineConfig:
     dma_max_outstanding: int
     timing: Dict[str, Tuple[float, float]]  # class -> (issue, latency)
     path: str = ""
+    local_memory_bw_bytes_per_s: float = 1.0e12
+    dram_latency_ns: float = 100.0
+    sram_bytes: int = 256 << 20
+    sram_bw_bytes_per_s: float = 2.7e12
+    sram_latency_ns: float = 20.0
+    dma_pe_bytes_per_cycle: float = 64.0
+
+    def ns_to_cycles(self, ns: float) -> float:
+        return ns * 1e-9 * self.clock_hz
 
     @property
     def n_pes(self) -> int:
@@ -47,6 +56,14 @@ class MachineConfig:
     @property
     def dram_bytes_per_cycle(self) -> float:
         return self.dram_bw_bytes_per_s / self.clock_hz
+
+    @property
+    def sram_bytes_per_cycle(self) -> float:
+        return self.sram_bw_bytes_per_s / self.clock_hz
+
+    @property
+    def local_memory_bytes_per_cycle(self) -> float:
+        return self.local_memory_bw_bytes_per_s / self.clock_hz
 
 
 def _get(d, path: str, where: str, default=None):
@@ -98,6 +115,12 @@ def load_config(path: Optional[str] = None) -> MachineConfig:
             dma_max_outstanding=int(_get(raw, "memory.dma.max_outstanding", path)),
             timing=timing,
             path=path,
+            local_memory_bw_bytes_per_s=float(_get(raw, "pe.local_memory_bw_bytes_per_s", path)),
+            dram_latency_ns=float(_get(raw, "memory.dram.latency_ns", path)),
+            sram_bytes=int(_get(raw, "memory.sram.bytes", path)),
+            sram_bw_bytes_per_s=float(_get(raw, "memory.sram.bw_bytes_per_s", path)),
+            sram_latency_ns=float(_get(raw, "memory.sram.latency_ns", path)),
+            dma_pe_bytes_per_cycle=float(_get(raw, "memory.dma.pe_bytes_per_cycle", path)),
         )
     except (TypeError, ValueError, AttributeError) as e:
         raise UserError(f"machine description '{path}' has a malformed value: {e}") from None
@@ -107,6 +130,10 @@ def load_config(path: Optional[str] = None) -> MachineConfig:
         raise UserError(f"machine description {path}: pe.local_memory_bytes must be a positive multiple of 8")
     if cfg.n_pes <= 0 or cfg.clock_hz <= 0 or cfg.datapath_bits <= 0 or cfg.dram_bw_bytes_per_s <= 0:
         raise UserError(f"machine description {path}: grid, clock, datapath and DRAM bandwidth must be positive")
+    if min(cfg.sram_bw_bytes_per_s, cfg.local_memory_bw_bytes_per_s, cfg.dma_pe_bytes_per_cycle) <= 0:
+        raise UserError(f"machine description {path}: SRAM, local-memory and per-PE DMA bandwidths must be positive")
+    if min(cfg.dram_latency_ns, cfg.sram_latency_ns, cfg.dma_setup_cycles) < 0:
+        raise UserError(f"machine description {path}: latencies and the DMA setup cost must not be negative")
     if cfg.dma_max_outstanding <= 0:
         raise UserError(f"machine description {path}: memory.dma.max_outstanding must be positive")
     return cfg

@@ -75,16 +75,21 @@ class Machine:
         self.xr = np.zeros((32, P))
         self.fr = np.zeros((32, P))
         self.vr = np.zeros((32, P))
-        self.dma_q = np.zeros((P, cfg.dma_max_outstanding))
-        self.dma_bytes_per_cycle = cfg.dram_bytes_per_cycle / P
-        from .timing import UniformTiming
+        self.vfree = np.zeros(P)
+        from .dma import DmaSystem
+        from .timing import ACC, UniformTiming
+        self.acc = {k: np.zeros(P) for k in ACC}
+        self.dma = DmaSystem(cfg, P)
+        self.dma_issue_t = 0.0
         self.ts = UniformTiming(self)
         self.dma_bytes_in = 0
         self.dma_bytes_out = 0
+        self.profile = None     # per-instruction core cycles ([n] float) when profiling
         # bind every instruction once
         self.text_base = program.text_base
         self.execs: List[Callable] = [bind_executor(self, d, program.text_base + 4 * k, k)
                                       for k, d in enumerate(program.decoded)]
+        self.plain_execs = self.execs
         self.counts = [0] * len(self.execs)
 
     # ------------------------------------------------------------------------------------------------------
@@ -121,9 +126,34 @@ class Machine:
         self.xr[:] = 0
         self.fr[:] = 0
         self.vr[:] = 0
-        self.dma_q[:] = 0
+        self.vfree[:] = 0
+        for a in self.acc.values():
+            a[:] = 0
+        self.dma.reset()
         self.ts.reset()
-        self.dma_bytes_per_cycle = self.cfg.dram_bytes_per_cycle / P
+
+    def enable_profile(self) -> None:
+        """Count, per instruction, the core cycles it takes (its stalls and issue), summed over programs."""
+        prof = self.profile = np.zeros(len(self.plain_execs))
+        ts, cyc = self.ts, self.cyc
+
+        def wrap(k, ex):
+            def pex(g):
+                if ts.on and g.__class__ is slice:
+                    c0 = ts.cyc
+                    r = ex(g)
+                    if ts.on:
+                        prof[k] += (ts.cyc - c0) * self.P
+                        return r
+                    prof[k] += float((cyc - c0).sum())
+                    return r
+                ts.materialize()
+                c0 = cyc[g].sum()
+                r = ex(g)
+                prof[k] += float(cyc[g].sum() - c0)
+                return r
+            return pex
+        self.execs = [wrap(k, ex) for k, ex in enumerate(self.plain_execs)]
 
     def program_id(self, slot: int):
         return tuple(int(self.pid[a, slot]) for a in range(3))

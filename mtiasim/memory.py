@@ -15,6 +15,7 @@ class Buffer:
     name: str
     addr: int
     size: int
+    level: int = 0      # where it lives: 0 DRAM, 1 on-chip SRAM (mtiasim.dma.LEVELS)
 
     @property
     def end(self) -> int:

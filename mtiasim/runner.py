@@ -20,6 +20,7 @@ from .gridexpr import evaluate
 from .loader import Program, load_program
 from .machine import Machine
 from .memory import Dram
+from .stats import Stats
 from .timing import TimingModel, ceil_cycles, finish_cycles
 
 POINTER_DTYPES = {
@@ -36,35 +37,13 @@ FLOAT_SCALARS = {"fp16": np.float16, "bf16": None, "fp32": np.float32, "fp64": n
 
 
 @dataclasses.dataclass
-class Stats:
-    programs: int = 0
-    waves: int = 0
-    grid: Tuple[int, int, int] = (1, 1, 1)
-    instructions: int = 0
-    by_unit: Dict[str, int] = dataclasses.field(default_factory=dict)
-    by_timing_class: Dict[str, int] = dataclasses.field(default_factory=dict)
-    cycles: int = 0
-    launch_cycles: int = 0
-    wave_cycles: List[int] = dataclasses.field(default_factory=list)
-    clock_hz: float = 1.0
-    dram_bytes_in: int = 0
-    dram_bytes_out: int = 0
-    steps: int = 0
-    wall_seconds: float = 0.0
-
-    @property
-    def time_us(self) -> float:
-        return self.cycles / self.clock_hz * 1e6
-
-    @property
-    def dram_bytes(self) -> int:
-        return self.dram_bytes_in + self.dram_bytes_out
-
-
-@dataclasses.dataclass
 class RunResult:
     outputs: Dict[str, np.ndarray]
     stats: Stats
+    trace: Optional[list] = None            # Chrome trace events (run(..., trace=True))
+    profile: Optional[np.ndarray] = None    # core PE-cycles per instruction (run(..., profile=True))
+    program: Optional[Program] = None
+    counts: Optional[np.ndarray] = None     # executions (PE-instructions) per instruction
 
 
 def _params(meta) -> List[dict]:
@@ -133,7 +112,7 @@ def _available(inputs) -> str:
 
 
 def prepare(program: Program, cfg: MachineConfig, inputs: Dict[str, np.ndarray],
-            args: Optional[Dict[str, str]]):
+            args: Optional[Dict[str, str]], place: Optional[Dict[str, str]] = None):
     """Check the inputs against the parameters; return (dram, args blob, scalar env, pointer params)."""
     params = _params(program.meta)
     args = dict(args or {})
@@ -179,6 +158,7 @@ def prepare(program: Program, cfg: MachineConfig, inputs: Dict[str, np.ndarray],
             slots.append(_scalar_slot(ty, v))
     dram = Dram(cfg.dram_base, cfg.dram_buffer_gap, cfg.dram_bytes)
     dram.layout([(name, arr.nbytes) for name, _, arr in pointers])
+    _place(dram, cfg, place or {}, [p["name"] for p in params])
     for name, _, arr in pointers:
         dram.view(name)[:] = np.ascontiguousarray(arr).reshape(-1).view(np.uint8)
     blob = b""
@@ -190,6 +170,26 @@ def prepare(program: Program, cfg: MachineConfig, inputs: Dict[str, np.ndarray],
         else:
             blob += s
     return dram, blob, scalars, pointers
+
+
+def _place(dram: Dram, cfg: MachineConfig, place: Dict[str, str], names) -> None:
+    """Mark buffers that live in the on-chip SRAM (``--place NAME=sram``); DRAM is the default."""
+    from .dma import LEVELS
+    sram = 0
+    for name, where in place.items():
+        where = str(where).lower()
+        if where not in LEVELS:
+            raise UserError(f"--place {name}={where}: a buffer lives in 'dram' or 'sram'")
+        try:
+            b = dram.buffer(name)
+        except KeyError:
+            raise UserError(f"--place {name}={where}: the kernel has no pointer parameter '{name}' (pointer "
+                            f"parameters: {', '.join(b.name for b in dram.buffers) or 'none'})") from None
+        b.level = LEVELS.index(where)
+        if b.level == 1:
+            sram += b.size
+    if sram > cfg.sram_bytes:
+        raise UserError(f"the buffers placed in SRAM need {sram} bytes; the machine's SRAM has {cfg.sram_bytes}")
 
 
 def resolve_grid(program: Program, grid, scalars) -> Tuple[int, int, int]:
@@ -227,13 +227,16 @@ def _local_memory(rows: int, size: int) -> np.ndarray:
 
 
 def run(binary, inputs: Dict[str, np.ndarray], grid=None, args: Optional[Dict[str, str]] = None,
-        config_path: Optional[str] = None, max_steps: int = 50_000_000, config: Optional[MachineConfig] = None
-        ) -> RunResult:
-    """Simulate ``binary`` (a path, ELF bytes, a ``Binary`` or a loaded :class:`Program`) on ``inputs``."""
+        config_path: Optional[str] = None, max_steps: int = 50_000_000, config: Optional[MachineConfig] = None,
+        place: Optional[Dict[str, str]] = None, trace: bool = False, profile: bool = False) -> RunResult:
+    """Simulate ``binary`` (a path, ELF bytes, a ``Binary`` or a loaded :class:`Program`) on ``inputs``.
+
+    ``place`` maps pointer parameters to ``"dram"`` (default) or ``"sram"``; ``trace`` collects Chrome trace
+    events (``RunResult.trace``); ``profile`` counts core cycles per instruction (``RunResult.profile``)."""
     t0 = time.perf_counter()
     cfg = config or load_config(config_path)
     program = binary if isinstance(binary, Program) else load_program(binary)
-    dram, blob, scalars, pointers = prepare(program, cfg, inputs, args)
+    dram, blob, scalars, pointers = prepare(program, cfg, inputs, args, place)
     gx, gy, gz = resolve_grid(program, grid, scalars)
     total = gx * gy * gz
     n_pes = cfg.n_pes
@@ -246,25 +249,49 @@ def run(binary, inputs: Dict[str, np.ndarray], grid=None, args: Optional[Dict[st
         raise UserError(f"the argument block ({len(blob)} bytes at local address {args_base}) does not fit in "
                         f"local memory")
     timing = TimingModel(cfg)
-    local_memory = _local_memory(min(n_pes, max(total, 1)), cfg.local_memory_bytes)
+    used = min(n_pes, max(total, 1))
+    local_memory = _local_memory(used, cfg.local_memory_bytes)
     machines: Dict[int, Machine] = {}
     stats = Stats(programs=total, grid=(gx, gy, gz), clock_hz=cfg.clock_hz, launch_cycles=cfg.job_launch_cycles)
+    stats.machine = {"dram_bw": cfg.dram_bw_bytes_per_s, "sram_bw": cfg.sram_bw_bytes_per_s,
+                     "lm_bw": cfg.local_memory_bw_bytes_per_s, "n_pes": n_pes,
+                     "vector_peak_flops_fp32": 2 * cfg.datapath_bits / 32 * cfg.clock_hz * n_pes}
+    z = lambda: np.zeros(used)  # noqa: E731
+    stats.pe_programs = np.zeros(used, np.int64)
+    stats.pe_finish, stats.pe_core, stats.pe_vector_busy, stats.pe_dma_busy = z(), z(), z(), z()
+    stats.pe_lm_bytes, stats.pe_vector_min = z(), z()
+    stats.pe_stalls = {k: z() for k in ("dependence", "structural", "dma_wait", "synchronization")}
+    waves = [] if trace else None
     cycles = float(stats.launch_cycles)
     for start in range(0, total, n_pes):
         P = min(n_pes, total - start)
         m = machines.get(P)
         if m is None:
             m = machines[P] = Machine(cfg, program, P, local_memory[:P], dram, timing, max_steps)
+            if profile:
+                m.enable_profile()
+        m.dma.trace = [] if trace else None
         m.reset(np.arange(start, start + P), (gx, gy, gz), blob, args_base)
         stats.steps += m.run()
-        wave = ceil_cycles(float(finish_cycles(m).max()))
+        fin = finish_cycles(m)
+        wave = ceil_cycles(float(fin.max()))
+        _account_wave(stats, m, P, fin, wave)
+        if waves is not None:
+            waves.append({"offset": cycles, "start": start, "P": P, "finish": fin.copy(), "cycles": wave,
+                          "dma": m.dma.trace_events(), "segments": [list(tl.segs) for tl in m.dma.lines]})
         stats.wave_cycles.append(wave)
+        stats.wave_pes.append(P)
         cycles += wave
         stats.waves += 1
     stats.cycles = ceil_cycles(cycles)
+    prof = np.zeros(len(program.decoded)) if profile else None
+    counts = np.zeros(len(program.decoded), np.int64)
     for m in machines.values():
-        stats.dram_bytes_in += m.dma_bytes_in
-        stats.dram_bytes_out += m.dma_bytes_out
+        counts += np.asarray(m.counts, np.int64)
+        stats.dma_bytes_in += m.dma_bytes_in
+        stats.dma_bytes_out += m.dma_bytes_out
+        if prof is not None:
+            prof += m.profile
         for k, c in enumerate(m.counts):
             if not c:
                 continue
@@ -273,6 +300,7 @@ def run(binary, inputs: Dict[str, np.ndarray], grid=None, args: Optional[Dict[st
             stats.by_unit[unit] = stats.by_unit.get(unit, 0) + c
             cls = str(d.spec.timing)
             stats.by_timing_class[cls] = stats.by_timing_class.get(cls, 0) + c
+            stats.issue_busy[unit] = stats.issue_busy.get(unit, 0.0) + c * timing.cost(cls, d.spec.name)[0]
             stats.instructions += c
     outputs = {}
     for name, ty, arr in pointers:
@@ -283,4 +311,31 @@ def run(binary, inputs: Dict[str, np.ndarray], grid=None, args: Optional[Dict[st
             out = out != 0
         outputs[name] = out
     stats.wall_seconds = time.perf_counter() - t0
-    return RunResult(outputs, stats)
+    events = None
+    if waves is not None:
+        from .trace import build_trace
+        events = build_trace(stats, waves, cfg)
+    return RunResult(outputs, stats, events, prof, program, counts)
+
+
+def _account_wave(stats: Stats, m: Machine, P: int, fin: np.ndarray, wave: int) -> None:
+    """Add one wave's per-PE figures (slot ``j`` of a wave runs on PE ``j``)."""
+    acc = m.acc
+    stats.pe_programs[:P] += 1
+    stats.pe_finish[:P] += fin
+    st = stats.pe_stalls
+    st["dependence"][:P] += acc["dep"]
+    st["structural"][:P] += acc["struct"]
+    st["dma_wait"][:P] += acc["dma"]
+    st["synchronization"][:P] += wave - fin
+    stats.pe_core[:P] += m.cyc - acc["dep"] - acc["struct"] - acc["dma"]
+    stats.pe_vector_busy[:P] += acc["vbusy"]
+    stats.pe_dma_busy[:P] += m.dma.busy_by_pe()
+    lv = m.dma.bytes_by_pe()
+    stats.dram_bytes += int(lv[0].sum())
+    stats.sram_bytes += int(lv[1].sum())
+    stats.pe_lm_bytes[:P] += acc["lm"] + lv[0] + lv[1]
+    stats.pe_vector_min[:P] += acc["vmin"]
+    stats.flops += float(acc["flops"].sum())
+    stats.vector_flops += float(acc["vflops"].sum())
+    stats.dma_transfers += m.dma.n_transfers

@@ -1,19 +1,22 @@
-"""The timing model: an in-order core per program, per-class issue cost and result latency from the YAML.
+"""The per-PE timing model: an in-order scalar core, a vector unit, the command processor's DMA queue.
 
-An instruction issues at max(the program's current cycle, the ready cycle of its source registers), occupies the
-core for ``issue`` cycles (vector classes: plus ``ceil(vl * SEW / datapath_bits) - 1``), and its destination is
-ready ``latency`` cycles after the last occupancy cycle begins.
+- **Scalar core.** An instruction issues at max(the core's next free cycle, the ready cycle of its source
+  registers) (the wait is a *dependence* stall), occupies the core ``issue`` cycles, and its destination is ready
+  ``latency`` cycles after it issues (per timing class, from the YAML).
+- **Vector unit.** A vector instruction (timing classes ``V*`` but ``VSet``) also needs the vector unit, which it
+  occupies ``ceil(vl * SEW / datapath_bits)`` cycles (at least one): it issues when its sources are ready and the
+  unit is free (waiting for the unit is a *structural* stall); the core goes on after ``issue`` cycles; the
+  destination group is ready ``latency`` cycles after the last occupancy cycle begins.
+- **Command processor.** A custom instruction costs ``issue`` cycles of the core (class ``Custom`` / ``DMA``).
+  ``mtia.dma.in/out`` enters the PE's DMA queue (at most ``max_outstanding`` in flight: issue waits for a slot, a
+  *structural* stall) and is timed by :mod:`mtiasim.dma`; ``mtia.dma.wait`` stalls until every transfer of the
+  program has completed (a *DMA wait* stall).
 
-Lockstep: the counters are ``[P]`` numpy arrays (``m.cyc``; ready cycles ``m.xr m.fr m.vr`` ``[32, P]``).  While
-every program of the wave has run exactly the same instructions with the same vl and DMA sizes, their counters
-are equal, and the model keeps them as Python scalars instead (:class:`UniformTiming`), which is several times
-cheaper per instruction; the first divergence (a group that is not the whole wave, differing vl or DMA sizes)
-broadcasts them into the arrays.
-
-DMA (first contention model): every PE gets an equal share of DRAM bandwidth (``bw / clock / programs in the
-wave`` bytes per cycle).  A transfer starts ``setup_cycles`` after issue, or when the PE's previous transfer ends
-(one DMA engine per PE), and takes ``bytes / share`` cycles; at most ``max_outstanding`` transfers may be in
-flight (issue stalls for a free slot).  ``mtia.dma.wait`` stalls until all of the program's transfers are done.
+Lockstep: the counters are ``[P]`` numpy arrays (``m.cyc``; ready cycles ``m.xr m.fr m.vr`` ``[32, P]``; the
+vector unit's free cycle ``m.vfree``; stall and work counters ``m.acc``).  While every program of the wave has run
+exactly the same instructions with the same vl and DMA sizes, their counters are equal and the model keeps them as
+Python scalars (:class:`UniformTiming`), several times cheaper per instruction; the first divergence broadcasts
+them into the arrays.
 """
 from __future__ import annotations
 
@@ -26,6 +29,24 @@ from mtiacc.diagnostics import UserError
 from .semantics.common import reg_deps
 
 _SINGLE_REG_FAMILIES = ("vred", "vfred", "vmv_scalar", "vcmp", "vfcmp", "vmask")
+# per-program accumulators: stall kinds, vector-unit busy cycles, FLOPs, minimum vector cycles for those FLOPs at
+# the peak rate, local-memory bytes touched by loads and stores
+ACC = ("dep", "struct", "dma", "vbusy", "flops", "vflops", "vmin", "lm")
+_FLOP_OPS = {"add", "sub", "rsub", "mul", "div", "rdiv", "min", "max"}
+_SCALAR_MEM = {"load": {"b": 1, "bu": 1, "h": 2, "hu": 2, "w": 4, "wu": 4, "d": 8},
+               "store": {"b": 1, "h": 2, "w": 4, "d": 8}, "fload": {"w": 4}, "fstore": {"w": 4}}
+_VECTOR_MEM = ("vload", "vstore", "vload_strided", "vstore_strided", "vload_indexed", "vstore_indexed")
+
+
+def flops_per_element(d) -> int:
+    fam, op = d.spec.sem_family, d.spec.sem_op
+    if fam in ("vfma", "fma"):
+        return 2
+    if fam in ("vfalu", "fpu"):
+        return 1 if op in _FLOP_OPS else 0
+    if fam in ("vfred", "vfunary", "fsqrt"):
+        return 1
+    return 0
 
 
 class UniformTiming:
@@ -33,15 +54,21 @@ class UniformTiming:
 
     def __init__(self, m):
         self.m = m
+        self.x = [0.0] * 32
+        self.f = [0.0] * 32
+        self.v = [0.0] * 32
+        self.acc = dict.fromkeys(ACC, 0.0)
         self.reset()
 
     def reset(self):
         self.on = True
         self.cyc = 0.0
-        self.x = [0.0] * 32
-        self.f = [0.0] * 32
-        self.v = [0.0] * 32
-        self.q = [0.0] * self.m.dma_q.shape[1]
+        self.vfree = 0.0
+        self.x[:] = [0.0] * 32
+        self.f[:] = [0.0] * 32
+        self.v[:] = [0.0] * 32
+        for k in ACC:
+            self.acc[k] = 0.0
 
     def materialize(self):
         """Broadcast the scalars into the per-program arrays; from now on the arrays are the state."""
@@ -49,10 +76,13 @@ class UniformTiming:
             return
         m = self.m
         m.cyc[:] = self.cyc
+        m.vfree[:] = self.vfree
         m.xr[:] = np.array(self.x)[:, None]
         m.fr[:] = np.array(self.f)[:, None]
         m.vr[:] = np.array(self.v)[:, None]
-        m.dma_q[:] = np.array(self.q)[None, :]
+        for k in ACC:
+            m.acc[k][:] = self.acc[k]
+        m.dma.materialize()
         self.on = False
 
 
@@ -62,7 +92,6 @@ class TimingModel:
         self.classes = dict(cfg.timing)
         self.datapath_bits = cfg.datapath_bits
         self.vlen = cfg.vlen_bits
-        self.setup = float(cfg.dma_setup_cycles)
 
     def cost(self, cls: str, name: str = "?"):
         try:
@@ -81,130 +110,227 @@ class TimingModel:
         issue, lat = self.cost(cls, d.spec.name)
         fam = d.spec.sem_family
         srcs, dsts = reg_deps(d)
-        ts = m.ts
-        cyc, xr, fr, vr = m.cyc, m.xr, m.fr, m.vr
-        arrays = {"x": xr, "f": fr}
-        # (array, scalar-list name, register)
+        arrays = {"x": m.xr, "f": m.fr}
         xs = [(arrays[f], f, r) for f, r in srcs if f != "v"]
         xd = [(arrays[f], f, r) for f, r in dsts if f != "v"]
-        single = fam in _SINGLE_REG_FAMILIES
-        vs = [(r, not (r == 0 and fam != "vmerge") and not single) for f, r in srcs if f == "v"]
-        vd = [(r, not single) for f, r in dsts if f == "v"]
         if fam == "dma":
-            return self._bind_dma(d, m, issue, xs)
+            return self._bind_dma(m, issue, xs)
         if fam == "dma_wait":
+            return self._bind_wait(m, issue)
+        if self.is_vector_class(cls):
+            return self._bind_vector(d, m, issue, lat, srcs, dsts, xs, xd)
+        if not any(f == "v" for f, _ in srcs + dsts) and len(xs) <= 2 and len(xd) <= 1:
+            return self._bind_scalar(d, m, issue, lat, xs, xd)
+        return self._bind_vector(d, m, issue, lat, srcs, dsts, xs, xd, vector=False)
+
+    # ---------------------------------------------------------------------------------------------------------
+    def _bind_scalar(self, d, m, issue, lat, xs, xd):
+        ts, cyc, acc = m.ts, m.cyc, m.acc
+        tacc = ts.acc
+        dep = acc["dep"]
+        (a1, f1, r1), (a2, f2, r2) = (xs + [(m.xr, "x", 0), (m.xr, "x", 0)])[:2]
+        l1 = ts.x if f1 == "x" else ts.f
+        l2 = ts.x if f2 == "x" else ts.f
+        ad, fd, rdd = xd[0] if xd else (None, None, None)
+        ld = (ts.x if fd == "x" else ts.f) if ad is not None else None
+        lm = _SCALAR_MEM.get(d.spec.sem_family, {}).get(d.spec.sem_op, 0)
+        fl = flops_per_element(d)
+        if not lm and not fl:
             def tm(g):
                 if ts.on and g.__class__ is slice:
-                    ts.cyc = max(ts.cyc, max(ts.q)) + issue
-                    return
-                ts.materialize()
-                cyc[g] = np.maximum(cyc[g], m.dma_q[g].max(axis=1)) + issue
-            return tm
-        vector = self.is_vector_class(cls)
-        dp, vlen = self.datapath_bits, self.vlen
-
-        if not vector and not vs and not vd and len(xs) <= 2 and len(xd) <= 1:
-            # the common scalar case, specialised
-            (a1, f1, r1), (a2, f2, r2) = (xs + [(xr, "x", 0), (xr, "x", 0)])[:2]
-            ad, fd, rdd = xd[0] if xd else (None, None, None)
-
-            def tm(g):
-                if ts.on and g.__class__ is slice:
-                    l1 = ts.x if f1 == "x" else ts.f
-                    l2 = ts.x if f2 == "x" else ts.f
-                    t = max(ts.cyc, l1[r1], l2[r2])
-                    if ad is not None:
-                        (ts.x if fd == "x" else ts.f)[rdd] = t + lat
+                    c = ts.cyc
+                    t = max(c, l1[r1], l2[r2])
+                    if ld is not None:
+                        ld[rdd] = t + lat
+                    if t > c:
+                        tacc["dep"] += t - c
                     ts.cyc = t + issue
                     return
                 ts.materialize()
-                t = np.maximum(np.maximum(cyc[g], a1[r1, g]), a2[r2, g])
+                c = cyc[g]
+                t = np.maximum(np.maximum(c, a1[r1, g]), a2[r2, g])
                 if ad is not None:
                     ad[rdd, g] = t + lat
+                dep[g] += t - c
                 cyc[g] = t + issue
             return tm
+        key, amount = ("lm", lm) if lm else ("flops", fl)
+
+        def tm(g):
+            if ts.on and g.__class__ is slice:
+                c = ts.cyc
+                t = max(c, l1[r1], l2[r2])
+                if ld is not None:
+                    ld[rdd] = t + lat
+                tacc["dep"] += t - c
+                tacc[key] += amount
+                ts.cyc = t + issue
+                return
+            ts.materialize()
+            c = cyc[g]
+            t = np.maximum(np.maximum(c, a1[r1, g]), a2[r2, g])
+            if ad is not None:
+                ad[rdd, g] = t + lat
+            dep[g] += t - c
+            acc[key][g] += amount
+            cyc[g] = t + issue
+        return tm
+
+    # ---------------------------------------------------------------------------------------------------------
+    def _bind_vector(self, d, m, issue, lat, srcs, dsts, xs, xd, vector=True):
+        fam = d.spec.sem_family
+        ts, cyc, vr, vfree, acc = m.ts, m.cyc, m.vr, m.vfree, m.acc
+        tacc = ts.acc
+        single = fam in _SINGLE_REG_FAMILIES
+        vs = [(r, not (r == 0 and fam != "vmerge") and not single) for f, r in srcs if f == "v"]
+        vd = [(r, not single) for f, r in dsts if f == "v"]
+        xsl = [(a, ts.x if f == "x" else ts.f, r) for a, f, r in xs]
+        xdl = [(a, ts.x if f == "x" else ts.f, r) for a, f, r in xd]
+        tv = ts.v
+        dp, vlen = self.datapath_bits, self.vlen
+        fl = flops_per_element(d) if vector else 0
+        mem = vector and fam in _VECTOR_MEM
+        two_dp = 2.0 * dp
 
         def tm(g):
             vl, sew = m.vl_u, m.sew_u
             if vl is not None and sew is not None:
                 nv = vl * sew
-                occ = max(-(-nv // dp) - 1, 0) if vector else 0
+                occ = max(-(-nv // dp), 1) if vector else 0
+                elems = vl
             else:
                 ts.materialize()
-                nva = m.vl[g] * m.sew[g]
+                vla = m.vl[g]
+                nva = vla * m.sew[g]
                 nv = int(nva.max())
-                occ = np.maximum(-(-nva // dp) - 1, 0) if vector else 0
+                occ = np.maximum(-(-nva // dp), 1) if vector else 0
+                elems = vla
+                sew = m.sew[g]
             span = max(1, -(-nv // vlen))
             if ts.on and g.__class__ is slice:
-                t = ts.cyc
-                for _a, f, r in xs:
-                    t = max(t, (ts.x if f == "x" else ts.f)[r])
+                c = ts.cyc
+                t = c
+                for _a, lst, r in xsl:
+                    if lst[r] > t:
+                        t = lst[r]
                 for r, grp in vs:
-                    t = max(t, max(ts.v[r:r + span]) if grp and span > 1 else ts.v[r])
-                done = t + lat + occ
-                for _a, f, r in xd:
-                    (ts.x if f == "x" else ts.f)[r] = done
+                    w = max(tv[r:r + span]) if grp and span > 1 else tv[r]
+                    if w > t:
+                        t = w
+                tacc["dep"] += t - c
+                if vector:
+                    t0 = t
+                    if ts.vfree > t:
+                        t = ts.vfree
+                    tacc["struct"] += t - t0
+                    ts.vfree = t + occ
+                    tacc["vbusy"] += occ
+                    done = t + occ - 1 + lat
+                    if fl:
+                        tacc["flops"] += elems * fl
+                        tacc["vflops"] += elems * fl
+                        tacc["vmin"] += elems * fl * sew / two_dp
+                    if mem:
+                        tacc["lm"] += elems * sew // 8
+                else:
+                    done = t + lat
+                for _a, lst, r in xdl:
+                    lst[r] = done
                 for r, grp in vd:
-                    ts.v[r:r + (span if grp else 1)] = [done] * len(ts.v[r:r + (span if grp else 1)])
-                ts.cyc = t + issue + occ
+                    n = span if grp else 1
+                    tv[r:r + n] = [done] * len(tv[r:r + n])
+                ts.cyc = t + issue
                 return
             ts.materialize()
-            t = cyc[g]
-            for a, _f, r in xs:
+            c = cyc[g]
+            t = c
+            for a, _l, r in xsl:
                 t = np.maximum(t, a[r, g])
             for r, grp in vs:
                 if grp and span > 1:
                     t = np.maximum(t, vr[r:r + span, g].max(axis=0))
                 else:
                     t = np.maximum(t, vr[r, g])
-            done = t + (lat + occ)
-            for a, _f, r in xd:
+            acc["dep"][g] += t - c
+            if vector:
+                t0 = t
+                t = np.maximum(t, vfree[g])
+                acc["struct"][g] += t - t0
+                vfree[g] = t + occ
+                acc["vbusy"][g] += occ
+                done = t + occ - 1 + lat
+                if fl:
+                    acc["flops"][g] += elems * fl
+                    acc["vflops"][g] += elems * fl
+                    acc["vmin"][g] += elems * fl * sew / two_dp
+                if mem:
+                    acc["lm"][g] += elems * sew // 8
+            else:
+                done = t + lat
+            for a, _l, r in xdl:
                 a[r, g] = done
             for r, grp in vd:
                 vr[r:r + (span if grp else 1), g] = done
-            cyc[g] = t + (issue + occ)
+            cyc[g] = t + issue
         return tm
 
-    def _bind_dma(self, d, m, issue, xs):
-        cyc, ts = m.cyc, m.ts
-        setup = self.setup
-        X, r2 = m.X, d.rs2
+    # ---------------------------------------------------------------------------------------------------------
+    def _bind_dma(self, m, issue, xs):
+        ts, cyc, acc, dma = m.ts, m.cyc, m.acc, m.dma
+        tacc = ts.acc
+        xsl = [(a, ts.x if f == "x" else ts.f, r) for a, f, r in xs]
 
         def tm(g):
-            nbytes = X[r2, g]
             if ts.on and g.__class__ is slice:
-                n0 = int(nbytes[0])
-                if (nbytes == n0).all():
-                    t = ts.cyc
-                    for _a, f, r in xs:
-                        t = max(t, (ts.x if f == "x" else ts.f)[r])
-                    q = ts.q
-                    j = q.index(min(q))
-                    t = max(t, q[j])                       # wait for a free outstanding slot
-                    start = max(t + setup, max(q))         # one DMA engine per PE: transfers queue
-                    q[j] = start + max(n0, 0) / m.dma_bytes_per_cycle
-                    ts.cyc = t + issue
-                    return
+                c = ts.cyc
+                t = c
+                for _a, lst, r in xsl:
+                    if lst[r] > t:
+                        t = lst[r]
+                t2 = dma.outstanding_uniform(t)
+                tacc["dep"] += t - c
+                tacc["struct"] += t2 - t
+                m.dma_issue_t = t2
+                ts.cyc = t2 + issue
+                return
             ts.materialize()
-            t = cyc[g]
-            for a, _f, r in xs:
+            c = cyc[g]
+            t = c
+            for a, _l, r in xsl:
                 t = np.maximum(t, a[r, g])
-            q = m.dma_q[g]
-            rows = np.arange(q.shape[0])
-            j = q.argmin(axis=1)
-            t = np.maximum(t, q[rows, j])
-            start = np.maximum(t + setup, q.max(axis=1))
-            done = start + np.maximum(nbytes, 0) / m.dma_bytes_per_cycle
-            q[rows, j] = done
-            m.dma_q[g] = q
+            from .faults import group_slots
+            t2 = dma.outstanding(group_slots(g, m.P), np.broadcast_to(t, (len(group_slots(g, m.P)),)))
+            acc["dep"][g] += t - c
+            acc["struct"][g] += t2 - t
+            m.dma_issue_t = t2
+            cyc[g] = t2 + issue
+        return tm
+
+    def _bind_wait(self, m, issue):
+        ts, cyc, acc, dma = m.ts, m.cyc, m.acc, m.dma
+        tacc = ts.acc
+
+        def tm(g):
+            if ts.on and g.__class__ is slice:
+                c = ts.cyc
+                t = max(c, dma.last_completion())
+                tacc["dma"] += t - c
+                ts.cyc = t + issue
+                return
+            ts.materialize()
+            last = dma.last_completion()
+            c = cyc[g]
+            t = np.maximum(c, last[g])
+            acc["dma"][g] += t - c
             cyc[g] = t + issue
         return tm
 
 
 def finish_cycles(m) -> np.ndarray:
-    """Each program's end: its last issue or its last DMA completion, whichever is later."""
+    """Each program's end: its last issue, vector-unit or DMA completion, whichever is later."""
+    m.dma.resolve()
     m.ts.materialize()
-    return np.maximum(m.cyc, m.dma_q.max(axis=1))
+    return np.maximum(np.maximum(m.cyc, m.vfree), m.dma.last)
 
 
 def ceil_cycles(x: float) -> int:

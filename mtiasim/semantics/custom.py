@@ -24,11 +24,14 @@ def dma(d, m, pc):
         dram, LM, lmb, data, base = m.dram, m.LM, m.lmb, m.dram.data, m.dram.base
         what = "read" if inbound else "write"
         lo = hi = 0   # the last buffer hit: [lo, hi) in DRAM addresses
+        level = 0
+        levels = []
         total = 0
         for p, la, da, n in zip(slots, las, das, ns):
             if n <= 0:
                 if n < 0:
                     raise SimFault(f"DMA of a negative length ({n} bytes)", p)
+                levels.append(0)
                 continue
             if la < 0 or la + n > lmb:
                 raise SimFault(f"out-of-bounds DMA {'write' if inbound else 'read'} of {n} bytes at local address "
@@ -36,7 +39,8 @@ def dma(d, m, pc):
             if not (lo <= da and da + n <= hi):
                 off = dram.check(da, n, what, p)
                 b = dram.buffers[dram.index_of(da)]
-                lo, hi = b.addr, b.end
+                lo, hi, level = b.addr, b.end, b.level
+            levels.append(level)
             off = da - base
             if inbound:
                 LM[p, la:la + n] = data[off:off + n]
@@ -47,8 +51,24 @@ def dma(d, m, pc):
             m.dma_bytes_in += total
         else:
             m.dma_bytes_out += total
+        if m.timing is not None:
+            _record(m, g, slots, ns, levels)
         return None
     return ex
+
+
+def _record(m, g, slots, ns, levels):
+    """Hand the transfers to the DMA timing model (issue times from the timing closure: ``m.dma_issue_t``)."""
+    ts, t = m.ts, m.dma_issue_t
+    if ts.on:
+        n0, l0 = ns[0], levels[0]
+        if g.__class__ is slice and all(n == n0 for n in ns) and all(lv == l0 for lv in levels):
+            m.dma.add_uniform(t, n0, l0)
+            return
+        ts.materialize()
+    if not hasattr(t, "__len__"):
+        t = [t] * len(slots)
+    m.dma.add(slots, t, ns, levels)
 
 
 def dma_wait(d, m, pc):

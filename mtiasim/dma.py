@@ -1,0 +1,320 @@
+"""The DMA system of one wave: per-PE engines, shared DRAM / SRAM bandwidth, completion times.
+
+Model (numbers in the machine YAML):
+
+- A PE has one DMA engine: its transfers run one after another in issue order.  A transfer becomes ready
+  ``setup_cycles`` after it issues and starts when it is ready and the engine is free.
+- All transfers moving data at a memory level share its bandwidth: at every instant each of the ``n`` active
+  transfers at level ``L`` moves ``min(pe_port, available_L / n)`` bytes per cycle (equal, hence max-min fair,
+  shares; ``available_L`` is the level's bandwidth minus what earlier-scheduled transfers already use then).  The
+  share changes only at events (a transfer starts or ends), so the schedule is computed exactly, interval by
+  interval.  By construction no level ever moves more than its bandwidth in any interval.
+- A transfer completes (``mtia.dma.wait`` returns) the level's latency after its last byte moves.
+
+Transfers are *recorded* at issue (with their ready time) and *scheduled* in batches: when a program waits, when a
+command queue is full, and at the end of the wave.  A batch is every transfer recorded so far by any program of
+the wave; once scheduled, a transfer's use of bandwidth is committed to the level's timeline, and later batches
+get what is left.  (In lockstep all programs of a wave reach a wait together, so a batch holds every transfer that
+can overlap it; only programs that diverge for a long time can issue, later in simulation order, a transfer that
+is earlier in simulated time; it then gets the bandwidth that is left, never more than exists.)
+
+While all programs of the wave agree (same transfers at the same times) the state is scalar: ``P`` identical
+transfers share a level exactly as ``P`` times the bytes at ``P`` times the port rate.
+"""
+from __future__ import annotations
+
+from typing import List, Optional, Tuple
+
+import numpy as np
+
+LEVELS = ("dram", "sram")
+_EPS = 1e-9
+_INF = float("inf")
+
+
+class Timeline:
+    """Committed bandwidth use of one memory level: segments ``(t0, t1, bytes per cycle)``."""
+
+    def __init__(self, cap: float):
+        self.cap = cap
+        self.reset()
+
+    def reset(self):
+        self.segs: List[Tuple[float, float, float]] = []
+        self.horizon = -_INF
+
+    def avail(self, t: float) -> float:
+        if t >= self.horizon:
+            return self.cap
+        used = 0.0
+        for a, b, r in self.segs:
+            if a <= t < b:
+                used += r
+        return max(self.cap - used, 0.0)
+
+    def next_break(self, t: float) -> float:
+        if t >= self.horizon:
+            return _INF
+        nb = _INF
+        for a, b, _r in self.segs:
+            if t < a < nb:
+                nb = a
+            elif t < b < nb:
+                nb = b
+        return nb
+
+    def add(self, t0: float, t1: float, rate: float):
+        if t1 <= t0 or rate <= 0:
+            return
+        segs = self.segs
+        if segs and segs[-1][1] == t0 and segs[-1][2] == rate:
+            segs[-1] = (segs[-1][0], t1, rate)
+        else:
+            segs.append((t0, t1, rate))
+        if t1 > self.horizon:
+            self.horizon = t1
+
+    def transfer(self, t: float, nbytes: float, max_rate: float) -> float:
+        """Move ``nbytes`` from ``t`` at most ``max_rate`` bytes per cycle in what is left; commit; the end."""
+        left = float(nbytes)
+        while left > _EPS:
+            a = min(max_rate, self.avail(t))
+            nb = self.next_break(t)
+            if a <= _EPS:
+                t = nb
+                continue
+            end = t + left / a
+            if end <= nb:
+                self.add(t, end, a)
+                return end
+            self.add(t, nb, a)
+            left -= a * (nb - t)
+            t = nb
+        return t
+
+
+class DmaSystem:
+    def __init__(self, cfg, P: int):
+        self.P = P
+        self.cfg = cfg
+        self.setup = float(cfg.dma_setup_cycles)
+        self.max_out = int(cfg.dma_max_outstanding)
+        self.port = float(cfg.dma_pe_bytes_per_cycle)
+        self.caps = (cfg.dram_bytes_per_cycle, cfg.sram_bytes_per_cycle)
+        self.lat = (cfg.ns_to_cycles(cfg.dram_latency_ns), cfg.ns_to_cycles(cfg.sram_latency_ns))
+        self.lines = [Timeline(c) for c in self.caps]
+        self.trace: Optional[list] = None
+        self.reset()
+
+    def reset(self):
+        P = self.P
+        for tl in self.lines:
+            tl.reset()
+        self.uniform = True
+        # uniform state (every PE the same)
+        self.u_pend: List[Tuple[float, int, int]] = []      # (ready, bytes per PE, level)
+        self.u_free = 0.0
+        self.u_comps: List[float] = []                      # completions of the last max_out transfers
+        self.u_last = 0.0
+        self.u_busy = 0.0
+        self.u_bytes = [0, 0]
+        # per-PE state
+        self.pend: List[List[Tuple[float, int, int]]] = [[] for _ in range(P)]
+        self.free = np.zeros(P)
+        self.comps: List[List[float]] = [[] for _ in range(P)]
+        self.last = np.zeros(P)
+        self.busy = np.zeros(P)
+        self.bytes = np.zeros((2, P), np.int64)
+        self.n_transfers = 0
+
+    # ---------------------------------------------------------------------------------------------------------
+    def materialize(self):
+        if not self.uniform:
+            return
+        self.uniform = False
+        P = self.P
+        self.pend = [list(self.u_pend) for _ in range(P)]
+        self.free[:] = self.u_free
+        self.comps = [list(self.u_comps) for _ in range(P)]
+        self.last[:] = self.u_last
+        self.busy[:] = self.u_busy
+        self.bytes[0] += self.u_bytes[0] // P
+        self.bytes[1] += self.u_bytes[1] // P
+        self.u_bytes = [0, 0]
+        if self.trace is not None:
+            self.trace = self._expand_trace()
+
+    def _expand_trace(self):
+        out = []
+        for e in self.trace:
+            if e[0] is None:
+                out.extend((p,) + e[1:] for p in range(self.P))
+            else:
+                out.append(e)
+        return out
+
+    # ---------------------------------------------------------------------------------------------------------
+    def outstanding_uniform(self, t: float) -> float:
+        """The issue time of a transfer wanted at ``t`` (a full queue delays it); uniform state."""
+        n = len(self.u_pend) + sum(1 for c in self.u_comps if c > t)
+        if n < self.max_out:
+            return t
+        self.resolve()
+        later = sorted(c for c in self.u_comps if c > t)
+        if len(later) >= self.max_out:
+            t = later[len(later) - self.max_out]
+        return t
+
+    def outstanding(self, slots, t: np.ndarray) -> np.ndarray:
+        """Per-PE version of :meth:`outstanding_uniform` for PEs ``slots`` wanting to issue at ``t``."""
+        out = np.array(t, dtype=float, copy=True)
+        resolved = False
+        for i, p in enumerate(slots):
+            ti = out[i]
+            n = len(self.pend[p]) + sum(1 for c in self.comps[p] if c > ti)
+            if n < self.max_out:
+                continue
+            if not resolved:
+                self.resolve()
+                resolved = True
+            later = sorted(c for c in self.comps[p] if c > ti)
+            if len(later) >= self.max_out:
+                out[i] = later[len(later) - self.max_out]
+        return out
+
+    def add_uniform(self, t_issue: float, nbytes: int, level: int):
+        if nbytes <= 0:
+            return
+        self.u_pend.append((t_issue + self.setup, nbytes, level))
+        self.u_bytes[level] += nbytes * self.P
+        self.n_transfers += self.P
+
+    def add(self, slots, t_issue, nbytes, levels):
+        setup = self.setup
+        for p, t, n, lv in zip(slots, t_issue, nbytes, levels):
+            if n <= 0:
+                continue
+            self.pend[p].append((t + setup, n, lv))
+            self.bytes[lv, p] += n
+            self.n_transfers += 1
+
+    # ---------------------------------------------------------------------------------------------------------
+    def resolve(self):
+        """Schedule every recorded transfer (see the module docstring)."""
+        if self.uniform:
+            if self.u_pend:
+                self._resolve_uniform()
+            return
+        if any(self.pend):
+            self._resolve_general()
+
+    def _resolve_uniform(self):
+        P = self.P
+        free = self.u_free
+        comps = self.u_comps
+        for ready, n, lv in self.u_pend:
+            start = max(ready, free)
+            end = self.lines[lv].transfer(start, n * P, self.port * P)
+            c = end + self.lat[lv]
+            comps.append(c)
+            if c > self.u_last:
+                self.u_last = c
+            self.u_busy += end - start
+            free = end
+            if self.trace is not None:
+                self.trace.append((None, start, end, n, lv))
+        del comps[:-self.max_out]
+        self.u_free = free
+        self.u_pend = []
+
+    def _resolve_general(self):
+        P = self.P
+        pend = self.pend
+        heads = [0] * P
+        free = self.free
+        lines, lat, port = self.lines, self.lat, self.port
+        rem = {}          # active PE -> [bytes left, level, start]
+        new_segs = [[], []]
+        t = min(max(q[0][0], free[p]) for p, q in enumerate(pend) if q)
+        while True:
+            # start every transfer that is ready by now
+            nxt_ready = _INF
+            for p in range(P):
+                if p in rem or heads[p] >= len(pend[p]):
+                    continue
+                ready, n, lv = pend[p][heads[p]]
+                r = max(ready, free[p])
+                if r <= t + _EPS:
+                    rem[p] = [float(n), lv, t]
+                elif r < nxt_ready:
+                    nxt_ready = r
+            if not rem:
+                if nxt_ready == _INF:
+                    break
+                t = nxt_ready
+                continue
+            counts = [0, 0]
+            for v in rem.values():
+                counts[v[1]] += 1
+            rates = [0.0, 0.0]
+            nxt = nxt_ready
+            for lv in (0, 1):
+                if counts[lv]:
+                    rates[lv] = min(port, lines[lv].avail(t) / counts[lv])
+                    nb = lines[lv].next_break(t)
+                    if nb < nxt:
+                        nxt = nb
+            for v in rem.values():
+                r = rates[v[1]]
+                if r > _EPS:
+                    e = t + v[0] / r
+                    if e < nxt:
+                        nxt = e
+            dt = nxt - t
+            for lv in (0, 1):
+                if counts[lv] and rates[lv] > 0:
+                    new_segs[lv].append((t, nxt, rates[lv] * counts[lv]))
+            done = []
+            for p, v in rem.items():
+                v[0] -= rates[v[1]] * dt
+                if v[0] <= 1e-6 * max(1.0, rates[v[1]]):
+                    done.append(p)
+            for p in done:
+                _, lv, start = rem.pop(p)
+                c = nxt + lat[lv]
+                self.comps[p].append(c)
+                del self.comps[p][:-self.max_out]
+                if c > self.last[p]:
+                    self.last[p] = c
+                self.busy[p] += nxt - start
+                free[p] = nxt
+                if self.trace is not None:
+                    self.trace.append((p, start, nxt, pend[p][heads[p]][1], lv))
+                heads[p] += 1
+            t = nxt
+        for lv in (0, 1):
+            for seg in new_segs[lv]:
+                lines[lv].add(*seg)
+        self.pend = [[] for _ in range(P)]
+
+    # ---------------------------------------------------------------------------------------------------------
+    def last_completion(self):
+        """Each PE's last completion (a scalar while uniform)."""
+        self.resolve()
+        return self.u_last if self.uniform else self.last
+
+    def bytes_by_pe(self) -> np.ndarray:
+        """``[2, P]`` bytes moved per level per PE in this wave."""
+        out = self.bytes.copy()
+        if self.uniform:
+            out[0] += self.u_bytes[0] // self.P
+            out[1] += self.u_bytes[1] // self.P
+        return out
+
+    def busy_by_pe(self) -> np.ndarray:
+        return np.full(self.P, self.u_busy) if self.uniform else self.busy.copy()
+
+    def trace_events(self):
+        if self.trace is None:
+            return []
+        return self._expand_trace()

@@ -1,0 +1,56 @@
+"""A Chrome / Perfetto trace of a run (the JSON "trace event format": ``{"traceEvents": [...]}``).
+
+One process per PE with a thread (track) per unit: ``core`` (one span per program, from its wave's start to its
+last activity; then ``idle (wave sync)`` until the wave ends), ``dma`` (one span per transfer, with its bytes and
+memory level); and a ``chip`` process: job launch, the waves, and counter tracks of DRAM and SRAM bandwidth in use.
+Times are microseconds of simulated time.
+"""
+from __future__ import annotations
+
+import json
+
+from .dma import LEVELS
+
+CHIP_PID = 1000
+TIDS = {"core": 1, "dma": 2}
+
+
+def build_trace(stats, waves, cfg) -> list:
+    us = 1e6 / cfg.clock_hz
+    ev = [{"ph": "M", "name": "process_name", "pid": CHIP_PID, "tid": 0, "args": {"name": "chip"}},
+          {"ph": "M", "name": "thread_name", "pid": CHIP_PID, "tid": 0, "args": {"name": "job"}},
+          {"ph": "X", "name": "job launch", "cat": "launch", "pid": CHIP_PID, "tid": 0, "ts": 0.0,
+           "dur": stats.launch_cycles * us}]
+    pes = max((w["P"] for w in waves), default=0)
+    for p in range(pes):
+        ev.append({"ph": "M", "name": "process_name", "pid": p, "tid": 0, "args": {"name": f"PE {p}"}})
+        ev.append({"ph": "M", "name": "process_sort_index", "pid": p, "tid": 0, "args": {"sort_index": p}})
+        for name, tid in TIDS.items():
+            ev.append({"ph": "M", "name": "thread_name", "pid": p, "tid": tid, "args": {"name": name}})
+    for k, w in enumerate(waves):
+        off = w["offset"]
+        ev.append({"ph": "X", "name": f"wave {k}", "cat": "wave", "pid": CHIP_PID, "tid": 0, "ts": off * us,
+                   "dur": w["cycles"] * us, "args": {"programs": w["P"], "first_program": w["start"]}})
+        for p in range(w["P"]):
+            f = float(w["finish"][p])
+            ev.append({"ph": "X", "name": f"program {w['start'] + p}", "cat": "program", "pid": p,
+                       "tid": TIDS["core"], "ts": off * us, "dur": f * us, "args": {"linear_id": w["start"] + p}})
+            if w["cycles"] - f > 0:
+                ev.append({"ph": "X", "name": "idle (wave sync)", "cat": "sync", "pid": p, "tid": TIDS["core"],
+                           "ts": (off + f) * us, "dur": (w["cycles"] - f) * us})
+        for p, t0, t1, n, lv in w["dma"]:
+            ev.append({"ph": "X", "name": f"dma {LEVELS[lv]} {int(n)} B", "cat": "dma", "pid": int(p),
+                       "tid": TIDS["dma"], "ts": (off + t0) * us, "dur": (t1 - t0) * us,
+                       "args": {"bytes": int(n), "level": LEVELS[lv]}})
+        for lv, segs in enumerate(w["segments"]):
+            for a, b, r in segs:
+                ev.append({"ph": "C", "name": f"{LEVELS[lv]} GB/s", "pid": CHIP_PID, "tid": 0, "ts": (off + a) * us,
+                           "args": {"GB/s": r * cfg.clock_hz / 1e9}})
+                ev.append({"ph": "C", "name": f"{LEVELS[lv]} GB/s", "pid": CHIP_PID, "tid": 0, "ts": (off + b) * us,
+                           "args": {"GB/s": 0.0}})
+    return ev
+
+
+def write_trace(path: str, events: list) -> None:
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump({"traceEvents": events, "displayTimeUnit": "ns"}, f)
