@@ -100,6 +100,9 @@ class Access:
 
 def needs_buffers(op):
     """The block operands whose data the lowering of this load/store reads from local memory."""
+    if len(op.ptr.type.shape) > 1:  # N-d tiles: ndblocks.py
+        from mtiacc.codegen import ndblocks
+        return ndblocks.needs_buffers(op)
     acc = Access(op.ptr, op.mask)
     out = []
     if not acc.structured:
@@ -163,6 +166,9 @@ def _transfer(lw, op, acc: Access, dram_start: VReg, lmem_addr: int, direction: 
 
 
 def lower_load(lw, op) -> None:
+    if len(op.ptr.type.shape) > 1:  # N-d tiles: ndblocks.py
+        from mtiacc.codegen import ndblocks
+        return ndblocks.lower_load(lw, op)
     b = lw.b
     elem = op.result.type.element_type
     esize = elem_bytes(elem)
@@ -190,6 +196,9 @@ def lower_load(lw, op) -> None:
 
 
 def lower_store(lw, op) -> None:
+    if len(op.ptr.type.shape) > 1:  # N-d tiles: ndblocks.py
+        from mtiacc.codegen import ndblocks
+        return ndblocks.lower_store(lw, op)
     elem = op.value.type.element_type
     esize = elem_bytes(elem)
     n = op.value.type.numel

@@ -1,0 +1,229 @@
+"""Structure of N-d integer blocks, pointer blocks and masks (the N-d counterpart of ``affine.py``).
+
+An integer block of shape ``(d0, .., dk)`` is *affine* when element ``(i0, .., ik)`` equals
+``start + sum(stride[j] * ij)`` where ``start`` and every ``stride[j]`` are scalar polynomials in
+run-time scalars (``Poly``: products are allowed, so ``pid * BLOCK * stride`` is one term).  A pointer
+block is a scalar base pointer plus an affine offset in elements.  A mask is a *prefix box* when
+element ``(i0, .., ik)`` is active exactly when ``ij < count[j]`` for every constrained ``j``
+(``(rows < M)[:, None] & (cols < N)[None, :]``).
+
+Loads and stores of such blocks move one row (the last dimension) per DMA transfer when the last
+stride is 1; see ``ndblocks.py``.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Dict, List, Optional, Tuple
+
+from mtiacc.ir import ops as O
+from mtiacc.ir.core import OpResult, Value
+from mtiacc.ir.shape_ops import ExpandDimsOp, ReshapeOp, TransOp
+
+Mono = Tuple[int, ...]  # sorted ids of the values multiplied
+
+
+class Poly:
+    """``sum(coef * product(values))`` with integer coefficients (the empty product is 1)."""
+
+    __slots__ = ("terms", "vals")
+
+    def __init__(self, terms: Optional[Dict[Mono, int]] = None, vals: Optional[Dict[int, Value]] = None):
+        self.terms = {m: c for m, c in (terms or {}).items() if c}
+        self.vals = dict(vals or {})
+
+    @staticmethod
+    def const(c: int) -> "Poly":
+        return Poly({(): c})
+
+    @staticmethod
+    def var(v: Value) -> "Poly":
+        return Poly({(id(v),): 1}, {id(v): v})
+
+    def as_const(self) -> Optional[int]:
+        if not self.terms:
+            return 0
+        if list(self.terms) == [()]:
+            return self.terms[()]
+        return None
+
+    def is_zero(self) -> bool:
+        return not self.terms
+
+    def __add__(self, o: "Poly") -> "Poly":
+        t = dict(self.terms)
+        for m, c in o.terms.items():
+            t[m] = t.get(m, 0) + c
+        return Poly(t, {**self.vals, **o.vals})
+
+    def __neg__(self) -> "Poly":
+        return Poly({m: -c for m, c in self.terms.items()}, self.vals)
+
+    def __sub__(self, o: "Poly") -> "Poly":
+        return self + (-o)
+
+    def __mul__(self, o: "Poly") -> "Poly":
+        t: Dict[Mono, int] = {}
+        for m1, c1 in self.terms.items():
+            for m2, c2 in o.terms.items():
+                m = tuple(sorted(m1 + m2))
+                t[m] = t.get(m, 0) + c1 * c2
+        return Poly(t, {**self.vals, **o.vals})
+
+    def monomials(self):
+        """``(coef, [values])`` per term."""
+        return [(c, [self.vals[i] for i in m]) for m, c in self.terms.items()]
+
+
+@dataclasses.dataclass
+class NdAffine:
+    start: Poly
+    strides: List[Poly]
+
+    @property
+    def uniform(self) -> bool:
+        return all(s.is_zero() for s in self.strides)
+
+    def __add__(self, o: "NdAffine") -> "NdAffine":
+        return NdAffine(self.start + o.start, [a + b for a, b in zip(self.strides, o.strides)])
+
+    def scale(self, k: Poly) -> "NdAffine":
+        return NdAffine(self.start * k, [s * k for s in self.strides])
+
+
+def _zero_strides(rank: int) -> List[Poly]:
+    return [Poly() for _ in range(rank)]
+
+
+def _reshape_map(src_shape, dst_shape) -> Optional[List[Optional[int]]]:
+    """For a reshape that only adds or drops dimensions of size 1: the source dim of each result dim."""
+    src = [i for i, d in enumerate(src_shape) if d != 1]
+    dst = [i for i, d in enumerate(dst_shape) if d != 1]
+    if [src_shape[i] for i in src] != [dst_shape[i] for i in dst]:
+        return None
+    out: List[Optional[int]] = [None] * len(dst_shape)
+    for s, d in zip(src, dst):
+        out[d] = s
+    return out
+
+
+def _through_shape_op(op, inner: List, fill):
+    """Map per-dimension facts ``inner`` (of op's source) to op's result dimensions."""
+    rank = len(op.result.type.shape)
+    if isinstance(op, O.SplatOp):
+        return [fill() for _ in range(rank)]
+    if isinstance(op, O.BroadcastOp):
+        return [fill() if s == 1 and r != 1 else x
+                for x, s, r in zip(inner, op.src.type.shape, op.result.type.shape)]
+    if isinstance(op, ExpandDimsOp):
+        out = list(inner)
+        out.insert(op.axis, fill())
+        return out
+    if isinstance(op, TransOp):
+        return [inner[d] for d in op.order]
+    if isinstance(op, ReshapeOp):
+        m = _reshape_map(op.src.type.shape, op.result.type.shape)
+        if m is None:
+            return None
+        return [inner[s] if s is not None else fill() for s in m]
+    return None
+
+
+_SHAPE = (O.BroadcastOp, ExpandDimsOp, TransOp, ReshapeOp)
+
+
+def nd_affine(v: Value) -> Optional[NdAffine]:
+    """The affine form of an integer scalar or block (of any rank), or None."""
+    if not v.type.is_int():
+        return None
+    rank = len(v.type.shape)
+    op = v.op if isinstance(v, OpResult) else None
+    if isinstance(op, O.ConstantOp):
+        return NdAffine(Poly.const(int(op.value)), _zero_strides(rank))
+    if not v.type.is_block():
+        return NdAffine(Poly.var(v), [])
+    if isinstance(op, O.MakeRangeOp):
+        return NdAffine(Poly.const(op.start), [Poly.const(1)])
+    if isinstance(op, O.SplatOp):
+        inner = nd_affine(op.src)
+        return None if inner is None else NdAffine(inner.start, _zero_strides(rank))
+    if isinstance(op, _SHAPE):
+        inner = nd_affine(op.src)
+        if inner is None:
+            return None
+        strides = _through_shape_op(op, inner.strides, Poly)
+        return None if strides is None else NdAffine(inner.start, strides)
+    if isinstance(op, (O.AddIOp, O.SubIOp, O.MulIOp)):
+        a, b = nd_affine(op.lhs), nd_affine(op.rhs)
+        if a is None or b is None:
+            return None
+        if isinstance(op, O.AddIOp):
+            return a + b
+        if isinstance(op, O.SubIOp):
+            return a + b.scale(Poly.const(-1))
+        if b.uniform:
+            return a.scale(b.start)
+        if a.uniform:
+            return b.scale(a.start)
+    return None
+
+
+def pointer_nd(v: Value) -> Optional[Tuple[Value, NdAffine]]:
+    """(scalar base pointer, affine offset in elements) of a pointer block, or None."""
+    if not isinstance(v, OpResult) or not v.type.is_block():
+        return None
+    op = v.op
+    rank = len(v.type.shape)
+    if isinstance(op, O.SplatOp):
+        return op.src, NdAffine(Poly(), _zero_strides(rank))
+    if isinstance(op, _SHAPE):
+        inner = pointer_nd(op.src)
+        if inner is None:
+            return None
+        strides = _through_shape_op(op, inner[1].strides, Poly)
+        return None if strides is None else (inner[0], NdAffine(inner[1].start, strides))
+    if isinstance(op, O.AddPtrOp):
+        base, off = pointer_nd(op.ptr), nd_affine(op.offset)
+        if base is not None and off is not None:
+            return base[0], base[1] + off
+    return None
+
+
+def prefix_box(mask: Value) -> Optional[List[Optional[Poly]]]:
+    """Per dimension, the count of active leading indices (None: every index), or None."""
+    if not isinstance(mask, OpResult) or not mask.type.is_block():
+        return None
+    op = mask.op
+    rank = len(mask.type.shape)
+    if isinstance(op, O.ConstantOp):
+        return [None] * rank if op.value else None
+    if isinstance(op, O.SplatOp):
+        c = getattr(op.src, "op", None)
+        return [None] * rank if isinstance(c, O.ConstantOp) and c.value else None
+    if isinstance(op, _SHAPE):
+        inner = prefix_box(op.src)
+        return None if inner is None else _through_shape_op(op, inner, lambda: None)
+    if isinstance(op, O.AndIOp):
+        a, b = prefix_box(op.lhs), prefix_box(op.rhs)
+        if a is None or b is None:
+            return None
+        out = []
+        for x, y in zip(a, b):
+            if x is not None and y is not None:
+                return None
+            out.append(x if x is not None else y)
+        return out
+    if isinstance(op, O.CmpIOp) and op.predicate in ("slt", "sgt", "sle", "sge"):
+        lhs, rhs = (op.lhs, op.rhs) if op.predicate in ("slt", "sle") else (op.rhs, op.lhs)
+        a, b = nd_affine(lhs), nd_affine(rhs)
+        if a is None or b is None or not b.uniform:
+            return None
+        varying = [j for j, s in enumerate(a.strides) if not s.is_zero()]
+        if len(varying) != 1 or a.strides[varying[0]].as_const() != 1:
+            return None
+        count = b.start - a.start  # a.start + i < b  <=>  i < b - a.start
+        if op.predicate in ("sle", "sge"):
+            count = count + Poly.const(1)
+        out: List[Optional[Poly]] = [None] * rank
+        out[varying[0]] = count
+        return out
+    return None
