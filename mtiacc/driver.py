@@ -75,6 +75,12 @@ def _machine_hook(passes: list, target: Target, opts: Options):
     return lambda fn: run_machine_passes(fn, target, passes, MACHINE_PASSES, format_machine, opts.instrumentation)
 
 
+def inline_calls(module) -> None:
+    """Inline every helper call: codegen lowers one function, so this runs at -O0 too."""
+    from mtiacc.opt.inline import inline_module
+    inline_module(module)
+
+
 def parse_grid(text: str, fe) -> List[str]:
     """Validate a launch-grid expression; returns one expression string per axis (at most 3)."""
     known = {p.name for p in fe.params}
@@ -121,6 +127,7 @@ def compile_kernel(path: str, opts: Options, stop_after: str = "bin") -> Compila
     """Run the pipeline up to `stop_after` ('ir', 'asm' or 'bin')."""
     from mtiacc.ir.printer import print_ir
     fe = run_frontend(path, opts)
+    inline_calls(fe.module)
     grid = parse_grid(opts.grid, fe) if opts.grid else None
     machine_passes = run_optimizer(fe.module, opts)
     out = Compilation(fe)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Set
 
-from mtiacc.codegen import blocks, mathlib, memory
+from mtiacc.codegen import blocks, control, mathlib, memory
 from mtiacc.codegen import ndblocks
 from mtiacc.codegen.lmem import Buffer, LocalMemory
 from mtiacc.codegen.mir import MBuilder, Mem, MFunction, VReg
@@ -78,6 +78,7 @@ class Lowering:
         demanded: Set[int] = set()
 
         def need(v: Value, i: int):
+            v, i = control.remap(self, v, i)  # carried values, and uses inside loops
             if not v.type.is_block():
                 return
             if isinstance(v, OpResult) and isinstance(v.op, SCALAR_BACKED):
@@ -87,7 +88,9 @@ class Lowering:
 
         for i in reversed(range(len(ops))):
             op = ops[i]
-            if isinstance(op, O.StoreOp):
+            if isinstance(op, control.CONTROL_OPS):
+                control.need_operands(self, op, i, need)
+            elif isinstance(op, O.StoreOp):
                 for v in memory.needs_buffers(op):
                     need(v, i)
             elif isinstance(op, O.LoadOp):
@@ -99,12 +102,9 @@ class Lowering:
                     i = max(i, last.get(id(op.results[0]), i))
                 for v in op.operands:
                     need(v, i)
-            elif op.results and not op.results[0].type.is_block() and ndblocks.handles(op):  # reduce to scalar
+            elif op.results and ndblocks.handles(op):  # a reduction to a scalar reads its block
                 for v in op.operands:
                     need(v, i)
-        for op in ops:  # an alias and its source free their shared buffer together
-            if ndblocks.is_alias(op) and id(op.results[0]) in last and id(op.src) in last:
-                last[id(op.results[0])] = last[id(op.src)]
         self.demanded = demanded
         return last
 
@@ -112,27 +112,35 @@ class Lowering:
     def run(self) -> MFunction:
         b = self.b
         ops = list(self.func.entry.ops)
-        last_read = self.readers(ops)
-        frees: Dict[int, List[int]] = {}
+        last_read = self.readers(control.number(self, self.func.entry))  # regions in pre-order
+        self.frees: Dict[int, List[int]] = {}
         for key, i in last_read.items():
-            frees.setdefault(i, []).append(key)
+            self.frees.setdefault(i, []).append(key)
         b.loc = self.func.loc
         self.load_args()
-        for i, op in enumerate(ops):
-            b.loc = op.loc
-            try:
-                self.lower(op)
-            except CompileError as e:
-                if e.loc is None:
-                    e.loc = op.loc
-                raise
-            for key in frees.get(i, ()):
-                if key in self.bufs and key not in self.keep:
-                    self.lmem.free(self.bufs[key])
+        for op in ops:
+            self.emit(op)
         b.loc = ops[-1].loc if ops else self.func.loc
         b("mtia.dma.wait", comment="stores complete before the program ends")
         b("ret")
         return self.fn
+
+    def emit(self, op) -> None:
+        """Lower ``op`` (control.py calls this for the ops in regions), then free dead buffers."""
+        self.b.loc = op.loc
+        try:
+            self.lower(op)
+        except CompileError as e:
+            if e.loc is None:
+                e.loc = op.loc
+            raise
+        self.release(op)
+
+    def release(self, op) -> None:
+        """Free the buffers whose last reader is ``op``."""
+        for key in self.frees.get(self.pos[id(op)], ()):
+            if key in self.bufs and key not in self.keep:
+                self.lmem.free(self.bufs[key])
 
     def load_args(self) -> None:
         for i, arg in enumerate(self.func.args):
@@ -153,6 +161,9 @@ class Lowering:
 
     def lower(self, op) -> None:
         if isinstance(op, O.ReturnOp):
+            return
+        if isinstance(op, control.REGION_OPS):
+            control.lower(self, op)
             return
         if isinstance(op, O.StoreOp):
             memory.lower_store(self, op)

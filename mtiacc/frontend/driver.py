@@ -6,6 +6,7 @@ import dataclasses
 from typing import Dict, List, Optional, Union
 
 from mtiacc.diagnostics import CompileError
+from mtiacc.frontend.imports import resolver_for
 from mtiacc.frontend.lowering import FunctionLowering
 from mtiacc.frontend.module_scan import scan_module
 from mtiacc.frontend.params import Param, resolve_params
@@ -44,7 +45,7 @@ def compile_file(path: str, kernel: Optional[str] = None, defines: Optional[Dict
     """Parse ``path`` (never importing it) and lower one ``@triton.jit`` function to IR."""
     src = SourceFile.read(path)
     tree = src.parse()
-    info = scan_module(tree)
+    info = scan_module(tree, resolver=resolver_for(path))
     fn = _choose_kernel(info.jit_functions, kernel, path)
     params = resolve_params(src, fn, info.scope, fn.name, dict(defines or {}), signature)
 

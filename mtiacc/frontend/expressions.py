@@ -8,7 +8,8 @@ from __future__ import annotations
 import ast
 
 from mtiacc.diagnostics import CompileError
-from mtiacc.frontend import lang_shapes, language
+from mtiacc.frontend import control, functions, lang_shapes, language
+from mtiacc.frontend.imports import HelperRef
 from mtiacc.frontend.semantic import describe, is_const
 from mtiacc.frontend.values import (CONSTEXPR, Builtin, BoundMethod, FunctionRef, ModuleRef,
                                     check_supported)
@@ -49,15 +50,17 @@ def attribute(ctx, node: ast.Attribute):
         if node.attr == "T" and base.type.is_block():
             return lang_shapes.trans(ctx.sem, base)
         raise CompileError(f"`{spelled}` is not supported yet (values have no attribute '{node.attr}' here)")
+    if hasattr(base, "frontend_attr"):  # the user's own module (imports.py)
+        return base.frontend_attr(node.attr)
     raise CompileError(f"{describe(base)} has no attribute '{node.attr}'")
 
 
 def call(ctx, node: ast.Call):
     callee = ctx.visit(node.func)
     spelled = ast.unparse(node.func)
+    if isinstance(callee, HelperRef) or (isinstance(callee, FunctionRef) and callee.jit):
+        return functions.call(ctx, callee, node)
     if isinstance(callee, FunctionRef):
-        if callee.jit:
-            raise CompileError(f"calling another @triton.jit function ('{callee.name}') is not supported yet")
         raise CompileError(f"'{callee.name}' is a plain Python function; a kernel can only call "
                            "triton.language functions")
     if callee is CONSTEXPR:
@@ -146,11 +149,7 @@ def boolop(ctx, node: ast.BoolOp):
 
 
 def ifexp(ctx, node: ast.IfExp):
-    test = ctx.visit(node.test)
-    if not _is_static(test):
-        raise CompileError("conditional expressions on run-time values are not supported yet; "
-                           "use tl.where")
-    return ctx.visit(node.body if test else node.orelse)
+    return control.lower_ifexp(ctx, node)
 
 
 def subscript(ctx, node: ast.Subscript):

@@ -199,6 +199,10 @@ from mtiacc.frontend import lang_shapes  # noqa: E402
 LANGUAGE.update(lang_shapes.LANGUAGE)
 METHODS.update(lang_shapes.METHODS)
 
+# Loop iterators and compile-time checks live with the control flow (control.py).
+from mtiacc.frontend import control  # noqa: E402
+LANGUAGE.update(control.BUILTINS)
+
 TRITON: Dict[str, object] = {
     "jit": JIT,
     "language": ModuleRef("triton.language"),

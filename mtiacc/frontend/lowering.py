@@ -14,7 +14,7 @@ import builtins
 from typing import Callable, Dict, List
 
 from mtiacc.diagnostics import CompileError
-from mtiacc.frontend import expressions, statements
+from mtiacc.frontend import control, expressions, statements
 from mtiacc.frontend.module_scan import ModuleInfo
 from mtiacc.frontend.semantic import Semantic
 from mtiacc.frontend.source import SourceFile
@@ -34,6 +34,14 @@ class FunctionLowering:
         self.builder = builder
         self.sem = Semantic(builder)
         self.returned = False
+        self.module = module
+        # Helpers and control flow (functions.py, control.py): whether this is the kernel itself,
+        # what a `return` gave, the state shared with helpers, and this file as a LoadedModule.
+        self.is_kernel = True
+        self.return_values = None
+        self.session = None
+        self.loaded = None
+        self.entry = builder.block
 
     # ------------------------------------------------------------------ the choke point
 
@@ -59,10 +67,7 @@ class FunctionLowering:
             self.builder.loc = saved
 
     def visit_body(self, body: List[ast.stmt]) -> None:
-        for stmt in body:
-            if self.returned:
-                break
-            self.visit(stmt)
+        control.lower_statements(self, body)
 
     # ------------------------------------------------------------------ names
 

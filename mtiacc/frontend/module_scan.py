@@ -25,9 +25,29 @@ class ModuleInfo:
     jit_functions: Dict[str, ast.FunctionDef]
 
 
-def _bind_import(scope: Dict[str, object], node: ast.stmt) -> None:
+def _user_module(resolver, name: str, level: int = 0):
+    """The user's own module ``name`` (see imports.py), or None for triton and unknown modules."""
+    if resolver is None or (not level and (name == "triton" or name.startswith("triton."))):
+        return None
+    return resolver(name, level)
+
+
+def _bind_import(scope: Dict[str, object], node: ast.stmt, resolver=None) -> None:
+    if isinstance(node, ast.ImportFrom):
+        user = _user_module(resolver, node.module or "", node.level)
+        if user is not None:
+            for alias in node.names:
+                found = user.member(alias.name) if alias.name != "*" else None
+                if found is not None:
+                    scope[alias.asname or alias.name] = found
+            return
     if isinstance(node, ast.Import):
         for alias in node.names:
+            user = _user_module(resolver, alias.name)
+            if user is not None:
+                top = alias.name.split(".")[0]
+                scope[alias.asname or top] = user if alias.asname else _user_module(resolver, top)
+                continue
             if alias.asname:
                 scope[alias.asname] = ModuleRef(alias.name)
             else:  # `import triton.language` binds `triton`
@@ -107,12 +127,14 @@ def _bind_assign(scope: Dict[str, object], targets: List[ast.expr], value: Optio
         scope[name] = v if v is not None else NonConstantGlobal(name)
 
 
-def scan_module(tree: ast.Module) -> ModuleInfo:
+def scan_module(tree: ast.Module, resolver=None) -> ModuleInfo:
+    """``resolver(name, level)`` finds the user's own modules (imports.py); without it, every
+    module but triton's is foreign."""
     scope: Dict[str, object] = {}
     jit: Dict[str, ast.FunctionDef] = {}
     for node in tree.body:
         if isinstance(node, (ast.Import, ast.ImportFrom)):
-            _bind_import(scope, node)
+            _bind_import(scope, node, resolver)
         elif isinstance(node, ast.Assign):
             _bind_assign(scope, node.targets, node.value)
         elif isinstance(node, ast.AnnAssign):

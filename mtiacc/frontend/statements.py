@@ -4,6 +4,7 @@ from __future__ import annotations
 import ast
 
 from mtiacc.diagnostics import CompileError
+from mtiacc.frontend import control
 from mtiacc.frontend.expressions import BINARY_OPS
 from mtiacc.frontend.module_scan import resolve_static
 from mtiacc.frontend.semantic import is_const
@@ -57,9 +58,13 @@ def augassign(ctx, node: ast.AugAssign) -> None:
 
 
 def return_(ctx, node: ast.Return) -> None:
+    """``return``: ends the function (an ``if`` holding one took the rest in, see control.py)."""
     if node.value is not None:
-        raise CompileError("a kernel cannot return a value")
-    ctx.builder.insert(ops.ReturnOp.get())
+        if ctx.is_kernel:
+            raise CompileError("a kernel cannot return a value")
+        ctx.return_values = ctx.visit(node.value)
+    if ctx.is_kernel and control.at_function_level(ctx):
+        ctx.builder.insert(ops.ReturnOp.get())
     ctx.returned = True
 
 
@@ -67,16 +72,14 @@ def pass_(ctx, node: ast.Pass) -> None:
     return None
 
 
-def if_(ctx, node: ast.If) -> None:
-    """``if`` on a constexpr: only the taken branch is lowered (as Triton does)."""
-    test = ctx.visit(node.test)
-    if not (test is None or is_const(test)):
-        raise CompileError("`if` on a run-time value is not supported yet (only on constexprs); "
-                           "use tl.where for values")
-    ctx.visit_body(node.body if test else node.orelse)
+def break_(ctx, node) -> None:
+    word = "break" if isinstance(node, ast.Break) else "continue"
+    raise CompileError(f"`{word}` is not supported yet (Triton does not support it either); "
+                       "use a `while` loop with a condition")
 
 
 HANDLERS = {
     ast.Expr: expr, ast.Assign: assign, ast.AnnAssign: annassign, ast.AugAssign: augassign,
-    ast.Return: return_, ast.Pass: pass_, ast.If: if_,
+    ast.Return: return_, ast.Pass: pass_, ast.If: control.lower_if, ast.For: control.lower_for,
+    ast.While: control.lower_while, ast.Break: break_, ast.Continue: break_,
 }

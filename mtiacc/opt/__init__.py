@@ -6,6 +6,7 @@ from mtiacc.opt.pipelines import PIPELINES, pipeline_for_level
 # Importing the passes registers them (the machine passes' code lives in codegen).
 from mtiacc.opt import canonicalize, cse, dce, machine  # noqa: E402,F401
 from mtiacc.opt import inline  # noqa: E402,F401  (the driver also runs it before codegen, always)
+from mtiacc.opt import inline  # noqa: E402,F401  (the driver also runs it before codegen, always)
 
 __all__ = ["run_pipeline", "parse_pipeline", "pipeline_for_level", "PIPELINES", "PASSES",
            "ModulePass", "MachinePass", "PassRun", "register_pass", "Instrumentation", "is_machine",

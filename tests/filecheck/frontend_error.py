@@ -11,9 +11,10 @@ def k(X, N):
     acc = tl.zeros((16,), tl.float32)
     for i in range(N):
         acc += tl.load(X + offs)
+        break
     tl.store(X + offs, acc)
 
-# CHECK: frontend_error.py:12:5: error: `for` loops are not supported yet
-# CHECK-NEXT: {{^    for i in range\(N\):$}}
-# CHECK-NEXT: {{^    \^$}}
+# CHECK: frontend_error.py:14:9: error: `break` is not supported yet
+# CHECK-NEXT: {{^        break$}}
+# CHECK-NEXT: {{^        \^~~~~$}}
 # CHECK-NOT: Traceback

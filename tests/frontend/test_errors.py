@@ -80,19 +80,21 @@ def test_unsupported_statement(kernels):
         def k(X, N):
             for i in range(N):
                 tl.store(X + i, 0.0)
+                continue
         """)
-    check(err, "for i", 5, "`for` loops are not supported yet", "    ^")
+    check(err, "continue", 9, "`continue` is not supported yet (Triton does not support it either); "
+          "use a `while` loop with a condition", "        ^~~~~~~~")
 
 
 def test_while_and_runtime_if(kernels):
     err = kernels.error("""
         @triton.jit
         def k(X, N):
-            if N > 0:
+            if tl.arange(0, 4) > 0:
                 tl.store(X, 1.0)
         """)
-    assert err.message.startswith("`if` on a run-time value is not supported yet")
-    assert err.loc.line == line_of(err.path, "if N") and err.loc.col == 5
+    assert err.message.startswith("the condition of `if` must be a scalar, got a block (tensor<4xi1>)")
+    assert err.loc.line == line_of(err.path, "if tl") and err.loc.col == 5
 
 
 def test_unsupported_tl_function(kernels):
@@ -168,7 +170,7 @@ def test_bad_define(kernels):
 @pytest.mark.parametrize("code, message", [
     ("return 1", "a kernel cannot return a value"),
     ("x = N and N", "`and` on run-time values is not supported yet; use `&` on booleans"),
-    ("x = helper(N)", "calling another @triton.jit function ('helper') is not supported yet"),
+    ("x = helper(N, 1)", "helper() takes 1 positional arguments but 2 were given"),
     ("x = plain(N)", "'plain' is a plain Python function; a kernel can only call triton.language functions"),
     ("x = min(N, 2)", "the Python builtin `min` is not supported in a kernel yet"),
     ("x = np.zeros(3)", "module 'numpy' cannot be used inside a kernel"),
@@ -190,9 +192,11 @@ def test_bad_define(kernels):
     ("x = tl.arange(0, 4) + tl.arange(0, 8)", "incompatible shapes [4] and [8]"),
     ("x = N < N < N", "chained comparisons on run-time values are not supported yet; combine single "
                       "comparisons with `&`"),
-    ("x = N if N else 0", "conditional expressions on run-time values are not supported yet; use tl.where"),
+    ("x = N if tl.arange(0, 4) else 0", "the condition of a conditional expression must be a scalar, got a "
+                                        "block (tensor<4xi32>); use tl.where for blocks"),
     ("x = tl.store(X, tl.arange(0, 4))", "the stored value cannot be a block when the pointer is a scalar"),
-    ("while N:\n                pass", "`while` loops are not supported yet"),
+    ("while N:\n                break", "`break` is not supported yet (Triton does not support it either); "
+                                      "use a `while` loop with a condition"),
     ("with N:\n                pass", "`with` statements are not supported yet"),
     ("assert N", "`assert` statements are not supported yet"),
     ("x = (3).to(tl.int8)", "the constant 3 has no attribute 'to'"),

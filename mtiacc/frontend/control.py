@@ -1,0 +1,518 @@
+"""Control flow in kernels: ``for``, ``while``, ``if``, early ``return``, conditional expressions.
+
+Triton's rules, kept here:
+
+* ``for x in range(...)`` / ``tl.range(...)`` become ``scf.for``; ``tl.static_range(...)`` is
+  unrolled here, its induction variable a constexpr.  A constexpr negative step is turned around
+  (``iv = lower + upper - iv'`` over the reversed range, as Triton does); a run-time step must be
+  positive.
+* Loop-carried values are the names assigned in the loop body (found by a pre-pass over the
+  body's AST, never by lowering it twice) that are bound before the loop.  A carried value keeps
+  its type: a constexpr start value takes its literal type (``acc = 0`` is i32), and a body that
+  changes the type is an error.  Names first bound inside a loop or a branch are not visible
+  after it unless both branches bind them.
+* ``if`` on a constexpr lowers only the taken branch; on a run-time scalar it becomes ``scf.if``
+  whose results are the names the branches assign.
+* ``return`` inside an ``if``: the statements after the ``if`` move into the branches that do
+  not return, so every ``return`` ends the function (and no IR ever jumps).
+* ``a if c else b``: a constexpr ``c`` picks one side; a run-time scalar picks between scalars
+  with ``scf.if`` and between blocks with ``arith.select``.
+"""
+from __future__ import annotations
+
+import ast
+import sys
+from typing import Dict, List, Optional, Sequence, Set, Tuple
+
+from mtiacc.diagnostics import CompileError
+from mtiacc.frontend.semantic import describe, is_const, literal_type
+from mtiacc.frontend.values import Builtin
+from mtiacc.ir import ops
+from mtiacc.ir import scf
+from mtiacc.ir.core import Block, Builder, Value
+from mtiacc.ir.types import Type, i1, i32, i64
+
+MAX_UNROLL = 4096  # tl.static_range iterations
+
+
+# --------------------------------------------------------------------------- pre-passes over the AST
+
+class _Assigned(ast.NodeVisitor):
+    def __init__(self):
+        self.names: List[str] = []
+
+    def _add(self, name: str):
+        if name not in self.names:
+            self.names.append(name)
+
+    def visit_Name(self, node: ast.Name):
+        if isinstance(node.ctx, ast.Store):
+            self._add(node.id)
+
+    def visit_FunctionDef(self, node):  # a nested def's names are its own
+        pass
+
+    visit_AsyncFunctionDef = visit_Lambda = visit_ClassDef = visit_FunctionDef
+
+
+def assigned_names(stmts: Sequence[ast.stmt]) -> List[str]:
+    """The names a list of statements may bind, in order of first appearance."""
+    v = _Assigned()
+    for s in stmts:
+        v.visit(s)
+    return v.names
+
+
+def contains_return(node: ast.AST) -> bool:
+    return any(isinstance(n, ast.Return) for n in ast.walk(node))
+
+
+def always_returns(stmts: Sequence[ast.stmt]) -> bool:
+    if not stmts:
+        return False
+    last = stmts[-1]
+    if isinstance(last, ast.Return):
+        return True
+    return isinstance(last, ast.If) and always_returns(last.body) and always_returns(last.orelse)
+
+
+# --------------------------------------------------------------------------- statement lists
+
+def lower_statements(ctx, stmts: Sequence[ast.stmt]) -> None:
+    """Lower statements in order; an ``if`` holding a ``return`` takes the rest into its branches."""
+    stmts = list(stmts)
+    for i, s in enumerate(stmts):
+        if ctx.returned:
+            return
+        if isinstance(s, ast.If) and contains_return(s):
+            rest = stmts[i + 1:]
+            merged = ast.If(test=s.test, body=s.body + ([] if always_returns(s.body) else rest),
+                            orelse=s.orelse + ([] if always_returns(s.orelse) else rest))
+            ast.copy_location(merged, s)
+            merged.end_lineno, merged.end_col_offset = s.end_lineno, s.end_col_offset
+            merged._mtiacc_returns = True
+            ctx.visit(merged)
+            return
+        ctx.visit(s)
+
+
+class _Saved:
+    """The lowering state a branch or a loop body changes, to restore afterwards."""
+
+    def __init__(self, ctx):
+        self.locals = dict(ctx.locals)
+        self.block = ctx.builder.block
+        self.returned = ctx.returned
+        self.return_values = ctx.return_values
+
+    def restore(self, ctx) -> None:
+        ctx.locals = dict(self.locals)
+        ctx.builder.block = self.block
+        ctx.returned = self.returned
+        ctx.return_values = self.return_values
+
+
+def _in_block(ctx, block: Block, fn):
+    saved = ctx.builder.block
+    ctx.builder.block = block
+    try:
+        return fn()
+    finally:
+        ctx.builder.block = saved
+
+
+def at_function_level(ctx) -> bool:
+    region = ctx.builder.block.parent
+    return region is not None and isinstance(region.parent, ops.FuncOp)
+
+
+# --------------------------------------------------------------------------- merging values
+
+def _mergeable(x) -> bool:
+    return isinstance(x, Value) or is_const(x)
+
+
+def _coerce(ctx, x, t: Type, what: str) -> Value:
+    """``x`` (a constexpr or a value) as a run-time value of type ``t``; a type change is an error."""
+    if isinstance(x, Value):
+        if x.type != t:
+            raise CompileError(what.format(got=x.type, want=t))
+        return x
+    v = ctx.sem.to_type(x, t.element_type)
+    return ctx.sem.broadcast_to(v, t.shape) if t.is_block() else v
+
+
+def _label(name: Optional[str]) -> str:
+    return f"`{name}`" if name else "the value"
+
+
+def _common_branch_type(a, b, name: Optional[str]) -> Type:
+    if isinstance(a, Value) and isinstance(b, Value):
+        if a.type != b.type:
+            raise CompileError(f"{_label(name)} has type {a.type} in the then branch but {b.type} in the "
+                               "else branch; both branches must give it one type")
+        return a.type
+    v = a if isinstance(a, Value) else b if isinstance(b, Value) else None
+    return v.type if v is not None else literal_type(a)
+
+
+def _merge_pairs(ctx, pairs, then_block: Block, else_block: Block):
+    """``pairs``: [(name, then value, else value)].  Yields each branch's value as a result of one
+    type; returns the result types and, per pair, either an index into the results or a constant."""
+    types: List[Type] = []
+    then_vals: List[Value] = []
+    else_vals: List[Value] = []
+    plan = []
+    for name, a, b in pairs:
+        if is_const(a) and is_const(b) and type(a) is type(b) and a == b:
+            plan.append(("const", a))
+            continue
+        if not (_mergeable(a) and _mergeable(b)):
+            raise CompileError(f"{_label(name)} is {describe(a)} in one branch and {describe(b)} in "
+                               "the other; only numbers and values can differ between branches")
+        t = _common_branch_type(a, b, name)
+        msg = f"{_label(name)} has type {{got}} in one branch but {{want}} in the other"
+        then_vals.append(_in_block(ctx, then_block, lambda: _coerce(ctx, a, t, msg)))
+        else_vals.append(_in_block(ctx, else_block, lambda: _coerce(ctx, b, t, msg)))
+        plan.append(("result", len(types)))
+        types.append(t)
+    return types, then_vals, else_vals, plan
+
+
+def _condition(ctx, test, what: str) -> Value:
+    """A run-time scalar condition as i1."""
+    if not isinstance(test, Value):
+        raise CompileError(f"the condition of {what} must be a boolean, got {describe(test)}")
+    if test.type.is_block():
+        raise CompileError(f"the condition of {what} must be a scalar, got a block ({test.type}); "
+                           "use tl.where for blocks")
+    if test.type != i1:
+        test = ctx.sem.compare("ne", test, 0)
+    return test
+
+
+# --------------------------------------------------------------------------- if
+
+def lower_if(ctx, node: ast.If) -> None:
+    test = ctx.visit(node.test)
+    returns = getattr(node, "_mtiacc_returns", False)
+    if test is None or is_const(test) or not isinstance(test, Value):
+        if not (test is None or is_const(test)):
+            raise CompileError(f"the condition of `if` must be a boolean, got {describe(test)}")
+        lower_statements(ctx, node.body if test else node.orelse)
+        return
+    cond = _condition(ctx, test, "`if`")
+    if contains_loop_return(node):
+        raise CompileError("`return` inside a loop is not supported yet")
+    saved = _Saved(ctx)
+    outcomes = []
+    blocks = (Block(), Block())
+    for block, body in zip(blocks, (node.body, node.orelse)):
+        saved.restore(ctx)
+        ctx.builder.block = block
+        ctx.return_values = None
+        ctx.returned = False
+        lower_statements(ctx, body)
+        outcomes.append((dict(ctx.locals), ctx.returned, ctx.return_values))
+    saved.restore(ctx)
+    if returns:
+        _finish_returning_if(ctx, node, cond, blocks, outcomes)
+        return
+    pairs = []
+    for name in assigned_names(node.body + node.orelse):
+        a = outcomes[0][0].get(name)
+        b = outcomes[1][0].get(name)
+        if a is None or b is None:  # bound in one branch only: not visible after the `if`
+            ctx.locals.pop(name, None)
+            continue
+        if a is b:
+            continue
+        pairs.append((name, a, b))
+    _emit_if(ctx, node, cond, blocks, pairs)
+
+
+def _emit_if(ctx, node, cond: Value, blocks, pairs) -> List:
+    types, tv, ev, plan = _merge_pairs(ctx, pairs, *blocks)
+    blocks[0].append(scf.YieldOp.get(tv, loc=ctx.builder.loc))
+    blocks[1].append(scf.YieldOp.get(ev, loc=ctx.builder.loc))
+    op = scf.IfOp.get(cond, types, blocks[0], blocks[1])
+    ctx.builder.insert(op)
+    values = []
+    for (name, _, _), (kind, x) in zip(pairs, plan):
+        v = x if kind == "const" else op.results[x]
+        if name is not None:
+            ctx.bind(name, v)
+        values.append(v)
+    return values
+
+
+def _as_tuple(v) -> tuple:
+    return () if v is None else v if isinstance(v, tuple) else (v,)
+
+
+def _finish_returning_if(ctx, node, cond, blocks, outcomes) -> None:
+    """Both branches end the function: the ``scf.if`` yields what they return."""
+    (_, r0, v0), (_, r1, v1) = outcomes
+    t0, t1 = _as_tuple(v0 if r0 else None), _as_tuple(v1 if r1 else None)
+    if len(t0) != len(t1):
+        raise CompileError(f"this function returns {len(t0)} value(s) on one path and {len(t1)} on "
+                           "another; every path must return the same number of values")
+    pairs = [(None, a, b) for a, b in zip(t0, t1)]
+    values = _emit_if(ctx, node, cond, blocks, pairs)
+    ctx.returned = True
+    if not t0:
+        ctx.return_values = None
+    else:
+        ctx.return_values = tuple(values) if isinstance(v0 if r0 else v1, tuple) else values[0]
+    if ctx.is_kernel and at_function_level(ctx):
+        ctx.builder.insert(ops.ReturnOp.get())
+
+
+def contains_loop_return(node: ast.AST) -> bool:
+    for n in ast.walk(node):
+        if isinstance(n, (ast.For, ast.While)) and contains_return(n):
+            return True
+    return False
+
+
+# --------------------------------------------------------------------------- loops
+
+def _carried(ctx, body: Sequence[ast.stmt], exclude: Set[str]) -> List[str]:
+    names = []
+    for name in assigned_names(body):
+        if name in exclude or name not in ctx.locals:
+            continue
+        v = ctx.locals[name]
+        if isinstance(v, Value) or is_const(v):
+            names.append(name)
+    return names
+
+
+def _loop_body(ctx, node, block: Block, names: List[str], args, types) -> List[Value]:
+    """Lower a loop body into ``block`` with ``names`` bound to ``args``; the values to yield."""
+    ctx.builder.block = block
+    for name, a in zip(names, args):
+        ctx.bind(name, a)
+    if any(isinstance(n, ast.Return) for s in node.body for n in ast.walk(s)):
+        raise CompileError("`return` inside a loop is not supported yet")
+    lower_statements(ctx, node.body)
+    out = []
+    for name, t in zip(names, types):
+        v = ctx.locals.get(name)
+        msg = (f"loop-carried variable `{name}` has type {{want}} before the loop but {{got}} at the "
+               "end of the loop body; a loop must keep the type of every value it carries")
+        if not _mergeable(v):
+            raise CompileError(f"loop-carried variable `{name}` is {describe(v)} at the end of the loop "
+                               "body; it must stay a number or a value")
+        out.append(_coerce(ctx, v, t, msg))
+    return out
+
+
+def _initial(ctx, names: List[str]) -> List[Value]:
+    return [ctx.sem.materialize(ctx.locals[n]) for n in names]
+
+
+def _bind_after(ctx, saved: _Saved, names: List[str], results) -> None:
+    saved.restore(ctx)
+    for name, r in zip(names, results):
+        ctx.bind(name, r)
+
+
+def _bound(ctx, x, what: str):
+    if isinstance(x, Value):
+        if x.type.is_block() or not x.type.is_int() or x.type.is_bool():
+            raise CompileError(f"{what} must be an integer scalar, got {describe(x)}")
+        return x
+    if isinstance(x, bool) or not isinstance(x, int):
+        raise CompileError(f"{what} must be an integer, got {describe(x)}")
+    return x
+
+
+def lower_for(ctx, node: ast.For) -> None:
+    if node.orelse:
+        raise CompileError("`for ... else` is not supported yet")
+    it = node.iter
+    kind = _range_kind(ctx, it)
+    args, kwargs = _range_args(ctx, it, kind)
+    if not isinstance(node.target, ast.Name):
+        raise CompileError("the loop variable must be a single name")
+    if kind == "static_range":
+        _unroll(ctx, node, *args)
+        return
+    lo, hi, step = (_bound(ctx, x, w) for x, w in zip(args, ("the start", "the end", "the step")))
+    if is_const(step) and step == 0:
+        raise CompileError("the step of a range must not be zero")
+    reverse = is_const(step) and step < 0
+    if reverse:  # range(a, b, -s) visits a + b - iv' for iv' in range(b, a, s)
+        lo, hi, step = hi, lo, -step
+    ints = [x for x in (lo, hi, step) if isinstance(x, Value)]
+    t = i64 if any(x.type.element_type.width == 64 for x in ints) else i32
+    lo_v, hi_v, st_v = (ctx.sem.to_type(x, t) if is_const(x) else ctx.sem.cast(x, t) for x in (lo, hi, step))
+    saved = _Saved(ctx)
+    names = _carried(ctx, node.body, {node.target.id})
+    inits = _initial(ctx, names)
+    types = [v.type for v in inits]
+    loop = scf.ForOp.get(lo_v, hi_v, st_v, inits, arg_names=[node.target.id] + names)
+    ctx.builder.insert(loop)
+    iv = loop.induction_var
+    body_block = loop.block
+    if reverse:
+        def reversed_iv():
+            s = ctx.sem.binary("add", lo_v, hi_v)
+            return ctx.sem.binary("sub", s, iv)
+        iv_value = _in_block(ctx, body_block, reversed_iv)
+    else:
+        iv_value = iv
+    ctx.locals[node.target.id] = iv_value
+    yields = _loop_body(ctx, node, body_block, names, loop.iter_args, types)
+    body_block.append(scf.YieldOp.get(yields, loc=ctx.builder.loc))
+    _bind_after(ctx, saved, names, loop.results)
+
+
+def _unroll(ctx, node: ast.For, start, end=None, step=1) -> None:
+    if end is None:
+        start, end = 0, start
+    for x, w in ((start, "start"), (end, "end"), (step, "step")):
+        if isinstance(x, bool) or not isinstance(x, int):
+            raise CompileError(f"tl.static_range needs constexpr integer bounds; its {w} is {describe(x)}")
+    if step == 0:
+        raise CompileError("the step of a range must not be zero")
+    values = range(start, end, step)
+    if len(values) > MAX_UNROLL:
+        raise CompileError(f"tl.static_range would unroll {len(values)} iterations (at most {MAX_UNROLL})")
+    if contains_return(node):
+        raise CompileError("`return` inside a loop is not supported yet")
+    for v in values:
+        ctx.bind(node.target.id, v)
+        lower_statements(ctx, node.body)
+
+
+def lower_while(ctx, node: ast.While) -> None:
+    if node.orelse:
+        raise CompileError("`while ... else` is not supported yet")
+    if contains_return(node):
+        raise CompileError("`return` inside a loop is not supported yet")
+    saved = _Saved(ctx)
+    names = _carried(ctx, node.body, set())
+    inits = _initial(ctx, names)
+    types = [v.type for v in inits]
+    loop = scf.WhileOp.get(inits, types, arg_names=names)
+    ctx.builder.insert(loop)
+    ctx.builder.block = loop.before_block
+    for name, a in zip(names, loop.before_block.args):
+        ctx.bind(name, a)
+    test = ctx.visit(node.test)
+    if is_const(test) or test is None:
+        raise CompileError("`while` on a constexpr condition is not supported (it would never end or "
+                           "never run); use a run-time condition")
+    cond = _condition(ctx, test, "`while`")
+    ctx.builder.insert(scf.ConditionOp.get(cond, list(loop.before_block.args)))
+    saved_locals = dict(saved.locals)
+    ctx.locals = saved_locals
+    yields = _loop_body(ctx, node, loop.after_block, names, loop.after_block.args, types)
+    loop.after_block.append(scf.YieldOp.get(yields, loc=ctx.builder.loc))
+    _bind_after(ctx, saved, names, loop.results)
+
+
+# --------------------------------------------------------------------------- range builtins
+
+def _range_kind(ctx, it: ast.expr) -> str:
+    if isinstance(it, ast.Call):
+        if isinstance(it.func, ast.Name) and it.func.id == "range" and "range" not in ctx.locals \
+                and "range" not in ctx.globals:
+            return "range"
+        fn = ctx.visit(it.func)
+        if isinstance(fn, Builtin) and fn.impl is range_:
+            return "range"
+        if isinstance(fn, Builtin) and fn.impl is static_range:
+            return "static_range"
+    raise CompileError("a `for` loop must iterate over range(...), tl.range(...) or tl.static_range(...)")
+
+
+def _range_args(ctx, it: ast.Call, kind: str):
+    args = [ctx.visit(a) for a in it.args]
+    kwargs = {k.arg: ctx.visit(k.value) for k in it.keywords}
+    names = ["arg1", "arg2", "step"]
+    hints = ("num_stages", "loop_unroll_factor", "disallow_acc_multi_buffer", "flatten",
+             "warp_specialize", "disable_licm")
+    for k in list(kwargs):
+        if kind != "static_range" and k in hints:
+            kwargs.pop(k)  # scheduling hints for GPUs: nothing to do here
+        elif k not in names:
+            raise CompileError(f"{'tl.' if kind != 'range' else ''}{kind}() got an unexpected keyword "
+                               f"argument '{k}'")
+    if not 1 <= len(args) <= 3:
+        raise CompileError(f"a range takes 1 to 3 positional arguments, got {len(args)}")
+    bound = list(args) + [kwargs.get(n) for n in names[len(args):]]
+    while bound and bound[-1] is None:
+        bound.pop()
+    if kind == "static_range":
+        return bound, {}
+    if len(bound) == 1:
+        bound = [0, bound[0]]
+    if len(bound) == 2:
+        bound.append(1)
+    return bound, {}
+
+
+def range_(sem, arg1, arg2=None, step=None, num_stages=None, loop_unroll_factor=None, **hints):
+    """``tl.range``: the iterator of a run-time ``for`` loop (its GPU scheduling hints are ignored)."""
+    raise CompileError("tl.range can only be the iterator of a `for` loop")
+
+
+def static_range(sem, arg1, arg2=None, step=None):
+    """``tl.static_range``: a ``for`` loop unrolled at compile time (constexpr bounds)."""
+    raise CompileError("tl.static_range can only be the iterator of a `for` loop")
+
+
+def static_assert(sem, cond, msg=""):
+    """``tl.static_assert(cond, msg)``: a compile error here when the constexpr ``cond`` is false."""
+    if isinstance(cond, Value):
+        raise CompileError("tl.static_assert needs a compile-time condition, got a run-time value")
+    if not cond:
+        raise CompileError("static assertion failed" + (f": {msg}" if msg else ""))
+    return None
+
+
+def _static_text(x) -> str:
+    if isinstance(x, Value):
+        return f"<run-time value of type {x.type}>"
+    if isinstance(x, tuple):
+        return "(" + ", ".join(_static_text(e) for e in x) + ("," if len(x) == 1 else "") + ")"
+    return str(x)
+
+
+def static_print(sem, *values, sep=" ", end="\n", file=None, flush=False):
+    """``tl.static_print(...)``: print at compile time, to stderr."""
+    sys.stderr.write(sep.join(_static_text(v) for v in values) + end)
+    return None
+
+
+BUILTINS = {
+    "range": Builtin("tl.range", range_),
+    "static_range": Builtin("tl.static_range", static_range),
+    "static_assert": Builtin("tl.static_assert", static_assert),
+    "static_print": Builtin("tl.static_print", static_print),
+}
+
+
+# --------------------------------------------------------------------------- conditional expressions
+
+def lower_ifexp(ctx, node: ast.IfExp):
+    test = ctx.visit(node.test)
+    if test is None or is_const(test):
+        return ctx.visit(node.body if test else node.orelse)
+    cond = _condition(ctx, test, "a conditional expression")
+    blocks = (Block(), Block())
+    sides = []
+    for block, expr in zip(blocks, (node.body, node.orelse)):
+        sides.append(_in_block(ctx, block, lambda: ctx.visit(expr)))
+    a, b = sides
+    if any(isinstance(x, Value) and x.type.is_block() for x in (a, b)):
+        # Blocks: both sides are computed, then selected element-wise.
+        for block in blocks:
+            for op in list(block.ops):
+                block.ops.remove(op)
+                ctx.builder.insert(op)
+        return ctx.sem.where(cond, a, b)
+    return _emit_if(ctx, node, cond, blocks, [(None, a, b)])[0]
