@@ -102,9 +102,12 @@ class Lowering:
                     i = max(i, last.get(id(op.results[0]), i))
                 for v in op.operands:
                     need(v, i)
-            elif op.results and ndblocks.handles(op):  # a reduction to a scalar reads its block
+            elif op.results and not op.results[0].type.is_block() and ndblocks.handles(op):  # reduce to scalar
                 for v in op.operands:
                     need(v, i)
+        for op in ops:  # an alias and its source free their shared buffer together
+            if ndblocks.is_alias(op) and id(op.results[0]) in last and id(op.src) in last:
+                last[id(op.results[0])] = last[id(op.src)]
         self.demanded = demanded
         return last
 
