@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 BIN    := $(VENV)/bin
 BUILD  := build
 
-.PHONY: all install demo test bench docs clean
+.PHONY: all install demo test bench bench-passes docs clean
 
 all: demo
 
@@ -35,3 +35,13 @@ clean:
 
 bench: install
 	$(PY) benchmarks/bench_vector_add.py
+
+bench-passes: install
+	$(PY) benchmarks/bench_passes.py --out docs/passes.md
+
+.PHONY: bench-sim bench-micro
+bench-sim: install
+	$(PY) benchmarks/bench_sim.py
+
+bench-micro: install
+	$(PY) benchmarks/micro/run.py

@@ -175,8 +175,11 @@ def opt_command(file, output, opt_level, passes, dump_pipeline, print_before, pr
             raise UserError(f"cannot read '{file}': {e.strerror}") from None
         except UnicodeDecodeError:
             raise UserError(f"'{file}' is not UTF-8 text") from None
-        module = parse_ir(text, file, locate=True)
+        module = parse_ir(text, file)
         run_list = pipeline_passes(Options(opt_level=opt_level, passes=pipeline, disabled_passes=tuple(disabled)))
+        if verify_each:
+            # Ops without a loc(...) are reported at their position in the IR text.
+            run_pipeline(parse_ir(text, file, locate=True), [], verify_each=True)
         try:
             run_pipeline(module, run_list, verify_each=verify_each, instrumentation=instr)
         finally:

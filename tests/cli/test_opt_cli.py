@@ -1,0 +1,102 @@
+"""`mtiacc opt` and the pass-manager flags, in process through mtiacc.cli.main."""
+import contextlib
+import io
+
+import pytest
+
+from mtiacc.cli import main
+from mtiacc.opt import pipeline_for_level
+from tests.conftest import EXAMPLES
+
+VECTOR_ADD = str(EXAMPLES / "vector_add.py")
+
+
+def cli(*args):
+    out, err = io.StringIO(), io.StringIO()
+    code = 0
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            main([str(a) for a in args])
+        except SystemExit as e:
+            code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture
+def ir_file(tmp_path):
+    code, out, _ = cli(VECTOR_ADD, "--emit=ir", "-O0", "-D", "BLOCK_SIZE=64")
+    assert code == 0
+    p = tmp_path / "k.mtir"
+    p.write_text(out)
+    return p
+
+
+def test_emit_ir_at_o0_is_the_frontend_output():
+    from mtiacc.frontend import compile_file
+    from mtiacc.ir.printer import print_ir
+    _, out, _ = cli(VECTOR_ADD, "--emit=ir", "-O0", "-D", "BLOCK_SIZE=64")
+    assert out == print_ir(compile_file(VECTOR_ADD, defines={"BLOCK_SIZE": "64"}).module)
+
+
+def test_opt_round_trips_and_runs_passes(ir_file, tmp_path):
+    code, out, err = cli("opt", ir_file)
+    assert code == 0 and out == ir_file.read_text(), err
+    dest = tmp_path / "o.mtir"
+    code, _, err = cli("opt", ir_file, "--passes=canonicalize,cse,loop-unroll{max-trip=16},dce", "-o", dest)
+    assert code == 0, err
+    assert '"tt.store"' in dest.read_text()
+
+
+def test_dump_pipeline():
+    for level in range(4):
+        code, out, _ = cli("--dump-pipeline", f"-O{level}")
+        assert code == 0 and out == pipeline_for_level(level) + "\n"
+    _, out, _ = cli("--dump-pipeline", "-O3", "--disable-pass=licm", "--disable-pass=machine-schedule")
+    assert "licm" not in out and "machine-schedule" not in out and "sccp" in out
+    _, out, _ = cli("opt", "--dump-pipeline", "--passes=cse,loop-unroll{factor=2}")
+    assert out == "cse,loop-unroll{factor=2}\n"
+
+
+def test_print_ir_before_after_and_change(ir_file):
+    _, out, err = cli("opt", ir_file, "--passes=cse,canonicalize,dce", "--print-ir-before=cse", "--print-ir-after=dce")
+    assert "// -----// IR Dump Before cse //----- //" in err
+    assert "// -----// IR Dump After dce //----- //" in err and "After canonicalize" not in err
+    _, _, err = cli("opt", ir_file, "--passes=cse,canonicalize,dce", "--print-ir-after-all")
+    assert err.count("IR Dump After") == 3
+    sccp_case = EXAMPLES.parent / "tests" / "filecheck" / "sccp.mlir"
+    _, _, err = cli("opt", sccp_case, "--passes=cse,sccp,licm", "--print-ir-after-change")
+    assert "After sccp" in err and "After cse" not in err   # cse finds nothing to merge there
+
+
+def test_machine_passes_print_and_disable():
+    _, out, err = cli(VECTOR_ADD, "--emit=asm", "-O2", "-D", "BLOCK_SIZE=64", "--print-ir-after=machine-peephole")
+    assert "// -----// IR Dump After machine-peephole //----- //" in err and "\tmtia.dma.wait" in err
+    _, with_pass, _ = cli(VECTOR_ADD, "--emit=asm", "-O2", "-D", "BLOCK_SIZE=64")
+    _, without, _ = cli(VECTOR_ADD, "--emit=asm", "-O2", "-D", "BLOCK_SIZE=64", "--disable-pass=machine-peephole")
+    assert with_pass.count("mtia.dma.wait") < without.count("mtia.dma.wait")
+
+
+def test_time_passes_table():
+    code, _, err = cli(VECTOR_ADD, "--emit=asm", "-O3", "-D", "BLOCK_SIZE=64", "--time-passes")
+    assert code == 0 and "Pass execution timing report" in err
+    for name in ("sccp", "licm", "machine-schedule", "Total"):
+        assert name in err
+
+
+def test_flag_errors_are_clean(ir_file, tmp_path):
+    code, _, err = cli("opt", ir_file, "--passes=frobnicate")
+    assert code == 1 and "unknown pass 'frobnicate'" in err and "Traceback" not in err
+    code, _, err = cli(VECTOR_ADD, "--disable-pass=nope", "-D", "BLOCK_SIZE=64")
+    assert code == 1 and "--disable-pass: unknown pass 'nope'" in err
+    code, _, err = cli("opt", tmp_path / "missing.mtir")
+    assert code == 1 and "cannot read" in err
+
+
+def test_verifier_error_names_the_op_location_and_pass(tmp_path):
+    bad = tmp_path / "bad.mtir"
+    bad.write_text('"builtin.module"() ({\n  "tt.func"() {sym_name = "k", function_type = () -> (), '
+                   'arg_names = []} ({\n    "tt.return"() {operandSegmentSizes = [0]} : () -> ()\n'
+                   '    %x = "arith.constant"() {value = 1} : () -> i32\n  }) : () -> ()\n}) : () -> ()\n')
+    code, _, err = cli("opt", bad, "--passes=cse")
+    assert code == 1 and "bad.mtir:3:5: error: IR verification failed before the pipeline: 'tt.return' op" in err
+    assert "^" in err

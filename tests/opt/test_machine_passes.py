@@ -1,0 +1,83 @@
+"""The machine passes on hand-written machine code: each peephole rule, and the scheduler's dependences."""
+from mtiacc.codegen.mir import Label, LabelDef, Mem, MFunction, MInstr, VMem, format_operand
+from mtiacc.codegen.peephole import peephole_function
+from mtiacc.codegen.schedule import effects, schedule_block
+from mtiacc.target import load_target
+
+
+def fn_of(*items):
+    fn = MFunction("k")
+    fn.items = [MInstr(i[0], list(i[1:])) if isinstance(i, tuple) else i for i in items]
+    return fn
+
+
+def text(fn):
+    return [f"{it.label.name}:" if isinstance(it, LabelDef) else
+            " ".join([it.op] + [format_operand(a) for a in it.args]) for it in fn.items]
+
+
+def test_self_moves_and_constants_into_immediates():
+    fn = fn_of(("li", "a1", 256), ("mv", "a2", "a2"), ("mulw", "a2", "a0", "a1"), ("li", "a3", 12),
+               ("add", "a4", "a2", "a3"), ("sub", "a5", "a4", "a3"), ("sw", "a5", Mem("zero", 0)), ("ret",))
+    peephole_function(fn)
+    assert text(fn) == ["slliw a2 a0 8", "addi a4 a2 12", "addi a5 a4 -12", "sw a5 0(zero)", "ret"]
+
+
+def test_constant_too_wide_for_an_immediate_stays():
+    fn = fn_of(("li", "a3", 4096), ("add", "a4", "a2", "a3"), ("sw", "a4", Mem("zero", 0)), ("ret",))
+    peephole_function(fn)
+    assert text(fn)[:2] == ["li a3 4096", "add a4 a2 a3"]
+
+
+def test_live_values_are_not_removed():
+    fn = fn_of(("li", "a3", 5), ("add", "a4", "a2", "a3"), ("sw", "a3", Mem("zero", 0)),
+               ("sw", "a4", Mem("zero", 8)), ("ret",))
+    peephole_function(fn)
+    assert text(fn)[0] == "li a3 5"
+
+
+def test_repeated_vsetvli_goes():
+    fn = fn_of(("vsetvli", "a1", "a0", "e32, m8, ta, ma"), ("vle32.v", "v8", VMem("a2")),
+               ("vsetvli", "zero", "a1", "e32, m8, ta, ma"), ("vse32.v", "v8", VMem("a3")),
+               ("vsetvli", "zero", "a1", "e8, m2, ta, ma"), ("ret",))
+    peephole_function(fn)
+    assert [t.split()[0] for t in text(fn)].count("vsetvli") == 2
+
+
+def test_a_dma_wait_covered_by_a_later_one_goes_but_not_before_a_read():
+    loop = Label(".Lskip")
+    fn = fn_of(("mtia.dma.in", "a0", "a1", "a2"), ("mtia.dma.wait",), ("beqz", "a3", loop),
+               ("mtia.dma.in", "a4", "a5", "a2"), LabelDef(loop), ("mtia.dma.wait",),
+               ("vle32.v", "v8", VMem("a0")), ("mtia.dma.out", "a1", "a0", "a2"), ("mtia.dma.wait",), ("ret",))
+    peephole_function(fn)
+    assert [t for t in text(fn) if t == "mtia.dma.wait"] == ["mtia.dma.wait"] * 2
+    assert text(fn)[1] == "beqz a3 .Lskip"
+
+
+def test_wait_stays_when_an_outbound_transfer_is_pending():
+    fn = fn_of(("mtia.dma.out", "a0", "a1", "a2"), ("mtia.dma.wait",), ("mtia.dma.in", "a1", "a3", "a2"),
+               ("mtia.dma.wait",), ("ret",))
+    peephole_function(fn)
+    assert text(fn).count("mtia.dma.wait") == 2
+
+
+def test_effects_from_the_isa_table():
+    e = effects(MInstr("mtia.dma.in", ["a0", "a1", "a2"]))
+    assert {"a0", "a1", "a2"} <= e.uses and "a0" not in e.defs and "MEM" in e.defs
+    e = effects(MInstr("vfadd.vv", ["v24", "v8", "v16"]))
+    assert e.defs == {"v24"} and {"v8", "v16", "VTYPE"} <= e.uses and e.timing == "VFALU"
+    assert effects(MInstr("frobnicate", [])).barrier
+
+
+def test_schedule_fills_the_load_latency_and_keeps_dependences():
+    t = load_target()
+    block = [MInstr("vle32.v", ["v8", VMem("s10")]), MInstr("vle32.v", ["v16", VMem("s11")]),
+             MInstr("vfadd.vv", ["v24", "v8", "v16"]), MInstr("vse32.v", ["v24", VMem("a0")]),
+             MInstr("sub", ["s9", "s9", "a1"]), MInstr("slli", ["t0", "a1", 2]),
+             MInstr("add", ["s10", "s10", "t0"]), MInstr("bnez", ["s9", Label(".L")])]
+    out = [i.op + " " + str(i.args[0]) for i in schedule_block(block, t.latency)]
+    assert out[-1] == "bnez s9"
+    assert out.index("vfadd.vv v24") > out.index("sub s9")          # independent work fills the gap
+    assert out.index("add s10") > out.index("vle32.v v8")            # write after read kept
+    assert out.index("vse32.v v24") > out.index("vfadd.vv v24")
+    assert sorted(out) == sorted(i.op + " " + str(i.args[0]) for i in block)
