@@ -1,0 +1,163 @@
+"""Simulator speed (``make bench-sim``): the vector add at N = 2^20 (BLOCK_SIZE = 1024) and every other example.
+
+For each kernel: wall time of ``mtiasim run`` (the command, process start and npz I/O included) and of
+``mtiasim.runner.run`` in-process, PE-instructions simulated per second, simulated cycles per wall second; and,
+when a Python with ``triton`` is available (``TRITON_PYTHON``, default ``/tmp/tvenv/bin/python``), the wall time of
+Triton's own interpreter (``TRITON_INTERPRET=1``) launching the same kernel on the same inputs, side by side.
+
+Inputs for examples other than the vector add are generic: every pointer parameter an fp32 array of N elements,
+integer scalars N, BLOCK_SIZE = 1024, other constexprs from ``VARIANTS`` below (else their defaults, else 0);
+the grid is cdiv(N, BLOCK_SIZE).  A kernel these do not fit is reported as skipped, with the reason.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from mtiacc.driver import Options, compile_kernel  # noqa: E402
+from mtiasim.loader import load_program  # noqa: E402
+from mtiasim.runner import run  # noqa: E402
+
+VARIANTS = {"gelu_silu.py": [{"ACTIVATION": "0"}, {"ACTIVATION": "1"}]}
+
+TRITON_SCRIPT = r"""
+import importlib.util, json, os, sys, time
+os.environ["TRITON_INTERPRET"] = "1"
+import numpy as np, torch, triton
+spec = json.loads(sys.argv[1])
+mod_spec = importlib.util.spec_from_file_location("k", spec["path"])
+mod = importlib.util.module_from_spec(mod_spec); mod_spec.loader.exec_module(mod)
+kern = getattr(mod, spec["kernel"])
+data = np.load(spec["npz"])
+args = []
+for p in spec["params"]:
+    v = data[p["name"]]
+    args.append(torch.from_numpy(v.copy()) if p["type"].startswith("*") else v.item())
+consts = {k: int(v) for k, v in spec["constexprs"].items()}
+grid = tuple(spec["grid"])
+best = None
+for _ in range(spec["repeat"] + 1):
+    t = time.perf_counter(); kern[grid](*args, **consts); w = time.perf_counter() - t
+    best = w if best is None or w < best else best
+out = {p["name"]: a.numpy() for p, a in zip(spec["params"], args) if p["type"].startswith("*")}
+np.savez(spec["out"], **out)
+print(json.dumps({"wall": best}))
+"""
+
+
+def examples():
+    for path in sorted((ROOT / "examples").glob("*.py")):
+        if "@triton.jit" in path.read_text(encoding="utf-8"):
+            yield path
+
+
+def inputs_for(program, n: int):
+    rng = np.random.default_rng(0)
+    data = {}
+    for p in program.meta["params"]:
+        ty = str(p["type"])
+        if ty == "*fp32":
+            data[p["name"]] = rng.standard_normal(n).astype(np.float32)
+        elif ty.startswith("*"):
+            raise ValueError(f"pointer parameter {p['name']} of type {ty}")
+        elif ty in ("i32", "i64"):
+            data[p["name"]] = np.array(n, np.int32 if ty == "i32" else np.int64)
+        else:
+            raise ValueError(f"scalar parameter {p['name']} of type {ty}")
+    return data
+
+
+def bench(path: Path, defines, n, block, repeat, triton_python):
+    label = path.name + "".join(f" {k}={v}" for k, v in defines.items() if k != "BLOCK_SIZE")
+    defs = {"BLOCK_SIZE": str(block), **defines}
+    try:
+        comp = compile_kernel(str(path), Options(defines=defs, grid="cdiv(N, BLOCK_SIZE)"))
+        program = load_program(comp.binary)
+        data = inputs_for(program, n)
+    except Exception as e:  # noqa: BLE001 - a benchmark reports and goes on
+        return {"kernel": label, "skipped": str(e).splitlines()[0]}
+    row = {"kernel": f"{label} N={n} BLOCK_SIZE={block}"}
+    with tempfile.TemporaryDirectory() as d:
+        d = Path(d)
+        (d / "k.bin").write_bytes(comp.binary)
+        np.savez(d / "in.npz", **data)
+        walls = []
+        for _ in range(repeat):
+            t0 = time.perf_counter()
+            res = run(program, data)
+            walls.append(time.perf_counter() - t0)
+        cli = []
+        for _ in range(repeat):
+            t0 = time.perf_counter()
+            proc = subprocess.run([sys.executable, "-m", "mtiasim.cli", "run", str(d / "k.bin"), "--inputs",
+                                   str(d / "in.npz"), "-o", str(d / "out.npz")], capture_output=True, text=True,
+                                  cwd=ROOT)
+            cli.append(time.perf_counter() - t0)
+            if proc.returncode:
+                return {"kernel": label, "skipped": "mtiasim run failed: " + proc.stderr.strip()[:200]}
+        s = res.stats
+        wall = min(walls)
+        row.update(run_s=wall, cli_s=min(cli), instructions=s.instructions, cycles=s.cycles,
+                   ips=s.instructions / wall, cps=s.cycles / wall, sim_us=s.time_us)
+        if triton_python:
+            spec = {"path": str(path), "kernel": program.meta.get("kernel"), "npz": str(d / "in.npz"),
+                    "params": program.meta["params"], "grid": [-(-n // block)], "repeat": repeat,
+                    "out": str(d / "tri.npz"),
+                    "constexprs": {k: v for k, v in program.meta.get("constexprs", {}).items()}}
+            proc = subprocess.run([triton_python, "-c", TRITON_SCRIPT, json.dumps(spec)], capture_output=True,
+                                  text=True)
+            if proc.returncode == 0:
+                row["triton_s"] = json.loads(proc.stdout.strip().splitlines()[-1])["wall"]
+                tri = np.load(d / "tri.npz")
+                row["same_outputs"] = all(np.allclose(tri[k], res.outputs[k], rtol=1e-5, atol=1e-6, equal_nan=True)
+                                          for k in tri.files)
+            else:
+                row["triton_error"] = (proc.stderr.strip().splitlines() or ["?"])[-1][:200]
+    return row
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--n", type=int, default=2 ** 20)
+    ap.add_argument("--block", type=int, default=1024)
+    ap.add_argument("--repeat", type=int, default=3)
+    args = ap.parse_args(argv)
+    tp = os.environ.get("TRITON_PYTHON", "/tmp/tvenv/bin/python")
+    if not (os.path.exists(tp) and subprocess.run([tp, "-c", "import triton, torch"], capture_output=True).returncode
+            == 0):
+        print(f"(no Triton interpreter: {tp} cannot import triton and torch; set TRITON_PYTHON)")
+        tp = None
+    rows = []
+    for path in examples():
+        for defines in VARIANTS.get(path.name, [{}]):
+            rows.append(bench(path, defines, args.n, args.block, args.repeat, tp))
+    hdr = (f"{'kernel':<44} {'mtiasim run (s)':>15} {'run() (s)':>10} {'PE-instr/s':>12} {'sim cycles/s':>13} "
+           f"{'triton interp (s)':>17} {'speedup':>8}")
+    print(hdr)
+    for r in rows:
+        if "skipped" in r:
+            print(f"{r['kernel']:<44} skipped: {r['skipped']}")
+            continue
+        tri = r.get("triton_s")
+        ratio = f"{tri / r['run_s']:.1f}x" if tri else "-"
+        print(f"{r['kernel']:<44} {r['cli_s']:>15.3f} {r['run_s']:>10.3f} {r['ips']:>12,.0f} {r['cps']:>13,.0f} "
+              f"{(f'{tri:.3f}' if tri else '-'):>17} {ratio:>8}"
+              + ("" if r.get("same_outputs", True) else "  (outputs differ from Triton's!)")
+              + (f"  (triton: {r['triton_error']})" if r.get("triton_error") else ""))
+    print("speedup = Triton interpreter launch wall time / mtiasim.runner.run wall time (both in-process, best of "
+          f"{args.repeat}); 'mtiasim run' adds process start and npz I/O")
+
+
+if __name__ == "__main__":
+    main()
