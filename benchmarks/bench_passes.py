@@ -33,12 +33,21 @@ def unary_inputs(n: int, seed: int = 0):
             "N": np.array(n, np.int32)}
 
 
+def row_sum_inputs(n: int, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    m = 8
+    return {"X": rng.standard_normal(m * n).astype(np.float32), "Y": np.zeros(m, np.float32),
+            "M": np.array(m, np.int32), "N": np.array(n, np.int32)}
+
+
 # file -> how to build and feed it: (defines, signature, grid, inputs(n), n for the doc, n for tests)
 EXAMPLES = {
     "vector_add.py": dict(defines={"BLOCK_SIZE": "1024"}, signature="*fp32,*fp32,*fp32,i32",
                           grid="cdiv(N, BLOCK_SIZE)", inputs=vector_add_inputs, n=2 ** 20, test_n=5000),
     "gelu_silu.py": dict(defines={"ACTIVATION": "0", "BLOCK_SIZE": "1024"}, signature="*fp32,*fp32,i32",
                          grid="cdiv(N, BLOCK_SIZE)", inputs=unary_inputs, n=2 ** 16, test_n=3000),
+    "row_sum.py": dict(defines={"BLOCK": "64"}, signature="*fp32,*fp32,i32,i32", grid="M",
+                       inputs=row_sum_inputs, n=4096, test_n=300),
 }
 
 EXAMPLES = {k: v for k, v in EXAMPLES.items() if (ROOT / "examples" / k).exists()}
