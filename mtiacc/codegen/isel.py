@@ -37,6 +37,7 @@ class Lowering:
         base = (target.args_base + 8 * nargs + 63) // 64 * 64
         self.lmem = LocalMemory(base, target.lmem_bytes - target.stack_bytes)
         self.keep: Set[int] = set()
+        self.pending_dma_in = False  # a DMA-in was issued and not yet waited for
 
     # ---- operands
     def get(self, v: Value) -> VReg:
@@ -131,6 +132,9 @@ class Lowering:
     def emit(self, op) -> None:
         """Lower ``op`` (control.py calls this for the ops in regions), then free dead buffers."""
         self.b.loc = op.loc
+        if self.pending_dma_in and not self.leaves_local_memory_alone(op):
+            self.b("mtia.dma.wait", comment="loads above complete before their data is read")
+            self.pending_dma_in = False
         try:
             self.lower(op)
         except CompileError as e:
@@ -138,6 +142,15 @@ class Lowering:
                 e.loc = op.loc
             raise
         self.release(op)
+
+    def leaves_local_memory_alone(self, op) -> bool:
+        """True for ops that neither read local memory nor branch: block loads (their DMA transfers
+        overlap) and plain scalar arithmetic; a DMA-in still in flight need not finish before them."""
+        if isinstance(op, O.LoadOp):
+            return op.result.type.is_block()
+        if isinstance(op, control.REGION_OPS) or not op.results or ndblocks.handles(op) or mathlib.is_math(op):
+            return False
+        return not op.results[0].type.is_block() or isinstance(op, SCALAR_BACKED)
 
     def release(self, op) -> None:
         """Free the buffers whose last reader is ``op``."""

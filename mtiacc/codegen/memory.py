@@ -178,9 +178,11 @@ def lower_load(lw, op) -> None:
     base, off = acc.pointer
     start = element_address(lw, lw.get(base), affine_scalar(lw, off.start), esize)
     count = _transfer(lw, op, acc, start, dst.offset, "in", n, esize)
-    b("mtia.dma.wait")
     if op.other is None:
+        # No fill after the transfer: let it run while later loads issue; isel waits before a reader.
+        lw.pending_dma_in = True
         return
+    b("mtia.dma.wait")
     other = lw.src(op.other)
     if count is not None:
         # Elements [count, n) take `other`.
