@@ -92,6 +92,12 @@ SEM_FAMILIES: Dict[str, Tuple[str, ...]] = {
     "vmask": ("and", "or", "xor", "nand", "andn", "orn", "nor", "xnor"),
     "vred": ("sum", "max", "maxu", "min", "minu", "and", "or", "xor"), "vfred": ("usum", "osum", "max", "min"),
     "dma": ("in", "out"), "dma_wait": ("wait",), "pid": ("pid",), "nprogs": ("nprogs",),
+    # widening / narrowing conversions and the high multiplies (mtiasim/semantics/convert_debug.py)
+    "vext": ("z2", "s2", "z4", "s4", "z8", "s8"), "vnarrow": ("srl", "sra"), "vmulhx": ("mulhu", "mulhsu"),
+    "vfwcvt": ("f.f", "f.x", "f.xu", "x.f", "xu.f", "rtz.x.f", "rtz.xu.f"),
+    "vfncvt": ("f.f", "rod.f.f", "f.x", "f.xu", "x.f", "xu.f", "rtz.x.f", "rtz.xu.f"),
+    # debugging (mtiasim/semantics/convert_debug.py)
+    "debug": ("print", "assert", "flush"),
 }
 
 
@@ -265,6 +271,8 @@ RVV = [
     *_v("vrem", 0b100011, "mvv mvx", "VDiv", "valu rem"),
     *_v("vmul", 0b100101, "mvv mvx", "VMul", "valu mul"),
     *_v("vmulh", 0b100111, "mvv mvx", "VMul", "valu mulh"),
+    *_v("vmulhu", 0b100100, "mvv mvx", "VMul", "vmulhx mulhu"),
+    *_v("vmulhsu", 0b100110, "mvv mvx", "VMul", "vmulhx mulhsu"),
     # integer compares (write a mask)
     *_v("vmseq", 0b011000, "ivv ivx ivi", "VALU", "vcmp eq"),
     *_v("vmsne", 0b011001, "ivv ivx ivi", "VALU", "vcmp ne"),
@@ -318,6 +326,22 @@ RVV = [
     _("vfcvt.rtz.xu.f.v", "OPFVV", "vd, vs2, vm", "VFALU", "vcvt rtz.xu.f", funct6=0b010010, vs1=0b00110),
     _("vfcvt.rtz.x.f.v", "OPFVV", "vd, vs2, vm", "VFALU", "vcvt rtz.x.f", funct6=0b010010, vs1=0b00111),
     _("vfsqrt.v", "OPFVV", "vd, vs2, vm", "VFDiv", "vfunary sqrt", funct6=0b010011, vs1=0b00000),
+    # widening and narrowing (RVV 1.0: VXUNARY0 selects by vs1, VFUNARY0 widening 01xxx / narrowing 10xxx)
+    *[_(f"v{k}ext.vf{f}", "OPMVV", "vd, vs2, vm", "VALU", f"vext {k[0]}{f}", funct6=0b010010, vs1=code)
+      for k, f, code in [("z", 8, 0b00010), ("s", 8, 0b00011), ("z", 4, 0b00100), ("s", 4, 0b00101),
+                         ("z", 2, 0b00110), ("s", 2, 0b00111)]],
+    _("vnsrl.wv", "OPIVV", "vd, vs2, vs1, vm", "VALU", "vnarrow srl", funct6=0b101100),
+    _("vnsrl.wx", "OPIVX", "vd, vs2, xs1, vm", "VALU", "vnarrow srl", funct6=0b101100),
+    _("vnsrl.wi", "OPIVI", "vd, vs2, uimm5, vm", "VALU", "vnarrow srl", funct6=0b101100),
+    _("vnsra.wv", "OPIVV", "vd, vs2, vs1, vm", "VALU", "vnarrow sra", funct6=0b101101),
+    _("vnsra.wx", "OPIVX", "vd, vs2, xs1, vm", "VALU", "vnarrow sra", funct6=0b101101),
+    _("vnsra.wi", "OPIVI", "vd, vs2, uimm5, vm", "VALU", "vnarrow sra", funct6=0b101101),
+    *[_(f"vfwcvt.{op}.v", "OPFVV", "vd, vs2, vm", "VFALU", f"vfwcvt {op}", funct6=0b010010, vs1=code)
+      for op, code in [("xu.f", 0b01000), ("x.f", 0b01001), ("f.xu", 0b01010), ("f.x", 0b01011),
+                       ("f.f", 0b01100), ("rtz.xu.f", 0b01110), ("rtz.x.f", 0b01111)]],
+    *[_(f"vfncvt.{op}.w", "OPFVV", "vd, vs2, vm", "VFALU", f"vfncvt {op}", funct6=0b010010, vs1=code)
+      for op, code in [("xu.f", 0b10000), ("x.f", 0b10001), ("f.xu", 0b10010), ("f.x", 0b10011),
+                       ("f.f", 0b10100), ("rod.f.f", 0b10101), ("rtz.xu.f", 0b10110), ("rtz.x.f", 0b10111)]],
     # mask logicals (always unmasked)
     *_v("vmandn", 0b011000, "mm", "VMask", "vmask andn", vm=1),
     *_v("vmand", 0b011001, "mm", "VMask", "vmask and", vm=1),
@@ -349,6 +373,12 @@ MTIA = [
       imm12=0),
     _("mtia.pid", "I", "xd, axis", "Custom", "pid pid", unit="custom", opcode=CUSTOM_0, funct3=2, rs1=0),
     _("mtia.nprogs", "I", "xd, axis", "Custom", "nprogs nprogs", unit="custom", opcode=CUSTOM_0, funct3=3, rs1=0),
+    # debugging: imm indexes meta["strings"]; x[rs1] is the local address of a table of 8-byte value addresses
+    _("mtia.print", "I", "xs1, simm12", "Custom", "debug print", unit="custom", opcode=CUSTOM_0, funct3=4, rd=0),
+    _("mtia.assert", "I", "xs1, simm12", "Custom", "debug assert", unit="custom", opcode=CUSTOM_0, funct3=5,
+      rd=0),
+    _("mtia.flush", "I", "", "Custom", "debug flush", unit="custom", opcode=CUSTOM_0, funct3=6, rd=0, rs1=0,
+      imm12=0),
 ]
 
 EXTENSIONS = [("RV64I", "RV64I base integer", RV64I), ("M", "M: integer multiply and divide", RV64M),

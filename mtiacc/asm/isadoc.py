@@ -143,6 +143,21 @@ def semantics(spec: InstrSpec) -> str:
     if fam == "dma":
         src, dst = ("DRAM x[rs1]", "local memory x[rd]") if op == "in" else ("local memory x[rs1]", "DRAM x[rd]")
         return f"copy x[rs2] bytes from {src} to {dst}, asynchronously (rd is read, not written)"
+    if fam == "vext":
+        return f"vd[i] = {'sign' if op[0] == 's' else 'zero'}-extend(vs2[i]) (source EEW = SEW/{op[1]})"
+    if fam == "vnarrow":
+        return f"vd[i] = (vs2[i] {'>>a' if op == 'sra' else '>>u'} {_vector_b(spec)})[SEW-1:0] (source EEW 2*SEW)"
+    if fam == "vmulhx":
+        return f"vd[i] = high half of ({'signed ' if op == 'mulhsu' else 'unsigned '}vs2[i] × unsigned " \
+               f"{_vector_b(spec)})"
+    if fam in ("vfwcvt", "vfncvt"):
+        how = "widening: SEW -> 2*SEW" if fam == "vfwcvt" else "narrowing: 2*SEW -> SEW"
+        return f"vd[i] = {_VCVT.get(op, 'round to odd (f -> f)' if op == 'rod.f.f' else op)}, {how}"
+    if fam == "debug":
+        return {"print": "print the values at the addresses in the table at local x[rs1] with meta['strings'][imm]",
+                "assert": "stop the run unless every element of the value at table x[rs1] is nonzero "
+                          "(meta['strings'][imm] has the message)",
+                "flush": "write this wave's buffered print lines to stdout in program-id order"}[op]
     raise KeyError(fam)
 
 

@@ -95,7 +95,7 @@ def _gnu_insn(spec, vals):
     fixed = dict(spec.fixed)
     if spec.format == "R":
         return f".insn r CUSTOM_0, {fixed['funct3']}, {fixed['funct7']}, x{vals['rd']}, x{vals['rs1']}, x{vals['rs2']}"
-    return f".insn i CUSTOM_0, {fixed['funct3']}, x{vals.get('rd', 0)}, x0, {vals.get('imm', 0)}"
+    return f".insn i CUSTOM_0, {fixed['funct3']}, x{vals.get('rd', 0)}, x{vals.get('rs1', 0)}, {vals.get('imm', 0)}"
 
 
 def _program():
