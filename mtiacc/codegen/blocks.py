@@ -49,6 +49,9 @@ def lower_elementwise(b: MBuilder, op, srcs: List[Src], dst: Src) -> None:
     """Emit the loop computing elementwise `op` from `srcs` into `dst`."""
     n = op.result.type.numel
     loc_comment = op.name
+    if any(getattr(v.type.element_type, "kind", "") == "bf16" for v in op.operands) \
+            and not isinstance(op, (O.SelectOp, O.BitcastOp)):
+        raise CompileError(f"internal: '{op.name}' on bf16 blocks reached codegen (the frontend computes in f32)")
 
     if type(op) in VECTOR_BINARY:
         mn = VECTOR_BINARY[type(op)]

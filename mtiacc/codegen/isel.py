@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Set
 
-from mtiacc.codegen import blocks, control, mathlib, memory
+from mtiacc.codegen import blocks, casts, control, mathlib, memory
 from mtiacc.codegen import ndblocks
 from mtiacc.codegen.lmem import Buffer, LocalMemory
 from mtiacc.codegen.mir import MBuilder, Mem, MFunction, VReg
@@ -217,6 +217,8 @@ class Lowering:
             dst = Src(res.type.element_type, addr=self.alloc(res).offset)
             if mathlib.is_math(op):
                 mathlib.lower_math(self.b, op, srcs, dst)
+            elif casts.handles(op):
+                casts.lower_cast(self.b, op, srcs, dst)
             else:
                 blocks.lower_elementwise(self.b, op, srcs, dst)
 

@@ -46,7 +46,23 @@ def f32_bits(x: float) -> int:
     return struct.unpack("<I", struct.pack("<f", x))[0]
 
 
+def half_bits(value: float, kind: str) -> int:
+    """The 16-bit pattern of ``value`` as f16 or bf16 (round to nearest even)."""
+    import numpy as np
+    if kind == "f16":
+        return int(np.array(value, np.float16).view(np.uint16))
+    x = np.array(value, np.float32)
+    if x != x:
+        return 0x7FC0
+    u = int(x.view(np.uint32))
+    return ((u + 0x7FFF + ((u >> 16) & 1)) >> 16) & 0xFFFF
+
+
 def constant(b: MBuilder, value, t: Type) -> VReg:
+    if t.is_float() and t.kind in ("f16", "bf16"):  # NaN-boxed in an f register, as Zfh keeps halves
+        r = b.f("c")
+        b("fmv.w.x", r, b.li(0xFFFF0000 | half_bits(value, t.kind)))
+        return r
     if t.is_float():
         check_scalar_type(t, "constant")
         bits = b.li(f32_bits(value))

@@ -11,8 +11,8 @@ when they meet a run-time value.
 
 Type rules (Triton's, see its "Triton Semantics" page):
 
-* Literal types: ``bool`` -> i1; ``int`` -> i32, or i64 when it does not fit (Triton would
-  try u32 between the two; we do not), or u64; ``float`` -> f32 (f64 beyond f32's range).
+* Literal types: ``bool`` -> i1; ``int`` -> the first of i32, u32, i64, u64 that holds it (Triton's
+  order); ``float`` -> f32 (f64 beyond f32's range).
 * Two run-time operands meet in a common type: the higher *kind* wins
   (bool < integer < floating point); within a kind the wider type wins; f16 with bf16 gives
   f16; same-width signed with unsigned gives unsigned.
@@ -39,7 +39,7 @@ from mtiacc.diagnostics import CompileError
 from mtiacc.ir import ops
 from mtiacc.ir.core import Builder, Value
 from mtiacc.ir.folding import fits_int, normalize_int
-from mtiacc.ir.types import Type, f16, f32, f64, i1, i32, i64, u64
+from mtiacc.ir.types import Type, bf16, f16, f32, f64, i1, i32, i64, u32, u64
 
 Const = (bool, int, float)
 FValue = Union[Value, bool, int, float]
@@ -55,7 +55,7 @@ def literal_type(x) -> Type:
     if isinstance(x, bool):
         return i1
     if isinstance(x, int):
-        for t in (i32, i64, u64):
+        for t in (i32, u32, i64, u64):
             if fits_int(x, t, allow_wrap=False):
                 return t
         raise CompileError(f"integer constant {x} does not fit in 64 bits")
@@ -288,6 +288,9 @@ class Semantic:
             need = "floating-point" if name == "truediv" else "integer"
             raise CompileError(f"`{symbol}` needs {need} operands, got {ty}")
         a, b = self.broadcast(self.to_type(a, ty), self.to_type(b, ty))
+        if ty == bf16:  # bf16 arithmetic: compute in f32 and round back (as Triton's backends do)
+            wide = self.emit(cls.get(self.cast(a, f32), self.cast(b, f32)))
+            return self.cast(wide, bf16)
         return self.emit(cls.get(a, b))
 
     def _pointer_arith(self, name: str, a: FValue, b: FValue) -> Value:
@@ -315,6 +318,8 @@ class Semantic:
             raise CompileError(f"comparing pointers with `{symbol}` is not supported yet")
         ty = self.common_type(a, b)
         a, b = self.broadcast(self.to_type(a, ty), self.to_type(b, ty))
+        if ty == bf16:  # exact in f32
+            a, b = self.cast(a, f32), self.cast(b, f32)
         if ty.is_float():
             return self.emit(ops.CmpFOp.get(fpred, a, b))
         pred = spred if ty.signed and not ty.is_bool() else upred
@@ -337,6 +342,8 @@ class Semantic:
         if name == "not":
             raise CompileError("`not` on a run-time value is not supported yet (use `x == 0`)")
         if name == "neg":
+            if t == bf16:
+                return self.cast(self.emit(ops.NegFOp.get(self.cast(x, f32))), bf16)
             if t.is_float():
                 return self.emit(ops.NegFOp.get(x))
             return self.binary("sub", 0, x)

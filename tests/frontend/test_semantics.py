@@ -28,7 +28,7 @@ def test_promotion_between_values(a, b, expected):
 
 
 @pytest.mark.parametrize("value, expected", [
-    (True, i1), (1, i32), (2**31 - 1, i32), (2**31, i64), (-2**63, i64), (2**64 - 1, u64),
+    (True, i1), (1, i32), (2**31 - 1, i32), (2**31, u32), (2**32 - 1, u32), (2**32, i64), (-2**31 - 1, i64), (-2**63, i64), (2**64 - 1, u64),
     (1.5, f32), (1e300, f64),
 ])
 def test_literal_types(value, expected):
