@@ -40,6 +40,37 @@ def row_sum_inputs(n: int, seed: int = 0):
             "M": np.array(m, np.int32), "N": np.array(n, np.int32)}
 
 
+def matmul_inputs(n: int, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    k = 16
+    return {"A": rng.standard_normal(n * k).astype(np.float32), "B": rng.standard_normal(k * n).astype(np.float32),
+            "C": np.zeros(n * n, np.float32), "M": np.array(n, np.int32), "N": np.array(n, np.int32),
+            "K": np.array(k, np.int32)}
+
+
+def rows_inputs(out_dtype):
+    def inputs(n: int, seed: int = 0):
+        rng = np.random.default_rng(seed)
+        x = rng.standard_normal(8 * n).astype(np.float32)
+        return {"X": x, "OUT" if out_dtype == np.int32 else "Y": np.zeros(8 if out_dtype == np.int32 else 8 * n, out_dtype),
+                "N": np.array(n, np.int32), "stride": np.array(n, np.int32)}
+    return inputs
+
+
+def transpose_inputs(n: int, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    m, k = n, n // 2 + 5
+    return {"X": rng.standard_normal(m * k).astype(np.float32), "Y": np.zeros(m * k, np.float32),
+            "M": np.array(m, np.int32), "N": np.array(k, np.int32), "stride_xm": np.array(k, np.int32),
+            "stride_xn": np.array(1, np.int32), "stride_ym": np.array(m, np.int32), "stride_yn": np.array(1, np.int32)}
+
+
+def loop_scale_inputs(n: int, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    return {"X": rng.standard_normal(n).astype(np.float32), "Y": np.zeros(n, np.float32),
+            "N": np.array(n, np.int32), "scale": np.array(0.75, np.float32), "ITERS": np.array(3, np.int32)}
+
+
 # file -> how to build and feed it: (defines, signature, grid, inputs(n), n for the doc, n for tests)
 EXAMPLES = {
     "vector_add.py": dict(defines={"BLOCK_SIZE": "1024"}, signature="*fp32,*fp32,*fp32,i32",
@@ -48,6 +79,17 @@ EXAMPLES = {
                          grid="cdiv(N, BLOCK_SIZE)", inputs=unary_inputs, n=2 ** 16, test_n=3000),
     "row_sum.py": dict(defines={"BLOCK": "64"}, signature="*fp32,*fp32,i32,i32", grid="M",
                        inputs=row_sum_inputs, n=4096, test_n=300),
+    "loop_scale.py": dict(defines={"STEPS": "4", "BLOCK": "1024"}, signature="*fp32,*fp32,i32,fp32,i32",
+                          grid="cdiv(N, BLOCK)", inputs=loop_scale_inputs, n=2 ** 16, test_n=3000),
+    "matmul_nodot.py": dict(defines={"BLOCK_M": "8", "BLOCK_N": "8", "BLOCK_K": "16"},
+                            signature="*fp32,*fp32,*fp32,i32,i32,i32", grid="cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)",
+                            inputs=matmul_inputs, n=64, test_n=20),
+    "row_argmax.py": dict(defines={"BLOCK_N": "1024"}, signature="*fp32,*i32,i32,i32", grid="8",
+                          inputs=rows_inputs(np.int32), n=1000, test_n=300),
+    "row_cumsum.py": dict(defines={"BLOCK_N": "256"}, signature="*fp32,*fp32,i32,i32", grid="8",
+                          inputs=rows_inputs(np.float32), n=250, test_n=100),
+    "transpose.py": dict(defines={"BLOCK_M": "16", "BLOCK_N": "16"}, signature="*fp32,*fp32,i32,i32,i32,i32,i32,i32",
+                         grid="cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)", inputs=transpose_inputs, n=128, test_n=40),
 }
 
 EXAMPLES = {k: v for k, v in EXAMPLES.items() if (ROOT / "examples" / k).exists()}

@@ -181,6 +181,7 @@ class SameOperandsAndResultType: """Every operand and the result share one type.
 class Commutative: """lhs and rhs may be swapped."""
 class Terminator: """Ends a block."""
 class ConstantLike: """Materializes a constant attribute `value`."""
+class IsolatedFromAbove: """Its regions use no value defined outside them (passes stop at the boundary)."""
 
 
 OP_REGISTRY: Dict[str, type] = {}

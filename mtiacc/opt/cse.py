@@ -1,11 +1,12 @@
 """``cse``: a ``Pure`` op identical to an earlier one (same name, operands, attributes and result
-types) in the same block or an enclosing one is replaced by the earlier one's results."""
+types) in the same block or an enclosing one (up to an
+``IsolatedFromAbove`` op) is replaced by the earlier one's results."""
 from __future__ import annotations
 
 import dataclasses
 from typing import Dict, Tuple
 
-from mtiacc.ir.core import Block, Operation, Pure
+from mtiacc.ir.core import Block, IsolatedFromAbove, Operation, Pure
 from mtiacc.ir.ops import ModuleOp
 from mtiacc.opt.pass_manager import ModulePass, register_pass
 
@@ -28,7 +29,7 @@ def cse_block(block: Block, seen: Dict[Tuple, Operation]) -> None:
     for op in list(block.ops):
         for r in op.regions:
             for b in r.blocks:
-                cse_block(b, seen)
+                cse_block(b, {} if IsolatedFromAbove in op.traits else seen)
         if Pure not in op.traits or op.regions:
             continue
         key = _key(op)

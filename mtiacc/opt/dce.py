@@ -6,14 +6,16 @@ from __future__ import annotations
 
 import dataclasses
 
-from mtiacc.ir.core import Block, Pure
+from mtiacc.ir.core import Block, IsolatedFromAbove, Pure
 from mtiacc.ir.ops import ModuleOp
 from mtiacc.ir import scf
 from mtiacc.opt.pass_manager import ModulePass, register_pass
 
 
 def _is_dead(op) -> bool:
-    return Pure in op.traits and not op.regions and all(not r.uses for r in op.results)
+    # a region op isolated from above (tt.fused_elementwise) has no effects beyond its results
+    return Pure in op.traits and (not op.regions or IsolatedFromAbove in op.traits) \
+        and all(not r.uses for r in op.results)
 
 
 def dce_block(block: Block) -> bool:
@@ -24,7 +26,7 @@ def dce_block(block: Block) -> bool:
             for b in r.blocks:
                 changed |= dce_block(b)
         if _is_dead(op):
-            op.erase()
+            scf.erase_nested(op)
             changed = True
         elif scf.is_dead_region_op(op):
             scf.erase_nested(op)

@@ -10,8 +10,8 @@ from mtiacc.diagnostics import UserError
 PIPELINES = {
     0: "",
     1: "canonicalize,dce,machine-peephole",
-    2: "canonicalize,sccp,cse,licm,canonicalize,dce,machine-peephole,machine-schedule",
-    3: "canonicalize,sccp,loop-unroll,canonicalize,cse,licm,canonicalize,dce,"
+    2: "canonicalize,sccp,cse,licm,canonicalize,fuse-elementwise,dce,machine-peephole,machine-schedule",
+    3: "canonicalize,sccp,loop-unroll,canonicalize,cse,licm,canonicalize,fuse-elementwise,dce,"
        "machine-peephole,machine-schedule",
 }
 

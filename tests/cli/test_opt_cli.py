@@ -100,3 +100,31 @@ def test_verifier_error_names_the_op_location_and_pass(tmp_path):
     code, _, err = cli("opt", bad, "--passes=cse")
     assert code == 1 and "bad.mtir:3:5: error: IR verification failed before the pipeline: 'tt.return' op" in err
     assert "^" in err
+
+
+GELU = str(EXAMPLES / "gelu_silu.py")
+
+
+def test_fuse_elementwise_flags():
+    args = (GELU, "--emit=ir", "-O2", "-D", "BLOCK_SIZE=64", "-D", "ACTIVATION=0")
+    _, fused, _ = cli(*args)
+    assert fused.count('"tt.fused_elementwise"') == 1 and '"math.erf"(' in fused
+    _, plain, _ = cli(*args, "--disable-pass=fuse-elementwise")
+    assert '"tt.fused_elementwise"' not in plain and '"math.erf"(' in plain
+    _, out, err = cli(*args, "--print-ir-before=fuse-elementwise", "--print-ir-after=fuse-elementwise")
+    assert "IR Dump Before" in err and "IR Dump After" in err
+    before, after = err.split("IR Dump After")
+    assert '"tt.fused_elementwise"' not in before and '"tt.fused_elementwise"' in after
+    _, out, _ = cli("--dump-pipeline", "-O2")
+    assert "fuse-elementwise" in out
+    _, out, _ = cli("--dump-pipeline", "-O1")
+    assert "fuse-elementwise" not in out
+
+
+def test_opt_runs_fuse_elementwise_on_ir_text(tmp_path):
+    _, ir, _ = cli(GELU, "--emit=ir", "-O1", "-D", "BLOCK_SIZE=64", "-D", "ACTIVATION=1")
+    p = tmp_path / "k.mtir"
+    p.write_text(ir)
+    code, out, err = cli("opt", p, "--passes=fuse-elementwise,dce")
+    assert code == 0, err
+    assert out.count('"tt.fused_elementwise"') == 1 and '"math.exp"' in out

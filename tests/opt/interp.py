@@ -6,6 +6,7 @@ Pointers are int64 values ``buffer << 32 | element index``.
 import numpy as np
 
 from mtiacc.ir import ops as O
+from mtiacc.ir.fused import FusedElementwiseOp
 from mtiacc.ir.types import FloatType, IntType
 
 NP = {"i1": np.bool_, "i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64,
@@ -67,46 +68,59 @@ def cast(op, a):
 
 def run(func, args, buffers, pid=0, nprogs=1):
     env = dict(zip(func.args, args))
-    val = env.__getitem__
     with np.errstate(all="ignore"):
         for op in func.entry.ops:
             if isinstance(op, O.ReturnOp):
                 return
-            r = op.results[0].type if op.results else None
-            if isinstance(op, O.ConstantOp):
-                out = np.full(r.shape, op.value, dtype(r))
-            elif isinstance(op, O.GetProgramIdOp) and not isinstance(op, O.GetNumProgramsOp):
-                out = np.int32(pid)
-            elif isinstance(op, O.GetNumProgramsOp):
-                out = np.int32(nprogs)
-            elif isinstance(op, O.MakeRangeOp):
-                out = np.arange(op.start, op.end, dtype=np.int32)
-            elif isinstance(op, (O.SplatOp, O.BroadcastOp)):
-                out = np.broadcast_to(val(op.src), r.shape).copy()
-            elif type(op) in INT:
-                out = INT[type(op)](val(op.lhs), val(op.rhs)).astype(dtype(r))
-            elif type(op) in FLOAT:
-                out = FLOAT[type(op)](val(op.lhs), val(op.rhs)).astype(dtype(r))
-            elif isinstance(op, O.NegFOp):
-                out = -val(op.operand_)
-            elif isinstance(op, O.CmpIOp):
-                out = compare(op, val(op.lhs), val(op.rhs))
-            elif isinstance(op, O.SelectOp):
-                out = np.where(val(op.cond), val(op.true_value), val(op.false_value)).astype(dtype(r))
-            elif isinstance(op, O.CastOp):
-                out = cast(op, val(op.src))
-            elif isinstance(op, O.AddPtrOp):
-                out = val(op.ptr) + val(op.offset).astype(np.int64)
-            elif isinstance(op, (O.LoadOp, O.StoreOp)):
-                ptr = np.asarray(val(op.ptr))
-                buf = buffers[int(ptr.flat[0]) >> 32]
-                idx = ptr & 0xFFFFFFFF
-                mask = np.ones(ptr.shape, bool) if op.mask is None else np.asarray(val(op.mask))
-                if isinstance(op, O.StoreOp):
-                    buf[idx[mask]] = np.asarray(np.broadcast_to(val(op.value), ptr.shape))[mask]
-                    continue
-                other = np.zeros(ptr.shape, buf.dtype) if op.other is None else val(op.other)
-                out = np.where(mask, buf[np.where(mask, idx, 0)], other)
-            else:
-                raise NotImplementedError(op.name)
-            env[op.result] = out
+            if isinstance(op, FusedElementwiseOp):  # the region's ops on whole arrays
+                inner = {a: np.broadcast_to(env[v], op.shape) for a, v in zip(op.block.args, op.inputs)}
+                for nested in op.inner_ops():
+                    inner[nested.result] = step(nested, inner.__getitem__, buffers, pid, nprogs)
+                for r, y in zip(op.results, op.block.terminator.values):
+                    env[r] = np.broadcast_to(inner[y], op.shape).astype(dtype(r.type))
+                continue
+            out = step(op, env.__getitem__, buffers, pid, nprogs)
+            if op.results:
+                env[op.result] = out
+
+
+def step(op, val, buffers, pid, nprogs):
+    """The value of ``op`` (None for a store, which writes ``buffers``)."""
+    r = op.results[0].type if op.results else None
+    if isinstance(op, O.ConstantOp):
+        out = np.full(r.shape, op.value, dtype(r))
+    elif isinstance(op, O.GetProgramIdOp) and not isinstance(op, O.GetNumProgramsOp):
+        out = np.int32(pid)
+    elif isinstance(op, O.GetNumProgramsOp):
+        out = np.int32(nprogs)
+    elif isinstance(op, O.MakeRangeOp):
+        out = np.arange(op.start, op.end, dtype=np.int32)
+    elif isinstance(op, (O.SplatOp, O.BroadcastOp)):
+        out = np.broadcast_to(val(op.src), r.shape).copy()
+    elif type(op) in INT:
+        out = INT[type(op)](val(op.lhs), val(op.rhs)).astype(dtype(r))
+    elif type(op) in FLOAT:
+        out = FLOAT[type(op)](val(op.lhs), val(op.rhs)).astype(dtype(r))
+    elif isinstance(op, O.NegFOp):
+        out = -val(op.operand_)
+    elif isinstance(op, O.CmpIOp):
+        out = compare(op, val(op.lhs), val(op.rhs))
+    elif isinstance(op, O.SelectOp):
+        out = np.where(val(op.cond), val(op.true_value), val(op.false_value)).astype(dtype(r))
+    elif isinstance(op, O.CastOp):
+        out = cast(op, val(op.src))
+    elif isinstance(op, O.AddPtrOp):
+        out = val(op.ptr) + val(op.offset).astype(np.int64)
+    elif isinstance(op, (O.LoadOp, O.StoreOp)):
+        ptr = np.asarray(val(op.ptr))
+        buf = buffers[int(ptr.flat[0]) >> 32]
+        idx = ptr & 0xFFFFFFFF
+        mask = np.ones(ptr.shape, bool) if op.mask is None else np.asarray(val(op.mask))
+        if isinstance(op, O.StoreOp):
+            buf[idx[mask]] = np.asarray(np.broadcast_to(val(op.value), ptr.shape))[mask]
+            return None
+        other = np.zeros(ptr.shape, buf.dtype) if op.other is None else val(op.other)
+        out = np.where(mask, buf[np.where(mask, idx, 0)], other)
+    else:
+        raise NotImplementedError(op.name)
+    return out

@@ -1,0 +1,227 @@
+"""``fuse-elementwise``: chains of elementwise block ops become one ``tt.fused_elementwise``.
+
+Codegen runs each elementwise block op as its own strip-mined loop, through local memory: every
+intermediate block is written out and read back.  A fused op runs the whole chain in one loop, so
+intermediates stay in vector registers; only the values used outside the chain are stored.
+
+Which ops fuse (*candidates*): pure ``Elementwise`` ops without regions whose result and operands
+are blocks of one shape (``math.*``, arithmetic, compares, ``select``, and casts that keep the
+element width; a width-changing cast ends a chain, since one loop runs every value at one vector
+length).  Pointer arithmetic does not fuse, and neither does any op computing a pointer offset or a
+load/store mask, directly or through other ops: codegen reads those structurally (a contiguous
+range becomes one DMA transfer, a prefix mask a shorter one) and never materializes them.
+
+Grouping, in block order: a candidate joins the groups of the candidates that produce its operands
+(merging them) when the result stays legal, else the largest producer group that stays legal, else
+starts its own.  A group is legal when the fused op has a place: every input is defined before every
+use of a group value by an op outside the group (nested ops count at their enclosing op).  The fused
+op goes before the earliest such use, or at the group's last op (the ops are pure, so evaluating
+them earlier changes nothing).
+Groups of two or more ops become fused ops: inputs are the values from outside the group (a splat's
+scalar rather than the splat; a block constant becomes a scalar constant in the region), results
+the group's values used outside it.  The pass runs in the nested blocks of ``scf`` ops too.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Dict, List, Optional, Set
+
+from mtiacc.ir import ops as O
+from mtiacc.ir.core import Block, Elementwise, IsolatedFromAbove, OpResult, Operation, Pure, Value
+from mtiacc.ir.fused import FusedElementwiseOp, FusedYieldOp
+from mtiacc.opt.pass_manager import ModulePass, register_pass
+
+
+def _width(t) -> int:
+    return t.element_type.width if hasattr(t.element_type, "width") else 0
+
+
+def is_candidate(op: Operation) -> bool:
+    if Elementwise not in op.traits or Pure not in op.traits or op.regions or len(op.results) != 1:
+        return False
+    if isinstance(op, O.AddPtrOp) or not op.result.type.is_block() or op.result.type.is_ptr():
+        return False
+    shape = op.result.type.shape
+    if any(not v.type.is_block() or v.type.shape != shape or v.type.is_ptr() for v in op.operands):
+        return False
+    if isinstance(op, O.CastOp) and _width(op.src.type) != _width(op.result.type):
+        return False
+    return True
+
+
+def structural_values(func: Operation) -> Set[int]:
+    """Values a pointer offset or a load/store mask is computed from (codegen reads them as structure)."""
+    work: List[Value] = []
+    for op in func.walk():
+        if isinstance(op, O.AddPtrOp):
+            work.extend(op.operands)
+        elif isinstance(op, (O.LoadOp, O.StoreOp)):
+            work.extend(v for v in (op.ptr, op.mask) if v is not None)
+    seen: Set[int] = set()
+    while work:
+        v = work.pop()
+        if id(v) in seen:
+            continue
+        seen.add(id(v))
+        if isinstance(v, OpResult) and not v.op.regions:
+            work.extend(v.op.operands)
+    return seen
+
+
+def _external(v: Value) -> Optional[Value]:
+    """The fused op's operand for the external block ``v``: a splat's scalar; None for a block constant."""
+    if isinstance(v, OpResult) and isinstance(v.op, O.ConstantOp):
+        return None
+    if isinstance(v, OpResult) and isinstance(v.op, O.SplatOp):
+        return v.op.src
+    return v
+
+
+class _Grouper:
+    def __init__(self, block: Block, structural: Set[int]):
+        self.block = block
+        self.pos = {id(op): i for i, op in enumerate(block.ops)}
+        self.structural = structural
+        self.group: Dict[int, List[Operation]] = {}   # id(member) -> its group (a shared list)
+
+    def _top(self, op: Operation) -> Optional[Operation]:
+        """``op`` or the op of this block that encloses it."""
+        while op is not None and op.parent is not self.block:
+            region = getattr(op.parent, "parent", None)
+            op = getattr(region, "parent", None)
+        return op
+
+    def span(self, members: List[Operation]):
+        """(position of the latest op defining an input, position of the earliest use outside)."""
+        ids = {id(m) for m in members}
+        first_use, last_def = len(self.block.ops), -1
+        for m in members:
+            for v in m.operands:
+                if isinstance(v, OpResult) and id(v.op) not in ids:
+                    v = _external(v)  # what the fused op reads: a splat's scalar, no block constant
+                if isinstance(v, OpResult) and id(v.op) not in ids:
+                    top = self._top(v.op)
+                    if top is not None:
+                        last_def = max(last_def, self.pos[id(top)])
+            for u in m.result.uses:
+                if id(u.op) not in ids:
+                    top = self._top(u.op)
+                    first_use = min(first_use, self.pos[id(top)] if top is not None else -1)
+        return last_def, first_use
+
+    def legal(self, members: List[Operation]) -> bool:
+        last_def, first_use = self.span(members)
+        return last_def < first_use
+
+    def anchor(self, members: List[Operation]) -> Operation:
+        """The op the fused op goes before: the earliest outside use, or the group's last op."""
+        _, first_use = self.span(members)
+        return self.block.ops[min(first_use, max(self.pos[id(m)] for m in members))]
+
+    def run(self) -> List[List[Operation]]:
+        groups: List[List[Operation]] = []
+        for i, op in enumerate(self.block.ops):
+            if not is_candidate(op) or id(op.result) in self.structural:
+                continue
+            producers: List[List[Operation]] = []
+            for v in op.operands:
+                g = self.group.get(id(v.op)) if isinstance(v, OpResult) else None
+                if g is not None and all(g is not p for p in producers):
+                    producers.append(g)
+            chosen = None
+            merged = [m for g in producers for m in g] + [op]
+            if producers and self.legal(merged):
+                chosen = merged
+                for g in producers:
+                    groups.remove(g)
+            else:
+                for g in sorted(producers, key=len, reverse=True):
+                    if self.legal(g + [op]):
+                        chosen = g + [op]
+                        groups.remove(g)
+                        break
+            if chosen is None:
+                chosen = [op]
+            groups.append(chosen)
+            for m in chosen:
+                self.group[id(m)] = chosen
+        # (a group whose values nobody uses is dead code, left to dce)
+        return [g for g in groups if len(g) > 1 and self.span(g)[1] < len(self.block.ops)]
+
+
+def fuse_group(members: List[Operation], anchor: Operation) -> FusedElementwiseOp:
+    """Replace ``members`` (in block order) by one fused op, placed just before ``anchor``."""
+    ids = {id(m) for m in members}
+    outs = [m.result for m in members if any(id(u.op) not in ids for u in m.result.uses)]
+    inputs: List[Value] = []
+    seen: Dict[int, int] = {}
+    consts: Dict[int, Operation] = {}
+
+    for m in members:
+        for v in m.operands:
+            if isinstance(v, OpResult) and id(v.op) in ids:
+                continue
+            x = _external(v)
+            if x is not None and id(x) not in seen:
+                seen[id(x)] = len(inputs)
+                inputs.append(x)
+    last = members[-1]
+    fused = FusedElementwiseOp.get(inputs, [r.type for r in outs], loc=last.loc)
+    anchor.parent.insert_before(anchor, fused)
+    body = fused.block
+    for a, x in zip(body.args, inputs):
+        a.name_hint = x.name_hint
+    inner: Dict[int, Value] = {}
+
+    def scalar(v: Value) -> Value:
+        if id(v) in inner:
+            return inner[id(v)]
+        x = _external(v)
+        if x is None:  # a block constant: its scalar, once, in the region
+            if id(v) not in consts:
+                c = O.ConstantOp.get(v.op.value, v.type.element_type, loc=v.op.loc)
+                body.insert_before(body.ops[0], c) if body.ops else body.append(c)
+                consts[id(v)] = c
+            return consts[id(v)].result
+        return body.args[seen[id(x)]]
+
+    for m in members:
+        clone = type(m)([scalar(v) for v in m.operands], [m.result.type.element_type], dict(m.attrs),
+                        loc=m.loc, segments=m.segments)
+        clone.result.name_hint = m.result.name_hint
+        body.append(clone)
+        inner[id(m.result)] = clone.result
+    body.append(FusedYieldOp.get([inner[id(r)] for r in outs], loc=last.loc))
+    for r, new in zip(outs, fused.results):
+        new.name_hint = r.name_hint
+        r.replace_all_uses_with(new)
+    for m in reversed(members):
+        m.erase()
+    return fused
+
+
+def fuse_block(block: Block, structural: Set[int]) -> int:
+    count = 0
+    for op in list(block.ops):
+        if IsolatedFromAbove in op.traits:
+            continue
+        for r in op.regions:
+            for b in r.blocks:
+                count += fuse_block(b, structural)
+    while True:  # one group at a time: positions change with every fusion
+        grouper = _Grouper(block, structural)
+        groups = grouper.run()
+        if not groups:
+            return count
+        fuse_group(groups[0], grouper.anchor(groups[0]))
+        count += 1
+
+
+@register_pass
+@dataclasses.dataclass(frozen=True)
+class FuseElementwise(ModulePass):
+    name = "fuse-elementwise"
+
+    def run(self, module: O.ModuleOp) -> None:
+        for f in module.funcs:
+            fuse_block(f.entry, structural_values(f))
