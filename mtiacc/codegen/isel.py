@@ -11,6 +11,7 @@ from typing import Dict, List, Set
 
 from mtiacc.codegen import blocks, casts, control, mathlib, memory
 from mtiacc.codegen import ndblocks
+from mtiacc.codegen import reduce_region
 from mtiacc.codegen.lmem import Buffer, LocalMemory
 from mtiacc.codegen.mir import MBuilder, Mem, MFunction, VReg
 from mtiacc.codegen.scalar import constant, lower_scalar, reg_class
@@ -97,6 +98,10 @@ class Lowering:
             elif isinstance(op, O.LoadOp):
                 if id(op.result) in demanded:
                     for v in memory.needs_buffers(op):
+                        need(v, i)
+            elif reduce_region.is_combine(op):  # every operand, if any result is used
+                if not op.results[0].type.is_block() or any(id(r) in demanded for r in op.results):
+                    for v in op.operands:
                         need(v, i)
             elif op.results and op.results[0].type.is_block() and id(op.results[0]) in demanded:
                 if ndblocks.is_alias(op):  # the source's buffer lives as long as the alias
@@ -186,6 +191,9 @@ class Lowering:
             for v in memory.needs_buffers(op):
                 if v is op.value:
                     self.keep.update(ndblocks.alias_chain(v))
+            return
+        if reduce_region.is_combine(op):  # tl.reduce / tl.associative_scan with a combine function
+            reduce_region.lower_combine(self, op)
             return
         if not op.results:
             raise CompileError(f"'{op.name}' is not supported by codegen yet")

@@ -132,6 +132,18 @@ def call(ctx, callee, node: ast.Call):
         if k.arg is None:
             raise CompileError("`**` unpacking in calls is not supported yet")
         kwargs[k.arg] = ctx.visit(k.value)
+    return call_values(ctx, callee, args, kwargs)
+
+
+def call_values(ctx, callee, args, kwargs):
+    """Call the helper ``callee`` with already lowered arguments (``tl.reduce``'s combine_fn too)."""
+    if isinstance(callee, FunctionRef):
+        module, name = module_of(ctx), callee.name
+    else:
+        module, name = callee.module, callee.name
+    fn = module.info.jit_functions.get(name)
+    if fn is None:
+        raise CompileError(f"'{name}' is not a @triton.jit function")
     bound = bind_arguments(fn, module, args, kwargs)
     params = {p.arg: p for p in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}
     key_parts = []

@@ -264,7 +264,9 @@ def xor_sum(sem: Semantic, input, axis=None, keep_dims=False):
 
 
 def reduce(sem: Semantic, input, axis, combine_fn, keep_dims=False):
-    raise CompileError("`tl.reduce` with a combine function is not supported yet")
+    """Combine the elements along ``axis`` with a ``@triton.jit`` function (see combine.py)."""
+    from mtiacc.frontend import combine
+    return combine.reduce(sem, input, axis, combine_fn, keep_dims)
 
 
 # --------------------------------------------------------------------------- scans
@@ -291,7 +293,9 @@ def cumprod(sem: Semantic, input, axis=0, reverse=False):
 
 
 def associative_scan(sem: Semantic, input, axis, combine_fn, reverse=False):
-    raise CompileError("`tl.associative_scan` is not supported yet")
+    """The inclusive scan along ``axis`` with a ``@triton.jit`` function (see combine.py)."""
+    from mtiacc.frontend import combine
+    return combine.associative_scan(sem, input, axis, combine_fn, reverse)
 
 
 # --------------------------------------------------------------------------- indexing

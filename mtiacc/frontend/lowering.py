@@ -16,6 +16,7 @@ from typing import Callable, Dict, List
 from mtiacc.diagnostics import CompileError
 from mtiacc.frontend import control, expressions, statements
 from mtiacc.frontend.module_scan import ModuleInfo
+from mtiacc.frontend.pybuiltins import PY_BUILTINS
 from mtiacc.frontend.semantic import Semantic
 from mtiacc.frontend.source import SourceFile
 from mtiacc.frontend.values import ModuleRef, NonConstantGlobal, check_supported
@@ -33,6 +34,7 @@ class FunctionLowering:
         self.locals: Dict[str, object] = {}
         self.builder = builder
         self.sem = Semantic(builder)
+        self.sem.lowering = self  # for builtins that call @triton.jit functions (tl.reduce's combine_fn)
         self.returned = False
         self.module = module
         # Helpers and control flow (functions.py, control.py): whether this is the kernel itself,
@@ -83,6 +85,8 @@ class FunctionLowering:
                 raise CompileError(f"module '{v.qualname}' cannot be used inside a kernel")
             check_supported(v, name)
             return v
+        if name in PY_BUILTINS:  # float("inf"), int(...), min/max on constexprs
+            return PY_BUILTINS[name]
         if name in _PY_BUILTINS:
             raise CompileError(f"the Python builtin `{name}` is not supported in a kernel yet")
         raise CompileError(f"undefined name '{name}'")

@@ -14,6 +14,9 @@ becomes result dimension ``i``) and moves data.
 The result has the input's shape without ``axis`` (a scalar when the input is 1-D; ``keep_dims`` is
 an ``tt.expand_dims`` after it, as in Triton).  ``tt.scan`` is the inclusive scan (``sum``, ``prod``)
 along ``axis``, backwards when ``reverse``; it keeps the shape.
+
+Both may instead carry a combine region and several operands (``tl.reduce``/``tl.associative_scan``
+with a ``@triton.jit`` combine function): see :mod:`mtiacc.ir.combine`.
 """
 from __future__ import annotations
 
@@ -126,6 +129,11 @@ class ReduceOp(Operation):
     def get(cls, src: Value, axis: int, kind: str, loc=None):
         return cls([src], [reduced_type(src.type, axis, kind)], {"axis": axis, "kind": kind}, loc=loc)
 
+    def verify(self):
+        if self.regions:  # tl.reduce with a combine function (mtiacc/ir/combine.py)
+            return combine.verify_combine_form(self)
+        return super().verify()
+
     def verify_(self):
         if self.kind not in REDUCE_KINDS:
             self._fail(f"unknown reduction '{self.kind}' (expected one of {', '.join(REDUCE_KINDS)})")
@@ -151,6 +159,11 @@ class ScanOp(Operation):
     def get(cls, src: Value, axis: int, kind: str, reverse: bool = False, loc=None):
         return cls([src], [src.type], {"axis": axis, "kind": kind, "reverse": bool(reverse)}, loc=loc)
 
+    def verify(self):
+        if self.regions:  # tl.associative_scan (mtiacc/ir/combine.py)
+            return combine.verify_combine_form(self)
+        return super().verify()
+
     def verify_(self):
         if self.kind not in SCAN_KINDS:
             self._fail(f"unknown scan '{self.kind}' (expected one of {', '.join(SCAN_KINDS)})")
@@ -160,3 +173,5 @@ class ScanOp(Operation):
 
 
 SHAPE_OPS = (ExpandDimsOp, ReshapeOp, TransOp, ReduceOp, ScanOp)
+
+from mtiacc.ir import combine  # noqa: E402  (the combine-region form; registers tt.reduce.return, tt.scan.return)

@@ -1,0 +1,130 @@
+"""``tl.reduce`` and ``tl.associative_scan`` with a ``@triton.jit`` combine function.
+
+The call builds a ``tt.reduce``/``tt.scan`` with a combine region (:mod:`mtiacc.ir.combine`): the
+region's block takes the scalars ``a_1 .. a_n, b_1 .. b_n`` and calls the combine function on them
+with a ``tt.call``, exactly like any helper call (specialized and lowered once per argument types
+by :mod:`mtiacc.frontend.functions`); the ``inline`` pass then puts its body in the region.
+
+Semantics follow Triton's language reference:
+
+* ``input`` is a block or a tuple of blocks (broadcast to one shape); the combine function takes
+  ``2 n`` scalars (the left group, then the right group) and returns ``n`` scalars of the operands'
+  element types (constants are converted; another type is an error).  The result is a block (or a
+  tuple of blocks, when ``input`` is a tuple) without ``axis``; ``keep_dims`` keeps it with size 1.
+* ``tl.reduce(x, None, f)`` reduces every dimension (the blocks are flattened first).
+* ``tl.associative_scan(x, axis, f, reverse=False)`` is the inclusive scan; ``reverse`` scans from
+  the end.
+"""
+from __future__ import annotations
+
+from typing import List, Tuple
+
+from mtiacc.diagnostics import CompileError
+from mtiacc.frontend.imports import HelperRef
+from mtiacc.frontend.semantic import Semantic, describe, is_const
+from mtiacc.frontend.values import FunctionRef
+from mtiacc.ir import combine as C
+from mtiacc.ir.core import Value
+from mtiacc.ir.shape_ops import ExpandDimsOp, ReduceOp, ReshapeOp, ScanOp
+
+
+def _operands(sem: Semantic, input, fn: str) -> Tuple[List[Value], bool]:
+    is_tuple = isinstance(input, (tuple, list))
+    items = list(input) if is_tuple else [input]
+    if not items:
+        raise CompileError(f"{fn} needs at least one block")
+    for x in items:
+        if not isinstance(x, Value) or not x.type.is_block():
+            raise CompileError(f"{fn} needs a block or a tuple of blocks, got {describe(x)}")
+        if x.type.is_ptr():
+            raise CompileError(f"{fn} of pointers is not supported")
+    if len({x.type.shape for x in items}) > 1:
+        items = list(sem.broadcast(*items))
+    return items, is_tuple
+
+
+def _check_fn(combine_fn, fn: str):
+    if isinstance(combine_fn, HelperRef) or (isinstance(combine_fn, FunctionRef) and combine_fn.jit):
+        return combine_fn
+    what = f"the plain Python function `{combine_fn.name}`" if isinstance(combine_fn, FunctionRef) \
+        else describe(combine_fn)
+    raise CompileError(f"{fn}'s combine_fn must be a @triton.jit function, got {what}")
+
+
+def _axis(axis, rank: int, fn: str) -> int:
+    if isinstance(axis, bool) or not isinstance(axis, int):
+        raise CompileError(f"{fn}'s axis must be a constexpr integer, got {describe(axis)}")
+    if not -rank <= axis < rank:
+        raise CompileError(f"{fn}: axis {axis} is out of range for a block of rank {rank}")
+    return axis + rank if axis < 0 else axis
+
+
+def _fill_region(sem: Semantic, op, combine_fn, fn: str) -> None:
+    """Lower ``combine_fn(a_1 .. a_n, b_1 .. b_n)`` into ``op``'s combine block and end it."""
+    from mtiacc.frontend import functions
+    ctx = getattr(sem, "lowering", None)
+    if ctx is None:
+        raise CompileError(f"internal: {fn} needs the function being lowered")
+    block = op.regions[0].blocks[0]
+    n = len(block.args) // 2
+    builder = ctx.builder
+    saved = builder.block
+    builder.block = block
+    try:
+        out = functions.call_values(ctx, combine_fn, list(block.args), {})
+        values = out if isinstance(out, tuple) else (out,)
+        if len(values) != n:
+            raise CompileError(f"{fn}: the combine function returns {len(values)} value(s) for {n} "
+                               f"operand(s)")
+        results = []
+        for i, (v, a) in enumerate(zip(values, block.args[:n])):
+            if is_const(v):
+                v = sem.to_type(v, a.type)
+            if not isinstance(v, Value) or v.type != a.type:
+                got = v.type if isinstance(v, Value) else describe(v)
+                raise CompileError(f"{fn}: the combine function's result {i} is {got}, but the operand "
+                                   f"has elements of type {a.type}")
+            results.append(v)
+        builder.insert(C.RETURNS[op.name].get(results))
+    finally:
+        builder.block = saved
+
+
+def reduce(sem: Semantic, input, axis, combine_fn, keep_dims=False):
+    """Combine the elements along ``axis`` (all axes when None) with ``combine_fn``."""
+    fn = "tl.reduce"
+    srcs, is_tuple = _operands(sem, input, fn)
+    combine_fn = _check_fn(combine_fn, fn)
+    shape = srcs[0].type.shape
+    if axis is None:
+        if len(shape) > 1:
+            srcs = [sem.emit(ReshapeOp.get(x, (x.type.numel,))) for x in srcs]
+        a = 0
+    else:
+        a = _axis(axis, len(shape), fn)
+    op = C.build(ReduceOp, srcs, a, loc=sem.builder.loc)
+    _fill_region(sem, op, combine_fn, fn)
+    sem.builder.insert(op)
+    results = list(op.results)
+    if keep_dims:
+        for k, r in enumerate(results):
+            for d in (range(len(shape)) if axis is None else [a]):
+                r = sem.emit(ExpandDimsOp.get(r, d))
+            results[k] = r
+    return tuple(results) if is_tuple else results[0]
+
+
+def associative_scan(sem: Semantic, input, axis, combine_fn, reverse=False):
+    """The inclusive scan of ``input`` along ``axis`` with ``combine_fn`` (from the end if ``reverse``)."""
+    fn = "tl.associative_scan"
+    srcs, is_tuple = _operands(sem, input, fn)
+    combine_fn = _check_fn(combine_fn, fn)
+    a = _axis(axis, len(srcs[0].type.shape), fn)
+    if not isinstance(reverse, int):  # bool, or a constexpr int used as one
+        raise CompileError(f"{fn}: reverse must be a constexpr bool, got {describe(reverse)}")
+    reverse = bool(reverse)
+    op = C.build(ScanOp, srcs, a, reverse=reverse, loc=sem.builder.loc)
+    _fill_region(sem, op, combine_fn, fn)
+    sem.builder.insert(op)
+    results = list(op.results)
+    return tuple(results) if is_tuple else results[0]

@@ -1,0 +1,90 @@
+"""The few Python builtins a kernel may call on compile-time constants, as Triton's frontend allows.
+
+* ``float(x)``: a constexpr float; ``x`` is a number or one of the strings Python accepts for the
+  special values (``"inf"``, ``"-inf"``, ``"nan"``, ``"+inf"``, ``"infinity"``, any case), as in
+  ``other=-float("inf")`` or ``tl.full([B], float("-inf"), tl.float32)``.
+* ``int(x)``, ``bool(x)``: a constexpr conversion of a constant.
+* ``min(a, b, ...)``, ``max(a, b, ...)``, ``abs(x)``: on constexprs only (``tl.minimum`` and
+  ``tl.maximum`` are the run-time functions).
+
+A run-time value passed to any of them is an error at the call ("... needs a compile-time
+constant").
+"""
+from __future__ import annotations
+
+import builtins
+import math
+from typing import Dict
+
+from mtiacc.diagnostics import CompileError
+from mtiacc.frontend.semantic import describe, is_const
+from mtiacc.frontend.values import Builtin
+
+_SPECIAL = {"inf": math.inf, "+inf": math.inf, "-inf": -math.inf, "infinity": math.inf,
+            "+infinity": math.inf, "-infinity": -math.inf, "nan": math.nan, "+nan": math.nan,
+            "-nan": math.nan}
+
+
+def _need_const(fn: str, x) -> None:
+    if not is_const(x):
+        raise CompileError(f"the Python builtin `{fn}` needs a compile-time constant, got {describe(x)}"
+                           + ("; use .to(tl.float32)" if fn == "float" else ""))
+
+
+def float_(sem, x=0.0):
+    if isinstance(x, str):
+        v = _SPECIAL.get(x.strip().lower())
+        if v is None:
+            try:
+                return builtins.float(x)
+            except ValueError:
+                raise CompileError(f"could not convert string to float: {x!r}") from None
+        return v
+    _need_const("float", x)
+    return builtins.float(x)
+
+
+def int_(sem, x=0):
+    if isinstance(x, str):
+        try:
+            return builtins.int(x)
+        except ValueError:
+            raise CompileError(f"invalid literal for int(): {x!r}") from None
+    _need_const("int", x)
+    if isinstance(x, float) and not math.isfinite(x):
+        raise CompileError(f"cannot convert {x} to an integer")
+    return builtins.int(x)
+
+
+def bool_(sem, x=False):
+    _need_const("bool", x)
+    return builtins.bool(x)
+
+
+def _extreme(fn: str, pick, args):
+    if len(args) == 1 and isinstance(args[0], tuple):
+        args = args[0]
+    if not args:
+        raise CompileError(f"{fn}() needs at least one argument")
+    for a in args:
+        _need_const(fn, a)
+    return pick(args)
+
+
+def min_(sem, *args):
+    return _extreme("min", builtins.min, args)
+
+
+def max_(sem, *args):
+    return _extreme("max", builtins.max, args)
+
+
+def abs_(sem, x):
+    _need_const("abs", x)
+    return builtins.abs(x)
+
+
+PY_BUILTINS: Dict[str, Builtin] = {
+    "float": Builtin("float", float_), "int": Builtin("int", int_), "bool": Builtin("bool", bool_),
+    "min": Builtin("min", min_), "max": Builtin("max", max_), "abs": Builtin("abs", abs_),
+}
