@@ -95,6 +95,9 @@ class Importer:
             path = self._locate(name, self.root)
             if path is None and from_dir and os.path.abspath(from_dir) != self.root:
                 path = self._locate(name, os.path.abspath(from_dir))
+            if path is None:  # torch._inductor.runtime.triton_helpers: our own copy (inductor.py)
+                from mtiacc.frontend.inductor import bundled_path
+                path = bundled_path(name)
         if path is None:
             return None
         key = os.path.abspath(path)

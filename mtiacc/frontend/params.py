@@ -143,7 +143,9 @@ def resolve_params(src: SourceFile, fn: ast.FunctionDef, scope, kernel: str,
 
     params: List[Param] = []
     for arg in args:
-        if _is_constexpr_annotation(arg.annotation, scope):
+        # -D on a plain parameter specializes it to that constant, like Triton's `constants=`
+        # (its launcher does so for arguments equal to 1, e.g. `xnumel`)
+        if _is_constexpr_annotation(arg.annotation, scope) or arg.arg in defines:
             params.append(Param(arg.arg, None, True, _constexpr_value(src, arg, defaults, defines, scope)))
         else:
             params.append(Param(arg.arg, None, False))

@@ -1,0 +1,32 @@
+"""TorchInductor's runtime helpers, for kernels that Inductor generated, without importing torch.
+
+Inductor's kernels start with::
+
+    from torch._inductor.runtime import triton_helpers, triton_heuristics
+    from torch._inductor.runtime.triton_helpers import libdevice, math as tl_math
+
+The importer (imports.py) resolves those module names, when the user's project has no such files,
+to Triton source that ships with this compiler: ``mtiacc/frontend/inductor/triton_helpers.py``,
+written by us from the helpers' documented semantics (``maximum``/``minimum`` that propagate NaN,
+``max2``/``min2``/``sum``/``prod``/``any`` reductions, ``max_with_index``/``min_with_index``,
+``welford_reduce``/``welford_combine``/``welford``, ``div_floor_integer``, ``remainder_integer``,
+...).  It is read and lowered like any module of the user's, never imported; in it ``libdevice``
+is ``triton.language.extra.libdevice`` and ``math`` is ``triton.language.math``.  Names it does not
+define (``triton_heuristics``) stay unbound, so using them in a kernel is an "undefined name"
+error at the use.
+"""
+from __future__ import annotations
+
+import os
+from typing import Optional
+
+HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "inductor")
+PACKAGE = "torch._inductor.runtime"
+MODULES = {f"{PACKAGE}.triton_helpers": os.path.join(HERE, "triton_helpers.py")}
+
+
+def bundled_path(name: str) -> Optional[str]:
+    """The file (or, for the package, the folder) that stands for module ``name``, or None."""
+    if name == PACKAGE:
+        return HERE
+    return MODULES.get(name)
