@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Dict, List, Set
 
 from mtiacc.codegen import blocks, casts, control, mathlib, memory
-from mtiacc.codegen import ndblocks
+from mtiacc.codegen import fused, ndblocks
 from mtiacc.codegen import reduce_region
 from mtiacc.codegen.lmem import Buffer, LocalMemory
 from mtiacc.codegen.mir import MBuilder, Mem, MFunction, VReg
@@ -19,6 +19,7 @@ from mtiacc.codegen.vloop import Src, elem_bytes
 from mtiacc.diagnostics import CompileError
 from mtiacc.ir import ops as O
 from mtiacc.ir.core import OpResult, Value
+from mtiacc.ir.fused import FusedElementwiseOp
 from mtiacc.ir.types import FloatType, IntType
 from mtiacc.target import Target
 
@@ -98,6 +99,10 @@ class Lowering:
             elif isinstance(op, O.LoadOp):
                 if id(op.result) in demanded:
                     for v in memory.needs_buffers(op):
+                        need(v, i)
+            elif isinstance(op, FusedElementwiseOp):
+                if any(id(r) in demanded for r in op.results):
+                    for v in op.operands:
                         need(v, i)
             elif reduce_region.is_combine(op):  # every operand, if any result is used
                 if not op.results[0].type.is_block() or any(id(r) in demanded for r in op.results):
@@ -185,6 +190,9 @@ class Lowering:
             return
         if isinstance(op, control.REGION_OPS):
             control.lower(self, op)
+            return
+        if isinstance(op, FusedElementwiseOp):
+            fused.lower(self, op)
             return
         if isinstance(op, O.StoreOp):
             memory.lower_store(self, op)

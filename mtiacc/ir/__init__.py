@@ -1,3 +1,4 @@
 """The IR package; importing it registers every op class (the parser finds ops by name)."""
+from mtiacc.ir import shape_ops  # noqa: F401  (tt.expand_dims, tt.reshape, tt.trans, tt.reduce, tt.scan)
 from mtiacc.ir import scf  # noqa: F401  (scf.for, scf.if, scf.while, scf.yield, scf.condition, tt.call)
 from mtiacc.ir import fused  # noqa: F401  (tt.fused_elementwise, tt.fused_yield)
