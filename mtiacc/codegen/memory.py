@@ -4,12 +4,13 @@
   (``offsets < N``), is one DMA transfer of the active prefix; the rest of a load takes ``other``.
 * Any other mask, or a constant stride, moves element by element (one small DMA per active
   element): correct, and slow, as the real chip's fallback path is.
-* Pointer blocks without structure (gather/scatter) are not supported yet.
+* Scalar pointers, and pointer blocks without structure (gather/scatter): gather.py.
 """
 from __future__ import annotations
 
 from typing import Optional
 
+from mtiacc.codegen import gather
 from mtiacc.codegen.affine import Affine, pointer_affine, prefix_count
 from mtiacc.codegen.blocks import lower_elementwise, lower_fill
 from mtiacc.codegen.mir import MBuilder, Mem, VReg
@@ -100,6 +101,8 @@ class Access:
 
 def needs_buffers(op):
     """The block operands whose data the lowering of this load/store reads from local memory."""
+    if gather.handles(op):  # scalar pointers, gather/scatter
+        return gather.needs_buffers(op)
     if len(op.ptr.type.shape) > 1:  # N-d tiles: ndblocks.py
         from mtiacc.codegen import ndblocks
         return ndblocks.needs_buffers(op)
@@ -166,6 +169,8 @@ def _transfer(lw, op, acc: Access, dram_start: VReg, lmem_addr: int, direction: 
 
 
 def lower_load(lw, op) -> None:
+    if gather.handles(op):
+        return gather.lower_load(lw, op)
     if len(op.ptr.type.shape) > 1:  # N-d tiles: ndblocks.py
         from mtiacc.codegen import ndblocks
         return ndblocks.lower_load(lw, op)
@@ -198,6 +203,10 @@ def lower_load(lw, op) -> None:
 
 
 def lower_store(lw, op) -> None:
+    if gather.handles(op):
+        if not op.ptr.type.is_block():
+            return gather.lower_scalar_store(lw, op)
+        return gather.lower_store(lw, op)
     if len(op.ptr.type.shape) > 1:  # N-d tiles: ndblocks.py
         from mtiacc.codegen import ndblocks
         return ndblocks.lower_store(lw, op)
@@ -218,7 +227,7 @@ def lower_store(lw, op) -> None:
 
 
 def lower_scalar_load(lw, op) -> VReg:
-    raise CompileError("loads of scalars are not supported yet")
+    return gather.lower_scalar_load(lw, op)
 
 
 __all__ = ["lower_load", "lower_store", "needs_buffers", "Access", "i1"]
