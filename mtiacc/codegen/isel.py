@@ -212,7 +212,8 @@ class Lowering:
             return
         if not res.type.is_block():
             if isinstance(op, O.LoadOp):
-                raise CompileError("loads of scalars are not supported yet")
+                self.regs[id(res)] = memory.lower_scalar_load(self, op)
+                return
             if mathlib.is_math(op):
                 self.regs[id(res)] = mathlib.lower_math_scalar(self.b, op, self.get)
                 return
@@ -224,6 +225,8 @@ class Lowering:
             raise CompileError(f"blocks of rank {len(res.type.shape)} are not supported yet")
         if isinstance(op, O.LoadOp):
             memory.lower_load(self, op)
+        elif isinstance(op, O.AddPtrOp):  # a pointer block a gather/scatter reads
+            memory.gather.lower_addptr(self, op)
         elif isinstance(op, O.MakeRangeOp):
             blocks.lower_make_range(self.b, op.start, res.type.numel, Src(res.type, addr=self.alloc(res).offset))
         elif isinstance(op, O.BroadcastOp) and op.src.type.shape == res.type.shape:
