@@ -10,6 +10,7 @@ from mtiacc.frontend.module_scan import resolve_static
 from mtiacc.frontend.semantic import is_const
 from mtiacc.frontend.values import CONSTEXPR
 from mtiacc.ir import ops
+from mtiacc.ir.types import Type
 
 
 def expr(ctx, node: ast.Expr) -> None:
@@ -41,7 +42,8 @@ def annassign(ctx, node: ast.AnnAssign) -> None:
     if node.value is None:
         return  # a bare annotation binds nothing
     value = ctx.visit(node.value)
-    if resolve_static(node.annotation, ctx.globals) is CONSTEXPR and not is_const(value):
+    static = is_const(value) or value is None or isinstance(value, (str, Type))  # dtypes too (Inductor's
+    if resolve_static(node.annotation, ctx.globals) is CONSTEXPR and not static:  # INDEX_DTYPE = tl.int32)
         raise CompileError(f"`{ast.unparse(node.target)}` is annotated tl.constexpr but its value is "
                            "not a compile-time constant")
     _assign_to(ctx, node.target, value)

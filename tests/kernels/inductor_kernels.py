@@ -70,7 +70,8 @@ def red_welford(in_ptr0, out_ptr0, out_ptr1, xnumel, r0_numel, XBLOCK: tl.conste
 
 @triton.jit
 def poi_floor_div_mod(in_ptr0, in_ptr1, out_ptr0, out_ptr1, xnumel, XBLOCK: tl.constexpr):
-    xoffset = tl.program_id(0) * XBLOCK
+    INDEX_DTYPE: tl.constexpr = tl.int32
+    xoffset = tl.program_id(0).to(INDEX_DTYPE) * XBLOCK
     xindex = xoffset + tl.arange(0, XBLOCK)[:]
     xmask = xindex < xnumel
     tmp0 = tl.load(in_ptr0 + (xindex), xmask)
