@@ -71,6 +71,35 @@ def loop_scale_inputs(n: int, seed: int = 0):
             "N": np.array(n, np.int32), "scale": np.array(0.75, np.float32), "ITERS": np.array(3, np.int32)}
 
 
+def softmax_inputs(n: int, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    return {"output_ptr": np.zeros(8 * n, np.float32), "input_ptr": rng.standard_normal(8 * n).astype(np.float32),
+            "input_row_stride": np.array(n, np.int32), "output_row_stride": np.array(n, np.int32),
+            "n_cols": np.array(n, np.int32)}
+
+
+def norm_inputs(layer_norm: bool):
+    def inputs(n: int, seed: int = 0):
+        rng = np.random.default_rng(seed)
+        d = {"X": rng.standard_normal(8 * n).astype(np.float32), "Y": np.zeros(8 * n, np.float32),
+             "W": rng.uniform(0.5, 1.5, n).astype(np.float32)}
+        if layer_norm:
+            d.update(B=rng.standard_normal(n).astype(np.float32), Mean=np.zeros(8, np.float32),
+                     Rstd=np.zeros(8, np.float32))
+        d.update(stride=np.array(n, np.int32), N=np.array(n, np.int32), eps=np.array(1e-5, np.float32))
+        return d
+    return inputs
+
+
+def embedding_bag_inputs(n: int, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    bags = np.array([5, 0, 9, 3])
+    return {"table": rng.standard_normal(64 * n).astype(np.float32),
+            "idx": rng.integers(0, 64, int(bags.sum())).astype(np.int32),
+            "offsets": np.concatenate([[0], np.cumsum(bags)]).astype(np.int32), "out": np.zeros(4 * n, np.float32),
+            "D": np.array(n, np.int32), "stride": np.array(n, np.int32)}
+
+
 # file -> how to build and feed it: (defines, signature, grid, inputs(n), n for the doc, n for tests)
 EXAMPLES = {
     "vector_add.py": dict(defines={"BLOCK_SIZE": "1024"}, signature="*fp32,*fp32,*fp32,i32",
@@ -90,6 +119,15 @@ EXAMPLES = {
                           inputs=rows_inputs(np.float32), n=250, test_n=100),
     "transpose.py": dict(defines={"BLOCK_M": "16", "BLOCK_N": "16"}, signature="*fp32,*fp32,i32,i32,i32,i32,i32,i32",
                          grid="cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)", inputs=transpose_inputs, n=128, test_n=40),
+    "softmax.py": dict(defines={"BLOCK_SIZE": "1024"}, signature="*fp32,*fp32,i32,i32,i32", grid="8",
+                       inputs=softmax_inputs, n=1000, test_n=300),
+    "rms_norm.py": dict(defines={"BLOCK_SIZE": "256"}, signature="*fp32,*fp32,*fp32,i32,i32,fp32", grid="8",
+                        inputs=norm_inputs(False), n=1000, test_n=300),
+    "layer_norm.py": dict(kernel="layer_norm_fwd", defines={"BLOCK_SIZE": "256"},
+                          signature="*fp32,*fp32,*fp32,*fp32,*fp32,*fp32,i32,i32,fp32", grid="8",
+                          inputs=norm_inputs(True), n=1000, test_n=300),
+    "embedding_bag.py": dict(defines={"BAG": "8", "BLOCK_D": "128"}, signature="*fp32,*i32,*i32,*fp32,i32,i32",
+                             grid="4", inputs=embedding_bag_inputs, n=128, test_n=100),
 }
 
 EXAMPLES = {k: v for k, v in EXAMPLES.items() if (ROOT / "examples" / k).exists()}
@@ -97,8 +135,8 @@ EXAMPLES = {k: v for k, v in EXAMPLES.items() if (ROOT / "examples" / k).exists(
 
 def build(example: str, level: int = 3, disabled=(), passes=None) -> bytes:
     spec = EXAMPLES[example]
-    opts = Options(defines=dict(spec["defines"]), signature=spec["signature"], grid=spec["grid"],
-                   opt_level=level, disabled_passes=tuple(disabled), passes=passes)
+    opts = Options(kernel=spec.get("kernel"), defines=dict(spec["defines"]), signature=spec["signature"],
+                   grid=spec["grid"], opt_level=level, disabled_passes=tuple(disabled), passes=passes)
     return compile_kernel(str(ROOT / "examples" / example), opts).binary
 
 

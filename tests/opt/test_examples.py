@@ -55,7 +55,8 @@ def test_each_machine_pass_off_gives_the_same_bits(example, disabled):
 @pytest.mark.parametrize("example", KERNELS)
 def test_ir_round_trips_at_every_pass_boundary(example):
     spec = bench.EXAMPLES[example]
-    module = compile_file(str(EXAMPLES / example), defines=dict(spec["defines"]), signature=spec["signature"]).module
+    module = compile_file(str(EXAMPLES / example), kernel=spec.get("kernel"), defines=dict(spec["defines"]),
+                          signature=spec["signature"]).module
     texts = [print_ir(module)]
     run_pipeline(module, parse_pipeline(pipeline_for_level(3)), after_pass=lambda p, m: texts.append(print_ir(m)))
     assert len(texts) > 5
