@@ -117,3 +117,33 @@ def float_specials(X, Y, N, BLOCK: tl.constexpr):
     tl.store(Y + offs, y)
     one = tl.arange(0, 1)
     tl.store(Y + BLOCK + one, -float('inf') + m * 0 + tl.zeros((1,), tl.float32))
+
+
+@triton.jit
+def _clamped_add(a, b):
+    s = a + b
+    if s > 100:  # run-time control flow inside a combine function
+        s = 100
+    return s
+
+
+@triton.jit
+def combine_with_if(X, Y, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    tl.store(Y + offs, tl.associative_scan(tl.load(X + offs), 0, _clamped_add))
+
+
+@triton.jit
+def reduce_in_loop(X, Y, M, N: tl.constexpr, ROWS: tl.constexpr):
+    # per chunk of ROWS rows: each row's argmax pair, accumulated across the chunks
+    cols = tl.arange(0, N)
+    best = tl.full((ROWS,), -float("inf"), tl.float32)
+    best_i = tl.zeros((ROWS,), tl.int32)
+    for start in range(0, M, ROWS):
+        rows = start + tl.arange(0, ROWS)
+        x = tl.load(X + rows[:, None] * N + cols[None, :], mask=(rows < M)[:, None], other=-float("inf"))
+        v, i = tl.reduce((x, tl.broadcast_to(cols[None, :], (ROWS, N))), 1, _argmax_combine)
+        take = v > best
+        best = tl.where(take, v, best)
+        best_i = tl.where(take, rows * N + i, best_i)   # flat index of the element
+    tl.store(Y + tl.arange(0, ROWS), best_i)

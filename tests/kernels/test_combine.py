@@ -116,3 +116,25 @@ def test_ir_round_trip_and_verifier():
     bad = text.replace('(%x, %idx) {axis = 1}', '(%x, %idx) {axis = 2}')
     with pytest.raises(CompileError, match="axis 2 is out of range for a block of rank 2"):
         verify_module(parse_ir(bad))
+
+
+@pytest.mark.parametrize("M", [8, 13])
+def test_reduce_inside_a_loop(tmp_path, M):
+    N, ROWS = 16, 4
+    x = np.random.default_rng(M).standard_normal((M, N)).astype(np.float32)
+    out = _run(tmp_path, "reduce_in_loop", "*fp32,*i32,i32",
+               {"X": x.ravel(), "Y": np.zeros(ROWS, np.int32), "M": np.array(M, np.int32)}, N=N, ROWS=ROWS)
+    # lane j sees rows j, j + ROWS, ...; it keeps the first row with the largest maximum
+    want = []
+    for j in range(ROWS):
+        best = max(range(j, M, ROWS), key=lambda r: (x[r].max(), -r))
+        want.append(best * N + int(x[best].argmax()))
+    np.testing.assert_array_equal(out["Y"], want)
+
+
+def test_control_flow_in_a_combine_function_is_reported():
+    with pytest.raises(CompileError) as info:
+        build("combine_with_if", "*i32,*i32", path=K, N=8)
+    assert info.value.message == "'scf.if' inside a combine function is not supported yet"
+    assert info.value.loc.line == K.read_text().splitlines().index("    if s > 100:  # run-time control flow "
+                                                                  "inside a combine function") + 1
