@@ -144,6 +144,8 @@ def compile_kernel(path: str, opts: Options, stop_after: str = "bin") -> Compila
     from mtiacc.asm.elf import build_elf
     program = assemble(asm.text, filename=f"<asm of {fe.kernel}>")
     out.meta = build_meta(fe, target, grid, asm.lmem_bytes)
+    if asm.strings:  # tl.device_print / tl.device_assert entries, indexed by mtia.print / mtia.assert
+        out.meta["strings"] = asm.strings
     # Local labels (.L*) stay out of the symbol table, as GNU as leaves them out.
     symbols = {k: v for k, v in program.symbols.items() if not k.startswith(".L")}
     out.binary = build_elf(program.code, entry_symbol=fe.kernel, symbols=symbols,

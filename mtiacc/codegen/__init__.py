@@ -44,6 +44,7 @@ class AsmResult:
     text: str
     lmem_bytes: int   # local memory the kernel uses: arguments and blocks (the stack aside)
     frame_bytes: int
+    strings: list = dataclasses.field(default_factory=list)  # meta["strings"]: debug print/assert entries
 
 
 def _insert_frame(fn, target: Target) -> None:
@@ -74,7 +75,8 @@ def generate(module: O.ModuleOp, target: Target, source_file: str,
     if machine_hook is not None:
         machine_hook(fn)
     _insert_frame(fn, target)
-    return AsmResult(emit_function(fn, source_file, source_lines), lw.lmem.high_water, fn.frame_bytes)
+    return AsmResult(emit_function(fn, source_file, source_lines), lw.lmem.high_water, fn.frame_bytes,
+                     lw.strings)
 
 
 __all__ = ["generate", "AsmResult", "Mem", "MACHINE_PASSES", "format_machine"]

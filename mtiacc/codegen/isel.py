@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Dict, List, Set
 
 from mtiacc.codegen import blocks, casts, control, mathlib, memory
-from mtiacc.codegen import fused, ndblocks
+from mtiacc.codegen import debug, fused, ndblocks
 from mtiacc.codegen import reduce_region
 from mtiacc.codegen.lmem import Buffer, LocalMemory
 from mtiacc.codegen.mir import MBuilder, Mem, MFunction, VReg
@@ -40,6 +40,8 @@ class Lowering:
         self.lmem = LocalMemory(base, target.lmem_bytes - target.stack_bytes)
         self.keep: Set[int] = set()
         self.pending_dma_in = False  # a DMA-in was issued and not yet waited for
+        self.strings: List[dict] = []  # meta["strings"]: tl.device_print / tl.device_assert entries
+        self.prints = False  # the kernel prints: mtia.flush before it returns
 
     # ---- operands
     def get(self, v: Value) -> VReg:
@@ -100,6 +102,9 @@ class Lowering:
                 if id(op.result) in demanded:
                     for v in memory.needs_buffers(op):
                         need(v, i)
+            elif debug.handles(op):  # tt.print / tt.assert read every operand
+                for v in op.operands:
+                    need(v, i)
             elif isinstance(op, FusedElementwiseOp):
                 if any(id(r) in demanded for r in op.results):
                     for v in op.operands:
@@ -136,6 +141,8 @@ class Lowering:
             self.emit(op)
         b.loc = ops[-1].loc if ops else self.func.loc
         b("mtia.dma.wait", comment="stores complete before the program ends")
+        if self.prints:
+            b("mtia.flush", comment="printed lines, in program-id order")
         b("ret")
         return self.fn
 
@@ -199,6 +206,9 @@ class Lowering:
             for v in memory.needs_buffers(op):
                 if v is op.value:
                     self.keep.update(ndblocks.alias_chain(v))
+            return
+        if debug.handles(op):  # tl.device_print / tl.device_assert
+            debug.lower(self, op)
             return
         if reduce_region.is_combine(op):  # tl.reduce / tl.associative_scan with a combine function
             reduce_region.lower_combine(self, op)

@@ -55,7 +55,7 @@ Operand = Union[VReg, str, int, Label, Mem, VMem]
 # Mnemonics whose first operand is read, not written (stores, branches, DMA).
 _NO_DEF = ("sb", "sh", "sw", "sd", "fsw", "beq", "bne", "blt", "bge", "bltu", "bgeu", "beqz", "bnez",
            "blez", "bgez", "bltz", "bgtz", "bgt", "ble", "bgtu", "bleu", "j", "jr", "ret",
-           "mtia.dma.in", "mtia.dma.out", "mtia.dma.wait")
+           "mtia.dma.in", "mtia.dma.out", "mtia.dma.wait", "mtia.print", "mtia.assert", "mtia.flush")
 
 
 @dataclasses.dataclass

@@ -75,7 +75,7 @@ def effects(ins: MInstr) -> Effects:
         defs.add("VTYPE")
     elif timing.startswith("V"):
         uses.add("VTYPE")
-    if family in ("dma", "dma_wait") or timing in ("Store", "VStore"):
+    if family in ("dma", "dma_wait", "debug") or timing in ("Store", "VStore"):  # debug: reads its table
         defs.add("MEM")
         uses.add("MEM")
     elif timing in ("Load", "VLoad"):

@@ -203,6 +203,10 @@ METHODS.update(lang_shapes.METHODS)
 from mtiacc.frontend import control  # noqa: E402
 LANGUAGE.update(control.BUILTINS)
 
+# tl.device_print / tl.device_assert (lang_debug.py).
+from mtiacc.frontend import lang_debug  # noqa: E402
+LANGUAGE.update(lang_debug.LANGUAGE)
+
 TRITON: Dict[str, object] = {
     "jit": JIT,
     "language": ModuleRef("triton.language"),
