@@ -12,6 +12,10 @@ loop; an associative combiner gives the same result as Triton's tree.
 
 The region must be straight-line scalar code (what a combine function becomes after inlining);
 control flow inside it is reported as not supported yet.
+
+When the operands are 32-bit and every region op has a vector form (arithmetic, comparisons,
+selects, mask logic, constants), the same loops run VLEN/32 kept positions at a time instead
+(``lower_combine_vector`` below); reductions to a scalar and the rest take the scalar loop.
 """
 from __future__ import annotations
 
@@ -65,6 +69,8 @@ def _combine(lw, op, accs: List[VReg], xs: List[VReg], elems) -> None:
 
 
 def lower_combine(lw, op) -> None:
+    if op.results[0].type.is_block() and _vector_ok(op):
+        return lower_combine_vector(lw, op)
     b: MBuilder = lw.b
     srcs = list(op.operands)
     is_scan = isinstance(op, ScanOp)
@@ -142,5 +148,220 @@ def lower_combine(lw, op) -> None:
     src_steps = [[R * inner * s, s] for s in sizes]
     dst_steps = [[(R * inner if is_scan else inner) * s, s] for s in sizes]
     nest(b, [outer, inner], ptrs, src_steps + dst_steps, position)
+    for t in temps:
+        lw.lmem.free(t)
+
+
+# --------------------------------------------------------------------------- the vector path
+#
+# When every element type is 32 bits and the region is made of ops with a vector form, the kept
+# positions are processed VLEN/32 at a time (e32, LMUL 1): each region value gets its own vector
+# register (v1..v31; v0 is the mask of a select), i1 values live as masks.  Lanes are the innermost
+# kept positions: contiguous when the axis is not the last one (``inner > 1``), else the rows,
+# ``R`` elements apart (strided loads ``vlse32``).  The order of combination per position is the
+# scalar path's, so both give the same bits.
+
+_CMP_I1 = {"eq": "vmxnor.mm", "ne": "vmxor.mm"}
+
+
+def _vector_ok(op) -> bool:
+    from mtiacc.codegen.blocks import FLOAT_COMPARE, INT_COMPARE, VECTOR_BINARY
+    from mtiacc.ir import ops as O
+    from mtiacc.ir.types import FloatType, IntType
+    def w32(t):
+        return (isinstance(t, FloatType) and t.kind == "f32") or (isinstance(t, IntType) and t.width == 32)
+    if not all(w32(s.type.element_type) for s in op.operands):
+        return False
+    block = op.regions[0].blocks[0]
+    count = len(block.args)
+    local = {id(a) for a in block.args}
+    for inner in block.ops:
+        if any(id(v) not in local for v in inner.operands):
+            return False  # a value from outside the region (cse may share a constant): scalar path
+        local.update(id(r) for r in inner.results)
+    for inner in block.ops[:-1]:
+        if inner.regions or len(inner.results) != 1:
+            return False
+        t = inner.result.type
+        if isinstance(inner, O.ConstantOp):
+            ok = w32(t) or t.is_bool()
+        elif type(inner) in VECTOR_BINARY:
+            ok = w32(t) and type(inner) not in (O.DivSIOp, O.DivUIOp, O.RemSIOp, O.RemUIOp) or \
+                (t.is_bool() and isinstance(inner, (O.AndIOp, O.OrIOp, O.XOrIOp)))
+        elif isinstance(inner, O.CmpFOp):
+            ok = inner.predicate in FLOAT_COMPARE and w32(inner.lhs.type)
+        elif isinstance(inner, O.CmpIOp):
+            ok = (inner.predicate in INT_COMPARE and w32(inner.lhs.type)) or \
+                (inner.predicate in _CMP_I1 and inner.lhs.type.is_bool())
+        elif isinstance(inner, O.SelectOp):
+            ok = w32(t)
+        else:
+            ok = False
+        if not ok:
+            return False
+        count += 1
+    return count + len(op.operands) <= 30  # + temporaries for the final moves
+
+
+def _vector_region(lw, op, vregs, consts) -> List[str]:
+    """The region's ops on vector registers; returns the registers of its results."""
+    from mtiacc.codegen.blocks import FLOAT_COMPARE, INT_COMPARE, VECTOR_BINARY
+    from mtiacc.ir import ops as O
+    b: MBuilder = lw.b
+    block = op.regions[0].blocks[0]
+    for inner in block.ops[:-1]:
+        d = vregs[id(inner.result)]
+        if isinstance(inner, O.ConstantOp):
+            continue  # splatted at the top of the chunk
+        if isinstance(inner, O.SelectOp):
+            b("vmand.mm", "v0", vregs[id(inner.cond)], vregs[id(inner.cond)])
+            b("vmerge.vvm", d, vregs[id(inner.false_value)], vregs[id(inner.true_value)], "v0")
+            continue
+        lhs, rhs = vregs[id(inner.lhs)], vregs[id(inner.rhs)]
+        if type(inner) in VECTOR_BINARY:
+            if inner.result.type.is_bool():
+                mn = {O.AndIOp: "vmand.mm", O.OrIOp: "vmor.mm", O.XOrIOp: "vmxor.mm"}[type(inner)]
+            else:
+                mn = VECTOR_BINARY[type(inner)]
+            b(mn, d, lhs, rhs)
+            continue
+        if isinstance(inner, O.CmpIOp) and inner.lhs.type.is_bool():
+            b(_CMP_I1[inner.predicate], d, lhs, rhs)
+            continue
+        table = FLOAT_COMPARE if isinstance(inner, O.CmpFOp) else INT_COMPARE
+        mn, swap = table[inner.predicate]
+        b(mn, d, rhs, lhs) if swap else b(mn, d, lhs, rhs)
+    return [vregs[id(v)] for v in block.terminator.values]
+
+
+def lower_combine_vector(lw, op) -> None:
+    from mtiacc.codegen.mir import VMem
+    from mtiacc.codegen.scalar import constant
+    from mtiacc.ir import ops as O
+    b: MBuilder = lw.b
+    srcs = list(op.operands)
+    n = len(srcs)
+    is_scan = isinstance(op, ScanOp)
+    reverse = bool(op.attrs.get("reverse", False)) if is_scan else False
+    shape, a = srcs[0].type.shape, op.axis
+    outer = 1
+    for d in shape[:a]:
+        outer *= d
+    R = shape[a]
+    inner = 1
+    for d in shape[a + 1:]:
+        inner *= d
+    addrs = [_source_addr(lw, s) for s in srcs]
+    dsts, temps = [], []
+    for r in op.results:
+        if id(r) in lw.demanded:
+            dsts.append(lw.alloc(r).offset)
+        else:
+            t = lw.lmem.alloc(r.type.numel * 4, "unused reduction result", op.loc)
+            temps.append(t)
+            dsts.append(t.offset)
+    # registers: a_k, b_k, then one per region value
+    block = op.regions[0].blocks[0]
+    vregs, nxt = {}, 1
+    for arg in block.args:
+        vregs[id(arg)] = f"v{nxt}"
+        nxt += 1
+    consts = []
+    for inner_op in block.ops[:-1]:
+        vregs[id(inner_op.result)] = f"v{nxt}"
+        nxt += 1
+        if isinstance(inner_op, O.ConstantOp):
+            consts.append(inner_op)
+    spare = [f"v{nxt + k}" for k in range(n)]
+    accs = [vregs[id(arg)] for arg in block.args[:n]]
+    xs = [vregs[id(arg)] for arg in block.args[n:]]
+    const_regs = {id(c): (None if c.result.type.is_bool() else constant(b, c.value, c.result.type)) for c in consts}
+    if inner > 1:   # lanes: the inner positions (contiguous); one pass per outer index
+        P, lanes, ls, step = outer, inner, 4, inner * 4
+        src_outer, dst_outer = R * inner * 4, (R * inner if is_scan else inner) * 4
+    else:           # lanes: the rows, R elements apart
+        P, lanes, ls, step = 1, outer, R * 4, 4
+        src_outer = dst_outer = 0
+    dst_ls = ls if is_scan else 4
+    first = (R - 1) * step if reverse else 0
+    axis_step = -step if reverse else step
+    ls_reg = b.li(ls, "lanestride") if ls != 4 else None
+    dls_reg = b.li(dst_ls, "lanestride") if dst_ls != 4 else None
+
+    def vload(reg, ptr):
+        b("vlse32.v", reg, VMem(ptr), ls_reg) if ls_reg is not None else b("vle32.v", reg, VMem(ptr))
+
+    def vstore(reg, ptr):
+        b("vsse32.v", reg, VMem(ptr), dls_reg) if dls_reg is not None else b("vse32.v", reg, VMem(ptr))
+
+    def per_outer(cur: List[VReg]) -> None:
+        sp, dp = [], []
+        for k in range(n):
+            p, q = b.x("p"), b.x("q")
+            b("mv", p, cur[k])
+            b("mv", q, cur[n + k])
+            sp.append(p)
+            dp.append(q)
+        left = b.li(lanes, "lanes")
+        top = b.new_label("vcombine")
+        b.label(top)
+        vl = b.x("vl")
+        b("vsetvli", vl, left, "e32, m1, ta, ma")
+        for c in consts:
+            reg = vregs[id(c.result)]
+            if c.result.type.is_bool():
+                b("vmxnor.mm" if c.value else "vmxor.mm", reg, reg, reg)
+            else:
+                b("vfmv.v.f" if c.result.type.is_float() else "vmv.v.x", reg, const_regs[id(c)])
+        ps, qs = [], []
+        for k in range(n):
+            p = b.x("p")
+            b("mv", p, sp[k])
+            add_step(b, p, first)
+            vload(accs[k], p)
+            ps.append(p)
+            if is_scan:
+                q = b.x("q")
+                b("mv", q, dp[k])
+                add_step(b, q, first)
+                vstore(accs[k], q)
+                qs.append(q)
+        if R > 1:
+            count = b.li(R - 1, "r")
+            rtop = b.new_label("vcombine_r")
+            b.label(rtop)
+            for k in range(n):
+                add_step(b, ps[k], axis_step)
+                vload(xs[k], ps[k])
+            outs = _vector_region(lw, op, vregs, consts)
+            if any(o in accs for o in outs):
+                for o, t in zip(outs, spare):
+                    b("vmv.v.v", t, o)
+                outs = spare
+            for acc, o in zip(accs, outs):
+                if acc != o:
+                    b("vmv.v.v", acc, o)
+            if is_scan:
+                for k in range(n):
+                    add_step(b, qs[k], axis_step)
+                    vstore(accs[k], qs[k])
+            b("addi", count, count, -1)
+            b("bnez", count, rtop)
+        if not is_scan:
+            for k in range(n):
+                vstore(accs[k], dp[k])
+        adv = b.x("adv")
+        b("slli", adv, vl, ls.bit_length() - 1)
+        for k in range(n):
+            b("add", sp[k], sp[k], adv)
+        if dst_ls != ls:
+            b("slli", adv, vl, dst_ls.bit_length() - 1)
+        for k in range(n):
+            b("add", dp[k], dp[k], adv)
+        b("sub", left, left, vl)
+        b("bnez", left, top)
+
+    ptrs = [b.li(x, "src") for x in addrs] + [b.li(d, "dst") for d in dsts]
+    nest(b, [P], ptrs, [[src_outer]] * n + [[dst_outer]] * n, per_outer)
     for t in temps:
         lw.lmem.free(t)

@@ -147,3 +147,15 @@ def reduce_in_loop(X, Y, M, N: tl.constexpr, ROWS: tl.constexpr):
         best = tl.where(take, v, best)
         best_i = tl.where(take, rows * N + i, best_i)   # flat index of the element
     tl.store(Y + tl.arange(0, ROWS), best_i)
+
+
+@triton.jit
+def reduce_argmax_rows_i64(X, V, I, M: tl.constexpr, N: tl.constexpr):
+    # 64-bit indices: the scalar path of codegen (the vector path takes 32-bit elements)
+    rows = tl.arange(0, M)
+    cols = tl.arange(0, N)
+    x = tl.load(X + rows[:, None] * N + cols[None, :])
+    idx = tl.broadcast_to(cols[None, :], (M, N)).to(tl.int64)
+    v, i = tl.reduce((x, idx), 1, _argmax_combine)
+    tl.store(V + rows, v)
+    tl.store(I + rows, i)

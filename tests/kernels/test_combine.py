@@ -27,6 +27,22 @@ def test_reduce_argmax_tuple(tmp_path, opt, M, N):
     np.testing.assert_array_equal(out["I"], x.argmax(1))
 
 
+@pytest.mark.parametrize("M, N", [(4, 8), (16, 64)])
+def test_vector_and_scalar_paths_agree(tmp_path, M, N):
+    """32-bit operands take the vector path (rows as strided lanes), 64-bit indices the scalar one."""
+    asm = compile_kernel(str(K), Options(kernel="reduce_argmax_rows", signature="*fp32,*fp32,*i32",
+                                         defines={"M": str(M), "N": str(N)}), stop_after="asm").asm_text
+    assert "vlse32.v" in asm
+    x = np.random.default_rng(N).integers(-3, 4, (M, N)).astype(np.float32)
+    data = {"X": x.ravel(), "V": np.zeros(M, np.float32)}
+    vec = _run(tmp_path, "reduce_argmax_rows", "*fp32,*fp32,*i32", {**data, "I": np.zeros(M, np.int32)}, M=M, N=N)
+    sca = _run(tmp_path, "reduce_argmax_rows_i64", "*fp32,*fp32,*i64", {**data, "I": np.zeros(M, np.int64)},
+               M=M, N=N)
+    np.testing.assert_array_equal(vec["V"], sca["V"])
+    np.testing.assert_array_equal(vec["I"], x.argmax(1))
+    np.testing.assert_array_equal(sca["I"], x.argmax(1))
+
+
 @pytest.mark.parametrize("M, N", [(4, 8), (8, 2)])
 def test_reduce_axis0_keepdims(tmp_path, M, N):
     rng = np.random.default_rng(1)
