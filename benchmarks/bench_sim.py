@@ -87,10 +87,28 @@ def bench(path: Path, defines, n, block, repeat, triton_python):
         data = inputs_for(program, n)
     except Exception as e:  # noqa: BLE001 - a benchmark reports and goes on
         return {"kernel": label, "skipped": str(e).splitlines()[0]}
-    row = {"kernel": f"{label} N={n} BLOCK_SIZE={block}"}
+    return measure(f"{label} N={n} BLOCK_SIZE={block}", path, comp.binary, program, data, repeat, triton_python)
+
+
+def bench_example(path: Path, repeat, triton_python):
+    """An example with its own inputs and launch grid (the table of benchmarks/bench_passes.py)."""
+    from benchmarks.bench_passes import EXAMPLES, build
+    spec = EXAMPLES[path.name]
+    binary = build(path.name, level=2)
+    program = load_program(binary)
+    data = spec["inputs"](spec["n"])
+    label = f"{path.name} n={spec['n']}" + "".join(f" {k}={v}" for k, v in spec["defines"].items())
+    return measure(label, path, binary, program, data, repeat, triton_python)
+
+
+def measure(label, path: Path, binary: bytes, program, data, repeat, triton_python):
+    from mtiasim.runner import resolve_grid
+    scalars = {k: v.item() for k, v in data.items() if np.ndim(v) == 0}
+    grid = [g for g in resolve_grid(program, None, scalars)]
+    row = {"kernel": label}
     with tempfile.TemporaryDirectory() as d:
         d = Path(d)
-        (d / "k.bin").write_bytes(comp.binary)
+        (d / "k.bin").write_bytes(binary)
         np.savez(d / "in.npz", **data)
         walls = []
         for _ in range(repeat):
@@ -112,7 +130,7 @@ def bench(path: Path, defines, n, block, repeat, triton_python):
                    ips=s.instructions / wall, cps=s.cycles / wall, sim_us=s.time_us)
         if triton_python:
             spec = {"path": str(path), "kernel": program.meta.get("kernel"), "npz": str(d / "in.npz"),
-                    "params": program.meta["params"], "grid": [-(-n // block)], "repeat": repeat,
+                    "params": program.meta["params"], "grid": grid, "repeat": repeat,
                     "out": str(d / "tri.npz"),
                     "constexprs": {k: v for k, v in program.meta.get("constexprs", {}).items()}}
             proc = subprocess.run([triton_python, "-c", TRITON_SCRIPT, json.dumps(spec)], capture_output=True,
@@ -139,9 +157,13 @@ def main(argv=None):
         print(f"(no Triton interpreter: {tp} cannot import triton and torch; set TRITON_PYTHON)")
         tp = None
     rows = []
+    from benchmarks.bench_passes import EXAMPLES
     for path in examples():
-        for defines in VARIANTS.get(path.name, [{}]):
-            rows.append(bench(path, defines, args.n, args.block, args.repeat, tp))
+        if path.name == "vector_add.py" or path.name not in EXAMPLES:
+            for defines in VARIANTS.get(path.name, [{}]):
+                rows.append(bench(path, defines, args.n, args.block, args.repeat, tp))
+        else:
+            rows.append(bench_example(path, args.repeat, tp))
     hdr = (f"{'kernel':<44} {'mtiasim run (s)':>15} {'run() (s)':>10} {'PE-instr/s':>12} {'sim cycles/s':>13} "
            f"{'triton interp (s)':>17} {'speedup':>8}")
     print(hdr)
