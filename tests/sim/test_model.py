@@ -229,3 +229,12 @@ def test_roofline_plot_without_matplotlib_is_a_clean_error(add_files, monkeypatc
     s = run(str(add_files / "add.bin"), add_inputs(1 << 16)).stats
     with pytest.raises(UserError, match="matplotlib"):
         roofline.plot(s, CFG, str(add_files / "r.png"))
+
+
+def test_roofline_plot_writes_a_png(add_files):
+    pytest.importorskip("matplotlib", reason="the plot extra is not installed: pip install -e '.[plot]'")
+    d = add_files
+    out = d / "roof.png"
+    proc = tool("roofline", d / "add.bin", "--inputs", d / "in.npz", "--plot", out)
+    assert proc.returncode == 0, proc.stderr
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and out.stat().st_size > 10_000
