@@ -59,3 +59,23 @@ def test_loop_carried_value_lives_through_the_loop():
     assert ivs[k.id].end >= branch_pos
     assert ivs[n.id].end >= branch_pos
     assert any(isinstance(x, LabelDef) for x in fn.items)
+
+
+def test_spilled_kernel_computes_the_right_value(tmp_path):
+    """The 30-parameter kernel of tests/filecheck/regalloc_spill.py spills; its result must not change."""
+    import numpy as np
+
+    from mtiacc.driver import Options, compile_kernel
+    from mtiasim.runner import run
+    from tests.conftest import ROOT
+    src = ROOT / "tests" / "filecheck" / "regalloc_spill.py"
+    comp = compile_kernel(str(src), Options(signature="*i32," + ",".join(["i32"] * 30), opt_level=1), "asm")
+    assert "# spill" in comp.asm_text
+    binary = compile_kernel(str(src), Options(signature="*i32," + ",".join(["i32"] * 30), opt_level=1)).binary
+    path = tmp_path / "k.bin"
+    path.write_bytes(binary)
+    rng = np.random.default_rng(3)
+    p = rng.integers(-1000, 1000, 30)
+    data = {"Out": np.zeros(1, np.int32), **{f"p{i}": np.array(p[i], np.int32) for i in range(30)}}
+    out = run(str(path), data, grid=(1,)).outputs["Out"]
+    assert out[0] == sum(int(p[i]) * (i + 3) for i in range(30))
