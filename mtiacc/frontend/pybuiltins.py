@@ -4,11 +4,12 @@
   special values (``"inf"``, ``"-inf"``, ``"nan"``, ``"+inf"``, ``"infinity"``, any case), as in
   ``other=-float("inf")`` or ``tl.full([B], float("-inf"), tl.float32)``.
 * ``int(x)``, ``bool(x)``: a constexpr conversion of a constant.
-* ``min(a, b, ...)``, ``max(a, b, ...)``, ``abs(x)``: on constexprs only (``tl.minimum`` and
-  ``tl.maximum`` are the run-time functions).
+* ``min(a, b, ...)``, ``max(a, b, ...)``, ``abs(x)``: Python's on constexprs; with run-time values,
+  ``tl.minimum``/``tl.maximum`` (left to right) and ``tl.abs``, as Triton's code generator maps them
+  (Inductor's GEMM templates write ``min(GROUP_M, grid_m - group_id * GROUP_M)``).
 
-A run-time value passed to any of them is an error at the call ("... needs a compile-time
-constant").
+A run-time value passed to ``float``/``int``/``bool`` is an error at the call ("... needs a
+compile-time constant").
 """
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from typing import Dict
 from mtiacc.diagnostics import CompileError
 from mtiacc.frontend.semantic import describe, is_const
 from mtiacc.frontend.values import Builtin
+from mtiacc.ir.core import Value
 
 _SPECIAL = {"inf": math.inf, "+inf": math.inf, "-inf": -math.inf, "infinity": math.inf,
             "+infinity": math.inf, "-infinity": -math.inf, "nan": math.nan, "+nan": math.nan,
@@ -61,25 +63,34 @@ def bool_(sem, x=False):
     return builtins.bool(x)
 
 
-def _extreme(fn: str, pick, args):
+def _extreme(sem, fn: str, pick, args):
     if len(args) == 1 and isinstance(args[0], tuple):
         args = args[0]
     if not args:
         raise CompileError(f"{fn}() needs at least one argument")
+    if all(is_const(a) for a in args):
+        return pick(args)
     for a in args:
-        _need_const(fn, a)
-    return pick(args)
+        if not (is_const(a) or isinstance(a, Value)):
+            raise CompileError(f"{fn}() needs numbers or values, got {describe(a)}")
+    out = args[0]  # with run-time values: tl.minimum / tl.maximum, left to right
+    for a in args[1:]:
+        out = sem.binary("minimum" if fn == "min" else "maximum", out, a)
+    return out
 
 
 def min_(sem, *args):
-    return _extreme("min", builtins.min, args)
+    return _extreme(sem, "min", builtins.min, args)
 
 
 def max_(sem, *args):
-    return _extreme("max", builtins.max, args)
+    return _extreme(sem, "max", builtins.max, args)
 
 
 def abs_(sem, x):
+    if isinstance(x, Value):
+        from mtiacc.frontend.language import LANGUAGE
+        return LANGUAGE["abs"].impl(sem, x)
     _need_const("abs", x)
     return builtins.abs(x)
 

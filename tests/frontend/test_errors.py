@@ -172,7 +172,7 @@ def test_bad_define(kernels):
     ("x = N and N", "`and` on run-time values is not supported yet; use `&` on booleans"),
     ("x = helper(N, 1)", "helper() takes 1 positional arguments but 2 were given"),
     ("x = plain(N)", "'plain' is a plain Python function; a kernel can only call triton.language functions"),
-    ("x = min(N, 2)", "the Python builtin `min` needs a compile-time constant, got a value of type i32"),
+    ("x = int(N)", "the Python builtin `int` needs a compile-time constant, got a value of type i32"),
     ("x = len(N)", "the Python builtin `len` is not supported in a kernel yet"),
     ("x = np.zeros(3)", "module 'numpy' cannot be used inside a kernel"),
     ("x = SHAPE + 1", "global 'SHAPE' is not a compile-time constant; a kernel may only use constant globals"),

@@ -159,3 +159,13 @@ def reduce_argmax_rows_i64(X, V, I, M: tl.constexpr, N: tl.constexpr):
     v, i = tl.reduce((x, idx), 1, _argmax_combine)
     tl.store(V + rows, v)
     tl.store(I + rows, i)
+
+
+@triton.jit
+def python_min_max(X, Y, N, G: tl.constexpr):
+    # Python's min/max/abs: constexpr folding, and tl.minimum/tl.maximum/tl.abs on run-time values
+    offs = tl.arange(0, 8)
+    x = tl.load(X + offs)
+    lim = min(G, N - 2)                   # run-time scalar
+    y = max(x, -lim, min(3, G)) + abs(-G)  # block, scalar, constexpr
+    tl.store(Y + offs, abs(y - 10))

@@ -154,3 +154,13 @@ def test_control_flow_in_a_combine_function_is_reported():
     assert info.value.message == "'scf.if' inside a combine function is not supported yet"
     assert info.value.loc.line == K.read_text().splitlines().index("    if s > 100:  # run-time control flow "
                                                                   "inside a combine function") + 1
+
+
+@pytest.mark.parametrize("n", [3, 9])
+def test_python_min_max_abs(tmp_path, n):
+    G = 4
+    x = np.arange(-8, 8, 2).astype(np.float32)
+    out = _run(tmp_path, "python_min_max", "*fp32,*fp32,i32",
+               {"X": x, "Y": np.zeros(8, np.float32), "N": np.array(n, np.int32)}, G=G)
+    lim = min(G, n - 2)
+    np.testing.assert_array_equal(out["Y"], np.abs(np.maximum(np.maximum(x, -lim), min(3, G)) + G - 10))
