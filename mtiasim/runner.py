@@ -270,15 +270,21 @@ def run(binary, inputs: Dict[str, np.ndarray], grid=None, args: Optional[Dict[st
             m = machines[P] = Machine(cfg, program, P, local_memory[:P], dram, timing, max_steps)
             if profile:
                 m.enable_profile()
+            if trace:
+                from .tracerec import enable_trace
+                enable_trace(m)
         m.dma.trace = [] if trace else None
         m.reset(np.arange(start, start + P), (gx, gy, gz), blob, args_base)
+        if trace:
+            m.recorder.reset()
         stats.steps += m.run()
         fin = finish_cycles(m)
         wave = ceil_cycles(float(fin.max()))
         _account_wave(stats, m, P, fin, wave)
         if waves is not None:
             waves.append({"offset": cycles, "start": start, "P": P, "finish": fin.copy(), "cycles": wave,
-                          "dma": m.dma.trace_events(), "segments": [list(tl.segs) for tl in m.dma.lines]})
+                          "dma": m.dma.trace_events(), "segments": [list(tl.segs) for tl in m.dma.lines],
+                          "vector": m.recorder.vector_spans(), "dma_wait": m.recorder.wait_spans()})
         stats.wave_cycles.append(wave)
         stats.wave_pes.append(P)
         cycles += wave

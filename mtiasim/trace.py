@@ -12,7 +12,7 @@ import json
 from .dma import LEVELS
 
 CHIP_PID = 1000
-TIDS = {"core": 1, "dma": 2}
+TIDS = {"core": 1, "dma": 2, "vector": 3}
 
 
 def build_trace(stats, waves, cfg) -> list:
@@ -22,11 +22,13 @@ def build_trace(stats, waves, cfg) -> list:
           {"ph": "X", "name": "job launch", "cat": "launch", "pid": CHIP_PID, "tid": 0, "ts": 0.0,
            "dur": stats.launch_cycles * us}]
     pes = max((w["P"] for w in waves), default=0)
+    vector_pes = {int(p) for w in waves for p, *_ in w.get("vector", ())}
     for p in range(pes):
         ev.append({"ph": "M", "name": "process_name", "pid": p, "tid": 0, "args": {"name": f"PE {p}"}})
         ev.append({"ph": "M", "name": "process_sort_index", "pid": p, "tid": 0, "args": {"sort_index": p}})
         for name, tid in TIDS.items():
-            ev.append({"ph": "M", "name": "thread_name", "pid": p, "tid": tid, "args": {"name": name}})
+            if name != "vector" or p in vector_pes:
+                ev.append({"ph": "M", "name": "thread_name", "pid": p, "tid": tid, "args": {"name": name}})
     for k, w in enumerate(waves):
         off = w["offset"]
         ev.append({"ph": "X", "name": f"wave {k}", "cat": "wave", "pid": CHIP_PID, "tid": 0, "ts": off * us,
@@ -42,6 +44,13 @@ def build_trace(stats, waves, cfg) -> list:
             ev.append({"ph": "X", "name": f"dma {LEVELS[lv]} {int(n)} B", "cat": "dma", "pid": int(p),
                        "tid": TIDS["dma"], "ts": (off + t0) * us, "dur": (t1 - t0) * us,
                        "args": {"bytes": int(n), "level": LEVELS[lv]}})
+        for p, t0, t1, busy in w.get("vector", ()):
+            ev.append({"ph": "X", "name": "vector", "cat": "vector", "pid": int(p), "tid": TIDS["vector"],
+                       "ts": (off + t0) * us, "dur": (t1 - t0) * us,
+                       "args": {"busy_cycles": busy, "utilization": busy / (t1 - t0) if t1 > t0 else 1.0}})
+        for p, t0, stall in w.get("dma_wait", ()):
+            ev.append({"ph": "X", "name": "dma wait", "cat": "dma_wait", "pid": int(p), "tid": TIDS["core"],
+                       "ts": (off + t0) * us, "dur": stall * us, "args": {"stall_cycles": stall}})
         for lv, segs in enumerate(w["segments"]):
             for a, b, r in segs:
                 ev.append({"ph": "C", "name": f"{LEVELS[lv]} GB/s", "pid": CHIP_PID, "tid": 0, "ts": (off + a) * us,
