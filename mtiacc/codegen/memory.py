@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Optional
 
 from mtiacc.codegen import gather
+from mtiacc.ir import axis_info
 from mtiacc.codegen.affine import Affine, pointer_affine, prefix_count
 from mtiacc.codegen.blocks import lower_elementwise, lower_fill
 from mtiacc.codegen.mir import MBuilder, Mem, VReg
@@ -89,6 +90,9 @@ class Access:
         self.pointer = pointer_affine(ptr) if ptr.type.is_block() else None
         self.prefix = prefix_count(mask) if mask is not None else None
         self.has_mask = mask is not None
+        # A mask that axis-info proves equal over the whole block (e.g. a splat of `pid < M`): the
+        # access is all or nothing, one DMA guarded by the mask's first element.
+        self.uniform = self.has_mask and self.prefix is None and axis_info.is_uniform(mask)
 
     @property
     def structured(self) -> bool:
@@ -125,9 +129,15 @@ def _transfer(lw, op, acc: Access, dram_start: VReg, lmem_addr: int, direction: 
     mnemonic = "mtia.dma.in" if direction == "in" else "mtia.dma.out"
     local = b.li(lmem_addr, "lmem")
     count = None
-    if acc.contiguous and (not acc.has_mask or acc.prefix is not None):
-        if acc.prefix is not None:
-            count = clamp(lw, affine_scalar(lw, acc.prefix), n)
+    if acc.contiguous and (not acc.has_mask or acc.prefix is not None or acc.uniform):
+        if acc.prefix is not None or acc.uniform:
+            if acc.uniform:  # all n elements when the mask's first element is set, else none
+                first = b.x("m")
+                b("lbu", first, Mem(b.li(lw.buffer(op.mask).offset), 0))
+                count = b.x("count")
+                b("mul", count, first, b.li(n))
+            else:
+                count = clamp(lw, affine_scalar(lw, acc.prefix), n)
             nbytes = b.x("bytes")
             b("slli", nbytes, count, esize.bit_length() - 1)
             skip = b.new_label("nodma")
