@@ -288,6 +288,9 @@ class Semantic:
             need = "floating-point" if name == "truediv" else "integer"
             raise CompileError(f"`{symbol}` needs {need} operands, got {ty}")
         a, b = self.broadcast(self.to_type(a, ty), self.to_type(b, ty))
+        if name == "mod" and ty.is_float():  # C fmod, expanded to exact integer arithmetic
+            from mtiacc.frontend.lang_math import fmod
+            return fmod(self, a, b)
         if ty == bf16:  # bf16 arithmetic: compute in f32 and round back (as Triton's backends do)
             wide = self.emit(cls.get(self.cast(a, f32), self.cast(b, f32)))
             return self.cast(wide, bf16)

@@ -5,7 +5,8 @@ One kernel per dtype pair computes every operator defined for the pair on a batc
 values first) and stores each result in its own output.  The reference promotes with Triton's documented
 rules (``promote`` below, written from the "Triton Semantics" page, independently of mtiacc's code), computes
 integers exactly in Python and wraps them, divides and takes remainders with C's signs, and computes bf16 in
-f32 rounded back to bf16.  The default run takes every same-type pair and a deterministic sample of mixed
+f32 rounded back to bf16; ``%`` on floats is C's ``fmod`` (exact, the sign of the
+dividend) and ``tl.umulhi`` is the high half of the unsigned 64-bit product.  The default run takes every same-type pair and a deterministic sample of mixed
 pairs; ``-m slow`` runs all of them.
 """
 import numpy as np
@@ -38,8 +39,8 @@ def promote(a: str, b: str) -> str:
 
 def ops_for(t: str):
     if is_float(t):
-        return [o for o in ARITH if o not in ("//", "%", "&", "|", "^", "<<", ">>")]
-    return ARITH
+        return [o for o in ARITH if o not in ("//", "&", "|", "^", "<<", ">>")]
+    return ARITH + (["umulhi"] if t in ("int32", "uint32") else [])
 
 
 def result_type(op: str, t: str) -> str:
@@ -51,7 +52,7 @@ def result_type(op: str, t: str) -> str:
 
 
 def expr(op: str) -> str:
-    if op in ("minimum", "maximum"):
+    if op in ("minimum", "maximum", "umulhi"):
         return f"tl.{op}(x, z)"
     if op in ("<<", ">>"):
         return f"x {op} s"
@@ -83,7 +84,9 @@ def _int_ref(op: str, xs, zs, ss, t: str):
     out = []
     for x, z, s in zip(xs, zs, ss):
         x, z, s = int(x), int(z), int(s)
-        if op in ("//", "%"):
+        if op == "umulhi":  # the high half of the unsigned 64-bit product
+            v = ((x & 0xFFFFFFFF) * (z & 0xFFFFFFFF)) >> 32
+        elif op in ("//", "%"):
             q = abs(x) // abs(z) * (1 if (x < 0) == (z < 0) else -1)
             v = q if op == "//" else x - q * z
         else:
@@ -102,7 +105,7 @@ def _float_ref(op: str, x: np.ndarray, z: np.ndarray, t: str):
     if op in COMPARES:
         return {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b, "==": a == b, "!=": a != b}[op]
     with np.errstate(all="ignore"):
-        r = {"+": a + b, "-": a - b, "*": a * b, "/": a / b, "minimum": np.minimum(a, b),
+        r = {"+": a + b, "-": a - b, "*": a * b, "/": a / b, "%": np.fmod(a, b), "minimum": np.minimum(a, b),
              "maximum": np.maximum(a, b)}[op]
     return f32_to_bf16(r) if t == "bfloat16" else r.astype(ct)
 

@@ -36,7 +36,7 @@ UNARY = {
     "tl.log2": (np.log2, 2, 1e6), "tl.sqrt": (np.sqrt, 0, 1e6), "tl.sqrt_rn": (np.sqrt, 0, 1e6),
     "tl.rsqrt": (lambda v: 1 / np.sqrt(v), 1, 1e6), "tl.sin": (np.sin, 2, 1e5),
     "tl.cos": (np.cos, 2, 1e5), "tl.abs": (np.abs, 0, 1e6), "tl.floor": (np.floor, 0, 1e7),
-    "tl.ceil": (np.ceil, 0, 1e7), "tl.erf": (_erf, 2, 5), "libdevice.tanh": (np.tanh, 2, 12),
+    "tl.ceil": (np.ceil, 0, 1e7), "tl.erf": (_erf, 2, 5), "libdevice.tanh": (np.tanh, 3, 12),
     "libdevice.log1p": (np.log1p, 2, 1e4), "libdevice.expm1": (np.expm1, 2, 90),
     "libdevice.trunc": (np.trunc, 0, 1e7), "libdevice.rint": (np.rint, 0, 1e7),
     "tl_math.exp": (np.exp, 1, 100), "tl.math.log": (np.log, 1, 1e6),
