@@ -279,12 +279,15 @@ def run(binary, inputs: Dict[str, np.ndarray], grid=None, args: Optional[Dict[st
             m.recorder.reset()
         stats.steps += m.run()
         fin = finish_cycles(m)
+        if trace:
+            m.recorder.close_lines(m.cyc)
         wave = ceil_cycles(float(fin.max()))
         _account_wave(stats, m, P, fin, wave)
         if waves is not None:
             waves.append({"offset": cycles, "start": start, "P": P, "finish": fin.copy(), "cycles": wave,
                           "dma": m.dma.trace_events(), "segments": [list(tl.segs) for tl in m.dma.lines],
-                          "vector": m.recorder.vector_spans(), "dma_wait": m.recorder.wait_spans()})
+                          "vector": m.recorder.vector_spans(), "dma_wait": m.recorder.wait_spans(),
+                          "lines": m.recorder.line_spans()})
         stats.wave_cycles.append(wave)
         stats.wave_pes.append(P)
         cycles += wave
@@ -320,7 +323,7 @@ def run(binary, inputs: Dict[str, np.ndarray], grid=None, args: Optional[Dict[st
     events = None
     if waves is not None:
         from .trace import build_trace
-        events = build_trace(stats, waves, cfg)
+        events = build_trace(stats, waves, cfg, program._source)
     return RunResult(outputs, stats, events, prof, program, counts)
 
 

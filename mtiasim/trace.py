@@ -15,8 +15,19 @@ CHIP_PID = 1000
 TIDS = {"core": 1, "dma": 2, "vector": 3}
 
 
-def build_trace(stats, waves, cfg) -> list:
+def line_name(line: int, source) -> str:
+    if line <= 0:
+        return "(no source line)"
+    text = " ".join(str(source.get(line, "")).split())
+    if len(text) > 60:
+        text = text[:57] + "..."
+    return f"line {line}: {text}" if text else f"line {line}"
+
+
+def build_trace(stats, waves, cfg, source=None) -> list:
     us = 1e6 / cfg.clock_hz
+    source = source or {}
+    names = {}
     ev = [{"ph": "M", "name": "process_name", "pid": CHIP_PID, "tid": 0, "args": {"name": "chip"}},
           {"ph": "M", "name": "thread_name", "pid": CHIP_PID, "tid": 0, "args": {"name": "job"}},
           {"ph": "X", "name": "job launch", "cat": "launch", "pid": CHIP_PID, "tid": 0, "ts": 0.0,
@@ -48,6 +59,10 @@ def build_trace(stats, waves, cfg) -> list:
             ev.append({"ph": "X", "name": "vector", "cat": "vector", "pid": int(p), "tid": TIDS["vector"],
                        "ts": (off + t0) * us, "dur": (t1 - t0) * us,
                        "args": {"busy_cycles": busy, "utilization": busy / (t1 - t0) if t1 > t0 else 1.0}})
+        for p, line, t0, t1 in w.get("lines", ()):
+            name = names.get(line) or names.setdefault(line, line_name(line, source))
+            ev.append({"ph": "X", "name": name, "cat": "line", "pid": int(p), "tid": TIDS["core"],
+                       "ts": (off + t0) * us, "dur": (t1 - t0) * us, "args": {"line": int(line)}})
         for p, t0, stall in w.get("dma_wait", ()):
             ev.append({"ph": "X", "name": "dma wait", "cat": "dma_wait", "pid": int(p), "tid": TIDS["core"],
                        "ts": (off + t0) * us, "dur": stall * us, "args": {"stall_cycles": stall}})

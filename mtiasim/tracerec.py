@@ -41,6 +41,12 @@ class WaveRecorder:
         self.closed: List[tuple] = []           # (slots, starts, ends, busy) arrays
         self.u_waits: List[tuple] = []          # (start, stall) of every PE
         self.waits: List[tuple] = []            # (slots, starts, stalls) arrays
+        self.l_uniform = True
+        self.u_line = None                      # (line, start) of the open source-line span, all PEs
+        self.u_lines: List[tuple] = []          # closed (line, start, end) of every PE
+        self.line = np.full(P, -1, np.int64)    # per PE: the open span's line (-1: none), its start
+        self.line_s = np.zeros(P)
+        self.lines: List[tuple] = []            # (slots, lines, starts, ends) arrays
 
     # vector unit --------------------------------------------------------------------------------------------
     def vector_uniform(self, s: float, e: float, busy: float):
@@ -87,6 +93,51 @@ class WaveRecorder:
         k = stall > 0
         if k.any():
             self.waits.append((idx[k], s[k], stall[k]))
+
+    # source lines -------------------------------------------------------------------------------------------
+    def line_uniform(self, line: int, t: float):
+        o = self.u_line
+        if o is not None:
+            self.u_lines.append((o[0], o[1], t))
+        self.u_line = (line, t)
+
+    def line_change(self, g, line: int, t):
+        if self.l_uniform:
+            self.l_uniform = False
+            if self.u_line is not None:
+                self.line[:], self.line_s[:] = self.u_line
+                self.u_line = None
+        idx = group_slots(g, self.P)
+        t = np.broadcast_to(np.asarray(t, float), idx.shape)
+        cur = self.line[idx]
+        ch = cur != line
+        if not ch.any():
+            return
+        idx, t, cur = idx[ch], t[ch], cur[ch]
+        o = cur >= 0
+        if o.any():
+            self.lines.append((idx[o], cur[o], self.line_s[idx[o]], t[o]))
+        self.line[idx] = line
+        self.line_s[idx] = t
+
+    def close_lines(self, end):
+        """At the wave's end: the open line spans end at each program's last issue ``end`` ([P])."""
+        if self.u_line is not None:
+            line, s = self.u_line
+            self.u_line = None
+            self.lines.append((np.arange(self.P), np.full(self.P, line), np.full(self.P, s), np.asarray(end, float)))
+        o = self.line >= 0
+        if o.any():
+            idx = np.flatnonzero(o)
+            self.lines.append((idx, self.line[idx], self.line_s[idx], np.asarray(end, float)[idx]))
+            self.line[idx] = -1
+
+    def line_spans(self):
+        """``(slot, line, start, end)`` rows of the whole wave (after :meth:`close_lines`)."""
+        out = [(p, ln, s, e) for ln, s, e in self.u_lines for p in range(self.P)]
+        for idx, ln, s, e in self.lines:
+            out.extend(zip(idx.tolist(), ln.tolist(), s.tolist(), e.tolist()))
+        return [r for r in out if r[3] > r[2]]
 
     # results ------------------------------------------------------------------------------------------------
     def vector_spans(self):
@@ -155,6 +206,18 @@ def enable_trace(m) -> WaveRecorder:
             return r
         return wex
 
+    def wrap_line(ex, line):
+        def lex(g):
+            if rec.l_uniform and g.__class__ is slice and ts.on:
+                o = rec.u_line
+                if o is None or o[0] != line:
+                    rec.line_uniform(line, ts.cyc)
+                return ex(g)
+            ts.materialize()
+            rec.line_change(g, line, cyc[g])
+            return ex(g)
+        return lex
+
     execs = list(m.execs)
     for k, d in enumerate(m.program.decoded):
         if d is None:
@@ -163,6 +226,11 @@ def enable_trace(m) -> WaveRecorder:
             execs[k] = wrap_wait(execs[k])
         elif m.timing is not None and m.timing.is_vector_class(d.spec.timing):
             execs[k] = wrap_vector(execs[k])
-    m.execs = execs
+    prog = m.program
+    lines = []
+    for k in range(len(execs)):
+        loc, _ = prog.location(prog.text_base + 4 * k)
+        lines.append(loc.line if loc is not None else 0)
+    m.execs = [wrap_line(ex, ln) for ex, ln in zip(execs, lines)]
     m.recorder = rec
     return rec

@@ -143,3 +143,44 @@ def test_array_path_records_the_same_trace_as_the_fast_path(add_bin, monkeypatch
 def test_untraced_runs_bind_no_recorder(add_bin):
     r = run(add_bin, add_inputs(1000))
     assert r.trace is None
+
+
+def line_cycles(r):
+    """Core cycles per source line from the trace's line spans (all PEs)."""
+    out = {}
+    for e in r.trace:
+        if e.get("cat") == "line":
+            out[e["args"]["line"]] = out.get(e["args"]["line"], 0.0) + e["dur"] * cpu(r)
+    return out
+
+
+@pytest.mark.parametrize("kernel", ["add", "ragged"])
+def test_source_line_spans_tile_the_core_time_and_agree_with_the_profile(add_bin, ragged_bin, kernel):
+    from mtiasim.profile import attribute
+    if kernel == "add":
+        r = run(add_bin, add_inputs(70_000), trace=True, profile=True)
+    else:
+        r = run(ragged_bin, ragged_inputs(70), grid=(70,), trace=True, profile=True)
+    check_trace(r, cpu(r))
+    lines = [e for e in r.trace if e.get("cat") == "line"]
+    s = r.stats
+    for p in range(len(s.pe_programs)):
+        spans = sorted((e["ts"], e["ts"] + e["dur"]) for e in lines if e["pid"] == p)
+        assert all(a[1] <= b[0] + 1e-6 for a, b in zip(spans, spans[1:]))
+        busy = s.pe_core[p] + s.pe_stalls["dependence"][p] + s.pe_stalls["structural"][p] + s.pe_stalls["dma_wait"][p]
+        assert sum(b - a for a, b in spans) * cpu(r) == pytest.approx(busy, rel=1e-6)
+    # per line, the same cycles as `mtiasim profile`
+    prof = {k: v for k, v in attribute(r).lines.items() if v}
+    got = line_cycles(r)
+    assert set(got) == set(prof)
+    for k in prof:
+        assert got[k] == pytest.approx(prof[k], rel=1e-6), k
+    # every dma wait lies inside a span of its own PE's source line
+    for w in (e for e in r.trace if e.get("cat") == "dma_wait"):
+        assert any(e["pid"] == w["pid"] and e["ts"] - 1e-6 <= w["ts"] and w["ts"] + w["dur"] <= e["ts"] + e["dur"]
+                   + 1e-6 for e in lines)
+    if kernel == "add":
+        assert "line 17: tl.store(C_ptr + offsets, a + b, mask=mask)" in {e["name"] for e in lines}
+    else:
+        names = {e["name"] for e in lines}
+        assert any(n.startswith("line 13: acc = acc + tl.load(X + offs) * 2.0") for n in names), names
