@@ -1,9 +1,13 @@
 """A Chrome / Perfetto trace of a run (the JSON "trace event format": ``{"traceEvents": [...]}``).
 
 One process per PE with a thread (track) per unit: ``core`` (one span per program, from its wave's start to its
-last activity; then ``idle (wave sync)`` until the wave ends), ``dma`` (one span per transfer, with its bytes and
-memory level); and a ``chip`` process: job launch, the waves, and counter tracks of DRAM and SRAM bandwidth in use.
-Times are microseconds of simulated time.
+last activity; then ``idle (wave sync)`` until the wave ends; nested in a program, one span per run of its
+instructions from one source line, ``line 17: tl.store(...)``, and ``dma wait`` spans where ``mtia.dma.wait``
+stalled), ``dma`` (one span per transfer, with its bytes and memory level), ``vector`` (PEs that ran vector
+instructions: the vector unit's busy spans, merged when less than :data:`mtiasim.tracerec.MERGE_GAP` cycles apart;
+``args.busy_cycles`` is the busy time within a span); and a ``chip`` process: job launch, the waves, and counter
+tracks of DRAM and SRAM bandwidth in use.  Times are microseconds of simulated time.  What is recorded while a wave
+runs is in :mod:`mtiasim.tracerec`.
 """
 from __future__ import annotations
 

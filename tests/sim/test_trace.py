@@ -184,3 +184,19 @@ def test_source_line_spans_tile_the_core_time_and_agree_with_the_profile(add_bin
     else:
         names = {e["name"] for e in lines}
         assert any(n.startswith("line 13: acc = acc + tl.load(X + offs) * 2.0") for n in names), names
+
+
+def test_cli_trace_file_has_the_vector_track_and_core_spans(add_bin, tmp_path):
+    import subprocess
+    import sys
+    (tmp_path / "add.bin").write_bytes(add_bin)
+    np.savez(tmp_path / "in.npz", **add_inputs(4096))
+    proc = subprocess.run([sys.executable, "-m", "mtiasim.cli", "run", tmp_path / "add.bin", "--inputs",
+                           tmp_path / "in.npz", "-o", tmp_path / "o.npz", "--trace", tmp_path / "t.json"],
+                          capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    ev = json.loads((tmp_path / "t.json").read_text())["traceEvents"]
+    tracks = {e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "thread_name"}
+    assert tracks == {"core", "dma", "vector", "job"}
+    cats = {e.get("cat") for e in ev}
+    assert {"vector", "dma_wait", "line", "program", "dma"} <= cats
