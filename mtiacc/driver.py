@@ -79,6 +79,8 @@ def inline_calls(module) -> None:
     """Inline every helper call: codegen lowers one function, so this runs at -O0 too."""
     from mtiacc.opt.inline import inline_module
     inline_module(module)
+    from mtiacc.opt.carried_ptrs import carry_pointer_offsets
+    carry_pointer_offsets(module)   # codegen keeps pointer blocks as structure, not loop-carried data
 
 
 def parse_grid(text: str, fe) -> List[str]:

@@ -1,0 +1,143 @@
+"""Loop-carried pointer blocks become loop-carried integer offsets (a legalization codegen needs).
+
+The idiom of matmul and Inductor kernels::
+
+    ptrs = base + offs
+    for k in range(...):
+        x = tl.load(ptrs, mask=...)
+        ptrs += BLOCK_K * stride
+
+carries a block of pointers through ``scf.for``.  Codegen keeps pointer blocks as *structure*
+(a scalar base plus an affine offset, analysed from the ops that built them), not as data, so a
+carried pointer block is rewritten into a carried offset ``c`` from the loop's init ``P0``:
+
+* inside the body the pointer block is ``P0 + c`` (an ``tt.addptr`` at the top of the body);
+* the yield, which must be ``P + d1 + d2 ..`` (a chain of ``tt.addptr`` starting at the carried
+  value), yields ``c + d1 + d2 ..`` instead;
+* after the loop, uses of the result see ``P0 + c_final``.
+
+When every increment ``d`` is uniform (a splat of a scalar, or a splat constant), ``c`` is a
+scalar register and loads and stores through ``P0 + splat(c)`` stay structured (one DMA per row),
+else ``c`` is an integer block with the pointer block's shape.  Loops whose carried pointer block
+is yielded any other way are left alone (codegen then says it is not supported).
+
+This runs at every optimization level, after inlining (see driver.compile_kernel).
+"""
+from __future__ import annotations
+
+from typing import List, Optional
+
+from mtiacc.ir import ops as O
+from mtiacc.ir import scf
+from mtiacc.ir.core import OpResult, Value
+from mtiacc.ir.types import block_of
+
+
+def _increments(loop: scf.ForOp, arg: Value, y: Value) -> Optional[List[Value]]:
+    """The offsets ``d1, d2 ..`` with ``y == arg + d1 + d2 ..`` (addptr ops in the body), or None."""
+    out: List[Value] = []
+    v = y
+    while v is not arg:
+        if not (isinstance(v, OpResult) and isinstance(v.op, O.AddPtrOp) and v.op.parent is loop.block):
+            return None
+        out.append(v.op.offset)
+        v = v.op.ptr
+    return out[::-1]
+
+
+def _uniform_scalar(d: Value, before, loc) -> Optional[Value]:
+    """The scalar every element of ``d`` equals (a new constant op if needed), or None."""
+    if not isinstance(d, OpResult):
+        return None
+    op = d.op
+    if isinstance(op, O.SplatOp):
+        return op.src
+    if isinstance(op, O.BroadcastOp):
+        return _uniform_scalar(op.src, before, loc)
+    if isinstance(op, O.ConstantOp) and d.type.is_block():
+        c = O.ConstantOp.get(op.value, d.type.element_type, loc=loc)
+        before.parent.insert_before(before, c)
+        return c.result
+    return None
+
+
+def _insert_after(op, new) -> None:
+    block = op.parent
+    block.ops.insert(block.ops.index(op) + 1, new)
+    new.parent = block
+
+
+def _rewrite_one(loop: scf.ForOp, k: int) -> bool:
+    arg, res = loop.iter_args[k], loop.results[k]
+    init = loop.inits[k]
+    term = loop.block.terminator
+    y = term.values[k]
+    if y is arg:
+        return False  # carried unchanged: nothing to rewrite; codegen may still refuse it
+    deltas = _increments(loop, arg, y)
+    if not deltas:
+        return False
+    shape = arg.type.shape
+    loc = term.loc
+    etypes = {d.type.element_type for d in deltas}
+    if len(etypes) != 1:
+        return False
+    etype = etypes.pop()
+    scalars = [_uniform_scalar(d, term, loc) for d in deltas]
+    uniform = all(s is not None for s in scalars)
+    ctype = etype if uniform else block_of(etype, shape)
+    steps = scalars if uniform else deltas
+
+    arg_uses = list(arg.uses)
+    arg.type = ctype
+    res.type = ctype
+    # c_next = c + d1 + d2 .. before the yield
+    acc: Value = arg
+    for s in steps:
+        add = O.AddIOp.get(acc, s, loc=loc)
+        loop.block.insert_before(term, add)
+        acc = add.result
+    term.set_operand(k, acc)
+
+    # the loop carries c (starting at 0) instead of the pointer block
+    zero = O.ConstantOp.get(0, ctype, loc=loop.loc)
+    loop.parent.insert_before(loop, zero)
+    loop.set_operand(3 + k, zero.result)
+
+    def rebuild(c: Value, place):
+        """``init + c`` as a pointer block; ``place(op)`` inserts each new op."""
+        off = c
+        if uniform:
+            sp = O.SplatOp.get(c, shape, loc=loop.loc)
+            place(sp)
+            off = sp.result
+        p = O.AddPtrOp.get(init, off, loc=loop.loc)
+        place(p)
+        return p.result
+
+    body = loop.block
+    first = body.ops[0]
+    p_in = rebuild(arg, lambda o: body.insert_before(first, o))
+    for u in arg_uses:
+        u.op.set_operand(u.index, p_in)
+    out_uses = list(res.uses)
+    if out_uses:
+        anchor = [loop]
+
+        def place_after(o):
+            _insert_after(anchor[0], o)
+            anchor[0] = o
+        p_out = rebuild(res, place_after)
+        for u in out_uses:
+            u.op.set_operand(u.index, p_out)
+    return True
+
+
+def carry_pointer_offsets(module) -> None:
+    """Rewrite every ``scf.for`` that carries a pointer block (see the module docstring)."""
+    for op in list(module.walk()):
+        if not isinstance(op, scf.ForOp):
+            continue
+        for k, a in enumerate(op.iter_args):
+            if a.type.is_block() and a.type.is_ptr():
+                _rewrite_one(op, k)
