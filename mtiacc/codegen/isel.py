@@ -71,7 +71,7 @@ class Lowering:
 
     def alloc(self, v: Value) -> Buffer:
         nbytes = v.type.numel * elem_bytes(v.type)
-        what = f"a block of {v.type}"
+        what = f"`{v.name_hint}` ({v.type})" if v.name_hint else f"a block of {v.type}"
         buf = self.lmem.alloc(nbytes, what, v.op.loc if isinstance(v, OpResult) else None)
         self.bufs[id(v)] = buf
         return buf

@@ -32,17 +32,28 @@ class LocalMemory:
                 break
             cursor = max(cursor, b.offset + (b.nbytes + ALIGN - 1) // ALIGN * ALIGN)
         if cursor + size > self.limit:
-            listing = ", ".join(f"{b.what} ({b.nbytes} bytes, line {b.loc.line if b.loc else '?'})"
-                                for b in sorted(self.live, key=lambda b: -b.nbytes))
-            raise CompileError(
-                f"blocks do not fit in the PE's local memory: {what} needs {nbytes} bytes, "
-                f"{self.limit - self.base} bytes are available for blocks",
-                loc, notes=[f"live blocks: {listing}"] if listing else [])
+            raise self._overflow(nbytes, what, loc)
         buf = Buffer(cursor, nbytes, what, loc)
         self.live.append(buf)
         self.high_water = max(self.high_water, cursor + size)
         return buf
 
+    def _overflow(self, nbytes: int, what: str, loc: Optional[SourceLocation]) -> CompileError:
+        """The error for a block that does not fit: the new value, then every live one, largest first."""
+        live = sorted(self.live, key=lambda b: (-b.nbytes, b.offset))
+        used = sum(b.nbytes for b in live)
+        notes = [f"live: {b.what}, {b.nbytes} bytes, {_where(b.loc)}" for b in live]
+        if live:
+            notes.append("reduce the block sizes (BLOCK constexprs), or let fewer blocks be live at once")
+        return CompileError(
+            f"blocks do not fit in the PE's local memory: {what} needs {nbytes} bytes while "
+            f"{len(live)} live block(s) take {used} bytes, of {self.limit - self.base} bytes available "
+            f"for blocks", loc, notes=notes)
+
     def free(self, buf: Buffer) -> None:
         if buf in self.live:
             self.live.remove(buf)
+
+
+def _where(loc: Optional[SourceLocation]) -> str:
+    return f"line {loc.line}, column {loc.col}" if loc is not None else "made by the compiler"
