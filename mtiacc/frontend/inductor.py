@@ -30,3 +30,23 @@ def bundled_path(name: str) -> Optional[str]:
     if name == PACKAGE:
         return HERE
     return MODULES.get(name)
+
+
+# Inductor writes a scan's combine function into the kernel's source as ``_triton_helper_fn_add0``
+# (``a + b``), ``_triton_helper_fn_mul0`` (``a * b``), ...; a kernel saved without it (as its
+# `@triton.jit` function alone) still names it.  Such a name, undefined in a kernel that imports
+# Inductor's runtime, means the helper of the same operation.
+_SCAN_HELPERS = {"add": "_add", "mul": "_mul"}
+
+
+def missing_scan_helper(name: str, scope: dict):
+    """For an undefined ``_triton_helper_fn_<op><n>`` in a kernel importing ``triton_helpers``:
+    our helper doing ``<op>``; else None."""
+    import re
+    m = re.fullmatch(r"_triton_helper_fn_([a-z]+)\d+", name)
+    if m is None or m.group(1) not in _SCAN_HELPERS:
+        return None
+    for v in scope.values():
+        if getattr(v, "path", None) == MODULES[f"{PACKAGE}.triton_helpers"] and hasattr(v, "member"):
+            return v.member(_SCAN_HELPERS[m.group(1)])
+    return None

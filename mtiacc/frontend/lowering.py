@@ -14,7 +14,7 @@ import builtins
 from typing import Callable, Dict, List
 
 from mtiacc.diagnostics import CompileError
-from mtiacc.frontend import control, expressions, statements
+from mtiacc.frontend import control, expressions, inductor, statements
 from mtiacc.frontend.module_scan import ModuleInfo
 from mtiacc.frontend.pybuiltins import PY_BUILTINS
 from mtiacc.frontend.semantic import Semantic
@@ -89,6 +89,9 @@ class FunctionLowering:
             return PY_BUILTINS[name]
         if name in _PY_BUILTINS:
             raise CompileError(f"the Python builtin `{name}` is not supported in a kernel yet")
+        helper = inductor.missing_scan_helper(name, self.globals)
+        if helper is not None:
+            return helper
         raise CompileError(f"undefined name '{name}'")
 
     def bind(self, name: str, value) -> None:
