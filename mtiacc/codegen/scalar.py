@@ -77,6 +77,9 @@ def lower_scalar(b: MBuilder, op, get) -> VReg:
     t = op.result.type
     if isinstance(op, O.ConstantOp):
         return constant(b, op.value, t)
+    from mtiacc.codegen import scalar_narrow
+    if scalar_narrow.handles(op):  # i8/i16/u8/u16 and f16/bf16 scalars
+        return scalar_narrow.lower(b, op, get)
     if isinstance(op, O.GetProgramIdOp):
         r = b.x("pid")
         b("mtia.nprogs" if isinstance(op, O.GetNumProgramsOp) else "mtia.pid", r, op.axis)
