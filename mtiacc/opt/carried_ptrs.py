@@ -46,7 +46,8 @@ def _increments(loop: scf.ForOp, arg: Value, y: Value) -> Optional[List[Value]]:
 
 
 def _uniform_scalar(d: Value, before, loc) -> Optional[Value]:
-    """The scalar every element of ``d`` equals (a new constant op if needed), or None."""
+    """The scalar every element of ``d`` equals (a new constant op before ``before`` if needed;
+    with ``before`` None only whether there is one: ``d`` itself), or None."""
     if not isinstance(d, OpResult):
         return None
     op = d.op
@@ -55,6 +56,8 @@ def _uniform_scalar(d: Value, before, loc) -> Optional[Value]:
     if isinstance(op, O.BroadcastOp):
         return _uniform_scalar(op.src, before, loc)
     if isinstance(op, O.ConstantOp) and d.type.is_block():
+        if before is None:
+            return d
         c = O.ConstantOp.get(op.value, d.type.element_type, loc=loc)
         before.parent.insert_before(before, c)
         return c.result
@@ -83,10 +86,9 @@ def _rewrite_one(loop: scf.ForOp, k: int) -> bool:
     if len(etypes) != 1:
         return False
     etype = etypes.pop()
-    scalars = [_uniform_scalar(d, term, loc) for d in deltas]
-    uniform = all(s is not None for s in scalars)
+    uniform = all(_uniform_scalar(d, None, loc) is not None for d in deltas)
     ctype = etype if uniform else block_of(etype, shape)
-    steps = scalars if uniform else deltas
+    steps = [_uniform_scalar(d, term, loc) for d in deltas] if uniform else deltas
 
     arg_uses = list(arg.uses)
     arg.type = ctype
@@ -133,9 +135,69 @@ def _rewrite_one(loop: scf.ForOp, k: int) -> bool:
     return True
 
 
+def _chain(block, y: Value):
+    """``(base, [d1, d2 ..])`` with ``y == base + d1 + d2 ..`` through addptr ops of ``block``."""
+    out: List[Value] = []
+    while isinstance(y, OpResult) and isinstance(y.op, O.AddPtrOp) and y.op.parent is block:
+        out.append(y.op.offset)
+        y = y.op.ptr
+    return y, out[::-1]
+
+
+def _rewrite_if(op: scf.IfOp, k: int) -> bool:
+    """An ``scf.if`` whose branches yield ``P + offsets`` of one pointer block ``P`` defined outside
+    yields the offsets instead; its result becomes ``P + offset``."""
+    res = op.results[k]
+    branches = [(b, b.terminator) for b in (op.then_block, op.else_block)]
+    chains = [_chain(b, t.values[k]) for b, t in branches]
+    base = chains[0][0]
+    if any(c[0] is not base for c in chains) or isinstance(base, OpResult) and base.op.parent in (
+            op.then_block, op.else_block):
+        return False
+    deltas = [d for _, ds in chains for d in ds]
+    if not deltas or len({d.type.element_type for d in deltas}) != 1:
+        return False
+    etype, shape = deltas[0].type.element_type, res.type.shape
+    uniform = all(_uniform_scalar(d, None, None) is not None for d in deltas)
+    ctype = etype if uniform else block_of(etype, shape)
+    uses = list(res.uses)
+    for (block, term), (_, ds) in zip(branches, chains):
+        steps = [_uniform_scalar(d, term, term.loc) for d in ds] if uniform else ds
+        if not steps:
+            zero = O.ConstantOp.get(0, ctype, loc=term.loc)
+            block.insert_before(term, zero)
+            steps = [zero.result]
+        acc = steps[0]
+        for s in steps[1:]:
+            add = O.AddIOp.get(acc, s, loc=term.loc)
+            block.insert_before(term, add)
+            acc = add.result
+        term.set_operand(k, acc)
+    res.type = ctype
+    off: Value = res
+    ops = []
+    if uniform:
+        ops.append(O.SplatOp.get(res, shape, loc=op.loc))
+        off = ops[-1].result
+    ops.append(O.AddPtrOp.get(base, off, loc=op.loc))
+    anchor = op
+    for new in ops:
+        _insert_after(anchor, new)
+        anchor = new
+    for u in uses:
+        u.op.set_operand(u.index, ops[-1].result)
+    return True
+
+
 def carry_pointer_offsets(module) -> None:
     """Rewrite every ``scf.for`` that carries a pointer block (see the module docstring)."""
-    for op in list(module.walk()):
+    # inner loops first: an inner loop's rewritten result is ``init + c``, an addptr chain the
+    # outer loop's yield can then be rewritten through
+    for op in reversed(list(module.walk())):
+        if isinstance(op, scf.IfOp):
+            for k, r in enumerate(op.results):
+                if r.type.is_block() and r.type.is_ptr():
+                    _rewrite_if(op, k)
         if not isinstance(op, scf.ForOp):
             continue
         for k, a in enumerate(op.iter_args):

@@ -74,3 +74,40 @@ def too_big(X, Y, BLOCK: tl.constexpr):
     b = tl.load(Y + offs)
     c = a * b + a
     tl.store(Y + offs, c + b)
+
+
+@triton.jit
+def nested_carried(X, Y, R, C, BLOCK: tl.constexpr):
+    """Nested loops both advancing one pointer block: by a column chunk inside, by a row outside."""
+    offs = tl.arange(0, BLOCK)
+    ptrs = X + offs
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    for r in range(0, R):
+        for c in range(0, C):
+            acc += tl.load(ptrs)
+            ptrs += BLOCK
+        ptrs += 1
+    tl.store(Y + offs, acc)
+
+
+@triton.jit
+def ptrs_through_if(X, Y, flag, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    ptrs = X + offs
+    if flag > 0:
+        ptrs = ptrs + 1
+    tl.store(Y + offs, tl.load(ptrs))
+
+
+@triton.jit
+def cond_advance(X, Y, N, BLOCK: tl.constexpr):
+    """In a loop, an `if` advances the pointer block on even iterations only."""
+    offs = tl.arange(0, BLOCK)
+    ptrs = X + offs
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    for k in range(0, N):
+        acc += tl.load(ptrs)
+        if k % 2 == 0:
+            ptrs += 1
+        ptrs += BLOCK
+    tl.store(Y + offs, acc)

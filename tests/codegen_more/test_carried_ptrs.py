@@ -110,3 +110,39 @@ def test_carried_2d_tiles_move_one_row_per_transfer(tmp_path):
     res = launch(tmp_path, comp, data, [1, 1])
     np.testing.assert_allclose(res.outputs["C"].reshape(16, 16), a @ b, rtol=1e-4, atol=1e-4)
     assert res.stats.dma_transfers == 64
+
+
+@pytest.mark.parametrize("opt", [0, 2])
+def test_nested_loops_advance_one_carried_pointer_block(tmp_path, opt):
+    comp = build("nested_carried", {"BLOCK": 16}, "*fp32,*fp32,i32,i32", opt)
+    r, c = 3, 4
+    x = np.random.default_rng(3).standard_normal(r * (c * 16 + 1) + 16).astype(np.float32)
+    out = launch(tmp_path, comp, {"X": x, "Y": np.zeros(16, np.float32), "R": np.array(r, np.int32),
+                                  "C": np.array(c, np.int32)}, [1]).outputs["Y"]
+    lanes = np.arange(16)
+    want = sum(x[lanes + i * (c * 16 + 1) + j * 16] for i in range(r) for j in range(c))
+    np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("opt", [0, 2])
+@pytest.mark.parametrize("flag", [0, 1])
+def test_pointer_block_chosen_by_an_if(tmp_path, opt, flag):
+    comp = build("ptrs_through_if", {"BLOCK": 16}, "*fp32,*fp32,i32", opt)
+    x = np.arange(17, dtype=np.float32)
+    out = launch(tmp_path, comp, {"X": x, "Y": np.zeros(16, np.float32), "flag": np.array(flag, np.int32)},
+                 [1]).outputs["Y"]
+    np.testing.assert_array_equal(out, x[flag:flag + 16])
+
+
+@pytest.mark.parametrize("opt", [0, 2])
+def test_if_inside_a_loop_advances_the_carried_pointer_block(tmp_path, opt):
+    comp = build("cond_advance", {"BLOCK": 16}, "*fp32,*fp32,i32", opt)
+    n = 5
+    x = np.random.default_rng(9).standard_normal(16 * n + n + 16).astype(np.float32)
+    out = launch(tmp_path, comp, {"X": x, "Y": np.zeros(16, np.float32), "N": np.array(n, np.int32)},
+                 [1]).outputs["Y"]
+    lanes, want, start = np.arange(16), np.zeros(16, np.float32), 0
+    for k in range(n):
+        want = want + x[start + lanes]
+        start += (1 if k % 2 == 0 else 0) + 16
+    np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-5)
