@@ -63,6 +63,16 @@ def scalar_store(b: MBuilder, elem, value: VReg, addr: VReg) -> None:
     b({1: "sb", 2: "sh", 4: "sw", 8: "sd"}[nb], value, Mem(addr, 0))
 
 
+def split_axis(shape, axis: int):
+    """(outer, R, inner): the element counts before, along and after ``axis`` of a row-major block."""
+    outer = inner = 1
+    for d in shape[:axis]:
+        outer *= d
+    for d in shape[axis + 1:]:
+        inner *= d
+    return outer, shape[axis], inner
+
+
 def _source_addr(lw, v) -> int:
     if id(v) in lw.bufs:
         return lw.buffer(v).offset
@@ -144,13 +154,7 @@ def lower_reduce(lw, op) -> None:
     shape = src.type.shape
     elem = src.type.element_type
     esize = elem_bytes(elem)
-    outer = 1
-    for d in shape[:a]:
-        outer *= d
-    R = shape[a]
-    inner = 1
-    for d in shape[a + 1:]:
-        inner *= d
+    outer, R, inner = split_axis(shape, a)
     src_addr = _source_addr(lw, src)
     res = op.result
     relem = res.type.element_type

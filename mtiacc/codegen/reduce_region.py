@@ -24,7 +24,7 @@ from typing import List
 from mtiacc.codegen import mathlib
 from mtiacc.codegen.mir import MBuilder, VReg
 from mtiacc.codegen.ndblocks import add_step, nest
-from mtiacc.codegen.reduce import _source_addr, scalar_load, scalar_store
+from mtiacc.codegen.reduce import _source_addr, scalar_load, scalar_store, split_axis
 from mtiacc.codegen.scalar import lower_scalar
 from mtiacc.codegen.vloop import elem_bytes
 from mtiacc.diagnostics import CompileError
@@ -76,13 +76,7 @@ def lower_combine(lw, op) -> None:
     is_scan = isinstance(op, ScanOp)
     reverse = bool(op.attrs.get("reverse", False)) if is_scan else False
     shape, a = srcs[0].type.shape, op.axis
-    outer = 1
-    for d in shape[:a]:
-        outer *= d
-    R = shape[a]
-    inner = 1
-    for d in shape[a + 1:]:
-        inner *= d
+    outer, R, inner = split_axis(shape, a)
     elems = [s.type.element_type for s in srcs]
     sizes = [elem_bytes(e) for e in elems]
     addrs = [_source_addr(lw, s) for s in srcs]
@@ -244,13 +238,7 @@ def lower_combine_vector(lw, op) -> None:
     is_scan = isinstance(op, ScanOp)
     reverse = bool(op.attrs.get("reverse", False)) if is_scan else False
     shape, a = srcs[0].type.shape, op.axis
-    outer = 1
-    for d in shape[:a]:
-        outer *= d
-    R = shape[a]
-    inner = 1
-    for d in shape[a + 1:]:
-        inner *= d
+    outer, R, inner = split_axis(shape, a)
     addrs = [_source_addr(lw, s) for s in srcs]
     dsts, temps = [], []
     for r in op.results:

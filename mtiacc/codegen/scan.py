@@ -14,7 +14,7 @@ from typing import List
 
 from mtiacc.codegen.mir import MBuilder, VReg
 from mtiacc.codegen.ndblocks import add_step, nest
-from mtiacc.codegen.reduce import _source_addr, scalar_load, scalar_store
+from mtiacc.codegen.reduce import _source_addr, scalar_load, scalar_store, split_axis
 from mtiacc.codegen.vloop import Src, VLoop, elem_bytes, emit_loop
 from mtiacc.diagnostics import CompileError
 
@@ -40,13 +40,7 @@ def lower_scan(lw, op) -> None:
     shape = src.type.shape
     elem = src.type.element_type
     esize = elem_bytes(elem)
-    outer = 1
-    for d in shape[:a]:
-        outer *= d
-    R = shape[a]
-    inner = 1
-    for d in shape[a + 1:]:
-        inner *= d
+    outer, R, inner = split_axis(shape, a)
     src_addr = _source_addr(lw, src)
     dst = lw.alloc(op.result)
     row_bytes = R * inner * esize
