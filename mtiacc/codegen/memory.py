@@ -13,7 +13,7 @@ from typing import Optional
 from mtiacc.codegen import gather
 from mtiacc.ir import axis_info
 from mtiacc.codegen.affine import Affine, pointer_affine, prefix_count
-from mtiacc.codegen.blocks import lower_elementwise, lower_fill
+from mtiacc.codegen.blocks import lower_elementwise, lower_fill, stored_value_addr
 from mtiacc.codegen.mir import MBuilder, Mem, VReg
 from mtiacc.codegen.vloop import Src, elem_bytes
 from mtiacc.diagnostics import CompileError
@@ -224,13 +224,7 @@ def lower_store(lw, op) -> None:
     esize = elem_bytes(elem)
     n = op.value.type.numel
     acc = Access(op.ptr, op.mask)
-    src = lw.src(op.value)
-    if src.is_scalar:
-        tmp = lw.lmem.alloc(n * esize, "stored value", op.loc)
-        lower_fill(lw.b, n, src, Src(elem, addr=tmp.offset))
-        addr = tmp.offset
-    else:
-        addr = src.addr
+    addr = stored_value_addr(lw, op)
     base, off = acc.pointer
     start = element_address(lw, lw.get(base), affine_scalar(lw, off.start), esize)
     _transfer(lw, op, acc, start, addr, "out", n, esize)

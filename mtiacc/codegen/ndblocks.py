@@ -335,17 +335,11 @@ def lower_load(lw, op) -> None:
 
 
 def lower_store(lw, op) -> None:
-    from mtiacc.codegen.blocks import lower_fill
+    from mtiacc.codegen.blocks import stored_value_addr
     acc = NdAccess(op)
     elem = op.value.type.element_type
     esize = elem_bytes(elem)
-    src = lw.src(op.value)
-    if src.is_scalar:
-        tmp = lw.lmem.alloc(op.value.type.numel * esize, "stored value", op.loc)
-        lower_fill(lw.b, op.value.type.numel, src, Src(elem, addr=tmp.offset))
-        addr = tmp.offset
-    else:
-        addr = src.addr
+    addr = stored_value_addr(lw, op)
     mask_addr = lw.buffer(op.mask).offset if acc.general_mask else None
     _transfer(lw, acc, op.value.type.shape, addr, esize, False, mask_addr)
 
