@@ -25,7 +25,7 @@ demo: install
 	$(PY) examples/vector_add_inputs.py --check $(BUILD)/out.npz
 
 test: install
-	$(PY) -m pytest -q
+	$(PY) -m pytest
 
 docs: install
 	$(PY) -m mtiacc.asm.isadoc > docs/isa.md

@@ -165,7 +165,11 @@ class Lowering:
         overlap) and plain scalar arithmetic; a DMA-in still in flight need not finish before them."""
         if isinstance(op, O.LoadOp):
             return op.result.type.is_block()
-        if isinstance(op, control.REGION_OPS) or not op.results or ndblocks.handles(op) or mathlib.is_math(op):
+        if isinstance(op, control.REGION_OPS) or not op.results:
+            return False
+        if all(r.type.is_block() and id(r) not in self.demanded for r in op.results):
+            return True  # a block nothing reads as data (e.g. a pointer block a DMA uses): no code
+        if ndblocks.handles(op) or mathlib.is_math(op):
             return False
         return not op.results[0].type.is_block() or isinstance(op, SCALAR_BACKED)
 
