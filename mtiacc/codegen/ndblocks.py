@@ -9,6 +9,7 @@ Blocks live row-major in local memory, so elementwise ops run over the flattened
   permuted stride for a transpose) and a unit-stride ``vse``.
 * Loads and stores of N-d pointer blocks with affine structure (``affine_nd``): one DMA per row
   when the last stride is 1 (a row is clipped to a prefix-box mask), else one DMA per element; a
+  last stride known only at run time branches between the two on its value; a
   general mask is read from its buffer per element.  Masked-off elements of a load take ``other``
   (the whole tile is filled with it first).
 """
@@ -283,7 +284,10 @@ def _transfer(lw, acc: NdAccess, shape: Sequence[int], lmem: int, esize: int, in
     box = acc.box or [None] * rank
     counts = [clamp_count(lw, c, d) if c is not None else d for c, d in zip(box, shape)]
     mnemonic = "mtia.dma.in" if inbound else "mtia.dma.out"
-    contiguous = off.strides[-1].as_const() == 1 and mask_addr is None
+    last_stride = off.strides[-1].as_const()
+    contiguous = last_stride == 1 and mask_addr is None
+    # a run-time last stride: branch to the row path when it is 1 at run time
+    checked = last_stride is None and mask_addr is None
     ptrs = [dram, b.li(lmem, "lmem")] + ([b.li(mask_addr, "mask")] if mask_addr is not None else [])
     steps = [dsteps, lsteps] + ([mask_steps] if mask_addr is not None else [])
 
@@ -291,7 +295,7 @@ def _transfer(lw, acc: NdAccess, shape: Sequence[int], lmem: int, esize: int, in
         n = b.li(nbytes, "bytes") if isinstance(nbytes, int) else nbytes
         b(mnemonic, *((l, d) if inbound else (d, l)), n)
 
-    if contiguous:
+    if contiguous or checked:
         last = counts[-1]
 
         def row(cur: List[VReg]) -> None:
@@ -305,8 +309,14 @@ def _transfer(lw, acc: NdAccess, shape: Sequence[int], lmem: int, esize: int, in
             b("beqz", nbytes, skip)
             dma(cur[0], cur[1], nbytes)
             b.label(skip)
+        if not checked:
+            nest(b, counts[:-1], ptrs, [s[:-1] for s in steps], row)
+            return
+        by_element, done = b.new_label("strided"), b.new_label("rowsdone")
+        b("bne", dsteps[-1], b.li(esize, "esize"), by_element)
         nest(b, counts[:-1], ptrs, [s[:-1] for s in steps], row)
-        return
+        b("j", done)
+        b.label(by_element)
 
     size = b.li(esize, "esize")
 
@@ -319,6 +329,8 @@ def _transfer(lw, acc: NdAccess, shape: Sequence[int], lmem: int, esize: int, in
         b(mnemonic, *((cur[1], cur[0]) if inbound else (cur[0], cur[1])), size)
         b.label(skip)
     nest(b, counts, ptrs, steps, element)
+    if checked:
+        b.label(done)
 
 
 def lower_load(lw, op) -> None:
