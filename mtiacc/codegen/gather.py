@@ -217,9 +217,6 @@ def _elements(lw, op, lmem_addr: int, esize: int, inbound: bool) -> None:
 def lower_load(lw, op) -> None:
     from mtiacc.codegen.blocks import lower_fill
     b = lw.b
-    if lw.pending_dma_in:  # the pointer block or the mask may still be arriving
-        b("mtia.dma.wait")
-        lw.pending_dma_in = False
     elem = op.result.type.element_type
     esize = elem_bytes(elem)
     dst = lw.alloc(op.result)
@@ -235,9 +232,6 @@ def lower_load(lw, op) -> None:
 
 def lower_store(lw, op) -> None:
     from mtiacc.codegen.blocks import stored_value_addr
-    if lw.pending_dma_in:
-        lw.b("mtia.dma.wait")
-        lw.pending_dma_in = False
     elem = op.value.type.element_type
     esize = elem_bytes(elem)
     addr = stored_value_addr(lw, op)

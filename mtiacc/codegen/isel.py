@@ -163,8 +163,8 @@ class Lowering:
     def leaves_local_memory_alone(self, op) -> bool:
         """True for ops that neither read local memory nor branch: block loads (their DMA transfers
         overlap) and plain scalar arithmetic; a DMA-in still in flight need not finish before them."""
-        if isinstance(op, O.LoadOp):
-            return op.result.type.is_block()
+        if isinstance(op, O.LoadOp):  # unless it reads a buffer (a gather's pointers, a general mask)
+            return op.result.type.is_block() and not memory.needs_buffers(op)
         if isinstance(op, control.REGION_OPS) or not op.results:
             return False
         if all(r.type.is_block() and id(r) not in self.demanded for r in op.results):

@@ -118,18 +118,8 @@ def clamp_count(lw, p: Poly, hi: int) -> Step:
     c = p.as_const()
     if c is not None:
         return max(0, min(c, hi))
-    b = lw.b
-    r = b.x("count")
-    ok_lo, ok_hi = b.new_label("clamp"), b.new_label("clamp")
-    b("mv", r, poly_reg(lw, p))
-    b("bge", r, "zero", ok_lo)
-    b("mv", r, "zero")
-    b.label(ok_lo)
-    limit = b.li(hi)
-    b("ble", r, limit, ok_hi)
-    b("mv", r, limit)
-    b.label(ok_hi)
-    return r
+    from mtiacc.codegen.memory import clamp
+    return clamp(lw, poly_reg(lw, p), hi)
 
 
 def nest(b: MBuilder, counts: Sequence[Step], ptrs: Sequence[VReg], steps: Sequence[Sequence[Step]],
