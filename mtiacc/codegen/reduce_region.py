@@ -10,8 +10,15 @@ results are scalars); a scan stores them after every step (walking from ``R - 1`
 ``reverse``).  So the elements are combined strictly in order, left to right, like a sequential
 loop; an associative combiner gives the same result as Triton's tree.
 
-The region must be straight-line scalar code (what a combine function becomes after inlining);
-control flow inside it is reported as not supported yet.
+The region is scalar code (what a combine function becomes after inlining).  An ``scf.if`` in it
+(an ``if`` / ``else``, an early ``return``, ``a if c else b`` on a run-time condition) becomes a
+branch: each arm's ops are selected in turn and its yielded values moved into the ``if``'s result
+registers.  Other region ops (loops) are reported as not supported yet.
+
+Every element type the scalar ops handle works: i1..i64 and u8..u64 in x registers (extended per
+their type), f32 and f16/bf16 in f registers (halves NaN-boxed, loaded and stored as their 16
+bits; their arithmetic is done in f32 and rounded to the half after every op, by
+``scalar_narrow.py``), and tuples mixing them.
 
 When the operands are 32-bit and every region op has a vector form (arithmetic, comparisons,
 selects, mask logic, constants), the same loops run VLEN/32 kept positions at a time instead
@@ -22,12 +29,14 @@ from __future__ import annotations
 from typing import List
 
 from mtiacc.codegen import mathlib
-from mtiacc.codegen.mir import MBuilder, VReg
+from mtiacc.codegen import reduce as builtin_reduce
+from mtiacc.codegen.mir import MBuilder, Mem, VReg
 from mtiacc.codegen.ndblocks import add_step, nest
-from mtiacc.codegen.reduce import _source_addr, scalar_load, scalar_store, split_axis
+from mtiacc.codegen.reduce import _source_addr, split_axis
 from mtiacc.codegen.scalar import lower_scalar
 from mtiacc.codegen.vloop import elem_bytes
 from mtiacc.diagnostics import CompileError
+from mtiacc.ir.scf import IfOp
 from mtiacc.ir.shape_ops import ReduceOp, ScanOp
 
 
@@ -40,26 +49,83 @@ def _mv(b: MBuilder, elem, dst: VReg, src: VReg) -> None:
     b("fmv.s" if elem.is_float() else "mv", dst, src)
 
 
-def _combine(lw, op, accs: List[VReg], xs: List[VReg], elems) -> None:
-    """Select the region's ops once, with ``(accs, xs)`` as its arguments; move its results into ``accs``."""
+def _half(elem) -> bool:
+    return elem.is_float() and elem_bytes(elem) == 2
+
+
+def scalar_load(b: MBuilder, elem, addr: VReg) -> VReg:
+    """The element at ``addr`` in its register convention (a half: its 16 bits NaN-boxed)."""
+    if not _half(elem):
+        return builtin_reduce.scalar_load(b, elem, addr)
+    bits, boxed, r = b.x(), b.x(), b.f()
+    b("lhu", bits, Mem(addr, 0))
+    b("or", boxed, bits, b.li(-65536))
+    b("fmv.w.x", r, boxed)
+    return r
+
+
+def scalar_store(b: MBuilder, elem, value: VReg, addr: VReg) -> None:
+    if not _half(elem):
+        return builtin_reduce.scalar_store(b, elem, value, addr)
+    bits = b.x()
+    b("fmv.x.w", bits, value)
+    b("sh", bits, Mem(addr, 0))
+
+
+def _new(b: MBuilder, t, hint: str) -> VReg:
+    return b.f(hint) if t.is_float() else b.x(hint)
+
+
+def _select_ops(lw, ops, loc) -> None:
+    """Select the scalar ``ops`` of (a block nested in) the combine region, in order."""
     b: MBuilder = lw.b
-    block = op.regions[0].blocks[0]
-    for arg, reg in zip(block.args, accs + xs):
-        lw.regs[id(arg)] = reg
-    for inner in block.ops[:-1]:
-        b.loc = inner.loc or op.loc
+    for inner in ops:
+        b.loc = inner.loc or loc
+        if isinstance(inner, IfOp):
+            _select_if(lw, inner, loc)
+            continue
         if inner.regions or len(inner.results) != 1 or inner.results[0].type.is_block():
             raise CompileError(f"'{inner.name}' inside a combine function is not supported yet", inner.loc)
         if mathlib.is_math(inner):
             lw.regs[id(inner.result)] = mathlib.lower_math_scalar(b, inner, lw.get)
         else:
             lw.regs[id(inner.result)] = lower_scalar(b, inner, lw.get)
+
+
+def _select_if(lw, op: IfOp, loc) -> None:
+    """A branch on the condition; each arm moves what it yields into the ``if``'s result registers."""
+    b: MBuilder = lw.b
+    if any(r.type.is_block() for r in op.results):
+        raise CompileError("a block chosen by an `if` inside a combine function is not supported yet", op.loc)
+    outs = [_new(b, r.type, "if") for r in op.results]
+    other, done = b.new_label("else"), b.new_label("endif")
+    b("beqz", lw.get(op.cond), other, comment="scf.if in a combine function")
+    for block, last in ((op.then_block, False), (op.else_block, True)):
+        _select_ops(lw, block.ops[:-1], op.loc or loc)
+        b.loc = op.loc or loc
+        for out, v in zip(outs, block.terminator.values):
+            _mv(b, v.type, out, lw.get(v))
+        if not last:
+            b("j", done)
+            b.label(other)
+    b.label(done)
+    for r, out in zip(op.results, outs):
+        lw.regs[id(r)] = out
+
+
+def _combine(lw, op, accs: List[VReg], xs: List[VReg], elems) -> None:
+    """Select the region's ops once, with ``(accs, xs)`` as its arguments; move its results into ``accs``."""
+    b: MBuilder = lw.b
+    block = op.regions[0].blocks[0]
+    for arg, reg in zip(block.args, accs + xs):
+        lw.regs[id(arg)] = reg
+    _select_ops(lw, block.ops[:-1], op.loc)
     b.loc = op.loc
     outs = [lw.get(v) for v in block.terminator.values]
     if any(o in accs for o in outs):  # e.g. `return b, a`: go through temporaries
         temps = []
         for o, e in zip(outs, elems):
-            t = b.f("t") if e.is_float() else b.x("t")
+            t = _new(b, e, "t")
             _mv(b, e, t, o)
             temps.append(t)
         outs = temps

@@ -148,12 +148,16 @@ def test_reduce_inside_a_loop(tmp_path, M):
     np.testing.assert_array_equal(out["Y"], want)
 
 
-def test_control_flow_in_a_combine_function_is_reported():
-    with pytest.raises(CompileError) as info:
-        build("combine_with_if", "*i32,*i32", path=K, N=8)
-    assert info.value.message == "'scf.if' inside a combine function is not supported yet"
-    assert info.value.loc.line == K.read_text().splitlines().index("    if s > 100:  # run-time control flow "
-                                                                  "inside a combine function") + 1
+@pytest.mark.parametrize("opt", [0, 2])
+def test_control_flow_in_a_combine_function(tmp_path, opt):
+    """`if s > 100: s = 100` inside the combine function is a branch; elements combine in order."""
+    x = np.array([30, 50, 40, -20, 90, 5, -200, 60], np.int32)
+    out = _run(tmp_path, "combine_with_if", "*i32,*i32", {"X": x, "Y": np.zeros(8, np.int32)}, opt, N=8)
+    want, acc = [], None
+    for v in x:
+        acc = int(v) if acc is None else min(acc + int(v), 100)
+        want.append(acc)
+    np.testing.assert_array_equal(out["Y"], want)
 
 
 @pytest.mark.parametrize("n", [3, 9])
