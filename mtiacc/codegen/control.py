@@ -103,10 +103,7 @@ def need_operands(lw, op, i: int, need) -> None:
 
 def _home(lw, t, what: str, loc):
     """A fresh home for a carried value: a register for a scalar, a buffer for a block."""
-    if t.is_block():
-        if t.is_ptr():
-            raise CompileError("carrying a block of pointers through a loop or an `if` is not supported "
-                               "yet; carry the integer offsets instead")
+    if t.is_block():  # a pointer block (one carried_ptrs could not rewrite) as 64-bit addresses
         return lw.lmem.alloc(t.numel * elem_bytes(t), what, loc)
     return lw.b.f("carried") if t.is_float() else lw.b.x("carried")
 

@@ -33,12 +33,12 @@ from mtiacc.ir.core import OpResult, Value
 from mtiacc.ir.types import block_of
 
 
-def _increments(loop: scf.ForOp, arg: Value, y: Value) -> Optional[List[Value]]:
-    """The offsets ``d1, d2 ..`` with ``y == arg + d1 + d2 ..`` (addptr ops in the body), or None."""
+def _increments(block, arg: Value, y: Value) -> Optional[List[Value]]:
+    """The offsets ``d1, d2 ..`` with ``y == arg + d1 + d2 ..`` (addptr ops in ``block``), or None."""
     out: List[Value] = []
     v = y
     while v is not arg:
-        if not (isinstance(v, OpResult) and isinstance(v.op, O.AddPtrOp) and v.op.parent is loop.block):
+        if not (isinstance(v, OpResult) and isinstance(v.op, O.AddPtrOp) and v.op.parent is block):
             return None
         out.append(v.op.offset)
         v = v.op.ptr
@@ -70,69 +70,87 @@ def _insert_after(op, new) -> None:
     new.parent = block
 
 
-def _rewrite_one(loop: scf.ForOp, k: int) -> bool:
-    arg, res = loop.iter_args[k], loop.results[k]
-    init = loop.inits[k]
-    term = loop.block.terminator
-    y = term.values[k]
-    if y is arg:
-        return False  # carried unchanged: nothing to rewrite; codegen may still refuse it
-    deltas = _increments(loop, arg, y)
-    if not deltas:
+def _rebuild(init: Value, c: Value, uniform: bool, loc, place) -> Value:
+    """``init + c`` as a pointer block (``c`` splatted when scalar); ``place(op)`` inserts each op."""
+    off = c
+    if uniform:
+        sp = O.SplatOp.get(c, init.type.shape, loc=loc)
+        place(sp)
+        off = sp.result
+    p = O.AddPtrOp.get(init, off, loc=loc)
+    place(p)
+    return p.result
+
+
+def _carry_offset(owner, init: Value, set_init, term, k: int, deltas, blocks, results,
+                  passing=None) -> bool:
+    """The shared rewrite of ``scf.for`` and ``scf.while``: the loop carries ``c`` (from 0) instead
+    of ``init + c``.  ``term`` yields ``P + deltas`` at index ``k``; ``blocks`` are ``(block, arg)``
+    pairs whose ``arg`` becomes ``c``, its uses ``init + c`` rebuilt at the block's top; the
+    ``results`` become ``c`` too, their uses after ``owner`` see ``init + c``; the use ``passing``
+    (op, operand index) forwards the argument as it is (``scf.condition``) and stays ``c``."""
+    if not deltas or len({d.type.element_type for d in deltas}) != 1:
         return False
-    shape = arg.type.shape
-    loc = term.loc
-    etypes = {d.type.element_type for d in deltas}
-    if len(etypes) != 1:
-        return False
-    etype = etypes.pop()
+    etype, shape, loc = deltas[0].type.element_type, init.type.shape, term.loc
     uniform = all(_uniform_scalar(d, None, loc) is not None for d in deltas)
     ctype = etype if uniform else block_of(etype, shape)
     steps = [_uniform_scalar(d, term, loc) for d in deltas] if uniform else deltas
-
-    arg_uses = list(arg.uses)
-    arg.type = ctype
-    res.type = ctype
+    uses = [(blk, arg, [u for u in arg.uses if (u.op, u.index) != passing]) for blk, arg in blocks]
+    for _, arg in blocks:
+        arg.type = ctype
     # c_next = c + d1 + d2 .. before the yield
-    acc: Value = arg
+    acc: Value = blocks[-1][1]  # the argument of the block ``term`` ends
     for s in steps:
         add = O.AddIOp.get(acc, s, loc=loc)
-        loop.block.insert_before(term, add)
+        term.parent.insert_before(term, add)
         acc = add.result
     term.set_operand(k, acc)
+    zero = O.ConstantOp.get(0, ctype, loc=owner.loc)
+    owner.parent.insert_before(owner, zero)
+    set_init(zero.result)
+    for blk, arg, arg_uses in uses:
+        if not arg_uses:
+            continue
+        first = blk.ops[0]
+        p_in = _rebuild(init, arg, uniform, owner.loc, lambda o, blk=blk, first=first: blk.insert_before(first, o))
+        for u in arg_uses:
+            u.op.set_operand(u.index, p_in)
+    for res in results:
+        out_uses = list(res.uses)
+        res.type = ctype
+        if out_uses:
+            anchor = [owner]
 
-    # the loop carries c (starting at 0) instead of the pointer block
-    zero = O.ConstantOp.get(0, ctype, loc=loop.loc)
-    loop.parent.insert_before(loop, zero)
-    loop.set_operand(3 + k, zero.result)
-
-    def rebuild(c: Value, place):
-        """``init + c`` as a pointer block; ``place(op)`` inserts each new op."""
-        off = c
-        if uniform:
-            sp = O.SplatOp.get(c, shape, loc=loop.loc)
-            place(sp)
-            off = sp.result
-        p = O.AddPtrOp.get(init, off, loc=loop.loc)
-        place(p)
-        return p.result
-
-    body = loop.block
-    first = body.ops[0]
-    p_in = rebuild(arg, lambda o: body.insert_before(first, o))
-    for u in arg_uses:
-        u.op.set_operand(u.index, p_in)
-    out_uses = list(res.uses)
-    if out_uses:
-        anchor = [loop]
-
-        def place_after(o):
-            _insert_after(anchor[0], o)
-            anchor[0] = o
-        p_out = rebuild(res, place_after)
-        for u in out_uses:
-            u.op.set_operand(u.index, p_out)
+            def place_after(o):
+                _insert_after(anchor[0], o)
+                anchor[0] = o
+            p_out = _rebuild(init, res, uniform, owner.loc, place_after)
+            for u in out_uses:
+                u.op.set_operand(u.index, p_out)
     return True
+
+
+def _rewrite_one(loop: scf.ForOp, k: int) -> bool:
+    arg = loop.iter_args[k]
+    term = loop.block.terminator
+    if term.values[k] is arg:
+        return False  # carried unchanged: nothing to rewrite; codegen carries it as data
+    deltas = _increments(loop.block, arg, term.values[k])
+    return _carry_offset(loop, loop.inits[k], lambda z: loop.set_operand(3 + k, z), term, k, deltas,
+                         [(loop.block, arg)], [loop.results[k]])
+
+
+def _rewrite_while(loop: scf.WhileOp, k: int) -> bool:
+    """``scf.while`` whose before block passes its pointer block argument ``k`` on unchanged (as the
+    frontend builds it) and whose after block yields it advanced by an addptr chain."""
+    before, after = loop.before_block, loop.after_block
+    cond, term = before.terminator, after.terminator
+    b_arg, a_arg = before.args[k], after.args[k]
+    if [i for i, v in enumerate(cond.args) if v is b_arg] != [k] or term.values[k] is a_arg:
+        return False
+    deltas = _increments(after, a_arg, term.values[k])
+    return _carry_offset(loop, loop.inits[k], lambda z: loop.set_operand(k, z), term, k, deltas,
+                         [(before, b_arg), (after, a_arg)], [loop.results[k]], passing=(cond, 1 + k))
 
 
 def _chain(block, y: Value):
@@ -198,8 +216,11 @@ def carry_pointer_offsets(module) -> None:
             for k, r in enumerate(op.results):
                 if r.type.is_block() and r.type.is_ptr():
                     _rewrite_if(op, k)
-        if not isinstance(op, scf.ForOp):
-            continue
-        for k, a in enumerate(op.iter_args):
-            if a.type.is_block() and a.type.is_ptr():
-                _rewrite_one(op, k)
+        if isinstance(op, scf.ForOp):
+            for k, a in enumerate(op.iter_args):
+                if a.type.is_block() and a.type.is_ptr():
+                    _rewrite_one(op, k)
+        if isinstance(op, scf.WhileOp):
+            for k, a in enumerate(op.before_block.args):
+                if a.type.is_block() and a.type.is_ptr():
+                    _rewrite_while(op, k)

@@ -117,7 +117,7 @@ def launch(source: str, kernel: str, signature: str, inputs: dict, defines=(), o
     return run(str(binary), inputs, grid=(1,)).outputs
 
 
-TYPES = ["int8", "uint8", "int16", "uint16", "int32", "int64", "uint64", "float16", "bfloat16", "float32"]
+TYPES = ["int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "float16", "bfloat16", "float32"]
 
 
 def _low(t: str):
@@ -224,3 +224,98 @@ def test_argmax_tuple_with_early_returns(t, opt):
     np.testing.assert_array_equal(out["I1"][:ROWS], flat[np.arange(M), i1][:ROWS])
     np.testing.assert_array_equal(_decode(out["AA"], t), [v.max()])
     assert out["IA"][0] == v.argmax()
+
+
+EXTRA = COMBINE + """
+@triton.jit
+def _any(a, b):
+    if a:
+        return a
+    return b
+
+
+@triton.jit
+def _xor(a, b):
+    return a ^ b
+
+
+@triton.jit
+def bools(X, ANY, XOR, M: tl.constexpr, N: tl.constexpr):
+    r = tl.arange(0, M)[:, None]
+    c = tl.arange(0, N)[None, :]
+    x = tl.load(X + r * N + c)
+    tl.store(ANY + tl.arange(0, M), tl.reduce(x, 1, _any))
+    tl.store(XOR + r * N + c, tl.associative_scan(x, 0, _xor))
+
+
+@triton.jit
+def _lse(a, b):
+    m = tl.maximum(a, b)
+    return m + tl.log(tl.exp(a - m) + tl.exp(b - m))
+
+
+@triton.jit
+def lse_rows(X, Y, M: tl.constexpr, N: tl.constexpr, ROWS: tl.constexpr, COLS: tl.constexpr):
+    r = tl.arange(0, M)[:, None]
+    c = tl.arange(0, N)[None, :]
+    x = tl.load(X + r * COLS + c, mask=(r < ROWS) & (c < COLS), other=float("-inf"))
+    tl.store(Y + tl.arange(0, M), tl.reduce(x, 1, _lse), mask=tl.arange(0, M) < ROWS)
+
+
+@triton.jit
+def _welford(mean_a, m2_a, n_a, mean_b, m2_b, n_b):
+    n = n_a + n_b
+    if n_b == 0.0:
+        return mean_a, m2_a, n_a
+    if n_a == 0.0:
+        return mean_b, m2_b, n_b
+    delta = mean_b - mean_a
+    frac = n_b / n
+    return mean_a + delta * frac, m2_a + m2_b + delta * delta * n_a * frac, n
+
+
+@triton.jit
+def welford(X, MEAN, VAR, M: tl.constexpr, N: tl.constexpr, ROWS: tl.constexpr, COLS: tl.constexpr):
+    r = tl.arange(0, M)[:, None]
+    c = tl.arange(0, N)[None, :]
+    inside = (r < ROWS) & (c < COLS)
+    x = tl.load(X + r * COLS + c, mask=inside, other=0.0).to(tl.float32)
+    mean, m2, n = tl.reduce((x, tl.zeros_like(x), inside.to(tl.float32)), 0, _welford)
+    tl.store(MEAN + tl.arange(0, N), mean, mask=tl.arange(0, N) < COLS)
+    tl.store(VAR + tl.arange(0, N), m2 / n, mask=tl.arange(0, N) < COLS)
+"""
+SIZES = (("M", str(M)), ("N", str(N)), ("ROWS", str(ROWS)), ("COLS", str(COLS)))
+
+
+@pytest.mark.parametrize("opt", [0, 2])
+def test_int1_any_with_early_return_and_xor_scan(opt):
+    x = np.random.default_rng(11).random((M, N)) < 0.08
+    x[0] = False
+    out = launch(EXTRA, "bools", "*i1,*i1,*i1", {"X": x.ravel(), "ANY": np.zeros(M, bool),
+                                                  "XOR": np.zeros(M * N, bool)}, SIZES[:2], opt)
+    np.testing.assert_array_equal(out["ANY"], x.any(1))
+    np.testing.assert_array_equal(out["XOR"].reshape(M, N), np.cumsum(x, 0) % 2 == 1)
+
+
+@pytest.mark.parametrize("t", ["float16", "bfloat16", "float32"])
+def test_logsumexp_with_math_calls(t):
+    rng = np.random.default_rng(12)
+    x = inputs(t, ROWS * COLS, rng, lo=-4, hi=4)
+    sig = DTYPES[t][0]
+    out = launch(EXTRA, "lse_rows", f"*{sig},*{sig}", {"X": x, "Y": np.zeros(M, DTYPES[t][1])}, SIZES)
+    v = _decode(x, t).astype(np.float64).reshape(ROWS, COLS)
+    want = np.log(np.exp(v).sum(1))
+    tol = {"float16": 8e-3, "bfloat16": 4e-2, "float32": 1e-5}[t]
+    np.testing.assert_allclose(_decode(out["Y"][:ROWS], t), want, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("t", ["float16", "float32"])
+def test_welford_three_fp32_operands_with_early_returns(t):
+    """(mean, m2, count) over the columns of a ragged block: masked elements have count 0 and are skipped."""
+    x = inputs(t, ROWS * COLS, np.random.default_rng(13), lo=-3, hi=3)
+    sig = DTYPES[t][0]
+    out = launch(EXTRA, "welford", f"*{sig},*fp32,*fp32", {"X": x, "MEAN": np.zeros(N, np.float32),
+                                                             "VAR": np.zeros(N, np.float32)}, SIZES)
+    v = x.astype(np.float64).reshape(ROWS, COLS)
+    np.testing.assert_allclose(out["MEAN"][:COLS], v.mean(0), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(out["VAR"][:COLS], v.var(0), rtol=1e-4, atol=1e-5)
