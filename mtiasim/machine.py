@@ -47,9 +47,14 @@ class Machine:
         # scalar and float registers, register-major
         self.X = np.zeros((32, P), np.int64)
         self.XU = self.X.view(np.uint64)
-        self.F = np.zeros((32, P), np.uint32)
-        self.FF = self.F.view(np.float32)
-        self.FI = self.F.view(np.int32)
+        # f registers are 64 bits (RV64D): FD views them as doubles; FF/FI/FW are the low 32 bits (a single lives
+        # there NaN-boxed: the upper 32 bits, FH, all ones) -- strided views, so writes land in F
+        self.F = np.zeros((32, P), np.uint64)
+        self.FD = self.F.view(np.float64)
+        self.FF = self.F.view(np.float32)[:, 0::2]
+        self.FI = self.F.view(np.int32)[:, 0::2]
+        self.FW = self.F.view(np.uint32)[:, 0::2]
+        self.FH = self.F.view(np.uint32)[:, 1::2]
         # vector registers: program-major, elements of one register group contiguous
         self.V = np.zeros((P, 32 * self.vlenb), np.uint8)
         self.Vu = {8: self.V, 16: self.V.view(np.uint16), 32: self.V.view(np.uint32), 64: self.V.view(np.uint64)}

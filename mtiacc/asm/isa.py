@@ -57,6 +57,7 @@ FORMATS: Dict[str, Tuple[Dict[str, int], str]] = {
 }
 
 TIMING_CLASSES = ("IntALU", "IntMul", "IntDiv", "Branch", "Jump", "Load", "Store", "FPU", "FDiv", "FCvt", "System",
+                  "DPU", "DDiv",
                   "VSet", "VALU", "VMul", "VDiv", "VFALU", "VFDiv", "VMask", "VPerm", "VRed", "VLoad", "VStore",
                   "Custom", "DMA")
 UNITS = ("scalar", "vector", "dma", "custom")
@@ -71,11 +72,16 @@ SEM_FAMILIES: Dict[str, Tuple[str, ...]] = {
     "lui": ("lui",), "auipc": ("auipc",), "jal": ("jal",), "jalr": ("jalr",),
     "branch": ("eq", "ne", "lt", "ge", "ltu", "geu"),
     "load": ("b", "h", "w", "d", "bu", "hu", "wu"), "store": ("b", "h", "w", "d"),
-    "fload": ("w",), "fstore": ("w",),
+    "fload": ("w", "d"), "fstore": ("w", "d"),
     "fpu": ("add", "sub", "mul", "div", "min", "max", "sgnj", "sgnjn", "sgnjx"),
     "fsqrt": ("sqrt",), "fcmp": ("eq", "lt", "le"),
     "fcvt": ("w.s", "wu.s", "l.s", "lu.s", "s.w", "s.wu", "s.l", "s.lu"),
     "fmv": ("x.w", "w.x"), "fma": ("madd", "msub", "nmsub", "nmadd"),
+    # RV64D (mtiasim/semantics/fp.py: the same functions, at double precision)
+    "dpu": ("add", "sub", "mul", "div", "min", "max", "sgnj", "sgnjn", "sgnjx"),
+    "dsqrt": ("sqrt",), "dcmp": ("eq", "lt", "le"),
+    "dcvt": ("w.d", "wu.d", "l.d", "lu.d", "d.w", "d.wu", "d.l", "d.lu", "s.d", "d.s"),
+    "dmv": ("x.d", "d.x"), "dfma": ("madd", "msub", "nmsub", "nmadd"), "fclass": ("d",),
     "system": ("ecall", "ebreak"),
     "vsetvli": ("vsetvli", "vsetivli"),
     "vload": ("8", "16", "32", "64"), "vstore": ("8", "16", "32", "64"),
@@ -218,6 +224,43 @@ RV64F = [
     _("fmsub.s", "R4", "fd, fs1, fs2, fs3, rm", "FPU", "fma msub", opcode=MSUB, fmt=0),
     _("fnmsub.s", "R4", "fd, fs1, fs2, fs3, rm", "FPU", "fma nmsub", opcode=NMSUB, fmt=0),
     _("fnmadd.s", "R4", "fd, fs1, fs2, fs3, rm", "FPU", "fma nmadd", opcode=NMADD, fmt=0),
+]
+
+# RV64D: funct7 = the F row's with fmt (bits 26:25) = 01; conversions between s and d select by rs2
+RV64D = [
+    _("fld", "I", "fd, mem", "Load", "fload d", opcode=LOAD_FP, funct3=0b011),
+    _("fsd", "S", "fs2, smem", "Store", "fstore d", opcode=STORE_FP, funct3=0b011),
+    _("fadd.d", "R", "fd, fs1, fs2, rm", "DPU", "dpu add", opcode=OP_FP, funct7=0b0000001),
+    _("fsub.d", "R", "fd, fs1, fs2, rm", "DPU", "dpu sub", opcode=OP_FP, funct7=0b0000101),
+    _("fmul.d", "R", "fd, fs1, fs2, rm", "DPU", "dpu mul", opcode=OP_FP, funct7=0b0001001),
+    _("fdiv.d", "R", "fd, fs1, fs2, rm", "DDiv", "dpu div", opcode=OP_FP, funct7=0b0001101),
+    _("fsqrt.d", "R", "fd, fs1, rm", "DDiv", "dsqrt sqrt", opcode=OP_FP, funct7=0b0101101, rs2=0),
+    _("fsgnj.d", "R", "fd, fs1, fs2", "DPU", "dpu sgnj", opcode=OP_FP, funct7=0b0010001, funct3=0b000),
+    _("fsgnjn.d", "R", "fd, fs1, fs2", "DPU", "dpu sgnjn", opcode=OP_FP, funct7=0b0010001, funct3=0b001),
+    _("fsgnjx.d", "R", "fd, fs1, fs2", "DPU", "dpu sgnjx", opcode=OP_FP, funct7=0b0010001, funct3=0b010),
+    _("fmin.d", "R", "fd, fs1, fs2", "DPU", "dpu min", opcode=OP_FP, funct7=0b0010101, funct3=0b000),
+    _("fmax.d", "R", "fd, fs1, fs2", "DPU", "dpu max", opcode=OP_FP, funct7=0b0010101, funct3=0b001),
+    _("feq.d", "R", "xd, fs1, fs2", "DPU", "dcmp eq", opcode=OP_FP, funct7=0b1010001, funct3=0b010),
+    _("flt.d", "R", "xd, fs1, fs2", "DPU", "dcmp lt", opcode=OP_FP, funct7=0b1010001, funct3=0b001),
+    _("fle.d", "R", "xd, fs1, fs2", "DPU", "dcmp le", opcode=OP_FP, funct7=0b1010001, funct3=0b000),
+    _("fclass.d", "R", "xd, fs1", "DPU", "fclass d", opcode=OP_FP, funct7=0b1110001, rs2=0, funct3=0b001),
+    _("fcvt.s.d", "R", "fd, fs1, rm", "FCvt", "dcvt s.d", opcode=OP_FP, funct7=0b0100000, rs2=1),
+    # exact conversions: no rounding-mode operand (GNU as writes rm = 000)
+    _("fcvt.d.s", "R", "fd, fs1", "FCvt", "dcvt d.s", opcode=OP_FP, funct7=0b0100001, rs2=0, funct3=0),
+    _("fcvt.w.d", "R", "xd, fs1, rm", "FCvt", "dcvt w.d", opcode=OP_FP, funct7=0b1100001, rs2=0),
+    _("fcvt.wu.d", "R", "xd, fs1, rm", "FCvt", "dcvt wu.d", opcode=OP_FP, funct7=0b1100001, rs2=1),
+    _("fcvt.l.d", "R", "xd, fs1, rm", "FCvt", "dcvt l.d", opcode=OP_FP, funct7=0b1100001, rs2=2),
+    _("fcvt.lu.d", "R", "xd, fs1, rm", "FCvt", "dcvt lu.d", opcode=OP_FP, funct7=0b1100001, rs2=3),
+    _("fcvt.d.w", "R", "fd, xs1", "FCvt", "dcvt d.w", opcode=OP_FP, funct7=0b1101001, rs2=0, funct3=0),
+    _("fcvt.d.wu", "R", "fd, xs1", "FCvt", "dcvt d.wu", opcode=OP_FP, funct7=0b1101001, rs2=1, funct3=0),
+    _("fcvt.d.l", "R", "fd, xs1, rm", "FCvt", "dcvt d.l", opcode=OP_FP, funct7=0b1101001, rs2=2),
+    _("fcvt.d.lu", "R", "fd, xs1, rm", "FCvt", "dcvt d.lu", opcode=OP_FP, funct7=0b1101001, rs2=3),
+    _("fmv.x.d", "R", "xd, fs1", "FCvt", "dmv x.d", opcode=OP_FP, funct7=0b1110001, rs2=0, funct3=0),
+    _("fmv.d.x", "R", "fd, xs1", "FCvt", "dmv d.x", opcode=OP_FP, funct7=0b1111001, rs2=0, funct3=0),
+    _("fmadd.d", "R4", "fd, fs1, fs2, fs3, rm", "DPU", "dfma madd", opcode=MADD, fmt=1),
+    _("fmsub.d", "R4", "fd, fs1, fs2, fs3, rm", "DPU", "dfma msub", opcode=MSUB, fmt=1),
+    _("fnmsub.d", "R4", "fd, fs1, fs2, fs3, rm", "DPU", "dfma nmsub", opcode=NMSUB, fmt=1),
+    _("fnmadd.d", "R4", "fd, fs1, fs2, fs3, rm", "DPU", "dfma nmadd", opcode=NMADD, fmt=1),
 ]
 
 # Vector arithmetic "multiclass": form -> (mnemonic suffix, format, operands)
@@ -382,7 +425,8 @@ MTIA = [
 ]
 
 EXTENSIONS = [("RV64I", "RV64I base integer", RV64I), ("M", "M: integer multiply and divide", RV64M),
-              ("F", "F: single-precision floating point", RV64F), ("V", "V: vectors (RVV 1.0 subset)", RVV),
+              ("F", "F: single-precision floating point", RV64F),
+              ("D", "D: double-precision floating point", RV64D), ("V", "V: vectors (RVV 1.0 subset)", RVV),
               ("MTIA", "MTIA custom instructions (custom-0)", MTIA)]
 
 

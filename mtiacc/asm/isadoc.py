@@ -91,9 +91,27 @@ def semantics(spec: InstrSpec) -> str:
         bits = {"b": 8, "h": 16, "w": 32, "d": 64}[op]
         return f"mem{bits}[x[rs1] + imm] = x[rs2][{bits - 1}:0]"
     if fam == "fload":
-        return "f[rd] = mem32[x[rs1] + imm]"
+        return "f[rd] = NaN-box(mem32[x[rs1] + imm])" if op == "w" else "f[rd] = mem64[x[rs1] + imm]"
     if fam == "fstore":
-        return "mem32[x[rs1] + imm] = f[rs2]"
+        return "mem32[x[rs1] + imm] = f[rs2][31:0]" if op == "w" else "mem64[x[rs1] + imm] = f[rs2]"
+    if fam == "dpu":
+        return "f[rd] = " + _BINOP[op].format(a="f[rs1]", b="f[rs2]") + " (double)"
+    if fam == "dsqrt":
+        return "f[rd] = sqrt(f[rs1]) (double)"
+    if fam == "dcmp":
+        return "x[rd] = (" + _BINOP[op].format(a="f[rs1]", b="f[rs2]") + ") ? 1 : 0 (double)"
+    if fam == "dcvt":
+        dst, src = op.split(".")
+        names = {"w": "int32", "wu": "uint32", "l": "int64", "lu": "uint64", "s": "single", "d": "double"}
+        reg = {"w": "x", "wu": "x", "l": "x", "lu": "x", "s": "f", "d": "f"}
+        return f"{reg[dst]}[rd] = {names[dst]}({names[src]} {reg[src]}[rs1])" + \
+            (" (saturating, rm rounding)" if reg[dst] == "x" else "")
+    if fam == "dmv":
+        return "x[rd] = bits of f[rs1]" if op == "x.d" else "f[rd] = bits of x[rs1]"
+    if fam == "dfma":
+        return "f[rd] = " + _FMA[op] + " (double)"
+    if fam == "fclass":
+        return "x[rd] = one-hot class of f[rs1] (bit 0 -inf ... 9 quiet NaN)"
     if fam == "fpu":
         return "f[rd] = " + _BINOP[op].format(a="f[rs1]", b="f[rs2]")
     if fam == "fcmp":

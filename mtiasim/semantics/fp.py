@@ -1,10 +1,16 @@
-"""RV64F semantics families: float loads/stores, arithmetic, compare, convert, move, fused multiply-add.
+"""RV64F and RV64D semantics families: float loads/stores, arithmetic, compare, convert, move, fused multiply-add.
 
-The f registers hold raw float32 bits (``m.F``, viewed as ``m.FF`` float32 and ``m.FI`` int32), so ``fmv`` is bit
-exact.  Arithmetic rounds to nearest even whatever the ``rm`` field says; conversions honour ``rm``
-(dyn = round to nearest even).  NaN results of arithmetic are canonicalized (0x7fc00000) as RISC-V requires.
+The f registers are 64 bits (``m.F`` uint64, viewed as ``m.FD`` float64).  A single lives NaN-boxed: its bits in
+the low half (``m.FF`` float32, ``m.FI`` int32, ``m.FW`` uint32), the upper half (``m.FH``) all ones; every write
+of a single boxes it and a single read of a register that is not properly boxed gives the canonical NaN, as the
+spec requires.  ``fmv``/``fsgnj`` are bit exact.  Arithmetic rounds to nearest even whatever the ``rm`` field
+says; conversions honour ``rm`` (dyn = round to nearest even).  NaN results of arithmetic are canonicalized
+(0x7fc00000, 0x7ff8000000000000) as RISC-V requires.  The D families (``dpu`` ...) are the F functions run
+with the double-precision register access :data:`D`.
 """
 from __future__ import annotations
+
+from fractions import Fraction
 
 import numpy as np
 
@@ -14,6 +20,10 @@ U64 = np.uint64
 CANON32 = np.uint32(0x7FC00000)
 SIGN32 = np.uint32(0x80000000)
 MAG32 = np.uint32(0x7FFFFFFF)
+SIGN64 = np.uint64(1 << 63)
+MAG64 = np.uint64((1 << 63) - 1)
+BOX = np.uint64(0xFFFFFFFF00000000)
+ONES32 = np.uint32(0xFFFFFFFF)
 
 
 def _nop(g):
@@ -21,14 +31,13 @@ def _nop(g):
 
 
 def canon(r: np.ndarray) -> np.ndarray:
-    """Raw float32 bits of ``r`` with every NaN made the canonical NaN."""
-    bits = r.view(np.uint32)
+    """Raw bits of float array ``r`` (float32 or float64) with every NaN made the canonical NaN."""
+    ut = np.uint32 if r.dtype == np.float32 else np.uint64
+    bits = r.view(ut)
     nan = r != r
     if nan.any():
-        bits = np.where(nan, CANON32, bits)
+        bits = np.where(nan, canonical_nan(r.dtype).view(ut), bits)
     return bits
-
-
 def fminmax(a, b, is_max: bool):
     """RISC-V fmin/fmax on equal-width float arrays: NaN operands are ignored; -0 < +0; both NaN -> canonical."""
     ut = {2: np.uint16, 4: np.uint32, 8: np.uint64}[a.dtype.itemsize]
@@ -61,32 +70,83 @@ def sgnj(abits, bbits, op, sign, mag):
     return abits ^ (bbits & sign)
 
 
-def _mem(d, m, store):
-    view = m.LMv["u32"]
-    return view, m.lmb - 4, m.X, m.F, d.rs1, int(d.imm), m.rows
+class _Single:
+    """Register access at single precision (NaN-boxed)."""
+    dtype, ut, sign, mag, size = np.float32, np.uint32, SIGN32, MAG32, 4
+
+    @staticmethod
+    def bits(m, r, g):
+        """The 32 bits of single ``f[r]``: the canonical NaN unless the register is properly boxed."""
+        boxed = m.FH[r, g] == ONES32
+        b = m.FW[r, g]
+        return b if boxed.all() else np.where(boxed, b, CANON32)
+
+    @classmethod
+    def read(cls, m, r, g):
+        return cls.bits(m, r, g).view(np.float32)
+
+    @staticmethod
+    def put(m, r, g, bits):
+        m.F[r, g] = np.asarray(bits).astype(np.uint32).astype(np.uint64) | BOX
+
+    @staticmethod
+    def mem_put(m, r, g, bits):
+        _Single.put(m, r, g, bits)
+
+
+class _Double:
+    """Register access at double precision (all 64 bits)."""
+    dtype, ut, sign, mag, size = np.float64, np.uint64, SIGN64, MAG64, 8
+
+    @staticmethod
+    def bits(m, r, g):
+        return m.F[r, g]
+
+    @staticmethod
+    def read(m, r, g):
+        return m.FD[r, g]
+
+    @staticmethod
+    def put(m, r, g, bits):
+        m.F[r, g] = bits
+
+
+S, D = _Single, _Double
+
+
+def _prec(d):
+    return D if d.spec.sem_family in _D_FAMILIES or d.spec.sem_op == "d" else S
+
+
+_D_FAMILIES = {"dpu", "dsqrt", "dcmp", "dfma"}
 
 
 def fload(d, m, pc):
-    view, lim, X, F, r1, imm, rows = _mem(d, m, False)
-    rd = d.rd
+    p = _prec(d)
+    size = p.size
+    view = m.LMv["u32" if size == 4 else "u64"]
+    lim, X, r1, imm, rows, rd = m.lmb - size, m.X, d.rs1, int(d.imm), m.rows, d.rd
 
     def ex(g):
         a = X[r1, g] + imm
-        if int(a.view(U64).max()) > lim or (a & 3).any():
-            lm_fault(m, g, a, 4, "load")
-        F[rd, g] = view[rows[g], a >> 2]
+        if int(a.view(U64).max()) > lim or (a & (size - 1)).any():
+            lm_fault(m, g, a, size, "load")
+        p.put(m, rd, g, view[rows[g], a >> (size.bit_length() - 1)])
     return ex
 
 
 def fstore(d, m, pc):
-    view, lim, X, F, r1, imm, rows = _mem(d, m, True)
-    r2 = d.rs2
+    p = _prec(d)
+    size = p.size
+    view = m.LMv["u32" if size == 4 else "u64"]
+    lim, X, r1, imm, rows, r2 = m.lmb - size, m.X, d.rs1, int(d.imm), m.rows, d.rs2
+    src = m.FW if size == 4 else m.F   # fsw stores the low 32 bits whatever the upper half holds
 
     def ex(g):
         a = X[r1, g] + imm
-        if int(a.view(U64).max()) > lim or (a & 3).any():
-            lm_fault(m, g, a, 4, "store")
-        view[rows[g], a >> 2] = F[r2, g]
+        if int(a.view(U64).max()) > lim or (a & (size - 1)).any():
+            lm_fault(m, g, a, size, "store")
+        view[rows[g], a >> (size.bit_length() - 1)] = src[r2, g]
     return ex
 
 
@@ -94,31 +154,33 @@ _FPU = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide}
 
 
 def fpu(d, m, pc):
-    op = d.spec.sem_op
-    F, FF, rd, r1, r2 = m.F, m.FF, d.rd, d.rs1, d.rs2
+    op, p = d.spec.sem_op, _prec(d)
+    rd, r1, r2 = d.rd, d.rs1, d.rs2
     if op in _FPU:
         f = _FPU[op]
 
         def ex(g):
-            F[rd, g] = canon(f(FF[r1, g], FF[r2, g]))
+            with np.errstate(all="ignore"):
+                p.put(m, rd, g, canon(f(p.read(m, r1, g), p.read(m, r2, g))))
     elif op in ("min", "max"):
         is_max = op == "max"
 
         def ex(g):
-            FF[rd, g] = fminmax(FF[r1, g], FF[r2, g], is_max)
+            p.put(m, rd, g, fminmax(p.read(m, r1, g), p.read(m, r2, g), is_max).view(p.ut))
     elif op in ("sgnj", "sgnjn", "sgnjx"):
         def ex(g):
-            F[rd, g] = sgnj(F[r1, g], F[r2, g], op, SIGN32, MAG32)
+            p.put(m, rd, g, sgnj(p.bits(m, r1, g), p.bits(m, r2, g), op, p.sign, p.mag))
     else:
         raise KeyError(op)
     return ex
 
 
 def fsqrt(d, m, pc):
-    F, FF, rd, r1 = m.F, m.FF, d.rd, d.rs1
+    p, rd, r1 = _prec(d), d.rd, d.rs1
 
     def ex(g):
-        F[rd, g] = canon(np.sqrt(FF[r1, g]))
+        with np.errstate(all="ignore"):
+            p.put(m, rd, g, canon(np.sqrt(p.read(m, r1, g))))
     return ex
 
 
@@ -126,13 +188,13 @@ _FCMP = {"eq": np.equal, "lt": np.less, "le": np.less_equal}
 
 
 def fcmp(d, m, pc):
-    f = _FCMP[d.spec.sem_op]
-    X, FF, rd, r1, r2 = m.X, m.FF, d.rd, d.rs1, d.rs2
+    f, p = _FCMP[d.spec.sem_op], _prec(d)
+    X, rd, r1, r2 = m.X, d.rd, d.rs1, d.rs2
     if rd == 0:
         return _nop
 
     def ex(g):
-        X[rd, g] = f(FF[r1, g], FF[r2, g])
+        X[rd, g] = f(p.read(m, r1, g), p.read(m, r2, g))
     return ex
 
 
@@ -203,65 +265,182 @@ def int_to_float(x: np.ndarray, rm: int, ft) -> np.ndarray:
     return r
 
 
-def fcvt(d, m, pc):
-    op = d.spec.sem_op
-    X, F, FF, rd, r1 = m.X, m.F, m.FF, d.rd, d.rs1
-    rm = int(getattr(d, "rm", DYN) if getattr(d, "rm", None) is not None else DYN)
-    if op.endswith(".s"):  # float -> integer
-        signed = op in ("w.s", "l.s")
-        bits = 32 if op[0] == "w" else 64
-        if rd == 0:
-            return _nop
+def _rm(d) -> int:
+    return int(getattr(d, "rm", DYN) if getattr(d, "rm", None) is not None else DYN)
 
-        def ex(g):
-            r = float_to_int(FF[r1, g], rm, signed, bits)
-            if bits == 32:
-                r = r.astype(np.int32)  # 32-bit results are sign-extended into the 64-bit register
-            X[rd, g] = r.view(np.int64) if r.dtype == np.uint64 else r
-        return ex
-    src = {"s.w": np.int32, "s.wu": np.uint32, "s.l": np.int64, "s.lu": np.uint64}[op]
+
+def _to_int(p, rd, r1, rm, signed, bits, m):
+    X = m.X
+    if rd == 0:
+        return _nop
 
     def ex(g):
-        x = X[r1, g].astype(src)
-        F[rd, g] = canon(int_to_float(x, rm, np.float32))
+        r = float_to_int(p.read(m, r1, g), rm, signed, bits)
+        if bits == 32:
+            r = r.astype(np.int32)  # 32-bit results are sign-extended into the 64-bit register
+        X[rd, g] = r.view(np.int64) if r.dtype == np.uint64 else r
     return ex
 
 
+_INT_SRC = {"w": np.int32, "wu": np.uint32, "l": np.int64, "lu": np.uint64}
+
+
+def _from_int(p, rd, r1, rm, src, m):
+    X = m.X
+
+    def ex(g):
+        x = X[r1, g].astype(src)
+        p.put(m, rd, g, canon(int_to_float(x.astype(np.uint64 if src == np.uint64 else np.int64), rm, p.dtype)))
+    return ex
+
+
+def fcvt(d, m, pc):
+    """Single <-> integer: ``w.s`` (to int32) ... ``s.lu`` (from uint64)."""
+    dst, src = d.spec.sem_op.split(".")
+    if src == "s":
+        return _to_int(S, d.rd, d.rs1, _rm(d), dst in ("w", "l"), 32 if dst[0] == "w" else 64, m)
+    return _from_int(S, d.rd, d.rs1, _rm(d), _INT_SRC[src], m)
+
+
+def narrow_double(x: np.ndarray, rm: int) -> np.ndarray:
+    """float64 -> float32 with rounding mode ``rm`` (directed modes step the nearest-even result)."""
+    with np.errstate(all="ignore"):
+        r = x.astype(np.float32)
+    if rm in (RNE, DYN, RMM):
+        return r
+    back = r.astype(np.float64)
+    if rm == RTZ:
+        fix = (np.abs(back) > np.abs(x)) & np.isfinite(x)
+        toward = np.zeros_like(r)
+    elif rm == RDN:
+        fix = back > x
+        toward = np.full_like(r, -np.inf)
+    else:
+        fix = back < x
+        toward = np.full_like(r, np.inf)
+    if fix.any():
+        r = np.where(fix, np.nextafter(r, toward), r)
+    return r
+
+
+def dcvt(d, m, pc):
+    """Double <-> integer and double <-> single: ``w.d`` ... ``d.lu``, ``s.d``, ``d.s``."""
+    op, rd, r1, rm = d.spec.sem_op, d.rd, d.rs1, _rm(d)
+    dst, src = op.split(".")
+    if op == "s.d":
+        def ex(g):
+            S.put(m, rd, g, canon(narrow_double(D.read(m, r1, g), rm)))
+        return ex
+    if op == "d.s":
+        def ex(g):
+            D.put(m, rd, g, canon(S.read(m, r1, g).astype(np.float64)))
+        return ex
+    if src == "d":
+        return _to_int(D, rd, r1, rm, dst in ("w", "l"), 32 if dst[0] == "w" else 64, m)
+    return _from_int(D, rd, r1, rm, _INT_SRC[src], m)
+
+
 def fmv(d, m, pc):
-    op = d.spec.sem_op
-    X, FI, rd, r1 = m.X, m.FI, d.rd, d.rs1
+    op, X, rd, r1 = d.spec.sem_op, m.X, d.rd, d.rs1
     if op == "x.w":
         if rd == 0:
             return _nop
 
         def ex(g):
-            X[rd, g] = FI[r1, g]
+            X[rd, g] = m.FI[r1, g]   # the low 32 bits, sign-extended, boxed or not
     elif op == "w.x":
         def ex(g):
-            FI[rd, g] = X[r1, g]
+            S.put(m, rd, g, X[r1, g])
     else:
         raise KeyError(op)
     return ex
 
 
+def dmv(d, m, pc):
+    op, X, rd, r1 = d.spec.sem_op, m.X, d.rd, d.rs1
+    if op == "x.d":
+        if rd == 0:
+            return _nop
+
+        def ex(g):
+            X[rd, g] = m.F[r1, g].view(np.int64)
+    elif op == "d.x":
+        def ex(g):
+            m.F[rd, g] = X[r1, g].view(np.uint64)
+    else:
+        raise KeyError(op)
+    return ex
+
+
+def _fused(a, b, c, neg_prod, neg_add, dtype):
+    """``(+-a*b) + (+-c)`` rounded once to ``dtype``: float32 through float64 (exact product), float64
+    through exact rationals element by element (the D rows are rare in compiled code)."""
+    if dtype == np.float32:
+        p = a.astype(np.float64) * b  # exact in float64
+        cc = c.astype(np.float64)
+        with np.errstate(all="ignore"):
+            return ((-p if neg_prod else p) + (-cc if neg_add else cc)).astype(np.float32)
+    out = np.empty(a.shape, np.float64)
+    for i, (x, y, z) in enumerate(zip(a.tolist(), b.tolist(), c.tolist())):
+        if not all(np.isfinite([x, y, z])):
+            with np.errstate(all="ignore"):
+                out[i] = (-(x * y) if neg_prod else x * y) + (-z if neg_add else z)
+            continue
+        pr = Fraction(x) * Fraction(y)
+        r = (-pr if neg_prod else pr) + (-Fraction(z) if neg_add else Fraction(z))
+        if r == 0:   # exact zero: signed zeros add as IEEE says; a cancellation is +0 (round to nearest)
+            px, cz = (-(x * y) if neg_prod else x * y), (-z if neg_add else z)
+            out[i] = px + cz if pr == 0 and z == 0 else 0.0
+        else:
+            try:
+                out[i] = float(r)   # int / int true division rounds correctly
+            except OverflowError:
+                out[i] = np.inf if r > 0 else -np.inf
+    return out
+
+
 def fma(d, m, pc):
-    op = d.spec.sem_op
-    F, FF, rd, r1, r2, r3 = m.F, m.FF, d.rd, d.rs1, d.rs2, d.rs3
+    op, p = d.spec.sem_op, _prec(d)
+    rd, r1, r2, r3 = d.rd, d.rs1, d.rs2, d.rs3
     neg_prod = op in ("nmsub", "nmadd")
     neg_add = op in ("msub", "nmadd")
     if op not in ("madd", "msub", "nmsub", "nmadd"):
         raise KeyError(op)
 
     def ex(g):
-        p = FF[r1, g].astype(np.float64) * FF[r2, g]  # exact in float64
-        c = FF[r3, g].astype(np.float64)
-        r = (-p if neg_prod else p) + (-c if neg_add else c)
-        F[rd, g] = canon(r.astype(np.float32))
+        r = _fused(p.read(m, r1, g), p.read(m, r2, g), p.read(m, r3, g), neg_prod, neg_add, p.dtype)
+        p.put(m, rd, g, canon(np.asarray(r, p.dtype)))
+    return ex
+
+
+def fclass(d, m, pc):
+    """One-hot class of double ``f[rs1]``: bit 0 -inf, 1 negative normal, 2 negative subnormal, 3 -0, 4 +0,
+    5 positive subnormal, 6 positive normal, 7 +inf, 8 signalling NaN, 9 quiet NaN."""
+    X, rd, r1 = m.X, d.rd, d.rs1
+    if rd == 0:
+        return _nop
+
+    def ex(g):
+        b = m.F[r1, g]
+        neg = (b >> np.uint64(63)) != 0
+        exp = (b >> np.uint64(52)) & np.uint64(0x7FF)
+        man = b & np.uint64((1 << 52) - 1)
+        quiet = (man >> np.uint64(51)) != 0
+        cls = np.select(
+            [(exp == 0x7FF) & (man != 0) & quiet, (exp == 0x7FF) & (man != 0), exp == 0x7FF,
+             (exp == 0) & (man == 0), exp == 0],
+            [np.int64(9), np.int64(8), np.where(neg, 0, 7), np.where(neg, 3, 4), np.where(neg, 2, 5)],
+            np.where(neg, 1, 6))
+        X[rd, g] = np.left_shift(np.int64(1), cls.astype(np.int64))
     return ex
 
 
 FAMILIES = {"fload": fload, "fstore": fstore, "fpu": fpu, "fsqrt": fsqrt, "fcmp": fcmp, "fcvt": fcvt,
-            "fmv": fmv, "fma": fma}
-OPS = {"fload": {"w"}, "fstore": {"w"}, "fpu": set(_FPU) | {"min", "max", "sgnj", "sgnjn", "sgnjx"},
-       "fcmp": set(_FCMP), "fcvt": {"w.s", "wu.s", "l.s", "lu.s", "s.w", "s.wu", "s.l", "s.lu"},
-       "fmv": {"x.w", "w.x"}, "fma": {"madd", "msub", "nmsub", "nmadd"}}
+            "fmv": fmv, "fma": fma, "dpu": fpu, "dsqrt": fsqrt, "dcmp": fcmp, "dcvt": dcvt, "dmv": dmv,
+            "dfma": fma, "fclass": fclass}
+_FP_OPS = set(_FPU) | {"min", "max", "sgnj", "sgnjn", "sgnjx"}
+OPS = {"fload": {"w", "d"}, "fstore": {"w", "d"}, "fpu": _FP_OPS, "dpu": _FP_OPS,
+       "fcmp": set(_FCMP), "dcmp": set(_FCMP), "fcvt": {"w.s", "wu.s", "l.s", "lu.s", "s.w", "s.wu", "s.l", "s.lu"},
+       "dcvt": {"w.d", "wu.d", "l.d", "lu.d", "d.w", "d.wu", "d.l", "d.lu", "s.d", "d.s"},
+       "fmv": {"x.w", "w.x"}, "dmv": {"x.d", "d.x"}, "fma": {"madd", "msub", "nmsub", "nmadd"},
+       "dfma": {"madd", "msub", "nmsub", "nmadd"}, "fclass": {"d"}}

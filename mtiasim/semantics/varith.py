@@ -251,12 +251,12 @@ def vmv_scalar(d, m, pc):
 
         def inner(g, sew):
             v = m.Vu[sew][g, reg_off(m, vs2, sew, 1)]
-            if sew == 32:
+            if sew == 64:
                 F[rd, g] = v
-            elif sew == 16:
-                F[rd, g] = v.astype(np.uint32) | np.uint32(0xFFFF0000)  # NaN-boxed
+            elif sew in (32, 16):   # NaN-boxed: every bit above the value is one
+                F[rd, g] = v.astype(np.uint64) | np.uint64(((1 << 64) - 1) ^ ((1 << sew) - 1))
             else:
-                raise SimFault(f"vfmv.f.s with SEW={sew}: this machine's f registers are 32-bit")
+                raise SimFault(f"vfmv.f.s with SEW={sew}: no {sew}-bit float type")
     elif op in ("s.x", "s.f"):
         vd, r1 = d.vd, d.rs1
 

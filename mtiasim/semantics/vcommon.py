@@ -104,15 +104,17 @@ def scalar_x(m, g, r1: int, dt):
 
 def scalar_f(m, g, r1: int, sew: int):
     """f[rs1] as a ``[G, 1]`` column of the SEW float type (NaN-boxing rules for SEW=16)."""
+    if sew == 64:
+        return m.FD[r1, g][:, None]
     if sew == 32:
-        return m.FF[r1, g][:, None]
+        boxed = m.FH[r1, g] == np.uint32(0xFFFFFFFF)
+        return np.where(boxed, m.FW[r1, g], np.uint32(0x7FC00000)).view(np.float32)[:, None]
     if sew == 16:
         bits = m.F[r1, g]
-        boxed = (bits >> np.uint32(16)) == np.uint32(0xFFFF)
-        half = np.where(boxed, bits & np.uint32(0xFFFF), np.uint32(0x7E00)).astype(np.uint16)
+        boxed = (bits >> np.uint64(16)) == np.uint64(0xFFFFFFFFFFFF)
+        half = np.where(boxed, bits & np.uint64(0xFFFF), np.uint64(0x7E00)).astype(np.uint16)
         return half.view(np.float16)[:, None]
-    raise SimFault(f"a scalar float operand with SEW={sew} needs FLEN >= {sew}; this machine's f registers are "
-                   f"32-bit (RV64F)")
+    raise SimFault(f"a scalar float operand with SEW={sew}: no {sew}-bit float type")
 
 
 def float_view(m, sew: int):
