@@ -40,11 +40,18 @@ def _unsigned(elem) -> bool:
 
 
 def scalar_load(b: MBuilder, elem, addr: VReg) -> VReg:
+    """A scalar register holding the element at ``addr`` (halves NaN-boxed, as scalar.py keeps them)."""
     nb = elem_bytes(elem)
     if elem.is_float():
+        r = b.f()
+        if nb == 2:
+            bits = b.x()
+            b("lhu", bits, Mem(addr, 0))
+            b("or", bits, bits, b.li(-65536))
+            b("fmv.w.x", r, bits)
+            return r
         if nb != 4:
             raise CompileError(f"scalar {elem} values are not supported yet")
-        r = b.f()
         b("flw", r, Mem(addr, 0))
         return r
     r = b.x()
@@ -56,6 +63,11 @@ def scalar_load(b: MBuilder, elem, addr: VReg) -> VReg:
 def scalar_store(b: MBuilder, elem, value: VReg, addr: VReg) -> None:
     nb = elem_bytes(elem)
     if elem.is_float():
+        if nb == 2:
+            bits = b.x()
+            b("fmv.x.w", bits, value)
+            b("sh", bits, Mem(addr, 0))
+            return
         if nb != 4:
             raise CompileError(f"scalar {elem} values are not supported yet")
         b("fsw", value, Mem(addr, 0))

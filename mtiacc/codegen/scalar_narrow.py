@@ -34,8 +34,8 @@ def handles(op) -> bool:
     if not op.results or op.result.type.is_block():
         return False
     t = op.result.type
-    if type(op) in INT_BINARY:
-        return _narrow_int(t)
+    if type(op) in INT_BINARY:  # i1 too: True + True wraps to False
+        return _narrow_int(t) or (isinstance(t, IntType) and t.width == 1)
     if type(op) in FLOAT_BINARY or isinstance(op, O.NegFOp):
         return _half(t)
     if isinstance(op, O.CmpFOp):

@@ -15,6 +15,7 @@ from typing import List
 from mtiacc.codegen.mir import MBuilder, VReg
 from mtiacc.codegen.ndblocks import add_step, nest
 from mtiacc.codegen.reduce import _source_addr, scalar_load, scalar_store, split_axis
+from mtiacc.codegen.scalar_narrow import narrow, widen
 from mtiacc.codegen.vloop import Src, VLoop, elem_bytes, emit_loop
 from mtiacc.diagnostics import CompileError
 
@@ -24,7 +25,7 @@ VECTOR = {("sum", True): "vfadd.vv", ("prod", True): "vfmul.vv",
 
 def _scalar_op(elem, kind: str) -> str:
     if elem.is_float():
-        if elem.width != 32:
+        if elem.width not in (16, 32):
             raise CompileError(f"scans of {elem} along the last axis are not supported yet")
         return "fadd.s" if kind == "sum" else "fmul.s"
     if elem.width == 64:
@@ -49,6 +50,7 @@ def lower_scan(lw, op) -> None:
 
     if inner == 1:
         mn = _scalar_op(elem, kind)
+        half = elem.is_float() and elem.width == 16
 
         def row(cur: List[VReg]) -> None:
             s, d = b.x("s"), b.x("d")
@@ -63,7 +65,12 @@ def lower_scan(lw, op) -> None:
 
             def element(ptrs: List[VReg]) -> None:
                 x = scalar_load(b, elem, ptrs[0])
-                b(mn, acc, acc, x)
+                if half:  # in f32, rounded to the half type at each step (exact: f32 > 2 * 11 + 2 bits)
+                    s = b.f()
+                    b(mn, s, widen(b, acc, elem), widen(b, x, elem))
+                    b("fmv.s", acc, narrow(b, s, elem))
+                else:
+                    b(mn, acc, acc, x)
                 scalar_store(b, elem, acc, ptrs[1])
             add_step(b, s, step)
             add_step(b, d, step)

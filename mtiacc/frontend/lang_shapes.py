@@ -6,14 +6,16 @@ Triton's language reference:
 
 * Axes may be negative (counted from the end).  ``axis=None`` reduces every dimension (the block is
   flattened first) and gives a scalar.  ``keep_dims`` keeps reduced dimensions with size 1.
-* ``tl.sum`` and ``tl.cumsum`` accumulate integers narrower than 32 bits (and booleans) in i32 (u32
-  for unsigned); ``tl.max``/``tl.min`` compute on at least 32 bits (f16 in f32, i8/i16 in i32);
-  ``dtype=`` converts the input first.
+* ``tl.sum``, ``tl.cumsum`` and ``tl.cumprod`` accumulate integers narrower than 32 bits in i32 (u32
+  for unsigned ones and booleans); ``dtype=`` converts the input and is the accumulation type.
+  ``tl.max``/``tl.min`` compute on at least 32 bits (f16 in f32, i8/i16 in i32), but with
+  ``return_indices=True`` the value keeps the input's type.
 * ``tl.max``/``tl.min`` on floats ignore NaN elements (a row of only NaN gives NaN), like
   ``tl.maximum``; ``tl.argmax``/``tl.argmin`` give the smallest index of the extreme non-NaN
   value (``tie_break_left=True``).
-* Float sums and scans are computed in the element type; a sum may reassociate (see
-  ``mtiacc/codegen/reduce.py`` for the order), a scan adds left to right.
+* Float sums and scans are computed in the element type (bf16 ones in f32, rounded to bf16 at the
+  end); a sum may reassociate (see ``mtiacc/codegen/reduce.py`` for the order), a scan adds left to
+  right.
 """
 from __future__ import annotations
 
@@ -164,9 +166,10 @@ def zeros_like(sem: Semantic, input):
 # --------------------------------------------------------------------------- reductions
 
 def _accumulate_type(t: Type, fn: str) -> Type:
-    """The type ``tl.sum``/``tl.cumsum`` accumulate in: integers of fewer than 32 bits widen."""
+    """The type ``tl.sum``/``tl.cumsum``/``tl.cumprod`` accumulate in: integers of fewer than 32 bits widen
+    (unsigned ones and int1 to u32, as Triton's ``_pick_sum_dtype``)."""
     if isinstance(t, IntType) and t.width < 32:
-        return u32 if not t.signed and t.width > 1 else i32
+        return u32 if not t.signed or t.is_bool() else i32
     return t
 
 
@@ -186,22 +189,28 @@ def _reduce(sem: Semantic, x: Value, axis, kind: str, keep_dims, fn: str):
     if axis is None:
         flat = x if len(shape) == 1 else sem.emit(ReshapeOp.get(x, (x.type.numel,)))
         r = sem.emit(ReduceOp.get(flat, 0, kind))
-        if keep_dims:
-            for _ in shape:
-                r = sem.emit(ExpandDimsOp.get(r, 0))
-        return r
+        return sem.broadcast_to(r, (1,) * len(shape)) if keep_dims else r
     a = _wrap_axis(axis, len(shape), fn)
     r = sem.emit(ReduceOp.get(x, a, kind))
-    if keep_dims:
-        r = sem.emit(ExpandDimsOp.get(r, a))
+    if keep_dims:  # a scalar (from a 1-D block) becomes a block of one element
+        r = sem.emit(ExpandDimsOp.get(r, a)) if r.type.is_block() else sem.broadcast_to(r, (1,))
     return r
+
+
+def _via_f32(sem: Semantic, x: Value, compute):
+    """``compute(x)``, for bf16 ``x`` computed in f32 and rounded back (the vector unit has no bf16)."""
+    t = x.type.element_type
+    if not (t.is_float() and t.kind == "bf16"):
+        return compute(x)
+    return sem.cast(compute(sem.cast(x, f32)), t)
 
 
 def sum(sem: Semantic, input, axis=None, keep_dims=False, dtype=None):
     """The sum along ``axis`` (all axes when None)."""
     x = _prepare(sem, input, "tl.sum", dtype)
-    x = sem.cast(x, _accumulate_type(x.type.element_type, "tl.sum"))
-    return _reduce(sem, x, axis, "sum", keep_dims, "tl.sum")
+    if dtype is None:  # an explicit dtype is the accumulation type
+        x = sem.cast(x, _accumulate_type(x.type.element_type, "tl.sum"))
+    return _via_f32(sem, x, lambda v: _reduce(sem, v, axis, "sum", keep_dims, "tl.sum"))
 
 
 def _minmax_input(sem: Semantic, input, fn: str) -> Value:
@@ -220,7 +229,8 @@ def _minmax(sem: Semantic, input, axis, return_indices, tie_break_left, keep_dim
         raise CompileError(f"{fn}(return_indices_tie_break_left=False) is not supported yet")
     x = _minmax_input(sem, input, fn)
     value = _reduce(sem, x, axis, which, keep_dims, fn)
-    if return_indices:
+    if return_indices:  # the value keeps the input's type (the widening above is exact)
+        value = sem.cast(value, _prepare(sem, input, fn).type.element_type)
         return value, _reduce(sem, x, axis, "arg" + which, keep_dims, fn)
     return value
 
@@ -281,15 +291,17 @@ def _scan(sem: Semantic, x: Value, axis, reverse, kind: str, fn: str):
 def cumsum(sem: Semantic, input, axis=0, reverse=False, dtype=None):
     """The inclusive running sum along ``axis``."""
     x = _prepare(sem, input, "tl.cumsum", dtype)
-    x = sem.cast(x, _accumulate_type(x.type.element_type, "tl.cumsum"))
-    return _scan(sem, x, axis, reverse, "sum", "tl.cumsum")
+    if dtype is None:
+        x = sem.cast(x, _accumulate_type(x.type.element_type, "tl.cumsum"))
+    return _via_f32(sem, x, lambda v: _scan(sem, v, axis, reverse, "sum", "tl.cumsum"))
 
 
-def cumprod(sem: Semantic, input, axis=0, reverse=False):
+def cumprod(sem: Semantic, input, axis=0, reverse=False, dtype=None):
     """The inclusive running product along ``axis``."""
-    x = _prepare(sem, input, "tl.cumprod")
-    x = sem.cast(x, _accumulate_type(x.type.element_type, "tl.cumprod"))
-    return _scan(sem, x, axis, reverse, "prod", "tl.cumprod")
+    x = _prepare(sem, input, "tl.cumprod", dtype)
+    if dtype is None:
+        x = sem.cast(x, _accumulate_type(x.type.element_type, "tl.cumprod"))
+    return _via_f32(sem, x, lambda v: _scan(sem, v, axis, reverse, "prod", "tl.cumprod"))
 
 
 def associative_scan(sem: Semantic, input, axis, combine_fn, reverse=False):

@@ -18,19 +18,19 @@ _DIR = Path(tempfile.mkdtemp(prefix="mtiacc-lang-"))
 
 
 @functools.lru_cache(maxsize=None)
-def build(source: str, signature: str, defines: tuple = ()) -> Path:
-    """The binary of ``source`` (HEADER prepended), compiled once per (source, signature, defines)."""
-    key = abs(hash((source, signature, defines)))
+def build(source: str, signature: str, defines: tuple = (), kernel: str = None) -> Path:
+    """The binary of ``source`` (HEADER prepended), compiled once per (source, signature, defines, kernel)."""
+    key = abs(hash((source, signature, defines, kernel)))
     src = _DIR / f"k{key}.py"
     src.write_text(HEADER + source)
-    opts = Options(defines=dict(defines), signature=signature)
+    opts = Options(defines=dict(defines), signature=signature, kernel=kernel)
     out = _DIR / f"k{key}.bin"
     out.write_bytes(compile_kernel(str(src), opts).binary)
     return out
 
 
-def launch(source: str, signature: str, inputs: dict, grid=(1,), defines: tuple = ()):
-    return run(str(build(source, signature, defines)), inputs, grid=grid)
+def launch(source: str, signature: str, inputs: dict, grid=(1,), defines: tuple = (), kernel: str = None):
+    return run(str(build(source, signature, defines, kernel)), inputs, grid=grid)
 
 
 def ulps(got: np.ndarray, want: np.ndarray) -> np.ndarray:
