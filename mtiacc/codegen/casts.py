@@ -10,6 +10,9 @@ destination's for ``vsext``/``vzext``/``vnsrl``/``vfncvt``, the source's for ``v
 between the free register groups.  A plan may pass through a type wider than both ends (bf16 -> i8 goes
 through f32): the loop's LMUL is then lowered so the widest intermediate still fits a group of 8.
 
+f64 -> f16 and f64 -> bf16 narrow to f32 *rounding to odd* (``vfncvt.rod.f.f.w``) first: f32 keeps more than
+two bits beyond a half's precision, so the final rounding to nearest even is the only one (no double rounding).
+
 Exactness of the two-step paths: i64 -> f16 rounds to f32 first; values below 2**24 are exact in f32, and
 above it both paths overflow f16 to inf, so there is one rounding.  int -> bf16 rounds to f32 first (as
 Triton's GPU backends do), which can double-round integers of magnitude >= 2**24.
@@ -23,7 +26,7 @@ from mtiacc.codegen.vloop import Src, VLoop, emit_loop
 from mtiacc.diagnostics import CompileError
 from mtiacc.ir.types import FloatType, IntType, Type
 
-f32, f16, bf16 = FloatType("f32"), FloatType("f16"), FloatType("bf16")
+f32, f16, bf16, f64 = FloatType("f32"), FloatType("f16"), FloatType("bf16"), FloatType("f64")
 Step = Tuple[Type, str, object]
 
 
@@ -91,10 +94,9 @@ def plan(src: Type, dst: Type) -> List[Step]:
         to32 = [(_int(32, False), "vzext.vf2", None), (_int(32, False), "vsll.vi", 16)]
         return to32 + (plan(f32, d) if d != f32 else [])
     if isinstance(d, FloatType) and d.kind == "bf16":
+        if s == f64:   # round to odd first, so the bf16 rounding is the only one
+            return [(f32, "vfncvt.rod.f.f.w", None), (f32, BF16_FROM_F32, None)]
         return (plan(s, f32) if s != f32 else []) + [(f32, BF16_FROM_F32, None)]
-    if "f64" in (getattr(s, "kind", ""), getattr(d, "kind", "")):
-        raise CompileError(f"conversions from {src.element_type} to {dst.element_type} are not supported yet "
-                           f"(no fp64 vector arithmetic)")
     if isinstance(s, IntType) and isinstance(d, IntType):
         if d.width > s.width:
             return _ext(s, d.width)
@@ -103,9 +105,11 @@ def plan(src: Type, dst: Type) -> List[Step]:
         return _int_to_float(s, d)
     if isinstance(d, IntType):
         return _float_to_int(s, d)
-    if d.width > s.width:
-        return [(f16, "vfwcvt.f.f.v", None)]
-    return [(f16, "vfncvt.f.f.w", None)]
+    if d.width > s.width:   # f16 -> f32 -> f64: each step exact
+        return [(FloatType(k), "vfwcvt.f.f.v", None) for k in ("f16", "f32") if s.width <= FloatType(k).width < d.width]
+    if s.width == 2 * d.width:
+        return [(d, "vfncvt.f.f.w", None)]
+    return [(f32, "vfncvt.rod.f.f.w", None), (f16, "vfncvt.f.f.w", None)]   # f64 -> f16: rounds once
 
 
 def _width(t: Type) -> int:

@@ -141,7 +141,7 @@ def write(lw, values: Sequence[Value], homes: Sequence) -> None:
             if r is h:
                 continue
             t = b.f() if h.cls == "f" else b.x()
-            b("fmv.s" if h.cls == "f" else "mv", t, r)
+            b("fmv.d" if h.cls == "f" else "mv", t, r)  # fmv.d copies all 64 bits
             staged.append((v, h, t))
     for v, h, tmp in staged:
         if v.type.is_block():
@@ -152,7 +152,7 @@ def write(lw, values: Sequence[Value], homes: Sequence) -> None:
                            Src(v.type.element_type, addr=h.offset))
                 lw.lmem.free(tmp)
         else:
-            b("fmv.s" if h.cls == "f" else "mv", h, tmp)
+            b("fmv.d" if h.cls == "f" else "mv", h, tmp)
 
 
 def _homes(lw, values: Sequence[Value], loc, what: str) -> List:

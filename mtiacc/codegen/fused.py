@@ -29,7 +29,7 @@ from mtiacc.diagnostics import CompileError
 from mtiacc.ir import ops as O
 from mtiacc.ir.core import Value
 from mtiacc.ir.fused import FusedElementwiseOp
-from mtiacc.ir.types import f32, i1
+from mtiacc.ir.types import f32, f64, i1
 
 POOLS = {4: tuple(f"v{i}" for i in range(4, 32, 4)), 2: tuple(f"v{i}" for i in range(2, 32, 2))}
 MASK_BINARY = {O.AndIOp: "vmand.mm", O.OrIOp: "vmor.mm", O.XOrIOp: "vmxor.mm"}
@@ -148,6 +148,11 @@ class Segment:
 
     # ---- one op
     def compute(self, op, g: List[str]) -> str:
+        if mathlib.is_math(op) and op.name == "math.sqrt" and op.result.type == f64:
+            d = self.alloc()
+            self.ensure(f64)
+            self("vfsqrt.v", d, g[0])
+            return d
         if mathlib.is_math(op):
             if op.result.type != f32:
                 raise CompileError(f"'{op.name}' on {op.result.type} is not supported yet (the frontend computes in f32)")

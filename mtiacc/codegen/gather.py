@@ -74,8 +74,8 @@ def _pointee(ptr: Value) -> Type:
 
 def _slot_load(b: MBuilder, slot: VReg, t: Type, dst: VReg) -> None:
     """``dst`` = the scalar of type ``t`` at local address ``slot`` (halves NaN-boxed)."""
-    if isinstance(t, FloatType) and t.kind == "f32":
-        b("flw", dst, Mem(slot, 0))
+    if isinstance(t, FloatType) and t.kind in ("f32", "f64"):
+        b("flw" if t.kind == "f32" else "fld", dst, Mem(slot, 0))
     elif isinstance(t, FloatType):
         bits = b.x()
         b("lhu", bits, Mem(slot, 0))
@@ -89,8 +89,8 @@ def _slot_load(b: MBuilder, slot: VReg, t: Type, dst: VReg) -> None:
 
 
 def _slot_store(b: MBuilder, slot: VReg, t: Type, src: VReg) -> None:
-    if isinstance(t, FloatType) and t.kind == "f32":
-        b("fsw", src, Mem(slot, 0))
+    if isinstance(t, FloatType) and t.kind in ("f32", "f64"):
+        b("fsw" if t.kind == "f32" else "fsd", src, Mem(slot, 0))
     elif isinstance(t, FloatType):
         bits = b.x()
         b("fmv.x.w", bits, src)
@@ -99,23 +99,17 @@ def _slot_store(b: MBuilder, slot: VReg, t: Type, src: VReg) -> None:
         b(_STORE[elem_bytes(t)], src, Mem(slot, 0))
 
 
-def _check_type(t: Type) -> None:
-    if isinstance(t, FloatType) and t.kind == "f64":
-        raise CompileError("loads and stores of scalar fp64 are not supported yet")
-
-
 def lower_scalar_load(lw, op) -> VReg:
     """``tl.load`` of a scalar pointer; returns the result register."""
     b: MBuilder = lw.b
     t = op.result.type
-    _check_type(t)
     res = b.f("ld") if t.is_float() else b.x("ld")
     skip = b.new_label("noload")
     if op.mask is not None:
         if op.other is not None:
-            b("fmv.s" if t.is_float() else "mv", res, lw.get(op.other))
+            b("fmv.d" if t.is_float() else "mv", res, lw.get(op.other))
         else:
-            b("fmv.s" if t.is_float() else "mv", res, constant(b, 0, t))
+            b("fmv.d" if t.is_float() else "mv", res, constant(b, 0, t))
         b("beqz", lw.get(op.mask), skip)
     slot = lw.lmem.alloc(8, "scalar load slot", op.loc)
     local = b.li(slot.offset, "slot")
@@ -133,7 +127,6 @@ def lower_scalar_store(lw, op) -> None:
     still be reading it when the program goes on), as stored blocks do."""
     b: MBuilder = lw.b
     t = _pointee(op.ptr)
-    _check_type(t)
     skip = b.new_label("nostore")
     if op.mask is not None:
         b("beqz", lw.get(op.mask), skip)

@@ -186,10 +186,10 @@ class Lowering:
             t = arg.type
             slot = Mem("zero", self.target.args_base + 8 * i)
             if isinstance(t, FloatType):
-                if t.kind != "f32":
+                if t.kind not in ("f32", "f64"):
                     raise CompileError(f"scalar parameters of type {t} are not supported yet")
                 r = self.b.f(arg.name_hint or "")
-                self.b("flw", r, slot, comment=f"parameter {arg.name_hint}")
+                self.b("flw" if t.kind == "f32" else "fld", r, slot, comment=f"parameter {arg.name_hint}")
             else:
                 r = self.b.x(arg.name_hint or "")
                 wide = not (isinstance(t, IntType) and t.width <= 32)

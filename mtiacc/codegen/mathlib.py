@@ -23,7 +23,7 @@ from mtiacc.codegen.scalar import f32_bits
 from mtiacc.codegen.vloop import Src, VLoop, emit_loop
 from mtiacc.diagnostics import CompileError
 from mtiacc.ir import ops as O
-from mtiacc.ir.types import f32, i32
+from mtiacc.ir.types import f32, f64, i32
 
 TEMPS = ("v2", "v4", "v6", "v10", "v12", "v14", "v18", "v20", "v22", "v26", "v28", "v30")
 LN2_HI, LN2_LO = 0.693145751953125, 1.428606765330187e-06   # ln 2 = HI + LO, HI has 16 bits
@@ -547,6 +547,13 @@ def _materialize(b: MBuilder, consts: Dict[tuple, VReg]) -> None:
 def lower_math(b: MBuilder, op, srcs: List[Src], dst: Src) -> None:
     """Emit the strip-mined loop computing math op `op` (f32) from `srcs` into `dst`."""
     elem = op.result.type.element_type
+    if elem == f64 and op.name == "math.sqrt":   # the frontend keeps only sqrt in f64
+        def compute64(loop: VLoop, g: List[str]) -> str:
+            loop.ensure(f64)
+            b("vfsqrt.v", g[0], g[0])
+            return g[0]
+        emit_loop(b, op.result.type.numel, srcs, dst, compute64, comment=op.name, lmul=4)
+        return
     if elem != f32:
         raise CompileError(f"'{op.name}' on {elem} is not supported yet (the frontend computes in f32)")
     fn = EXPANSIONS[op.name]
@@ -563,6 +570,10 @@ def lower_math(b: MBuilder, op, srcs: List[Src], dst: Src) -> None:
 
 def lower_math_scalar(b: MBuilder, op, get) -> VReg:
     """A math op on f32 scalars: run the vector expansion with vl = 1."""
+    if op.result.type == f64 and op.name == "math.sqrt":
+        r = b.f("math")
+        b("fsqrt.d", r, get(op.operands[0]))
+        return r
     if op.result.type != f32:
         raise CompileError(f"'{op.name}' on {op.result.type} scalars is not supported yet")
     fn = EXPANSIONS[op.name]

@@ -156,7 +156,7 @@ def rewrite(fn: MFunction, intervals: Dict[int, Interval]) -> None:
                 continue
             tmp = scratch[r.cls].pop(0)
             mapping[r.id] = tmp
-            load, store = ("ld", "sd") if r.cls == "x" else ("flw", "fsw")
+            load, store = ("ld", "sd") if r.cls == "x" else ("fld", "fsd")  # all 64 bits: doubles, boxed singles
             if any(u.id == r.id for u in it.uses()):
                 before.append(MInstr(load, [tmp, Mem("sp", iv.slot)], it.loc, f"reload {r!r}"))
             if r.id in defs:

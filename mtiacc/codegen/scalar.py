@@ -1,4 +1,7 @@
-"""Instruction selection for scalar ops: RV64IMF over virtual registers.
+"""Instruction selection for scalar ops: RV64IMFD over virtual registers.
+
+f32 scalars live NaN-boxed in f registers and use the ``.s`` rows; f64 use the ``.d`` rows (same table
+entries with the suffix swapped).  Copies between f registers are ``fmv.d``: it moves all 64 bits.
 
 Integers of 32 bits or fewer live sign-extended in 64-bit registers (the RV64 convention) and
 use the ``*w`` instructions, so they wrap at 32 bits as Triton's i32 does.
@@ -30,8 +33,29 @@ def reg_class(t: Type) -> str:
     return "f" if t.is_float() else "x"
 
 
+def fmn(mnemonic: str, t: Type) -> str:
+    """The ``.d`` row of an ``.s`` mnemonic when ``t`` is f64 (``fadd.s`` -> ``fadd.d``)."""
+    if isinstance(t.element_type, FloatType) and t.element_type.kind == "f64":
+        return mnemonic[:-2] + ".d" if mnemonic.endswith(".s") else mnemonic.replace(".s.", ".d.")
+    return mnemonic
+
+
+def f64_to_f32_odd(b: MBuilder, r: VReg) -> VReg:
+    """f64 ``r`` rounded to f32 *to odd* (truncate, then set the last bit if inexact): rounding that to a half
+    afterwards rounds once, correctly (f32 has more than two bits beyond f16's and bf16's precision)."""
+    s, back, eq, bits, out = b.f(), b.f(), b.x(), b.x(), b.f()
+    b("fcvt.s.d", s, r, "rtz")
+    b("fcvt.d.s", back, s)
+    b("feq.d", eq, back, r)
+    b("xori", eq, eq, 1)
+    b("fmv.x.w", bits, s)
+    b("or", bits, bits, eq)
+    b("fmv.w.x", out, bits)
+    return out
+
+
 def check_scalar_type(t: Type, what) -> None:
-    if isinstance(t, FloatType) and t.kind != "f32":
+    if isinstance(t, FloatType) and t.kind not in ("f32", "f64"):
         raise CompileError(f"scalar {t} arithmetic is not supported yet")
     if isinstance(t, IntType) and t.width not in (1, 32, 64):
         raise CompileError(f"scalar {t} arithmetic is not supported yet")
@@ -63,6 +87,11 @@ def constant(b: MBuilder, value, t: Type) -> VReg:
         r = b.f("c")
         b("fmv.w.x", r, b.li(0xFFFF0000 | half_bits(value, t.kind)))
         return r
+    if t.is_float() and t.kind == "f64":
+        import struct
+        r = b.f("c")
+        b("fmv.d.x", r, b.li(struct.unpack("<q", struct.pack("<d", float(value)))[0]))
+        return r
     if t.is_float():
         check_scalar_type(t, "constant")
         bits = b.li(f32_bits(value))
@@ -93,7 +122,7 @@ def lower_scalar(b: MBuilder, op, get) -> VReg:
     if type(op) in FLOAT_BINARY:
         check_scalar_type(t, op)
         r = b.f()
-        b(FLOAT_BINARY[type(op)], r, get(op.lhs), get(op.rhs))
+        b(fmn(FLOAT_BINARY[type(op)], t), r, get(op.lhs), get(op.rhs))
         return r
     if type(op) in MINMAX:
         br, _ = MINMAX[type(op)]
@@ -107,16 +136,16 @@ def lower_scalar(b: MBuilder, op, get) -> VReg:
         return r
     if isinstance(op, O.NegFOp):
         r = b.f()
-        b("fneg.s", r, get(op.operand_))
+        b(fmn("fneg.s", t), r, get(op.operand_))
         return r
     if isinstance(op, O.CmpFOp):
-        return _cmpf(b, op.predicate, get(op.lhs), get(op.rhs))
+        return _cmpf(b, op.predicate, get(op.lhs), get(op.rhs), op.lhs.type)
     if isinstance(op, O.CmpIOp):
         return _cmpi(b, op.predicate, get(op.lhs), get(op.rhs))
     if isinstance(op, O.SelectOp):
         cls = reg_class(t)
         r = b.f() if cls == "f" else b.x()
-        mv = "fmv.s" if cls == "f" else "mv"
+        mv = "fmv.d" if cls == "f" else "mv"
         done = b.new_label("select")
         b(mv, r, get(op.true_value))
         b("bnez", get(op.cond), done)
@@ -168,7 +197,7 @@ def _cmpi(b: MBuilder, pred: str, a: VReg, c: VReg) -> VReg:
     return r
 
 
-def _cmpf(b: MBuilder, pred: str, a: VReg, c: VReg) -> VReg:
+def _cmpf(b: MBuilder, pred: str, a: VReg, c: VReg, t: Type = FloatType("f32")) -> VReg:
     r = b.x("cmp")
     table = {"oeq": ("feq.s", a, c, False), "une": ("feq.s", a, c, True),
              "olt": ("flt.s", a, c, False), "ole": ("fle.s", a, c, False),
@@ -176,22 +205,58 @@ def _cmpf(b: MBuilder, pred: str, a: VReg, c: VReg) -> VReg:
              "uge": ("flt.s", a, c, True), "ugt": ("fle.s", a, c, True),
              "ule": ("flt.s", c, a, True), "ult": ("fle.s", c, a, True)}
     if pred == "one":
-        t = b.x()
-        b("flt.s", r, a, c)
-        b("flt.s", t, c, a)
-        b("or", r, r, t)
+        u = b.x()
+        b(fmn("flt.s", t), r, a, c)
+        b(fmn("flt.s", t), u, c, a)
+        b("or", r, r, u)
         return r
     if pred not in table:
         raise CompileError(f"float predicate '{pred}' is not supported")
     mn, x, y, invert = table[pred]
-    b(mn, r, x, y)
+    b(fmn(mn, t), r, x, y)
     if invert:
         b("xori", r, r, 1)
     return r
 
 
+F64 = FloatType("f64")
+
+
+def _cast_f64(b: MBuilder, op, src: VReg) -> VReg:
+    """Casts with an f64 end whose other end is i1, i32, i64, u32, u64 or f32."""
+    s, d = op.src.type, op.result.type
+    if isinstance(op, O.BitcastOp):
+        r = b.f() if d.is_float() else b.x()
+        b("fmv.d.x" if d.is_float() else "fmv.x.d", r, src)
+        return r
+    if s == F64 and d == F64:
+        return src
+    if s == F64 and isinstance(d, FloatType):      # f64 -> f32 (nearest even)
+        r = b.f()
+        b("fcvt.s.d", r, src)
+        return r
+    if isinstance(s, FloatType) and d == F64:      # f32 -> f64 (exact)
+        r = b.f()
+        b("fcvt.d.s", r, src)
+        return r
+    if isinstance(d, FloatType):                   # int -> f64: w for <= 32 bits (held sign-extended)
+        r = b.f()
+        wide = s.width == 64
+        b("fcvt.d." + ("l" if wide else "w") + ("" if isinstance(op, O.SIToFPOp) and s.width > 1 else "u"),
+          r, src, *(("rne",) if wide else ()))
+        return r
+    r = b.x()                                      # f64 -> int, toward zero
+    wide = d.width == 64
+    b("fcvt." + ("l" if wide else "w") + ("u" if isinstance(op, O.FPToUIOp) else "") + ".d", r, src, "rtz")
+    if d.width == 1:
+        b("andi", r, r, 1)
+    return r
+
+
 def _cast(b: MBuilder, op, src: VReg) -> VReg:
     s, d = op.src.type, op.result.type
+    if F64 in (s, d):
+        return _cast_f64(b, op, src)
     if isinstance(op, (O.SIToFPOp, O.UIToFPOp)) and d == FloatType("f32"):
         r = b.f()
         signed = isinstance(op, O.SIToFPOp)

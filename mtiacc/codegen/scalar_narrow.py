@@ -17,7 +17,7 @@ from mtiacc.diagnostics import CompileError
 from mtiacc.ir import ops as O
 from mtiacc.ir.types import FloatType, IntType, Type
 
-F32 = FloatType("f32")
+F32, F64 = FloatType("f32"), FloatType("f64")
 
 
 def _narrow_int(t: Type) -> bool:
@@ -149,6 +149,23 @@ def _f32_to_int(b: MBuilder, r: VReg, d: IntType) -> VReg:
     return normalize(b, out, d) if d.width < 32 else out
 
 
+def _cast_f64(b: MBuilder, src: VReg, s: Type, d: Type) -> VReg:
+    """f64 <-> i8/i16/u8/u16 (held exactly in 64 bits) and f64 <-> f16/bf16 (through f32: widening is exact,
+    narrowing rounds to odd first so the rounding to the half is the only one)."""
+    from mtiacc.codegen.scalar import f64_to_f32_odd
+    out = b.f() if d.is_float() else b.x()
+    if isinstance(s, IntType):
+        b("fcvt.d.l", out, src)
+        return out
+    if isinstance(d, IntType):
+        b("fcvt.l.d", out, src, "rtz")
+        return normalize(b, out, d)
+    if s == F64:
+        return narrow(b, f64_to_f32_odd(b, src), d)
+    b("fcvt.d.s", out, widen(b, src, s))
+    return out
+
+
 def _cast(b: MBuilder, op, src: VReg) -> VReg:
     s, d = op.src.type, op.result.type
     if isinstance(op, O.BitcastOp):  # same width: integers re-normalize, halves move their 16 bits
@@ -169,6 +186,8 @@ def _cast(b: MBuilder, op, src: VReg) -> VReg:
         if isinstance(op, O.ExtUIOp):
             return normalize(b, zero_extend(b, src, s.width), d)
         return normalize(b, src, d)          # sign extension (held already) or truncation
+    if F64 in (s, d):
+        return _cast_f64(b, src, s, d)
     if isinstance(s, IntType) and isinstance(d, FloatType):
         f = _int_to_f32(b, src, s)
         return narrow(b, f, d) if _half(d) else f

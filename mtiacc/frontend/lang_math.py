@@ -2,8 +2,13 @@
 
 Floating-point math is computed in f32: f16 and bf16 operands are converted to f32, the function
 runs, and the result is rounded back to the operand type (round to nearest even).  Integer
-operands of float-only functions are an error naming the function, as in Triton.  fp64 is not
-supported by this target's vector unit ("... is not supported yet").
+operands of float-only functions are an error naming the function, as in Triton.
+
+fp64 operands stay in fp64 where the result can be exact: ``sqrt``/``sqrt_rn`` (the hardware's correctly
+rounded ``fsqrt.d``/``vfsqrt.v``), ``abs``/``fabs`` (the sign bit), ``floor``/``ceil``/``trunc`` (through int64,
+exact below 2**52, where every larger double is an integer already), ``fdiv``/``div_rn``, ``isnan``, ``isinf``,
+``signbit``.  The rest (``tl.exp`` ...) would need a double-precision library: "`tl.exp` on float64 is not
+supported yet".
 
 The module names Inductor and kernels use for these are recognized without importing anything:
 ``triton.language.math``, ``triton.language.extra.libdevice`` (also ``...extra.cuda.libdevice``),
@@ -18,7 +23,7 @@ from mtiacc.frontend.semantic import FValue, Semantic, describe, is_const, promo
 from mtiacc.frontend.values import Builtin, ModuleRef
 from mtiacc.ir import ops
 from mtiacc.ir.core import Value
-from mtiacc.ir.types import f32, i32, u32, u64
+from mtiacc.ir.types import f32, f64, i32, i64, u32, u64
 
 MATH_MODULE = "triton.language.math"
 LIBDEVICE_MODULE = "triton.language.extra.libdevice"
@@ -45,15 +50,19 @@ def _float_operand(sem: Semantic, x: FValue, fname: str) -> Value:
     v = _operand(sem, x, fname)
     t = v.type.element_type
     if not t.is_float():
-        raise CompileError(f"{fname}() needs floating-point operands (fp16, bf16, fp32), got {t}")
-    if t.width == 64:
-        raise CompileError(f"{fname}() on fp64 is not supported yet")
+        raise CompileError(f"{fname}() needs floating-point operands (fp16, bf16, fp32, fp64), got {t}")
     return v
+
+
+def _no_f64(fname: str, *vals: Value) -> None:
+    if any(v.type.element_type == f64 for v in vals):
+        raise CompileError(f"`{fname}` on float64 is not supported yet")
 
 
 def _in_f32(sem: Semantic, fname: str, build, *xs: FValue) -> Value:
     """``build(*f32 operands)`` with the operands converted to their common float type, then f32."""
     vals = [_float_operand(sem, x, fname) for x in xs]
+    _no_f64(fname, *vals)
     ty = vals[0].type.element_type
     for v in vals[1:]:
         if v.type.element_type != ty:
@@ -63,10 +72,35 @@ def _in_f32(sem: Semantic, fname: str, build, *xs: FValue) -> Value:
     return sem.cast(build(*wide), ty)
 
 
+def _sign_of(sem: Semantic, mag: Value, x: Value) -> Value:
+    """f64 ``|mag|`` with the sign of ``x`` (bit operations)."""
+    bits = sem.binary("and", sem.cast(mag, u64, bitcast=True), 0x7FFFFFFFFFFFFFFF)
+    sign = sem.binary("and", sem.cast(x, u64, bitcast=True), 0x8000000000000000)
+    return sem.cast(sem.binary("or", bits, sign), f64, bitcast=True)
+
+
+def _round_f64(sem: Semantic, x: Value, mode: str) -> Value:
+    """floor / ceil / trunc of f64 ``x``: through int64 below 2**52 (exact), the sign of ``x`` kept
+    (``ceil(-0.5) == -0.0``); larger values, infinities and NaN are their own result."""
+    t = sem.cast(sem.cast(x, i64), f64)
+    if mode == "floor":
+        t = sem.where(sem.compare("gt", t, x), sem.binary("sub", t, 1.0), t)
+    elif mode == "ceil":
+        t = sem.where(sem.compare("lt", t, x), sem.binary("add", t, 1.0), t)
+    small = sem.compare("lt", abs_(sem, x), 2.0 ** 52)
+    return sem.where(small, _sign_of(sem, t, x), x)
+
+
 def _unary(op_name: str, fname: str):
     cls = ops.MATH_UNARY[op_name]
 
     def impl(sem: Semantic, x):
+        v = _operand(sem, x, fname)
+        if v.type.element_type == f64:
+            if op_name == "sqrt":        # correctly rounded on the hardware, as IEEE requires
+                return sem.emit(cls.get(v))
+            if op_name in ("floor", "ceil", "trunc"):
+                return _round_f64(sem, v, op_name)
         return _in_f32(sem, fname, lambda v: sem.emit(cls.get(v)), x)
     impl.__name__ = fname.split(".")[-1]
     impl.__doc__ = f"``{fname}(x)``, element-wise (computed in fp32)."
@@ -77,6 +111,9 @@ def abs_(sem: Semantic, x):
     """``|x|``: floats clear the sign bit; signed integers negate negatives (wrapping); unsigned as is."""
     v = _operand(sem, x, "tl.abs")
     t = v.type.element_type
+    if t == f64:
+        bits = sem.binary("and", sem.cast(v, u64, bitcast=True), 0x7FFFFFFFFFFFFFFF)   # clear the sign bit
+        return sem.cast(bits, f64, bitcast=True)
     if t.is_float():
         return _in_f32(sem, "tl.abs", lambda w: sem.emit(ops.MATH_UNARY["absf"].get(w)), v)
     if t.is_bool() or not t.signed:
@@ -147,6 +184,7 @@ def fmod(sem: Semantic, a: Value, b: Value) -> Value:
     with exponent 1), ``|a| % |b| = (ma * 2**(ea - eb) mod mb) * 2**(eb - 150)``; the power of two is
     applied 39 bits at a time in u64 (8 steps cover every exponent difference)."""
     ty = a.type.element_type
+    _no_f64("%", a, b)
     x = sem.cast(a, f32)
     xb = sem.cast(x, u32, bitcast=True)
     ax = sem.binary("and", xb, 0x7FFFFFFF)
@@ -180,6 +218,8 @@ def fmod(sem: Semantic, a: Value, b: Value) -> Value:
 def signbit(sem: Semantic, x):
     """``libdevice.signbit(x)``: 1 (int32) where the sign bit of fp32 ``x`` is set, else 0."""
     v = _float_operand(sem, x, "libdevice.signbit")
+    if v.type.element_type == f64:
+        return sem.cast(sem.binary("rshift", sem.cast(v, u64, bitcast=True), 63), i32)
     bits = sem.cast(sem.cast(v, f32), u32, bitcast=True)
     return sem.cast(sem.binary("rshift", bits, 31), i32)
 
