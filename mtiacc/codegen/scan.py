@@ -32,7 +32,8 @@ def _scalar_op(elem, kind: str) -> str:
         return "add" if kind == "sum" else "mul"
     if elem.width == 32:
         return "addw" if kind == "sum" else "mulw"
-    raise CompileError(f"scans of {elem} along the last axis are not supported yet")
+    # narrower: 64-bit arithmetic; the low bits (the only ones stored) wrap as the type does
+    return "add" if kind == "sum" else "mul"
 
 
 def lower_scan(lw, op) -> None:
@@ -71,6 +72,8 @@ def lower_scan(lw, op) -> None:
                     b("fmv.s", acc, narrow(b, s, elem))
                 else:
                     b(mn, acc, acc, x)
+                    if elem.is_int() and elem.width == 1:
+                        b("andi", acc, acc, 1)
                 scalar_store(b, elem, acc, ptrs[1])
             add_step(b, s, step)
             add_step(b, d, step)

@@ -361,3 +361,39 @@ def test_reduce(case, t):
 @pytest.mark.parametrize("case,t", SLOW, ids=[f"{c}-{t}" for c, t in SLOW])
 def test_reduce_exhaustive(case, t):
     run_case(case, t)
+
+
+DTYPE_KERNEL = '''
+@triton.jit
+def k(X, O0, O1, O2, O3, N, B: tl.constexpr):
+    r = tl.arange(0, B)
+    m = r < N
+    x = tl.load(X + r, mask=m, other=0)
+    x1 = tl.load(X + r, mask=m, other=1)
+    s8 = tl.sum(x, 0, dtype=tl.int8)
+    tl.static_assert(s8.dtype == tl.int8)
+    tl.store(O0, s8)
+    sf = tl.sum(x, 0, dtype=tl.float32)
+    tl.static_assert(sf.dtype == tl.float32)
+    tl.store(O1, sf)
+    c16 = tl.cumsum(x, 0, dtype=tl.int16)
+    tl.static_assert(c16.dtype == tl.int16)
+    tl.store(O2 + r, c16, mask=m)
+    p64 = x1.cumprod(0, dtype=tl.int64)
+    tl.static_assert(p64.dtype == tl.int64)
+    tl.store(O3 + r, p64, mask=m)
+'''
+
+
+def test_dtype_argument():
+    """``dtype=`` converts the input and is the accumulation type: no widening to int32 after it."""
+    n = 50
+    x = inputs("int8", n, np.random.default_rng(3))
+    out = launch(DTYPE_KERNEL, "*i8,*i8,*fp32,*i16,*i64,i32",
+                 {"X": x, "O0": np.zeros(1, np.int8), "O1": np.zeros(1, np.float32), "O2": np.zeros(n, np.int16),
+                  "O3": np.zeros(n, np.int64), "N": np.array(n, np.int32)}, defines=(("B", "64"),))
+    o = out.outputs
+    assert o["O0"][0] == x.astype(np.int8).sum(dtype=np.int8)
+    assert o["O1"][0] == x.astype(np.float64).sum()
+    np.testing.assert_array_equal(o["O2"], np.cumsum(x, dtype=np.int16))
+    np.testing.assert_array_equal(o["O3"], np.cumprod(x.astype(np.int64), dtype=np.int64))
