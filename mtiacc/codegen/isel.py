@@ -11,6 +11,7 @@ from typing import Dict, List, Set
 
 from mtiacc.codegen import blocks, casts, control, mathlib, memory
 from mtiacc.codegen import debug, fused, ndblocks
+from mtiacc.codegen import sort as sorting
 from mtiacc.codegen import reduce_region
 from mtiacc.codegen.lmem import Buffer, LocalMemory
 from mtiacc.codegen.mir import MBuilder, Mem, MFunction, VReg
@@ -220,6 +221,10 @@ class Lowering:
         if not op.results:
             raise CompileError(f"'{op.name}' is not supported by codegen yet")
         res = op.result
+        if sorting.handles(op):  # tt.sort, tt.gather, tt.histogram (sort.py)
+            if id(res) in self.demanded:
+                sorting.lower(self, op)
+            return
         if ndblocks.handles(op):  # shape ops, reductions, scans
             if not res.type.is_block() or id(res) in self.demanded:
                 ndblocks.lower(self, op)

@@ -157,7 +157,8 @@ def drop_repeated_vsetvli(items: List) -> bool:
         if it.op == "vsetvli":
             rd, avl, vtype = it.args
             if rd == "zero" and state == (vtype, avl):
-                items.remove(it)
+                # by identity: `remove` would take the first *equal* instruction, maybe an earlier one
+                del items[next(i for i, x in enumerate(items) if x is it)]
                 changed = True
                 continue
             # after `vsetvli rd, avl, vt` the vl is in rd; after `vsetvli zero, avl, vt` it is min(avl, VLMAX)

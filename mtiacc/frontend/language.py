@@ -207,6 +207,11 @@ LANGUAGE.update(control.BUILTINS)
 from mtiacc.frontend import lang_debug  # noqa: E402
 LANGUAGE.update(lang_debug.LANGUAGE)
 
+# tl.sort / tl.topk / tl.gather / tl.histogram (lang_sort.py).
+from mtiacc.frontend import lang_sort  # noqa: E402
+LANGUAGE.update(lang_sort.LANGUAGE)
+METHODS.update(lang_sort.METHODS)
+
 TRITON: Dict[str, object] = {
     "jit": JIT,
     "language": ModuleRef("triton.language"),

@@ -3,3 +3,4 @@ from mtiacc.ir import shape_ops  # noqa: F401  (tt.expand_dims, tt.reshape, tt.t
 from mtiacc.ir import scf  # noqa: F401  (scf.for, scf.if, scf.while, scf.yield, scf.condition, tt.call)
 from mtiacc.ir import fused  # noqa: F401  (tt.fused_elementwise, tt.fused_yield)
 from mtiacc.ir import debug_ops  # noqa: F401  (tt.print, tt.assert)
+from mtiacc.ir import sort_ops  # noqa: F401  (tt.sort, tt.gather, tt.histogram)

@@ -1,0 +1,300 @@
+"""Codegen for ``tt.sort`` (``tl.sort``, ``tl.topk``), ``tt.gather`` and ``tt.histogram``.
+
+Sort: the source is copied into the result buffer (a scratch buffer for a top-k) and Triton's bitonic
+network (specified in :mod:`mtiacc.ir.sort_ops`) runs in place on the flat block; every stage's
+directions only depend on bits below the last dimension, so the rows of a 2-D block are sorted
+by the same passes as one long row.  One compare-and-swap pass at distance ``d`` splits the block
+into runs of one direction (``2**s`` elements, asc and desc alternating, or the whole block), each run
+into ``run / 2d`` pair blocks ``[lo: d elements][hi: d elements]``.  Vectors (e``SEW``, LMUL 8) run over
+whichever is longer: the ``d`` pairs of a block (unit stride) or the blocks (stride ``2d`` elements),
+so even ``d = 1`` uses long vectors.  Per lane, with ``A`` the lo element and ``B`` the hi one::
+
+    ascending:  lo = B if A > B else A;   hi = B if B > A else A
+    descending: lo = A if A > B else B;   hi = A if B > A else B
+
+(comparisons with NaN are false, as in Triton's ``where``).  A top-k's halving rounds take
+``vfmax``/``vmax`` (``min`` when ascending) of the pairs ``(p, p + k)`` into the other scratch buffer.
+
+Gather and histogram are scalar loops (gather moves element bits; it takes the index modulo the
+source dimension so that any index stays inside the block).
+"""
+from __future__ import annotations
+
+from typing import Callable, List, Sequence
+
+from mtiacc.codegen.mir import MBuilder, Mem, VMem, VReg
+from mtiacc.codegen.ndblocks import add_step, nest
+from mtiacc.codegen.reduce import _source_addr, split_axis
+from mtiacc.codegen.vloop import elem_bytes, sew_of
+from mtiacc.diagnostics import CompileError
+from mtiacc.ir.sort_ops import GatherOp, HistogramOp, SortOp
+from mtiacc.ir.types import FloatType
+
+LMUL = 8
+
+
+def handles(op) -> bool:
+    return isinstance(op, (SortOp, GatherOp, HistogramOp))
+
+
+def lower(lw, op) -> None:
+    if isinstance(op, SortOp):
+        lower_sort(lw, op)
+    elif isinstance(op, GatherOp):
+        lower_gather(lw, op)
+    else:
+        lower_histogram(lw, op)
+
+
+def _log2(n: int) -> int:
+    return n.bit_length() - 1
+
+
+def _loops(b: MBuilder, counts: Sequence[int], ptrs: List[VReg], steps: Sequence[Sequence[int]],
+           body: Callable[[List[VReg]], None]) -> None:
+    """``nest`` without the levels that run once."""
+    keep = [i for i, c in enumerate(counts) if c != 1]
+    nest(b, [counts[i] for i in keep], ptrs, [[s[i] for i in keep] for s in steps], body)
+
+
+def _copy(b: MBuilder, dst: int, src: int, nbytes: int) -> None:
+    """Copy ``nbytes`` of local memory (e8 chunks)."""
+    p, q, n = b.li(src, "src"), b.li(dst, "dst"), b.li(nbytes, "n")
+    top, vl = b.new_label("copy"), b.x("vl")
+    b.label(top)
+    b("vsetvli", vl, n, "e8, m8, ta, ma")
+    b("vle8.v", "v8", VMem(p))
+    b("vse8.v", "v8", VMem(q))
+    b("add", p, p, vl)
+    b("add", q, q, vl)
+    b("sub", n, n, vl)
+    b("bnez", n, top)
+
+
+class _Vec:
+    """Vector-loop parameters for ``count`` groups of ``length`` lanes, lane stride ``lane``
+    elements, group stride ``group`` elements: the vector runs over the longer of the two."""
+
+    def __init__(self, lw, elem, count: int, length: int, group: int, vlmax: int):
+        self.contiguous = length >= count
+        self.lanes = length if self.contiguous else count
+        self.iters = count if self.contiguous else length
+        self.vl = min(self.lanes, vlmax)
+        self.chunks = self.lanes // self.vl
+        self.group = group
+
+    def steps(self, esize: int, group: int) -> List[int]:
+        """Per-iteration and per-chunk byte steps for a pointer whose groups are ``group`` apart."""
+        if self.contiguous:
+            return [group * esize, self.vl * esize]
+        return [esize, self.vl * group * esize]
+
+
+def _vload(b, sew, vreg, ptr, stride):
+    if stride is None:
+        b(f"vle{sew}.v", vreg, VMem(ptr))
+    else:
+        b(f"vlse{sew}.v", vreg, VMem(ptr), stride)
+
+
+def _vstore(b, sew, vreg, ptr, stride):
+    if stride is None:
+        b(f"vse{sew}.v", vreg, VMem(ptr))
+    else:
+        b(f"vsse{sew}.v", vreg, VMem(ptr), stride)
+
+
+def _less(elem) -> str:
+    if isinstance(elem, FloatType):
+        return "vmflt.vv"
+    return "vmslt.vv" if elem.signed else "vmsltu.vv"
+
+
+def _maxmin(elem, take_max: bool) -> str:
+    if isinstance(elem, FloatType):
+        return "vfmax.vv" if take_max else "vfmin.vv"
+    if elem.signed:
+        return "vmax.vv" if take_max else "vmin.vv"
+    return "vmaxu.vv" if take_max else "vminu.vv"
+
+
+def _hi_ptr(b: MBuilder, ptr: VReg, offset: int) -> VReg:
+    q = b.x("hi")
+    if -2048 <= offset < 2048:
+        b("addi", q, ptr, offset)
+    else:
+        b("add", q, ptr, b.li(offset))
+    return q
+
+
+def _cas_pass(lw, elem, base: int, length: int, d: int, run: int, desc: bool) -> None:
+    """One compare-and-swap pass at distance ``d`` over ``length`` elements at ``base``.  ``run``:
+    elements per run of one direction, alternating from ascending (``run == length``: ``desc``)."""
+    b: MBuilder = lw.b
+    sew, esize = sew_of(elem), elem_bytes(elem)
+    vlmax = lw.target.vlen_bits * LMUL // sew
+    v = _Vec(lw, elem, run // (2 * d), d, 2 * d, vlmax)
+    vl = b.li(v.vl, "vl")
+    stride = None if v.contiguous else b.li(2 * d * esize, "stride")
+    less = _less(elem)
+    alternating = run < length
+
+    def one(ptr: VReg, down: bool) -> None:
+        hi = _hi_ptr(b, ptr, d * esize)
+        b("vsetvli", "zero", vl, f"e{sew}, m{LMUL}, ta, ma")
+        _vload(b, sew, "v8", ptr, stride)
+        _vload(b, sew, "v16", hi, stride)
+        b(less, "v0", "v16", "v8")  # A > B
+        b("vmerge.vvm", "v24", *(("v16", "v8") if down else ("v8", "v16")), "v0")
+        _vstore(b, sew, "v24", ptr, stride)
+        b(less, "v0", "v8", "v16")  # B > A
+        b("vmerge.vvm", "v24", *(("v16", "v8") if down else ("v8", "v16")), "v0")
+        _vstore(b, sew, "v24", hi, stride)
+
+    def body(cur: List[VReg]) -> None:
+        if alternating:
+            one_run = cur[0]
+            second = _hi_ptr(b, one_run, run * esize)
+            _loops(b, [v.iters, v.chunks], [one_run], [v.steps(esize, 2 * d)], lambda c: one(c[0], False))
+            _loops(b, [v.iters, v.chunks], [second], [v.steps(esize, 2 * d)], lambda c: one(c[0], True))
+        else:
+            _loops(b, [v.iters, v.chunks], [cur[0]], [v.steps(esize, 2 * d)], lambda c: one(c[0], desc))
+
+    pairs = length // (2 * run) if alternating else 1
+    _loops(b, [pairs], [b.li(base, "run")], [[2 * run * esize]], body)
+
+
+def _halve(lw, elem, src: int, dst: int, length: int, k: int, take_max: bool) -> None:
+    """``dst[blk*k + t] = max(src[blk*2k + t], src[blk*2k + k + t])`` (min unless ``take_max``)."""
+    b: MBuilder = lw.b
+    sew, esize = sew_of(elem), elem_bytes(elem)
+    vlmax = lw.target.vlen_bits * LMUL // sew
+    v = _Vec(lw, elem, length // (2 * k), k, 2 * k, vlmax)
+    vl = b.li(v.vl, "vl")
+    s_stride = None if v.contiguous else b.li(2 * k * esize, "stride")
+    d_stride = None if v.contiguous else b.li(k * esize, "stride")
+    op = _maxmin(elem, take_max)
+
+    def body(cur: List[VReg]) -> None:
+        p, q = cur
+        hi = _hi_ptr(b, p, k * esize)
+        b("vsetvli", "zero", vl, f"e{sew}, m{LMUL}, ta, ma")
+        _vload(b, sew, "v8", p, s_stride)
+        _vload(b, sew, "v16", hi, s_stride)
+        b(op, "v24", "v8", "v16")
+        _vstore(b, sew, "v24", q, d_stride)
+
+    _loops(b, [v.iters, v.chunks], [b.li(src, "src"), b.li(dst, "dst")],
+           [v.steps(esize, 2 * k), v.steps(esize, k)], body)
+
+
+def _merge(lw, elem, base: int, length: int, stage: int, run: int, desc: bool) -> None:
+    for j in reversed(range(stage)):
+        _cas_pass(lw, elem, base, length, 1 << j, run, desc)
+
+
+def lower_sort(lw, op: SortOp) -> None:
+    elem = op.src.type.element_type
+    esize = elem_bytes(op.src.type)
+    numel, n, k, desc = op.src.type.numel, op.src.type.shape[-1], op.k, op.descending
+    log_n, log_k = _log2(n), _log2(k)
+    src = _source_addr(lw, op.src)
+    res = lw.alloc(op.result).offset
+    if k == n:
+        _copy(lw.b, res, src, numel * esize)
+        for s in range(1, log_n + 1):
+            _merge(lw, elem, res, numel, s, (1 << s) if s < log_n else numel, desc)
+        return
+    work = [lw.lmem.alloc(numel * esize, "top-k scratch", op.loc),
+            lw.lmem.alloc(numel // 2 * esize, "top-k scratch", op.loc)]
+    cur, length = work[0].offset, numel
+    _copy(lw.b, cur, src, numel * esize)
+    for s in range(1, log_k + 1):  # k < n: every stage alternates
+        _merge(lw, elem, cur, length, s, 1 << s, desc)
+    for i in range(log_k + 1, log_n + 1):
+        dst = res if i == log_n else (work[1].offset if cur == work[0].offset else work[0].offset)
+        _halve(lw, elem, cur, dst, length, k, desc)
+        cur, length = dst, length // 2
+        _merge(lw, elem, cur, length, log_k, (1 << log_k) if i < log_n else length, desc)
+    for w in work:
+        lw.lmem.free(w)
+
+
+# --------------------------------------------------------------------------- scalar loops
+
+_LOAD = {1: "lb", 2: "lh", 4: "lw", 8: "ld"}
+_STORE = {1: "sb", 2: "sh", 4: "sw", 8: "sd"}
+
+
+def _shift_left(b: MBuilder, r: VReg, amount: int) -> None:
+    if amount:
+        b("slli", r, r, amount)
+
+
+def lower_gather(lw, op: GatherOp) -> None:
+    b: MBuilder = lw.b
+    a = op.axis
+    e, ie = elem_bytes(op.src.type), elem_bytes(op.index.type)
+    outer, r_out, inner = split_axis(op.index.type.shape, a)
+    _, r_src, _ = split_axis(op.src.type.shape, a)
+    src = _source_addr(lw, op.src)
+    idx = _source_addr(lw, op.index)
+    out = lw.alloc(op.result).offset
+    wrap = b.li(r_src - 1, "wrap")
+
+    def body(cur: List[VReg]) -> None:
+        ip, op_, sp = cur
+        i = b.x("i")
+        b(_LOAD[ie], i, Mem(ip, 0))
+        b("and", i, i, wrap)
+        _shift_left(b, i, _log2(inner * e))
+        b("add", i, i, sp)
+        x = b.x("x")
+        b(_LOAD[e], x, Mem(i, 0))
+        b(_STORE[e], x, Mem(op_, 0))
+
+    steps = [[r_out * inner * ie, inner * ie, ie], [r_out * inner * e, inner * e, e], [r_src * inner * e, 0, e]]
+    _loops(b, [outer, r_out, inner], [b.li(idx, "idx"), b.li(out, "out"), b.li(src, "src")], steps, body)
+
+
+def lower_histogram(lw, op: HistogramOp) -> None:
+    b: MBuilder = lw.b
+    nb, n = op.num_bins, op.src.type.numel
+    src = _source_addr(lw, op.src)
+    mask = _source_addr(lw, op.mask) if op.mask is not None else None
+    res = lw.alloc(op.result).offset
+    zero = b.li(res, "bins")
+    cnt = b.li(nb * 4, "n")
+    top, vl = b.new_label("zero"), b.x("vl")
+    b.label(top)
+    b("vsetvli", vl, cnt, "e8, m8, ta, ma")
+    b("vmv.v.i", "v8", 0)
+    b("vse8.v", "v8", VMem(zero))
+    b("add", zero, zero, vl)
+    b("sub", cnt, cnt, vl)
+    b("bnez", cnt, top)
+    bins, limit = b.li(res, "bins"), b.li(nb, "nbins")
+
+    def body(cur: List[VReg]) -> None:
+        skip = b.new_label("skip")
+        if mask is not None:
+            m = b.x("m")
+            b("lbu", m, Mem(cur[1], 0))
+            b("beqz", m, skip)
+        x = b.x("x")
+        b("lw", x, Mem(cur[0], 0))
+        b("bgeu", x, limit, skip)  # negative values are huge unsigned
+        b("slli", x, x, 2)
+        b("add", x, x, bins)
+        c = b.x("c")
+        b("lw", c, Mem(x, 0))
+        b("addi", c, c, 1)
+        b("sw", c, Mem(x, 0))
+        b.label(skip)
+
+    ptrs = [b.li(src, "src")] + ([b.li(mask, "mask")] if mask is not None else [])
+    steps = [[4]] + ([[1]] if mask is not None else [])
+    _loops(b, [n], ptrs, steps, body)
+
+
+__all__ = ["handles", "lower", "CompileError"]
