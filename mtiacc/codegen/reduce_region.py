@@ -13,7 +13,7 @@ loop; an associative combiner gives the same result as Triton's tree.
 The region is scalar code (what a combine function becomes after inlining).  An ``scf.if`` in it
 (an ``if`` / ``else``, an early ``return``, ``a if c else b`` on a run-time condition) becomes a
 branch: each arm's ops are selected in turn and its yielded values moved into the ``if``'s result
-registers.  Other region ops (loops) are reported as not supported yet.
+registers.  Loops (``for``/``while`` on run-time values) carry their values in registers.
 
 Every element type the scalar ops handle works: i1..i64 and u8..u64 in x registers (extended per
 their type), f32 and f16/bf16 in f registers (halves NaN-boxed, loaded and stored as their 16
@@ -36,7 +36,7 @@ from mtiacc.codegen.reduce import _source_addr, split_axis
 from mtiacc.codegen.scalar import lower_scalar
 from mtiacc.codegen.vloop import elem_bytes
 from mtiacc.diagnostics import CompileError
-from mtiacc.ir.scf import IfOp
+from mtiacc.ir.scf import ForOp, IfOp, WhileOp
 from mtiacc.ir.shape_ops import ReduceOp, ScanOp
 
 
@@ -81,8 +81,11 @@ def _select_ops(lw, ops, loc) -> None:
     b: MBuilder = lw.b
     for inner in ops:
         b.loc = inner.loc or loc
-        if isinstance(inner, IfOp):
-            _select_if(lw, inner, loc)
+        if isinstance(inner, (IfOp, ForOp, WhileOp)):
+            if any(v.type.is_block() for v in list(inner.results) + list(inner.operands)):
+                raise CompileError(f"a block carried by '{inner.name}' inside a combine function is not "
+                                   f"supported yet", inner.loc)
+            {IfOp: _select_if, ForOp: _select_for, WhileOp: _select_while}[type(inner)](lw, inner, loc)
             continue
         if inner.regions or len(inner.results) != 1 or inner.results[0].type.is_block():
             raise CompileError(f"'{inner.name}' inside a combine function is not supported yet", inner.loc)
@@ -95,8 +98,6 @@ def _select_ops(lw, ops, loc) -> None:
 def _select_if(lw, op: IfOp, loc) -> None:
     """A branch on the condition; each arm moves what it yields into the ``if``'s result registers."""
     b: MBuilder = lw.b
-    if any(r.type.is_block() for r in op.results):
-        raise CompileError("a block chosen by an `if` inside a combine function is not supported yet", op.loc)
     outs = [_new(b, r.type, "if") for r in op.results]
     other, done = b.new_label("else"), b.new_label("endif")
     b("beqz", lw.get(op.cond), other, comment="scf.if in a combine function")
@@ -111,6 +112,63 @@ def _select_if(lw, op: IfOp, loc) -> None:
     b.label(done)
     for r, out in zip(op.results, outs):
         lw.regs[id(r)] = out
+
+
+def _move_all(lw, homes: List[VReg], values) -> None:
+    """``homes[k] = values[k]`` for all k at once (a value may be another home: through temporaries)."""
+    b: MBuilder = lw.b
+    srcs = [lw.get(v) for v in values]
+    temps = []
+    for v, src in zip(values, srcs):
+        t = _new(b, v.type, "t")
+        _mv(b, v.type, t, src)
+        temps.append(t)
+    for h, t, v in zip(homes, temps, values):
+        _mv(b, v.type, h, t)
+
+
+def _select_for(lw, op: ForOp, loc) -> None:
+    """A counted loop; the loop-carried values live in registers (the results' too)."""
+    b: MBuilder = lw.b
+    homes = [_new(b, v.type, "carried") for v in op.inits]
+    _move_all(lw, homes, list(op.inits))
+    for arg, res, h in zip(op.iter_args, op.results, homes):
+        lw.regs[id(arg)] = lw.regs[id(res)] = h
+    iv = b.x("iv")
+    b("mv", iv, lw.get(op.lower), comment="scf.for in a combine function")
+    lw.regs[id(op.induction_var)] = iv
+    top, done = b.new_label("for"), b.new_label("endfor")
+    b("bge", iv, lw.get(op.upper), done)
+    b.label(top)
+    _select_ops(lw, op.block.ops[:-1], op.loc or loc)
+    b.loc = op.loc or loc
+    _move_all(lw, homes, list(op.block.terminator.values))
+    b("add" if op.lower.type.width == 64 else "addw", iv, iv, lw.get(op.step))
+    b("blt", iv, lw.get(op.upper), top)
+    b.label(done)
+
+
+def _select_while(lw, op: WhileOp, loc) -> None:
+    b: MBuilder = lw.b
+    before = [_new(b, v.type, "carried") for v in op.inits]
+    _move_all(lw, before, list(op.inits))
+    for arg, h in zip(op.before_block.args, before):
+        lw.regs[id(arg)] = h
+    after = [_new(b, r.type, "carried") for r in op.results]
+    for arg, res, h in zip(op.after_block.args, op.results, after):
+        lw.regs[id(arg)] = lw.regs[id(res)] = h
+    top, done = b.new_label("while"), b.new_label("endwhile")
+    b.label(top)
+    _select_ops(lw, op.before_block.ops[:-1], op.loc or loc)
+    cond = op.before_block.terminator
+    b.loc = op.loc or loc
+    _move_all(lw, after, list(cond.args))
+    b("beqz", lw.get(cond.cond), done, comment="scf.while in a combine function")
+    _select_ops(lw, op.after_block.ops[:-1], op.loc or loc)
+    b.loc = op.loc or loc
+    _move_all(lw, before, list(op.after_block.terminator.values))
+    b("j", top)
+    b.label(done)
 
 
 def _combine(lw, op, accs: List[VReg], xs: List[VReg], elems) -> None:

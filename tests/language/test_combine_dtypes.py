@@ -319,3 +319,43 @@ def test_welford_three_fp32_operands_with_early_returns(t):
     v = x.astype(np.float64).reshape(ROWS, COLS)
     np.testing.assert_allclose(out["MEAN"][:COLS], v.mean(0), rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(out["VAR"][:COLS], v.var(0), rtol=1e-4, atol=1e-5)
+
+
+LOOPS = """
+@triton.jit
+def _add_by_steps(a, b):
+    # a + b for b >= 0, one at a time; an `if` inside the loop body
+    s = a
+    for k in range(b):
+        if k >= 0:
+            s = s + 1
+    return s
+
+
+@triton.jit
+def _max_by_while(a, b):
+    while a < b:
+        a = a + 1
+    return a
+
+
+@triton.jit
+def loops(X, S, MX, C, N: tl.constexpr, COLS: tl.constexpr):
+    offs = tl.arange(0, N)
+    x = tl.load(X + offs, mask=offs < COLS, other=0)
+    tl.store(S, tl.reduce(x, 0, _add_by_steps))
+    tl.store(MX, tl.reduce(x, 0, _max_by_while))
+    tl.store(C + offs, tl.associative_scan(x, 0, _add_by_steps), mask=offs < COLS)
+"""
+
+
+@pytest.mark.parametrize("t", ["int8", "int32", "int64"])
+def test_for_and_while_loops_inside_the_combine_function(t):
+    x = np.random.default_rng(14).integers(0, 9, COLS).astype(DTYPES[t][1])
+    sig = DTYPES[t][0]
+    out = launch(LOOPS, "loops", f"*{sig},*{sig},*{sig},*{sig}",
+                 {"X": x, "S": np.zeros(1, x.dtype), "MX": np.zeros(1, x.dtype), "C": np.zeros(N, x.dtype)},
+                 (("N", str(N)), ("COLS", str(COLS))))
+    assert out["S"][0] == x.sum()
+    assert out["MX"][0] == x.max()
+    np.testing.assert_array_equal(out["C"][:COLS], np.cumsum(x).astype(x.dtype))
