@@ -15,8 +15,9 @@ so even ``d = 1`` uses long vectors.  Per lane, with ``A`` the lo element and ``
 (comparisons with NaN are false, as in Triton's ``where``).  A top-k's halving rounds take
 ``vfmax``/``vmax`` (``min`` when ascending) of the pairs ``(p, p + k)`` into the other scratch buffer.
 
-Gather and histogram are scalar loops (gather moves element bits; it takes the index modulo the
-source dimension so that any index stays inside the block).
+Gather takes the index modulo the source dimension (so any index stays inside the block): with 32-bit
+indices a vector loop ending in an indexed load (``vluxei32``), else a scalar loop moving element
+bits.  Histogram is a scalar loop.
 """
 from __future__ import annotations
 
@@ -241,6 +242,8 @@ def lower_gather(lw, op: GatherOp) -> None:
     idx = _source_addr(lw, op.index)
     out = lw.alloc(op.result).offset
     wrap = b.li(r_src - 1, "wrap")
+    if ie == 4:
+        return _gather_vector(lw, op, src, idx, out, wrap)
 
     def body(cur: List[VReg]) -> None:
         ip, op_, sp = cur
@@ -255,6 +258,48 @@ def lower_gather(lw, op: GatherOp) -> None:
 
     steps = [[r_out * inner * ie, inner * ie, ie], [r_out * inner * e, inner * e, e], [r_src * inner * e, 0, e]]
     _loops(b, [outer, r_out, inner], [b.li(idx, "idx"), b.li(out, "out"), b.li(src, "src")], steps, body)
+
+
+def _gather_vector(lw, op: GatherOp, src: int, idx: int, out: int, wrap: VReg) -> None:
+    """32-bit indices: byte offsets computed in vector registers (e32, v8; the position along the
+    contiguous dimension from ``vid`` in v16), then an indexed load ``vluxei32`` into v24.  The vector
+    runs along the index's rows when the axis is the last dimension, else along ``inner``."""
+    b: MBuilder = lw.b
+    sew, e = sew_of(op.src.type), elem_bytes(op.src.type)
+    outer, r_out, inner = split_axis(op.index.type.shape, op.axis)
+    _, r_src, _ = split_axis(op.src.type.shape, op.axis)
+    lmul = min(LMUL, LMUL * sew // 32)  # the e32 offsets take LMUL * 32 / SEW registers
+    emul = lmul * 32 // sew
+    lanes = r_out if inner == 1 else inner
+    vl_n = min(lanes, lw.target.vlen_bits * lmul // sew)
+    chunks = lanes // vl_n
+    vl = b.li(vl_n, "vl")
+
+    def body(cur: List[VReg]) -> None:
+        ip, q, base = cur
+        b("vsetvli", "zero", vl, f"e32, m{emul}, ta, ma")
+        b("vle32.v", "v8", VMem(ip))
+        b("vand.vx", "v8", "v8", wrap)
+        shift = _log2(e) if inner == 1 else _log2(inner * e)
+        if shift:
+            b("vsll.vi", "v8", "v8", shift)
+        if inner > 1:
+            b("vid.v", "v16")
+            if _log2(e):
+                b("vsll.vi", "v16", "v16", _log2(e))
+            b("vadd.vv", "v8", "v8", "v16")
+        b("vsetvli", "zero", vl, f"e{sew}, m{lmul}, ta, ma")
+        b("vluxei32.v", "v24", VMem(base), "v8")
+        b(f"vse{sew}.v", "v24", VMem(q))
+
+    if inner == 1:
+        counts = [outer, chunks]
+        steps = [[r_out * 4, vl_n * 4], [r_out * e, vl_n * e], [r_src * e, 0]]
+    else:
+        counts = [outer, r_out, chunks]
+        steps = [[r_out * inner * 4, inner * 4, vl_n * 4], [r_out * inner * e, inner * e, vl_n * e],
+                 [r_src * inner * e, 0, vl_n * e]]
+    _loops(b, counts, [b.li(idx, "idx"), b.li(out, "out"), b.li(src, "src")], steps, body)
 
 
 def lower_histogram(lw, op: HistogramOp) -> None:
