@@ -37,6 +37,7 @@ class MachineConfig:
     sram_bw_bytes_per_s: float = 2.7e12
     sram_latency_ns: float = 20.0
     dma_pe_bytes_per_cycle: float = 64.0
+    fp64_slowdown: int = 1           # vector float ops at SEW=64 occupy the unit this many times longer
 
     def ns_to_cycles(self, ns: float) -> float:
         return ns * 1e-9 * self.clock_hz
@@ -121,6 +122,7 @@ def load_config(path: Optional[str] = None) -> MachineConfig:
             sram_bw_bytes_per_s=float(_get(raw, "memory.sram.bw_bytes_per_s", path)),
             sram_latency_ns=float(_get(raw, "memory.sram.latency_ns", path)),
             dma_pe_bytes_per_cycle=float(_get(raw, "memory.dma.pe_bytes_per_cycle", path)),
+            fp64_slowdown=int(_get(raw, "pe.vector.fp64_slowdown", path, 1)),
         )
     except (TypeError, ValueError, AttributeError) as e:
         raise UserError(f"machine description '{path}' has a malformed value: {e}") from None

@@ -35,6 +35,7 @@ ACC = ("dep", "struct", "dma", "vbusy", "flops", "vflops", "vmin", "lm")
 _FLOP_OPS = {"add", "sub", "rsub", "mul", "div", "rdiv", "min", "max"}
 _SCALAR_MEM = {"load": {"b": 1, "bu": 1, "h": 2, "hu": 2, "w": 4, "wu": 4, "d": 8},
                "store": {"b": 1, "h": 2, "w": 4, "d": 8}, "fload": {"w": 4}, "fstore": {"w": 4}}
+_FLOAT_FAMILIES = ("vfalu", "vfma", "vfcmp", "vfunary", "vfred")
 _VECTOR_MEM = ("vload", "vstore", "vload_strided", "vstore_strided", "vload_indexed", "vstore_indexed")
 
 
@@ -188,6 +189,8 @@ class TimingModel:
         xdl = [(a, ts.x if f == "x" else ts.f, r) for a, f, r in xd]
         tv = ts.v
         dp, vlen = self.datapath_bits, self.vlen
+        # float arithmetic at SEW=64 runs at a fraction of the datapath's width (fp64_slowdown, from the YAML)
+        dp64 = dp // max(self.cfg.fp64_slowdown, 1) if fam in _FLOAT_FAMILIES else dp
         fl = flops_per_element(d) if vector else 0
         mem = vector and fam in _VECTOR_MEM
         two_dp = 2.0 * dp
@@ -196,14 +199,14 @@ class TimingModel:
             vl, sew = m.vl_u, m.sew_u
             if vl is not None and sew is not None:
                 nv = vl * sew
-                occ = max(-(-nv // dp), 1) if vector else 0
+                occ = max(-(-nv // (dp64 if sew == 64 else dp)), 1) if vector else 0
                 elems = vl
             else:
                 ts.materialize()
                 vla = m.vl[g]
                 nva = vla * m.sew[g]
                 nv = int(nva.max())
-                occ = np.maximum(-(-nva // dp), 1) if vector else 0
+                occ = np.maximum(-(-nva // np.where(m.sew[g] == 64, dp64, dp)), 1) if vector else 0
                 elems = vla
                 sew = m.sew[g]
             span = max(1, -(-nv // vlen))
