@@ -12,7 +12,7 @@ from typing import Dict, List, Set
 from mtiacc.codegen import blocks, casts, control, mathlib, memory
 from mtiacc.codegen import debug, fused, ndblocks
 from mtiacc.codegen import sort as sorting
-from mtiacc.codegen import reduce_region
+from mtiacc.codegen import reduce_region, shape_more
 from mtiacc.codegen.lmem import Buffer, LocalMemory
 from mtiacc.codegen.mir import MBuilder, Mem, MFunction, VReg
 from mtiacc.codegen.scalar import constant, lower_scalar, reg_class
@@ -221,6 +221,10 @@ class Lowering:
         if not op.results:
             raise CompileError(f"'{op.name}' is not supported by codegen yet")
         res = op.result
+        if shape_more.handles(op):  # tt.join, tt.split, tt.cat, tt.flip
+            if id(res) in self.demanded:
+                shape_more.lower(self, op)
+            return
         if sorting.handles(op):  # tt.sort, tt.gather, tt.histogram (sort.py)
             if id(res) in self.demanded:
                 sorting.lower(self, op)

@@ -212,6 +212,11 @@ from mtiacc.frontend import lang_sort  # noqa: E402
 LANGUAGE.update(lang_sort.LANGUAGE)
 METHODS.update(lang_sort.METHODS)
 
+# tl.join / split / interleave / cat / flip / swizzle2d / softmax (lang_join.py).
+from mtiacc.frontend import lang_join  # noqa: E402
+LANGUAGE.update(lang_join.LANGUAGE)
+METHODS.update(lang_join.METHODS)
+
 TRITON: Dict[str, object] = {
     "jit": JIT,
     "language": ModuleRef("triton.language"),
