@@ -166,6 +166,23 @@ def test_topk_with_nan_is_tritons_network():
     np.testing.assert_array_equal(out.outputs["Y"].reshape(2, 8).view(np.uint32), want.view(np.uint32))
 
 
+SPELLINGS = """
+@triton.jit
+def k(X, Y, Z):
+    offs = tl.arange(0, 4)[:, None] * 16 + tl.arange(0, 16)[None, :]
+    x = tl.load(X + offs)
+    tl.store(Y + offs, x.sort(dim=-1, descending=True))
+    tl.store(Z + tl.arange(0, 4)[:, None] * 2 + tl.arange(0, 2)[None, :], tl.topk(x, 2, dim=1, descending=False))
+"""
+
+
+def test_method_and_explicit_last_dim():
+    x = values("int32", (4, 16), seed=17, dups=True)
+    out = launch(SPELLINGS, "*i32,*i32,*i32", {"X": x.reshape(-1), "Y": np.zeros(64, np.int32), "Z": np.zeros(8, np.int32)})
+    np.testing.assert_array_equal(out.outputs["Y"].reshape(4, 16), np.sort(x, -1)[:, ::-1])
+    np.testing.assert_array_equal(out.outputs["Z"].reshape(4, 2), np.sort(x, -1)[:, :2])
+
+
 GATHER = """
 @triton.jit
 def k(S, I, Y, R: tl.constexpr, C: tl.constexpr, RI: tl.constexpr, CI: tl.constexpr, AXIS: tl.constexpr):
