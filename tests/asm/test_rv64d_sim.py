@@ -179,3 +179,23 @@ def test_fsd_and_timing_classes():
         np.testing.assert_array_equal(got, bits(a * b))
     from mtiacc.asm.isa import BY_NAME
     assert BY_NAME["fdiv.d"].timing == "DDiv" and BY_NAME["fadd.d"].timing == "DPU"
+
+
+def _vector_busy(sew: int, op: str) -> float:
+    asm = f"""
+kernel:
+    li t0, 64
+    vsetvli t1, t0, e{sew}, m8, ta, ma
+    {op} v8, v16, v24
+    {op} v8, v16, v24
+    ret
+"""
+    return float(run_asm(asm).stats.pe_vector_busy.max())
+
+
+def test_fp64_vector_arithmetic_runs_at_a_quarter_of_fp32s_rate():
+    # 64 elements on the 256-bit datapath: fp32 2 x 8 cycles; fp64 twice the bits and fp64_slowdown = 2
+    assert _vector_busy(32, "vfadd.vv") == 16
+    assert _vector_busy(64, "vfadd.vv") == 64
+    assert _vector_busy(64, "vfmul.vv") == 64
+    assert _vector_busy(64, "vadd.vv") == 32      # integer ops at SEW=64 only pay for their width
