@@ -16,7 +16,7 @@ branch: each arm's ops are selected in turn and its yielded values moved into th
 registers.  Loops (``for``/``while`` on run-time values) carry their values in registers.
 
 Every element type the scalar ops handle works: i1..i64 and u8..u64 in x registers (extended per
-their type), f32 and f16/bf16 in f registers (halves NaN-boxed, loaded and stored as their 16
+their type), f64, f32 and f16/bf16 in f registers (halves NaN-boxed, loaded and stored as their 16
 bits; their arithmetic is done in f32 and rounded to the half after every op, by
 ``scalar_narrow.py``), and tuples mixing them.
 
@@ -46,7 +46,7 @@ def is_combine(op) -> bool:
 
 
 def _mv(b: MBuilder, elem, dst: VReg, src: VReg) -> None:
-    b("fmv.s" if elem.is_float() else "mv", dst, src)
+    b("fmv.d" if elem.is_float() else "mv", dst, src)  # all 64 bits of an f register (f64, boxed f32/halves)
 
 
 def _half(elem) -> bool:
@@ -55,6 +55,10 @@ def _half(elem) -> bool:
 
 def scalar_load(b: MBuilder, elem, addr: VReg) -> VReg:
     """The element at ``addr`` in its register convention (a half: its 16 bits NaN-boxed)."""
+    if elem.is_float() and elem_bytes(elem) == 8:
+        r = b.f()
+        b("fld", r, Mem(addr, 0))
+        return r
     if not _half(elem):
         return builtin_reduce.scalar_load(b, elem, addr)
     bits, boxed, r = b.x(), b.x(), b.f()
@@ -65,6 +69,8 @@ def scalar_load(b: MBuilder, elem, addr: VReg) -> VReg:
 
 
 def scalar_store(b: MBuilder, elem, value: VReg, addr: VReg) -> None:
+    if elem.is_float() and elem_bytes(elem) == 8:
+        return b("fsd", value, Mem(addr, 0))
     if not _half(elem):
         return builtin_reduce.scalar_store(b, elem, value, addr)
     bits = b.x()

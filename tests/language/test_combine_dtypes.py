@@ -17,7 +17,20 @@ import pytest
 
 from mtiacc.driver import Options, compile_kernel
 from mtiasim.runner import run
-from tests.language.dtypes import DTYPES, bf16_to_f32, f32_to_bf16, inputs, is_float
+from tests.language import dtypes as D
+from tests.language.dtypes import bf16_to_f32, f32_to_bf16
+
+DTYPES = {**D.DTYPES, "float64": ("fp64", np.float64)}
+
+
+def is_float(t: str) -> bool:
+    return t == "float64" or D.is_float(t)
+
+
+def inputs(t: str, n: int, rng, lo=None, hi=None):
+    if t == "float64":
+        return rng.uniform(lo, hi, n)
+    return D.inputs(t, n, rng, lo=lo, hi=hi)
 from tests.language.harness import HEADER
 
 _DIR = Path(tempfile.mkdtemp(prefix="mtiacc-combine-"))
@@ -117,7 +130,8 @@ def launch(source: str, kernel: str, signature: str, inputs: dict, defines=(), o
     return run(str(binary), inputs, grid=(1,)).outputs
 
 
-TYPES = ["int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "float16", "bfloat16", "float32"]
+TYPES = ["int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
+         "float16", "bfloat16", "float32", "float64"]
 
 
 def _low(t: str):
