@@ -4,6 +4,9 @@
   (``offsets < N``), is one DMA transfer of the active prefix; the rest of a load takes ``other``.
 * Any other mask, or a constant stride, moves element by element (one small DMA per active
   element): correct, and slow, as the real chip's fallback path is.
+* A stride known only at run time (``X + offs * stride``, as Inductor writes non-contiguous
+  inputs) goes to ndblocks.py's path, as an N-d tile's last stride does: it branches on the
+  stride's value, one transfer when it is 1, element by element otherwise.
 * Scalar pointers, and pointer blocks without structure (gather/scatter): gather.py.
 """
 from __future__ import annotations
@@ -103,13 +106,21 @@ class Access:
         return self.pointer is not None and self.pointer[1].stride == 1
 
 
+def _by_tiles(op) -> bool:
+    """Structured N-d tiles, and 1-D blocks with a run-time stride: ndblocks.py."""
+    if not op.ptr.type.is_block() or len(op.ptr.type.shape) == 1 and pointer_affine(op.ptr) is not None:
+        return False
+    from mtiacc.codegen.affine_nd import pointer_nd
+    return pointer_nd(op.ptr) is not None
+
+
 def needs_buffers(op):
     """The block operands whose data the lowering of this load/store reads from local memory."""
-    if gather.handles(op):  # scalar pointers, gather/scatter
-        return gather.needs_buffers(op)
-    if len(op.ptr.type.shape) > 1:  # N-d tiles: ndblocks.py
+    if _by_tiles(op):  # N-d tiles, run-time strides: ndblocks.py
         from mtiacc.codegen import ndblocks
         return ndblocks.needs_buffers(op)
+    if gather.handles(op):  # scalar pointers, gather/scatter
+        return gather.needs_buffers(op)
     acc = Access(op.ptr, op.mask)
     out = []
     if not acc.structured:
@@ -179,11 +190,11 @@ def _transfer(lw, op, acc: Access, dram_start: VReg, lmem_addr: int, direction: 
 
 
 def lower_load(lw, op) -> None:
-    if gather.handles(op):
-        return gather.lower_load(lw, op)
-    if len(op.ptr.type.shape) > 1:  # N-d tiles: ndblocks.py
+    if _by_tiles(op):  # N-d tiles, run-time strides: ndblocks.py
         from mtiacc.codegen import ndblocks
         return ndblocks.lower_load(lw, op)
+    if gather.handles(op):
+        return gather.lower_load(lw, op)
     b = lw.b
     elem = op.result.type.element_type
     esize = elem_bytes(elem)
@@ -213,13 +224,13 @@ def lower_load(lw, op) -> None:
 
 
 def lower_store(lw, op) -> None:
+    if _by_tiles(op):  # N-d tiles, run-time strides: ndblocks.py
+        from mtiacc.codegen import ndblocks
+        return ndblocks.lower_store(lw, op)
     if gather.handles(op):
         if not op.ptr.type.is_block():
             return gather.lower_scalar_store(lw, op)
         return gather.lower_store(lw, op)
-    if len(op.ptr.type.shape) > 1:  # N-d tiles: ndblocks.py
-        from mtiacc.codegen import ndblocks
-        return ndblocks.lower_store(lw, op)
     elem = op.value.type.element_type
     esize = elem_bytes(elem)
     n = op.value.type.numel
