@@ -18,8 +18,13 @@ carried pointer block is rewritten into a carried offset ``c`` from the loop's i
 
 When every increment ``d`` is uniform (a splat of a scalar, or a splat constant), ``c`` is a
 scalar register and loads and stores through ``P0 + splat(c)`` stay structured (one DMA per row),
-else ``c`` is an integer block with the pointer block's shape.  Loops whose carried pointer block
-is yielded any other way are left alone (codegen then says it is not supported).
+else ``c`` is an integer block with the pointer block's shape.  ``scf.while`` gets the same
+rewrite when its before block passes the pointer block on unchanged (as the frontend builds it)
+and its after block yields it advanced by an addptr chain.  An ``scf.if`` whose branches yield
+pointer blocks into different tensors alike (``X + offs`` / ``Z + offs + 1``) yields the scalar
+base instead (``_rewrite_if_bases``).  Loops whose carried pointer block is
+yielded any other way are left alone: codegen carries the block as data (64-bit addresses in local
+memory) and its loads and stores take the gather/scatter path.
 
 This runs at every optimization level, after inlining (see driver.compile_kernel).
 """
@@ -29,7 +34,7 @@ from typing import List, Optional
 
 from mtiacc.ir import ops as O
 from mtiacc.ir import scf
-from mtiacc.ir.core import OpResult, Value
+from mtiacc.ir.core import OpResult, Pure, Value
 from mtiacc.ir.types import block_of
 
 
@@ -207,15 +212,106 @@ def _rewrite_if(op: scf.IfOp, k: int) -> bool:
     return True
 
 
+def _skeleton(y: Value):
+    """``(root, uniform, steps, shape)`` with ``y == splat(root, shape) + uniform offsets`` passed
+    through ``steps`` (``("add", offset)`` / ``("bcast", shape)`` from the splat up), or None."""
+    uniform, steps = [], []
+    while isinstance(y, OpResult):
+        op = y.op
+        if isinstance(op, O.SplatOp):
+            return op.src, uniform, steps[::-1], y.type.shape
+        if isinstance(op, O.AddPtrOp):
+            if _uniform_scalar(op.offset, None, None) is not None:
+                uniform.append(op.offset)
+            else:
+                steps.append(("add", op.offset))
+        elif isinstance(op, O.BroadcastOp):
+            steps.append(("bcast", y.type.shape))
+        else:
+            return None
+        y = op.ptr if isinstance(op, O.AddPtrOp) else op.src
+    return None
+
+
+def _same(a: Value, b: Value, branches) -> bool:
+    """``a`` and ``b`` compute the same values: one value, or pure ops alike over values that are."""
+    if a is b:
+        return True
+    if not (isinstance(a, OpResult) and isinstance(b, OpResult)):
+        return False
+    x, y = a.op, b.op
+    return (type(x) is type(y) and Pure in x.traits and not x.regions and a.index == b.index
+            and x.parent in branches and y.parent in branches and x.attrs == y.attrs
+            and [r.type for r in x.results] == [r.type for r in y.results]
+            and len(x.operands) == len(y.operands)
+            and all(_same(u, v, branches) for u, v in zip(x.operands, y.operands)))
+
+
+def _rewrite_if_bases(op: scf.IfOp, k: int) -> bool:
+    """An ``scf.if`` whose branches yield ``splat(base) + offsets`` with the same non-uniform
+    offsets computed alike (``X + offs`` or ``Y + offs + 1``) yields the scalar ``base`` plus the
+    uniform offsets; after the ``if`` the block is rebuilt from it with the then branch's offsets
+    (cloned out of the branch), so loads and stores through it keep their structure."""
+    branches = (op.then_block, op.else_block)
+    skels = [_skeleton(b.terminator.values[k]) for b in branches]
+    if None in skels or len(skels[0][2]) != len(skels[1][2]):
+        return False
+    for (ka, va), (kb, vb) in zip(skels[0][2], skels[1][2]):
+        if ka != kb or (ka == "bcast" and va != vb) or (ka == "add" and not _same(va, vb, branches)):
+            return False
+    res = op.results[k]
+    uses = list(res.uses)
+    for block, (root, uniform, _, _) in zip(branches, skels):
+        term = block.terminator
+        q = root
+        for d in uniform:
+            add = O.AddPtrOp.get(q, _uniform_scalar(d, term, term.loc), loc=term.loc)
+            block.insert_before(term, add)
+            q = add.result
+        term.set_operand(k, q)
+    root, _, steps, shape = skels[0]
+    res.type = root.type
+    anchor = [op]
+
+    def place(new):
+        _insert_after(anchor[0], new)
+        anchor[0] = new
+        return new.result
+
+    cloned = {}
+
+    def clone(v: Value) -> Value:
+        if not (isinstance(v, OpResult) and v.op.parent is op.then_block):
+            return v
+        if id(v) not in cloned:
+            new = type(v.op)([clone(u) for u in v.op.operands], [r.type for r in v.op.results],
+                             dict(v.op.attrs), loc=v.op.loc, segments=v.op.segments)
+            place(new)
+            for old, r in zip(v.op.results, new.results):
+                cloned[id(old)] = r
+        return cloned[id(v)]
+
+    p = place(O.SplatOp.get(res, shape, loc=op.loc))
+    for kind, x in steps:
+        if kind == "add":
+            p = place(O.AddPtrOp.get(p, clone(x), loc=op.loc))
+        else:
+            p = place(O.BroadcastOp.get(p, x, loc=op.loc))
+    for u in uses:
+        u.op.set_operand(u.index, p)
+    return True
+
+
 def carry_pointer_offsets(module) -> None:
-    """Rewrite every ``scf.for`` that carries a pointer block (see the module docstring)."""
+    """Rewrite every ``scf.for``, ``scf.while`` and ``scf.if`` that carries a pointer block (see the
+    module docstring)."""
     # inner loops first: an inner loop's rewritten result is ``init + c``, an addptr chain the
     # outer loop's yield can then be rewritten through
     for op in reversed(list(module.walk())):
         if isinstance(op, scf.IfOp):
             for k, r in enumerate(op.results):
                 if r.type.is_block() and r.type.is_ptr():
-                    _rewrite_if(op, k)
+                    _rewrite_if(op, k) or _rewrite_if_bases(op, k)
         if isinstance(op, scf.ForOp):
             for k, a in enumerate(op.iter_args):
                 if a.type.is_block() and a.type.is_ptr():

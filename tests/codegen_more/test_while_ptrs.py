@@ -2,8 +2,9 @@
 in a way the offset rewrite does not cover), 1-D and 2-D, against numpy.
 
 carried_ptrs rewrites a `while` that advances its pointer block by an addptr chain into a carried
-offset (loads stay on the DMA path: the tests count transfers); anything else is carried as data,
-64-bit addresses in local memory, and moves element by element (gather/scatter)."""
+offset, and an `if` choosing between tensors (`X + offs` / `Z + offs + 1`) into a scalar base (loads
+stay on the DMA path: the tests count transfers); anything else is carried as data, 64-bit addresses
+in local memory, and moves element by element (gather/scatter)."""
 from pathlib import Path
 
 import numpy as np
@@ -102,6 +103,19 @@ def test_if_chooses_between_two_tensors_1d(tmp_path, opt, flag):
                  [1], opt)
     want = np.where(np.arange(16) < 10, x[:16] if flag else 10 * x[1:17], -1.0)
     np.testing.assert_array_equal(res.outputs["Y"], want)
+    assert res.stats.dma_transfers == 2   # the if yields the scalar base: one load, one store
+
+
+@pytest.mark.parametrize("opt", [0, 2])
+@pytest.mark.parametrize("flag", [0, 1])
+def test_if_between_two_strides_is_carried_as_data(tmp_path, opt, flag):
+    x = np.arange(32, dtype=np.float32)
+    res = launch(tmp_path, "if_two_strides", {"BLOCK": 16}, "*fp32,*fp32,i32",
+                 {"X": x, "Y": np.zeros(16, np.float32), "flag": np.array(flag, np.int32)}, [1], opt)
+    lanes = np.arange(16)
+    want = np.where(lanes < 10, x[np.minimum(lanes * (1 if flag else 2), 31)], -1.0)
+    np.testing.assert_array_equal(res.outputs["Y"], want)
+    assert res.stats.dma_transfers == 11  # gathered: 10 active elements, then one store
 
 
 @pytest.mark.parametrize("opt", [0, 2])
@@ -114,3 +128,4 @@ def test_if_chooses_between_two_tensors_2d(tmp_path, opt, flag):
                   "flag": np.array(flag, np.int32)}, [1], opt)
     idx = np.arange(4)[:, None] * 5 + np.arange(4)[None, :]
     np.testing.assert_array_equal(res.outputs["Y"].reshape(4, 4), x[idx] if flag else z[idx + 3])
+    assert res.stats.dma_transfers == 8   # one per row in and out (gathered: 16 + 4)

@@ -97,3 +97,14 @@ def if_two_bases_2d(X, Z, Y, stride, flag, B: tl.constexpr):
     else:
         p = Z + r[:, None] * stride + c[None, :] + 3
     tl.store(Y + r[:, None] * B + c[None, :], tl.load(p))
+
+
+@triton.jit
+def if_two_strides(X, Y, flag, BLOCK: tl.constexpr):
+    """Branches whose pointer blocks differ beyond a scalar (stride 1 or 2): carried as data."""
+    offs = tl.arange(0, BLOCK)
+    if flag > 0:
+        ptrs = X + offs
+    else:
+        ptrs = X + offs * 2
+    tl.store(Y + offs, tl.load(ptrs, mask=offs < 10, other=-1.0))
