@@ -2,35 +2,8 @@
 import numpy as np
 import pytest
 
-from tests.sim.helpers import P, run_asm
+from tests.sim.helpers import run_asm, run_per_element
 
-KERNEL = """
-kernel:
-    ld s0, 0(zero)
-    ld s1, 8(zero)
-    ld s2, 16(zero)
-    mtia.pid t0, 0
-    slli t1, t0, 3
-    add s0, s0, t1
-    add s1, s1, t1
-    add s2, s2, t1
-    li t2, 1024
-    li t3, 1032
-    li t4, 8
-    mtia.dma.in t2, s0, t4
-    mtia.dma.in t3, s1, t4
-    mtia.dma.wait
-    fld fa0, 1024(zero)
-    fld fa1, 1032(zero)
-    ld a0, 1024(zero)
-    li a2, 0
-    {body}
-    sd a2, 1040(zero)
-    li t5, 1040
-    mtia.dma.out s2, t5, t4
-    mtia.dma.wait
-    ret
-"""
 SPECIAL = np.array([0.0, -0.0, 1.0, -1.5, 3.25, np.inf, -np.inf, np.nan, 5e-324, 1.7e308, 2.5, -2.5, 0.1, 1e300,
                     2.0 ** 63, -(2.0 ** 63), 4e9, -3e9, 1e-310], np.float64)
 CANON = np.int64(0x7FF8000000000000)
@@ -44,9 +17,8 @@ def operands(seed, n=48):
 
 
 def run_body(body, a, b):
-    r = run_asm(KERNEL.format(body=body), {"A": a, "B": b, "C": np.zeros(len(a), np.int64)},
-                params=[P("A", "*fp64"), P("B", "*fp64"), P("C", "*i64")], grid=(len(a),))
-    return r.outputs["C"]
+    return run_per_element(body, ["fld fa0, 1024(zero)", "fld fa1, 1032(zero)", "ld a0, 1024(zero)", "li a2, 0"],
+                           a, b).outputs["C"]
 
 
 def bits(x):

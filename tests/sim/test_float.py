@@ -2,38 +2,8 @@
 import numpy as np
 import pytest
 
-from tests.sim.helpers import P, run_asm
+from tests.sim.helpers import run_per_element
 
-KERNEL = """
-kernel:
-    ld s0, 0(zero)
-    ld s1, 8(zero)
-    ld s2, 16(zero)
-    mtia.pid t0, 0
-    slli t1, t0, 2
-    add s0, s0, t1
-    add s1, s1, t1
-    slli t1, t0, 3
-    add s2, s2, t1
-    li t2, 1024
-    li t3, 1032
-    li t4, 4
-    mtia.dma.in t2, s0, t4
-    mtia.dma.in t3, s1, t4
-    mtia.dma.wait
-    flw fa0, 1024(zero)
-    flw fa1, 1032(zero)
-    lw a0, 1024(zero)
-    lw a1, 1032(zero)
-    li a2, 0
-    {body}
-    sd a2, 1040(zero)
-    li t5, 1040
-    li t4, 8
-    mtia.dma.out s2, t5, t4
-    mtia.dma.wait
-    ret
-"""
 SPECIAL = np.array([0.0, -0.0, 1.0, -1.5, 3.25, np.inf, -np.inf, np.nan, 1e-45, 3.4e38, 2.5, -2.5, 0.5, 7.0],
                    np.float32)
 
@@ -46,10 +16,8 @@ def operands(seed=0, n=64):
 
 
 def run_body(body, a, b):
-    c = np.zeros(len(a), np.int64)
-    r = run_asm(KERNEL.format(body=body), {"A": a, "B": b, "C": c},
-                params=[P("A", "*fp32"), P("B", "*fp32"), P("C", "*i64")], grid=(len(a),))
-    return r.outputs["C"]
+    loads = ["flw fa0, 1024(zero)", "flw fa1, 1032(zero)", "lw a0, 1024(zero)", "lw a1, 1032(zero)", "li a2, 0"]
+    return run_per_element(body, loads, a, b).outputs["C"]
 
 
 def f32_result(out):

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from tests.sim.helpers import P, run_asm
+from tests.sim.helpers import P, run_asm, run_per_element
 
 M64 = (1 << 64) - 1
 MIN64, MAX64 = -(1 << 63), (1 << 63) - 1
@@ -59,33 +59,6 @@ REF = {
     "remuw": lambda a, b: s32((a & 0xFFFFFFFF) % (b & 0xFFFFFFFF)) if b & 0xFFFFFFFF else s32(a),
 }
 
-# one program per element: DMA a[pid], b[pid] in, op, DMA c[pid] out
-ELEMENTWISE = """
-kernel:
-    ld s0, 0(zero)
-    ld s1, 8(zero)
-    ld s2, 16(zero)
-    mtia.pid t0, 0
-    slli t1, t0, 3
-    add s0, s0, t1
-    add s1, s1, t1
-    add s2, s2, t1
-    li t2, 1024
-    li t3, 1032
-    li t4, 8
-    mtia.dma.in t2, s0, t4
-    mtia.dma.in t3, s1, t4
-    mtia.dma.wait
-    ld a0, 1024(zero)
-    ld a1, 1032(zero)
-    {body}
-    sd a2, 1040(zero)
-    li t5, 1040
-    mtia.dma.out s2, t5, t4
-    mtia.dma.wait
-    ret
-"""
-PARAMS3 = [P("A", "*i64"), P("B", "*i64"), P("C", "*i64")]
 EDGE = [0, 1, -1, 2, -2, 7, 63, 64, MIN64, MAX64, 1 << 31, -(1 << 31), (1 << 31) - 1, (1 << 32) - 1, 12345, -98765]
 
 
@@ -97,9 +70,8 @@ def operands(seed, n=96):
     return np.array(a, np.int64), np.array(b, np.int64)
 
 
-def run_elementwise(body, a, b, grid=None):
-    c = np.zeros_like(a)
-    r = run_asm(ELEMENTWISE.format(body=body), {"A": a, "B": b, "C": c}, params=PARAMS3, grid=(len(a),) if grid is None else grid)
+def run_elementwise(body, a, b):
+    r = run_per_element(body, ["ld a0, 1024(zero)", "ld a1, 1032(zero)"], a, b)
     return r.outputs["C"], r
 
 
