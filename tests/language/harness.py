@@ -6,7 +6,9 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
+import pytest
 
+from mtiacc.diagnostics import CompileError
 from mtiacc.driver import Options, compile_kernel
 from mtiasim.runner import run
 
@@ -44,3 +46,22 @@ def ulps(got: np.ndarray, want: np.ndarray) -> np.ndarray:
     d = np.abs(gi - wi)
     both_nan = np.isnan(g) & np.isnan(w)
     return np.where(both_nan, 0, np.where(np.isnan(g) | np.isnan(w), 1 << 40, d))
+
+
+def assert_error_at_call(tmp_path, stmt: str, message: str, underlined: str):
+    """Compile a kernel that loads a 4x8 f32 block ``x`` and then runs ``stmt``: it must fail with a
+    CompileError saying ``message`` at ``underlined`` (line, column, source line, caret), no traceback."""
+    body = ("@triton.jit\ndef k(X, Y):\n    x = tl.load(X + tl.arange(0, 4)[:, None] * 8 + tl.arange(0, 8)[None, :])\n"
+            f"    {stmt}\n    tl.store(Y, 0.0)\n")
+    path = tmp_path / "k.py"
+    path.write_text(HEADER + body)
+    with pytest.raises(CompileError) as info:
+        compile_kernel(str(path), Options(signature="*fp32,*fp32"))
+    err = info.value
+    line = HEADER.count("\n") + 4
+    col = 4 + stmt.index(underlined) + 1
+    rendered = err.render().splitlines()
+    assert rendered[0] == f"{path}:{line}:{col}: error: {message}"
+    assert rendered[1] == f"    {stmt}"
+    assert rendered[2] == " " * (col - 1) + "^" + "~" * (len(underlined) - 1)
+    assert "Traceback" not in err.render()

@@ -6,10 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mtiacc.diagnostics import CompileError
-from mtiacc.driver import Options, compile_kernel
 from tests.language.dtypes import DTYPES
-from tests.language.harness import HEADER, launch
+from tests.language.harness import assert_error_at_call, launch
 
 TYPES = ["float32", "float16", "int8", "int32", "int64"]
 
@@ -220,14 +218,6 @@ def test_softmax(t, shape, dim):
 
 # --------------------------------------------------------------------------- errors
 
-def compile_error(tmp_path, body: str) -> CompileError:
-    path = tmp_path / "k.py"
-    path.write_text(HEADER + body)
-    with pytest.raises(CompileError) as info:
-        compile_kernel(str(path), Options(signature="*fp32,*fp32"))
-    return info.value
-
-
 ERRORS = [
     ("a = tl.split(x)", "tl.split needs a block whose last dimension is 2, got shape [4, 8]", "tl.split(x)"),
     ("a = tl.cat(x, tl.reshape(x, (8, 4)))", "tl.cat needs blocks of the same shape, got [4, 8] and [8, 4]",
@@ -248,13 +238,4 @@ ERRORS = [
 
 @pytest.mark.parametrize("stmt,message,underlined", ERRORS)
 def test_errors_point_at_the_call(tmp_path, stmt, message, underlined):
-    body = ("@triton.jit\ndef k(X, Y):\n    x = tl.load(X + tl.arange(0, 4)[:, None] * 8 + tl.arange(0, 8)[None, :])\n"
-            f"    {stmt}\n    tl.store(Y, 0.0)\n")
-    err = compile_error(tmp_path, body)
-    line = HEADER.count("\n") + 4
-    col = 4 + stmt.index(underlined) + 1
-    rendered = err.render().splitlines()
-    assert rendered[0] == f"{tmp_path / 'k.py'}:{line}:{col}: error: {message}"
-    assert rendered[1] == f"    {stmt}"
-    assert rendered[2] == " " * (col - 1) + "^" + "~" * (len(underlined) - 1)
-    assert "Traceback" not in err.render()
+    assert_error_at_call(tmp_path, stmt, message, underlined)

@@ -7,9 +7,8 @@ to outputs of Triton 3.9's interpreter (``test_the_model_is_tritons``).
 import numpy as np
 import pytest
 
-from mtiacc.diagnostics import CompileError
 from mtiacc.driver import Options, compile_kernel
-from tests.language.harness import HEADER, launch
+from tests.language.harness import HEADER, assert_error_at_call, launch
 
 DTYPES = {"fp32": (np.float32, "fp32"), "fp16": (np.float16, "fp16"), "int8": (np.int8, "i8"),
           "int32": (np.int32, "i32"), "uint32": (np.uint32, "u32"), "int64": (np.int64, "i64")}
@@ -271,14 +270,6 @@ def test_sort_same_at_O0(tmp_path):
 
 # --------------------------------------------------------------------------- errors
 
-def compile_error(tmp_path, body: str) -> CompileError:
-    path = tmp_path / "k.py"
-    path.write_text(HEADER + body)
-    with pytest.raises(CompileError) as info:
-        compile_kernel(str(path), Options(signature="*fp32,*fp32"))
-    return info.value
-
-
 ERRORS = [
     ("a = tl.gather(x, tl.zeros((4, 4), tl.int32), 0)",
      "tl.gather: index dimension 1 is 4 but the source's is 8 (only the axis 0 may differ)",
@@ -302,13 +293,4 @@ ERRORS = [
 
 @pytest.mark.parametrize("stmt,message,underlined", ERRORS)
 def test_errors_point_at_the_call(tmp_path, stmt, message, underlined):
-    body = ("@triton.jit\ndef k(X, Y):\n    x = tl.load(X + tl.arange(0, 4)[:, None] * 8 + tl.arange(0, 8)[None, :])\n"
-            f"    {stmt}\n    tl.store(Y, 0.0)\n")
-    err = compile_error(tmp_path, body)
-    line = HEADER.count("\n") + 4
-    col = 4 + stmt.index(underlined) + 1
-    rendered = err.render().splitlines()
-    assert rendered[0] == f"{tmp_path / 'k.py'}:{line}:{col}: error: {message}"
-    assert rendered[1] == f"    {stmt}"
-    assert rendered[2] == " " * (col - 1) + "^" + "~" * (len(underlined) - 1)
-    assert "Traceback" not in err.render()
+    assert_error_at_call(tmp_path, stmt, message, underlined)
