@@ -8,14 +8,17 @@ The source block is viewed as ``(outer, R, inner)`` around the reduced axis.
   VLMAX elements (128 f32 at VLEN 512, LMUL 8) the chunk's unordered sum added to the accumulator;
   results may differ from a sequential sum by reassociation rounding.
   ``argmax``/``argmin``: a first pass finds the extreme value; a second pass takes the smallest
-  index whose element equals it (``vmfeq``/``vmseq``, ``vid``, ``vmerge``, ``vredminu``).
+  index whose element equals it (``vmfeq``/``vmseq``, ``vid``, ``vmerge``, ``vredminu``);
+  ``argmax_last``/``argmin_last`` (``tie_break_left=False``) the largest (``vredmax`` from -1).
 * ``inner > 1`` (another axis): elementwise accumulation of the rows ``src[o, r, :]`` into the
   result, in order ``r = 0, 1, ..``.  ``argmax``/``argmin`` keep the best value and index per
-  column and replace them only on a strictly better element (so ties keep the first index).
+  column and replace them only on a strictly better element (so ties keep the first index); the
+  ``_last`` kinds replace them on an element at least as good (ties take the last index).
 
 NaN: ``max``/``min`` ignore NaN elements (IEEE maxNum/minNum, like ``tl.maximum``); a row of only
 NaN gives NaN.  ``argmax``/``argmin`` give the index of the first extreme non-NaN element (0 for a
-row of only NaN).  Integer sums wrap.
+row of only NaN), the ``_last`` kinds that of the last one (``R - 1`` for a row of only NaN).
+Integer sums wrap.
 """
 from __future__ import annotations
 
@@ -33,6 +36,11 @@ UINT_RED = {**INT_RED, "max": "vredmaxu.vs", "min": "vredminu.vs"}
 FLOAT_VV = {"sum": "vfadd.vv", "max": "vfmax.vv", "min": "vfmin.vv"}
 INT_VV = {"sum": "vadd.vv", "max": "vmax.vv", "min": "vmin.vv", "xor_sum": "vxor.vv"}
 UINT_VV = {**INT_VV, "max": "vmaxu.vv", "min": "vminu.vv"}
+
+
+def arg_base(kind: str) -> str:
+    """``argmax_last`` -> ``max``; ``argmin`` -> ``min``; ``sum`` -> ``sum``."""
+    return kind[3:].split("_")[0] if kind.startswith("arg") else kind
 
 
 def _unsigned(elem) -> bool:
@@ -122,7 +130,8 @@ def reduce_row(lw, ptr: VReg, R: int, elem, kind: str) -> VReg:
     b: MBuilder = lw.b
     sew, esize = sew_of(elem), elem_bytes(elem)
     is_f = elem.is_float()
-    base_kind = kind[3:] if kind.startswith("arg") else kind
+    base_kind = arg_base(kind)
+    last = kind.endswith("_last")
     table = FLOAT_RED if is_f else (UINT_RED if _unsigned(elem) else INT_RED)
     if base_kind not in table:
         raise CompileError(f"tl.{kind} of {elem} is not supported yet")
@@ -137,25 +146,30 @@ def reduce_row(lw, ptr: VReg, R: int, elem, kind: str) -> VReg:
     b("vfmv.f.s" if is_f else "vmv.x.s", value, "v1")
     if base_kind == kind:
         return value
-    # Second pass: the smallest index whose element equals the extreme value.
-    big = b.li(R, "none")
-    b("vmv.s.x", "v2", big)
+    # Second pass: the smallest (largest, for the _last kinds) index whose element equals the extreme
+    # value; elements that do not equal it count as R (-1).
+    none = b.li(-1 if last else R, "none")
+    b("vmv.s.x", "v2", none)
     k = b.li(0, "k")
 
-    def first_equal(vl):
+    def equal_index(vl):
         b("vmfeq.vf" if is_f else "vmseq.vx", "v0", "v8", value)
         b("vid.v", "v16")
         b("vadd.vx", "v16", "v16", k)
-        b("vmv.v.x", "v24", big)
+        b("vmv.v.x", "v24", none)
         b("vmerge.vvm", "v24", "v24", "v16", "v0")
-        b("vredminu.vs", "v2", "v24", "v2")
-    _chunks(b, sew, ptr, R, first_equal, index=k)
+        b("vredmax.vs" if last else "vredminu.vs", "v2", "v24", "v2")
+    _chunks(b, sew, ptr, R, equal_index, index=k)
     b("vsetvli", "zero", one, f"e{sew}, m1, ta, ma")
     idx = b.x("idx")
     b("vmv.x.s", idx, "v2")
     found = b.new_label("found")
-    b("blt", idx, big, found)  # a row of only NaN: index 0
-    b("mv", idx, "zero")
+    if last:
+        b("bge", idx, "zero", found)  # a row of only NaN: the last index
+        b("li", idx, R - 1)
+    else:
+        b("blt", idx, none, found)  # a row of only NaN: index 0
+        b("mv", idx, "zero")
     b.label(found)
     return idx
 
@@ -210,7 +224,8 @@ def _reduce_rows(lw, src_addr: int, dst_addr: int, outer: int, R: int, inner: in
         if tmp is not None:
             lw.lmem.free(tmp)
         return
-    base = is_arg and kind[3:] or kind
+    base = arg_base(kind)
+    last = kind.endswith("_last")
     table = FLOAT_VV if is_f else (UINT_VV if _unsigned(elem) else INT_VV)
     if base not in table:
         raise CompileError(f"tl.{kind} of {elem} is not supported yet")
@@ -225,12 +240,18 @@ def _reduce_rows(lw, src_addr: int, dst_addr: int, outer: int, R: int, inner: in
             def better(loop: VLoop, g: List[str]) -> str:
                 loop.ensure(elem)
                 x, v = g[1], g[0]
-                lt = "vmflt.vv" if is_f else ("vmsltu.vv" if _unsigned(elem) else "vmslt.vv")
-                if base == "max":
-                    b(lt, "v0", v, x)   # v < x
+                if last:  # at least as good: ties move to the later index
+                    lt = "vmfle.vv" if is_f else ("vmsleu.vv" if _unsigned(elem) else "vmsle.vv")
                 else:
-                    b(lt, "v0", x, v)   # x < v
-                if is_f:  # a NaN best value yields to any number
+                    lt = "vmflt.vv" if is_f else ("vmsltu.vv" if _unsigned(elem) else "vmslt.vv")
+                if base == "max":
+                    b(lt, "v0", v, x)   # v < x (v <= x)
+                else:
+                    b(lt, "v0", x, v)   # x < v (x <= v)
+                if is_f and last:  # a NaN best value yields to anything (a column of only NaN: R - 1)
+                    b("vmfne.vv", "v1", v, v)
+                    b("vmor.mm", "v0", "v0", "v1")
+                elif is_f:  # a NaN best value yields to any number
                     b("vmfne.vv", "v1", v, v)
                     b("vmfeq.vv", "v2", x, x)
                     b("vmand.mm", "v1", "v1", "v2")

@@ -12,7 +12,9 @@ Triton's language reference:
   ``return_indices=True`` the value keeps the input's type.
 * ``tl.max``/``tl.min`` on floats ignore NaN elements (a row of only NaN gives NaN), like
   ``tl.maximum``; ``tl.argmax``/``tl.argmin`` give the smallest index of the extreme non-NaN
-  value (``tie_break_left=True``).
+  value (``tie_break_left=True``), or the largest with ``tie_break_left=False`` (Triton leaves the
+  index of a tie unspecified then; its combine function keeps the right operand of a tie, so a
+  left-to-right fold gives the last index).  A row of only NaN gives index 0 (the last index).
 * Float sums and scans are computed in the element type (bf16 ones in f32, rounded to bf16 at the
   end); a sum may reassociate (see ``mtiacc/codegen/reduce.py`` for the order), a scan adds left to
   right.
@@ -225,13 +227,11 @@ def _minmax_input(sem: Semantic, input, fn: str) -> Value:
 
 def _minmax(sem: Semantic, input, axis, return_indices, tie_break_left, keep_dims, which: str):
     fn = f"tl.{which}"
-    if not tie_break_left:
-        raise CompileError(f"{fn}(return_indices_tie_break_left=False) is not supported yet")
     x = _minmax_input(sem, input, fn)
     value = _reduce(sem, x, axis, which, keep_dims, fn)
     if return_indices:  # the value keeps the input's type (the widening above is exact)
         value = sem.cast(value, _prepare(sem, input, fn).type.element_type)
-        return value, _reduce(sem, x, axis, "arg" + which, keep_dims, fn)
+        return value, _reduce(sem, x, axis, _arg_kind(which, tie_break_left, fn), keep_dims, fn)
     return value
 
 
@@ -247,21 +247,27 @@ def min(sem: Semantic, input, axis=None, return_indices=False, return_indices_ti
     return _minmax(sem, input, axis, return_indices, return_indices_tie_break_left, keep_dims, "min")
 
 
+def _arg_kind(which: str, tie_break_left, fn: str) -> str:
+    """``argmax`` (first index of the extreme) or ``argmax_last`` (``tie_break_left=False``)."""
+    if not isinstance(tie_break_left, (bool, int)):
+        raise CompileError(f"{fn}: the tie break must be a constexpr bool, got {describe(tie_break_left)}")
+    return "arg" + which + ("" if tie_break_left else "_last")
+
+
 def _arg(sem: Semantic, input, axis, tie_break_left, keep_dims, which: str):
     fn = f"tl.arg{which}"
-    if not tie_break_left:
-        raise CompileError(f"{fn}(tie_break_left=False) is not supported yet")
+    kind = _arg_kind(which, tie_break_left, fn)
     x = _minmax_input(sem, input, fn)
-    return _reduce(sem, x, axis, "arg" + which, keep_dims, fn)
+    return _reduce(sem, x, axis, kind, keep_dims, fn)
 
 
 def argmax(sem: Semantic, input, axis, tie_break_left=True, keep_dims=False):
-    """The i32 index of the first maximum along ``axis``."""
+    """The i32 index of the first (``tie_break_left=False``: last) maximum along ``axis``."""
     return _arg(sem, input, axis, tie_break_left, keep_dims, "max")
 
 
 def argmin(sem: Semantic, input, axis, tie_break_left=True, keep_dims=False):
-    """The i32 index of the first minimum along ``axis``."""
+    """The i32 index of the first (``tie_break_left=False``: last) minimum along ``axis``."""
     return _arg(sem, input, axis, tie_break_left, keep_dims, "min")
 
 

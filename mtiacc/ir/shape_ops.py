@@ -9,7 +9,8 @@ becomes result dimension ``i``) and moves data.
 
 * ``sum``, ``max``, ``min``, ``xor_sum``: the result has the input's element type;
 * ``argmax``, ``argmin``: the result is the i32 index along ``axis`` of the first (smallest-index)
-  maximum / minimum.
+  maximum / minimum; ``argmax_last``, ``argmin_last``: of the last (largest-index) one
+  (``tie_break_left=False``).
 
 The result has the input's shape without ``axis`` (a scalar when the input is 1-D; ``keep_dims`` is
 an ``tt.expand_dims`` after it, as in Triton).  ``tt.scan`` is the inclusive scan (``sum``, ``prod``)
@@ -26,7 +27,7 @@ from mtiacc.ir.core import AnyType, BlockLike, Operation, Pure, Value, attribute
 from mtiacc.ir.ops import const_value
 from mtiacc.ir.types import block_of, i32
 
-REDUCE_KINDS = ("sum", "max", "min", "xor_sum", "argmax", "argmin")
+REDUCE_KINDS = ("sum", "max", "min", "xor_sum", "argmax", "argmin", "argmax_last", "argmin_last")
 SCAN_KINDS = ("sum", "prod")
 
 
@@ -111,7 +112,7 @@ class TransOp(Operation):
 
 def reduced_type(src_type, axis: int, kind: str):
     shape = tuple(d for i, d in enumerate(src_type.shape) if i != axis)
-    elem = i32 if kind in ("argmax", "argmin") else src_type.element_type
+    elem = i32 if kind.startswith("arg") else src_type.element_type
     return block_of(elem, shape)
 
 
