@@ -31,6 +31,12 @@ def build(source: str, signature: str, defines: tuple = (), kernel: str = None) 
     return out
 
 
+def grid_params(every, default):
+    """The cases of a differential grid (tuples of names) as pytest params with ids "a-b": those in
+    ``default`` always run, the rest are marked slow (the exhaustive part, deselected by default)."""
+    return [pytest.param(*c, id="-".join(c), marks=() if c in default else pytest.mark.slow) for c in every]
+
+
 def launch(source: str, signature: str, inputs: dict, grid=(1,), defines: tuple = (), kernel: str = None):
     return run(str(build(source, signature, defines, kernel)), inputs, grid=grid)
 

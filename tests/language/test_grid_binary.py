@@ -14,7 +14,7 @@ import pytest
 
 from tests.language.dtypes import (DTYPES, FLOATS, INTS, as_f32, bf16_to_f32, f32_to_bf16, from_real, inputs,
                                    is_float, width)
-from tests.language.harness import launch
+from tests.language.harness import grid_params, launch
 
 TYPES = INTS + FLOATS
 N, BLOCK = 200, 64
@@ -149,8 +149,6 @@ def check(got, want, t: str, op: str):
 
 ALL_PAIRS = [(a, b) for a in TYPES for b in TYPES]
 DEFAULT = [(a, a) for a in TYPES] + ALL_PAIRS[5::9]
-SLOW = [p for p in ALL_PAIRS if p not in DEFAULT]
-PASSED = []
 
 
 def run_pair(a: str, b: str):
@@ -169,12 +167,6 @@ def run_pair(a: str, b: str):
     return len(ops)
 
 
-@pytest.mark.parametrize("a,b", DEFAULT, ids=[f"{a}-{b}" for a, b in DEFAULT])
+@pytest.mark.parametrize("a,b", grid_params(ALL_PAIRS, DEFAULT))
 def test_binary(a, b):
-    run_pair(a, b)
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("a,b", SLOW, ids=[f"{a}-{b}" for a, b in SLOW])
-def test_binary_exhaustive(a, b):
     run_pair(a, b)

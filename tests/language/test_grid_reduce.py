@@ -30,7 +30,7 @@ import numpy as np
 import pytest
 
 from tests.language.dtypes import ALL, DTYPES, INTS, bf16_to_f32, f32_to_bf16, from_real, inputs, is_float
-from tests.language.harness import launch
+from tests.language.harness import grid_params, launch
 
 # ----------------------------------------------------------------------------- Triton's types
 
@@ -349,17 +349,10 @@ def run_case(case: str, t: str):
 ALL_CASES = [(c, t) for c in CASES for t in ALL]
 DEFAULT = [("2d", t) for t in ALL] + [("1d", "int8"), ("1d", "float32"), ("1d", "uint64"),
                                       ("3d", "int16"), ("3d", "bfloat16"), ("3d", "uint32")]
-SLOW = [p for p in ALL_CASES if p not in DEFAULT]
 
 
-@pytest.mark.parametrize("case,t", DEFAULT, ids=[f"{c}-{t}" for c, t in DEFAULT])
+@pytest.mark.parametrize("case,t", grid_params(ALL_CASES, DEFAULT))
 def test_reduce(case, t):
-    run_case(case, t)
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("case,t", SLOW, ids=[f"{c}-{t}" for c, t in SLOW])
-def test_reduce_exhaustive(case, t):
     run_case(case, t)
 
 
