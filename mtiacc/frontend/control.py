@@ -430,8 +430,8 @@ def _range_kind(ctx, it: ast.expr) -> str:
 
 
 def _range_args(ctx, it: ast.Call, kind: str):
-    args = [ctx.visit(a) for a in it.args]
-    kwargs = {k.arg: ctx.visit(k.value) for k in it.keywords}
+    from mtiacc.frontend.functions import call_arguments  # range(*bounds) too
+    args, kwargs = call_arguments(ctx, it)
     names = ["arg1", "arg2", "step"]
     hints = ("num_stages", "loop_unroll_factor", "disallow_acc_multi_buffer", "flatten",
              "warp_specialize", "disable_licm")

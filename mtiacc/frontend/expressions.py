@@ -68,16 +68,7 @@ def call(ctx, node: ast.Call):
     if not isinstance(callee, (Builtin, BoundMethod)):
         what = "a data type" if isinstance(callee, Type) else describe(callee)
         raise CompileError(f"`{spelled}` is {what}, which cannot be called")
-    args = []
-    for a in node.args:
-        if isinstance(a, ast.Starred):
-            raise CompileError("`*` unpacking in calls is not supported yet")
-        args.append(ctx.visit(a))
-    kwargs = {}
-    for k in node.keywords:
-        if k.arg is None:
-            raise CompileError("`**` unpacking in calls is not supported yet")
-        kwargs[k.arg] = ctx.visit(k.value)
+    args, kwargs = functions.call_arguments(ctx, node)
     if isinstance(callee, BoundMethod):
         fn = Builtin(f"x.{callee.name}", callee.impl)
         return language.call_builtin(ctx.sem, fn, args, kwargs, receiver=callee.receiver, name=spelled)
@@ -168,7 +159,18 @@ def subscript(ctx, node: ast.Subscript):
 
 
 def sequence(ctx, node):
-    return tuple(ctx.visit(e) for e in node.elts)
+    """``(a, b)``, ``[a, b]``: a tuple; ``(*t, 1)`` spreads the tuple ``t`` known at compile time."""
+    out = []
+    for e in node.elts:
+        if isinstance(e, ast.Starred):
+            v = ctx.visit(e.value)
+            if not isinstance(v, (tuple, list)):
+                raise CompileError(f"`*` unpacking needs a tuple known at compile time, got {describe(v)}",
+                                   ctx.src.loc(e))
+            out.extend(v)
+        else:
+            out.append(ctx.visit(e))
+    return tuple(out)
 
 
 HANDLERS = {

@@ -8,7 +8,9 @@ lowered once per combination, with its own module's globals, and the call is a `
 ``inline`` pass puts the bodies in place before codegen.
 
 Returned constants (``return x, 4``) come back to the caller as constants; returned run-time
-values are the helper's results.  ``return a, b`` gives the caller a tuple.
+values are the helper's results.  ``return a, b`` gives the caller a tuple (nested tuples too).
+Tuples of run-time values may be passed (``helper((a, b))``, Triton 3's tuples): their values are
+the function's arguments, in order, and the helper sees the tuple rebuilt.
 """
 from __future__ import annotations
 
@@ -108,9 +110,31 @@ def bind_arguments(fn: ast.FunctionDef, module: LoadedModule, args, kwargs) -> D
 
 
 def _freeze(x):
-    if isinstance(x, tuple):
-        return tuple(_freeze(e) for e in x)
+    """The part of a helper's specialization key that ``x`` decides: the type of a run-time value, the
+    value of a constant, the structure of a tuple (which may hold both)."""
+    if isinstance(x, Value):
+        return ("value", x.type)
+    if isinstance(x, (tuple, list)):
+        return (type(x).__name__, tuple(_freeze(e) for e in x))
     return (type(x).__name__, repr(x))
+
+
+def _flatten(x) -> List[Value]:
+    """The run-time values in ``x`` (a value, a constant, or a possibly nested tuple), in order."""
+    if isinstance(x, Value):
+        return [x]
+    if isinstance(x, (tuple, list)):
+        return [v for e in x for v in _flatten(e)]
+    return []
+
+
+def _rebuild(x, values):
+    """``x`` with its run-time values replaced, in order, by those of the iterator ``values``."""
+    if isinstance(x, Value):
+        return next(values)
+    if isinstance(x, (tuple, list)):
+        return type(x)(_rebuild(e, values) for e in x)
+    return x
 
 
 def call(ctx, callee, node: ast.Call):
@@ -122,17 +146,57 @@ def call(ctx, callee, node: ast.Call):
     fn = module.info.jit_functions.get(name)
     if fn is None:
         raise CompileError(f"'{name}' is not a @triton.jit function")
+    args, kwargs = call_arguments(ctx, node)
+    return call_values(ctx, callee, args, kwargs)
+
+
+def call_arguments(ctx, node: ast.Call):
+    """The lowered positional and keyword arguments of ``node``, with ``*t`` (``t`` a tuple known at
+    compile time: a tuple expression, a helper's ``return a, b``, ``tl.split(x)``, ``x.shape``) spread
+    into the positional ones and ``**d`` (a dict of constants and values: ``**{"k": 1}``) into the
+    keyword ones, as Python does.  Every call in a kernel takes its arguments from here."""
     args = []
     for x in node.args:
         if isinstance(x, ast.Starred):
-            raise CompileError("`*` unpacking in calls is not supported yet")
-        args.append(ctx.visit(x))
+            v = ctx.visit(x.value)
+            if not isinstance(v, (tuple, list)):
+                raise CompileError(f"`*` unpacking needs a tuple known at compile time, got {describe(v)}",
+                                   ctx.src.loc(x))
+            args.extend(v)
+        else:
+            args.append(ctx.visit(x))
     kwargs = {}
     for k in node.keywords:
-        if k.arg is None:
-            raise CompileError("`**` unpacking in calls is not supported yet")
-        kwargs[k.arg] = ctx.visit(k.value)
-    return call_values(ctx, callee, args, kwargs)
+        if k.arg is not None:
+            if k.arg in kwargs:
+                raise CompileError(f"keyword argument repeated: {k.arg}", ctx.src.loc(k))
+            kwargs[k.arg] = ctx.visit(k.value)
+            continue
+        for key, v in _keyword_dict(ctx, k.value).items():
+            if key in kwargs:
+                raise CompileError(f"got multiple values for keyword argument '{key}'", ctx.src.loc(k))
+            kwargs[key] = v
+    return args, kwargs
+
+
+def _keyword_dict(ctx, node: ast.expr) -> Dict[str, object]:
+    """``**{"k": v, ...}`` or ``**d`` with ``d`` a constant dict: its items, values lowered."""
+    if isinstance(node, ast.Dict):
+        out: Dict[str, object] = {}
+        for key, value in zip(node.keys, node.values):
+            if key is None:  # {**inner}
+                out.update(_keyword_dict(ctx, value))
+                continue
+            name = ctx.visit(key)
+            if not isinstance(name, str):
+                raise CompileError(f"keywords must be strings, got {describe(name)}", ctx.src.loc(key))
+            out[name] = ctx.visit(value)
+        return out
+    v = ctx.visit(node)
+    if not isinstance(v, dict) or not all(isinstance(key, str) for key in v):
+        raise CompileError(f"`**` unpacking needs a dict with string keys known at compile time, got "
+                           f"{describe(v)}", ctx.src.loc(node))
+    return dict(v)
 
 
 def call_values(ctx, callee, args, kwargs):
@@ -148,34 +212,27 @@ def call_values(ctx, callee, args, kwargs):
     params = {p.arg: p for p in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}
     key_parts = []
     for pname, v in bound.items():
-        if isinstance(v, Value):
-            if _is_constexpr_annotation(params[pname].annotation, module.info.scope):
-                raise CompileError(f"parameter '{pname}' of '{name}' is a tl.constexpr, but the call passes "
-                                   f"{describe(v)}")
-            key_parts.append((pname, "value", v.type))
-        elif isinstance(v, tuple) and any(isinstance(e, Value) for e in v):
-            raise CompileError(f"passing a tuple of run-time values to '{name}' is not supported yet")
-        else:
-            key_parts.append((pname, "const", _freeze(v)))
+        if _flatten(v) and _is_constexpr_annotation(params[pname].annotation, module.info.scope):
+            raise CompileError(f"parameter '{pname}' of '{name}' is a tl.constexpr, but the call passes "
+                               f"{describe(v)}")
+        key_parts.append((pname, _freeze(v)))
     key = (module.path, name, tuple(key_parts))
     s = session_of(ctx)
     if key in s.active or any(k[:2] == key[:2] for k in s.active):
         raise CompileError(f"recursive call to '{name}' is not supported")
     if key not in s.cache:
         s.cache[key] = _lower_helper(ctx, s, module, fn, bound)
-    sym, template, is_tuple, ftype = s.cache[key]
-    runtime = [v for v in bound.values() if isinstance(v, Value)]
+    sym, template, ftype = s.cache[key]
+    runtime = [x for v in bound.values() for x in _flatten(v)]
     op = CallOp.get(sym, runtime, list(ftype.outputs))
     ctx.builder.insert(op)
-    values = tuple(op.results[x] if kind == "result" else x for kind, x in template)
-    if is_tuple:
-        return values
-    return values[0] if values else None
+    return _rebuild(template, iter(op.results))
 
 
 def _lower_helper(ctx, s: Session, module: LoadedModule, fn: ast.FunctionDef, bound: Dict[str, object]):
     from mtiacc.frontend.lowering import FunctionLowering
-    runtime = [(n, v) for n, v in bound.items() if isinstance(v, Value)]
+    runtime = [(n if isinstance(v, Value) else f"{n}_{i}", x)
+               for n, v in bound.items() for i, x in enumerate(_flatten(v))]
     sym = s.fresh_name(fn.name)
     loc = module.src.loc(fn)
     func = ops.FuncOp.get(sym, [v.type for _, v in runtime], [n for n, _ in runtime], loc=loc)
@@ -185,7 +242,7 @@ def _lower_helper(ctx, s: Session, module: LoadedModule, fn: ast.FunctionDef, bo
     sub.session, sub.loaded, sub.is_kernel = s, module, False
     args = iter(func.args)
     for n, v in bound.items():
-        sub.locals[n] = next(args) if isinstance(v, Value) else v
+        sub.locals[n] = _rebuild(v, args)
     key = (module.path, fn.name, ())
     s.active.append(key)
     try:
@@ -196,22 +253,11 @@ def _lower_helper(ctx, s: Session, module: LoadedModule, fn: ast.FunctionDef, bo
         raise
     finally:
         s.active.remove(key)
-    vals = sub.return_values if sub.returned else None
-    is_tuple = isinstance(vals, tuple)
-    flat = vals if is_tuple else (() if vals is None else (vals,))
-    template, results = [], []
-    for v in flat:
-        if isinstance(v, Value):
-            template.append(("result", len(results)))
-            results.append(v)
-        elif isinstance(v, tuple) and any(isinstance(e, Value) for e in v):
-            raise CompileError(f"'{fn.name}' returns a nested tuple of run-time values, which is not "
-                               "supported yet", loc)
-        else:
-            template.append(("const", v))
+    template = sub.return_values if sub.returned else None  # constants stay; values become results
+    results = _flatten(template)
     end = fn.body[-1]
     sub.builder.loc = module.src.loc(end)
     sub.builder.insert(ops.ReturnOp.get(results))
     ftype = FunctionType(tuple(a.type for a in func.args), tuple(v.type for v in results))
     func.attrs["function_type"] = ftype
-    return sym, template, is_tuple, ftype
+    return sym, template, ftype

@@ -4,6 +4,8 @@
   special values (``"inf"``, ``"-inf"``, ``"nan"``, ``"+inf"``, ``"infinity"``, any case), as in
   ``other=-float("inf")`` or ``tl.full([B], float("-inf"), tl.float32)``.
 * ``int(x)``, ``bool(x)``: a constexpr conversion of a constant.
+* ``len(t)``: the length of a tuple known at compile time (``len(x.shape)``, a helper's returned
+  tuple).
 * ``min(a, b, ...)``, ``max(a, b, ...)``, ``abs(x)``: Python's on constexprs; with run-time values,
   ``tl.minimum``/``tl.maximum`` (left to right) and ``tl.abs``, as Triton's code generator maps them
   (Inductor's GEMM templates write ``min(GROUP_M, grid_m - group_id * GROUP_M)``).
@@ -95,7 +97,15 @@ def abs_(sem, x):
     return builtins.abs(x)
 
 
+def len_(sem, x):
+    if isinstance(x, (tuple, list, str)):
+        return builtins.len(x)
+    raise CompileError(f"len() needs a tuple known at compile time (blocks have no len() in Triton; "
+                       f"use x.shape[0]), got {describe(x)}")
+
+
 PY_BUILTINS: Dict[str, Builtin] = {
+    "len": Builtin("len", len_),
     "float": Builtin("float", float_), "int": Builtin("int", int_), "bool": Builtin("bool", bool_),
     "min": Builtin("min", min_), "max": Builtin("max", max_), "abs": Builtin("abs", abs_),
 }

@@ -173,7 +173,9 @@ def test_bad_define(kernels):
     ("x = helper(N, 1)", "helper() takes 1 positional arguments but 2 were given"),
     ("x = plain(N)", "'plain' is a plain Python function; a kernel can only call triton.language functions"),
     ("x = int(N)", "the Python builtin `int` needs a compile-time constant, got a value of type i32"),
-    ("x = len(N)", "the Python builtin `len` is not supported in a kernel yet"),
+    ("x = sorted(N)", "the Python builtin `sorted` is not supported in a kernel yet"),
+    ("x = len(N)", "len() needs a tuple known at compile time (blocks have no len() in Triton; use x.shape[0]), "
+                   "got a value of type i32"),
     ("x = np.zeros(3)", "module 'numpy' cannot be used inside a kernel"),
     ("x = SHAPE + 1", "global 'SHAPE' is not a compile-time constant; a kernel may only use constant globals"),
     ("x = tl.arange(0, 10)", "tl.arange's length (end - start) must be a power of two, got 10"),
