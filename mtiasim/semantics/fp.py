@@ -340,35 +340,26 @@ def dcvt(d, m, pc):
     return _from_int(D, rd, r1, rm, _INT_SRC[src], m)
 
 
+_TO_X = {"x.w": lambda m, r, g: m.FI[r, g],                 # the low 32 bits, sign-extended, boxed or not
+         "x.d": lambda m, r, g: m.F[r, g].view(np.int64)}
+_FROM_X = {"w.x": S, "d.x": D}                                # a single is boxed
+
+
 def fmv(d, m, pc):
+    """Bit moves between x and f registers: ``x.w``, ``w.x`` (``fmv`` family), ``x.d``, ``d.x`` (``dmv``)."""
     op, X, rd, r1 = d.spec.sem_op, m.X, d.rd, d.rs1
-    if op == "x.w":
-        if rd == 0:
-            return _nop
+    if op in _FROM_X:
+        p = _FROM_X[op]
 
         def ex(g):
-            X[rd, g] = m.FI[r1, g]   # the low 32 bits, sign-extended, boxed or not
-    elif op == "w.x":
-        def ex(g):
-            S.put(m, rd, g, X[r1, g])
-    else:
-        raise KeyError(op)
-    return ex
+            p.put(m, rd, g, X[r1, g].view(np.uint64))
+        return ex
+    to_x = _TO_X[op]
+    if rd == 0:
+        return _nop
 
-
-def dmv(d, m, pc):
-    op, X, rd, r1 = d.spec.sem_op, m.X, d.rd, d.rs1
-    if op == "x.d":
-        if rd == 0:
-            return _nop
-
-        def ex(g):
-            X[rd, g] = m.F[r1, g].view(np.int64)
-    elif op == "d.x":
-        def ex(g):
-            m.F[rd, g] = X[r1, g].view(np.uint64)
-    else:
-        raise KeyError(op)
+    def ex(g):
+        X[rd, g] = to_x(m, r1, g)
     return ex
 
 
@@ -436,7 +427,7 @@ def fclass(d, m, pc):
 
 
 FAMILIES = {"fload": fload, "fstore": fstore, "fpu": fpu, "fsqrt": fsqrt, "fcmp": fcmp, "fcvt": fcvt,
-            "fmv": fmv, "fma": fma, "dpu": fpu, "dsqrt": fsqrt, "dcmp": fcmp, "dcvt": dcvt, "dmv": dmv,
+            "fmv": fmv, "fma": fma, "dpu": fpu, "dsqrt": fsqrt, "dcmp": fcmp, "dcvt": dcvt, "dmv": fmv,
             "dfma": fma, "fclass": fclass}
 _FP_OPS = set(_FPU) | {"min", "max", "sgnj", "sgnjn", "sgnjx"}
 OPS = {"fload": {"w", "d"}, "fstore": {"w", "d"}, "fpu": _FP_OPS, "dpu": _FP_OPS,

@@ -125,6 +125,15 @@ def test_single_ops_on_an_unboxed_register_see_the_canonical_nan():
     np.testing.assert_array_equal(got.view(np.uint64) >> np.uint64(32), np.full(len(a), 0xFFFFFFFF, np.uint64))
 
 
+def test_fmv_moves_all_64_bits_nan_payloads_too():
+    a = np.array([0x7FF0000000000001, 0xFFF8000000012345, 1, 0x8000000000000000, 0x3FF0000000000000,
+                  0xFFFFFFFF7FC00001], np.uint64).view(np.float64)
+    got = run_body("fmv.d.x fa2, a0\n    fmv.x.d a2, fa2", a, a)
+    np.testing.assert_array_equal(got, a.view(np.int64))
+    got = run_body("fmv.d.x fa2, a0\n    fmv.x.w a2, fa2", a, a)   # the low half, sign-extended
+    np.testing.assert_array_equal(got, a.view(np.int64).astype(np.int32).astype(np.int64))
+
+
 def test_fclass():
     a, b = operands(7)
     got = run_body("fclass.d a2, fa0", a, b)
