@@ -7,7 +7,8 @@ Triton's rules, kept here:
   (``iv = lower + upper - iv'`` over the reversed range, as Triton does); a run-time step must be
   positive.
 * Loop-carried values are the names assigned in the loop body (found by a pre-pass over the
-  body's AST, never by lowering it twice) that are bound before the loop.  A carried value keeps
+  body's AST, never by lowering it twice) that are bound before the loop; a tuple (Triton 3's
+  tuples) is carried element by element and must keep its structure, as ``if`` results are.  A carried value keeps
   its type: a constexpr start value takes its literal type (``acc = 0`` is i32), and a body that
   changes the type is an error.  Names first bound inside a loop or a branch are not visible
   after it unless both branches bind them.
@@ -231,15 +232,35 @@ def lower_if(ctx, node: ast.If) -> None:
     _emit_if(ctx, node, cond, blocks, pairs)
 
 
+def _split_pair(name: Optional[str], a, b):
+    """Tuples of one length in both branches (Triton 3's tuples) merge element by element: the
+    structure and the leaf pairs ``[(label, a_i, b_i)]``."""
+    if isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b):
+        shapes, leaves = [], []
+        for i, (x, y) in enumerate(zip(a, b)):
+            shape, more = _split_pair(f"{name or 'the value'}[{i}]", x, y)
+            shapes.append(shape)
+            leaves += more
+        return tuple(shapes), leaves
+    return None, [(name, a, b)]
+
+
+def _join(shape, values):
+    """The inverse of flattening: ``shape`` (None for a leaf, else a tuple of shapes) filled in order."""
+    return next(values) if shape is None else tuple(_join(s, values) for s in shape)
+
+
 def _emit_if(ctx, node, cond: Value, blocks, pairs) -> List:
-    types, tv, ev, plan = _merge_pairs(ctx, pairs, *blocks)
+    split = [_split_pair(name, a, b) for name, a, b in pairs]
+    types, tv, ev, plan = _merge_pairs(ctx, [p for _, leaves in split for p in leaves], *blocks)
     blocks[0].append(scf.YieldOp.get(tv, loc=ctx.builder.loc))
     blocks[1].append(scf.YieldOp.get(ev, loc=ctx.builder.loc))
     op = scf.IfOp.get(cond, types, blocks[0], blocks[1])
     ctx.builder.insert(op)
+    flat = iter([x if kind == "const" else op.results[x] for kind, x in plan])
     values = []
-    for (name, _, _), (kind, x) in zip(pairs, plan):
-        v = x if kind == "const" else op.results[x]
+    for (name, _, _), (shape, _) in zip(pairs, split):
+        v = _join(shape, flat)
         if name is not None:
             ctx.bind(name, v)
         values.append(v)
@@ -277,28 +298,60 @@ def contains_loop_return(node: ast.AST) -> bool:
 
 # --------------------------------------------------------------------------- loops
 
-def _carried(ctx, body: Sequence[ast.stmt], exclude: Set[str]) -> List[str]:
+def _shape_of(v):
+    """A carried value's structure: None for a number or a value, a tuple of structures for a tuple
+    (Triton 3's tuples are carried element by element); False when it cannot be carried."""
+    if isinstance(v, tuple):
+        inner = tuple(_shape_of(e) for e in v)
+        return False if any(x is False for x in inner) else inner
+    return None if isinstance(v, Value) or is_const(v) else False
+
+
+def _leaves(name: str, shape, v) -> List[Tuple[str, object]]:
+    """``[(label, leaf)]`` of ``v`` laid out as ``shape``; an error if ``v`` has another structure."""
+    if shape is None:
+        return [(name, v)]
+    if not isinstance(v, tuple) or len(v) != len(shape):
+        raise CompileError(f"loop-carried variable `{name}` is a tuple of {len(shape)} before the loop but "
+                           f"{describe(v)} at the end of the loop body; a loop must keep its structure")
+    return [x for i, (s, e) in enumerate(zip(shape, v)) for x in _leaves(f"{name}[{i}]", s, e)]
+
+
+def _carried(ctx, body: Sequence[ast.stmt], exclude: Set[str]):
+    """The names a loop carries and their structures (see ``_shape_of``)."""
     names = []
     for name in assigned_names(body):
         if name in exclude or name not in ctx.locals:
             continue
-        v = ctx.locals[name]
-        if isinstance(v, Value) or is_const(v):
-            names.append(name)
+        shape = _shape_of(ctx.locals[name])
+        if shape is not False:
+            names.append((name, shape))
     return names
 
 
-def _loop_body(ctx, node, block: Block, names: List[str], args, types) -> List[Value]:
+def _flat_names(names) -> List[str]:
+    """The loop's argument names: ``t_0``, ``t_1`` for the elements of a carried tuple ``t``."""
+    def walk(label: str, shape) -> List[str]:
+        return [label] if shape is None else [x for i, sh in enumerate(shape) for x in walk(f"{label}_{i}", sh)]
+    return [x for name, shape in names for x in walk(name, shape)]
+
+
+def _bind_all(ctx, names, values) -> None:
+    it = iter(values)
+    for name, shape in names:
+        ctx.bind(name, _join(shape, it))
+
+
+def _loop_body(ctx, node, block: Block, names, args, types) -> List[Value]:
     """Lower a loop body into ``block`` with ``names`` bound to ``args``; the values to yield."""
     ctx.builder.block = block
-    for name, a in zip(names, args):
-        ctx.bind(name, a)
+    _bind_all(ctx, names, args)
     if any(isinstance(n, ast.Return) for s in node.body for n in ast.walk(s)):
         raise CompileError("`return` inside a loop is not supported yet")
     lower_statements(ctx, node.body)
+    leaves = [x for name, shape in names for x in _leaves(name, shape, ctx.locals.get(name))]
     out = []
-    for name, t in zip(names, types):
-        v = ctx.locals.get(name)
+    for (name, v), t in zip(leaves, types):
         msg = (f"loop-carried variable `{name}` has type {{want}} before the loop but {{got}} at the "
                "end of the loop body; a loop must keep the type of every value it carries")
         if not _mergeable(v):
@@ -308,14 +361,13 @@ def _loop_body(ctx, node, block: Block, names: List[str], args, types) -> List[V
     return out
 
 
-def _initial(ctx, names: List[str]) -> List[Value]:
-    return [ctx.sem.materialize(ctx.locals[n]) for n in names]
+def _initial(ctx, names) -> List[Value]:
+    return [ctx.sem.materialize(v) for n, shape in names for _, v in _leaves(n, shape, ctx.locals[n])]
 
 
-def _bind_after(ctx, saved: _Saved, names: List[str], results) -> None:
+def _bind_after(ctx, saved: _Saved, names, results) -> None:
     saved.restore(ctx)
-    for name, r in zip(names, results):
-        ctx.bind(name, r)
+    _bind_all(ctx, names, results)
 
 
 def _bound(ctx, x, what: str):
@@ -352,7 +404,7 @@ def lower_for(ctx, node: ast.For) -> None:
     names = _carried(ctx, node.body, {node.target.id})
     inits = _initial(ctx, names)
     types = [v.type for v in inits]
-    loop = scf.ForOp.get(lo_v, hi_v, st_v, inits, arg_names=[node.target.id] + names)
+    loop = scf.ForOp.get(lo_v, hi_v, st_v, inits, arg_names=[node.target.id] + _flat_names(names))
     ctx.builder.insert(loop)
     iv = loop.induction_var
     body_block = loop.block
@@ -396,11 +448,10 @@ def lower_while(ctx, node: ast.While) -> None:
     names = _carried(ctx, node.body, set())
     inits = _initial(ctx, names)
     types = [v.type for v in inits]
-    loop = scf.WhileOp.get(inits, types, arg_names=names)
+    loop = scf.WhileOp.get(inits, types, arg_names=_flat_names(names))
     ctx.builder.insert(loop)
     ctx.builder.block = loop.before_block
-    for name, a in zip(names, loop.before_block.args):
-        ctx.bind(name, a)
+    _bind_all(ctx, names, loop.before_block.args)
     test = ctx.visit(node.test)
     if is_const(test) or test is None:
         raise CompileError("`while` on a constexpr condition is not supported (it would never end or "

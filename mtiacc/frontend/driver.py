@@ -13,6 +13,7 @@ from mtiacc.frontend.params import Param, resolve_params
 from mtiacc.frontend.source import SourceFile
 from mtiacc.ir import ops
 from mtiacc.ir.core import Builder, VerifyError
+from mtiacc.ir.types import Type, triton_type_name
 from mtiacc.ir.verifier import verify_module
 
 
@@ -70,5 +71,6 @@ def compile_file(path: str, kernel: Optional[str] = None, defines: Optional[Dict
 
     return FrontendResult(
         module=module, kernel=fn.name, params=params,
-        constexprs={p.name: p.value for p in params if p.constexpr},
+        constexprs={p.name: triton_type_name(p.value) if isinstance(p.value, Type) else p.value  # DT=fp16
+                    for p in params if p.constexpr},
         source_file=path, source_lines=src.lines_of(fn))

@@ -8,7 +8,7 @@ from __future__ import annotations
 import ast
 
 from mtiacc.diagnostics import CompileError
-from mtiacc.frontend import control, functions, lang_shapes, language
+from mtiacc.frontend import control, functions, lang_shapes, lang_types, language
 from mtiacc.frontend.imports import HelperRef
 from mtiacc.frontend.semantic import describe, is_const
 from mtiacc.frontend.values import (CONSTEXPR, Builtin, BoundMethod, FunctionRef, ModuleRef,
@@ -45,11 +45,17 @@ def attribute(ctx, node: ast.Attribute):
             return BoundMethod(node.attr, base, language.METHODS[node.attr])
         if node.attr == "dtype":
             return base.type.element_type
+        if node.attr == "type":  # the block type of a block, the scalar type of a scalar
+            return base.type
         if node.attr == "shape":
             return tuple(base.type.shape)
+        if node.attr == "numel" and base.type.is_block():
+            return base.type.numel
         if node.attr == "T" and base.type.is_block():
             return lang_shapes.trans(ctx.sem, base)
         raise CompileError(f"`{spelled}` is not supported yet (values have no attribute '{node.attr}' here)")
+    if lang_types.is_type_value(base):  # x.dtype.is_floating(), x.type.shape, p.dtype.element_ty
+        return lang_types.type_attr(base, node.attr, spelled)
     if hasattr(base, "frontend_attr"):  # the user's own module (imports.py)
         return base.frontend_attr(node.attr)
     raise CompileError(f"{describe(base)} has no attribute '{node.attr}'")
@@ -96,6 +102,8 @@ def unaryop(ctx, node: ast.UnaryOp):
 
 
 def _is_static(x) -> bool:
+    if isinstance(x, tuple):  # x.shape == (M, N)
+        return all(_is_static(e) for e in x)
     return x is None or is_const(x) or isinstance(x, (str, Type))
 
 

@@ -16,7 +16,7 @@ from mtiacc.frontend.values import (CONSTEXPR, JIT, Builtin, ForeignRef, Marker,
                                     Unsupported)
 from mtiacc.ir import ops
 from mtiacc.ir.core import Value
-from mtiacc.ir.types import PointerType, Type, SCALAR_TYPES
+from mtiacc.ir.types import Type, SCALAR_TYPES
 
 MAX_NUMEL = 1 << 20  # Triton's limit on the elements of one block
 
@@ -155,11 +155,6 @@ def constexpr(sem: Semantic, value):
     return value
 
 
-def pointer_type(sem: Semantic, element_ty):
-    """The type ``*element_ty`` (for parameter annotations)."""
-    return PointerType(_dtype(element_ty))
-
-
 def next_power_of_2(sem: Semantic, n):
     """``triton.next_power_of_2``: the smallest power of two >= n (constexpr only)."""
     n = _const_int(n, "triton.next_power_of_2's argument")
@@ -188,7 +183,7 @@ _DTYPE_NAMES = {
 
 LANGUAGE: Dict[str, object] = {name: SCALAR_TYPES[ir] for name, ir in _DTYPE_NAMES.items()}
 for _fn in (program_id, num_programs, arange, full, zeros, load, store, where, cdiv, minimum,
-            maximum, pointer_type):
+            maximum):
     LANGUAGE[_fn.__name__] = Builtin(f"tl.{_fn.__name__}", _fn)
 LANGUAGE["constexpr"] = CONSTEXPR
 LANGUAGE.update(lang_math.TL_MATH)
@@ -211,6 +206,10 @@ LANGUAGE.update(lang_debug.LANGUAGE)
 from mtiacc.frontend import lang_sort  # noqa: E402
 LANGUAGE.update(lang_sort.LANGUAGE)
 METHODS.update(lang_sort.METHODS)
+
+# tl.tensor / dtype / block_type / pointer_type / tuple as classes (lang_types.py).
+from mtiacc.frontend import lang_types  # noqa: E402
+LANGUAGE.update(lang_types.CLASSES)
 
 # tl.join / split / interleave / cat / flip / swizzle2d / softmax (lang_join.py).
 from mtiacc.frontend import lang_join  # noqa: E402

@@ -37,7 +37,25 @@ def parse_define(name: str, text: str):
         v = None
     if isinstance(v, (bool, int, float)):
         return v
-    raise CompileError(f"-D {name}={text}: expected an int, float or bool literal")
+    dtype = _dtype_define(t)
+    if dtype is not None:
+        return dtype
+    raise CompileError(f"-D {name}={text}: expected an int, float or bool literal, or a type (tl.float16, fp16)")
+
+
+def _dtype_define(text: str) -> Optional[Type]:
+    """``tl.float16``, ``float16`` or ``fp16``: a dtype for a constexpr parameter (``DT: tl.constexpr``)."""
+    from mtiacc.frontend.language import LANGUAGE
+    for prefix in ("triton.language.", "tl."):
+        if text.startswith(prefix):
+            text = text[len(prefix):]
+    found = LANGUAGE.get(text)
+    if isinstance(found, Type):
+        return found
+    try:
+        return parse_triton_type(text)
+    except ValueError:
+        return None
 
 
 def _is_constexpr_annotation(ann: Optional[ast.expr], scope) -> bool:
@@ -45,7 +63,9 @@ def _is_constexpr_annotation(ann: Optional[ast.expr], scope) -> bool:
         return False
     if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
         return ann.value.split(".")[-1] == "constexpr"
-    return resolve_static(ann, scope) is CONSTEXPR or ast.unparse(ann) in ("tl.constexpr", "constexpr")
+    found = resolve_static(ann, scope)  # a `tl.dtype` parameter takes a type: a compile-time value too
+    return found is CONSTEXPR or ast.unparse(ann) in ("tl.constexpr", "constexpr") or \
+        (isinstance(found, Builtin) and found.qualname == "tl.dtype")
 
 
 def _annotation_type(ann: ast.expr, scope, src: SourceFile) -> Optional[Type]:
@@ -66,6 +86,9 @@ def _annotation_type(ann: ast.expr, scope, src: SourceFile) -> Optional[Type]:
         return found
     if ast.unparse(ann).split(".")[-1] == "tensor":
         return None
+    if isinstance(found, Builtin) and found.qualname == "tl.tuple":
+        raise CompileError("tuple kernel parameters (`tl.tuple`) are not supported yet; pass the elements as "
+                           "separate parameters", src.loc(ann))
     raise CompileError(f"unsupported parameter annotation `{ast.unparse(ann)}` "
                        "(use a type such as tl.int32 or tl.pointer_type(tl.float16))", src.loc(ann))
 
@@ -188,6 +211,9 @@ def _constexpr_value(src, arg: ast.arg, defaults, defines, scope):
         try:
             return const_eval(defaults[arg.arg], scope)
         except (NotConstant, TypeError):
+            found = resolve_static(defaults[arg.arg], scope)  # DT: tl.constexpr = tl.float16
+            if isinstance(found, Type):
+                return found
             raise CompileError(f"the default value of constexpr '{arg.arg}' is not a constant",
                                src.loc(defaults[arg.arg])) from None
     raise CompileError(f"constexpr '{arg.arg}' has no value; pass it with -D {arg.arg}=<value>", src.loc(arg))

@@ -4,6 +4,9 @@
   special values (``"inf"``, ``"-inf"``, ``"nan"``, ``"+inf"``, ``"infinity"``, any case), as in
   ``other=-float("inf")`` or ``tl.full([B], float("-inf"), tl.float32)``.
 * ``int(x)``, ``bool(x)``: a constexpr conversion of a constant.
+* ``isinstance(x, cls)`` with ``tl.tensor``, ``tl.dtype``, ``tl.pointer_type``, ``tl.block_type``,
+  ``tl.tuple``, ``tl.constexpr``, ``int``, ``float``, ``bool`` or a tuple of those: a constexpr bool
+  (see ``lang_types.py``).
 * ``len(t)``: the length of a tuple known at compile time (``len(x.shape)``, a helper's returned
   tuple).
 * ``min(a, b, ...)``, ``max(a, b, ...)``, ``abs(x)``: Python's on constexprs; with run-time values,
@@ -104,8 +107,13 @@ def len_(sem, x):
                        f"use x.shape[0]), got {describe(x)}")
 
 
+def isinstance_(sem, obj, classinfo):
+    from mtiacc.frontend.lang_types import isinstance_ as check
+    return check(sem, obj, classinfo)
+
+
 PY_BUILTINS: Dict[str, Builtin] = {
-    "len": Builtin("len", len_),
+    "len": Builtin("len", len_), "isinstance": Builtin("isinstance", isinstance_),
     "float": Builtin("float", float_), "int": Builtin("int", int_), "bool": Builtin("bool", bool_),
     "min": Builtin("min", min_), "max": Builtin("max", max_), "abs": Builtin("abs", abs_),
 }
