@@ -28,6 +28,8 @@ POINTER_DTYPES = {
     "i8": (np.int8,), "i16": (np.int16,), "i32": (np.int32,), "i64": (np.int64,),
     "u8": (np.uint8,), "u16": (np.uint16,), "u32": (np.uint32,), "u64": (np.uint64,),
     "i1": (np.bool_, np.int8, np.uint8),
+    # fp8 buffers hold the formats' bytes (numpy has no fp8): uint8 arrays
+    **{t: (np.uint8,) for t in ("fp8e4nv", "fp8e5", "fp8e4b15", "fp8e4b8", "fp8e5b16")},
 }
 INT_SCALARS = {"i1": (0, 1), "i8": (-(1 << 7), (1 << 7) - 1), "i16": (-(1 << 15), (1 << 15) - 1),
                "i32": (-(1 << 31), (1 << 31) - 1), "i64": (-(1 << 63), (1 << 63) - 1),

@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Dict
 
+from mtiacc.codegen import casts_fp8
 from mtiacc.codegen.emit import emit_function
 from mtiacc.codegen.isel import select_instructions
 from mtiacc.codegen.mir import LabelDef, Mem, MInstr, format_instr
@@ -69,6 +70,7 @@ def generate(module: O.ModuleOp, target: Target, source_file: str,
     funcs = module.funcs
     if len(funcs) != 1:
         raise CompileError(f"codegen expects one kernel function, found {len(funcs)}")
+    casts_fp8.legalize(funcs[0])   # fp8 values become bytes; their conversions are marked
     lw = select_instructions(funcs[0], target)
     fn = lw.fn
     allocate(fn)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from typing import List, Optional, Tuple
 
+from mtiacc.codegen import casts_fp8
 from mtiacc.codegen.mir import MBuilder
 from mtiacc.codegen.vloop import Src, VLoop, emit_loop
 from mtiacc.diagnostics import CompileError
@@ -119,6 +120,8 @@ def _width(t: Type) -> int:
 def widest(steps: List[Step], src: Type, dst: Type) -> int:
     w = max(_width(_norm(src.element_type)), _width(_norm(dst.element_type)))
     for t, mn, _ in steps:
+        if mn in casts_fp8.PSEUDO:   # 32-bit temporaries at LMUL 4 (casts_fp8.py)
+            w = max(w, 64)
         w = max(w, _width(t) * (2 if mn.startswith("vfwcvt") else 1))
         if mn.startswith(("vfncvt", "vnsrl")):
             w = max(w, 2 * _width(t))
@@ -150,6 +153,9 @@ def run_steps(b: MBuilder, loop: VLoop, steps: List[Step], x: str, groups=("v8",
         if mn == BF16_FROM_F32:
             x = _bf16_round(b, loop, x, free)
             continue
+        if mn in casts_fp8.PSEUDO:
+            x = casts_fp8.run(b, loop, mn, arg, x, free)
+            continue
         loop.ensure(elem)
         if arg is None:
             b(mn, free[-1], x)
@@ -168,7 +174,8 @@ def lower_cast(b: MBuilder, op, srcs: List[Src], dst: Src) -> None:
             raise CompileError(f"cannot bitcast {s} to {d}: they have different widths")
         steps: List[Step] = []
     else:
-        steps = plan(s, d)
+        fp8_ends = casts_fp8.original_types(op)   # an fp8 end, retyped as u8 by casts_fp8.legalize
+        steps = casts_fp8.plan(*fp8_ends) if fp8_ends else plan(s, d)
     w = widest(steps, s, d)
     wmax = max(_width(_norm(s)), _width(_norm(d)))
     lmul = 8 * wmax // w

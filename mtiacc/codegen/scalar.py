@@ -106,7 +106,9 @@ def lower_scalar(b: MBuilder, op, get) -> VReg:
     t = op.result.type
     if isinstance(op, O.ConstantOp):
         return constant(b, op.value, t)
-    from mtiacc.codegen import scalar_narrow
+    from mtiacc.codegen import casts_fp8, scalar_narrow
+    if casts_fp8.original_types(op):  # a conversion with an fp8 end (fp8 scalars are u8 here)
+        return casts_fp8.lower_scalar(b, op, get)
     if scalar_narrow.handles(op):  # i8/i16/u8/u16 and f16/bf16 scalars
         return scalar_narrow.lower(b, op, get)
     if isinstance(op, O.GetProgramIdOp):

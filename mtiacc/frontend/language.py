@@ -179,6 +179,8 @@ _DTYPE_NAMES = {
     "int1": "i1", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
     "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64",
     "float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64",
+    "float8e4nv": "f8E4M3FN", "float8e5": "f8E5M2", "float8e4b15": "f8E4M3B15",
+    "float8e4b8": "f8E4M3FNUZ", "float8e5b16": "f8E5M2FNUZ",
 }
 
 LANGUAGE: Dict[str, object] = {name: SCALAR_TYPES[ir] for name, ir in _DTYPE_NAMES.items()}

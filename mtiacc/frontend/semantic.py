@@ -28,6 +28,12 @@ Type rules (Triton's, see its "Triton Semantics" page):
   dimensions (a lower rank gains leading 1s, ``tt.expand_dims``) and dimensions of size 1
   stretch (``tt.broadcast``).
 * ``ptr + int`` and ``int + ptr`` are ``tt.addptr``; ``ptr - int`` adds the negated offset.
+* fp8 (Triton's rules, then what its GPU backends can lower): with f64/f32/f16 the other type
+  wins, with bf16 both become f32, two different fp8 formats meet in f16; ``/`` and ``%`` with an
+  fp8 operand compute in f32.  An fp8 operand with an integer is an error (as in Triton), and so is
+  arithmetic, a comparison or negation computed *in* an fp8 type (Triton's frontend types it, its
+  backends cannot lower it); ``tl.where``, ``tl.minimum``/``tl.maximum`` (exact, through f32),
+  loads, stores and conversions to and from floating-point types work.
 """
 from __future__ import annotations
 
@@ -39,7 +45,7 @@ from mtiacc.diagnostics import CompileError
 from mtiacc.ir import ops
 from mtiacc.ir.core import Builder, Value
 from mtiacc.ir.folding import fits_int, normalize_int
-from mtiacc.ir.types import Type, bf16, f16, f32, f64, i1, i32, i64, u32, u64
+from mtiacc.ir.types import Type, bf16, f16, f32, f64, i1, i32, i64, is_fp8, u32, u64
 
 Const = (bool, int, float)
 FValue = Union[Value, bool, int, float]
@@ -88,12 +94,18 @@ def promote_types(a: Type, b: Type) -> Type:
     if a == b:
         return a
     ka, kb = _kind(a), _kind(b)
+    if (is_fp8(a) and kb == 1) or (is_fp8(b) and ka == 1):
+        raise CompileError(f"cannot combine {a} and {b}: Triton rejects fp8 with integers "
+                           "(convert one of them with .to(...))")
     if ka != kb:
         return a if ka > kb else b
+    if ka == 2:   # Triton's order: f64, f32, f16; bf16 with an fp8 is f32; two fp8 formats are f16
+        for t in (f64, f32, f16):
+            if t in (a, b):
+                return t
+        return f32 if bf16 in (a, b) else f16
     if a.width != b.width:
         return a if a.width > b.width else b
-    if ka == 2:
-        return f16  # f16 with bf16
     return b if a.signed else a  # same width, one unsigned: unsigned wins
 
 
@@ -152,6 +164,9 @@ class Semantic:
             raise CompileError(f"cannot use {describe(x)} as a pointer")
         if elem.is_float():
             value = float(x)
+            if is_fp8(elem):
+                from mtiacc.ir import fp8
+                value = fp8.round_to(value, elem)
         elif elem.is_bool():
             value = bool(x)
         else:
@@ -184,6 +199,8 @@ class Semantic:
             if src.is_ptr() and dst.is_ptr():
                 return self.emit(ops.BitcastOp.get(v, dst))
             raise CompileError(f"casting between pointers and numbers ({src} to {dst}) is not supported yet")
+        if is_fp8(src) or is_fp8(dst):
+            return self._cast_fp8(v, src, dst)
         if dst.is_bool():  # Triton: x.to(int1) is x != 0
             return self.compare("ne", v, 0)
         if src.is_int() and dst.is_int():
@@ -204,6 +221,25 @@ class Semantic:
             return self.emit(ops.TruncFOp.get(v, dst))
         wide = self.emit(ops.ExtFOp.get(v, f32))  # f16 <-> bf16 goes through f32
         return self.emit(ops.TruncFOp.get(wide, dst))
+
+    def _cast_fp8(self, v: Value, src: Type, dst: Type) -> Value:
+        """Conversions with an fp8 end: only to and from floating-point types, as in Triton."""
+        if not (src.is_float() and dst.is_float()):
+            raise CompileError(f"cannot convert {src} to {dst}: Triton converts fp8 only to and from "
+                               "floating-point types (go through tl.float32)")
+        b15 = [t for t in (src, dst) if t.kind == "f8E4M3B15"]
+        if b15 and (src if dst in b15 else dst) not in (f16, f32):
+            raise CompileError(f"cannot convert {src} to {dst}: float8e4b15 converts only to and from "
+                               "float16 and float32 (Triton's NVIDIA software conversion)")
+        if src.width == dst.width:   # fp8 -> fp8: decode exactly, then one rounding
+            return self.cast(self.cast(v, f32), dst)
+        return self.emit((ops.ExtFOp if dst.width > src.width else ops.TruncFOp).get(v, dst))
+
+    @staticmethod
+    def _no_fp8_arith(ty: Type, what: str) -> None:
+        if is_fp8(ty):
+            raise CompileError(f"{what} on {ty} is not supported: Triton's backends cannot compute in fp8; "
+                               "convert with .to(tl.float16) or .to(tl.float32) first")
 
     # ------------------------------------------------------------------ shapes
 
@@ -283,6 +319,14 @@ class Semantic:
         ty = self.common_type(a, b)
         if name == "truediv" and ty.is_int():
             ty = f32
+        fp8_in = any(isinstance(x, Value) and is_fp8(x.type) for x in (a, b))
+        if fp8_in and name in ("truediv", "mod") and ty != f64:
+            ty = f32   # Triton: / and % with a float operand narrower than f32 compute in f32
+        if is_fp8(ty) and name in ("minimum", "maximum"):   # exact through f32
+            wide = self.binary(name, self.cast(a, f32) if isinstance(a, Value) else a,
+                               self.cast(b, f32) if isinstance(b, Value) else b)
+            return self.cast(wide, ty)
+        self._no_fp8_arith(ty, f"`{symbol}`")
         cls = fop if ty.is_float() else (sop if (ty.signed and not ty.is_bool()) else uop)
         if cls is None:
             need = "floating-point" if name == "truediv" else "integer"
@@ -320,6 +364,7 @@ class Semantic:
         if is_ptr(a) or is_ptr(b):
             raise CompileError(f"comparing pointers with `{symbol}` is not supported yet")
         ty = self.common_type(a, b)
+        self._no_fp8_arith(ty, f"`{symbol}`")
         a, b = self.broadcast(self.to_type(a, ty), self.to_type(b, ty))
         if ty == bf16:  # exact in f32
             a, b = self.cast(a, f32), self.cast(b, f32)
@@ -345,6 +390,7 @@ class Semantic:
         if name == "not":
             raise CompileError("`not` on a run-time value is not supported yet (use `x == 0`)")
         if name == "neg":
+            self._no_fp8_arith(t, "`-`")
             if t == bf16:
                 return self.cast(self.emit(ops.NegFOp.get(self.cast(x, f32))), bf16)
             if t.is_float():

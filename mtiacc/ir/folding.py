@@ -75,6 +75,9 @@ def round_float(x: float, t: FloatType) -> float:
     if t.kind in _NP:
         with np.errstate(over="ignore", invalid="ignore"):
             return float(_NP[t.kind](x))
+    if t.is_fp8:  # Triton's conversion to fp8 (saturating; see mtiacc/ir/fp8.py)
+        from mtiacc.ir import fp8
+        return fp8.round_to(x, t)
     # bf16: the top 16 bits of the f32 pattern, rounded to nearest even.
     (bits,) = struct.unpack("<I", struct.pack("<f", round_float(x, FloatType("f32"))))
     if math.isnan(x):

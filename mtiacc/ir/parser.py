@@ -24,7 +24,7 @@ _STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
 _NUMBER = re.compile(r"-?(?:\d+\.\d*(?:[eE][-+]?\d+)?|\d+[eE][-+]?\d+|inf|nan|\d+)")
 _HEX = re.compile(r"0x[0-9A-Fa-f]+")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_SCALAR = re.compile(r"(?:i1|i8|i16|i32|i64|u8|u16|u32|u64|f16|bf16|f32|f64)\b")
+_SCALAR = re.compile(r"(?:i1|i8|i16|i32|i64|u8|u16|u32|u64|f16|bf16|f32|f64|f8E4M3FNUZ|f8E5M2FNUZ|f8E4M3FN|f8E5M2|f8E4M3B15)\b")
 _DIM = re.compile(r"(\d+)x")
 _LABEL = re.compile(r"\^bb\d+")
 

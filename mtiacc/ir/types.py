@@ -60,17 +60,27 @@ class IntType(Type):
         return f"{'i' if self.signed else 'u'}{self.width}"
 
 
+# Triton's five 8-bit formats, spelled as MLIR spells them (f8E4M3B15 is Triton's own, MLIR has none).
+FP8_KINDS = ("f8E4M3FN", "f8E5M2", "f8E4M3B15", "f8E4M3FNUZ", "f8E5M2FNUZ")
+_FLOAT_WIDTHS = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64, **{k: 8 for k in FP8_KINDS}}
+
+
 @dataclasses.dataclass(frozen=True)
 class FloatType(Type):
-    kind: str  # "f16", "bf16", "f32", "f64"
+    kind: str  # "f16", "bf16", "f32", "f64", or one of FP8_KINDS
 
     def __post_init__(self):
-        if self.kind not in ("f16", "bf16", "f32", "f64"):
+        if self.kind not in _FLOAT_WIDTHS:
             raise ValueError(f"unsupported float kind {self.kind}")
 
     @property
     def width(self) -> int:
-        return {"f16": 16, "bf16": 16, "f32": 32, "f64": 64}[self.kind]
+        return _FLOAT_WIDTHS[self.kind]
+
+    @property
+    def is_fp8(self) -> bool:
+        """One of Triton's 8-bit float formats (storage only: see mtiacc/ir/fp8.py)."""
+        return self.width == 8
 
     @property
     def bytes(self) -> int:
@@ -143,8 +153,16 @@ i1 = IntType(1)
 i8, i16, i32, i64 = IntType(8), IntType(16), IntType(32), IntType(64)
 u8, u16, u32, u64 = IntType(8, False), IntType(16, False), IntType(32, False), IntType(64, False)
 f16, bf16, f32, f64 = FloatType("f16"), FloatType("bf16"), FloatType("f32"), FloatType("f64")
+f8e4nv, f8e5, f8e4b15, f8e4b8, f8e5b16 = (FloatType(k) for k in FP8_KINDS)
+FP8_TYPES = (f8e4nv, f8e5, f8e4b15, f8e4b8, f8e5b16)
 
-SCALAR_TYPES = {str(t): t for t in (i1, i8, i16, i32, i64, u8, u16, u32, u64, f16, bf16, f32, f64)}
+SCALAR_TYPES = {str(t): t for t in (i1, i8, i16, i32, i64, u8, u16, u32, u64, f16, bf16, f32, f64) + FP8_TYPES}
+
+
+def is_fp8(t: Type) -> bool:
+    """Whether ``t``'s element type is one of the 8-bit float formats."""
+    e = t.element_type
+    return isinstance(e, FloatType) and e.is_fp8
 
 
 def block_of(elem: Type, shape: Tuple[int, ...]) -> Type:
@@ -162,6 +180,7 @@ _TRITON_NAMES = {
     "i1": i1, "i8": i8, "i16": i16, "i32": i32, "i64": i64,
     "u8": u8, "u16": u16, "u32": u32, "u64": u64,
     "fp16": f16, "bf16": bf16, "fp32": f32, "fp64": f64,
+    "fp8e4nv": f8e4nv, "fp8e5": f8e5, "fp8e4b15": f8e4b15, "fp8e4b8": f8e4b8, "fp8e5b16": f8e5b16,
 }
 _TRITON_BY_TYPE = {v: k for k, v in _TRITON_NAMES.items()}
 
