@@ -165,8 +165,9 @@ def next_power_of_2(sem: Semantic, n):
 
 def to(sem: Semantic, self_, dtype, fp_downcast_rounding=None, bitcast=False):
     """``x.to(dtype, bitcast=False)``: convert (or reinterpret) the elements of ``x``."""
-    if fp_downcast_rounding is not None:
-        raise CompileError("x.to(fp_downcast_rounding=...) is not supported yet")
+    if fp_downcast_rounding is not None and not bitcast:
+        from mtiacc.frontend.fp8_rtz import rounding_cast
+        return rounding_cast(sem, self_, _dtype(dtype), fp_downcast_rounding)
     return sem.cast(self_, _dtype(dtype), bitcast=bool(bitcast))
 
 

@@ -87,7 +87,7 @@ def edge_values(name: str, rng, n_random=200) -> np.ndarray:
     mids = (fin[:-1] + fin[1:]) / 2
     big = fin.max()
     step = big - fin[fin < big].max()
-    extra = [0.0, big + step / 2, big + step / 4, big + step, 1.5 * big, 1e30, np.inf, np.nan, 1.75, 1.8,
+    extra = [0.0, big + step / 2, big + step / 4, big + step, 1.5 * big, 1e30, 1e300, np.inf, np.nan, 1.75, 1.8,
              fin[1] / 2, fin[1] / 4, fin[1] * 0.75, 1e-30, 2.0 ** -126, 2.0 ** -140]
     vals = np.concatenate([fin, mids, np.nextafter(mids, 0), np.nextafter(mids, np.inf), extra,
                            2.0 ** rng.uniform(np.log2(fin[1]) - 2, np.log2(big) + 1, n_random)])
@@ -97,7 +97,8 @@ def edge_values(name: str, rng, n_random=200) -> np.ndarray:
 def as_source(v: np.ndarray, src: str) -> tuple:
     """(storage array of type ``src``, the exact float64 values it holds)."""
     if src == "bfloat16":
-        bits = f32_to_bf16(v.astype(np.float32))
+        with np.errstate(over="ignore"):
+            bits = f32_to_bf16(v.astype(np.float32))
         return bits, bf16_to_f32(bits).astype(np.float64)
     with np.errstate(over="ignore"):
         a = v.astype(WIDE[src][1])
@@ -331,6 +332,36 @@ def test_select_bitcast_maximum_promotion():
     np.testing.assert_array_equal(res["W"][~np.isnan(want)], want[~np.isnan(want)])
 
 
+RTZ = '''
+@triton.jit
+def k(X, Y, Z, N, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < N
+    x = tl.load(X + offs, mask=m)
+    tl.store(Y + offs, x.to(tl.float8e5, fp_downcast_rounding="rtz"), mask=m)
+    tl.store(Z + offs, x.to(tl.float8e4nv, fp_downcast_rounding="rtne"), mask=m)
+'''
+
+
+def test_rtz_float32_to_e5():
+    """Triton's NVIDIA path: f32 -> f16 toward zero (65504 at most), then the top byte: a truncation."""
+    rng = np.random.default_rng(9)
+    with np.errstate(over="ignore"):
+        x = edge_values("float8e5", rng).astype(np.float32)
+    x = np.concatenate([x, np.array([65504.0, 65520.0, 1e38, 2.0 ** -24, 2.0 ** -25, 1e-45], np.float32)])
+    n = len(x)
+    res = launch(RTZ, "*fp32,*fp8e5,*fp8e4nv,i32", {"X": x, "Y": np.zeros(n, np.uint8), "Z": np.zeros(n, np.uint8),
+                                                    "N": np.array(n, np.int32)}, grid=((n + 127) // 128,), defines=(("BLOCK", "128"),))
+    vals = decode_table("float8e5")[:0x7C]                 # finite non-negative codes 0 .. 0x7B
+    a = np.abs(x.astype(np.float64))
+    want = np.clip(np.searchsorted(vals, np.where(np.isnan(a), 0, a), side="right") - 1, 0, 0x7B)
+    want = np.where(np.isinf(a), 0x7C, want) | np.where(np.signbit(x), 0x80, 0)
+    want = np.where(np.isnan(x), 0x7F, want).astype(np.uint8)
+    bad = np.nonzero(res.outputs["Y"] != want)[0]
+    assert bad.size == 0, [(x[i], hex(res.outputs["Y"][i]), hex(want[i])) for i in bad[:8]]
+    np.testing.assert_array_equal(res.outputs["Z"], encode_ref(x.astype(np.float64), "float8e4nv"))   # rtne: default
+
+
 # --------------------------------------------------------------------------- what Triton rejects
 
 ERR_KERNEL = ("@triton.jit\ndef k(X, Y):\n    x = tl.load(X + tl.arange(0, 8))\n    y = x\n    {stmt}\n"
@@ -352,6 +383,11 @@ ERR_KERNEL = ("@triton.jit\ndef k(X, Y):\n    x = tl.load(X + tl.arange(0, 8))\n
     ("y = tl.sum(x, 0)", "`tt.reduce` on f8E4M3FN is not supported yet: convert to tl.float32 first",
      "tl.sum(x, 0)"),
     ("tl.device_print('x', x)", "`tt.print` on f8E4M3FN is not supported yet", "tl.device_print('x', x)"),
+    ("y = x.to(tl.float32).to(tl.float8e4nv, fp_downcast_rounding='rtz')", "fp_downcast_rounding='rtz' from f32 "
+     "to f8E4M3FN is not supported: Triton's backends accept it for fp8 only from float32 to float8e5",
+     "x.to(tl.float32).to(tl.float8e4nv, fp_downcast_rounding='rtz')"),
+    ("y = x.to(tl.float32, fp_downcast_rounding='rtne')", "fp_downcast_rounding applies only to narrowing float "
+     "conversions, not f8E4M3FN to f32", "x.to(tl.float32, fp_downcast_rounding='rtne')"),
 ])
 def test_errors(tmp_path, stmt, message, underlined):
     path = tmp_path / "k.py"
