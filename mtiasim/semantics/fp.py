@@ -242,17 +242,14 @@ def float_to_int(x: np.ndarray, rm: int, signed: bool, bits: int) -> np.ndarray:
     return r
 
 
-def int_to_float(x: np.ndarray, rm: int, ft) -> np.ndarray:
-    """Integer array (int64 or uint64) -> float dtype ``ft`` with rounding mode ``rm``."""
-    r = x.astype(ft)
+def _round_directed(r: np.ndarray, x: np.ndarray, rm: int, wide) -> np.ndarray:
+    """``r``, the values ``x`` rounded to nearest even, rounded by ``rm`` instead: a directed mode steps ``r`` one
+    ulp (toward zero, -inf or +inf) where it lies beyond the exact value (both compared as dtype ``wide``)."""
     if rm in (RNE, DYN, RMM):  # RMM differs from RNE only at exact ties; treated as RNE (noted)
         return r
-    # directed rounding: compare the rounded value with the exact one (long double holds any 64-bit integer)
-    ld = np.longdouble
-    exact = x.astype(ld)
-    back = r.astype(ld)
+    exact, back = x.astype(wide, copy=False), r.astype(wide)
     if rm == RTZ:
-        fix = np.abs(back) > np.abs(exact)
+        fix = np.abs(back) > np.abs(exact)   # false for inf and NaN: they stay
         toward = np.zeros_like(r)
     elif rm == RDN:
         fix = back > exact
@@ -263,6 +260,11 @@ def int_to_float(x: np.ndarray, rm: int, ft) -> np.ndarray:
     if fix.any():
         r = np.where(fix, np.nextafter(r, toward), r)
     return r
+
+
+def int_to_float(x: np.ndarray, rm: int, ft) -> np.ndarray:
+    """Integer array (int64 or uint64) -> float dtype ``ft`` with rounding mode ``rm``."""
+    return _round_directed(x.astype(ft), x, rm, np.longdouble)   # long double holds any 64-bit integer
 
 
 def _rm(d) -> int:
@@ -306,21 +308,7 @@ def narrow_double(x: np.ndarray, rm: int) -> np.ndarray:
     """float64 -> float32 with rounding mode ``rm`` (directed modes step the nearest-even result)."""
     with np.errstate(all="ignore"):
         r = x.astype(np.float32)
-    if rm in (RNE, DYN, RMM):
-        return r
-    back = r.astype(np.float64)
-    if rm == RTZ:
-        fix = (np.abs(back) > np.abs(x)) & np.isfinite(x)
-        toward = np.zeros_like(r)
-    elif rm == RDN:
-        fix = back > x
-        toward = np.full_like(r, -np.inf)
-    else:
-        fix = back < x
-        toward = np.full_like(r, np.inf)
-    if fix.any():
-        r = np.where(fix, np.nextafter(r, toward), r)
-    return r
+    return _round_directed(r, x, rm, np.float64)
 
 
 def dcvt(d, m, pc):
