@@ -175,7 +175,7 @@ def lower_cast(b: MBuilder, op, srcs: List[Src], dst: Src) -> None:
         steps: List[Step] = []
     else:
         fp8_ends = casts_fp8.original_types(op)   # an fp8 end, retyped as u8 by casts_fp8.legalize
-        steps = casts_fp8.plan(*fp8_ends) if fp8_ends else plan(s, d)
+        steps = casts_fp8.hoist(b, casts_fp8.plan(*fp8_ends)) if fp8_ends else plan(s, d)
     w = widest(steps, s, d)
     wmax = max(_width(_norm(s)), _width(_norm(d)))
     lmul = 8 * wmax // w

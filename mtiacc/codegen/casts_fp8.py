@@ -26,7 +26,7 @@ and ``v28`` are free for temporaries.  Scalars run the same plan on one element 
 from __future__ import annotations
 
 import struct
-from typing import List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from mtiacc.codegen.mir import MBuilder, VReg
 from mtiacc.codegen.vloop import VLoop
@@ -114,76 +114,96 @@ def _f32_bits(x: float) -> int:
     return struct.unpack("<I", struct.pack("<f", x))[0]
 
 
-def _fconst(b: MBuilder, x: float) -> VReg:
-    r = b.f("c")
-    b("fmv.w.x", r, b.li(_f32_bits(x)))
-    return r
+def _constants(mnemonic: str, f: F8.Fp8Format) -> Dict[str, Tuple[str, object]]:
+    """The scalar operands a pseudo step needs: name -> ("x", int) or ("f", float)."""
+    if mnemonic == DECODE:
+        return {"m7f": ("x", 0x7F), "scale": ("f", 2.0 ** (127 - f.bias)), "inf": ("x", 0x7F800000),
+                "x7c": ("x", 0x7C), "x80": ("x", 0x80), "nan": ("x", 0x7FC00000)}
+    sh = 23 - f.mbits
+    return {"abs": ("x", 0x7FFFFFFF), "rnd": ("x", (1 << (sh - 1)) - (f.rounding == "rne")),
+            "rebias": ("x", (127 - f.bias) << f.mbits), "sub": ("f", 2.0 ** (f.bias + f.mbits - 1)),
+            "half": ("f", 0.5), "minnorm": ("x", _f32_bits(2.0 ** f.emin)), "sat": ("x", F8.encode(f.sat, f.kind)),
+            "special": ("x", 0x7F7FFFFF if f.specials == "fnuz" else 0x7F800000), "nan": ("x", f.nan_code)}
 
 
-def _decode(b: MBuilder, loop: VLoop, f: F8.Fp8Format, x: str, free: List[str]) -> str:
+def _materialize(b: MBuilder, mnemonic: str, f: F8.Fp8Format) -> Dict[str, VReg]:
+    regs = {}
+    for name, (cls, value) in _constants(mnemonic, f).items():
+        if cls == "x":
+            regs[name] = b.li(value, name)
+        else:
+            regs[name] = b.f(name)
+            b("fmv.w.x", regs[name], b.li(_f32_bits(value)))
+    return regs
+
+
+def hoist(b: MBuilder, steps: list) -> list:
+    """``steps`` with the pseudo steps' constants in registers set now, before the loop, not per strip."""
+    return [(e, mn, (arg, _materialize(b, mn, arg)) if mn in PSEUDO else arg) for e, mn, arg in steps]
+
+
+def _decode(b: MBuilder, loop: VLoop, f: F8.Fp8Format, c: Dict[str, VReg], x: str, free: List[str]) -> str:
     w, out = free[0], free[1]
     k, s = TEMPS[0], TEMPS[1]
     loop.ensure(U32)
     b("vzext.vf4", w, x)                             # the byte, zero-extended
-    b("vand.vx", k, w, b.li(0x7F))                   # magnitude code
+    b("vand.vx", k, w, c["m7f"])                     # magnitude code
     b("vsll.vi", out, k, 23 - f.mbits)               # exponent and mantissa in f32's fields
     loop.ensure(F32)
-    b("vfmul.vf", out, out, _fconst(b, 2.0 ** (127 - f.bias)))   # rebias (exact; normalizes subnormals)
+    b("vfmul.vf", out, out, c["scale"])              # rebias (exact; normalizes subnormals)
     loop.ensure(U32)
     if f.specials == "ieee":
-        b("vmseq.vx", "v0", k, b.li(0x7C))
-        b("vmerge.vxm", out, out, b.li(0x7F800000), "v0")       # +-inf (the sign follows)
+        b("vmseq.vx", "v0", k, c["x7c"])
+        b("vmerge.vxm", out, out, c["inf"], "v0")   # +-inf (the sign follows)
     b("vsrl.vi", s, w, 7)
     b("vsll.vi", s, s, 31)
     b("vor.vv", out, out, s)
-    nan = b.li(0x7FC00000, "nan")
     if f.specials == "ieee":
-        b("vmsgtu.vx", "v0", k, b.li(0x7C))
+        b("vmsgtu.vx", "v0", k, c["x7c"])
     elif f.specials == "fn":
-        b("vmseq.vx", "v0", k, b.li(0x7F))
+        b("vmseq.vx", "v0", k, c["m7f"])
     elif f.specials == "fnuz":
-        b("vmseq.vx", "v0", w, b.li(0x80))
+        b("vmseq.vx", "v0", w, c["x80"])
     else:
         return out
-    b("vmerge.vxm", out, out, nan, "v0")
+    b("vmerge.vxm", out, out, c["nan"], "v0")
     return out
 
 
-def _encode(b: MBuilder, loop: VLoop, f: F8.Fp8Format, x: str, free: List[str]) -> str:
+def _encode(b: MBuilder, loop: VLoop, f: F8.Fp8Format, c: Dict[str, VReg], x: str, free: List[str]) -> str:
     a, t, u, s = TEMPS
     sh = 23 - f.mbits
     loop.ensure(U32)
-    b("vand.vx", a, x, b.li(0x7FFFFFFF))             # |x| bits
+    b("vand.vx", a, x, c["abs"])                     # |x| bits
     if f.rounding == "rne":                          # normal range: round the bit pattern, nearest even
         b("vsrl.vi", t, a, sh)
         b("vand.vi", t, t, 1)
         b("vadd.vv", t, t, a)
-        b("vadd.vx", t, t, b.li((1 << (sh - 1)) - 1))
+        b("vadd.vx", t, t, c["rnd"])
     else:                                            # fp8e4b15: half away from zero
-        b("vadd.vx", t, a, b.li(1 << (sh - 1)))
+        b("vadd.vx", t, a, c["rnd"])
     b("vsrl.vi", t, t, sh)
-    b("vsub.vx", t, t, b.li((127 - f.bias) << f.mbits))
+    b("vsub.vx", t, t, c["rebias"])
     loop.ensure(F32)                                 # below the smallest normal: scale, round to an integer
-    b("vfmul.vf", u, a, _fconst(b, 2.0 ** (f.bias + f.mbits - 1)))
+    b("vfmul.vf", u, a, c["sub"])
     if f.rounding == "rne":
         b("vfcvt.x.f.v", u, u)
     else:
-        b("vfadd.vf", u, u, _fconst(b, 0.5))
+        b("vfadd.vf", u, u, c["half"])
         b("vfcvt.rtz.xu.f.v", u, u)
     loop.ensure(U32)
-    b("vmsltu.vx", "v0", a, b.li(_f32_bits(2.0 ** f.emin)))
+    b("vmsltu.vx", "v0", a, c["minnorm"])
     b("vmerge.vvm", t, t, u, "v0")
-    b("vminu.vx", t, t, b.li(F8.encode(f.sat, f.kind)))   # saturate (infinities too)
+    b("vminu.vx", t, t, c["sat"])                    # saturate (infinities too)
     b("vsrl.vi", s, x, 31)                           # the sign, at bit 7
     b("vsll.vi", s, s, 7)
     if f.specials == "fnuz":                         # no negative zero
         b("vmseq.vi", "v0", t, 0)
         b("vmerge.vim", s, s, 0, "v0")
     b("vor.vv", t, t, s)
-    if f.specials != "none":
-        special = 0x7F7FFFFF if f.specials == "fnuz" else 0x7F800000   # fnuz: infinities are NaN too
-        b("vmsgtu.vx", "v0", a, b.li(special))
-        b("vmerge.vxm", t, t, b.li(f.nan_code), "v0")
+    if f.specials != "none":                         # NaN (fnuz: infinities too)
+        b("vmsgtu.vx", "v0", a, c["special"])
+        b("vmerge.vxm", t, t, c["nan"], "v0")
     loop.ensure(U16)
     b("vnsrl.wi", free[0], t, 0)
     loop.ensure(U8)
@@ -191,9 +211,11 @@ def _encode(b: MBuilder, loop: VLoop, f: F8.Fp8Format, x: str, free: List[str]) 
     return free[1]
 
 
-def run(b: MBuilder, loop: VLoop, mnemonic: str, f: F8.Fp8Format, x: str, free: List[str]) -> str:
-    """One pseudo step on the elements in group ``x``; returns the group holding the result."""
-    return (_decode if mnemonic == DECODE else _encode)(b, loop, f, x, free)
+def run(b: MBuilder, loop: VLoop, mnemonic: str, arg, x: str, free: List[str]) -> str:
+    """One pseudo step on the elements in group ``x``; returns the group holding the result.  ``arg`` is the
+    format, or (format, constant registers) after :func:`hoist`."""
+    f, c = arg if isinstance(arg, tuple) else (arg, _materialize(b, mnemonic, arg))
+    return (_decode if mnemonic == DECODE else _encode)(b, loop, f, c, x, free)
 
 
 # --------------------------------------------------------------------------- scalars
@@ -236,4 +258,4 @@ def lower_scalar(b: MBuilder, op, get) -> VReg:
     return res
 
 
-__all__ = ["legalize", "original_types", "plan", "run", "lower_scalar", "PSEUDO"]
+__all__ = ["legalize", "original_types", "plan", "hoist", "run", "lower_scalar", "PSEUDO"]
