@@ -362,6 +362,43 @@ def test_rtz_float32_to_e5():
     np.testing.assert_array_equal(res.outputs["Z"], encode_ref(x.astype(np.float64), "float8e4nv"))   # rtne: default
 
 
+@pytest.mark.parametrize("level", [0, 3])
+def test_opt_levels(tmp_path, level):
+    """The select/bitcast/promotion kernel (fusable ops on fp8 bytes) gives -O2's bytes at -O0 and -O3."""
+    from mtiasim.runner import run
+    src = tmp_path / "k.py"
+    src.write_text(HEADER + SELECT)
+    sig_ = "*fp8e4nv,*fp8e5,*bf16,*fp8e4nv,*fp8e4nv,*fp32,i32"
+    n, block = 200, 128
+    rng = np.random.default_rng(13)
+    inputs = {"X": rng.integers(0, 256, n).astype(np.uint8), "A": rng.integers(0, 256, n).astype(np.uint8),
+              "B": f32_to_bf16(rng.standard_normal(n).astype(np.float32)), "Y": np.zeros(2 * block, np.uint8),
+              "Z": np.zeros(n, np.uint8), "W": np.zeros(n, np.float32), "N": np.array(n, np.int32)}
+    outs = []
+    for lv in (2, level):
+        binary = tmp_path / f"k{lv}.bin"
+        binary.write_bytes(compile_kernel(str(src), Options(signature=sig_, defines={"BLOCK": str(block)},
+                                                            opt_level=lv)).binary)
+        outs.append(run(str(binary), dict(inputs), grid=(2,)).outputs)
+    for name in ("Y", "Z", "W"):
+        np.testing.assert_array_equal(outs[0][name].view(np.uint8), outs[1][name].view(np.uint8))
+
+
+def test_ir_round_trip_and_signature(tmp_path):
+    """fp8 types print and parse back (pointers, blocks, constants), and the binary's signature names them."""
+    from mtiacc.ir.parser import parse_ir
+    from mtiacc.ir.printer import print_ir
+    src = tmp_path / "k.py"
+    src.write_text(HEADER + SELECT)
+    opts = Options(signature="*fp8e4nv,*fp8e5,*bf16,*fp8e4nv,*fp8e4nv,*fp32,i32", defines={"BLOCK": "64"})
+    text = compile_kernel(str(src), opts, stop_after="ir").ir_text
+    for t in ("!tt.ptr<f8E4M3FN>", "!tt.ptr<f8E5M2>", "tensor<64xf8E4M3FN>", "value = 0.3125"):
+        assert t in text
+    assert print_ir(parse_ir(text)) == text
+    meta = compile_kernel(str(src), opts).meta
+    assert [p["type"] for p in meta["params"]][:2] == ["*fp8e4nv", "*fp8e5"]
+
+
 # --------------------------------------------------------------------------- what Triton rejects
 
 ERR_KERNEL = ("@triton.jit\ndef k(X, Y):\n    x = tl.load(X + tl.arange(0, 8))\n    y = x\n    {stmt}\n"
