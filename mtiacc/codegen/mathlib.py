@@ -9,6 +9,9 @@ the twelve other even register groups are temporaries.  Constants are hoisted ou
 f16 and bf16 operands are converted to f32 by the frontend before they get here (and the results
 back), so only f32 is handled.  Accuracy, measured against numpy in float64, is in docs/language.md.
 
+sin, cos and tan are in ``mathlib_trig.py``, the rest of libdevice (atan, asin, sinh, erfinv, ...) in
+``mathlib_more.py``; both reuse this module's ``VMath`` and helpers.
+
 Polynomials: Taylor series where they converge fast enough (exp, sin, cos, the atanh series of log,
 erf near 0); for erfc a least-squares fit (numpy ``polyfit`` on Chebyshev nodes, degree 7 in
 ``t = 1/(1 + x/2)`` on [0.75, 4]) of ``erfc(x) * exp(x*x)``.
@@ -28,7 +31,6 @@ from mtiacc.ir.types import f32, f64, i32
 TEMPS = ("v2", "v4", "v6", "v10", "v12", "v14", "v18", "v20", "v22", "v26", "v28", "v30")
 LN2_HI, LN2_LO = 0.693145751953125, 1.428606765330187e-06   # ln 2 = HI + LO, HI has 16 bits
 LOG2E = 1.4426950408889634
-PIO2_1, PIO2_2, PIO2_3 = 1.5703125, 4.837512969970703e-04, 7.54978995489188e-08  # pi/2 in three parts
 EXP_POLY = tuple(1.0 / math.factorial(k) for k in range(8, 1, -1))       # r^7/7! ... r^2/2!
 LOG_POLY = (2 / 9, 2 / 7, 2 / 5, 2 / 3)                                    # atanh series in s^2
 SIN_POLY = tuple((-1) ** k / math.factorial(2 * k + 1) for k in range(5, 0, -1))
@@ -123,8 +125,9 @@ class VMath:
 
 # ------------------------------------------------------------------------------------------ functions
 
-def _exp_core(e: VMath, x: str, base2: bool = False) -> str:
-    """e^x (or 2^x) for non-NaN x; overflow gives inf, underflow 0 (subnormals on the way)."""
+def _exp_core(e: VMath, x: str, base2: bool = False, half: bool = False) -> str:
+    """e^x (or 2^x; halved with ``half``) for non-NaN x; overflow gives inf, underflow 0 (subnormals
+    on the way)."""
     xc = e.tmp()
     lo, hi = (-152.0, 130.0) if base2 else (-105.0, 90.0)
     e("vfmax.vf", xc, x, e.k(lo))
@@ -153,6 +156,8 @@ def _exp_core(e: VMath, x: str, base2: bool = False) -> str:
     e("vfmacc.vv", acc, p, r2)                     # r + r^2 * p
     e("vfadd.vf", acc, acc, e.k(1.0))
     e.release(p, r2, r)
+    if half:
+        e("vadd.vi", n, n, -1)
     e.scale(acc, n)
     e.release(n)
     return acc
@@ -168,8 +173,9 @@ def exp2(e: VMath, x: str) -> str:
     return exp(e, x, base2=True)
 
 
-def _log_parts(e: VMath, x: str):
-    """(k as float, log(m)) with x = 2^k * m, m in [sqrt(1/2), sqrt(2)), for finite x > 0."""
+def _log_parts(e: VMath, x: str, split: bool = False):
+    """(k as float, log(m)) with x = 2^k * m, m in [sqrt(1/2), sqrt(2)), for finite x > 0; with
+    ``split``, (k, hi, lo) with log(m) = hi + lo to a few bits beyond f32."""
     xs = e.tmp()
     e("vfmul.vf", xs, x, e.k(2.0 ** 23))
     e("vmflt.vf", "v0", x, e.k(2.0 ** -126))      # subnormal (or <= 0): scale up first
@@ -205,12 +211,18 @@ def _log_parts(e: VMath, x: str):
     e.release(p, z)
     lm = e.tmp()
     e("vfsub.vv", lm, f, hf)
-    e("vfmacc.vv", lm, s, t)
+    if split:
+        lo = e.tmp()
+        e("vfsub.vv", lo, f, lm)
+        e("vfsub.vv", lo, lo, hf)                   # (f - hi) - hf: the subtraction's rounding error
+        e("vfmacc.vv", lo, s, t)
+    else:
+        e("vfmacc.vv", lm, s, t)
     e.release(f, hf, s, t)
     kf = e.tmp()
     e("vfcvt.f.x.v", kf, kk)
     e.release(kk)
-    return kf, lm
+    return (kf, lm, lo) if split else (kf, lm)
 
 
 def _log_fixups(e: VMath, r: str, x: str) -> None:
@@ -277,58 +289,6 @@ def expm1(e: VMath, x: str) -> str:
     e.release(u, lu, d)
     e.nan_passthrough(q, x)
     return q
-
-
-def _sincos(e: VMath, x: str, cosine: bool) -> str:
-    n = e.tmp()
-    e("vfmul.vf", n, x, e.k(2 / math.pi))
-    e("vfcvt.x.f.v", n, n)                         # quadrant n = round(x * 2/pi)
-    nf = e.tmp()
-    e("vfcvt.f.x.v", nf, n)
-    r = e.tmp()
-    e("vmv.v.v", r, x)
-    for part in (PIO2_1, PIO2_2, PIO2_3):
-        e("vfnmsac.vf", r, e.k(part), nf)          # r = x - n*pi/2, |r| <= pi/4
-    e.release(nf)
-    if cosine:
-        e("vadd.vi", n, n, 1)                      # cos(x) = sin(x + pi/2)
-    z = e.tmp()
-    e("vfmul.vv", z, r, r)
-    ps = e.horner(SIN_POLY, z)
-    sin_r = e.tmp()
-    e("vfmul.vv", ps, ps, z)
-    e("vmv.v.v", sin_r, r)
-    e("vfmacc.vv", sin_r, ps, r)                   # r + r^3 * S(r^2)
-    e.release(ps)
-    pc = e.horner(COS_POLY, z)
-    cos_r = e.tmp()
-    e("vfmul.vv", pc, pc, z)
-    e("vfmul.vv", pc, pc, z)                       # z^2 * C(z)
-    e("vfmv.v.f", cos_r, e.k(1.0))
-    e("vfnmsac.vf", cos_r, e.k(0.5), z)            # 1 - z/2
-    e("vfadd.vv", cos_r, cos_r, pc)
-    e.release(pc, z, r)
-    q = e.tmp()
-    e("vand.vi", q, n, 1)
-    e("vmsne.vi", "v0", q, 0)                      # odd quadrant: the other function
-    e("vmerge.vvm", sin_r, sin_r, cos_r, "v0")
-    e("vand.vi", q, n, 2)
-    e("vmsne.vi", "v0", q, 0)                      # quadrants 2, 3: negate
-    e("vfsgnjn.vv", cos_r, sin_r, sin_r)
-    e("vmerge.vvm", sin_r, sin_r, cos_r, "v0")
-    e("vfsub.vv", q, x, x)                         # NaN where x is inf or NaN
-    e("vmfne.vv", "v0", q, q)
-    e("vmerge.vvm", sin_r, sin_r, q, "v0")
-    e.release(q, cos_r, n)
-    return sin_r
-
-
-def sin(e: VMath, x: str) -> str:
-    return _sincos(e, x, False)
-
-
-def cos(e: VMath, x: str) -> str:
-    return _sincos(e, x, True)
 
 
 def tanh(e: VMath, x: str) -> str:
@@ -521,15 +481,27 @@ def fma(e: VMath, a: str, b: str, c: str) -> str:
 
 UNARY: Dict[str, Callable] = {
     "math.exp": exp, "math.exp2": exp2, "math.log": log, "math.log2": log2, "math.log1p": log1p,
-    "math.expm1": expm1, "math.sin": sin, "math.cos": cos, "math.tanh": tanh, "math.erf": erf,
+    "math.expm1": expm1, "math.tanh": tanh, "math.erf": erf,
     "math.sqrt": sqrt, "math.rsqrt": rsqrt, "math.absf": absf,
     "math.floor": lambda e, x: _rounding(e, x, "floor"), "math.ceil": lambda e, x: _rounding(e, x, "ceil"),
     "math.trunc": lambda e, x: _rounding(e, x, "trunc"), "math.rint": lambda e, x: _rounding(e, x, "round"),
 }
 EXPANSIONS: Dict[str, Callable] = {**UNARY, "math.powf": powf, "math.fma": fma}
+_EXTENDED = []
+
+
+def _extend() -> None:
+    """Add the expansions of mathlib_trig (sin, cos, tan) and mathlib_more (the rest of libdevice);
+    they import this module's helpers, so they are loaded on first use."""
+    if not _EXTENDED:
+        from mtiacc.codegen import mathlib_more, mathlib_trig
+        EXPANSIONS.update(mathlib_trig.EXPANSIONS)
+        EXPANSIONS.update(mathlib_more.EXPANSIONS)
+        _EXTENDED.append(True)
 
 
 def is_math(op) -> bool:
+    _extend()
     return op.name in EXPANSIONS
 
 
@@ -556,6 +528,7 @@ def lower_math(b: MBuilder, op, srcs: List[Src], dst: Src) -> None:
         return
     if elem != f32:
         raise CompileError(f"'{op.name}' on {elem} is not supported yet (the frontend computes in f32)")
+    _extend()
     fn = EXPANSIONS[op.name]
     consts: Dict[tuple, VReg] = {}
     fn(VMath(b, consts, dry=True), *("v8", "v16", "v24")[:len(srcs)])
@@ -576,6 +549,7 @@ def lower_math_scalar(b: MBuilder, op, get) -> VReg:
         return r
     if op.result.type != f32:
         raise CompileError(f"'{op.name}' on {op.result.type} scalars is not supported yet")
+    _extend()
     fn = EXPANSIONS[op.name]
     consts: Dict[tuple, VReg] = {}
     fn(VMath(b, consts, dry=True), *("v8", "v16", "v24")[:len(op.operands)])

@@ -145,6 +145,59 @@ def pow_(sem: Semantic, x, y):
     return _in_f32(sem, "libdevice.pow", lambda p, q: sem.emit(ops.MathPowFOp.get(p, q)), a, b)
 
 
+def _binary_math(op_cls, fname: str):
+    def impl(sem: Semantic, x, y):
+        a, b = _float_operand(sem, x, fname), _float_operand(sem, y, fname)
+        ty = sem.common_type(a, b)
+        a, b = sem.cast(a, ty), sem.cast(b, ty)
+        return _in_f32(sem, fname, lambda p, q: sem.emit(op_cls.get(p, q)), a, b)
+    impl.__name__ = fname.split(".")[-1]
+    impl.__doc__ = f"``{fname}(x, y)``, element-wise (computed in fp32)."
+    return impl
+
+
+def copysign(sem: Semantic, x, y):
+    """``libdevice.copysign(x, y)``: ``|x|`` with the sign bit of ``y`` (bit operations, exact)."""
+    a, b = _float_operand(sem, x, "libdevice.copysign"), _float_operand(sem, y, "libdevice.copysign")
+    ty = sem.common_type(a, b)
+    a, b = sem.cast(a, ty), sem.cast(b, ty)
+    if ty == f64:
+        return _sign_of(sem, a, b)
+
+    def build(p, q):
+        bits = sem.binary("and", sem.cast(p, u32, bitcast=True), 0x7FFFFFFF)
+        sign = sem.binary("and", sem.cast(q, u32, bitcast=True), 0x80000000)
+        return sem.cast(sem.binary("or", bits, sign), f32, bitcast=True)
+    return _in_f32(sem, "libdevice.copysign", build, a, b)
+
+
+def round_(sem: Semantic, x):
+    """``libdevice.round(x)``: to the nearest integer, halfway cases away from zero (exact:
+    ``t = trunc(x)``, then ``t +- 1`` where ``|x - t| >= 1/2``)."""
+    v = _float_operand(sem, x, "libdevice.round")
+
+    def build(w):
+        t = _round_f64(sem, w, "trunc") if w.type.element_type == f64 else \
+            sem.emit(ops.MATH_UNARY["trunc"].get(w))
+        step = sem.where(sem.compare("lt", w, 0.0), -1.0, 1.0)
+        far = sem.compare("ge", abs_(sem, sem.binary("sub", w, t)), 0.5)
+        return sem.where(far, sem.binary("add", t, step), t)
+    return build(v) if v.type.element_type == f64 else _in_f32(sem, "libdevice.round", build, v)
+
+
+def fmod_(sem: Semantic, x, y):
+    """``libdevice.fmod(x, y)``: C's ``fmod`` (exact), as ``%`` on floats."""
+    a, b = _float_operand(sem, x, "libdevice.fmod"), _float_operand(sem, y, "libdevice.fmod")
+    ty = sem.common_type(a, b)
+    a, b = sem.cast(a, ty), sem.cast(b, ty)
+    return fmod(sem, *sem.broadcast(a, b))
+
+
+def llrint(sem: Semantic, x):
+    """``libdevice.llrint(x)``: round to nearest even, as int64."""
+    return sem.cast(_unary("rint", "libdevice.llrint")(sem, x), i64)
+
+
 def clamp(sem: Semantic, x, min, max, propagate_nan=None):
     """``min(max(x, min), max)``, element-wise."""
     if propagate_nan not in (None, 0, False):
@@ -286,7 +339,12 @@ MATH: Dict[str, Builtin] = _table("tl.math", _UNARY_NAMES, _COMMON)
 LIBDEVICE: Dict[str, Builtin] = _table("libdevice", {
     **_UNARY_NAMES, "tanh": "tanh", "log1p": "log1p", "expm1": "expm1", "trunc": "trunc",
     "rint": "rint", "nearbyint": "rint", "fast_expf": "exp", "fast_logf": "log", "exp2f": "exp2",
-}, {**_COMMON, "fabs": abs_, "pow": pow_, "signbit": signbit, "isnan": isnan, "isinf": isinf})
+    "fast_tanhf": "tanh", **{n: n for n in ("tan", "atan", "asin", "acos", "sinh", "cosh", "asinh", "acosh",
+                                             "atanh", "log10", "cbrt", "erfc", "erfinv")},
+}, {**_COMMON, "fabs": abs_, "pow": pow_, "signbit": signbit, "isnan": isnan, "isinf": isinf,
+    "atan2": _binary_math(ops.MathAtan2Op, "libdevice.atan2"),
+    "hypot": _binary_math(ops.MathHypotOp, "libdevice.hypot"), "copysign": copysign, "round": round_,
+    "fmod": fmod_, "llrint": llrint})
 
 
 def lookup(qualname: str, attr: str):

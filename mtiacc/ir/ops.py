@@ -568,7 +568,11 @@ MATH_UNARY = {name: _math_unary(name, fn) for name, fn in (
     ("exp", np.exp), ("exp2", np.exp2), ("log", np.log), ("log2", np.log2), ("sqrt", np.sqrt),
     ("rsqrt", lambda x: 1.0 / np.sqrt(x)), ("sin", np.sin), ("cos", np.cos), ("absf", np.abs),
     ("floor", np.floor), ("ceil", np.ceil), ("erf", _erf), ("tanh", np.tanh), ("log1p", np.log1p),
-    ("expm1", np.expm1), ("trunc", np.trunc), ("rint", np.rint))}
+    ("expm1", np.expm1), ("trunc", np.trunc), ("rint", np.rint),
+    ("tan", np.tan), ("atan", np.arctan), ("asin", np.arcsin), ("acos", np.arccos), ("sinh", np.sinh),
+    ("cosh", np.cosh), ("asinh", np.arcsinh), ("acosh", np.arccosh), ("atanh", np.arctanh),
+    ("log10", np.log10), ("cbrt", np.cbrt), ("erfc", lambda x: math.erfc(x) if not math.isnan(x) else x),
+    ("erfinv", None))}
 
 
 class MathPowFOp(BinaryOp):
@@ -577,6 +581,24 @@ class MathPowFOp(BinaryOp):
     rhs = operand(FloatLike)
     result = result(FloatLike)
     _fold_fn = staticmethod(lambda a, b, t: F.float_binary(np.power, a, b, t))
+
+
+class MathAtan2Op(BinaryOp):
+    """``atan2(y, x)`` (lhs y, rhs x)."""
+
+    name = "math.atan2"
+    lhs = operand(FloatLike)
+    rhs = operand(FloatLike)
+    result = result(FloatLike)
+    _fold_fn = staticmethod(lambda a, b, t: F.float_binary(np.arctan2, a, b, t))
+
+
+class MathHypotOp(BinaryOp):
+    name = "math.hypot"
+    lhs = operand(FloatLike)
+    rhs = operand(FloatLike)
+    result = result(FloatLike)
+    _fold_fn = staticmethod(lambda a, b, t: F.float_binary(np.hypot, a, b, t))
 
 
 class MathFmaOp(Operation):
