@@ -261,3 +261,28 @@ def test_narrow_types(fn, t):
     worst = int(np.argmax(u))
     assert u.max() <= 1, f"{fn} on {t}: {u.max()} ULP at x={as_f32(x, t)[worst]!r}: " \
                          f"got {as_f32(got, t)[worst]!r}, want {exact[worst]!r}"
+
+
+def test_payne_hanek_keeps_enough_fraction_bits():
+    """The large-argument reduction carries 62 fraction bits of a quadrant (error < 2**-60): every f32
+    at or above 2**16 is farther than 2**-31 quadrants from a multiple of pi/2 (found with the
+    continued fraction of 2/pi * 2**k, whose convergents give the closest approaches for m < 2**24),
+    so the reduced argument keeps ~29 correct bits beyond f32's 24 even in the worst case."""
+    from fractions import Fraction
+    from mtiacc.codegen.mathlib_trig import _PI
+
+    def closest(alpha: Fraction, limit: int) -> Fraction:
+        """min over 1 <= m < limit of the distance from m*alpha to the nearest integer."""
+        best, (h0, h1), (k0, k1), x = Fraction(1), (0, 1), (1, 0), alpha
+        while True:
+            a = math.floor(x)
+            h0, h1, k0, k1 = h1, a * h1 + h0, k1, a * k1 + k0
+            if k1 >= limit:
+                return best
+            best = min(best, abs(k1 * alpha - h1))
+            if x == a:
+                return best
+            x = 1 / (x - a)
+
+    worst = min(closest((2 / _PI * Fraction(2) ** (e - 150)) % 4, 1 << 24) for e in range(143, 255))
+    assert Fraction(1, 2 ** 31) < worst < Fraction(1, 2 ** 29)
