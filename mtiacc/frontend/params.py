@@ -27,7 +27,7 @@ class Param:
 
 
 def parse_define(name: str, text: str):
-    """The value of ``-D NAME=text``: a Python int, float or bool literal."""
+    """The value of ``-D NAME=text``: a Python int, float, bool or string literal, or a type."""
     t = text.strip()
     if t in ("true", "false"):
         return t == "true"
@@ -35,12 +35,14 @@ def parse_define(name: str, text: str):
         v = ast.literal_eval(t)
     except (ValueError, SyntaxError):
         v = None
-    if isinstance(v, (bool, int, float)):
+    if isinstance(v, (bool, int, float, str)):  # a string: ACTIVATION: tl.constexpr = "leaky_relu"
         return v
     dtype = _dtype_define(t)
     if dtype is not None:
         return dtype
-    raise CompileError(f"-D {name}={text}: expected an int, float or bool literal, or a type (tl.float16, fp16)")
+    hint = f"; a string is quoted: -D {name}='\"{t}\"'" if t.isidentifier() else ""
+    raise CompileError(f"-D {name}={text}: expected an int, float, bool or string literal, or a type "
+                       f"(tl.float16, fp16){hint}")
 
 
 def _dtype_define(text: str) -> Optional[Type]:
@@ -208,6 +210,9 @@ def _constexpr_value(src, arg: ast.arg, defaults, defines, scope):
     if arg.arg in defines:
         return parse_define(arg.arg, defines[arg.arg])
     if arg.arg in defaults:
+        d = defaults[arg.arg]
+        if isinstance(d, ast.Constant) and isinstance(d.value, str):
+            return d.value                       # ACTIVATION: tl.constexpr = "relu"
         try:
             return const_eval(defaults[arg.arg], scope)
         except (NotConstant, TypeError):

@@ -1,0 +1,61 @@
+"""Things kernel authors run into at the command line (found writing tests/kernels/user_kernels*.py):
+string constexprs (`ACTIVATION: tl.constexpr = "leaky_relu"`, as Triton's matmul tutorial has them)."""
+import numpy as np
+import pytest
+
+from mtiacc.cli import main
+from mtiacc.diagnostics import CompileError
+from mtiacc.driver import Options, compile_kernel
+from mtiasim.runner import run
+
+ACT_KERNEL = '''import triton
+import triton.language as tl
+
+
+@triton.jit
+def _act(x, ACT: tl.constexpr):
+    if ACT == "leaky_relu":
+        return tl.where(x >= 0, x, 0.01 * x)
+    elif ACT == "relu":
+        return tl.maximum(x, 0.0)
+    return x
+
+
+@triton.jit
+def k(X, Y, ACTIVATION: tl.constexpr = "leaky_relu"):
+    offs = tl.arange(0, 8)
+    tl.store(Y + offs, _act(tl.load(X + offs), ACTIVATION))
+'''
+
+
+@pytest.mark.parametrize("define, want", [(None, "leaky_relu"), ('"relu"', "relu"), ("'none'", "none")])
+def test_string_constexpr_default_and_define(tmp_path, define, want):
+    src = tmp_path / "act.py"
+    src.write_text(ACT_KERNEL)
+    defines = {} if define is None else {"ACTIVATION": define}
+    res = compile_kernel(str(src), Options(kernel="k", signature="*fp32,*fp32", defines=defines))
+    (tmp_path / "k.bin").write_bytes(res.binary)
+    x = np.linspace(-4, 3, 8).astype(np.float32)
+    y = run(str(tmp_path / "k.bin"), {"X": x, "Y": np.zeros(8, np.float32)}, grid=(1,)).outputs["Y"]
+    expect = {"leaky_relu": np.where(x >= 0, x, np.float32(0.01) * x), "relu": np.maximum(x, 0), "none": x}[want]
+    np.testing.assert_array_equal(y, expect)
+
+
+def test_unquoted_string_define_says_how_to_quote(tmp_path):
+    src = tmp_path / "act.py"
+    src.write_text(ACT_KERNEL)
+    with pytest.raises(CompileError) as info:
+        compile_kernel(str(src), Options(kernel="k", signature="*fp32,*fp32", defines={"ACTIVATION": "relu"}))
+    assert info.value.message == ("-D ACTIVATION=relu: expected an int, float, bool or string literal, or a "
+                                  "type (tl.float16, fp16); a string is quoted: -D ACTIVATION='\"relu\"'")
+
+
+def test_string_define_through_the_cli(tmp_path, capsys):
+    src = tmp_path / "act.py"
+    src.write_text(ACT_KERNEL)
+    with pytest.raises(SystemExit) as e:
+        main([str(src), "--kernel", "k", "--signature", "*fp32,*fp32", "-D", 'ACTIVATION="relu"', "--emit=ir"])
+    out = capsys.readouterr().out
+    assert e.value.code in (0, None)
+    assert "arith.maxnumf" in out or "arith.maximumf" in out
+    assert "arith.select" not in out
