@@ -19,6 +19,7 @@ body writes is never overwritten while a transfer out of it is still in flight.
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
 from typing import Dict, List, Sequence
 
 from mtiacc.codegen.blocks import lower_fill
@@ -186,31 +187,38 @@ def lower(lw, op) -> None:
         raise CompileError(f"internal: '{op.name}' outside its region op")
 
 
+@contextmanager
+def counted_loop(lw, op: ForOp, comment: str):
+    """The frame of an ``scf.for`` around what the ``with`` body emits: the induction variable starts at
+    ``lower`` (the loop is skipped unless it is below ``upper``), steps by ``step`` and loops while below."""
+    b = lw.b
+    iv = b.x("iv")
+    b("mv", iv, lw.get(op.lower), comment=comment)
+    lw.regs[id(op.induction_var)] = iv
+    top, done = b.new_label("for"), b.new_label("endfor")
+    b("bge", iv, lw.get(op.upper), done)
+    b.label(top)
+    yield
+    b("add" if op.lower.type.width == 64 else "addw", iv, iv, lw.get(op.step))
+    b("blt", iv, lw.get(op.upper), top)
+    b.label(done)
+
+
 def lower_for(lw, op: ForOp) -> None:
     b = lw.b
-    wide = op.lower.type.width == 64
-    add = "add" if wide else "addw"
     homes = _homes(lw, op.results, op.loc, "a loop-carried block")
     write(lw, list(op.inits), homes)
     for arg, res, h in zip(op.iter_args, op.results, homes):
         _bind_home(lw, arg, h)
         _bind_home(lw, res, h)
-    iv = b.x("iv")
-    b("mv", iv, lw.get(op.lower), comment="scf.for")
-    lw.regs[id(op.induction_var)] = iv
-    top, done = b.new_label("for"), b.new_label("endfor")
-    b("bge", iv, lw.get(op.upper), done)
-    b.label(top)
-    _emit_block(lw, op.block)
-    term = op.block.terminator
-    b.loc = term.loc
-    write(lw, list(term.values), homes)
-    _terminator_done(lw, term)
-    if _stores_inside(op):
-        b("mtia.dma.wait", comment="this iteration's stores complete before the next")
-    b(add, iv, iv, lw.get(op.step))
-    b("blt", iv, lw.get(op.upper), top)
-    b.label(done)
+    with counted_loop(lw, op, "scf.for"):
+        _emit_block(lw, op.block)
+        term = op.block.terminator
+        b.loc = term.loc
+        write(lw, list(term.values), homes)
+        _terminator_done(lw, term)
+        if _stores_inside(op):
+            b("mtia.dma.wait", comment="this iteration's stores complete before the next")
 
 
 def lower_if(lw, op: IfOp) -> None:

@@ -30,6 +30,7 @@ from typing import List
 
 from mtiacc.codegen import mathlib
 from mtiacc.codegen import reduce as builtin_reduce
+from mtiacc.codegen.control import counted_loop
 from mtiacc.codegen.mir import MBuilder, Mem, VReg
 from mtiacc.codegen.ndblocks import add_step, nest
 from mtiacc.codegen.reduce import _source_addr, split_axis
@@ -140,18 +141,10 @@ def _select_for(lw, op: ForOp, loc) -> None:
     _move_all(lw, homes, list(op.inits))
     for arg, res, h in zip(op.iter_args, op.results, homes):
         lw.regs[id(arg)] = lw.regs[id(res)] = h
-    iv = b.x("iv")
-    b("mv", iv, lw.get(op.lower), comment="scf.for in a combine function")
-    lw.regs[id(op.induction_var)] = iv
-    top, done = b.new_label("for"), b.new_label("endfor")
-    b("bge", iv, lw.get(op.upper), done)
-    b.label(top)
-    _select_ops(lw, op.block.ops[:-1], op.loc or loc)
-    b.loc = op.loc or loc
-    _move_all(lw, homes, list(op.block.terminator.values))
-    b("add" if op.lower.type.width == 64 else "addw", iv, iv, lw.get(op.step))
-    b("blt", iv, lw.get(op.upper), top)
-    b.label(done)
+    with counted_loop(lw, op, "scf.for in a combine function"):
+        _select_ops(lw, op.block.ops[:-1], op.loc or loc)
+        b.loc = op.loc or loc
+        _move_all(lw, homes, list(op.block.terminator.values))
 
 
 def _select_while(lw, op: WhileOp, loc) -> None:
