@@ -15,6 +15,7 @@ Blocks live row-major in local memory, so elementwise ops run over the flattened
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
 from typing import Callable, List, Optional, Sequence, Union
 
 from mtiacc.codegen.affine_nd import Poly, pointer_nd, prefix_box
@@ -120,6 +121,19 @@ def clamp_count(lw, p: Poly, hi: int) -> Step:
         return max(0, min(c, hi))
     from mtiacc.codegen.memory import clamp
     return clamp(lw, poly_reg(lw, p), hi)
+
+
+@contextmanager
+def masked_element(b: MBuilder, mask_ptr: Optional[VReg], label: str = "masked"):
+    """What the ``with`` body emits runs only when the mask byte at ``mask_ptr`` is non-zero (always
+    when there is no mask); the body gets the skip label, to leave early."""
+    skip = b.new_label(label)
+    if mask_ptr is not None:
+        m = b.x("m")
+        b("lbu", m, Mem(mask_ptr, 0))
+        b("beqz", m, skip)
+    yield skip
+    b.label(skip)
 
 
 def nest(b: MBuilder, counts: Sequence[Step], ptrs: Sequence[VReg], steps: Sequence[Sequence[Step]],
@@ -311,13 +325,8 @@ def _transfer(lw, acc: NdAccess, shape: Sequence[int], lmem: int, esize: int, in
     size = b.li(esize, "esize")
 
     def element(cur: List[VReg]) -> None:
-        skip = b.new_label("masked")
-        if mask_addr is not None:
-            m = b.x("m")
-            b("lbu", m, Mem(cur[2], 0))
-            b("beqz", m, skip)
-        b(mnemonic, *((cur[1], cur[0]) if inbound else (cur[0], cur[1])), size)
-        b.label(skip)
+        with masked_element(b, cur[2] if mask_addr is not None else None):
+            b(mnemonic, *((cur[1], cur[0]) if inbound else (cur[0], cur[1])), size)
     nest(b, counts, ptrs, steps, element)
     if checked:
         b.label(done)

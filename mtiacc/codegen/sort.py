@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import Callable, List, Sequence
 
 from mtiacc.codegen.mir import MBuilder, Mem, VMem, VReg
-from mtiacc.codegen.ndblocks import add_step, nest
+from mtiacc.codegen.ndblocks import masked_element, nest
 from mtiacc.codegen.reduce import _source_addr, split_axis
 from mtiacc.codegen.vloop import elem_bytes, sew_of
 from mtiacc.diagnostics import CompileError
@@ -321,21 +321,16 @@ def lower_histogram(lw, op: HistogramOp) -> None:
     bins, limit = b.li(res, "bins"), b.li(nb, "nbins")
 
     def body(cur: List[VReg]) -> None:
-        skip = b.new_label("skip")
-        if mask is not None:
-            m = b.x("m")
-            b("lbu", m, Mem(cur[1], 0))
-            b("beqz", m, skip)
-        x = b.x("x")
-        b("lw", x, Mem(cur[0], 0))
-        b("bgeu", x, limit, skip)  # negative values are huge unsigned
-        b("slli", x, x, 2)
-        b("add", x, x, bins)
-        c = b.x("c")
-        b("lw", c, Mem(x, 0))
-        b("addi", c, c, 1)
-        b("sw", c, Mem(x, 0))
-        b.label(skip)
+        with masked_element(b, cur[1] if mask is not None else None, "skip") as skip:
+            x = b.x("x")
+            b("lw", x, Mem(cur[0], 0))
+            b("bgeu", x, limit, skip)  # negative values are huge unsigned
+            b("slli", x, x, 2)
+            b("add", x, x, bins)
+            c = b.x("c")
+            b("lw", c, Mem(x, 0))
+            b("addi", c, c, 1)
+            b("sw", c, Mem(x, 0))
 
     ptrs = [b.li(src, "src")] + ([b.li(mask, "mask")] if mask is not None else [])
     steps = [[4]] + ([[1]] if mask is not None else [])
