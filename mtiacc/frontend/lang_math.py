@@ -23,7 +23,7 @@ from mtiacc.frontend.semantic import FValue, Semantic, describe, is_const, promo
 from mtiacc.frontend.values import Builtin, ModuleRef
 from mtiacc.ir import ops
 from mtiacc.ir.core import Value
-from mtiacc.ir.types import f32, f64, i32, i64, u32, u64
+from mtiacc.ir.types import f32, f64, i16, i32, i64, u32, u64
 
 MATH_MODULE = "triton.language.math"
 LIBDEVICE_MODULE = "triton.language.extra.libdevice"
@@ -193,6 +193,29 @@ def fmod_(sem: Semantic, x, y):
     return fmod(sem, *sem.broadcast(a, b))
 
 
+def nextafter(sem: Semantic, x, y):
+    """``libdevice.nextafter(x, y)``: the neighbour of ``x`` towards ``y`` in ``x``'s own type, on the bits
+    (NaN if either is NaN, ``y`` if they are equal, the smallest subnormal of ``y``'s sign from zero)."""
+    a, b = _float_operand(sem, x, "libdevice.nextafter"), _float_operand(sem, y, "libdevice.nextafter")
+    ty = sem.common_type(a, b)
+    if ty.width not in (16, 32, 64):
+        raise CompileError(f"libdevice.nextafter() on {ty} is not supported yet")
+    a, b = sem.broadcast(sem.cast(a, ty), sem.cast(b, ty))
+    ity = {16: i16, 32: i32, 64: i64}[ty.width]
+    bits = sem.cast(a, ity, bitcast=True)
+    zero = sem.binary("sub", bits, bits)
+    up = sem.compare("eq", sem.compare("lt", a, b), sem.compare("gt", a, 0.0))
+    step = sem.where(up, sem.binary("add", zero, 1), sem.binary("sub", zero, 1))
+    moved = sem.cast(sem.binary("add", bits, step), ty, bitcast=True)
+    sign = sem.binary("and", sem.cast(b, ity, bitcast=True), sem.binary("lshift", sem.binary("add", zero, 1),
+                                                                         ty.width - 1))
+    tiny = sem.cast(sem.binary("or", sign, 1), ty, bitcast=True)
+    r = sem.where(sem.compare("eq", a, 0.0), tiny, moved)
+    r = sem.where(sem.compare("eq", a, b), b, r)
+    nan = sem.binary("or", sem.compare("ne", a, a), sem.compare("ne", b, b))
+    return sem.where(nan, float("nan"), r)
+
+
 def llrint(sem: Semantic, x):
     """``libdevice.llrint(x)``: round to nearest even, as int64."""
     return sem.cast(_unary("rint", "libdevice.llrint")(sem, x), i64)
@@ -344,7 +367,7 @@ LIBDEVICE: Dict[str, Builtin] = _table("libdevice", {
 }, {**_COMMON, "fabs": abs_, "pow": pow_, "signbit": signbit, "isnan": isnan, "isinf": isinf,
     "atan2": _binary_math(ops.MathAtan2Op, "libdevice.atan2"),
     "hypot": _binary_math(ops.MathHypotOp, "libdevice.hypot"), "copysign": copysign, "round": round_,
-    "fmod": fmod_, "llrint": llrint})
+    "fmod": fmod_, "llrint": llrint, "nextafter": nextafter})
 
 
 def lookup(qualname: str, attr: str):

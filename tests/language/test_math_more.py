@@ -286,3 +286,62 @@ def test_payne_hanek_keeps_enough_fraction_bits():
 
     worst = min(closest((2 / _PI * Fraction(2) ** (e - 150)) % 4, 1 << 24) for e in range(143, 255))
     assert Fraction(1, 2 ** 31) < worst < Fraction(1, 2 ** 29)
+
+
+@pytest.mark.parametrize("t", ["float32", "float16", "bfloat16"])
+def test_nextafter_steps_in_the_operand_type(t):
+    rng = np.random.default_rng(9)
+    s = [0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 6e-8, 1e-40, 65504.0, -2.5]
+    sx, sy = np.meshgrid(s, s)
+    x = from_real(np.concatenate([rng.uniform(-10, 10, 300), sx.ravel()]), t)
+    y = from_real(np.concatenate([rng.uniform(-10, 10, 300), sy.ravel()]), t)
+    n = len(x)
+    data = {"X": x, "Z": y, "Y": np.zeros(n, DTYPES[t][1]), "N": np.array(n, np.int32)}
+    sig = f"*{DTYPES[t][0]},*{DTYPES[t][0]},*{DTYPES[t][0]},i32"
+    got = launch(BINARY.replace("FN", "libdevice.nextafter"), sig, data, grid=(-(-n // 128),),
+                 defines=(("BLOCK", "128"),)).outputs["Y"]
+    if t == "bfloat16":   # numpy has no bf16: step the bits of the f32 pattern's top half
+        xf, yf = as_f32(x, t), as_f32(y, t)
+        bits = x.view(np.int16).astype(np.int32)
+        up = (xf < yf) == (xf > 0)
+        moved = (bits + np.where(up, 1, -1)).astype(np.int16)
+        tiny = np.where(np.signbit(yf), np.int16(-32767), np.int16(1))
+        want = np.where(xf == 0, tiny, moved)
+        want = np.where(xf == yf, y.view(np.int16), want)
+        want = np.where(np.isnan(xf) | np.isnan(yf), np.int16(0x7FC0), want).astype(np.int16).view(np.uint16)
+    else:
+        want = np.where(x == y, y, np.nextafter(x, y))    # C: y when equal (numpy keeps x: -0 vs +0)
+    gf, wf = as_f32(got, t), as_f32(want, t)
+    ui = np.uint32 if t == "float32" else np.uint16
+    same = (got.view(ui) == want.view(ui)) | (np.isnan(gf) & np.isnan(wf))
+    assert same.all(), [(as_f32(x, t)[i], as_f32(y, t)[i], gf[i], wf[i]) for i in np.nonzero(~same)[0][:4]]
+
+
+@pytest.mark.parametrize("stmt,message,underlined", [
+    ("y = libdevice.tan(tl.arange(0, 4))", "libdevice.tan() needs floating-point operands (fp16, bf16, fp32, fp64), got i32",
+     "libdevice.tan(tl.arange(0, 4))"),
+    ("y = libdevice.erfinv(x.to(tl.float64))", "`libdevice.erfinv` on float64 is not supported yet",
+     "libdevice.erfinv(x.to(tl.float64))"),
+    ("y = libdevice.atan2(x, tl.arange(0, 8))", "libdevice.atan2() needs floating-point operands (fp16, bf16, fp32, fp64), got i32",
+     "libdevice.atan2(x, tl.arange(0, 8))"),
+    ("y = libdevice.lgamma(x)", None, "libdevice.lgamma"),
+])
+def test_errors(tmp_path, stmt, message, underlined):
+    from tests.language.harness import assert_error_at_call
+    if message is None:
+        message = "`libdevice.lgamma` is not supported yet"
+    assert_error_at_call(tmp_path, stmt, message, underlined)
+
+
+def test_round_and_copysign_on_float64():
+    x = np.array([2.5, -2.5, 0.49999999999999994, -0.5, 4503599627370497.0, -0.0, np.inf, np.nan, 1e300, -7.5])
+    z = np.array([-1.0, 1.0, -0.0, 2.0, -3.0, 1.0, -1.0, 1.0, -1.0, 0.0])
+    src = BINARY.replace("FN(x, z)", "libdevice.round(x) + libdevice.copysign(x, z) * 0.0 + libdevice.copysign(1.0, z)")
+    n = len(x)
+    data = {"X": x, "Z": z, "Y": np.zeros(n), "N": np.array(n, np.int32)}
+    got = launch(src, "*fp64,*fp64,*fp64,i32", data, grid=(1,), defines=(("BLOCK", "16"),)).outputs["Y"]
+    with np.errstate(invalid="ignore"):
+        r = np.where(np.abs(x) >= 2.0 ** 52, x, np.copysign(np.floor(np.abs(x) + 0.5), x))
+        r = np.where(np.abs(x) == 0.49999999999999994, np.copysign(0.0, x), r)
+        want = r + np.copysign(x, z) * 0.0 + np.copysign(1.0, z)
+    np.testing.assert_array_equal(got, want)
