@@ -73,22 +73,37 @@ def _copy(b: MBuilder, dst: int, src: int, nbytes: int) -> None:
 
 
 class _Vec:
-    """Vector-loop parameters for ``count`` groups of ``length`` lanes, lane stride ``lane``
-    elements, group stride ``group`` elements: the vector runs over the longer of the two."""
+    """Vector-loop parameters for ``count`` pair blocks ``[lo: length elements][hi: length elements]``
+    (``2 * length`` elements apart): the vector runs over the longer of the ``length`` pairs of a block
+    (unit stride) or the blocks (stride ``2 * length`` elements, in ``stride``).  Setting up emits the
+    vl and stride registers."""
 
-    def __init__(self, lw, elem, count: int, length: int, group: int, vlmax: int):
+    def __init__(self, lw, elem, count: int, length: int):
+        b: MBuilder = lw.b
+        self.b, self.length = b, length
+        self.sew, self.esize = sew_of(elem), elem_bytes(elem)
         self.contiguous = length >= count
         self.lanes = length if self.contiguous else count
         self.iters = count if self.contiguous else length
-        self.vl = min(self.lanes, vlmax)
+        self.vl = min(self.lanes, lw.target.vlen_bits * LMUL // self.sew)
         self.chunks = self.lanes // self.vl
-        self.group = group
+        self.vl_reg = b.li(self.vl, "vl")
+        self.stride = None if self.contiguous else b.li(2 * length * self.esize, "stride")
 
-    def steps(self, esize: int, group: int) -> List[int]:
-        """Per-iteration and per-chunk byte steps for a pointer whose groups are ``group`` apart."""
+    def steps(self, group: int) -> List[int]:
+        """Per-iteration and per-chunk byte steps for a pointer whose groups are ``group`` elements apart."""
         if self.contiguous:
-            return [group * esize, self.vl * esize]
-        return [esize, self.vl * group * esize]
+            return [group * self.esize, self.vl * self.esize]
+        return [self.esize, self.vl * group * self.esize]
+
+    def load_pair(self, ptr: VReg) -> VReg:
+        """v8 = the lo elements of the pairs at ``ptr``, v16 = the hi ones; returns the hi pointer."""
+        b = self.b
+        hi = _hi_ptr(b, ptr, self.length * self.esize)
+        b("vsetvli", "zero", self.vl_reg, f"e{self.sew}, m{LMUL}, ta, ma")
+        _vload(b, self.sew, "v8", ptr, self.stride)
+        _vload(b, self.sew, "v16", hi, self.stride)
+        return hi
 
 
 def _vload(b, sew, vreg, ptr, stride):
@@ -132,34 +147,28 @@ def _cas_pass(lw, elem, base: int, length: int, d: int, run: int, desc: bool) ->
     """One compare-and-swap pass at distance ``d`` over ``length`` elements at ``base``.  ``run``:
     elements per run of one direction, alternating from ascending (``run == length``: ``desc``)."""
     b: MBuilder = lw.b
-    sew, esize = sew_of(elem), elem_bytes(elem)
-    vlmax = lw.target.vlen_bits * LMUL // sew
-    v = _Vec(lw, elem, run // (2 * d), d, 2 * d, vlmax)
-    vl = b.li(v.vl, "vl")
-    stride = None if v.contiguous else b.li(2 * d * esize, "stride")
+    v = _Vec(lw, elem, run // (2 * d), d)
+    sew, esize = v.sew, v.esize
     less = _less(elem)
     alternating = run < length
 
     def one(ptr: VReg, down: bool) -> None:
-        hi = _hi_ptr(b, ptr, d * esize)
-        b("vsetvli", "zero", vl, f"e{sew}, m{LMUL}, ta, ma")
-        _vload(b, sew, "v8", ptr, stride)
-        _vload(b, sew, "v16", hi, stride)
+        hi = v.load_pair(ptr)
         b(less, "v0", "v16", "v8")  # A > B
         b("vmerge.vvm", "v24", *(("v16", "v8") if down else ("v8", "v16")), "v0")
-        _vstore(b, sew, "v24", ptr, stride)
+        _vstore(b, sew, "v24", ptr, v.stride)
         b(less, "v0", "v8", "v16")  # B > A
         b("vmerge.vvm", "v24", *(("v16", "v8") if down else ("v8", "v16")), "v0")
-        _vstore(b, sew, "v24", hi, stride)
+        _vstore(b, sew, "v24", hi, v.stride)
 
     def body(cur: List[VReg]) -> None:
         if alternating:
             one_run = cur[0]
             second = _hi_ptr(b, one_run, run * esize)
-            _loops(b, [v.iters, v.chunks], [one_run], [v.steps(esize, 2 * d)], lambda c: one(c[0], False))
-            _loops(b, [v.iters, v.chunks], [second], [v.steps(esize, 2 * d)], lambda c: one(c[0], True))
+            _loops(b, [v.iters, v.chunks], [one_run], [v.steps(2 * d)], lambda c: one(c[0], False))
+            _loops(b, [v.iters, v.chunks], [second], [v.steps(2 * d)], lambda c: one(c[0], True))
         else:
-            _loops(b, [v.iters, v.chunks], [cur[0]], [v.steps(esize, 2 * d)], lambda c: one(c[0], desc))
+            _loops(b, [v.iters, v.chunks], [cur[0]], [v.steps(2 * d)], lambda c: one(c[0], desc))
 
     pairs = length // (2 * run) if alternating else 1
     _loops(b, [pairs], [b.li(base, "run")], [[2 * run * esize]], body)
@@ -168,25 +177,17 @@ def _cas_pass(lw, elem, base: int, length: int, d: int, run: int, desc: bool) ->
 def _halve(lw, elem, src: int, dst: int, length: int, k: int, take_max: bool) -> None:
     """``dst[blk*k + t] = max(src[blk*2k + t], src[blk*2k + k + t])`` (min unless ``take_max``)."""
     b: MBuilder = lw.b
-    sew, esize = sew_of(elem), elem_bytes(elem)
-    vlmax = lw.target.vlen_bits * LMUL // sew
-    v = _Vec(lw, elem, length // (2 * k), k, 2 * k, vlmax)
-    vl = b.li(v.vl, "vl")
-    s_stride = None if v.contiguous else b.li(2 * k * esize, "stride")
-    d_stride = None if v.contiguous else b.li(k * esize, "stride")
+    v = _Vec(lw, elem, length // (2 * k), k)
+    d_stride = None if v.contiguous else b.li(k * v.esize, "stride")
     op = _maxmin(elem, take_max)
 
     def body(cur: List[VReg]) -> None:
         p, q = cur
-        hi = _hi_ptr(b, p, k * esize)
-        b("vsetvli", "zero", vl, f"e{sew}, m{LMUL}, ta, ma")
-        _vload(b, sew, "v8", p, s_stride)
-        _vload(b, sew, "v16", hi, s_stride)
+        v.load_pair(p)
         b(op, "v24", "v8", "v16")
-        _vstore(b, sew, "v24", q, d_stride)
+        _vstore(b, v.sew, "v24", q, d_stride)
 
-    _loops(b, [v.iters, v.chunks], [b.li(src, "src"), b.li(dst, "dst")],
-           [v.steps(esize, 2 * k), v.steps(esize, k)], body)
+    _loops(b, [v.iters, v.chunks], [b.li(src, "src"), b.li(dst, "dst")], [v.steps(2 * k), v.steps(k)], body)
 
 
 def _merge(lw, elem, base: int, length: int, stage: int, run: int, desc: bool) -> None:
