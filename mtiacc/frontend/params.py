@@ -35,6 +35,8 @@ def parse_define(name: str, text: str):
         v = ast.literal_eval(t)
     except (ValueError, SyntaxError):
         v = None
+    if v is None and t == "None":  # an optional pointer left out, as Triton specializes a None argument
+        return None
     if isinstance(v, (bool, int, float, str)):  # a string: ACTIVATION: tl.constexpr = "leaky_relu"
         return v
     dtype = _dtype_define(t)

@@ -556,3 +556,100 @@ def test_argmin_axis0(tmp_path, N):
     out = _run(tmp_path, C, "argmin_axis0", "*fp32,*i32,i32",
                {"X": x.ravel(), "Out": np.full(N, -1, np.int32), "N": _i32(N)}, (-(-N // 16),), M=8, BLOCK_N=16)
     np.testing.assert_array_equal(out["Out"], x.argmin(0))
+
+
+# --- user_kernels_d: tl.range options, None pointers, Inductor's mask=None / scans / 2-D tiles ----
+
+D = HERE / "user_kernels_d.py"
+
+
+@pytest.mark.parametrize("rows, cols, progs", [(9, 30, 4), (2, 32, 2), (5, 1, 8)])
+def test_softmax_persistent_num_stages(tmp_path, rows, cols, progs):
+    x = (np.random.default_rng(rows).standard_normal((rows, 32)) * 3).astype(np.float32)
+    out = _run(tmp_path, D, "softmax_persistent_stages", "*fp32,*fp32,i32,i32,i32",
+               {"X": x.ravel(), "Y": np.zeros(rows * 32, np.float32), "n_rows": _i32(rows), "n_cols": _i32(cols),
+                "stride": _i32(32)}, (progs,), BLOCK=32, num_stages=3)
+    xd = x[:, :cols].astype(np.float64)
+    e = np.exp(xd - xd.max(1, keepdims=True))
+    np.testing.assert_allclose(out["Y"].reshape(rows, 32)[:, :cols], e / e.sum(1, keepdims=True), rtol=2e-6)
+
+
+@pytest.mark.parametrize("with_bias", [True, False])
+def test_optional_pointer_none(tmp_path, with_bias):
+    n = 40
+    rng = np.random.default_rng(n)
+    x = rng.standard_normal(n).astype(np.float32)
+    b = rng.standard_normal(n).astype(np.float32)
+    if with_bias:
+        out = _run(tmp_path, D, "optional_bias", "*fp32,*fp32,*fp32,i32",
+                   {"X": x, "Bias": b, "Y": np.zeros(n, np.float32), "n": _i32(n)}, (2,), BLOCK=32)
+        np.testing.assert_array_equal(out["Y"], (x + b) * 2)
+    else:
+        out = _run(tmp_path, D, "optional_bias", "*fp32,*fp32,i32",
+                   {"X": x, "Y": np.zeros(n, np.float32), "n": _i32(n)}, (2,), BLOCK=32, Bias=None)
+        np.testing.assert_array_equal(out["Y"], x * 2)
+
+
+def test_inductor_mask_none_all_true(tmp_path):
+    n = 96
+    x = (np.random.default_rng(1).standard_normal(n) * 4).astype(np.float32)
+    x[5] = np.nan
+    out = _run(tmp_path, D, "triton_poi_fused_mul_sigmoid_0", "*fp32,*fp32,i32",
+               {"in_ptr0": x, "out_ptr0": np.full(n, 3, np.float32), "xnumel": _i32(n)}, (3,), XBLOCK=32)
+    xd = x.astype(np.float64)
+    want = np.where(np.isnan(x), 0, np.abs(xd / (1 + np.exp(-xd))))
+    np.testing.assert_allclose(out["out_ptr0"], want, rtol=1e-6, atol=1e-30)
+
+
+@pytest.mark.parametrize("xnumel, rnumel", [(4, 32), (3, 20), (1, 1)])
+def test_inductor_scan_helper(tmp_path, xnumel, rnumel):
+    x = np.random.default_rng(rnumel).integers(-5, 6, (xnumel, rnumel)).astype(np.float32)
+    out = _run(tmp_path, D, "triton_per_fused_cumsum_1", "*fp32,*fp32,i32,i32",
+               {"in_ptr0": x.ravel(), "out_ptr0": np.zeros(xnumel * rnumel, np.float32), "xnumel": _i32(xnumel),
+                "rnumel": _i32(rnumel)}, (-(-xnumel // 2),), XBLOCK=2)
+    np.testing.assert_array_equal(out["out_ptr0"].reshape(xnumel, rnumel), np.cumsum(x, 1))
+
+
+@pytest.mark.parametrize("xnumel, ynumel", [(8, 16), (5, 11), (1, 3)])
+def test_inductor_2d_tiled_transpose(tmp_path, xnumel, ynumel):
+    x = np.random.default_rng(xnumel).standard_normal((xnumel, ynumel)).astype(np.float32)
+    out = _run(tmp_path, D, "triton_poi_fused_clone_transpose_2", "*fp32,*fp32,i32,i32",
+               {"in_ptr0": x.ravel(), "out_ptr0": np.zeros(xnumel * ynumel, np.float32), "ynumel": _i32(ynumel),
+                "xnumel": _i32(xnumel)}, (-(-xnumel // 4), -(-ynumel // 8)), YBLOCK=8, XBLOCK=4)
+    np.testing.assert_array_equal(out["out_ptr0"].reshape(ynumel, xnumel), x.T * 3)
+
+
+@pytest.mark.parametrize("xnumel, rnumel", [(5, 20), (4, 8), (3, 3)])
+def test_inductor_red_any_prod(tmp_path, xnumel, rnumel):
+    x = np.random.default_rng(rnumel).uniform(-3, 2.2, (xnumel, rnumel)).astype(np.float32)
+    out = _run(tmp_path, D, "triton_red_fused_any_prod_3", "*fp32,*i1,*fp32,i32,i32",
+               {"in_ptr0": x.ravel(), "out_ptr0": np.zeros(xnumel, np.bool_), "out_ptr1": np.zeros(xnumel, np.float32),
+                "xnumel": _i32(xnumel), "rnumel": _i32(rnumel)}, (-(-xnumel // 2),), XBLOCK=2, RBLOCK=8)
+    np.testing.assert_array_equal(out["out_ptr0"], (x > 2).any(1))
+    np.testing.assert_allclose(out["out_ptr1"], np.prod(1 + x.astype(np.float64) * 0.125, 1), rtol=1e-5)
+
+
+@pytest.mark.parametrize("n", [32, 50])
+def test_int8_abs_min_max_sum(tmp_path, n):
+    x = np.random.default_rng(n).integers(-128, 128, n).astype(np.int8)
+    x[0] = -128
+    grid = -(-n // 32)
+    out = _run(tmp_path, D, "int8_abs_minmax", "*i8,*i8,i32",
+               {"X": x, "Out": np.zeros(n + 4 * grid, np.int8), "n": _i32(n)}, (grid,), BLOCK=32)
+    got = out["Out"]
+    np.testing.assert_array_equal(got[:n], np.abs(x))           # numpy wraps -128 too
+    for p in range(grid):
+        seg = x[p * 32:(p + 1) * 32].astype(np.int32)
+        s = seg.sum()
+        np.testing.assert_array_equal(got[n + 4 * p:n + 4 * p + 4],
+                                      np.array([seg.max(), seg.min(), s & 0x7F, s >> 8]).astype(np.int8))
+
+
+@pytest.mark.parametrize("n_rows, progs", [(5, 2), (4, 1), (1, 3)])
+def test_nested_loops_static_inner(tmp_path, n_rows, progs):
+    K = 20
+    x = np.random.default_rng(n_rows).integers(-4, 5, (progs, n_rows, K)).astype(np.float32)
+    out = _run(tmp_path, D, "nested_loops_static_inner", "*fp32,*fp32,i32",
+               {"X": x.ravel(), "Y": np.zeros(progs, np.float32), "n_rows": _i32(n_rows)}, (progs,), K=K, BLOCK=8)
+    weights = np.where(np.arange(n_rows) % 2 == 0, 1, 2).astype(np.float32)
+    np.testing.assert_array_equal(out["Y"], (x.sum(2) * weights).sum(1))
