@@ -225,6 +225,9 @@ def lower_if(ctx, node: ast.If) -> None:
         b = outcomes[1][0].get(name)
         if a is None or b is None:  # bound in one branch only: not visible after the `if`
             ctx.locals.pop(name, None)
+            branch = "then" if a is not None else "else"
+            ctx.scoped_out[name] = (f"it is assigned only in the {branch} branch of the `if` at line "
+                                    f"{node.lineno}; assign it before the `if` or in both branches")
             continue
         if a is b:
             continue
@@ -365,7 +368,13 @@ def _initial(ctx, names) -> List[Value]:
     return [ctx.sem.materialize(v) for n, shape in names for _, v in _leaves(n, shape, ctx.locals[n])]
 
 
-def _bind_after(ctx, saved: _Saved, names, results) -> None:
+def _bind_after(ctx, saved: _Saved, names, results, node=None) -> None:
+    if node is not None:  # names first assigned in the body end with it
+        for name in assigned_names(node.body):
+            if name not in saved.locals:
+                ctx.scoped_out[name] = (f"it is first assigned inside the loop at line {node.lineno}, and a "
+                                        "value a loop body creates is not visible after the loop; assign it "
+                                        "before the loop")
     saved.restore(ctx)
     _bind_all(ctx, names, results)
 
@@ -418,7 +427,7 @@ def lower_for(ctx, node: ast.For) -> None:
     ctx.locals[node.target.id] = iv_value
     yields = _loop_body(ctx, node, body_block, names, loop.iter_args, types)
     body_block.append(scf.YieldOp.get(yields, loc=ctx.builder.loc))
-    _bind_after(ctx, saved, names, loop.results)
+    _bind_after(ctx, saved, names, loop.results, node)
 
 
 def _unroll(ctx, node: ast.For, start, end=None, step=1) -> None:
@@ -462,7 +471,7 @@ def lower_while(ctx, node: ast.While) -> None:
     ctx.locals = saved_locals
     yields = _loop_body(ctx, node, loop.after_block, names, loop.after_block.args, types)
     loop.after_block.append(scf.YieldOp.get(yields, loc=ctx.builder.loc))
-    _bind_after(ctx, saved, names, loop.results)
+    _bind_after(ctx, saved, names, loop.results, node)
 
 
 # --------------------------------------------------------------------------- range builtins

@@ -44,6 +44,8 @@ class FunctionLowering:
         self.session = None
         self.loaded = None
         self.entry = builder.block
+        # names an `if` branch or a loop body assigned that are not visible after it: why (control.py)
+        self.scoped_out: Dict[str, str] = {}
 
     # ------------------------------------------------------------------ the choke point
 
@@ -92,6 +94,8 @@ class FunctionLowering:
         helper = inductor.missing_scan_helper(name, self.globals)
         if helper is not None:
             return helper
+        if name in self.scoped_out:
+            raise CompileError(f"'{name}' is not defined here: {self.scoped_out[name]}")
         raise CompileError(f"undefined name '{name}'")
 
     def bind(self, name: str, value) -> None:

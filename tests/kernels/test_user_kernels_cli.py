@@ -59,3 +59,45 @@ def test_string_define_through_the_cli(tmp_path, capsys):
     assert e.value.code in (0, None)
     assert "arith.maxnumf" in out or "arith.maximumf" in out
     assert "arith.select" not in out
+
+
+SCOPE_CASES = {
+    "then": ("    if n > 3:\n        z = tl.load(X)\n    tl.store(Y, z)\n",
+             "'z' is not defined here: it is assigned only in the then branch of the `if` at line 6; assign it "
+             "before the `if` or in both branches", "z"),
+    "else": ("    if n > 3:\n        pass\n    else:\n        z = tl.load(X)\n    tl.store(Y, z)\n",
+             "'z' is not defined here: it is assigned only in the else branch of the `if` at line 6; assign it "
+             "before the `if` or in both branches", "z"),
+    "for": ("    for i in range(n):\n        z = tl.load(X + i)\n    tl.store(Y, z)\n",
+            "'z' is not defined here: it is first assigned inside the loop at line 6, and a value a loop body "
+            "creates is not visible after the loop; assign it before the loop", "z"),
+    "while": ("    i = 0\n    while i < n:\n        z = tl.load(X + i)\n        i += 1\n    tl.store(Y, z)\n",
+              "'z' is not defined here: it is first assigned inside the loop at line 7, and a value a loop body "
+              "creates is not visible after the loop; assign it before the loop", "z"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SCOPE_CASES))
+def test_name_bound_in_a_branch_or_loop_only(tmp_path, case):
+    """The error names the `if` or loop that bound the name (it used to be a bare "undefined name")."""
+    body, message, _ = SCOPE_CASES[case]
+    src = tmp_path / "k.py"
+    text = "import triton\nimport triton.language as tl\n\n@triton.jit\ndef k(X, Y, n):\n" + body
+    src.write_text(text)
+    with pytest.raises(CompileError) as info:
+        compile_kernel(str(src), Options(kernel="k", signature="*fp32,*fp32,i32"))
+    lines = info.value.render().splitlines()
+    last = text.splitlines()[-1]
+    assert lines[0] == f"{src}:{len(text.splitlines())}:{last.index('z') + 1}: error: {message}"
+    assert lines[1] == last
+
+
+def test_name_rebound_after_a_branch_is_fine(tmp_path):
+    src = tmp_path / "k.py"
+    src.write_text("import triton\nimport triton.language as tl\n\n@triton.jit\ndef k(X, Y, n):\n"
+                   "    if n > 3:\n        z = tl.load(X)\n    z = 2.0\n    tl.store(Y, z)\n")
+    res = compile_kernel(str(src), Options(kernel="k", signature="*fp32,*fp32,i32"))
+    (tmp_path / "k.bin").write_bytes(res.binary)
+    y = run(str(tmp_path / "k.bin"), {"X": np.ones(1, np.float32), "Y": np.zeros(1, np.float32),
+                                      "n": np.array(5, np.int32)}, grid=(1,)).outputs["Y"]
+    assert y[0] == 2.0
