@@ -94,7 +94,7 @@ def promote_types(a: Type, b: Type) -> Type:
     if a == b:
         return a
     ka, kb = _kind(a), _kind(b)
-    if (is_fp8(a) and kb == 1) or (is_fp8(b) and ka == 1):
+    if (is_fp8(a) and kb != 2) or (is_fp8(b) and ka != 2):
         raise CompileError(f"cannot combine {a} and {b}: Triton rejects fp8 with integers "
                            "(convert one of them with .to(...))")
     if ka != kb:

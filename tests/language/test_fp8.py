@@ -207,7 +207,7 @@ def test_2d_ragged_tile():
 
 SCALAR = '''
 @triton.jit
-def k(X, B, Y, C, H, D, G, E):
+def k(X, B, Y, C, H, D, G, E, P, Q):
     pid = tl.program_id(0)
     x = tl.load(X + pid)
     tl.store(Y + pid, x.to(tl.float8e5))
@@ -218,6 +218,7 @@ def k(X, B, Y, C, H, D, G, E):
     if pid % 2 == 0:
         g = tl.where(pid < 8, g, g.to(tl.float32).to(tl.float8e4b8))
     tl.store(E + pid, g.to(tl.bfloat16))
+    tl.store(Q + pid, tl.load(P + pid).to(tl.float8e4b8).to(tl.float64))
 '''
 
 
@@ -231,13 +232,18 @@ def test_scalars():
         h = (x * 0.001).astype(np.float16)
     g = rng.integers(0, 256, len(x)).astype(np.uint8)
     n = len(x)
-    res = launch(SCALAR, "*fp32,*fp8e4nv,*fp8e5,*fp16,*fp16,*fp8e4b15,*fp8e4b8,*bf16",
+    p = np.array([1e300, -1e300, 240.0, 248.0, 248.00000000001, -0.0, np.nan, np.inf, 2.0 ** -11,
+                  2.0 ** -11 + 2.0 ** -60, 3 * 2.0 ** -11, 1.0 + 2.0 ** -4, 1.0 + 2.0 ** -4 + 2.0 ** -50, 7.0, -7.5, 1e-300])
+    res = launch(SCALAR, "*fp32,*fp8e4nv,*fp8e5,*fp16,*fp16,*fp8e4b15,*fp8e4b8,*bf16,*fp64,*fp64",
                  {"X": x, "B": codes, "Y": np.zeros(n, np.uint8), "C": np.zeros(n, np.float16), "H": h,
-                  "D": np.zeros(n, np.uint8), "G": g, "E": np.zeros(n, np.uint16)}, grid=(n,))
+                  "D": np.zeros(n, np.uint8), "G": g, "E": np.zeros(n, np.uint16), "P": p, "Q": np.zeros(n)},
+                 grid=(n,))
     np.testing.assert_array_equal(res.outputs["Y"], encode_ref(x.astype(np.float64), "float8e5"))
     _same_float(res.outputs["C"], decode_table("float8e4nv")[codes], "float16")
     np.testing.assert_array_equal(res.outputs["D"], encode_ref(h.astype(np.float64), "float8e4b15"))
     _same_float(res.outputs["E"], decode_table("float8e4b8")[g], "bfloat16")   # the where/if keep g
+    # f64 rounds once (to odd in f32 first): ties and just-above-ties that f32 cannot hold
+    _same_float(res.outputs["Q"], decode_table("float8e4b8")[encode_ref(p, "float8e4b8")], "float64")
 
 
 INDUCTOR = '''
@@ -412,6 +418,8 @@ ERR_KERNEL = ("@triton.jit\ndef k(X, Y):\n    x = tl.load(X + tl.arange(0, 8))\n
     ("y = x < x", "`<` on f8E4M3FN is not supported", "x < x"),
     ("y = -x", "`-` on f8E4M3FN is not supported", "-x"),
     ("y = x + tl.arange(0, 8)", "cannot combine f8E4M3FN and i32: Triton rejects fp8 with integers", "x + tl.arange(0, 8)"),
+    ("y = tl.where(x.to(tl.float32) > 0, x, x.to(tl.float32) > 1)", "cannot combine f8E4M3FN and i1",
+     "tl.where(x.to(tl.float32) > 0, x, x.to(tl.float32) > 1)"),
     ("y = x.to(tl.int32)", "cannot convert f8E4M3FN to i32: Triton converts fp8 only to and from floating-point "
                            "types (go through tl.float32)", "x.to(tl.int32)"),
     ("y = tl.arange(0, 8).to(tl.float8e5)", "cannot convert i32 to f8E5M2", "tl.arange(0, 8).to(tl.float8e5)"),
