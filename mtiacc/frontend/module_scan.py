@@ -35,9 +35,14 @@ def _user_module(resolver, name: str, level: int = 0):
 def _bind_import(scope: Dict[str, object], node: ast.stmt, resolver=None) -> None:
     if isinstance(node, ast.ImportFrom):
         user = _user_module(resolver, node.module or "", node.level)
-        if user is not None:
+        if user is not None or node.level:
             for alias in node.names:
-                found = user.member(alias.name) if alias.name != "*" else None
+                if alias.name == "*":
+                    continue
+                found = user.member(alias.name) if user is not None else None
+                if found is None:  # `from . import utils`: a module of the package (with or without __init__)
+                    found = _user_module(resolver, f"{node.module}.{alias.name}" if node.module else alias.name,
+                                         node.level)
                 if found is not None:
                     scope[alias.asname or alias.name] = found
             return

@@ -653,3 +653,12 @@ def test_nested_loops_static_inner(tmp_path, n_rows, progs):
                {"X": x.ravel(), "Y": np.zeros(progs, np.float32), "n_rows": _i32(n_rows)}, (progs,), K=K, BLOCK=8)
     weights = np.where(np.arange(n_rows) % 2 == 0, 1, 2).astype(np.float32)
     np.testing.assert_array_equal(out["Y"], (x.sum(2) * weights).sum(1))
+
+
+@pytest.mark.parametrize("n, block", [(64, 32), (50, 32), (128, 64)])
+def test_autotune_heuristics_decorators_and_module_helper(tmp_path, n, block):
+    x = np.random.default_rng(n).standard_normal(n).astype(np.float32)
+    out = _run(tmp_path, D, "autotuned_leaky", "*fp32,*fp32,i32,fp32",
+               {"X": x, "Y": np.zeros(n, np.float32), "n": _i32(n), "slope": np.array(0.25, np.float32)},
+               (-(-n // block),), BLOCK=block, EVEN=n % block == 0)
+    np.testing.assert_array_equal(out["Y"], np.where(x >= 0, x, x * np.float32(0.25)))

@@ -101,3 +101,25 @@ def test_name_rebound_after_a_branch_is_fine(tmp_path):
     y = run(str(tmp_path / "k.bin"), {"X": np.ones(1, np.float32), "Y": np.zeros(1, np.float32),
                                       "n": np.array(5, np.int32)}, grid=(1,)).outputs["Y"]
     assert y[0] == 2.0
+
+
+@pytest.mark.parametrize("with_init", [True, False])
+def test_from_dot_import_module(tmp_path, with_init):
+    """`from . import ops` and `from .pkg import ops as O` bind the module (a package with or without
+    __init__.py); `O.f(x)` calls its @triton.jit function."""
+    (tmp_path / "pkg").mkdir()
+    if with_init:
+        (tmp_path / "__init__.py").write_text("")
+        (tmp_path / "pkg" / "__init__.py").write_text("")
+    helper = "import triton\nimport triton.language as tl\n\n\n@triton.jit\ndef f(x, s=2.0):\n    return x * s\n"
+    (tmp_path / "ops.py").write_text(helper)
+    (tmp_path / "pkg" / "ops2.py").write_text(helper.replace("x * s", "x + s"))
+    (tmp_path / "k.py").write_text(
+        "import triton\nimport triton.language as tl\nfrom . import ops\nfrom .pkg import ops2 as O\n\n\n"
+        "@triton.jit\ndef k(X, Y):\n    offs = tl.arange(0, 8)\n"
+        "    tl.store(Y + offs, O.f(ops.f(tl.load(X + offs)), s=0.5))\n")
+    res = compile_kernel(str(tmp_path / "k.py"), Options(kernel="k", signature="*fp32,*fp32"))
+    (tmp_path / "k.bin").write_bytes(res.binary)
+    x = np.arange(8, dtype=np.float32)
+    y = run(str(tmp_path / "k.bin"), {"X": x, "Y": np.zeros(8, np.float32)}, grid=(1,)).outputs["Y"]
+    np.testing.assert_array_equal(y, x * 2 + 0.5)

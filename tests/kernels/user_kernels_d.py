@@ -7,6 +7,8 @@ import triton.language as tl
 from torch._inductor.runtime import triton_helpers
 from torch._inductor.runtime.triton_helpers import libdevice, math as tl_math
 
+from . import user_kernels_utils as U
+
 
 @triton.jit
 def softmax_persistent_stages(X, Y, n_rows, n_cols, stride, BLOCK: tl.constexpr, num_stages: tl.constexpr):
@@ -151,3 +153,19 @@ def nested_loops_static_inner(X, Y, n_rows, K: tl.constexpr, BLOCK: tl.constexpr
                                other=0.0) * (j + 1)
             total += tl.sum(acc, axis=0)
     tl.store(Y + pid, total)
+
+
+@triton.autotune(configs=[
+    triton.Config({"BLOCK": 32}, num_warps=2),
+    triton.Config({"BLOCK": 64}, num_warps=4),
+], key=["n"])
+@triton.heuristics({"EVEN": lambda args: args["n"] % args["BLOCK"] == 0})
+@triton.jit(do_not_specialize=["n"])
+def autotuned_leaky(X, Y, n, slope, BLOCK: tl.constexpr, EVEN: tl.constexpr):
+    """The decorator stack of a tuned kernel, a helper reached as `U.leaky` (`from . import module`)."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    if EVEN:
+        x = tl.load(X + offs)
+    else:
+        x = tl.load(X + offs, mask=offs < n, other=0.0)
+    tl.store(Y + offs, U.leaky(x, slope), mask=offs < n)
