@@ -80,6 +80,20 @@ def atanh_fit(deg: int = 6):
     return fit(z, (np.arctanh(a) - a) / (a * z), deg, np.arctanh(a) / (a * z))
 
 
+_lgamma = np.vectorize(math.lgamma)
+
+
+def lgamma_fits(deg1: int = 12, deg2: int = 10):
+    """lgamma(1 + t) = t * P1(t) and lgamma(2 + t) = t * P2(t), |t| <= 1/2."""
+    t = cheb_nodes(-0.5, 0.5)
+    t = t[np.abs(t) > 1e-9]
+    out = []
+    for base, deg in ((1, deg1), (2, deg2)):
+        q = _lgamma(base + t) / t
+        out.append(fit(t, q, deg, q))
+    return tuple(out)
+
+
 _erfc = np.vectorize(math.erfc)
 
 
@@ -120,10 +134,11 @@ def erfinv_fits(deg1: int = 11, deg2: int = 10):
 
 def tables():
     """name -> (coefficients, max relative error) for every fitted table."""
-    (n1, n2), (i1, i2) = erfc_fits(), erfinv_fits()
+    (n1, n2), (i1, i2), (g1, g2) = erfc_fits(), erfinv_fits(), lgamma_fits()
     return {"TAN_POLY": tan_fit(), "ATAN_POLY": atan_fit(), "ASIN_POLY": asin_fit(), "ACOSH_POLY": acosh_fit(),
             "ATANH_POLY": atanh_fit(), "ERFC_NEAR": n1,
-            "ERFC_FAR": n2, "ERFINV_CENTRAL": i1, "ERFINV_TAIL": i2}
+            "ERFC_FAR": n2, "ERFINV_CENTRAL": i1, "ERFINV_TAIL": i2,
+            "LGAMMA_1": g1, "LGAMMA_2": g2}
 
 
 if __name__ == "__main__":

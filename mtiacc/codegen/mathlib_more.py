@@ -31,8 +31,10 @@ from typing import Callable, Dict
 
 import numpy as np
 
-from mtiacc.codegen.mathlib import ERF_SMALL, VMath, _exp_core, _log_fixups, _log_parts, log, log1p
-from mtiacc.codegen.mathlib_trig import _PI, _f32_parts
+from mtiacc.codegen.mathlib import (ERF_SMALL, LN2_HI, LN2_LO, VMath, _exp_core, _log_fixups, _log_parts,
+                                    _rounding, log, log1p)
+from mtiacc.codegen.mathlib_trig import _PI, _f32_parts, _two_sum
+from mtiacc.codegen.mathlib_trig import sin as _sin
 
 ATAN_POLY = (0.08395980298519135, -0.1132366880774498, 0.09804569184780121, -0.09553715586662292,
              0.11165616661310196, -0.14289115369319916, 0.20000100135803223, -0.3333333432674408)
@@ -59,6 +61,17 @@ ERFINV_TAIL = (-3.1253039196599275e-05, 0.00015636988973710686, -0.0002641938335
                -0.00011795945465564728, 0.0014599853893741965, -0.003566349158063531,
                0.005693709012120962, -0.007643100339919329, 0.009444503113627434,
                1.0016752481460571, 2.832976818084717)
+
+LGAMMA_1 = (-0.15484453737735748, 0.17407146096229553, -0.06687144190073013, 0.06944050639867783,
+            -0.11448676139116287, 0.12998010218143463, -0.14385861158370972, 0.16927023231983185,
+            -0.20739313960075378, 0.27058717608451843, -0.40068528056144714, 0.822467029094696,
+            -0.5772156715393066)
+LGAMMA_2 = (0.002038615755736828, -0.00011135653039673343, -0.0016464405925944448,
+            0.0006125203799456358, -0.0008511472842656076, 0.002875475911423564,
+            -0.007419198751449585, 0.020581485703587532, -0.06735113263130188, 0.32246702909469604,
+            0.42278432846069336)
+STIRLING = (-1 / 1680, 1 / 1260, -1 / 360, 1 / 12)   # lgamma's asymptotic series, in 1/x^2
+HALF_LOG_2PI = 0.5 * math.log(2 * math.pi)
 
 PIO2_HI, PIO2_LO = _f32_parts(_PI / 2, 2)
 PIO4_HI, PIO4_LO = _f32_parts(_PI / 4, 2)
@@ -504,8 +517,105 @@ def erfinv(e: VMath, x: str) -> str:
     return p
 
 
+# ------------------------------------------------------------------------------------------ lgamma
+
+def _log_dw(e: VMath, v: str):
+    """log(v) as hi + lo (a few bits beyond f32) for finite v > 0."""
+    kf, h, l = _log_parts(e, v, split=True)
+    s = e.tmp()
+    e("vfmul.vf", s, kf, e.k(LN2_HI))                # exact: LN2_HI has 16 bits, |k| < 2^8
+    e("vfmacc.vf", l, e.k(LN2_LO), kf)
+    hi, err = _two_sum(e, s, h)
+    e("vfadd.vv", err, err, l)
+    e.release(kf, h, l, s)
+    return hi, err
+
+
+def lgamma(e: VMath, x: str) -> str:
+    """log|Gamma(x)|.  On y = x (x > 0) or 1 - x (x <= 0, then reflected: log(pi / |sin(pi x)|) - ...):
+    y < 1/2: y P1(y) - log(y); y < 3/2: t P1(t), t = y - 1; y < 8: shifted down by steps of 1 below 5/2
+    (the product of the steps' values p), t P2(t) + log(p), t = y - 2; above: Stirling, with log(y) in
+    two parts and (y - 1/2) log(y) - y by one fused multiply-add."""
+    y = e.tmp()
+    e("vfrsub.vf", y, x, e.k(1.0))
+    e("vmfgt.vf", "v0", x, e.k(0.0))
+    e("vmerge.vvm", y, y, x, "v0")                   # y = x > 0 ? x : 1 - x
+    yb, prod, t = e.tmp(), e.tmp(), e.tmp()
+    e("vmv.v.v", yb, y)
+    e("vfmv.v.f", prod, e.k(1.0))
+    for _ in range(6):                               # lgamma(u) = lgamma(u - 1) + log(u - 1)
+        e("vfsub.vf", t, yb, e.k(1.0))
+        e("vmfge.vf", "v0", yb, e.k(2.5))
+        e("vmerge.vvm", yb, yb, t, "v0")
+        e("vfmul.vv", t, prod, t)
+        e("vmerge.vvm", prod, prod, t, "v0")
+    e("vmflt.vf", "v0", y, e.k(0.5))
+    e("vmerge.vvm", prod, prod, y, "v0")
+    e("vmfge.vf", "v0", y, e.k(8.0))
+    e("vmerge.vvm", prod, prod, y, "v0")             # the log's argument: y, or the product
+    lh, ll = _log_dw(e, prod)
+    e.release(prod)
+    # y >= 8: (y - 1/2) log(y) - y + log(2 pi)/2 + R(1/y)
+    xm = e.tmp()
+    e("vfsub.vf", xm, y, e.k(0.5))
+    e("vfrdiv.vf", t, y, e.k(1.0))
+    z = e.tmp()
+    e("vfmul.vv", z, t, t)
+    st = e.horner(STIRLING, z)
+    e.release(z)
+    e("vfmul.vv", st, st, t)
+    e("vfadd.vf", st, st, e.k(HALF_LOG_2PI))
+    e("vfmacc.vv", st, xm, ll)
+    d = e.tmp()
+    e("vmv.v.v", d, y)
+    e("vfmsac.vv", d, xm, lh)                        # (y - 1/2) * hi - y, one rounding
+    e("vfadd.vv", d, d, st)
+    e.release(xm, st)
+    e("vfadd.vv", lh, lh, ll)                        # log as one f32
+    e.release(ll)
+    # 3/2 <= y < 8: t P2(t) + log(p)
+    e("vfsub.vf", t, yb, e.k(2.0))
+    r = e.horner(LGAMMA_2, t)
+    e("vfmul.vv", r, r, t)
+    e("vfadd.vv", r, r, lh)
+    # y < 3/2: t P1(t), t = y or y - 1, minus log(y) below 1/2
+    e("vfsub.vf", t, y, e.k(1.0))
+    e("vmflt.vf", "v0", y, e.k(0.5))
+    e("vmerge.vvm", t, t, y, "v0")
+    p1 = e.horner(LGAMMA_1, t)
+    e("vfmul.vv", p1, p1, t)
+    e("vmflt.vf", "v0", y, e.k(1.5))
+    e("vmerge.vvm", r, r, p1, "v0")
+    e("vfsub.vv", p1, p1, lh)
+    e("vmflt.vf", "v0", y, e.k(0.5))
+    e("vmerge.vvm", r, r, p1, "v0")
+    e("vmfge.vf", "v0", y, e.k(8.0))
+    e("vmerge.vvm", r, r, d, "v0")
+    e.release(p1, d, lh, yb, t, y)
+    # x <= 0: log(pi / |sin(pi x)|) - lgamma(1 - x); poles at the non-positive integers
+    f = _rounding(e, x, "round")
+    e("vfsub.vv", f, x, f)                           # x - round(x), exact, in [-1/2, 1/2]
+    e("vfmul.vf", f, f, e.k(math.pi))
+    s = _sin(e, f)
+    e.release(f)
+    e("vfsgnjx.vv", s, s, s)
+    ls = log(e, s)
+    e("vfrsub.vf", ls, ls, e.k(math.log(math.pi)))   # log(pi) - log|sin(pi x)| (no overflow of pi/s)
+    e("vfsub.vv", ls, ls, r)
+    e.set_where(ls, lambda: e("vmfeq.vf", "v0", s, e.k(0.0)), math.inf)
+    e.release(s)
+    e("vmfle.vf", "v0", x, e.k(0.0))
+    e("vmerge.vvm", r, r, ls, "v0")
+    e.release(ls)
+    e.set_where(r, lambda: e("vmfeq.vf", "v0", x, e.k(math.inf)), math.inf)
+    e.set_where(r, lambda: e("vmfeq.vf", "v0", x, e.k(-math.inf)), math.inf)
+    e.nan_passthrough(r, x)
+    return r
+
+
 EXPANSIONS: Dict[str, Callable] = {
     "math.atan": atan, "math.atan2": atan2, "math.asin": asin, "math.acos": acos, "math.sinh": sinh,
     "math.cosh": cosh, "math.asinh": asinh, "math.acosh": acosh, "math.atanh": atanh,
     "math.log10": log10, "math.cbrt": cbrt, "math.hypot": hypot, "math.erfc": erfc, "math.erfinv": erfinv,
+    "math.lgamma": lgamma,
 }

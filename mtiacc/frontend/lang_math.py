@@ -363,7 +363,7 @@ LIBDEVICE: Dict[str, Builtin] = _table("libdevice", {
     **_UNARY_NAMES, "tanh": "tanh", "log1p": "log1p", "expm1": "expm1", "trunc": "trunc",
     "rint": "rint", "nearbyint": "rint", "fast_expf": "exp", "fast_logf": "log", "exp2f": "exp2",
     "fast_tanhf": "tanh", **{n: n for n in ("tan", "atan", "asin", "acos", "sinh", "cosh", "asinh", "acosh",
-                                             "atanh", "log10", "cbrt", "erfc", "erfinv")},
+                                             "atanh", "log10", "cbrt", "erfc", "erfinv", "lgamma")},
 }, {**_COMMON, "fabs": abs_, "pow": pow_, "signbit": signbit, "isnan": isnan, "isinf": isinf,
     "atan2": _binary_math(ops.MathAtan2Op, "libdevice.atan2"),
     "hypot": _binary_math(ops.MathHypotOp, "libdevice.hypot"), "copysign": copysign, "round": round_,

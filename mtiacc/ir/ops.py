@@ -572,7 +572,8 @@ MATH_UNARY = {name: _math_unary(name, fn) for name, fn in (
     ("tan", np.tan), ("atan", np.arctan), ("asin", np.arcsin), ("acos", np.arccos), ("sinh", np.sinh),
     ("cosh", np.cosh), ("asinh", np.arcsinh), ("acosh", np.arccosh), ("atanh", np.arctanh),
     ("log10", np.log10), ("cbrt", np.cbrt), ("erfc", lambda x: math.erfc(x) if not math.isnan(x) else x),
-    ("erfinv", None))}
+    ("erfinv", None), ("lgamma", lambda x: math.lgamma(x) if math.isfinite(x) and not (x <= 0 and x == int(x))
+                            else (x if math.isnan(x) else math.inf)))}
 
 
 class MathPowFOp(BinaryOp):
