@@ -5,8 +5,10 @@ Argument reduction to ``x = n * pi/2 + r``, ``|r| <= pi/4``, with ``r`` kept as 
 * ``|x| < 2**16`` (the fast path): Cody-Waite with pi/2 split into three 24-bit f32 parts
   ``A + B + C``.  ``x - n*A`` is exact under a fused multiply-add (both are multiples of ``ulp(A)``
   and the difference is below 2), ``n*B`` is split exactly into a product and its rounding error,
-  and the subtraction is a 2Sum, so ``rh + rl`` carries ``r`` to ~2**-48 relative even when ``x`` is
-  next to a multiple of pi/2 (plain three-part Cody-Waite lost up to 2**16 ULP of ``r`` there).
+  and the subtraction is a Fast2Sum (exact: ``x - n*A`` is a multiple of ``ulp(n*B)``), so ``rh + rl``
+  carries ``r`` to ~2**-48 relative even when ``x`` is next to a multiple of pi/2 (the earlier
+  reduction, with 8- and 11-bit parts of pi/2, lost up to 6e4 ULP of ``r`` there: 622 ULP of
+  ``cos(252.89821)``).
 * larger ``|x|`` (Payne-Hanek, in 32-bit integer lanes, exact): with ``|x| = m * 2**(E-150)`` (24-bit
   ``m``), the bits of 2/pi whose products with ``m`` are multiples of 4 are skipped; the next 96 bits
   ``W`` (three 32-bit words, selected per element from a table of 2/pi's bits by the exponent and
@@ -14,7 +16,8 @@ Argument reduction to ``x = n * pi/2 + r``, ``|r| <= pi/4``, with ``r`` kept as 
   the fraction, computed with ``vmul``/``vmulhu`` and a carry.  The fraction goes to f32 through
   three exactly converted pieces and a 2Sum, then times pi/2 in two parts.  Bits of 2/pi beyond the
   window and below the second word change the fraction by < 2**-60, far below the smallest
-  ``|x mod pi/2|`` of any f32 (~2**-29 of a quadrant).  The large path runs only on strips that
+  ``|x mod pi/2|`` of any f32 at or above 2**16 (2**-29.86 of a quadrant, from the continued fractions
+  of 2/pi * 2**k; tests/language/test_math_more.py checks it).  The large path runs only on strips that
   hold such an element (one reduction and a branch test per strip), merged in where it applies.
 
 Polynomials on ``|r| <= pi/4`` (``z = rh*rh``): Taylor series for sin and cos (as before), a
@@ -80,7 +83,7 @@ def _s32(v: int) -> int:
 
 
 def _two_sum(e: VMath, a: str, b: str):
-    """(s, err) with s = fl(a + b) and s + err = a + b exactly (2Sum)."""
+    """(s, err) with s = fl(a + b) and s + err = a + b exactly (2Sum: no condition on a and b)."""
     s = e.tmp()
     e("vfadd.vv", s, a, b)
     bb = e.tmp()
