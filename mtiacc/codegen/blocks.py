@@ -23,6 +23,8 @@ VECTOR_BINARY: Dict[type, str] = {
     O.MaxNumFOp: "vfmax.vv", O.MinNumFOp: "vfmin.vv",
 }
 
+BOOL_ARITH = {"vadd.vv": "vxor.vv", "vsub.vv": "vxor.vv", "vmul.vv": "vand.vv"}
+
 # predicate -> (mnemonic, swap operands)
 INT_COMPARE = {"eq": ("vmseq.vv", False), "ne": ("vmsne.vv", False),
                "slt": ("vmslt.vv", False), "sle": ("vmsle.vv", False),
@@ -56,8 +58,10 @@ def lower_elementwise(b: MBuilder, op, srcs: List[Src], dst: Src) -> None:
     if type(op) in VECTOR_BINARY:
         mn = VECTOR_BINARY[type(op)]
         elem = op.lhs.type.element_type
-        if elem.is_bool() and mn not in ("vand.vv", "vor.vv", "vxor.vv"):
-            raise CompileError(f"'{op.name}' on i1 blocks is not supported yet")
+        if elem.is_bool():  # 0/1 bytes; arithmetic wraps at one bit: + and - are xor, * is and
+            mn = BOOL_ARITH.get(mn, mn)
+            if mn not in ("vand.vv", "vor.vv", "vxor.vv"):
+                raise CompileError(f"'{op.name}' on i1 blocks is not supported yet")
 
         def compute(loop: VLoop, g: List[str]) -> str:
             loop.ensure(elem)

@@ -32,7 +32,10 @@ from mtiacc.ir.fused import FusedElementwiseOp
 from mtiacc.ir.types import f32, f64, i1
 
 POOLS = {4: tuple(f"v{i}" for i in range(4, 32, 4)), 2: tuple(f"v{i}" for i in range(2, 32, 2))}
-MASK_BINARY = {O.AndIOp: "vmand.mm", O.OrIOp: "vmor.mm", O.XOrIOp: "vmxor.mm"}
+# i1 blocks live in mask registers; arithmetic on them wraps at one bit (Triton keeps `a + b` of two
+# booleans int1): + and - are xor, * is and
+MASK_BINARY = {O.AndIOp: "vmand.mm", O.OrIOp: "vmor.mm", O.XOrIOp: "vmxor.mm",
+               O.AddIOp: "vmxor.mm", O.SubIOp: "vmxor.mm", O.MulIOp: "vmand.mm"}
 
 
 class OutOfRegisters(Exception):

@@ -662,3 +662,21 @@ def test_autotune_heuristics_decorators_and_module_helper(tmp_path, n, block):
                {"X": x, "Y": np.zeros(n, np.float32), "n": _i32(n), "slope": np.array(0.25, np.float32)},
                (-(-n // block),), BLOCK=block, EVEN=n % block == 0)
     np.testing.assert_array_equal(out["Y"], np.where(x >= 0, x, x * np.float32(0.25)))
+
+
+@pytest.mark.parametrize("opt", [0, 2])
+@pytest.mark.parametrize("n", [16, 11])
+def test_bool_arithmetic_wraps(tmp_path, opt, n):
+    """Found writing these kernels: `a + b` of two i1 blocks stopped codegen ("'arith.addi' on i1 blocks
+    is not supported yet"); Triton keeps it int1 (1 + 1 wraps to 0)."""
+    rng = np.random.default_rng(n)
+    a = rng.integers(0, 2, n).astype(np.int32)
+    b = rng.integers(0, 2, n).astype(np.int32)
+    a[:2], b[:2] = 1, 1
+    binary = build("bool_arith", "*i32,*i32,*i32,i32", opt_level=opt, path=D, BLOCK=16)
+    out = launch(tmp_path, binary, {"A": a, "B": b, "Out": np.zeros(4 * n + 2, np.int32), "n": _i32(n)}, (1,))["Out"]
+    np.testing.assert_array_equal(out[:n], a ^ b)
+    np.testing.assert_array_equal(out[n:2 * n], a & b)
+    np.testing.assert_array_equal(out[2 * n:3 * n], a ^ b)
+    np.testing.assert_array_equal(out[3 * n:4 * n], a + 1 + b)
+    np.testing.assert_array_equal(out[4 * n:], [a[0] ^ b[0], a[0] & b[0]])

@@ -169,3 +169,21 @@ def autotuned_leaky(X, Y, n, slope, BLOCK: tl.constexpr, EVEN: tl.constexpr):
     else:
         x = tl.load(X + offs, mask=offs < n, other=0.0)
     tl.store(Y + offs, U.leaky(x, slope), mask=offs < n)
+
+
+@triton.jit
+def bool_arith(A, B, Out, n, BLOCK: tl.constexpr):
+    """Arithmetic on booleans stays int1 and wraps at one bit (Triton): + and - are xor, * is and;
+    bool + 1 is an int32 count; the same on scalars."""
+    offs = tl.arange(0, BLOCK)
+    mask = offs < n
+    a = tl.load(A + offs, mask=mask, other=0) > 0
+    b = tl.load(B + offs, mask=mask, other=0) > 0
+    tl.store(Out + offs, (a + b).to(tl.int32), mask=mask)
+    tl.store(Out + n + offs, (a * b).to(tl.int32), mask=mask)
+    tl.store(Out + 2 * n + offs, (a - b).to(tl.int32), mask=mask)
+    tl.store(Out + 3 * n + offs, a + 1 + b, mask=mask)
+    sa = tl.load(A) > 0
+    sb = tl.load(B) > 0
+    tl.store(Out + 4 * n, (sa + sb).to(tl.int32))
+    tl.store(Out + 4 * n + 1, (sa * sb).to(tl.int32))
