@@ -187,3 +187,12 @@ def bool_arith(A, B, Out, n, BLOCK: tl.constexpr):
     sb = tl.load(B) > 0
     tl.store(Out + 4 * n, (sa + sb).to(tl.int32))
     tl.store(Out + 4 * n + 1, (sa * sb).to(tl.int32))
+
+
+@triton.jit
+def half_div_mod(H, Out, n, BLOCK: tl.constexpr):
+    """Triton 3.9 computes `/` and `%` with an fp16/bf16 operand in f32, and the result is f32."""
+    offs = tl.arange(0, BLOCK)
+    h = tl.load(H + offs, mask=offs < n, other=1.0)
+    tl.store(Out + offs, h / 3, mask=offs < n)
+    tl.store(Out + n + offs, h % 1.5, mask=offs < n)
