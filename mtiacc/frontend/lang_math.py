@@ -216,6 +216,37 @@ def nextafter(sem: Semantic, x, y):
     return sem.where(nan, float("nan"), r)
 
 
+def ldexp(sem: Semantic, x, n):
+    """``libdevice.ldexp(x, n)``: ``x * 2**n`` rounded once, on the f32 bits: the exponent field moved
+    when the result is normal, else ``y * 2**-24 * 2**(k + 24)`` for the significand ``y`` in [1, 2),
+    whose second multiply is the only inexact step (subnormal results, underflow to zero)."""
+    v = _float_operand(sem, x, "libdevice.ldexp")
+    k = _operand(sem, n, "libdevice.ldexp")
+    if not k.type.element_type.is_int():
+        raise CompileError(f"libdevice.ldexp() needs an integer exponent, got {k.type.element_type}")
+    _no_f64("libdevice.ldexp", v)
+    ty = v.type.element_type
+    v, k = sem.broadcast(sem.cast(v, f32), k)
+    k = sem.cast(sem.binary("minimum", sem.binary("maximum", k, -1000), 1000), i32)
+    sub = sem.compare("lt", abs_(sem, v), 2.0 ** -126)          # subnormal (or zero): normalize first
+    v2 = sem.where(sub, sem.binary("mul", v, 2.0 ** 24), v)
+    k = sem.where(sub, sem.binary("sub", k, 24), k)
+    bits = sem.cast(v2, i32, bitcast=True)
+    e = sem.binary("add", sem.binary("and", sem.binary("rshift", bits, 23), 0xFF), k)
+    normal = sem.cast(sem.binary("or", sem.binary("and", bits, -0x7F800001), sem.binary("lshift", e, 23)), f32,
+                      bitcast=True)
+    y = sem.cast(sem.binary("or", sem.binary("and", bits, -0x7F800001), 127 << 23), f32, bitcast=True)
+    kk = sem.binary("maximum", sem.binary("sub", e, 127), -151)
+    scale = sem.cast(sem.binary("lshift", sem.binary("add", sem.binary("minimum", kk, 0), 24 + 127), 23), f32,
+                     bitcast=True)
+    tiny = sem.binary("mul", sem.binary("mul", y, 2.0 ** -24), scale)
+    r = sem.where(sem.compare("lt", e, 1), tiny, normal)
+    r = sem.where(sem.compare("gt", e, 254), sem.binary("mul", y, float("inf")), r)
+    special = sem.binary("or", sem.compare("eq", v, 0.0), sem.compare("ne", v, v))
+    special = sem.binary("or", special, sem.compare("eq", abs_(sem, v), float("inf")))
+    return sem.cast(sem.where(special, v, r), ty)
+
+
 def llrint(sem: Semantic, x):
     """``libdevice.llrint(x)``: round to nearest even, as int64."""
     return sem.cast(_unary("rint", "libdevice.llrint")(sem, x), i64)
@@ -367,7 +398,7 @@ LIBDEVICE: Dict[str, Builtin] = _table("libdevice", {
 }, {**_COMMON, "fabs": abs_, "pow": pow_, "signbit": signbit, "isnan": isnan, "isinf": isinf,
     "atan2": _binary_math(ops.MathAtan2Op, "libdevice.atan2"),
     "hypot": _binary_math(ops.MathHypotOp, "libdevice.hypot"), "copysign": copysign, "round": round_,
-    "fmod": fmod_, "llrint": llrint, "nextafter": nextafter})
+    "fmod": fmod_, "llrint": llrint, "nextafter": nextafter, "ldexp": ldexp})
 
 
 def lookup(qualname: str, attr: str):

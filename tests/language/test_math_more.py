@@ -363,3 +363,27 @@ def test_round_and_copysign_on_float64():
         r = np.where(np.abs(x) == 0.49999999999999994, np.copysign(0.0, x), r)
         want = r + np.copysign(x, z) * 0.0 + np.copysign(1.0, z)
     np.testing.assert_array_equal(got, want)
+
+
+def test_ldexp_is_rounded_once():
+    src = '''
+@triton.jit
+def k(X, K, Y, N, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < N
+    x = tl.load(X + offs, mask=m)
+    n = tl.load(K + offs, mask=m)
+    tl.store(Y + offs, libdevice.ldexp(x, n), mask=m)
+'''
+    rng = np.random.default_rng(12)
+    x = np.concatenate([_bits(rng, 3000), [0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, 1.5, 1.75, 1e-45, -3e-39,
+                                           3.4e38]]).astype(np.float32)
+    k = rng.integers(-300, 300, len(x)).astype(np.int32)
+    k[-11:] = [5, -5, -3, 3, 1, -149, -150, -151, 149, 100, -277]   # ties to even at the bottom, overflow
+    n = len(x)
+    data = {"X": x, "K": k, "Y": np.zeros(n, np.float32), "N": np.array(n, np.int32)}
+    got = launch(src, "*fp32,*i32,*fp32,i32", data, grid=(-(-n // 256),), defines=(("BLOCK", "256"),)).outputs["Y"]
+    with np.errstate(over="ignore"):
+        want = np.ldexp(x, k)
+    same = (got.view(np.uint32) == want.view(np.uint32)) | (np.isnan(got) & np.isnan(want))
+    assert same.all(), [(x[i], k[i], got[i], want[i]) for i in np.nonzero(~same)[0][:4]]
