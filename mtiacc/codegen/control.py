@@ -164,9 +164,15 @@ def _stores_inside(op) -> bool:
     return any(isinstance(o, O.StoreOp) for o in op.walk())
 
 
-def _emit_block(lw, block: Block) -> None:
+def _emit_block(lw, block: Block, homes: Sequence) -> None:
+    """Emit ``block``'s ops, then write what its terminator passes on (a yield's values, a condition's
+    arguments) into ``homes``."""
     for op in block.ops[:-1]:
         lw.emit(op)
+    term = block.terminator
+    lw.b.loc = term.loc
+    write(lw, list(term.args if isinstance(term, ConditionOp) else term.values), homes)
+    _terminator_done(lw, term)
 
 
 def _terminator_done(lw, term) -> None:
@@ -212,11 +218,7 @@ def lower_for(lw, op: ForOp) -> None:
         _bind_home(lw, arg, h)
         _bind_home(lw, res, h)
     with counted_loop(lw, op, "scf.for"):
-        _emit_block(lw, op.block)
-        term = op.block.terminator
-        b.loc = term.loc
-        write(lw, list(term.values), homes)
-        _terminator_done(lw, term)
+        _emit_block(lw, op.block, homes)
         if _stores_inside(op):
             b("mtia.dma.wait", comment="this iteration's stores complete before the next")
 
@@ -229,11 +231,7 @@ def lower_if(lw, op: IfOp) -> None:
     other, done = b.new_label("else"), b.new_label("endif")
     b("beqz", lw.get(op.cond), other, comment="scf.if")
     for block, last in ((op.then_block, False), (op.else_block, True)):
-        _emit_block(lw, block)
-        term = block.terminator
-        b.loc = term.loc
-        write(lw, list(term.values), homes)
-        _terminator_done(lw, term)
+        _emit_block(lw, block, homes)
         if not last:
             b("j", done)
             b.label(other)
@@ -252,17 +250,9 @@ def lower_while(lw, op: WhileOp) -> None:
         _bind_home(lw, res, h)
     top, done = b.new_label("while"), b.new_label("endwhile")
     b.label(top)
-    _emit_block(lw, op.before_block)
-    cond = op.before_block.terminator
-    b.loc = cond.loc
-    write(lw, list(cond.args), after)
-    _terminator_done(lw, cond)
-    b("beqz", lw.get(cond.cond), done, comment="scf.while")
-    _emit_block(lw, op.after_block)
-    term = op.after_block.terminator
-    b.loc = term.loc
-    write(lw, list(term.values), before)
-    _terminator_done(lw, term)
+    _emit_block(lw, op.before_block, after)
+    b("beqz", lw.get(op.before_block.terminator.cond), done, comment="scf.while")
+    _emit_block(lw, op.after_block, before)
     if _stores_inside(op):
         b("mtia.dma.wait", comment="this iteration's stores complete before the next")
     b("j", top)
