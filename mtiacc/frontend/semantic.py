@@ -19,7 +19,8 @@ Type rules (Triton's, see its "Triton Semantics" page):
 * A constexpr operand of the same or a lower kind than the run-time operand takes the
   run-time operand's type (``x_f16 * 2.0`` stays f16, ``x_u8 + 1`` stays u8).  A constexpr
   of a higher kind makes both operands its literal type (``x_i32 * 0.5`` is f32).
-* ``/`` between integers converts both to f32; ``//`` and ``%`` on integers truncate toward
+* ``/`` between integers converts both to f32, and so do ``/`` and ``%`` whose common type is
+  f16 or bf16 (Triton: PTX has no half-precision division; ``x_f16 / 3`` is f32); ``//`` and ``%`` on integers truncate toward
   zero like C (``arith.divsi``/``arith.remsi``; unsigned types use ``divui``/``remui``);
   ``//`` on floats is rejected, ``%`` on floats is ``arith.remf`` (C ``fmod``).
 * Comparisons give i1; signed integers use ``s*`` predicates, unsigned and i1 ``u*``,
@@ -319,8 +320,7 @@ class Semantic:
         ty = self.common_type(a, b)
         if name == "truediv" and ty.is_int():
             ty = f32
-        fp8_in = any(isinstance(x, Value) and is_fp8(x.type) for x in (a, b))
-        if fp8_in and name in ("truediv", "mod") and ty != f64:
+        if name in ("truediv", "mod") and (ty in (f16, bf16) or is_fp8(ty)):
             ty = f32   # Triton: / and % with a float operand narrower than f32 compute in f32
         if is_fp8(ty) and name in ("minimum", "maximum"):   # exact through f32
             wide = self.binary(name, self.cast(a, f32) if isinstance(a, Value) else a,

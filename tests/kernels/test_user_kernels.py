@@ -682,9 +682,8 @@ def test_bool_arithmetic_wraps(tmp_path, opt, n):
     np.testing.assert_array_equal(out[4 * n:], [a[0] ^ b[0], a[0] & b[0]])
 
 
-@pytest.mark.xfail(strict=True, reason="reported: frontend/semantic.py computes / and % of fp16 in fp16 and "
-                   "rounds; Triton 3.9 (computation_type_impl rule 2) computes them in f32 with an f32 result")
 def test_fp16_div_mod_compute_in_f32(tmp_path):
+    """Triton 3.9 computes `/` and `%` with fp16 operands in f32, with an f32 result (no fp16 rounding)."""
     n = 16
     h = (np.random.default_rng(3).standard_normal(n) * 10).astype(np.float16)
     out = _run(tmp_path, D, "half_div_mod", "*fp16,*fp32,i32",
@@ -692,3 +691,56 @@ def test_fp16_div_mod_compute_in_f32(tmp_path):
     hf = h.astype(np.float32)
     np.testing.assert_array_equal(out[:n], hf / np.float32(3))
     np.testing.assert_array_equal(out[n:], np.fmod(hf, np.float32(1.5)))
+
+
+# --- bigger shapes (slow) -----------------------------------------------------------------------
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rows, cols, block", [(8, 1000, 256), (3, 4099, 1024), (16, 129, 64)])
+def test_row_kernels_big(tmp_path, rows, cols, block):
+    rng = np.random.default_rng(cols)
+    x = (rng.standard_normal((rows, cols)) * 3).astype(np.float32)
+    w = rng.uniform(0.5, 1.5, cols).astype(np.float32)
+    b = rng.standard_normal(cols).astype(np.float32)
+    sm = _run(tmp_path, A, "online_softmax", "*fp32,*fp32,i32,i32,i32",
+              {"X": x.ravel(), "Y": np.zeros(rows * cols, np.float32), "n_cols": _i32(cols), "x_stride": _i32(cols),
+               "y_stride": _i32(cols)}, (rows,), BLOCK=block)
+    xd = x.astype(np.float64)
+    e = np.exp(xd - xd.max(1, keepdims=True))
+    np.testing.assert_allclose(sm["Y"].reshape(rows, cols), e / e.sum(1, keepdims=True), rtol=1e-5, atol=1e-10)
+    ln = _run(tmp_path, A, "layer_norm_fwd", "*fp32,*fp32,*fp32,*fp32,*fp32,*fp32,i32,i32,fp32",
+              {"X": x.ravel(), "Y": np.zeros(rows * cols, np.float32), "W": w, "B": b,
+               "Mean": np.zeros(rows, np.float32), "Rstd": np.zeros(rows, np.float32), "stride": _i32(cols),
+               "N": _i32(cols), "eps": np.array(1e-5, np.float32)}, (rows,), BLOCK_SIZE=block)
+    want = (xd - xd.mean(1, keepdims=True)) / np.sqrt(xd.var(1, keepdims=True) + 1e-5) * w + b
+    np.testing.assert_allclose(ln["Y"].reshape(rows, cols), want, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("q_len, seq_len, D, BN", [(16, 128, 64, 32), (5, 77, 32, 16)])
+def test_attention_row_big(tmp_path, q_len, seq_len, D, BN):
+    rng = np.random.default_rng(seq_len)
+    q, k, v = (rng.standard_normal((n, D)).astype(np.float32) for n in (q_len, seq_len, seq_len))
+    out = _run(tmp_path, B, "attention_row", "*fp32,*fp32,*fp32,*fp32,*fp32,i32,fp32",
+               {"Q": q.ravel(), "K": k.ravel(), "V": v.ravel(), "O": np.zeros(q_len * D, np.float32),
+                "L": np.zeros(q_len, np.float32), "seq_len": _i32(seq_len), "scale": np.array(0.125, np.float32)},
+               (q_len,), D=D, BLOCK_N=BN)
+    s = q.astype(np.float64) @ k.T.astype(np.float64) * 0.125
+    p = np.exp(s - s.max(1, keepdims=True))
+    np.testing.assert_allclose(out["O"].reshape(q_len, D), (p / p.sum(1, keepdims=True)) @ v, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("xnumel, rnumel, X, R", [(64, 500, 4, 128), (10, 2048, 2, 256)])
+def test_inductor_reductions_big(tmp_path, xnumel, rnumel, X, R):
+    x = (np.random.default_rng(rnumel).standard_normal((xnumel, rnumel)) + 3).astype(np.float32)
+    data = {"in_ptr0": x.ravel(), "out_ptr0": np.zeros(xnumel, np.float32), "out_ptr1": np.zeros(xnumel, np.float32),
+            "xnumel": _i32(xnumel), "rnumel": _i32(rnumel)}
+    wf = _run(tmp_path, A, "triton_red_fused_var_mean_1", "*fp32,*fp32,*fp32,i32,i32", data, (-(-xnumel // X),),
+              XBLOCK=X, RBLOCK=R)
+    np.testing.assert_allclose(wf["out_ptr0"], x.astype(np.float64).mean(1), rtol=1e-5)
+    np.testing.assert_allclose(wf["out_ptr1"], x.astype(np.float64).var(1), rtol=1e-4)
+    sm = _run(tmp_path, A, "triton_red_fused_sum_max_0", "*fp32,*fp32,*fp32,i32,i32", data, (-(-xnumel // X),),
+              XBLOCK=X, RBLOCK=R)
+    np.testing.assert_allclose(sm["out_ptr0"], x.astype(np.float64).sum(1), rtol=1e-4)
+    np.testing.assert_array_equal(sm["out_ptr1"], x.max(1))

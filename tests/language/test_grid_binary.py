@@ -5,7 +5,7 @@ One kernel per dtype pair computes every operator defined for the pair on a batc
 values first) and stores each result in its own output.  The reference promotes with Triton's documented
 rules (``promote`` below, written from the "Triton Semantics" page, independently of mtiacc's code), computes
 integers exactly in Python and wraps them, divides and takes remainders with C's signs, and computes bf16 in
-f32 rounded back to bf16; ``%`` on floats is C's ``fmod`` (exact, the sign of the
+f32 rounded back to bf16; ``/`` and ``%`` on fp16/bf16 compute in (and give) f32, as Triton does; ``%`` on floats is C's ``fmod`` (exact, the sign of the
 dividend) and ``tl.umulhi`` is the high half of the unsigned 64-bit product.  The default run takes every same-type pair and a deterministic sample of mixed
 pairs; ``-m slow`` runs all of them.
 """
@@ -47,6 +47,8 @@ def result_type(op: str, t: str) -> str:
     if op in COMPARES:
         return "int1"
     if op == "/" and not is_float(t):
+        return "float32"
+    if op in ("/", "%") and t in ("float16", "bfloat16"):   # Triton computes these in f32 (no half division)
         return "float32"
     return t
 
@@ -114,7 +116,8 @@ def reference(op: str, x, z, s, a: str, b: str):
     t = promote(a, b)
     xv, zv = as_f32(x, a), as_f32(z, b)
     if is_float(t) or op == "/":
-        ft = t if is_float(t) else "float32"
+        halves = op in ("/", "%") and t in ("float16", "bfloat16")   # Triton computes these in f32
+        ft = t if is_float(t) and not halves else "float32"
         xr, zr = from_real(xv, ft), from_real(zv, ft)   # the conversions to the common type round
         if ft == "bfloat16":
             xr, zr = bf16_to_f32(xr), bf16_to_f32(zr)
