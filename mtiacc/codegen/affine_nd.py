@@ -19,7 +19,7 @@ from mtiacc.ir import ops as O
 from mtiacc.ir.core import OpResult, Value
 from mtiacc.ir.shape_ops import ExpandDimsOp, ReshapeOp, TransOp
 
-Mono = Tuple[int, ...]  # sorted ids of the values multiplied
+Mono = Tuple[int, ...]  # the sorted ``seq`` numbers of the values multiplied (deterministic order)
 
 
 class Poly:
@@ -37,7 +37,7 @@ class Poly:
 
     @staticmethod
     def var(v: Value) -> "Poly":
-        return Poly({(id(v),): 1}, {id(v): v})
+        return Poly({(v.seq,): 1}, {v.seq: v})
 
     def as_const(self) -> Optional[int]:
         if not self.terms:

@@ -15,6 +15,7 @@ An op adds only its own rules in ``verify_`` and its folding in ``fold``.
 """
 from __future__ import annotations
 
+import itertools
 from typing import Any, Callable, ClassVar, Dict, Iterator, List, Optional, Sequence
 
 from mtiacc.diagnostics import CompileError, SourceLocation
@@ -27,13 +28,18 @@ class VerifyError(CompileError):
 
 # --------------------------------------------------------------------------- values
 
+_VALUE_SEQ = itertools.count()
+
+
 class Value:
-    __slots__ = ("type", "uses", "name_hint")
+    __slots__ = ("type", "uses", "name_hint", "seq")
 
     def __init__(self, type: Type, name_hint: Optional[str] = None):
         self.type = type
         self.uses: List["Use"] = []
         self.name_hint = name_hint
+        # Creation order: a deterministic key where values must be ordered (``id()`` differs from run to run).
+        self.seq = next(_VALUE_SEQ)
 
     @property
     def owner(self):
