@@ -94,6 +94,7 @@ def binop(ctx, node: ast.BinOp):
         raise CompileError("`**` on run-time values is not supported yet")
     if isinstance(node.op, ast.MatMult):
         raise CompileError("`@` (matrix multiplication) is not supported yet")
+    ctx.sem.check_literals(lhs, rhs)
     return ctx.sem.binary(BINARY_OPS[type(node.op)], lhs, rhs)
 
 
@@ -121,6 +122,7 @@ def compare(ctx, node: ast.Compare):
         if isinstance(op, (ast.Eq, ast.NotEq)) and _is_static(left) and _is_static(right) \
                 and not (is_const(left) and is_const(right)):  # dtypes, strings, None
             return (left == right) == isinstance(op, ast.Eq)
+        ctx.sem.check_literals(left, right)
         return ctx.sem.compare(COMPARE_OPS[type(op)], left, right)
     # A chain `a < b < c`: only between constexprs, evaluated like Python.
     for op, comparator in zip(node.ops, node.comparators):

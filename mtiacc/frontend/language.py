@@ -126,6 +126,7 @@ def store(sem: Semantic, pointer, value, mask=None, boundary_check=(), cache_mod
 
 def where(sem: Semantic, condition, x, y):
     """``x`` where ``condition`` is true, else ``y``, element-wise (broadcasting all three)."""
+    sem.check_literals(x, y)
     return sem.where(condition, x, y)
 
 
@@ -138,6 +139,7 @@ def minimum(sem: Semantic, x, y, propagate_nan=None):
     """The element-wise minimum (a NaN operand yields the other operand)."""
     if propagate_nan not in (None, 0, False):
         raise CompileError("tl.minimum(propagate_nan=...) is not supported yet")
+    sem.check_literals(x, y)
     return sem.binary("minimum", x, y)
 
 
@@ -145,6 +147,7 @@ def maximum(sem: Semantic, x, y, propagate_nan=None):
     """The element-wise maximum (a NaN operand yields the other operand)."""
     if propagate_nan not in (None, 0, False):
         raise CompileError("tl.maximum(propagate_nan=...) is not supported yet")
+    sem.check_literals(x, y)
     return sem.binary("maximum", x, y)
 
 

@@ -295,6 +295,25 @@ class Semantic:
             return ta if _const_kind(b) <= _kind(ta) else literal_type(b)
         return promote_types(_elem(a), _elem(b))
 
+    def check_literals(self, a: FValue, b: FValue) -> None:
+        """Triton's check of a Python integer meeting a run-time integer in a kernel's ``+``, ``<``,
+        ``tl.where``, ...: it must fit the computation type itself (no wrapping: ``x_i32 * 3000000000`` is
+        an error), and no negative literal meets an unsigned type.  (Internal expansions may use bit
+        patterns such as ``bits & 0x80000000`` on i32: they call :meth:`binary` directly.)"""
+        if is_const(a) == is_const(b) or is_ptr(a) or is_ptr(b):
+            return
+        ty = self.common_type(a, b)
+        if not ty.is_int() or ty.is_bool():
+            return
+        for x in (a, b):
+            if isinstance(x, bool) or not isinstance(x, int):
+                continue
+            if x < 0 and not ty.signed:
+                raise CompileError(f"cannot combine the negative constant {x} with an unsigned {ty} value; "
+                                   "convert one of them explicitly")
+            if not fits_int(x, ty, allow_wrap=False):
+                raise CompileError(f"constant {x} is out of range for {ty}")
+
     def _check_operand(self, x: FValue, symbol: str) -> None:
         if isinstance(x, Value) or is_const(x):
             return
@@ -395,7 +414,7 @@ class Semantic:
                 return self.cast(self.emit(ops.NegFOp.get(self.cast(x, f32))), bf16)
             if t.is_float():
                 return self.emit(ops.NegFOp.get(x))
-            return self.binary("sub", 0, x)
+            return self.binary("sub", self.constant(0, t), x)   # Triton: 0 of x's type, so -x keeps it
         if t.is_float():
             raise CompileError(f"`~` needs an integer operand, got {t}")
         all_ones = True if t.is_bool() else normalize_int(-1, t)

@@ -56,7 +56,9 @@ def augassign(ctx, node: ast.AugAssign) -> None:
     if type(node.op) not in BINARY_OPS:
         symbol = "**" if isinstance(node.op, ast.Pow) else "@"
         raise CompileError(f"`{symbol}=` is not supported yet")
-    ctx.bind(node.target.id, ctx.sem.binary(BINARY_OPS[type(node.op)], current, ctx.visit(node.value)))
+    value = ctx.visit(node.value)
+    ctx.sem.check_literals(current, value)
+    ctx.bind(node.target.id, ctx.sem.binary(BINARY_OPS[type(node.op)], current, value))
 
 
 def return_(ctx, node: ast.Return) -> None:
