@@ -98,7 +98,8 @@ def dump_pipeline(passes_text, opt_level, disabled) -> None:
 @click.argument("file", type=click.Path(dir_okay=False), required=False)
 @click.option("-o", "output", type=click.Path(dir_okay=False), help="Output file (default: FILE's stem + .bin; "
               "stdout for --emit=ir/asm).")
-@click.option("--kernel", help="The @triton.jit function to compile (needed when the file has several).")
+@click.option("--kernel", help="The @triton.jit function to compile (needed when the file has several "
+              "that no other @triton.jit function calls).")
 @click.option("-D", "defines", multiple=True, metavar="NAME=VALUE", help="Value of a tl.constexpr parameter.")
 @click.option("--signature", help="Types of the non-constexpr parameters, Triton AOT style: '*fp32,*fp32,i32'.")
 @click.option("--grid", help="Launch grid stored in the binary, e.g. 'cdiv(N, BLOCK_SIZE)'.")

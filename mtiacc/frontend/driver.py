@@ -27,15 +27,25 @@ class FrontendResult:
     source_lines: Dict[int, str]
 
 
+def _entry_points(jit: Dict[str, ast.FunctionDef]) -> List[str]:
+    """The @triton.jit functions no other one names (calls, or passes as a combine function): with
+    helpers beside one kernel in a file, the kernel."""
+    used = {n.id for name, fn in jit.items() for n in ast.walk(fn)
+            if isinstance(n, ast.Name) and n.id in jit and n.id != name}
+    return [name for name in jit if name not in used]
+
+
 def _choose_kernel(jit: Dict[str, ast.FunctionDef], kernel: Optional[str], path: str) -> ast.FunctionDef:
     names = ", ".join(jit)
     if not jit:
         raise CompileError(f"{path}: no @triton.jit function found")
     if kernel is None:
-        if len(jit) > 1:
-            raise CompileError(f"{path} has several @triton.jit functions ({names}); "
+        roots = _entry_points(jit)
+        if len(roots) != 1:
+            listed = ", ".join(roots) if roots else names
+            raise CompileError(f"{path} has several @triton.jit functions ({listed}); "
                                "choose one with --kernel")
-        return next(iter(jit.values()))
+        return jit[roots[0]]
     if kernel not in jit:
         raise CompileError(f"{path} has no @triton.jit function '{kernel}'; available: {names}")
     return jit[kernel]

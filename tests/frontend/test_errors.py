@@ -60,6 +60,42 @@ def test_several_kernels_need_kernel_option(kernels):
     assert "several @triton.jit functions (first, second); choose one with --kernel" in err.message
 
 
+def test_the_kernel_beside_its_helpers_is_chosen(kernels):
+    result = kernels.compile("""
+        @triton.jit
+        def add_one(x):
+            return x + 1
+
+        @triton.jit
+        def combine(a, b):
+            return a + b
+
+        @triton.jit
+        def kernel(X):
+            x = tl.load(X + tl.arange(0, 4))
+            tl.store(X + tl.arange(0, 4), add_one(x))
+            tl.store(X, tl.reduce(x, 0, combine))
+        """, signature="*fp32")
+    assert result.kernel == "kernel"
+
+
+def test_several_kernels_beside_a_shared_helper_are_listed(kernels):
+    err = kernels.error("""
+        @triton.jit
+        def helper(x):
+            return x * 2
+
+        @triton.jit
+        def first(X):
+            tl.store(X, helper(tl.load(X)))
+
+        @triton.jit
+        def second(X):
+            tl.store(X, helper(tl.load(X)))
+        """)
+    assert "several @triton.jit functions (first, second); choose one with --kernel" in err.message
+
+
 def test_no_kernel_at_all(kernels):
     err = kernels.error("def f():\n    pass\n")
     assert "no @triton.jit function found" in err.message
