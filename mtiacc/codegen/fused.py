@@ -219,8 +219,12 @@ class Segment:
         for j, op in enumerate(self.ops):
             if isinstance(op, O.ConstantOp):
                 continue
-            g = [self.value(v) for v in op.operands]
-            res = self.compute(op, g)
+            try:   # an error inside the region points at the inner op's expression, not the region's
+                g = [self.value(v) for v in op.operands]
+                res = self.compute(op, g)
+            except CompileError as e:
+                e.loc = e.loc or op.loc
+                raise
             self.reg[id(op.result)] = res
             if id(op.result) in self.stores:
                 self.store(op.result, res)
