@@ -351,6 +351,8 @@ class Semantic:
             need = "floating-point" if name == "truediv" else "integer"
             raise CompileError(f"`{symbol}` needs {need} operands, got {ty}")
         a, b = self.broadcast(self.to_type(a, ty), self.to_type(b, ty))
+        if ty.is_bool() and name in ("floordiv", "mod", "lshift", "rshift"):
+            return self._bool_divide_or_shift(name, a, b)
         if name == "mod" and ty.is_float():  # C fmod, expanded to exact integer arithmetic
             from mtiacc.frontend.lang_math import fmod
             return fmod(self, a, b)
@@ -358,6 +360,17 @@ class Semantic:
             wide = self.emit(cls.get(self.cast(a, f32), self.cast(b, f32)))
             return self.cast(wide, bf16)
         return self.emit(cls.get(a, b))
+
+    def _bool_divide_or_shift(self, name: str, a: Value, b: Value) -> Value:
+        """``//``, ``%``, ``<<``, ``>>`` on int1 at one bit, as Triton computes them (dividing by 0 is
+        undefined): ``a // b == a & b``, ``a % b == 0``, a shift by 1 clears the bit: ``a & ~b``."""
+        if name == "floordiv":
+            return self.emit(ops.AndIOp.get(a, b))
+        if name == "mod":
+            return self.broadcast_to(self.constant(False, a.type.element_type), a.type.shape)
+        not_b = self.emit(ops.XOrIOp.get(b, self.broadcast_to(self.constant(True, b.type.element_type),
+                                                               b.type.shape)))
+        return self.emit(ops.AndIOp.get(a, not_b))
 
     def _pointer_arith(self, name: str, a: FValue, b: FValue) -> Value:
         if is_ptr(a) and is_ptr(b):
