@@ -77,6 +77,8 @@ def affine_of(v: Value) -> Optional[Affine]:
         return affine_of(op.src)
     if isinstance(op, O.BroadcastOp) and op.src.type.shape == v.type.shape:
         return affine_of(op.src)
+    if isinstance(op, O.ExtSIOp):  # the same integer, wider (an int64 index built from tl.arange)
+        return affine_of(op.src)
     if isinstance(op, (O.AddIOp, O.SubIOp, O.MulIOp)):
         a, b = affine_of(op.lhs), affine_of(op.rhs)
         if a is None or b is None:

@@ -7,6 +7,8 @@
 * A stride known only at run time (``X + offs * stride``, as Inductor writes non-contiguous
   inputs) goes to ndblocks.py's path, as an N-d tile's last stride does: it branches on the
   stride's value, one transfer when it is 1, element by element otherwise.
+* Indices split with ``//`` and ``%`` (Inductor's ``x0 + 64*x1``, ``x % 64``, ``x // 64``): by runs,
+  split_dma.py.
 * Scalar pointers, and pointer blocks without structure (gather/scatter): gather.py.
 """
 from __future__ import annotations
@@ -119,6 +121,9 @@ def needs_buffers(op):
     if _by_tiles(op):  # N-d tiles, run-time strides: ndblocks.py
         from mtiacc.codegen import ndblocks
         return ndblocks.needs_buffers(op)
+    from mtiacc.codegen import split_dma
+    if split_dma.handles(op):  # indices split with // and %
+        return split_dma.needs_buffers(op)
     if gather.handles(op):  # scalar pointers, gather/scatter
         return gather.needs_buffers(op)
     acc = Access(op.ptr, op.mask)
@@ -193,6 +198,9 @@ def lower_load(lw, op) -> None:
     if _by_tiles(op):  # N-d tiles, run-time strides: ndblocks.py
         from mtiacc.codegen import ndblocks
         return ndblocks.lower_load(lw, op)
+    from mtiacc.codegen import split_dma
+    if split_dma.handles(op):
+        return split_dma.lower_load(lw, op)
     if gather.handles(op):
         return gather.lower_load(lw, op)
     b = lw.b
@@ -227,6 +235,9 @@ def lower_store(lw, op) -> None:
     if _by_tiles(op):  # N-d tiles, run-time strides: ndblocks.py
         from mtiacc.codegen import ndblocks
         return ndblocks.lower_store(lw, op)
+    from mtiacc.codegen import split_dma
+    if split_dma.handles(op):
+        return split_dma.lower_store(lw, op)
     if gather.handles(op):
         if not op.ptr.type.is_block():
             return gather.lower_scalar_store(lw, op)

@@ -1,0 +1,186 @@
+"""Loads and stores indexed with ``//`` and ``%`` of the flat index (TorchInductor's pointwise idioms:
+``x0 + 64*x1``, a bias ``x % 64``, per-row scalars ``x // 64``, ``(x // 49) % 64``, transposes),
+moved by runs (split_dma.py), differential against numpy: ragged ``xnumel``, ``C`` not dividing
+``XBLOCK`` and ``XBLOCK`` not a multiple of ``C``, int32 and int64 indices, prefix / no / all-true
+masks, ``other``; transfer counts show which path ran."""
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mtiacc.driver import Options, compile_kernel
+from mtiasim.runner import run
+
+KERNELS = str(Path(__file__).with_name("split_kernels.py"))
+_cache = {}
+
+
+def build(kernel, sig, **defines):
+    key = (kernel, sig, tuple(sorted(defines.items())))
+    if key not in _cache:
+        opts = Options(kernel=kernel, defines={k: str(v) for k, v in defines.items()}, signature=sig,
+                       opt_level=2)
+        _cache[key] = compile_kernel(KERNELS, opts)
+    return _cache[key]
+
+
+def launch(tmp_path, art, data, grid):
+    path = tmp_path / "k.bin"
+    path.write_bytes(art.binary)
+    return run(str(path), data, grid=grid)
+
+
+def index(x, kind, c, d):
+    """The kernels' _index in numpy (x >= 0, where floor and truncating division agree)."""
+    x0, x1 = x % c, x // c
+    return {0: x0, 1: x1, 2: x0 + d * x1, 3: (x // c) % d + 2, 4: x1 + d * x0, 5: (c - 1 - x0) + c * x1,
+            6: x0 + c * x1, 7: x % 3 + 3 * (x // 2),
+            8: x0 + c * ((x // c) % 2) + 2 * c * (x // (2 * c))}[kind]
+
+
+# (C, D, XBLOCK, xnumel, int64 indices, mask kind): C = 48 with XBLOCK = 64 neither divides the other
+CONFIGS = [(48, 5, 64, 1000, 0, 1), (64, 3, 128, 777, 1, 1), (16, 40, 64, 512, 0, 0), (100, 7, 64, 640, 1, 2)]
+
+
+@pytest.mark.parametrize("kind", range(9))
+@pytest.mark.parametrize("c,d,xblock,n,i64,mask", CONFIGS)
+def test_split_loads_against_numpy(tmp_path, kind, c, d, xblock, n, i64, mask):
+    art = build("load_split", "*fp32,*fp32,i32", KIND=kind, C=c, D=d, I64=i64, MASK=mask, XBLOCK=xblock)
+    grid = -(-n // xblock)
+    if mask != 1:
+        assert n % xblock == 0
+    else:
+        grid += 1  # a program with every element masked off
+    x = np.arange(n)
+    idx = index(x, kind, c, d)
+    rng = np.random.default_rng(kind * 100 + c + mask)
+    src = rng.standard_normal(int(idx.max()) + 1).astype(np.float32)
+    out = np.full(grid * xblock, 7.0, np.float32)
+    res = launch(tmp_path, art, {"in_ptr0": src, "out_ptr0": out, "xnumel": np.array(n, np.int32)}, [grid])
+    expect = np.full(grid * xblock, -1.0, np.float32)
+    expect[:n] = src[idx]
+    np.testing.assert_array_equal(res.outputs["out_ptr0"], expect)
+
+
+@pytest.mark.parametrize("kind", range(9))
+@pytest.mark.parametrize("c,d,xblock,n,i64", [(48, 5, 64, 1000, 1), (64, 3, 256, 4000, 0)])
+def test_split_stores_against_numpy(tmp_path, kind, c, d, xblock, n, i64):
+    art = build("store_split", "*fp32,i32", KIND=kind, C=c, D=d, I64=i64, XBLOCK=xblock)
+    idx = index(np.arange(n), kind, c, d)
+    out = np.zeros(int(idx.max()) + 1, np.float32)
+    res = launch(tmp_path, art, {"out_ptr0": out, "xnumel": np.array(n, np.int32)}, [-(-n // xblock)])
+    expect = out.copy()
+    expect[idx] = 2.0 * idx + 1.0
+    np.testing.assert_array_equal(res.outputs["out_ptr0"], expect)
+
+
+@pytest.mark.parametrize("c,n", [(48, 100), (5, 61), (64, 64)])
+def test_repeated_store_address_takes_the_last_element(tmp_path, c, n):
+    # one program (the order of programs is not defined): rows of c, the last one cut by the mask
+    art = build("last_writer", "*fp32,i32", C=c, XBLOCK=128)
+    res = launch(tmp_path, art, {"out_ptr0": np.full(-(-n // c), -3.0, np.float32),
+                                 "xnumel": np.array(n, np.int32)}, [1])
+    rows = np.arange(-(-n // c))
+    np.testing.assert_array_equal(res.outputs["out_ptr0"], np.minimum(rows * c + c - 1, n - 1))
+
+
+def _fp32(rng, n):
+    return rng.standard_normal(n).astype(np.float32)
+
+
+def test_bias_relu_loads_the_period_once(tmp_path):
+    # 4096 elements on 16 programs: per program the input, the 64-element bias (one window), the output
+    rng = np.random.default_rng(1)
+    x, bias = _fp32(rng, 4096), _fp32(rng, 64)
+    art = build("bias_relu", "*fp32,*fp32,*fp32,i32", C=64, XBLOCK=256)
+    res = launch(tmp_path, art, {"in_ptr0": x, "in_ptr1": bias, "out_ptr0": np.zeros(4096, np.float32),
+                                 "xnumel": np.array(4096, np.int32)}, [16])
+    np.testing.assert_allclose(res.outputs["out_ptr0"], np.maximum(x + np.tile(bias, 64), 0), rtol=1e-6)
+    assert res.stats.dma_transfers == 16 * 3
+
+
+def test_row_ops_move_by_rows(tmp_path):
+    # per program of 256: x0 + 64*x1 (1 transfer), bias x0 (1), per-row x1 (a window of 4: 1),
+    # the store to rows of 64 at stride 128 (4)
+    rng = np.random.default_rng(2)
+    x, bias, rows = _fp32(rng, 4096), _fp32(rng, 64), _fp32(rng, 64)
+    art = build("row_ops", "*fp32,*fp32,*fp32,*fp32,i32", C=64, ROW=128, XBLOCK=256)
+    out = np.full(8192, 3.0, np.float32)
+    res = launch(tmp_path, art, {"in_ptr0": x, "in_ptr1": bias, "in_ptr2": rows, "out_ptr0": out,
+                                 "xnumel": np.array(4096, np.int32)}, [16])
+    expect = out.reshape(64, 128).copy()
+    expect[:, :64] = x.reshape(64, 64) * rows[:, None] + bias
+    np.testing.assert_allclose(res.outputs["out_ptr0"], expect.ravel(), rtol=1e-6)
+    assert res.stats.dma_transfers == 16 * 7
+
+
+def test_split_copy_is_one_transfer(tmp_path):
+    x = _fp32(np.random.default_rng(3), 4096)
+    art = build("split_copy", "*fp32,*fp32,i32", C=64, XBLOCK=256)
+    res = launch(tmp_path, art, {"in_ptr0": x, "out_ptr0": np.zeros(4096, np.float32),
+                                 "xnumel": np.array(4096, np.int32)}, [16])
+    np.testing.assert_array_equal(res.outputs["out_ptr0"], x)
+    assert res.stats.dma_transfers == 16 * 2
+
+
+@pytest.mark.parametrize("n", [6272, 6000])
+def test_channel_affine(tmp_path, n):
+    # NCHW with HW = 49, 64 channels: x1 = (x // 49) % 64; 256-element blocks span 6 or 7 channels
+    rng = np.random.default_rng(n)
+    x, s, t = _fp32(rng, n), _fp32(rng, 64), _fp32(rng, 64)
+    art = build("channel_affine", "*fp32,*fp32,*fp32,*fp32,i32", HW=49, CH=64, XBLOCK=256)
+    grid = -(-n // 256)
+    res = launch(tmp_path, art, {"in_ptr0": x, "in_ptr1": s, "in_ptr2": t,
+                                 "out_ptr0": np.zeros(n, np.float32), "xnumel": np.array(n, np.int32)}, [grid])
+    ch = (np.arange(n) // 49) % 64
+    np.testing.assert_allclose(res.outputs["out_ptr0"], np.maximum(x * s[ch] + t[ch], 0), rtol=1e-6)
+    assert res.stats.dma_transfers == grid * 4
+
+
+def test_head_transpose(tmp_path):
+    # x0 + 64*x2 + 2048*x1 + 4096*x3: four runs of 64 per 256-element block
+    x = _fp32(np.random.default_rng(4), 8192)
+    art = build("head_transpose", "*fp32,*fp32,i32", XBLOCK=256)
+    res = launch(tmp_path, art, {"in_ptr0": x, "out_ptr0": np.zeros(8192, np.float32),
+                                 "xnumel": np.array(8192, np.int32)}, [32])
+    np.testing.assert_array_equal(res.outputs["out_ptr0"], x.reshape(2, 2, 32, 64).transpose(0, 2, 1, 3).ravel())
+    assert res.stats.dma_transfers == 32 * 5
+
+
+def test_split_i64_kernel(tmp_path):
+    rng = np.random.default_rng(5)
+    n = 1000
+    x, tab = _fp32(rng, n), _fp32(rng, 48)
+    art = build("split_i64", "*fp32,*fp32,*fp32,i32", C=48, XBLOCK=64)
+    res = launch(tmp_path, art, {"in_ptr0": x, "in_ptr1": tab, "out_ptr0": np.zeros(n, np.float32),
+                                 "xnumel": np.array(n, np.int32)}, [-(-n // 64)])
+    i = np.arange(n)
+    np.testing.assert_allclose(res.outputs["out_ptr0"], x + tab[i % 48] * tab[i // 48], rtol=1e-6)
+
+
+def test_unprovable_sign_keeps_truncating_semantics(tmp_path):
+    # base = -100: the first elements' xindex is negative, where % rounds toward zero (C's fmod)
+    rng = np.random.default_rng(6)
+    x = _fp32(rng, 200)
+    art = build("signed_offset", "*fp32,*fp32,i32,i32", C=48, XBLOCK=64)
+    res = launch(tmp_path, art, {"in_ptr0": x, "out_ptr0": np.zeros(256, np.float32),
+                                 "xnumel": np.array(100, np.int32), "base": np.array(-100, np.int32)}, [4])
+    xi = -100 + np.arange(256)
+    active = xi < 100
+    expect = np.zeros(256, np.float32)
+    expect[active] = x[np.fmod(xi[active], 48) + 96]
+    np.testing.assert_array_equal(res.outputs["out_ptr0"], expect)
+    assert res.stats.dma_transfers > 200  # element by element
+
+
+def test_non_prefix_mask_keeps_the_element_path(tmp_path):
+    rng = np.random.default_rng(7)
+    x = _fp32(rng, 48)
+    art = build("odd_mask", "*fp32,*fp32,i32", C=48, XBLOCK=64)
+    n = 150
+    res = launch(tmp_path, art, {"in_ptr0": x, "out_ptr0": np.zeros(192, np.float32),
+                                 "xnumel": np.array(n, np.int32)}, [3])
+    i = np.arange(192)
+    expect = np.zeros(192, np.float32)
+    expect[:n] = np.where(i[:n] % 2 == 0, x[i[:n] % 48], 5.0)
+    np.testing.assert_array_equal(res.outputs["out_ptr0"], expect)
