@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import sys
+import tokenize
 from typing import Iterable, Optional
 
 
@@ -47,11 +48,12 @@ class CompileError(UserError):
 
 def _read_line(loc: SourceLocation) -> Optional[str]:
     try:
-        with open(loc.file, encoding="utf-8") as f:
+        # tokenize.open reads as Python does: a byte-order mark is skipped, a coding line is honoured.
+        with tokenize.open(loc.file) as f:
             for i, text in enumerate(f, start=1):
                 if i == loc.line:
                     return text.rstrip("\n")
-    except (OSError, UnicodeDecodeError):
+    except (OSError, UnicodeDecodeError, SyntaxError):
         return None
     return None
 

@@ -20,15 +20,35 @@ from mtiacc.diagnostics import UserError, report
 def load_inputs(path: str):
     if not os.path.exists(path):
         raise UserError(f"inputs file '{path}' does not exist")
+    if os.path.isdir(path):
+        raise UserError(f"inputs file '{path}' is a directory, not a readable .npz archive")
+    try:
+        with open(path, "rb") as f:
+            magic = f.read(6)
+    except OSError as e:
+        raise UserError(f"cannot read inputs file '{path}': {e.strerror}") from None
+    if magic == b"\x93NUMPY":
+        raise UserError(f"inputs file '{path}' is a single .npy array, not an .npz archive of named arrays "
+                        "(write one with np.savez(path, NAME=array, ...))")
+    if not zipfile.is_zipfile(path):
+        raise UserError(f"inputs file '{path}' is not a readable .npz archive (not a zip of named .npy "
+                        "arrays, as np.savez writes)")
     try:
         with np.load(path, allow_pickle=False) as z:
-            if not hasattr(z, "files"):
-                raise UserError(f"inputs file '{path}' is a single .npy array, not an .npz archive of named arrays")
             return {k: z[k] for k in z.files}
-    except UserError:
-        raise
-    except (zipfile.BadZipFile, ValueError, OSError, EOFError) as e:
+    except (zipfile.BadZipFile, ValueError, OSError, EOFError, KeyError) as e:
         raise UserError(f"inputs file '{path}' is not a readable .npz archive ({e})") from None
+
+
+def check_writable(path: str, what: str = "") -> None:
+    """Fail before a run whose result could not be written (a missing directory, a directory as the file)."""
+    directory = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise UserError(f"cannot write '{path}': Is a directory")
+    if not os.path.isdir(directory):
+        raise UserError(f"cannot write '{path}': No such file or directory")
+    if not os.access(directory, os.W_OK):
+        raise UserError(f"cannot write '{path}': Permission denied")
 
 
 def parse_args_option(items):
@@ -114,9 +134,12 @@ def cli():
 def run_cmd(binary, inputs_path, grid, arg_items, output, stats, config_path, max_steps, place_items, stats_json,
             trace_path):
     """Run kernel binary BINARY on the inputs and write every pointer buffer to OUT.npz."""
+    out = output or default_output(binary)
+    for path in (out, stats_json, trace_path):
+        if path:
+            check_writable(path)
     result = _simulate(binary, inputs_path, grid, arg_items, config_path, max_steps, place_items,
                        trace=bool(trace_path))
-    out = output or default_output(binary)
     write_npz_atomically(out, result.outputs)
     if stats:
         print_stats(result.stats, out)
@@ -177,6 +200,8 @@ def roofline_cmd(binary, inputs_path, grid, arg_items, config_path, place_items,
     """Place the run on the chip's roofline: bound, achieved rates, arithmetic intensity."""
     from .config import load_config
     from .roofline import plot, summary
+    if plot_path:
+        check_writable(plot_path)
     result = _simulate(binary, inputs_path, grid, arg_items, config_path, place_items=place_items)
     cfg = load_config(config_path)
     click.echo(summary(result.stats, cfg))

@@ -7,6 +7,8 @@ UTF-8 byte offsets, so they are converted through the line's text.
 from __future__ import annotations
 
 import ast
+import io
+import tokenize
 from typing import Dict, List, Optional
 
 from mtiacc.diagnostics import CompileError, SourceLocation
@@ -20,15 +22,36 @@ class SourceFile:
 
     @classmethod
     def read(cls, path: str) -> "SourceFile":
+        """Read as Python does: UTF-8 (a byte-order mark is skipped) unless a PEP 263 coding line says
+        otherwise; an undecodable byte is an error at its line and column."""
         try:
-            with open(path, encoding="utf-8") as f:
-                return cls(path, f.read())
+            with open(path, "rb") as f:
+                raw = f.read()
         except FileNotFoundError:
             raise CompileError(f"no such file: {path}") from None
-        except UnicodeDecodeError as e:
-            raise CompileError(f"{path} is not UTF-8 text: {e.reason}") from None
+        except IsADirectoryError:
+            raise CompileError(f"{path} is a directory, not a Python file") from None
         except OSError as e:
             raise CompileError(f"cannot read {path}: {e.strerror}") from None
+        try:
+            encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
+        except SyntaxError as e:
+            if "encoding declaration" not in str(e):  # an unknown codec in a coding line
+                raise CompileError(f"{path}: {e.msg}") from None
+            encoding = "utf-8"  # a non-UTF-8 byte in the first two lines: reported below at its place
+        try:
+            return cls(path, raw.decode(encoding))
+        except UnicodeDecodeError as e:
+            line = raw.count(b"\n", 0, e.start) + 1
+            line_start = raw.rfind(b"\n", 0, e.start) + 1
+            col = len(raw[line_start:e.start].decode(encoding, errors="replace")) + 1
+            if encoding == "utf-8-sig" and line == 1:
+                col -= 1
+            text = raw.decode(encoding, errors="replace")
+            name = "UTF-8" if encoding.startswith("utf-8") else encoding
+            raise CompileError(f"the file is not {name} text: byte 0x{raw[e.start]:02x} cannot be decoded ({e.reason}); "
+                               "save the file as UTF-8 or declare its encoding (# -*- coding: latin-1 -*-)",
+                               SourceLocation(path, line, col), source_line=text.splitlines()[line - 1]) from None
 
     def line(self, lineno: int) -> str:
         return self.lines[lineno - 1] if 1 <= lineno <= len(self.lines) else ""
@@ -51,6 +74,12 @@ class SourceFile:
 
     def parse(self) -> ast.Module:
         """The module's AST; a Python syntax error becomes a CompileError at its position."""
+        nul = self.text.find("\0")
+        if nul >= 0:
+            line = self.text.count("\n", 0, nul) + 1
+            col = nul - (self.text.rfind("\n", 0, nul) + 1) + 1
+            raise CompileError("invalid Python syntax: a null byte in the source",
+                               SourceLocation(self.path, line, col))
         try:
             return ast.parse(self.text, filename=self.path)
         except SyntaxError as e:
