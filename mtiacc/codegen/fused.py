@@ -29,7 +29,7 @@ from mtiacc.diagnostics import CompileError
 from mtiacc.ir import ops as O
 from mtiacc.ir.core import Value
 from mtiacc.ir.fused import FusedElementwiseOp
-from mtiacc.ir.types import f32, f64, i1
+from mtiacc.ir.types import f64, i1
 
 POOLS = {4: tuple(f"v{i}" for i in range(4, 32, 4)), 2: tuple(f"v{i}" for i in range(2, 32, 2))}
 # i1 blocks live in mask registers; arithmetic on them wraps at one bit (Triton keeps `a + b` of two
@@ -157,11 +157,10 @@ class Segment:
             self("vfsqrt.v", d, g[0])
             return d
         if mathlib.is_math(op):
-            if op.result.type != f32:
-                raise CompileError(f"'{op.name}' on {op.result.type} is not supported yet (the frontend computes in f32)")
-            self.ensure(f32)
+            fn = mathlib.expansion(op)     # f32, or f64 (mathlib_f64); else a CompileError
+            self.ensure(op.result.type)
             e = _Math(self.b, self.consts, self.dry, self.free, self.live())
-            res = mathlib.EXPANSIONS[op.name](e, *g)
+            res = fn(e, *g)
             self.free = [r for r in self.free if r != res]
             return res
         d = self.alloc()

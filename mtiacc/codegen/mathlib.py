@@ -7,7 +7,8 @@ the twelve other even register groups are temporaries.  Constants are hoisted ou
 ``f``/``x`` registers (a dry run of the expansion collects them first).
 
 f16 and bf16 operands are converted to f32 by the frontend before they get here (and the results
-back), so only f32 is handled.  Accuracy, measured against numpy in float64, is in docs/language.md.
+back), so only f32 is handled here; float64 expansions are in ``mathlib_f64.py`` (``expansion(op)``
+picks by element type).  Accuracy, measured against numpy in float64, is in docs/language.md.
 
 sin, cos and tan are in ``mathlib_trig.py``, the rest of libdevice (atan, asin, sinh, erfinv, ...) in
 ``mathlib_more.py``; both reuse this module's ``VMath`` and helpers.
@@ -19,6 +20,7 @@ erf near 0); for erfc a least-squares fit (numpy ``polyfit`` on Chebyshev nodes,
 from __future__ import annotations
 
 import math
+import struct
 from typing import Callable, Dict, List
 
 from mtiacc.codegen.mir import MBuilder, VReg
@@ -49,6 +51,7 @@ class VMath:
         self.consts = consts
         self.dry = dry
         self.free: List[str] = list(TEMPS)
+        self.wide = False          # float64 expansions (mathlib_f64) set it: k() hoists doubles
 
     def __call__(self, *args) -> None:
         if not self.dry:
@@ -65,8 +68,8 @@ class VMath:
                 self.free.insert(0, r)
 
     def k(self, value: float):
-        """An f register holding the f32 constant ``value``."""
-        key = ("f", f32_bits(value))
+        """An f register holding the constant ``value`` (f32, or f64 when ``wide``)."""
+        key = ("d", struct.unpack("<q", struct.pack("<d", value))[0]) if self.wide else ("f", f32_bits(value))
         if key not in self.consts:
             self.consts[key] = None
         return self.consts[key]
@@ -500,6 +503,21 @@ def _extend() -> None:
         _EXTENDED.append(True)
 
 
+def expansion(op) -> Callable:
+    """The expansion of math op ``op`` for its element type: f32 here and in the modules above, f64 in
+    ``mathlib_f64`` (a CompileError for an f64 function it does not have)."""
+    _extend()
+    elem = op.result.type.element_type
+    if elem == f64:
+        from mtiacc.codegen import mathlib_f64
+        if op.name not in mathlib_f64.EXPANSIONS:
+            raise CompileError(f"'{op.name}' on f64 is not supported yet")
+        return mathlib_f64.EXPANSIONS[op.name]
+    if elem != f32:
+        raise CompileError(f"'{op.name}' on {elem} is not supported yet (the frontend computes in f32)")
+    return EXPANSIONS[op.name]
+
+
 def is_math(op) -> bool:
     _extend()
     return op.name in EXPANSIONS
@@ -510,6 +528,10 @@ def _materialize(b: MBuilder, consts: Dict[tuple, VReg]) -> None:
         kind, value = key
         if kind == "x":
             consts[key] = b.li(value, "k")
+        elif kind == "d":
+            r = b.f("k")
+            b("fmv.d.x", r, b.li(value))
+            consts[key] = r
         else:
             r = b.f("k")
             b("fmv.w.x", r, b.li(value))
@@ -526,16 +548,13 @@ def lower_math(b: MBuilder, op, srcs: List[Src], dst: Src) -> None:
             return g[0]
         emit_loop(b, op.result.type.numel, srcs, dst, compute64, comment=op.name, lmul=4)
         return
-    if elem != f32:
-        raise CompileError(f"'{op.name}' on {elem} is not supported yet (the frontend computes in f32)")
-    _extend()
-    fn = EXPANSIONS[op.name]
+    fn = expansion(op)
     consts: Dict[tuple, VReg] = {}
     fn(VMath(b, consts, dry=True), *("v8", "v16", "v24")[:len(srcs)])
     _materialize(b, consts)
 
     def compute(loop: VLoop, g: List[str]) -> str:
-        loop.ensure(f32)
+        loop.ensure(elem)
         return fn(VMath(b, consts, dry=False), *g)
 
     emit_loop(b, op.result.type.numel, srcs, dst, compute, comment=op.name, lmul=2)
@@ -547,15 +566,12 @@ def lower_math_scalar(b: MBuilder, op, get) -> VReg:
         r = b.f("math")
         b("fsqrt.d", r, get(op.operands[0]))
         return r
-    if op.result.type != f32:
-        raise CompileError(f"'{op.name}' on {op.result.type} scalars is not supported yet")
-    _extend()
-    fn = EXPANSIONS[op.name]
+    fn = expansion(op)
     consts: Dict[tuple, VReg] = {}
     fn(VMath(b, consts, dry=True), *("v8", "v16", "v24")[:len(op.operands)])
     _materialize(b, consts)
     vl = b.x("vl")
-    b("vsetivli", vl, 1, "e32, m2, ta, ma")
+    b("vsetivli", vl, 1, "e64, m2, ta, ma" if op.result.type == f64 else "e32, m2, ta, ma")
     groups = []
     for g, v in zip(("v8", "v16", "v24"), op.operands):
         b("vfmv.s.f", g, get(v))

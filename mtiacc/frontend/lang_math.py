@@ -54,6 +54,10 @@ def _float_operand(sem: Semantic, x: FValue, fname: str) -> Value:
     return v
 
 
+# math ops that have a float64 expansion (mtiacc/codegen/mathlib_f64.py); the others are errors on f64
+F64_MATH = frozenset({"exp", "exp2", "log", "log2", "log1p", "expm1", "tanh", "erf"})
+
+
 def _no_f64(fname: str, *vals: Value) -> None:
     if any(v.type.element_type == f64 for v in vals):
         raise CompileError(f"`{fname}` on float64 is not supported yet")
@@ -101,6 +105,8 @@ def _unary(op_name: str, fname: str):
                 return sem.emit(cls.get(v))
             if op_name in ("floor", "ceil", "trunc"):
                 return _round_f64(sem, v, op_name)
+            if op_name in F64_MATH:
+                return sem.emit(cls.get(v))
         return _in_f32(sem, fname, lambda v: sem.emit(cls.get(v)), x)
     impl.__name__ = fname.split(".")[-1]
     impl.__doc__ = f"``{fname}(x)``, element-wise (computed in fp32)."
@@ -126,6 +132,9 @@ def sigmoid(sem: Semantic, x):
     def build(v):
         e = sem.emit(ops.MATH_UNARY["exp"].get(sem.unary("neg", v)))
         return sem.binary("truediv", 1.0, sem.binary("add", e, 1.0))
+    v = _operand(sem, x, "tl.sigmoid")
+    if v.type.element_type == f64:
+        return build(v)
     return _in_f32(sem, "tl.sigmoid", build, x)
 
 
