@@ -7,8 +7,8 @@
 * A stride known only at run time (``X + offs * stride``, as Inductor writes non-contiguous
   inputs) goes to ndblocks.py's path, as an N-d tile's last stride does: it branches on the
   stride's value, one transfer when it is 1, element by element otherwise.
-* Indices split with ``//`` and ``%`` (Inductor's ``x0 + 64*x1``, ``x % 64``, ``x // 64``): by runs,
-  split_dma.py.
+* Indices split with ``//`` and ``%`` (Inductor's ``x0 + 64*x1``, ``x % 64``, ``x // 64``), constant
+  strides other than 1, and (YBLOCK, 1) tiles: by runs of contiguous elements, split_dma.py.
 * Scalar pointers, and pointer blocks without structure (gather/scatter): gather.py.
 """
 from __future__ import annotations
@@ -118,12 +118,12 @@ def _by_tiles(op) -> bool:
 
 def needs_buffers(op):
     """The block operands whose data the lowering of this load/store reads from local memory."""
+    from mtiacc.codegen import split_dma
+    if split_dma.handles(op):  # indices split with // and %, constant strides, (YBLOCK, 1) tiles
+        return split_dma.needs_buffers(op)
     if _by_tiles(op):  # N-d tiles, run-time strides: ndblocks.py
         from mtiacc.codegen import ndblocks
         return ndblocks.needs_buffers(op)
-    from mtiacc.codegen import split_dma
-    if split_dma.handles(op):  # indices split with // and %
-        return split_dma.needs_buffers(op)
     if gather.handles(op):  # scalar pointers, gather/scatter
         return gather.needs_buffers(op)
     acc = Access(op.ptr, op.mask)
@@ -195,12 +195,12 @@ def _transfer(lw, op, acc: Access, dram_start: VReg, lmem_addr: int, direction: 
 
 
 def lower_load(lw, op) -> None:
-    if _by_tiles(op):  # N-d tiles, run-time strides: ndblocks.py
-        from mtiacc.codegen import ndblocks
-        return ndblocks.lower_load(lw, op)
     from mtiacc.codegen import split_dma
     if split_dma.handles(op):
         return split_dma.lower_load(lw, op)
+    if _by_tiles(op):  # N-d tiles, run-time strides: ndblocks.py
+        from mtiacc.codegen import ndblocks
+        return ndblocks.lower_load(lw, op)
     if gather.handles(op):
         return gather.lower_load(lw, op)
     b = lw.b
@@ -232,12 +232,12 @@ def lower_load(lw, op) -> None:
 
 
 def lower_store(lw, op) -> None:
-    if _by_tiles(op):  # N-d tiles, run-time strides: ndblocks.py
-        from mtiacc.codegen import ndblocks
-        return ndblocks.lower_store(lw, op)
     from mtiacc.codegen import split_dma
     if split_dma.handles(op):
         return split_dma.lower_store(lw, op)
+    if _by_tiles(op):  # N-d tiles, run-time strides: ndblocks.py
+        from mtiacc.codegen import ndblocks
+        return ndblocks.lower_store(lw, op)
     if gather.handles(op):
         if not op.ptr.type.is_block():
             return gather.lower_scalar_store(lw, op)

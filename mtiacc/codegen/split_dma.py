@@ -21,49 +21,56 @@ from __future__ import annotations
 
 from typing import Callable, Dict, Optional
 
-from mtiacc.codegen.affine import Affine, pointer_affine, prefix_count
+from mtiacc.codegen.affine import pointer_affine, prefix_count
+from mtiacc.codegen.affine_nd import pointer_nd
 from mtiacc.codegen.memory import affine_scalar, clamp, element_address
 from mtiacc.codegen.mir import MBuilder, VMem, VReg
-from mtiacc.codegen.split_index import Split, split_pointer
+from mtiacc.codegen.split_index import Cond, MaskForm, Split, mask_form, single_axis, split_pointer
 from mtiacc.codegen.vloop import Src, elem_bytes, sew_of
+from mtiacc.diagnostics import CompileError
+from mtiacc.ir import axis_info
 from mtiacc.ir import ops as O
-from mtiacc.ir.core import OpResult, Value
-
-ALL = Affine((), -1, 0)  # marker: no mask (every element active)
-
-
-def _always_true(mask: Value) -> bool:
-    v = O.const_value(mask)
-    if v is None and isinstance(mask, OpResult) and isinstance(mask.op, O.SplatOp):
-        v = O.const_value(mask.op.src)
-    return v is not None and bool(v) and not isinstance(v, float)
-
 
 class SplitAccess:
-    """A 1-D load or store whose pointer has split structure (and is not affine), with no mask, an
-    always-true one or a prefix mask."""
+    """A load or store of a single-axis block (``split_index.single_axis``) whose pointer has split
+    structure, with a mask ``mask_form`` understands, that the affine paths would move element by
+    element: split indices, constant strides other than 1, (YBLOCK, 1) tiles."""
 
     def __init__(self, op):
         self.pointer = None
-        self.count: Optional[Affine] = None
+        self.mask: Optional[MaskForm] = None
         ptr = op.ptr
-        if not ptr.type.is_block() or len(ptr.type.shape) != 1 or pointer_affine(ptr) is not None:
+        if not ptr.type.is_block() or not single_axis(ptr.type.shape) or ptr.type.numel < 2:
             return
-        if op.mask is None or _always_true(op.mask):
-            count = ALL
-        else:
-            count = prefix_count(op.mask)
-            if count is None:
-                return
+        mask = MaskForm() if op.mask is None else mask_form(op.mask)
+        if mask is None or not _beats_affine_paths(op, mask):
+            return
         p = split_pointer(ptr)
         if p is None:
             return
         self.pointer = (p[0], p[1].normalized())
-        self.count = count
+        self.mask = mask
 
     @property
     def ok(self) -> bool:
         return self.pointer is not None
+
+
+def _beats_affine_paths(op, mask: MaskForm) -> bool:
+    """False where memory.py or ndblocks.py already move the block in one transfer per row."""
+    ptr = op.ptr
+    shape = ptr.type.shape
+    if len(shape) == 1:
+        aff = pointer_affine(ptr)
+        if aff is None or aff[1].stride != 1:
+            return True
+        # contiguous: memory.py's one transfer, unless the mask is one it takes element by element
+        return op.mask is not None and prefix_count(op.mask) is None and not axis_info.is_uniform(op.mask)
+    nd = pointer_nd(ptr)
+    if nd is None:
+        return True
+    axis = max(range(len(shape)), key=lambda d: shape[d])
+    return axis != len(shape) - 1 or nd[1].strides[axis].as_const() not in (1, None)
 
 
 def handles(op) -> bool:
@@ -217,12 +224,33 @@ def spread(b: MBuilder, src: VReg, dst: VReg, n: VReg, stride: VReg, elem) -> No
 
 # --------------------------------------------------------------------------- transfers
 
+def _cond(lw, c: Cond) -> VReg:
+    """1 when the condition holds, else 0."""
+    b = lw.b
+    if c.flag is not None:
+        r = b.x("flag")
+        b("snez", r, lw.get(c.flag))
+        return r
+    lhs, rhs = affine_scalar(lw, c.lhs), affine_scalar(lw, c.rhs)
+    r = b.x("flag")
+    if c.pred in ("slt", "sge"):
+        b("slt", r, lhs, rhs)
+    else:
+        b("slt", r, rhs, lhs)
+    if c.pred in ("sge", "sle"):
+        b("xori", r, r, 1)
+    return r
+
+
 def _start(lw, acc: SplitAccess, n: int, esize: int):
     b = lw.b
     base, sp = acc.pointer
     dram0 = element_address(lw, lw.get(base), affine_scalar(lw, sp.base), esize)
     xs = affine_scalar(lw, sp.xs) if sp.xs is not None else b.li(0)
-    cnt = b.li(n, "count") if acc.count is ALL else clamp(lw, affine_scalar(lw, acc.count), n)
+    count = acc.mask.count
+    cnt = b.li(n, "count") if count is None else clamp(lw, affine_scalar(lw, count), n)
+    for c in acc.mask.conds:  # all or nothing
+        b("mul", cnt, cnt, _cond(lw, c))
     return sp, dram0, xs, cnt
 
 
@@ -266,7 +294,8 @@ def _per_run(lw, sp: Split, k: _Consts, dram0: VReg, xs: VReg, cnt: VReg, lmem: 
 def _window(lw, sp: Split, k: _Consts, dram0: VReg, xs: VReg, cnt: VReg, lmem: VReg, esize: int,
             elem, scratch: int, cap: int, general) -> None:
     """Load the window of indices the runs touch with one DMA, then spread it; branches to
-    ``general`` when there is one run or the window is wider than the scratch buffer."""
+    ``general`` when the window is wider than the scratch buffer, or when there is one run of
+    slope 0 or 1."""
     b = lw.b
     slope = sp.slope
     lo, hi, nruns = b.li((1 << 62), "lo"), b.li(-(1 << 62), "hi"), b.li(0, "runs")
@@ -290,7 +319,8 @@ def _window(lw, sp: Split, k: _Consts, dram0: VReg, xs: VReg, cnt: VReg, lmem: V
         b.label(keep_hi)
         b("addi", nruns, nruns, 1)
     runs(b, sp, k, xs, cnt, bounds)
-    b("blt", nruns, k(2), general)
+    # one run of slope 0 or 1 moves directly (a strided one is what the window is for); no run: nothing
+    b("blt", nruns, k(2) if slope <= 1 else k(1), general)
     width = b.x("width")
     b("sub", width, hi, lo)
     b("addi", width, width, 1)
@@ -309,6 +339,17 @@ def _window(lw, sp: Split, k: _Consts, dram0: VReg, xs: VReg, cnt: VReg, lmem: V
     runs(b, sp, k, xs, cnt, copy)
 
 
+WINDOW_BYTES = 64 * 1024
+
+
+def _scratch(lw, nbytes: int, op):
+    """Scratch local memory for a window, or None when it does not fit next to the live blocks."""
+    try:
+        return lw.lmem.alloc(nbytes, "split-index window", op.loc)
+    except CompileError:
+        return None
+
+
 def lower_load(lw, op) -> None:
     from mtiacc.codegen.blocks import lower_fill
     b = lw.b
@@ -318,14 +359,22 @@ def lower_load(lw, op) -> None:
     n = op.result.type.numel
     dst = lw.alloc(op.result)
     sp, dram0, xs, cnt = _start(lw, acc, n, esize)
-    k = _prepare(b, sp, 0, 2, n, esize, sp.slope * esize)
+    k = _prepare(b, sp, 0, 1, 2, esize, sp.slope * esize)
     lmem = b.li(dst.offset, "lmem")
     done = b.new_label("splitdone")
-    window = None
-    if sp.period is not None and sp.slope >= 0:
-        window = lw.lmem.alloc(n * esize, "split-index window", op.loc)
+    window, cap = None, n
+    if sp.slope >= 0 and (sp.period is not None or sp.slope > 1):
+        # up to 16 times the block for a stride: reading 16 elements per element used is cheaper
+        # than a transfer per element
+        cap = max(n, min(n * min(sp.slope, 16), WINDOW_BYTES // esize))
+        window = _scratch(lw, cap * esize, op)
+        if window is None and cap > n:
+            cap = n
+            window = _scratch(lw, cap * esize, op)
+    if window is not None:
+        k.make(cap)
         general = b.new_label("perrun")
-        _window(lw, sp, k, dram0, xs, cnt, lmem, esize, elem, window.offset, n, general)
+        _window(lw, sp, k, dram0, xs, cnt, lmem, esize, elem, window.offset, cap, general)
         b("j", done)
         b.label(general)
     spread_runs = _per_run(lw, sp, k, dram0, xs, cnt, lmem, esize, True)
@@ -344,7 +393,7 @@ def lower_load(lw, op) -> None:
         lw.pending_dma_in = True
         return
     b("mtia.dma.wait")
-    if acc.count is not ALL:  # elements [cnt, n) take `other`
+    if acc.mask.count is not None or acc.mask.conds:  # elements [cnt, n) take `other`
         rest = b.x("rest")
         b("sub", rest, b.li(n), cnt)
         tail = element_address(lw, b.li(dst.offset), cnt, esize)

@@ -27,6 +27,7 @@ from typing import Optional, Tuple
 from mtiacc.codegen.affine import Affine
 from mtiacc.ir import ops as O
 from mtiacc.ir.core import OpResult, Value
+from mtiacc.ir.shape_ops import ExpandDimsOp, ReshapeOp
 
 
 @dataclasses.dataclass(frozen=True)
@@ -160,9 +161,32 @@ def _int_const(v: Value) -> Optional[int]:
     return c
 
 
+def single_axis(shape) -> bool:
+    """Whether at most one dimension is longer than 1: row-major positions are that axis' indices
+    (a (1024, 1) tile of Inductor's y/x kernels with XBLOCK = 1 is a 1-D block)."""
+    return sum(1 for d in shape if d != 1) <= 1
+
+
+def _numel(v: Value) -> int:
+    return v.type.numel if v.type.is_block() else 1
+
+
+def _same_positions(op) -> bool:
+    """Shape ops that keep every element at its row-major position (on single-axis blocks)."""
+    return isinstance(op, (ExpandDimsOp, ReshapeOp, O.BroadcastOp)) and op.src.type.is_block() and \
+        _numel(op.src) == _numel(op.result)
+
+
+def _uniform_at_zero(s: Optional[Split]) -> Optional[Split]:
+    """A one-element block broadcast: its value at position 0, uniform (when it has no terms)."""
+    if s is None or s.terms:
+        return None
+    return Split(s.base)
+
+
 def split_of(v: Value, depth: int = 0) -> Optional[Split]:
-    """The split form of an integer scalar or 1-D block, or None."""
-    if depth > 64 or not v.type.is_int() or len(v.type.shape) > 1:
+    """The split form of an integer scalar or single-axis block, or None."""
+    if depth > 64 or not v.type.is_int() or not single_axis(v.type.shape):
         return None
     op = v.op if isinstance(v, OpResult) else None
     if isinstance(op, O.ConstantOp):
@@ -175,8 +199,10 @@ def split_of(v: Value, depth: int = 0) -> Optional[Split]:
     if isinstance(op, O.SplatOp):
         inner = split_of(op.src, depth + 1)
         return inner if inner is not None and inner.pure_linear and not inner.lin else None
-    if isinstance(op, O.BroadcastOp) and op.src.type.shape == v.type.shape:
+    if _same_positions(op):
         return split_of(op.src, depth + 1)
+    if isinstance(op, O.BroadcastOp) and _numel(op.src) == 1:
+        return _uniform_at_zero(split_of(op.src, depth + 1))
     if isinstance(op, O.ExtSIOp):  # the same integer, wider
         return split_of(op.src, depth + 1)
     if isinstance(op, (O.AddIOp, O.SubIOp, O.MulIOp)):
@@ -228,18 +254,93 @@ def _div_rem(a: Split, c: int, is_div: bool) -> Optional[Split]:
 
 
 def split_pointer(v: Value, depth: int = 0) -> Optional[Tuple[Value, Split]]:
-    """(scalar base pointer, split offset in elements) of a 1-D pointer block, or None."""
-    if depth > 64 or not isinstance(v, OpResult) or len(v.type.shape) != 1:
+    """(scalar base pointer, split offset in elements) of a single-axis pointer block, or None."""
+    if depth > 64 or not isinstance(v, OpResult) or not v.type.is_block() or not single_axis(v.type.shape):
         return None
     op = v.op
     if isinstance(op, O.SplatOp):
         return op.src, Split()
-    if isinstance(op, O.BroadcastOp) and op.src.type.shape == v.type.shape:
+    if _same_positions(op):
         return split_pointer(op.src, depth + 1)
+    if isinstance(op, O.BroadcastOp) and _numel(op.src) == 1:
+        inner = split_pointer(op.src, depth + 1)
+        at0 = _uniform_at_zero(inner[1]) if inner is not None else None
+        return None if at0 is None else (inner[0], at0)
     if isinstance(op, O.AddPtrOp):
         base = split_pointer(op.ptr, depth + 1)
         off = split_of(op.offset)
         if base is not None and off is not None:
             total = base[1] + off
             return None if total is None else (base[0], total)
+    return None
+
+
+# --------------------------------------------------------------------------- masks
+
+@dataclasses.dataclass(frozen=True)
+class Cond:
+    """A condition on scalars: ``lhs pred rhs`` (affines), or ``flag`` (an i1 scalar) when set."""
+    pred: str = "slt"
+    lhs: Affine = Affine()
+    rhs: Affine = Affine()
+    flag: Optional[Value] = None
+
+
+@dataclasses.dataclass(frozen=True)
+class MaskForm:
+    """Element ``i`` is active iff ``i < count`` (None: every ``i``) and every condition holds."""
+    count: Optional[Affine] = None
+    conds: Tuple[Cond, ...] = ()
+
+
+_SWAP = {"slt": "sgt", "sle": "sge", "sgt": "slt", "sge": "sle"}
+
+
+def _uniform(s: Optional[Split]) -> Optional[Affine]:
+    return s.base if s is not None and not s.terms and not s.lin else None
+
+
+def mask_form(mask: Value, depth: int = 0) -> Optional[MaskForm]:
+    """Prefix masks (``xindex < xnumel``), all-true ones, conditions on scalars (``pid < M``, a
+    one-element ``xindex < xnumel`` broadcast over a (YBLOCK, 1) tile) and their ``&``; else None."""
+    if depth > 32 or not isinstance(mask, OpResult) or not single_axis(mask.type.shape):
+        return None
+    op = mask.op
+    if isinstance(op, O.ConstantOp):
+        return MaskForm() if op.value is True or op.value == 1 else None
+    if isinstance(op, O.SplatOp):
+        c = O.const_value(op.src)
+        if c is not None:
+            return MaskForm() if c else None
+        return MaskForm(None, (Cond(flag=op.src),)) if op.src.type.is_int() else None
+    if _same_positions(op):
+        return mask_form(op.src, depth + 1)
+    if isinstance(op, O.BroadcastOp) and _numel(op.src) == 1:
+        inner = mask_form(op.src, depth + 1)
+        if inner is None:
+            return None
+        if inner.count is None:
+            return MaskForm(None, inner.conds)
+        return MaskForm(None, inner.conds + (Cond("sgt", inner.count, Affine()),))  # active iff 0 < count
+    if isinstance(op, O.AndIOp):
+        a, b = mask_form(op.lhs, depth + 1), mask_form(op.rhs, depth + 1)
+        if a is None or b is None or (a.count is not None and b.count is not None):
+            return None
+        return MaskForm(a.count if a.count is not None else b.count, a.conds + b.conds)
+    if isinstance(op, O.CmpIOp) and op.predicate in _SWAP:
+        lhs, rhs, pred = op.lhs, op.rhs, op.predicate
+        a, b = split_of(lhs), split_of(rhs)
+        if a is None or b is None:
+            return None
+        ua, ub = _uniform(a), _uniform(b)
+        if ua is not None and ub is not None:
+            return MaskForm(None, (Cond(pred, ua, ub),))
+        if pred in ("sgt", "sge"):
+            a, b, pred = b, a, _SWAP[pred]
+            ub = _uniform(b)
+        # a.base + i < b  <=>  i < b - a.base
+        if a.terms or a.lin != 1 or ub is None:
+            return None
+        count = ub + (-a.base)
+        return MaskForm(count + Affine((), 1, 0) if pred == "sle" else count)
     return None

@@ -204,3 +204,33 @@ def last_writer(out_ptr0, xnumel, C: tl.constexpr, XBLOCK: tl.constexpr):
     """out[x // C] = x: within one program the last element of each row writes last."""
     xindex = tl.program_id(0) * XBLOCK + tl.arange(0, XBLOCK)
     tl.store(out_ptr0 + xindex // C, xindex.to(tl.float32), xindex < xnumel)
+
+
+@triton.jit
+def conv_weight_layout(in_ptr0, out_ptr0, ynumel, xnumel, C: tl.constexpr, KK: tl.constexpr,
+                       YBLOCK: tl.constexpr, XBLOCK: tl.constexpr):
+    """Inductor's convolution weight re-layout with XBLOCK = 1: (YBLOCK, 1) tiles, a stride-KK load
+    down the column and a store in rows of C at stride C*KK (y0 = y % C, y1 = y // C)."""
+    yoffset = tl.program_id(1) * YBLOCK
+    yindex = yoffset + tl.arange(0, YBLOCK)[:, None]
+    ymask = yindex < ynumel
+    xoffset = tl.program_id(0) * XBLOCK
+    xindex = xoffset + tl.arange(0, XBLOCK)[None, :]
+    xmask = xindex < xnumel
+    x2 = xindex
+    y3 = yindex
+    y0 = (yindex % C)
+    y1 = yindex // C
+    tmp0 = tl.load(in_ptr0 + (x2 + KK*y3), xmask & ymask, eviction_policy='evict_last')
+    tl.store(out_ptr0 + (y0 + C*x2 + C*KK*y1), tmp0, xmask & ymask)
+
+
+@triton.jit
+def strided_1d(in_ptr0, out_ptr0, n, M, S: tl.constexpr, T: tl.constexpr, BLOCK: tl.constexpr):
+    """out[i * T] = in[i * S] for i < n, in programs below M (a scalar condition splat over the
+    block); S and T constant strides (0: one element)."""
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    m = (offs < n) & (pid < M)
+    x = tl.load(in_ptr0 + offs * S, mask=m, other=-2.0)
+    tl.store(out_ptr0 + offs * T, x + 1.0, mask=m)

@@ -184,3 +184,44 @@ def test_non_prefix_mask_keeps_the_element_path(tmp_path):
     expect = np.zeros(192, np.float32)
     expect[:n] = np.where(i[:n] % 2 == 0, x[i[:n] % 48], 5.0)
     np.testing.assert_array_equal(res.outputs["out_ptr0"], expect)
+
+
+@pytest.mark.parametrize("c,kk,ynumel,xnumel,yblock", [(64, 9, 4096, 9, 1024), (48, 5, 1000, 4, 256)])
+def test_conv_weight_layout_column_tiles(tmp_path, c, kk, ynumel, xnumel, yblock):
+    # in: (ynumel, kk) rows; out[y1, x, y0] = in[y, x] for x < xnumel (<= kk), y = y1 * c + y0
+    rng = np.random.default_rng(ynumel + kk)
+    src = _fp32(rng, ynumel * kk)
+    art = build("conv_weight_layout", "*fp32,*fp32,i32,i32", C=c, KK=kk, YBLOCK=yblock, XBLOCK=1)
+    out = np.full(-(-ynumel // c) * c * kk, 9.0, np.float32)
+    grid = [xnumel + 1, -(-ynumel // yblock)]  # one column of programs entirely masked off
+    res = launch(tmp_path, art, {"in_ptr0": src, "out_ptr0": out, "ynumel": np.array(ynumel, np.int32),
+                                 "xnumel": np.array(xnumel, np.int32)}, grid)
+    y, x = np.meshgrid(np.arange(ynumel), np.arange(xnumel), indexing="ij")
+    expect = out.copy()
+    expect[y % c + c * x + c * kk * (y // c)] = src[x + kk * y]
+    np.testing.assert_array_equal(res.outputs["out_ptr0"], expect)
+    if ynumel % c == 0 and ynumel % yblock == 0:
+        # per active program: one window for the stride-kk column, yblock / c rows stored
+        assert res.stats.dma_transfers == xnumel * grid[1] * (1 + yblock // c)
+
+
+@pytest.mark.parametrize("s,t", [(3, 1), (0, 2), (1, 5), (20, 3)])
+def test_constant_strides(tmp_path, s, t):
+    n, block, m_progs = 200, 64, 3  # 4 programs, the last one off by its scalar condition
+    rng = np.random.default_rng(s * 10 + t)
+    src = _fp32(rng, s * (4 * block) + 1)
+    art = build("strided_1d", "*fp32,*fp32,i32,i32", S=s, T=t, BLOCK=block)
+    out = np.zeros(t * (4 * block) + 1, np.float32)
+    res = launch(tmp_path, art, {"in_ptr0": src, "out_ptr0": out, "n": np.array(n, np.int32),
+                                 "M": np.array(m_progs, np.int32)}, [4])
+    i = np.arange(min(n, m_progs * block))
+    expect = out.copy()
+    vals = src[i * s] + 1.0
+    if t == 0:
+        vals = vals[-1:]
+    expect[i * t if t else 0] = vals
+    np.testing.assert_array_equal(res.outputs["out_ptr0"], expect)
+    if s == 20:  # a 20-element stride reads a window of at most 16 x the block: element by element
+        assert res.stats.dma_transfers > 3 * block
+    elif s == 3 and t == 1:  # the window, then the contiguous store
+        assert res.stats.dma_transfers == 3 * 2
