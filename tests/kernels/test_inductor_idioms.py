@@ -1,0 +1,224 @@
+"""Inductor idioms (tests/kernels/inductor_idioms*.py) against numpy: seeded inputs, ragged shapes,
+NaN/inf where the idiom is about them, device asserts that fire and ones that must not."""
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.blocks.helpers import build, launch
+
+HERE = Path(__file__).resolve().parent
+A = HERE / "inductor_idioms.py"
+
+
+def _run(tmp_path, name, sig, data, grid, path=A, **defines):
+    return launch(tmp_path, build(name, sig, path=path, **defines), data, grid)
+
+
+def _s(v, dt=np.int32):
+    return np.array(v, dt)
+
+
+def _cdiv(a, b):
+    return -(-a // b)
+
+
+# --- embeddings: negative-index wrap and device asserts ------------------------------------------
+
+@pytest.mark.parametrize("n_idx, XBLOCK", [(5, 256), (3, 128), (7, 512)])
+def test_embedding_int64_wrap(tmp_path, n_idx, XBLOCK):
+    rng = np.random.default_rng(n_idx)
+    idx = rng.integers(-64, 64, n_idx).astype(np.int64)
+    idx[0] = -64
+    table = rng.standard_normal((64, 128)).astype(np.float32)
+    xnumel = n_idx * 128
+    grid = (_cdiv(xnumel, XBLOCK),)
+    out = _run(tmp_path, "triton_poi_fused_embedding_0", "*i64,*fp32,*fp32,i32",
+               {"in_ptr0": idx, "in_ptr1": table.ravel(), "out_ptr0": np.full(xnumel + 5, 7, np.float32),
+                "xnumel": _s(xnumel)}, grid, XBLOCK=XBLOCK)
+    np.testing.assert_array_equal(out["out_ptr0"][:xnumel].reshape(n_idx, 128), table[idx])
+    assert (out["out_ptr0"][xnumel:] == 7).all()
+
+
+@pytest.mark.parametrize("bad", [64, -65, 2**40])
+def test_embedding_index_out_of_range_fires_the_assert(tmp_path, bad):
+    idx = np.array([3, bad, 1], np.int64)
+    with pytest.raises(Exception, match=r"index out of bounds: 0 <= tmp4 < 64") as info:
+        _run(tmp_path, "triton_poi_fused_embedding_0", "*i64,*fp32,*fp32,i32",
+             {"in_ptr0": idx, "in_ptr1": np.zeros(64 * 128, np.float32), "out_ptr0": np.zeros(384, np.float32),
+              "xnumel": _s(384)}, (3,), XBLOCK=128)
+    line = A.read_text().splitlines().index(
+        '    tl.device_assert(((0 <= tmp4) & (tmp4 < 64)) | ~(xmask), "index out of bounds: 0 <= tmp4 < 64")') + 1
+    assert info.value.loc.file == str(A) and info.value.loc.line == line
+    assert "in program (1, 0, 0)" in info.value.render()   # the bad index is in row 1: program 1 fails
+
+
+def test_embedding_masked_off_rows_do_not_assert(tmp_path):
+    # idx[2] is out of range but lies past xnumel: its elements are masked off, `| ~(xmask)` holds
+    idx = np.array([1, -1, 999], np.int64)
+    table = np.arange(64 * 128, dtype=np.float32).reshape(64, 128)
+    out = _run(tmp_path, "triton_poi_fused_embedding_0", "*i64,*fp32,*fp32,i32",
+               {"in_ptr0": idx, "in_ptr1": table.ravel(), "out_ptr0": np.zeros(384, np.float32),
+                "xnumel": _s(256)}, (3,), XBLOCK=128)
+    np.testing.assert_array_equal(out["out_ptr0"][:256].reshape(2, 128), table[[1, 63]])
+    assert (out["out_ptr0"][256:] == 0).all()
+
+
+@pytest.mark.parametrize("n_idx", [4, 12])
+def test_embedding_without_masks(tmp_path, n_idx):
+    rng = np.random.default_rng(40 + n_idx)
+    idx = rng.integers(-64, 64, n_idx).astype(np.int32)
+    table = rng.standard_normal((64, 32)).astype(np.float32)
+    out = _run(tmp_path, "triton_poi_fused_embedding_nomask_1", "*i32,*fp32,*fp32,i32",
+               {"in_ptr0": idx, "in_ptr1": table.ravel(), "out_ptr0": np.zeros(n_idx * 32, np.float32),
+                "xnumel": _s(n_idx * 32)}, (n_idx // 4,), XBLOCK=128)
+    np.testing.assert_array_equal(out["out_ptr0"].reshape(n_idx, 32), table[idx])
+    with pytest.raises(Exception, match=r"0 <= tmp5 < 64"):
+        _run(tmp_path, "triton_poi_fused_embedding_nomask_1", "*i32,*fp32,*fp32,i32",
+             {"in_ptr0": np.array([0, 0, 0, 64], np.int32), "in_ptr1": table.ravel(),
+              "out_ptr0": np.zeros(128, np.float32), "xnumel": _s(128)}, (1,), XBLOCK=128)
+
+
+@pytest.mark.parametrize("tokens, XBLOCK", [(5, 4), (16, 8), (3, 1)])
+def test_embedding_plus_position_and_mean(tmp_path, tokens, XBLOCK):
+    rng = np.random.default_rng(tokens)
+    ids = rng.integers(-100, 100, tokens).astype(np.int32)
+    word = rng.standard_normal((100, 48)).astype(np.float32)
+    pos = rng.standard_normal((16, 48)).astype(np.float32)
+    out = _run(tmp_path, "triton_per_fused_add_embedding_mean_2", "*fp32,*i32,*fp32,*fp32,*fp32,i32,i32",
+               {"in_out_ptr0": np.zeros(tokens * 48, np.float32), "in_ptr0": ids, "in_ptr1": word.ravel(),
+                "in_ptr2": pos.ravel(), "out_ptr0": np.zeros(tokens, np.float32),
+                "xnumel": _s(tokens), "r0_numel": _s(48)}, (_cdiv(tokens, XBLOCK),), XBLOCK=XBLOCK)
+    emb = word[ids] + pos[np.arange(tokens) % 16]
+    np.testing.assert_array_equal(out["in_out_ptr0"].reshape(tokens, 48), emb)
+    np.testing.assert_allclose(out["out_ptr0"], emb.astype(np.float64).mean(1), rtol=1e-5, atol=1e-6)
+
+
+# --- masks, bools, int/float where ---------------------------------------------------------------
+
+@pytest.mark.parametrize("n", [1, 77, 256])
+def test_isnan_isinf_bool_outputs_and_int_float_where(tmp_path, n):
+    rng = np.random.default_rng(n)
+    x = rng.standard_normal(n).astype(np.float32)
+    special = rng.choice(n, size=min(n, 12), replace=False)
+    x[special] = rng.choice([np.nan, np.inf, -np.inf, -np.nan], size=len(special))
+    thr = np.float32(0.25)
+    out = _run(tmp_path, "triton_poi_fused_isinf_isnan_where_3", "*fp32,*fp32,*i1,*fp32,*i1,*i8,i32",
+               {"in_ptr0": x, "in_ptr1": np.array([thr], np.float32), "out_ptr0": np.full(n + 3, 5, np.uint8),
+                "out_ptr1": np.zeros(n, np.float32), "out_ptr2": np.zeros(n, np.bool_),
+                "out_ptr3": np.zeros(n, np.int8), "xnumel": _s(n)}, (_cdiv(n, 64),), XBLOCK=64)
+    nonfinite = ~np.isfinite(x)
+    # an *i1 buffer given as uint8 shows the stored bytes: exactly 0 or 1, and none past the mask
+    np.testing.assert_array_equal(out["out_ptr0"][:n], nonfinite.astype(np.uint8))
+    assert out["out_ptr0"][n:].tolist() == [5, 5, 5]
+    np.testing.assert_array_equal(out["out_ptr1"], np.where(nonfinite, 0, x))
+    gt = (x > thr) & ~nonfinite
+    np.testing.assert_array_equal(out["out_ptr2"], gt)
+    np.testing.assert_array_equal(out["out_ptr3"], np.where(np.isnan(x), -1, gt.astype(np.int8)))
+
+
+@pytest.mark.parametrize("n", [5, 130])
+def test_maximum_minimum_mixed_dtypes(tmp_path, n):
+    rng = np.random.default_rng(n + 1)
+    h = (rng.standard_normal(n) * 4).astype(np.float16)
+    f = (rng.standard_normal(n) * 4).astype(np.float32)
+    f[::7] = h[::7]                        # ties between the f16 value and the f32 one
+    f[3 % n] = np.nan
+    i = rng.integers(-6, 7, n).astype(np.int32)
+    q = rng.integers(-2**40, 2**40, n).astype(np.int64)
+    q[::5] = rng.integers(-6, 7, len(q[::5]))
+    out = _run(tmp_path, "triton_poi_fused_maximum_minimum_mixed_4", "*fp16,*fp32,*i32,*i64,*fp32,*fp32,*i64,*i64,i32",
+               {"in_ptr0": h, "in_ptr1": f, "in_ptr2": i, "in_ptr3": q, "out_ptr0": np.zeros(n, np.float32),
+                "out_ptr1": np.zeros(n, np.float32), "out_ptr2": np.zeros(n, np.int64),
+                "out_ptr3": np.zeros(n, np.int64), "xnumel": _s(n)}, (_cdiv(n, 64),), XBLOCK=64)
+    hf = h.astype(np.float32)
+    np.testing.assert_array_equal(out["out_ptr0"], np.maximum(hf, f) + np.maximum(hf, 0))   # NaN propagates
+    np.testing.assert_array_equal(out["out_ptr1"], np.minimum(i.astype(np.float32), f))
+    np.testing.assert_array_equal(out["out_ptr2"], np.maximum(q, i.astype(np.int64)))
+    np.testing.assert_array_equal(out["out_ptr3"], np.minimum(q, -3))
+
+
+# --- looped reductions with tl.full accumulators ---------------------------------------------------
+
+@pytest.mark.parametrize("xnumel, r0_numel, XBLOCK, R0_BLOCK", [(5, 70, 2, 16), (4, 16, 4, 16), (3, 1, 2, 8),
+                                                                (9, 33, 4, 32)])
+def test_red_full_accumulators(tmp_path, xnumel, r0_numel, XBLOCK, R0_BLOCK):
+    rng = np.random.default_rng(xnumel * 100 + r0_numel)
+    x = (rng.standard_normal((xnumel, r0_numel)) * 1.5).astype(np.float32)
+    x[0, r0_numel // 2] = np.nan
+    if xnumel > 2:
+        x[2, 0] = -np.inf
+    out = _run(tmp_path, "triton_red_fused_abs_any_count_max_sum_5", "*fp32,*fp32,*fp32,*i64,*i1,*i32,i32,i32",
+               {"in_ptr0": x.ravel(), "out_ptr0": np.zeros(xnumel, np.float32),
+                "out_ptr1": np.zeros(xnumel, np.float32), "out_ptr2": np.zeros(xnumel, np.int64),
+                "out_ptr3": np.zeros(xnumel, np.bool_), "out_ptr4": np.zeros(xnumel, np.int32),
+                "xnumel": _s(xnumel), "r0_numel": _s(r0_numel)},
+               (_cdiv(xnumel, XBLOCK),), XBLOCK=XBLOCK, R0_BLOCK=R0_BLOCK)
+    ad = np.abs(x.astype(np.float64))
+    np.testing.assert_allclose(out["out_ptr0"], ad.sum(1), rtol=1e-5)
+    np.testing.assert_array_equal(out["out_ptr1"], x.max(1))     # NaN in row 0 wins, as torch.amax
+    np.testing.assert_array_equal(out["out_ptr2"], (np.isnan(x) | (x > 1)).sum(1))
+    # the int1 accumulator holds one flag per column position: any, and how many positions saw an inf
+    np.testing.assert_array_equal(out["out_ptr3"], np.isinf(x).any(1))
+    pad = np.zeros((xnumel, _cdiv(r0_numel, R0_BLOCK) * R0_BLOCK), bool)
+    pad[:, :r0_numel] = np.isinf(x)
+    np.testing.assert_array_equal(out["out_ptr4"], pad.reshape(xnumel, -1, R0_BLOCK).any(1).sum(1))
+
+
+@pytest.mark.parametrize("xnumel, r0_numel, XBLOCK", [(6, 32, 4), (5, 19, 2), (1, 1, 1)])
+def test_per_bool_reductions(tmp_path, xnumel, r0_numel, XBLOCK):
+    rng = np.random.default_rng(r0_numel)
+    x = rng.integers(-2, 3, (xnumel, r0_numel)).astype(np.int32)
+    x[-1] = 0                                     # a row with no nonzero
+    out = _run(tmp_path, "triton_per_fused_count_nonzero_sum_6", "*i32,*i1,*i32,*i32,i32,i32",
+               {"in_ptr0": x.ravel(), "out_ptr0": np.ones(xnumel, np.bool_), "out_ptr1": np.zeros(xnumel, np.int32),
+                "out_ptr2": np.zeros(xnumel, np.int32), "xnumel": _s(xnumel), "r0_numel": _s(r0_numel)},
+               (_cdiv(xnumel, XBLOCK),), XBLOCK=XBLOCK)
+    np.testing.assert_array_equal(out["out_ptr0"], (x != 0).any(1))
+    np.testing.assert_array_equal(out["out_ptr1"], (x < 0).sum(1))
+    # tmp2 is not masked by r0_mask, but the load's other=0 makes padding zero
+    np.testing.assert_array_equal(out["out_ptr2"], (x != 0).sum(1))
+
+
+# --- int64 index arithmetic, quantize, math aliases ----------------------------------------------
+
+@pytest.mark.parametrize("B, S, XBLOCK", [(3, 5, 256), (2, 1, 128), (1, 7, 1024)])
+def test_permute_int64_index_math(tmp_path, B, S, XBLOCK):
+    x = np.random.default_rng(B * 10 + S).standard_normal((B, S, 128)).astype(np.float32)
+    n = x.size
+    out = _run(tmp_path, "triton_poi_fused_clone_permute_i64_7", "*fp32,*fp32,i32,i32",
+               {"in_ptr0": x.ravel(), "out_ptr0": np.zeros(n, np.float32), "xnumel": _s(n), "S": _s(S)},
+               (_cdiv(n, XBLOCK),), XBLOCK=XBLOCK)
+    np.testing.assert_array_equal(out["out_ptr0"].reshape(S, B, 128), x.transpose(1, 0, 2))
+
+
+@pytest.mark.parametrize("n", [3, 100, 1000])
+def test_quantize_clamped_to_int8(tmp_path, n):
+    rng = np.random.default_rng(n)
+    x = (rng.standard_normal(n) * 4).astype(np.float32)
+    x[: min(n, 4)] = np.array([0.025, -0.075, 100.0, -100.0], np.float32)[: min(n, 4)]   # ties and clamps
+    out = _run(tmp_path, "triton_poi_fused_quantize_per_tensor_8", "*fp32,*i8,*fp32,i32",
+               {"in_ptr0": x, "out_ptr0": np.zeros(n, np.int8), "out_ptr1": np.zeros(n, np.float32),
+                "xnumel": _s(n)}, (_cdiv(n, 256),), XBLOCK=256)
+    scale = np.float32(0.05)
+    q = np.clip(np.rint(x / scale) + 3, -128, 127).astype(np.int8)
+    np.testing.assert_array_equal(out["out_ptr0"], q)
+    np.testing.assert_array_equal(out["out_ptr1"], (q.astype(np.int32) - 3).astype(np.float32) * scale)
+
+
+@pytest.mark.parametrize("n", [9, 300])
+def test_math_aliases(tmp_path, n):
+    rng = np.random.default_rng(n)
+    a = (rng.standard_normal(n) * 3).astype(np.float32)
+    b = (rng.standard_normal(n) * 3).astype(np.float32)
+    out = _run(tmp_path, "triton_poi_fused_math_aliases_9", "*fp32,*fp32,*fp32,i32",
+               {"in_ptr0": a, "in_ptr1": b, "out_ptr0": np.zeros(n, np.float32), "xnumel": _s(n)},
+               (_cdiv(n, 128),), XBLOCK=128)
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    t2 = np.exp(a64 * 0.5) + np.exp(-a64)
+    t3 = np.sqrt(np.abs(b64)) + 1 / np.sqrt(b64 * b64 + 1)
+    t4 = np.log2(b64 * b64 + 2) + np.log(np.abs(a64) + 1)
+    t5 = a64 * b64 + np.floor(b64) - np.ceil(a64)
+    t6 = np.sin(a64) * np.cos(b64) + np.exp2(a64 * 0.25)
+    want = np.maximum(t2, t3) + np.minimum(t4, t5) + t6 + a64 / (b64 * b64 + 1)
+    np.testing.assert_allclose(out["out_ptr0"], want, rtol=1e-5, atol=1e-5)
