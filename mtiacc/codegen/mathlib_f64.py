@@ -1,4 +1,4 @@
-"""The device math library on float64: exp, exp2, log, log2, log1p, expm1, tanh as RVV sequences at e64.
+"""The device math library on float64: exp, exp2, log, log2, log1p, expm1, tanh, erf, sin, cos at e64.
 
 Same shape as the f32 library (``mathlib.py``): range reduction, a polynomial, fix-ups for the special
 values, no branches; it runs at ``e64, m2`` on the same register plan (operands in ``v8``/``v16``/``v24``,
@@ -17,6 +17,11 @@ Coefficients are exact Taylor terms rounded once to double (``fractions.Fraction
   ``log m = f - f^2/2 + s (f^2/2 + z P(z))``, ``z = s^2``, ``P`` the atanh series to ``z^11``;
   ``k ln 2`` added last in two parts.  Subnormal ``x`` is scaled by ``2^54`` first.
 - log2: the same ``log m`` with its head cut to 20 bits so that ``head * LOG2E_HI`` is (almost) exact.
+- sin, cos: ``x = n pi/2 + r``, pi/2 in four parts of at most 32 significant bits (``n * part`` exact
+  for ``|n| < 2^21``), the sums carried as double-doubles (TwoSum), so ``r = rh + rl`` is good to
+  ~2^-114 absolute even next to a multiple of pi/2; Taylor series to ``r^19`` (sin) and ``r^20`` (cos)
+  with ``rl``'s first-order term, ``1 - z/2`` with its rounding error added back.  ``|x| > 2^21``
+  (no Payne-Hanek reduction for doubles yet), inf and NaN give NaN.
 - log1p: ``log(u) * x / (u - 1)``, ``u = 1 + x``; expm1: ``(u - 1) * x / log(u)``, ``u = e^x``
   (Kahan's corrections for the rounding of ``u``); tanh: ``m / (m + 2)``, ``m = expm1(2 min(|x|, 22))``,
   the sign of ``x``.
@@ -351,6 +356,136 @@ def erf(e: VMath, x: str) -> str:
     return q
 
 
+def _pio2_parts(count: int = 4, bits: int = 33):
+    """pi/2 as ``count`` doubles of ``bits`` significant bits each (truncations of what is left), so
+    ``n * part`` is exact for |n| < 2^(53 - bits)."""
+    from mtiacc.codegen.mathlib_trig import _pi_fixed
+    rest = Fraction(_pi_fixed(320), 1 << 321)
+    out = []
+    for _ in range(count):
+        e = math.floor(math.log2(rest))
+        scale = Fraction(2) ** (bits - 1 - e)
+        part = Fraction(math.floor(rest * scale)) / scale
+        out.append(float(part))
+        rest -= part
+    return tuple(out), float(1 / Fraction(_pi_fixed(320), 1 << 321))
+
+
+PIO2, INV_PIO2 = _pio2_parts()
+SIN_POLY = tuple(float(Fraction((-1) ** k, math.factorial(2 * k + 1))) for k in range(9, 0, -1))   # r^19 .. r^3
+COS_POLY = tuple(float(Fraction((-1) ** k, math.factorial(2 * k))) for k in range(10, 1, -1))     # r^20 .. r^4
+TRIG_LIMIT = 2.0 ** 21          # |n| < 2^21 there, and the parts have at most 32 significant bits
+
+
+def _two_sum(e: VMath, a: str, b: str):
+    """(s, err) with s + err == a + b exactly (Knuth's TwoSum; no magnitude order needed)."""
+    s = e.tmp()
+    e("vfadd.vv", s, a, b)
+    bb = e.tmp()
+    e("vfsub.vv", bb, s, a)
+    t = e.tmp()
+    e("vfsub.vv", t, s, bb)
+    e("vfsub.vv", t, a, t)
+    e("vfsub.vv", bb, b, bb)
+    e("vfadd.vv", t, t, bb)
+    e.release(bb)
+    return s, t
+
+
+def _reduce(e: VMath, x: str):
+    """(n as int64, rh, rl): x = n pi/2 + rh + rl, |rh| <= pi/4 (a little more), for |x| <= 2^21;
+    four-part Cody-Waite with exact products and the sums carried as double-doubles."""
+    xc = e.tmp()
+    e("vfmax.vf", xc, x, e.k(-2 * TRIG_LIMIT))     # beyond the limit, inf and NaN: NaN (by the caller)
+    e("vfmin.vf", xc, xc, e.k(2 * TRIG_LIMIT))
+    n = e.tmp()
+    e("vfmul.vf", n, xc, e.k(INV_PIO2))
+    e("vfcvt.x.f.v", n, n)
+    nf = e.tmp()
+    e("vfcvt.f.x.v", nf, n)
+    e("vfnmsac.vf", xc, e.k(PIO2[0]), nf)          # x - n P1: exact
+    w = e.tmp()
+    e("vfmul.vf", w, nf, e.k(-PIO2[1]))            # exact
+    s1, e1 = _two_sum(e, xc, w)
+    e("vfmul.vf", w, nf, e.k(-PIO2[2]))
+    s2, e2 = _two_sum(e, s1, w)
+    e.release(s1, xc)
+    e("vfadd.vv", e1, e1, e2)
+    e("vfnmsac.vf", e1, e.k(PIO2[3]), nf)          # the small terms
+    e.release(e2, w, nf)
+    rh = e.tmp()
+    e("vfadd.vv", rh, s2, e1)                       # Fast2Sum: |s2| >= |e1|
+    rl = e.tmp()
+    e("vfsub.vv", rl, rh, s2)
+    e("vfsub.vv", rl, e1, rl)
+    e.release(s2, e1)
+    return n, rh, rl
+
+
+def _sin_cos_kernels(e: VMath, rh: str, rl: str):
+    """(sin(rh + rl), cos(rh + rl)) for |rh| <= ~pi/4."""
+    z = e.tmp()
+    e("vfmul.vv", z, rh, rh)
+    ps = e.horner(SIN_POLY, z)                      # sin = rh + rh z ps(z) + rl (1 - z/2)
+    e("vfmul.vv", ps, ps, z)
+    e("vfmul.vv", ps, ps, rh)
+    t = e.tmp()
+    e("vfmul.vf", t, z, e.k(-0.5))
+    e("vfmul.vv", t, t, rl)
+    e("vfadd.vv", t, t, rl)
+    e("vfadd.vv", ps, ps, t)
+    e("vfadd.vv", ps, ps, rh)
+    pc = e.horner(COS_POLY, z)                      # cos = 1 - z/2 + z^2 pc(z) - rh rl
+    e("vfmul.vv", pc, pc, z)
+    e("vfmul.vv", pc, pc, z)
+    e("vfnmsac.vv", pc, rh, rl)
+    hz = e.tmp()
+    e("vfmul.vf", hz, z, e.k(0.5))
+    w = e.tmp()
+    e("vfrsub.vf", w, hz, e.k(1.0))                 # w = 1 - hz
+    e("vfrsub.vf", t, w, e.k(1.0))
+    e("vfsub.vv", t, t, hz)                         # (1 - w) - hz: the rounding error of w
+    e("vfadd.vv", pc, pc, t)
+    e("vfadd.vv", pc, pc, w)
+    e.release(z, t, hz, w)
+    return ps, pc
+
+
+def _sincos(e: VMath, x: str, cosine: bool) -> str:
+    n, rh, rl = _reduce(e, x)
+    s, c = _sin_cos_kernels(e, rh, rl)
+    e.release(rh, rl)
+    if cosine:
+        e("vadd.vi", n, n, 1)                       # cos(x) = sin(x + pi/2)
+    q = e.tmp()
+    e("vand.vi", q, n, 1)
+    e("vmsne.vi", "v0", q, 0)
+    e("vmerge.vvm", s, s, c, "v0")                  # odd quadrant: the other kernel
+    e("vand.vi", q, n, 2)
+    e("vmsne.vi", "v0", q, 0)
+    e("vfsgnjn.vv", c, s, s)
+    e("vmerge.vvm", s, s, c, "v0")                  # quadrants 2 and 3: negated
+    e.release(n, q, c)
+    if not cosine:
+        e("vmfeq.vf", "v0", x, e.k(0.0))            # sin(-0) = -0
+        e("vmerge.vvm", s, s, x, "v0")
+    a = e.tmp()
+    e("vfsgnjx.vv", a, x, x)
+    e("vmfgt.vf", "v0", a, e.k(TRIG_LIMIT))        # inf, and beyond the exact reduction: NaN
+    e("vfmerge.vfm", s, s, e.k(math.nan), "v0")
+    e.release(a)
+    e.nan_passthrough(s, x)
+    return s
+
+
+def sin(e: VMath, x: str) -> str:
+    return _sincos(e, x, cosine=False)
+
+
+def cos(e: VMath, x: str) -> str:
+    return _sincos(e, x, cosine=True)
+
+
 def _wide(fn: Callable) -> Callable:
     def run(e: VMath, *args: str) -> str:
         e.wide = True
@@ -360,4 +495,4 @@ def _wide(fn: Callable) -> Callable:
 
 
 EXPANSIONS: Dict[str, Callable] = {f"math.{fn.__name__}": _wide(fn)
-                                   for fn in (exp, exp2, log, log2, log1p, expm1, tanh, erf)}
+                                   for fn in (exp, exp2, log, log2, log1p, expm1, tanh, erf, sin, cos)}

@@ -55,7 +55,7 @@ def _float_operand(sem: Semantic, x: FValue, fname: str) -> Value:
 
 
 # math ops that have a float64 expansion (mtiacc/codegen/mathlib_f64.py); the others are errors on f64
-F64_MATH = frozenset({"exp", "exp2", "log", "log2", "log1p", "expm1", "tanh", "erf"})
+F64_MATH = frozenset({"exp", "exp2", "log", "log2", "log1p", "expm1", "tanh", "erf", "sin", "cos"})
 
 
 def _no_f64(fname: str, *vals: Value) -> None:

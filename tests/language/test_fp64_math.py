@@ -37,6 +37,17 @@ def _signed_tiny(rng, n):
     return np.exp(rng.uniform(-745, 0, n)) * rng.choice([-1.0, 1.0], n)
 
 
+def _near_pio2_multiples(rng, n):
+    """The doubles nearest k pi/2 for random k up to 2^21 (2/pi), and their neighbours."""
+    x = np.round(rng.uniform(1, 2.0 ** 21 / (np.pi / 2), n)) * (np.pi / 2)
+    return np.concatenate([x, np.nextafter(x, 0), -np.nextafter(x, np.inf)])
+
+
+def _trig(rng):
+    return [rng.uniform(-10, 10, 600), rng.uniform(-2.0 ** 21, 2.0 ** 21, 600), _signed_tiny(rng, 300) * 2.0 ** 20,
+            _near_pio2_multiples(rng, 200)]
+
+
 def _inputs(name, rng):
     """name -> (reference, inputs, ULP bound)."""
     pos = np.exp(rng.uniform(-745, 709, 1500))
@@ -49,6 +60,8 @@ def _inputs(name, rng):
         "libdevice.expm1": (np.expm1, [rng.uniform(-40, 710, 800), rng.uniform(-1, 1, 700), _signed_tiny(rng, 300)], 2),
         "libdevice.tanh": (np.tanh, [rng.uniform(-25, 25, 800), rng.uniform(-1, 1, 700), _signed_tiny(rng, 300)], 2),
         "tl.erf": (_erf, [rng.uniform(-7, 7, 800), rng.uniform(-1.2, 1.2, 700), _signed_tiny(rng, 300)], 2),
+        "tl.sin": (lambda x: np.where(np.abs(x) > 2.0 ** 21, np.nan, np.sin(x)), _trig(rng), 1),
+        "tl.cos": (lambda x: np.where(np.abs(x) > 2.0 ** 21, np.nan, np.cos(x)), _trig(rng), 1),
         "tl.sigmoid": (_sigmoid, [rng.uniform(-750, 750, 800), rng.uniform(-5, 5, 700)], 2),
     }[name]
 
@@ -70,7 +83,7 @@ def _run(fn: str, x: np.ndarray) -> np.ndarray:
 
 
 NAMES = ["tl.exp", "tl.exp2", "tl.log", "tl.log2", "libdevice.log1p", "libdevice.expm1", "libdevice.tanh",
-         "tl.erf", "tl.sigmoid"]
+         "tl.erf", "tl.sin", "tl.cos", "tl.sigmoid"]
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -92,7 +105,7 @@ def test_special_values_exactly():
     with np.errstate(all="ignore"):
         cases = {"tl.exp": np.exp(x), "tl.exp2": np.exp2(x), "tl.log": np.log(x), "tl.log2": np.log2(x),
                  "libdevice.log1p": np.log1p(x), "libdevice.expm1": np.expm1(x), "libdevice.tanh": np.tanh(x),
-                 "tl.erf": _erf(x)}
+                 "tl.erf": _erf(x), "tl.sin": np.sin(x), "tl.cos": np.cos(x)}
     for name, want in cases.items():
         got = _run(name, x)
         assert np.array_equal(np.isnan(got), np.isnan(want)), name
@@ -122,6 +135,15 @@ def test_scalar_path(name):
     with np.errstate(all="ignore"):
         want = ref(xs)
     assert ulps64(got, want).max() <= bound
+
+
+def test_sin_cos_range_limit():
+    """The reduction is exact for |x| <= 2^21; beyond, NaN (stated in docs/language.md), not a wrong number."""
+    x = np.array([2.0 ** 21, -2.0 ** 21, np.nextafter(2.0 ** 21, np.inf), 2.0 ** 22, 1e300, -1.7976931348623157e308])
+    for name, ref in (("tl.sin", np.sin), ("tl.cos", np.cos)):
+        got = _run(name, x)
+        assert ulps64(got[:2], ref(x[:2])).max() <= 1
+        assert np.isnan(got[2:]).all()
 
 
 def test_fused_chain_and_mixed_types():
