@@ -222,3 +222,109 @@ def test_math_aliases(tmp_path, n):
     t6 = np.sin(a64) * np.cos(b64) + np.exp2(a64 * 0.25)
     want = np.maximum(t2, t3) + np.minimum(t4, t5) + t6 + a64 / (b64 * b64 + 1)
     np.testing.assert_allclose(out["out_ptr0"], want, rtol=1e-5, atol=1e-5)
+
+
+# --- inductor_idioms_b.py: split reductions, sort, cumsum, argmax ---------------------------------
+
+B = HERE / "inductor_idioms_b.py"
+
+
+@pytest.mark.parametrize("rows, N, R0_BLOCK", [(3, 100, 8), (5, 7, 4), (2, 64, 16), (1, 1, 4)])
+def test_var_mean_split_over_two_kernels(tmp_path, rows, N, R0_BLOCK):
+    rng = np.random.default_rng(rows * 1000 + N)
+    x = (rng.standard_normal((rows, N)) * 2 + 10).astype(np.float16)
+    chunk = _cdiv(N, 4)
+    xnumel = rows * 4
+    part = _run(tmp_path, "triton_red_fused_var_mean_0", "*fp16,*fp32,*fp32,*fp32,i32,i32,i32,i32",
+                {"in_ptr0": x.ravel(), "out_ptr0": np.zeros(xnumel, np.float32), "out_ptr1": np.zeros(xnumel, np.float32),
+                 "out_ptr2": np.zeros(xnumel, np.float32), "xnumel": _s(xnumel), "r0_numel": _s(chunk),
+                 "N": _s(N), "CHUNK": _s(chunk)}, (_cdiv(xnumel, 4),), path=B, XBLOCK=4, R0_BLOCK=R0_BLOCK)
+    xd = x.astype(np.float64)
+    weights = np.array([[min(max(N - p * chunk, 0), chunk) for p in range(4)]] * rows, np.float32)
+    np.testing.assert_array_equal(part["out_ptr2"].reshape(rows, 4), weights)
+    for r in range(rows):
+        for p in range(4):
+            seg = xd[r, p * chunk:(p + 1) * chunk]
+            if seg.size:
+                assert part["out_ptr0"][r * 4 + p] == pytest.approx(seg.mean(), rel=1e-6)
+                assert part["out_ptr1"][r * 4 + p] == pytest.approx(((seg - seg.mean()) ** 2).sum(), rel=1e-4, abs=1e-4)
+            else:
+                assert part["out_ptr0"][r * 4 + p] == 0 and part["out_ptr1"][r * 4 + p] == 0
+    out = _run(tmp_path, "triton_per_fused_var_mean_1", "*fp32,*fp32,*fp32,*fp32,*fp32,i32,i32",
+               {"in_ptr0": part["out_ptr0"], "in_ptr1": part["out_ptr1"], "in_ptr2": part["out_ptr2"],
+                "out_ptr0": np.zeros(rows, np.float32), "out_ptr1": np.zeros(rows, np.float32),
+                "xnumel": _s(rows), "r0_numel": _s(4)}, (_cdiv(rows, 2),), path=B, XBLOCK=2)
+    np.testing.assert_allclose(out["out_ptr0"], xd.mean(1), rtol=1e-6)
+    if N > 1:
+        np.testing.assert_allclose(out["out_ptr1"], xd.var(1, ddof=1), rtol=1e-4)
+    else:
+        assert np.isnan(out["out_ptr1"]).all()   # 0 / 0, as torch.var of one element
+
+
+@pytest.mark.parametrize("xnumel, r0_numel, XBLOCK, R0_BLOCK", [(5, 13, 2, 16), (4, 32, 4, 32), (3, 1, 1, 4),
+                                                                (6, 100, 2, 128)])
+def test_sort_rows_median_descending(tmp_path, xnumel, r0_numel, XBLOCK, R0_BLOCK):
+    rng = np.random.default_rng(r0_numel + 7)
+    x = rng.integers(-20, 20, (xnumel, r0_numel)).astype(np.float32) * 0.25   # duplicates
+    out = _run(tmp_path, "triton_per_fused_sort_median_2", "*fp32,*fp32,*fp32,*fp32,i32,i32",
+               {"in_ptr0": x.ravel(), "out_ptr0": np.zeros(x.size, np.float32), "out_ptr1": np.zeros(xnumel, np.float32),
+                "out_ptr2": np.zeros(x.size, np.float32), "xnumel": _s(xnumel), "r0_numel": _s(r0_numel)},
+               (_cdiv(xnumel, XBLOCK),), path=B, XBLOCK=XBLOCK, R0_BLOCK=R0_BLOCK)
+    s = np.sort(x, 1)
+    np.testing.assert_array_equal(out["out_ptr0"].reshape(x.shape), s)
+    np.testing.assert_array_equal(out["out_ptr1"], s[:, (r0_numel - 1) // 2])
+    np.testing.assert_array_equal(out["out_ptr2"].reshape(x.shape), s[:, ::-1])
+
+
+@pytest.mark.parametrize("xnumel", [3, 8])
+def test_sort_int32_and_cumsum_int64(tmp_path, xnumel):
+    rng = np.random.default_rng(xnumel)
+    x = rng.integers(-2**31, 2**31, (xnumel, 16), dtype=np.int64).astype(np.int32)
+    x[0, :8] = 2**31 - 1
+    out = _run(tmp_path, "triton_per_fused_sort_int_3", "*i32,*i32,i32",
+               {"in_ptr0": x.ravel(), "out_ptr0": np.zeros(xnumel * 17, np.int32), "xnumel": _s(xnumel)},
+               (_cdiv(xnumel, 4),), path=B, XBLOCK=4)
+    o = out["out_ptr0"].reshape(xnumel, 17)
+    np.testing.assert_array_equal(o[:, :16], np.sort(x, 1))
+    np.testing.assert_array_equal(o[:, 16], x.astype(np.int64).sum(1).astype(np.int32))   # wraps on the store
+
+
+@pytest.mark.parametrize("xnumel, r0_numel, XBLOCK, R0_BLOCK", [(3, 20, 2, 32), (4, 8, 4, 8), (2, 1, 1, 2),
+                                                                (5, 200, 1, 256)])
+def test_cumsum_int64_mask_positions_reversed(tmp_path, xnumel, r0_numel, XBLOCK, R0_BLOCK):
+    rng = np.random.default_rng(r0_numel * 3 + xnumel)
+    v = rng.integers(-2**40, 2**40, (xnumel, r0_numel), dtype=np.int64)
+    f = rng.standard_normal((xnumel, r0_numel)).astype(np.float32)
+    f[0, 0] = np.nan
+    out = _run(tmp_path, "triton_per_fused_cumsum_i64_4", "*i64,*fp32,*i64,*i64,*i64,i32,i32",
+               {"in_ptr0": v.ravel(), "in_ptr1": f.ravel(), "out_ptr0": np.zeros(v.size, np.int64),
+                "out_ptr1": np.zeros(v.size, np.int64), "out_ptr2": np.zeros(v.size, np.int64),
+                "xnumel": _s(xnumel), "r0_numel": _s(r0_numel)},
+               (_cdiv(xnumel, XBLOCK),), path=B, XBLOCK=XBLOCK, R0_BLOCK=R0_BLOCK)
+    np.testing.assert_array_equal(out["out_ptr0"].reshape(v.shape), np.cumsum(v, 1))
+    keep = f > 0
+    np.testing.assert_array_equal(out["out_ptr1"].reshape(v.shape), np.where(keep, np.cumsum(keep, 1) - 1, -1))
+    np.testing.assert_array_equal(out["out_ptr2"].reshape(v.shape), np.cumsum(v[:, ::-1], 1)[:, ::-1])
+
+
+@pytest.mark.parametrize("xnumel, r0_numel, XBLOCK, R0_BLOCK", [(6, 9, 2, 16), (4, 64, 4, 64), (3, 1, 2, 2)])
+def test_argmax_argmin_fp16_ties(tmp_path, xnumel, r0_numel, XBLOCK, R0_BLOCK):
+    rng = np.random.default_rng(r0_numel)
+    x = rng.integers(-3, 4, (xnumel, r0_numel)).astype(np.float16)   # many ties
+    x[0] = 0.0
+    if r0_numel > 2:
+        x[0, 1] = -0.0                      # -0.0 ties with 0.0: first index of the tie
+        x[1, r0_numel - 1] = np.nan         # NaN wins in max_with_index/min_with_index (as torch.argmax)
+        x[2 % xnumel, :] = -np.inf
+    out = _run(tmp_path, "triton_per_fused_argmax_argmin_fp16_5", "*fp16,*i64,*i64,*i32,*fp16,i32,i32",
+               {"in_ptr0": x.ravel(), "out_ptr0": np.zeros(xnumel, np.int64), "out_ptr1": np.zeros(xnumel, np.int64),
+                "out_ptr2": np.zeros(xnumel, np.int32), "out_ptr3": np.zeros(xnumel, np.float16),
+                "xnumel": _s(xnumel), "r0_numel": _s(r0_numel)},
+               (_cdiv(xnumel, XBLOCK),), path=B, XBLOCK=XBLOCK, R0_BLOCK=R0_BLOCK)
+    np.testing.assert_array_equal(out["out_ptr0"], x.argmax(1))      # numpy: first max, first NaN
+    np.testing.assert_array_equal(out["out_ptr1"], x.argmin(1))
+    np.testing.assert_array_equal(out["out_ptr3"], x.max(1))
+    # tl.argmax ignores NaN: the first index of the largest non-NaN value
+    nonan = np.where(np.isnan(x), -np.inf, x)
+    want = np.where(np.isnan(x).all(1), 0, nonan.argmax(1))
+    np.testing.assert_array_equal(out["out_ptr2"], want)
