@@ -328,3 +328,35 @@ def test_argmax_argmin_fp16_ties(tmp_path, xnumel, r0_numel, XBLOCK, R0_BLOCK):
     nonan = np.where(np.isnan(x), -np.inf, x)
     want = np.where(np.isnan(x).all(1), 0, nonan.argmax(1))
     np.testing.assert_array_equal(out["out_ptr2"], want)
+
+
+# --- inductor_idioms_c.py: a user-written stable argsort (reshape/permute/split/join network) -----
+
+C = HERE / "inductor_idioms_c.py"
+
+
+def _argsort_ref(row, descending):
+    nan = np.isnan(row)
+    key = np.where(nan, np.inf, row)
+    if descending:
+        return sorted(range(len(row)), key=lambda i: (not nan[i], -key[i] if not nan[i] else 0.0, i))
+    return list(np.argsort(key, kind="stable")) if not nan.any() else \
+        sorted(range(len(row)), key=lambda i: (nan[i], key[i] if not nan[i] else 0.0, i))
+
+
+@pytest.mark.parametrize("n_rows, n_cols, ROWS, LOG, desc", [(3, 13, 2, 4, False), (4, 16, 4, 4, True),
+                                                             (2, 1, 1, 1, False),
+                                                             pytest.param(5, 50, 2, 6, True, marks=pytest.mark.slow)])
+def test_user_argsort_network(tmp_path, n_rows, n_cols, ROWS, LOG, desc):
+    rng = np.random.default_rng(n_cols * 10 + desc)
+    x = rng.integers(-4, 5, (n_rows, n_cols)).astype(np.float32)     # ties: stability shows
+    if n_cols > 3:
+        x[0, [1, 3]] = np.nan
+    out = _run(tmp_path, "argsort_rows", "*fp32,*fp32,*i32,i32,i32",
+               {"X": x.ravel(), "Vals": np.zeros(x.size, np.float32), "Idx": np.zeros(x.size, np.int32),
+                "n_rows": _s(n_rows), "n_cols": _s(n_cols)}, (_cdiv(n_rows, ROWS),), path=C,
+               ROWS=ROWS, LOG=LOG, DESCENDING=desc)
+    idx = out["Idx"].reshape(x.shape)
+    want = np.array([_argsort_ref(r, desc) for r in x])
+    np.testing.assert_array_equal(idx, want)
+    np.testing.assert_array_equal(out["Vals"].reshape(x.shape), np.take_along_axis(x, want, 1))
