@@ -174,3 +174,128 @@ def triton_per_fused_argmax_argmin_fp16_5(in_ptr0, out_ptr0, out_ptr1, out_ptr2,
     tl.store(out_ptr1 + (x0), tmp7.to(tl.int64), xmask)
     tl.store(out_ptr2 + (x0), tmp8, xmask)
     tl.store(out_ptr3 + (x0), tmp5_val[:, None], xmask)
+
+
+@triton.jit
+def triton_red_fused_argmax_i64_6(in_ptr0, out_ptr0, xnumel, r0_numel, XBLOCK: tl.constexpr,
+                                  R0_BLOCK: tl.constexpr):
+    # the looped argmax: int64 index accumulator initialised to INT64_MAX, int32 r0_index candidates
+    xoffset = tl.program_id(0) * XBLOCK
+    xindex = xoffset + tl.arange(0, XBLOCK)[:, None]
+    xmask = xindex < xnumel
+    r0_base = tl.arange(0, R0_BLOCK)[None, :]
+    x0 = xindex
+    _tmp2 = tl.full([XBLOCK, R0_BLOCK], float("-inf"), tl.float32)
+    _tmp2_index = tl.full([XBLOCK, R0_BLOCK], 9223372036854775807, tl.int64)
+    for r0_offset in tl.range(0, r0_numel, R0_BLOCK):
+        r0_index = r0_offset + r0_base
+        r0_mask = r0_index < r0_numel
+        r0_1 = r0_index
+        tmp0 = tl.load(in_ptr0 + (r0_1 + r0_numel*x0), r0_mask & xmask, eviction_policy='evict_first', other=0.0)
+        tmp1 = tl.broadcast_to(tmp0.to(tl.float32), [XBLOCK, R0_BLOCK])
+        _tmp2_next, _tmp2_index_next = triton_helpers.maximum_with_index(_tmp2, _tmp2_index, tmp1, r0_index)
+        _tmp2 = tl.where(r0_mask & xmask, _tmp2_next, _tmp2)
+        _tmp2_index = tl.where(r0_mask & xmask, _tmp2_index_next, _tmp2_index)
+    tmp2_val, tmp2_idx = triton_helpers.max_with_index(_tmp2, _tmp2_index, 1)
+    tmp2 = tmp2_idx[:, None]
+    tl.store(out_ptr0 + (x0), tmp2, xmask)
+
+
+@triton.jit
+def triton_per_fused_logsumexp_xblock1_7(in_out_ptr0, in_ptr0, out_ptr0, xnumel, r0_numel):
+    # older Inductor's XBLOCK = 1 persistent reduction: 1-D blocks, a scalar xindex from tl.full,
+    # reductions over axis 0 to scalars, tl.debug_barrier before the in-place store
+    XBLOCK: tl.constexpr = 1
+    RBLOCK: tl.constexpr = 64
+    xoffset = tl.program_id(0) * XBLOCK
+    xindex = tl.full([1], xoffset, tl.int32)
+    xmask = tl.full([RBLOCK], True, tl.int1)
+    rindex = tl.arange(0, RBLOCK)[:]
+    rmask = rindex < r0_numel
+    r1 = rindex
+    x0 = xindex
+    tmp0 = tl.load(in_ptr0 + (r1 + r0_numel*x0), rmask, other=0.0)
+    tmp1 = tl.broadcast_to(tmp0, [RBLOCK])
+    tmp3 = tl.where(rmask, tmp1, float("-inf"))
+    tmp4 = triton_helpers.promote_to_tensor(triton_helpers.max2(tmp3, 0))
+    tmp5 = tl_math.abs(tmp4)
+    tmp6 = float("inf")
+    tmp7 = tmp5 == tmp6
+    tmp8 = 0.0
+    tmp9 = tl.where(tmp7, tmp8, tmp4)
+    tmp10 = tmp0 - tmp9
+    tmp11 = tl_math.exp(tmp10)
+    tmp12 = tl.broadcast_to(tmp11, [RBLOCK])
+    tmp14 = tl.where(rmask, tmp12, 0)
+    tmp15 = triton_helpers.promote_to_tensor(tl.sum(tmp14, 0))
+    tmp16 = tl_math.log(tmp15)
+    tmp17 = tmp16 + tmp9
+    tl.debug_barrier()
+    tl.store(in_out_ptr0 + (x0), tmp17, None)
+    tl.store(out_ptr0 + (r1 + r0_numel*x0), tmp0 - tmp17, rmask)
+
+
+@triton.jit
+def triton_per_fused_sum_scalar_out_8(in_out_ptr0, in_ptr0, out_ptr0, xnumel, r0_numel, XBLOCK: tl.constexpr):
+    # a whole-tensor reduction in one program: the result stored through
+    # tl.full([1, 1], 0, tl.int32).broadcast_to(XBLOCK, 1) (a method call with shape varargs)
+    R0_BLOCK: tl.constexpr = 128
+    xoffset = tl.program_id(0) * XBLOCK
+    r0_index = tl.arange(0, R0_BLOCK)[None, :]
+    r0_mask = r0_index < r0_numel
+    tmp0 = tl.load(in_ptr0 + (r0_index), r0_mask, other=0.0)
+    tmp1 = tl.broadcast_to(tmp0, [XBLOCK, R0_BLOCK])
+    tmp3 = tl.where(r0_mask, tmp1, 0)
+    tmp4 = tl.sum(tmp3, 1)[:, None].to(tl.float32)
+    tmp5 = r0_numel
+    tmp6 = tmp5.to(tl.float32)
+    tmp7 = tmp4 / tmp6
+    tl.store(out_ptr0 + (tl.full([1, 1], 0, tl.int32).broadcast_to(XBLOCK, 1)), tmp4, None)
+    tl.debug_barrier()
+    tl.store(in_out_ptr0 + (tl.full([1, 1], 0, tl.int32).broadcast_to(XBLOCK, 1)), tmp7, None)
+
+
+@triton.jit
+def triton_poi_fused_upsample_nearest_f64_9(in_ptr0, out_ptr0, xnumel, XBLOCK: tl.constexpr):
+    # 2x nearest upsampling of (C, 5, 7) with fp64 constants (tl.full([1], 0.5, tl.float64)) and a
+    # gather through float -> int index math, as Inductor writes upsample_nearest2d
+    xoffset = tl.program_id(0) * XBLOCK
+    xindex = xoffset + tl.arange(0, XBLOCK)[:]
+    xmask = xindex < xnumel
+    x1 = ((xindex // 14) % 10)
+    x0 = (xindex % 14)
+    x2 = xindex // 140
+    x3 = xindex
+    tmp0 = x1
+    tmp1 = tmp0.to(tl.float64)
+    tmp2 = tl.full([1], 0.5, tl.float64)
+    tmp3 = tmp1 * tmp2
+    tmp4 = tmp3.to(tl.int32)
+    tmp5 = x0
+    tmp6 = tmp5.to(tl.float32)
+    tmp7 = 0.5
+    tmp8 = tmp6 * tmp7
+    tmp9 = tmp8.to(tl.int32)
+    tmp10 = tl.load(in_ptr0 + (tmp9 + 7*tmp4 + 35*x2), xmask, eviction_policy='evict_last')
+    tl.store(out_ptr0 + (x3), tmp10, xmask)
+
+
+@triton.jit
+def triton_poi_fused_tiled_transpose_add_10(in_ptr0, in_ptr1, out_ptr0, ynumel, xnumel, YBLOCK: tl.constexpr,
+                                            XBLOCK: tl.constexpr):
+    # Inductor's 2-D tiled pointwise: y along axis 1 of the grid, x along axis 0, masks ymask & xmask,
+    # a row broadcast (in_ptr1 + y0), libdevice.signbit in a where
+    yoffset = tl.program_id(1) * YBLOCK
+    yindex = yoffset + tl.arange(0, YBLOCK)[None, :]
+    ymask = yindex < ynumel
+    xoffset = tl.program_id(0) * XBLOCK
+    xindex = xoffset + tl.arange(0, XBLOCK)[:, None]
+    xmask = xindex < xnumel
+    x1 = xindex
+    y0 = yindex
+    tmp0 = tl.load(in_ptr0 + (y0 + ynumel*x1), xmask & ymask, eviction_policy='evict_last')
+    tmp1 = tl.load(in_ptr1 + (y0), ymask, eviction_policy='evict_last')
+    tmp2 = tmp0 + tmp1
+    tmp3 = libdevice.signbit(tmp2) != 0
+    tmp4 = tl.where(tmp3, -tmp2, tmp2)
+    tl.store(out_ptr0 + (x1 + xnumel*y0), tmp4, xmask & ymask)

@@ -360,3 +360,70 @@ def test_user_argsort_network(tmp_path, n_rows, n_cols, ROWS, LOG, desc):
     want = np.array([_argsort_ref(r, desc) for r in x])
     np.testing.assert_array_equal(idx, want)
     np.testing.assert_array_equal(out["Vals"].reshape(x.shape), np.take_along_axis(x, want, 1))
+
+
+@pytest.mark.parametrize("xnumel, r0_numel, XBLOCK, R0_BLOCK", [(5, 37, 2, 16), (3, 8, 4, 8), (2, 1, 1, 4)])
+def test_red_argmax_int64_index_accumulator(tmp_path, xnumel, r0_numel, XBLOCK, R0_BLOCK):
+    rng = np.random.default_rng(r0_numel * 7)
+    x = rng.integers(-5, 6, (xnumel, r0_numel)).astype(np.float16)   # ties across loop iterations
+    out = _run(tmp_path, "triton_red_fused_argmax_i64_6", "*fp16,*i64,i32,i32",
+               {"in_ptr0": x.ravel(), "out_ptr0": np.full(xnumel, -9, np.int64), "xnumel": _s(xnumel),
+                "r0_numel": _s(r0_numel)}, (_cdiv(xnumel, XBLOCK),), path=B, XBLOCK=XBLOCK, R0_BLOCK=R0_BLOCK)
+    np.testing.assert_array_equal(out["out_ptr0"], x.argmax(1))
+
+
+@pytest.mark.parametrize("rows, n", [(3, 50), (2, 64), (1, 1)])
+def test_xblock1_logsumexp(tmp_path, rows, n):
+    rng = np.random.default_rng(n)
+    x = (rng.standard_normal((rows, n)) * 5).astype(np.float32)
+    if rows > 1:
+        x[1] = -np.inf                      # an all -inf row: max is -inf, replaced by 0 -> lse = -inf
+    out = _run(tmp_path, "triton_per_fused_logsumexp_xblock1_7", "*fp32,*fp32,*fp32,i32,i32",
+               {"in_out_ptr0": np.zeros(rows, np.float32), "in_ptr0": x.ravel(), "out_ptr0": np.zeros(x.size, np.float32),
+                "xnumel": _s(rows), "r0_numel": _s(n)}, (rows,), path=B)
+    xd = x.astype(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        m = xd.max(1, keepdims=True)
+        m = np.where(np.isinf(m), 0, m)
+        lse = np.log(np.exp(xd - m).sum(1, keepdims=True)) + m
+        np.testing.assert_allclose(out["in_out_ptr0"], lse[:, 0], rtol=1e-6)
+        np.testing.assert_allclose(out["out_ptr0"].reshape(rows, n), xd - lse, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("n, XBLOCK", [(100, 1), (128, 1), (3, 2)])
+def test_whole_tensor_sum_scalar_store(tmp_path, n, XBLOCK):
+    x = np.random.default_rng(n).standard_normal(n).astype(np.float32)
+    out = _run(tmp_path, "triton_per_fused_sum_scalar_out_8", "*fp32,*fp32,*fp32,i32,i32",
+               {"in_out_ptr0": np.zeros(2, np.float32), "in_ptr0": x, "out_ptr0": np.zeros(2, np.float32),
+                "xnumel": _s(1), "r0_numel": _s(n)}, (1,), path=B, XBLOCK=XBLOCK)
+    s = x.astype(np.float64).sum()
+    assert out["out_ptr0"][0] == pytest.approx(s, rel=1e-5, abs=1e-5) and out["out_ptr0"][1] == 0
+    assert out["in_out_ptr0"][0] == pytest.approx(s / n, rel=1e-5, abs=1e-6) and out["in_out_ptr0"][1] == 0
+
+
+@pytest.mark.parametrize("C, XBLOCK", [(1, 256), (3, 128)])
+def test_upsample_nearest_fp64_index_math(tmp_path, C, XBLOCK):
+    x = np.random.default_rng(C).standard_normal((C, 5, 7)).astype(np.float32)
+    n = C * 10 * 14
+    out = _run(tmp_path, "triton_poi_fused_upsample_nearest_f64_9", "*fp32,*fp32,i32",
+               {"in_ptr0": x.ravel(), "out_ptr0": np.zeros(n, np.float32), "xnumel": _s(n)},
+               (_cdiv(n, XBLOCK),), path=B, XBLOCK=XBLOCK)
+    np.testing.assert_array_equal(out["out_ptr0"].reshape(C, 10, 14), x.repeat(2, 1).repeat(2, 2))
+
+
+@pytest.mark.parametrize("ynumel, xnumel, YBLOCK, XBLOCK", [(37, 10, 16, 8), (16, 16, 16, 16), (5, 3, 4, 2)])
+def test_tiled_transpose_with_signbit(tmp_path, ynumel, xnumel, YBLOCK, XBLOCK):
+    rng = np.random.default_rng(ynumel + xnumel)
+    a = rng.standard_normal((xnumel, ynumel)).astype(np.float32)
+    a[0, 0] = -0.0
+    b = rng.standard_normal(ynumel).astype(np.float32)
+    b[0] = 0.0
+    out = _run(tmp_path, "triton_poi_fused_tiled_transpose_add_10", "*fp32,*fp32,*fp32,i32,i32",
+               {"in_ptr0": a.ravel(), "in_ptr1": b, "out_ptr0": np.zeros(a.size, np.float32),
+                "ynumel": _s(ynumel), "xnumel": _s(xnumel)}, (_cdiv(xnumel, XBLOCK), _cdiv(ynumel, YBLOCK)),
+               path=B, YBLOCK=YBLOCK, XBLOCK=XBLOCK)
+    s = a + b
+    want = np.where(np.signbit(s), -s, s).T
+    o = out["out_ptr0"].reshape(ynumel, xnumel)
+    np.testing.assert_array_equal(o, want)
+    assert not np.signbit(o).any()          # -0.0 + 0.0 = 0.0; a -0.0 would be negated too
