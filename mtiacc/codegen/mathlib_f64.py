@@ -1,4 +1,4 @@
-"""The device math library on float64: exp, exp2, log, log2, log1p, expm1, tanh, erf, sin, cos at e64.
+"""The device math library on float64: exp, exp2, log, log2, log1p, expm1, tanh, erf, sin, cos, pow at e64.
 
 Same shape as the f32 library (``mathlib.py``): range reduction, a polynomial, fix-ups for the special
 values, no branches; it runs at ``e64, m2`` on the same register plan (operands in ``v8``/``v16``/``v24``,
@@ -16,15 +16,24 @@ Coefficients are exact Taylor terms rounded once to double (``fractions.Fraction
 - log: ``x = 2^k m``, ``m`` in ``[sqrt(1/2), sqrt(2))``, ``f = m - 1``, ``s = f / (2 + f)``,
   ``log m = f - f^2/2 + s (f^2/2 + z P(z))``, ``z = s^2``, ``P`` the atanh series to ``z^11``;
   ``k ln 2`` added last in two parts.  Subnormal ``x`` is scaled by ``2^54`` first.
-- log2: the same ``log m`` with its head cut to 20 bits so that ``head * LOG2E_HI`` is (almost) exact.
+- log2: the same ``log m`` with its head cut to 21 bits so that ``head * LOG2E_HI`` is exact.
+- erf: Taylor series ``x P(x^2)`` to ``x^37`` below 1; above, ``1 - exp(-x^2) Q`` with
+  ``Q = erfc(x) exp(x^2)`` a degree-18 Chebyshev series in ``1/(1 + x)`` on [1, 6] (Clenshaw;
+  ``mathlib_f64_fit.py``); ``|x|`` clamped to 6, where erf rounds to 1.
 - sin, cos: ``x = n pi/2 + r``, pi/2 in four parts of at most 32 significant bits (``n * part`` exact
   for ``|n| < 2^21``), the sums carried as double-doubles (TwoSum), so ``r = rh + rl`` is good to
   ~2^-114 absolute even next to a multiple of pi/2; Taylor series to ``r^19`` (sin) and ``r^20`` (cos)
   with ``rl``'s first-order term, ``1 - z/2`` with its rounding error added back.  ``|x| > 2^21``
   (no Payne-Hanek reduction for doubles yet), inf and NaN give NaN.
+- pow (``mathlib_f64_pow.py``): ``2^(y log2|x|)`` with ``log2|x|`` a double-double (~2^-70), the product by
+  Dekker's exact product (Veltkamp splits, so no fused multiply-add is needed), ``exp2`` of the sum;
+  then C99's special cases (as the f32 ``powf``, with the sign bit of x for odd y).
 - log1p: ``log(u) * x / (u - 1)``, ``u = 1 + x``; expm1: ``(u - 1) * x / log(u)``, ``u = e^x``
   (Kahan's corrections for the rounding of ``u``); tanh: ``m / (m + 2)``, ``m = expm1(2 min(|x|, 22))``,
   the sign of ``x``.
+
+No sequence relies on a fused multiply-add being fused (the simulator rounds ``vfmacc`` at SEW=64
+twice): every product whose exactness matters is exact by construction.
 
 Accuracy (max ULP against numpy's float64) is in docs/language.md and asserted by
 ``tests/language/test_fp64_math.py``.
@@ -496,3 +505,10 @@ def _wide(fn: Callable) -> Callable:
 
 EXPANSIONS: Dict[str, Callable] = {f"math.{fn.__name__}": _wide(fn)
                                    for fn in (exp, exp2, log, log2, log1p, expm1, tanh, erf, sin, cos)}
+def pow(e: VMath, x: str, y: str) -> str:
+    """libdevice.pow: in ``mathlib_f64_pow.py`` (it uses this module's helpers)."""
+    from mtiacc.codegen import mathlib_f64_pow
+    return mathlib_f64_pow.pow(e, x, y)
+
+
+EXPANSIONS["math.powf"] = _wide(pow)

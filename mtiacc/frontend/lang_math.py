@@ -151,6 +151,8 @@ def pow_(sem: Semantic, x, y):
     a, b = _float_operand(sem, x, "libdevice.pow"), _float_operand(sem, y, "libdevice.pow")
     ty = sem.common_type(a, b)
     a, b = sem.cast(a, ty), sem.cast(b, ty)
+    if ty.element_type == f64:                   # double precision: mtiacc/codegen/mathlib_f64.py
+        return sem.emit(ops.MathPowFOp.get(*sem.broadcast(a, b)))
     return _in_f32(sem, "libdevice.pow", lambda p, q: sem.emit(ops.MathPowFOp.get(p, q)), a, b)
 
 

@@ -146,6 +146,62 @@ def test_sin_cos_range_limit():
         assert np.isnan(got[2:]).all()
 
 
+POW = """
+@triton.jit
+def k(X, Z, Y, N, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < N
+    x = tl.load(X + offs, mask=m, other=1.0)
+    z = tl.load(Z + offs, mask=m, other=1.0)
+    tl.store(Y + offs, libdevice.pow(x, z), mask=m)
+"""
+
+
+def _pow_cases(rng):
+    n = 600
+    near_ovf = rng.uniform(1.01, 100, n)
+    near_unf = rng.uniform(1.01, 100, n)
+    sp = np.array([0.0, -0.0, 1.0, -1.0, 0.5, 2.0, np.inf, -np.inf, np.nan, TINY, -TINY, 3.0, -3.0, 1e308, -2.5,
+                   2.0 ** 53, 2.0 ** 53 + 2, 1023.0, -1074.0, 0.9999999999999999])
+    gx, gy = np.meshgrid(sp, sp)
+    cases = [(rng.uniform(0, 4, n), rng.uniform(-8, 8, n)),                      # Triton's usual range
+             (rng.uniform(-4, 4, n), np.round(rng.uniform(-20, 20, n))),        # negative x, integer y
+             (np.exp(rng.uniform(-744, 709, n)), rng.uniform(-1, 1, n)),         # every exponent, subnormal x
+             (rng.uniform(0.5, 2, n), rng.uniform(-1000, 1000, n)),              # large |y|
+             (near_ovf, 1023.9 / np.log2(near_ovf) * rng.uniform(0.9, 1.0, n)),  # next to overflow
+             (near_unf, -1070 / np.log2(near_unf) * rng.uniform(0.97, 1.01, n)),  # subnormal results
+             (1 + rng.uniform(-1e-6, 1e-6, n), rng.uniform(-1e8, 1e8, n)),       # x next to 1, huge y
+             (gx.ravel(), gy.ravel())]                                           # C99's special cases
+    return np.concatenate([c[0] for c in cases]), np.concatenate([c[1] for c in cases])
+
+
+def test_pow_against_numpy():
+    x, y = _pow_cases(np.random.default_rng(2064))
+    n = len(x)
+    got = launch(POW, "*fp64,*fp64,*fp64,i32", {"X": x, "Z": y, "Y": np.zeros(n), "N": np.array(n, np.int32)},
+                 grid=(-(-n // BLOCK),), defines=(("BLOCK", str(BLOCK)),)).outputs["Y"]
+    with np.errstate(all="ignore"):
+        want = np.power(x, y)
+    u = ulps64(got, want)
+    worst = int(np.argmax(u))
+    assert u.max() <= 1, f"{u.max()} ULP at x={x[worst]!r}, y={y[worst]!r}: got {got[worst]!r}, want {want[worst]!r}"
+    special = np.isinf(want) | (want == 0)
+    np.testing.assert_array_equal(np.signbit(got[special]), np.signbit(want[special]))   # (-0)^-3 = -inf
+
+
+def test_pow_scalar_and_literal():
+    src = """
+@triton.jit
+def k(X, Y):
+    x = tl.load(X)
+    tl.store(Y, libdevice.pow(x, 2.5))
+    tl.store(Y + 1, libdevice.pow(-x, 3.0))
+"""
+    for v in (0.25, 1e-300, 7.5):
+        got = launch(src, "*fp64,*fp64", {"X": np.array([v]), "Y": np.zeros(2)}).outputs["Y"]
+        assert ulps64(got, np.array([v ** 2.5, (-v) ** 3.0])).max() <= 1, v
+
+
 def test_fused_chain_and_mixed_types():
     """f64 math inside a fused elementwise chain, next to f32 math on another block."""
     src = """
