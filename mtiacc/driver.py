@@ -83,6 +83,12 @@ def inline_calls(module) -> None:
     carry_pointer_offsets(module)   # codegen keeps pointer blocks as structure, not loop-carried data
 
 
+# operator nodes unparse to '': name them in the error
+_GRID_OPERATORS = {ast.Pow: "**", ast.Div: "/", ast.MatMult: "@", ast.LShift: "<<", ast.RShift: ">>",
+                   ast.BitOr: "|", ast.BitAnd: "&", ast.BitXor: "^", ast.Invert: "~", ast.Not: "not",
+                   ast.UAdd: "+", ast.And: "and", ast.Or: "or"}
+
+
 def parse_grid(text: str, fe) -> List[str]:
     """Validate a launch-grid expression; returns one expression string per axis (at most 3)."""
     known = {p.name for p in fe.params}
@@ -97,7 +103,9 @@ def parse_grid(text: str, fe) -> List[str]:
                ast.Call, ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod, ast.USub)
     for node in ast.walk(tree):
         if not isinstance(node, allowed):
-            raise UserError(f"--grid: '{ast.unparse(node)}' is not allowed in a grid expression "
+            what = _GRID_OPERATORS.get(type(node), type(node).__name__) if isinstance(
+                node, (ast.operator, ast.unaryop, ast.boolop, ast.cmpop)) else ast.unparse(node)
+            raise UserError(f"--grid: '{what}' is not allowed in a grid expression "
                             "(use integers, parameter names, + - * // %, cdiv, min, max)")
         if isinstance(node, ast.Call) and not (isinstance(node.func, ast.Name)
                                                and node.func.id in ("cdiv", "min", "max")):

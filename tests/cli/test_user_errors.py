@@ -191,6 +191,9 @@ def test_roofline_plot_into_a_missing_directory(capsys, add_bin, tmp_path):
     (["-D", "BLOCK_SIZE=256", "--grid", "cdiv(N,"], ["--grid", "cannot parse"], 1),
     (["-D", "BLOCK_SIZE=256", "--grid", "M"], ["unknown name 'M'"], 1),
     (["-D", "BLOCK_SIZE=256", "--grid", "__import__('os')"], ["unknown function"], 1),
+    # an operator node unparses to '': the message said "'' is not allowed"
+    (["-D", "BLOCK_SIZE=256", "--grid", "2**N"], ["'**' is not allowed in a grid expression"], 1),
+    (["-D", "BLOCK_SIZE=256", "--grid", "N / 256"], ["'/' is not allowed"], 1),
 ])
 def test_compiler_flag_errors(capsys, tmp_path, flags, fragments, code):
     out = tmp_path / "k.bin"
