@@ -186,7 +186,15 @@ class Lowering:
                 continue
             t = arg.type
             slot = Mem("zero", self.target.args_base + 8 * i)
-            if isinstance(t, FloatType):
+            if isinstance(t, FloatType) and t.kind in ("f16", "bf16"):
+                # the slot's low 16 bits, NaN-boxed in an f register as every half scalar is held
+                bits = self.b.x()
+                self.b("lhu", bits, slot, comment=f"parameter {arg.name_hint}")
+                boxed = self.b.x()
+                self.b("or", boxed, bits, self.b.li(-65536))
+                r = self.b.f(arg.name_hint or "")
+                self.b("fmv.w.x", r, boxed)
+            elif isinstance(t, FloatType):
                 if t.kind not in ("f32", "f64"):
                     raise CompileError(f"scalar parameters of type {t} are not supported yet")
                 r = self.b.f(arg.name_hint or "")
