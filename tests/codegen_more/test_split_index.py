@@ -225,3 +225,19 @@ def test_constant_strides(tmp_path, s, t):
         assert res.stats.dma_transfers > 3 * block
     elif s == 3 and t == 1:  # the window, then the contiguous store
         assert res.stats.dma_transfers == 3 * 2
+
+
+@pytest.mark.parametrize("dtype,sig", [(np.float16, "*fp16,*fp16,i32"), (np.int8, "*i8,*i8,i32"),
+                                       (np.int64, "*i64,*i64,i32")])
+@pytest.mark.parametrize("kind", [0, 1, 2, 4])
+def test_element_types(tmp_path, dtype, sig, kind):
+    c, d, xblock, n = 48, 5, 64, 1000
+    art = build("load_split", sig, KIND=kind, C=c, D=d, I64=0, MASK=1, XBLOCK=xblock)
+    grid = -(-n // xblock) + 1
+    idx = index(np.arange(n), kind, c, d)
+    src = (np.arange(int(idx.max()) + 1) % 101 - 50).astype(dtype)
+    res = launch(tmp_path, art, {"in_ptr0": src, "out_ptr0": np.zeros(grid * xblock, dtype),
+                                 "xnumel": np.array(n, np.int32)}, [grid])
+    expect = np.full(grid * xblock, -1, dtype)
+    expect[:n] = src[idx]
+    np.testing.assert_array_equal(res.outputs["out_ptr0"], expect)
