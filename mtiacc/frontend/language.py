@@ -233,13 +233,23 @@ TRITON: Dict[str, object] = {
 }
 
 
+def _did_you_mean(attr: str, spelled: str, names) -> str:
+    """A hint for a likely typo: only for names Triton does not export either (tl.maximun)."""
+    import difflib
+    from mtiacc.frontend.tl_names import TL_NAMES
+    if any(attr in group for group in TL_NAMES.values()):
+        return ""
+    close = difflib.get_close_matches(attr, [n for n in names if not n.startswith("_")], n=1, cutoff=0.8)
+    return f"did you mean `{spelled[:len(spelled) - len(attr)]}{close[0]}`?" if close else ""
+
+
 def module_attr(module: ModuleRef, attr: str, spelled: str) -> object:
     """``module.attr``: the object it names, or :class:`Unsupported` (reported where used)."""
     if lang_math.is_math_module(module.qualname):
         found = lang_math.lookup(module.qualname, attr)
         return found if found is not None else Unsupported(spelled)
     if module.qualname == "triton.language":
-        return LANGUAGE.get(attr, Unsupported(spelled))
+        return LANGUAGE.get(attr) or Unsupported(spelled, _did_you_mean(attr, spelled, LANGUAGE))
     if module.qualname == "triton":
         return TRITON.get(attr, Unsupported(spelled))
     if module.qualname.startswith("triton."):

@@ -49,6 +49,7 @@ class Unsupported:
     """A Triton name this compiler does not implement yet (``tl.dot``)."""
 
     qualname: str
+    hint: str = ""  # e.g. "did you mean `tl.maximum`?" for a name Triton does not export either
 
 
 @dataclasses.dataclass(frozen=True)
@@ -86,7 +87,7 @@ def check_supported(v, spelled: str) -> None:
     """Report a name that cannot be used in a kernel, where it is used."""
     from mtiacc.diagnostics import CompileError
     if isinstance(v, Unsupported):
-        raise CompileError(f"`{v.qualname}` is not supported yet")
+        raise CompileError(f"`{v.qualname}` is not supported yet" + (f"; {v.hint}" if v.hint else ""))
     if isinstance(v, ForeignRef):
         raise CompileError(f"`{spelled}` ({v.qualname}) cannot be used inside a kernel")
 
