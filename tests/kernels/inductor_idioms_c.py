@@ -1,7 +1,8 @@
 """An argsort users write because tl.sort returns no indices: a bitonic network over (value, index)
 pairs built from tl.reshape to rank 3, tl.permute, tl.split/tl.join and tl.static_range, stable
 (ties keep index order), NaN as the largest value (torch.sort's order), ragged rows padded with
-elements that sort last.  Written for these tests."""
+elements that sort last.  Written for these tests.  Then torch.sort as Inductor lowers it, through
+triton_helpers.sort_with_index."""
 import triton
 import triton.language as tl
 
@@ -57,3 +58,25 @@ def argsort_rows(X, Vals, Idx, n_rows, n_cols, ROWS: tl.constexpr, LOG: tl.const
             x, ids = _exchange(x, ids, n_cols, 2 ** s, 2 ** (s - 1 - d), N, DESCENDING)
     tl.store(Vals + row * n_cols + col, x, mask=mask)
     tl.store(Idx + row * n_cols + col, ids, mask=mask)
+
+
+from torch._inductor.runtime import triton_helpers  # noqa: E402
+
+
+@triton.jit
+def triton_per_fused_sort_0(in_ptr0, out_ptr0, out_ptr1, xnumel, r0_numel, XBLOCK: tl.constexpr,
+                            R0_BLOCK: tl.constexpr, DESC: tl.constexpr):
+    # torch.sort as Inductor lowers it: int16 indices from the iota, padding implied by r0_numel
+    xoffset = tl.program_id(0) * XBLOCK
+    xindex = xoffset + tl.arange(0, XBLOCK)[:, None]
+    xmask = xindex < xnumel
+    r0_index = tl.arange(0, R0_BLOCK)[None, :]
+    r0_mask = r0_index < r0_numel
+    x0 = xindex
+    tmp0 = tl.load(in_ptr0 + (r0_index + r0_numel*x0), r0_mask & xmask, other=0.0)
+    tmp1 = r0_index.to(tl.int16)
+    tmp2 = tl.broadcast_to(tmp0, [XBLOCK, R0_BLOCK])
+    tmp3 = tl.broadcast_to(tmp1, [XBLOCK, R0_BLOCK])
+    tmp4, tmp5, = triton_helpers.sort_with_index(tmp2, tmp3, r0_numel, 1, stable=True, descending=DESC)
+    tl.store(out_ptr0 + (r0_index + r0_numel*x0), tmp4, r0_mask & xmask)
+    tl.store(out_ptr1 + (r0_index + r0_numel*x0), tmp5.to(tl.int64), r0_mask & xmask)

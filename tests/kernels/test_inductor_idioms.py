@@ -427,3 +427,20 @@ def test_tiled_transpose_with_signbit(tmp_path, ynumel, xnumel, YBLOCK, XBLOCK):
     o = out["out_ptr0"].reshape(ynumel, xnumel)
     np.testing.assert_array_equal(o, want)
     assert not np.signbit(o).any()          # -0.0 + 0.0 = 0.0; a -0.0 would be negated too
+
+
+@pytest.mark.parametrize("xnumel, r0_numel, XBLOCK, R0_BLOCK, desc", [(3, 13, 2, 16, False), (4, 8, 4, 8, True),
+                                                                      (2, 1, 1, 2, True)])
+def test_inductor_sort_with_index(tmp_path, xnumel, r0_numel, XBLOCK, R0_BLOCK, desc):
+    """triton_helpers.sort_with_index (torch.sort's lowering) was "module ... has no attribute"."""
+    rng = np.random.default_rng(r0_numel + desc)
+    x = rng.integers(-3, 4, (xnumel, r0_numel)).astype(np.float32)
+    if r0_numel > 4:
+        x[1, 2] = np.nan
+    out = _run(tmp_path, "triton_per_fused_sort_0", "*fp32,*fp32,*i64,i32,i32",
+               {"in_ptr0": x.ravel(), "out_ptr0": np.zeros(x.size, np.float32), "out_ptr1": np.zeros(x.size, np.int64),
+                "xnumel": _s(xnumel), "r0_numel": _s(r0_numel)}, (_cdiv(xnumel, XBLOCK),), path=C,
+               XBLOCK=XBLOCK, R0_BLOCK=R0_BLOCK, DESC=desc)
+    want = np.array([_argsort_ref(r, desc) for r in x])
+    np.testing.assert_array_equal(out["out_ptr1"].reshape(x.shape), want)
+    np.testing.assert_array_equal(out["out_ptr0"].reshape(x.shape), np.take_along_axis(x, want, 1))

@@ -149,3 +149,55 @@ def remainder_integer(a, b):
     # Python's modulo (the sign of the divisor) from C's remainder
     rem = a % b
     return tl.where((rem != 0) & ((rem < 0) != (b < 0)), rem + b, rem)
+
+
+@triton.jit
+def _sort_goes_first(xa, ia, xb, ib, rnumel, descending: tl.constexpr):
+    # does (xa, ia) come before (xb, ib)?  Indices >= rnumel are padding and go last; NaN is the
+    # largest value (torch.sort's order); ties keep index order
+    a_nan = xa != xa
+    b_nan = xb != xb
+    if descending:
+        by_value = (xa > xb) | (a_nan & ~b_nan)
+    else:
+        by_value = (xa < xb) | (b_nan & ~a_nan)
+    tie = (xa == xb) | (a_nan & b_nan)
+    first = by_value | (tie & (ia < ib))
+    if rnumel is not None:
+        a_ok = ia < rnumel
+        b_ok = ib < rnumel
+        first = (a_ok & ~b_ok) | ((a_ok == b_ok) & first)
+    return first
+
+
+@triton.jit
+def _sort_exchange(x, idxs, rnumel, SIZE: tl.constexpr, DIST: tl.constexpr, ROW: tl.constexpr,
+                   descending: tl.constexpr):
+    # one compare-exchange pass of a bitonic network along the last dimension: element p meets
+    # p ^ DIST, and runs of SIZE elements alternate direction
+    A: tl.constexpr = x.numel // (2 * DIST)
+    lo, hi = tl.split(tl.permute(tl.reshape(x, [A, 2, DIST]), (0, 2, 1)))
+    ilo, ihi = tl.split(tl.permute(tl.reshape(idxs, [A, 2, DIST]), (0, 2, 1)))
+    down = ((tl.arange(0, A)[:, None] * (2 * DIST) % ROW) & SIZE) != 0
+    swap = tl.where(down, _sort_goes_first(lo, ilo, hi, ihi, rnumel, descending),
+                    _sort_goes_first(hi, ihi, lo, ilo, rnumel, descending))
+    x = tl.reshape(tl.permute(tl.join(tl.where(swap, hi, lo), tl.where(swap, lo, hi)), (0, 2, 1)), x.shape)
+    idxs = tl.reshape(tl.permute(tl.join(tl.where(swap, ihi, ilo), tl.where(swap, ilo, ihi)), (0, 2, 1)),
+                      idxs.shape)
+    return x, idxs
+
+
+@triton.jit
+def sort_with_index(x, idxs, rnumel, dim: tl.constexpr = None, stable: tl.constexpr = False,
+                    descending: tl.constexpr = False):
+    # (values, indices) sorted along the last dimension; `stable` or not, ties keep index order (a
+    # stable order is also a valid unstable one)
+    RANK: tl.constexpr = len(x.shape)
+    tl.static_assert(dim is None or dim == RANK - 1 or dim == -1,
+                     "sort_with_index sorts along the last dimension")
+    ROW: tl.constexpr = x.shape[RANK - 1]
+    for s in tl.static_range(1, 16):
+        if 2 ** s <= ROW:
+            for d in tl.static_range(s):
+                x, idxs = _sort_exchange(x, idxs, rnumel, 2 ** s, 2 ** (s - 1 - d), ROW, descending)
+    return x, idxs
