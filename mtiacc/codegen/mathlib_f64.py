@@ -32,8 +32,8 @@ Coefficients are exact Taylor terms rounded once to double (``fractions.Fraction
   (Kahan's corrections for the rounding of ``u``); tanh: ``m / (m + 2)``, ``m = expm1(2 min(|x|, 22))``,
   the sign of ``x``.
 
-No sequence relies on a fused multiply-add being fused (the simulator rounds ``vfmacc`` at SEW=64
-twice): every product whose exactness matters is exact by construction.
+No sequence relies on a fused multiply-add being fused (mtiasim rounded ``vfmacc`` at SEW=64 twice
+when they were written): every product whose exactness matters is exact by construction.
 
 Accuracy (max ULP against numpy's float64) is in docs/language.md and asserted by
 ``tests/language/test_fp64_math.py``.

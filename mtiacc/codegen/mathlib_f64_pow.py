@@ -6,8 +6,7 @@ double-doubles, then C99's special cases.
   (2s + 2s^3/3 + s z^2 P(z)) / ln 2``: ``2 s_h / ln 2`` (18 x 32 bits) and ``2 s_h^3 / (3 ln 2)``
   (a Veltkamp split against a 26-bit head of the constant) are formed exactly, the rest (< 2^-9) in
   one double; the parts summed by TwoSums: ~2^-70 absolute.
-- ``y * (hi + lo)``: Dekker's exact product (Veltkamp splits, so it needs no fused multiply-add; the
-  simulator rounds vector fused multiply-adds at SEW=64 twice), ``|y|`` clamped to 2^80 (beyond,
+- ``y * (hi + lo)``: Dekker's exact product (Veltkamp splits, so it needs no fused multiply-add), ``|y|`` clamped to 2^80 (beyond,
   ``|y log2|x||`` > 1100 unless ``x = 1``, and the split stays finite).
 - ``2^w``: ``n = round(w_hi)``, ``r = (w_hi - n) + w_lo``, ``e^(r ln 2)`` by ``mathlib_f64``'s
   ``exp`` core, times ``2^n`` in two steps.
