@@ -8,7 +8,8 @@
   inputs) goes to ndblocks.py's path, as an N-d tile's last stride does: it branches on the
   stride's value, one transfer when it is 1, element by element otherwise.
 * Indices split with ``//`` and ``%`` (Inductor's ``x0 + 64*x1``, ``x % 64``, ``x // 64``), constant
-  strides other than 1, and (YBLOCK, 1) tiles: by runs of contiguous elements, split_dma.py.
+  strides other than 1, and (YBLOCK, 1) tiles: by runs of contiguous elements, split_dma.py; 2-D tiles
+  with such indices on either axis (and transposed stores): split_nd.py.
 * Scalar pointers, and pointer blocks without structure (gather/scatter): gather.py.
 """
 from __future__ import annotations
@@ -118,9 +119,11 @@ def _by_tiles(op) -> bool:
 
 def needs_buffers(op):
     """The block operands whose data the lowering of this load/store reads from local memory."""
-    from mtiacc.codegen import split_dma
+    from mtiacc.codegen import split_dma, split_nd
     if split_dma.handles(op):  # indices split with // and %, constant strides, (YBLOCK, 1) tiles
         return split_dma.needs_buffers(op)
+    if split_nd.handles(op):  # 2-D tiles with such indices, transposes
+        return split_nd.needs_buffers(op)
     if _by_tiles(op):  # N-d tiles, run-time strides: ndblocks.py
         from mtiacc.codegen import ndblocks
         return ndblocks.needs_buffers(op)
@@ -195,9 +198,11 @@ def _transfer(lw, op, acc: Access, dram_start: VReg, lmem_addr: int, direction: 
 
 
 def lower_load(lw, op) -> None:
-    from mtiacc.codegen import split_dma
+    from mtiacc.codegen import split_dma, split_nd
     if split_dma.handles(op):
         return split_dma.lower_load(lw, op)
+    if split_nd.handles(op):
+        return split_nd.lower_load(lw, op)
     if _by_tiles(op):  # N-d tiles, run-time strides: ndblocks.py
         from mtiacc.codegen import ndblocks
         return ndblocks.lower_load(lw, op)
@@ -232,9 +237,11 @@ def lower_load(lw, op) -> None:
 
 
 def lower_store(lw, op) -> None:
-    from mtiacc.codegen import split_dma
+    from mtiacc.codegen import split_dma, split_nd
     if split_dma.handles(op):
         return split_dma.lower_store(lw, op)
+    if split_nd.handles(op):
+        return split_nd.lower_store(lw, op)
     if _by_tiles(op):  # N-d tiles, run-time strides: ndblocks.py
         from mtiacc.codegen import ndblocks
         return ndblocks.lower_store(lw, op)

@@ -234,3 +234,36 @@ def strided_1d(in_ptr0, out_ptr0, n, M, S: tl.constexpr, T: tl.constexpr, BLOCK:
     m = (offs < n) & (pid < M)
     x = tl.load(in_ptr0 + offs * S, mask=m, other=-2.0)
     tl.store(out_ptr0 + offs * T, x + 1.0, mask=m)
+
+
+@triton.jit
+def tile_split(in_ptr0, out_ptr0, ynumel, xnumel, KIND: tl.constexpr, C: tl.constexpr, YN: tl.constexpr,
+               XN: tl.constexpr, YBLOCK: tl.constexpr, XBLOCK: tl.constexpr):
+    """(YBLOCK, XBLOCK) tiles of Inductor's y/x kernels, masked by ymask & xmask:
+    KIND 0: contiguous rows in, a transposed store (out[x, y]);
+    KIND 1: rows in, stored as (y // C, x, y % C) (a convolution weight layout);
+    KIND 2: a transposed load (in[x, y], other -1), contiguous rows out;
+    KIND 3: rows split along x (x % C + 2C * (x // C), half of every 2C), contiguous rows out.
+    YN and XN are ynumel and xnumel as constants (Inductor writes them into the kernel)."""
+    yoffset = tl.program_id(1) * YBLOCK
+    yindex = yoffset + tl.arange(0, YBLOCK)[:, None]
+    ymask = yindex < ynumel
+    xoffset = tl.program_id(0) * XBLOCK
+    xindex = xoffset + tl.arange(0, XBLOCK)[None, :]
+    xmask = xindex < xnumel
+    x2 = xindex
+    y3 = yindex
+    y0 = yindex % C
+    y1 = yindex // C
+    if KIND == 0:
+        tmp0 = tl.load(in_ptr0 + (x2 + XN*y3), xmask & ymask)
+        tl.store(out_ptr0 + (y3 + YN*x2), tmp0 * 2.0 + tmp0, xmask & ymask)
+    elif KIND == 1:
+        tmp0 = tl.load(in_ptr0 + (x2 + XN*y3), xmask & ymask, eviction_policy='evict_last')
+        tl.store(out_ptr0 + (y0 + C*x2 + C*XN*y1), tmp0, xmask & ymask)
+    elif KIND == 2:
+        tmp0 = tl.load(in_ptr0 + (y3 + YN*x2), xmask & ymask, other=-1.0)
+        tl.store(out_ptr0 + (x2 + XBLOCK*tl.num_programs(0)*y3), tmp0)
+    else:
+        tmp0 = tl.load(in_ptr0 + ((x2 % C) + 2*C*(x2 // C) + 2*C*XN*y3), xmask & ymask, other=-1.0)
+        tl.store(out_ptr0 + (x2 + XBLOCK*tl.num_programs(0)*y3), tmp0)

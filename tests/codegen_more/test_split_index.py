@@ -241,3 +241,48 @@ def test_element_types(tmp_path, dtype, sig, kind):
     expect = np.full(grid * xblock, -1, dtype)
     expect[:n] = src[idx]
     np.testing.assert_array_equal(res.outputs["out_ptr0"], expect)
+
+
+# --------------------------------------------------------------------------- 2-D tiles (split_nd.py)
+
+@pytest.mark.parametrize("kind", range(4))
+@pytest.mark.parametrize("ynumel,xnumel,c,yblock,xblock", [(192, 49, 3, 64, 64), (300, 200, 48, 32, 4),
+                                                          (100, 9, 16, 64, 16)])
+def test_tiles_against_numpy(tmp_path, kind, ynumel, xnumel, c, yblock, xblock):
+    art = build("tile_split", "*fp32,*fp32,i32,i32", KIND=kind, C=c, YN=ynumel, XN=xnumel, YBLOCK=yblock,
+                XBLOCK=xblock)
+    gy, gx = -(-ynumel // yblock) + 1, -(-xnumel // xblock)  # one row of programs masked off
+    y, x = np.meshgrid(np.arange(ynumel), np.arange(xnumel), indexing="ij")
+    rng = np.random.default_rng(kind * 1000 + ynumel)
+    if kind == 0:
+        src = _fp32(rng, ynumel * xnumel)
+        out = np.zeros(ynumel * xnumel, np.float32)
+        expect = out.copy()
+        expect[y + ynumel * x] = 3.0 * src[x + xnumel * y]
+    elif kind == 1:
+        src = _fp32(rng, ynumel * xnumel)
+        out = np.full(-(-ynumel // c) * c * xnumel, 5.0, np.float32)
+        expect = out.copy()
+        expect[y % c + c * x + c * xnumel * (y // c)] = src[x + xnumel * y]
+    else:
+        width = gx * xblock
+        idx = y + ynumel * x if kind == 2 else x % c + 2 * c * (x // c) + 2 * c * xnumel * y
+        src = _fp32(rng, int(idx.max()) + 1)
+        out = np.zeros(gy * yblock * width, np.float32)
+        expect = np.full((gy * yblock, width), -1.0, np.float32)
+        expect[:ynumel, :xnumel] = src[idx]
+        expect = expect.ravel()
+    res = launch(tmp_path, art, {"in_ptr0": src, "out_ptr0": out, "ynumel": np.array(ynumel, np.int32),
+                                 "xnumel": np.array(xnumel, np.int32)}, [gx, gy])
+    np.testing.assert_allclose(res.outputs["out_ptr0"], expect, rtol=1e-6)
+
+
+def test_transposed_store_moves_columns(tmp_path):
+    # 300 x 200 transposed in 32 x 4 tiles: each tile's load is 32 rows of 4 (ndblocks.py), its store
+    # 4 columns of 32 (was one transfer per element: 128)
+    art = build("tile_split", "*fp32,*fp32,i32,i32", KIND=0, C=3, YN=256, XN=200, YBLOCK=32, XBLOCK=4)
+    src = _fp32(np.random.default_rng(9), 256 * 200)
+    res = launch(tmp_path, art, {"in_ptr0": src, "out_ptr0": np.zeros(256 * 200, np.float32),
+                                 "ynumel": np.array(256, np.int32), "xnumel": np.array(200, np.int32)}, [50, 8])
+    np.testing.assert_array_equal(res.outputs["out_ptr0"], 3.0 * src.reshape(256, 200).T.ravel())
+    assert res.stats.dma_transfers == 50 * 8 * (32 + 4)
