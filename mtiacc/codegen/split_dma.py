@@ -123,7 +123,7 @@ def _div(b: MBuilder, k: _Consts, x: VReg, d: int) -> VReg:
     return r
 
 
-def _prepare(b: MBuilder, sp: Split, *extra: int) -> _Consts:
+def prepare_consts(b: MBuilder, sp: Split, *extra: int) -> _Consts:
     k = _Consts(b)
     for t in sp.terms:
         k.make(t.div, t.mod or 1, abs(t.coef))
@@ -133,7 +133,7 @@ def _prepare(b: MBuilder, sp: Split, *extra: int) -> _Consts:
     return k
 
 
-def _index(b: MBuilder, k: _Consts, sp: Split, x: VReg) -> VReg:
+def run_index(b: MBuilder, k: _Consts, sp: Split, x: VReg) -> VReg:
     """``sum(coef * ((x // div) % mod))`` for the run starting at ``x``."""
     acc: Optional[VReg] = None
     for t in sp.terms:
@@ -178,7 +178,7 @@ def runs(b: MBuilder, sp: Split, k: _Consts, xs: VReg, cnt: VReg,
         b("bge", run, ln, keep)
         b("mv", ln, run)
         b.label(keep)
-    body(_index(b, k, sp, x) if with_index else None, pos, ln)
+    body(run_index(b, k, sp, x) if with_index else None, pos, ln)
     b("add", pos, pos, ln)
     b("add", x, x, ln)
     b("blt", pos, cnt, top)
@@ -224,7 +224,7 @@ def spread(b: MBuilder, src: VReg, dst: VReg, n: VReg, stride: VReg, elem) -> No
 
 # --------------------------------------------------------------------------- transfers
 
-def _cond(lw, c: Cond) -> VReg:
+def cond_flag(lw, c: Cond) -> VReg:
     """1 when the condition holds, else 0."""
     b = lw.b
     if c.flag is not None:
@@ -250,11 +250,11 @@ def _start(lw, acc: SplitAccess, n: int, esize: int):
     count = acc.mask.count
     cnt = b.li(n, "count") if count is None else clamp(lw, affine_scalar(lw, count), n)
     for c in acc.mask.conds:  # all or nothing
-        b("mul", cnt, cnt, _cond(lw, c))
+        b("mul", cnt, cnt, cond_flag(lw, c))
     return sp, dram0, xs, cnt
 
 
-def _per_run(lw, sp: Split, k: _Consts, dram0: VReg, xs: VReg, cnt: VReg, lmem: VReg, esize: int,
+def per_run(lw, sp: Split, k: _Consts, dram0: VReg, xs: VReg, cnt: VReg, lmem: VReg, esize: int,
              inbound: bool) -> bool:
     """One DMA per run (slope 1), one element per run (slope 0), else element by element.
     Returns whether a load's runs still need spreading (slope 0)."""
@@ -359,7 +359,7 @@ def lower_load(lw, op) -> None:
     n = op.result.type.numel
     dst = lw.alloc(op.result)
     sp, dram0, xs, cnt = _start(lw, acc, n, esize)
-    k = _prepare(b, sp, 0, 1, 2, esize, sp.slope * esize)
+    k = prepare_consts(b, sp, 0, 1, 2, esize, sp.slope * esize)
     lmem = b.li(dst.offset, "lmem")
     done = b.new_label("splitdone")
     window, cap = None, n
@@ -377,7 +377,7 @@ def lower_load(lw, op) -> None:
         _window(lw, sp, k, dram0, xs, cnt, lmem, esize, elem, window.offset, cap, general)
         b("j", done)
         b.label(general)
-    spread_runs = _per_run(lw, sp, k, dram0, xs, cnt, lmem, esize, True)
+    spread_runs = per_run(lw, sp, k, dram0, xs, cnt, lmem, esize, True)
     if spread_runs:  # each run's first element, repeated over the run
         b("mtia.dma.wait")
         zero = k(0)
@@ -409,5 +409,5 @@ def lower_store(lw, op) -> None:
     n = op.value.type.numel
     addr = stored_value_addr(lw, op)
     sp, dram0, xs, cnt = _start(lw, acc, n, esize)
-    k = _prepare(b, sp, esize, sp.slope * esize)
-    _per_run(lw, sp, k, dram0, xs, cnt, b.li(addr, "lmem"), esize, False)
+    k = prepare_consts(b, sp, esize, sp.slope * esize)
+    per_run(lw, sp, k, dram0, xs, cnt, b.li(addr, "lmem"), esize, False)

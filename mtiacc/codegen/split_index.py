@@ -16,7 +16,8 @@ once and spreads it in local memory.
 
 ``//`` and ``%`` round toward zero in Triton; they agree with the floor division this analysis
 assumes only when ``x`` is not negative, so ``xs`` must be provably non-negative (program ids,
-non-negative constants, their sums and products); otherwise there is no structure (gather path).
+non-negative constants, counting-up loop variables from such a start, their sums and products);
+otherwise there is no structure (gather path).
 """
 from __future__ import annotations
 
@@ -26,7 +27,8 @@ from typing import Optional, Tuple
 
 from mtiacc.codegen.affine import Affine
 from mtiacc.ir import ops as O
-from mtiacc.ir.core import OpResult, Value
+from mtiacc.ir.core import BlockArgument, OpResult, Value
+from mtiacc.ir.scf import ForOp
 from mtiacc.ir.shape_ops import ExpandDimsOp, ReshapeOp
 
 
@@ -132,6 +134,12 @@ def non_negative(v: Value, depth: int = 0) -> bool:
     """Whether the integer scalar ``v`` is provably >= 0 (ignoring wrap-around, as affine.py does)."""
     if depth > 16:
         return False
+    if isinstance(v, BlockArgument):  # a for loop's induction variable, counting up from >= 0
+        loop = getattr(getattr(v.block, "parent", None), "parent", None)
+        if isinstance(loop, ForOp) and v is loop.induction_var:
+            step = int_const(loop.step)
+            return step is not None and step > 0 and non_negative(loop.lower, depth + 1)
+        return False
     op = v.op if isinstance(v, OpResult) else None
     if isinstance(op, O.GetProgramIdOp):  # also tl.num_programs
         return True
@@ -152,11 +160,11 @@ def _non_negative_affine(a: Affine) -> bool:
 
 # --------------------------------------------------------------------------- the analysis
 
-def _int_const(v: Value) -> Optional[int]:
+def int_const(v: Value) -> Optional[int]:
     c = O.const_value(v)
     if isinstance(c, bool) or not isinstance(c, int):
         if isinstance(v, OpResult) and isinstance(v.op, O.SplatOp):
-            return _int_const(v.op.src)
+            return int_const(v.op.src)
         return None
     return c
 
@@ -177,7 +185,7 @@ def _same_positions(op) -> bool:
         _numel(op.src) == _numel(op.result)
 
 
-def _uniform_at_zero(s: Optional[Split]) -> Optional[Split]:
+def uniform_at_zero(s: Optional[Split]) -> Optional[Split]:
     """A one-element block broadcast: its value at position 0, uniform (when it has no terms)."""
     if s is None or s.terms:
         return None
@@ -190,7 +198,7 @@ def split_of(v: Value, depth: int = 0) -> Optional[Split]:
         return None
     op = v.op if isinstance(v, OpResult) else None
     if isinstance(op, O.ConstantOp):
-        c = _int_const(v)
+        c = int_const(v)
         return None if c is None else Split(Affine((), c, 0))
     if not v.type.is_block():
         return Split(Affine(((v, 1),)))
@@ -202,7 +210,7 @@ def split_of(v: Value, depth: int = 0) -> Optional[Split]:
     if _same_positions(op):
         return split_of(op.src, depth + 1)
     if isinstance(op, O.BroadcastOp) and _numel(op.src) == 1:
-        return _uniform_at_zero(split_of(op.src, depth + 1))
+        return uniform_at_zero(split_of(op.src, depth + 1))
     if isinstance(op, O.ExtSIOp):  # the same integer, wider
         return split_of(op.src, depth + 1)
     if isinstance(op, (O.AddIOp, O.SubIOp, O.MulIOp)):
@@ -219,11 +227,11 @@ def split_of(v: Value, depth: int = 0) -> Optional[Split]:
                 return x.scale(k)
         return None
     if isinstance(op, (O.DivSIOp, O.RemSIOp, O.DivUIOp, O.RemUIOp)):
-        c = _int_const(op.rhs)
+        c = int_const(op.rhs)
         a = split_of(op.lhs, depth + 1)
         if c is None or c <= 0 or a is None:
             return None
-        return _div_rem(a, c, isinstance(op, (O.DivSIOp, O.DivUIOp)))
+        return div_rem(a, c, isinstance(op, (O.DivSIOp, O.DivUIOp)))
     return None
 
 
@@ -233,7 +241,7 @@ def _pure_const(s: Split) -> Optional[int]:
     return s.base.const
 
 
-def _div_rem(a: Split, c: int, is_div: bool) -> Optional[Split]:
+def div_rem(a: Split, c: int, is_div: bool) -> Optional[Split]:
     if a.pure_linear and a.lin == 1:  # x // c, x % c with x = base + i
         if not _non_negative_affine(a.base):
             return None
@@ -264,7 +272,7 @@ def split_pointer(v: Value, depth: int = 0) -> Optional[Tuple[Value, Split]]:
         return split_pointer(op.src, depth + 1)
     if isinstance(op, O.BroadcastOp) and _numel(op.src) == 1:
         inner = split_pointer(op.src, depth + 1)
-        at0 = _uniform_at_zero(inner[1]) if inner is not None else None
+        at0 = uniform_at_zero(inner[1]) if inner is not None else None
         return None if at0 is None else (inner[0], at0)
     if isinstance(op, O.AddPtrOp):
         base = split_pointer(op.ptr, depth + 1)
@@ -293,10 +301,10 @@ class MaskForm:
     conds: Tuple[Cond, ...] = ()
 
 
-_SWAP = {"slt": "sgt", "sle": "sge", "sgt": "slt", "sge": "sle"}
+SWAP = {"slt": "sgt", "sle": "sge", "sgt": "slt", "sge": "sle"}
 
 
-def _uniform(s: Optional[Split]) -> Optional[Affine]:
+def uniform_part(s: Optional[Split]) -> Optional[Affine]:
     return s.base if s is not None and not s.terms and not s.lin else None
 
 
@@ -327,17 +335,17 @@ def mask_form(mask: Value, depth: int = 0) -> Optional[MaskForm]:
         if a is None or b is None or (a.count is not None and b.count is not None):
             return None
         return MaskForm(a.count if a.count is not None else b.count, a.conds + b.conds)
-    if isinstance(op, O.CmpIOp) and op.predicate in _SWAP:
+    if isinstance(op, O.CmpIOp) and op.predicate in SWAP:
         lhs, rhs, pred = op.lhs, op.rhs, op.predicate
         a, b = split_of(lhs), split_of(rhs)
         if a is None or b is None:
             return None
-        ua, ub = _uniform(a), _uniform(b)
+        ua, ub = uniform_part(a), uniform_part(b)
         if ua is not None and ub is not None:
             return MaskForm(None, (Cond(pred, ua, ub),))
         if pred in ("sgt", "sge"):
-            a, b, pred = b, a, _SWAP[pred]
-            ub = _uniform(b)
+            a, b, pred = b, a, SWAP[pred]
+            ub = uniform_part(b)
         # a.base + i < b  <=>  i < b - a.base
         if a.terms or a.lin != 1 or ub is None:
             return None

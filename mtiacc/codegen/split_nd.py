@@ -21,8 +21,8 @@ from typing import List, Optional, Tuple
 from mtiacc.codegen.affine import Affine
 from mtiacc.codegen.affine_nd import _reshape_map, pointer_nd
 from mtiacc.codegen.mir import VReg
-from mtiacc.codegen.split_index import (Cond, Split, _SWAP, _div_rem, _int_const, _uniform,
-                                        _uniform_at_zero, split_of)
+from mtiacc.codegen.split_index import (Cond, Split, SWAP, div_rem, int_const, uniform_part,
+                                        uniform_at_zero, split_of)
 from mtiacc.codegen.vloop import Src, elem_bytes
 from mtiacc.ir import ops as O
 from mtiacc.ir.core import OpResult, Value
@@ -52,7 +52,7 @@ def _through_shape(op, inner: Axes) -> Optional[Axes]:
         out = []
         for s, a, r in zip(inner, op.src.type.shape, op.result.type.shape):
             if a == 1 and r != 1:
-                s = _uniform_at_zero(s)  # the one element, repeated along the axis
+                s = uniform_at_zero(s)  # the one element, repeated along the axis
                 if s is None:
                     return None
             out.append(s)
@@ -67,7 +67,7 @@ def _through_shape(op, inner: Axes) -> Optional[Axes]:
         kept = {s for s in m if s is not None}
         for d, s in enumerate(inner):  # dropped size-1 axes: their value at 0
             if d not in kept:
-                s = _uniform_at_zero(s)
+                s = uniform_at_zero(s)
                 if s is None:
                     return None
                 out[0] = out[0] + s if rank else out[0]
@@ -85,10 +85,10 @@ def axes_of(v: Value, depth: int = 0) -> Optional[Axes]:
         s = split_of(v)
         return None if s is None else [s]
     if isinstance(op, O.ConstantOp):
-        c = _int_const(v)
+        c = int_const(v)
         return None if c is None else [Split(Affine((), c, 0))] + _zeros(rank - 1)
     if isinstance(op, O.SplatOp):
-        s = _uniform(split_of(op.src))
+        s = uniform_part(split_of(op.src))
         return None if s is None else [Split(s)] + _zeros(rank - 1)
     if isinstance(op, (ExpandDimsOp, O.BroadcastOp, TransOp, ReshapeOp)) and op.src.type.is_block():
         inner = axes_of(op.src, depth + 1)
@@ -109,7 +109,7 @@ def axes_of(v: Value, depth: int = 0) -> Optional[Axes]:
         out = [s + t.scale(sign) for s, t in zip(a, b)]
         return None if any(s is None for s in out) else out
     if isinstance(op, (O.DivSIOp, O.RemSIOp, O.DivUIOp, O.RemUIOp)):
-        c, a = _int_const(op.rhs), axes_of(op.lhs, depth + 1)
+        c, a = int_const(op.rhs), axes_of(op.lhs, depth + 1)
         if c is None or c <= 0 or a is None:
             return None
         varying = [d for d, s in enumerate(a) if s.terms or s.lin]
@@ -120,7 +120,7 @@ def axes_of(v: Value, depth: int = 0) -> Optional[Axes]:
         for e, s in enumerate(a):
             if e != d:
                 whole = whole + s  # uniform parts
-        r = _div_rem(whole, c, isinstance(op, (O.DivSIOp, O.DivUIOp)))
+        r = div_rem(whole, c, isinstance(op, (O.DivSIOp, O.DivUIOp)))
         if r is None:
             return None
         out = _zeros(rank)
@@ -193,7 +193,7 @@ def mask_box(mask: Value, depth: int = 0) -> Optional[Box]:
                 return None
             counts.append(x if x is not None else y)
         return counts, a[1] + b[1]
-    if isinstance(op, O.CmpIOp) and op.predicate in _SWAP:
+    if isinstance(op, O.CmpIOp) and op.predicate in SWAP:
         a, b, pred = axes_of(op.lhs), axes_of(op.rhs), op.predicate
         if a is None or b is None:
             return None
@@ -201,7 +201,7 @@ def mask_box(mask: Value, depth: int = 0) -> Optional[Box]:
         if ua is not None and ub is not None:
             return [None] * rank, (Cond(pred, ua, ub),)
         if pred in ("sgt", "sge"):
-            a, b, pred = b, a, _SWAP[pred]
+            a, b, pred = b, a, SWAP[pred]
             ub = _uniform_axes(b)
         varying = [d for d, s in enumerate(a) if s.terms or s.lin]
         if ub is None or len(varying) != 1 or a[varying[0]].terms or a[varying[0]].lin != 1:
@@ -272,13 +272,13 @@ def needs_buffers(op):
 
 def _axis_offset(lw, k, s: Split, xs: VReg, pos: VReg) -> VReg:
     """``S(pos) - S.base`` in a register (the base is added once, into the start address)."""
-    from mtiacc.codegen.split_dma import _index
+    from mtiacc.codegen.split_dma import run_index
     b = lw.b
     acc = b.li(0) if not s.terms else None
     if s.terms:
         x = b.x()
         b("add", x, xs, pos)
-        acc = _index(b, k, s, x)
+        acc = run_index(b, k, s, x)
     if s.lin:
         t = b.x()
         b("mul", t, pos, k(s.lin))
@@ -291,7 +291,7 @@ def _axis_offset(lw, k, s: Split, xs: VReg, pos: VReg) -> VReg:
 def _move(lw, op, acc: TileAccess, lmem: int, esize: int, inbound: bool) -> None:
     """Per position of the outer axis, the runs of the run axis (local rows ``shape[run]`` apart)."""
     from mtiacc.codegen.memory import affine_scalar, clamp, element_address
-    from mtiacc.codegen.split_dma import _cond, _per_run, _prepare
+    from mtiacc.codegen.split_dma import cond_flag, per_run, prepare_consts
     b = lw.b
     base, axes = acc.pointer
     shape = op.ptr.type.shape
@@ -301,12 +301,12 @@ def _move(lw, op, acc: TileAccess, lmem: int, esize: int, inbound: bool) -> None
     dram0 = element_address(lw, lw.get(base), affine_scalar(lw, total), esize)
     cnts = [clamp(lw, affine_scalar(lw, c), d) if c is not None else b.li(d) for c, d in zip(acc.counts, shape)]
     for c in acc.conds:
-        b("mul", cnts[0], cnts[0], _cond(lw, c))
+        b("mul", cnts[0], cnts[0], cond_flag(lw, c))
     run_axis = 0 if acc.by_columns else 1
     outer_axis = 1 - run_axis
     run, outer = axes[run_axis], axes[outer_axis]
-    k = _prepare(b, run, esize, run.slope * esize)
-    ko = _prepare(b, outer, esize)
+    k = prepare_consts(b, run, esize, run.slope * esize)
+    ko = prepare_consts(b, outer, esize)
     if outer.lin:
         ko.make(outer.lin)
     xs_run, xs_outer = [affine_scalar(lw, s.xs) if s.xs is not None else b.li(0) for s in (run, outer)]
@@ -319,7 +319,7 @@ def _move(lw, op, acc: TileAccess, lmem: int, esize: int, inbound: bool) -> None
     b.label(top)
     off = _axis_offset(lw, ko, outer, xs_outer, i)
     dram = element_address(lw, dram0, off, esize)
-    _per_run(lw, run, k, dram, xs_run, cnts[run_axis], local, esize, inbound)
+    per_run(lw, run, k, dram, xs_run, cnts[run_axis], local, esize, inbound)
     b("add", local, local, step)
     b("addi", i, i, 1)
     b("blt", i, cnts[outer_axis], top)

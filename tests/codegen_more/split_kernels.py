@@ -267,3 +267,15 @@ def tile_split(in_ptr0, out_ptr0, ynumel, xnumel, KIND: tl.constexpr, C: tl.cons
     else:
         tmp0 = tl.load(in_ptr0 + ((x2 % C) + 2*C*(x2 // C) + 2*C*XN*y3), xmask & ymask, other=-1.0)
         tl.store(out_ptr0 + (x2 + XBLOCK*tl.num_programs(0)*y3), tmp0)
+
+
+@triton.jit
+def loop_rows(in_ptr0, out_ptr0, rnumel, C: tl.constexpr, RBLOCK: tl.constexpr):
+    """Sums over r of in[r % C + 2C * (r // C)] (the first half of every 2C), with r from the loop
+    variable: r0_offset counts up from 0, so r is not negative."""
+    acc = tl.zeros([RBLOCK], tl.float32)
+    for r0_offset in tl.range(0, rnumel, RBLOCK):
+        r0_index = r0_offset + tl.arange(0, RBLOCK)
+        r0_mask = r0_index < rnumel
+        acc += tl.load(in_ptr0 + (r0_index % C + 2 * C * (r0_index // C)), r0_mask, other=0.0)
+    tl.store(out_ptr0 + tl.program_id(0), tl.sum(acc, 0))

@@ -286,3 +286,14 @@ def test_transposed_store_moves_columns(tmp_path):
                                  "ynumel": np.array(256, np.int32), "xnumel": np.array(200, np.int32)}, [50, 8])
     np.testing.assert_array_equal(res.outputs["out_ptr0"], 3.0 * src.reshape(256, 200).T.ravel())
     assert res.stats.dma_transfers == 50 * 8 * (32 + 4)
+
+
+def test_loop_variable_index(tmp_path):
+    # 300 elements in blocks of 64: runs of 48 at stride 96 starting anywhere in a run
+    art = build("loop_rows", "*fp32,*fp32,i32", C=48, RBLOCK=64)
+    src = _fp32(np.random.default_rng(11), 2 * 48 * 7)
+    res = launch(tmp_path, art, {"in_ptr0": src, "out_ptr0": np.zeros(1, np.float32),
+                                 "rnumel": np.array(300, np.int32)}, [1])
+    r = np.arange(300)
+    np.testing.assert_allclose(res.outputs["out_ptr0"][0], src[r % 48 + 96 * (r // 48)].sum(), rtol=1e-5)
+    assert res.stats.dma_transfers < 20  # 5 blocks of two or three runs (was 300 elements)
