@@ -351,31 +351,56 @@ def fmv(d, m, pc):
     return ex
 
 
-def _fused(a, b, c, neg_prod, neg_add, dtype):
-    """``(+-a*b) + (+-c)`` rounded once to ``dtype``: float32 through float64 (exact product), float64
-    through exact rationals element by element (the D rows are rare in compiled code)."""
-    if dtype == np.float32:
-        p = a.astype(np.float64) * b  # exact in float64
-        cc = c.astype(np.float64)
-        with np.errstate(all="ignore"):
-            return ((-p if neg_prod else p) + (-cc if neg_add else cc)).astype(np.float32)
+def fused(a, b, c, neg_prod, neg_add, dtype):
+    """``(+-a*b) + (+-c)`` rounded once to ``dtype`` (RISC-V's fused multiply-adds, scalar and vector).
+
+    float16/float32: the product is exact in float64 and the sum ``s`` rounds once there; rounding ``s``
+    again to ``dtype`` gives the fused result except where ``s`` lands exactly on a midpoint of ``dtype``
+    while the float64 sum was inexact (every midpoint is a double, so a non-midpoint ``s`` lies in the same
+    rounding interval as the exact sum).  Those lanes take the neighbour on the side of the float64
+    rounding error (TwoSum's ``e``).  float64: exact rationals, element by element."""
+    a, b, c = np.broadcast_arrays(a, b, c)    # a vector-scalar form's operand is one value per group
+    if dtype != np.float64:
+        return _fused_narrow(a, b, c, neg_prod, neg_add, np.dtype(dtype).type)
     out = np.empty(a.shape, np.float64)
-    for i, (x, y, z) in enumerate(zip(a.tolist(), b.tolist(), c.tolist())):
+    for i, (x, y, z) in enumerate(zip(np.ravel(a).tolist(), np.ravel(b).tolist(), np.ravel(c).tolist())):
         if not all(np.isfinite([x, y, z])):
             with np.errstate(all="ignore"):
-                out[i] = (-(x * y) if neg_prod else x * y) + (-z if neg_add else z)
+                out.flat[i] = (-(x * y) if neg_prod else x * y) + (-z if neg_add else z)
             continue
         pr = Fraction(x) * Fraction(y)
         r = (-pr if neg_prod else pr) + (-Fraction(z) if neg_add else Fraction(z))
         if r == 0:   # exact zero: signed zeros add as IEEE says; a cancellation is +0 (round to nearest)
             px, cz = (-(x * y) if neg_prod else x * y), (-z if neg_add else z)
-            out[i] = px + cz if pr == 0 and z == 0 else 0.0
+            out.flat[i] = px + cz if pr == 0 and z == 0 else 0.0
         else:
             try:
-                out[i] = float(r)   # int / int true division rounds correctly
+                out.flat[i] = float(r)   # int / int true division rounds correctly
             except OverflowError:
-                out[i] = np.inf if r > 0 else -np.inf
+                out.flat[i] = np.inf if r > 0 else -np.inf
     return out
+
+
+def _fused_narrow(a, b, c, neg_prod, neg_add, dtype):
+    p = np.asarray(a, np.float64) * np.asarray(b, np.float64)   # exact: at most 2 x 24 significant bits
+    cc = np.asarray(c, np.float64)
+    p, cc = (-p if neg_prod else p), (-cc if neg_add else cc)
+    with np.errstate(all="ignore"):
+        s = p + cc
+        bp = s - cc
+        e = (p - bp) + (cc - (s - bp))      # TwoSum: s + e == p + cc exactly
+        r = s.astype(dtype)
+        suspect = np.isfinite(s) & (e != 0)
+        if not suspect.any():
+            return r
+        top = 2.0 ** (np.finfo(dtype).maxexp)           # where dtype's rounding overflows to inf
+        rd = np.where(np.isinf(r), np.copysign(top, s), r.astype(np.float64))
+        toward = np.where(s > rd, np.inf, -np.inf).astype(dtype)
+        other = np.nextafter(r, toward)                  # the neighbour on s's side of r
+        od = np.where(np.isinf(other), np.copysign(top, s), other.astype(np.float64))
+        mid = suspect & (s != rd) & ((rd + od) * 0.5 == s)
+        hi, lo = np.maximum(r, other), np.minimum(r, other)
+        return np.where(mid, np.where(e > 0, hi, lo), r).astype(dtype)
 
 
 def fma(d, m, pc):
@@ -387,7 +412,7 @@ def fma(d, m, pc):
         raise KeyError(op)
 
     def ex(g):
-        r = _fused(p.read(m, r1, g), p.read(m, r2, g), p.read(m, r3, g), neg_prod, neg_add, p.dtype)
+        r = fused(p.read(m, r1, g), p.read(m, r2, g), p.read(m, r3, g), neg_prod, neg_add, p.dtype)
         p.put(m, rd, g, canon(np.asarray(r, p.dtype)))
     return ex
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..faults import SimFault
 from .common import div_signed, div_unsigned, has, mulh_signed, vm_of
-from .fp import canonical_nan, float_to_int, fminmax, int_to_float, sgnj
+from .fp import canonical_nan, float_to_int, fminmax, fused, int_to_float, sgnj
 from .vcommon import (FT, ST, UT, active, float_view, mask_bits, reg_off, scalar_f, scalar_x, vl_of, with_sew,
                       write, write_mask)
 
@@ -151,12 +151,7 @@ def vfma(d, m, pc):
         o2 = reg_off(m, vs2, sew, n)
         od = reg_off(m, vd, sew, n)
         a, b, c = view[g, o2:o2 + n], second(g, sew, n), view[g, od:od + n]
-        if sew < 64:  # the product is exact in float64, so one rounding (as a fused op) up to double rounding
-            p = a.astype(np.float64) * b
-            r = ((-p if neg_prod else p) + (-c if neg_acc else c)).astype(view.dtype)
-        else:
-            p = a * b
-            r = (-p if neg_prod else p) + (-c if neg_acc else c)
+        r = fused(a, b, c, neg_prod, neg_acc, view.dtype.type)   # one rounding, at every SEW
         write(view, g, od, n, _canon_nan(r), active(m, g, n, vm, tail))
         return None
     return with_sew(m, inner)

@@ -2,6 +2,7 @@
 import numpy as np
 import pytest
 
+from tests.sim.test_fma_rounding import reference as fma_reference
 from tests.sim.vhelpers import FT, ST, UT, expected, vlmax, vrun
 
 
@@ -90,20 +91,22 @@ def test_sign_injection(op):
 
 
 @pytest.mark.parametrize("sew", [16, 32, 64])
-@pytest.mark.parametrize("op,fn", [("vfmacc", lambda a, b, c: a * b + c), ("vfnmacc", lambda a, b, c: -(a * b) - c),
-                                   ("vfmsac", lambda a, b, c: a * b - c), ("vfnmsac", lambda a, b, c: -(a * b) + c)])
-def test_fma(op, fn, sew):
+@pytest.mark.parametrize("op,signs", [("vfmacc", (1, 1)), ("vfnmacc", (-1, -1)), ("vfmsac", (1, -1)),
+                                      ("vfnmsac", (-1, 1))])
+def test_fma(op, signs, sew):
+    """(+-a*b) + (+-c) rounded once: the exact reference of test_fma_rounding.py."""
     lmul = 2
     A, B, C, M, N = fdata(sew, lmul, seed=6)
+    sp, sc = (FT[sew](s) for s in signs)
+
+    def ref(a, b):
+        a = np.broadcast_to(a, C.shape)
+        return fma_reference((sp * a).ravel(), b.ravel(), (sc * C).ravel(), FT[sew]).reshape(C.shape)
     got, _ = vrun(sew, lmul, f"{op}.vv v24, v8, v16, v0.t", A, B, C, M, N)
-    with np.errstate(all="ignore"):
-        ref = fn(A.astype(np.float64), B.astype(np.float64), C.astype(np.float64)).astype(FT[sew])
-    check(got, expected(C, ref, M, N, True))
+    check(got, expected(C, ref(A, B), M, N, True))
     if sew != 64:
         got, _ = vrun(sew, lmul, f"{op}.vf v24, fa5, v16", A, B, C, M, N, scalar=scalar_bits(-0.75, sew))
-        with np.errstate(all="ignore"):
-            ref = fn(np.float64(-0.75), B.astype(np.float64), C.astype(np.float64)).astype(FT[sew])
-        check(got, expected(C, ref, M, N, False))
+        check(got, expected(C, ref(FT[sew](-0.75), B), M, N, False))
 
 
 FCMP = {"vmfeq": np.equal, "vmfne": np.not_equal, "vmflt": np.less, "vmfle": np.less_equal}

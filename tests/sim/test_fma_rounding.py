@@ -1,0 +1,98 @@
+"""Fused multiply-adds round once (RISC-V fmadd.s/.d and vfmacc & co. at SEW 16/32/64).
+
+The reference is exact: rationals rounded to the format with round-half-even by integer arithmetic,
+independent of the simulator's method (float64 + TwoSum for the narrow formats, rationals for float64).
+Crafted cases put the float64 sum exactly on a midpoint of the narrow format while the exact sum is not
+(where rounding twice goes wrong), and make float64's own product inexact."""
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from mtiasim.semantics.fp import fused
+from tests.sim.vhelpers import FT, vlmax, vrun
+
+FMT = {np.float16: (10, -14, 16), np.float32: (23, -126, 128), np.float64: (52, -1022, 1024)}
+
+
+def round_exact(q: Fraction, dtype) -> float:
+    """``q`` rounded to nearest-even in ``dtype`` (subnormals and overflow to inf included)."""
+    mant, emin, emax = FMT[dtype]
+    if q == 0:
+        return 0.0
+    sign, q = (-1.0 if q < 0 else 1.0), abs(q)
+    e = q.numerator.bit_length() - q.denominator.bit_length()
+    e = e - 1 if Fraction(2) ** e > q else e               # 2**e <= q < 2**(e+1)
+    ulp = Fraction(2) ** (max(e, emin) - mant)
+    r = round(q / ulp) * ulp                               # Fraction's round(): half to even
+    return sign * (float("inf") if r >= Fraction(2) ** emax else float(r))
+
+
+def reference(a, b, c, dtype):
+    out = []
+    for x, y, z in zip(a.tolist(), b.tolist(), c.tolist()):
+        if not all(np.isfinite([x, y, z])):
+            with np.errstate(all="ignore"):
+                out.append(x * y + z)
+            continue
+        q = Fraction(x) * Fraction(y) + Fraction(z)
+        out.append(round_exact(q, dtype) if q != 0 else (x * y + z if x * y == 0 and z == 0 else 0.0))
+    return np.array(out, dtype)
+
+
+def crafted(dtype):
+    mant = FMT[dtype][0]
+    h = (mant + 1) // 2                                     # (1 + 2^-h)^2 = 1 + 2^(1-h) + 2^-2h
+    a = dtype(1 + 2.0 ** -h)
+    tiny = dtype(2.0 ** (FMT[dtype][1] + 2))
+    rows = [(a, a, tiny), (a, a, -tiny), (-a, a, tiny), (a, a, dtype(0)),
+            (dtype(1 + 2.0 ** -mant), dtype(1 - 2.0 ** -mant), dtype(-1)),      # exact product not a double
+            (dtype(np.finfo(dtype).max), dtype(1 + 2.0 ** -mant), -dtype(np.finfo(dtype).max)),
+            (dtype(np.finfo(dtype).max), dtype(1), dtype(np.finfo(dtype).max) * dtype(2 ** -(mant + 1)))]
+    return [np.array(col, dtype) for col in zip(*rows)]
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_fused_rounds_once(dtype):
+    rng = np.random.default_rng(7)
+    n = 3000 if dtype != np.float64 else 800
+    a = (rng.standard_normal(n) * 8).astype(dtype)
+    b = (1 + rng.integers(-64, 64, n) * np.finfo(dtype).eps).astype(dtype)   # products near a's grid
+    c = -(a * b).astype(dtype) * (1 + rng.integers(-4, 4, n) * np.finfo(dtype).eps).astype(dtype)
+    ca, cb, cc = crafted(dtype)
+    a, b, c = np.concatenate([ca, a]), np.concatenate([cb, b]), np.concatenate([cc, c])
+    with np.errstate(all="ignore"):
+        got = fused(a, b, c, False, False, dtype)
+    want = reference(a, b, c, dtype)
+    np.testing.assert_array_equal(got.view(FT_INT[dtype]), want.view(FT_INT[dtype]))
+
+
+FT_INT = {np.float16: np.uint16, np.float32: np.uint32, np.float64: np.uint64}
+
+
+def test_the_midpoint_case_differs_from_rounding_twice():
+    a, b, c = crafted(np.float32)
+    naive = (a.astype(np.float64) * b + c).astype(np.float32)
+    assert naive[0] != reference(a, b, c, np.float32)[0]    # so test_fused_rounds_once can fail
+
+
+@pytest.mark.parametrize("sew", [32, 64])
+def test_vfmacc_rounds_once_in_the_simulator(sew):
+    dtype = FT[sew]
+    a, b, c = crafted(dtype)
+    n, vm = len(a), vlmax(sew, 1)
+    A, B, C = (np.concatenate([x, np.zeros(vm - n, dtype)])[None, :] for x in (a, b, c))
+    got, _ = vrun(sew, 1, "vfmacc.vv v24, v8, v16", A, B, C, np.ones((1, vm), np.int64), np.array([n]))
+    want = reference(a, b, c, dtype)
+    np.testing.assert_array_equal(got[0, :n].view(FT_INT[dtype]), want.view(FT_INT[dtype]))
+
+
+def test_vfmacc_vf_at_sew64_uses_the_scalar_in_every_lane():
+    n, vm = 5, vlmax(64, 1)
+    A = np.zeros((2, vm))
+    B = np.arange(2 * vm, dtype=np.float64).reshape(2, vm) / 8
+    C = np.full((2, vm), 0.25)
+    got, _ = vrun(64, 1, "fmv.d.x fa5, a5\n    vfmacc.vf v24, fa5, v16", A, B, C, np.ones((2, vm), np.int64), np.array([n, n]),
+                  scalar=int(np.float64(-1.5).view(np.int64)))
+    np.testing.assert_array_equal(got[:, :n], -1.5 * B[:, :n] + 0.25)
+
