@@ -80,3 +80,25 @@ def triton_per_fused_sort_0(in_ptr0, out_ptr0, out_ptr1, xnumel, r0_numel, XBLOC
     tmp4, tmp5, = triton_helpers.sort_with_index(tmp2, tmp3, r0_numel, 1, stable=True, descending=DESC)
     tl.store(out_ptr0 + (r0_index + r0_numel*x0), tmp4, r0_mask & xmask)
     tl.store(out_ptr1 + (r0_index + r0_numel*x0), tmp5.to(tl.int64), r0_mask & xmask)
+
+
+@triton.jit
+def triton_per_fused_median_1(in_ptr0, out_ptr0, out_ptr1, xnumel, r0_numel, XBLOCK: tl.constexpr,
+                              R0_BLOCK: tl.constexpr):
+    # torch.median(x, dim=1) as a sort-based lowering: sort with indices, pick the lower middle
+    xoffset = tl.program_id(0) * XBLOCK
+    xindex = xoffset + tl.arange(0, XBLOCK)[:, None]
+    xmask = xindex < xnumel
+    r0_index = tl.arange(0, R0_BLOCK)[None, :]
+    r0_mask = r0_index < r0_numel
+    x0 = xindex
+    tmp0 = tl.load(in_ptr0 + (r0_index + r0_numel*x0), r0_mask & xmask, other=0.0)
+    tmp1 = tl.broadcast_to(r0_index.to(tl.int16), [XBLOCK, R0_BLOCK])
+    tmp2 = tl.broadcast_to(tmp0, [XBLOCK, R0_BLOCK])
+    tmp3, tmp4, = triton_helpers.sort_with_index(tmp2, tmp1, r0_numel, 1, stable=False, descending=False)
+    tmp5 = (r0_numel - 1) // 2
+    tmp6 = r0_index == tmp5
+    tmp7 = tl.sum(tl.where(tmp6, tmp3, 0.0), 1)[:, None]
+    tmp8 = tl.sum(tl.where(tmp6, tmp4.to(tl.int64), 0), 1)[:, None]
+    tl.store(out_ptr0 + (x0), tmp7, xmask)
+    tl.store(out_ptr1 + (x0), tmp8, xmask)
