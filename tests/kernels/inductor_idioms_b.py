@@ -299,3 +299,26 @@ def triton_poi_fused_tiled_transpose_add_10(in_ptr0, in_ptr1, out_ptr0, ynumel, 
     tmp3 = libdevice.signbit(tmp2) != 0
     tmp4 = tl.where(tmp3, -tmp2, tmp2)
     tl.store(out_ptr0 + (x1 + xnumel*y0), tmp4, xmask & ymask)
+
+
+@triton.jit
+def triton_per_fused_cumsum_bool_u8_11(in_ptr0, in_ptr1, out_ptr0, out_ptr1, out_ptr2, out_ptr3, xnumel, r0_numel,
+                                       XBLOCK: tl.constexpr, R0_BLOCK: tl.constexpr):
+    # tl.cumsum of an int1 block (uint32 in Triton 3.9) and of uint8 values (uint32), an int64 -> int1
+    # conversion of values beyond 32 bits, tl.where between int64 and a float literal (f32)
+    xoffset = tl.program_id(0) * XBLOCK
+    xindex = xoffset + tl.arange(0, XBLOCK)[:, None]
+    xmask = xindex < xnumel
+    r0_index = tl.arange(0, R0_BLOCK)[None, :]
+    r0_mask = r0_index < r0_numel
+    x0 = xindex
+    tmp0 = tl.load(in_ptr0 + (r0_index + r0_numel*x0), r0_mask & xmask, other=0.0)
+    tmp1 = tl.load(in_ptr1 + (r0_index + r0_numel*x0), r0_mask & xmask, other=0)
+    tmp2 = tl.cumsum((tmp0 > 0) & r0_mask, 1)
+    tmp3 = tl.cumsum(tmp1.to(tl.uint8), 1)
+    tmp4 = tmp1.to(tl.int1)
+    tmp5 = tl.where(tmp4, tmp1, 0.5)
+    tl.store(out_ptr0 + (r0_index + r0_numel*x0), tmp2, r0_mask & xmask)
+    tl.store(out_ptr1 + (r0_index + r0_numel*x0), tmp3, r0_mask & xmask)
+    tl.store(out_ptr2 + (r0_index + r0_numel*x0), tmp4, r0_mask & xmask)
+    tl.store(out_ptr3 + (r0_index + r0_numel*x0), tmp5, r0_mask & xmask)

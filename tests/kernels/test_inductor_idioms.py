@@ -458,3 +458,23 @@ def test_median_through_sort_with_index(tmp_path, xnumel, r0_numel, XBLOCK, R0_B
     order = np.argsort(x, 1, kind="stable")[:, (r0_numel - 1) // 2]
     np.testing.assert_array_equal(out["out_ptr1"], order)
     np.testing.assert_array_equal(out["out_ptr0"], x[np.arange(xnumel), order])
+
+
+@pytest.mark.parametrize("xnumel, r0_numel, XBLOCK, R0_BLOCK", [(3, 13, 2, 16), (2, 40, 1, 64)])
+def test_cumsum_of_bool_and_u8_int64_to_bool(tmp_path, xnumel, r0_numel, XBLOCK, R0_BLOCK):
+    """Result types as in the Triton 3.9 interpreter: both cumsums are uint32 (a 1-D version of this
+    kernel gave the interpreter's values bit for bit)."""
+    rng = np.random.default_rng(r0_numel)
+    f = rng.standard_normal((xnumel, r0_numel)).astype(np.float32)
+    q = rng.integers(-300, 300, (xnumel, r0_numel)).astype(np.int64)
+    q[0, :3] = [2**40, 0, -2**33]
+    out = _run(tmp_path, "triton_per_fused_cumsum_bool_u8_11", "*fp32,*i64,*u32,*u32,*i1,*fp32,i32,i32",
+               {"in_ptr0": f.ravel(), "in_ptr1": q.ravel(), "out_ptr0": np.zeros(q.size, np.uint32),
+                "out_ptr1": np.zeros(q.size, np.uint32), "out_ptr2": np.zeros(q.size, bool),
+                "out_ptr3": np.zeros(q.size, np.float32), "xnumel": _s(xnumel), "r0_numel": _s(r0_numel)},
+               (_cdiv(xnumel, XBLOCK),), path=B, XBLOCK=XBLOCK, R0_BLOCK=R0_BLOCK)
+    shape = q.shape
+    np.testing.assert_array_equal(out["out_ptr0"].reshape(shape), np.cumsum(f > 0, 1))
+    np.testing.assert_array_equal(out["out_ptr1"].reshape(shape), np.cumsum(q.astype(np.uint8).astype(np.uint32), 1))
+    np.testing.assert_array_equal(out["out_ptr2"].reshape(shape), q != 0)
+    np.testing.assert_array_equal(out["out_ptr3"].reshape(shape), np.where(q != 0, q.astype(np.float32), 0.5))
