@@ -89,6 +89,12 @@ def load_config(path: Optional[str] = None) -> MachineConfig:
     except OSError as e:
         raise UserError(f"cannot read machine description '{path}': {e.strerror}") from None
     except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        if mark is not None:   # at the problem's line and column, as the compiler reports source errors
+            from mtiacc.diagnostics import SourceLocation
+            context = f" ({e.context})" if getattr(e, "context", None) else ""
+            raise UserError(f"machine description is not valid YAML: {e.problem}{context}",
+                            SourceLocation(path, mark.line + 1, mark.column + 1)) from None
         raise UserError(f"machine description '{path}' is not valid YAML: {e}") from None
     if not isinstance(raw, dict):
         raise UserError(f"machine description '{path}' must be a mapping")

@@ -285,3 +285,16 @@ def test_a_misspelt_tl_name_suggests_the_name(capsys, tmp_path, name, hint):
     src.write_text(KERNEL.replace("1.0)", f"{name}(1.0, 2.0))"))
     err = clean(mtiacc(capsys, src, "-D", "B=16", "-o", tmp_path / "k.bin"), code=1)
     assert err.splitlines()[0] == f"{src}:7:35: error: `{name}` is not supported yet{hint}"
+
+
+def test_machine_yaml_syntax_error_at_its_line(capsys, add_bin, tmp_path):
+    """Was "machine description 'm.yaml' is not valid YAML: while scanning ... line 3, column 1" on
+    several lines; now file:line:col as for kernel sources."""
+    cfg = tmp_path / "m.yaml"
+    cfg.write_text("pe:\n  local_memory_bytes: 1024\n\tbad: 2\n")
+    out = tmp_path / "o.npz"
+    err = clean(mtiasim(capsys, "run", add_bin, "--inputs", inputs(tmp_path / "i.npz"), "--grid", "4",
+                        "--config", cfg, "-o", out), code=1)
+    assert err.splitlines()[0].startswith(f"{cfg}:3:1: error: machine description is not valid YAML: found a tab")
+    assert err.splitlines()[1] == "\tbad: 2"
+    assert not out.exists()
