@@ -12,14 +12,14 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import os
-from typing import Dict, List, Optional, Sequence, Tuple, Union
+from typing import Dict, FrozenSet, List, Optional, Sequence, Set, Tuple, Union
 
 import lark
 
 from ..diagnostics import SourceLocation, UserError
 from .encoding import EncodeError, encode, operand_values
 from .isa import BY_NAME, InstrSpec
-from .operands import EvalContext, Kind, Node, OperandError
+from .operands import KINDS, EvalContext, Kind, Node, OperandError
 from .pseudo import BY_PSEUDO_NAME, Pseudo
 
 with open(os.path.join(os.path.dirname(__file__), "asm.lark"), encoding="utf-8") as _f:
@@ -96,13 +96,15 @@ def assign(kinds: Sequence[Kind], nodes: Sequence[Node]) -> Optional[List[List[N
     return groups if i == len(nodes) else None
 
 
-def parse_operands(form: Form, groups: List[List[Node]], ctx: EvalContext) -> Dict[str, int]:
+def parse_operands(form: Form, groups: List[List[Node]], ctx: EvalContext,
+                   override: Optional[Tuple[Kind, Dict[str, int]]] = None) -> Dict[str, int]:
+    """Operand values by attribute; ``override`` gives one kind's values instead of parsing them."""
     vals: Dict[str, int] = {}
     for kind, group in zip(form.operands, groups):
         if not group:
             vals.update(kind.default())
             continue
-        vals.update(kind.parse(group, ctx))
+        vals.update(override[1] if override and kind is override[0] else kind.parse(group, ctx))
         msg = kind.check(vals)
         if msg:
             raise OperandError(msg, group[0])
@@ -113,8 +115,13 @@ def expand(form: Form, vals: Dict[str, int]) -> List[Tuple[InstrSpec, Dict[str, 
     return form.expand(vals) if isinstance(form, Pseudo) else [(form, vals)]
 
 
+_BTARGET = KINDS["btarget"]
+_BRANCH_RANGE = range(-4096, 4096)
+
+
 class _Assembler:
-    def __init__(self, text: str, filename: str):
+    def __init__(self, text: str, filename: str, relaxed: FrozenSet[Tuple[int, int]] = frozenset()):
+        self.relaxed = relaxed     # (line, col) of conditional branches too far for 13 bits: 3 words
         self.text = text
         self.filename = filename
         self.src_lines = text.split("\n")
@@ -271,6 +278,8 @@ class _Assembler:
         if isinstance(form, Pseudo) and form.expander is not None:
             vals = self.parse_or_raise(form, groups, stmt, EvalContext(self.offset, None, self.consts))
             size = 4 * len(expand(form, vals))
+        if (stmt.line, stmt.col) in self.relaxed:
+            size = 12
         self.items.append(_Item(stmt, self.offset, size, self.loc, form))
         self.offset += size
 
@@ -381,6 +390,8 @@ class _Assembler:
                 words = [value & 0xFFFFFFFF]
             elif item.form is BY_NAME["addi"] and stmt.name.startswith("."):  # alignment padding
                 words = [NOP]
+            elif item.size == 12 and (stmt.line, stmt.col) in self.relaxed:
+                words = self.relaxed_branch(item)
             else:
                 form, groups = self.select(stmt)
                 vals = self.parse_or_raise(form, groups, stmt, EvalContext(item.offset, self.labels, self.consts))
@@ -397,15 +408,63 @@ class _Assembler:
                 out += w.to_bytes(4, "little")
         return bytes(out), lines
 
-    def run(self) -> AssembledProgram:
-        self.pass1(self.parse())
-        code, lines = self.pass2()
-        for g in self.globals:
-            if g not in self.labels:
-                raise self.error(f"global symbol '{g}' is never defined", 1)
-        return AssembledProgram(code, dict(self.labels), lines, list(self.globals), dict(self.files))
+    # -- branch relaxation ---------------------------------------------------------------------------------------
+    def branch_offset(self, item: _Item) -> Optional[int]:
+        """The byte offset to a conditional branch's target (unchecked), or None if not a branch."""
+        if item.form is None or _BTARGET not in item.form.operands:
+            return None
+        form, groups = self.select(item.stmt)
+        if _BTARGET not in form.operands:
+            return None
+        node = groups[form.operands.index(_BTARGET)][0]
+        try:
+            return EvalContext(item.offset, self.labels, self.consts).evaluate(node, allow_labels=True) - item.offset
+        except OperandError:
+            return None         # pass 2 reports it
+
+    def far_branches(self) -> Set[Tuple[int, int]]:
+        """Conditional branches whose target lies beyond the 13-bit range (+-4 KiB), as GNU as relaxes them."""
+        far = set()
+        for item in self.items:
+            off = self.branch_offset(item)
+            if off is not None and off not in _BRANCH_RANGE:
+                far.add((item.stmt.line, item.stmt.col))
+        return far
+
+    def relaxed_branch(self, item: _Item) -> List[int]:
+        """``b<cond> ..., far`` as ``b<cond> ..., .+8; j .+8; j far``: the same condition, no inversion."""
+        stmt = item.stmt
+        off = self.branch_offset(item)
+        if not -(1 << 20) <= off - 8 < (1 << 20):
+            raise self.error(f"branch target out of range: offset {off} is beyond a jump's 1 MiB",
+                             stmt.line, stmt.col, stmt.end_col)
+        form, groups = self.select(stmt)
+        try:
+            vals = parse_operands(form, groups, EvalContext(item.offset, self.labels, self.consts),
+                                  override=(_BTARGET, {"imm": 8}))
+        except OperandError as e:
+            raise self.node_error(e.message, stmt, e.node) from None
+        jal = BY_NAME["jal"]
+        parts = expand(form, vals) + [(jal, {"rd": 0, "imm": 8}), (jal, {"rd": 0, "imm": off - 8})]
+        return [encode(spec, **operand_values(spec, v)) for spec, v in parts]
 
 
 def assemble(text: str, filename: str = "<asm>") -> AssembledProgram:
-    """Assemble GNU-style RISC-V assembly into ``.text`` bytes (raises :class:`AsmError`, a UserError)."""
-    return _Assembler(text, filename).run()
+    """Assemble GNU-style RISC-V assembly into ``.text`` bytes (raises :class:`AsmError`, a UserError).
+
+    Conditional branches to targets beyond +-4 KiB are relaxed to three words (see ``relaxed_branch``);
+    relaxing moves later code, so pass 1 repeats until no further branch needs it."""
+    relaxed: FrozenSet[Tuple[int, int]] = frozenset()
+    tree = _Assembler(text, filename).parse()
+    while True:
+        asm = _Assembler(text, filename, relaxed)
+        asm.pass1(tree)
+        far = asm.far_branches() - relaxed
+        if not far:
+            break
+        relaxed = relaxed | far
+    code, lines = asm.pass2()
+    for g in asm.globals:
+        if g not in asm.labels:
+            raise asm.error(f"global symbol '{g}' is never defined", 1)
+    return AssembledProgram(code, dict(asm.labels), lines, list(asm.globals), dict(asm.files))
