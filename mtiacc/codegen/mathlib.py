@@ -253,11 +253,12 @@ def log2(e: VMath, x: str) -> str:
     return lm
 
 
-def log1p(e: VMath, x: str) -> str:
-    """log(1 + x) = log(u) * x / (u - 1) with u = 1 + x (exact correction for the rounding of u)."""
+def log1p(e: VMath, x: str, log_: Callable = None) -> str:
+    """log(1 + x) = log(u) * x / (u - 1) with u = 1 + x (exact correction for the rounding of u).
+    ``log_``: the library's log (mathlib_f64 passes its own; these sequences serve both widths)."""
     u = e.tmp()
     e("vfadd.vf", u, x, e.k(1.0))
-    lu = log(e, u)
+    lu = (log_ or log)(e, u)
     d = e.tmp()
     e("vfsub.vf", d, u, e.k(1.0))
     q = e.tmp()
@@ -274,10 +275,10 @@ def log1p(e: VMath, x: str) -> str:
     return q
 
 
-def expm1(e: VMath, x: str) -> str:
+def expm1(e: VMath, x: str, exp_: Callable = None, log_: Callable = None) -> str:
     """e^x - 1 = (u - 1) * x / log(u) with u = e^x (Kahan)."""
-    u = exp(e, x)
-    lu = log(e, u)
+    u = (exp_ or exp)(e, x)
+    lu = (log_ or log)(e, u)
     d = e.tmp()
     e("vfsub.vf", d, u, e.k(1.0))
     q = e.tmp()
@@ -294,13 +295,13 @@ def expm1(e: VMath, x: str) -> str:
     return q
 
 
-def tanh(e: VMath, x: str) -> str:
-    """copysign(m / (m + 2), x) with m = expm1(2 min(|x|, 9))."""
+def tanh(e: VMath, x: str, expm1_: Callable = None, clamp: float = 9.0) -> str:
+    """copysign(m / (m + 2), x) with m = expm1(2 min(|x|, clamp)); tanh(clamp) rounds to 1 (9 in f32)."""
     a = e.tmp()
     e("vfsgnjx.vv", a, x, x)
-    e("vfmin.vf", a, a, e.k(9.0))
+    e("vfmin.vf", a, a, e.k(clamp))
     e("vfadd.vv", a, a, a)
-    m = expm1(e, a)
+    m = (expm1_ or expm1)(e, a)
     d = e.tmp()
     e("vfadd.vf", d, m, e.k(2.0))
     e("vfdiv.vv", m, m, d)
@@ -415,6 +416,13 @@ def powf(e: VMath, x: str, y: str) -> str:
     e.scale(r, nn)
     e.scale(r, n)                                   # 2^n in two clamped steps
     e.release(n, nn)
+    e.release(a)
+    pow_special(e, r, x, y, lambda v: _rounding(e, v, "trunc"))
+    return r
+
+
+def pow_special(e: VMath, r: str, x: str, y: str, trunc: Callable[[str], str]) -> None:
+    """C99's special cases of ``pow`` applied to the result ``r`` (f32 and f64; ``trunc`` rounds to 0)."""
     ax = e.tmp()
     e("vfsgnjx.vv", ax, x, x)
     v = e.tmp()
@@ -446,16 +454,17 @@ def powf(e: VMath, x: str, y: str) -> str:
     e("vmfeq.vf", "v0", w, e.k(math.inf))
     e("vmerge.vvm", r, r, v, "v0")
     # x < 0: an odd integer y negates; a non-integer y gives NaN (x = -inf: +inf or 0)
-    yi = _rounding(e, y, "trunc")
+    yi = trunc(y)
     e("vfmul.vf", w, y, e.k(0.5))
-    yh = _rounding(e, w, "trunc")
-    e("vmfne.vv", "v0", yh, w)                      # y/2 is not an integer ...
+    yh = trunc(w)
+    e("vmfne.vv", "v0", yh, w)                     # y/2 is not an integer ...
     e("vmfne.vv", "v1", yi, y)
-    e("vmandn.mm", "v0", "v0", "v1")                # ... but y is: y is odd
-    e("vmflt.vf", "v1", x, e.k(0.0))
+    e("vmandn.mm", "v0", "v0", "v1")               # ... but y is: y is odd
+    e("vmslt.vx", "v1", x, "zero")                 # the sign bit (-0.0 included: (-0)^-1 = -inf)
     e("vmand.mm", "v0", "v0", "v1")
     e("vfsgnjn.vv", v, r, r)
     e("vmerge.vvm", r, r, v, "v0")
+    e("vmflt.vf", "v1", x, e.k(0.0))
     e("vmfne.vv", "v0", yi, y)
     e("vmand.mm", "v0", "v0", "v1")
     e("vmfeq.vf", "v1", ax, e.k(math.inf))
@@ -471,8 +480,7 @@ def powf(e: VMath, x: str, y: str) -> str:
     e("vmfeq.vf", "v1", x, e.k(1.0))
     e("vmor.mm", "v0", "v0", "v1")
     e("vfmerge.vfm", r, r, e.k(1.0), "v0")
-    e.release(a, ax, v, w)
-    return r
+    e.release(ax, v, w)
 
 
 def fma(e: VMath, a: str, b: str, c: str) -> str:

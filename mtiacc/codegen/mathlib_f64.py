@@ -46,6 +46,7 @@ import struct
 from fractions import Fraction
 from typing import Callable, Dict
 
+from mtiacc.codegen import mathlib
 from mtiacc.codegen.mathlib import VMath
 from mtiacc.codegen.mathlib_f64_fit import two_over_sqrtpi
 
@@ -256,60 +257,16 @@ def log2(e: VMath, x: str) -> str:
 
 
 def log1p(e: VMath, x: str) -> str:
-    """log(1 + x) = log(u) * x / (u - 1) with u = 1 + x."""
-    u = e.tmp()
-    e("vfadd.vf", u, x, e.k(1.0))
-    lu = log(e, u)
-    d = e.tmp()
-    e("vfsub.vf", d, u, e.k(1.0))
-    q = e.tmp()
-    e("vfdiv.vv", q, x, d)
-    e("vfmul.vv", q, q, lu)
-    e("vmfeq.vf", "v0", u, e.k(1.0))                # tiny x: log1p(x) = x
-    e("vmerge.vvm", q, q, x, "v0")
-    e("vmfeq.vf", "v0", u, e.k(math.inf))           # u overflowed, or x = inf
-    e("vmerge.vvm", q, q, lu, "v0")
-    e("vmfle.vf", "v0", u, e.k(0.0))                # x <= -1: -inf or NaN, as log gives
-    e("vmerge.vvm", q, q, lu, "v0")
-    e.release(u, lu, d)
-    e.nan_passthrough(q, x)
-    return q
+    return mathlib.log1p(e, x, log_=log)
 
 
 def expm1(e: VMath, x: str) -> str:
-    """e^x - 1 = (u - 1) * x / log(u) with u = e^x."""
-    u = exp(e, x)
-    lu = log(e, u)
-    d = e.tmp()
-    e("vfsub.vf", d, u, e.k(1.0))
-    q = e.tmp()
-    e("vfdiv.vv", q, x, lu)
-    e("vfmul.vv", q, q, d)
-    e("vmfeq.vf", "v0", u, e.k(1.0))                # tiny x
-    e("vmerge.vvm", q, q, x, "v0")
-    e("vmfeq.vf", "v0", d, e.k(-1.0))               # very negative x: -1
-    e("vmerge.vvm", q, q, d, "v0")
-    e("vmfeq.vf", "v0", u, e.k(math.inf))           # overflow
-    e("vmerge.vvm", q, q, u, "v0")
-    e.release(u, lu, d)
-    e.nan_passthrough(q, x)
-    return q
+    return mathlib.expm1(e, x, exp_=exp, log_=log)
 
 
 def tanh(e: VMath, x: str) -> str:
-    """copysign(m / (m + 2), x) with m = expm1(2 min(|x|, 22))."""
-    a = e.tmp()
-    e("vfsgnjx.vv", a, x, x)
-    e("vfmin.vf", a, a, e.k(22.0))
-    e("vfadd.vv", a, a, a)
-    m = expm1(e, a)
-    d = e.tmp()
-    e("vfadd.vf", d, m, e.k(2.0))
-    e("vfdiv.vv", m, m, d)
-    e("vfsgnj.vv", m, m, x)
-    e.release(a, d)
-    e.nan_passthrough(m, x)
-    return m
+    """tanh(22) rounds to 1 in double."""
+    return mathlib.tanh(e, x, expm1_=expm1, clamp=22.0)
 
 
 def _clenshaw(e: VMath, coeffs, u: str) -> str:

@@ -19,7 +19,7 @@ import decimal
 import math
 from fractions import Fraction
 
-from mtiacc.codegen.mathlib import VMath
+from mtiacc.codegen.mathlib import VMath, pow_special
 from mtiacc.codegen.mathlib_f64 import (LN2, LN2_TAIL, LOG2E, LOG2E_HI, LOG2E_LO, MANT, _bits, _exp_core,
                                         _from_bits, _scale, _two_sum)
 
@@ -239,66 +239,5 @@ def pow(e: VMath, x: str, y: str) -> str:
     e.release(t)
     _scale(e, r, n)
     e.release(n)
-    _pow_special(e, r, x, y)
+    pow_special(e, r, x, y, lambda v: _trunc(e, v))
     return r
-
-
-def _pow_special(e: VMath, r: str, x: str, y: str) -> None:
-    ax = e.tmp()
-    e("vfsgnjx.vv", ax, x, x)
-    v = e.tmp()
-    # |x| = 0: 0 if y > 0 else inf;  |x| = inf: inf if y > 0 else 0
-    e("vmv.v.i", v, 0)
-    e("vmflt.vf", "v0", y, e.k(0.0))
-    e("vfmerge.vfm", v, v, e.k(math.inf), "v0")
-    e("vmfeq.vf", "v0", ax, e.k(0.0))
-    e("vmerge.vvm", r, r, v, "v0")
-    e("vmv.v.i", v, 0)
-    e("vmfgt.vf", "v0", y, e.k(0.0))
-    e("vfmerge.vfm", v, v, e.k(math.inf), "v0")
-    e("vmfeq.vf", "v0", ax, e.k(math.inf))
-    e("vmerge.vvm", r, r, v, "v0")
-    # y = +-inf: inf if (|x| < 1) == (y < 0), else 0; 1 when |x| = 1
-    w = e.tmp()
-    e("vmv.v.i", v, 0)
-    e("vmflt.vf", "v0", ax, e.k(1.0))
-    e("vmerge.vim", v, v, 1, "v0")
-    e("vmv.v.i", w, 0)
-    e("vmflt.vf", "v0", y, e.k(0.0))
-    e("vmerge.vim", w, w, 1, "v0")
-    e("vmseq.vv", "v0", v, w)
-    e("vmv.v.i", v, 0)
-    e("vfmerge.vfm", v, v, e.k(math.inf), "v0")
-    e("vmfeq.vf", "v0", ax, e.k(1.0))
-    e("vfmerge.vfm", v, v, e.k(1.0), "v0")
-    e("vfsgnjx.vv", w, y, y)
-    e("vmfeq.vf", "v0", w, e.k(math.inf))
-    e("vmerge.vvm", r, r, v, "v0")
-    # x < 0: an odd integer y negates; a non-integer y gives NaN (x = -inf: +inf or 0)
-    yi = _trunc(e, y)
-    e("vfmul.vf", w, y, e.k(0.5))
-    yh = _trunc(e, w)
-    e("vmfne.vv", "v0", yh, w)                     # y/2 is not an integer ...
-    e("vmfne.vv", "v1", yi, y)
-    e("vmandn.mm", "v0", "v0", "v1")               # ... but y is: y is odd
-    e("vmslt.vx", "v1", x, "zero")                 # the sign bit (-0.0 included: (-0)^-1 = -inf)
-    e("vmand.mm", "v0", "v0", "v1")
-    e("vfsgnjn.vv", v, r, r)
-    e("vmerge.vvm", r, r, v, "v0")
-    e("vmflt.vf", "v1", x, e.k(0.0))
-    e("vmfne.vv", "v0", yi, y)
-    e("vmand.mm", "v0", "v0", "v1")
-    e("vmfeq.vf", "v1", ax, e.k(math.inf))
-    e("vmandn.mm", "v0", "v0", "v1")
-    e("vfmerge.vfm", r, r, e.k(math.nan), "v0")
-    e.release(yi, yh)
-    # NaN in, NaN out; but x^0 = 1 and 1^y = 1 (also for NaN)
-    e("vmfne.vv", "v0", x, x)
-    e("vmfne.vv", "v1", y, y)
-    e("vmor.mm", "v0", "v0", "v1")
-    e("vfmerge.vfm", r, r, e.k(math.nan), "v0")
-    e("vmfeq.vf", "v0", y, e.k(0.0))
-    e("vmfeq.vf", "v1", x, e.k(1.0))
-    e("vmor.mm", "v0", "v0", "v1")
-    e("vfmerge.vfm", r, r, e.k(1.0), "v0")
-    e.release(ax, v, w)

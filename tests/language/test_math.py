@@ -95,8 +95,10 @@ def test_sigmoid_is_one_over_one_plus_exp():
 
 def test_pow():
     rng = np.random.default_rng(7)
-    base = np.concatenate([rng.uniform(0, 4, 600), -rng.uniform(0, 4, 200), [0, -0.0, np.inf, -np.inf, np.nan, 1, -1, 2, -2, 0.5]])
-    expo = np.concatenate([rng.uniform(-8, 8, 600), rng.integers(-5, 6, 200), [2, 3, -1, 3, 0, np.nan, np.inf, 3, 0.5, -np.inf]])
+    base = np.concatenate([rng.uniform(0, 4, 600), -rng.uniform(0, 4, 200), [0, -0.0, np.inf, -np.inf, np.nan, 1, -1, 2, -2, 0.5,
+                           -0.0, -0.0, -0.0, -0.0, -0.0]])
+    expo = np.concatenate([rng.uniform(-8, 8, 600), rng.integers(-5, 6, 200), [2, 3, -1, 3, 0, np.nan, np.inf, 3, 0.5, -np.inf,
+                           -1, -3, -2, 0.5, -0.5]])   # (-0)^-odd = -inf
     x, z = base.astype(np.float32), expo.astype(np.float32)
     got = _run(BINARY.replace("FN", "libdevice.pow"), {"X": x, "Z": z})
     with np.errstate(all="ignore"):
