@@ -380,8 +380,8 @@ def absf(e: VMath, x: str) -> str:
     return r
 
 
-def powf(e: VMath, x: str, y: str) -> str:
-    """x^y = 2^n * 2^rest with n + rest = y * log2|x| (y * k kept exact), then C99's special cases."""
+def pow_base(e: VMath, x: str) -> str:
+    """|x| for pow's main path, with 0, inf and NaN replaced by 1 (``pow_special`` fixes those up)."""
     a = e.tmp()
     e("vfsgnjx.vv", a, x, x)
     for bad in (0.0, math.inf):                     # |x| = 0 or inf computes on 1; fixed up below
@@ -389,6 +389,12 @@ def powf(e: VMath, x: str, y: str) -> str:
         e("vfmerge.vfm", a, a, e.k(1.0), "v0")
     e("vmfne.vv", "v0", a, a)
     e("vfmerge.vfm", a, a, e.k(1.0), "v0")
+    return a
+
+
+def powf(e: VMath, x: str, y: str) -> str:
+    """x^y = 2^n * 2^rest with n + rest = y * log2|x| (y * k kept exact), then C99's special cases."""
+    a = pow_base(e, x)
     kf, lm = _log_parts(e, a)                       # log2|x| = kf + lm * log2(e)
     e("vfmul.vf", lm, lm, e.k(LOG2E))
     hi = e.tmp()

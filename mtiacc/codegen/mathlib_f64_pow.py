@@ -19,7 +19,7 @@ import decimal
 import math
 from fractions import Fraction
 
-from mtiacc.codegen.mathlib import VMath, pow_special
+from mtiacc.codegen.mathlib import VMath, pow_base, pow_special
 from mtiacc.codegen.mathlib_f64 import (LN2, LN2_TAIL, LOG2E, LOG2E_HI, LOG2E_LO, MANT, _bits, _exp_core,
                                         _from_bits, _scale, _two_sum)
 
@@ -197,13 +197,7 @@ def _trunc(e: VMath, x: str) -> str:
 
 def pow(e: VMath, x: str, y: str) -> str:
     """x^y = 2^(y log2|x|) with log2|x| and the product as double-doubles, then C99's special cases."""
-    a = e.tmp()
-    e("vfsgnjx.vv", a, x, x)
-    for bad in (0.0, math.inf):                    # |x| = 0 or inf computes on 1; fixed up below
-        e("vmfeq.vf", "v0", a, e.k(bad))
-        e("vfmerge.vfm", a, a, e.k(1.0), "v0")
-    e("vmfne.vv", "v0", a, a)
-    e("vfmerge.vfm", a, a, e.k(1.0), "v0")
+    a = pow_base(e, x)
     hi, lo = _log2_dd(e, a)
     e.release(a)
     yc = e.tmp()
