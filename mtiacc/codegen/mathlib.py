@@ -128,6 +128,21 @@ class VMath:
 
 # ------------------------------------------------------------------------------------------ functions
 
+def two_sum(e: VMath, a: str, b: str):
+    """(s, err) with s + err == a + b exactly (Knuth's TwoSum; no magnitude order needed)."""
+    s = e.tmp()
+    e("vfadd.vv", s, a, b)
+    bb = e.tmp()
+    e("vfsub.vv", bb, s, a)
+    t = e.tmp()
+    e("vfsub.vv", t, s, bb)
+    e("vfsub.vv", t, a, t)
+    e("vfsub.vv", bb, b, bb)
+    e("vfadd.vv", t, t, bb)
+    e.release(bb)
+    return s, t
+
+
 def _exp_core(e: VMath, x: str, base2: bool = False, half: bool = False) -> str:
     """e^x (or 2^x; halved with ``half``) for non-NaN x; overflow gives inf, underflow 0 (subnormals
     on the way)."""

@@ -47,7 +47,7 @@ from fractions import Fraction
 from typing import Callable, Dict
 
 from mtiacc.codegen import mathlib
-from mtiacc.codegen.mathlib import VMath
+from mtiacc.codegen.mathlib import VMath, two_sum
 from mtiacc.codegen.mathlib_f64_fit import two_over_sqrtpi
 
 
@@ -343,21 +343,6 @@ COS_POLY = tuple(float(Fraction((-1) ** k, math.factorial(2 * k))) for k in rang
 TRIG_LIMIT = 2.0 ** 21          # |n| < 2^21 there, and the parts have at most 32 significant bits
 
 
-def _two_sum(e: VMath, a: str, b: str):
-    """(s, err) with s + err == a + b exactly (Knuth's TwoSum; no magnitude order needed)."""
-    s = e.tmp()
-    e("vfadd.vv", s, a, b)
-    bb = e.tmp()
-    e("vfsub.vv", bb, s, a)
-    t = e.tmp()
-    e("vfsub.vv", t, s, bb)
-    e("vfsub.vv", t, a, t)
-    e("vfsub.vv", bb, b, bb)
-    e("vfadd.vv", t, t, bb)
-    e.release(bb)
-    return s, t
-
-
 def _reduce(e: VMath, x: str):
     """(n as int64, rh, rl): x = n pi/2 + rh + rl, |rh| <= pi/4 (a little more), for |x| <= 2^21;
     four-part Cody-Waite with exact products and the sums carried as double-doubles."""
@@ -372,9 +357,9 @@ def _reduce(e: VMath, x: str):
     e("vfnmsac.vf", xc, e.k(PIO2[0]), nf)          # x - n P1: exact
     w = e.tmp()
     e("vfmul.vf", w, nf, e.k(-PIO2[1]))            # exact
-    s1, e1 = _two_sum(e, xc, w)
+    s1, e1 = two_sum(e, xc, w)
     e("vfmul.vf", w, nf, e.k(-PIO2[2]))
-    s2, e2 = _two_sum(e, s1, w)
+    s2, e2 = two_sum(e, s1, w)
     e.release(s1, xc)
     e("vfadd.vv", e1, e1, e2)
     e("vfnmsac.vf", e1, e.k(PIO2[3]), nf)          # the small terms

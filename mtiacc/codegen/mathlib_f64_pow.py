@@ -19,9 +19,9 @@ import decimal
 import math
 from fractions import Fraction
 
-from mtiacc.codegen.mathlib import VMath, pow_base, pow_special
+from mtiacc.codegen.mathlib import VMath, pow_base, pow_special, two_sum
 from mtiacc.codegen.mathlib_f64 import (LN2, LN2_TAIL, LOG2E, LOG2E_HI, LOG2E_LO, MANT, _bits, _exp_core,
-                                        _from_bits, _scale, _two_sum)
+                                        _from_bits, _scale)
 
 
 def _log2_dd_constants():
@@ -166,10 +166,10 @@ def _log2_dd(e: VMath, a: str):
     e("vfadd.vv", kf, kf, dh)                      # exact: k + log2(1.5)'s 32-bit head
     e("vfadd.vv", p, p, dl)
     e.release(dh, dl)
-    h1, err = _two_sum(e, kf, big)
+    h1, err = two_sum(e, kf, big)
     e("vfadd.vv", p, p, err)
     e.release(kf, big, err)
-    hi, err = _two_sum(e, h1, p3)
+    hi, err = two_sum(e, h1, p3)
     e("vfadd.vv", p, p, err)
     e.release(h1, p3, err)
     h2 = e.tmp()

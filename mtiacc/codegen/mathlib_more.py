@@ -32,8 +32,8 @@ from typing import Callable, Dict
 import numpy as np
 
 from mtiacc.codegen.mathlib import (ERF_SMALL, LN2_HI, LN2_LO, VMath, _exp_core, _log_fixups, _log_parts,
-                                    _rounding, log, log1p)
-from mtiacc.codegen.mathlib_trig import _PI, _f32_parts, _two_sum
+                                    _rounding, log, log1p, two_sum)
+from mtiacc.codegen.mathlib_trig import _PI, _f32_parts
 from mtiacc.codegen.mathlib_trig import sin as _sin
 
 ATAN_POLY = (0.08395980298519135, -0.1132366880774498, 0.09804569184780121, -0.09553715586662292,
@@ -525,7 +525,7 @@ def _log_dw(e: VMath, v: str):
     s = e.tmp()
     e("vfmul.vf", s, kf, e.k(LN2_HI))                # exact: LN2_HI has 16 bits, |k| < 2^8
     e("vfmacc.vf", l, e.k(LN2_LO), kf)
-    hi, err = _two_sum(e, s, h)
+    hi, err = two_sum(e, s, h)
     e("vfadd.vv", err, err, l)
     e.release(kf, h, l, s)
     return hi, err

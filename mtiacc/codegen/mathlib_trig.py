@@ -30,7 +30,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from mtiacc.codegen.mathlib import COS_POLY, SIN_POLY, VMath
+from mtiacc.codegen.mathlib import COS_POLY, SIN_POLY, VMath, two_sum
 
 
 def _pi_fixed(bits: int) -> int:
@@ -80,21 +80,6 @@ TAN_POLY = (0.004369916394352913, 0.00010368525545345619, 0.010823366232216358, 
 
 def _s32(v: int) -> int:
     return v - (1 << 32) if v & 0x80000000 else v
-
-
-def _two_sum(e: VMath, a: str, b: str):
-    """(s, err) with s = fl(a + b) and s + err = a + b exactly (2Sum: no condition on a and b)."""
-    s = e.tmp()
-    e("vfadd.vv", s, a, b)
-    bb = e.tmp()
-    e("vfsub.vv", bb, s, a)
-    aa = e.tmp()
-    e("vfsub.vv", aa, s, bb)
-    e("vfsub.vv", aa, a, aa)                    # a - (s - bb)
-    e("vfsub.vv", bb, b, bb)                    # b - bb
-    e("vfadd.vv", aa, aa, bb)
-    e.release(bb)
-    return s, aa
 
 
 def _fast(e: VMath, x: str):
@@ -207,7 +192,7 @@ def _large(e: VMath, x: str):
     e("vfcvt.f.xu.v", t, t)
     e("vfmul.vf", t, t, e.k(2.0 ** -16))        # (r1 & 0xFFFF) / 2**16
     e.release(r1)
-    s, err = _two_sum(e, p1, p2)
+    s, err = two_sum(e, p1, p2)
     e.release(p1, p2)
     e("vfadd.vv", err, err, t)
     # r = (s + err) * pi/2 * 2**-46, as rh + rl
