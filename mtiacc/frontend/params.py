@@ -188,6 +188,8 @@ def resolve_params(src: SourceFile, fn: ast.FunctionDef, scope, kernel: str,
     by_name = {x.arg: x for x in args}
     if signature is not None:
         entries = [e.strip() for e in signature.split(",")] if signature.strip() else []
+        if "" in entries:
+            raise CompileError(f"signature entry {entries.index('') + 1} is empty in '{signature}'")
         if len(entries) != len(runtime):
             names = ", ".join(p.name for p in runtime) or "none"
             raise CompileError(f"the signature has {len(entries)} entr{'y' if len(entries) == 1 else 'ies'} "

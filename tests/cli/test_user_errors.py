@@ -183,6 +183,8 @@ def test_roofline_plot_into_a_missing_directory(capsys, add_bin, tmp_path):
      ["vector_add.py:11:1: error: the signature has 2 entries", "4 non-constexpr parameters"], 1),
     (["-D", "BLOCK_SIZE=256", "--signature", ""], ["has 0 entries"], 1),
     (["-D", "BLOCK_SIZE=256", "--signature", "*fp32,*fp32,*fp32,i32,i32"], ["has 5 entries"], 1),
+    # a trailing comma was counted as a fifth entry ("has 5 entries")
+    (["-D", "BLOCK_SIZE=256", "--signature", "*fp32,*fp32,*fp32,i32,"], ["signature entry 5 is empty"], 1),
     (["-D", "BLOCK_SIZE=256", "--signature", "*fp32,*f32,*fp32,i32"], ["'*f32'", "'B_ptr'", "unknown type"], 1),
     (["-D", "BLOCK_SIZE=256", "--target", "gpu"], ["unknown target 'gpu'"], 1),
     (["-D", "BLOCK_SIZE=256", "-O9"], ["'-O'", "9"], 2),
