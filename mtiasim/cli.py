@@ -164,8 +164,14 @@ def _simulate(binary, inputs_path, grid, arg_items, config_path, max_steps=50_00
     if not os.path.exists(binary):
         raise UserError(f"binary '{binary}' does not exist")
     inputs = load_inputs(inputs_path)
-    return run(binary, inputs, grid=grid_t, args=args, config_path=config_path, max_steps=max_steps, place=place,
-               **kw)
+    result = run(binary, inputs, grid=grid_t, args=args, config_path=config_path, max_steps=max_steps,
+                 place=place, **kw)
+    if result.unused_inputs:   # most likely a misspelt parameter name
+        names = ", ".join(f"'{n}'" for n in result.unused_inputs)
+        params = ", ".join(p["name"] for p in result.program.meta.get("params", []))
+        click.echo(f"{inputs_path}: warning: {names} match{'es' if len(result.unused_inputs) == 1 else ''} no "
+                   f"parameter of the kernel (parameters: {params}); ignored", err=True)
+    return result
 
 
 def _common(f):

@@ -46,6 +46,7 @@ class RunResult:
     profile: Optional[np.ndarray] = None    # core PE-cycles per instruction (run(..., profile=True))
     program: Optional[Program] = None
     counts: Optional[np.ndarray] = None     # executions (PE-instructions) per instruction
+    unused_inputs: Tuple[str, ...] = ()     # input arrays that match no parameter (the CLI warns)
 
 
 def _params(meta) -> List[dict]:
@@ -326,7 +327,8 @@ def run(binary, inputs: Dict[str, np.ndarray], grid=None, args: Optional[Dict[st
     if waves is not None:
         from .trace import build_trace
         events = build_trace(stats, waves, cfg, program._source)
-    return RunResult(outputs, stats, events, prof, program, counts)
+    unused = tuple(sorted(set(inputs) - {p["name"] for p in _params(program.meta)}))
+    return RunResult(outputs, stats, events, prof, program, counts, unused)
 
 
 def _account_wave(stats: Stats, m: Machine, P: int, fin: np.ndarray, wave: int) -> None:

@@ -76,6 +76,17 @@ def test_wrong_npz_contents(capsys, add_bin, tmp_path, over, fragments):
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".mtiasim-")]
 
 
+def test_an_input_matching_no_parameter_is_a_warning(capsys, add_bin, tmp_path):
+    """A misspelt key ('C_pr') is named on stderr; the run goes on and the output is written."""
+    out = tmp_path / "o.npz"
+    rc, stdout, err = mtiasim(capsys, "run", add_bin, "--inputs", inputs(tmp_path / "i.npz", C_pr=np.zeros(3)),
+                              "--grid", "4", "-o", out)
+    assert rc == 0 and out.exists() and "Traceback" not in err
+    assert f"i.npz: warning: 'C_pr' matches no parameter of the kernel (parameters: A_ptr, B_ptr, C_ptr, N)" in err
+    rc, _, err = mtiasim(capsys, "run", add_bin, "--inputs", inputs(tmp_path / "j.npz"), "--grid", "4", "-o", out)
+    assert rc == 0 and "warning" not in err
+
+
 @pytest.mark.parametrize("content, fragments", [
     ("npy", ["a single .npy array", "np.savez"]),          # was an internal error (np.load gave an ndarray)
     (b"hello\n", ["not a readable .npz", "np.savez"]),    # was a message about pickled data
