@@ -45,3 +45,9 @@ bench-sim: install
 
 bench-micro: install
 	$(PY) benchmarks/micro/run.py
+
+# What the compiled code does (outputs, cycles, instructions) over the examples and, with CORPUS=DIR, a corpus:
+# `make bench-behaviour OUT=before.json`, then after a change `make bench-behaviour OUT=after.json BASE=before.json`
+.PHONY: bench-behaviour
+bench-behaviour: install
+	$(PY) benchmarks/behaviour.py $(if $(CORPUS),--corpus $(CORPUS)) $(if $(OUT),--out $(OUT)) $(if $(BASE),--compare $(BASE))
