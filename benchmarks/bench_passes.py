@@ -151,7 +151,7 @@ def simulate(binary: bytes, data):
 
 WHY = {
     "axis-info": ('an analysis: the pass changes no IR (`axis-info{print=true}` prints the facts, '
-                  'tests/filecheck/axis_info.py); codegen reads the same analysis (mtiacc/ir/axis_info.py) directly, '
+                  'tests/filecheck/axis_info.py); codegen reads the same analysis (mtiacc/ir/analysis/axis_info.py) directly, '
                   'whatever the pipeline, to keep a load or store whose mask is uniform over the block (e.g. a splat of'
                   ' `pid < M`) one guarded DMA transfer instead of the element-by-element path '
                   '(tests/codegen/test_uniform_mask.py), so disabling the pass cannot show an effect'),

@@ -13,13 +13,13 @@ from __future__ import annotations
 import dataclasses
 from typing import Dict
 
-from mtiacc.codegen import casts_fp8
-from mtiacc.codegen.emit import emit_function
-from mtiacc.codegen.isel import select_instructions
-from mtiacc.codegen.mir import LabelDef, Mem, MInstr, format_instr
-from mtiacc.codegen.peephole import peephole_function
-from mtiacc.codegen.schedule import schedule_function
-from mtiacc.codegen.regalloc import allocate
+from mtiacc.codegen.arith import casts_fp8
+from mtiacc.codegen.machine.emit import emit_function
+from mtiacc.codegen.select.isel import select_instructions
+from mtiacc.codegen.machine.mir import LabelDef, Mem, MInstr, format_instr
+from mtiacc.codegen.machine.peephole import peephole_function
+from mtiacc.codegen.machine.schedule import schedule_function
+from mtiacc.codegen.machine.regalloc import allocate
 from mtiacc.diagnostics import CompileError
 from mtiacc.ir import ops as O
 from mtiacc.target import Target

@@ -16,7 +16,7 @@ Triton's language reference:
   index of a tie unspecified then; its combine function keeps the right operand of a tie, so a
   left-to-right fold gives the last index).  A row of only NaN gives index 0 (the last index).
 * Float sums and scans are computed in the element type (bf16 ones in f32, rounded to bf16 at the
-  end); a sum may reassociate (see ``mtiacc/codegen/reduce.py`` for the order), a scan adds left to
+  end); a sum may reassociate (see ``mtiacc/codegen/tensor/reduce.py`` for the order), a scan adds left to
   right.
 """
 from __future__ import annotations

@@ -24,7 +24,7 @@ software format: the source is first truncated to f16, its magnitude clamped to 
 infinities too: 0x7E and 0xFE), then rounded half away from zero on the f16 bit pattern.
 
 This module is the compiler's scalar definition (constant folding, constants in the binary); the
-vector and scalar code doing the same on the device is ``mtiacc/codegen/casts_fp8.py``.
+vector and scalar code doing the same on the device is ``mtiacc/codegen/arith/casts_fp8.py``.
 """
 from __future__ import annotations
 

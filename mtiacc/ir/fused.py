@@ -17,7 +17,7 @@
   shape whose elements are the ``k``-th yielded values.
 
 Built by the ``fuse-elementwise`` pass; codegen runs it as one strip-mined vector loop
-(``mtiacc/codegen/fused.py``).
+(``mtiacc/codegen/tensor/fused.py``).
 """
 from __future__ import annotations
 

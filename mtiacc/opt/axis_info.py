@@ -1,5 +1,5 @@
 """``axis-info``: the pass that prints contiguity, divisibility and constancy (an analysis: it changes
-nothing).  The analysis itself is ``mtiacc.ir.axis_info``, shared with codegen; ``axis-info{print=true}``
+nothing).  The analysis itself is ``mtiacc.ir.analysis.axis_info``, shared with codegen; ``axis-info{print=true}``
 writes the facts to stderr, one line per integer block, for tests and debugging.
 """
 from __future__ import annotations
@@ -8,7 +8,7 @@ import dataclasses
 import sys
 
 from mtiacc.ir import ops as O
-from mtiacc.ir.axis_info import AxisInfo, analyze, mask_all_true  # noqa: F401  (re-exported)
+from mtiacc.ir.analysis.axis_info import AxisInfo, analyze, mask_all_true  # noqa: F401  (re-exported)
 from mtiacc.opt.pass_manager import ModulePass, register_pass
 
 

@@ -1,6 +1,6 @@
 """The machine passes' names in the pass registry, so pipelines and ``--disable-pass`` reach them.
 
-Their code is in codegen (``mtiacc/codegen/schedule.py``, ``mtiacc/codegen/peephole.py``), run after
+Their code is in codegen (``mtiacc/codegen/machine/schedule.py``, ``mtiacc/codegen/machine/peephole.py``), run after
 register allocation; see ``mtiacc.codegen.MACHINE_PASSES``.
 """
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The structure analysis that lets loads and stores use one DMA transfer."""
-from mtiacc.codegen.affine import affine_of, pointer_affine, prefix_count
+from mtiacc.ir.analysis.affine import affine_of, pointer_affine, prefix_count
 from mtiacc.ir import ops as O
 from mtiacc.ir.types import PointerType, f32, i32
 

@@ -5,7 +5,7 @@ import os
 import subprocess
 import sys
 
-from mtiacc.codegen.affine_nd import Poly
+from mtiacc.ir.analysis.affine_nd import Poly
 from mtiacc.ir.core import BlockArgument
 from mtiacc.ir.types import i32
 from tests.conftest import ROOT

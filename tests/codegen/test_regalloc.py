@@ -1,6 +1,6 @@
 """Linear-scan register allocation: interference-free assignment, spills when registers run out."""
-from mtiacc.codegen.mir import LabelDef, MBuilder, MFunction, MInstr
-from mtiacc.codegen.regalloc import ALLOCATABLE, SCRATCH, allocate, linear_scan, live_intervals
+from mtiacc.codegen.machine.mir import LabelDef, MBuilder, MFunction, MInstr
+from mtiacc.codegen.machine.regalloc import ALLOCATABLE, SCRATCH, allocate, linear_scan, live_intervals
 
 
 def straight_line(n_live: int) -> MFunction:

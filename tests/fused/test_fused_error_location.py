@@ -2,7 +2,7 @@
 expression, not at the region's (the last op fused into it)."""
 import pytest
 
-from mtiacc.codegen import fused
+from mtiacc.codegen.tensor import fused
 from mtiacc.diagnostics import CompileError
 from mtiacc.driver import Options, compile_kernel
 from mtiacc.ir import ops as O

@@ -3,7 +3,7 @@
 Inputs are ragged (a ``ROWS x COLS`` matrix inside an ``M x N`` block, loaded with a mask and ``other``) and
 reduced along axis 0, axis 1 and None.  Integer sums wrap at the type's width.  f16/bf16 are computed in f32
 and rounded to the storage type after every op (Triton's rule); since mtiacc combines strictly in order (see
-mtiacc/codegen/reduce_region.py), the float-sum reference is the in-order fold over the padded block with that
+mtiacc/codegen/tensor/reduce_region.py), the float-sum reference is the in-order fold over the padded block with that
 rounding, and the other combiners (max, argmax) do not depend on the order.  Combine functions use run-time
 ``if``/``elif``/``else``, early returns, an ``if`` assigning variables before one return, conditional
 expressions and nested helper calls, all of which Triton's interpreter accepts.

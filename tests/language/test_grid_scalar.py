@@ -1,7 +1,7 @@
 """Differential grid on scalars (not blocks): every binary operator on same-type pairs and ``.to()`` between
 element types, with each program loading one element, against the same numpy references as the block grids
 (test_grid_binary, test_grid_casts).  Narrow integers are computed in 64-bit registers and re-normalized,
-fp16/bf16 in f32 rounded back (mtiacc/codegen/scalar_narrow.py).
+fp16/bf16 in f32 rounded back (mtiacc/codegen/arith/scalar_narrow.py).
 """
 import numpy as np
 import pytest

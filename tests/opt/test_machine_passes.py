@@ -1,7 +1,7 @@
 """The machine passes on hand-written machine code: each peephole rule, and the scheduler's dependences."""
-from mtiacc.codegen.mir import Label, LabelDef, Mem, MFunction, MInstr, VMem, format_operand
-from mtiacc.codegen.peephole import peephole_function
-from mtiacc.codegen.schedule import effects, schedule_block
+from mtiacc.codegen.machine.mir import Label, LabelDef, Mem, MFunction, MInstr, VMem, format_operand
+from mtiacc.codegen.machine.peephole import peephole_function
+from mtiacc.codegen.machine.schedule import effects, schedule_block
 from mtiacc.target import load_target
 
 

@@ -1,0 +1,295 @@
+"""Instruction selection for scalar ops: RV64IMFD over virtual registers.
+
+f32 scalars live NaN-boxed in f registers and use the ``.s`` rows; f64 use the ``.d`` rows (same table
+entries with the suffix swapped).  Copies between f registers are ``fmv.d``: it moves all 64 bits.
+
+Integers of 32 bits or fewer live sign-extended in 64-bit registers (the RV64 convention) and
+use the ``*w`` instructions, so they wrap at 32 bits as Triton's i32 does.
+"""
+from __future__ import annotations
+
+from typing import Dict, Tuple
+
+from mtiacc.codegen.machine.mir import MBuilder, VReg
+from mtiacc.diagnostics import CompileError
+from mtiacc.ir import ops as O
+from mtiacc.ir.types import FloatType, IntType, PointerType, Type
+
+# op class -> (mnemonic for <= 32-bit ints, mnemonic for 64-bit ints / pointers)
+INT_BINARY: Dict[type, Tuple[str, str]] = {
+    O.AddIOp: ("addw", "add"), O.SubIOp: ("subw", "sub"), O.MulIOp: ("mulw", "mul"),
+    O.DivSIOp: ("divw", "div"), O.DivUIOp: ("divuw", "divu"),
+    O.RemSIOp: ("remw", "rem"), O.RemUIOp: ("remuw", "remu"),
+    O.AndIOp: ("and", "and"), O.OrIOp: ("or", "or"), O.XOrIOp: ("xor", "xor"),
+    O.ShLIOp: ("sllw", "sll"), O.ShRSIOp: ("sraw", "sra"), O.ShRUIOp: ("srlw", "srl"),
+}
+FLOAT_BINARY = {O.AddFOp: "fadd.s", O.SubFOp: "fsub.s", O.MulFOp: "fmul.s", O.DivFOp: "fdiv.s",
+                O.MaxNumFOp: "fmax.s", O.MinNumFOp: "fmin.s"}
+MINMAX = {O.MaxSIOp: ("bge", False), O.MinSIOp: ("blt", False),
+          O.MaxUIOp: ("bgeu", False), O.MinUIOp: ("bltu", False)}
+
+
+def reg_class(t: Type) -> str:
+    return "f" if t.is_float() else "x"
+
+
+def fmn(mnemonic: str, t: Type) -> str:
+    """The ``.d`` row of an ``.s`` mnemonic when ``t`` is f64 (``fadd.s`` -> ``fadd.d``)."""
+    if isinstance(t.element_type, FloatType) and t.element_type.kind == "f64":
+        return mnemonic[:-2] + ".d" if mnemonic.endswith(".s") else mnemonic.replace(".s.", ".d.")
+    return mnemonic
+
+
+def f64_to_f32_odd(b: MBuilder, r: VReg) -> VReg:
+    """f64 ``r`` rounded to f32 *to odd* (truncate, then set the last bit if inexact): rounding that to a half
+    afterwards rounds once, correctly (f32 has more than two bits beyond f16's and bf16's precision)."""
+    s, back, eq, bits, out = b.f(), b.f(), b.x(), b.x(), b.f()
+    b("fcvt.s.d", s, r, "rtz")
+    b("fcvt.d.s", back, s)
+    b("feq.d", eq, back, r)
+    b("xori", eq, eq, 1)
+    b("fmv.x.w", bits, s)
+    b("or", bits, bits, eq)
+    b("fmv.w.x", out, bits)
+    return out
+
+
+def check_scalar_type(t: Type, what) -> None:
+    if isinstance(t, FloatType) and t.kind not in ("f32", "f64"):
+        raise CompileError(f"scalar {t} arithmetic is not supported yet")
+    if isinstance(t, IntType) and t.width not in (1, 32, 64):
+        raise CompileError(f"scalar {t} arithmetic is not supported yet")
+
+
+def _bits32(t: Type) -> bool:
+    return isinstance(t, IntType) and t.width <= 32
+
+
+def f32_bits(x: float) -> int:
+    import struct
+    return struct.unpack("<I", struct.pack("<f", x))[0]
+
+
+def half_bits(value: float, kind: str) -> int:
+    """The 16-bit pattern of ``value`` as f16 or bf16 (round to nearest even)."""
+    import numpy as np
+    if kind == "f16":
+        return int(np.array(value, np.float16).view(np.uint16))
+    x = np.array(value, np.float32)
+    if x != x:
+        return 0x7FC0
+    u = int(x.view(np.uint32))
+    return ((u + 0x7FFF + ((u >> 16) & 1)) >> 16) & 0xFFFF
+
+
+def constant(b: MBuilder, value, t: Type) -> VReg:
+    if t.is_float() and t.kind in ("f16", "bf16"):  # NaN-boxed in an f register, as Zfh keeps halves
+        r = b.f("c")
+        b("fmv.w.x", r, b.li(0xFFFF0000 | half_bits(value, t.kind)))
+        return r
+    if t.is_float() and t.kind == "f64":
+        import struct
+        r = b.f("c")
+        b("fmv.d.x", r, b.li(struct.unpack("<q", struct.pack("<d", float(value)))[0]))
+        return r
+    if t.is_float():
+        check_scalar_type(t, "constant")
+        bits = b.li(f32_bits(value))
+        r = b.f("c")
+        b("fmv.w.x", r, bits)
+        return r
+    return b.li(int(value) if not isinstance(value, bool) else int(value))
+
+
+def lower_scalar(b: MBuilder, op, get) -> VReg:
+    """Emit `op` (whose result is a scalar); `get(value)` gives an operand's register."""
+    t = op.result.type
+    if isinstance(op, O.ConstantOp):
+        return constant(b, op.value, t)
+    from mtiacc.codegen.arith import casts_fp8
+    from mtiacc.codegen.arith import scalar_narrow
+    if casts_fp8.original_types(op):  # a conversion with an fp8 end (fp8 scalars are u8 here)
+        return casts_fp8.lower_scalar(b, op, get)
+    if scalar_narrow.handles(op):  # i8/i16/u8/u16 and f16/bf16 scalars
+        return scalar_narrow.lower(b, op, get)
+    if isinstance(op, O.GetProgramIdOp):
+        r = b.x("pid")
+        b("mtia.nprogs" if isinstance(op, O.GetNumProgramsOp) else "mtia.pid", r, op.axis)
+        return r
+    if type(op) in INT_BINARY:
+        check_scalar_type(t, op)
+        mn = INT_BINARY[type(op)][0 if _bits32(t) else 1]
+        r = b.x()
+        b(mn, r, get(op.lhs), get(op.rhs))
+        return r
+    if type(op) in FLOAT_BINARY:
+        check_scalar_type(t, op)
+        r = b.f()
+        b(fmn(FLOAT_BINARY[type(op)], t), r, get(op.lhs), get(op.rhs))
+        return r
+    if type(op) in MINMAX:
+        br, _ = MINMAX[type(op)]
+        a, c = get(op.lhs), get(op.rhs)
+        r = b.x()
+        done = b.new_label("minmax")
+        b("mv", r, a)
+        b(br, a, c, done)
+        b("mv", r, c)
+        b.label(done)
+        return r
+    if isinstance(op, O.NegFOp):
+        r = b.f()
+        b(fmn("fneg.s", t), r, get(op.operand_))
+        return r
+    if isinstance(op, O.CmpFOp):
+        return _cmpf(b, op.predicate, get(op.lhs), get(op.rhs), op.lhs.type)
+    if isinstance(op, O.CmpIOp):
+        return _cmpi(b, op.predicate, get(op.lhs), get(op.rhs))
+    if isinstance(op, O.SelectOp):
+        cls = reg_class(t)
+        r = b.f() if cls == "f" else b.x()
+        mv = "fmv.d" if cls == "f" else "mv"
+        done = b.new_label("select")
+        b(mv, r, get(op.true_value))
+        b("bnez", get(op.cond), done)
+        b(mv, r, get(op.false_value))
+        b.label(done)
+        return r
+    if isinstance(op, O.AddPtrOp):
+        size = _pointee_bytes(op.ptr.type)
+        off = get(op.offset)
+        r = b.x("ptr")
+        if size > 1:
+            scaled = b.x()
+            b("slli", scaled, off, size.bit_length() - 1)
+            off = scaled
+        b("add", r, get(op.ptr), off)
+        return r
+    if isinstance(op, O.CastOp):
+        return _cast(b, op, get(op.src))
+    raise CompileError(f"'{op.name}' on scalars is not supported yet")
+
+
+def _pointee_bytes(t: Type) -> int:
+    p = t.element_type
+    assert isinstance(p, PointerType)
+    e = p.pointee
+    return max(getattr(e, "width", 8) // 8, 1)
+
+
+def _cmpi(b: MBuilder, pred: str, a: VReg, c: VReg) -> VReg:
+    r = b.x("cmp")
+    unsigned = pred.startswith("u")
+    slt = "sltu" if unsigned else "slt"
+    if pred in ("eq", "ne"):
+        d = b.x()
+        b("xor", d, a, c)
+        b("seqz" if pred == "eq" else "snez", r, d)
+    elif pred in ("slt", "ult"):
+        b(slt, r, a, c)
+    elif pred in ("sgt", "ugt"):
+        b(slt, r, c, a)
+    elif pred in ("sle", "ule"):
+        b(slt, r, c, a)
+        b("xori", r, r, 1)
+    elif pred in ("sge", "uge"):
+        b(slt, r, a, c)
+        b("xori", r, r, 1)
+    else:
+        raise CompileError(f"integer predicate '{pred}' is not supported")
+    return r
+
+
+def _cmpf(b: MBuilder, pred: str, a: VReg, c: VReg, t: Type = FloatType("f32")) -> VReg:
+    r = b.x("cmp")
+    table = {"oeq": ("feq.s", a, c, False), "une": ("feq.s", a, c, True),
+             "olt": ("flt.s", a, c, False), "ole": ("fle.s", a, c, False),
+             "ogt": ("flt.s", c, a, False), "oge": ("fle.s", c, a, False),
+             "uge": ("flt.s", a, c, True), "ugt": ("fle.s", a, c, True),
+             "ule": ("flt.s", c, a, True), "ult": ("fle.s", c, a, True)}
+    if pred == "one":
+        u = b.x()
+        b(fmn("flt.s", t), r, a, c)
+        b(fmn("flt.s", t), u, c, a)
+        b("or", r, r, u)
+        return r
+    if pred not in table:
+        raise CompileError(f"float predicate '{pred}' is not supported")
+    mn, x, y, invert = table[pred]
+    b(fmn(mn, t), r, x, y)
+    if invert:
+        b("xori", r, r, 1)
+    return r
+
+
+F64 = FloatType("f64")
+
+
+def _cast_f64(b: MBuilder, op, src: VReg) -> VReg:
+    """Casts with an f64 end whose other end is i1, i32, i64, u32, u64 or f32."""
+    s, d = op.src.type, op.result.type
+    if isinstance(op, O.BitcastOp):
+        r = b.f() if d.is_float() else b.x()
+        b("fmv.d.x" if d.is_float() else "fmv.x.d", r, src)
+        return r
+    if s == F64 and d == F64:
+        return src
+    if s == F64 and isinstance(d, FloatType):      # f64 -> f32 (nearest even)
+        r = b.f()
+        b("fcvt.s.d", r, src)
+        return r
+    if isinstance(s, FloatType) and d == F64:      # f32 -> f64 (exact)
+        r = b.f()
+        b("fcvt.d.s", r, src)
+        return r
+    if isinstance(d, FloatType):                   # int -> f64: w for <= 32 bits (held sign-extended)
+        r = b.f()
+        wide = s.width == 64
+        b("fcvt.d." + ("l" if wide else "w") + ("" if isinstance(op, O.SIToFPOp) and s.width > 1 else "u"),
+          r, src, *(("rne",) if wide else ()))
+        return r
+    r = b.x()                                      # f64 -> int, toward zero
+    wide = d.width == 64
+    b("fcvt." + ("l" if wide else "w") + ("u" if isinstance(op, O.FPToUIOp) else "") + ".d", r, src, "rtz")
+    if d.width == 1:
+        b("andi", r, r, 1)
+    return r
+
+
+def _cast(b: MBuilder, op, src: VReg) -> VReg:
+    s, d = op.src.type, op.result.type
+    if F64 in (s, d):
+        return _cast_f64(b, op, src)
+    if isinstance(op, (O.SIToFPOp, O.UIToFPOp)) and d == FloatType("f32"):
+        r = b.f()
+        signed = isinstance(op, O.SIToFPOp)
+        wide = isinstance(s, IntType) and s.width == 64
+        b("fcvt.s." + ("l" if wide else "w") + ("" if signed else "u"), r, src)
+        return r
+    if isinstance(op, (O.FPToSIOp, O.FPToUIOp)) and s == FloatType("f32"):
+        r = b.x()
+        wide = isinstance(d, IntType) and d.width == 64
+        b("fcvt." + ("l" if wide else "w") + ("" if isinstance(op, O.FPToSIOp) else "u") + ".s",
+          r, src, "rtz")
+        return r
+    if isinstance(op, (O.ExtSIOp, O.ExtUIOp, O.TruncIOp)) and s.is_int() and d.is_int():
+        r = b.x()
+        sw, dw = s.element_type.width, d.element_type.width
+        if isinstance(op, O.TruncIOp):
+            if dw == 1:
+                b("andi", r, src, 1)
+            elif dw == 32:
+                b("sext.w", r, src)
+            else:
+                raise CompileError(f"truncation to {d} is not supported yet")
+        elif isinstance(op, O.ExtUIOp) and sw == 32:
+            b("slli", r, src, 32)
+            b("srli", r, r, 32)
+        else:
+            b("mv", r, src)  # sign-extended already; i1 is 0 or 1
+        return r
+    if isinstance(op, O.BitcastOp) and s.is_float() != d.is_float():
+        r = b.f() if d.is_float() else b.x()
+        b("fmv.w.x" if d.is_float() else "fmv.x.w", r, src)
+        return r
+    raise CompileError(f"cast from {s} to {d} is not supported yet")

@@ -1,0 +1,188 @@
+"""Register allocation: liveness over the machine CFG, then linear scan with spilling.
+
+Intervals are single ranges [first, last] over instruction positions, widened to cover every
+block in which the value is live (so values live around a loop's back edge stay allocated for
+the whole loop).  When a class runs out of registers, the interval that ends last is spilled
+to an 8-byte stack slot; its uses reload into a scratch register and its defs store back.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Dict, List, Optional, Set
+
+from mtiacc.codegen.machine.mir import Item, Label, LabelDef, Mem, MFunction, MInstr, VMem, VReg
+
+ALLOCATABLE = {
+    "x": ["t0", "t1", "t2", "t3", "a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7",
+          "s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "s10", "s11"],
+    "f": [f"ft{i}" for i in range(9)] + [f"fa{i}" for i in range(8)] + [f"fs{i}" for i in range(12)],
+}
+SCRATCH = {"x": ["t4", "t5", "t6"], "f": ["ft9", "ft10", "ft11"]}
+
+
+@dataclasses.dataclass
+class Interval:
+    reg: VReg
+    start: int
+    end: int
+    phys: Optional[str] = None
+    slot: Optional[int] = None  # stack offset when spilled
+
+
+def _blocks(items: List[Item]):
+    """Split into basic blocks: list of (label or None, [(pos, MInstr)])."""
+    blocks, cur, label, pos = [], [], None, 0
+    for it in items:
+        if isinstance(it, LabelDef):
+            if cur or label is not None:
+                blocks.append((label, cur))
+            cur, label = [], it.label
+            continue
+        cur.append((pos, it))
+        pos += 1
+        if it.is_branch or it.op == "ret":
+            blocks.append((label, cur))
+            cur, label = [], None
+    if cur or label is not None:
+        blocks.append((label, cur))
+    return blocks
+
+
+def live_intervals(fn: MFunction) -> Dict[int, Interval]:
+    blocks = _blocks(fn.items)
+    index_of = {lab.name: i for i, (lab, _) in enumerate(blocks) if lab is not None}
+    succs: List[List[int]] = []
+    for i, (_, instrs) in enumerate(blocks):
+        s = []
+        last = instrs[-1][1] if instrs else None
+        if last is not None and last.target is not None:
+            s.append(index_of[last.target.name])
+        if last is None or not last.is_unconditional:
+            if i + 1 < len(blocks):
+                s.append(i + 1)
+        succs.append(s)
+    use: List[Set[int]] = []
+    defs: List[Set[int]] = []
+    regs: Dict[int, VReg] = {}
+    for _, instrs in blocks:
+        u, d = set(), set()
+        for _, ins in instrs:
+            for r in ins.uses():
+                regs[r.id] = r
+                if r.id not in d:
+                    u.add(r.id)
+            for r in ins.defs():
+                regs[r.id] = r
+                d.add(r.id)
+        use.append(u)
+        defs.append(d)
+    live_in = [set() for _ in blocks]
+    live_out = [set() for _ in blocks]
+    changed = True
+    while changed:
+        changed = False
+        for i in reversed(range(len(blocks))):
+            out = set().union(*(live_in[s] for s in succs[i])) if succs[i] else set()
+            inn = use[i] | (out - defs[i])
+            if out != live_out[i] or inn != live_in[i]:
+                live_out[i], live_in[i], changed = out, inn, True
+    spans: Dict[int, List[int]] = {}
+
+    def touch(rid: int, pos: int):
+        s = spans.setdefault(rid, [pos, pos])
+        s[0] = min(s[0], pos)
+        s[1] = max(s[1], pos)
+
+    for i, (_, instrs) in enumerate(blocks):
+        if not instrs:
+            continue
+        first, last = instrs[0][0], instrs[-1][0]
+        for rid in live_in[i]:
+            touch(rid, first)
+        for rid in live_out[i]:
+            touch(rid, last)
+        for pos, ins in instrs:
+            for r in ins.regs():
+                touch(r.id, pos)
+    return {rid: Interval(regs[rid], s[0], s[1]) for rid, s in spans.items()}
+
+
+def linear_scan(fn: MFunction) -> Dict[int, Interval]:
+    intervals = live_intervals(fn)
+    by_class: Dict[str, List[Interval]] = {"x": [], "f": []}
+    for iv in intervals.values():
+        by_class[iv.reg.cls].append(iv)
+    next_slot = 0
+    for cls, ivs in by_class.items():
+        ivs.sort(key=lambda iv: (iv.start, iv.end))
+        free = list(ALLOCATABLE[cls])
+        active: List[Interval] = []
+        for iv in ivs:
+            for old in [a for a in active if a.end < iv.start]:
+                active.remove(old)
+                free.append(old.phys)
+            if free:
+                iv.phys = free.pop(0)
+                active.append(iv)
+                continue
+            victim = max(active + [iv], key=lambda a: a.end)
+            if victim is not iv:
+                iv.phys, victim.phys = victim.phys, None
+                active.remove(victim)
+                active.append(iv)
+            victim.slot = next_slot
+            next_slot += 8
+    fn.frame_bytes = (next_slot + 15) // 16 * 16
+    return intervals
+
+
+def rewrite(fn: MFunction, intervals: Dict[int, Interval]) -> None:
+    """Replace virtual registers by physical ones, with reloads and stores around spilled ones."""
+    out: List[Item] = []
+    for it in fn.items:
+        if isinstance(it, LabelDef):
+            out.append(it)
+            continue
+        scratch = {"x": list(SCRATCH["x"]), "f": list(SCRATCH["f"])}
+        mapping: Dict[int, str] = {}
+        before, after = [], []
+        defs = {r.id for r in it.defs()}
+        for r in it.regs():
+            if r.id in mapping:
+                continue
+            iv = intervals[r.id]
+            if iv.phys is not None:
+                mapping[r.id] = iv.phys
+                continue
+            tmp = scratch[r.cls].pop(0)
+            mapping[r.id] = tmp
+            load, store = ("ld", "sd") if r.cls == "x" else ("fld", "fsd")  # all 64 bits: doubles, boxed singles
+            if any(u.id == r.id for u in it.uses()):
+                before.append(MInstr(load, [tmp, Mem("sp", iv.slot)], it.loc, f"reload {r!r}"))
+            if r.id in defs:
+                after.append(MInstr(store, [tmp, Mem("sp", iv.slot)], it.loc, f"spill {r!r}"))
+
+        def sub(a):
+            if isinstance(a, VReg):
+                return mapping[a.id]
+            if isinstance(a, Mem) and isinstance(a.base, VReg):
+                return Mem(mapping[a.base.id], a.offset)
+            if isinstance(a, VMem) and isinstance(a.base, VReg):
+                return VMem(mapping[a.base.id])
+            return a
+
+        out.extend(before)
+        out.append(MInstr(it.op, [sub(a) for a in it.args], it.loc, it.comment))
+        out.extend(after)
+    fn.items = out
+
+
+def allocate(fn: MFunction) -> None:
+    rewrite(fn, linear_scan(fn))
+
+
+def used_labels(fn: MFunction) -> Set[str]:
+    return {it.target.name for it in fn.items if isinstance(it, MInstr) and it.target is not None}
+
+
+__all__ = ["allocate", "live_intervals", "linear_scan", "rewrite", "Label", "used_labels"]

@@ -1,0 +1,180 @@
+"""``machine-schedule``: list scheduling of machine code within basic blocks, after register allocation.
+
+The machine is in order: an instruction waits until its source registers are ready, and a result is
+ready ``latency`` cycles after issue (the ``timing:`` section of the target YAML, per timing class of the
+ISA table).  So an instruction placed right after the one it depends on stalls; the scheduler fills
+the gap with independent work.
+
+Dependencies come from the ISA table's operand kinds (``xd`` is written, ``xs1`` read, ``mem`` reads
+its base, ...) plus three implicit resources: ``VTYPE`` (written by ``vsetvli``, read by every other
+vector instruction), ``MEM`` (loads read it; stores, DMA and ``mtia.dma.wait`` write it, so memory
+order is kept, loads aside), and the vector register groups (``v8`` stands for ``v8..v15``: the
+loops use LMUL up to 8).  An instruction the table does not know is a barrier.
+
+The algorithm, per block (the branch ending a block stays last): build the dependence graph, then
+repeatedly issue, among the instructions whose predecessors are all placed, the one that can start
+soonest; ties go to the longest latency-weighted path to the block's end, then to source order.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Dict, List, Optional, Set, Tuple
+
+from mtiacc.codegen.machine.mir import Label, LabelDef, Mem, MFunction, MInstr, VMem
+from mtiacc.target import instruction_info
+
+# ----------------------------------------------------------------------------------------- effects
+
+
+@dataclasses.dataclass(frozen=True)
+class Effects:
+    defs: frozenset
+    uses: frozenset
+    timing: str
+    barrier: bool = False   # unknown instruction: keeps its place relative to everything
+
+
+def _reg(a) -> Optional[str]:
+    if isinstance(a, str) and a not in ("zero", "x0"):
+        if a[0] == "v" and a[1:].isdigit():
+            return f"v{int(a[1:]) // 8 * 8}"   # the register group
+        return a
+    return None
+
+
+_DEF_KINDS = ("xd", "fd", "vd")
+_USE_KINDS = ("xs1", "xs2", "fs1", "fs2", "fs3", "vs1", "vs2", "vs3")
+
+
+def effects(ins: MInstr) -> Effects:
+    spec = instruction_info(ins.op, len(ins.args))
+    if spec is None:
+        return Effects(frozenset(), frozenset(), "System", barrier=True)
+    kinds, timing, family = spec
+    defs: Set[str] = set()
+    uses: Set[str] = set()
+    vm_args = [a for a in ins.args if a == "v0.t"]
+    args = [a for a in ins.args if a != "v0.t"]
+    kinds = [k for k in kinds if k not in ("vm", "v0")]
+    for kind, a in zip(kinds, args):
+        if isinstance(a, (Mem, VMem)):
+            r = _reg(a.base)
+            if r:
+                uses.add(r)
+            continue
+        r = _reg(a)
+        if r is None or isinstance(a, Label):
+            continue
+        if kind in _DEF_KINDS and family != "dma":   # DMA reads all three registers
+            defs.add(r)
+        elif kind in _USE_KINDS or kind in _DEF_KINDS:
+            uses.add(r)
+    if vm_args or "v0" in spec[0]:
+        uses.add("v0")
+    if family == "vsetvli":
+        defs.add("VTYPE")
+    elif timing.startswith("V"):
+        uses.add("VTYPE")
+    if family in ("dma", "dma_wait", "debug") or timing in ("Store", "VStore"):  # debug: reads its table
+        defs.add("MEM")
+        uses.add("MEM")
+    elif timing in ("Load", "VLoad"):
+        uses.add("MEM")
+    if family in ("dma", "dma_wait"):
+        defs.add("DMA")
+    return Effects(frozenset(defs), frozenset(uses), timing)
+
+
+def is_terminator(ins: MInstr) -> bool:
+    return ins.is_branch or ins.op in ("ret", "jr", "j")
+
+
+def basic_blocks(items: List) -> List[Tuple[int, int]]:
+    """``[start, end)`` item ranges of straight-line instruction runs (no label inside, a branch only last)."""
+    out, start = [], None
+    for i, it in enumerate(items):
+        if isinstance(it, LabelDef):
+            if start is not None:
+                out.append((start, i))
+            start = None
+            continue
+        if start is None:
+            start = i
+        if is_terminator(it):
+            out.append((start, i + 1))
+            start = None
+    if start is not None:
+        out.append((start, len(items)))
+    return out
+
+
+# ----------------------------------------------------------------------------------------- scheduling
+
+def schedule_block(block: List[MInstr], latency) -> List[MInstr]:
+    n = len(block)
+    body = block[:-1] if n and is_terminator(block[-1]) else block
+    if len(body) < 2:
+        return block
+    eff = [effects(i) for i in body]
+    preds: List[Dict[int, int]] = [dict() for _ in body]    # pred index -> minimum distance in cycles
+    last_def: Dict[str, int] = {}
+    uses_since: Dict[str, List[int]] = {}
+    last_barrier = None
+    for j, e in enumerate(eff):
+        if e.barrier:
+            for i in range(j):
+                preds[j][i] = max(preds[j].get(i, 0), 0)
+            last_barrier = j
+        elif last_barrier is not None:
+            preds[j][last_barrier] = 0
+        for r in e.uses:                                    # read after write
+            if r in last_def:
+                i = last_def[r]
+                preds[j][i] = max(preds[j].get(i, 0), latency(eff[i].timing))
+        for r in e.defs:
+            if r in last_def:                               # write after write
+                preds[j][last_def[r]] = max(preds[j].get(last_def[r], 0), 1)
+            for i in uses_since.get(r, ()):                 # write after read
+                if i != j:
+                    preds[j][i] = max(preds[j].get(i, 0), 0)
+        for r in e.uses:
+            uses_since.setdefault(r, []).append(j)
+        for r in e.defs:
+            last_def[r] = j
+            uses_since[r] = []
+    succs: List[List[int]] = [[] for _ in body]
+    for j, p in enumerate(preds):
+        for i in p:
+            succs[i].append(j)
+    height = [0] * len(body)
+    for i in reversed(range(len(body))):
+        height[i] = max([preds[j][i] + height[j] for j in succs[i]] + [latency(eff[i].timing)])
+    placed_at: Dict[int, int] = {}
+    waiting = {j: len(p) for j, p in enumerate(preds)}
+    ready = [j for j, c in waiting.items() if c == 0]
+    order: List[int] = []
+    cycle = 0
+    while ready:
+        def start(j):
+            return max([cycle] + [placed_at[i] + d for i, d in preds[j].items()])
+        best = min(ready, key=lambda j: (start(j), -height[j], j))
+        ready.remove(best)
+        t = start(best)
+        placed_at[best] = t
+        cycle = t + 1
+        order.append(best)
+        for s in succs[best]:
+            waiting[s] -= 1
+            if waiting[s] == 0:
+                ready.append(s)
+    assert len(order) == len(body), "scheduling lost an instruction"
+    return [body[j] for j in order] + block[len(body):]
+
+
+def schedule_function(fn: MFunction, target) -> None:
+    items = fn.items
+    for start, end in basic_blocks(items):
+        items[start:end] = schedule_block(items[start:end], target.latency)
+
+
+__all__ = ["effects", "Effects", "basic_blocks", "schedule_block", "schedule_function"]

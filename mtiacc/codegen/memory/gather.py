@@ -1,0 +1,231 @@
+"""Loads and stores that move one element at a time: scalar pointers, and gather/scatter.
+
+* A scalar ``tl.load(ptr)`` / ``tl.store(ptr, x)`` is a one-element DMA between DRAM and a scratch
+  slot in local memory, plus a scalar load or store of the slot.  A scalar mask branches around
+  the transfer; a masked-off load takes ``other`` (or 0).
+* A pointer block without affine structure (data-dependent addresses, ``table + idx * stride``)
+  is materialized in local memory as 64-bit DRAM addresses (``tt.addptr`` on blocks: offsets
+  widened with ``vsext``/``vzext``, scaled by the element size, added to the pointers), then one
+  small DMA per active element moves the data: the chip's slow fallback path.  A mask block is
+  read per element; masked-off elements of a load take ``other``.
+"""
+from __future__ import annotations
+
+from typing import List, Optional
+
+from mtiacc.codegen.machine.mir import MBuilder, Mem, VReg
+from mtiacc.codegen.arith.scalar import constant
+from mtiacc.codegen.vector.vloop import Src, VLoop, elem_bytes, emit_loop, sew_of
+from mtiacc.diagnostics import CompileError
+from mtiacc.ir import ops as O
+from mtiacc.ir.core import OpResult, Value
+from mtiacc.ir.types import FloatType, IntType, PointerType, Type
+
+
+def _structured(ptr: Value) -> bool:
+    if len(ptr.type.shape) > 1:
+        from mtiacc.ir.analysis.affine_nd import pointer_nd
+        return pointer_nd(ptr) is not None
+    from mtiacc.ir.analysis.affine import pointer_affine
+    return pointer_affine(ptr) is not None
+
+
+def handles(op) -> bool:
+    """Loads/stores this module lowers: scalar pointers, and pointer blocks without structure."""
+    return not op.ptr.type.is_block() or not _structured(op.ptr)
+
+
+def _scalar_backed(v: Optional[Value]) -> bool:
+    return isinstance(v, OpResult) and isinstance(v.op, (O.SplatOp, O.ConstantOp))
+
+
+def needs_buffers(op) -> List[Value]:
+    """Block operands read from local memory: the pointer block, a mask, a stored value."""
+    if not op.ptr.type.is_block():
+        return []
+    out = [op.ptr]
+    if op.mask is not None and not _scalar_backed(op.mask):
+        out.append(op.mask)
+    if isinstance(op, O.StoreOp):
+        out.append(op.value)
+    elif op.other is not None and op.other.type.is_block() and not _scalar_backed(op.other):
+        out.append(op.other)
+    return out
+
+
+# --------------------------------------------------------------------------- scalar accesses
+
+def _int_load(t: IntType) -> str:
+    if t.width <= 8:
+        return "lbu" if t.width == 1 or not t.signed else "lb"
+    if t.width == 16:
+        return "lh" if t.signed else "lhu"
+    return "lw" if t.width == 32 else "ld"
+
+
+_STORE = {1: "sb", 2: "sh", 4: "sw", 8: "sd"}
+
+
+def _pointee(ptr: Value) -> Type:
+    p = ptr.type.element_type
+    assert isinstance(p, PointerType)
+    return p.pointee
+
+
+def _slot_load(b: MBuilder, slot: VReg, t: Type, dst: VReg) -> None:
+    """``dst`` = the scalar of type ``t`` at local address ``slot`` (halves NaN-boxed)."""
+    if isinstance(t, FloatType) and t.kind in ("f32", "f64"):
+        b("flw" if t.kind == "f32" else "fld", dst, Mem(slot, 0))
+    elif isinstance(t, FloatType):
+        bits = b.x()
+        b("lhu", bits, Mem(slot, 0))
+        boxed = b.x()
+        b("or", boxed, bits, b.li(-65536))  # 0xFFFF0000 sign-extended: the NaN box of a half
+        b("fmv.w.x", dst, boxed)
+    elif isinstance(t, IntType):
+        b(_int_load(t), dst, Mem(slot, 0))
+    else:  # a pointer to pointers
+        b("ld", dst, Mem(slot, 0))
+
+
+def _slot_store(b: MBuilder, slot: VReg, t: Type, src: VReg) -> None:
+    if isinstance(t, FloatType) and t.kind in ("f32", "f64"):
+        b("fsw" if t.kind == "f32" else "fsd", src, Mem(slot, 0))
+    elif isinstance(t, FloatType):
+        bits = b.x()
+        b("fmv.x.w", bits, src)
+        b("sh", bits, Mem(slot, 0))
+    else:
+        b(_STORE[elem_bytes(t)], src, Mem(slot, 0))
+
+
+def lower_scalar_load(lw, op) -> VReg:
+    """``tl.load`` of a scalar pointer; returns the result register."""
+    b: MBuilder = lw.b
+    t = op.result.type
+    res = b.f("ld") if t.is_float() else b.x("ld")
+    skip = b.new_label("noload")
+    if op.mask is not None:
+        if op.other is not None:
+            b("fmv.d" if t.is_float() else "mv", res, lw.get(op.other))
+        else:
+            b("fmv.d" if t.is_float() else "mv", res, constant(b, 0, t))
+        b("beqz", lw.get(op.mask), skip)
+    slot = lw.lmem.alloc(8, "scalar load slot", op.loc)
+    local = b.li(slot.offset, "slot")
+    b("mtia.dma.in", local, lw.get(op.ptr), b.li(elem_bytes(t), "bytes"))
+    b("mtia.dma.wait")
+    lw.pending_dma_in = False
+    _slot_load(b, local, t, res)
+    b.label(skip)
+    lw.lmem.free(slot)
+    return res
+
+
+def lower_scalar_store(lw, op) -> None:
+    """``tl.store`` of a scalar through a scalar pointer.  The slot stays allocated (its DMA may
+    still be reading it when the program goes on), as stored blocks do."""
+    b: MBuilder = lw.b
+    t = _pointee(op.ptr)
+    skip = b.new_label("nostore")
+    if op.mask is not None:
+        b("beqz", lw.get(op.mask), skip)
+    slot = lw.lmem.alloc(8, "scalar store slot", op.loc)
+    local = b.li(slot.offset, "slot")
+    _slot_store(b, local, t, lw.get(op.value))
+    b("mtia.dma.out", lw.get(op.ptr), local, b.li(elem_bytes(t), "bytes"))
+    b.label(skip)
+
+
+# --------------------------------------------------------------------------- pointer blocks
+
+def lower_addptr(lw, op) -> None:
+    """Materialize ``ptr + offset`` on blocks: 64-bit addresses in local memory."""
+    res = op.result
+    esize = elem_bytes(_pointee(op.ptr))
+    off_t = op.offset.type.element_type
+    if not isinstance(off_t, IntType):
+        raise CompileError(f"pointer offsets of type {off_t} are not supported yet")
+    ptr_src, off_src = lw.src(op.ptr), lw.src(op.offset)
+    dst = Src(res.type.element_type, addr=lw.alloc(res).offset)
+    factor = 64 // sew_of(off_t)
+    widen = ("vzext" if (not off_t.signed or off_t.width == 1) else "vsext") + f".vf{factor}"
+
+    def compute(loop: VLoop, g: List[str]) -> str:
+        b = loop.b
+        off = g[1]
+        loop.ensure(res.type.element_type)  # e64
+        if factor > 1:
+            b(widen, "v24", off)
+            off = "v24"
+        shift = esize.bit_length() - 1
+        if shift:
+            b("vsll.vi", "v24", off, shift)
+            off = "v24"
+        b("vadd.vv", "v24", g[0], off)
+        return "v24"
+
+    emit_loop(lw.b, res.type.numel, [ptr_src, off_src], dst, compute, comment="pointer block")
+
+
+def _elements(lw, op, lmem_addr: int, esize: int, inbound: bool) -> None:
+    """One DMA per active element between DRAM ``ptrs[i]`` and local ``lmem_addr + i * esize``."""
+    b: MBuilder = lw.b
+    n = op.ptr.type.numel
+    skip_all = b.new_label("noelems")
+    mask_ptr = None
+    if op.mask is not None:
+        if _scalar_backed(op.mask):
+            root = op.mask.op
+            if isinstance(root, O.ConstantOp):
+                if not root.value:
+                    return
+            else:
+                b("beqz", lw.get(root.src), skip_all)
+        else:
+            mask_ptr = b.li(lw.buffer(op.mask).offset, "mask")
+    ptrs = b.li(lw.buffer(op.ptr).offset, "ptrs")
+    local = b.li(lmem_addr, "lmem")
+    size = b.li(esize, "esize")
+    i, limit = b.li(0, "i"), b.li(n, "n")
+    top, nxt = b.new_label("gather"), b.new_label("gnext")
+    b.label(top)
+    if mask_ptr is not None:
+        m = b.x("m")
+        b("lbu", m, Mem(mask_ptr, 0))
+        b("beqz", m, nxt)
+    addr = b.x("addr")
+    b("ld", addr, Mem(ptrs, 0))
+    b("mtia.dma.in" if inbound else "mtia.dma.out", *((local, addr) if inbound else (addr, local)), size)
+    b.label(nxt)
+    b("addi", ptrs, ptrs, 8)
+    b("addi", local, local, esize)
+    if mask_ptr is not None:
+        b("addi", mask_ptr, mask_ptr, 1)
+    b("addi", i, i, 1)
+    b("blt", i, limit, top)
+    b.label(skip_all)
+
+
+def lower_load(lw, op) -> None:
+    from mtiacc.codegen.vector.blocks import lower_fill
+    b = lw.b
+    elem = op.result.type.element_type
+    esize = elem_bytes(elem)
+    dst = lw.alloc(op.result)
+    if op.mask is not None:
+        if op.other is not None:
+            other = lw.src(op.other)
+        else:
+            other = Src(elem, scalar=constant(b, 0, elem))
+        lower_fill(b, op.result.type.numel, other, Src(elem, addr=dst.offset))
+    _elements(lw, op, dst.offset, esize, True)
+    b("mtia.dma.wait")
+
+
+def lower_store(lw, op) -> None:
+    from mtiacc.codegen.vector.blocks import stored_value_addr
+    elem = op.value.type.element_type
+    esize = elem_bytes(elem)
+    addr = stored_value_addr(lw, op)
+    _elements(lw, op, addr, esize, False)

@@ -1,0 +1,262 @@
+"""Instruction selection for structured control flow: ``scf.for``, ``scf.if``, ``scf.while``.
+
+Regions become labels and branches.  Carried values get one home for the whole op:
+
+* scalars a virtual register: the loop's block argument, its result (and, for ``scf.if``, the
+  result of either branch) are that register; a ``scf.yield`` moves the new values in (through
+  temporaries, so that swapping two carried values works).  The linear-scan allocator sees the
+  back edge (``regalloc.live_intervals``) and keeps them allocated across the loop.
+* blocks a local-memory buffer, allocated before the op: a yield copies the new block into it
+  with a vector copy loop, unless the block already lives there.
+
+Buffer lifetimes (isel's "last reader"): ops are numbered in pre-order through the regions; a use
+inside a loop of a block defined outside it counts as a use at the loop's end, so the buffer is
+not reused while a later iteration may still read it.  Uses of a carried block argument count as
+uses of the carried buffer, which lives at least until the op ends.
+
+A loop whose body stores waits for its DMA transfers before the next iteration, so a buffer the
+body writes is never overwritten while a transfer out of it is still in flight.
+"""
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import Dict, List, Sequence
+
+from mtiacc.codegen.vector.blocks import lower_fill
+from mtiacc.codegen.vector.lmem import Buffer
+from mtiacc.codegen.vector.vloop import Src, elem_bytes
+from mtiacc.diagnostics import CompileError
+from mtiacc.ir import ops as O
+from mtiacc.ir.core import Block, BlockArgument, OpResult, Value
+from mtiacc.ir.scf import ConditionOp, ForOp, IfOp, WhileOp, YieldOp
+
+REGION_OPS = (ForOp, IfOp, WhileOp)
+CONTROL_OPS = (ForOp, IfOp, WhileOp, YieldOp, ConditionOp)
+
+
+# --------------------------------------------------------------------------- numbering
+
+def number(lw, entry: Block) -> List:
+    """Number every op in pre-order (``lw.pos``), with its enclosing region ops (``lw.anc``) and
+    each region op's last nested position (``lw.ends``).  Returns the ops in that order."""
+    lw.flat, lw.pos, lw.anc, lw.ends = [], {}, {}, {}
+
+    def walk(block: Block, anc: tuple):
+        for op in block.ops:
+            lw.pos[id(op)] = len(lw.flat)
+            lw.anc[id(op)] = anc
+            lw.flat.append(op)
+            for r in op.regions:
+                for b in r.blocks:
+                    walk(b, anc + (op,))
+            if op.regions:
+                lw.ends[id(op)] = len(lw.flat) - 1
+
+    walk(entry, ())
+    return lw.flat
+
+
+def _owner(v: BlockArgument):
+    region = v.block.parent
+    return region.parent if region is not None else None
+
+
+def _def_scope(lw, v: Value) -> tuple:
+    if isinstance(v, OpResult):
+        return lw.anc.get(id(v.op), ())
+    if isinstance(v, BlockArgument):
+        owner = _owner(v)
+        if owner is not None and id(owner) in lw.anc:
+            return lw.anc[id(owner)] + (owner,)
+    return ()
+
+
+def remap(lw, v: Value, i: int):
+    """The storage key of ``v`` as read at position ``i``, and how long that read keeps it alive."""
+    if isinstance(v, BlockArgument):
+        owner = _owner(v)
+        if isinstance(owner, ForOp) and v.index > 0:
+            v, i = owner.results[v.index - 1], max(i, lw.ends[id(owner)])
+        elif isinstance(owner, WhileOp):
+            i = max(i, lw.ends[id(owner)])
+            if v.block is owner.after_block:
+                v = owner.results[v.index]
+    if 0 <= i < len(lw.flat):
+        scope = _def_scope(lw, v)
+        for loop in lw.anc[id(lw.flat[i])]:
+            if isinstance(loop, (ForOp, WhileOp)) and loop not in scope:
+                i = max(i, lw.ends[id(loop)])
+                break
+    return v, i
+
+
+def need_operands(lw, op, i: int, need) -> None:
+    """The block values a control op reads (readers() in isel): inits and yielded values."""
+    if isinstance(op, (ForOp, WhileOp)):
+        for v in op.inits:
+            need(v, i)
+    elif isinstance(op, (YieldOp, ConditionOp)):
+        for v in (op.values if isinstance(op, YieldOp) else op.args):
+            need(v, i)
+
+
+# --------------------------------------------------------------------------- carried values
+
+def _home(lw, t, what: str, loc):
+    """A fresh home for a carried value: a register for a scalar, a buffer for a block."""
+    if t.is_block():  # a pointer block (one carried_ptrs could not rewrite) as 64-bit addresses
+        return lw.lmem.alloc(t.numel * elem_bytes(t), what, loc)
+    return lw.b.f("carried") if t.is_float() else lw.b.x("carried")
+
+
+def _bind_home(lw, value: Value, home) -> None:
+    if value.type.is_block():
+        lw.bufs[id(value)] = home
+    else:
+        lw.regs[id(value)] = home
+
+
+def _copy_block(lw, v: Value, home) -> None:
+    src = lw.src(v)
+    if not src.is_scalar and src.addr == home.offset:
+        return
+    lower_fill(lw.b, v.type.numel, src, Src(v.type.element_type, addr=home.offset))
+
+
+def write(lw, values: Sequence[Value], homes: Sequence) -> None:
+    """Move ``values`` into ``homes`` as one parallel assignment."""
+    b = lw.b
+    staged = []
+    carried_addrs = {h.offset for h in homes if isinstance(h, Buffer)}
+    for v, h in zip(values, homes):
+        if v.type.is_block():
+            src = lw.src(v)
+            if not src.is_scalar and src.addr != h.offset and src.addr in carried_addrs:
+                tmp = lw.lmem.alloc(v.type.numel * elem_bytes(v.type), "a swapped carried block", None)
+                lower_fill(b, v.type.numel, src, Src(v.type.element_type, addr=tmp.offset))
+                staged.append((v, h, tmp))
+                continue
+            staged.append((v, h, None))
+        else:
+            r = lw.get(v)
+            if r is h:
+                continue
+            t = b.f() if h.cls == "f" else b.x()
+            b("fmv.d" if h.cls == "f" else "mv", t, r)  # fmv.d copies all 64 bits
+            staged.append((v, h, t))
+    for v, h, tmp in staged:
+        if v.type.is_block():
+            if tmp is None:
+                _copy_block(lw, v, h)
+            else:
+                lower_fill(b, v.type.numel, Src(v.type.element_type, addr=tmp.offset),
+                           Src(v.type.element_type, addr=h.offset))
+                lw.lmem.free(tmp)
+        else:
+            b("fmv.d" if h.cls == "f" else "mv", h, tmp)
+
+
+def _homes(lw, values: Sequence[Value], loc, what: str) -> List:
+    return [_home(lw, v.type, what, loc) for v in values]
+
+
+def _stores_inside(op) -> bool:
+    return any(isinstance(o, O.StoreOp) for o in op.walk())
+
+
+def _emit_block(lw, block: Block, homes: Sequence) -> None:
+    """Emit ``block``'s ops, then write what its terminator passes on (a yield's values, a condition's
+    arguments) into ``homes``."""
+    for op in block.ops[:-1]:
+        lw.emit(op)
+    term = block.terminator
+    lw.b.loc = term.loc
+    write(lw, list(term.args if isinstance(term, ConditionOp) else term.values), homes)
+    _terminator_done(lw, term)
+
+
+def _terminator_done(lw, term) -> None:
+    """Free what the terminator was the last reader of (it is not lowered by ``emit``)."""
+    lw.release(term)
+
+
+# --------------------------------------------------------------------------- the ops
+
+def lower(lw, op) -> None:
+    if isinstance(op, ForOp):
+        lower_for(lw, op)
+    elif isinstance(op, IfOp):
+        lower_if(lw, op)
+    elif isinstance(op, WhileOp):
+        lower_while(lw, op)
+    else:
+        raise CompileError(f"internal: '{op.name}' outside its region op")
+
+
+@contextmanager
+def counted_loop(lw, op: ForOp, comment: str):
+    """The frame of an ``scf.for`` around what the ``with`` body emits: the induction variable starts at
+    ``lower`` (the loop is skipped unless it is below ``upper``), steps by ``step`` and loops while below."""
+    b = lw.b
+    iv = b.x("iv")
+    b("mv", iv, lw.get(op.lower), comment=comment)
+    lw.regs[id(op.induction_var)] = iv
+    top, done = b.new_label("for"), b.new_label("endfor")
+    b("bge", iv, lw.get(op.upper), done)
+    b.label(top)
+    yield
+    b("add" if op.lower.type.width == 64 else "addw", iv, iv, lw.get(op.step))
+    b("blt", iv, lw.get(op.upper), top)
+    b.label(done)
+
+
+def lower_for(lw, op: ForOp) -> None:
+    b = lw.b
+    homes = _homes(lw, op.results, op.loc, "a loop-carried block")
+    write(lw, list(op.inits), homes)
+    for arg, res, h in zip(op.iter_args, op.results, homes):
+        _bind_home(lw, arg, h)
+        _bind_home(lw, res, h)
+    with counted_loop(lw, op, "scf.for"):
+        _emit_block(lw, op.block, homes)
+        if _stores_inside(op):
+            b("mtia.dma.wait", comment="this iteration's stores complete before the next")
+
+
+def lower_if(lw, op: IfOp) -> None:
+    b = lw.b
+    homes = _homes(lw, op.results, op.loc, "a block chosen by an `if`")
+    for res, h in zip(op.results, homes):
+        _bind_home(lw, res, h)
+    other, done = b.new_label("else"), b.new_label("endif")
+    b("beqz", lw.get(op.cond), other, comment="scf.if")
+    for block, last in ((op.then_block, False), (op.else_block, True)):
+        _emit_block(lw, block, homes)
+        if not last:
+            b("j", done)
+            b.label(other)
+    b.label(done)
+
+
+def lower_while(lw, op: WhileOp) -> None:
+    b = lw.b
+    before = _homes(lw, op.inits, op.loc, "a loop-carried block")
+    write(lw, list(op.inits), before)
+    for arg, h in zip(op.before_block.args, before):
+        _bind_home(lw, arg, h)
+    after = _homes(lw, op.results, op.loc, "a loop result")
+    for arg, res, h in zip(op.after_block.args, op.results, after):
+        _bind_home(lw, arg, h)
+        _bind_home(lw, res, h)
+    top, done = b.new_label("while"), b.new_label("endwhile")
+    b.label(top)
+    _emit_block(lw, op.before_block, after)
+    b("beqz", lw.get(op.before_block.terminator.cond), done, comment="scf.while")
+    _emit_block(lw, op.after_block, before)
+    if _stores_inside(op):
+        b("mtia.dma.wait", comment="this iteration's stores complete before the next")
+    b("j", top)
+    b.label(done)
+
+
+__all__ = ["number", "remap", "need_operands", "lower", "REGION_OPS", "CONTROL_OPS", "Dict"]

@@ -1,0 +1,346 @@
+"""Instruction selection for ``tt.fused_elementwise``: a chain of elementwise ops in one vector loop.
+
+The loop walks the elements in chunks of ``vl``.  Each chunk loads every block input once (at its
+first use), broadcasts scalar inputs and the region's constants, evaluates the region's ops on
+vector register groups, and stores only the values used outside the chain (right after computing
+them).  Intermediates stay in registers.
+
+Registers: the widest element type runs at LMUL 4 (groups ``v4, v8, ..., v28``: seven) when the
+chain fits, else at LMUL 2 (``v2, ..., v30``: fifteen); narrower types run at a proportionally
+smaller (possibly fractional) LMUL so that one ``vl`` serves every type.  ``v0`` is the mask
+register of the moment.  ``i1`` values live as masks (the first register of a group); they are
+read from and written to local memory as 0/1 bytes.  Groups are handed out at a value's definition
+and taken back after its last use; ``math.*`` ops run the device math library's expansions
+(``mathlib.py``) with the free groups as temporaries, their constants hoisted out of the loop.
+
+When even fifteen groups do not hold a chain (long math chains with many live values), it is cut
+into consecutive segments, each its own loop; values crossing a cut go through local memory.
+"""
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Set
+
+from mtiacc.codegen.mathlib import core as mathlib
+from mtiacc.codegen.vector.blocks import FLOAT_COMPARE, INT_COMPARE, VECTOR_BINARY, CASTS
+from mtiacc.codegen.machine.mir import VMem, VReg
+from mtiacc.codegen.arith.scalar import constant
+from mtiacc.codegen.vector.vloop import Src, elem_bytes, sew_of
+from mtiacc.diagnostics import CompileError
+from mtiacc.ir import ops as O
+from mtiacc.ir.core import Value
+from mtiacc.ir.fused import FusedElementwiseOp
+from mtiacc.ir.types import f64, i1
+
+POOLS = {4: tuple(f"v{i}" for i in range(4, 32, 4)), 2: tuple(f"v{i}" for i in range(2, 32, 2))}
+# i1 blocks live in mask registers; arithmetic on them wraps at one bit (Triton keeps `a + b` of two
+# booleans int1): + and - are xor, * is and
+MASK_BINARY = {O.AndIOp: "vmand.mm", O.OrIOp: "vmor.mm", O.XOrIOp: "vmxor.mm",
+               O.AddIOp: "vmxor.mm", O.SubIOp: "vmxor.mm", O.MulIOp: "vmand.mm"}
+
+
+class OutOfRegisters(Exception):
+    pass
+
+
+class _Math(mathlib.VMath):
+    """The math library's emitter on the fused loop's free groups; it never writes a live group."""
+
+    def __init__(self, b, consts, dry, free: List[str], live: Set[str]):
+        super().__init__(b, consts, dry)
+        self.free = list(free)
+        self.given: Set[str] = set()
+        self.live = live
+
+    def __call__(self, *args) -> None:
+        if len(args) > 1 and args[1] in self.live:
+            raise CompileError(f"internal: the math library would overwrite live group {args[1]}")
+        super().__call__(*args)
+
+    def tmp(self) -> str:
+        if not self.free:
+            raise OutOfRegisters()
+        r = self.free.pop(0)
+        self.given.add(r)
+        return r
+
+    def release(self, *regs: str) -> None:
+        for r in regs:
+            if r in self.given and r not in self.free:
+                self.free.insert(0, r)
+
+
+class Segment:
+    """One loop over a run of the region's ops: register allocation and emission (dry: allocation only)."""
+
+    def __init__(self, b, ops: List, lmul: int, wmax: int, srcs: Dict[int, Src], scalars: Dict[int, VReg],
+                 stores: Dict[int, Src], consts: Dict[tuple, Optional[VReg]], dry: bool):
+        self.b, self.ops, self.lmul, self.wmax = b, ops, lmul, wmax
+        self.srcs, self.scalars, self.stores, self.consts, self.dry = srcs, scalars, stores, consts, dry
+        self.free: List[str] = list(POOLS[lmul])
+        self.reg: Dict[int, str] = {}
+        self.ptrs: Dict[int, VReg] = {}
+        self.cur = None
+        self.last: Dict[int, int] = {}
+        for j, op in enumerate(ops):
+            for v in op.operands:
+                self.last[id(v)] = j
+
+    # ---- emission helpers
+    def __call__(self, *args) -> None:
+        if not self.dry:
+            self.b(*args)
+
+    def ensure(self, elem) -> int:
+        sew = sew_of(elem)
+        num, den = self.lmul * sew, self.wmax
+        key = (sew, num // den if num >= den else -(den // num))
+        if key != self.cur:
+            m = f"m{key[1]}" if key[1] > 0 else f"mf{-key[1]}"
+            self("vsetvli", "zero", self.vl, f"e{sew}, {m}, ta, ma")
+            self.cur = key
+        return sew
+
+    def alloc(self) -> str:
+        if not self.free:
+            raise OutOfRegisters()
+        return self.free.pop(0)
+
+    def release(self, g: str) -> None:
+        if g not in self.free:
+            self.free.insert(0, g)
+
+    def live(self) -> Set[str]:
+        return set(self.reg.values())
+
+    # ---- values
+    def value(self, v: Value) -> str:
+        if id(v) in self.reg:
+            return self.reg[id(v)]
+        g = self.alloc()
+        elem = v.type
+        if id(v) in self.scalars or id(v) in self.srcs and self.srcs[id(v)].is_scalar:
+            r = self.scalars[id(v)] if id(v) in self.scalars else self.srcs[id(v)].scalar
+            if elem.is_bool():
+                self.ensure(i1)
+                self("vmv.v.x", g, r)
+                self("vmsne.vi", g, g, 0)
+            else:
+                self.ensure(elem)
+                self("vfmv.v.f" if elem.is_float() else "vmv.v.x", g, r)
+        else:
+            sew = self.ensure(elem)
+            self(f"vle{sew}.v", g, VMem(self.ptrs.get(id(v))))
+            if elem.is_bool():
+                self("vmsne.vi", g, g, 0)
+        self.reg[id(v)] = g
+        return g
+
+    def store(self, v: Value, g: str) -> None:
+        elem = v.type
+        if elem.is_bool():
+            t = self.alloc()
+            self.ensure(i1)
+            self("vmand.mm", "v0", g, g)
+            self("vmv.v.i", t, 0)
+            self("vmerge.vim", t, t, 1, "v0")
+            self("vse8.v", t, VMem(self.ptrs.get(id(v))))
+            self.release(t)
+            return
+        sew = self.ensure(elem)
+        self(f"vse{sew}.v", g, VMem(self.ptrs.get(id(v))))
+
+    # ---- one op
+    def compute(self, op, g: List[str]) -> str:
+        if mathlib.is_math(op) and op.name == "math.sqrt" and op.result.type == f64:
+            d = self.alloc()
+            self.ensure(f64)
+            self("vfsqrt.v", d, g[0])
+            return d
+        if mathlib.is_math(op):
+            fn = mathlib.expansion(op)     # f32, or f64 (mathlib_f64); else a CompileError
+            self.ensure(op.result.type)
+            e = _Math(self.b, self.consts, self.dry, self.free, self.live())
+            res = fn(e, *g)
+            self.free = [r for r in self.free if r != res]
+            return res
+        d = self.alloc()
+        elem = op.operands[0].type
+        if type(op) in VECTOR_BINARY:
+            if elem.is_bool():
+                if type(op) not in MASK_BINARY:
+                    raise CompileError(f"'{op.name}' on i1 blocks is not supported yet")
+                self(MASK_BINARY[type(op)], d, g[0], g[1])
+            else:
+                self.ensure(elem)
+                self(VECTOR_BINARY[type(op)], d, g[0], g[1])
+        elif isinstance(op, (O.CmpIOp, O.CmpFOp)):
+            table = FLOAT_COMPARE if isinstance(op, O.CmpFOp) else INT_COMPARE
+            if elem.is_bool():
+                if op.predicate not in ("eq", "ne"):
+                    raise CompileError(f"comparison predicate '{op.predicate}' on i1 blocks is not supported yet")
+                self("vmxnor.mm" if op.predicate == "eq" else "vmxor.mm", d, g[0], g[1])
+            elif op.predicate == "one":
+                self.ensure(elem)
+                self("vmflt.vv", d, g[1], g[0])
+                self("vmflt.vv", "v0", g[0], g[1])
+                self("vmor.mm", d, d, "v0")
+            elif op.predicate in table:
+                self.ensure(elem)
+                mn, swap = table[op.predicate]
+                self(mn, d, *((g[1], g[0]) if swap else (g[0], g[1])))
+            else:
+                raise CompileError(f"comparison predicate '{op.predicate}' on blocks is not supported yet")
+        elif isinstance(op, O.SelectOp):
+            if op.result.type.is_bool():
+                t = self.alloc()
+                self("vmand.mm", d, g[1], g[0])
+                self("vmandn.mm", t, g[2], g[0])
+                self("vmor.mm", d, d, t)
+                self.release(t)
+            else:
+                self("vmand.mm", "v0", g[0], g[0])
+                self.ensure(op.result.type)
+                self("vmerge.vvm", d, g[2], g[1], "v0")
+        elif isinstance(op, O.NegFOp):
+            self.ensure(elem)
+            self("vfsgnjn.vv", d, g[0], g[0])
+        elif type(op) in CASTS and sew_of(op.src.type) == sew_of(op.result.type):
+            self.ensure(op.result.type)
+            self(CASTS[type(op)], d, g[0])
+        elif isinstance(op, O.BitcastOp) and sew_of(op.src.type) == sew_of(op.result.type):
+            self.ensure(op.result.type)
+            self("vmv.v.v", d, g[0])
+        else:
+            raise CompileError(f"'{op.name}' on blocks of {op.result.type} is not supported yet")
+        return d
+
+    def body(self) -> None:
+        for j, op in enumerate(self.ops):
+            if isinstance(op, O.ConstantOp):
+                continue
+            try:   # an error inside the region points at the inner op's expression, not the region's
+                g = [self.value(v) for v in op.operands]
+                res = self.compute(op, g)
+            except CompileError as e:
+                e.loc = e.loc or op.loc
+                raise
+            self.reg[id(op.result)] = res
+            if id(op.result) in self.stores:
+                self.store(op.result, res)
+            for v in {id(v): v for v in op.operands}.values():
+                if self.last.get(id(v)) == j:
+                    self.release(self.reg.pop(id(v)))
+            if id(op.result) not in self.last:
+                self.release(self.reg.pop(id(op.result)))
+
+    # ---- the loop
+    def memory(self) -> Dict[int, Src]:
+        """The local-memory operands this loop reads or writes (key: id of the IR value)."""
+        used = {id(v) for op in self.ops for v in op.operands}
+        mem = {k: s for k, s in self.srcs.items() if k in used and not s.is_scalar}
+        mem.update({id(op.result): self.stores[id(op.result)] for op in self.ops if id(op.result) in self.stores})
+        return mem
+
+    def emit(self, n: int, comment: str) -> None:
+        b = self.b
+        count = b.x("n")
+        b("li", count, n, comment=comment)
+        mem = self.memory()
+        for k, s in mem.items():
+            p = b.x("p")
+            b("li" if isinstance(s.addr, int) else "mv", p, s.addr)
+            self.ptrs[k] = p
+        top = b.new_label("fused")
+        self.vl = b.x("vl")
+        b.label(top)
+        m = f"m{self.lmul}"
+        b("vsetvli", self.vl, count, f"e{self.wmax}, {m}, ta, ma")
+        self.cur = (self.wmax, self.lmul)
+        self.body()
+        b("sub", count, count, self.vl)
+        steps: Dict[int, VReg] = {}
+        for k, s in mem.items():
+            nb = elem_bytes(s.elem)
+            if nb not in steps:
+                steps[nb] = b.x("step")
+                shift = nb.bit_length() - 1
+                b("slli", steps[nb], self.vl, shift) if shift else b("mv", steps[nb], self.vl)
+            b("add", self.ptrs[k], self.ptrs[k], steps[nb])
+        b("bnez", count, top)
+
+
+def _fits(b, ops, lmul, wmax, srcs, scalars, stores, consts) -> bool:
+    seg = Segment(b, ops, lmul, wmax, srcs, scalars, stores, consts, dry=True)
+    seg.vl = None
+    try:
+        seg.body()
+    except OutOfRegisters:
+        return False
+    return True
+
+
+def lower(lw, op: FusedElementwiseOp) -> None:
+    """Emit the loop(s) of ``op``: inputs from ``lw``'s buffers and registers, results to new buffers."""
+    b = lw.b
+    outs = [r for r in op.results if id(r) in lw.demanded]
+    if not outs:
+        return
+    inner = op.inner_ops()
+    yielded = op.block.terminator.values
+    srcs: Dict[int, Src] = {}
+    for a, v in zip(op.block.args, op.inputs):
+        srcs[id(a)] = lw.src(v) if v.type.is_block() else Src(v.type, scalar=lw.get(v))
+    stores: Dict[int, Src] = {}
+    for r, y in zip(op.results, yielded):
+        if id(r) in lw.demanded:
+            stores[id(y)] = Src(r.type.element_type, addr=lw.alloc(r).offset)
+            if id(y) in srcs:  # a yielded input: copy it through the loop
+                raise CompileError("internal: tt.fused_elementwise yields one of its inputs")
+    scalars: Dict[int, VReg] = {}
+    for c in inner:
+        if isinstance(c, O.ConstantOp):
+            scalars[id(c.result)] = constant(b, c.value, c.result.type)
+    types = [a.type for a in op.block.args] + [c.result.type for c in inner]
+    wmax = max(sew_of(t) for t in types)
+    consts: Dict[tuple, Optional[VReg]] = {}
+    work = [c for c in inner if not isinstance(c, O.ConstantOp)]
+    comment = f"{op.name} ({len(work)} ops)"
+    if _fits(b, work, 4, wmax, srcs, scalars, stores, consts):
+        plan = [(work, 4)]
+    else:
+        plan = _split(b, work, wmax, srcs, scalars, stores, consts, lw, op.results[0].type.numel)
+    mathlib._materialize(b, consts)
+    for ops, lmul in plan:
+        Segment(b, ops, lmul, wmax, srcs, scalars, stores, consts, dry=False).emit(op.results[0].type.numel, comment)
+    for buf in getattr(lw, "_fused_temps", []):
+        lw.lmem.free(buf)
+    lw._fused_temps = []
+
+
+def _split(b, work, wmax, srcs, scalars, stores, consts, lw, numel: int):
+    """Cut ``work`` into segments that each fit at LMUL 2; values crossing a cut go through memory."""
+    plan = []
+    start = 0
+    n = len(work)
+    lw._fused_temps = []
+    while start < n:
+        end = n
+        while end > start + 1 and not _fits(b, work[start:end], 2, wmax, srcs, scalars, stores, consts):
+            end -= 1
+        if not _fits(b, work[start:end], 2, wmax, srcs, scalars, stores, consts):
+            raise CompileError(f"internal: '{work[start].name}' does not fit the vector registers")
+        seg = work[start:end]
+        later = {id(v) for op in work[end:] for v in op.operands}
+        for op in seg:
+            r = op.result
+            if id(r) in later and id(r) not in stores:
+                buf = lw.lmem.alloc(numel * elem_bytes(r.type), f"a fused intermediate of type {r.type}", op.loc)
+                lw._fused_temps.append(buf)
+                stores[id(r)] = Src(r.type, addr=buf.offset)
+                srcs[id(r)] = Src(r.type, addr=buf.offset)
+            elif id(r) in later:
+                srcs[id(r)] = stores[id(r)]
+        plan.append((seg, 2))
+        start = end
+    return plan
+

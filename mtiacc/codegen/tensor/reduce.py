@@ -1,0 +1,279 @@
+"""Codegen for ``tt.reduce`` (``tl.sum``, ``max``, ``min``, ``xor_sum``, ``argmax``, ``argmin``).
+
+The source block is viewed as ``(outer, R, inner)`` around the reduced axis.
+
+* ``inner == 1`` (the last axis, contiguous): per row, RVV reductions over strip-mined chunks
+  (``vredsum``/``vfredusum``/``vfredmax``/...), chained through the accumulator register ``v1``,
+  which starts as the row's first element.  Order of a float sum: element 0, then per chunk of
+  VLMAX elements (128 f32 at VLEN 512, LMUL 8) the chunk's unordered sum added to the accumulator;
+  results may differ from a sequential sum by reassociation rounding.
+  ``argmax``/``argmin``: a first pass finds the extreme value; a second pass takes the smallest
+  index whose element equals it (``vmfeq``/``vmseq``, ``vid``, ``vmerge``, ``vredminu``);
+  ``argmax_last``/``argmin_last`` (``tie_break_left=False``) the largest (``vredmax`` from -1).
+* ``inner > 1`` (another axis): elementwise accumulation of the rows ``src[o, r, :]`` into the
+  result, in order ``r = 0, 1, ..``.  ``argmax``/``argmin`` keep the best value and index per
+  column and replace them only on a strictly better element (so ties keep the first index); the
+  ``_last`` kinds replace them on an element at least as good (ties take the last index).
+
+NaN: ``max``/``min`` ignore NaN elements (IEEE maxNum/minNum, like ``tl.maximum``); a row of only
+NaN gives NaN.  ``argmax``/``argmin`` give the index of the first extreme non-NaN element (0 for a
+row of only NaN), the ``_last`` kinds that of the last one (``R - 1`` for a row of only NaN).
+Integer sums wrap.
+"""
+from __future__ import annotations
+
+from typing import List
+
+from mtiacc.codegen.machine.mir import MBuilder, Mem, VMem, VReg
+from mtiacc.codegen.tensor.ndblocks import add_step, nest
+from mtiacc.codegen.vector.vloop import Src, VLoop, elem_bytes, emit_loop, sew_of
+from mtiacc.diagnostics import CompileError
+from mtiacc.ir.types import i32
+
+FLOAT_RED = {"sum": "vfredusum.vs", "max": "vfredmax.vs", "min": "vfredmin.vs"}
+INT_RED = {"sum": "vredsum.vs", "max": "vredmax.vs", "min": "vredmin.vs", "xor_sum": "vredxor.vs"}
+UINT_RED = {**INT_RED, "max": "vredmaxu.vs", "min": "vredminu.vs"}
+FLOAT_VV = {"sum": "vfadd.vv", "max": "vfmax.vv", "min": "vfmin.vv"}
+INT_VV = {"sum": "vadd.vv", "max": "vmax.vv", "min": "vmin.vv", "xor_sum": "vxor.vv"}
+UINT_VV = {**INT_VV, "max": "vmaxu.vv", "min": "vminu.vv"}
+
+
+def arg_base(kind: str) -> str:
+    """``argmax_last`` -> ``max``; ``argmin`` -> ``min``; ``sum`` -> ``sum``."""
+    return kind[3:].split("_")[0] if kind.startswith("arg") else kind
+
+
+def _unsigned(elem) -> bool:
+    return elem.is_int() and (not elem.signed or elem.is_bool())
+
+
+def scalar_load(b: MBuilder, elem, addr: VReg) -> VReg:
+    """A scalar register holding the element at ``addr`` (halves NaN-boxed, as scalar.py keeps them)."""
+    nb = elem_bytes(elem)
+    if elem.is_float():
+        r = b.f()
+        if nb == 2:
+            bits = b.x()
+            b("lhu", bits, Mem(addr, 0))
+            b("or", bits, bits, b.li(-65536))
+            b("fmv.w.x", r, bits)
+            return r
+        if nb != 4:
+            raise CompileError(f"scalar {elem} values are not supported yet")
+        b("flw", r, Mem(addr, 0))
+        return r
+    r = b.x()
+    mn = {1: "lbu" if _unsigned(elem) else "lb", 2: "lhu" if _unsigned(elem) else "lh", 4: "lw", 8: "ld"}[nb]
+    b(mn, r, Mem(addr, 0))
+    return r
+
+
+def scalar_store(b: MBuilder, elem, value: VReg, addr: VReg) -> None:
+    nb = elem_bytes(elem)
+    if elem.is_float():
+        if nb == 2:
+            bits = b.x()
+            b("fmv.x.w", bits, value)
+            b("sh", bits, Mem(addr, 0))
+            return
+        if nb != 4:
+            raise CompileError(f"scalar {elem} values are not supported yet")
+        b("fsw", value, Mem(addr, 0))
+        return
+    b({1: "sb", 2: "sh", 4: "sw", 8: "sd"}[nb], value, Mem(addr, 0))
+
+
+def split_axis(shape, axis: int):
+    """(outer, R, inner): the element counts before, along and after ``axis`` of a row-major block."""
+    outer = inner = 1
+    for d in shape[:axis]:
+        outer *= d
+    for d in shape[axis + 1:]:
+        inner *= d
+    return outer, shape[axis], inner
+
+
+def _source_addr(lw, v) -> int:
+    if id(v) in lw.bufs:
+        return lw.buffer(v).offset
+    from mtiacc.codegen.tensor.ndblocks import materialize_scalar, scalar_root
+    root = scalar_root(lw, v)
+    if root is None:
+        raise CompileError(f"internal: block value of type {v.type} was not materialized")
+    buf = lw.alloc(v)
+    materialize_scalar(lw, root, v, buf)
+    return buf.offset
+
+
+def _chunks(b: MBuilder, sew: int, start: VReg, count: int, body, index: VReg = None) -> None:
+    """Strip-mined loop over ``count`` elements from ``start``; ``body(vl)`` sees the chunk in v8."""
+    if count <= 0:
+        return
+    p, n = b.x("p"), b.li(count, "n")
+    b("mv", p, start)
+    top, vl = b.new_label("red"), b.x("vl")
+    b.label(top)
+    b("vsetvli", vl, n, f"e{sew}, m8, ta, ma")
+    b(f"vle{sew}.v", "v8", VMem(p))
+    body(vl)
+    b("sub", n, n, vl)
+    t = b.x()
+    b("slli", t, vl, (sew // 8).bit_length() - 1)
+    b("add", p, p, t)
+    if index is not None:
+        b("add", index, index, vl)
+    b("bnez", n, top)
+
+
+def reduce_row(lw, ptr: VReg, R: int, elem, kind: str) -> VReg:
+    """Reduce ``R`` contiguous elements at ``ptr``; the scalar result (an index for arg kinds)."""
+    b: MBuilder = lw.b
+    sew, esize = sew_of(elem), elem_bytes(elem)
+    is_f = elem.is_float()
+    base_kind = arg_base(kind)
+    last = kind.endswith("_last")
+    table = FLOAT_RED if is_f else (UINT_RED if _unsigned(elem) else INT_RED)
+    if base_kind not in table:
+        raise CompileError(f"tl.{kind} of {elem} is not supported yet")
+    one = b.li(1)
+    b("vsetvli", "zero", one, f"e{sew}, m1, ta, ma")
+    b(f"vle{sew}.v", "v1", VMem(ptr))
+    rest = b.x("p")
+    b("addi", rest, ptr, esize)
+    _chunks(b, sew, rest, R - 1, lambda vl: b(table[base_kind], "v1", "v8", "v1"))
+    b("vsetvli", "zero", one, f"e{sew}, m1, ta, ma")
+    value = b.f() if is_f else b.x()
+    b("vfmv.f.s" if is_f else "vmv.x.s", value, "v1")
+    if base_kind == kind:
+        return value
+    # Second pass: the smallest (largest, for the _last kinds) index whose element equals the extreme
+    # value; elements that do not equal it count as R (-1).
+    none = b.li(-1 if last else R, "none")
+    b("vmv.s.x", "v2", none)
+    k = b.li(0, "k")
+
+    def equal_index(vl):
+        b("vmfeq.vf" if is_f else "vmseq.vx", "v0", "v8", value)
+        b("vid.v", "v16")
+        b("vadd.vx", "v16", "v16", k)
+        b("vmv.v.x", "v24", none)
+        b("vmerge.vvm", "v24", "v24", "v16", "v0")
+        b("vredmax.vs" if last else "vredminu.vs", "v2", "v24", "v2")
+    _chunks(b, sew, ptr, R, equal_index, index=k)
+    b("vsetvli", "zero", one, f"e{sew}, m1, ta, ma")
+    idx = b.x("idx")
+    b("vmv.x.s", idx, "v2")
+    found = b.new_label("found")
+    if last:
+        b("bge", idx, "zero", found)  # a row of only NaN: the last index
+        b("li", idx, R - 1)
+    else:
+        b("blt", idx, none, found)  # a row of only NaN: index 0
+        b("mv", idx, "zero")
+    b.label(found)
+    return idx
+
+
+def lower_reduce(lw, op) -> None:
+    b: MBuilder = lw.b
+    src, a, kind = op.src, op.axis, op.kind
+    shape = src.type.shape
+    elem = src.type.element_type
+    esize = elem_bytes(elem)
+    outer, R, inner = split_axis(shape, a)
+    src_addr = _source_addr(lw, src)
+    res = op.result
+    relem = res.type.element_type
+    if not res.type.is_block():
+        lw.regs[id(res)] = reduce_row(lw, b.li(src_addr, "src"), R, elem, kind)
+        return
+    dst = lw.alloc(res)
+    if inner == 1:
+        def row(cur: List[VReg]) -> None:
+            scalar_store(b, relem, reduce_row(lw, cur[0], R, elem, kind), cur[1])
+        nest(b, [outer], [b.li(src_addr, "src"), b.li(dst.offset, "dst")],
+             [[R * esize], [elem_bytes(relem)]], row)
+        return
+    _reduce_rows(lw, src_addr, dst.offset, outer, R, inner, elem, kind, op)
+
+
+def _reduce_rows(lw, src_addr: int, dst_addr: int, outer: int, R: int, inner: int, elem, kind: str,
+                 op) -> None:
+    """Accumulate rows ``src[o, r, :]`` into ``dst[o, :]``."""
+    b: MBuilder = lw.b
+    esize = elem_bytes(elem)
+    is_f = elem.is_float()
+    is_arg = kind.startswith("arg")
+    vals = dst_addr
+    tmp = None
+    if is_arg:
+        tmp = lw.lmem.alloc(outer * inner * esize, "argmax/argmin values", op.loc)
+        vals = tmp.offset
+
+    def copy_first(cur: List[VReg]) -> None:
+        emit_loop(b, inner, [Src(elem, addr=cur[0])], Src(elem, addr=cur[1]), lambda loop, g: g[0],
+                  comment="first row")
+        if is_arg:
+            zero = b.li(0)
+            emit_loop(b, inner, [Src(i32, scalar=zero)], Src(i32, addr=cur[2]), lambda loop, g: g[0],
+                      comment="index 0")
+    ptrs = [b.li(src_addr, "src"), b.li(vals, "acc")] + ([b.li(dst_addr, "idx")] if is_arg else [])
+    steps = [[R * inner * esize], [inner * esize]] + ([[inner * 4]] if is_arg else [])
+    nest(b, [outer], ptrs, steps, copy_first)
+    if R == 1:
+        if tmp is not None:
+            lw.lmem.free(tmp)
+        return
+    base = arg_base(kind)
+    last = kind.endswith("_last")
+    table = FLOAT_VV if is_f else (UINT_VV if _unsigned(elem) else INT_VV)
+    if base not in table:
+        raise CompileError(f"tl.{kind} of {elem} is not supported yet")
+    mn = table[base]
+    indices: List[VReg] = []
+
+    def accumulate(cur: List[VReg]) -> None:
+        if is_arg:
+            r = b.x("r")
+            b("addi", r, indices[1], 1)
+
+            def better(loop: VLoop, g: List[str]) -> str:
+                loop.ensure(elem)
+                x, v = g[1], g[0]
+                if last:  # at least as good: ties move to the later index
+                    lt = "vmfle.vv" if is_f else ("vmsleu.vv" if _unsigned(elem) else "vmsle.vv")
+                else:
+                    lt = "vmflt.vv" if is_f else ("vmsltu.vv" if _unsigned(elem) else "vmslt.vv")
+                if base == "max":
+                    b(lt, "v0", v, x)   # v < x (v <= x)
+                else:
+                    b(lt, "v0", x, v)   # x < v (x <= v)
+                if is_f and last:  # a NaN best value yields to anything (a column of only NaN: R - 1)
+                    b("vmfne.vv", "v1", v, v)
+                    b("vmor.mm", "v0", "v0", "v1")
+                elif is_f:  # a NaN best value yields to any number
+                    b("vmfne.vv", "v1", v, v)
+                    b("vmfeq.vv", "v2", x, x)
+                    b("vmand.mm", "v1", "v1", "v2")
+                    b("vmor.mm", "v0", "v0", "v1")
+                loop.ensure(i32)
+                b("vmerge.vxm", g[2], g[2], r, "v0")
+                return g[2]
+            emit_loop(b, inner, [Src(elem, addr=cur[1]), Src(elem, addr=cur[0]), Src(i32, addr=cur[2])],
+                      Src(i32, addr=cur[2]), better, comment=op.name)
+
+        def combine(loop: VLoop, g: List[str]) -> str:
+            loop.ensure(elem)
+            b(mn, "v24", g[0], g[1])
+            return "v24"
+        emit_loop(b, inner, [Src(elem, addr=cur[1]), Src(elem, addr=cur[0])], Src(elem, addr=cur[1]),
+                  combine, comment=op.name)
+
+    first_row = b.x("src")
+    b("li", first_row, src_addr)
+    add_step(b, first_row, inner * esize)
+    ptrs = [first_row, b.li(vals, "acc")] + ([b.li(dst_addr, "idx")] if is_arg else [])
+    steps = [[R * inner * esize, inner * esize], [inner * esize, 0]] + ([[inner * 4, 0]] if is_arg else [])
+    nest(b, [outer, R - 1], ptrs, steps, accumulate, index_regs=indices)
+    if tmp is not None:
+        lw.lmem.free(tmp)

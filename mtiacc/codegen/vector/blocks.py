@@ -1,0 +1,148 @@
+"""Instruction selection for elementwise block ops: one strip-mined vector loop per op.
+
+(Fusing chains of elementwise ops into one loop is the optimizer's `fuse-elementwise` work.)
+"""
+from __future__ import annotations
+
+from typing import Dict, List
+
+from mtiacc.codegen.machine.mir import MBuilder, VReg
+from mtiacc.codegen.vector.vloop import Src, VLoop, emit_loop, sew_of
+from mtiacc.diagnostics import CompileError
+from mtiacc.ir import ops as O
+from mtiacc.ir.types import i1, i32
+
+# op class -> vector mnemonic (.vv form); the operands are (vs2=lhs, vs1=rhs).
+VECTOR_BINARY: Dict[type, str] = {
+    O.AddIOp: "vadd.vv", O.SubIOp: "vsub.vv", O.MulIOp: "vmul.vv",
+    O.DivSIOp: "vdiv.vv", O.DivUIOp: "vdivu.vv", O.RemSIOp: "vrem.vv", O.RemUIOp: "vremu.vv",
+    O.AndIOp: "vand.vv", O.OrIOp: "vor.vv", O.XOrIOp: "vxor.vv",
+    O.ShLIOp: "vsll.vv", O.ShRSIOp: "vsra.vv", O.ShRUIOp: "vsrl.vv",
+    O.MaxSIOp: "vmax.vv", O.MinSIOp: "vmin.vv", O.MaxUIOp: "vmaxu.vv", O.MinUIOp: "vminu.vv",
+    O.AddFOp: "vfadd.vv", O.SubFOp: "vfsub.vv", O.MulFOp: "vfmul.vv", O.DivFOp: "vfdiv.vv",
+    O.MaxNumFOp: "vfmax.vv", O.MinNumFOp: "vfmin.vv",
+}
+
+BOOL_ARITH = {"vadd.vv": "vxor.vv", "vsub.vv": "vxor.vv", "vmul.vv": "vand.vv"}
+
+# predicate -> (mnemonic, swap operands)
+INT_COMPARE = {"eq": ("vmseq.vv", False), "ne": ("vmsne.vv", False),
+               "slt": ("vmslt.vv", False), "sle": ("vmsle.vv", False),
+               "sgt": ("vmslt.vv", True), "sge": ("vmsle.vv", True),
+               "ult": ("vmsltu.vv", False), "ule": ("vmsleu.vv", False),
+               "ugt": ("vmsltu.vv", True), "uge": ("vmsleu.vv", True)}
+FLOAT_COMPARE = {"oeq": ("vmfeq.vv", False), "une": ("vmfne.vv", False),
+                 "olt": ("vmflt.vv", False), "ole": ("vmfle.vv", False),
+                 "ogt": ("vmflt.vv", True), "oge": ("vmfle.vv", True)}
+
+CASTS = {O.SIToFPOp: "vfcvt.f.x.v", O.UIToFPOp: "vfcvt.f.xu.v",
+         O.FPToSIOp: "vfcvt.rtz.x.f.v", O.FPToUIOp: "vfcvt.rtz.xu.f.v"}
+
+
+def mask_to_bytes(loop: VLoop, group: str) -> str:
+    """Turn the mask in v0 into 0/1 bytes (how i1 blocks live in memory) in `group`."""
+    loop.ensure(i1)
+    loop.b("vmv.v.i", group, 0)
+    loop.b("vmerge.vim", group, group, 1, "v0")
+    return group
+
+
+def lower_elementwise(b: MBuilder, op, srcs: List[Src], dst: Src) -> None:
+    """Emit the loop computing elementwise `op` from `srcs` into `dst`."""
+    n = op.result.type.numel
+    loc_comment = op.name
+    if any(getattr(v.type.element_type, "kind", "") == "bf16" for v in op.operands) \
+            and not isinstance(op, (O.SelectOp, O.BitcastOp)):
+        raise CompileError(f"internal: '{op.name}' on bf16 blocks reached codegen (the frontend computes in f32)")
+
+    if type(op) in VECTOR_BINARY:
+        mn = VECTOR_BINARY[type(op)]
+        elem = op.lhs.type.element_type
+        if elem.is_bool():  # 0/1 bytes; arithmetic wraps at one bit: + and - are xor, * is and
+            mn = BOOL_ARITH.get(mn, mn)
+            if mn not in ("vand.vv", "vor.vv", "vxor.vv"):
+                raise CompileError(f"'{op.name}' on i1 blocks is not supported yet")
+
+        def compute(loop: VLoop, g: List[str]) -> str:
+            loop.ensure(elem)
+            b(mn, "v24", g[0], g[1])
+            return "v24"
+    elif isinstance(op, (O.CmpIOp, O.CmpFOp)):
+        table = FLOAT_COMPARE if isinstance(op, O.CmpFOp) else INT_COMPARE
+        if op.predicate not in table and op.predicate != "one":
+            raise CompileError(f"comparison predicate '{op.predicate}' on blocks is not supported yet")
+        elem = op.lhs.type.element_type
+
+        def compute(loop: VLoop, g: List[str]) -> str:
+            loop.ensure(elem)
+            if op.predicate == "one":
+                b("vmflt.vv", "v24", g[1], g[0])
+                b("vmflt.vv", "v0", g[0], g[1])
+                b("vmor.mm", "v0", "v0", "v24")
+            else:
+                mn, swap = table[op.predicate]
+                x, y = (g[1], g[0]) if swap else (g[0], g[1])
+                b(mn, "v0", x, y)
+            return mask_to_bytes(loop, "v24")
+    elif isinstance(op, O.SelectOp):
+        elem = op.result.type.element_type
+
+        def compute(loop: VLoop, g: List[str]) -> str:
+            loop.ensure(i1)
+            b("vmsne.vi", "v0", g[0], 0)
+            loop.ensure(elem)
+            b("vmerge.vvm", "v8", g[2], g[1], "v0")
+            return "v8"
+    elif isinstance(op, O.NegFOp):
+        elem = op.result.type.element_type
+
+        def compute(loop: VLoop, g: List[str]) -> str:
+            loop.ensure(elem)
+            b("vfsgnjn.vv", "v24", g[0], g[0])
+            return "v24"
+    elif type(op) in CASTS and sew_of(op.src.type) == sew_of(op.result.type):
+        mn = CASTS[type(op)]
+
+        def compute(loop: VLoop, g: List[str]) -> str:
+            loop.ensure(op.result.type)
+            b(mn, "v24", g[0])
+            return "v24"
+    elif isinstance(op, O.BitcastOp) and sew_of(op.src.type) == sew_of(op.result.type):
+        def compute(loop: VLoop, g: List[str]) -> str:
+            return g[0]
+    else:
+        raise CompileError(f"'{op.name}' on blocks of {op.result.type} is not supported yet")
+    emit_loop(b, n, srcs, dst, compute, comment=loc_comment)
+
+
+def lower_fill(b: MBuilder, n, value: Src, dst: Src) -> None:
+    """dst[i] = value for i < n (a splat or a block constant, or `other` of a masked load)."""
+    emit_loop(b, n, [value], dst, lambda loop, g: g[0], comment="fill")
+
+
+def stored_value_addr(lw, op) -> int:
+    """Local-memory address of the block a store writes: its buffer, or (for a splat or a block
+    constant) a buffer filled here, which stays allocated until the DMA-out is done."""
+    src = lw.src(op.value)
+    if not src.is_scalar:
+        return src.addr
+    n = op.value.type.numel
+    tmp = lw.lmem.alloc(n * (sew_of(op.value.type) // 8), "stored value", op.loc)
+    lower_fill(lw.b, n, src, Src(src.elem, addr=tmp.offset))
+    return tmp.offset
+
+
+def lower_make_range(b: MBuilder, start: int, n: int, dst: Src) -> None:
+    index = b.li(start, "idx")
+
+    def compute(loop: VLoop, g: List[str]) -> str:
+        loop.ensure(i32)
+        b("vid.v", "v24")
+        b("vadd.vx", "v24", "v24", index)
+        return "v24"
+
+    emit_loop(b, n, [], dst, compute, index=index, comment="tt.make_range")
+
+
+def as_scalar_src(elem, reg: VReg) -> Src:
+    return Src(elem, scalar=reg)
