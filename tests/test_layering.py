@@ -39,3 +39,104 @@ def test_layer_imports_only_lower_layers(layer):
             if not any(mod == a or mod.startswith(a + ".") for a in ALLOWED[layer]):
                 bad.append(f"{path.relative_to(ROOT)}:{line}: imports {mod}")
     assert not bad, "\n".join(bad)
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def import_graph():
+    """module -> the project modules it imports, function-local imports included.
+
+    ``from pkg import name`` counts as importing ``pkg.name`` when that is a module, else ``pkg``;
+    a package's ``__init__`` is the module named after the package."""
+    files = {_module_name(p): p for top in ("mtiacc", "mtiasim") for p in (ROOT / top).rglob("*.py")}
+    graph = {}
+    for mod, path in files.items():
+        is_pkg = path.name == "__init__.py"
+        deps = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = mod.split(".") if is_pkg else mod.split(".")[:-1]
+                    base = base[:len(base) - node.level + 1]
+                    pkg = ".".join(base + ([node.module] if node.module else []))
+                else:
+                    pkg = node.module or ""
+                targets = [f"{pkg}.{a.name}" if f"{pkg}.{a.name}" in files else pkg for a in node.names]
+            else:
+                continue
+            for t in targets:
+                while t and t not in files:
+                    t = t.rpartition(".")[0]
+                if t and t != mod:
+                    deps.add(t)
+        graph[mod] = deps
+    return graph
+
+
+def cycles(graph):
+    """The strongly connected components of more than one module (Tarjan's algorithm)."""
+    index, low, stack, on, out = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    import sys
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10000))
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_no_import_cycles():
+    """No module reaches itself through imports, function-local ones included (a package's
+    ``__init__`` importing its own submodules is the package, not a cycle, unless they import it back)."""
+    found = cycles(import_graph())
+    assert not found, "import cycles:\n" + "\n".join(" <-> ".join(c) for c in found)
+
+
+def test_the_cycle_checker_finds_a_cycle():
+    g = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert cycles(g) == [["a", "b", "c"]]
+
+
+def _source_files():
+    return [p for top in ("mtiacc", "mtiasim") for p in sorted((ROOT / top).rglob("*.py"))]
+
+
+def test_no_file_over_800_lines():
+    long = [f"{p.relative_to(ROOT)}: {n} lines" for p in _source_files()
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > 800]
+    assert not long, "\n".join(long)
+
+
+def test_no_folder_over_15_modules():
+    folders = {p.parent for p in _source_files()}
+    big = [f"{d.relative_to(ROOT)}: {n} modules" for d in sorted(folders)
+           if (n := len([p for p in d.glob("*.py") if p.name != "__init__.py"])) > 15]
+    assert not big, "\n".join(big)
