@@ -78,7 +78,7 @@ def generate(module: O.ModuleOp, target: Target, source_file: str,
         machine_hook(fn)
     _insert_frame(fn, target)
     return AsmResult(emit_function(fn, source_file, source_lines), lw.lmem.high_water, fn.frame_bytes,
-                     lw.strings)
+                     lw.debug.strings)
 
 
 __all__ = ["generate", "AsmResult", "Mem", "MACHINE_PASSES", "format_machine"]

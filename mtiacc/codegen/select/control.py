@@ -20,8 +20,9 @@ body writes is never overwritten while a transfer out of it is still in flight.
 from __future__ import annotations
 
 from contextlib import contextmanager
-from typing import Dict, List, Sequence
+from typing import List, Sequence
 
+from mtiacc.codegen.context import Lowering, Numbering
 from mtiacc.codegen.vector.blocks import lower_fill
 from mtiacc.codegen.vector.lmem import Buffer
 from mtiacc.codegen.vector.vloop import Src, elem_bytes
@@ -31,29 +32,29 @@ from mtiacc.ir.core import Block, BlockArgument, OpResult, Value
 from mtiacc.ir.scf import ConditionOp, ForOp, IfOp, WhileOp, YieldOp
 
 REGION_OPS = (ForOp, IfOp, WhileOp)
-CONTROL_OPS = (ForOp, IfOp, WhileOp, YieldOp, ConditionOp)
+TERMINATORS = (YieldOp, ConditionOp)
 
 
 # --------------------------------------------------------------------------- numbering
 
-def number(lw, entry: Block) -> List:
-    """Number every op in pre-order (``lw.pos``), with its enclosing region ops (``lw.anc``) and
-    each region op's last nested position (``lw.ends``).  Returns the ops in that order."""
-    lw.flat, lw.pos, lw.anc, lw.ends = [], {}, {}, {}
+def number(lw: Lowering, entry: Block) -> List:
+    """Number every op in pre-order (``lw.order.pos``), with its enclosing region ops (``.anc``) and
+    each region op's last nested position (``.ends``).  Returns the ops in that order."""
+    order = lw.order = Numbering()
 
     def walk(block: Block, anc: tuple):
         for op in block.ops:
-            lw.pos[id(op)] = len(lw.flat)
-            lw.anc[id(op)] = anc
-            lw.flat.append(op)
+            order.pos[id(op)] = len(order.flat)
+            order.anc[id(op)] = anc
+            order.flat.append(op)
             for r in op.regions:
                 for b in r.blocks:
                     walk(b, anc + (op,))
             if op.regions:
-                lw.ends[id(op)] = len(lw.flat) - 1
+                order.ends[id(op)] = len(order.flat) - 1
 
     walk(entry, ())
-    return lw.flat
+    return order.flat
 
 
 def _owner(v: BlockArgument):
@@ -61,69 +62,70 @@ def _owner(v: BlockArgument):
     return region.parent if region is not None else None
 
 
-def _def_scope(lw, v: Value) -> tuple:
+def _def_scope(lw: Lowering, v: Value) -> tuple:
     if isinstance(v, OpResult):
-        return lw.anc.get(id(v.op), ())
+        return lw.order.anc.get(id(v.op), ())
     if isinstance(v, BlockArgument):
         owner = _owner(v)
-        if owner is not None and id(owner) in lw.anc:
-            return lw.anc[id(owner)] + (owner,)
+        if owner is not None and id(owner) in lw.order.anc:
+            return lw.order.anc[id(owner)] + (owner,)
     return ()
 
 
-def remap(lw, v: Value, i: int):
+def remap(lw: Lowering, v: Value, i: int):
     """The storage key of ``v`` as read at position ``i``, and how long that read keeps it alive."""
     if isinstance(v, BlockArgument):
         owner = _owner(v)
         if isinstance(owner, ForOp) and v.index > 0:
-            v, i = owner.results[v.index - 1], max(i, lw.ends[id(owner)])
+            v, i = owner.results[v.index - 1], max(i, lw.order.ends[id(owner)])
         elif isinstance(owner, WhileOp):
-            i = max(i, lw.ends[id(owner)])
+            i = max(i, lw.order.ends[id(owner)])
             if v.block is owner.after_block:
                 v = owner.results[v.index]
-    if 0 <= i < len(lw.flat):
+    if 0 <= i < len(lw.order.flat):
         scope = _def_scope(lw, v)
-        for loop in lw.anc[id(lw.flat[i])]:
+        for loop in lw.order.anc[id(lw.order.flat[i])]:
             if isinstance(loop, (ForOp, WhileOp)) and loop not in scope:
-                i = max(i, lw.ends[id(loop)])
+                i = max(i, lw.order.ends[id(loop)])
                 break
     return v, i
 
 
-def need_operands(lw, op, i: int, need) -> None:
-    """The block values a control op reads (readers() in isel): inits and yielded values."""
+def carried_reads(op) -> Sequence[Value]:
+    """The values a control op reads (isel's readers()): a loop's inits, what a terminator passes on."""
     if isinstance(op, (ForOp, WhileOp)):
-        for v in op.inits:
-            need(v, i)
-    elif isinstance(op, (YieldOp, ConditionOp)):
-        for v in (op.values if isinstance(op, YieldOp) else op.args):
-            need(v, i)
+        return list(op.inits)
+    if isinstance(op, YieldOp):
+        return list(op.values)
+    if isinstance(op, ConditionOp):
+        return list(op.args)
+    return ()
 
 
 # --------------------------------------------------------------------------- carried values
 
-def _home(lw, t, what: str, loc):
+def _home(lw: Lowering, t, what: str, loc):
     """A fresh home for a carried value: a register for a scalar, a buffer for a block."""
     if t.is_block():  # a pointer block (one carried_ptrs could not rewrite) as 64-bit addresses
         return lw.lmem.alloc(t.numel * elem_bytes(t), what, loc)
     return lw.b.f("carried") if t.is_float() else lw.b.x("carried")
 
 
-def _bind_home(lw, value: Value, home) -> None:
+def _bind_home(lw: Lowering, value: Value, home) -> None:
     if value.type.is_block():
         lw.bufs[id(value)] = home
     else:
         lw.regs[id(value)] = home
 
 
-def _copy_block(lw, v: Value, home) -> None:
+def _copy_block(lw: Lowering, v: Value, home) -> None:
     src = lw.src(v)
     if not src.is_scalar and src.addr == home.offset:
         return
     lower_fill(lw.b, v.type.numel, src, Src(v.type.element_type, addr=home.offset))
 
 
-def write(lw, values: Sequence[Value], homes: Sequence) -> None:
+def write(lw: Lowering, values: Sequence[Value], homes: Sequence) -> None:
     """Move ``values`` into ``homes`` as one parallel assignment."""
     b = lw.b
     staged = []
@@ -156,7 +158,7 @@ def write(lw, values: Sequence[Value], homes: Sequence) -> None:
             b("fmv.d" if h.cls == "f" else "mv", h, tmp)
 
 
-def _homes(lw, values: Sequence[Value], loc, what: str) -> List:
+def _homes(lw: Lowering, values: Sequence[Value], loc, what: str) -> List:
     return [_home(lw, v.type, what, loc) for v in values]
 
 
@@ -164,7 +166,7 @@ def _stores_inside(op) -> bool:
     return any(isinstance(o, O.StoreOp) for o in op.walk())
 
 
-def _emit_block(lw, block: Block, homes: Sequence) -> None:
+def _emit_block(lw: Lowering, block: Block, homes: Sequence) -> None:
     """Emit ``block``'s ops, then write what its terminator passes on (a yield's values, a condition's
     arguments) into ``homes``."""
     for op in block.ops[:-1]:
@@ -175,14 +177,14 @@ def _emit_block(lw, block: Block, homes: Sequence) -> None:
     _terminator_done(lw, term)
 
 
-def _terminator_done(lw, term) -> None:
+def _terminator_done(lw: Lowering, term) -> None:
     """Free what the terminator was the last reader of (it is not lowered by ``emit``)."""
     lw.release(term)
 
 
 # --------------------------------------------------------------------------- the ops
 
-def lower(lw, op) -> None:
+def lower(lw: Lowering, op) -> None:
     if isinstance(op, ForOp):
         lower_for(lw, op)
     elif isinstance(op, IfOp):
@@ -194,7 +196,7 @@ def lower(lw, op) -> None:
 
 
 @contextmanager
-def counted_loop(lw, op: ForOp, comment: str):
+def counted_loop(lw: Lowering, op: ForOp, comment: str):
     """The frame of an ``scf.for`` around what the ``with`` body emits: the induction variable starts at
     ``lower`` (the loop is skipped unless it is below ``upper``), steps by ``step`` and loops while below."""
     b = lw.b
@@ -210,7 +212,7 @@ def counted_loop(lw, op: ForOp, comment: str):
     b.label(done)
 
 
-def lower_for(lw, op: ForOp) -> None:
+def lower_for(lw: Lowering, op: ForOp) -> None:
     b = lw.b
     homes = _homes(lw, op.results, op.loc, "a loop-carried block")
     write(lw, list(op.inits), homes)
@@ -223,7 +225,7 @@ def lower_for(lw, op: ForOp) -> None:
             b("mtia.dma.wait", comment="this iteration's stores complete before the next")
 
 
-def lower_if(lw, op: IfOp) -> None:
+def lower_if(lw: Lowering, op: IfOp) -> None:
     b = lw.b
     homes = _homes(lw, op.results, op.loc, "a block chosen by an `if`")
     for res, h in zip(op.results, homes):
@@ -238,7 +240,7 @@ def lower_if(lw, op: IfOp) -> None:
     b.label(done)
 
 
-def lower_while(lw, op: WhileOp) -> None:
+def lower_while(lw: Lowering, op: WhileOp) -> None:
     b = lw.b
     before = _homes(lw, op.inits, op.loc, "a loop-carried block")
     write(lw, list(op.inits), before)
@@ -259,4 +261,4 @@ def lower_while(lw, op: WhileOp) -> None:
     b.label(done)
 
 
-__all__ = ["number", "remap", "need_operands", "lower", "REGION_OPS", "CONTROL_OPS", "Dict"]
+__all__ = ["number", "remap", "carried_reads", "lower", "REGION_OPS", "TERMINATORS"]

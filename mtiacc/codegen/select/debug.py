@@ -9,10 +9,13 @@ into a slot of its own.  ``mtia.flush`` before the kernel's final ``ret`` writes
 """
 from __future__ import annotations
 
-from typing import List
+from typing import List, Tuple
 
+from mtiacc.codegen.context import SCALAR_BACKED, Lowering
 from mtiacc.codegen.memory.gather import _slot_store
 from mtiacc.codegen.machine.mir import Mem, VReg
+from mtiacc.codegen.vector.blocks import lower_fill
+from mtiacc.codegen.vector.lmem import Buffer
 from mtiacc.codegen.vector.vloop import Src, elem_bytes
 from mtiacc.diagnostics import CompileError
 from mtiacc.ir.core import OpResult, Value
@@ -34,10 +37,9 @@ def _type_name(v: Value) -> str:
     return triton_type_name(t)
 
 
-def _table(lw, values: List[Value], loc) -> VReg:
-    """Write the table of the values' local addresses; returns a register holding its address."""
-    from mtiacc.codegen.vector.blocks import lower_fill
-    from mtiacc.codegen.select.isel import SCALAR_BACKED
+def _table(lw: Lowering, values: List[Value], loc) -> Tuple[VReg, List[Buffer]]:
+    """Write the table of the values' local addresses; returns a register holding its address, and
+    the buffers it allocated (free once the instruction has read them)."""
     b = lw.b
     temps = []
     table = lw.lmem.alloc(8 * max(len(values), 1), "debug table", loc)
@@ -58,32 +60,31 @@ def _table(lw, values: List[Value], loc) -> VReg:
         else:
             addr = b.li(lw.buffer(v).offset, "block")
         b("sd", addr, Mem(treg, 8 * k))
-    lw.debug_temps = temps
-    return treg
+    return treg, temps
 
 
-def _entry(lw, entry: dict) -> int:
-    strings = lw.strings
+def _entry(lw: Lowering, entry: dict) -> int:
+    strings = lw.debug.strings
     if len(strings) >= MAX_ENTRIES:
         raise CompileError(f"more than {MAX_ENTRIES} device_print/device_assert calls are not supported yet")
     strings.append(entry)
     return len(strings) - 1
 
 
-def lower(lw, op) -> None:
+def lower(lw: Lowering, op) -> None:
     b = lw.b
     if isinstance(op, PrintOp):
         args = [{"type": _type_name(v), "shape": list(v.type.shape)} for v in op.values]
         index = _entry(lw, {"kind": "print", "prefix": op.prefix, "args": args})
-        treg = _table(lw, list(op.values), op.loc)
+        treg, temps = _table(lw, list(op.values), op.loc)
         b("mtia.print", treg, index)
-        lw.prints = True
+        lw.debug.prints = True
     else:
         v = op.condition
         # the simulator reports the location (line table), the program and the failing element
         index = _entry(lw, {"kind": "assert", "message": op.message,
                             "type": _type_name(v), "shape": list(v.type.shape)})
-        treg = _table(lw, [v], op.loc)
+        treg, temps = _table(lw, [v], op.loc)
         b("mtia.assert", treg, index)
-    for buf in lw.debug_temps:  # the instruction has read them
+    for buf in temps:  # the instruction has read them
         lw.lmem.free(buf)

@@ -22,7 +22,9 @@ from typing import Dict, List, Optional, Set
 
 from mtiacc.codegen.mathlib import core as mathlib
 from mtiacc.codegen.vector.blocks import FLOAT_COMPARE, INT_COMPARE, VECTOR_BINARY, CASTS
+from mtiacc.codegen.context import Lowering
 from mtiacc.codegen.machine.mir import VMem, VReg
+from mtiacc.codegen.vector.lmem import Buffer
 from mtiacc.codegen.arith.scalar import constant
 from mtiacc.codegen.vector.vloop import Src, elem_bytes, sew_of
 from mtiacc.diagnostics import CompileError
@@ -279,7 +281,7 @@ def _fits(b, ops, lmul, wmax, srcs, scalars, stores, consts) -> bool:
     return True
 
 
-def lower(lw, op: FusedElementwiseOp) -> None:
+def lower(lw: Lowering, op: FusedElementwiseOp) -> None:
     """Emit the loop(s) of ``op``: inputs from ``lw``'s buffers and registers, results to new buffers."""
     b = lw.b
     outs = [r for r in op.results if id(r) in lw.demanded]
@@ -305,24 +307,23 @@ def lower(lw, op: FusedElementwiseOp) -> None:
     consts: Dict[tuple, Optional[VReg]] = {}
     work = [c for c in inner if not isinstance(c, O.ConstantOp)]
     comment = f"{op.name} ({len(work)} ops)"
+    temps: List[Buffer] = []
     if _fits(b, work, 4, wmax, srcs, scalars, stores, consts):
         plan = [(work, 4)]
     else:
-        plan = _split(b, work, wmax, srcs, scalars, stores, consts, lw, op.results[0].type.numel)
+        plan = _split(b, work, wmax, srcs, scalars, stores, consts, lw, op.results[0].type.numel, temps)
     mathlib._materialize(b, consts)
     for ops, lmul in plan:
         Segment(b, ops, lmul, wmax, srcs, scalars, stores, consts, dry=False).emit(op.results[0].type.numel, comment)
-    for buf in getattr(lw, "_fused_temps", []):
+    for buf in temps:  # intermediates between segments
         lw.lmem.free(buf)
-    lw._fused_temps = []
 
 
-def _split(b, work, wmax, srcs, scalars, stores, consts, lw, numel: int):
+def _split(b, work, wmax, srcs, scalars, stores, consts, lw: Lowering, numel: int, temps: List[Buffer]):
     """Cut ``work`` into segments that each fit at LMUL 2; values crossing a cut go through memory."""
     plan = []
     start = 0
     n = len(work)
-    lw._fused_temps = []
     while start < n:
         end = n
         while end > start + 1 and not _fits(b, work[start:end], 2, wmax, srcs, scalars, stores, consts):
@@ -335,7 +336,7 @@ def _split(b, work, wmax, srcs, scalars, stores, consts, lw, numel: int):
             r = op.result
             if id(r) in later and id(r) not in stores:
                 buf = lw.lmem.alloc(numel * elem_bytes(r.type), f"a fused intermediate of type {r.type}", op.loc)
-                lw._fused_temps.append(buf)
+                temps.append(buf)
                 stores[id(r)] = Src(r.type, addr=buf.offset)
                 srcs[id(r)] = Src(r.type, addr=buf.offset)
             elif id(r) in later:

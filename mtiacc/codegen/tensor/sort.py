@@ -34,8 +34,11 @@ from mtiacc.ir.types import FloatType
 LMUL = 8
 
 
+SORT_OPS = (SortOp, GatherOp, HistogramOp)
+
+
 def handles(op) -> bool:
-    return isinstance(op, (SortOp, GatherOp, HistogramOp))
+    return isinstance(op, SORT_OPS)
 
 
 def lower(lw, op) -> None:

@@ -1,0 +1,164 @@
+"""The state instruction selection threads through every lowering, as small typed parts.
+
+Every lowering function receives one :class:`Lowering` (by convention the parameter ``lw``).  It
+is a fixed record (``__slots__``: no module adds fields to it) of parts that each own one kind of
+state:
+
+* :class:`Homes`: where each IR value lives: scalars in virtual registers, blocks in local-memory
+  buffers; which blocks are read as data at all (``demanded``) and which buffers are never freed.
+* :class:`Numbering`: the ops in pre-order through their regions, each op's enclosing region ops
+  and each region op's last nested position (buffer lifetimes across loops; ``select/control.py``).
+* :class:`DmaState`: whether a DMA into local memory was issued and not yet waited for.
+* :class:`DebugTable`: the ``tl.device_print`` / ``tl.device_assert`` entries (``meta["strings"]``).
+
+The hub (``select/isel.py``) builds it and supplies ``emit`` (lower one op: region bodies call it)
+and ``release`` (free the buffers an op was the last reader of).
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Callable, Dict, List, Set
+
+from mtiacc.codegen.arith.scalar import constant
+from mtiacc.codegen.machine.mir import MBuilder, MFunction, VReg
+from mtiacc.codegen.vector.lmem import Buffer, LocalMemory
+from mtiacc.codegen.vector.vloop import Src, elem_bytes
+from mtiacc.diagnostics import CompileError
+from mtiacc.ir import ops as O
+from mtiacc.ir.core import Operation, OpResult, Value
+from mtiacc.target import Target
+
+# Block ops that are only ever seen through their scalar (never materialized by themselves).
+SCALAR_BACKED = (O.SplatOp, O.ConstantOp)
+
+
+@dataclasses.dataclass(eq=False)
+class Homes:
+    """Where each IR value lives, keyed by ``id(value)``."""
+
+    b: MBuilder
+    lmem: LocalMemory
+    regs: Dict[int, VReg] = dataclasses.field(default_factory=dict)
+    bufs: Dict[int, Buffer] = dataclasses.field(default_factory=dict)
+    demanded: Set[int] = dataclasses.field(default_factory=set)  # blocks some op reads as data
+    keep: Set[int] = dataclasses.field(default_factory=set)      # buffers never freed (stored blocks)
+
+    def get(self, v: Value) -> VReg:
+        """The register of scalar ``v``."""
+        r = self.regs.get(id(v))
+        if r is None:
+            raise CompileError(f"internal: scalar value of type {v.type} has no register")
+        return r
+
+    def buffer(self, v: Value) -> Buffer:
+        buf = self.bufs.get(id(v))
+        if buf is None:
+            raise CompileError(f"internal: block value of type {v.type} was not materialized")
+        return buf
+
+    def src(self, v: Value) -> Src:
+        """A vector-loop operand for block ``v``: its buffer, or its broadcast scalar."""
+        elem = v.type.element_type
+        if isinstance(v, OpResult) and isinstance(v.op, O.SplatOp):
+            return Src(elem, scalar=self.get(v.op.src))
+        if isinstance(v, OpResult) and isinstance(v.op, O.ConstantOp):
+            key = id(v)
+            if key not in self.regs:
+                self.regs[key] = constant(self.b, v.op.value, elem)
+            return Src(elem, scalar=self.regs[key])
+        return Src(elem, addr=self.buffer(v).offset)
+
+    def alloc(self, v: Value) -> Buffer:
+        nbytes = v.type.numel * elem_bytes(v.type)
+        what = f"`{v.name_hint}` ({v.type})" if v.name_hint else f"a block of {v.type}"
+        buf = self.lmem.alloc(nbytes, what, v.op.loc if isinstance(v, OpResult) else None)
+        self.bufs[id(v)] = buf
+        return buf
+
+
+@dataclasses.dataclass(eq=False)
+class Numbering:
+    """Ops in pre-order through their regions."""
+
+    flat: List[Operation] = dataclasses.field(default_factory=list)
+    pos: Dict[int, int] = dataclasses.field(default_factory=dict)      # id(op) -> position
+    anc: Dict[int, tuple] = dataclasses.field(default_factory=dict)    # id(op) -> enclosing region ops
+    ends: Dict[int, int] = dataclasses.field(default_factory=dict)     # id(region op) -> last nested position
+
+
+@dataclasses.dataclass(eq=False)
+class DmaState:
+    pending_in: bool = False  # a DMA into local memory was issued and not yet waited for
+
+
+@dataclasses.dataclass(eq=False)
+class DebugTable:
+    strings: List[dict] = dataclasses.field(default_factory=list)  # meta["strings"] entries
+    prints: bool = False  # the kernel prints: mtia.flush before it returns
+
+
+def _unset(op: Operation) -> None:
+    raise CompileError("internal: the lowering context has no op emitter")
+
+
+class Lowering:
+    """What every lowering function receives: the function being lowered and the parts above."""
+
+    __slots__ = ("func", "target", "fn", "b", "homes", "order", "dma", "debug", "emit", "release")
+
+    def __init__(self, func: O.FuncOp, target: Target):
+        self.func = func
+        self.target = target
+        self.fn = MFunction(func.sym_name)
+        self.b = MBuilder(self.fn)
+        base = (target.args_base + 8 * len(func.args) + 63) // 64 * 64
+        self.homes = Homes(self.b, LocalMemory(base, target.lmem_bytes - target.stack_bytes))
+        self.order = Numbering()
+        self.dma = DmaState()
+        self.debug = DebugTable()
+        self.emit: Callable[[Operation], None] = _unset     # lower one op (the hub sets it)
+        self.release: Callable[[Operation], None] = _unset  # free what an op was the last reader of
+
+    # The value homes, at hand: ``lw.get(v)`` reads better than ``lw.homes.get(v)`` in every lowering.
+    def get(self, v: Value) -> VReg:
+        return self.homes.get(v)
+
+    def buffer(self, v: Value) -> Buffer:
+        return self.homes.buffer(v)
+
+    def src(self, v: Value) -> Src:
+        return self.homes.src(v)
+
+    def alloc(self, v: Value) -> Buffer:
+        return self.homes.alloc(v)
+
+    @property
+    def lmem(self) -> LocalMemory:
+        return self.homes.lmem
+
+    @property
+    def regs(self) -> Dict[int, VReg]:
+        return self.homes.regs
+
+    @property
+    def bufs(self) -> Dict[int, Buffer]:
+        return self.homes.bufs
+
+    @property
+    def demanded(self) -> Set[int]:
+        return self.homes.demanded
+
+    @property
+    def keep(self) -> Set[int]:
+        return self.homes.keep
+
+    @property
+    def pending_dma_in(self) -> bool:
+        return self.dma.pending_in
+
+    @pending_dma_in.setter
+    def pending_dma_in(self, value: bool) -> None:
+        self.dma.pending_in = value
+
+
+__all__ = ["Lowering", "Homes", "Numbering", "DmaState", "DebugTable", "SCALAR_BACKED"]

@@ -1,0 +1,188 @@
+"""Instruction selection as a table: which lowering each IR op gets.
+
+One row per pattern, tried in order; the first row that matches an op lowers it.  A row says:
+
+* ``match``: the op classes it covers (or a predicate on the op, for a distinction the class does not
+  make, e.g. a reduction with a combine region);
+* ``result``: whether the row is for an op whose first result is a scalar, a block, or either;
+* ``lower_when``: ``ALWAYS`` (the op has an effect, or its scalar is cheap), ``USED`` (only when some
+  op reads a result as data: a pointer block a DMA understands structurally is never built) or
+  ``USED_OR_SCALAR``;
+* ``reads``: the block operands whose *data* the lowering reads from local memory (the buffers that
+  must exist, and live, until the op), counted under ``reads_when`` (the same values as above);
+* ``lower``: the leaf that emits the machine code (each lives in a module of its own responsibility:
+  ``memory/``, ``tensor/``, ``arith/``, ``mathlib/``, ``vector/``, ``select/control.py``).
+
+The memory rows dispatch on the load/store's ``access`` plan (an IR attribute; ``codegen/memory``).
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Callable, Sequence, Tuple, Union
+
+from mtiacc.codegen import memory
+from mtiacc.codegen.arith import casts
+from mtiacc.codegen.arith.scalar import lower_scalar
+from mtiacc.codegen.context import SCALAR_BACKED, Lowering
+from mtiacc.codegen import mathlib
+from mtiacc.codegen.select import control, debug
+from mtiacc.codegen.tensor import fused, join_split, ndblocks, reduce_region, sort
+from mtiacc.codegen.vector import blocks
+from mtiacc.codegen.vector.vloop import Src
+from mtiacc.diagnostics import CompileError
+from mtiacc.ir import ops as O
+from mtiacc.ir.core import Operation, Value
+from mtiacc.ir.fused import FusedElementwiseOp
+
+ALWAYS, USED, USED_OR_SCALAR = "always", "used", "used-or-scalar"
+
+
+def all_operands(op: Operation) -> Sequence[Value]:
+    return op.operands
+
+
+def nothing(op: Operation) -> Sequence[Value]:
+    return ()
+
+
+@dataclasses.dataclass(frozen=True)
+class Pattern:
+    match: Union[Tuple[type, ...], Callable[[Operation], bool]]
+    lower: Callable[[Lowering, Operation], None]
+    result: str = "any"              # "any", "scalar", "block": the kind of the op's first result
+    lower_when: str = ALWAYS
+    reads: Callable[[Operation], Sequence[Value]] = all_operands
+    reads_when: str = USED
+
+    def matches(self, op: Operation) -> bool:
+        if isinstance(self.match, tuple):
+            if not isinstance(op, self.match):
+                return False
+        elif not self.match(op):
+            return False
+        if self.result == "any":
+            return True
+        is_block = bool(op.results) and op.results[0].type.is_block()
+        return is_block == (self.result == "block") and bool(op.results)
+
+
+# --------------------------------------------------------------------------- small leaves
+
+def _skip(lw: Lowering, op: Operation) -> None:
+    """No code: ``tt.return`` (the epilogue is the hub's), splats and constants (read as scalars)."""
+
+
+def _store(lw: Lowering, op: O.StoreOp) -> None:
+    memory.lower_store(lw, op)
+    for v in memory.needs_buffers(op):
+        if v is op.value:  # the stored buffer is read by a DMA that may still be in flight
+            lw.keep.update(ndblocks.alias_chain(v))
+
+
+def _scalar_load(lw: Lowering, op: O.LoadOp) -> None:
+    lw.regs[id(op.result)] = memory.lower_scalar_load(lw, op)
+
+
+def _scalar_math(lw: Lowering, op: Operation) -> None:
+    lw.regs[id(op.result)] = mathlib.lower_math_scalar(lw.b, op, lw.get)
+
+
+def _scalar(lw: Lowering, op: Operation) -> None:
+    lw.regs[id(op.result)] = lower_scalar(lw.b, op, lw.get)
+
+
+def _check_rank(op: Operation) -> None:
+    if len(op.result.type.shape) > 3:
+        raise CompileError(f"blocks of rank {len(op.result.type.shape)} are not supported yet")
+
+
+def _block_load(lw: Lowering, op: O.LoadOp) -> None:
+    _check_rank(op)
+    memory.lower_load(lw, op)
+
+
+def _pointer_block(lw: Lowering, op: O.AddPtrOp) -> None:
+    """A pointer block a gather/scatter reads as data (64-bit addresses)."""
+    _check_rank(op)
+    memory.lower_addptr(lw, op)
+
+
+def _make_range(lw: Lowering, op: O.MakeRangeOp) -> None:
+    _check_rank(op)
+    res = op.result
+    blocks.lower_make_range(lw.b, op.start, res.type.numel, Src(res.type, addr=lw.alloc(res).offset))
+
+
+def _same_shape_broadcast(op: Operation) -> bool:
+    return isinstance(op, O.BroadcastOp) and op.src.type.shape == op.result.type.shape
+
+
+def _alias(lw: Lowering, op: O.BroadcastOp) -> None:
+    _check_rank(op)
+    lw.bufs[id(op.result)] = lw.buffer(op.src)
+
+
+def _vector_loop(emit) -> Callable[[Lowering, Operation], None]:
+    """An elementwise op as one strip-mined vector loop over its operands' buffers or scalars."""
+    def lower(lw: Lowering, op: Operation) -> None:
+        _check_rank(op)
+        srcs = [lw.src(v) for v in op.operands]
+        emit(lw.b, op, srcs, Src(op.result.type.element_type, addr=lw.alloc(op.result).offset))
+    return lower
+
+
+def _no_results(op: Operation) -> bool:
+    return not op.results
+
+
+def _unsupported(lw: Lowering, op: Operation) -> None:
+    raise CompileError(f"'{op.name}' is not supported by codegen yet")
+
+
+# --------------------------------------------------------------------------- the table
+
+PATTERNS = (
+    Pattern((O.ReturnOp,), _skip, reads=nothing),
+    Pattern(control.REGION_OPS, control.lower, reads=control.carried_reads, reads_when=ALWAYS),
+    Pattern(control.TERMINATORS, _skip, reads=control.carried_reads, reads_when=ALWAYS),
+    Pattern((FusedElementwiseOp,), fused.lower),
+    Pattern((O.StoreOp,), _store, reads=memory.needs_buffers, reads_when=ALWAYS),
+    Pattern(debug.DEBUG_OPS, debug.lower, reads_when=ALWAYS),
+    Pattern(reduce_region.is_combine, reduce_region.lower_combine, reads_when=USED_OR_SCALAR),
+    Pattern(_no_results, _unsupported, reads=nothing),
+    Pattern(join_split.SHAPE_MORE_OPS, join_split.lower, lower_when=USED),
+    Pattern(sort.SORT_OPS, sort.lower, lower_when=USED),
+    Pattern(ndblocks.handles, ndblocks.lower, lower_when=USED_OR_SCALAR, reads_when=USED_OR_SCALAR),
+    # scalars: registers
+    Pattern((O.LoadOp,), _scalar_load, result="scalar", reads=nothing),
+    Pattern(mathlib.is_math, _scalar_math, result="scalar"),
+    Pattern((Operation,), _scalar, result="scalar"),
+    # blocks: local-memory buffers, built only when something reads them as data
+    Pattern(SCALAR_BACKED, _skip, result="block", lower_when=USED),
+    Pattern((O.LoadOp,), _block_load, result="block", lower_when=USED, reads=memory.needs_buffers),
+    Pattern((O.AddPtrOp,), _pointer_block, result="block", lower_when=USED),
+    Pattern((O.MakeRangeOp,), _make_range, result="block", lower_when=USED),
+    Pattern(_same_shape_broadcast, _alias, result="block", lower_when=USED),
+    Pattern(mathlib.is_math, _vector_loop(mathlib.lower_math), result="block", lower_when=USED),
+    Pattern((O.CastOp,), _vector_loop(casts.lower_cast), result="block", lower_when=USED),
+    Pattern((Operation,), _vector_loop(blocks.lower_elementwise), result="block", lower_when=USED),
+)
+
+
+def pattern_for(op: Operation) -> Pattern:
+    for p in PATTERNS:
+        if p.matches(op):
+            return p
+    raise CompileError(f"internal: no instruction-selection pattern for '{op.name}'")
+
+
+def applies(when: str, op: Operation, demanded) -> bool:
+    """Whether a row's ``lower_when`` / ``reads_when`` holds for ``op``."""
+    if when == ALWAYS:
+        return True
+    if when == USED_OR_SCALAR and not (op.results and op.results[0].type.is_block()):
+        return True
+    return any(id(r) in demanded for r in op.results)
+
+
+__all__ = ["PATTERNS", "Pattern", "pattern_for", "applies", "ALWAYS", "USED", "USED_OR_SCALAR"]
