@@ -22,6 +22,7 @@ from mtiacc.codegen.tensor import ndblocks
 from mtiacc.diagnostics import CompileError
 from mtiacc.ir import ops as O
 from mtiacc.ir.core import Operation, OpResult, Value
+from mtiacc.ir.shape_ops import ReduceOp, ScanOp
 from mtiacc.ir.types import FloatType, IntType
 from mtiacc.target import Target
 
@@ -107,7 +108,7 @@ class Selector:
             return False
         if all(r.type.is_block() and id(r) not in self.lw.demanded for r in op.results):
             return True  # a block nothing reads as data (e.g. a pointer block a DMA uses): no code
-        if ndblocks.handles(op) or mathlib.is_math(op):
+        if isinstance(op, (ReduceOp, ScanOp)) or ndblocks.handles(op) or mathlib.is_math(op):
             return False
         return not op.results[0].type.is_block() or isinstance(op, SCALAR_BACKED)
 

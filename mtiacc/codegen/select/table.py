@@ -26,13 +26,14 @@ from mtiacc.codegen.arith.scalar import lower_scalar
 from mtiacc.codegen.context import SCALAR_BACKED, Lowering
 from mtiacc.codegen import mathlib
 from mtiacc.codegen.select import control, debug
-from mtiacc.codegen.tensor import fused, join_split, ndblocks, reduce_region, sort
+from mtiacc.codegen.tensor import fused, join_split, ndblocks, reduce, reduce_region, scan, sort
 from mtiacc.codegen.vector import blocks
 from mtiacc.codegen.vector.vloop import Src
 from mtiacc.diagnostics import CompileError
 from mtiacc.ir import ops as O
 from mtiacc.ir.core import Operation, Value
 from mtiacc.ir.fused import FusedElementwiseOp
+from mtiacc.ir.shape_ops import ReduceOp, ScanOp
 
 ALWAYS, USED, USED_OR_SCALAR = "always", "used", "used-or-scalar"
 
@@ -152,6 +153,8 @@ PATTERNS = (
     Pattern(_no_results, _unsupported, reads=nothing),
     Pattern(join_split.SHAPE_MORE_OPS, join_split.lower, lower_when=USED),
     Pattern(sort.SORT_OPS, sort.lower, lower_when=USED),
+    Pattern((ReduceOp,), reduce.lower_reduce, lower_when=USED_OR_SCALAR, reads_when=USED_OR_SCALAR),
+    Pattern((ScanOp,), scan.lower_scan, lower_when=USED_OR_SCALAR, reads_when=USED_OR_SCALAR),
     Pattern(ndblocks.handles, ndblocks.lower, lower_when=USED_OR_SCALAR, reads_when=USED_OR_SCALAR),
     # scalars: registers
     Pattern((O.LoadOp,), _scalar_load, result="scalar", reads=nothing),

@@ -24,7 +24,7 @@ from mtiacc.codegen.vector.vloop import Src, elem_bytes, sew_of
 from mtiacc.diagnostics import CompileError
 from mtiacc.ir import ops as O
 from mtiacc.ir.core import OpResult, Value
-from mtiacc.ir.shape_ops import ExpandDimsOp, ReduceOp, ReshapeOp, ScanOp, TransOp
+from mtiacc.ir.shape_ops import ExpandDimsOp, ReshapeOp, TransOp
 
 Step = Union[int, VReg]
 
@@ -358,20 +358,15 @@ def lower_store(lw, op) -> None:
 # --------------------------------------------------------------------------- dispatch
 
 def handles(op) -> bool:
-    """Ops isel hands to this module (and to reduce.py / scan.py through it)."""
-    if isinstance(op, (ExpandDimsOp, ReshapeOp, TransOp, ReduceOp, ScanOp)):
+    """Shape ops that move data between N-d blocks (a same-shape broadcast is an alias)."""
+    if isinstance(op, (ExpandDimsOp, ReshapeOp, TransOp)):
         return True
     return isinstance(op, O.BroadcastOp) and op.src.type.shape != op.result.type.shape
 
 
 def lower(lw, op) -> None:
-    if isinstance(op, ReduceOp):
-        from mtiacc.codegen.tensor.reduce import lower_reduce
-        lower_reduce(lw, op)
-    elif isinstance(op, ScanOp):
-        from mtiacc.codegen.tensor.scan import lower_scan
-        lower_scan(lw, op)
-    elif not op.result.type.is_block():
+    """Shape ops (reductions and scans are ``reduce.py``'s and ``scan.py``'s rows of isel's table)."""
+    if not op.result.type.is_block():
         raise CompileError(f"'{op.name}' to a scalar is not supported by codegen yet")
     else:
         lower_shape_op(lw, op)
