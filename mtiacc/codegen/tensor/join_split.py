@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import List, Sequence
 
+from mtiacc.codegen.context import Lowering
 from mtiacc.codegen.vector.blocks import lower_fill
 from mtiacc.codegen.machine.mir import MBuilder, VMem, VReg
 from mtiacc.codegen.tensor.ndblocks import nest
@@ -40,7 +41,7 @@ def _step(b: MBuilder, ptr: VReg, vl: VReg, stride_bytes: int, stride_reg: VReg)
     b("add", ptr, ptr, t)
 
 
-def copy(lw, shape: Sequence[int], dst: int, dst_strides: Sequence[int], src: int,
+def copy(lw: Lowering, shape: Sequence[int], dst: int, dst_strides: Sequence[int], src: int,
          src_strides: Sequence[int], elem) -> None:
     """``dst[sum(i_k dst_strides[k])] = src[sum(i_k src_strides[k])]`` for every index ``i`` of
     ``shape``; addresses are local-memory byte addresses, strides are in elements."""
@@ -80,7 +81,7 @@ def copy(lw, shape: Sequence[int], dst: int, dst_strides: Sequence[int], src: in
          [src_strides[:-1], dst_strides[:-1]], row)
 
 
-def _operand(lw, v: Value, temps: list) -> int:
+def _operand(lw: Lowering, v: Value, temps: list) -> int:
     """The local-memory address of block ``v`` (a splat or constant is filled into a temporary)."""
     src = lw.src(v)
     if not src.is_scalar:
@@ -99,7 +100,7 @@ def _numel(shape: Sequence[int]) -> int:
     return n
 
 
-def lower(lw, op) -> None:
+def lower(lw: Lowering, op) -> None:
     res = op.result
     elem = res.type.element_type
     esize = elem_bytes(elem)

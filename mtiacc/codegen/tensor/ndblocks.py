@@ -18,6 +18,7 @@ from __future__ import annotations
 from contextlib import contextmanager
 from typing import Callable, List, Optional, Sequence, Union
 
+from mtiacc.codegen.context import Lowering
 from mtiacc.ir.analysis.affine_nd import Poly, pointer_nd, prefix_box
 from mtiacc.codegen.machine.mir import MBuilder, Mem, VMem, VReg
 from mtiacc.codegen.vector.vloop import Src, elem_bytes, sew_of
@@ -55,7 +56,7 @@ def alias_chain(v: Value) -> List[int]:
 
 # --------------------------------------------------------------------------- scalar helpers
 
-def poly_reg(lw, p: Poly) -> VReg:
+def poly_reg(lw: Lowering, p: Poly) -> VReg:
     """A register holding the polynomial's value (64-bit arithmetic)."""
     b: MBuilder = lw.b
     acc: Optional[VReg] = None
@@ -94,7 +95,7 @@ def poly_reg(lw, p: Poly) -> VReg:
     return acc
 
 
-def scaled(lw, p: Poly, k: int) -> Step:
+def scaled(lw: Lowering, p: Poly, k: int) -> Step:
     """``p * k`` as a constant when ``p`` is one, else in a register."""
     c = p.as_const()
     if c is not None:
@@ -114,7 +115,7 @@ def add_step(b: MBuilder, reg: VReg, step: Step) -> None:
         b("add", reg, reg, step)
 
 
-def clamp_count(lw, p: Poly, hi: int) -> Step:
+def clamp_count(lw: Lowering, p: Poly, hi: int) -> Step:
     """min(max(p, 0), hi) (a constant when p is one)."""
     c = p.as_const()
     if c is not None:
@@ -171,7 +172,7 @@ def nest(b: MBuilder, counts: Sequence[Step], ptrs: Sequence[VReg], steps: Seque
 
 # --------------------------------------------------------------------------- strided copies
 
-def strided_copy(lw, dst: int, shape: Sequence[int], src: int, src_strides: Sequence[int], elem) -> None:
+def strided_copy(lw: Lowering, dst: int, shape: Sequence[int], src: int, src_strides: Sequence[int], elem) -> None:
     """``dst[i] = src[sum(i_j * src_strides[j])]`` for every index of the dense block ``shape``."""
     b: MBuilder = lw.b
     esize, sew = elem_bytes(elem), sew_of(elem)
@@ -206,13 +207,13 @@ def strided_copy(lw, dst: int, shape: Sequence[int], src: int, src_strides: Sequ
          [[st * esize for st in src_strides[:-1]], [st * esize for st in dstr[:-1]]], row)
 
 
-def materialize_scalar(lw, root: Value, res: Value, buf) -> None:
+def materialize_scalar(lw: Lowering, root: Value, res: Value, buf) -> None:
     """Fill ``buf`` (block ``res``) with the broadcast scalar behind ``root`` (a splat or constant)."""
     from mtiacc.codegen.vector.blocks import lower_fill
     lower_fill(lw.b, res.type.numel, lw.src(root), Src(res.type.element_type, addr=buf.offset))
 
 
-def scalar_root(lw, v: Value) -> Optional[Value]:
+def scalar_root(lw: Lowering, v: Value) -> Optional[Value]:
     """The splat/constant behind ``v`` through shape ops, when the whole block is one scalar."""
     while isinstance(v, OpResult):
         op = v.op
@@ -225,7 +226,7 @@ def scalar_root(lw, v: Value) -> Optional[Value]:
     return None
 
 
-def lower_shape_op(lw, op) -> None:
+def lower_shape_op(lw: Lowering, op) -> None:
     """Lower ``tt.expand_dims``/``tt.reshape``/``tt.broadcast``/``tt.trans`` with a block result."""
     res = op.result
     root = scalar_root(lw, res)
@@ -268,7 +269,7 @@ def needs_buffers(op) -> List[Value]:
     return out
 
 
-def _transfer(lw, acc: NdAccess, shape: Sequence[int], lmem: int, esize: int, inbound: bool,
+def _transfer(lw: Lowering, acc: NdAccess, shape: Sequence[int], lmem: int, esize: int, inbound: bool,
               mask_addr: Optional[int]) -> None:
     b: MBuilder = lw.b
     base, off = acc.pointer
@@ -332,7 +333,7 @@ def _transfer(lw, acc: NdAccess, shape: Sequence[int], lmem: int, esize: int, in
         b.label(done)
 
 
-def lower_load(lw, op) -> None:
+def lower_load(lw: Lowering, op) -> None:
     from mtiacc.codegen.vector.blocks import lower_fill
     acc = NdAccess(op)
     elem = op.result.type.element_type
@@ -345,7 +346,7 @@ def lower_load(lw, op) -> None:
     lw.b("mtia.dma.wait")
 
 
-def lower_store(lw, op) -> None:
+def lower_store(lw: Lowering, op) -> None:
     from mtiacc.codegen.vector.blocks import stored_value_addr
     acc = NdAccess(op)
     elem = op.value.type.element_type
@@ -364,7 +365,7 @@ def handles(op) -> bool:
     return isinstance(op, O.BroadcastOp) and op.src.type.shape != op.result.type.shape
 
 
-def lower(lw, op) -> None:
+def lower(lw: Lowering, op) -> None:
     """Shape ops (reductions and scans are ``reduce.py``'s and ``scan.py``'s rows of isel's table)."""
     if not op.result.type.is_block():
         raise CompileError(f"'{op.name}' to a scalar is not supported by codegen yet")

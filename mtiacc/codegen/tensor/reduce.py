@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from typing import List
 
+from mtiacc.codegen.context import Lowering
 from mtiacc.codegen.machine.mir import MBuilder, Mem, VMem, VReg
 from mtiacc.codegen.tensor.ndblocks import add_step, nest
 from mtiacc.codegen.vector.vloop import Src, VLoop, elem_bytes, emit_loop, sew_of
@@ -93,7 +94,7 @@ def split_axis(shape, axis: int):
     return outer, shape[axis], inner
 
 
-def _source_addr(lw, v) -> int:
+def _source_addr(lw: Lowering, v) -> int:
     if id(v) in lw.bufs:
         return lw.buffer(v).offset
     from mtiacc.codegen.tensor.ndblocks import materialize_scalar, scalar_root
@@ -125,7 +126,7 @@ def _chunks(b: MBuilder, sew: int, start: VReg, count: int, body, index: VReg = 
     b("bnez", n, top)
 
 
-def reduce_row(lw, ptr: VReg, R: int, elem, kind: str) -> VReg:
+def reduce_row(lw: Lowering, ptr: VReg, R: int, elem, kind: str) -> VReg:
     """Reduce ``R`` contiguous elements at ``ptr``; the scalar result (an index for arg kinds)."""
     b: MBuilder = lw.b
     sew, esize = sew_of(elem), elem_bytes(elem)
@@ -174,7 +175,7 @@ def reduce_row(lw, ptr: VReg, R: int, elem, kind: str) -> VReg:
     return idx
 
 
-def lower_reduce(lw, op) -> None:
+def lower_reduce(lw: Lowering, op) -> None:
     b: MBuilder = lw.b
     src, a, kind = op.src, op.axis, op.kind
     shape = src.type.shape
@@ -197,7 +198,7 @@ def lower_reduce(lw, op) -> None:
     _reduce_rows(lw, src_addr, dst.offset, outer, R, inner, elem, kind, op)
 
 
-def _reduce_rows(lw, src_addr: int, dst_addr: int, outer: int, R: int, inner: int, elem, kind: str,
+def _reduce_rows(lw: Lowering, src_addr: int, dst_addr: int, outer: int, R: int, inner: int, elem, kind: str,
                  op) -> None:
     """Accumulate rows ``src[o, r, :]`` into ``dst[o, :]``."""
     b: MBuilder = lw.b

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from typing import List
 
+from mtiacc.codegen.context import Lowering
 from mtiacc.codegen.mathlib import core as mathlib
 from mtiacc.codegen.tensor import reduce as builtin_reduce
 from mtiacc.codegen.select.control import counted_loop
@@ -83,7 +84,7 @@ def _new(b: MBuilder, t, hint: str) -> VReg:
     return b.f(hint) if t.is_float() else b.x(hint)
 
 
-def _select_ops(lw, ops, loc) -> None:
+def _select_ops(lw: Lowering, ops, loc) -> None:
     """Select the scalar ``ops`` of (a block nested in) the combine region, in order."""
     b: MBuilder = lw.b
     for inner in ops:
@@ -102,7 +103,7 @@ def _select_ops(lw, ops, loc) -> None:
             lw.regs[id(inner.result)] = lower_scalar(b, inner, lw.get)
 
 
-def _select_if(lw, op: IfOp, loc) -> None:
+def _select_if(lw: Lowering, op: IfOp, loc) -> None:
     """A branch on the condition; each arm moves what it yields into the ``if``'s result registers."""
     b: MBuilder = lw.b
     outs = [_new(b, r.type, "if") for r in op.results]
@@ -121,7 +122,7 @@ def _select_if(lw, op: IfOp, loc) -> None:
         lw.regs[id(r)] = out
 
 
-def _move_all(lw, homes: List[VReg], values) -> None:
+def _move_all(lw: Lowering, homes: List[VReg], values) -> None:
     """``homes[k] = values[k]`` for all k at once (a value may be another home: through temporaries)."""
     b: MBuilder = lw.b
     srcs = [lw.get(v) for v in values]
@@ -134,7 +135,7 @@ def _move_all(lw, homes: List[VReg], values) -> None:
         _mv(b, v.type, h, t)
 
 
-def _select_for(lw, op: ForOp, loc) -> None:
+def _select_for(lw: Lowering, op: ForOp, loc) -> None:
     """A counted loop; the loop-carried values live in registers (the results' too)."""
     b: MBuilder = lw.b
     homes = [_new(b, v.type, "carried") for v in op.inits]
@@ -147,7 +148,7 @@ def _select_for(lw, op: ForOp, loc) -> None:
         _move_all(lw, homes, list(op.block.terminator.values))
 
 
-def _select_while(lw, op: WhileOp, loc) -> None:
+def _select_while(lw: Lowering, op: WhileOp, loc) -> None:
     b: MBuilder = lw.b
     before = [_new(b, v.type, "carried") for v in op.inits]
     _move_all(lw, before, list(op.inits))
@@ -170,7 +171,7 @@ def _select_while(lw, op: WhileOp, loc) -> None:
     b.label(done)
 
 
-def _combine(lw, op, accs: List[VReg], xs: List[VReg], elems) -> None:
+def _combine(lw: Lowering, op, accs: List[VReg], xs: List[VReg], elems) -> None:
     """Select the region's ops once, with ``(accs, xs)`` as its arguments; move its results into ``accs``."""
     b: MBuilder = lw.b
     block = op.regions[0].blocks[0]
@@ -191,7 +192,7 @@ def _combine(lw, op, accs: List[VReg], xs: List[VReg], elems) -> None:
             _mv(b, e, acc, o)
 
 
-def lower_combine(lw, op) -> None:
+def lower_combine(lw: Lowering, op) -> None:
     if op.results[0].type.is_block() and _vector_ok(op):
         return lower_combine_vector(lw, op)
     b: MBuilder = lw.b
@@ -320,7 +321,7 @@ def _vector_ok(op) -> bool:
     return count + len(op.operands) <= 30  # + temporaries for the final moves
 
 
-def _vector_region(lw, op, vregs, consts) -> List[str]:
+def _vector_region(lw: Lowering, op, vregs, consts) -> List[str]:
     """The region's ops on vector registers; returns the registers of its results."""
     from mtiacc.codegen.vector.blocks import FLOAT_COMPARE, INT_COMPARE, VECTOR_BINARY
     from mtiacc.ir import ops as O
@@ -351,7 +352,7 @@ def _vector_region(lw, op, vregs, consts) -> List[str]:
     return [vregs[id(v)] for v in block.terminator.values]
 
 
-def lower_combine_vector(lw, op) -> None:
+def lower_combine_vector(lw: Lowering, op) -> None:
     from mtiacc.codegen.machine.mir import VMem
     from mtiacc.codegen.arith.scalar import constant
     from mtiacc.ir import ops as O

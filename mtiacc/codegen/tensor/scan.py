@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import List
 
+from mtiacc.codegen.context import Lowering
 from mtiacc.codegen.machine.mir import MBuilder, VReg
 from mtiacc.codegen.tensor.ndblocks import add_step, nest
 from mtiacc.codegen.tensor.reduce import _source_addr, scalar_load, scalar_store, split_axis
@@ -36,7 +37,7 @@ def _scalar_op(elem, kind: str) -> str:
     return "add" if kind == "sum" else "mul"
 
 
-def lower_scan(lw, op) -> None:
+def lower_scan(lw: Lowering, op) -> None:
     b: MBuilder = lw.b
     src, a, kind, reverse = op.src, op.axis, op.kind, bool(op.reverse)
     shape = src.type.shape

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from typing import Callable, List, Sequence
 
+from mtiacc.codegen.context import Lowering
 from mtiacc.codegen.machine.mir import MBuilder, Mem, VMem, VReg
 from mtiacc.codegen.tensor.ndblocks import masked_element, nest
 from mtiacc.codegen.tensor.reduce import _source_addr, split_axis
@@ -41,7 +42,7 @@ def handles(op) -> bool:
     return isinstance(op, SORT_OPS)
 
 
-def lower(lw, op) -> None:
+def lower(lw: Lowering, op) -> None:
     if isinstance(op, SortOp):
         lower_sort(lw, op)
     elif isinstance(op, GatherOp):
@@ -81,7 +82,7 @@ class _Vec:
     (unit stride) or the blocks (stride ``2 * length`` elements, in ``stride``).  Setting up emits the
     vl and stride registers."""
 
-    def __init__(self, lw, elem, count: int, length: int):
+    def __init__(self, lw: Lowering, elem, count: int, length: int):
         b: MBuilder = lw.b
         self.b, self.length = b, length
         self.sew, self.esize = sew_of(elem), elem_bytes(elem)
@@ -146,7 +147,7 @@ def _hi_ptr(b: MBuilder, ptr: VReg, offset: int) -> VReg:
     return q
 
 
-def _cas_pass(lw, elem, base: int, length: int, d: int, run: int, desc: bool) -> None:
+def _cas_pass(lw: Lowering, elem, base: int, length: int, d: int, run: int, desc: bool) -> None:
     """One compare-and-swap pass at distance ``d`` over ``length`` elements at ``base``.  ``run``:
     elements per run of one direction, alternating from ascending (``run == length``: ``desc``)."""
     b: MBuilder = lw.b
@@ -177,7 +178,7 @@ def _cas_pass(lw, elem, base: int, length: int, d: int, run: int, desc: bool) ->
     _loops(b, [pairs], [b.li(base, "run")], [[2 * run * esize]], body)
 
 
-def _halve(lw, elem, src: int, dst: int, length: int, k: int, take_max: bool) -> None:
+def _halve(lw: Lowering, elem, src: int, dst: int, length: int, k: int, take_max: bool) -> None:
     """``dst[blk*k + t] = max(src[blk*2k + t], src[blk*2k + k + t])`` (min unless ``take_max``)."""
     b: MBuilder = lw.b
     v = _Vec(lw, elem, length // (2 * k), k)
@@ -193,12 +194,12 @@ def _halve(lw, elem, src: int, dst: int, length: int, k: int, take_max: bool) ->
     _loops(b, [v.iters, v.chunks], [b.li(src, "src"), b.li(dst, "dst")], [v.steps(2 * k), v.steps(k)], body)
 
 
-def _merge(lw, elem, base: int, length: int, stage: int, run: int, desc: bool) -> None:
+def _merge(lw: Lowering, elem, base: int, length: int, stage: int, run: int, desc: bool) -> None:
     for j in reversed(range(stage)):
         _cas_pass(lw, elem, base, length, 1 << j, run, desc)
 
 
-def lower_sort(lw, op: SortOp) -> None:
+def lower_sort(lw: Lowering, op: SortOp) -> None:
     elem = op.src.type.element_type
     esize = elem_bytes(op.src.type)
     numel, n, k, desc = op.src.type.numel, op.src.type.shape[-1], op.k, op.descending
@@ -236,7 +237,7 @@ def _shift_left(b: MBuilder, r: VReg, amount: int) -> None:
         b("slli", r, r, amount)
 
 
-def lower_gather(lw, op: GatherOp) -> None:
+def lower_gather(lw: Lowering, op: GatherOp) -> None:
     b: MBuilder = lw.b
     a = op.axis
     e, ie = elem_bytes(op.src.type), elem_bytes(op.index.type)
@@ -264,7 +265,7 @@ def lower_gather(lw, op: GatherOp) -> None:
     _loops(b, [outer, r_out, inner], [b.li(idx, "idx"), b.li(out, "out"), b.li(src, "src")], steps, body)
 
 
-def _gather_vector(lw, op: GatherOp, src: int, idx: int, out: int, wrap: VReg) -> None:
+def _gather_vector(lw: Lowering, op: GatherOp, src: int, idx: int, out: int, wrap: VReg) -> None:
     """32-bit indices: byte offsets computed in vector registers (e32, v8; the position along the
     contiguous dimension from ``vid`` in v16), then an indexed load ``vluxei32`` into v24.  The vector
     runs along the index's rows when the axis is the last dimension, else along ``inner``."""
@@ -306,7 +307,7 @@ def _gather_vector(lw, op: GatherOp, src: int, idx: int, out: int, wrap: VReg) -
     _loops(b, counts, [b.li(idx, "idx"), b.li(out, "out"), b.li(src, "src")], steps, body)
 
 
-def lower_histogram(lw, op: HistogramOp) -> None:
+def lower_histogram(lw: Lowering, op: HistogramOp) -> None:
     b: MBuilder = lw.b
     nb, n = op.num_bins, op.src.type.numel
     src = _source_addr(lw, op.src)

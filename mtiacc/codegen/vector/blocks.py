@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Dict, List
 
+from mtiacc.codegen.context import Lowering
 from mtiacc.codegen.machine.mir import MBuilder, VReg
 from mtiacc.codegen.vector.vloop import Src, VLoop, emit_loop, sew_of
 from mtiacc.diagnostics import CompileError
@@ -120,7 +121,7 @@ def lower_fill(b: MBuilder, n, value: Src, dst: Src) -> None:
     emit_loop(b, n, [value], dst, lambda loop, g: g[0], comment="fill")
 
 
-def stored_value_addr(lw, op) -> int:
+def stored_value_addr(lw: Lowering, op) -> int:
     """Local-memory address of the block a store writes: its buffer, or (for a splat or a block
     constant) a buffer filled here, which stays allocated until the DMA-out is done."""
     src = lw.src(op.value)
