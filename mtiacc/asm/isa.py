@@ -10,7 +10,8 @@ Everything else is derived: ``match``/``mask`` (from the fixed fields), the enco
 :func:`check_table` (run at import) verifies that every row covers its 32 bits exactly once with fixed fields and
 operand fields and that no two rows overlap unless both name each other in ``overlaps``.
 
-Vector rows are written one line per operation with its forms (``.vv .vx .vi`` ...), like TableGen multiclasses.
+Vector rows are written one line per operation with its forms (``.vv .vx .vi`` ...), and the F and D rows come
+from one list of floating-point operations expanded per format (:func:`_float_rows`), like TableGen multiclasses.
 """
 from __future__ import annotations
 
@@ -194,74 +195,73 @@ RV64M = [
     ]
 ]
 
-RV64F = [
-    _("flw", "I", "fd, mem", "Load", "fload w", opcode=LOAD_FP, funct3=0b010),
-    _("fsw", "S", "fs2, smem", "Store", "fstore w", opcode=STORE_FP, funct3=0b010),
-    _("fadd.s", "R", "fd, fs1, fs2, rm", "FPU", "fpu add", opcode=OP_FP, funct7=0b0000000),
-    _("fsub.s", "R", "fd, fs1, fs2, rm", "FPU", "fpu sub", opcode=OP_FP, funct7=0b0000100),
-    _("fmul.s", "R", "fd, fs1, fs2, rm", "FPU", "fpu mul", opcode=OP_FP, funct7=0b0001000),
-    _("fdiv.s", "R", "fd, fs1, fs2, rm", "FDiv", "fpu div", opcode=OP_FP, funct7=0b0001100),
-    _("fsqrt.s", "R", "fd, fs1, rm", "FDiv", "fsqrt sqrt", opcode=OP_FP, funct7=0b0101100, rs2=0),
-    _("fsgnj.s", "R", "fd, fs1, fs2", "FPU", "fpu sgnj", opcode=OP_FP, funct7=0b0010000, funct3=0b000),
-    _("fsgnjn.s", "R", "fd, fs1, fs2", "FPU", "fpu sgnjn", opcode=OP_FP, funct7=0b0010000, funct3=0b001),
-    _("fsgnjx.s", "R", "fd, fs1, fs2", "FPU", "fpu sgnjx", opcode=OP_FP, funct7=0b0010000, funct3=0b010),
-    _("fmin.s", "R", "fd, fs1, fs2", "FPU", "fpu min", opcode=OP_FP, funct7=0b0010100, funct3=0b000),
-    _("fmax.s", "R", "fd, fs1, fs2", "FPU", "fpu max", opcode=OP_FP, funct7=0b0010100, funct3=0b001),
-    _("feq.s", "R", "xd, fs1, fs2", "FPU", "fcmp eq", opcode=OP_FP, funct7=0b1010000, funct3=0b010),
-    _("flt.s", "R", "xd, fs1, fs2", "FPU", "fcmp lt", opcode=OP_FP, funct7=0b1010000, funct3=0b001),
-    _("fle.s", "R", "xd, fs1, fs2", "FPU", "fcmp le", opcode=OP_FP, funct7=0b1010000, funct3=0b000),
-    _("fcvt.w.s", "R", "xd, fs1, rm", "FCvt", "fcvt w.s", opcode=OP_FP, funct7=0b1100000, rs2=0),
-    _("fcvt.wu.s", "R", "xd, fs1, rm", "FCvt", "fcvt wu.s", opcode=OP_FP, funct7=0b1100000, rs2=1),
-    _("fcvt.l.s", "R", "xd, fs1, rm", "FCvt", "fcvt l.s", opcode=OP_FP, funct7=0b1100000, rs2=2),
-    _("fcvt.lu.s", "R", "xd, fs1, rm", "FCvt", "fcvt lu.s", opcode=OP_FP, funct7=0b1100000, rs2=3),
-    _("fcvt.s.w", "R", "fd, xs1, rm", "FCvt", "fcvt s.w", opcode=OP_FP, funct7=0b1101000, rs2=0),
-    _("fcvt.s.wu", "R", "fd, xs1, rm", "FCvt", "fcvt s.wu", opcode=OP_FP, funct7=0b1101000, rs2=1),
-    _("fcvt.s.l", "R", "fd, xs1, rm", "FCvt", "fcvt s.l", opcode=OP_FP, funct7=0b1101000, rs2=2),
-    _("fcvt.s.lu", "R", "fd, xs1, rm", "FCvt", "fcvt s.lu", opcode=OP_FP, funct7=0b1101000, rs2=3),
-    _("fmv.x.w", "R", "xd, fs1", "FCvt", "fmv x.w", opcode=OP_FP, funct7=0b1110000, rs2=0, funct3=0),
-    _("fmv.w.x", "R", "fd, xs1", "FCvt", "fmv w.x", opcode=OP_FP, funct7=0b1111000, rs2=0, funct3=0),
-    _("fmadd.s", "R4", "fd, fs1, fs2, fs3, rm", "FPU", "fma madd", opcode=MADD, fmt=0),
-    _("fmsub.s", "R4", "fd, fs1, fs2, fs3, rm", "FPU", "fma msub", opcode=MSUB, fmt=0),
-    _("fnmsub.s", "R4", "fd, fs1, fs2, fs3, rm", "FPU", "fma nmsub", opcode=NMSUB, fmt=0),
-    _("fnmadd.s", "R4", "fd, fs1, fs2, fs3, rm", "FPU", "fma nmadd", opcode=NMADD, fmt=0),
-]
+# RV64F and RV64D: one list of operations, expanded per format (a TableGen multiclass over the S and D register
+# formats; riscv-opcodes' rv_f and rv_d files side by side). Each OP-FP row names its funct7 for fmt=00; the
+# format's fmt goes in funct7[1:0] (in bits 26:25 of the fused multiply-adds).
+@dataclasses.dataclass(frozen=True)
+class FloatFormat:
+    letter: str                         # mnemonic suffix: fadd.s / fadd.d
+    fmt: int                            # the fmt field
+    width: str                          # memory and raw-move width: flw / fld, fmv.x.w / fmv.x.d
+    funct3: int                         # the load's and the store's width field
+    precision: int                      # significand bits: a conversion from at most this many bits is exact
+    timing: Tuple[str, str]             # timing classes of arithmetic, and of divide and square root
+    families: Dict[str, str]            # semantics family of each kind of operation (one mtiasim function each)
+    narrower: Tuple["FloatFormat", ...] = ()  # formats it converts to and from (fcvt.s.d, fcvt.d.s)
+    fclass: bool = False                # has fclass (the subset has fclass.d only)
 
-# RV64D: funct7 = the F row's with fmt (bits 26:25) = 01; conversions between s and d select by rs2
-RV64D = [
-    _("fld", "I", "fd, mem", "Load", "fload d", opcode=LOAD_FP, funct3=0b011),
-    _("fsd", "S", "fs2, smem", "Store", "fstore d", opcode=STORE_FP, funct3=0b011),
-    _("fadd.d", "R", "fd, fs1, fs2, rm", "DPU", "dpu add", opcode=OP_FP, funct7=0b0000001),
-    _("fsub.d", "R", "fd, fs1, fs2, rm", "DPU", "dpu sub", opcode=OP_FP, funct7=0b0000101),
-    _("fmul.d", "R", "fd, fs1, fs2, rm", "DPU", "dpu mul", opcode=OP_FP, funct7=0b0001001),
-    _("fdiv.d", "R", "fd, fs1, fs2, rm", "DDiv", "dpu div", opcode=OP_FP, funct7=0b0001101),
-    _("fsqrt.d", "R", "fd, fs1, rm", "DDiv", "dsqrt sqrt", opcode=OP_FP, funct7=0b0101101, rs2=0),
-    _("fsgnj.d", "R", "fd, fs1, fs2", "DPU", "dpu sgnj", opcode=OP_FP, funct7=0b0010001, funct3=0b000),
-    _("fsgnjn.d", "R", "fd, fs1, fs2", "DPU", "dpu sgnjn", opcode=OP_FP, funct7=0b0010001, funct3=0b001),
-    _("fsgnjx.d", "R", "fd, fs1, fs2", "DPU", "dpu sgnjx", opcode=OP_FP, funct7=0b0010001, funct3=0b010),
-    _("fmin.d", "R", "fd, fs1, fs2", "DPU", "dpu min", opcode=OP_FP, funct7=0b0010101, funct3=0b000),
-    _("fmax.d", "R", "fd, fs1, fs2", "DPU", "dpu max", opcode=OP_FP, funct7=0b0010101, funct3=0b001),
-    _("feq.d", "R", "xd, fs1, fs2", "DPU", "dcmp eq", opcode=OP_FP, funct7=0b1010001, funct3=0b010),
-    _("flt.d", "R", "xd, fs1, fs2", "DPU", "dcmp lt", opcode=OP_FP, funct7=0b1010001, funct3=0b001),
-    _("fle.d", "R", "xd, fs1, fs2", "DPU", "dcmp le", opcode=OP_FP, funct7=0b1010001, funct3=0b000),
-    _("fclass.d", "R", "xd, fs1", "DPU", "fclass d", opcode=OP_FP, funct7=0b1110001, rs2=0, funct3=0b001),
-    _("fcvt.s.d", "R", "fd, fs1, rm", "FCvt", "dcvt s.d", opcode=OP_FP, funct7=0b0100000, rs2=1),
-    # exact conversions: no rounding-mode operand (GNU as writes rm = 000)
-    _("fcvt.d.s", "R", "fd, fs1", "FCvt", "dcvt d.s", opcode=OP_FP, funct7=0b0100001, rs2=0, funct3=0),
-    _("fcvt.w.d", "R", "xd, fs1, rm", "FCvt", "dcvt w.d", opcode=OP_FP, funct7=0b1100001, rs2=0),
-    _("fcvt.wu.d", "R", "xd, fs1, rm", "FCvt", "dcvt wu.d", opcode=OP_FP, funct7=0b1100001, rs2=1),
-    _("fcvt.l.d", "R", "xd, fs1, rm", "FCvt", "dcvt l.d", opcode=OP_FP, funct7=0b1100001, rs2=2),
-    _("fcvt.lu.d", "R", "xd, fs1, rm", "FCvt", "dcvt lu.d", opcode=OP_FP, funct7=0b1100001, rs2=3),
-    _("fcvt.d.w", "R", "fd, xs1", "FCvt", "dcvt d.w", opcode=OP_FP, funct7=0b1101001, rs2=0, funct3=0),
-    _("fcvt.d.wu", "R", "fd, xs1", "FCvt", "dcvt d.wu", opcode=OP_FP, funct7=0b1101001, rs2=1, funct3=0),
-    _("fcvt.d.l", "R", "fd, xs1, rm", "FCvt", "dcvt d.l", opcode=OP_FP, funct7=0b1101001, rs2=2),
-    _("fcvt.d.lu", "R", "fd, xs1, rm", "FCvt", "dcvt d.lu", opcode=OP_FP, funct7=0b1101001, rs2=3),
-    _("fmv.x.d", "R", "xd, fs1", "FCvt", "dmv x.d", opcode=OP_FP, funct7=0b1110001, rs2=0, funct3=0),
-    _("fmv.d.x", "R", "fd, xs1", "FCvt", "dmv d.x", opcode=OP_FP, funct7=0b1111001, rs2=0, funct3=0),
-    _("fmadd.d", "R4", "fd, fs1, fs2, fs3, rm", "DPU", "dfma madd", opcode=MADD, fmt=1),
-    _("fmsub.d", "R4", "fd, fs1, fs2, fs3, rm", "DPU", "dfma msub", opcode=MSUB, fmt=1),
-    _("fnmsub.d", "R4", "fd, fs1, fs2, fs3, rm", "DPU", "dfma nmsub", opcode=NMSUB, fmt=1),
-    _("fnmadd.d", "R4", "fd, fs1, fs2, fs3, rm", "DPU", "dfma nmadd", opcode=NMADD, fmt=1),
-]
+
+SINGLE = FloatFormat("s", 0b00, "w", 0b010, 24, ("FPU", "FDiv"),
+                     dict(arith="fpu", sqrt="fsqrt", cmp="fcmp", cvt="fcvt", mv="fmv", fma="fma"))
+DOUBLE = FloatFormat("d", 0b01, "d", 0b011, 53, ("DPU", "DDiv"),
+                     dict(arith="dpu", sqrt="dsqrt", cmp="dcmp", cvt="dcvt", mv="dmv", fma="dfma"),
+                     narrower=(SINGLE,), fclass=True)
+_INTS = (("w", 32), ("wu", 32), ("l", 64), ("lu", 64))    # the integer side of fcvt, selected by rs2 = 0..3
+
+
+def _float_rows(f: FloatFormat) -> List[Row]:
+    s, w, fam = f.letter, f.width, f.families
+    arith, div = f.timing
+
+    def opfp(name, operands, timing, sem, funct7, fmt=f.fmt, **fixed) -> Row:
+        return _(name, "R", operands, timing, sem, opcode=OP_FP, funct7=funct7 | fmt, **fixed)
+
+    def cvt(name, operands, exact, funct7, fmt, rs2) -> Row:
+        sem = f"{fam['cvt']} {name[len('fcvt.'):]}"
+        if exact:     # every source value is representable: no rounding-mode operand (GNU as writes rm = 000)
+            return opfp(name, operands, "FCvt", sem, funct7, fmt, rs2=rs2, funct3=0)
+        return opfp(name, operands + ", rm", "FCvt", sem, funct7, fmt, rs2=rs2)
+
+    rows = [
+        _(f"fl{w}", "I", "fd, mem", "Load", f"fload {w}", opcode=LOAD_FP, funct3=f.funct3),
+        _(f"fs{w}", "S", "fs2, smem", "Store", f"fstore {w}", opcode=STORE_FP, funct3=f.funct3),
+        *[opfp(f"f{op}.{s}", "fd, fs1, fs2, rm", div if op == "div" else arith, f"{fam['arith']} {op}", funct7)
+          for op, funct7 in (("add", 0b0000000), ("sub", 0b0000100), ("mul", 0b0001000), ("div", 0b0001100))],
+        opfp(f"fsqrt.{s}", "fd, fs1, rm", div, f"{fam['sqrt']} sqrt", 0b0101100, rs2=0),
+        *[opfp(f"f{op}.{s}", "fd, fs1, fs2", arith, f"{fam['arith']} {op}", funct7, funct3=funct3)
+          for op, funct7, funct3 in (("sgnj", 0b0010000, 0b000), ("sgnjn", 0b0010000, 0b001),
+                                     ("sgnjx", 0b0010000, 0b010), ("min", 0b0010100, 0b000),
+                                     ("max", 0b0010100, 0b001))],
+        *[opfp(f"f{op}.{s}", "xd, fs1, fs2", arith, f"{fam['cmp']} {op}", 0b1010000, funct3=funct3)
+          for op, funct3 in (("eq", 0b010), ("lt", 0b001), ("le", 0b000))],
+    ]
+    if f.fclass:
+        rows.append(opfp(f"fclass.{s}", "xd, fs1", arith, f"fclass {s}", 0b1110000, rs2=0, funct3=0b001))
+    for n in f.narrower:     # narrowing rounds, widening is exact
+        rows.append(cvt(f"fcvt.{n.letter}.{s}", "fd, fs1", False, 0b0100000, n.fmt, rs2=f.fmt))
+        rows.append(cvt(f"fcvt.{s}.{n.letter}", "fd, fs1", True, 0b0100000, f.fmt, rs2=n.fmt))
+    rows += [cvt(f"fcvt.{i}.{s}", "xd, fs1", False, 0b1100000, f.fmt, rs2) for rs2, (i, _bits) in enumerate(_INTS)]
+    rows += [cvt(f"fcvt.{s}.{i}", "fd, xs1", bits <= f.precision, 0b1101000, f.fmt, rs2)
+             for rs2, (i, bits) in enumerate(_INTS)]
+    rows += [opfp(f"fmv.x.{w}", "xd, fs1", "FCvt", f"{fam['mv']} x.{w}", 0b1110000, rs2=0, funct3=0),
+             opfp(f"fmv.{w}.x", "fd, xs1", "FCvt", f"{fam['mv']} {w}.x", 0b1111000, rs2=0, funct3=0)]
+    rows += [_(f"f{op}.{s}", "R4", "fd, fs1, fs2, fs3, rm", arith, f"{fam['fma']} {op}", opcode=opcode, fmt=f.fmt)
+             for op, opcode in (("madd", MADD), ("msub", MSUB), ("nmsub", NMSUB), ("nmadd", NMADD))]
+    return rows
+
+
+RV64F = _float_rows(SINGLE)
+RV64D = _float_rows(DOUBLE)
 
 # Vector arithmetic "multiclass": form -> (mnemonic suffix, format, operands)
 _VFORMS = {
