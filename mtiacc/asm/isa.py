@@ -5,6 +5,12 @@ One row per instruction: mnemonic, format, operands (assembly order, by operand-
 ``"family op"`` (mtiasim has one function per family; the op selects the operation) and the fixed fields.
 A format supplies default fixed fields (the vector ones fix opcode and funct3) and the unit.
 
+Two more columns say what an instruction reads and writes, for the register allocator, the scheduler and
+mtiasim's timing model: the **access** of each operand (``r``, ``w``, ``rw``; by default the operand kind's: ``xd``
+is written, ``xs1`` and a memory operand's base are read; a row states an exception after a colon, ``"xd:r"``), and
+its **effects** on state no operand names (:data:`EFFECTS`: memory, DMA, vl/vtype, control flow, output; by default
+from the timing class and unit, a row adds the rest with ``effects=``).
+
 Everything else is derived: ``match``/``mask`` (from the fixed fields), the encoder and decoder
 (:mod:`mtiacc.asm.encoding`), the assembler and disassembler, ``docs/isa.md`` and mtiasim's dispatch.
 :func:`check_table` (run at import) verifies that every row covers its 32 bits exactly once with fixed fields and
@@ -17,7 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 from .operands import KINDS, Kind
 
@@ -62,6 +68,23 @@ TIMING_CLASSES = ("IntALU", "IntMul", "IntDiv", "Branch", "Jump", "Load", "Store
                   "VSet", "VALU", "VMul", "VDiv", "VFALU", "VFDiv", "VMask", "VPerm", "VRed", "VLoad", "VStore",
                   "Custom", "DMA")
 UNITS = ("scalar", "vector", "dma", "custom")
+ACCESS = ("", "r", "w", "rw")
+
+# Effects beyond the operands (LLVM's mayLoad, mayStore, hasSideEffects, Uses = [VL, VTYPE] ...).
+EFFECTS = {
+    "load": "reads local memory",
+    "store": "writes local memory",
+    "dma": "issues DMA transfers or waits for them (kept in order with each other and with memory accesses)",
+    "io": "prints, or stops the run (debugging)",
+    "vtype": "reads vl and vtype",
+    "setvl": "writes vl and vtype",
+    "branch": "jumps to its target when the condition holds",
+    "jump": "jumps",
+    "trap": "enters the environment",
+}
+# the effects a timing class implies; every vector-unit instruction but vsetvli also reads vl and vtype
+_TIMING_EFFECTS = {"Load": "load", "VLoad": "load", "Store": "store", "VStore": "store", "Branch": "branch",
+                   "Jump": "jump", "VSet": "setvl", "System": "trap"}
 
 # family -> its ops (the simulator implements one function per family)
 SEM_FAMILIES: Dict[str, Tuple[str, ...]] = {
@@ -121,10 +144,11 @@ class Row:
     fixed: Tuple[Tuple[str, int], ...]
     unit: Optional[str] = None
     overlaps: Tuple[str, ...] = ()
+    effects: str = ""        # effects beyond those of the timing class and unit, space-separated
 
 
-def _(name, fmt, operands, timing, sem, /, unit=None, overlaps=(), **fixed) -> Row:
-    return Row(name, fmt, operands, timing, sem, tuple(fixed.items()), unit, tuple(overlaps))
+def _(name, fmt, operands, timing, sem, /, unit=None, overlaps=(), effects="", **fixed) -> Row:
+    return Row(name, fmt, operands, timing, sem, tuple(fixed.items()), unit, tuple(overlaps), effects)
 
 
 RV64I = [
@@ -269,7 +293,8 @@ _VFORMS = {
     "ivi": (".vi", "OPIVI", "vd, vs2, simm5, vm"), "ivu": (".vi", "OPIVI", "vd, vs2, uimm5, vm"),
     "mvv": (".vv", "OPMVV", "vd, vs2, vs1, vm"), "mvx": (".vx", "OPMVX", "vd, vs2, xs1, vm"),
     "fvv": (".vv", "OPFVV", "vd, vs2, vs1, vm"), "fvf": (".vf", "OPFVF", "vd, vs2, fs1, vm"),
-    "fmavv": (".vv", "OPFVV", "vd, vs1, vs2, vm"), "fmavf": (".vf", "OPFVF", "vd, fs1, vs2, vm"),
+    # the multiply-adds accumulate into vd: it is read as well as written
+    "fmavv": (".vv", "OPFVV", "vd:rw, vs1, vs2, vm"), "fmavf": (".vf", "OPFVF", "vd:rw, fs1, vs2, vm"),
     "mvs": (".vs", "OPMVV", "vd, vs2, vs1, vm"), "fvs": (".vs", "OPFVV", "vd, vs2, vs1, vm"),
     "mm": (".mm", "OPMVV", "vd, vs2, vs1"),
 }
@@ -410,18 +435,22 @@ RVV = [
 ]
 
 MTIA = [
-    _("mtia.dma.in", "R", "xd, xs1, xs2", "DMA", "dma in", unit="dma", opcode=CUSTOM_0, funct3=0, funct7=0),
-    _("mtia.dma.out", "R", "xd, xs1, xs2", "DMA", "dma out", unit="dma", opcode=CUSTOM_0, funct3=0, funct7=1),
-    _("mtia.dma.wait", "I", "", "DMA", "dma_wait wait", unit="dma", opcode=CUSTOM_0, funct3=1, rd=0, rs1=0,
-      imm12=0),
+    # DMA: rd is the destination address, read (not written) like rs1 (source) and rs2 (bytes)
+    _("mtia.dma.in", "R", "xd:r, xs1, xs2", "DMA", "dma in", unit="dma", effects="dma store", opcode=CUSTOM_0,
+      funct3=0, funct7=0),
+    _("mtia.dma.out", "R", "xd:r, xs1, xs2", "DMA", "dma out", unit="dma", effects="dma load", opcode=CUSTOM_0,
+      funct3=0, funct7=1),
+    _("mtia.dma.wait", "I", "", "DMA", "dma_wait wait", unit="dma", effects="dma", opcode=CUSTOM_0, funct3=1,
+      rd=0, rs1=0, imm12=0),
     _("mtia.pid", "I", "xd, axis", "Custom", "pid pid", unit="custom", opcode=CUSTOM_0, funct3=2, rs1=0),
     _("mtia.nprogs", "I", "xd, axis", "Custom", "nprogs nprogs", unit="custom", opcode=CUSTOM_0, funct3=3, rs1=0),
     # debugging: imm indexes meta["strings"]; x[rs1] is the local address of a table of 8-byte value addresses
-    _("mtia.print", "I", "xs1, simm12", "Custom", "debug print", unit="custom", opcode=CUSTOM_0, funct3=4, rd=0),
-    _("mtia.assert", "I", "xs1, simm12", "Custom", "debug assert", unit="custom", opcode=CUSTOM_0, funct3=5,
-      rd=0),
-    _("mtia.flush", "I", "", "Custom", "debug flush", unit="custom", opcode=CUSTOM_0, funct3=6, rd=0, rs1=0,
-      imm12=0),
+    _("mtia.print", "I", "xs1, simm12", "Custom", "debug print", unit="custom", effects="io load",
+      opcode=CUSTOM_0, funct3=4, rd=0),
+    _("mtia.assert", "I", "xs1, simm12", "Custom", "debug assert", unit="custom", effects="io load",
+      opcode=CUSTOM_0, funct3=5, rd=0),
+    _("mtia.flush", "I", "", "Custom", "debug flush", unit="custom", effects="io", opcode=CUSTOM_0, funct3=6,
+      rd=0, rs1=0, imm12=0),
 ]
 
 EXTENSIONS = [("RV64I", "RV64I base integer", RV64I), ("M", "M: integer multiply and divide", RV64M),
@@ -450,6 +479,19 @@ class InstrSpec:
     match: int
     mask: int
     overlaps: Tuple[str, ...] = ()
+    access: Tuple[str, ...] = ()         # per operand: "r", "w", "rw" or "" (no register)
+    effects: FrozenSet[str] = frozenset()  # names from EFFECTS
+
+    @functools.cached_property
+    def register_operands(self) -> Tuple[Tuple[str, Optional[str], str], ...]:
+        """``(file, attribute, access)`` of each register an operand names, in operand order; the attribute is
+        None for the fixed ``v0`` of the merges. ``vm`` is left out: it reads v0 only when the decoded vm is 0."""
+        return register_operands(self.operands, self.access)
+
+    @property
+    def links(self) -> bool:
+        """Whether the instruction writes a register (a ``jal``/``jalr`` that does is a call, not a jump)."""
+        return any("w" in a for a in self.access)
 
     @property
     def attrs(self) -> Tuple[str, ...]:
@@ -482,6 +524,22 @@ class TableError(Exception):
     """The table itself is inconsistent (a bug in this file, caught at import)."""
 
 
+def register_operands(kinds: Sequence[Kind], access: Sequence[str]) -> Tuple[Tuple[str, Optional[str], str], ...]:
+    out = []
+    for kind, acc in zip(kinds, access):
+        if kind is KINDS["v0"]:
+            out.append(("v", None, acc))
+        elif kind is not KINDS["vm"]:
+            out.extend((cls, attr, acc) for attr, cls in kind.reg_classes().items())
+    return tuple(out)
+
+
+def _operand(text: str) -> Tuple[str, Optional[str]]:
+    """``"xd:r"`` -> ``("xd", "r")``; ``"xd"`` -> ``("xd", None)`` (the kind's access)."""
+    name, _sep, access = text.partition(":")
+    return name.strip(), access.strip() if _sep else None
+
+
 def _field_mask(hi: int, lo: int) -> int:
     return ((1 << (hi - lo + 1)) - 1) << lo
 
@@ -503,15 +561,24 @@ def _build(ext: str, row: Row) -> InstrSpec:
             raise TableError(f"{row.name}: value {value} does not fit fixed field {fname}")
         match |= value << lo
         mask |= fm
-    names = tuple(n.strip() for n in row.operands.split(",") if n.strip())
-    for n in names:
+    ops = [_operand(n) for n in row.operands.split(",") if n.strip()]
+    for n, acc in ops:
         if n not in KINDS:
             raise TableError(f"{row.name}: unknown operand kind {n}")
+        if acc is not None and (acc not in ACCESS or not KINDS[n].access):
+            raise TableError(f"{row.name}: operand {n} cannot have access '{acc}'")
+    names = tuple(n for n, _acc in ops)
+    access = tuple(KINDS[n].access if acc is None else acc for n, acc in ops)
+    unit = row.unit or unit
+    effects = set(row.effects.split())
+    effects.update(_TIMING_EFFECTS.get(row.timing, "").split())
+    if unit == "vector" and "setvl" not in effects:
+        effects.add("vtype")
     family, _sep, op = row.sem.partition(" ")
     return InstrSpec(name=row.name, format=row.fmt, extension=ext, fixed=tuple(fixed.items()),
                      operands=tuple(KINDS[n] for n in names), operand_names=names, timing=row.timing,
-                     unit=row.unit or unit, sem_family=family, sem_op=op, match=match, mask=mask,
-                     overlaps=row.overlaps)
+                     unit=unit, sem_family=family, sem_op=op, match=match, mask=mask,
+                     overlaps=row.overlaps, access=access, effects=frozenset(effects))
 
 
 INSTRUCTIONS: List[InstrSpec] = [_build(ext, row) for ext, _title, rows in EXTENSIONS for row in rows]
@@ -531,6 +598,8 @@ def check_table(specs: List[InstrSpec] = INSTRUCTIONS) -> None:
             raise TableError(f"{s.name}: unknown unit {s.unit}")
         if s.sem_op not in SEM_FAMILIES.get(s.sem_family, ()):
             raise TableError(f"{s.name}: unknown semantics {s.sem_family} {s.sem_op}")
+        if not s.effects <= EFFECTS.keys():
+            raise TableError(f"{s.name}: unknown effects {' '.join(sorted(s.effects - EFFECTS.keys()))}")
         covered = s.mask
         attrs = set()
         for kind in s.operands:
