@@ -36,18 +36,12 @@ class Target:
 
 
 @functools.lru_cache(maxsize=None)
-def instruction_info(mnemonic: str, nargs: int) -> Optional[Tuple[Tuple[str, ...], str, str]]:
-    """``(operand kind names, timing class, semantics family)`` of a mnemonic or pseudo-instruction
-    with ``nargs`` operands, from the ISA table (pseudos take their base instruction's class), or None."""
-    from mtiacc.asm.isa import BY_NAME
-    from mtiacc.asm.pseudo import BY_PSEUDO_NAME
-    for ps in BY_PSEUDO_NAME.get(mnemonic, ()):
-        if len(ps.operand_names) == nargs or mnemonic == "li":
-            return tuple(ps.operand_names), ps.base.timing, ps.base.sem_family
-    spec = BY_NAME.get(mnemonic)
-    if spec is None:
-        return None
-    return tuple(spec.operand_names), spec.timing, spec.sem_family
+def instruction_info(mnemonic: str, nargs: int):
+    """The ISA table's row for a mnemonic or pseudo-instruction with ``nargs`` operands, or None: its
+    ``operand_names``, ``access`` (per operand), ``effects``, ``links``, ``timing`` and ``sem_family`` (a pseudo
+    has its base instruction's timing class and effects)."""
+    from mtiacc.asm.pseudo import lookup
+    return lookup(mnemonic, nargs)
 
 
 def _from_yaml(text: str, origin: str) -> Target:

@@ -36,7 +36,6 @@ _FLOP_OPS = {"add", "sub", "rsub", "mul", "div", "rdiv", "min", "max"}
 _SCALAR_MEM = {"load": {"b": 1, "bu": 1, "h": 2, "hu": 2, "w": 4, "wu": 4, "d": 8},
                "store": {"b": 1, "h": 2, "w": 4, "d": 8}, "fload": {"w": 4}, "fstore": {"w": 4}}
 _FLOAT_FAMILIES = ("vfalu", "vfma", "vfcmp", "vfunary", "vfred")
-_VECTOR_MEM = ("vload", "vstore", "vload_strided", "vstore_strided", "vload_indexed", "vstore_indexed")
 
 
 def flops_per_element(d) -> int:
@@ -192,7 +191,7 @@ class TimingModel:
         # float arithmetic at SEW=64 runs at a fraction of the datapath's width (fp64_slowdown, from the YAML)
         dp64 = dp // max(self.cfg.fp64_slowdown, 1) if fam in _FLOAT_FAMILIES else dp
         fl = flops_per_element(d) if vector else 0
-        mem = vector and fam in _VECTOR_MEM
+        mem = vector and bool(d.spec.effects & {"load", "store"})    # the vector loads and stores (ISA table)
         two_dp = 2.0 * dp
 
         def tm(g):

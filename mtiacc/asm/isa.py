@@ -5,18 +5,25 @@ One row per instruction: mnemonic, format, operands (assembly order, by operand-
 ``"family op"`` (mtiasim has one function per family; the op selects the operation) and the fixed fields.
 A format supplies default fixed fields (the vector ones fix opcode and funct3) and the unit.
 
+Two more columns say what an instruction reads and writes, for the register allocator, the scheduler and
+mtiasim's timing model: the **access** of each operand (``r``, ``w``, ``rw``; by default the operand kind's: ``xd``
+is written, ``xs1`` and a memory operand's base are read; a row states an exception after a colon, ``"xd:r"``), and
+its **effects** on state no operand names (:data:`EFFECTS`: memory, DMA, vl/vtype, control flow, output; by default
+from the timing class and unit, a row adds the rest with ``effects=``).
+
 Everything else is derived: ``match``/``mask`` (from the fixed fields), the encoder and decoder
 (:mod:`mtiacc.asm.encoding`), the assembler and disassembler, ``docs/isa.md`` and mtiasim's dispatch.
 :func:`check_table` (run at import) verifies that every row covers its 32 bits exactly once with fixed fields and
 operand fields and that no two rows overlap unless both name each other in ``overlaps``.
 
-Vector rows are written one line per operation with its forms (``.vv .vx .vi`` ...), like TableGen multiclasses.
+Vector rows are written one line per operation with its forms (``.vv .vx .vi`` ...), and the F and D rows come
+from one list of floating-point operations expanded per format (:func:`_float_rows`), like TableGen multiclasses.
 """
 from __future__ import annotations
 
 import dataclasses
 import functools
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 from .operands import KINDS, Kind
 
@@ -61,6 +68,23 @@ TIMING_CLASSES = ("IntALU", "IntMul", "IntDiv", "Branch", "Jump", "Load", "Store
                   "VSet", "VALU", "VMul", "VDiv", "VFALU", "VFDiv", "VMask", "VPerm", "VRed", "VLoad", "VStore",
                   "Custom", "DMA")
 UNITS = ("scalar", "vector", "dma", "custom")
+ACCESS = ("", "r", "w", "rw")
+
+# Effects beyond the operands (LLVM's mayLoad, mayStore, hasSideEffects, Uses = [VL, VTYPE] ...).
+EFFECTS = {
+    "load": "reads local memory",
+    "store": "writes local memory",
+    "dma": "issues DMA transfers or waits for them (kept in order with each other and with memory accesses)",
+    "io": "prints, or stops the run (debugging)",
+    "vtype": "reads vl and vtype",
+    "setvl": "writes vl and vtype",
+    "branch": "jumps to its target when the condition holds",
+    "jump": "jumps",
+    "trap": "enters the environment",
+}
+# the effects a timing class implies; every vector-unit instruction but vsetvli also reads vl and vtype
+_TIMING_EFFECTS = {"Load": "load", "VLoad": "load", "Store": "store", "VStore": "store", "Branch": "branch",
+                   "Jump": "jump", "VSet": "setvl", "System": "trap"}
 
 # family -> its ops (the simulator implements one function per family)
 SEM_FAMILIES: Dict[str, Tuple[str, ...]] = {
@@ -120,10 +144,11 @@ class Row:
     fixed: Tuple[Tuple[str, int], ...]
     unit: Optional[str] = None
     overlaps: Tuple[str, ...] = ()
+    effects: str = ""        # effects beyond those of the timing class and unit, space-separated
 
 
-def _(name, fmt, operands, timing, sem, /, unit=None, overlaps=(), **fixed) -> Row:
-    return Row(name, fmt, operands, timing, sem, tuple(fixed.items()), unit, tuple(overlaps))
+def _(name, fmt, operands, timing, sem, /, unit=None, overlaps=(), effects="", **fixed) -> Row:
+    return Row(name, fmt, operands, timing, sem, tuple(fixed.items()), unit, tuple(overlaps), effects)
 
 
 RV64I = [
@@ -194,74 +219,73 @@ RV64M = [
     ]
 ]
 
-RV64F = [
-    _("flw", "I", "fd, mem", "Load", "fload w", opcode=LOAD_FP, funct3=0b010),
-    _("fsw", "S", "fs2, smem", "Store", "fstore w", opcode=STORE_FP, funct3=0b010),
-    _("fadd.s", "R", "fd, fs1, fs2, rm", "FPU", "fpu add", opcode=OP_FP, funct7=0b0000000),
-    _("fsub.s", "R", "fd, fs1, fs2, rm", "FPU", "fpu sub", opcode=OP_FP, funct7=0b0000100),
-    _("fmul.s", "R", "fd, fs1, fs2, rm", "FPU", "fpu mul", opcode=OP_FP, funct7=0b0001000),
-    _("fdiv.s", "R", "fd, fs1, fs2, rm", "FDiv", "fpu div", opcode=OP_FP, funct7=0b0001100),
-    _("fsqrt.s", "R", "fd, fs1, rm", "FDiv", "fsqrt sqrt", opcode=OP_FP, funct7=0b0101100, rs2=0),
-    _("fsgnj.s", "R", "fd, fs1, fs2", "FPU", "fpu sgnj", opcode=OP_FP, funct7=0b0010000, funct3=0b000),
-    _("fsgnjn.s", "R", "fd, fs1, fs2", "FPU", "fpu sgnjn", opcode=OP_FP, funct7=0b0010000, funct3=0b001),
-    _("fsgnjx.s", "R", "fd, fs1, fs2", "FPU", "fpu sgnjx", opcode=OP_FP, funct7=0b0010000, funct3=0b010),
-    _("fmin.s", "R", "fd, fs1, fs2", "FPU", "fpu min", opcode=OP_FP, funct7=0b0010100, funct3=0b000),
-    _("fmax.s", "R", "fd, fs1, fs2", "FPU", "fpu max", opcode=OP_FP, funct7=0b0010100, funct3=0b001),
-    _("feq.s", "R", "xd, fs1, fs2", "FPU", "fcmp eq", opcode=OP_FP, funct7=0b1010000, funct3=0b010),
-    _("flt.s", "R", "xd, fs1, fs2", "FPU", "fcmp lt", opcode=OP_FP, funct7=0b1010000, funct3=0b001),
-    _("fle.s", "R", "xd, fs1, fs2", "FPU", "fcmp le", opcode=OP_FP, funct7=0b1010000, funct3=0b000),
-    _("fcvt.w.s", "R", "xd, fs1, rm", "FCvt", "fcvt w.s", opcode=OP_FP, funct7=0b1100000, rs2=0),
-    _("fcvt.wu.s", "R", "xd, fs1, rm", "FCvt", "fcvt wu.s", opcode=OP_FP, funct7=0b1100000, rs2=1),
-    _("fcvt.l.s", "R", "xd, fs1, rm", "FCvt", "fcvt l.s", opcode=OP_FP, funct7=0b1100000, rs2=2),
-    _("fcvt.lu.s", "R", "xd, fs1, rm", "FCvt", "fcvt lu.s", opcode=OP_FP, funct7=0b1100000, rs2=3),
-    _("fcvt.s.w", "R", "fd, xs1, rm", "FCvt", "fcvt s.w", opcode=OP_FP, funct7=0b1101000, rs2=0),
-    _("fcvt.s.wu", "R", "fd, xs1, rm", "FCvt", "fcvt s.wu", opcode=OP_FP, funct7=0b1101000, rs2=1),
-    _("fcvt.s.l", "R", "fd, xs1, rm", "FCvt", "fcvt s.l", opcode=OP_FP, funct7=0b1101000, rs2=2),
-    _("fcvt.s.lu", "R", "fd, xs1, rm", "FCvt", "fcvt s.lu", opcode=OP_FP, funct7=0b1101000, rs2=3),
-    _("fmv.x.w", "R", "xd, fs1", "FCvt", "fmv x.w", opcode=OP_FP, funct7=0b1110000, rs2=0, funct3=0),
-    _("fmv.w.x", "R", "fd, xs1", "FCvt", "fmv w.x", opcode=OP_FP, funct7=0b1111000, rs2=0, funct3=0),
-    _("fmadd.s", "R4", "fd, fs1, fs2, fs3, rm", "FPU", "fma madd", opcode=MADD, fmt=0),
-    _("fmsub.s", "R4", "fd, fs1, fs2, fs3, rm", "FPU", "fma msub", opcode=MSUB, fmt=0),
-    _("fnmsub.s", "R4", "fd, fs1, fs2, fs3, rm", "FPU", "fma nmsub", opcode=NMSUB, fmt=0),
-    _("fnmadd.s", "R4", "fd, fs1, fs2, fs3, rm", "FPU", "fma nmadd", opcode=NMADD, fmt=0),
-]
+# RV64F and RV64D: one list of operations, expanded per format (a TableGen multiclass over the S and D register
+# formats; riscv-opcodes' rv_f and rv_d files side by side). Each OP-FP row names its funct7 for fmt=00; the
+# format's fmt goes in funct7[1:0] (in bits 26:25 of the fused multiply-adds).
+@dataclasses.dataclass(frozen=True)
+class FloatFormat:
+    letter: str                         # mnemonic suffix: fadd.s / fadd.d
+    fmt: int                            # the fmt field
+    width: str                          # memory and raw-move width: flw / fld, fmv.x.w / fmv.x.d
+    funct3: int                         # the load's and the store's width field
+    precision: int                      # significand bits: a conversion from at most this many bits is exact
+    timing: Tuple[str, str]             # timing classes of arithmetic, and of divide and square root
+    families: Dict[str, str]            # semantics family of each kind of operation (one mtiasim function each)
+    narrower: Tuple["FloatFormat", ...] = ()  # formats it converts to and from (fcvt.s.d, fcvt.d.s)
+    fclass: bool = False                # has fclass (the subset has fclass.d only)
 
-# RV64D: funct7 = the F row's with fmt (bits 26:25) = 01; conversions between s and d select by rs2
-RV64D = [
-    _("fld", "I", "fd, mem", "Load", "fload d", opcode=LOAD_FP, funct3=0b011),
-    _("fsd", "S", "fs2, smem", "Store", "fstore d", opcode=STORE_FP, funct3=0b011),
-    _("fadd.d", "R", "fd, fs1, fs2, rm", "DPU", "dpu add", opcode=OP_FP, funct7=0b0000001),
-    _("fsub.d", "R", "fd, fs1, fs2, rm", "DPU", "dpu sub", opcode=OP_FP, funct7=0b0000101),
-    _("fmul.d", "R", "fd, fs1, fs2, rm", "DPU", "dpu mul", opcode=OP_FP, funct7=0b0001001),
-    _("fdiv.d", "R", "fd, fs1, fs2, rm", "DDiv", "dpu div", opcode=OP_FP, funct7=0b0001101),
-    _("fsqrt.d", "R", "fd, fs1, rm", "DDiv", "dsqrt sqrt", opcode=OP_FP, funct7=0b0101101, rs2=0),
-    _("fsgnj.d", "R", "fd, fs1, fs2", "DPU", "dpu sgnj", opcode=OP_FP, funct7=0b0010001, funct3=0b000),
-    _("fsgnjn.d", "R", "fd, fs1, fs2", "DPU", "dpu sgnjn", opcode=OP_FP, funct7=0b0010001, funct3=0b001),
-    _("fsgnjx.d", "R", "fd, fs1, fs2", "DPU", "dpu sgnjx", opcode=OP_FP, funct7=0b0010001, funct3=0b010),
-    _("fmin.d", "R", "fd, fs1, fs2", "DPU", "dpu min", opcode=OP_FP, funct7=0b0010101, funct3=0b000),
-    _("fmax.d", "R", "fd, fs1, fs2", "DPU", "dpu max", opcode=OP_FP, funct7=0b0010101, funct3=0b001),
-    _("feq.d", "R", "xd, fs1, fs2", "DPU", "dcmp eq", opcode=OP_FP, funct7=0b1010001, funct3=0b010),
-    _("flt.d", "R", "xd, fs1, fs2", "DPU", "dcmp lt", opcode=OP_FP, funct7=0b1010001, funct3=0b001),
-    _("fle.d", "R", "xd, fs1, fs2", "DPU", "dcmp le", opcode=OP_FP, funct7=0b1010001, funct3=0b000),
-    _("fclass.d", "R", "xd, fs1", "DPU", "fclass d", opcode=OP_FP, funct7=0b1110001, rs2=0, funct3=0b001),
-    _("fcvt.s.d", "R", "fd, fs1, rm", "FCvt", "dcvt s.d", opcode=OP_FP, funct7=0b0100000, rs2=1),
-    # exact conversions: no rounding-mode operand (GNU as writes rm = 000)
-    _("fcvt.d.s", "R", "fd, fs1", "FCvt", "dcvt d.s", opcode=OP_FP, funct7=0b0100001, rs2=0, funct3=0),
-    _("fcvt.w.d", "R", "xd, fs1, rm", "FCvt", "dcvt w.d", opcode=OP_FP, funct7=0b1100001, rs2=0),
-    _("fcvt.wu.d", "R", "xd, fs1, rm", "FCvt", "dcvt wu.d", opcode=OP_FP, funct7=0b1100001, rs2=1),
-    _("fcvt.l.d", "R", "xd, fs1, rm", "FCvt", "dcvt l.d", opcode=OP_FP, funct7=0b1100001, rs2=2),
-    _("fcvt.lu.d", "R", "xd, fs1, rm", "FCvt", "dcvt lu.d", opcode=OP_FP, funct7=0b1100001, rs2=3),
-    _("fcvt.d.w", "R", "fd, xs1", "FCvt", "dcvt d.w", opcode=OP_FP, funct7=0b1101001, rs2=0, funct3=0),
-    _("fcvt.d.wu", "R", "fd, xs1", "FCvt", "dcvt d.wu", opcode=OP_FP, funct7=0b1101001, rs2=1, funct3=0),
-    _("fcvt.d.l", "R", "fd, xs1, rm", "FCvt", "dcvt d.l", opcode=OP_FP, funct7=0b1101001, rs2=2),
-    _("fcvt.d.lu", "R", "fd, xs1, rm", "FCvt", "dcvt d.lu", opcode=OP_FP, funct7=0b1101001, rs2=3),
-    _("fmv.x.d", "R", "xd, fs1", "FCvt", "dmv x.d", opcode=OP_FP, funct7=0b1110001, rs2=0, funct3=0),
-    _("fmv.d.x", "R", "fd, xs1", "FCvt", "dmv d.x", opcode=OP_FP, funct7=0b1111001, rs2=0, funct3=0),
-    _("fmadd.d", "R4", "fd, fs1, fs2, fs3, rm", "DPU", "dfma madd", opcode=MADD, fmt=1),
-    _("fmsub.d", "R4", "fd, fs1, fs2, fs3, rm", "DPU", "dfma msub", opcode=MSUB, fmt=1),
-    _("fnmsub.d", "R4", "fd, fs1, fs2, fs3, rm", "DPU", "dfma nmsub", opcode=NMSUB, fmt=1),
-    _("fnmadd.d", "R4", "fd, fs1, fs2, fs3, rm", "DPU", "dfma nmadd", opcode=NMADD, fmt=1),
-]
+
+SINGLE = FloatFormat("s", 0b00, "w", 0b010, 24, ("FPU", "FDiv"),
+                     dict(arith="fpu", sqrt="fsqrt", cmp="fcmp", cvt="fcvt", mv="fmv", fma="fma"))
+DOUBLE = FloatFormat("d", 0b01, "d", 0b011, 53, ("DPU", "DDiv"),
+                     dict(arith="dpu", sqrt="dsqrt", cmp="dcmp", cvt="dcvt", mv="dmv", fma="dfma"),
+                     narrower=(SINGLE,), fclass=True)
+_INTS = (("w", 32), ("wu", 32), ("l", 64), ("lu", 64))    # the integer side of fcvt, selected by rs2 = 0..3
+
+
+def _float_rows(f: FloatFormat) -> List[Row]:
+    s, w, fam = f.letter, f.width, f.families
+    arith, div = f.timing
+
+    def opfp(name, operands, timing, sem, funct7, fmt=f.fmt, **fixed) -> Row:
+        return _(name, "R", operands, timing, sem, opcode=OP_FP, funct7=funct7 | fmt, **fixed)
+
+    def cvt(name, operands, exact, funct7, fmt, rs2) -> Row:
+        sem = f"{fam['cvt']} {name[len('fcvt.'):]}"
+        if exact:     # every source value is representable: no rounding-mode operand (GNU as writes rm = 000)
+            return opfp(name, operands, "FCvt", sem, funct7, fmt, rs2=rs2, funct3=0)
+        return opfp(name, operands + ", rm", "FCvt", sem, funct7, fmt, rs2=rs2)
+
+    rows = [
+        _(f"fl{w}", "I", "fd, mem", "Load", f"fload {w}", opcode=LOAD_FP, funct3=f.funct3),
+        _(f"fs{w}", "S", "fs2, smem", "Store", f"fstore {w}", opcode=STORE_FP, funct3=f.funct3),
+        *[opfp(f"f{op}.{s}", "fd, fs1, fs2, rm", div if op == "div" else arith, f"{fam['arith']} {op}", funct7)
+          for op, funct7 in (("add", 0b0000000), ("sub", 0b0000100), ("mul", 0b0001000), ("div", 0b0001100))],
+        opfp(f"fsqrt.{s}", "fd, fs1, rm", div, f"{fam['sqrt']} sqrt", 0b0101100, rs2=0),
+        *[opfp(f"f{op}.{s}", "fd, fs1, fs2", arith, f"{fam['arith']} {op}", funct7, funct3=funct3)
+          for op, funct7, funct3 in (("sgnj", 0b0010000, 0b000), ("sgnjn", 0b0010000, 0b001),
+                                     ("sgnjx", 0b0010000, 0b010), ("min", 0b0010100, 0b000),
+                                     ("max", 0b0010100, 0b001))],
+        *[opfp(f"f{op}.{s}", "xd, fs1, fs2", arith, f"{fam['cmp']} {op}", 0b1010000, funct3=funct3)
+          for op, funct3 in (("eq", 0b010), ("lt", 0b001), ("le", 0b000))],
+    ]
+    if f.fclass:
+        rows.append(opfp(f"fclass.{s}", "xd, fs1", arith, f"fclass {s}", 0b1110000, rs2=0, funct3=0b001))
+    for n in f.narrower:     # narrowing rounds, widening is exact
+        rows.append(cvt(f"fcvt.{n.letter}.{s}", "fd, fs1", False, 0b0100000, n.fmt, rs2=f.fmt))
+        rows.append(cvt(f"fcvt.{s}.{n.letter}", "fd, fs1", True, 0b0100000, f.fmt, rs2=n.fmt))
+    rows += [cvt(f"fcvt.{i}.{s}", "xd, fs1", False, 0b1100000, f.fmt, rs2) for rs2, (i, _bits) in enumerate(_INTS)]
+    rows += [cvt(f"fcvt.{s}.{i}", "fd, xs1", bits <= f.precision, 0b1101000, f.fmt, rs2)
+             for rs2, (i, bits) in enumerate(_INTS)]
+    rows += [opfp(f"fmv.x.{w}", "xd, fs1", "FCvt", f"{fam['mv']} x.{w}", 0b1110000, rs2=0, funct3=0),
+             opfp(f"fmv.{w}.x", "fd, xs1", "FCvt", f"{fam['mv']} {w}.x", 0b1111000, rs2=0, funct3=0)]
+    rows += [_(f"f{op}.{s}", "R4", "fd, fs1, fs2, fs3, rm", arith, f"{fam['fma']} {op}", opcode=opcode, fmt=f.fmt)
+             for op, opcode in (("madd", MADD), ("msub", MSUB), ("nmsub", NMSUB), ("nmadd", NMADD))]
+    return rows
+
+
+RV64F = _float_rows(SINGLE)
+RV64D = _float_rows(DOUBLE)
 
 # Vector arithmetic "multiclass": form -> (mnemonic suffix, format, operands)
 _VFORMS = {
@@ -269,7 +293,8 @@ _VFORMS = {
     "ivi": (".vi", "OPIVI", "vd, vs2, simm5, vm"), "ivu": (".vi", "OPIVI", "vd, vs2, uimm5, vm"),
     "mvv": (".vv", "OPMVV", "vd, vs2, vs1, vm"), "mvx": (".vx", "OPMVX", "vd, vs2, xs1, vm"),
     "fvv": (".vv", "OPFVV", "vd, vs2, vs1, vm"), "fvf": (".vf", "OPFVF", "vd, vs2, fs1, vm"),
-    "fmavv": (".vv", "OPFVV", "vd, vs1, vs2, vm"), "fmavf": (".vf", "OPFVF", "vd, fs1, vs2, vm"),
+    # the multiply-adds accumulate into vd: it is read as well as written
+    "fmavv": (".vv", "OPFVV", "vd:rw, vs1, vs2, vm"), "fmavf": (".vf", "OPFVF", "vd:rw, fs1, vs2, vm"),
     "mvs": (".vs", "OPMVV", "vd, vs2, vs1, vm"), "fvs": (".vs", "OPFVV", "vd, vs2, vs1, vm"),
     "mm": (".mm", "OPMVV", "vd, vs2, vs1"),
 }
@@ -410,18 +435,22 @@ RVV = [
 ]
 
 MTIA = [
-    _("mtia.dma.in", "R", "xd, xs1, xs2", "DMA", "dma in", unit="dma", opcode=CUSTOM_0, funct3=0, funct7=0),
-    _("mtia.dma.out", "R", "xd, xs1, xs2", "DMA", "dma out", unit="dma", opcode=CUSTOM_0, funct3=0, funct7=1),
-    _("mtia.dma.wait", "I", "", "DMA", "dma_wait wait", unit="dma", opcode=CUSTOM_0, funct3=1, rd=0, rs1=0,
-      imm12=0),
+    # DMA: rd is the destination address, read (not written) like rs1 (source) and rs2 (bytes)
+    _("mtia.dma.in", "R", "xd:r, xs1, xs2", "DMA", "dma in", unit="dma", effects="dma store", opcode=CUSTOM_0,
+      funct3=0, funct7=0),
+    _("mtia.dma.out", "R", "xd:r, xs1, xs2", "DMA", "dma out", unit="dma", effects="dma load", opcode=CUSTOM_0,
+      funct3=0, funct7=1),
+    _("mtia.dma.wait", "I", "", "DMA", "dma_wait wait", unit="dma", effects="dma", opcode=CUSTOM_0, funct3=1,
+      rd=0, rs1=0, imm12=0),
     _("mtia.pid", "I", "xd, axis", "Custom", "pid pid", unit="custom", opcode=CUSTOM_0, funct3=2, rs1=0),
     _("mtia.nprogs", "I", "xd, axis", "Custom", "nprogs nprogs", unit="custom", opcode=CUSTOM_0, funct3=3, rs1=0),
     # debugging: imm indexes meta["strings"]; x[rs1] is the local address of a table of 8-byte value addresses
-    _("mtia.print", "I", "xs1, simm12", "Custom", "debug print", unit="custom", opcode=CUSTOM_0, funct3=4, rd=0),
-    _("mtia.assert", "I", "xs1, simm12", "Custom", "debug assert", unit="custom", opcode=CUSTOM_0, funct3=5,
-      rd=0),
-    _("mtia.flush", "I", "", "Custom", "debug flush", unit="custom", opcode=CUSTOM_0, funct3=6, rd=0, rs1=0,
-      imm12=0),
+    _("mtia.print", "I", "xs1, simm12", "Custom", "debug print", unit="custom", effects="io load",
+      opcode=CUSTOM_0, funct3=4, rd=0),
+    _("mtia.assert", "I", "xs1, simm12", "Custom", "debug assert", unit="custom", effects="io load",
+      opcode=CUSTOM_0, funct3=5, rd=0),
+    _("mtia.flush", "I", "", "Custom", "debug flush", unit="custom", effects="io", opcode=CUSTOM_0, funct3=6,
+      rd=0, rs1=0, imm12=0),
 ]
 
 EXTENSIONS = [("RV64I", "RV64I base integer", RV64I), ("M", "M: integer multiply and divide", RV64M),
@@ -450,6 +479,19 @@ class InstrSpec:
     match: int
     mask: int
     overlaps: Tuple[str, ...] = ()
+    access: Tuple[str, ...] = ()         # per operand: "r", "w", "rw" or "" (no register)
+    effects: FrozenSet[str] = frozenset()  # names from EFFECTS
+
+    @functools.cached_property
+    def register_operands(self) -> Tuple[Tuple[str, Optional[str], str], ...]:
+        """``(file, attribute, access)`` of each register an operand names, in operand order; the attribute is
+        None for the fixed ``v0`` of the merges. ``vm`` is left out: it reads v0 only when the decoded vm is 0."""
+        return register_operands(self.operands, self.access)
+
+    @property
+    def links(self) -> bool:
+        """Whether the instruction writes a register (a ``jal``/``jalr`` that does is a call, not a jump)."""
+        return any("w" in a for a in self.access)
 
     @property
     def attrs(self) -> Tuple[str, ...]:
@@ -482,6 +524,22 @@ class TableError(Exception):
     """The table itself is inconsistent (a bug in this file, caught at import)."""
 
 
+def register_operands(kinds: Sequence[Kind], access: Sequence[str]) -> Tuple[Tuple[str, Optional[str], str], ...]:
+    out = []
+    for kind, acc in zip(kinds, access):
+        if kind is KINDS["v0"]:
+            out.append(("v", None, acc))
+        elif kind is not KINDS["vm"]:
+            out.extend((cls, attr, acc) for attr, cls in kind.reg_classes().items())
+    return tuple(out)
+
+
+def _operand(text: str) -> Tuple[str, Optional[str]]:
+    """``"xd:r"`` -> ``("xd", "r")``; ``"xd"`` -> ``("xd", None)`` (the kind's access)."""
+    name, _sep, access = text.partition(":")
+    return name.strip(), access.strip() if _sep else None
+
+
 def _field_mask(hi: int, lo: int) -> int:
     return ((1 << (hi - lo + 1)) - 1) << lo
 
@@ -503,15 +561,24 @@ def _build(ext: str, row: Row) -> InstrSpec:
             raise TableError(f"{row.name}: value {value} does not fit fixed field {fname}")
         match |= value << lo
         mask |= fm
-    names = tuple(n.strip() for n in row.operands.split(",") if n.strip())
-    for n in names:
+    ops = [_operand(n) for n in row.operands.split(",") if n.strip()]
+    for n, acc in ops:
         if n not in KINDS:
             raise TableError(f"{row.name}: unknown operand kind {n}")
+        if acc is not None and (acc not in ACCESS or not KINDS[n].access):
+            raise TableError(f"{row.name}: operand {n} cannot have access '{acc}'")
+    names = tuple(n for n, _acc in ops)
+    access = tuple(KINDS[n].access if acc is None else acc for n, acc in ops)
+    unit = row.unit or unit
+    effects = set(row.effects.split())
+    effects.update(_TIMING_EFFECTS.get(row.timing, "").split())
+    if unit == "vector" and "setvl" not in effects:
+        effects.add("vtype")
     family, _sep, op = row.sem.partition(" ")
     return InstrSpec(name=row.name, format=row.fmt, extension=ext, fixed=tuple(fixed.items()),
                      operands=tuple(KINDS[n] for n in names), operand_names=names, timing=row.timing,
-                     unit=row.unit or unit, sem_family=family, sem_op=op, match=match, mask=mask,
-                     overlaps=row.overlaps)
+                     unit=unit, sem_family=family, sem_op=op, match=match, mask=mask,
+                     overlaps=row.overlaps, access=access, effects=frozenset(effects))
 
 
 INSTRUCTIONS: List[InstrSpec] = [_build(ext, row) for ext, _title, rows in EXTENSIONS for row in rows]
@@ -531,6 +598,8 @@ def check_table(specs: List[InstrSpec] = INSTRUCTIONS) -> None:
             raise TableError(f"{s.name}: unknown unit {s.unit}")
         if s.sem_op not in SEM_FAMILIES.get(s.sem_family, ()):
             raise TableError(f"{s.name}: unknown semantics {s.sem_family} {s.sem_op}")
+        if not s.effects <= EFFECTS.keys():
+            raise TableError(f"{s.name}: unknown effects {' '.join(sorted(s.effects - EFFECTS.keys()))}")
         covered = s.mask
         attrs = set()
         for kind in s.operands:

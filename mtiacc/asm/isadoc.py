@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import Dict, List, Tuple
 
-from .isa import EXTENSIONS, FIXED_FIELDS, INSTRUCTIONS, OPCODE_NAMES, InstrSpec
+from .isa import EFFECTS, EXTENSIONS, FIXED_FIELDS, INSTRUCTIONS, OPCODE_NAMES, InstrSpec
 from .operands import KINDS
 from .pseudo import PSEUDOS
 
@@ -198,6 +198,16 @@ def encoding_diagram(spec: InstrSpec) -> str:
     return " \\| ".join(f"{text}" for _hi, _lo, text in encoding_fields(spec))
 
 
+def access_text(spec: InstrSpec) -> str:
+    """``w rd; r rs1, rs2`` (the registers the instruction writes and reads; ``v0`` under ``vm=0``)."""
+    regs = spec.register_operands
+    writes = [attr or "v0" for _f, attr, acc in regs if "w" in acc]
+    reads = [attr or "v0" for _f, attr, acc in regs if "r" in acc]
+    if "vm" in spec.operand_names:
+        reads.append("v0 if vm=0")
+    return "; ".join(f"{rw} {', '.join(names)}" for rw, names in (("w", writes), ("r", reads)) if names) or "-"
+
+
 def _bits_text(hi: int, lo: int) -> str:
     return f"{hi}:{lo}" if hi != lo else f"{hi}"
 
@@ -212,7 +222,9 @@ def render() -> str:
     w("")
     w("RV64IMF + a subset of RVV 1.0 + the MTIA custom instructions. Every instruction is 32 bits, little-endian."
       " One table row per instruction is the single source of truth for the encoder, decoder, assembler,"
-      " disassembler, this document and the simulator's dispatch (`sem_family`, `sem_op`) and timing class.")
+      " disassembler, this document, the simulator's dispatch (`sem_family`, `sem_op`) and timing class, and"
+      " the registers and state each instruction reads and writes (the register allocator's defs and uses,"
+      " the scheduler's dependences, the simulator's scoreboard).")
     w("")
     w("Conventions: `x[r]`, `f[r]` are scalar registers, `vd[i]` element *i* of a vector register group at the"
       " current SEW/LMUL, for `i < vl`. With the optional `v0.t` (vm=0) only elements whose mask bit in `v0` is"
@@ -223,8 +235,8 @@ def render() -> str:
     w("")
     w("## Operand kinds")
     w("")
-    w("| kind | syntax | bits | decoded as | values |")
-    w("|---|---|---|---|---|")
+    w("| kind | syntax | bits | decoded as | values | access |")
+    w("|---|---|---|---|---|---|")
     for name, kind in KINDS.items():
         bits = ", ".join(_bits_text(hi, lo) for _l, hi, lo in kind.fields()) or "(none)"
         values = []
@@ -235,22 +247,39 @@ def render() -> str:
             else:
                 values.append(f"{len(dom)} values")
         opt = " (optional)" if kind.optional else ""
-        w(f"| `{name}` | `{kind.syntax}`{opt} | {bits} | {', '.join(kind.attrs) or '-'} | {'; '.join(values) or '-'} |")
+        w(f"| `{name}` | `{kind.syntax}`{opt} | {bits} | {', '.join(kind.attrs) or '-'} | {'; '.join(values) or '-'} "
+          f"| {kind.access or '-'} |")
     w("")
     w("Registers accept ABI names (`zero ra sp gp tp t0-t6 s0-s11 fp a0-a7`, `ft0-11 fs0-11 fa0-7`) and"
       " `x0-x31`, `f0-f31`, `v0-v31`. A vtype is `eSEW[, mLMUL|mfN][, ta|tu][, ma|mu]` (defaults m1, tu, mu) or a"
       " number; a rounding mode is `rne rtz rdn rup rmm dyn` (default `dyn`, as GNU as encodes it).")
     w("")
+    w("The *access* of an operand is what the instruction does with the register it names: `w` written, `r` read"
+      " (a memory operand's base; `vm`: v0 when masked), `rw` both. It is the kind's unless the row says otherwise"
+      " (`mtia.dma.*` read rd; the vector multiply-adds read and write vd).")
+    w("")
+    w("## Effects")
+    w("")
+    w("What an instruction does beyond its operands; from its timing class (loads, stores, branches, jumps,"
+      " `vsetvli`, system) and unit (every other vector instruction reads vl and vtype), or stated on the row.")
+    w("")
+    w("| effect | meaning |")
+    w("|---|---|")
+    for name, meaning in EFFECTS.items():
+        w(f"| `{name}` | {meaning} |")
+    w("")
     for ext, title, _rows in EXTENSIONS:
         specs = [s for s in INSTRUCTIONS if s.extension == ext]
         w(f"## {title}")
         w("")
-        w("| instruction | encoding (31 → 0) | match / mask | timing | unit | semantics (`family op`) |")
-        w("|---|---|---|---|---|---|")
+        w("| instruction | encoding (31 → 0) | match / mask | timing | unit | semantics (`family op`) "
+          "| registers | effects |")
+        w("|---|---|---|---|---|---|---|---|")
         for s in specs:
             opname = OPCODE_NAMES.get(s.opcode, "")
             w(f"| `{s.syntax}` | {encoding_diagram(s)} ({opname}) | `{s.match:08x}` / `{s.mask:08x}` | {s.timing} "
-              f"| {s.unit} | {semantics(s).replace('|', chr(92) + '|')} (`{s.sem_family} {s.sem_op}`) |")
+              f"| {s.unit} | {semantics(s).replace('|', chr(92) + '|')} (`{s.sem_family} {s.sem_op}`) "
+              f"| {access_text(s)} | {', '.join(sorted(s.effects)) or '-'} |")
         w("")
     w("## Pseudo-instructions")
     w("")

@@ -129,6 +129,9 @@ class Kind:
     optional = False   # may be omitted (only trailing operands); then ``default()`` applies
     variadic = False   # consumes one or more comma-separated nodes
     syntax = ""
+    # what the instruction does with the register(s) this operand names, unless its ISA row says otherwise:
+    # "r" read, "w" written, "rw" both, "" no register (immediates, targets, rounding modes, vtypes)
+    access = ""
 
     def fields(self) -> Sequence[Tuple[str, int, int]]:
         """``(label, hi, lo)`` of every word bit range this kind occupies."""
@@ -206,6 +209,7 @@ class Reg(Kind):
         self.cls, self.attr = cls, attr
         self.attrs = (attr,)
         self.hi, self.lo = REG_FIELDS[attr]
+        self.access = "w" if attr in ("rd", "vd") else "r"     # destinations are written, sources read
         self.syntax = attr if cls == "v" else ("f" if cls == "f" else "") + attr
 
     def fields(self):
@@ -393,6 +397,7 @@ class Mem(Kind):
         self.base = Reg("x", "rs1")
         self.attrs = ("imm", "rs1")
         self.syntax = "imm(rs1)"
+        self.access = "r"      # the base register
 
     def fields(self):
         return tuple(self.imm.fields()) + tuple(self.base.fields())
@@ -431,6 +436,7 @@ class VMem(Kind):
 
     attrs = ("rs1",)
     syntax = "(rs1)"
+    access = "r"
 
     def __init__(self):
         self.base = Reg("x", "rs1")
@@ -477,6 +483,7 @@ class VMask(Kind):
     attrs = ("vm",)
     optional = True
     syntax = "vm"
+    access = "r"       # v0, when present (masked)
 
     def fields(self):
         return (("vm", 25, 25),)
@@ -509,6 +516,7 @@ class V0(Kind):
     """The literal ``v0`` of the merge instructions (the mask register; encoded as vm=0 by the row)."""
 
     syntax = "v0"
+    access = "r"
 
     def parse(self, nodes, ctx):
         if nodes[0].name() != "v0":

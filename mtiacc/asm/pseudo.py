@@ -9,9 +9,10 @@ has a constraint).  ``li`` has its own expander (any 64-bit constant, exactly as
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable, Dict, List, Optional, Tuple, Union
+import functools
+from typing import Callable, Dict, FrozenSet, List, Optional, Tuple, Union
 
-from .isa import BY_NAME, InstrSpec
+from .isa import BY_NAME, InstrSpec, register_operands
 from .operands import KINDS, Kind
 
 Expansion = List[Tuple[InstrSpec, Dict[str, int]]]
@@ -29,6 +30,35 @@ class Pseudo:
     @property
     def operands(self) -> Tuple[Kind, ...]:
         return tuple(KINDS[n] for n in self.operand_names)
+
+    @functools.cached_property
+    def access(self) -> Tuple[str, ...]:
+        """Per operand, the access of the base instruction's operand that it fills (the kind's, if none)."""
+        base = {a: acc for k, acc in zip(self.base.operands, self.base.access) for a in k.attrs}
+        return tuple(base.get(k.attrs[0], k.access) if k.access else "" for k in self.operands)
+
+    @property
+    def effects(self) -> FrozenSet[str]:
+        return self.base.effects
+
+    @property
+    def timing(self) -> str:
+        return self.base.timing
+
+    @property
+    def sem_family(self) -> str:
+        return self.base.sem_family
+
+    @functools.cached_property
+    def register_operands(self):
+        return register_operands(self.operands, self.access)
+
+    @property
+    def links(self) -> bool:
+        """Whether it writes a register: an operand, or a destination the row fixes (``jal label`` links ra)."""
+        fixed = dict(self.sets)
+        written = {a for k, acc in zip(self.base.operands, self.base.access) if "w" in acc for a in k.attrs}
+        return any("w" in a for a in self.access) or any(fixed.get(a) not in (None, 0) for a in written)
 
     @property
     def syntax(self) -> str:
@@ -172,6 +202,17 @@ for _ps in PSEUDOS:
     BY_PSEUDO_NAME.setdefault(_ps.name, []).append(_ps)
     if _ps.alias:
         ALIASES_OF.setdefault(_ps.base.name, []).append(_ps)
+
+
+@functools.lru_cache(maxsize=None)
+def lookup(mnemonic: str, nargs: int) -> Union[InstrSpec, Pseudo, None]:
+    """The row that ``mnemonic`` with ``nargs`` operands assembles from: a pseudo-instruction of that many
+    operands (``li`` whatever the count), else the instruction, else None. Either has ``operand_names``,
+    ``access``, ``register_operands``, ``effects``, ``links``, ``timing`` and ``sem_family``."""
+    for ps in BY_PSEUDO_NAME.get(mnemonic, ()):
+        if len(ps.operand_names) == nargs or mnemonic == "li":
+            return ps
+    return BY_NAME.get(mnemonic)
 
 
 def find_alias(spec: InstrSpec, values: Dict[str, int]) -> Optional[Pseudo]:

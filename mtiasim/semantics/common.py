@@ -41,35 +41,16 @@ def rs1_is_f(d) -> bool:
             or (fam == "vmv_scalar" and op == "s.f"))
 
 
-# operand kind name (ISA table) -> (file, attribute, is a destination)
-_KIND_REGS = {
-    "xd": ("x", "rd", True), "fd": ("f", "rd", True), "vd": ("v", "vd", True),
-    "xs1": ("x", "rs1", False), "xs2": ("x", "rs2", False), "fs1": ("f", "rs1", False),
-    "fs2": ("f", "rs2", False), "fs3": ("f", "rs3", False), "vs1": ("v", "vs1", False),
-    "vs2": ("v", "vs2", False), "vs3": ("v", "vs3", False), "mem": ("x", "rs1", False),
-    "smem": ("x", "rs1", False), "vmem": ("x", "rs1", False),
-}
-
-
 def reg_deps(d):
-    """(sources, destinations) as lists of ``(file, reg)``, file 'x', 'f' or 'v' (a vector register group),
-    derived from the operand kinds of the instruction's table row."""
-    fam = d.spec.sem_family
+    """(sources, destinations) as lists of ``(file, reg)``, file 'x', 'f' or 'v' (a vector register group), from
+    the ISA table's access column (``mtia.dma.*`` read rd, ``vfmacc`` & co. read and write vd); v0 is a source
+    of a masked instruction."""
     src, dst = [], []
-    for kind in d.spec.operand_names:
-        if kind == "v0":
-            src.append(("v", 0))
-            continue
-        info = _KIND_REGS.get(kind)
-        if info is None:
-            continue
-        file, attr, is_dst = info
-        reg = getattr(d, attr)
-        if is_dst and fam != "dma":       # mtia.dma.* reads rd (an address)
+    for file, attr, access in d.spec.register_operands:
+        reg = 0 if attr is None else getattr(d, attr)
+        if "w" in access:
             dst.append((file, reg))
-            if fam == "vfma":             # vfmacc & co. accumulate into vd
-                src.append((file, reg))
-        else:
+        if "r" in access:
             src.append((file, reg))
     if vm_of(d) == 0 and ("v", 0) not in src:
         src.append(("v", 0))

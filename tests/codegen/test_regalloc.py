@@ -79,3 +79,37 @@ def test_spilled_kernel_computes_the_right_value(tmp_path):
     data = {"Out": np.zeros(1, np.int32), **{f"p{i}": np.array(p[i], np.int32) for i in range(30)}}
     out = run(str(path), data, grid=(1,)).outputs["Out"]
     assert out[0] == sum(int(p[i]) * (i + 3) for i in range(30))
+
+
+def test_defs_and_uses_are_the_isa_tables_for_every_scalar_row_and_pseudo():
+    """A virtual register in a row's first operand is a def exactly when the table says the operand is written
+    (stores, branches, mtia.dma.* and mtia.print read it), and a use when it is read; every other virtual register
+    is a use (no scalar row writes an operand other than its first)."""
+    from mtiacc.asm.isa import INSTRUCTIONS
+    from mtiacc.asm.pseudo import PSEUDOS
+    from mtiacc.codegen.machine.mir import Mem, VReg
+    checked = 0
+    for row in [*INSTRUCTIONS, *PSEUDOS]:
+        classes = [next(iter(k.reg_classes().values()), None) if n not in ("mem", "smem", "vmem") else "m"
+                   for n, k in zip(row.operand_names, row.operands)]
+        if not classes or classes[0] not in ("x", "f") or "v" in classes:
+            continue
+        regs = [VReg(i + 1, c if c != "m" else "x") if c else None for i, c in enumerate(classes)]
+        args = [Mem(r, 0) if c == "m" else (r if r is not None else 0) for r, c in zip(regs, classes)]
+        ins = MInstr(row.name, args)
+        written = "w" in row.access[0]
+        assert ins.defs() == ([regs[0]] if written else []), row.name
+        assert ins.uses() == [r for i, r in enumerate(regs) if r is not None and (i or "r" in row.access[0])], \
+            row.name
+        assert all("w" not in a for a in row.access[1:]), row.name
+        checked += 1
+    assert checked > 100
+
+
+def test_a_double_store_reads_its_value():
+    from mtiacc.codegen.machine.mir import Mem
+    fn = MFunction("k")
+    b = MBuilder(fn)
+    v, base = b.f(), b.x()
+    ins = b("fsd", v, Mem(base, 0))
+    assert ins.defs() == [] and ins.uses() == [v, base]

@@ -81,3 +81,51 @@ def test_schedule_fills_the_load_latency_and_keeps_dependences():
     assert out.index("add s10") > out.index("vle32.v v8")            # write after read kept
     assert out.index("vse32.v v24") > out.index("vfadd.vv v24")
     assert sorted(out) == sorted(i.op + " " + str(i.args[0]) for i in block)
+
+
+# ----------------------------------------------------------------------------------------- the table's view
+_REGS = {"x": ("a1", "a2", "a3", "a4"), "f": ("fa1", "fa2", "fa3", "fa4"), "v": ("v8", "v16", "v24", "v24")}
+_IMPLICIT = {"load": ({"MEM"}, set()), "store": ({"MEM"}, {"MEM"}), "io": ({"MEM"}, {"MEM"}),
+             "dma": ({"MEM"}, {"MEM", "DMA"}), "vtype": ({"VTYPE"}, set()), "setvl": (set(), {"VTYPE"})}
+
+
+def _instr_and_expected(row):
+    """An instruction with a distinct register in each register operand, and the (defs, uses) the table says."""
+    args, defs, uses = [], set(), set()
+    for i, (name, kind, access) in enumerate(zip(row.operand_names, row.operands, row.access)):
+        if name in ("mem", "smem", "vmem"):
+            args.append(Mem("s1", 0) if name != "vmem" else VMem("s1"))
+            uses.add("s1")
+            continue
+        if name in ("vm", "v0"):
+            args.append("v0.t" if name == "vm" else "v0")
+            reg = "v0"
+        elif kind.reg_classes():
+            reg = _REGS[next(iter(kind.reg_classes().values()))][i]
+            args.append(reg)
+        else:
+            args.append(Label(".L") if name.endswith("target") else 1)
+            continue
+        if "w" in access:
+            defs.add(reg)
+        if "r" in access:
+            uses.add(reg)
+    for e in row.effects:
+        reads, writes = _IMPLICIT.get(e, (set(), set()))
+        uses |= reads
+        defs |= writes
+    return MInstr(row.name, args), defs, uses
+
+
+def test_scheduler_effects_are_the_tables_for_every_row_and_pseudo():
+    from mtiacc.asm.isa import INSTRUCTIONS
+    from mtiacc.asm.pseudo import PSEUDOS
+    for row in [*INSTRUCTIONS, *PSEUDOS]:
+        ins, defs, uses = _instr_and_expected(row)
+        e = effects(ins)
+        assert (e.defs, e.uses, e.timing, e.barrier) == (defs, uses, row.timing, False), row.name
+
+
+def test_vector_multiply_add_waits_for_its_accumulator():
+    e = effects(MInstr("vfmacc.vf", ["v8", "fa0", "v16"]))
+    assert e.defs == {"v8"} and {"v8", "fa0", "v16", "VTYPE"} == e.uses

@@ -11,6 +11,7 @@ import dataclasses
 from typing import List, Optional, Sequence, Union
 
 from mtiacc.diagnostics import SourceLocation
+from mtiacc.target import instruction_info
 
 
 class VReg:
@@ -52,11 +53,6 @@ class VMem:
 
 Operand = Union[VReg, str, int, Label, Mem, VMem]
 
-# Mnemonics whose first operand is read, not written (stores, branches, DMA).
-_NO_DEF = ("sb", "sh", "sw", "sd", "fsw", "beq", "bne", "blt", "bge", "bltu", "bgeu", "beqz", "bnez",
-           "blez", "bgez", "bltz", "bgtz", "bgt", "ble", "bgtu", "bleu", "j", "jr", "ret",
-           "mtia.dma.in", "mtia.dma.out", "mtia.dma.wait", "mtia.print", "mtia.assert", "mtia.flush")
-
 
 @dataclasses.dataclass
 class MInstr:
@@ -66,10 +62,18 @@ class MInstr:
     comment: str = ""
 
     @property
+    def first_access(self) -> str:
+        """What the instruction does with its first operand, from the ISA table's access column ("w" for a
+        mnemonic the table does not know). Vector instructions name vector registers physically, so only a
+        scalar first operand (vsetvli's rd, vmv.x.s's rd) can be a virtual-register def."""
+        row = instruction_info(self.op, len(self.args))
+        if row is None:
+            return "w"
+        return row.access[0] if row.access else ""
+
+    @property
     def first_is_def(self) -> bool:
-        # Vector instructions name vector registers physically, so only a scalar first operand
-        # (vsetvli's rd, vmv.x.s's rd) can be a virtual-register def.
-        return self.op not in _NO_DEF
+        return "w" in self.first_access
 
     def regs(self) -> List[VReg]:
         out = []
@@ -86,8 +90,7 @@ class MInstr:
         return []
 
     def uses(self) -> List[VReg]:
-        d = self.defs()
-        skip = 1 if d else 0
+        skip = 1 if self.defs() and "r" not in self.first_access else 0
         out = []
         for a in self.args[skip:]:
             if isinstance(a, VReg):
@@ -109,7 +112,9 @@ class MInstr:
 
     @property
     def is_unconditional(self) -> bool:
-        return self.op in ("j", "ret", "jr")
+        """A jump that does not link (``j``, ``jr``, ``ret``): control never falls through."""
+        row = instruction_info(self.op, len(self.args))
+        return row is not None and "jump" in row.effects and not row.links
 
 
 @dataclasses.dataclass

@@ -110,7 +110,7 @@ def _cfg(items: List):
         s = []
         if last.target is not None and last.target.name in label_block:
             s.append(label_block[last.target.name])
-        if not (last.is_unconditional or last.op == "ret") and b + 1 < len(blocks):
+        if not last.is_unconditional and b + 1 < len(blocks):
             s.append(b + 1)
         succs.append([x for x in s if x < len(blocks)])
     return blocks, succs
@@ -214,7 +214,7 @@ def drop_covered_dma_waits(items: List) -> bool:
                 if t is None or not k < t < nxt_wait:
                     break
                 continue
-            if nxt.op in ("ret", "jr") or _reads_or_writes_memory(nxt):
+            if nxt.is_unconditional or _reads_or_writes_memory(nxt):
                 break
         else:
             del items[w]

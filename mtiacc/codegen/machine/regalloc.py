@@ -40,7 +40,7 @@ def _blocks(items: List[Item]):
             continue
         cur.append((pos, it))
         pos += 1
-        if it.is_branch or it.op == "ret":
+        if it.is_branch or it.is_unconditional:
             blocks.append((label, cur))
             cur, label = [], None
     if cur or label is not None:

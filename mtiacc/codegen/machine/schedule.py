@@ -5,11 +5,12 @@ ready ``latency`` cycles after issue (the ``timing:`` section of the target YAML
 ISA table).  So an instruction placed right after the one it depends on stalls; the scheduler fills
 the gap with independent work.
 
-Dependencies come from the ISA table's operand kinds (``xd`` is written, ``xs1`` read, ``mem`` reads
-its base, ...) plus three implicit resources: ``VTYPE`` (written by ``vsetvli``, read by every other
-vector instruction), ``MEM`` (loads read it; stores, DMA and ``mtia.dma.wait`` write it, so memory
-order is kept, loads aside), and the vector register groups (``v8`` stands for ``v8..v15``: the
-loops use LMUL up to 8).  An instruction the table does not know is a barrier.
+Dependencies come from the ISA table's access column (``xd`` is written, ``xs1`` read, ``mem`` reads
+its base, ``mtia.dma.*`` read ``rd``, ``vfmacc`` reads and writes ``vd`` ...) and its effects column, as three
+implicit resources: ``VTYPE`` (``setvl`` writes it, ``vtype`` reads it), ``MEM`` (``load`` reads it; ``store``,
+``dma`` and ``io`` read and write it, so memory order is kept, loads aside) and ``DMA`` (``dma`` writes it);
+and the vector register groups (``v8`` stands for ``v8..v15``: the loops use LMUL up to 8).  An instruction
+the table does not know is a barrier.
 
 The algorithm, per block (the branch ending a block stays last): build the dependence graph, then
 repeatedly issue, among the instructions whose predecessors are all placed, the one that can start
@@ -20,7 +21,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Dict, List, Optional, Set, Tuple
 
-from mtiacc.codegen.machine.mir import Label, LabelDef, Mem, MFunction, MInstr, VMem
+from mtiacc.codegen.machine.mir import LabelDef, Mem, MFunction, MInstr, VMem
 from mtiacc.target import instruction_info
 
 # ----------------------------------------------------------------------------------------- effects
@@ -42,51 +43,41 @@ def _reg(a) -> Optional[str]:
     return None
 
 
-_DEF_KINDS = ("xd", "fd", "vd")
-_USE_KINDS = ("xs1", "xs2", "fs1", "fs2", "fs3", "vs1", "vs2", "vs3")
+# effect (ISA table) -> the implicit resources it reads and writes
+_RESOURCES = {
+    "load": ({"MEM"}, set()), "store": ({"MEM"}, {"MEM"}), "io": ({"MEM"}, {"MEM"}),
+    "dma": ({"MEM"}, {"MEM", "DMA"}), "vtype": ({"VTYPE"}, set()), "setvl": (set(), {"VTYPE"}),
+}
 
 
 def effects(ins: MInstr) -> Effects:
-    spec = instruction_info(ins.op, len(ins.args))
-    if spec is None:
+    row = instruction_info(ins.op, len(ins.args))
+    if row is None:
         return Effects(frozenset(), frozenset(), "System", barrier=True)
-    kinds, timing, family = spec
     defs: Set[str] = set()
     uses: Set[str] = set()
-    vm_args = [a for a in ins.args if a == "v0.t"]
-    args = [a for a in ins.args if a != "v0.t"]
-    kinds = [k for k in kinds if k not in ("vm", "v0")]
-    for kind, a in zip(kinds, args):
+    for access, a in zip(row.access, ins.args):
         if isinstance(a, (Mem, VMem)):
             r = _reg(a.base)
             if r:
                 uses.add(r)
             continue
-        r = _reg(a)
-        if r is None or isinstance(a, Label):
+        r = _reg("v0" if a == "v0.t" else a)
+        if r is None:
             continue
-        if kind in _DEF_KINDS and family != "dma":   # DMA reads all three registers
+        if "w" in access:
             defs.add(r)
-        elif kind in _USE_KINDS or kind in _DEF_KINDS:
+        if "r" in access:
             uses.add(r)
-    if vm_args or "v0" in spec[0]:
-        uses.add("v0")
-    if family == "vsetvli":
-        defs.add("VTYPE")
-    elif timing.startswith("V"):
-        uses.add("VTYPE")
-    if family in ("dma", "dma_wait", "debug") or timing in ("Store", "VStore"):  # debug: reads its table
-        defs.add("MEM")
-        uses.add("MEM")
-    elif timing in ("Load", "VLoad"):
-        uses.add("MEM")
-    if family in ("dma", "dma_wait"):
-        defs.add("DMA")
-    return Effects(frozenset(defs), frozenset(uses), timing)
+    for e in row.effects:
+        reads, writes = _RESOURCES.get(e, ((), ()))
+        uses.update(reads)
+        defs.update(writes)
+    return Effects(frozenset(defs), frozenset(uses), row.timing)
 
 
 def is_terminator(ins: MInstr) -> bool:
-    return ins.is_branch or ins.op in ("ret", "jr", "j")
+    return ins.is_branch or ins.is_unconditional
 
 
 def basic_blocks(items: List) -> List[Tuple[int, int]]:
