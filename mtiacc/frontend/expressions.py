@@ -9,10 +9,9 @@ import ast
 
 from mtiacc.diagnostics import CompileError
 from mtiacc.frontend import control, functions, lang_shapes, lang_types, language
-from mtiacc.frontend.imports import HelperRef
 from mtiacc.frontend.semantic import describe, is_const
 from mtiacc.frontend.values import (CONSTEXPR, Builtin, BoundMethod, FunctionRef, ModuleRef,
-                                    check_supported)
+                                    check_supported, is_jit_function)
 from mtiacc.ir.core import Value
 from mtiacc.ir.types import Type
 
@@ -64,7 +63,7 @@ def attribute(ctx, node: ast.Attribute):
 def call(ctx, node: ast.Call):
     callee = ctx.visit(node.func)
     spelled = ast.unparse(node.func)
-    if isinstance(callee, HelperRef) or (isinstance(callee, FunctionRef) and callee.jit):
+    if is_jit_function(callee):
         return functions.call(ctx, callee, node)
     if isinstance(callee, FunctionRef):
         raise CompileError(f"'{callee.name}' is a plain Python function; a kernel can only call "

@@ -18,11 +18,11 @@ import ast
 from typing import Dict, List, Tuple
 
 from mtiacc.diagnostics import CompileError
-from mtiacc.frontend.imports import HelperRef, LoadedModule
+from mtiacc.frontend.imports import LoadedModule
 from mtiacc.frontend.module_scan import NotConstant, const_eval
 from mtiacc.frontend.params import _is_constexpr_annotation
 from mtiacc.frontend.semantic import describe
-from mtiacc.frontend.values import FunctionRef
+from mtiacc.frontend.values import FunctionRef, HelperRef
 from mtiacc.ir import ops
 from mtiacc.ir.core import Builder, Value
 from mtiacc.ir.scf import CallOp

@@ -15,7 +15,7 @@ from typing import Callable, Dict, Optional
 
 from mtiacc.diagnostics import CompileError
 from mtiacc.frontend.source import SourceFile
-from mtiacc.frontend.values import FunctionRef, NonConstantGlobal
+from mtiacc.frontend.values import FunctionRef, HelperRef, NonConstantGlobal
 
 
 @dataclasses.dataclass(eq=False)
@@ -51,18 +51,6 @@ class LoadedModule:
             raise CompileError(f"global '{self.name}.{attr}' is not a compile-time constant; a kernel "
                                "may only use constant globals")
         return v
-
-
-@dataclasses.dataclass(frozen=True, eq=False)
-class HelperRef:
-    """A ``@triton.jit`` function of another module of the user's project."""
-
-    module: LoadedModule
-    name: str
-
-    @property
-    def description(self) -> str:
-        return f"the function `{self.module.name}.{self.name}`"
 
 
 class Importer:

@@ -14,7 +14,8 @@ import builtins
 from typing import Callable, Dict, List
 
 from mtiacc.diagnostics import CompileError
-from mtiacc.frontend import control, expressions, inductor, statements
+from mtiacc.frontend import control, expressions, functions, inductor, statements
+from mtiacc.frontend.context import LoweringContext
 from mtiacc.frontend.module_scan import ModuleInfo
 from mtiacc.frontend.pybuiltins import PY_BUILTINS
 from mtiacc.frontend.semantic import Semantic
@@ -27,14 +28,13 @@ _PY_BUILTINS = set(dir(builtins))
 _TRITON_MODULES = ("triton", "triton.language")
 
 
-class FunctionLowering:
+class FunctionLowering(LoweringContext):
     def __init__(self, src: SourceFile, module: ModuleInfo, builder: Builder):
         self.src = src
         self.globals = module.scope
         self.locals: Dict[str, object] = {}
         self.builder = builder
-        self.sem = Semantic(builder)
-        self.sem.lowering = self  # for builtins that call @triton.jit functions (tl.reduce's combine_fn)
+        self.sem = Semantic(builder, lowering=self)
         self.returned = False
         self.module = module
         # Helpers and control flow (functions.py, control.py): whether this is the kernel itself,
@@ -102,6 +102,12 @@ class FunctionLowering:
         if isinstance(value, Value) and value.name_hint is None:
             value.name_hint = name
         self.locals[name] = value
+
+    # ------------------------------------------------------------------ for the language layer
+
+    def call_jit_function(self, fn, args, kwargs):
+        """A ``@triton.jit`` function called by a builtin (``tl.reduce``'s combine_fn), see context.py."""
+        return functions.call_values(self, fn, args, kwargs)
 
 
 # What to call each kind of unsupported node in a message.

@@ -1,7 +1,9 @@
 """Triton's typing rules, and the IR they build.
 
 This layer knows nothing about Python syntax: it receives frontend values and emits ops
-through a :class:`~mtiacc.ir.core.Builder` (whose location the visitor keeps current).
+through a :class:`~mtiacc.ir.core.Builder` (whose location the visitor keeps current).  The
+builtins that must lower user code (a combine function) reach the visitor through
+``Semantic.lowering`` (:class:`~mtiacc.frontend.context.LoweringContext`).
 
 A frontend value is either an IR :class:`Value` (known at run time) or a Python
 ``bool``/``int``/``float`` (a *constexpr*: a literal, a ``tl.constexpr`` parameter, or any
@@ -43,6 +45,7 @@ import operator
 from typing import Callable, Dict, Optional, Sequence, Tuple, Union
 
 from mtiacc.diagnostics import CompileError
+from mtiacc.frontend.context import LoweringContext
 from mtiacc.ir import ops
 from mtiacc.ir.core import Builder, Value
 from mtiacc.ir.folding import fits_int, normalize_int
@@ -150,8 +153,11 @@ _COMPARE = {
 class Semantic:
     """Builds typed IR for Triton operations on frontend values."""
 
-    def __init__(self, builder: Builder):
+    def __init__(self, builder: Builder, lowering: Optional[LoweringContext] = None):
         self.builder = builder
+        # the visitor lowering the function, for builtins that call @triton.jit functions (tl.reduce's
+        # combine_fn); None when the typing rules are used on their own
+        self.lowering = lowering
 
     def emit(self, op) -> Value:
         self.builder.insert(op)

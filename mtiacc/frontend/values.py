@@ -67,6 +67,23 @@ class FunctionRef:
     jit: bool
 
 
+@dataclasses.dataclass(frozen=True, eq=False)
+class HelperRef:
+    """A ``@triton.jit`` function of another module of the user's project (``from mylib import f``)."""
+
+    module: object  # the LoadedModule it is defined in (imports.py)
+    name: str
+
+    @property
+    def description(self) -> str:
+        return f"the function `{self.module.name}.{self.name}`"
+
+
+def is_jit_function(x) -> bool:
+    """Whether ``x`` names a ``@triton.jit`` function, of this file or of another module."""
+    return isinstance(x, HelperRef) or (isinstance(x, FunctionRef) and x.jit)
+
+
 @dataclasses.dataclass(frozen=True)
 class NonConstantGlobal:
     """A module-level name whose value is not a compile-time constant."""
