@@ -8,7 +8,7 @@ from __future__ import annotations
 import ast
 
 from mtiacc.diagnostics import CompileError
-from mtiacc.frontend import control, functions, lang_shapes, lang_types, language
+from mtiacc.frontend import control, functions, lang_core, lang_shapes, lang_types, language
 from mtiacc.frontend.semantic import describe, is_const
 from mtiacc.frontend.values import (CONSTEXPR, Builtin, BoundMethod, FunctionRef, ModuleRef,
                                     check_supported, is_jit_function)
@@ -69,7 +69,7 @@ def call(ctx, node: ast.Call):
         raise CompileError(f"'{callee.name}' is a plain Python function; a kernel can only call "
                            "triton.language functions")
     if callee is CONSTEXPR:
-        callee = Builtin("tl.constexpr", language.constexpr)
+        callee = Builtin("tl.constexpr", lang_core.constexpr)
     if not isinstance(callee, (Builtin, BoundMethod)):
         what = "a data type" if isinstance(callee, Type) else describe(callee)
         raise CompileError(f"`{spelled}` is {what}, which cannot be called")

@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import Dict
 
 from mtiacc.diagnostics import CompileError
+from mtiacc.frontend.lang_core import to
 from mtiacc.frontend.semantic import FValue, Semantic, describe, is_const, promote_types
 from mtiacc.frontend.values import Builtin, ModuleRef
 from mtiacc.ir import ops
@@ -318,7 +319,6 @@ def isinf(sem: Semantic, x):
 
 def cast(sem: Semantic, input, dtype, fp_downcast_rounding=None, bitcast=False):
     """``tl.cast(x, dtype, bitcast=False)``: the same as ``x.to(dtype, bitcast=bitcast)``."""
-    from mtiacc.frontend.language import to
     return to(sem, _operand(sem, input, "tl.cast"), dtype, fp_downcast_rounding, bitcast)
 
 

@@ -1,232 +1,48 @@
 """The user-facing language: the ``triton`` and ``triton.language`` names a kernel may use.
 
-Each builtin is a Python function whose signature is Triton's (the call's arguments are bound
-to it, so a wrong keyword is reported like Python would), taking a :class:`Semantic` first.
-Names that Triton has but this compiler does not are reported as "not supported yet" when used.
+This module assembles the namespaces from the modules that implement them, and nothing imports
+it back from there.  The builtins (each a Python function with Triton's signature, taking a
+:class:`Semantic` first) live, by subject, in ``lang_core`` (programming model, creation, memory,
+``where``, the loop iterators, the data types), ``lang_math`` (``tl.exp`` ..., ``tl.math``,
+libdevice), ``lang_shapes`` (shapes, reductions, scans), ``lang_debug``, ``lang_sort``,
+``lang_types`` (type classes) and ``lang_join``; ``combine`` (``tl.reduce`` with a combine function)
+and ``fp8_rtz`` serve them.  Names that Triton has but this compiler does not are reported as "not
+supported yet" where they are used.
 """
 from __future__ import annotations
 
+import difflib
 import inspect
 from typing import Dict, Optional, Sequence
 
 from mtiacc.diagnostics import CompileError
-from mtiacc.frontend import lang_math
-from mtiacc.frontend.semantic import FValue, Semantic, describe, is_const
-from mtiacc.frontend.values import (CONSTEXPR, JIT, Builtin, ForeignRef, Marker, ModuleRef,
-                                    Unsupported)
-from mtiacc.ir import ops
-from mtiacc.ir.core import Value
-from mtiacc.ir.types import Type, SCALAR_TYPES
+from mtiacc.frontend import lang_core, lang_debug, lang_join, lang_math, lang_shapes, lang_sort, lang_types
+from mtiacc.frontend.semantic import FValue, Semantic
+from mtiacc.frontend.tl_exports import TL_NAMES
+from mtiacc.frontend.values import JIT, Builtin, ForeignRef, Marker, ModuleRef, Unsupported
 
-MAX_NUMEL = 1 << 20  # Triton's limit on the elements of one block
-
-
-def _const_int(x, what: str) -> int:
-    if isinstance(x, bool) or not isinstance(x, int):
-        raise CompileError(f"{what} must be a constexpr integer, got {describe(x)}")
-    return x
-
-
-def _axis(x) -> int:
-    axis = _const_int(x, "the axis")
-    if axis not in (0, 1, 2):
-        raise CompileError(f"the axis must be 0, 1 or 2, got {axis}")
-    return axis
-
-
-def _shape(shape) -> tuple:
-    dims = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
-    numel = 1
-    for d in dims:
-        d = _const_int(d, "a block dimension")
-        if d <= 0 or d & (d - 1):
-            raise CompileError(f"block dimensions must be powers of two, got {d}")
-        numel *= d
-    if numel > MAX_NUMEL:
-        raise CompileError(f"a block may hold at most {MAX_NUMEL} elements, got {numel}")
-    return dims
-
-
-def _dtype(x) -> Type:
-    if not isinstance(x, Type) or x.is_block():
-        raise CompileError(f"expected a data type such as tl.float32, got {describe(x)}")
-    return x
-
-
-# --------------------------------------------------------------------------- programming model
-
-def program_id(sem: Semantic, axis):
-    """The id of this program along ``axis`` of the launch grid."""
-    return sem.emit(ops.GetProgramIdOp.get(_axis(axis)))
-
-
-def num_programs(sem: Semantic, axis):
-    """The number of programs along ``axis`` of the launch grid."""
-    return sem.emit(ops.GetNumProgramsOp.get(_axis(axis)))
-
-
-# --------------------------------------------------------------------------- creation
-
-def arange(sem: Semantic, start, end):
-    """The block ``[start, start + 1, ..., end - 1]`` of i32; its length must be a power of two."""
-    start = _const_int(start, "tl.arange's start")
-    end = _const_int(end, "tl.arange's end")
-    n = end - start
-    if n <= 0:
-        raise CompileError(f"tl.arange needs end > start, got start={start}, end={end}")
-    if n & (n - 1):
-        raise CompileError(f"tl.arange's length (end - start) must be a power of two, got {n}")
-    if n > MAX_NUMEL:
-        raise CompileError(f"tl.arange's length must be at most {MAX_NUMEL}, got {n}")
-    return sem.emit(ops.MakeRangeOp.get(start, end))
-
-
-def full(sem: Semantic, shape, value, dtype):
-    """A block of ``shape`` with every element ``value`` converted to ``dtype``."""
-    dims, dtype = _shape(shape), _dtype(dtype)
-    if isinstance(value, Value) and value.type.is_block():
-        raise CompileError("tl.full's value must be a scalar")
-    if not (isinstance(value, Value) or is_const(value)):
-        raise CompileError(f"tl.full's value must be a number, got {describe(value)}")
-    v = sem.to_type(value, dtype)
-    return sem.broadcast_to(v, dims) if dims else v
-
-
-def zeros(sem: Semantic, shape, dtype):
-    """A block of ``shape`` filled with zeros of ``dtype``."""
-    return full(sem, shape, 0, dtype)
-
-
-# --------------------------------------------------------------------------- memory
-
-def _no_block_pointers(boundary_check, padding_option):
-    if boundary_check not in ((), None) or padding_option not in ("", None):
-        raise CompileError("block pointers (boundary_check, padding_option) are not supported yet")
-
-
-def load(sem: Semantic, pointer, mask=None, other=None, boundary_check=(), padding_option="",
-         cache_modifier="", eviction_policy="", volatile=False):
-    """Load the elements at ``pointer``; where ``mask`` is false, the result is ``other``.
-
-    Cache modifiers and eviction policies are hints; this target has no cache, so they are ignored.
-    """
-    _no_block_pointers(boundary_check, padding_option)
-    return sem.load(pointer, mask, other)
-
-
-def store(sem: Semantic, pointer, value, mask=None, boundary_check=(), cache_modifier="",
-          eviction_policy=""):
-    """Store ``value`` at ``pointer`` where ``mask`` is true."""
-    _no_block_pointers(boundary_check, None)
-    sem.store(pointer, value, mask)
-    return None
-
-
-# --------------------------------------------------------------------------- math
-
-def where(sem: Semantic, condition, x, y):
-    """``x`` where ``condition`` is true, else ``y``, element-wise (broadcasting all three)."""
-    sem.check_literals(x, y)
-    return sem.where(condition, x, y)
-
-
-def cdiv(sem: Semantic, x, div):
-    """Ceiling division: ``(x + div - 1) // div``."""
-    return sem.binary("floordiv", sem.binary("sub", sem.binary("add", x, div), 1), div)
-
-
-def minimum(sem: Semantic, x, y, propagate_nan=None):
-    """The element-wise minimum (a NaN operand yields the other operand)."""
-    if propagate_nan not in (None, 0, False):
-        raise CompileError("tl.minimum(propagate_nan=...) is not supported yet")
-    sem.check_literals(x, y)
-    return sem.binary("minimum", x, y)
-
-
-def maximum(sem: Semantic, x, y, propagate_nan=None):
-    """The element-wise maximum (a NaN operand yields the other operand)."""
-    if propagate_nan not in (None, 0, False):
-        raise CompileError("tl.maximum(propagate_nan=...) is not supported yet")
-    sem.check_literals(x, y)
-    return sem.binary("maximum", x, y)
-
-
-def constexpr(sem: Semantic, value):
-    """``tl.constexpr(3)``: the constant itself."""
-    if isinstance(value, Value):
-        raise CompileError("tl.constexpr needs a compile-time constant, got a run-time value")
-    return value
-
-
-def next_power_of_2(sem: Semantic, n):
-    """``triton.next_power_of_2``: the smallest power of two >= n (constexpr only)."""
-    n = _const_int(n, "triton.next_power_of_2's argument")
-    return 1 if n <= 1 else 1 << (n - 1).bit_length()
-
-
-# --------------------------------------------------------------------------- methods of values
-
-def to(sem: Semantic, self_, dtype, fp_downcast_rounding=None, bitcast=False):
-    """``x.to(dtype, bitcast=False)``: convert (or reinterpret) the elements of ``x``."""
-    if fp_downcast_rounding is not None and not bitcast:
-        from mtiacc.frontend.fp8_rtz import rounding_cast
-        return rounding_cast(sem, self_, _dtype(dtype), fp_downcast_rounding)
-    return sem.cast(self_, _dtype(dtype), bitcast=bool(bitcast))
-
-
-METHODS = {"to": to}
-
-
-# --------------------------------------------------------------------------- name tables
-
-_DTYPE_NAMES = {
-    "int1": "i1", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
-    "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64",
-    "float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64",
-    "float8e4nv": "f8E4M3FN", "float8e5": "f8E5M2", "float8e4b15": "f8E4M3B15",
-    "float8e4b8": "f8E4M3FNUZ", "float8e5b16": "f8E5M2FNUZ",
-}
-
-LANGUAGE: Dict[str, object] = {name: SCALAR_TYPES[ir] for name, ir in _DTYPE_NAMES.items()}
-for _fn in (program_id, num_programs, arange, full, zeros, load, store, where, cdiv, minimum,
-            maximum):
-    LANGUAGE[_fn.__name__] = Builtin(f"tl.{_fn.__name__}", _fn)
-LANGUAGE["constexpr"] = CONSTEXPR
+# `tl.<name>`, in the order the modules add them
+LANGUAGE: Dict[str, object] = dict(lang_core.LANGUAGE)
 LANGUAGE.update(lang_math.TL_MATH)
 LANGUAGE.update({"math": ModuleRef(lang_math.MATH_MODULE), "extra": ModuleRef("triton.language.extra")})
-
-# Shapes, reductions and scans live in their own module (lang_shapes.py).
-from mtiacc.frontend import lang_shapes  # noqa: E402
 LANGUAGE.update(lang_shapes.LANGUAGE)
-METHODS.update(lang_shapes.METHODS)
-
-# Loop iterators and compile-time checks live with the control flow (control.py).
-from mtiacc.frontend import control  # noqa: E402
-LANGUAGE.update(control.BUILTINS)
-
-# tl.device_print / tl.device_assert (lang_debug.py).
-from mtiacc.frontend import lang_debug  # noqa: E402
+LANGUAGE.update(lang_core.ITERATORS)
 LANGUAGE.update(lang_debug.LANGUAGE)
-
-# tl.sort / tl.topk / tl.gather / tl.histogram (lang_sort.py).
-from mtiacc.frontend import lang_sort  # noqa: E402
 LANGUAGE.update(lang_sort.LANGUAGE)
-METHODS.update(lang_sort.METHODS)
-
-# tl.tensor / dtype / block_type / pointer_type / tuple as classes (lang_types.py).
-from mtiacc.frontend import lang_types  # noqa: E402
 LANGUAGE.update(lang_types.CLASSES)
-
-# tl.join / split / interleave / cat / flip / swizzle2d / softmax (lang_join.py).
-from mtiacc.frontend import lang_join  # noqa: E402
 LANGUAGE.update(lang_join.LANGUAGE)
+
+# `x.<name>(...)` on run-time values
+METHODS: Dict[str, object] = dict(lang_core.METHODS)
+METHODS.update(lang_shapes.METHODS)
+METHODS.update(lang_sort.METHODS)
 METHODS.update(lang_join.METHODS)
 
 TRITON: Dict[str, object] = {
     "jit": JIT,
     "language": ModuleRef("triton.language"),
-    "cdiv": Builtin("triton.cdiv", cdiv),
-    "next_power_of_2": Builtin("triton.next_power_of_2", next_power_of_2),
+    "cdiv": Builtin("triton.cdiv", lang_core.cdiv),
+    "next_power_of_2": Builtin("triton.next_power_of_2", lang_core.next_power_of_2),
     "autotune": Marker("triton.autotune"),
     "heuristics": Marker("triton.heuristics"),
     "Config": Marker("triton.Config"),
@@ -235,8 +51,6 @@ TRITON: Dict[str, object] = {
 
 def _did_you_mean(attr: str, spelled: str, names) -> str:
     """A hint for a likely typo: only for names Triton does not export either (tl.maximun)."""
-    import difflib
-    from mtiacc.frontend.tl_names import TL_NAMES
     if any(attr in group for group in TL_NAMES.values()):
         return ""
     close = difflib.get_close_matches(attr, [n for n in names if not n.startswith("_")], n=1, cutoff=0.8)

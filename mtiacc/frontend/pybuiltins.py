@@ -23,6 +23,7 @@ import math
 from typing import Dict
 
 from mtiacc.diagnostics import CompileError
+from mtiacc.frontend import lang_math, lang_types
 from mtiacc.frontend.semantic import describe, is_const
 from mtiacc.frontend.values import Builtin
 from mtiacc.ir.core import Value
@@ -94,8 +95,7 @@ def max_(sem, *args):
 
 def abs_(sem, x):
     if isinstance(x, Value):
-        from mtiacc.frontend.language import LANGUAGE
-        return LANGUAGE["abs"].impl(sem, x)
+        return lang_math.abs_(sem, x)
     _need_const("abs", x)
     return builtins.abs(x)
 
@@ -107,13 +107,8 @@ def len_(sem, x):
                        f"use x.shape[0]), got {describe(x)}")
 
 
-def isinstance_(sem, obj, classinfo):
-    from mtiacc.frontend.lang_types import isinstance_ as check
-    return check(sem, obj, classinfo)
-
-
 PY_BUILTINS: Dict[str, Builtin] = {
-    "len": Builtin("len", len_), "isinstance": Builtin("isinstance", isinstance_),
+    "len": Builtin("len", len_), "isinstance": Builtin("isinstance", lang_types.isinstance_),
     "float": Builtin("float", float_), "int": Builtin("int", int_), "bool": Builtin("bool", bool_),
     "min": Builtin("min", min_), "max": Builtin("max", max_), "abs": Builtin("abs", abs_),
 }
