@@ -25,6 +25,7 @@ import ast
 from typing import List, Optional, Sequence, Set, Tuple
 
 from mtiacc.diagnostics import CompileError
+from mtiacc.frontend.functions import call_arguments
 from mtiacc.frontend.lang_core import range_, static_range
 from mtiacc.frontend.semantic import describe, is_const, literal_type
 from mtiacc.frontend.values import Builtin
@@ -490,8 +491,7 @@ def _range_kind(ctx, it: ast.expr) -> str:
 
 
 def _range_args(ctx, it: ast.Call, kind: str):
-    from mtiacc.frontend.functions import call_arguments  # range(*bounds) too
-    args, kwargs = call_arguments(ctx, it)
+    args, kwargs = call_arguments(ctx, it)  # range(*bounds) too
     names = ["arg1", "arg2", "step"]
     hints = ("num_stages", "loop_unroll_factor", "disallow_acc_multi_buffer", "flatten",
              "warp_specialize", "disable_licm")
@@ -515,6 +515,25 @@ def _range_args(ctx, it: ast.Call, kind: str):
     return bound, {}
 
 
+# --------------------------------------------------------------------------- return, break, continue
+
+def return_(ctx, node: ast.Return) -> None:
+    """``return``: ends the function (an ``if`` holding one took the rest in, see lower_statements)."""
+    if node.value is not None:
+        if ctx.is_kernel:
+            raise CompileError("a kernel cannot return a value")
+        ctx.return_values = ctx.visit(node.value)
+    if ctx.is_kernel and at_function_level(ctx):
+        ctx.builder.insert(ops.ReturnOp.get())
+    ctx.returned = True
+
+
+def break_(ctx, node) -> None:
+    word = "break" if isinstance(node, ast.Break) else "continue"
+    raise CompileError(f"`{word}` is not supported yet (Triton does not support it either); "
+                       "use a `while` loop with a condition")
+
+
 # --------------------------------------------------------------------------- conditional expressions
 
 def lower_ifexp(ctx, node: ast.IfExp):
@@ -535,3 +554,9 @@ def lower_ifexp(ctx, node: ast.IfExp):
                 ctx.builder.insert(op)
         return ctx.sem.where(cond, a, b)
     return _emit_if(ctx, node, cond, blocks, [(None, a, b)])[0]
+
+
+HANDLERS = {
+    ast.If: lower_if, ast.For: lower_for, ast.While: lower_while, ast.Return: return_, ast.Break: break_,
+    ast.Continue: break_, ast.IfExp: lower_ifexp,
+}

@@ -8,7 +8,7 @@ from __future__ import annotations
 import ast
 
 from mtiacc.diagnostics import CompileError
-from mtiacc.frontend import control, functions, lang_core, lang_shapes, lang_types, language
+from mtiacc.frontend import functions, lang_core, lang_shapes, lang_types, language
 from mtiacc.frontend.semantic import describe, is_const
 from mtiacc.frontend.values import (CONSTEXPR, Builtin, BoundMethod, FunctionRef, ModuleRef,
                                     check_supported, is_jit_function)
@@ -148,10 +148,6 @@ def boolop(ctx, node: ast.BoolOp):
     return result
 
 
-def ifexp(ctx, node: ast.IfExp):
-    return control.lower_ifexp(ctx, node)
-
-
 def subscript(ctx, node: ast.Subscript):
     """``x[:, None]`` (see lang_shapes.subscript) and ``t[0]`` on constant tuples."""
     base = ctx.visit(node.value)
@@ -185,5 +181,5 @@ def sequence(ctx, node):
 HANDLERS = {
     ast.Constant: constant, ast.Name: name, ast.Attribute: attribute, ast.Call: call,
     ast.BinOp: binop, ast.UnaryOp: unaryop, ast.Compare: compare, ast.BoolOp: boolop,
-    ast.IfExp: ifexp, ast.Tuple: sequence, ast.List: sequence, ast.Subscript: subscript,
+    ast.Tuple: sequence, ast.List: sequence, ast.Subscript: subscript,
 }

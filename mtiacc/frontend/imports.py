@@ -14,6 +14,8 @@ import os
 from typing import Callable, Dict, Optional
 
 from mtiacc.diagnostics import CompileError
+from mtiacc.frontend.inductor import bundled_path
+from mtiacc.frontend.module_scan import ModuleInfo, scan_module
 from mtiacc.frontend.source import SourceFile
 from mtiacc.frontend.values import FunctionRef, HelperRef, NonConstantGlobal
 
@@ -25,7 +27,7 @@ class LoadedModule:
     name: str
     path: str                 # the .py file ("" for a folder without __init__.py)
     src: Optional[SourceFile]
-    info: object              # ModuleInfo
+    info: ModuleInfo
     importer: "Importer"
 
     @property
@@ -84,7 +86,6 @@ class Importer:
             if path is None and from_dir and os.path.abspath(from_dir) != self.root:
                 path = self._locate(name, os.path.abspath(from_dir))
             if path is None:  # torch._inductor.runtime.triton_helpers: our own copy (inductor.py)
-                from mtiacc.frontend.inductor import bundled_path
                 path = bundled_path(name)
         if path is None:
             return None
@@ -94,7 +95,6 @@ class Importer:
         return self.cache[key]
 
     def _load(self, name: str, path: str) -> LoadedModule:
-        from mtiacc.frontend.module_scan import ModuleInfo, scan_module
         if os.path.isdir(path):
             return LoadedModule(name, "", None, ModuleInfo({}, {}), self)
         mod = LoadedModule(name, path, None, ModuleInfo({}, {}), self)

@@ -18,6 +18,7 @@ error at the use.
 from __future__ import annotations
 
 import os
+import re
 from typing import Optional
 
 HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "inductor")
@@ -42,7 +43,6 @@ _SCAN_HELPERS = {"add": "_add", "mul": "_mul"}
 def missing_scan_helper(name: str, scope: dict):
     """For an undefined ``_triton_helper_fn_<op><n>`` in a kernel importing ``triton_helpers``:
     our helper doing ``<op>``; else None."""
-    import re
     m = re.fullmatch(r"_triton_helper_fn_([a-z]+)\d+", name)
     if m is None or m.group(1) not in _SCAN_HELPERS:
         return None

@@ -4,8 +4,9 @@
 built while lowering the node gets it) and turns any error into a :class:`CompileError` at that
 location: a user error raised without a location gets the node's; any other exception is a
 bug in this compiler and is reported as "internal compiler error", still at the node, with no
-compiler traceback in the message.  The handlers themselves live in ``expressions.py`` and
-``statements.py``, one small function per kind of node.
+compiler traceback in the message.  The handlers themselves live in ``expressions.py``,
+``statements.py`` and ``control.py``, one small function per kind of node; this module puts
+their tables together.
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from typing import Callable, Dict, List
 from mtiacc.diagnostics import CompileError
 from mtiacc.frontend import control, expressions, functions, inductor, statements
 from mtiacc.frontend.context import LoweringContext
+from mtiacc.frontend.imports import LoadedModule
 from mtiacc.frontend.module_scan import ModuleInfo
 from mtiacc.frontend.pybuiltins import PY_BUILTINS
 from mtiacc.frontend.semantic import Semantic
@@ -23,7 +25,7 @@ from mtiacc.frontend.source import SourceFile
 from mtiacc.frontend.values import ModuleRef, NonConstantGlobal, check_supported
 from mtiacc.ir.core import Builder, Value
 
-HANDLERS: Dict[type, Callable] = {**expressions.HANDLERS, **statements.HANDLERS}
+HANDLERS: Dict[type, Callable] = {**expressions.HANDLERS, **statements.HANDLERS, **control.HANDLERS}
 _PY_BUILTINS = set(dir(builtins))
 _TRITON_MODULES = ("triton", "triton.language")
 
@@ -46,6 +48,12 @@ class FunctionLowering(LoweringContext):
         self.entry = builder.block
         # names an `if` branch or a loop body assigned that are not visible after it: why (control.py)
         self.scoped_out: Dict[str, str] = {}
+
+    def helper_lowering(self, module: LoadedModule, builder: Builder, session) -> FunctionLowering:
+        """The lowering of a ``@triton.jit`` helper's body (functions.py), in the session of this kernel."""
+        sub = FunctionLowering(module.src, module.info, builder)
+        sub.session, sub.loaded, sub.is_kernel = session, module, False
+        return sub
 
     # ------------------------------------------------------------------ the choke point
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Callable
 
+from mtiacc.diagnostics import CompileError
+
 
 @dataclasses.dataclass(frozen=True)
 class ModuleRef:
@@ -102,7 +104,6 @@ class BoundMethod:
 
 def check_supported(v, spelled: str) -> None:
     """Report a name that cannot be used in a kernel, where it is used."""
-    from mtiacc.diagnostics import CompileError
     if isinstance(v, Unsupported):
         raise CompileError(f"`{v.qualname}` is not supported yet" + (f"; {v.hint}" if v.hint else ""))
     if isinstance(v, ForeignRef):
