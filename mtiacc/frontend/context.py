@@ -1,11 +1,12 @@
 """What the language layer may ask of the AST visitor: the :class:`LoweringContext` interface.
 
-The builtins (``tl.*``) build IR through the :class:`~mtiacc.frontend.semantic.Semantic` they
+The builtins (``tl.*``) build IR through the :class:`~mtiacc.frontend.language.semantic.Semantic` they
 receive as their first argument and never import the visitor.  A few of them must lower user
 code: ``tl.reduce`` and ``tl.associative_scan`` call a ``@triton.jit`` combine function.  They do
 it through ``sem.lowering``, an object with this interface, which the visitor hands to the
 ``Semantic`` it creates (as Triton's code generator hands itself to the builtins that need it).
-The visitor implements it; this module, at the bottom of the frontend, only declares it.
+The visitor (``visitor/lowering.py``) implements it; this module, at the bottom of the frontend,
+only declares it.
 """
 from __future__ import annotations
 

@@ -73,7 +73,7 @@ class FunctionRef:
 class HelperRef:
     """A ``@triton.jit`` function of another module of the user's project (``from mylib import f``)."""
 
-    module: object  # the LoadedModule it is defined in (imports.py)
+    module: object  # the LoadedModule it is defined in (visitor/imports.py)
     name: str
 
     @property

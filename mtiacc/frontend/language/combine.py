@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import List, Tuple
 
 from mtiacc.diagnostics import CompileError
-from mtiacc.frontend.semantic import Semantic, describe, is_const
+from mtiacc.frontend.language.semantic import Semantic, describe, is_const
 from mtiacc.frontend.values import FunctionRef, is_jit_function
 from mtiacc.ir import combine as C
 from mtiacc.ir.core import Value

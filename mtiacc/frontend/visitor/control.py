@@ -25,9 +25,9 @@ import ast
 from typing import List, Optional, Sequence, Set, Tuple
 
 from mtiacc.diagnostics import CompileError
-from mtiacc.frontend.functions import call_arguments
-from mtiacc.frontend.lang_core import range_, static_range
-from mtiacc.frontend.semantic import describe, is_const, literal_type
+from mtiacc.frontend.visitor.functions import call_arguments
+from mtiacc.frontend.language.core import range_, static_range
+from mtiacc.frontend.language.semantic import describe, is_const, literal_type
 from mtiacc.frontend.values import Builtin
 from mtiacc.ir import ops
 from mtiacc.ir import scf

@@ -22,8 +22,8 @@ import dataclasses
 from typing import Callable, Dict, Optional
 
 from mtiacc.diagnostics import CompileError
-from mtiacc.frontend.lang_core import DTYPES
-from mtiacc.frontend.semantic import describe, is_const
+from mtiacc.frontend.language.core import DTYPES
+from mtiacc.frontend.language.semantic import describe, is_const
 from mtiacc.frontend.values import CONSTEXPR, Builtin
 from mtiacc.ir.core import Value
 from mtiacc.ir.types import FloatType, FunctionType, IntType, PointerType, Type, block_of

@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 
 from mtiacc.diagnostics import CompileError
-from mtiacc.frontend.semantic import Semantic, describe
+from mtiacc.frontend.language.semantic import Semantic, describe
 from mtiacc.frontend.values import Builtin
 from mtiacc.ir.core import Value
 from mtiacc.ir.debug_ops import AssertOp, PrintOp

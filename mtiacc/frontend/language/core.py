@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Dict
 
 from mtiacc.diagnostics import CompileError
-from mtiacc.frontend.fp8_rtz import rounding_cast
-from mtiacc.frontend.semantic import Semantic, describe, is_const
+from mtiacc.frontend.language.fp8_rtz import rounding_cast
+from mtiacc.frontend.language.semantic import Semantic, describe, is_const
 from mtiacc.frontend.values import CONSTEXPR, Builtin
 from mtiacc.ir import ops
 from mtiacc.ir.core import Value
@@ -173,7 +173,7 @@ def to(sem: Semantic, self_, dtype, fp_downcast_rounding=None, bitcast=False):
 
 
 # --------------------------------------------------------------------------- loop iterators
-# Only the iterator of a `for` loop (control.py recognizes these functions); called anywhere else,
+# Only the iterator of a `for` loop (visitor/control.py recognizes these functions); called anywhere else,
 # they are errors.
 
 def range_(sem, arg1, arg2=None, step=None, num_stages=None, loop_unroll_factor=None, **hints):

@@ -19,8 +19,8 @@ from __future__ import annotations
 from typing import Dict
 
 from mtiacc.diagnostics import CompileError
-from mtiacc.frontend.lang_core import to
-from mtiacc.frontend.semantic import FValue, Semantic, describe, is_const, promote_types
+from mtiacc.frontend.language.core import to
+from mtiacc.frontend.language.semantic import FValue, Semantic, describe, is_const, promote_types
 from mtiacc.frontend.values import Builtin, ModuleRef
 from mtiacc.ir import ops
 from mtiacc.ir.core import Value

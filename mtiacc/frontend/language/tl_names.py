@@ -1,7 +1,7 @@
 """``docs/language.md``'s table of the ``triton.language`` names, and which of them the frontend supports.
 
-The table is generated (``python -m mtiacc.frontend.tl_names --write``) from Triton's export list
-(``tl_exports.py``) and the frontend's name table (``language.py``); tests/language/test_names.py
+The table is generated (``python -m mtiacc.frontend.language.tl_names --write``) from Triton's export
+list (``exports.py``) and the frontend's name table (``__init__.py``); tests/language/test_names.py
 checks that the document is current and that each name marked unsupported is reported as "not
 supported yet" where it is used.
 """
@@ -11,9 +11,9 @@ import sys
 from pathlib import Path
 
 from mtiacc.frontend.language import LANGUAGE
-from mtiacc.frontend.tl_exports import TL_NAMES
+from mtiacc.frontend.language.exports import TL_NAMES
 
-DOC = Path(__file__).resolve().parents[2] / "docs" / "language.md"
+DOC = Path(__file__).resolve().parents[3] / "docs" / "language.md"
 BEGIN, END = "<!-- BEGIN names (generated) -->", "<!-- END names (generated) -->"
 
 

@@ -14,8 +14,8 @@ import os
 from typing import Callable, Dict, Optional
 
 from mtiacc.diagnostics import CompileError
-from mtiacc.frontend.inductor import bundled_path
-from mtiacc.frontend.module_scan import ModuleInfo, scan_module
+from mtiacc.frontend.inductor.runtime import bundled_path
+from mtiacc.frontend.visitor.module_scan import ModuleInfo, scan_module
 from mtiacc.frontend.source import SourceFile
 from mtiacc.frontend.values import FunctionRef, HelperRef, NonConstantGlobal
 
@@ -85,7 +85,7 @@ class Importer:
             path = self._locate(name, self.root)
             if path is None and from_dir and os.path.abspath(from_dir) != self.root:
                 path = self._locate(name, os.path.abspath(from_dir))
-            if path is None:  # torch._inductor.runtime.triton_helpers: our own copy (inductor.py)
+            if path is None:  # torch._inductor.runtime.triton_helpers: our own copy (inductor/runtime.py)
                 path = bundled_path(name)
         if path is None:
             return None

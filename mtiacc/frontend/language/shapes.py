@@ -24,8 +24,8 @@ from __future__ import annotations
 from typing import Dict, Sequence, Tuple
 
 from mtiacc.diagnostics import CompileError
-from mtiacc.frontend import combine
-from mtiacc.frontend.semantic import Semantic, describe, is_const
+from mtiacc.frontend.language import combine
+from mtiacc.frontend.language.semantic import Semantic, describe, is_const
 from mtiacc.frontend.values import Builtin
 from mtiacc.ir.core import Value
 from mtiacc.ir.shape_ops import ExpandDimsOp, ReduceOp, ReshapeOp, ScanOp, TransOp

@@ -15,14 +15,15 @@ import builtins
 from typing import Callable, Dict, List
 
 from mtiacc.diagnostics import CompileError
-from mtiacc.frontend import control, expressions, functions, inductor, statements
 from mtiacc.frontend.context import LoweringContext
-from mtiacc.frontend.imports import LoadedModule
-from mtiacc.frontend.module_scan import ModuleInfo
-from mtiacc.frontend.pybuiltins import PY_BUILTINS
-from mtiacc.frontend.semantic import Semantic
+from mtiacc.frontend.inductor.runtime import missing_scan_helper
+from mtiacc.frontend.language.pybuiltins import PY_BUILTINS
+from mtiacc.frontend.language.semantic import Semantic
 from mtiacc.frontend.source import SourceFile
 from mtiacc.frontend.values import ModuleRef, NonConstantGlobal, check_supported
+from mtiacc.frontend.visitor import control, expressions, functions, statements
+from mtiacc.frontend.visitor.imports import LoadedModule
+from mtiacc.frontend.visitor.module_scan import ModuleInfo
 from mtiacc.ir.core import Builder, Value
 
 HANDLERS: Dict[type, Callable] = {**expressions.HANDLERS, **statements.HANDLERS, **control.HANDLERS}
@@ -99,7 +100,7 @@ class FunctionLowering(LoweringContext):
             return PY_BUILTINS[name]
         if name in _PY_BUILTINS:
             raise CompileError(f"the Python builtin `{name}` is not supported in a kernel yet")
-        helper = inductor.missing_scan_helper(name, self.globals)
+        helper = missing_scan_helper(name, self.globals)
         if helper is not None:
             return helper
         if name in self.scoped_out:
@@ -114,7 +115,7 @@ class FunctionLowering(LoweringContext):
     # ------------------------------------------------------------------ for the language layer
 
     def call_jit_function(self, fn, args, kwargs):
-        """A ``@triton.jit`` function called by a builtin (``tl.reduce``'s combine_fn), see context.py."""
+        """A ``@triton.jit`` function called by a builtin (``tl.reduce``'s combine_fn), see frontend/context.py."""
         return functions.call_values(self, fn, args, kwargs)
 
 
