@@ -1,7 +1,7 @@
 """``docs/language.md``'s table of the ``triton.language`` names, and which of them the frontend supports.
 
 The table is generated (``python -m mtiacc.frontend.language.tl_names --write``) from Triton's export
-list (``exports.py``) and the frontend's name table (``__init__.py``); tests/language/test_names.py
+list (``exports.py``) and the frontend's name table (``__init__.py``); tests/frontend/test_names.py
 checks that the document is current and that each name marked unsupported is reported as "not
 supported yet" where it is used.
 """
