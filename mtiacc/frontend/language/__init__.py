@@ -29,8 +29,8 @@ from mtiacc.diagnostics import CompileError
 from mtiacc.frontend.language import core, debug, join, shapes, sort
 from mtiacc.frontend.language import math as tl_math
 from mtiacc.frontend.language import types as tl_types
-from mtiacc.frontend.language.semantic import FValue, Semantic
 from mtiacc.frontend.language.exports import TL_NAMES
+from mtiacc.frontend.language.semantic import FValue, Semantic
 from mtiacc.frontend.values import JIT, Builtin, ForeignRef, Marker, ModuleRef, Unsupported
 
 # `tl.<name>`, in the order the modules add them

@@ -30,8 +30,8 @@ from typing import Dict
 from mtiacc.diagnostics import CompileError
 from mtiacc.frontend.language import math as tl_math
 from mtiacc.frontend.language import shapes
-from mtiacc.frontend.language.shapes import check_shape
 from mtiacc.frontend.language.semantic import Semantic, describe
+from mtiacc.frontend.language.shapes import check_shape
 from mtiacc.frontend.values import Builtin
 from mtiacc.ir.core import Value
 from mtiacc.ir.shape_more import CatOp, FlipOp, JoinOp, SplitOp

@@ -25,10 +25,10 @@ import ast
 from typing import List, Optional, Sequence, Set, Tuple
 
 from mtiacc.diagnostics import CompileError
-from mtiacc.frontend.visitor.functions import call_arguments
 from mtiacc.frontend.language.core import range_, static_range
 from mtiacc.frontend.language.semantic import describe, is_const, literal_type
 from mtiacc.frontend.values import Builtin
+from mtiacc.frontend.visitor.functions import call_arguments
 from mtiacc.ir import ops
 from mtiacc.ir import scf
 from mtiacc.ir.core import Block, Value

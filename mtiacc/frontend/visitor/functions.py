@@ -19,10 +19,10 @@ import os
 from typing import Dict, List, Tuple
 
 from mtiacc.diagnostics import CompileError
-from mtiacc.frontend.visitor.imports import Importer, LoadedModule
-from mtiacc.frontend.visitor.module_scan import NotConstant, const_eval, is_constexpr_annotation, resolve_static
 from mtiacc.frontend.language.semantic import describe
 from mtiacc.frontend.values import FunctionRef, HelperRef
+from mtiacc.frontend.visitor.imports import Importer, LoadedModule
+from mtiacc.frontend.visitor.module_scan import NotConstant, const_eval, is_constexpr_annotation, resolve_static
 from mtiacc.ir import ops
 from mtiacc.ir.core import Builder, Value
 from mtiacc.ir.scf import CallOp

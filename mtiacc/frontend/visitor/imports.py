@@ -15,9 +15,9 @@ from typing import Callable, Dict, Optional
 
 from mtiacc.diagnostics import CompileError
 from mtiacc.frontend.inductor.runtime import bundled_path
-from mtiacc.frontend.visitor.module_scan import ModuleInfo, scan_module
 from mtiacc.frontend.source import SourceFile
 from mtiacc.frontend.values import FunctionRef, HelperRef, NonConstantGlobal
+from mtiacc.frontend.visitor.module_scan import ModuleInfo, scan_module
 
 
 @dataclasses.dataclass(eq=False)

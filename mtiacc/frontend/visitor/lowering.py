@@ -32,6 +32,12 @@ _TRITON_MODULES = ("triton", "triton.language")
 
 
 class FunctionLowering(LoweringContext):
+    """The lowering of one function's body (the kernel, or a helper it calls) into a ``tt.func``.
+
+    Handlers receive it as ``ctx``; the builtins reach it as ``sem.lowering``, through the
+    :class:`LoweringContext` interface it implements.
+    """
+
     def __init__(self, src: SourceFile, module: ModuleInfo, builder: Builder):
         self.src = src
         self.globals = module.scope
@@ -50,7 +56,8 @@ class FunctionLowering(LoweringContext):
         # names an `if` branch or a loop body assigned that are not visible after it: why (control.py)
         self.scoped_out: Dict[str, str] = {}
 
-    def helper_lowering(self, module: LoadedModule, builder: Builder, session) -> FunctionLowering:
+    def helper_lowering(self, module: LoadedModule, builder: Builder,
+                        session: functions.Session) -> FunctionLowering:
         """The lowering of a ``@triton.jit`` helper's body (functions.py), in the session of this kernel."""
         sub = FunctionLowering(module.src, module.info, builder)
         sub.session, sub.loaded, sub.is_kernel = session, module, False

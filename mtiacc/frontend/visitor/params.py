@@ -13,9 +13,9 @@ from typing import Dict, List, Optional, Set
 
 from mtiacc.diagnostics import CompileError
 from mtiacc.frontend.language import LANGUAGE
-from mtiacc.frontend.visitor.module_scan import NotConstant, const_eval, is_constexpr_annotation, resolve_static
 from mtiacc.frontend.source import SourceFile
 from mtiacc.frontend.values import Builtin
+from mtiacc.frontend.visitor.module_scan import NotConstant, const_eval, is_constexpr_annotation, resolve_static
 from mtiacc.ir.types import PointerType, Type, f32, i32, parse_triton_type
 
 

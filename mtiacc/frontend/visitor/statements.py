@@ -8,10 +8,10 @@ from __future__ import annotations
 import ast
 
 from mtiacc.diagnostics import CompileError
-from mtiacc.frontend.visitor.expressions import BINARY_OPS
-from mtiacc.frontend.visitor.module_scan import resolve_static
 from mtiacc.frontend.language.semantic import is_const
 from mtiacc.frontend.values import CONSTEXPR
+from mtiacc.frontend.visitor.expressions import BINARY_OPS
+from mtiacc.frontend.visitor.module_scan import resolve_static
 from mtiacc.ir.types import Type
 
 
