@@ -9,6 +9,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Callable
 
+from mtiacc.diagnostics import CompileError
+
 
 @dataclasses.dataclass(frozen=True)
 class ModuleRef:
@@ -67,6 +69,23 @@ class FunctionRef:
     jit: bool
 
 
+@dataclasses.dataclass(frozen=True, eq=False)
+class HelperRef:
+    """A ``@triton.jit`` function of another module of the user's project (``from mylib import f``)."""
+
+    module: object  # the LoadedModule it is defined in (visitor/imports.py)
+    name: str
+
+    @property
+    def description(self) -> str:
+        return f"the function `{self.module.name}.{self.name}`"
+
+
+def is_jit_function(x) -> bool:
+    """Whether ``x`` names a ``@triton.jit`` function, of this file or of another module."""
+    return isinstance(x, HelperRef) or (isinstance(x, FunctionRef) and x.jit)
+
+
 @dataclasses.dataclass(frozen=True)
 class NonConstantGlobal:
     """A module-level name whose value is not a compile-time constant."""
@@ -85,7 +104,6 @@ class BoundMethod:
 
 def check_supported(v, spelled: str) -> None:
     """Report a name that cannot be used in a kernel, where it is used."""
-    from mtiacc.diagnostics import CompileError
     if isinstance(v, Unsupported):
         raise CompileError(f"`{v.qualname}` is not supported yet" + (f"; {v.hint}" if v.hint else ""))
     if isinstance(v, ForeignRef):

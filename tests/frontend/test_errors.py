@@ -4,7 +4,7 @@ import ast
 import pytest
 
 from mtiacc.frontend import compile_file
-from mtiacc.frontend import expressions
+from mtiacc.frontend.visitor import expressions
 
 from .conftest import line_of
 
@@ -263,7 +263,7 @@ def test_error_messages(kernels, code, message):
 def test_internal_errors_are_reported_at_the_users_code(kernels, monkeypatch):
     def broken(ctx, node):
         raise KeyError("oops")
-    monkeypatch.setitem(__import__("mtiacc.frontend.lowering", fromlist=["HANDLERS"]).HANDLERS,
+    monkeypatch.setitem(__import__("mtiacc.frontend.visitor.lowering", fromlist=["HANDLERS"]).HANDLERS,
                         ast.BinOp, broken)
     err = kernels.error("""
         @triton.jit

@@ -2,7 +2,7 @@
 import pytest
 
 from mtiacc.diagnostics import CompileError
-from mtiacc.frontend.semantic import Semantic, literal_type, promote_types
+from mtiacc.frontend.language.semantic import Semantic, literal_type, promote_types
 from mtiacc.ir import ops
 from mtiacc.ir.core import Block, Builder
 from mtiacc.ir.printer import print_ir

@@ -22,15 +22,16 @@ Triton's rules, kept here:
 from __future__ import annotations
 
 import ast
-import sys
-from typing import Dict, List, Optional, Sequence, Set, Tuple
+from typing import List, Optional, Sequence, Set, Tuple
 
 from mtiacc.diagnostics import CompileError
-from mtiacc.frontend.semantic import describe, is_const, literal_type
+from mtiacc.frontend.language.core import range_, static_range
+from mtiacc.frontend.language.semantic import describe, is_const, literal_type
 from mtiacc.frontend.values import Builtin
+from mtiacc.frontend.visitor.functions import call_arguments
 from mtiacc.ir import ops
 from mtiacc.ir import scf
-from mtiacc.ir.core import Block, Builder, Value
+from mtiacc.ir.core import Block, Value
 from mtiacc.ir.types import Type, i1, i32, i64
 
 MAX_UNROLL = 4096  # tl.static_range iterations
@@ -474,7 +475,7 @@ def lower_while(ctx, node: ast.While) -> None:
     _bind_after(ctx, saved, names, loop.results, node)
 
 
-# --------------------------------------------------------------------------- range builtins
+# --------------------------------------------------------------------------- the iterator of a `for` loop
 
 def _range_kind(ctx, it: ast.expr) -> str:
     if isinstance(it, ast.Call):
@@ -490,8 +491,7 @@ def _range_kind(ctx, it: ast.expr) -> str:
 
 
 def _range_args(ctx, it: ast.Call, kind: str):
-    from mtiacc.frontend.functions import call_arguments  # range(*bounds) too
-    args, kwargs = call_arguments(ctx, it)
+    args, kwargs = call_arguments(ctx, it)  # range(*bounds) too
     names = ["arg1", "arg2", "step"]
     hints = ("num_stages", "loop_unroll_factor", "disallow_acc_multi_buffer", "flatten",
              "warp_specialize", "disable_licm")
@@ -515,45 +515,23 @@ def _range_args(ctx, it: ast.Call, kind: str):
     return bound, {}
 
 
-def range_(sem, arg1, arg2=None, step=None, num_stages=None, loop_unroll_factor=None, **hints):
-    """``tl.range``: the iterator of a run-time ``for`` loop (its GPU scheduling hints are ignored)."""
-    raise CompileError("tl.range can only be the iterator of a `for` loop")
+# --------------------------------------------------------------------------- return, break, continue
+
+def return_(ctx, node: ast.Return) -> None:
+    """``return``: ends the function (an ``if`` holding one took the rest in, see lower_statements)."""
+    if node.value is not None:
+        if ctx.is_kernel:
+            raise CompileError("a kernel cannot return a value")
+        ctx.return_values = ctx.visit(node.value)
+    if ctx.is_kernel and at_function_level(ctx):
+        ctx.builder.insert(ops.ReturnOp.get())
+    ctx.returned = True
 
 
-def static_range(sem, arg1, arg2=None, step=None):
-    """``tl.static_range``: a ``for`` loop unrolled at compile time (constexpr bounds)."""
-    raise CompileError("tl.static_range can only be the iterator of a `for` loop")
-
-
-def static_assert(sem, cond, msg=""):
-    """``tl.static_assert(cond, msg)``: a compile error here when the constexpr ``cond`` is false."""
-    if isinstance(cond, Value):
-        raise CompileError("tl.static_assert needs a compile-time condition, got a run-time value")
-    if not cond:
-        raise CompileError("static assertion failed" + (f": {msg}" if msg else ""))
-    return None
-
-
-def _static_text(x) -> str:
-    if isinstance(x, Value):
-        return f"<run-time value of type {x.type}>"
-    if isinstance(x, tuple):
-        return "(" + ", ".join(_static_text(e) for e in x) + ("," if len(x) == 1 else "") + ")"
-    return str(x)
-
-
-def static_print(sem, *values, sep=" ", end="\n", file=None, flush=False):
-    """``tl.static_print(...)``: print at compile time, to stderr."""
-    sys.stderr.write(sep.join(_static_text(v) for v in values) + end)
-    return None
-
-
-BUILTINS = {
-    "range": Builtin("tl.range", range_),
-    "static_range": Builtin("tl.static_range", static_range),
-    "static_assert": Builtin("tl.static_assert", static_assert),
-    "static_print": Builtin("tl.static_print", static_print),
-}
+def break_(ctx, node) -> None:
+    word = "break" if isinstance(node, ast.Break) else "continue"
+    raise CompileError(f"`{word}` is not supported yet (Triton does not support it either); "
+                       "use a `while` loop with a condition")
 
 
 # --------------------------------------------------------------------------- conditional expressions
@@ -576,3 +554,9 @@ def lower_ifexp(ctx, node: ast.IfExp):
                 ctx.builder.insert(op)
         return ctx.sem.where(cond, a, b)
     return _emit_if(ctx, node, cond, blocks, [(None, a, b)])[0]
+
+
+HANDLERS = {
+    ast.If: lower_if, ast.For: lower_for, ast.While: lower_while, ast.Return: return_, ast.Break: break_,
+    ast.Continue: break_, ast.IfExp: lower_ifexp,
+}

@@ -2,8 +2,9 @@
 
 The call builds a ``tt.reduce``/``tt.scan`` with a combine region (:mod:`mtiacc.ir.combine`): the
 region's block takes the scalars ``a_1 .. a_n, b_1 .. b_n`` and calls the combine function on them
-with a ``tt.call``, exactly like any helper call (specialized and lowered once per argument types
-by :mod:`mtiacc.frontend.functions`); the ``inline`` pass then puts its body in the region.
+with a ``tt.call``, exactly like any helper call: the visitor lowers it (specialized and lowered once
+per argument types), reached through ``sem.lowering`` (:mod:`mtiacc.frontend.context`); the
+``inline`` pass then puts its body in the region.
 
 Semantics follow Triton's language reference:
 
@@ -20,9 +21,8 @@ from __future__ import annotations
 from typing import List, Tuple
 
 from mtiacc.diagnostics import CompileError
-from mtiacc.frontend.imports import HelperRef
-from mtiacc.frontend.semantic import Semantic, describe, is_const
-from mtiacc.frontend.values import FunctionRef
+from mtiacc.frontend.language.semantic import Semantic, describe, is_const
+from mtiacc.frontend.values import FunctionRef, is_jit_function
 from mtiacc.ir import combine as C
 from mtiacc.ir.core import Value
 from mtiacc.ir.shape_ops import ExpandDimsOp, ReduceOp, ReshapeOp, ScanOp
@@ -44,7 +44,7 @@ def _operands(sem: Semantic, input, fn: str) -> Tuple[List[Value], bool]:
 
 
 def _check_fn(combine_fn, fn: str):
-    if isinstance(combine_fn, HelperRef) or (isinstance(combine_fn, FunctionRef) and combine_fn.jit):
+    if is_jit_function(combine_fn):
         return combine_fn
     what = f"the plain Python function `{combine_fn.name}`" if isinstance(combine_fn, FunctionRef) \
         else describe(combine_fn)
@@ -61,17 +61,16 @@ def _axis(axis, rank: int, fn: str) -> int:
 
 def _fill_region(sem: Semantic, op, combine_fn, fn: str) -> None:
     """Lower ``combine_fn(a_1 .. a_n, b_1 .. b_n)`` into ``op``'s combine block and end it."""
-    from mtiacc.frontend import functions
-    ctx = getattr(sem, "lowering", None)
-    if ctx is None:
+    lowering = sem.lowering
+    if lowering is None:
         raise CompileError(f"internal: {fn} needs the function being lowered")
     block = op.regions[0].blocks[0]
     n = len(block.args) // 2
-    builder = ctx.builder
+    builder = sem.builder
     saved = builder.block
     builder.block = block
     try:
-        out = functions.call_values(ctx, combine_fn, list(block.args), {})
+        out = lowering.call_jit_function(combine_fn, list(block.args), {})
         values = out if isinstance(out, tuple) else (out,)
         if len(values) != n:
             raise CompileError(f"{fn}: the combine function returns {len(values)} value(s) for {n} "

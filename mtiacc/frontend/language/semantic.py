@@ -1,7 +1,9 @@
 """Triton's typing rules, and the IR they build.
 
 This layer knows nothing about Python syntax: it receives frontend values and emits ops
-through a :class:`~mtiacc.ir.core.Builder` (whose location the visitor keeps current).
+through a :class:`~mtiacc.ir.core.Builder` (whose location the visitor keeps current).  The
+builtins that must lower user code (a combine function) reach the visitor through
+``Semantic.lowering`` (:class:`~mtiacc.frontend.context.LoweringContext`).
 
 A frontend value is either an IR :class:`Value` (known at run time) or a Python
 ``bool``/``int``/``float`` (a *constexpr*: a literal, a ``tl.constexpr`` parameter, or any
@@ -43,6 +45,7 @@ import operator
 from typing import Callable, Dict, Optional, Sequence, Tuple, Union
 
 from mtiacc.diagnostics import CompileError
+from mtiacc.frontend.context import LoweringContext
 from mtiacc.ir import ops
 from mtiacc.ir.core import Builder, Value
 from mtiacc.ir.folding import fits_int, normalize_int
@@ -150,8 +153,11 @@ _COMPARE = {
 class Semantic:
     """Builds typed IR for Triton operations on frontend values."""
 
-    def __init__(self, builder: Builder):
+    def __init__(self, builder: Builder, lowering: Optional[LoweringContext] = None):
         self.builder = builder
+        # the visitor lowering the function, for builtins that call @triton.jit functions (tl.reduce's
+        # combine_fn); None when the typing rules are used on their own
+        self.lowering = lowering
 
     def emit(self, op) -> Value:
         self.builder.insert(op)
@@ -354,12 +360,49 @@ class Semantic:
         if ty.is_bool() and name in ("floordiv", "mod", "lshift", "rshift"):
             return self._bool_divide_or_shift(name, a, b)
         if name == "mod" and ty.is_float():  # C fmod, expanded to exact integer arithmetic
-            from mtiacc.frontend.lang_math import fmod
-            return fmod(self, a, b)
+            return self.fmod(a, b)
         if ty == bf16:  # bf16 arithmetic: compute in f32 and round back (as Triton's backends do)
             wide = self.emit(cls.get(self.cast(a, f32), self.cast(b, f32)))
             return self.cast(wide, bf16)
         return self.emit(cls.get(a, b))
+
+    def fmod(self, a: Value, b: Value) -> Value:
+        """``a % b`` on floats of one type (C ``fmod``: exact, the sign of ``a``), as integer ops on f32 bits.
+
+        With ``|a| = ma * 2**(ea - 150)`` and ``|b| = mb * 2**(eb - 150)`` (24-bit significands, subnormals
+        with exponent 1), ``|a| % |b| = (ma * 2**(ea - eb) mod mb) * 2**(eb - 150)``; the power of two is
+        applied 39 bits at a time in u64 (8 steps cover every exponent difference)."""
+        ty = a.type.element_type
+        if any(v.type.element_type == f64 for v in (a, b)):
+            raise CompileError("`%` on float64 is not supported yet")
+        x = self.cast(a, f32)
+        xb = self.cast(x, u32, bitcast=True)
+        ax = self.binary("and", xb, 0x7FFFFFFF)
+        ay = self.binary("and", self.cast(self.cast(b, f32), u32, bitcast=True), 0x7FFFFFFF)
+
+        def parts(bits):
+            e = self.binary("rshift", bits, 23)
+            m = self.binary("and", bits, 0x7FFFFF)
+            m = self.where(self.compare("ne", e, 0), self.binary("or", m, 0x800000), m)
+            return self.cast(self.binary("maximum", e, 1), i32), self.cast(m, u64)
+
+        ex, mx = parts(ax)
+        ey, my = parts(ay)
+        my = self.binary("maximum", my, 1)           # b == 0 gives NaN below; no division by zero
+        d = self.binary("sub", ex, ey)
+        r = mx
+        for _ in range(8):
+            k = self.binary("minimum", self.binary("maximum", d, 0), 39)
+            r = self.binary("mod", self.binary("lshift", r, self.cast(k, u64)), my)
+            d = self.binary("sub", d, k)
+        scale = self.cast(self.binary("lshift", self.cast(ey, u32), 23), f32, bitcast=True)
+        mag = self.binary("mul", self.binary("mul", self.cast(r, f32), 2.0 ** -23), scale)
+        sign = self.binary("and", xb, 0x80000000)
+        res = self.cast(self.binary("or", self.cast(mag, u32, bitcast=True), sign), f32, bitcast=True)
+        res = self.where(self.compare("lt", ax, ay), x, res)
+        bad = self.binary("or", self.binary("or", self.compare("eq", ay, 0), self.compare("ge", ax, 0x7F800000)),
+                          self.compare("gt", ay, 0x7F800000))
+        return self.cast(self.where(bad, float("nan"), res), ty)
 
     def _bool_divide_or_shift(self, name: str, a: Value, b: Value) -> Value:
         """``//``, ``%``, ``<<``, ``>>`` on int1 at one bit, as Triton computes them (dividing by 0 is

@@ -8,11 +8,13 @@ from __future__ import annotations
 import ast
 
 from mtiacc.diagnostics import CompileError
-from mtiacc.frontend import control, functions, lang_shapes, lang_types, language
-from mtiacc.frontend.imports import HelperRef
-from mtiacc.frontend.semantic import describe, is_const
+from mtiacc.frontend import language
+from mtiacc.frontend.language import core, shapes
+from mtiacc.frontend.language import types as tl_types
+from mtiacc.frontend.language.semantic import describe, is_const
 from mtiacc.frontend.values import (CONSTEXPR, Builtin, BoundMethod, FunctionRef, ModuleRef,
-                                    check_supported)
+                                    check_supported, is_jit_function)
+from mtiacc.frontend.visitor import functions
 from mtiacc.ir.core import Value
 from mtiacc.ir.types import Type
 
@@ -52,10 +54,10 @@ def attribute(ctx, node: ast.Attribute):
         if node.attr == "numel" and base.type.is_block():
             return base.type.numel
         if node.attr == "T" and base.type.is_block():
-            return lang_shapes.trans(ctx.sem, base)
+            return shapes.trans(ctx.sem, base)
         raise CompileError(f"`{spelled}` is not supported yet (values have no attribute '{node.attr}' here)")
-    if lang_types.is_type_value(base):  # x.dtype.is_floating(), x.type.shape, p.dtype.element_ty
-        return lang_types.type_attr(base, node.attr, spelled)
+    if tl_types.is_type_value(base):  # x.dtype.is_floating(), x.type.shape, p.dtype.element_ty
+        return tl_types.type_attr(base, node.attr, spelled)
     if hasattr(base, "frontend_attr"):  # the user's own module (imports.py)
         return base.frontend_attr(node.attr)
     raise CompileError(f"{describe(base)} has no attribute '{node.attr}'")
@@ -64,13 +66,13 @@ def attribute(ctx, node: ast.Attribute):
 def call(ctx, node: ast.Call):
     callee = ctx.visit(node.func)
     spelled = ast.unparse(node.func)
-    if isinstance(callee, HelperRef) or (isinstance(callee, FunctionRef) and callee.jit):
+    if is_jit_function(callee):
         return functions.call(ctx, callee, node)
     if isinstance(callee, FunctionRef):
         raise CompileError(f"'{callee.name}' is a plain Python function; a kernel can only call "
                            "triton.language functions")
     if callee is CONSTEXPR:
-        callee = Builtin("tl.constexpr", language.constexpr)
+        callee = Builtin("tl.constexpr", core.constexpr)
     if not isinstance(callee, (Builtin, BoundMethod)):
         what = "a data type" if isinstance(callee, Type) else describe(callee)
         raise CompileError(f"`{spelled}` is {what}, which cannot be called")
@@ -149,12 +151,8 @@ def boolop(ctx, node: ast.BoolOp):
     return result
 
 
-def ifexp(ctx, node: ast.IfExp):
-    return control.lower_ifexp(ctx, node)
-
-
 def subscript(ctx, node: ast.Subscript):
-    """``x[:, None]`` (see lang_shapes.subscript) and ``t[0]`` on constant tuples."""
+    """``x[:, None]`` (see shapes.subscript) and ``t[0]`` on constant tuples."""
     base = ctx.visit(node.value)
     elts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
     items = []
@@ -165,7 +163,7 @@ def subscript(ctx, node: ast.Subscript):
             items.append(slice(None))
         else:
             items.append(ctx.visit(e))
-    return lang_shapes.subscript(ctx.sem, base, items)
+    return shapes.subscript(ctx.sem, base, items)
 
 
 def sequence(ctx, node):
@@ -186,5 +184,5 @@ def sequence(ctx, node):
 HANDLERS = {
     ast.Constant: constant, ast.Name: name, ast.Attribute: attribute, ast.Call: call,
     ast.BinOp: binop, ast.UnaryOp: unaryop, ast.Compare: compare, ast.BoolOp: boolop,
-    ast.IfExp: ifexp, ast.Tuple: sequence, ast.List: sequence, ast.Subscript: subscript,
+    ast.Tuple: sequence, ast.List: sequence, ast.Subscript: subscript,
 }

@@ -5,8 +5,8 @@ Inductor's kernels start with::
     from torch._inductor.runtime import triton_helpers, triton_heuristics
     from torch._inductor.runtime.triton_helpers import libdevice, math as tl_math
 
-The importer (imports.py) resolves those module names, when the user's project has no such files,
-to Triton source that ships with this compiler: ``mtiacc/frontend/inductor/triton_helpers.py``,
+The importer (``visitor/imports.py``) resolves those module names, when the user's project has no such files,
+to Triton source that ships with this compiler: ``triton_helpers.py`` beside this module,
 written by us from the helpers' documented semantics (``maximum``/``minimum`` that propagate NaN,
 ``max2``/``min2``/``sum``/``prod``/``any`` reductions, ``max_with_index``/``min_with_index``,
 ``welford_reduce``/``welford_combine``/``welford``, ``div_floor_integer``, ``remainder_integer``,
@@ -18,9 +18,10 @@ error at the use.
 from __future__ import annotations
 
 import os
+import re
 from typing import Optional
 
-HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "inductor")
+HERE = os.path.dirname(os.path.abspath(__file__))  # the folder stands for the package
 PACKAGE = "torch._inductor.runtime"
 MODULES = {f"{PACKAGE}.triton_helpers": os.path.join(HERE, "triton_helpers.py")}
 
@@ -42,7 +43,6 @@ _SCAN_HELPERS = {"add": "_add", "mul": "_mul"}
 def missing_scan_helper(name: str, scope: dict):
     """For an undefined ``_triton_helper_fn_<op><n>`` in a kernel importing ``triton_helpers``:
     our helper doing ``<op>``; else None."""
-    import re
     m = re.fullmatch(r"_triton_helper_fn_([a-z]+)\d+", name)
     if m is None or m.group(1) not in _SCAN_HELPERS:
         return None

@@ -11,7 +11,7 @@ here from integer operations on the bits (no new IR op).  Other ``"rtz"`` conver
 from __future__ import annotations
 
 from mtiacc.diagnostics import CompileError
-from mtiacc.frontend.semantic import Semantic
+from mtiacc.frontend.language.semantic import Semantic
 from mtiacc.ir.types import Type, f32, f8e5, is_fp8, u8, u32
 
 

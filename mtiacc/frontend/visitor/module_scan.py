@@ -12,7 +12,7 @@ import operator
 from typing import Dict, List, Optional
 
 from mtiacc.frontend.language import module_attr
-from mtiacc.frontend.values import JIT, FunctionRef, Marker, ModuleRef, NonConstantGlobal
+from mtiacc.frontend.values import CONSTEXPR, JIT, Builtin, FunctionRef, Marker, ModuleRef, NonConstantGlobal
 
 
 class NotConstant(Exception):
@@ -84,6 +84,17 @@ def is_jit_decorator(node: ast.expr, scope: Dict[str, object]) -> bool:
         return True
     # A file that uses `@triton.jit` without importing triton is still a Triton file.
     return found is None and ast.unparse(target) in ("triton.jit", "jit")
+
+
+def is_constexpr_annotation(ann: Optional[ast.expr], scope) -> bool:
+    """Whether a parameter annotation makes it a compile-time parameter (``tl.constexpr``, a ``tl.dtype``)."""
+    if ann is None:
+        return False
+    if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
+        return ann.value.split(".")[-1] == "constexpr"
+    found = resolve_static(ann, scope)  # a `tl.dtype` parameter takes a type: a compile-time value too
+    return found is CONSTEXPR or ast.unparse(ann) in ("tl.constexpr", "constexpr") or \
+        (isinstance(found, Builtin) and found.qualname == "tl.dtype")
 
 
 _CONST_BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,

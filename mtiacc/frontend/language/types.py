@@ -22,8 +22,9 @@ import dataclasses
 from typing import Callable, Dict, Optional
 
 from mtiacc.diagnostics import CompileError
-from mtiacc.frontend.semantic import describe, is_const
-from mtiacc.frontend.values import Builtin
+from mtiacc.frontend.language.core import DTYPES
+from mtiacc.frontend.language.semantic import describe, is_const
+from mtiacc.frontend.values import CONSTEXPR, Builtin
 from mtiacc.ir.core import Value
 from mtiacc.ir.types import FloatType, FunctionType, IntType, PointerType, Type, block_of
 
@@ -66,9 +67,8 @@ def _tensor(sem, *args, **kwargs):
 
 def _dtype(sem, name):
     """``tl.dtype("fp32")``: the scalar type of that Triton name."""
-    from mtiacc.frontend.language import LANGUAGE
-    for t in LANGUAGE.values():
-        if is_type_value(t) and dtype_name(t) == name:
+    for t in DTYPES.values():
+        if dtype_name(t) == name:
             return t
     raise CompileError(f"tl.dtype: unknown type name {name!r}")
 
@@ -109,7 +109,6 @@ CLASSES: Dict[str, TypeClass] = {
 def isinstance_(sem, obj, classinfo):
     """``isinstance(x, tl.tensor)``, ``isinstance(t, tl.pointer_type)``, ``isinstance(N, tl.constexpr)``,
     ``isinstance(n, int)``, or a tuple of those: a compile-time bool."""
-    from mtiacc.frontend.values import CONSTEXPR
     if isinstance(classinfo, tuple):
         return any(isinstance_(sem, obj, c) for c in classinfo)
     if isinstance(classinfo, TypeClass):

@@ -1,4 +1,5 @@
-"""``tl.device_print`` and ``tl.device_assert``: run-time debugging on the device.
+"""Debugging: ``tl.static_assert`` and ``tl.static_print`` at compile time, ``tl.device_print`` and
+``tl.device_assert`` at run time on the device.
 
 ``device_print(prefix, *values)`` prints, per program and per element of the (broadcast) blocks,
 one line ``pid (x, y, z) idx (i, j) <prefix><values>``; the simulator buffers each program's lines
@@ -8,8 +9,10 @@ assertions are always checked (Triton checks them only in debug mode).
 """
 from __future__ import annotations
 
+import sys
+
 from mtiacc.diagnostics import CompileError
-from mtiacc.frontend.semantic import Semantic, describe
+from mtiacc.frontend.language.semantic import Semantic, describe
 from mtiacc.frontend.values import Builtin
 from mtiacc.ir.core import Value
 from mtiacc.ir.debug_ops import AssertOp, PrintOp
@@ -19,6 +22,29 @@ def _text(x, what: str) -> str:
     if not isinstance(x, str):
         raise CompileError(f"{what} must be a constexpr string, got {describe(x)}")
     return x
+
+
+def static_assert(sem, cond, msg=""):
+    """``tl.static_assert(cond, msg)``: a compile error here when the constexpr ``cond`` is false."""
+    if isinstance(cond, Value):
+        raise CompileError("tl.static_assert needs a compile-time condition, got a run-time value")
+    if not cond:
+        raise CompileError("static assertion failed" + (f": {msg}" if msg else ""))
+    return None
+
+
+def _static_text(x) -> str:
+    if isinstance(x, Value):
+        return f"<run-time value of type {x.type}>"
+    if isinstance(x, tuple):
+        return "(" + ", ".join(_static_text(e) for e in x) + ("," if len(x) == 1 else "") + ")"
+    return str(x)
+
+
+def static_print(sem, *values, sep=" ", end="\n", file=None, flush=False):
+    """``tl.static_print(...)``: print at compile time, to stderr."""
+    sys.stderr.write(sep.join(_static_text(v) for v in values) + end)
+    return None
 
 
 def device_print(sem: Semantic, prefix, *args, hex=False):
@@ -62,6 +88,8 @@ def device_assert(sem: Semantic, cond, msg="", mask=None):
 
 
 LANGUAGE = {
+    "static_assert": Builtin("tl.static_assert", static_assert),
+    "static_print": Builtin("tl.static_print", static_print),
     "device_print": Builtin("tl.device_print", device_print),
     "device_assert": Builtin("tl.device_assert", device_assert),
 }

@@ -18,8 +18,8 @@ from __future__ import annotations
 from typing import Dict
 
 from mtiacc.diagnostics import CompileError
-from mtiacc.frontend import lang_shapes
-from mtiacc.frontend.semantic import Semantic, describe, is_const
+from mtiacc.frontend.language import shapes
+from mtiacc.frontend.language.semantic import Semantic, describe, is_const
 from mtiacc.frontend.values import Builtin
 from mtiacc.ir.core import Value
 from mtiacc.ir.sort_ops import GatherOp, HistogramOp, SortOp
@@ -81,7 +81,7 @@ def topk(sem: Semantic, x, k, dim=None, descending=True):
     if k <= 0 or k & (k - 1) or k > n:
         raise CompileError(f"tl.topk: k must be a power of two at most the dimension's size {n}, got {k}")
     if k == 1:  # Triton: a reduction with keep_dims
-        pick = lang_shapes.max if desc else lang_shapes.min
+        pick = shapes.max if desc else shapes.min
         return pick(sem, x, d, keep_dims=True)
     return sem.emit(SortOp.get(x, k, desc))
 
@@ -122,7 +122,7 @@ def histogram(sem: Semantic, input, num_bins, mask=None):
     if not (isinstance(e, IntType) and e.width == 32):
         raise CompileError(f"tl.histogram needs 32-bit integers, got {e}")
     nb = _const_int(num_bins, "tl.histogram's num_bins")
-    lang_shapes.check_shape((nb,), "tl.histogram")
+    shapes.check_shape((nb,), "tl.histogram")
     m = None
     if mask is not None:
         m = sem.materialize(mask) if is_const(mask) else mask

@@ -1,7 +1,7 @@
 """``tl.join``, ``tl.split``, ``tl.interleave``, ``tl.cat``, ``tl.flip``, ``tl.swizzle2d``, ``tl.softmax``.
 
-Same conventions as :mod:`mtiacc.frontend.lang_shapes` (``language.py`` merges ``LANGUAGE`` and
-``METHODS`` from here).  Semantics follow Triton's language reference (3.9), checked against its
+Same conventions as :mod:`mtiacc.frontend.language.shapes` (:mod:`mtiacc.frontend.language` merges
+``LANGUAGE`` and ``METHODS`` from here).  Semantics follow Triton's language reference (3.9), checked against its
 interpreter:
 
 * ``join(a, b)`` broadcasts ``a`` and ``b`` to one shape (their element types must already agree)
@@ -28,9 +28,10 @@ from __future__ import annotations
 from typing import Dict
 
 from mtiacc.diagnostics import CompileError
-from mtiacc.frontend import lang_math, lang_shapes
-from mtiacc.frontend.lang_shapes import check_shape
-from mtiacc.frontend.semantic import Semantic, describe
+from mtiacc.frontend.language import math as tl_math
+from mtiacc.frontend.language import shapes
+from mtiacc.frontend.language.semantic import Semantic, describe
+from mtiacc.frontend.language.shapes import check_shape
 from mtiacc.frontend.values import Builtin
 from mtiacc.ir.core import Value
 from mtiacc.ir.shape_more import CatOp, FlipOp, JoinOp, SplitOp
@@ -149,9 +150,9 @@ def softmax(sem: Semantic, x, dim=None, *, keep_dims=None, ieee_rounding=False):
     if not v.type.is_float():
         raise CompileError(f"tl.softmax needs floating-point elements, got {v.type.element_type}")
     d = _axis(0 if dim is None else dim, len(v.type.shape), "tl.softmax")
-    z = sem.binary("sub", v, lang_shapes.max(sem, v, d, keep_dims=True))
-    num = lang_math.TL_MATH["exp"].impl(sem, z)
-    return sem.binary("truediv", num, lang_shapes.sum(sem, num, d, keep_dims=True))
+    z = sem.binary("sub", v, shapes.max(sem, v, d, keep_dims=True))
+    num = tl_math.TL_MATH["exp"].impl(sem, z)
+    return sem.binary("truediv", num, shapes.sum(sem, num, d, keep_dims=True))
 
 
 # --------------------------------------------------------------------------- name tables

@@ -1,14 +1,10 @@
 """Every name ``triton.language`` exports (from Triton's language reference), grouped as it groups them.
 
-This is data: ``docs/language.md``'s table is generated from it and from the frontend's name table
-(``python -m mtiacc.frontend.tl_names --write``), and tests/language/test_names.py checks that the
-document is current and that each name marked unsupported is reported as "not supported yet" where
-it is used.
+This is data: the frontend uses it to tell a typo (``tl.maximun``) from a Triton name it does not
+support yet, and ``tl_names.py`` renders ``docs/language.md``'s table of names from it.
 """
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 from typing import Dict, Tuple
 
 TL_NAMES: Dict[str, Tuple[str, ...]] = {
@@ -36,37 +32,3 @@ TL_NAMES: Dict[str, Tuple[str, ...]] = {
               "bfloat16", "float32", "float64", "float8e4nv", "float8e5", "float8e4b15", "float8e4b8",
               "float8e5b16", "void", "constexpr", "pointer_type", "block_type", "dtype", "tensor", "tuple"),
 }
-
-DOC = Path(__file__).resolve().parents[2] / "docs" / "language.md"
-BEGIN, END = "<!-- BEGIN names (generated) -->", "<!-- END names (generated) -->"
-
-
-def supported(name: str) -> bool:
-    """Whether the frontend gives ``tl.<name>`` a meaning."""
-    from mtiacc.frontend.language import LANGUAGE
-    return name in LANGUAGE
-
-
-def render() -> str:
-    lines = [BEGIN, "", "| group | supported | not supported yet |", "|---|---|---|"]
-    for group, names in TL_NAMES.items():
-        yes = ", ".join(f"`{n}`" for n in names if supported(n)) or "-"
-        no = ", ".join(f"`{n}`" for n in names if not supported(n)) or "-"
-        lines.append(f"| {group} | {yes} | {no} |")
-    total = sum(len(v) for v in TL_NAMES.values())
-    count = sum(supported(n) for v in TL_NAMES.values() for n in v)
-    lines += ["", f"{count} of the {total} names are supported.", "", END]
-    return "\n".join(lines)
-
-
-def updated(text: str) -> str:
-    head, rest = text.split(BEGIN, 1)
-    _, tail = rest.split(END, 1)
-    return head + render() + tail
-
-
-if __name__ == "__main__":
-    if sys.argv[1:] == ["--write"]:
-        DOC.write_text(updated(DOC.read_text()))
-    else:
-        print(render())

@@ -1,19 +1,18 @@
-"""The user-facing language: the ``triton`` and ``triton.language`` names a kernel may use.
+"""The core of the language: the programming model, creating blocks, memory, ``tl.where`` and the
+basic arithmetic builtins, ``x.to(...)``, the loop iterators, and the data types.
 
 Each builtin is a Python function whose signature is Triton's (the call's arguments are bound
 to it, so a wrong keyword is reported like Python would), taking a :class:`Semantic` first.
-Names that Triton has but this compiler does not are reported as "not supported yet" when used.
+The tables at the end are merged into the ``tl.*`` namespace by :mod:`mtiacc.frontend.language`.
 """
 from __future__ import annotations
 
-import inspect
-from typing import Dict, Optional, Sequence
+from typing import Dict
 
 from mtiacc.diagnostics import CompileError
-from mtiacc.frontend import lang_math
-from mtiacc.frontend.semantic import FValue, Semantic, describe, is_const
-from mtiacc.frontend.values import (CONSTEXPR, JIT, Builtin, ForeignRef, Marker, ModuleRef,
-                                    Unsupported)
+from mtiacc.frontend.language.fp8_rtz import rounding_cast
+from mtiacc.frontend.language.semantic import Semantic, describe, is_const
+from mtiacc.frontend.values import CONSTEXPR, Builtin
 from mtiacc.ir import ops
 from mtiacc.ir.core import Value
 from mtiacc.ir.types import Type, SCALAR_TYPES
@@ -169,15 +168,25 @@ def next_power_of_2(sem: Semantic, n):
 def to(sem: Semantic, self_, dtype, fp_downcast_rounding=None, bitcast=False):
     """``x.to(dtype, bitcast=False)``: convert (or reinterpret) the elements of ``x``."""
     if fp_downcast_rounding is not None and not bitcast:
-        from mtiacc.frontend.fp8_rtz import rounding_cast
         return rounding_cast(sem, self_, _dtype(dtype), fp_downcast_rounding)
     return sem.cast(self_, _dtype(dtype), bitcast=bool(bitcast))
 
 
-METHODS = {"to": to}
+# --------------------------------------------------------------------------- loop iterators
+# Only the iterator of a `for` loop (visitor/control.py recognizes these functions); called anywhere else,
+# they are errors.
+
+def range_(sem, arg1, arg2=None, step=None, num_stages=None, loop_unroll_factor=None, **hints):
+    """``tl.range``: the iterator of a run-time ``for`` loop (its GPU scheduling hints are ignored)."""
+    raise CompileError("tl.range can only be the iterator of a `for` loop")
 
 
-# --------------------------------------------------------------------------- name tables
+def static_range(sem, arg1, arg2=None, step=None):
+    """``tl.static_range``: a ``for`` loop unrolled at compile time (constexpr bounds)."""
+    raise CompileError("tl.static_range can only be the iterator of a `for` loop")
+
+
+# --------------------------------------------------------------------------- tables
 
 _DTYPE_NAMES = {
     "int1": "i1", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
@@ -187,82 +196,17 @@ _DTYPE_NAMES = {
     "float8e4b8": "f8E4M3FNUZ", "float8e5b16": "f8E5M2FNUZ",
 }
 
-LANGUAGE: Dict[str, object] = {name: SCALAR_TYPES[ir] for name, ir in _DTYPE_NAMES.items()}
+DTYPES: Dict[str, Type] = {name: SCALAR_TYPES[ir] for name, ir in _DTYPE_NAMES.items()}
+
+LANGUAGE: Dict[str, object] = dict(DTYPES)
 for _fn in (program_id, num_programs, arange, full, zeros, load, store, where, cdiv, minimum,
             maximum):
     LANGUAGE[_fn.__name__] = Builtin(f"tl.{_fn.__name__}", _fn)
 LANGUAGE["constexpr"] = CONSTEXPR
-LANGUAGE.update(lang_math.TL_MATH)
-LANGUAGE.update({"math": ModuleRef(lang_math.MATH_MODULE), "extra": ModuleRef("triton.language.extra")})
 
-# Shapes, reductions and scans live in their own module (lang_shapes.py).
-from mtiacc.frontend import lang_shapes  # noqa: E402
-LANGUAGE.update(lang_shapes.LANGUAGE)
-METHODS.update(lang_shapes.METHODS)
-
-# Loop iterators and compile-time checks live with the control flow (control.py).
-from mtiacc.frontend import control  # noqa: E402
-LANGUAGE.update(control.BUILTINS)
-
-# tl.device_print / tl.device_assert (lang_debug.py).
-from mtiacc.frontend import lang_debug  # noqa: E402
-LANGUAGE.update(lang_debug.LANGUAGE)
-
-# tl.sort / tl.topk / tl.gather / tl.histogram (lang_sort.py).
-from mtiacc.frontend import lang_sort  # noqa: E402
-LANGUAGE.update(lang_sort.LANGUAGE)
-METHODS.update(lang_sort.METHODS)
-
-# tl.tensor / dtype / block_type / pointer_type / tuple as classes (lang_types.py).
-from mtiacc.frontend import lang_types  # noqa: E402
-LANGUAGE.update(lang_types.CLASSES)
-
-# tl.join / split / interleave / cat / flip / swizzle2d / softmax (lang_join.py).
-from mtiacc.frontend import lang_join  # noqa: E402
-LANGUAGE.update(lang_join.LANGUAGE)
-METHODS.update(lang_join.METHODS)
-
-TRITON: Dict[str, object] = {
-    "jit": JIT,
-    "language": ModuleRef("triton.language"),
-    "cdiv": Builtin("triton.cdiv", cdiv),
-    "next_power_of_2": Builtin("triton.next_power_of_2", next_power_of_2),
-    "autotune": Marker("triton.autotune"),
-    "heuristics": Marker("triton.heuristics"),
-    "Config": Marker("triton.Config"),
+ITERATORS = {
+    "range": Builtin("tl.range", range_),
+    "static_range": Builtin("tl.static_range", static_range),
 }
 
-
-def _did_you_mean(attr: str, spelled: str, names) -> str:
-    """A hint for a likely typo: only for names Triton does not export either (tl.maximun)."""
-    import difflib
-    from mtiacc.frontend.tl_names import TL_NAMES
-    if any(attr in group for group in TL_NAMES.values()):
-        return ""
-    close = difflib.get_close_matches(attr, [n for n in names if not n.startswith("_")], n=1, cutoff=0.8)
-    return f"did you mean `{spelled[:len(spelled) - len(attr)]}{close[0]}`?" if close else ""
-
-
-def module_attr(module: ModuleRef, attr: str, spelled: str) -> object:
-    """``module.attr``: the object it names, or :class:`Unsupported` (reported where used)."""
-    if lang_math.is_math_module(module.qualname):
-        found = lang_math.lookup(module.qualname, attr)
-        return found if found is not None else Unsupported(spelled)
-    if module.qualname == "triton.language":
-        return LANGUAGE.get(attr) or Unsupported(spelled, _did_you_mean(attr, spelled, LANGUAGE))
-    if module.qualname == "triton":
-        return TRITON.get(attr, Unsupported(spelled))
-    if module.qualname.startswith("triton."):
-        return Unsupported(spelled)
-    return ForeignRef(f"{module.qualname}.{attr}")
-
-
-def call_builtin(sem: Semantic, fn: Builtin, args: Sequence[FValue], kwargs: Dict[str, FValue],
-                 receiver: Optional[FValue] = None, name: Optional[str] = None) -> FValue:
-    """Bind the call's arguments to the builtin's signature (Python's rules), then run it."""
-    pos = ([receiver] if receiver is not None else []) + list(args)
-    try:
-        inspect.signature(fn.impl).bind(sem, *pos, **kwargs)
-    except TypeError as e:
-        raise CompileError(f"{name or fn.qualname}(): {e}") from None
-    return fn.impl(sem, *pos, **kwargs)
+METHODS = {"to": to}

@@ -3,7 +3,7 @@ import pytest
 
 from mtiacc.diagnostics import CompileError
 from mtiacc.driver import Options, compile_kernel
-from mtiacc.frontend import tl_names
+from mtiacc.frontend.language import tl_names
 from mtiacc.frontend.language import LANGUAGE
 
 ALL = [n for names in tl_names.TL_NAMES.values() for n in names]
@@ -12,7 +12,7 @@ UNSUPPORTED = [n for n in ALL if not tl_names.supported(n)]
 
 def test_document_is_current():
     text = tl_names.DOC.read_text()
-    assert tl_names.updated(text) == text, "run: python -m mtiacc.frontend.tl_names --write"
+    assert tl_names.updated(text) == text, "run: python -m mtiacc.frontend.language.tl_names --write"
 
 
 def test_names_are_listed_once():

@@ -19,7 +19,8 @@ from __future__ import annotations
 from typing import Dict
 
 from mtiacc.diagnostics import CompileError
-from mtiacc.frontend.semantic import FValue, Semantic, describe, is_const, promote_types
+from mtiacc.frontend.language.core import to
+from mtiacc.frontend.language.semantic import FValue, Semantic, describe, is_const, promote_types
 from mtiacc.frontend.values import Builtin, ModuleRef
 from mtiacc.ir import ops
 from mtiacc.ir.core import Value
@@ -201,7 +202,7 @@ def fmod_(sem: Semantic, x, y):
     a, b = _float_operand(sem, x, "libdevice.fmod"), _float_operand(sem, y, "libdevice.fmod")
     ty = sem.common_type(a, b)
     a, b = sem.cast(a, ty), sem.cast(b, ty)
-    return fmod(sem, *sem.broadcast(a, b))
+    return sem.fmod(*sem.broadcast(a, b))
 
 
 def nextafter(sem: Semantic, x, y):
@@ -295,44 +296,6 @@ def umulhi(sem: Semantic, x, y):
     return sem.cast(sem.cast(hi, u32), ty)
 
 
-def fmod(sem: Semantic, a: Value, b: Value) -> Value:
-    """``a % b`` on floats of one type (C ``fmod``: exact, the sign of ``a``), as integer ops on f32 bits.
-
-    With ``|a| = ma * 2**(ea - 150)`` and ``|b| = mb * 2**(eb - 150)`` (24-bit significands, subnormals
-    with exponent 1), ``|a| % |b| = (ma * 2**(ea - eb) mod mb) * 2**(eb - 150)``; the power of two is
-    applied 39 bits at a time in u64 (8 steps cover every exponent difference)."""
-    ty = a.type.element_type
-    _no_f64("%", a, b)
-    x = sem.cast(a, f32)
-    xb = sem.cast(x, u32, bitcast=True)
-    ax = sem.binary("and", xb, 0x7FFFFFFF)
-    ay = sem.binary("and", sem.cast(sem.cast(b, f32), u32, bitcast=True), 0x7FFFFFFF)
-
-    def parts(bits):
-        e = sem.binary("rshift", bits, 23)
-        m = sem.binary("and", bits, 0x7FFFFF)
-        m = sem.where(sem.compare("ne", e, 0), sem.binary("or", m, 0x800000), m)
-        return sem.cast(sem.binary("maximum", e, 1), i32), sem.cast(m, u64)
-
-    ex, mx = parts(ax)
-    ey, my = parts(ay)
-    my = sem.binary("maximum", my, 1)            # b == 0 gives NaN below; no division by zero
-    d = sem.binary("sub", ex, ey)
-    r = mx
-    for _ in range(8):
-        k = sem.binary("minimum", sem.binary("maximum", d, 0), 39)
-        r = sem.binary("mod", sem.binary("lshift", r, sem.cast(k, u64)), my)
-        d = sem.binary("sub", d, k)
-    scale = sem.cast(sem.binary("lshift", sem.cast(ey, u32), 23), f32, bitcast=True)
-    mag = sem.binary("mul", sem.binary("mul", sem.cast(r, f32), 2.0 ** -23), scale)
-    sign = sem.binary("and", xb, 0x80000000)
-    res = sem.cast(sem.binary("or", sem.cast(mag, u32, bitcast=True), sign), f32, bitcast=True)
-    res = sem.where(sem.compare("lt", ax, ay), x, res)
-    bad = sem.binary("or", sem.binary("or", sem.compare("eq", ay, 0), sem.compare("ge", ax, 0x7F800000)),
-                     sem.compare("gt", ay, 0x7F800000))
-    return sem.cast(sem.where(bad, float("nan"), res), ty)
-
-
 def signbit(sem: Semantic, x):
     """``libdevice.signbit(x)``: 1 (int32) where the sign bit of fp32 ``x`` is set, else 0."""
     v = _float_operand(sem, x, "libdevice.signbit")
@@ -356,7 +319,6 @@ def isinf(sem: Semantic, x):
 
 def cast(sem: Semantic, input, dtype, fp_downcast_rounding=None, bitcast=False):
     """``tl.cast(x, dtype, bitcast=False)``: the same as ``x.to(dtype, bitcast=bitcast)``."""
-    from mtiacc.frontend.language import to
     return to(sem, _operand(sem, input, "tl.cast"), dtype, fp_downcast_rounding, bitcast)
 
 

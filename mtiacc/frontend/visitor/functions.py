@@ -15,14 +15,14 @@ the function's arguments, in order, and the helper sees the tuple rebuilt.
 from __future__ import annotations
 
 import ast
+import os
 from typing import Dict, List, Tuple
 
 from mtiacc.diagnostics import CompileError
-from mtiacc.frontend.imports import HelperRef, LoadedModule
-from mtiacc.frontend.module_scan import NotConstant, const_eval
-from mtiacc.frontend.params import _is_constexpr_annotation
-from mtiacc.frontend.semantic import describe
-from mtiacc.frontend.values import FunctionRef
+from mtiacc.frontend.language.semantic import describe
+from mtiacc.frontend.values import FunctionRef, HelperRef
+from mtiacc.frontend.visitor.imports import Importer, LoadedModule
+from mtiacc.frontend.visitor.module_scan import NotConstant, const_eval, is_constexpr_annotation, resolve_static
 from mtiacc.ir import ops
 from mtiacc.ir.core import Builder, Value
 from mtiacc.ir.scf import CallOp
@@ -58,8 +58,6 @@ def session_of(ctx) -> Session:
 
 def module_of(ctx) -> LoadedModule:
     if ctx.loaded is None:
-        from mtiacc.frontend.imports import Importer
-        import os
         ctx.loaded = LoadedModule(os.path.splitext(os.path.basename(ctx.src.path))[0], ctx.src.path, ctx.src,
                                   ctx.module, Importer(os.path.dirname(os.path.abspath(ctx.src.path))))
     return ctx.loaded
@@ -72,7 +70,6 @@ def _default(module: LoadedModule, node: ast.expr, name: str):
         return const_eval(node, module.info.scope)
     except (NotConstant, TypeError):
         pass
-    from mtiacc.frontend.module_scan import resolve_static
     found = resolve_static(node, module.info.scope)
     if isinstance(found, Type):
         return found
@@ -212,7 +209,7 @@ def call_values(ctx, callee, args, kwargs):
     params = {p.arg: p for p in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}
     key_parts = []
     for pname, v in bound.items():
-        if _flatten(v) and _is_constexpr_annotation(params[pname].annotation, module.info.scope):
+        if _flatten(v) and is_constexpr_annotation(params[pname].annotation, module.info.scope):
             raise CompileError(f"parameter '{pname}' of '{name}' is a tl.constexpr, but the call passes "
                                f"{describe(v)}")
         key_parts.append((pname, _freeze(v)))
@@ -230,7 +227,6 @@ def call_values(ctx, callee, args, kwargs):
 
 
 def _lower_helper(ctx, s: Session, module: LoadedModule, fn: ast.FunctionDef, bound: Dict[str, object]):
-    from mtiacc.frontend.lowering import FunctionLowering
     runtime = [(n if isinstance(v, Value) else f"{n}_{i}", x)
                for n, v in bound.items() for i, x in enumerate(_flatten(v))]
     sym = s.fresh_name(fn.name)
@@ -238,8 +234,7 @@ def _lower_helper(ctx, s: Session, module: LoadedModule, fn: ast.FunctionDef, bo
     func = ops.FuncOp.get(sym, [v.type for _, v in runtime], [n for n, _ in runtime], loc=loc)
     func.attrs["sym_visibility"] = "private"
     s.module_op.body.block.append(func)
-    sub = FunctionLowering(module.src, module.info, Builder(func.entry, loc))
-    sub.session, sub.loaded, sub.is_kernel = s, module, False
+    sub = ctx.helper_lowering(module, Builder(func.entry, loc), s)
     args = iter(func.args)
     for n, v in bound.items():
         sub.locals[n] = _rebuild(v, args)

@@ -1,15 +1,17 @@
-"""Statement handlers: one function per kind of ``ast`` statement, each ``(ctx, node) -> None``."""
+"""Statement handlers: one function per kind of ``ast`` statement, each ``(ctx, node) -> None``.
+
+Expression statements, assignments and ``pass``; the statements that direct control (``if``,
+``for``, ``while``, ``return``, ``break``) are in ``control.py``.
+"""
 from __future__ import annotations
 
 import ast
 
 from mtiacc.diagnostics import CompileError
-from mtiacc.frontend import control
-from mtiacc.frontend.expressions import BINARY_OPS
-from mtiacc.frontend.module_scan import resolve_static
-from mtiacc.frontend.semantic import is_const
+from mtiacc.frontend.language.semantic import is_const
 from mtiacc.frontend.values import CONSTEXPR
-from mtiacc.ir import ops
+from mtiacc.frontend.visitor.expressions import BINARY_OPS
+from mtiacc.frontend.visitor.module_scan import resolve_static
 from mtiacc.ir.types import Type
 
 
@@ -61,29 +63,10 @@ def augassign(ctx, node: ast.AugAssign) -> None:
     ctx.bind(node.target.id, ctx.sem.binary(BINARY_OPS[type(node.op)], current, value))
 
 
-def return_(ctx, node: ast.Return) -> None:
-    """``return``: ends the function (an ``if`` holding one took the rest in, see control.py)."""
-    if node.value is not None:
-        if ctx.is_kernel:
-            raise CompileError("a kernel cannot return a value")
-        ctx.return_values = ctx.visit(node.value)
-    if ctx.is_kernel and control.at_function_level(ctx):
-        ctx.builder.insert(ops.ReturnOp.get())
-    ctx.returned = True
-
-
 def pass_(ctx, node: ast.Pass) -> None:
     return None
 
 
-def break_(ctx, node) -> None:
-    word = "break" if isinstance(node, ast.Break) else "continue"
-    raise CompileError(f"`{word}` is not supported yet (Triton does not support it either); "
-                       "use a `while` loop with a condition")
-
-
 HANDLERS = {
-    ast.Expr: expr, ast.Assign: assign, ast.AnnAssign: annassign, ast.AugAssign: augassign,
-    ast.Return: return_, ast.Pass: pass_, ast.If: control.lower_if, ast.For: control.lower_for,
-    ast.While: control.lower_while, ast.Break: break_, ast.Continue: break_,
+    ast.Expr: expr, ast.Assign: assign, ast.AnnAssign: annassign, ast.AugAssign: augassign, ast.Pass: pass_,
 }

@@ -6,11 +6,11 @@ import dataclasses
 from typing import Dict, List, Optional, Union
 
 from mtiacc.diagnostics import CompileError
-from mtiacc.frontend.imports import resolver_for
-from mtiacc.frontend.lowering import FunctionLowering
-from mtiacc.frontend.module_scan import scan_module
-from mtiacc.frontend.params import Param, resolve_params
 from mtiacc.frontend.source import SourceFile
+from mtiacc.frontend.visitor.imports import resolver_for
+from mtiacc.frontend.visitor.lowering import FunctionLowering
+from mtiacc.frontend.visitor.module_scan import scan_module
+from mtiacc.frontend.visitor.params import Param, resolve_params
 from mtiacc.ir import ops
 from mtiacc.ir.core import Builder, VerifyError
 from mtiacc.ir.types import Type, triton_type_name

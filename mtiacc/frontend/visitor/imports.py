@@ -14,8 +14,10 @@ import os
 from typing import Callable, Dict, Optional
 
 from mtiacc.diagnostics import CompileError
+from mtiacc.frontend.inductor.runtime import bundled_path
 from mtiacc.frontend.source import SourceFile
-from mtiacc.frontend.values import FunctionRef, NonConstantGlobal
+from mtiacc.frontend.values import FunctionRef, HelperRef, NonConstantGlobal
+from mtiacc.frontend.visitor.module_scan import ModuleInfo, scan_module
 
 
 @dataclasses.dataclass(eq=False)
@@ -25,7 +27,7 @@ class LoadedModule:
     name: str
     path: str                 # the .py file ("" for a folder without __init__.py)
     src: Optional[SourceFile]
-    info: object              # ModuleInfo
+    info: ModuleInfo
     importer: "Importer"
 
     @property
@@ -51,18 +53,6 @@ class LoadedModule:
             raise CompileError(f"global '{self.name}.{attr}' is not a compile-time constant; a kernel "
                                "may only use constant globals")
         return v
-
-
-@dataclasses.dataclass(frozen=True, eq=False)
-class HelperRef:
-    """A ``@triton.jit`` function of another module of the user's project."""
-
-    module: LoadedModule
-    name: str
-
-    @property
-    def description(self) -> str:
-        return f"the function `{self.module.name}.{self.name}`"
 
 
 class Importer:
@@ -95,8 +85,7 @@ class Importer:
             path = self._locate(name, self.root)
             if path is None and from_dir and os.path.abspath(from_dir) != self.root:
                 path = self._locate(name, os.path.abspath(from_dir))
-            if path is None:  # torch._inductor.runtime.triton_helpers: our own copy (inductor.py)
-                from mtiacc.frontend.inductor import bundled_path
+            if path is None:  # torch._inductor.runtime.triton_helpers: our own copy (inductor/runtime.py)
                 path = bundled_path(name)
         if path is None:
             return None
@@ -106,7 +95,6 @@ class Importer:
         return self.cache[key]
 
     def _load(self, name: str, path: str) -> LoadedModule:
-        from mtiacc.frontend.module_scan import ModuleInfo, scan_module
         if os.path.isdir(path):
             return LoadedModule(name, "", None, ModuleInfo({}, {}), self)
         mod = LoadedModule(name, path, None, ModuleInfo({}, {}), self)

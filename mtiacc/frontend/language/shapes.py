@@ -24,7 +24,8 @@ from __future__ import annotations
 from typing import Dict, Sequence, Tuple
 
 from mtiacc.diagnostics import CompileError
-from mtiacc.frontend.semantic import Semantic, describe, is_const
+from mtiacc.frontend.language import combine
+from mtiacc.frontend.language.semantic import Semantic, describe, is_const
 from mtiacc.frontend.values import Builtin
 from mtiacc.ir.core import Value
 from mtiacc.ir.shape_ops import ExpandDimsOp, ReduceOp, ReshapeOp, ScanOp, TransOp
@@ -281,7 +282,6 @@ def xor_sum(sem: Semantic, input, axis=None, keep_dims=False):
 
 def reduce(sem: Semantic, input, axis, combine_fn, keep_dims=False):
     """Combine the elements along ``axis`` with a ``@triton.jit`` function (see combine.py)."""
-    from mtiacc.frontend import combine
     return combine.reduce(sem, input, axis, combine_fn, keep_dims)
 
 
@@ -312,7 +312,6 @@ def cumprod(sem: Semantic, input, axis=0, reverse=False, dtype=None):
 
 def associative_scan(sem: Semantic, input, axis, combine_fn, reverse=False):
     """The inclusive scan along ``axis`` with a ``@triton.jit`` function (see combine.py)."""
-    from mtiacc.frontend import combine
     return combine.associative_scan(sem, input, axis, combine_fn, reverse)
 
 

@@ -12,9 +12,10 @@ import dataclasses
 from typing import Dict, List, Optional, Set
 
 from mtiacc.diagnostics import CompileError
-from mtiacc.frontend.module_scan import NotConstant, const_eval, resolve_static
+from mtiacc.frontend.language import LANGUAGE
 from mtiacc.frontend.source import SourceFile
-from mtiacc.frontend.values import CONSTEXPR, Builtin
+from mtiacc.frontend.values import Builtin
+from mtiacc.frontend.visitor.module_scan import NotConstant, const_eval, is_constexpr_annotation, resolve_static
 from mtiacc.ir.types import PointerType, Type, f32, i32, parse_triton_type
 
 
@@ -49,7 +50,6 @@ def parse_define(name: str, text: str):
 
 def _dtype_define(text: str) -> Optional[Type]:
     """``tl.float16``, ``float16`` or ``fp16``: a dtype for a constexpr parameter (``DT: tl.constexpr``)."""
-    from mtiacc.frontend.language import LANGUAGE
     for prefix in ("triton.language.", "tl."):
         if text.startswith(prefix):
             text = text[len(prefix):]
@@ -60,16 +60,6 @@ def _dtype_define(text: str) -> Optional[Type]:
         return parse_triton_type(text)
     except ValueError:
         return None
-
-
-def _is_constexpr_annotation(ann: Optional[ast.expr], scope) -> bool:
-    if ann is None:
-        return False
-    if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
-        return ann.value.split(".")[-1] == "constexpr"
-    found = resolve_static(ann, scope)  # a `tl.dtype` parameter takes a type: a compile-time value too
-    return found is CONSTEXPR or ast.unparse(ann) in ("tl.constexpr", "constexpr") or \
-        (isinstance(found, Builtin) and found.qualname == "tl.dtype")
 
 
 def _annotation_type(ann: ast.expr, scope, src: SourceFile) -> Optional[Type]:
@@ -172,7 +162,7 @@ def resolve_params(src: SourceFile, fn: ast.FunctionDef, scope, kernel: str,
     for arg in args:
         # -D on a plain parameter specializes it to that constant, like Triton's `constants=`
         # (its launcher does so for arguments equal to 1, e.g. `xnumel`)
-        if _is_constexpr_annotation(arg.annotation, scope) or arg.arg in defines:
+        if is_constexpr_annotation(arg.annotation, scope) or arg.arg in defines:
             params.append(Param(arg.arg, None, True, _constexpr_value(src, arg, defaults, defines, scope)))
         else:
             params.append(Param(arg.arg, None, False))

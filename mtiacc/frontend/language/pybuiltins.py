@@ -6,7 +6,7 @@
 * ``int(x)``, ``bool(x)``: a constexpr conversion of a constant.
 * ``isinstance(x, cls)`` with ``tl.tensor``, ``tl.dtype``, ``tl.pointer_type``, ``tl.block_type``,
   ``tl.tuple``, ``tl.constexpr``, ``int``, ``float``, ``bool`` or a tuple of those: a constexpr bool
-  (see ``lang_types.py``).
+  (see ``types.py``).
 * ``len(t)``: the length of a tuple known at compile time (``len(x.shape)``, a helper's returned
   tuple).
 * ``min(a, b, ...)``, ``max(a, b, ...)``, ``abs(x)``: Python's on constexprs; with run-time values,
@@ -23,7 +23,9 @@ import math
 from typing import Dict
 
 from mtiacc.diagnostics import CompileError
-from mtiacc.frontend.semantic import describe, is_const
+from mtiacc.frontend.language import math as tl_math
+from mtiacc.frontend.language import types as tl_types
+from mtiacc.frontend.language.semantic import describe, is_const
 from mtiacc.frontend.values import Builtin
 from mtiacc.ir.core import Value
 
@@ -94,8 +96,7 @@ def max_(sem, *args):
 
 def abs_(sem, x):
     if isinstance(x, Value):
-        from mtiacc.frontend.language import LANGUAGE
-        return LANGUAGE["abs"].impl(sem, x)
+        return tl_math.abs_(sem, x)
     _need_const("abs", x)
     return builtins.abs(x)
 
@@ -107,13 +108,8 @@ def len_(sem, x):
                        f"use x.shape[0]), got {describe(x)}")
 
 
-def isinstance_(sem, obj, classinfo):
-    from mtiacc.frontend.lang_types import isinstance_ as check
-    return check(sem, obj, classinfo)
-
-
 PY_BUILTINS: Dict[str, Builtin] = {
-    "len": Builtin("len", len_), "isinstance": Builtin("isinstance", isinstance_),
+    "len": Builtin("len", len_), "isinstance": Builtin("isinstance", tl_types.isinstance_),
     "float": Builtin("float", float_), "int": Builtin("int", int_), "bool": Builtin("bool", bool_),
     "min": Builtin("min", min_), "max": Builtin("max", max_), "abs": Builtin("abs", abs_),
 }

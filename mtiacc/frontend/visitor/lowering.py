@@ -4,8 +4,9 @@
 built while lowering the node gets it) and turns any error into a :class:`CompileError` at that
 location: a user error raised without a location gets the node's; any other exception is a
 bug in this compiler and is reported as "internal compiler error", still at the node, with no
-compiler traceback in the message.  The handlers themselves live in ``expressions.py`` and
-``statements.py``, one small function per kind of node.
+compiler traceback in the message.  The handlers themselves live in ``expressions.py``,
+``statements.py`` and ``control.py``, one small function per kind of node; this module puts
+their tables together.
 """
 from __future__ import annotations
 
@@ -14,27 +15,35 @@ import builtins
 from typing import Callable, Dict, List
 
 from mtiacc.diagnostics import CompileError
-from mtiacc.frontend import control, expressions, inductor, statements
-from mtiacc.frontend.module_scan import ModuleInfo
-from mtiacc.frontend.pybuiltins import PY_BUILTINS
-from mtiacc.frontend.semantic import Semantic
+from mtiacc.frontend.context import LoweringContext
+from mtiacc.frontend.inductor.runtime import missing_scan_helper
+from mtiacc.frontend.language.pybuiltins import PY_BUILTINS
+from mtiacc.frontend.language.semantic import Semantic
 from mtiacc.frontend.source import SourceFile
 from mtiacc.frontend.values import ModuleRef, NonConstantGlobal, check_supported
+from mtiacc.frontend.visitor import control, expressions, functions, statements
+from mtiacc.frontend.visitor.imports import LoadedModule
+from mtiacc.frontend.visitor.module_scan import ModuleInfo
 from mtiacc.ir.core import Builder, Value
 
-HANDLERS: Dict[type, Callable] = {**expressions.HANDLERS, **statements.HANDLERS}
+HANDLERS: Dict[type, Callable] = {**expressions.HANDLERS, **statements.HANDLERS, **control.HANDLERS}
 _PY_BUILTINS = set(dir(builtins))
 _TRITON_MODULES = ("triton", "triton.language")
 
 
-class FunctionLowering:
+class FunctionLowering(LoweringContext):
+    """The lowering of one function's body (the kernel, or a helper it calls) into a ``tt.func``.
+
+    Handlers receive it as ``ctx``; the builtins reach it as ``sem.lowering``, through the
+    :class:`LoweringContext` interface it implements.
+    """
+
     def __init__(self, src: SourceFile, module: ModuleInfo, builder: Builder):
         self.src = src
         self.globals = module.scope
         self.locals: Dict[str, object] = {}
         self.builder = builder
-        self.sem = Semantic(builder)
-        self.sem.lowering = self  # for builtins that call @triton.jit functions (tl.reduce's combine_fn)
+        self.sem = Semantic(builder, lowering=self)
         self.returned = False
         self.module = module
         # Helpers and control flow (functions.py, control.py): whether this is the kernel itself,
@@ -46,6 +55,13 @@ class FunctionLowering:
         self.entry = builder.block
         # names an `if` branch or a loop body assigned that are not visible after it: why (control.py)
         self.scoped_out: Dict[str, str] = {}
+
+    def helper_lowering(self, module: LoadedModule, builder: Builder,
+                        session: functions.Session) -> FunctionLowering:
+        """The lowering of a ``@triton.jit`` helper's body (functions.py), in the session of this kernel."""
+        sub = FunctionLowering(module.src, module.info, builder)
+        sub.session, sub.loaded, sub.is_kernel = session, module, False
+        return sub
 
     # ------------------------------------------------------------------ the choke point
 
@@ -91,7 +107,7 @@ class FunctionLowering:
             return PY_BUILTINS[name]
         if name in _PY_BUILTINS:
             raise CompileError(f"the Python builtin `{name}` is not supported in a kernel yet")
-        helper = inductor.missing_scan_helper(name, self.globals)
+        helper = missing_scan_helper(name, self.globals)
         if helper is not None:
             return helper
         if name in self.scoped_out:
@@ -102,6 +118,12 @@ class FunctionLowering:
         if isinstance(value, Value) and value.name_hint is None:
             value.name_hint = name
         self.locals[name] = value
+
+    # ------------------------------------------------------------------ for the language layer
+
+    def call_jit_function(self, fn, args, kwargs):
+        """A ``@triton.jit`` function called by a builtin (``tl.reduce``'s combine_fn), see frontend/context.py."""
+        return functions.call_values(self, fn, args, kwargs)
 
 
 # What to call each kind of unsupported node in a message.

@@ -1,0 +1,94 @@
+"""The user-facing language: the ``triton`` and ``triton.language`` names a kernel may use.
+
+This package is the frontend's language layer, between the typing rules below it and the AST
+visitor above it.  Bottom up:
+
+* ``semantic`` -- Triton's typing rules (promotion, broadcasting) and the IR they build;
+* ``fp8_rtz``, ``combine`` -- expansions the builtins share (``x.to(..., fp_downcast_rounding=)``,
+  ``tl.reduce`` / ``tl.associative_scan`` with a ``@triton.jit`` combine function);
+* the builtins by subject, each a Python function with Triton's signature taking a
+  :class:`Semantic` first: ``core`` (programming model, creation, memory, ``where``, ``x.to``, the
+  loop iterators, the data types), ``math`` (``tl.exp`` ..., ``tl.math``, libdevice), ``shapes``
+  (shapes, reductions, scans), ``join``, ``sort``, ``types`` (type classes), ``debug``, and
+  ``pybuiltins`` (``float``, ``min``, ``isinstance`` ... on constants);
+* this module, which assembles the ``triton`` and ``triton.language`` namespaces from them (none of
+  them imports it back), with ``exports`` (Triton's export list, for typo hints); ``tl_names``
+  renders ``docs/language.md``'s table of names from both.
+
+Names that Triton has but this compiler does not are reported as "not supported yet" where they
+are used.  The builtins never import the visitor; the few that lower user code reach it through
+``Semantic.lowering`` (:mod:`mtiacc.frontend.context`).
+"""
+from __future__ import annotations
+
+import difflib
+import inspect
+from typing import Dict, Optional, Sequence
+
+from mtiacc.diagnostics import CompileError
+from mtiacc.frontend.language import core, debug, join, shapes, sort
+from mtiacc.frontend.language import math as tl_math
+from mtiacc.frontend.language import types as tl_types
+from mtiacc.frontend.language.exports import TL_NAMES
+from mtiacc.frontend.language.semantic import FValue, Semantic
+from mtiacc.frontend.values import JIT, Builtin, ForeignRef, Marker, ModuleRef, Unsupported
+
+# `tl.<name>`, in the order the modules add them
+LANGUAGE: Dict[str, object] = dict(core.LANGUAGE)
+LANGUAGE.update(tl_math.TL_MATH)
+LANGUAGE.update({"math": ModuleRef(tl_math.MATH_MODULE), "extra": ModuleRef("triton.language.extra")})
+LANGUAGE.update(shapes.LANGUAGE)
+LANGUAGE.update(core.ITERATORS)
+LANGUAGE.update(debug.LANGUAGE)
+LANGUAGE.update(sort.LANGUAGE)
+LANGUAGE.update(tl_types.CLASSES)
+LANGUAGE.update(join.LANGUAGE)
+
+# `x.<name>(...)` on run-time values
+METHODS: Dict[str, object] = dict(core.METHODS)
+METHODS.update(shapes.METHODS)
+METHODS.update(sort.METHODS)
+METHODS.update(join.METHODS)
+
+TRITON: Dict[str, object] = {
+    "jit": JIT,
+    "language": ModuleRef("triton.language"),
+    "cdiv": Builtin("triton.cdiv", core.cdiv),
+    "next_power_of_2": Builtin("triton.next_power_of_2", core.next_power_of_2),
+    "autotune": Marker("triton.autotune"),
+    "heuristics": Marker("triton.heuristics"),
+    "Config": Marker("triton.Config"),
+}
+
+
+def _did_you_mean(attr: str, spelled: str, names) -> str:
+    """A hint for a likely typo: only for names Triton does not export either (tl.maximun)."""
+    if any(attr in group for group in TL_NAMES.values()):
+        return ""
+    close = difflib.get_close_matches(attr, [n for n in names if not n.startswith("_")], n=1, cutoff=0.8)
+    return f"did you mean `{spelled[:len(spelled) - len(attr)]}{close[0]}`?" if close else ""
+
+
+def module_attr(module: ModuleRef, attr: str, spelled: str) -> object:
+    """``module.attr``: the object it names, or :class:`Unsupported` (reported where used)."""
+    if tl_math.is_math_module(module.qualname):
+        found = tl_math.lookup(module.qualname, attr)
+        return found if found is not None else Unsupported(spelled)
+    if module.qualname == "triton.language":
+        return LANGUAGE.get(attr) or Unsupported(spelled, _did_you_mean(attr, spelled, LANGUAGE))
+    if module.qualname == "triton":
+        return TRITON.get(attr, Unsupported(spelled))
+    if module.qualname.startswith("triton."):
+        return Unsupported(spelled)
+    return ForeignRef(f"{module.qualname}.{attr}")
+
+
+def call_builtin(sem: Semantic, fn: Builtin, args: Sequence[FValue], kwargs: Dict[str, FValue],
+                 receiver: Optional[FValue] = None, name: Optional[str] = None) -> FValue:
+    """Bind the call's arguments to the builtin's signature (Python's rules), then run it."""
+    pos = ([receiver] if receiver is not None else []) + list(args)
+    try:
+        inspect.signature(fn.impl).bind(sem, *pos, **kwargs)
+    except TypeError as e:
+        raise CompileError(f"{name or fn.qualname}(): {e}") from None
+    return fn.impl(sem, *pos, **kwargs)
