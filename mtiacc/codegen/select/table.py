@@ -151,7 +151,7 @@ PATTERNS = (
     Pattern(debug.DEBUG_OPS, debug.lower, reads_when=ALWAYS),
     Pattern(reduce_region.is_combine, reduce_region.lower_combine, reads_when=USED_OR_SCALAR),
     Pattern(_no_results, _unsupported, reads=nothing),
-    Pattern(join_split.SHAPE_MORE_OPS, join_split.lower, lower_when=USED),
+    Pattern(join_split.JOIN_SPLIT_OPS, join_split.lower, lower_when=USED),
     Pattern(sort.SORT_OPS, sort.lower, lower_when=USED),
     Pattern((ReduceOp,), reduce.lower_reduce, lower_when=USED_OR_SCALAR, reads_when=USED_OR_SCALAR),
     Pattern((ScanOp,), scan.lower_scan, lower_when=USED_OR_SCALAR, reads_when=USED_OR_SCALAR),

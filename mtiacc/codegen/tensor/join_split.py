@@ -24,11 +24,11 @@ from mtiacc.codegen.machine.mir import MBuilder, VMem, VReg
 from mtiacc.codegen.tensor.ndblocks import nest
 from mtiacc.codegen.vector.vloop import Src, elem_bytes, sew_of
 from mtiacc.ir.core import Value
-from mtiacc.ir.shape_more import SHAPE_MORE_OPS, CatOp, FlipOp, JoinOp, SplitOp
+from mtiacc.ir.join_split_ops import JOIN_SPLIT_OPS, CatOp, FlipOp, JoinOp, SplitOp
 
 
 def handles(op) -> bool:
-    return isinstance(op, SHAPE_MORE_OPS)
+    return isinstance(op, JOIN_SPLIT_OPS)
 
 
 def _step(b: MBuilder, ptr: VReg, vl: VReg, stride_bytes: int, stride_reg: VReg) -> None:

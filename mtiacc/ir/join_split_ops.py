@@ -119,4 +119,4 @@ class FlipOp(Operation):
             self._fail("result must have the source type")
 
 
-SHAPE_MORE_OPS = (JoinOp, SplitOp, CatOp, FlipOp)
+JOIN_SPLIT_OPS = (JoinOp, SplitOp, CatOp, FlipOp)
