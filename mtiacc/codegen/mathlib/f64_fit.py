@@ -1,6 +1,6 @@
 """How the float64 math library's fitted tables were derived (run: ``python -m mtiacc.codegen.mathlib.f64_fit``).
 
-``ERFC_CHEB`` (``mathlib_f64.py``): ``Q(x) = erfc(x) exp(x^2)`` on ``1 <= x <= 6`` as a Chebyshev series in
+``ERFC_CHEB`` (``special.py``): ``Q(x) = erfc(x) exp(x^2)`` on ``1 <= x <= 6`` as a Chebyshev series in
 ``t = 1 / (1 + x)`` (mapped onto [-1, 1]), evaluated by Clenshaw's recurrence.  The reference values
 come from ``decimal`` at 80 digits (``erf`` by its Taylor series, ``pi`` by Machin's formula); the
 coefficients are the discrete Chebyshev transform of those values on 64 Chebyshev nodes, cut after

@@ -12,7 +12,7 @@ from typing import Dict, List, Set
 from mtiacc.codegen.vector import blocks
 from mtiacc.codegen.arith import casts
 from mtiacc.codegen.select import control
-from mtiacc.codegen.mathlib import core as mathlib
+from mtiacc.codegen import mathlib
 from mtiacc.codegen.memory import dma as memory
 from mtiacc.codegen.select import debug
 from mtiacc.codegen.tensor import fused
