@@ -14,8 +14,7 @@ listed before it; this one imports them all):
 - ``inverse``: atan, atan2, asin, acos, asinh, acosh, atanh;
 - ``special``: erf, erfc, erfinv, lgamma;
 - ``powers``: pow (C99's special cases included), cbrt, hypot;
-- ``fit``, ``f64_fit``: the scripts that derived the fitted tables (``python -m`` them; ``special``
-  takes 2/sqrt(pi) from ``f64_fit``).
+- ``fit``, ``f64_fit``: the scripts that derived the fitted tables (``python -m`` them; not imported).
 
 Functions offered at both widths are written once where the algorithm is the same (exp, exp2,
 expm1, log1p, tanh, the log reduction, rounding, pow's special cases); erf, sin/cos, pow and the

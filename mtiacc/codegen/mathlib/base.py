@@ -14,6 +14,7 @@ Nothing here imports the function families; they import this module.
 """
 from __future__ import annotations
 
+import decimal
 import math
 import struct
 from dataclasses import dataclass
@@ -233,6 +234,12 @@ def pi_fixed(bits: int) -> int:
 
 PI_BITS = 320
 PI = Fraction(pi_fixed(PI_BITS), 1 << PI_BITS)             # pi to 2**-320
+
+
+def two_over_sqrtpi() -> decimal.Decimal:
+    """2/sqrt(pi) to 80 digits (``PI`` holds 96)."""
+    with decimal.localcontext(decimal.Context(prec=80)):
+        return 2 / (decimal.Decimal(PI.numerator) / decimal.Decimal(PI.denominator)).sqrt()
 
 
 def f32_parts(value: Fraction, count: int):

@@ -20,9 +20,8 @@ from __future__ import annotations
 import decimal
 import math
 
-from mtiacc.codegen.mathlib.base import F32, F64, VMath, abs_, two_sum
+from mtiacc.codegen.mathlib.base import F32, F64, VMath, abs_, two_over_sqrtpi, two_sum
 from mtiacc.codegen.mathlib.exp_log import CONSTS, exp, exp_core, log, log_parts
-from mtiacc.codegen.mathlib.f64_fit import two_over_sqrtpi
 from mtiacc.codegen.mathlib.rounding import rounding
 from mtiacc.codegen.mathlib.trig import sin
 
