@@ -24,7 +24,7 @@ f32, accurate over every finite f32 (see docs/language.md, "Math").  Argument re
   of 2/pi * 2**k; tests/language/test_math_more.py checks it).  The large path runs only on strips that
   hold such an element (one reduction and a branch test per strip), merged in where it applies.
 
-Polynomials on ``|r| <= pi/4`` (``z = rh*rh``): Taylor series for sin and cos (as before), a
+Polynomials on ``|r| <= pi/4`` (``z = rh*rh``): Taylor series for sin and cos, a
 least-squares fit for tan (``fit.py``).
 
 f64: ``x = n pi/2 + r``, pi/2 in four parts of at most 32 significant bits (``n * part`` exact for
@@ -301,7 +301,7 @@ PIO2, INV_PIO2 = _pio2_parts()
 TRIG_LIMIT = 2.0 ** 21          # |n| < 2^21 there, and the parts have at most 32 significant bits
 
 
-def _reduce(e: VMath, x: str):
+def _reduce64(e: VMath, x: str):
     """(n as int64, rh, rl): x = n pi/2 + rh + rl, |rh| <= pi/4 (a little more), for |x| <= 2^21;
     four-part Cody-Waite with exact products and the sums carried as double-doubles."""
     xc = e.tmp()
@@ -331,7 +331,7 @@ def _reduce(e: VMath, x: str):
     return n, rh, rl
 
 
-def _sin_cos_kernels(e: VMath, rh: str, rl: str):
+def _kernels64(e: VMath, rh: str, rl: str):
     """(sin(rh + rl), cos(rh + rl)) for |rh| <= ~pi/4."""
     sin_poly, cos_poly = POLYS[F64]
     z = e.tmp()
@@ -362,8 +362,8 @@ def _sin_cos_kernels(e: VMath, rh: str, rl: str):
 
 
 def _sincos64(e: VMath, x: str, cosine: bool) -> str:
-    n, rh, rl = _reduce(e, x)
-    s, c = _sin_cos_kernels(e, rh, rl)
+    n, rh, rl = _reduce64(e, x)
+    s, c = _kernels64(e, rh, rl)
     e.release(rh, rl)
     if cosine:
         e("vadd.vi", n, n, 1)                       # cos(x) = sin(x + pi/2)
