@@ -532,7 +532,7 @@ ELEMENTWISE_BINARY_FLOAT = (AddFOp, SubFOp, MulFOp, DivFOp, RemFOp, MaxNumFOp, M
 
 # --------------------------------------------------------------------------- math (tl.exp, libdevice.*)
 # Element-wise math functions, one class each (``math.exp``, ...), declared compactly.  Constant
-# operands fold with numpy in the type's precision; codegen expands them (mtiacc/codegen/mathlib/core.py).
+# operands fold with numpy in the type's precision; codegen expands them (mtiacc/codegen/mathlib/).
 
 class MathUnaryOp(Operation):
     x = operand(FloatLike)

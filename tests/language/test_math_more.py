@@ -289,7 +289,7 @@ def test_payne_hanek_keeps_enough_fraction_bits():
     continued fraction of 2/pi * 2**k, whose convergents give the closest approaches for m < 2**24),
     so the reduced argument keeps ~29 correct bits beyond f32's 24 even in the worst case."""
     from fractions import Fraction
-    from mtiacc.codegen.mathlib.trig import _PI
+    from mtiacc.codegen.mathlib.base import PI as _PI
 
     def closest(alpha: Fraction, limit: int) -> Fraction:
         """min over 1 <= m < limit of the distance from m*alpha to the nearest integer."""

@@ -1,8 +1,8 @@
 """How the float64 math library's fitted tables were derived (run: ``python -m mtiacc.codegen.mathlib.f64_fit``).
 
-``ERFC_CHEB`` (``mathlib_f64.py``): ``Q(x) = erfc(x) exp(x^2)`` on ``1 <= x <= 6`` as a Chebyshev series in
+``ERFC_CHEB`` (``special.py``): ``Q(x) = erfc(x) exp(x^2)`` on ``1 <= x <= 6`` as a Chebyshev series in
 ``t = 1 / (1 + x)`` (mapped onto [-1, 1]), evaluated by Clenshaw's recurrence.  The reference values
-come from ``decimal`` at 80 digits (``erf`` by its Taylor series, ``pi`` by Machin's formula); the
+come from ``decimal`` at 80 digits (``erf`` by its Taylor series, ``pi`` from ``base.PI``); the
 coefficients are the discrete Chebyshev transform of those values on 64 Chebyshev nodes, cut after
 degree 18.  The printed error is the largest ``|exp(-x^2) (P - Q)|`` in units of 2^-53 (an ULP of erf
 just below 1; ``erf = 1 - exp(-x^2) Q`` is what it feeds), for the double coefficients evaluated in
@@ -16,6 +16,8 @@ from decimal import Decimal as D
 import numpy as np
 from numpy.polynomial import chebyshev as C
 
+from mtiacc.codegen.mathlib.base import two_over_sqrtpi
+
 ERFC_RANGE = (1.0, 6.0)          # in x; t = 1 / (1 + x) runs over [1/7, 1/2]
 ERFC_DEGREE = 18
 
@@ -25,25 +27,10 @@ def _ctx():
     return decimal.localcontext(ctx)
 
 
-def pi_decimal() -> D:
-    """pi = 16 atan(1/5) - 4 atan(1/239) (Machin), to the context's precision."""
-    def atan_inv(n: int) -> D:
-        x = D(1) / n
-        x2, s, term, k = x * x, x, x, 1
-        while True:
-            term = -term * x2
-            k += 2
-            d = term / k
-            if abs(d) < D(10) ** -85:
-                return s
-            s += d
-    return 16 * atan_inv(5) - 4 * atan_inv(239)
-
-
 def erf_decimal(x: float) -> D:
     """erf(x) by its Taylor series (80 digits: enough for |x| <= 6, where terms reach 1e15)."""
     with _ctx():
-        two_sqrtpi = 2 / pi_decimal().sqrt()
+        two_sqrtpi = two_over_sqrtpi()
         x = D(x)
         x2, term, s, n = x * x, x, x, 0
         while True:
@@ -53,11 +40,6 @@ def erf_decimal(x: float) -> D:
             s += d
             if abs(d) < D(10) ** -70:
                 return two_sqrtpi * s
-
-
-def two_over_sqrtpi() -> D:
-    with _ctx():
-        return 2 / pi_decimal().sqrt()
 
 
 def fit_erfc(n: int = 64):

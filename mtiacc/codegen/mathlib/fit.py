@@ -2,8 +2,8 @@
 
 Each table is a weighted least-squares fit (numpy, float64) on Chebyshev nodes, reweighted a few
 times towards the points of largest error (a cheap approach to minimax), then rounded to f32.  The
-printed tuples are pasted into ``mathlib_more.py`` / ``mathlib_trig.py``; the maximum relative errors
-printed are those of the f32-rounded coefficients evaluated in float64.
+printed tuples are pasted into ``trig.py``, ``inverse.py`` and ``special.py``; the maximum relative
+errors printed are those of the f32-rounded coefficients evaluated in float64.
 """
 from __future__ import annotations
 

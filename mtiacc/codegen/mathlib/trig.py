@@ -1,6 +1,10 @@
-"""sin, cos and tan on f32 strips, accurate over every finite f32 (see docs/language.md, "Math").
+"""sin and cos (f32 and f64) and tan (f32), with their reductions by pi/2.
 
-Argument reduction to ``x = n * pi/2 + r``, ``|r| <= pi/4``, with ``r`` kept as two f32s ``rh + rl``:
+The two widths reduce differently, so each has its own reduction and polynomial evaluation; they
+share the Taylor tables' form and the quadrant selection at the end.
+
+f32, accurate over every finite f32 (see docs/language.md, "Math").  Argument reduction to
+``x = n * pi/2 + r``, ``|r| <= pi/4``, with ``r`` kept as two f32s ``rh + rl``:
 
 * ``|x| < 2**16`` (the fast path): Cody-Waite with pi/2 split into three 24-bit f32 parts
   ``A + B + C``.  ``x - n*A`` is exact under a fused multiply-add (both are multiples of ``ulp(A)``
@@ -20,60 +24,35 @@ Argument reduction to ``x = n * pi/2 + r``, ``|r| <= pi/4``, with ``r`` kept as 
   of 2/pi * 2**k; tests/language/test_math_more.py checks it).  The large path runs only on strips that
   hold such an element (one reduction and a branch test per strip), merged in where it applies.
 
-Polynomials on ``|r| <= pi/4`` (``z = rh*rh``): Taylor series for sin and cos (as before), a
-least-squares fit for tan (``mathlib_fit.py``).
+Polynomials on ``|r| <= pi/4`` (``z = rh*rh``): Taylor series for sin and cos, a
+least-squares fit for tan (``fit.py``).
+
+f64: ``x = n pi/2 + r``, pi/2 in four parts of at most 32 significant bits (``n * part`` exact for
+``|n| < 2^21``), the sums carried as double-doubles (TwoSum), so ``r = rh + rl`` is good to ~2^-114
+absolute even next to a multiple of pi/2; Taylor series to ``r^19`` (sin) and ``r^20`` (cos) with
+``rl``'s first-order term, ``1 - z/2`` with its rounding error added back.  ``|x| > 2^21`` (no
+Payne-Hanek reduction for doubles yet), inf and NaN give NaN.
 """
 from __future__ import annotations
 
 import math
 from fractions import Fraction
 
-import numpy as np
+from mtiacc.codegen.mathlib.base import F32, F64, PI, VMath, f32_parts, taylor_cos, taylor_sin, two_sum
 
-from mtiacc.codegen.mathlib.core import COS_POLY, SIN_POLY, VMath, two_sum
+# sin r = r + r^3 S(r^2), cos r = 1 - r^2/2 + r^4 C(r^2): Taylor series to r^11 / r^12 (f32), r^19 / r^20 (f64)
+POLYS = {F32: (taylor_sin(5), taylor_cos(6)), F64: (taylor_sin(9), taylor_cos(10))}
 
-
-def _pi_fixed(bits: int) -> int:
-    """floor(pi * 2**bits), from Machin's formula in integers (guard bits then truncation)."""
-    g = bits + 16
-    one = 1 << g
-
-    def atan_inv(k: int) -> int:
-        total, term, n, sign = 0, one // k, 1, 1
-        while term:
-            total += sign * (term // n)
-            term //= k * k
-            n += 2
-            sign = -sign
-        return total
-    return (16 * atan_inv(5) - 4 * atan_inv(239)) >> 16
-
-
-_PI_BITS = 320
-_PI = _pi_fixed(_PI_BITS)
-
-
-def _f32_parts(value: Fraction, count: int):
-    """``count`` f32s, each the rounding of what the previous ones leave of ``value``."""
-    out = []
-    for _ in range(count):
-        f = float(np.float32(float(value)))
-        out.append(f)
-        value -= Fraction(f)
-    return tuple(out)
-
-
-_PI_BITS = 320
-_PI = Fraction(_pi_fixed(_PI_BITS), 1 << _PI_BITS)             # pi to 2**-320
-PIO2_A, PIO2_B, PIO2_C = _f32_parts(_PI / 2, 3)                # pi/2 in three f32 parts
+# ------------------------------------------------------------------------------------------ f32
+PIO2_A, PIO2_B, PIO2_C = f32_parts(PI / 2, 3)                  # pi/2 in three f32 parts
 FAST_LIMIT_BITS = 0x47800000                                   # 2**16: the fast path below
 PAD = 9                                                        # zero bits ahead of 2/pi's first bit
 # 2/pi's bits, PAD zeros first, as seven 32-bit words (224 bits cover the windows of every exponent)
-_P = (2 << (224 - PAD)) * _PI.denominator // _PI.numerator     # floor(2/pi * 2**(224 - PAD))
+_P = (2 << (224 - PAD)) * PI.denominator // PI.numerator       # floor(2/pi * 2**(224 - PAD))
 P_WORDS = tuple((_P >> (32 * (6 - i))) & 0xFFFFFFFF for i in range(7))
 # pi/2 * 2**-46 in two parts: the large path's fraction is in units of 2**-46 quadrants
-K_HI, K_LO = _f32_parts(_PI / 2 / (1 << 46), 2)
-# tan(r) = r + r*z*TAN_POLY(z), z = r*r, |r| <= pi/4 (mathlib_fit.tan_fit)
+K_HI, K_LO = f32_parts(PI / 2 / (1 << 46), 2)
+# tan(r) = r + r*z*TAN_POLY(z), z = r*r, |r| <= pi/4 (fit.tan_fit)
 TAN_POLY = (0.004369916394352913, 0.00010368525545345619, 0.010823366232216358, 0.02128765918314457,
             0.05405867099761963, 0.13332676887512207, 0.33333349227905273)
 
@@ -241,20 +220,21 @@ def reduce_pio2(e: VMath, x: str):
     return n, rh, rl
 
 
-def _sincos(e: VMath, x: str, cosine: bool) -> str:
+def _sincos32(e: VMath, x: str, cosine: bool) -> str:
     n, rh, rl = reduce_pio2(e, x)
     if cosine:
         e("vadd.vi", n, n, 1)                      # cos(x) = sin(x + pi/2)
+    sin_poly, cos_poly = POLYS[F32]
     z = e.tmp()
     e("vfmul.vv", z, rh, rh)
-    ps = e.horner(SIN_POLY, z)
+    ps = e.horner(sin_poly, z)
     e("vfmul.vv", ps, ps, z)
     sin_r = e.tmp()
     e("vmv.v.v", sin_r, rl)
     e("vfmacc.vv", sin_r, ps, rh)                  # rl + rh^3 * S(z)
     e("vfadd.vv", sin_r, sin_r, rh)
     e.release(ps)
-    pc = e.horner(COS_POLY, z)
+    pc = e.horner(cos_poly, z)
     e("vfmul.vv", pc, pc, z)
     e("vfmul.vv", pc, pc, z)                       # z^2 * C(z)
     e("vfnmsac.vv", pc, rh, rl)                    # - rh*rl: cos(rh + rl) ~ cos(rh) - rl*sin(rh)
@@ -263,14 +243,7 @@ def _sincos(e: VMath, x: str, cosine: bool) -> str:
     e("vfnmsac.vf", cos_r, e.k(0.5), z)            # 1 - z/2
     e("vfadd.vv", cos_r, cos_r, pc)
     e.release(pc, z, rh, rl)
-    q = e.tmp()
-    e("vand.vi", q, n, 1)
-    e("vmsne.vi", "v0", q, 0)                      # odd quadrant: the other function
-    e("vmerge.vvm", sin_r, sin_r, cos_r, "v0")
-    e("vand.vi", q, n, 2)
-    e("vmsne.vi", "v0", q, 0)                      # quadrants 2, 3: negate
-    e("vfsgnjn.vv", cos_r, sin_r, sin_r)
-    e("vmerge.vvm", sin_r, sin_r, cos_r, "v0")
+    q = _quadrant(e, n, sin_r, cos_r)
     e.release(q, cos_r, n)
     _fixups(e, sin_r, x, keep_zero=not cosine)
     return sin_r
@@ -286,14 +259,6 @@ def _fixups(e: VMath, res: str, x: str, keep_zero: bool) -> None:
     e("vmfne.vv", "v0", q, q)
     e("vmerge.vvm", res, res, q, "v0")
     e.release(q)
-
-
-def sin(e: VMath, x: str) -> str:
-    return _sincos(e, x, False)
-
-
-def cos(e: VMath, x: str) -> str:
-    return _sincos(e, x, True)
 
 
 def tan(e: VMath, x: str) -> str:
@@ -316,4 +281,127 @@ def tan(e: VMath, x: str) -> str:
     return t
 
 
-EXPANSIONS = {"math.sin": sin, "math.cos": cos, "math.tan": tan}
+# ------------------------------------------------------------------------------------------ f64
+
+def _pio2_parts(count: int = 4, bits: int = 33):
+    """pi/2 as ``count`` doubles of ``bits`` significant bits each (truncations of what is left), so
+    ``n * part`` is exact for |n| < 2^(53 - bits)."""
+    rest = PI / 2
+    out = []
+    for _ in range(count):
+        e = math.floor(math.log2(rest))
+        scale = Fraction(2) ** (bits - 1 - e)
+        part = Fraction(math.floor(rest * scale)) / scale
+        out.append(float(part))
+        rest -= part
+    return tuple(out), float(2 / PI)
+
+
+PIO2, INV_PIO2 = _pio2_parts()
+TRIG_LIMIT = 2.0 ** 21          # |n| < 2^21 there, and the parts have at most 32 significant bits
+
+
+def _reduce64(e: VMath, x: str):
+    """(n as int64, rh, rl): x = n pi/2 + rh + rl, |rh| <= pi/4 (a little more), for |x| <= 2^21;
+    four-part Cody-Waite with exact products and the sums carried as double-doubles."""
+    xc = e.tmp()
+    e("vfmax.vf", xc, x, e.k(-2 * TRIG_LIMIT))     # beyond the limit, inf and NaN: NaN (by the caller)
+    e("vfmin.vf", xc, xc, e.k(2 * TRIG_LIMIT))
+    n = e.tmp()
+    e("vfmul.vf", n, xc, e.k(INV_PIO2))
+    e("vfcvt.x.f.v", n, n)
+    nf = e.tmp()
+    e("vfcvt.f.x.v", nf, n)
+    e("vfnmsac.vf", xc, e.k(PIO2[0]), nf)          # x - n P1: exact
+    w = e.tmp()
+    e("vfmul.vf", w, nf, e.k(-PIO2[1]))            # exact
+    s1, e1 = two_sum(e, xc, w)
+    e("vfmul.vf", w, nf, e.k(-PIO2[2]))
+    s2, e2 = two_sum(e, s1, w)
+    e.release(s1, xc)
+    e("vfadd.vv", e1, e1, e2)
+    e("vfnmsac.vf", e1, e.k(PIO2[3]), nf)          # the small terms
+    e.release(e2, w, nf)
+    rh = e.tmp()
+    e("vfadd.vv", rh, s2, e1)                       # Fast2Sum: |s2| >= |e1|
+    rl = e.tmp()
+    e("vfsub.vv", rl, rh, s2)
+    e("vfsub.vv", rl, e1, rl)
+    e.release(s2, e1)
+    return n, rh, rl
+
+
+def _kernels64(e: VMath, rh: str, rl: str):
+    """(sin(rh + rl), cos(rh + rl)) for |rh| <= ~pi/4."""
+    sin_poly, cos_poly = POLYS[F64]
+    z = e.tmp()
+    e("vfmul.vv", z, rh, rh)
+    ps = e.horner(sin_poly, z)                      # sin = rh + rh z ps(z) + rl (1 - z/2)
+    e("vfmul.vv", ps, ps, z)
+    e("vfmul.vv", ps, ps, rh)
+    t = e.tmp()
+    e("vfmul.vf", t, z, e.k(-0.5))
+    e("vfmul.vv", t, t, rl)
+    e("vfadd.vv", t, t, rl)
+    e("vfadd.vv", ps, ps, t)
+    e("vfadd.vv", ps, ps, rh)
+    pc = e.horner(cos_poly, z)                      # cos = 1 - z/2 + z^2 pc(z) - rh rl
+    e("vfmul.vv", pc, pc, z)
+    e("vfmul.vv", pc, pc, z)
+    e("vfnmsac.vv", pc, rh, rl)
+    hz = e.tmp()
+    e("vfmul.vf", hz, z, e.k(0.5))
+    w = e.tmp()
+    e("vfrsub.vf", w, hz, e.k(1.0))                 # w = 1 - hz
+    e("vfrsub.vf", t, w, e.k(1.0))
+    e("vfsub.vv", t, t, hz)                         # (1 - w) - hz: the rounding error of w
+    e("vfadd.vv", pc, pc, t)
+    e("vfadd.vv", pc, pc, w)
+    e.release(z, t, hz, w)
+    return ps, pc
+
+
+def _sincos64(e: VMath, x: str, cosine: bool) -> str:
+    n, rh, rl = _reduce64(e, x)
+    s, c = _kernels64(e, rh, rl)
+    e.release(rh, rl)
+    if cosine:
+        e("vadd.vi", n, n, 1)                       # cos(x) = sin(x + pi/2)
+    q = _quadrant(e, n, s, c)
+    e.release(n, q, c)
+    if not cosine:
+        e("vmfeq.vf", "v0", x, e.k(0.0))            # sin(-0) = -0
+        e("vmerge.vvm", s, s, x, "v0")
+    a = e.tmp()
+    e("vfsgnjx.vv", a, x, x)
+    e("vmfgt.vf", "v0", a, e.k(TRIG_LIMIT))        # inf, and beyond the exact reduction: NaN
+    e("vfmerge.vfm", s, s, e.k(math.nan), "v0")
+    e.release(a)
+    e.nan_passthrough(s, x)
+    return s
+
+
+# ------------------------------------------------------------------------------------- both widths
+
+def _quadrant(e: VMath, n: str, s: str, c: str) -> str:
+    """s = sin(x) for x = n pi/2 + r from s = sin(r), c = cos(r) (c is clobbered); returns the
+    temporary it used, for the caller to release."""
+    q = e.tmp()
+    e("vand.vi", q, n, 1)
+    e("vmsne.vi", "v0", q, 0)                       # odd quadrant: the other kernel
+    e("vmerge.vvm", s, s, c, "v0")
+    e("vand.vi", q, n, 2)
+    e("vmsne.vi", "v0", q, 0)                       # quadrants 2 and 3: negated
+    e("vfsgnjn.vv", c, s, s)
+    e("vmerge.vvm", s, s, c, "v0")
+    return q
+
+
+def sin(e: VMath, x: str) -> str:
+    return (_sincos64 if e.w == F64 else _sincos32)(e, x, cosine=False)
+
+
+def cos(e: VMath, x: str) -> str:
+    return (_sincos64 if e.w == F64 else _sincos32)(e, x, cosine=True)
+
+

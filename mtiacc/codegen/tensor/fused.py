@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional, Set
 
-from mtiacc.codegen.mathlib import core as mathlib
+from mtiacc.codegen import mathlib
 from mtiacc.codegen.vector.blocks import FLOAT_COMPARE, INT_COMPARE, VECTOR_BINARY, CASTS
 from mtiacc.codegen.context import Lowering
 from mtiacc.codegen.machine.mir import VMem, VReg

@@ -29,7 +29,7 @@ from __future__ import annotations
 from typing import List
 
 from mtiacc.codegen.context import Lowering
-from mtiacc.codegen.mathlib import core as mathlib
+from mtiacc.codegen import mathlib
 from mtiacc.codegen.tensor import reduce as builtin_reduce
 from mtiacc.codegen.select.control import counted_loop
 from mtiacc.codegen.machine.mir import MBuilder, Mem, VReg
