@@ -1,4 +1,4 @@
-"""float64 transcendentals (mtiacc/codegen/mathlib/f64.py) against numpy's float64 (math.erf for erf).
+"""float64 transcendentals (mtiacc/codegen/mathlib at F64) against numpy's float64 (math.erf for erf).
 
 Seeded inputs spread over each function's domain (uniform ranges, every exponent through exp of a
 uniform, the region near 0) plus special values (signed zeros, infinities, NaN, subnormals, the

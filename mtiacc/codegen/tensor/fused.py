@@ -11,7 +11,7 @@ smaller (possibly fractional) LMUL so that one ``vl`` serves every type.  ``v0``
 register of the moment.  ``i1`` values live as masks (the first register of a group); they are
 read from and written to local memory as 0/1 bytes.  Groups are handed out at a value's definition
 and taken back after its last use; ``math.*`` ops run the device math library's expansions
-(``mathlib.py``) with the free groups as temporaries, their constants hoisted out of the loop.
+(``mathlib/``) with the free groups as temporaries, their constants hoisted out of the loop.
 
 When even fifteen groups do not hold a chain (long math chains with many live values), it is cut
 into consecutive segments, each its own loop; values crossing a cut go through local memory.
@@ -159,7 +159,7 @@ class Segment:
             self("vfsqrt.v", d, g[0])
             return d
         if mathlib.is_math(op):
-            fn = mathlib.expansion(op)     # f32, or f64 (mathlib_f64); else a CompileError
+            fn = mathlib.expansion(op)     # f32, or f64; else a CompileError
             self.ensure(op.result.type)
             e = _Math(self.b, self.consts, self.dry, self.free, self.live())
             res = fn(e, *g)

@@ -3,7 +3,7 @@
 Each operand block is viewed as ``(outer, R, inner)`` around the axis.  For every kept position
 ``(o, i)`` a scalar loop walks the axis: the accumulators ``acc_k = src_k[o, 0, i]`` live in
 registers, and for ``r = 1 .. R - 1`` the region's ops are selected as scalar instructions
-(``scalar.py``, ``mathlib.py``) with its arguments bound to ``acc_1 .. acc_n`` and the elements
+(``arith/scalar.py``, ``mathlib/``) with its arguments bound to ``acc_1 .. acc_n`` and the elements
 ``src_k[o, r, i]``; the values its terminator returns become the new accumulators.  A reduction
 stores the accumulators into its results once per position (or keeps them in registers when the
 results are scalars); a scan stores them after every step (walking from ``R - 1`` down when

@@ -55,7 +55,7 @@ def _float_operand(sem: Semantic, x: FValue, fname: str) -> Value:
     return v
 
 
-# math ops that have a float64 expansion (mtiacc/codegen/mathlib/f64.py); the others are errors on f64
+# math ops that have a float64 expansion (mtiacc/codegen/mathlib: BOTH_WIDTHS); the others are errors on f64
 F64_MATH = frozenset({"exp", "exp2", "log", "log2", "log1p", "expm1", "tanh", "erf", "sin", "cos"})
 
 
@@ -152,7 +152,7 @@ def pow_(sem: Semantic, x, y):
     a, b = _float_operand(sem, x, "libdevice.pow"), _float_operand(sem, y, "libdevice.pow")
     ty = sem.common_type(a, b)
     a, b = sem.cast(a, ty), sem.cast(b, ty)
-    if ty.element_type == f64:                   # double precision: mtiacc/codegen/mathlib/f64.py
+    if ty.element_type == f64:                   # double precision: mtiacc/codegen/mathlib
         return sem.emit(ops.MathPowFOp.get(*sem.broadcast(a, b)))
     return _in_f32(sem, "libdevice.pow", lambda p, q: sem.emit(ops.MathPowFOp.get(p, q)), a, b)
 
