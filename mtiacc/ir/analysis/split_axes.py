@@ -5,8 +5,8 @@ them transposed, ``y0 + 3*x2 + 147*y1`` with ``y0 = yindex % 3``, ``y1 = yindex 
 ``S0(y) + S1(x)``, each ``S`` a split form (``split_index.Split``) of its own axis.  ``axes_of`` finds
 those forms for an integer block, ``pointer_axes`` for a pointer block (a scalar base plus such an
 index), and ``mask_box`` the masks that go with them: a prefix per axis (``ymask & xmask``), all-true
-ones, and conditions on scalars.  Codegen moves such tiles by runs along one axis
-(``memory/split_tiles.py``).
+ones, and conditions on scalars.  The access plan (``access_plan.py``) moves such tiles by runs along
+one axis (``split-tiles``); codegen's ``memory/split_tiles.py`` lowers them.
 """
 from __future__ import annotations
 
