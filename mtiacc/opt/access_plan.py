@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from mtiacc.ir.analysis.access_kinds import access_error
 from mtiacc.ir.analysis.access_plan import plan_function
 from mtiacc.ir.ops import ModuleOp
 from mtiacc.opt.pass_manager import ModulePass, register_pass
@@ -23,3 +24,6 @@ class AccessPlan(ModulePass):
         for f in module.funcs:
             for op, kind in plan_function(f).items():
                 op.attrs["access"] = kind
+                why = access_error(op)  # what the verifier would say (the driver does not verify after this pass)
+                if why is not None:
+                    raise AssertionError(f"access-plan wrote a plan {op.name} at {op.loc} does not fit: {why}")

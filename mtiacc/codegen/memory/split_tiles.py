@@ -1,9 +1,9 @@
-"""2-D tiles whose index is a sum of split forms, one per axis (Inductor's y/x kernels).
+"""The ``split-tiles`` plan: 2-D tiles whose index is a sum of split forms, one per axis (Inductor's y/x kernels).
 
 Inductor's tiled pointwise kernels index ``(YBLOCK, XBLOCK)`` tiles with ``x2 + 49*y3`` and store
 them transposed, ``y0 + 3*x2 + 147*y1`` with ``y0 = yindex % 3``, ``y1 = yindex // 3``: the index is
-``S0(y) + S1(x)``, each ``S`` a split form (``split_index.Split``) of its own axis.  When one axis
-moves by runs of slope 1 the tile moves by runs along it (``split_dma.runs``):
+``S0(y) + S1(x)``, each ``S`` a split form (``split_index.Split``, per axis: ``split_axes.py``).  One
+axis moves by runs of slope 1 (``common.per_run``):
 
 * along the last axis (x): per active row y, the x runs, from ``S0(y)`` on (rows of the tile are
   contiguous in local memory);
@@ -12,17 +12,20 @@ moves by runs of slope 1 the tile moves by runs along it (``split_dma.runs``):
 
 The axis with fewer expected transfers wins; an axis with a slope other than 1 moves element by
 element inside its runs.  Masks: a prefix per axis (``ymask & xmask``), all-true ones, scalar
-conditions.  Tiles whose index is affine with unit last stride stay with ndblocks.py.
+conditions.
 """
 from __future__ import annotations
 
-from mtiacc.ir.analysis.affine import Affine
-from mtiacc.ir.analysis.affine_nd import pointer_nd
-from mtiacc.ir.analysis.split_axes import mask_box, pointer_axes
-from mtiacc.ir.analysis.split_index import Split
 from mtiacc.codegen.machine.mir import VReg
+from mtiacc.codegen.memory.common import (AccessPlanError, affine_scalar, clamp, cond_flag, element_address,
+                                          per_run, prepare_consts, run_index)
+from mtiacc.codegen.tensor.ndblocks import strided_copy
+from mtiacc.codegen.vector.blocks import lower_fill, stored_value_addr
 from mtiacc.codegen.vector.vloop import Src, elem_bytes
 from mtiacc.ir import ops as O
+from mtiacc.ir.analysis.affine import Affine
+from mtiacc.ir.analysis.split_axes import mask_box, pointer_axes
+from mtiacc.ir.analysis.split_index import Split
 
 
 # --------------------------------------------------------------------------- the access
@@ -36,34 +39,22 @@ def _transfers(s: Split, n: int) -> int:
 
 
 class TileAccess:
-    """A 2-D load or store ``S0(y) + S1(x)`` that ndblocks.py would move element by element."""
+    """The parameters of a ``split-tiles`` access: the base pointer, the split form of each axis
+    (normalized), the mask's prefix count per axis and its conditions, and which axis moves by runs."""
 
     def __init__(self, op):
-        self.pointer = None
         ptr = op.ptr
-        shape = ptr.type.shape if ptr.type.is_block() else ()
-        if len(shape) != 2 or 1 in shape:
-            return
-        nd = pointer_nd(ptr)
-        if nd is not None and nd[1].strides[-1].as_const() in (1, None):
-            return  # rows by DMA (ndblocks.py), or a run-time stride it branches on
         box = ([None, None], ()) if op.mask is None else mask_box(op.mask)
         p = pointer_axes(ptr)
         if box is None or p is None:
-            return
+            raise AccessPlanError(op, "its pointer or mask has no split form per axis")
         axes = [s.normalized() for s in p[1]]
-        if all(s.slope != 1 for s in axes):
-            return
         self.pointer = (p[0], axes)
         self.counts, self.conds = box
-        y, x = shape
+        y, x = ptr.type.shape
         # the run axis moves by runs of slope 1; the other one is looped over
         self.by_columns = axes[1].slope != 1 or \
             axes[0].slope == 1 and _transfers(axes[0], y) * x < _transfers(axes[1], x) * y
-
-
-def handles(op) -> bool:
-    return TileAccess(op).pointer is not None
 
 
 def needs_buffers(op):
@@ -72,7 +63,6 @@ def needs_buffers(op):
 
 def _axis_offset(lw, k, s: Split, xs: VReg, pos: VReg) -> VReg:
     """``S(pos) - S.base`` in a register (the base is added once, into the start address)."""
-    from mtiacc.codegen.memory.runs import run_index
     b = lw.b
     acc = b.li(0) if not s.terms else None
     if s.terms:
@@ -90,8 +80,6 @@ def _axis_offset(lw, k, s: Split, xs: VReg, pos: VReg) -> VReg:
 
 def _move(lw, op, acc: TileAccess, lmem: int, esize: int, inbound: bool) -> None:
     """Per position of the outer axis, the runs of the run axis (local rows ``shape[run]`` apart)."""
-    from mtiacc.codegen.memory.dma import affine_scalar, clamp, element_address
-    from mtiacc.codegen.memory.runs import cond_flag, per_run, prepare_consts
     b = lw.b
     base, axes = acc.pointer
     shape = op.ptr.type.shape
@@ -127,8 +115,6 @@ def _move(lw, op, acc: TileAccess, lmem: int, esize: int, inbound: bool) -> None
 
 
 def lower_load(lw, op) -> None:
-    from mtiacc.codegen.vector.blocks import lower_fill
-    from mtiacc.codegen.tensor.ndblocks import strided_copy
     acc = TileAccess(op)
     elem = op.result.type.element_type
     esize = elem_bytes(elem)
@@ -147,8 +133,6 @@ def lower_load(lw, op) -> None:
 
 
 def lower_store(lw, op) -> None:
-    from mtiacc.codegen.vector.blocks import stored_value_addr
-    from mtiacc.codegen.tensor.ndblocks import strided_copy
     acc = TileAccess(op)
     elem = op.value.type.element_type
     esize = elem_bytes(elem)

@@ -13,7 +13,7 @@ from mtiacc.codegen.vector import blocks
 from mtiacc.codegen.arith import casts
 from mtiacc.codegen.select import control
 from mtiacc.codegen.mathlib import core as mathlib
-from mtiacc.codegen.memory import dma as memory
+from mtiacc.codegen import memory
 from mtiacc.codegen.select import debug
 from mtiacc.codegen.tensor import fused
 from mtiacc.codegen.tensor import ndblocks
@@ -264,7 +264,7 @@ class Lowering:
         if isinstance(op, O.LoadOp):
             memory.lower_load(self, op)
         elif isinstance(op, O.AddPtrOp):  # a pointer block a gather/scatter reads
-            memory.gather.lower_addptr(self, op)
+            memory.lower_addptr(self, op)
         elif isinstance(op, O.MakeRangeOp):
             blocks.lower_make_range(self.b, op.start, res.type.numel, Src(res.type, addr=self.alloc(res).offset))
         elif isinstance(op, O.BroadcastOp) and op.src.type.shape == res.type.shape:

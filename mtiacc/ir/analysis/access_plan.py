@@ -25,26 +25,21 @@ never decides again).  The kinds, in the order they are tried (the first that fi
 """
 from __future__ import annotations
 
-from typing import Dict
+from typing import Callable, Dict, List
 
 from mtiacc.ir import ops as O
 from mtiacc.ir.analysis.affine import pointer_affine, prefix_count
 from mtiacc.ir.analysis.affine_nd import pointer_nd
-from mtiacc.ir.analysis.axis_info import AxisInfo, analyze
+from mtiacc.ir.analysis.axis_info import AxisInfo, analyze, is_uniform
 from mtiacc.ir.analysis.split_axes import mask_box, pointer_axes
 from mtiacc.ir.analysis.split_index import mask_form, single_axis, split_pointer
 from mtiacc.ir.core import Operation, Value
 
 Facts = Dict[Value, AxisInfo]
+LazyFacts = Callable[[], Facts]  # axis_info.analyze of the op's function, computed when first asked
 
 
-def _uniform(mask: Value, facts: Facts) -> bool:
-    """Whether axis-info proves every element of the mask block equal."""
-    i = facts.get(mask)
-    return i is not None and mask.type.is_block() and tuple(i.constancy) == tuple(mask.type.shape)
-
-
-def _one_transfer_per_row(op, facts: Facts) -> bool:
+def _one_transfer_per_row(op, facts: LazyFacts) -> bool:
     """Whether the affine paths (``tiles``, ``contiguous``) move this one-axis block a row per transfer."""
     ptr = op.ptr
     shape = ptr.type.shape
@@ -52,7 +47,7 @@ def _one_transfer_per_row(op, facts: Facts) -> bool:
         aff = pointer_affine(ptr)
         if aff is None or aff[1].stride != 1:
             return False
-        return op.mask is None or prefix_count(op.mask) is not None or _uniform(op.mask, facts)
+        return op.mask is None or prefix_count(op.mask) is not None or is_uniform(op.mask, facts())
     nd = pointer_nd(ptr)
     if nd is None:
         return False
@@ -60,7 +55,7 @@ def _one_transfer_per_row(op, facts: Facts) -> bool:
     return axis == len(shape) - 1 and nd[1].strides[axis].as_const() in (1, None)
 
 
-def _by_runs(op, facts: Facts) -> bool:
+def _by_runs(op, facts: LazyFacts) -> bool:
     t = op.ptr.type
     if not t.is_block() or not single_axis(t.shape) or t.numel < 2:
         return False
@@ -83,8 +78,8 @@ def _by_split_tiles(op) -> bool:
     return p is not None and any(s.normalized().slope == 1 for s in p[1])
 
 
-def plan(op: Operation, facts: Facts) -> str:
-    """The kind of load/store ``op`` (``facts``: ``axis_info.analyze`` of its function)."""
+def plan(op: Operation, facts: LazyFacts) -> str:
+    """The kind of load/store ``op``; ``facts()`` gives ``axis_info.analyze`` of its function."""
     if _by_runs(op, facts):
         return "runs"
     if _by_split_tiles(op):
@@ -98,12 +93,17 @@ def plan(op: Operation, facts: Facts) -> str:
             return "tiles"
         return "scatter" if isinstance(op, O.StoreOp) else "gather"
     mask = op.mask
-    if aff[1].stride == 1 and (mask is None or prefix_count(mask) is not None or _uniform(mask, facts)):
+    if aff[1].stride == 1 and (mask is None or prefix_count(mask) is not None or is_uniform(mask, facts())):
         return "contiguous"
     return "elements"
 
 
 def plan_function(func: O.FuncOp) -> Dict[Operation, str]:
     """The kind of every load and store of ``func`` (regions included), in walk order."""
-    facts = analyze(func)
+    computed: List[Facts] = []
+
+    def facts() -> Facts:  # axis-info, computed the first time a mask needs it (most functions never do)
+        if not computed:
+            computed.append(analyze(func))
+        return computed[0]
     return {op: plan(op, facts) for op in func.walk() if isinstance(op, (O.LoadOp, O.StoreOp))}
