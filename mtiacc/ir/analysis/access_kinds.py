@@ -16,14 +16,13 @@ Shape = Optional[Tuple[int, ...]]  # the pointer's shape; None for a scalar poin
 @dataclasses.dataclass(frozen=True)
 class Kind:
     name: str
-    what: str                        # what the lowering does, in one line
     fits: Callable[[Shape], bool]    # whether the kind makes sense for this pointer shape
     needs: str                       # the shape rule, for messages
     ops: Tuple[str, ...] = ("tt.load", "tt.store")
 
 
-def _block(s: Shape) -> bool:
-    return s is not None
+def _rank(n: int) -> Callable[[Shape], bool]:
+    return lambda s: s is not None and len(s) == n
 
 
 def _one_axis(s: Shape) -> bool:
@@ -37,21 +36,21 @@ def _one_axis(s: Shape) -> bool:
 
 
 KINDS = {k.name: k for k in (
-    Kind("contiguous", "one DMA transfer of a unit-stride block (a prefix mask shortens it, a uniform mask "
-         "guards it)", lambda s: s is not None and len(s) == 1, "a 1-D pointer block"),
-    Kind("elements", "one DMA per element: a constant stride other than 1, or a general mask",
-         lambda s: s is not None and len(s) == 1, "a 1-D pointer block"),
-    Kind("runs", "one DMA per run of an index split with // and % (or a window read once)", _one_axis,
-         "a block of one axis with two elements or more"),
-    Kind("split-tiles", "a 2-D tile of split indices, by runs along one axis",
-         lambda s: s is not None and len(s) == 2 and 1 not in s, "a 2-D pointer block without size-1 axes"),
-    Kind("tiles", "one DMA per row of an affine N-d tile (per element off unit stride, checked at run time "
-         "when the stride is a run-time value)", _block, "a pointer block"),
-    Kind("gather", "one DMA per element from a pointer block without structure", _block, "a pointer block",
-         ("tt.load",)),
-    Kind("scatter", "one DMA per element to a pointer block without structure", _block, "a pointer block",
-         ("tt.store",)),
-    Kind("scalar", "one element through a local-memory slot", lambda s: s is None, "a scalar pointer"),
+    # one DMA transfer of a unit-stride block (a prefix mask shortens it, a uniform mask guards it)
+    Kind("contiguous", _rank(1), "a 1-D pointer block"),
+    # one DMA per element: a mask that is neither, or a constant stride with such a mask
+    Kind("elements", _rank(1), "a 1-D pointer block"),
+    # one DMA per run of an index split with // and % (or a DRAM window read once)
+    Kind("runs", _one_axis, "a block of one axis with two elements or more"),
+    # a 2-D tile of split indices, by runs along one axis
+    Kind("split-tiles", lambda s: _rank(2)(s) and 1 not in s, "a 2-D pointer block without size-1 axes"),
+    # an affine N-d tile (or a run-time stride): one DMA per row, or per element off unit stride
+    Kind("tiles", lambda s: s is not None, "a pointer block"),
+    # one DMA per element from / to a pointer block without structure
+    Kind("gather", lambda s: s is not None, "a pointer block", ("tt.load",)),
+    Kind("scatter", lambda s: s is not None, "a pointer block", ("tt.store",)),
+    # one element through a local-memory slot
+    Kind("scalar", lambda s: s is None, "a scalar pointer"),
 )}
 
 
