@@ -150,11 +150,15 @@ def simulate(binary: bytes, data):
 
 
 WHY = {
+    "access-plan": ('not an optimization: it records on every `tt.load` / `tt.store` how it moves between DRAM and '
+                    'local memory (the `access` attribute, tests/filecheck/access_*.py), which codegen reads; the '
+                    'driver runs it after every pipeline, at every level, and `--disable-pass` cannot remove it'),
     "axis-info": ('an analysis: the pass changes no IR (`axis-info{print=true}` prints the facts, '
-                  'tests/filecheck/axis_info.py); codegen reads the same analysis (mtiacc/ir/analysis/axis_info.py) directly, '
-                  'whatever the pipeline, to keep a load or store whose mask is uniform over the block (e.g. a splat of'
-                  ' `pid < M`) one guarded DMA transfer instead of the element-by-element path '
-                  '(tests/codegen/test_uniform_mask.py), so disabling the pass cannot show an effect'),
+                  'tests/filecheck/axis_info.py); the access plan (mtiacc/ir/analysis/access_plan.py) reads the same '
+                  'analysis (mtiacc/ir/analysis/axis_info.py) whatever the pipeline, to keep a load or store whose mask '
+                  'is uniform over the block (e.g. a splat of `pid < M`) one guarded DMA transfer instead of the '
+                  'element-by-element path (tests/codegen/test_uniform_mask.py), so disabling the pass cannot show an '
+                  'effect'),
 }
 
 

@@ -58,11 +58,19 @@ def pipeline_passes(opts: Options) -> list:
 
 
 def run_optimizer(module, opts: Options) -> list:
-    """Run the IR passes; returns the machine passes, for codegen."""
+    """Run the IR passes, then ``access-plan``; returns the machine passes, for codegen.
+
+    ``access-plan`` records how each load and store moves, which codegen reads and never decides again:
+    it runs last, at every level (like ``inline``, it is how loads and stores are compiled, not an
+    optimization, so ``--disable-pass`` does not remove it), and ``--emit=ir`` shows what it wrote.  It
+    changes nothing but that attribute and checks each one it writes, so the module is not verified
+    again after it (that would cost as much as the pass; ``mtiacc opt --passes=access-plan`` does)."""
     from mtiacc.opt import is_machine, run_pipeline
+    from mtiacc.opt.access_plan import AccessPlan
     passes = pipeline_passes(opts)
     if any(not is_machine(p) for p in passes):
         run_pipeline(module, passes, verify_each=opts.verify_each, instrumentation=opts.instrumentation)
+    run_pipeline(module, [AccessPlan()], verify_each=False, instrumentation=opts.instrumentation)
     return [p for p in passes if is_machine(p)]
 
 

@@ -480,13 +480,15 @@ class AddPtrOp(Operation):
 
 
 class LoadOp(Operation):
-    """``tl.load``: masked-off elements take ``other`` (undefined when absent)."""
+    """``tl.load``: masked-off elements take ``other`` (undefined when absent).  ``access``: how it moves
+    from DRAM (a kind of ``mtiacc/ir/analysis/access_kinds.py``), written by the ``access-plan`` pass."""
 
     name = "tt.load"
     ptr = operand(PtrLike)
     mask = opt_operand(BoolLike)
     other = opt_operand(AnyType)
     result = result(AnyType)
+    access = attribute(str, optional=True)
 
     @classmethod
     def get(cls, ptr: Value, mask: Optional[Value] = None, other: Optional[Value] = None, loc=None,
@@ -505,13 +507,20 @@ class LoadOp(Operation):
                 self._fail(f"{what} must have the pointer's shape")
         if self.other is not None and self.other.type != self.result.type:
             self._fail("other must have the result type")
+        from mtiacc.ir.analysis.access_kinds import access_error
+        why = access_error(self)
+        if why is not None:
+            self._fail(why)
 
 
 class StoreOp(Operation):
+    """``tl.store``; ``access``: how it moves to DRAM, as for ``LoadOp``."""
+
     name = "tt.store"
     ptr = operand(PtrLike)
     value = operand(AnyType)
     mask = opt_operand(BoolLike)
+    access = attribute(str, optional=True)
 
     @classmethod
     def get(cls, ptr: Value, value: Value, mask: Optional[Value] = None, loc=None, attrs=None):
@@ -523,6 +532,10 @@ class StoreOp(Operation):
             self._fail(f"value type {self.value.type} does not match pointer type {self.ptr.type}")
         if self.mask is not None and self.mask.type.shape != self.ptr.type.shape:
             self._fail("mask must have the pointer's shape")
+        from mtiacc.ir.analysis.access_kinds import access_error
+        why = access_error(self)
+        if why is not None:
+            self._fail(why)
 
 
 ELEMENTWISE_BINARY_INT = (AddIOp, SubIOp, MulIOp, DivSIOp, DivUIOp, RemSIOp, RemUIOp, AndIOp, OrIOp,

@@ -31,11 +31,14 @@ def ir_file(tmp_path):
     return p
 
 
-def test_emit_ir_at_o0_is_the_frontend_output():
+def test_emit_ir_at_o0_is_the_frontend_output_with_its_access_plan():
     from mtiacc.frontend import compile_file
     from mtiacc.ir.printer import print_ir
+    from mtiacc.opt.access_plan import AccessPlan
     _, out, _ = cli(VECTOR_ADD, "--emit=ir", "-O0", "-D", "BLOCK_SIZE=64")
-    assert out == print_ir(compile_file(VECTOR_ADD, defines={"BLOCK_SIZE": "64"}).module)
+    module = compile_file(VECTOR_ADD, defines={"BLOCK_SIZE": "64"}).module
+    AccessPlan().run(module)
+    assert out == print_ir(module) and out.count('access = "contiguous"') == 3
 
 
 def test_opt_round_trips_and_runs_passes(ir_file, tmp_path):
@@ -45,6 +48,18 @@ def test_opt_round_trips_and_runs_passes(ir_file, tmp_path):
     code, _, err = cli("opt", ir_file, "--passes=canonicalize,cse,loop-unroll{max-trip=16},dce", "-o", dest)
     assert code == 0, err
     assert '"tt.store"' in dest.read_text()
+
+
+@pytest.mark.parametrize("level", range(4))
+def test_access_plan_runs_last_at_every_level(level):
+    """The driver runs access-plan after the pipeline's IR passes (--disable-pass leaves it in), and
+    --time-passes / --print-ir-after show it."""
+    _, out, err = cli(VECTOR_ADD, "--emit=ir", f"-O{level}", "-D", "BLOCK_SIZE=64", "--disable-pass=access-plan",
+                      "--time-passes", "--print-ir-after=access-plan")
+    assert out.count('access = "contiguous"') == 3
+    assert "IR Dump After access-plan" in err
+    rows = [line for line in err.splitlines() if "%)" in line]
+    assert rows[-2].endswith("access-plan") and rows[-1].endswith("Total")
 
 
 def test_dump_pipeline():

@@ -1,6 +1,6 @@
 """Loads and stores indexed with ``//`` and ``%`` of the flat index (TorchInductor's pointwise idioms:
 ``x0 + 64*x1``, a bias ``x % 64``, per-row scalars ``x // 64``, ``(x // 49) % 64``, transposes),
-moved by runs (split_dma.py), differential against numpy: ragged ``xnumel``, ``C`` not dividing
+moved by runs (memory/runs.py), differential against numpy: ragged ``xnumel``, ``C`` not dividing
 ``XBLOCK`` and ``XBLOCK`` not a multiple of ``C``, int32 and int64 indices, prefix / no / all-true
 masks, ``other``; transfer counts show which path ran."""
 from pathlib import Path
@@ -243,7 +243,7 @@ def test_element_types(tmp_path, dtype, sig, kind):
     np.testing.assert_array_equal(res.outputs["out_ptr0"], expect)
 
 
-# --------------------------------------------------------------------------- 2-D tiles (split_nd.py)
+# --------------------------------------------------------------------------- 2-D tiles (memory/split_tiles.py)
 
 @pytest.mark.parametrize("kind", range(4))
 @pytest.mark.parametrize("ynumel,xnumel,c,yblock,xblock", [(192, 49, 3, 64, 64), (300, 200, 48, 32, 4),

@@ -52,6 +52,25 @@ def test_round_trip():
     assert print_ir(parse_ir(text)) == text
 
 
+def test_round_trip_keeps_the_access_plan():
+    """The ``access`` attribute of loads and stores prints, parses back and prints the same."""
+    from mtiacc.opt.access_plan import AccessPlan
+    m, f, b = make_func([PointerType(f32), i32], ["X", "N"])
+    r = emit(b, ops.MakeRangeOp.get(0, 4))
+    ptrs = emit(b, ops.AddPtrOp.get(emit(b, ops.SplatOp.get(f.args[0], (4,))), r))
+    x = emit(b, ops.LoadOp.get(ptrs, emit(b, ops.CmpIOp.get("slt", r, emit(b, ops.SplatOp.get(f.args[1], (4,)))))))
+    y = emit(b, ops.LoadOp.get(f.args[0]))
+    b.insert(ops.StoreOp.get(ptrs, emit(b, ops.MulFOp.get(x, emit(b, ops.SplatOp.get(y, (4,)))))))
+    ret(b)
+    AccessPlan().run(m)
+    text = print_ir(m)
+    assert text.count('access = "contiguous"') == 2 and text.count('access = "scalar"') == 1
+    again = parse_ir(text)
+    assert [op.access for op in again.funcs[0].walk() if op.name in ("tt.load", "tt.store")] == \
+        ["contiguous", "scalar", "contiguous"]
+    assert print_ir(again) == text
+
+
 def test_parsed_ir_keeps_types_uses_and_locations():
     m = parse_ir(EXPECTED)
     (f,) = m.funcs

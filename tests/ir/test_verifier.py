@@ -129,6 +129,41 @@ def test_shapes_of_memory_ops():
     fails(m, "mask must have the pointer's shape")
 
 
+def _access_module(ptr_type, kind, store=False):
+    m, f, b = make_func([ptr_type])
+    ptr = f.args[0]
+    if store:
+        x = emit(b, ops.LoadOp.get(ptr))
+        b.insert(ops.StoreOp.get(ptr, x, attrs={"access": kind}))
+    else:
+        emit(b, ops.LoadOp.get(ptr, attrs={"access": kind}))
+    ret(b)
+    return m
+
+
+@pytest.mark.parametrize("ptr_type, kind, store", [
+    (PointerType(f32), "scalar", False), (PointerType(f32), "scalar", True),
+    (BlockType((8,), PointerType(f32)), "contiguous", False), (BlockType((8,), PointerType(f32)), "elements", True),
+    (BlockType((8, 1), PointerType(f32)), "runs", False), (BlockType((4, 8), PointerType(f32)), "split-tiles", True),
+    (BlockType((2, 4, 8), PointerType(f32)), "tiles", False), (BlockType((4, 8), PointerType(f32)), "gather", False),
+    (BlockType((8,), PointerType(f32)), "scatter", True)])
+def test_access_kinds_that_fit_verify(ptr_type, kind, store):
+    verify_module(_access_module(ptr_type, kind, store))
+
+
+@pytest.mark.parametrize("ptr_type, kind, store, message", [
+    (BlockType((8,), PointerType(f32)), "dma", False, 'access = "dma" is not a known kind (known: contiguous,'),
+    (BlockType((8,), PointerType(f32)), "scalar", False, 'access = "scalar" needs a scalar pointer, got tensor<8x'),
+    (PointerType(f32), "contiguous", True, 'access = "contiguous" needs a 1-D pointer block, got !tt.ptr<f32>'),
+    (BlockType((4, 8), PointerType(f32)), "runs", False, 'access = "runs" needs a block of one axis'),
+    (BlockType((1,), PointerType(f32)), "runs", False, 'access = "runs" needs a block of one axis'),
+    (BlockType((4, 1), PointerType(f32)), "split-tiles", True, 'access = "split-tiles" needs a 2-D pointer block'),
+    (BlockType((8,), PointerType(f32)), "gather", True, 'access = "gather" is for tt.load only'),
+    (BlockType((8,), PointerType(f32)), "scatter", False, 'access = "scatter" is for tt.store only')])
+def test_access_kind_must_be_known_and_fit_the_op(ptr_type, kind, store, message):
+    fails(_access_module(ptr_type, kind, store), message)
+
+
 def test_select_types():
     m, f, b = make_func([i1, i32, f32])
     b.insert(ops.SelectOp([f.args[0], f.args[1], f.args[2]], [i32]))

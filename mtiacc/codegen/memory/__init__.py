@@ -1,5 +1,80 @@
-"""Loads and stores: DMA between DRAM and local memory (the hub isel's table calls)."""
-from mtiacc.codegen.memory.dma import lower_load, lower_store, lower_scalar_load, needs_buffers
-from mtiacc.codegen.memory.gather import lower_addptr
+"""Loads and stores: one leaf strategy per kind of access plan, chosen by the op's ``access`` attribute.
 
-__all__ = ["lower_load", "lower_store", "lower_scalar_load", "needs_buffers", "lower_addptr"]
+The ``access-plan`` pass (``mtiacc/ir/analysis/access_plan.py``) decides, once and in the IR, how each
+``tt.load`` / ``tt.store`` moves between DRAM and local memory; ``STRATEGIES`` maps each kind to its
+lowerings, and the functions below only look the kind up.  A load or store without a plan is a
+compiler bug (``AccessPlanError``), never decided here.
+
+    contiguous, elements     dma.py          one DMA, or one per element
+    runs                     runs.py         one DMA per run of a split index
+    split-tiles              split_tiles.py  2-D tiles of split indices, by runs along one axis
+    tiles                    tiles.py        N-d affine tiles, one DMA per row
+    gather, scatter, scalar  gather.py       one element at a time
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Callable, Dict, List, Optional
+
+from mtiacc.codegen.machine.mir import VReg
+from mtiacc.codegen.memory import dma, gather, runs, split_tiles, tiles
+from mtiacc.codegen.memory.common import AccessPlanError
+from mtiacc.ir.core import Value
+
+
+@dataclasses.dataclass(frozen=True)
+class Strategy:
+    """The lowerings of one plan kind (``lw``: isel's ``Lowering``; ``op``: the load or store)."""
+
+    needs_buffers: Callable[[object], List[Value]]  # block operands the lowering reads from local memory
+    lower_load: Optional[Callable[[object, object], None]] = None
+    lower_store: Optional[Callable[[object, object], None]] = None
+    lower_scalar_load: Optional[Callable[[object, object], VReg]] = None  # returns the result register
+
+
+STRATEGIES: Dict[str, Strategy] = {
+    "contiguous": Strategy(dma.needs_buffers, dma.lower_load, dma.lower_store),
+    "elements": Strategy(dma.needs_buffers, dma.lower_load, dma.lower_store),
+    "runs": Strategy(runs.needs_buffers, runs.lower_load, runs.lower_store),
+    "split-tiles": Strategy(split_tiles.needs_buffers, split_tiles.lower_load, split_tiles.lower_store),
+    "tiles": Strategy(tiles.needs_buffers, tiles.lower_load, tiles.lower_store),
+    "gather": Strategy(gather.needs_buffers, lower_load=gather.lower_load),
+    "scatter": Strategy(gather.needs_buffers, lower_store=gather.lower_store),
+    "scalar": Strategy(gather.needs_buffers, lower_store=gather.lower_scalar_store,
+                       lower_scalar_load=gather.lower_scalar_load),
+}
+
+
+def _lowering(op, what: str) -> Callable:
+    kind = op.attrs.get("access")
+    if kind is None:
+        raise AccessPlanError(op, "no access plan (the access-plan pass must run right before codegen)")
+    strategy = STRATEGIES.get(kind)
+    fn = getattr(strategy, what) if strategy is not None else None
+    if fn is None:
+        raise AccessPlanError(op, f"no {what.replace('_', ' ')} for this kind")
+    return fn
+
+
+def needs_buffers(op) -> List[Value]:
+    """The block operands whose data the lowering of this load/store reads from local memory."""
+    return _lowering(op, "needs_buffers")(op)
+
+
+def lower_load(lw, op) -> None:
+    _lowering(op, "lower_load")(lw, op)
+
+
+def lower_store(lw, op) -> None:
+    _lowering(op, "lower_store")(lw, op)
+
+
+def lower_scalar_load(lw, op) -> VReg:
+    """``tl.load`` of a scalar pointer; returns the result register."""
+    return _lowering(op, "lower_scalar_load")(lw, op)
+
+
+lower_addptr = gather.lower_addptr  # a pointer block a gather or scatter reads (tt.addptr on blocks)
+
+__all__ = ["STRATEGIES", "Strategy", "AccessPlanError", "needs_buffers", "lower_load", "lower_store",
+           "lower_scalar_load", "lower_addptr"]

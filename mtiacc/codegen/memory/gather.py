@@ -1,13 +1,13 @@
-"""Loads and stores that move one element at a time: scalar pointers, and gather/scatter.
+"""The ``scalar``, ``gather`` and ``scatter`` plans: loads and stores that move one element at a time.
 
-* A scalar ``tl.load(ptr)`` / ``tl.store(ptr, x)`` is a one-element DMA between DRAM and a scratch
-  slot in local memory, plus a scalar load or store of the slot.  A scalar mask branches around
-  the transfer; a masked-off load takes ``other`` (or 0).
-* A pointer block without affine structure (data-dependent addresses, ``table + idx * stride``)
-  is materialized in local memory as 64-bit DRAM addresses (``tt.addptr`` on blocks: offsets
-  widened with ``vsext``/``vzext``, scaled by the element size, added to the pointers), then one
-  small DMA per active element moves the data: the chip's slow fallback path.  A mask block is
-  read per element; masked-off elements of a load take ``other``.
+* ``scalar``: a ``tl.load(ptr)`` / ``tl.store(ptr, x)`` through a scalar pointer is a one-element DMA
+  between DRAM and a scratch slot in local memory, plus a scalar load or store of the slot.  A scalar
+  mask branches around the transfer; a masked-off load takes ``other`` (or 0).
+* ``gather`` (loads) / ``scatter`` (stores): a pointer block without affine structure (data-dependent
+  addresses, ``table + idx * stride``) is materialized in local memory as 64-bit DRAM addresses
+  (``tt.addptr`` on blocks: offsets widened with ``vsext``/``vzext``, scaled by the element size, added
+  to the pointers), then one small DMA per active element moves the data: the chip's slow fallback
+  path.  A mask block is read per element; masked-off elements of a load take ``other``.
 """
 from __future__ import annotations
 
@@ -15,24 +15,12 @@ from typing import List, Optional
 
 from mtiacc.codegen.machine.mir import MBuilder, Mem, VReg
 from mtiacc.codegen.arith.scalar import constant
+from mtiacc.codegen.vector.blocks import lower_fill, stored_value_addr
 from mtiacc.codegen.vector.vloop import Src, VLoop, elem_bytes, emit_loop, sew_of
 from mtiacc.diagnostics import CompileError
 from mtiacc.ir import ops as O
 from mtiacc.ir.core import OpResult, Value
 from mtiacc.ir.types import FloatType, IntType, PointerType, Type
-
-
-def _structured(ptr: Value) -> bool:
-    if len(ptr.type.shape) > 1:
-        from mtiacc.ir.analysis.affine_nd import pointer_nd
-        return pointer_nd(ptr) is not None
-    from mtiacc.ir.analysis.affine import pointer_affine
-    return pointer_affine(ptr) is not None
-
-
-def handles(op) -> bool:
-    """Loads/stores this module lowers: scalar pointers, and pointer blocks without structure."""
-    return not op.ptr.type.is_block() or not _structured(op.ptr)
 
 
 def _scalar_backed(v: Optional[Value]) -> bool:
@@ -208,7 +196,6 @@ def _elements(lw, op, lmem_addr: int, esize: int, inbound: bool) -> None:
 
 
 def lower_load(lw, op) -> None:
-    from mtiacc.codegen.vector.blocks import lower_fill
     b = lw.b
     elem = op.result.type.element_type
     esize = elem_bytes(elem)
@@ -224,7 +211,6 @@ def lower_load(lw, op) -> None:
 
 
 def lower_store(lw, op) -> None:
-    from mtiacc.codegen.vector.blocks import stored_value_addr
     elem = op.value.type.element_type
     esize = elem_bytes(elem)
     addr = stored_value_addr(lw, op)

@@ -1,4 +1,4 @@
-"""Codegen for N-d blocks: shape ops, and loads/stores of 2-D and 3-D tiles.
+"""Codegen for N-d blocks: shape ops, and the loops over them other modules share.
 
 Blocks live row-major in local memory, so elementwise ops run over the flattened block (isel) and:
 
@@ -7,11 +7,8 @@ Blocks live row-major in local memory, so elementwise ops run over the flattened
 * ``tt.broadcast`` and ``tt.trans`` materialize with a strided copy: loops over the outer result
   dimensions and, per row, a strip-mined ``vlse`` (source stride: 0 for a stretched dimension, the
   permuted stride for a transpose) and a unit-stride ``vse``.
-* Loads and stores of N-d pointer blocks with affine structure (``affine_nd``): one DMA per row
-  when the last stride is 1 (a row is clipped to a prefix-box mask), else one DMA per element; a
-  last stride known only at run time branches between the two on its value; a
-  general mask is read from its buffer per element.  Masked-off elements of a load take ``other``
-  (the whole tile is filled with it first).
+
+Loads and stores of N-d tiles are ``mtiacc/codegen/memory/tiles.py``.
 """
 from __future__ import annotations
 
@@ -19,7 +16,6 @@ from contextlib import contextmanager
 from typing import Callable, List, Optional, Sequence, Union
 
 from mtiacc.codegen.context import Lowering
-from mtiacc.ir.analysis.affine_nd import Poly, pointer_nd, prefix_box
 from mtiacc.codegen.machine.mir import MBuilder, Mem, VMem, VReg
 from mtiacc.codegen.vector.vloop import Src, elem_bytes, sew_of
 from mtiacc.diagnostics import CompileError
@@ -56,53 +52,6 @@ def alias_chain(v: Value) -> List[int]:
 
 # --------------------------------------------------------------------------- scalar helpers
 
-def poly_reg(lw: Lowering, p: Poly) -> VReg:
-    """A register holding the polynomial's value (64-bit arithmetic)."""
-    b: MBuilder = lw.b
-    acc: Optional[VReg] = None
-    const = 0
-    for coef, vals in p.monomials():
-        if not vals:
-            const += coef
-            continue
-        r = lw.get(vals[0])
-        for v in vals[1:]:
-            t = b.x()
-            b("mul", t, r, lw.get(v))
-            r = t
-        if coef != 1:
-            t = b.x()
-            if coef > 0 and coef & (coef - 1) == 0:
-                b("slli", t, r, coef.bit_length() - 1)
-            else:
-                b("mul", t, r, b.li(coef))
-            r = t
-        if acc is None:
-            acc = r
-        else:
-            t = b.x()
-            b("add", t, acc, r)
-            acc = t
-    if acc is None:
-        return b.li(const)
-    if const:
-        t = b.x()
-        if -2048 <= const < 2048:
-            b("addi", t, acc, const)
-        else:
-            b("add", t, acc, b.li(const))
-        acc = t
-    return acc
-
-
-def scaled(lw: Lowering, p: Poly, k: int) -> Step:
-    """``p * k`` as a constant when ``p`` is one, else in a register."""
-    c = p.as_const()
-    if c is not None:
-        return c * k
-    return poly_reg(lw, p * Poly.const(k))
-
-
 def add_step(b: MBuilder, reg: VReg, step: Step) -> None:
     if isinstance(step, int):
         if step == 0:
@@ -113,15 +62,6 @@ def add_step(b: MBuilder, reg: VReg, step: Step) -> None:
             b("add", reg, reg, b.li(step))
     else:
         b("add", reg, reg, step)
-
-
-def clamp_count(lw: Lowering, p: Poly, hi: int) -> Step:
-    """min(max(p, 0), hi) (a constant when p is one)."""
-    c = p.as_const()
-    if c is not None:
-        return max(0, min(c, hi))
-    from mtiacc.codegen.memory.dma import clamp
-    return clamp(lw, poly_reg(lw, p), hi)
 
 
 @contextmanager
@@ -246,114 +186,6 @@ def lower_shape_op(lw: Lowering, op) -> None:
         raise CompileError(f"'{op.name}' is not supported by codegen yet")
     dst = lw.alloc(res)
     strided_copy(lw, dst.offset, shape, lw.buffer(op.src).offset, strides, res.type.element_type)
-
-
-# --------------------------------------------------------------------------- loads and stores
-
-class NdAccess:
-    def __init__(self, op):
-        self.op = op
-        self.pointer = pointer_nd(op.ptr)
-        self.box = prefix_box(op.mask) if op.mask is not None else None
-        self.general_mask = op.mask is not None and self.box is None
-
-
-def needs_buffers(op) -> List[Value]:
-    acc = NdAccess(op)
-    if acc.pointer is None:
-        raise CompileError("loads and stores through unstructured pointer blocks (gather/scatter) "
-                           "are not supported yet")
-    out = [op.mask] if acc.general_mask else []
-    if isinstance(op, O.StoreOp):
-        out.append(op.value)
-    return out
-
-
-def _transfer(lw: Lowering, acc: NdAccess, shape: Sequence[int], lmem: int, esize: int, inbound: bool,
-              mask_addr: Optional[int]) -> None:
-    b: MBuilder = lw.b
-    base, off = acc.pointer
-    rank = len(shape)
-    dram = b.x("dram")
-    start = scaled(lw, off.start, esize)
-    if isinstance(start, int):
-        if -2048 <= start < 2048:
-            b("addi", dram, lw.get(base), start)
-        else:
-            b("add", dram, lw.get(base), b.li(start))
-    else:
-        b("add", dram, lw.get(base), start)
-    dsteps = [scaled(lw, s, esize) for s in off.strides]
-    lsteps = [st * esize for st in dense_strides(shape)]
-    mask_steps = dense_strides(shape)
-    box = acc.box or [None] * rank
-    counts = [clamp_count(lw, c, d) if c is not None else d for c, d in zip(box, shape)]
-    mnemonic = "mtia.dma.in" if inbound else "mtia.dma.out"
-    last_stride = off.strides[-1].as_const()
-    contiguous = last_stride == 1 and mask_addr is None
-    # a run-time last stride: branch to the row path when it is 1 at run time
-    checked = last_stride is None and mask_addr is None
-    ptrs = [dram, b.li(lmem, "lmem")] + ([b.li(mask_addr, "mask")] if mask_addr is not None else [])
-    steps = [dsteps, lsteps] + ([mask_steps] if mask_addr is not None else [])
-
-    def dma(d: VReg, l: VReg, nbytes: Step) -> None:
-        n = b.li(nbytes, "bytes") if isinstance(nbytes, int) else nbytes
-        b(mnemonic, *((l, d) if inbound else (d, l)), n)
-
-    if contiguous or checked:
-        last = counts[-1]
-
-        def row(cur: List[VReg]) -> None:
-            if isinstance(last, int):
-                if last:
-                    dma(cur[0], cur[1], last * esize)
-                return
-            nbytes = b.x("bytes")
-            b("slli", nbytes, last, esize.bit_length() - 1)
-            skip = b.new_label("nodma")
-            b("beqz", nbytes, skip)
-            dma(cur[0], cur[1], nbytes)
-            b.label(skip)
-        if not checked:
-            nest(b, counts[:-1], ptrs, [s[:-1] for s in steps], row)
-            return
-        by_element, done = b.new_label("strided"), b.new_label("rowsdone")
-        b("bne", dsteps[-1], b.li(esize, "esize"), by_element)
-        nest(b, counts[:-1], ptrs, [s[:-1] for s in steps], row)
-        b("j", done)
-        b.label(by_element)
-
-    size = b.li(esize, "esize")
-
-    def element(cur: List[VReg]) -> None:
-        with masked_element(b, cur[2] if mask_addr is not None else None):
-            b(mnemonic, *((cur[1], cur[0]) if inbound else (cur[0], cur[1])), size)
-    nest(b, counts, ptrs, steps, element)
-    if checked:
-        b.label(done)
-
-
-def lower_load(lw: Lowering, op) -> None:
-    from mtiacc.codegen.vector.blocks import lower_fill
-    acc = NdAccess(op)
-    elem = op.result.type.element_type
-    esize = elem_bytes(elem)
-    dst = lw.alloc(op.result)
-    if op.other is not None:
-        lower_fill(lw.b, op.result.type.numel, lw.src(op.other), Src(elem, addr=dst.offset))
-    mask_addr = lw.buffer(op.mask).offset if acc.general_mask else None
-    _transfer(lw, acc, op.result.type.shape, dst.offset, esize, True, mask_addr)
-    lw.b("mtia.dma.wait")
-
-
-def lower_store(lw: Lowering, op) -> None:
-    from mtiacc.codegen.vector.blocks import stored_value_addr
-    acc = NdAccess(op)
-    elem = op.value.type.element_type
-    esize = elem_bytes(elem)
-    addr = stored_value_addr(lw, op)
-    mask_addr = lw.buffer(op.mask).offset if acc.general_mask else None
-    _transfer(lw, acc, op.value.type.shape, addr, esize, False, mask_addr)
 
 
 # --------------------------------------------------------------------------- dispatch

@@ -1,4 +1,4 @@
-"""Structure of 1-D integer blocks, pointer blocks and masks, as codegen needs it.
+"""Structure of 1-D integer blocks, pointer blocks and masks, as the access plan and codegen need it.
 
 A first, local version of what Triton's AxisInfo computes: an integer block is *affine* when
 element ``i`` equals ``sum(coef * scalar) + const + stride * i`` with scalar IR values and constant

@@ -8,7 +8,7 @@ element ``(i0, .., ik)`` is active exactly when ``ij < count[j]`` for every cons
 (``(rows < M)[:, None] & (cols < N)[None, :]``).
 
 Loads and stores of such blocks move one row (the last dimension) per DMA transfer when the last
-stride is 1; see ``ndblocks.py``.
+stride is 1 (the ``tiles`` access plan, ``codegen/memory/tiles.py``).
 """
 from __future__ import annotations
 

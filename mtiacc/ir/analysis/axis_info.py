@@ -6,16 +6,14 @@ For each dimension of an integer block (a scalar counts as one dimension of size
 * divisibility ``d``: the first value of every run is a multiple of ``d`` (a power of two, capped);
 * constancy ``k``: the values come in runs of ``k`` equal integers (a splat is one run).
 
-This is what Triton's AxisInfo computes.  It lives in the IR layer because both the optimizer (the
-``axis-info`` pass, which prints the facts) and codegen (which asks ``facts_for`` whether a mask is
-uniform over a block, so a masked access stays one guarded DMA transfer) use it.
-``analyze(func)`` returns ``{value: AxisInfo}``.
+This is what Triton's AxisInfo computes.  Both the ``axis-info`` pass (which prints the facts) and the
+access plan (``access_plan.py``, which asks ``is_uniform`` whether a mask is uniform over a block, so a
+masked access stays one guarded DMA transfer) use it.  ``analyze(func)`` returns ``{value: AxisInfo}``.
 """
 from __future__ import annotations
 
 import dataclasses
 import math
-import weakref
 from typing import Dict, Tuple
 
 from mtiacc.ir import ops as O
@@ -103,30 +101,8 @@ def mask_all_true(mask: Value) -> bool:
     return O.const_value(mask) is True
 
 
-
-
-_CACHE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-
-
-def _enclosing_func(v: Value):
-    node = v.owner
-    while node is not None and not isinstance(node, O.FuncOp):
-        node = getattr(node, "parent", None)
-    return node
-
-
-def facts_for(v: Value):
-    """The AxisInfo of ``v`` (computed once per function; the IR must not change afterwards)."""
-    func = _enclosing_func(v)
-    if func is None:
-        return None
-    info = _CACHE.get(func)
-    if info is None:
-        info = _CACHE[func] = analyze(func)
-    return info.get(v)
-
-
-def is_uniform(v: Value) -> bool:
-    """Whether every element of block ``v`` is provably equal (constancy spans each whole dimension)."""
-    i = facts_for(v)
+def is_uniform(v: Value, info: Dict[Value, AxisInfo]) -> bool:
+    """Whether every element of block ``v`` is provably equal (constancy spans each whole dimension),
+    given ``analyze``'s facts for its function."""
+    i = info.get(v)
     return i is not None and v.type.is_block() and tuple(i.constancy) == tuple(v.type.shape)

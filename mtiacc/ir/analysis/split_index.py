@@ -11,8 +11,8 @@ and every term is affine in ``x`` on the segments between consecutive multiples 
 (``div_k`` when it divides, else ``mod_k``).  So on the aligned segments of ``G = gcd(periods)``
 elements the index moves by a constant *slope* (the sum of the coefficients of the terms that do
 not divide): a run of ``G`` contiguous elements when the slope is 1, one element repeated when it is
-0.  ``split_dma.py`` moves such accesses one run at a time, or reads the window of DRAM they touch
-once and spreads it in local memory.
+0.  The ``runs`` access plan moves such accesses one run at a time, or reads the window of DRAM they
+touch once and spreads it in local memory (``codegen/memory/runs.py``).
 
 ``//`` and ``%`` round toward zero in Triton; they agree with the floor division this analysis
 assumes only when ``x`` is not negative, so ``xs`` must be provably non-negative (program ids,
