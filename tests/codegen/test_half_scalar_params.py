@@ -3,7 +3,7 @@ with no location): the argument slot's low 16 bits, NaN-boxed like every half sc
 import numpy as np
 import pytest
 
-from tests.blocks.helpers import build, launch
+from tests.codegen.tensor.blocks.helpers import build, launch
 
 KERNEL = '''
 import triton

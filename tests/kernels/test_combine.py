@@ -7,7 +7,7 @@ import pytest
 
 from mtiacc.diagnostics import CompileError
 from mtiacc.driver import Options, compile_kernel
-from tests.blocks.helpers import build, launch
+from tests.codegen.tensor.blocks.helpers import build, launch
 
 K = Path(__file__).resolve().parent / "combine_kernels.py"
 

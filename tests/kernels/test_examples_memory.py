@@ -3,8 +3,8 @@ backward, embedding_bag.py) against their numpy references, over several shapes 
 import numpy as np
 import pytest
 
-from tests.blocks.helpers import build, launch
-from tests.blocks.test_examples import reference as load_reference
+from tests.codegen.tensor.blocks.helpers import build, launch
+from tests.codegen.tensor.blocks.test_examples import reference as load_reference
 from tests.conftest import EXAMPLES
 
 F32, I32 = np.float32, np.int32

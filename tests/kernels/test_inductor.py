@@ -7,7 +7,7 @@ import pytest
 
 from mtiacc.diagnostics import CompileError
 from mtiacc.frontend import compile_file
-from tests.blocks.helpers import build, launch
+from tests.codegen.tensor.blocks.helpers import build, launch
 
 K = Path(__file__).resolve().parent / "inductor_kernels.py"
 

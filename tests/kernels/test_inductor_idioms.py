@@ -5,7 +5,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.blocks.helpers import build, launch
+from tests.codegen.tensor.blocks.helpers import build, launch
 
 HERE = Path(__file__).resolve().parent
 A = HERE / "inductor_idioms.py"

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from tests.memory.common import build, simulate
+from tests.codegen.memory.common import build, simulate
 
 
 @pytest.mark.parametrize("opt", [0, 2])

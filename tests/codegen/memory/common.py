@@ -1,4 +1,4 @@
-"""Helpers for tests/memory: compile a kernel of kernels.py once per configuration, run it."""
+"""Helpers for tests/codegen/memory: compile a kernel of kernels.py once per configuration, run it."""
 from pathlib import Path
 
 import numpy as np

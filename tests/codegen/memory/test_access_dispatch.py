@@ -9,7 +9,7 @@ from mtiacc.ir.analysis.access_kinds import KINDS
 from mtiacc.opt.access_plan import AccessPlan
 from mtiacc.target import load_target
 
-VECTOR_ADD = str(Path(__file__).resolve().parents[2] / "examples" / "vector_add.py")
+VECTOR_ADD = str(Path(__file__).resolve().parents[3] / "examples" / "vector_add.py")
 
 
 def test_every_kind_has_a_strategy_with_the_lowerings_its_ops_need():

@@ -1,4 +1,4 @@
-"""Kernels for tests/debug: tl.device_print and tl.device_assert (compiled from this file)."""
+"""Kernels for tests/codegen/select/debug: tl.device_print and tl.device_assert (compiled from this file)."""
 import triton
 import triton.language as tl
 

@@ -1,4 +1,4 @@
-"""Kernels for tests/memory: scalar loads/stores, gather/scatter (compiled from this file)."""
+"""Kernels for tests/codegen/memory: scalar loads/stores, gather/scatter (compiled from this file)."""
 import triton
 import triton.language as tl
 

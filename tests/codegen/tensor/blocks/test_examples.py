@@ -7,7 +7,7 @@ import types
 import numpy as np
 import pytest
 
-from tests.blocks.helpers import build, launch
+from tests.codegen.tensor.blocks.helpers import build, launch
 from tests.conftest import EXAMPLES
 
 F32 = np.float32

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from tests.memory.common import NP, build, random_values, simulate
+from tests.codegen.memory.common import NP, build, random_values, simulate
 
 DTYPES = ["i1", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "fp16", "bf16", "fp32"]
 # `other` for each type, and its bits in the output buffer

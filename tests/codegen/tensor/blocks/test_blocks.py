@@ -3,7 +3,7 @@ shape ops; compiled from Triton source, run on mtiasim, compared with numpy (see
 import numpy as np
 import pytest
 
-from tests.blocks.helpers import build, launch
+from tests.codegen.tensor.blocks.helpers import build, launch
 
 F32 = np.float32
 

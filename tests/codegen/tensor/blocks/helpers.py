@@ -1,4 +1,4 @@
-"""Compile a kernel of tests/blocks/kernels.py (cached) and run it on the simulator."""
+"""Compile a kernel of tests/codegen/tensor/blocks/kernels.py (cached) and run it on the simulator."""
 from pathlib import Path
 
 from mtiacc.driver import Options, compile_kernel
