@@ -152,13 +152,5 @@ class Lowering:
     def keep(self) -> Set[int]:
         return self.homes.keep
 
-    @property
-    def pending_dma_in(self) -> bool:
-        return self.dma.pending_in
-
-    @pending_dma_in.setter
-    def pending_dma_in(self, value: bool) -> None:
-        self.dma.pending_in = value
-
 
 __all__ = ["Lowering", "Homes", "Numbering", "DmaState", "DebugTable", "SCALAR_BACKED"]

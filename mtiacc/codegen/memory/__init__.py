@@ -16,20 +16,21 @@ from __future__ import annotations
 import dataclasses
 from typing import Callable, Dict, List, Optional
 
+from mtiacc.codegen.context import Lowering
 from mtiacc.codegen.machine.mir import VReg
 from mtiacc.codegen.memory import dma, gather, runs, split_tiles, tiles
 from mtiacc.codegen.memory.common import AccessPlanError
-from mtiacc.ir.core import Value
+from mtiacc.ir.core import Operation, Value
 
 
 @dataclasses.dataclass(frozen=True)
 class Strategy:
-    """The lowerings of one plan kind (``lw``: isel's ``Lowering``; ``op``: the load or store)."""
+    """The lowerings of one plan kind (``op``: the load or store)."""
 
-    needs_buffers: Callable[[object], List[Value]]  # block operands the lowering reads from local memory
-    lower_load: Optional[Callable[[object, object], None]] = None
-    lower_store: Optional[Callable[[object, object], None]] = None
-    lower_scalar_load: Optional[Callable[[object, object], VReg]] = None  # returns the result register
+    needs_buffers: Callable[[Operation], List[Value]]  # block operands the lowering reads from local memory
+    lower_load: Optional[Callable[[Lowering, Operation], None]] = None
+    lower_store: Optional[Callable[[Lowering, Operation], None]] = None
+    lower_scalar_load: Optional[Callable[[Lowering, Operation], VReg]] = None  # returns the result register
 
 
 STRATEGIES: Dict[str, Strategy] = {
@@ -61,15 +62,15 @@ def needs_buffers(op) -> List[Value]:
     return _lowering(op, "needs_buffers")(op)
 
 
-def lower_load(lw, op) -> None:
+def lower_load(lw: Lowering, op) -> None:
     _lowering(op, "lower_load")(lw, op)
 
 
-def lower_store(lw, op) -> None:
+def lower_store(lw: Lowering, op) -> None:
     _lowering(op, "lower_store")(lw, op)
 
 
-def lower_scalar_load(lw, op) -> VReg:
+def lower_scalar_load(lw: Lowering, op) -> VReg:
     """``tl.load`` of a scalar pointer; returns the result register."""
     return _lowering(op, "lower_scalar_load")(lw, op)
 

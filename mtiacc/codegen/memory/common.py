@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Callable, Dict, Optional
 
+from mtiacc.codegen.context import Lowering
 from mtiacc.codegen.machine.mir import MBuilder, VReg
 from mtiacc.ir.analysis.affine import Affine
 from mtiacc.ir.analysis.split_index import Cond, Split
@@ -29,7 +30,7 @@ class AccessPlanError(RuntimeError):
 
 # --------------------------------------------------------------------------- scalar addresses
 
-def affine_scalar(lw, aff: Affine) -> VReg:
+def affine_scalar(lw: Lowering, aff: Affine) -> VReg:
     """A register holding the scalar ``sum(coef * term) + const``."""
     b: MBuilder = lw.b
     acc: Optional[VReg] = None
@@ -64,7 +65,7 @@ def affine_scalar(lw, aff: Affine) -> VReg:
     return acc
 
 
-def element_address(lw, base: VReg, index: VReg, esize: int) -> VReg:
+def element_address(lw: Lowering, base: VReg, index: VReg, esize: int) -> VReg:
     """``base + index * esize`` (a byte address from an element index)."""
     b = lw.b
     r = b.x("addr")
@@ -76,7 +77,7 @@ def element_address(lw, base: VReg, index: VReg, esize: int) -> VReg:
     return r
 
 
-def clamp(lw, value: VReg, hi: int) -> VReg:
+def clamp(lw: Lowering, value: VReg, hi: int) -> VReg:
     """min(max(value, 0), hi)."""
     b = lw.b
     r = b.x("count")
@@ -212,7 +213,7 @@ def add(b: MBuilder, base: VReg, off: VReg) -> VReg:
     return s
 
 
-def cond_flag(lw, c: Cond) -> VReg:
+def cond_flag(lw: Lowering, c: Cond) -> VReg:
     """1 when the condition holds, else 0."""
     b = lw.b
     if c.flag is not None:
@@ -230,7 +231,7 @@ def cond_flag(lw, c: Cond) -> VReg:
     return r
 
 
-def per_run(lw, sp: Split, k: Consts, dram0: VReg, xs: VReg, cnt: VReg, lmem: VReg, esize: int,
+def per_run(lw: Lowering, sp: Split, k: Consts, dram0: VReg, xs: VReg, cnt: VReg, lmem: VReg, esize: int,
              inbound: bool) -> bool:
     """One DMA per run (slope 1), one element per run (slope 0), else element by element.
     Returns whether a load's runs still need spreading (slope 0)."""

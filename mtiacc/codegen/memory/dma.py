@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Optional
 
+from mtiacc.codegen.context import Lowering
 from mtiacc.codegen.machine.mir import Mem, VReg
 from mtiacc.codegen.memory.common import AccessPlanError, affine_scalar, clamp, element_address
 from mtiacc.codegen.vector.blocks import lower_elementwise, lower_fill, stored_value_addr
@@ -38,7 +39,7 @@ def needs_buffers(op):
     return out
 
 
-def _transfer(lw, op, off: Affine, prefix: Optional[Affine], dram_start: VReg, lmem_addr: int, direction: str,
+def _transfer(lw: Lowering, op, off: Affine, prefix: Optional[Affine], dram_start: VReg, lmem_addr: int, direction: str,
               n: int, esize: int) -> Optional[VReg]:
     """Move the block; returns the active-prefix count register for prefix-masked accesses."""
     b = lw.b
@@ -94,7 +95,7 @@ def _transfer(lw, op, off: Affine, prefix: Optional[Affine], dram_start: VReg, l
     return limit if prefix is not None else None
 
 
-def lower_load(lw, op) -> None:
+def lower_load(lw: Lowering, op) -> None:
     b = lw.b
     elem = op.result.type.element_type
     esize = elem_bytes(elem)
@@ -105,7 +106,7 @@ def lower_load(lw, op) -> None:
     count = _transfer(lw, op, off, prefix, start, dst.offset, "in", n, esize)
     if op.other is None:
         # No fill after the transfer: let it run while later loads issue; isel waits before a reader.
-        lw.pending_dma_in = True
+        lw.dma.pending_in = True
         return
     b("mtia.dma.wait")
     other = lw.src(op.other)
@@ -122,7 +123,7 @@ def lower_load(lw, op) -> None:
         select.drop_operands()
 
 
-def lower_store(lw, op) -> None:
+def lower_store(lw: Lowering, op) -> None:
     elem = op.value.type.element_type
     esize = elem_bytes(elem)
     n = op.value.type.numel

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import List, Optional
 
+from mtiacc.codegen.context import Lowering
 from mtiacc.codegen.machine.mir import MBuilder, Mem, VReg
 from mtiacc.codegen.arith.scalar import constant
 from mtiacc.codegen.vector.blocks import lower_fill, stored_value_addr
@@ -87,7 +88,7 @@ def _slot_store(b: MBuilder, slot: VReg, t: Type, src: VReg) -> None:
         b(_STORE[elem_bytes(t)], src, Mem(slot, 0))
 
 
-def lower_scalar_load(lw, op) -> VReg:
+def lower_scalar_load(lw: Lowering, op) -> VReg:
     """``tl.load`` of a scalar pointer; returns the result register."""
     b: MBuilder = lw.b
     t = op.result.type
@@ -103,14 +104,14 @@ def lower_scalar_load(lw, op) -> VReg:
     local = b.li(slot.offset, "slot")
     b("mtia.dma.in", local, lw.get(op.ptr), b.li(elem_bytes(t), "bytes"))
     b("mtia.dma.wait")
-    lw.pending_dma_in = False
+    lw.dma.pending_in = False
     _slot_load(b, local, t, res)
     b.label(skip)
     lw.lmem.free(slot)
     return res
 
 
-def lower_scalar_store(lw, op) -> None:
+def lower_scalar_store(lw: Lowering, op) -> None:
     """``tl.store`` of a scalar through a scalar pointer.  The slot stays allocated (its DMA may
     still be reading it when the program goes on), as stored blocks do."""
     b: MBuilder = lw.b
@@ -127,7 +128,7 @@ def lower_scalar_store(lw, op) -> None:
 
 # --------------------------------------------------------------------------- pointer blocks
 
-def lower_addptr(lw, op) -> None:
+def lower_addptr(lw: Lowering, op) -> None:
     """Materialize ``ptr + offset`` on blocks: 64-bit addresses in local memory."""
     res = op.result
     esize = elem_bytes(_pointee(op.ptr))
@@ -156,7 +157,7 @@ def lower_addptr(lw, op) -> None:
     emit_loop(lw.b, res.type.numel, [ptr_src, off_src], dst, compute, comment="pointer block")
 
 
-def _elements(lw, op, lmem_addr: int, esize: int, inbound: bool) -> None:
+def _elements(lw: Lowering, op, lmem_addr: int, esize: int, inbound: bool) -> None:
     """One DMA per active element between DRAM ``ptrs[i]`` and local ``lmem_addr + i * esize``."""
     b: MBuilder = lw.b
     n = op.ptr.type.numel
@@ -195,7 +196,7 @@ def _elements(lw, op, lmem_addr: int, esize: int, inbound: bool) -> None:
     b.label(skip_all)
 
 
-def lower_load(lw, op) -> None:
+def lower_load(lw: Lowering, op) -> None:
     b = lw.b
     elem = op.result.type.element_type
     esize = elem_bytes(elem)
@@ -210,7 +211,7 @@ def lower_load(lw, op) -> None:
     b("mtia.dma.wait")
 
 
-def lower_store(lw, op) -> None:
+def lower_store(lw: Lowering, op) -> None:
     elem = op.value.type.element_type
     esize = elem_bytes(elem)
     addr = stored_value_addr(lw, op)

@@ -18,6 +18,7 @@ masked-off elements of a load take ``other``.  Blocks of one axis only (a (YBLOC
 """
 from __future__ import annotations
 
+from mtiacc.codegen.context import Lowering
 from mtiacc.codegen.machine.mir import MBuilder, VMem, VReg
 from mtiacc.codegen.memory.common import (AccessPlanError, Consts, add, affine_scalar, byte_offset, clamp,
                                           cond_flag, element_address, for_each_run, per_run, prepare_consts)
@@ -69,7 +70,7 @@ def spread(b: MBuilder, src: VReg, dst: VReg, n: VReg, stride: VReg, elem) -> No
 
 # --------------------------------------------------------------------------- transfers
 
-def _start(lw, acc: SplitAccess, n: int, esize: int):
+def _start(lw: Lowering, acc: SplitAccess, n: int, esize: int):
     b = lw.b
     base, sp = acc.pointer
     dram0 = element_address(lw, lw.get(base), affine_scalar(lw, sp.base), esize)
@@ -81,7 +82,7 @@ def _start(lw, acc: SplitAccess, n: int, esize: int):
     return sp, dram0, xs, cnt
 
 
-def _window(lw, sp: Split, k: Consts, dram0: VReg, xs: VReg, cnt: VReg, lmem: VReg, esize: int,
+def _window(lw: Lowering, sp: Split, k: Consts, dram0: VReg, xs: VReg, cnt: VReg, lmem: VReg, esize: int,
             elem, scratch: int, cap: int, general) -> None:
     """Load the window of indices the runs touch with one DMA, then spread it; branches to
     ``general`` when the window is wider than the scratch buffer, or when there is one run of
@@ -132,7 +133,7 @@ def _window(lw, sp: Split, k: Consts, dram0: VReg, xs: VReg, cnt: VReg, lmem: VR
 WINDOW_BYTES = 64 * 1024
 
 
-def _scratch(lw, nbytes: int, op):
+def _scratch(lw: Lowering, nbytes: int, op):
     """Scratch local memory for a window, or None when it does not fit next to the live blocks."""
     try:
         return lw.lmem.alloc(nbytes, "split-index window", op.loc)
@@ -140,7 +141,7 @@ def _scratch(lw, nbytes: int, op):
         return None
 
 
-def lower_load(lw, op) -> None:
+def lower_load(lw: Lowering, op) -> None:
     b = lw.b
     acc = SplitAccess(op)
     elem = op.result.type.element_type
@@ -179,7 +180,7 @@ def lower_load(lw, op) -> None:
     if window is not None:
         lw.lmem.free(window)
     if op.other is None:
-        lw.pending_dma_in = True
+        lw.dma.pending_in = True
         return
     b("mtia.dma.wait")
     if acc.mask.count is not None or acc.mask.conds:  # elements [cnt, n) take `other`
@@ -189,7 +190,7 @@ def lower_load(lw, op) -> None:
         lower_fill(b, rest, lw.src(op.other), Src(elem, addr=tail))
 
 
-def lower_store(lw, op) -> None:
+def lower_store(lw: Lowering, op) -> None:
     b = lw.b
     acc = SplitAccess(op)
     elem = op.value.type.element_type

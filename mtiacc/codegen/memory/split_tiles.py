@@ -16,6 +16,7 @@ conditions.
 """
 from __future__ import annotations
 
+from mtiacc.codegen.context import Lowering
 from mtiacc.codegen.machine.mir import VReg
 from mtiacc.codegen.memory.common import (AccessPlanError, affine_scalar, clamp, cond_flag, element_address,
                                           per_run, prepare_consts, run_index)
@@ -61,7 +62,7 @@ def needs_buffers(op):
     return [op.value] if isinstance(op, O.StoreOp) else []
 
 
-def _axis_offset(lw, k, s: Split, xs: VReg, pos: VReg) -> VReg:
+def _axis_offset(lw: Lowering, k, s: Split, xs: VReg, pos: VReg) -> VReg:
     """``S(pos) - S.base`` in a register (the base is added once, into the start address)."""
     b = lw.b
     acc = b.li(0) if not s.terms else None
@@ -78,7 +79,7 @@ def _axis_offset(lw, k, s: Split, xs: VReg, pos: VReg) -> VReg:
     return acc
 
 
-def _move(lw, op, acc: TileAccess, lmem: int, esize: int, inbound: bool) -> None:
+def _move(lw: Lowering, op, acc: TileAccess, lmem: int, esize: int, inbound: bool) -> None:
     """Per position of the outer axis, the runs of the run axis (local rows ``shape[run]`` apart)."""
     b = lw.b
     base, axes = acc.pointer
@@ -114,7 +115,7 @@ def _move(lw, op, acc: TileAccess, lmem: int, esize: int, inbound: bool) -> None
     b.label(done)
 
 
-def lower_load(lw, op) -> None:
+def lower_load(lw: Lowering, op) -> None:
     acc = TileAccess(op)
     elem = op.result.type.element_type
     esize = elem_bytes(elem)
@@ -132,7 +133,7 @@ def lower_load(lw, op) -> None:
         lw.lmem.free(target)
 
 
-def lower_store(lw, op) -> None:
+def lower_store(lw: Lowering, op) -> None:
     acc = TileAccess(op)
     elem = op.value.type.element_type
     esize = elem_bytes(elem)

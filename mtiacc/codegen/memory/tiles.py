@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import List, Optional, Sequence
 
+from mtiacc.codegen.context import Lowering
 from mtiacc.codegen.machine.mir import MBuilder, VReg
 from mtiacc.codegen.memory.common import AccessPlanError, clamp
 from mtiacc.codegen.tensor.ndblocks import Step, dense_strides, masked_element, nest
@@ -23,7 +24,7 @@ from mtiacc.ir.core import Value
 
 # --------------------------------------------------------------------------- scalar helpers
 
-def poly_reg(lw, p: Poly) -> VReg:
+def poly_reg(lw: Lowering, p: Poly) -> VReg:
     """A register holding the polynomial's value (64-bit arithmetic)."""
     b: MBuilder = lw.b
     acc: Optional[VReg] = None
@@ -62,7 +63,7 @@ def poly_reg(lw, p: Poly) -> VReg:
     return acc
 
 
-def scaled(lw, p: Poly, k: int) -> Step:
+def scaled(lw: Lowering, p: Poly, k: int) -> Step:
     """``p * k`` as a constant when ``p`` is one, else in a register."""
     c = p.as_const()
     if c is not None:
@@ -70,7 +71,7 @@ def scaled(lw, p: Poly, k: int) -> Step:
     return poly_reg(lw, p * Poly.const(k))
 
 
-def clamp_count(lw, p: Poly, hi: int) -> Step:
+def clamp_count(lw: Lowering, p: Poly, hi: int) -> Step:
     """min(max(p, 0), hi) (a constant when p is one)."""
     c = p.as_const()
     if c is not None:
@@ -100,7 +101,7 @@ def needs_buffers(op) -> List[Value]:
     return out
 
 
-def _transfer(lw, acc: NdAccess, shape: Sequence[int], lmem: int, esize: int, inbound: bool,
+def _transfer(lw: Lowering, acc: NdAccess, shape: Sequence[int], lmem: int, esize: int, inbound: bool,
               mask_addr: Optional[int]) -> None:
     b: MBuilder = lw.b
     base, off = acc.pointer
@@ -164,7 +165,7 @@ def _transfer(lw, acc: NdAccess, shape: Sequence[int], lmem: int, esize: int, in
         b.label(done)
 
 
-def lower_load(lw, op) -> None:
+def lower_load(lw: Lowering, op) -> None:
     acc = NdAccess(op)
     elem = op.result.type.element_type
     esize = elem_bytes(elem)
@@ -176,7 +177,7 @@ def lower_load(lw, op) -> None:
     lw.b("mtia.dma.wait")
 
 
-def lower_store(lw, op) -> None:
+def lower_store(lw: Lowering, op) -> None:
     acc = NdAccess(op)
     elem = op.value.type.element_type
     esize = elem_bytes(elem)
