@@ -7,7 +7,7 @@ state:
 * :class:`Homes`: where each IR value lives: scalars in virtual registers, blocks in local-memory
   buffers; which blocks are read as data at all (``demanded``) and which buffers are never freed.
 * :class:`Numbering`: the ops in pre-order through their regions, each op's enclosing region ops
-  and each region op's last nested position (buffer lifetimes across loops; ``select/control.py``).
+  and each region op's last nested position (buffer lifetimes across loops; ``control.py``).
 * :class:`DmaState`: whether a DMA into local memory was issued and not yet waited for.
 * :class:`DebugTable`: the ``tl.device_print`` / ``tl.device_assert`` entries (``meta["strings"]``).
 

@@ -15,6 +15,8 @@ from typing import Callable, Dict, Optional
 
 from mtiacc.codegen.context import Lowering
 from mtiacc.codegen.machine.mir import MBuilder, VReg
+from mtiacc.codegen.vector.blocks import lower_fill
+from mtiacc.codegen.vector.vloop import Src, sew_of
 from mtiacc.ir.analysis.affine import Affine
 from mtiacc.ir.analysis.split_index import Cond, Split
 
@@ -266,3 +268,15 @@ def per_run(lw: Lowering, sp: Split, k: Consts, dram0: VReg, xs: VReg, cnt: VReg
             b("blt", j, ln, top)
     for_each_run(b, sp, k, xs, cnt, body)
     return inbound and slope == 0
+
+
+def stored_value_addr(lw: Lowering, op) -> int:
+    """Local-memory address of the block a store writes: its buffer, or (for a splat or a block
+    constant) a buffer filled here, which stays allocated until the DMA-out is done."""
+    src = lw.src(op.value)
+    if not src.is_scalar:
+        return src.addr
+    n = op.value.type.numel
+    tmp = lw.lmem.alloc(n * (sew_of(op.value.type) // 8), "stored value", op.loc)
+    lower_fill(lw.b, n, src, Src(src.elem, addr=tmp.offset))
+    return tmp.offset

@@ -13,8 +13,8 @@ from typing import Optional
 
 from mtiacc.codegen.context import Lowering
 from mtiacc.codegen.machine.mir import Mem, VReg
-from mtiacc.codegen.memory.common import AccessPlanError, affine_scalar, clamp, element_address
-from mtiacc.codegen.vector.blocks import lower_elementwise, lower_fill, stored_value_addr
+from mtiacc.codegen.memory.common import AccessPlanError, affine_scalar, clamp, element_address, stored_value_addr
+from mtiacc.codegen.vector.blocks import lower_elementwise, lower_fill
 from mtiacc.codegen.vector.vloop import Src, elem_bytes
 from mtiacc.ir import ops as O
 from mtiacc.ir.analysis.affine import Affine, pointer_affine, prefix_count

@@ -16,7 +16,8 @@ from typing import List, Optional
 from mtiacc.codegen.context import Lowering
 from mtiacc.codegen.machine.mir import MBuilder, Mem, VReg
 from mtiacc.codegen.arith.scalar import constant
-from mtiacc.codegen.vector.blocks import lower_fill, stored_value_addr
+from mtiacc.codegen.memory.common import stored_value_addr
+from mtiacc.codegen.vector.blocks import lower_fill
 from mtiacc.codegen.vector.vloop import Src, VLoop, elem_bytes, emit_loop, sew_of
 from mtiacc.diagnostics import CompileError
 from mtiacc.ir import ops as O

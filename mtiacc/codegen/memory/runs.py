@@ -21,8 +21,9 @@ from __future__ import annotations
 from mtiacc.codegen.context import Lowering
 from mtiacc.codegen.machine.mir import MBuilder, VMem, VReg
 from mtiacc.codegen.memory.common import (AccessPlanError, Consts, add, affine_scalar, byte_offset, clamp,
-                                          cond_flag, element_address, for_each_run, per_run, prepare_consts)
-from mtiacc.codegen.vector.blocks import lower_fill, stored_value_addr
+                                          cond_flag, element_address, for_each_run, per_run, prepare_consts,
+                                          stored_value_addr)
+from mtiacc.codegen.vector.blocks import lower_fill
 from mtiacc.codegen.vector.vloop import Src, elem_bytes, sew_of
 from mtiacc.diagnostics import CompileError
 from mtiacc.ir import ops as O

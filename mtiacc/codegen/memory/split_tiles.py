@@ -8,7 +8,7 @@ axis moves by runs of slope 1 (``common.per_run``):
 * along the last axis (x): per active row y, the x runs, from ``S0(y)`` on (rows of the tile are
   contiguous in local memory);
 * along the first axis (y): per active column x, the y runs, through a transposed scratch copy of the
-  tile (``ndblocks.strided_copy``) since a column is not contiguous in local memory.
+  tile (``vector/nest.strided_copy``) since a column is not contiguous in local memory.
 
 The axis with fewer expected transfers wins; an axis with a slope other than 1 moves element by
 element inside its runs.  Masks: a prefix per axis (``ymask & xmask``), all-true ones, scalar
@@ -19,9 +19,9 @@ from __future__ import annotations
 from mtiacc.codegen.context import Lowering
 from mtiacc.codegen.machine.mir import VReg
 from mtiacc.codegen.memory.common import (AccessPlanError, affine_scalar, clamp, cond_flag, element_address,
-                                          per_run, prepare_consts, run_index)
-from mtiacc.codegen.tensor.ndblocks import strided_copy
-from mtiacc.codegen.vector.blocks import lower_fill, stored_value_addr
+                                          per_run, prepare_consts, run_index, stored_value_addr)
+from mtiacc.codegen.vector.nest import strided_copy
+from mtiacc.codegen.vector.blocks import lower_fill
 from mtiacc.codegen.vector.vloop import Src, elem_bytes
 from mtiacc.ir import ops as O
 from mtiacc.ir.analysis.affine import Affine
@@ -129,7 +129,7 @@ def lower_load(lw: Lowering, op) -> None:
     _move(lw, op, acc, target.offset, esize, True)
     lw.b("mtia.dma.wait")
     if acc.by_columns:  # tile[y, x] = scratch[x * Y + y]
-        strided_copy(lw, dst.offset, (y, x), target.offset, (1, y), elem)
+        strided_copy(lw.b, dst.offset, (y, x), target.offset, (1, y), elem)
         lw.lmem.free(target)
 
 
@@ -143,7 +143,7 @@ def lower_store(lw: Lowering, op) -> None:
         _move(lw, op, acc, addr, esize, False)
         return
     scratch = lw.lmem.alloc(y * x * esize, "transposed tile", op.loc)
-    strided_copy(lw, scratch.offset, (x, y), addr, (1, x), elem)  # scratch[x, y] = tile[y, x]
+    strided_copy(lw.b, scratch.offset, (x, y), addr, (1, x), elem)  # scratch[x, y] = tile[y, x]
     _move(lw, op, acc, scratch.offset, esize, False)
     lw.b("mtia.dma.wait")  # the transfers read the scratch copy
     lw.lmem.free(scratch)

@@ -13,9 +13,9 @@ from typing import List, Optional, Sequence
 
 from mtiacc.codegen.context import Lowering
 from mtiacc.codegen.machine.mir import MBuilder, VReg
-from mtiacc.codegen.memory.common import AccessPlanError, clamp
-from mtiacc.codegen.tensor.ndblocks import Step, dense_strides, masked_element, nest
-from mtiacc.codegen.vector.blocks import lower_fill, stored_value_addr
+from mtiacc.codegen.memory.common import AccessPlanError, clamp, stored_value_addr
+from mtiacc.codegen.vector.nest import Step, dense_strides, masked_element, nest
+from mtiacc.codegen.vector.blocks import lower_fill
 from mtiacc.codegen.vector.vloop import Src, elem_bytes
 from mtiacc.ir import ops as O
 from mtiacc.ir.analysis.affine_nd import Poly, pointer_nd, prefix_box

@@ -16,7 +16,7 @@ from typing import Dict, List, Set
 from mtiacc.codegen import mathlib, memory
 from mtiacc.codegen.context import SCALAR_BACKED, Lowering
 from mtiacc.codegen.machine.mir import Mem
-from mtiacc.codegen.select import control
+from mtiacc.codegen import control
 from mtiacc.codegen.select.table import applies, pattern_for
 from mtiacc.codegen.tensor import ndblocks
 from mtiacc.diagnostics import CompileError

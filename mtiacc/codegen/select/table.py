@@ -11,7 +11,7 @@ One row per pattern, tried in order; the first row that matches an op lowers it.
 * ``reads``: the block operands whose *data* the lowering reads from local memory (the buffers that
   must exist, and live, until the op), counted under ``reads_when`` (the same values as above);
 * ``lower``: the leaf that emits the machine code (each lives in a module of its own responsibility:
-  ``memory/``, ``tensor/``, ``arith/``, ``mathlib/``, ``vector/``, ``select/control.py``).
+  ``memory/``, ``tensor/``, ``arith/``, ``mathlib/``, ``vector/``, ``control.py``).
 
 The memory rows dispatch on the load/store's ``access`` plan (an IR attribute; ``codegen/memory``).
 """
@@ -25,7 +25,8 @@ from mtiacc.codegen.arith import casts
 from mtiacc.codegen.arith.scalar import lower_scalar
 from mtiacc.codegen.context import SCALAR_BACKED, Lowering
 from mtiacc.codegen import mathlib
-from mtiacc.codegen.select import control, debug
+from mtiacc.codegen import control
+from mtiacc.codegen.select import debug
 from mtiacc.codegen.tensor import fused, join_split, ndblocks, reduce, reduce_region, scan, sort
 from mtiacc.codegen.vector import blocks
 from mtiacc.codegen.vector.vloop import Src

@@ -21,7 +21,7 @@ from typing import List, Sequence
 from mtiacc.codegen.context import Lowering
 from mtiacc.codegen.vector.blocks import lower_fill
 from mtiacc.codegen.machine.mir import MBuilder, VMem, VReg
-from mtiacc.codegen.tensor.ndblocks import nest
+from mtiacc.codegen.vector.nest import nest
 from mtiacc.codegen.vector.vloop import Src, elem_bytes, sew_of
 from mtiacc.ir.core import Value
 from mtiacc.ir.join_split_ops import JOIN_SPLIT_OPS, CatOp, FlipOp, JoinOp, SplitOp

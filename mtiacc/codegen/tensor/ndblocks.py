@@ -1,4 +1,4 @@
-"""Codegen for N-d blocks: shape ops, and the loops over them other modules share.
+"""Codegen for N-d blocks: the shape ops (the loops over N-d blocks are ``vector/nest.py``).
 
 Blocks live row-major in local memory, so elementwise ops run over the flattened block (isel) and:
 
@@ -12,26 +12,16 @@ Loads and stores of N-d tiles are ``mtiacc/codegen/memory/tiles.py``.
 """
 from __future__ import annotations
 
-from contextlib import contextmanager
-from typing import Callable, List, Optional, Sequence, Union
+from typing import List, Optional
 
 from mtiacc.codegen.context import Lowering
-from mtiacc.codegen.machine.mir import MBuilder, Mem, VMem, VReg
-from mtiacc.codegen.vector.vloop import Src, elem_bytes, sew_of
+from mtiacc.codegen.vector.blocks import lower_fill
+from mtiacc.codegen.vector.nest import dense_strides, strided_copy
+from mtiacc.codegen.vector.vloop import Src
 from mtiacc.diagnostics import CompileError
 from mtiacc.ir import ops as O
 from mtiacc.ir.core import OpResult, Value
 from mtiacc.ir.shape_ops import ExpandDimsOp, ReshapeOp, TransOp
-
-Step = Union[int, VReg]
-
-
-def dense_strides(shape: Sequence[int]) -> List[int]:
-    out, s = [], 1
-    for d in reversed(shape):
-        out.append(s)
-        s *= d
-    return out[::-1]
 
 
 def is_alias(op) -> bool:
@@ -50,106 +40,8 @@ def alias_chain(v: Value) -> List[int]:
     return out
 
 
-# --------------------------------------------------------------------------- scalar helpers
-
-def add_step(b: MBuilder, reg: VReg, step: Step) -> None:
-    if isinstance(step, int):
-        if step == 0:
-            return
-        if -2048 <= step < 2048:
-            b("addi", reg, reg, step)
-        else:
-            b("add", reg, reg, b.li(step))
-    else:
-        b("add", reg, reg, step)
-
-
-@contextmanager
-def masked_element(b: MBuilder, mask_ptr: Optional[VReg], label: str = "masked"):
-    """What the ``with`` body emits runs only when the mask byte at ``mask_ptr`` is non-zero (always
-    when there is no mask); the body gets the skip label, to leave early."""
-    skip = b.new_label(label)
-    if mask_ptr is not None:
-        m = b.x("m")
-        b("lbu", m, Mem(mask_ptr, 0))
-        b("beqz", m, skip)
-    yield skip
-    b.label(skip)
-
-
-def nest(b: MBuilder, counts: Sequence[Step], ptrs: Sequence[VReg], steps: Sequence[Sequence[Step]],
-         body: Callable[[List[VReg]], None], index_regs: Optional[List[VReg]] = None) -> None:
-    """Loops over ``counts`` (outermost first); pointer ``k`` advances by ``steps[k][level]`` per
-    iteration of ``level``; ``body`` gets the current pointers (and ``index_regs`` the indices)."""
-    def level(lv: int, cur: List[VReg]) -> None:
-        if lv == len(counts):
-            body(cur)
-            return
-        n = counts[lv]
-        if isinstance(n, int) and n <= 0:
-            return
-        mine = []
-        for p in cur:
-            q = b.x("p")
-            b("mv", q, p)
-            mine.append(q)
-        i = b.li(0, "i")
-        if index_regs is not None:
-            index_regs.append(i)
-        limit = b.li(n) if isinstance(n, int) else n
-        top, done = b.new_label("nest"), b.new_label("nestdone")
-        if not isinstance(n, int):
-            b("bge", i, limit, done)
-        b.label(top)
-        level(lv + 1, mine)
-        for q, st in zip(mine, steps):
-            add_step(b, q, st[lv])
-        b("addi", i, i, 1)
-        b("blt", i, limit, top)
-        b.label(done)
-    level(0, list(ptrs))
-
-
-# --------------------------------------------------------------------------- strided copies
-
-def strided_copy(lw: Lowering, dst: int, shape: Sequence[int], src: int, src_strides: Sequence[int], elem) -> None:
-    """``dst[i] = src[sum(i_j * src_strides[j])]`` for every index of the dense block ``shape``."""
-    b: MBuilder = lw.b
-    esize, sew = elem_bytes(elem), sew_of(elem)
-    dstr = dense_strides(shape)
-    inner, inner_stride = shape[-1], src_strides[-1] * esize
-    stride_reg = b.li(inner_stride, "stride")
-
-    def row(cur: List[VReg]) -> None:
-        s, d = b.x("s"), b.x("d")
-        b("mv", s, cur[0])
-        b("mv", d, cur[1])
-        count = b.li(inner, "n")
-        top = b.new_label("copy")
-        vl = b.x("vl")
-        b.label(top)
-        b("vsetvli", vl, count, f"e{sew}, m8, ta, ma")
-        if inner_stride == esize:
-            b(f"vle{sew}.v", "v8", VMem(s))
-        else:
-            b(f"vlse{sew}.v", "v8", VMem(s), stride_reg)
-        b(f"vse{sew}.v", "v8", VMem(d))
-        b("sub", count, count, vl)
-        t = b.x()
-        b("mul", t, vl, stride_reg)
-        b("add", s, s, t)
-        t2 = b.x()
-        b("slli", t2, vl, esize.bit_length() - 1)
-        b("add", d, d, t2)
-        b("bnez", count, top)
-
-    nest(b, shape[:-1], [b.li(src, "src"), b.li(dst, "dst")],
-         [[st * esize for st in src_strides[:-1]], [st * esize for st in dstr[:-1]]], row)
-
-
 def materialize_scalar(lw: Lowering, root: Value, res: Value, buf) -> None:
     """Fill ``buf`` (block ``res``) with the broadcast scalar behind ``root`` (a splat or constant)."""
-    from mtiacc.codegen.vector.blocks import lower_fill
     lower_fill(lw.b, res.type.numel, lw.src(root), Src(res.type.element_type, addr=buf.offset))
 
 
@@ -185,7 +77,7 @@ def lower_shape_op(lw: Lowering, op) -> None:
     else:
         raise CompileError(f"'{op.name}' is not supported by codegen yet")
     dst = lw.alloc(res)
-    strided_copy(lw, dst.offset, shape, lw.buffer(op.src).offset, strides, res.type.element_type)
+    strided_copy(lw.b, dst.offset, shape, lw.buffer(op.src).offset, strides, res.type.element_type)
 
 
 # --------------------------------------------------------------------------- dispatch

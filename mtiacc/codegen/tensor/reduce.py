@@ -26,7 +26,7 @@ from typing import List
 
 from mtiacc.codegen.context import Lowering
 from mtiacc.codegen.machine.mir import MBuilder, Mem, VMem, VReg
-from mtiacc.codegen.tensor.ndblocks import add_step, nest
+from mtiacc.codegen.vector.nest import add_step, nest
 from mtiacc.codegen.vector.vloop import Src, VLoop, elem_bytes, emit_loop, sew_of
 from mtiacc.diagnostics import CompileError
 from mtiacc.ir.types import i32

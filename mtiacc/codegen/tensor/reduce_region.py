@@ -31,9 +31,9 @@ from typing import List
 from mtiacc.codegen.context import Lowering
 from mtiacc.codegen import mathlib
 from mtiacc.codegen.tensor import reduce as builtin_reduce
-from mtiacc.codegen.select.control import counted_loop
+from mtiacc.codegen.control import counted_loop
 from mtiacc.codegen.machine.mir import MBuilder, Mem, VReg
-from mtiacc.codegen.tensor.ndblocks import add_step, nest
+from mtiacc.codegen.vector.nest import add_step, nest
 from mtiacc.codegen.tensor.reduce import _source_addr, split_axis
 from mtiacc.codegen.arith.scalar import lower_scalar
 from mtiacc.codegen.vector.vloop import elem_bytes

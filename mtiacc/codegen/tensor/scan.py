@@ -14,7 +14,7 @@ from typing import List
 
 from mtiacc.codegen.context import Lowering
 from mtiacc.codegen.machine.mir import MBuilder, VReg
-from mtiacc.codegen.tensor.ndblocks import add_step, nest
+from mtiacc.codegen.vector.nest import add_step, nest
 from mtiacc.codegen.tensor.reduce import _source_addr, scalar_load, scalar_store, split_axis
 from mtiacc.codegen.arith.scalar_narrow import narrow, widen
 from mtiacc.codegen.vector.vloop import Src, VLoop, elem_bytes, emit_loop

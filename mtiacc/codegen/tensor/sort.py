@@ -25,7 +25,7 @@ from typing import Callable, List, Sequence
 
 from mtiacc.codegen.context import Lowering
 from mtiacc.codegen.machine.mir import MBuilder, Mem, VMem, VReg
-from mtiacc.codegen.tensor.ndblocks import masked_element, nest
+from mtiacc.codegen.vector.nest import masked_element, nest
 from mtiacc.codegen.tensor.reduce import _source_addr, split_axis
 from mtiacc.codegen.vector.vloop import elem_bytes, sew_of
 from mtiacc.diagnostics import CompileError

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from typing import Dict, List
 
-from mtiacc.codegen.context import Lowering
 from mtiacc.codegen.machine.mir import MBuilder, VReg
 from mtiacc.codegen.vector.vloop import Src, VLoop, emit_loop, sew_of
 from mtiacc.diagnostics import CompileError
@@ -119,18 +118,6 @@ def lower_elementwise(b: MBuilder, op, srcs: List[Src], dst: Src) -> None:
 def lower_fill(b: MBuilder, n, value: Src, dst: Src) -> None:
     """dst[i] = value for i < n (a splat or a block constant, or `other` of a masked load)."""
     emit_loop(b, n, [value], dst, lambda loop, g: g[0], comment="fill")
-
-
-def stored_value_addr(lw: Lowering, op) -> int:
-    """Local-memory address of the block a store writes: its buffer, or (for a splat or a block
-    constant) a buffer filled here, which stays allocated until the DMA-out is done."""
-    src = lw.src(op.value)
-    if not src.is_scalar:
-        return src.addr
-    n = op.value.type.numel
-    tmp = lw.lmem.alloc(n * (sew_of(op.value.type) // 8), "stored value", op.loc)
-    lower_fill(lw.b, n, src, Src(src.elem, addr=tmp.offset))
-    return tmp.offset
 
 
 def lower_make_range(b: MBuilder, start: int, n: int, dst: Src) -> None:
