@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Dict, Tuple
 
+from mtiacc.codegen.arith import casts_fp8
+from mtiacc.codegen.arith.casts import lower_scalar_fp8
 from mtiacc.codegen.machine.mir import MBuilder, VReg
 from mtiacc.diagnostics import CompileError
 from mtiacc.ir import ops as O
@@ -106,10 +108,9 @@ def lower_scalar(b: MBuilder, op, get) -> VReg:
     t = op.result.type
     if isinstance(op, O.ConstantOp):
         return constant(b, op.value, t)
-    from mtiacc.codegen.arith import casts_fp8
     from mtiacc.codegen.arith import scalar_narrow
     if casts_fp8.original_types(op):  # a conversion with an fp8 end (fp8 scalars are u8 here)
-        return casts_fp8.lower_scalar(b, op, get)
+        return lower_scalar_fp8(b, op, get)
     if scalar_narrow.handles(op):  # i8/i16/u8/u16 and f16/bf16 scalars
         return scalar_narrow.lower(b, op, get)
     if isinstance(op, O.GetProgramIdOp):
