@@ -145,6 +145,8 @@ def compile_kernel(path: str, opts: Options, stop_after: str = "bin") -> Compila
         out.ir_text = print_ir(fe.module)
         return out
     from mtiacc.codegen import generate
+    from mtiacc.opt import run_pipeline
+    run_pipeline(fe.module, "legalize-fp8", verify_each=opts.verify_each, instrumentation=opts.instrumentation)
     target = load_target(opts.target)
     asm = generate(fe.module, target, fe.source_file, fe.source_lines, _machine_hook(machine_passes, target, opts))
     out.asm_text = asm.text

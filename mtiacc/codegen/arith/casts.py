@@ -64,7 +64,7 @@ def lower_cast(b: MBuilder, op, srcs: List[Src], dst: Src) -> None:
             raise CompileError(f"cannot bitcast {s} to {d}: they have different widths")
         steps: List[Step] = []
     else:
-        fp8_ends = casts_fp8.original_types(op)   # an fp8 end, retyped as u8 by casts_fp8.legalize
+        fp8_ends = op.fp8_ends() if isinstance(op, O.FloatCastOp) else None   # its fp8 end is u8 bytes
         steps = casts_fp8.hoist(b, fp8_plan(*fp8_ends)) if fp8_ends else plan(s, d)
     w = widest(steps, s, d)
     wmax = max(width(norm(s)), width(norm(d)))
@@ -98,8 +98,8 @@ def _storage_elem(t: Type) -> Type:
 
 
 def lower_scalar_fp8(b: MBuilder, op, get) -> VReg:
-    """A scalar conversion with an fp8 end: the block plan on one element (``vl = 1``)."""
-    src, dst = casts_fp8.original_types(op)
+    """A scalar conversion with an fp8 end (``op.fp8``): the block plan on one element (``vl = 1``)."""
+    src, dst = op.fp8_ends()
     r = get(op.src)
     if r.cls == "f":                                 # the bits into an x register
         bits = b.x()

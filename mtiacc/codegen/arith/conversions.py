@@ -121,12 +121,10 @@ def plan(src: Type, dst: Type) -> List[Step]:
 
 
 def fp8_plan(src: Type, dst: Type) -> List[Step]:
-    """The steps from ``src`` to ``dst`` element types, one of them fp8 (the other a float)."""
+    """The steps from ``src`` to ``dst`` element types, one of them fp8 and the other f16, bf16, f32 or f64
+    (``legalize-fp8`` splits an fp8 -> fp8 conversion in two through f32)."""
     if isinstance(src, FloatType) and src.is_fp8:
-        steps: List[Step] = [(f32, DECODE, F8.fmt(src))]
-        if isinstance(dst, FloatType) and dst.is_fp8:   # (the frontend goes through f32; kept for completeness)
-            return steps + [(U8, ENCODE, F8.fmt(dst))]
-        return steps + (plan(f32, dst) if dst != f32 else [])
+        return [(f32, DECODE, F8.fmt(src))] + (plan(f32, dst) if dst != f32 else [])
     if src == f64:
         pre: List[Step] = [(f32, "vfncvt.rod.f.f.w", None)]
     else:

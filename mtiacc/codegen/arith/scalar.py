@@ -9,7 +9,7 @@ use the ``*w`` instructions, so they wrap at 32 bits as Triton's i32 does.
 """
 from __future__ import annotations
 
-from mtiacc.codegen.arith import casts_fp8, scalar_narrow
+from mtiacc.codegen.arith import scalar_narrow
 from mtiacc.codegen.arith.casts import lower_scalar_fp8
 from mtiacc.codegen.arith.scalar_tables import FLOAT_BINARY, INT_BINARY, MINMAX, cmpf, fmn
 from mtiacc.codegen.machine.mir import MBuilder, VReg
@@ -74,7 +74,7 @@ def lower_scalar(b: MBuilder, op, get) -> VReg:
     t = op.result.type
     if isinstance(op, O.ConstantOp):
         return constant(b, op.value, t)
-    if casts_fp8.original_types(op):  # a conversion with an fp8 end (fp8 scalars are u8 here)
+    if isinstance(op, O.FloatCastOp) and op.fp8 is not None:  # a conversion with an fp8 end (u8 bytes)
         return lower_scalar_fp8(b, op, get)
     if scalar_narrow.handles(op):  # i8/i16/u8/u16 and f16/bf16 scalars
         return scalar_narrow.lower(b, op, get)
