@@ -6,7 +6,7 @@ from mtiacc.opt.pipelines import PIPELINES, pipeline_for_level
 # Importing the passes registers them (the machine passes' code lives in codegen).
 from mtiacc.opt import axis_info, canonicalize, cse, dce, licm, loop_unroll, machine, sccp  # noqa: E402,F401
 from mtiacc.opt import fuse_elementwise, legalize_fp8  # noqa: E402,F401
-from mtiacc.opt import inline  # noqa: E402,F401  (the driver also runs it before codegen, always)
+from mtiacc.opt import carried_ptrs, inline  # noqa: E402,F401  (the driver also runs them before codegen, always)
 
 __all__ = ["run_pipeline", "parse_pipeline", "pipeline_for_level", "PIPELINES", "PASSES",
            "ModulePass", "MachinePass", "PassRun", "register_pass", "Instrumentation", "is_machine",

@@ -49,7 +49,11 @@ def storage(t: Type) -> Type:
 
 
 def _has_fp8(t: Type) -> bool:
-    return storage(t) != t
+    """Whether :func:`storage` changes ``t`` (without building a type: most values have none)."""
+    e = t.element_type
+    while isinstance(e, PointerType):
+        e = e.pointee.element_type
+    return isinstance(e, FloatType) and e.is_fp8
 
 
 def _split_fp8_to_fp8(op) -> list:
@@ -63,25 +67,32 @@ def _split_fp8_to_fp8(op) -> list:
     return [wide, narrow]
 
 
+def _mark(op) -> None:
+    """A conversion with one fp8 end: its ``fp8`` attribute names the end's format (before retyping)."""
+    end = op.src.type if is_fp8(op.src.type) else op.result.type
+    op.attrs["fp8"] = end.element_type.kind
+
+
 def legalize_func(func: O.FuncOp) -> bool:
     """Legalize ``func`` in place; whether it had any fp8 value."""
     ops: List = []
-    for op in list(func.walk()):
-        if isinstance(op, O.FloatCastOp) and is_fp8(op.src.type) and is_fp8(op.result.type):
-            ops += _split_fp8_to_fp8(op)
-        else:
-            ops.append(op)
-    changed = False
-    for op in ops:   # look at the original types, then retype
+    for op in list(func.walk()):   # first look at the original types, then retype
         if isinstance(op, O.FloatCastOp) and (is_fp8(op.src.type) or is_fp8(op.result.type)):
-            end = op.src.type if is_fp8(op.src.type) else op.result.type
-            op.attrs["fp8"] = end.element_type.kind
+            if is_fp8(op.src.type) and is_fp8(op.result.type):
+                new = _split_fp8_to_fp8(op)
+                for c in new:
+                    _mark(c)
+                ops += new
+                continue
+            _mark(op)
         elif isinstance(op, O.ConstantOp) and is_fp8(op.result.type):
             op.attrs["value"] = F8.encode(op.attrs["value"], op.result.type.element_type)
         elif isinstance(op, _COMPUTING) and any(is_fp8(v.type) for v in op.operands):
             t = next(v.type.element_type for v in op.operands if is_fp8(v.type))
             raise CompileError(f"`{op.name}` on {t} is not supported yet: convert to tl.float32 first",
                                loc=op.loc)
+        ops.append(op)
+    changed = False
     ft = func.function_type
     if any(map(_has_fp8, ft.inputs + ft.outputs)):
         func.attrs["function_type"] = FunctionType(tuple(map(storage, ft.inputs)), tuple(map(storage, ft.outputs)))
