@@ -28,9 +28,10 @@ from mtiacc.ir import fp8 as F8
 from mtiacc.ir import ops as O
 from mtiacc.ir.debug_ops import PrintOp
 from mtiacc.ir.shape_ops import ReduceOp, ScanOp
-from mtiacc.ir.types import BlockType, FloatType, FunctionType, PointerType, Type, f32, is_fp8, u8
+from mtiacc.ir.types import FP8_KINDS, BlockType, FloatType, FunctionType, PointerType, Type, f32, is_fp8, u8
 from mtiacc.opt.pass_manager import ModulePass, register_pass
 
+_FP8_KINDS = frozenset(FP8_KINDS)
 # Ops that would compute on the bytes: the frontend keeps fp8 out of arithmetic, these catch the rest
 # (reductions, scans, printing) at the op's location.
 _COMPUTING = (O.NegFOp, O.CmpFOp, O.MathFmaOp, O.MathPowFOp, O.MathUnaryOp, ReduceOp, ScanOp,
@@ -50,10 +51,13 @@ def storage(t: Type) -> Type:
 
 def _has_fp8(t: Type) -> bool:
     """Whether :func:`storage` changes ``t`` (without building a type: most values have none)."""
-    e = t.element_type
-    while isinstance(e, PointerType):
-        e = e.pointee.element_type
-    return isinstance(e, FloatType) and e.is_fp8
+    while True:
+        if isinstance(t, BlockType):
+            t = t.elem
+        elif isinstance(t, PointerType):
+            t = t.pointee
+        else:
+            return isinstance(t, FloatType) and t.kind in _FP8_KINDS
 
 
 def _split_fp8_to_fp8(op) -> list:
@@ -73,10 +77,27 @@ def _mark(op) -> None:
     op.attrs["fp8"] = end.element_type.kind
 
 
+def _any_fp8(ops) -> bool:
+    """Whether a result or block argument of ``ops`` holds fp8 (every value is one or the other)."""
+    for op in ops:
+        for v in op.results:
+            if _has_fp8(v.type):
+                return True
+        for region in op.regions:
+            for block in region.blocks:
+                for a in block.args:
+                    if _has_fp8(a.type):
+                        return True
+    return False
+
+
 def legalize_func(func: O.FuncOp) -> bool:
     """Legalize ``func`` in place; whether it had any fp8 value."""
+    walked = list(func.walk())
+    if not _any_fp8(walked):   # most kernels: nothing to do, one look at each value
+        return False
     ops: List = []
-    for op in list(func.walk()):   # first look at the original types, then retype
+    for op in walked:   # first look at the original types, then retype
         if isinstance(op, O.FloatCastOp) and (is_fp8(op.src.type) or is_fp8(op.result.type)):
             if is_fp8(op.src.type) and is_fp8(op.result.type):
                 new = _split_fp8_to_fp8(op)
