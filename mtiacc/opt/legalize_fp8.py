@@ -92,7 +92,7 @@ def _any_fp8(ops) -> bool:
 
 
 def legalize_func(func: O.FuncOp) -> bool:
-    """Legalize ``func`` in place; whether it had any fp8 value."""
+    """Legalize ``func`` in place; whether it had any fp8 value (else it is left as it was)."""
     walked = list(func.walk())
     if not _any_fp8(walked):   # most kernels: nothing to do, one look at each value
         return False
@@ -113,23 +113,18 @@ def legalize_func(func: O.FuncOp) -> bool:
             raise CompileError(f"`{op.name}` on {t} is not supported yet: convert to tl.float32 first",
                                loc=op.loc)
         ops.append(op)
-    changed = False
     ft = func.function_type
-    if any(map(_has_fp8, ft.inputs + ft.outputs)):
-        func.attrs["function_type"] = FunctionType(tuple(map(storage, ft.inputs)), tuple(map(storage, ft.outputs)))
-        changed = True
+    func.attrs["function_type"] = FunctionType(tuple(map(storage, ft.inputs)), tuple(map(storage, ft.outputs)))
     for op in ops:
         for v in op.results:
             if _has_fp8(v.type):
                 v.type = storage(v.type)
-                changed = True
         for region in op.regions:
             for block in region.blocks:
                 for a in block.args:
                     if _has_fp8(a.type):
                         a.type = storage(a.type)
-                        changed = True
-    return changed
+    return True
 
 
 @register_pass
