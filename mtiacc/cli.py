@@ -54,7 +54,7 @@ def pass_options(f):
         click.option("-O", "opt_level", type=click.IntRange(0, 3), default=2, show_default=True, metavar="LEVEL",
                      help="Optimization level: -O0 .. -O3 (named pipelines, see --dump-pipeline)."),
         click.option("--passes", help="Run this pass pipeline instead of the -O level's, e.g. "
-                     "'canonicalize,cse,loop-unroll{max-trip=16},dce'."),
+                     "'canonicalize,cse,loop-unroll{max-trip=16},dce' (a compile adds the passes codegen needs)."),
         click.option("--dump-pipeline", is_flag=True, help="Print the pipeline that would run, and exit."),
         click.option("--print-ir-before", "print_before", multiple=True, metavar="PASS",
                      help="Print the IR before each run of PASS (to stderr)."),
@@ -64,7 +64,7 @@ def pass_options(f):
         click.option("--print-ir-after-change", is_flag=True,
                      help="Print the IR after every pass that changed it."),
         click.option("--disable-pass", "disabled", multiple=True, metavar="PASS",
-                     help="Leave PASS out of the pipeline (repeatable)."),
+                     help="Leave PASS out of the pipeline (repeatable; not a pass codegen needs)."),
         click.option("--time-passes", is_flag=True, help="Print a table of the time each pass took (stderr)."),
         click.option("--verify-each/--no-verify-each", default=True, show_default=True,
                      help="Verify the IR after every pass."),
@@ -87,10 +87,11 @@ def make_instrumentation(print_before, print_after, print_ir_after_all, print_ir
                            time_passes=time_passes)
 
 
-def dump_pipeline(passes_text, opt_level, disabled) -> None:
+def dump_pipeline(passes_text, opt_level, disabled, codegen=True) -> None:
     from mtiacc.driver import Options, pipeline_passes
     from mtiacc.opt import spell_pipeline
-    passes = pipeline_passes(Options(opt_level=opt_level, passes=passes_text, disabled_passes=tuple(disabled)))
+    passes = pipeline_passes(Options(opt_level=opt_level, passes=passes_text, disabled_passes=tuple(disabled),
+                                     codegen=codegen))
     sys.stdout.write(spell_pipeline(passes) + "\n")
 
 
@@ -151,7 +152,8 @@ def opt_command(file, output, opt_level, passes, dump_pipeline, print_before, pr
                 print_ir_after_change, disabled, time_passes, verify_each):
     """Read IR text (the generic form), run passes on it, write IR text (like mlir-opt).
 
-    Without --passes or -O, no pass runs (the IR is parsed, verified and printed back).
+    Without --passes or -O, no pass runs (the IR is parsed, verified and printed back).  -O runs the
+    level's optimizations, without the passes a compile adds for codegen (name them in --passes).
     """
     if file is None and not dump_pipeline:
         raise click.UsageError("Missing argument 'FILE'.")
@@ -165,7 +167,7 @@ def opt_command(file, output, opt_level, passes, dump_pipeline, print_before, pr
         from mtiacc.opt import run_pipeline
         pipeline = passes if passes is not None else (None if level_given else "")
         if dump_pipeline:
-            globals()["dump_pipeline"](pipeline, opt_level, disabled)
+            globals()["dump_pipeline"](pipeline, opt_level, disabled, codegen=False)
             return
         instr = make_instrumentation(print_before, print_after, print_ir_after_all, print_ir_after_change,
                                      time_passes)
@@ -177,7 +179,8 @@ def opt_command(file, output, opt_level, passes, dump_pipeline, print_before, pr
         except UnicodeDecodeError:
             raise UserError(f"'{file}' is not UTF-8 text") from None
         module = parse_ir(text, file)
-        run_list = pipeline_passes(Options(opt_level=opt_level, passes=pipeline, disabled_passes=tuple(disabled)))
+        run_list = pipeline_passes(Options(opt_level=opt_level, passes=pipeline, disabled_passes=tuple(disabled),
+                                           codegen=False))   # IR out: only the passes asked for
         if verify_each:
             # Ops without a loc(...) are reported at their position in the IR text.
             run_pipeline(parse_ir(text, file, locate=True), [], verify_each=True)

@@ -1,6 +1,11 @@
 """The compiler pipeline, start to end, in one readable function per stage.
 
-    source --frontend--> IR --opt pipeline--> IR --codegen--> asm text --assembler--> ELF bytes
+    source --frontend--> IR --passes--> IR --codegen--> asm text --assembler--> ELF bytes
+
+The passes are one pipeline (``mtiacc.opt.pipelines``): the required prefix (``inline``,
+``carry-pointer-offsets``), the level's optimizations (or ``--passes``), then the tail
+(``access-plan``, ``legalize-fp8``) and, in codegen, the machine passes.  ``--emit=ir`` shows the IR after
+``access-plan``: every decision made before instruction selection.
 """
 from __future__ import annotations
 
@@ -24,6 +29,7 @@ class Options:
     grid: Optional[str] = None
     opt_level: int = 2
     passes: Optional[str] = None       # an explicit pipeline overrides opt_level
+    codegen: bool = True               # the pipeline feeds codegen: the required passes are added (not `mtiacc opt`)
     target: Optional[str] = None
     disabled_passes: Tuple[str, ...] = ()   # --disable-pass (IR and machine passes)
     verify_each: bool = True
@@ -51,27 +57,20 @@ def run_frontend(path: str, opts: Options):
 
 
 def pipeline_passes(opts: Options) -> list:
-    """The passes this compile runs (IR and machine), after --disable-pass."""
-    from mtiacc.opt import parse_pipeline, pipeline_for_level, remove_disabled
+    """The passes this compile runs (IR and machine), in order, after --disable-pass: with ``opts.codegen``
+    the required passes around the level's pipeline (or --passes), else (`mtiacc opt`) only the pipeline."""
+    from mtiacc.opt import for_codegen, parse_pipeline, pipeline_for_level, remove_disabled
     pipeline = opts.passes if opts.passes is not None else pipeline_for_level(opts.opt_level)
-    return remove_disabled(parse_pipeline(pipeline), opts.disabled_passes)
+    passes = remove_disabled(parse_pipeline(pipeline), opts.disabled_passes)
+    return for_codegen(passes, opts.disabled_passes) if opts.codegen else passes
 
 
-def run_optimizer(module, opts: Options) -> list:
-    """Run the IR passes, then ``access-plan``; returns the machine passes, for codegen.
-
-    ``access-plan`` records how each load and store moves, which codegen reads and never decides again:
-    it runs last, at every level (like ``inline``, it is how loads and stores are compiled, not an
-    optimization, so ``--disable-pass`` does not remove it), and ``--emit=ir`` shows what it wrote.  It
-    changes nothing but that attribute and checks each one it writes, so the module is not verified
-    again after it (that would cost as much as the pass; ``mtiacc opt --passes=access-plan`` does)."""
-    from mtiacc.opt import is_machine, run_pipeline
-    from mtiacc.opt.access_plan import AccessPlan
-    passes = pipeline_passes(opts)
-    if any(not is_machine(p) for p in passes):
-        run_pipeline(module, passes, verify_each=opts.verify_each, instrumentation=opts.instrumentation)
-    run_pipeline(module, [AccessPlan()], verify_each=False, instrumentation=opts.instrumentation)
-    return [p for p in passes if is_machine(p)]
+def run_ir_passes(module, passes: list, opts: Options) -> None:
+    """Run IR passes on ``module``, which the frontend (or the passes before) verified."""
+    from mtiacc.opt import run_pipeline
+    if passes:
+        run_pipeline(module, passes, verify_each=opts.verify_each, instrumentation=opts.instrumentation,
+                     verify_input=False)
 
 
 def _machine_hook(passes: list, target: Target, opts: Options):
@@ -81,14 +80,6 @@ def _machine_hook(passes: list, target: Target, opts: Options):
     if not passes:
         return None
     return lambda fn: run_machine_passes(fn, target, passes, MACHINE_PASSES, format_machine, opts.instrumentation)
-
-
-def inline_calls(module) -> None:
-    """Inline every helper call: codegen lowers one function, so this runs at -O0 too."""
-    from mtiacc.opt.inline import inline_module
-    inline_module(module)
-    from mtiacc.opt.carried_ptrs import carry_pointer_offsets
-    carry_pointer_offsets(module)   # codegen keeps pointer blocks as structure, not loop-carried data
 
 
 # operator nodes unparse to '': name them in the error
@@ -144,15 +135,17 @@ def build_meta(fe, target: Target, grid: Optional[List[str]], lmem_bytes: int) -
 def compile_kernel(path: str, opts: Options, stop_after: str = "bin") -> Compilation:
     """Run the pipeline up to `stop_after` ('ir', 'asm' or 'bin')."""
     from mtiacc.ir.printer import print_ir
+    from mtiacc.opt import split_tail
     fe = run_frontend(path, opts)
-    inline_calls(fe.module)
     grid = parse_grid(opts.grid, fe) if opts.grid else None
-    machine_passes = run_optimizer(fe.module, opts)
+    optimize, legalize, machine_passes = split_tail(pipeline_passes(opts))
+    run_ir_passes(fe.module, optimize, opts)
     out = Compilation(fe)
     if stop_after == "ir":
         out.ir_text = print_ir(fe.module)
         return out
     from mtiacc.codegen import generate
+    run_ir_passes(fe.module, legalize, opts)
     target = load_target(opts.target)
     asm = generate(fe.module, target, fe.source_file, fe.source_lines, _machine_hook(machine_passes, target, opts))
     out.asm_text = asm.text

@@ -13,7 +13,6 @@ from __future__ import annotations
 import dataclasses
 from typing import Dict
 
-from mtiacc.codegen.arith import casts_fp8
 from mtiacc.codegen.machine.emit import emit_function
 from mtiacc.codegen.select.isel import select_instructions
 from mtiacc.codegen.machine.mir import LabelDef, Mem, MInstr, format_instr
@@ -66,11 +65,12 @@ def _insert_frame(fn, target: Target) -> None:
 
 def generate(module: O.ModuleOp, target: Target, source_file: str,
              source_lines: Dict[int, str], machine_hook=None) -> AsmResult:
-    """``machine_hook(fn)`` runs the pipeline's machine passes (``MACHINE_PASSES``) after allocation."""
+    """Code for ``module``, which the pipeline's required passes have prepared (one function; fp8 values as
+    bytes: ``mtiacc.opt.pipelines``).  ``machine_hook(fn)`` runs the pipeline's machine passes
+    (``MACHINE_PASSES``) after allocation."""
     funcs = module.funcs
     if len(funcs) != 1:
         raise CompileError(f"codegen expects one kernel function, found {len(funcs)}")
-    casts_fp8.legalize(funcs[0])   # fp8 values become bytes; their conversions are marked
     lw = select_instructions(funcs[0], target)
     fn = lw.fn
     allocate(fn)

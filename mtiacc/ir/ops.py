@@ -6,7 +6,7 @@ Each op has a ``get(...)`` constructor taking values and Python attributes; the 
 from __future__ import annotations
 
 import math
-from typing import Optional
+from typing import Optional, Tuple
 
 import numpy as np
 
@@ -15,7 +15,8 @@ from mtiacc.ir.core import (AnyType, BlockLike, BoolLike, Commutative, ConstantL
                             SameOperandsAndResultType, ScalarInt, Terminator, Value, attribute,
                             opt_operand, operand, region, result, var_operand)
 from mtiacc.ir import folding as F
-from mtiacc.ir.types import (BlockType, FunctionType, PointerType, Type, block_of, bool_like, i32)
+from mtiacc.ir.types import (FP8_KINDS, BlockType, FloatType, FunctionType, PointerType, Type, block_of,
+                             bool_like, i32, u8)
 
 
 def _shape_of(v: Value):
@@ -440,9 +441,49 @@ class CastOp(Operation):
         return None if r is None else F.normalize(r, dst)
 
 
-def _cast(cls_name: str, op_name: str, fold) -> type:
-    return type(cls_name, (CastOp,), {"name": op_name, "__module__": __name__,
-                                      "_fold_fn": staticmethod(fold)})
+def _cast(cls_name: str, op_name: str, fold, base: type = CastOp) -> type:
+    return type(cls_name, (base,), {"name": op_name, "__module__": __name__,
+                                    "_fold_fn": staticmethod(fold)})
+
+
+class FloatCastOp(CastOp):
+    """``arith.extf`` and ``arith.truncf``: float to float.
+
+    After the ``legalize-fp8`` pass fp8 values are bytes (``u8``), and a conversion with an fp8 end says
+    which format its bytes hold in ``fp8`` (one of ``FP8_KINDS``): ``arith.extf`` decodes ``u8`` to a
+    wider float, ``arith.truncf`` encodes a float into ``u8``.  Without ``fp8`` both ends are floats.
+    """
+
+    fp8 = attribute(str, optional=True)
+
+    def fp8_ends(self) -> Optional[Tuple[Type, Type]]:
+        """(source, result) element types with the fp8 end as its format, or None without ``fp8``."""
+        if self.fp8 is None:
+            return None
+        src, dst = self.src.type.element_type, self.result.type.element_type
+        f8 = FloatType(self.fp8)
+        return (f8, dst) if self.name == "arith.extf" else (src, f8)
+
+    def verify_(self):
+        super().verify_()
+        src, dst = self.src.type.element_type, self.result.type.element_type
+        if self.fp8 is None:
+            if not (isinstance(src, FloatType) and isinstance(dst, FloatType)):
+                self._fail(f"converts floats, got {src} to {dst} (a u8 end needs the fp8 attribute)")
+            return
+        if self.fp8 not in FP8_KINDS:
+            self._fail(f"fp8 = \"{self.fp8}\" is not an fp8 format (expected one of {', '.join(FP8_KINDS)})")
+        decode = self.name == "arith.extf"
+        byte, other = (src, dst) if decode else (dst, src)
+        if byte != u8:
+            self._fail(f"with fp8 = \"{self.fp8}\" the {'source' if decode else 'result'} holds its bytes and "
+                       f"must be u8, got {byte}")
+        if not isinstance(other, FloatType) or other.is_fp8:
+            self._fail(f"with fp8 = \"{self.fp8}\" the {'result' if decode else 'source'} must be f16, bf16, "
+                       f"f32 or f64, got {other}")
+
+    def fold(self):
+        return None if self.fp8 is not None else super().fold()   # a constant byte is no float value
 
 
 ExtSIOp = _cast("ExtSIOp", "arith.extsi", lambda a, s, d: F.as_signed(a, s))
@@ -452,8 +493,8 @@ SIToFPOp = _cast("SIToFPOp", "arith.sitofp", lambda a, s, d: float(F.as_signed(a
 UIToFPOp = _cast("UIToFPOp", "arith.uitofp", lambda a, s, d: float(F.as_unsigned(a, s)))
 FPToSIOp = _cast("FPToSIOp", "arith.fptosi", lambda a, s, d: F.float_to_int(a, d))
 FPToUIOp = _cast("FPToUIOp", "arith.fptoui", lambda a, s, d: F.float_to_int(a, d))
-ExtFOp = _cast("ExtFOp", "arith.extf", lambda a, s, d: a)
-TruncFOp = _cast("TruncFOp", "arith.truncf", lambda a, s, d: a)
+ExtFOp = _cast("ExtFOp", "arith.extf", lambda a, s, d: a, FloatCastOp)
+TruncFOp = _cast("TruncFOp", "arith.truncf", lambda a, s, d: a, FloatCastOp)
 BitcastOp = _cast("BitcastOp", "tt.bitcast", F.bitcast)
 
 

@@ -2,12 +2,15 @@
 from mtiacc.opt.pass_manager import (PASSES, Instrumentation, MachinePass, ModulePass, PassRun, is_machine,
                                      parse_pipeline, register_pass, remove_disabled, run_machine_passes,
                                      run_pipeline, spell_pipeline)
-from mtiacc.opt.pipelines import PIPELINES, pipeline_for_level
+from mtiacc.opt.pipelines import (CODEGEN_ONLY, PIPELINES, REQUIRED_PREFIX, REQUIRED_TAIL, for_codegen,
+                                   pipeline_for_level, split_tail)
 # Importing the passes registers them (the machine passes' code lives in codegen).
 from mtiacc.opt import axis_info, canonicalize, cse, dce, licm, loop_unroll, machine, sccp  # noqa: E402,F401
-from mtiacc.opt import access_plan, fuse_elementwise  # noqa: E402,F401
-from mtiacc.opt import inline  # noqa: E402,F401  (the driver also runs it before codegen, always)
+from mtiacc.opt import fuse_elementwise  # noqa: E402,F401
+# the passes every compile runs (pipelines.REQUIRED_PREFIX, REQUIRED_TAIL)
+from mtiacc.opt import access_plan, carried_ptrs, inline, legalize_fp8  # noqa: E402,F401
 
 __all__ = ["run_pipeline", "parse_pipeline", "pipeline_for_level", "PIPELINES", "PASSES",
            "ModulePass", "MachinePass", "PassRun", "register_pass", "Instrumentation", "is_machine",
-           "remove_disabled", "run_machine_passes", "spell_pipeline"]
+           "remove_disabled", "run_machine_passes", "spell_pipeline", "for_codegen", "split_tail",
+           "REQUIRED_PREFIX", "REQUIRED_TAIL", "CODEGEN_ONLY"]

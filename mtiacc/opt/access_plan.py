@@ -2,14 +2,14 @@
 
 The decision is ``mtiacc.ir.analysis.access_plan`` (one analysis, run once per op); this pass records it
 as the op's ``access`` attribute (``access = "runs"``), replacing any earlier one, so that ``--emit=ir``
-shows it and codegen only reads it.  It must run after every other IR pass, right before codegen: any
-later change to the IR could make a recorded plan stale.  The driver runs it at every ``-O`` level.
+shows it and codegen only reads it.  It runs after every pass that could change an access, at every ``-O``
+level (``pipelines.REQUIRED_TAIL``): a later change to the IR could make a recorded plan stale.  Only
+``legalize-fp8`` follows it, which re-encodes fp8 elements as bytes of the same size and moves no access.
 """
 from __future__ import annotations
 
 import dataclasses
 
-from mtiacc.ir.analysis.access_kinds import access_error
 from mtiacc.ir.analysis.access_plan import plan_function
 from mtiacc.ir.ops import ModuleOp
 from mtiacc.opt.pass_manager import ModulePass, register_pass
@@ -24,6 +24,3 @@ class AccessPlan(ModulePass):
         for f in module.funcs:
             for op, kind in plan_function(f).items():
                 op.attrs["access"] = kind
-                why = access_error(op)  # what the verifier would say (the driver does not verify after this pass)
-                if why is not None:
-                    raise AssertionError(f"access-plan wrote a plan {op.name} at {op.loc} does not fit: {why}")

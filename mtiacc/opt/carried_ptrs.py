@@ -1,4 +1,5 @@
-"""Loop-carried pointer blocks become loop-carried integer offsets (a legalization codegen needs).
+"""``carry-pointer-offsets``: loop-carried pointer blocks become loop-carried integer offsets (a
+legalization codegen needs, run at every level).
 
 The idiom of matmul and Inductor kernels::
 
@@ -26,16 +27,19 @@ base instead (``_rewrite_if_bases``).  Loops whose carried pointer block is
 yielded any other way are left alone: codegen carries the block as data (64-bit addresses in local
 memory) and its loads and stores take the gather/scatter path.
 
-This runs at every optimization level, after inlining (see driver.compile_kernel).
+Every compile runs this pass, after ``inline`` and before the optimizations (``REQUIRED_PREFIX`` in
+``mtiacc/opt/pipelines.py``).
 """
 from __future__ import annotations
 
+import dataclasses
 from typing import List, Optional
 
 from mtiacc.ir import ops as O
 from mtiacc.ir import scf
 from mtiacc.ir.core import OpResult, Pure, Value
 from mtiacc.ir.types import block_of
+from mtiacc.opt.pass_manager import ModulePass, register_pass
 
 
 def _increments(block, arg: Value, y: Value) -> Optional[List[Value]]:
@@ -302,21 +306,32 @@ def _rewrite_if_bases(op: scf.IfOp, k: int) -> bool:
     return True
 
 
-def carry_pointer_offsets(module) -> None:
+def carry_pointer_offsets(module) -> bool:
     """Rewrite every ``scf.for``, ``scf.while`` and ``scf.if`` that carries a pointer block (see the
-    module docstring)."""
+    module docstring); whether anything was rewritten."""
     # inner loops first: an inner loop's rewritten result is ``init + c``, an addptr chain the
     # outer loop's yield can then be rewritten through
+    changed = False
     for op in reversed(list(module.walk())):
         if isinstance(op, scf.IfOp):
             for k, r in enumerate(op.results):
                 if r.type.is_block() and r.type.is_ptr():
-                    _rewrite_if(op, k) or _rewrite_if_bases(op, k)
+                    changed |= bool(_rewrite_if(op, k) or _rewrite_if_bases(op, k))
         if isinstance(op, scf.ForOp):
             for k, a in enumerate(op.iter_args):
                 if a.type.is_block() and a.type.is_ptr():
-                    _rewrite_one(op, k)
+                    changed |= _rewrite_one(op, k)
         if isinstance(op, scf.WhileOp):
             for k, a in enumerate(op.before_block.args):
                 if a.type.is_block() and a.type.is_ptr():
-                    _rewrite_while(op, k)
+                    changed |= _rewrite_while(op, k)
+    return changed
+
+
+@register_pass
+@dataclasses.dataclass(frozen=True)
+class CarryPointerOffsets(ModulePass):
+    name = "carry-pointer-offsets"
+
+    def run(self, module: O.ModuleOp) -> bool:
+        return carry_pointer_offsets(module)

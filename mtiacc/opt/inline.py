@@ -1,8 +1,9 @@
 """``inline``: replace every ``tt.call`` by a copy of the callee's body, then drop the helpers.
 
-Codegen lowers exactly one function, so the driver always runs this pass before codegen, at every
-optimization level, ``-O0`` included: here inlining is not an optimization but how calls are
-compiled.  (It runs first, so that the other passes see the kernel with its helpers in place.)
+Codegen lowers exactly one function, so every compile runs this pass, at every optimization level,
+``-O0`` included (``REQUIRED_PREFIX`` in ``mtiacc/opt/pipelines.py``): here inlining is not an
+optimization but how calls are compiled.  (It runs first, so that the other passes see the kernel with
+its helpers in place.)
 
 Callees are inlined bottom-up (a helper's own calls first); a call cycle is an error.  Helpers are
 the functions marked ``sym_visibility = "private"`` (the frontend marks every function but the
@@ -59,9 +60,11 @@ def inline_call(call: CallOp, callee: FuncOp) -> None:
     call.erase()
 
 
-def inline_module(module: ModuleOp) -> None:
+def inline_module(module: ModuleOp) -> bool:
+    """Inline every call and erase the helpers; whether anything changed."""
     funcs = {f.sym_name: f for f in module.funcs}
     done: Set[str] = set()
+    inlined: List[CallOp] = []
 
     def process(func: FuncOp, stack: List[str]) -> None:
         if func.sym_name in done:
@@ -75,16 +78,18 @@ def inline_module(module: ModuleOp) -> None:
                 raise CompileError(f"recursive calls are not supported ({cycle})", call.loc)
             process(callee, stack + [func.sym_name])
             inline_call(call, callee)
+            inlined.append(call)
         done.add(func.sym_name)
 
     for f in list(funcs.values()):
         process(f, [])
-    for f in list(funcs.values()):
-        if f.attrs.get("sym_visibility") == "private":
-            for op in reversed(list(f.walk())):
-                if op is not f:
-                    op.drop_operands()
-            f.erase()
+    helpers = [f for f in funcs.values() if f.attrs.get("sym_visibility") == "private"]
+    for f in helpers:
+        for op in reversed(list(f.walk())):
+            if op is not f:
+                op.drop_operands()
+        f.erase()
+    return bool(inlined or helpers)
 
 
 @register_pass
@@ -92,5 +97,5 @@ def inline_module(module: ModuleOp) -> None:
 class Inline(ModulePass):
     name = "inline"
 
-    def run(self, module: ModuleOp) -> None:
-        inline_module(module)
+    def run(self, module: ModuleOp) -> bool:
+        return inline_module(module)

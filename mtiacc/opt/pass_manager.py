@@ -25,7 +25,9 @@ class ModulePass:
 
     name: ClassVar[str] = ""
 
-    def run(self, module: ModuleOp) -> None:
+    def run(self, module: ModuleOp) -> Optional[bool]:
+        """Transform ``module`` in place.  A pass may return False to say it changed nothing; the pass
+        manager then skips verifying the IR after it (it is the IR that was verified before)."""
         raise NotImplementedError
 
     def spelling(self) -> str:
@@ -215,8 +217,10 @@ def spell_pipeline(passes: Sequence[ModulePass]) -> str:
 
 def run_pipeline(module: ModuleOp, pipeline: Union[str, Sequence[ModulePass]], verify_each: bool = True,
                  after_pass: Optional[Callable[[ModulePass, ModuleOp], None]] = None,
-                 instrumentation: Optional[Instrumentation] = None) -> List[PassRun]:
-    """Run the passes of ``pipeline`` on ``module`` in order, verifying the IR before and after each.
+                 instrumentation: Optional[Instrumentation] = None, verify_input: bool = True) -> List[PassRun]:
+    """Run the passes of ``pipeline`` on ``module`` in order, verifying the IR before and after each
+    (not after a pass that reports it changed nothing; not before the first with ``verify_input`` False,
+    for a caller that verified ``module`` already).
 
     ``after_pass(pass, module)`` is called after each pass (for printing between passes).
     Machine passes in the pipeline are skipped here (codegen runs them).  Returns the time each pass took.
@@ -225,7 +229,7 @@ def run_pipeline(module: ModuleOp, pipeline: Union[str, Sequence[ModulePass]], v
     passes = parse_pipeline(pipeline) if isinstance(pipeline, str) else list(pipeline)
     passes = [p for p in passes if not is_machine(p)]
     instr = instrumentation
-    if verify_each:
+    if verify_each and verify_input:
         _verify(module, "before the pipeline")
     runs: List[PassRun] = []
     for p in passes:
@@ -235,10 +239,10 @@ def run_pipeline(module: ModuleOp, pipeline: Union[str, Sequence[ModulePass]], v
             if instr.wants_text():
                 before_text = print_ir(module)
         start = time.perf_counter()
-        p.run(module)
+        changed = p.run(module)
         run = PassRun(p.name, time.perf_counter() - start)
         runs.append(run)
-        if verify_each:
+        if verify_each and changed is not False:
             _verify(module, f"after pass '{p.spelling()}'")
         if instr is not None:
             run.changed = instr.after(p, lambda: print_ir(module), before_text)

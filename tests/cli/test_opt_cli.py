@@ -52,9 +52,11 @@ def test_opt_round_trips_and_runs_passes(ir_file, tmp_path):
 
 @pytest.mark.parametrize("level", range(4))
 def test_access_plan_runs_last_at_every_level(level):
-    """The driver runs access-plan after the pipeline's IR passes (--disable-pass leaves it in), and
-    --time-passes / --print-ir-after show it."""
-    _, out, err = cli(VECTOR_ADD, "--emit=ir", f"-O{level}", "-D", "BLOCK_SIZE=64", "--disable-pass=access-plan",
+    """access-plan runs after the pipeline's IR passes at every level (--disable-pass cannot remove it), it is
+    the last pass --emit=ir runs, and --time-passes / --print-ir-after show it."""
+    code, _, err = cli(VECTOR_ADD, "--emit=ir", f"-O{level}", "-D", "BLOCK_SIZE=64", "--disable-pass=access-plan")
+    assert code != 0 and "'access-plan' cannot be disabled" in err
+    _, out, err = cli(VECTOR_ADD, "--emit=ir", f"-O{level}", "-D", "BLOCK_SIZE=64",
                       "--time-passes", "--print-ir-after=access-plan")
     assert out.count('access = "contiguous"') == 3
     assert "IR Dump After access-plan" in err
@@ -65,11 +67,35 @@ def test_access_plan_runs_last_at_every_level(level):
 def test_dump_pipeline():
     for level in range(4):
         code, out, _ = cli("--dump-pipeline", f"-O{level}")
-        assert code == 0 and out == pipeline_for_level(level) + "\n"
+        assert code == 0 and out == pipeline_for_level(level, codegen=True) + "\n"
+        _, out, _ = cli("opt", "--dump-pipeline", f"-O{level}")   # IR in, IR out: the optimizations only
+        assert out == pipeline_for_level(level) + "\n"
+    _, out, _ = cli("--dump-pipeline", "-O0")
+    assert out == "inline,carry-pointer-offsets,access-plan,legalize-fp8\n"
+    _, out, _ = cli("--dump-pipeline", "-O1")
+    assert out == "inline,carry-pointer-offsets,canonicalize,dce,access-plan,legalize-fp8,machine-peephole\n"
     _, out, _ = cli("--dump-pipeline", "-O3", "--disable-pass=licm", "--disable-pass=machine-schedule")
     assert "licm" not in out and "machine-schedule" not in out and "sccp" in out
     _, out, _ = cli("opt", "--dump-pipeline", "--passes=cse,loop-unroll{factor=2}")
     assert out == "cse,loop-unroll{factor=2}\n"
+
+
+def test_required_passes_run_show_and_cannot_be_disabled():
+    _, out, _ = cli("--dump-pipeline", "--passes=machine-peephole,cse")   # in the order they run
+    assert out == "inline,carry-pointer-offsets,cse,access-plan,legalize-fp8,machine-peephole\n"
+    _, again, _ = cli("--dump-pipeline", "--passes=" + out.strip())      # the dump can be given back
+    assert again == out
+    code, _, err = cli(VECTOR_ADD, "-D", "BLOCK_SIZE=64", "--disable-pass=inline")
+    assert code == 1 and "--disable-pass: 'inline' cannot be disabled: code generation needs it" in err
+    code, _, err = cli("--dump-pipeline", "--passes=cse,legalize-fp8,dce")
+    assert code == 1 and "'legalize-fp8' runs in every compile at a fixed place" in err and "Traceback" not in err
+    _, out, err = cli(VECTOR_ADD, "--emit=asm", "-O0", "-D", "BLOCK_SIZE=64", "--time-passes",
+                      "--print-ir-after=carry-pointer-offsets", "--print-ir-after=legalize-fp8")
+    assert "IR Dump After carry-pointer-offsets" in err and "IR Dump After legalize-fp8" in err
+    for name in ("inline", "carry-pointer-offsets", "access-plan", "legalize-fp8"):
+        assert f"  {name}\n" in err
+    _, out, _ = cli("opt", "--dump-pipeline", "--passes=legalize-fp8", "--disable-pass=inline")
+    assert out == "legalize-fp8\n"   # mtiacc opt requires nothing
 
 
 def test_print_ir_before_after_and_change(ir_file):

@@ -2,10 +2,11 @@
 
 The chip has no fp8 arithmetic, and Triton computes nothing in fp8 (the frontend rejects it), so fp8
 values only move (loads, stores, ``tl.where``, shape ops, constants, bitcasts) or convert.  Before
-instruction selection :func:`legalize` retypes every fp8 value as ``u8`` (pointers to fp8 as pointers
-to ``u8``; constants become their byte, as ``mtiacc/ir/fp8.py`` encodes them), so the rest of codegen
-sees 1-byte integers, and marks the conversions (``arith.extf`` / ``arith.truncf`` with an fp8 end) with
-their original types.  Those run here, as two pseudo steps of ``casts.py``'s conversion plans:
+instruction selection the ``legalize-fp8`` pass (``mtiacc/opt/legalize_fp8.py``) retypes every fp8 value
+as ``u8`` (pointers to fp8 as pointers to ``u8``; constants become their byte), so codegen sees 1-byte
+integers, and names the format of each conversion's fp8 end in its ``fp8`` attribute (``arith.extf``
+decodes, ``arith.truncf`` encodes).  Those conversions run here, as the two pseudo steps of the
+conversion plans (``conversions.py``; ``casts.py`` runs the plans):
 
 * decode (fp8 byte -> f32, exact): zero-extend to 32 bits, shift the exponent and mantissa bits
   into f32's fields and multiply by ``2**(127 - bias)`` (exact; the f32 multiply also normalizes the
@@ -26,88 +27,17 @@ and ``v28`` are free for temporaries.  Scalars run the same plan on one element 
 from __future__ import annotations
 
 import struct
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Tuple
 
+from mtiacc.codegen.arith.conversions import DECODE, PSEUDO
 from mtiacc.codegen.machine.mir import MBuilder, VReg
 from mtiacc.codegen.vector.vloop import VLoop
-from mtiacc.diagnostics import CompileError
 from mtiacc.ir import fp8 as F8
-from mtiacc.ir import ops as O
-from mtiacc.ir.debug_ops import PrintOp
-from mtiacc.ir.shape_ops import ReduceOp, ScanOp
-from mtiacc.ir.types import BlockType, FloatType, IntType, PointerType, Type, is_fp8
+from mtiacc.ir.types import FloatType, IntType
 
-DECODE, ENCODE = "fp8-decode", "fp8-encode"
-PSEUDO = (DECODE, ENCODE)
 U8, U16, U32 = IntType(8, False), IntType(16, False), IntType(32, False)
-F32, F64 = FloatType("f32"), FloatType("f64")
+F32 = FloatType("f32")
 TEMPS = ("v4", "v12", "v20", "v28")
-
-# op -> (source element type, result element type) before legalize() retyped the fp8 end as u8
-_MARK = "_fp8_cast"
-
-
-# --------------------------------------------------------------------------- legalization
-
-def _storage(t: Type) -> Type:
-    if isinstance(t, BlockType):
-        return BlockType(t.dims, _storage(t.elem))
-    if isinstance(t, PointerType):
-        return PointerType(_storage(t.pointee))
-    if isinstance(t, FloatType) and t.is_fp8:
-        return U8
-    return t
-
-
-# Ops that would compute on the bytes: the frontend keeps fp8 out of arithmetic, these catch the rest
-# (reductions, scans, printing) at the op's location.
-_COMPUTING = (O.NegFOp, O.CmpFOp, O.MathFmaOp, O.MathPowFOp, O.MathUnaryOp, ReduceOp, ScanOp,
-              PrintOp) + O.ELEMENTWISE_BINARY_FLOAT
-
-
-def legalize(func) -> None:
-    """Retype fp8 values as u8 in ``func`` (in place) and mark the conversions; see the module docstring."""
-    ops = list(func.walk())
-    for op in ops:   # first look at the original types, then retype
-        if isinstance(op, (O.ExtFOp, O.TruncFOp)) and (is_fp8(op.src.type) or is_fp8(op.result.type)):
-            setattr(op, _MARK, (op.src.type.element_type, op.result.type.element_type))
-        elif isinstance(op, O.ConstantOp) and is_fp8(op.result.type):
-            op.attrs["value"] = F8.encode(op.attrs["value"], op.result.type.element_type)
-        elif isinstance(op, _COMPUTING) and any(is_fp8(v.type) for v in op.operands):
-            t = next(v.type.element_type for v in op.operands if is_fp8(v.type))
-            raise CompileError(f"`{op.name}` on {t} is not supported yet: convert to tl.float32 first",
-                               loc=op.loc)
-    for a in func.args:
-        a.type = _storage(a.type)
-    for op in ops:
-        for r in op.results:
-            r.type = _storage(r.type)
-        for region in op.regions:
-            for block in region.blocks:
-                for a in block.args:
-                    a.type = _storage(a.type)
-
-
-def original_types(op) -> Optional[Tuple[Type, Type]]:
-    """(source, result) element types of a conversion with an fp8 end, else None."""
-    return getattr(op, _MARK, None)
-
-
-# --------------------------------------------------------------------------- plans
-
-def plan(src: Type, dst: Type) -> list:
-    """casts.py steps from ``src`` to ``dst`` element types, one of them fp8 (the other a float)."""
-    from mtiacc.codegen.arith import casts
-    if isinstance(src, FloatType) and src.is_fp8:
-        steps = [(F32, DECODE, F8.fmt(src))]
-        if isinstance(dst, FloatType) and dst.is_fp8:   # (the frontend goes through f32; kept for completeness)
-            return steps + [(U8, ENCODE, F8.fmt(dst))]
-        return steps + (casts.plan(F32, dst) if dst != F32 else [])
-    if src == F64:
-        pre = [(F32, "vfncvt.rod.f.f.w", None)]
-    else:
-        pre = casts.plan(src, F32) if src != F32 else []
-    return pre + [(U8, ENCODE, F8.fmt(dst))]
 
 
 def _f32_bits(x: float) -> int:
@@ -218,44 +148,4 @@ def run(b: MBuilder, loop: VLoop, mnemonic: str, arg, x: str, free: List[str]) -
     return (_decode if mnemonic == DECODE else _encode)(b, loop, f, c, x, free)
 
 
-# --------------------------------------------------------------------------- scalars
-
-def _storage_elem(t: Type) -> Type:
-    if isinstance(t, FloatType) and t.is_fp8:
-        return U8
-    if isinstance(t, FloatType) and t.kind in ("f16", "bf16"):
-        return U16
-    return t
-
-
-def lower_scalar(b: MBuilder, op, get) -> VReg:
-    """A marked scalar conversion: the block plan on one element (``vl = 1``)."""
-    from mtiacc.codegen.arith.casts import run_steps
-    src, dst = original_types(op)
-    r = get(op.src)
-    if r.cls == "f":                                 # the bits into an x register
-        bits = b.x()
-        b("fmv.x.d" if src == F64 else "fmv.x.w", bits, r)
-        r = bits
-    loop = VLoop(b, 64, b.li(1, "vl1"), 8)           # 32-bit elements at LMUL 4, as in the block loops
-    loop.ensure(_storage_elem(src))
-    b("vmv.s.x", "v8", r)
-    out = run_steps(b, loop, plan(src, dst), "v8")
-    loop.ensure(_storage_elem(dst))
-    val = b.x()
-    b("vmv.x.s", val, out)
-    if isinstance(dst, FloatType) and dst.is_fp8:
-        res = b.x()
-        b("andi", res, val, 0xFF)                    # u8 scalars are held zero-extended
-        return res
-    res = b.f()
-    if dst.kind in ("f16", "bf16"):                  # NaN-boxed, as scalar.py keeps halves
-        boxed = b.x()
-        b("or", boxed, val, b.li(-65536))
-        b("fmv.w.x", res, boxed)
-    else:
-        b("fmv.d.x" if dst == F64 else "fmv.w.x", res, val)
-    return res
-
-
-__all__ = ["legalize", "original_types", "plan", "hoist", "run", "lower_scalar", "PSEUDO"]
+__all__ = ["hoist", "run"]

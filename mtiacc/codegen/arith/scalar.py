@@ -1,57 +1,25 @@
 """Instruction selection for scalar ops: RV64IMFD over virtual registers.
 
 f32 scalars live NaN-boxed in f registers and use the ``.s`` rows; f64 use the ``.d`` rows (same table
-entries with the suffix swapped).  Copies between f registers are ``fmv.d``: it moves all 64 bits.
+entries with the suffix swapped; the tables are in ``scalar_tables.py``).  Copies between f registers
+are ``fmv.d``: it moves all 64 bits.
 
 Integers of 32 bits or fewer live sign-extended in 64-bit registers (the RV64 convention) and
 use the ``*w`` instructions, so they wrap at 32 bits as Triton's i32 does.
 """
 from __future__ import annotations
 
-from typing import Dict, Tuple
-
+from mtiacc.codegen.arith import scalar_narrow
+from mtiacc.codegen.arith.casts import lower_scalar_fp8
+from mtiacc.codegen.arith.scalar_tables import FLOAT_BINARY, INT_BINARY, MINMAX, cmpf, fmn
 from mtiacc.codegen.machine.mir import MBuilder, VReg
 from mtiacc.diagnostics import CompileError
 from mtiacc.ir import ops as O
 from mtiacc.ir.types import FloatType, IntType, PointerType, Type
 
-# op class -> (mnemonic for <= 32-bit ints, mnemonic for 64-bit ints / pointers)
-INT_BINARY: Dict[type, Tuple[str, str]] = {
-    O.AddIOp: ("addw", "add"), O.SubIOp: ("subw", "sub"), O.MulIOp: ("mulw", "mul"),
-    O.DivSIOp: ("divw", "div"), O.DivUIOp: ("divuw", "divu"),
-    O.RemSIOp: ("remw", "rem"), O.RemUIOp: ("remuw", "remu"),
-    O.AndIOp: ("and", "and"), O.OrIOp: ("or", "or"), O.XOrIOp: ("xor", "xor"),
-    O.ShLIOp: ("sllw", "sll"), O.ShRSIOp: ("sraw", "sra"), O.ShRUIOp: ("srlw", "srl"),
-}
-FLOAT_BINARY = {O.AddFOp: "fadd.s", O.SubFOp: "fsub.s", O.MulFOp: "fmul.s", O.DivFOp: "fdiv.s",
-                O.MaxNumFOp: "fmax.s", O.MinNumFOp: "fmin.s"}
-MINMAX = {O.MaxSIOp: ("bge", False), O.MinSIOp: ("blt", False),
-          O.MaxUIOp: ("bgeu", False), O.MinUIOp: ("bltu", False)}
-
 
 def reg_class(t: Type) -> str:
     return "f" if t.is_float() else "x"
-
-
-def fmn(mnemonic: str, t: Type) -> str:
-    """The ``.d`` row of an ``.s`` mnemonic when ``t`` is f64 (``fadd.s`` -> ``fadd.d``)."""
-    if isinstance(t.element_type, FloatType) and t.element_type.kind == "f64":
-        return mnemonic[:-2] + ".d" if mnemonic.endswith(".s") else mnemonic.replace(".s.", ".d.")
-    return mnemonic
-
-
-def f64_to_f32_odd(b: MBuilder, r: VReg) -> VReg:
-    """f64 ``r`` rounded to f32 *to odd* (truncate, then set the last bit if inexact): rounding that to a half
-    afterwards rounds once, correctly (f32 has more than two bits beyond f16's and bf16's precision)."""
-    s, back, eq, bits, out = b.f(), b.f(), b.x(), b.x(), b.f()
-    b("fcvt.s.d", s, r, "rtz")
-    b("fcvt.d.s", back, s)
-    b("feq.d", eq, back, r)
-    b("xori", eq, eq, 1)
-    b("fmv.x.w", bits, s)
-    b("or", bits, bits, eq)
-    b("fmv.w.x", out, bits)
-    return out
 
 
 def check_scalar_type(t: Type, what) -> None:
@@ -106,10 +74,8 @@ def lower_scalar(b: MBuilder, op, get) -> VReg:
     t = op.result.type
     if isinstance(op, O.ConstantOp):
         return constant(b, op.value, t)
-    from mtiacc.codegen.arith import casts_fp8
-    from mtiacc.codegen.arith import scalar_narrow
-    if casts_fp8.original_types(op):  # a conversion with an fp8 end (fp8 scalars are u8 here)
-        return casts_fp8.lower_scalar(b, op, get)
+    if isinstance(op, O.FloatCastOp) and op.fp8 is not None:  # a conversion with an fp8 end (u8 bytes)
+        return lower_scalar_fp8(b, op, get)
     if scalar_narrow.handles(op):  # i8/i16/u8/u16 and f16/bf16 scalars
         return scalar_narrow.lower(b, op, get)
     if isinstance(op, O.GetProgramIdOp):
@@ -142,7 +108,7 @@ def lower_scalar(b: MBuilder, op, get) -> VReg:
         b(fmn("fneg.s", t), r, get(op.operand_))
         return r
     if isinstance(op, O.CmpFOp):
-        return _cmpf(b, op.predicate, get(op.lhs), get(op.rhs), op.lhs.type)
+        return cmpf(b, op.predicate, get(op.lhs), get(op.rhs), op.lhs.type)
     if isinstance(op, O.CmpIOp):
         return _cmpi(b, op.predicate, get(op.lhs), get(op.rhs))
     if isinstance(op, O.SelectOp):
@@ -197,28 +163,6 @@ def _cmpi(b: MBuilder, pred: str, a: VReg, c: VReg) -> VReg:
         b("xori", r, r, 1)
     else:
         raise CompileError(f"integer predicate '{pred}' is not supported")
-    return r
-
-
-def _cmpf(b: MBuilder, pred: str, a: VReg, c: VReg, t: Type = FloatType("f32")) -> VReg:
-    r = b.x("cmp")
-    table = {"oeq": ("feq.s", a, c, False), "une": ("feq.s", a, c, True),
-             "olt": ("flt.s", a, c, False), "ole": ("fle.s", a, c, False),
-             "ogt": ("flt.s", c, a, False), "oge": ("fle.s", c, a, False),
-             "uge": ("flt.s", a, c, True), "ugt": ("fle.s", a, c, True),
-             "ule": ("flt.s", c, a, True), "ult": ("fle.s", c, a, True)}
-    if pred == "one":
-        u = b.x()
-        b(fmn("flt.s", t), r, a, c)
-        b(fmn("flt.s", t), u, c, a)
-        b("or", r, r, u)
-        return r
-    if pred not in table:
-        raise CompileError(f"float predicate '{pred}' is not supported")
-    mn, x, y, invert = table[pred]
-    b(fmn(mn, t), r, x, y)
-    if invert:
-        b("xori", r, r, 1)
     return r
 
 

@@ -12,6 +12,7 @@ conversions (``vfwcvt.f.f.v`` / ``vfncvt.f.f.w``); bf16 <-> f32 are bit operatio
 """
 from __future__ import annotations
 
+from mtiacc.codegen.arith.scalar_tables import FLOAT_BINARY, INT_BINARY, cmpf, f64_to_f32_odd
 from mtiacc.codegen.machine.mir import MBuilder, VReg
 from mtiacc.diagnostics import CompileError
 from mtiacc.ir import ops as O
@@ -30,7 +31,6 @@ def _half(t: Type) -> bool:
 
 def handles(op) -> bool:
     """Whether ``op`` (with a scalar result) involves a narrow type this module lowers."""
-    from mtiacc.codegen.arith.scalar import FLOAT_BINARY, INT_BINARY
     if not op.results or op.result.type.is_block():
         return False
     t = op.result.type
@@ -152,7 +152,6 @@ def _f32_to_int(b: MBuilder, r: VReg, d: IntType) -> VReg:
 def _cast_f64(b: MBuilder, src: VReg, s: Type, d: Type) -> VReg:
     """f64 <-> i8/i16/u8/u16 (held exactly in 64 bits) and f64 <-> f16/bf16 (through f32: widening is exact,
     narrowing rounds to odd first so the rounding to the half is the only one)."""
-    from mtiacc.codegen.arith.scalar import f64_to_f32_odd
     out = b.f() if d.is_float() else b.x()
     if isinstance(s, IntType):
         b("fcvt.d.l", out, src)
@@ -200,7 +199,6 @@ def _cast(b: MBuilder, op, src: VReg) -> VReg:
 
 
 def lower(b: MBuilder, op, get) -> VReg:
-    from mtiacc.codegen.arith.scalar import FLOAT_BINARY, INT_BINARY, _cmpf
     t = op.result.type
     if type(op) in INT_BINARY:
         r = b.x()
@@ -219,7 +217,7 @@ def lower(b: MBuilder, op, get) -> VReg:
         return r
     if isinstance(op, O.CmpFOp):
         s = op.lhs.type
-        return _cmpf(b, op.predicate, widen(b, get(op.lhs), s), widen(b, get(op.rhs), s))
+        return cmpf(b, op.predicate, widen(b, get(op.lhs), s), widen(b, get(op.rhs), s))
     if isinstance(op, O.CastOp):
         return _cast(b, op, get(op.src))
     raise CompileError(f"'{op.name}' on {t} scalars is not supported yet")
