@@ -51,3 +51,8 @@ bench-micro: install
 .PHONY: bench-behaviour
 bench-behaviour: install
 	$(PY) benchmarks/behaviour.py $(if $(CORPUS),--corpus $(CORPUS)) $(if $(OUT),--out $(OUT)) $(if $(BASE),--compare $(BASE))
+
+# Compile time against another revision (BASE), side by side: `make bench-compile BASE=fad7d53 [CORPUS=DIR]`
+.PHONY: bench-compile
+bench-compile: install
+	$(PY) benchmarks/bench_compile.py $(if $(BASE),--vs $(BASE)) $(if $(CORPUS),--corpus $(CORPUS))
