@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Dict, List, Tuple
+from typing import List, Tuple
 
 from .isa import EFFECTS, EXTENSIONS, FIXED_FIELDS, INSTRUCTIONS, OPCODE_NAMES, InstrSpec
 from .operands import KINDS

@@ -15,7 +15,8 @@ from mtiacc.ir.core import (AnyType, BlockLike, BoolLike, Commutative, ConstantL
                             SameOperandsAndResultType, ScalarInt, Terminator, Value, attribute,
                             opt_operand, operand, region, result, var_operand)
 from mtiacc.ir import folding as F
-from mtiacc.ir.types import (FP8_KINDS, BlockType, FloatType, FunctionType, PointerType, Type, block_of,
+from mtiacc.ir.analysis.access_kinds import access_error
+from mtiacc.ir.types import (FP8_KINDS, BlockType, FloatType, FunctionType, Type, block_of,
                              bool_like, i32, u8)
 
 
@@ -548,7 +549,6 @@ class LoadOp(Operation):
                 self._fail(f"{what} must have the pointer's shape")
         if self.other is not None and self.other.type != self.result.type:
             self._fail("other must have the result type")
-        from mtiacc.ir.analysis.access_kinds import access_error
         why = access_error(self)
         if why is not None:
             self._fail(why)
@@ -573,7 +573,6 @@ class StoreOp(Operation):
             self._fail(f"value type {self.value.type} does not match pointer type {self.ptr.type}")
         if self.mask is not None and self.mask.type.shape != self.ptr.type.shape:
             self._fail("mask must have the pointer's shape")
-        from mtiacc.ir.analysis.access_kinds import access_error
         why = access_error(self)
         if why is not None:
             self._fail(why)

@@ -204,7 +204,7 @@ class CallOp(Operation):
         return cls(list(args), list(result_types), {"callee": callee}, loc=loc, segments=[len(args)])
 
     def verify_(self):
-        from mtiacc.ir.ops import FuncOp, ModuleOp
+        from mtiacc.ir.ops import ModuleOp
         module = self.parent
         while module is not None and not isinstance(module, ModuleOp):
             module = getattr(module, "parent", None)

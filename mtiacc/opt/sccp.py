@@ -13,7 +13,7 @@ An optimistic analysis over values (unknown -> constant -> overdefined), then a 
 from __future__ import annotations
 
 import dataclasses
-from typing import Dict, Optional
+from typing import Dict
 
 from mtiacc.ir import ops as O
 from mtiacc.ir import scf

@@ -12,12 +12,11 @@ Loads and stores of N-d tiles are ``mtiacc/codegen/memory/tiles.py``.
 """
 from __future__ import annotations
 
-from typing import List, Optional
+from typing import List
 
 from mtiacc.codegen.context import Lowering
-from mtiacc.codegen.vector.blocks import lower_fill
+from mtiacc.codegen.tensor.axes import materialize_scalar, scalar_root
 from mtiacc.codegen.vector.nest import dense_strides, strided_copy
-from mtiacc.codegen.vector.vloop import Src
 from mtiacc.diagnostics import CompileError
 from mtiacc.ir import ops as O
 from mtiacc.ir.core import OpResult, Value
@@ -38,24 +37,6 @@ def alias_chain(v: Value) -> List[int]:
         v = v.op.src
         out.append(id(v))
     return out
-
-
-def materialize_scalar(lw: Lowering, root: Value, res: Value, buf) -> None:
-    """Fill ``buf`` (block ``res``) with the broadcast scalar behind ``root`` (a splat or constant)."""
-    lower_fill(lw.b, res.type.numel, lw.src(root), Src(res.type.element_type, addr=buf.offset))
-
-
-def scalar_root(lw: Lowering, v: Value) -> Optional[Value]:
-    """The splat/constant behind ``v`` through shape ops, when the whole block is one scalar."""
-    while isinstance(v, OpResult):
-        op = v.op
-        if isinstance(op, (O.SplatOp, O.ConstantOp)):
-            return v
-        if isinstance(op, (ExpandDimsOp, ReshapeOp, O.BroadcastOp, TransOp)) and op.src.type.is_block():
-            v = op.src
-            continue
-        return None
-    return None
 
 
 def lower_shape_op(lw: Lowering, op) -> None:

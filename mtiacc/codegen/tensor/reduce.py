@@ -25,7 +25,8 @@ from __future__ import annotations
 from typing import List
 
 from mtiacc.codegen.context import Lowering
-from mtiacc.codegen.machine.mir import MBuilder, Mem, VMem, VReg
+from mtiacc.codegen.machine.mir import MBuilder, VMem, VReg
+from mtiacc.codegen.tensor.axes import scalar_store, source_addr, split_axis, unsigned
 from mtiacc.codegen.vector.nest import add_step, nest
 from mtiacc.codegen.vector.vloop import Src, VLoop, elem_bytes, emit_loop, sew_of
 from mtiacc.diagnostics import CompileError
@@ -42,68 +43,6 @@ UINT_VV = {**INT_VV, "max": "vmaxu.vv", "min": "vminu.vv"}
 def arg_base(kind: str) -> str:
     """``argmax_last`` -> ``max``; ``argmin`` -> ``min``; ``sum`` -> ``sum``."""
     return kind[3:].split("_")[0] if kind.startswith("arg") else kind
-
-
-def _unsigned(elem) -> bool:
-    return elem.is_int() and (not elem.signed or elem.is_bool())
-
-
-def scalar_load(b: MBuilder, elem, addr: VReg) -> VReg:
-    """A scalar register holding the element at ``addr`` (halves NaN-boxed, as scalar.py keeps them)."""
-    nb = elem_bytes(elem)
-    if elem.is_float():
-        r = b.f()
-        if nb == 2:
-            bits = b.x()
-            b("lhu", bits, Mem(addr, 0))
-            b("or", bits, bits, b.li(-65536))
-            b("fmv.w.x", r, bits)
-            return r
-        if nb != 4:
-            raise CompileError(f"scalar {elem} values are not supported yet")
-        b("flw", r, Mem(addr, 0))
-        return r
-    r = b.x()
-    mn = {1: "lbu" if _unsigned(elem) else "lb", 2: "lhu" if _unsigned(elem) else "lh", 4: "lw", 8: "ld"}[nb]
-    b(mn, r, Mem(addr, 0))
-    return r
-
-
-def scalar_store(b: MBuilder, elem, value: VReg, addr: VReg) -> None:
-    nb = elem_bytes(elem)
-    if elem.is_float():
-        if nb == 2:
-            bits = b.x()
-            b("fmv.x.w", bits, value)
-            b("sh", bits, Mem(addr, 0))
-            return
-        if nb != 4:
-            raise CompileError(f"scalar {elem} values are not supported yet")
-        b("fsw", value, Mem(addr, 0))
-        return
-    b({1: "sb", 2: "sh", 4: "sw", 8: "sd"}[nb], value, Mem(addr, 0))
-
-
-def split_axis(shape, axis: int):
-    """(outer, R, inner): the element counts before, along and after ``axis`` of a row-major block."""
-    outer = inner = 1
-    for d in shape[:axis]:
-        outer *= d
-    for d in shape[axis + 1:]:
-        inner *= d
-    return outer, shape[axis], inner
-
-
-def _source_addr(lw: Lowering, v) -> int:
-    if id(v) in lw.bufs:
-        return lw.buffer(v).offset
-    from mtiacc.codegen.tensor.ndblocks import materialize_scalar, scalar_root
-    root = scalar_root(lw, v)
-    if root is None:
-        raise CompileError(f"internal: block value of type {v.type} was not materialized")
-    buf = lw.alloc(v)
-    materialize_scalar(lw, root, v, buf)
-    return buf.offset
 
 
 def _chunks(b: MBuilder, sew: int, start: VReg, count: int, body, index: VReg = None) -> None:
@@ -133,7 +72,7 @@ def reduce_row(lw: Lowering, ptr: VReg, R: int, elem, kind: str) -> VReg:
     is_f = elem.is_float()
     base_kind = arg_base(kind)
     last = kind.endswith("_last")
-    table = FLOAT_RED if is_f else (UINT_RED if _unsigned(elem) else INT_RED)
+    table = FLOAT_RED if is_f else (UINT_RED if unsigned(elem) else INT_RED)
     if base_kind not in table:
         raise CompileError(f"tl.{kind} of {elem} is not supported yet")
     one = b.li(1)
@@ -182,7 +121,7 @@ def lower_reduce(lw: Lowering, op) -> None:
     elem = src.type.element_type
     esize = elem_bytes(elem)
     outer, R, inner = split_axis(shape, a)
-    src_addr = _source_addr(lw, src)
+    src_addr = source_addr(lw, src)
     res = op.result
     relem = res.type.element_type
     if not res.type.is_block():
@@ -227,7 +166,7 @@ def _reduce_rows(lw: Lowering, src_addr: int, dst_addr: int, outer: int, R: int,
         return
     base = arg_base(kind)
     last = kind.endswith("_last")
-    table = FLOAT_VV if is_f else (UINT_VV if _unsigned(elem) else INT_VV)
+    table = FLOAT_VV if is_f else (UINT_VV if unsigned(elem) else INT_VV)
     if base not in table:
         raise CompileError(f"tl.{kind} of {elem} is not supported yet")
     mn = table[base]
@@ -242,9 +181,9 @@ def _reduce_rows(lw: Lowering, src_addr: int, dst_addr: int, outer: int, R: int,
                 loop.ensure(elem)
                 x, v = g[1], g[0]
                 if last:  # at least as good: ties move to the later index
-                    lt = "vmfle.vv" if is_f else ("vmsleu.vv" if _unsigned(elem) else "vmsle.vv")
+                    lt = "vmfle.vv" if is_f else ("vmsleu.vv" if unsigned(elem) else "vmsle.vv")
                 else:
-                    lt = "vmflt.vv" if is_f else ("vmsltu.vv" if _unsigned(elem) else "vmslt.vv")
+                    lt = "vmflt.vv" if is_f else ("vmsltu.vv" if unsigned(elem) else "vmslt.vv")
                 if base == "max":
                     b(lt, "v0", v, x)   # v < x (v <= x)
                 else:

@@ -30,16 +30,18 @@ from typing import List
 
 from mtiacc.codegen.context import Lowering
 from mtiacc.codegen import mathlib
-from mtiacc.codegen.tensor import reduce as builtin_reduce
 from mtiacc.codegen.control import counted_loop
-from mtiacc.codegen.machine.mir import MBuilder, Mem, VReg
+from mtiacc.codegen.machine.mir import MBuilder, Mem, VMem, VReg
 from mtiacc.codegen.vector.nest import add_step, nest
-from mtiacc.codegen.tensor.reduce import _source_addr, split_axis
-from mtiacc.codegen.arith.scalar import lower_scalar
+from mtiacc.codegen.tensor.axes import scalar_load as load_element, scalar_store as store_element, source_addr, split_axis
+from mtiacc.codegen.arith.scalar import constant, lower_scalar
+from mtiacc.codegen.vector.blocks import FLOAT_COMPARE, INT_COMPARE, VECTOR_BINARY
 from mtiacc.codegen.vector.vloop import elem_bytes
 from mtiacc.diagnostics import CompileError
+from mtiacc.ir import ops as O
 from mtiacc.ir.scf import ForOp, IfOp, WhileOp
 from mtiacc.ir.shape_ops import ReduceOp, ScanOp
+from mtiacc.ir.types import FloatType, IntType
 
 
 def is_combine(op) -> bool:
@@ -62,7 +64,7 @@ def scalar_load(b: MBuilder, elem, addr: VReg) -> VReg:
         b("fld", r, Mem(addr, 0))
         return r
     if not _half(elem):
-        return builtin_reduce.scalar_load(b, elem, addr)
+        return load_element(b, elem, addr)
     bits, boxed, r = b.x(), b.x(), b.f()
     b("lhu", bits, Mem(addr, 0))
     b("or", boxed, bits, b.li(-65536))
@@ -74,7 +76,7 @@ def scalar_store(b: MBuilder, elem, value: VReg, addr: VReg) -> None:
     if elem.is_float() and elem_bytes(elem) == 8:
         return b("fsd", value, Mem(addr, 0))
     if not _half(elem):
-        return builtin_reduce.scalar_store(b, elem, value, addr)
+        return store_element(b, elem, value, addr)
     bits = b.x()
     b("fmv.x.w", bits, value)
     b("sh", bits, Mem(addr, 0))
@@ -203,7 +205,7 @@ def lower_combine(lw: Lowering, op) -> None:
     outer, R, inner = split_axis(shape, a)
     elems = [s.type.element_type for s in srcs]
     sizes = [elem_bytes(e) for e in elems]
-    addrs = [_source_addr(lw, s) for s in srcs]
+    addrs = [source_addr(lw, s) for s in srcs]
     scalar_results = not op.results[0].type.is_block()
     dsts, temps = [], []
     if not scalar_results:
@@ -283,9 +285,6 @@ _CMP_I1 = {"eq": "vmxnor.mm", "ne": "vmxor.mm"}
 
 
 def _vector_ok(op) -> bool:
-    from mtiacc.codegen.vector.blocks import FLOAT_COMPARE, INT_COMPARE, VECTOR_BINARY
-    from mtiacc.ir import ops as O
-    from mtiacc.ir.types import FloatType, IntType
     def w32(t):
         return (isinstance(t, FloatType) and t.kind == "f32") or (isinstance(t, IntType) and t.width == 32)
     if not all(w32(s.type.element_type) for s in op.operands):
@@ -323,8 +322,6 @@ def _vector_ok(op) -> bool:
 
 def _vector_region(lw: Lowering, op, vregs, consts) -> List[str]:
     """The region's ops on vector registers; returns the registers of its results."""
-    from mtiacc.codegen.vector.blocks import FLOAT_COMPARE, INT_COMPARE, VECTOR_BINARY
-    from mtiacc.ir import ops as O
     b: MBuilder = lw.b
     block = op.regions[0].blocks[0]
     for inner in block.ops[:-1]:
@@ -353,9 +350,6 @@ def _vector_region(lw: Lowering, op, vregs, consts) -> List[str]:
 
 
 def lower_combine_vector(lw: Lowering, op) -> None:
-    from mtiacc.codegen.machine.mir import VMem
-    from mtiacc.codegen.arith.scalar import constant
-    from mtiacc.ir import ops as O
     b: MBuilder = lw.b
     srcs = list(op.operands)
     n = len(srcs)
@@ -363,7 +357,7 @@ def lower_combine_vector(lw: Lowering, op) -> None:
     reverse = bool(op.attrs.get("reverse", False)) if is_scan else False
     shape, a = srcs[0].type.shape, op.axis
     outer, R, inner = split_axis(shape, a)
-    addrs = [_source_addr(lw, s) for s in srcs]
+    addrs = [source_addr(lw, s) for s in srcs]
     dsts, temps = [], []
     for r in op.results:
         if id(r) in lw.demanded:

@@ -15,7 +15,7 @@ from typing import List
 from mtiacc.codegen.context import Lowering
 from mtiacc.codegen.machine.mir import MBuilder, VReg
 from mtiacc.codegen.vector.nest import add_step, nest
-from mtiacc.codegen.tensor.reduce import _source_addr, scalar_load, scalar_store, split_axis
+from mtiacc.codegen.tensor.axes import scalar_load, scalar_store, source_addr, split_axis
 from mtiacc.codegen.arith.scalar_narrow import narrow, widen
 from mtiacc.codegen.vector.vloop import Src, VLoop, elem_bytes, emit_loop
 from mtiacc.diagnostics import CompileError
@@ -44,7 +44,7 @@ def lower_scan(lw: Lowering, op) -> None:
     elem = src.type.element_type
     esize = elem_bytes(elem)
     outer, R, inner = split_axis(shape, a)
-    src_addr = _source_addr(lw, src)
+    src_addr = source_addr(lw, src)
     dst = lw.alloc(op.result)
     row_bytes = R * inner * esize
     first = (R - 1) * inner * esize if reverse else 0

@@ -26,7 +26,7 @@ from typing import Callable, List, Sequence
 from mtiacc.codegen.context import Lowering
 from mtiacc.codegen.machine.mir import MBuilder, Mem, VMem, VReg
 from mtiacc.codegen.vector.nest import masked_element, nest
-from mtiacc.codegen.tensor.reduce import _source_addr, split_axis
+from mtiacc.codegen.tensor.axes import source_addr, split_axis
 from mtiacc.codegen.vector.vloop import elem_bytes, sew_of
 from mtiacc.diagnostics import CompileError
 from mtiacc.ir.sort_ops import GatherOp, HistogramOp, SortOp
@@ -204,7 +204,7 @@ def lower_sort(lw: Lowering, op: SortOp) -> None:
     esize = elem_bytes(op.src.type)
     numel, n, k, desc = op.src.type.numel, op.src.type.shape[-1], op.k, op.descending
     log_n, log_k = _log2(n), _log2(k)
-    src = _source_addr(lw, op.src)
+    src = source_addr(lw, op.src)
     res = lw.alloc(op.result).offset
     if k == n:
         _copy(lw.b, res, src, numel * esize)
@@ -243,8 +243,8 @@ def lower_gather(lw: Lowering, op: GatherOp) -> None:
     e, ie = elem_bytes(op.src.type), elem_bytes(op.index.type)
     outer, r_out, inner = split_axis(op.index.type.shape, a)
     _, r_src, _ = split_axis(op.src.type.shape, a)
-    src = _source_addr(lw, op.src)
-    idx = _source_addr(lw, op.index)
+    src = source_addr(lw, op.src)
+    idx = source_addr(lw, op.index)
     out = lw.alloc(op.result).offset
     wrap = b.li(r_src - 1, "wrap")
     if ie == 4:
@@ -310,8 +310,8 @@ def _gather_vector(lw: Lowering, op: GatherOp, src: int, idx: int, out: int, wra
 def lower_histogram(lw: Lowering, op: HistogramOp) -> None:
     b: MBuilder = lw.b
     nb, n = op.num_bins, op.src.type.numel
-    src = _source_addr(lw, op.src)
-    mask = _source_addr(lw, op.mask) if op.mask is not None else None
+    src = source_addr(lw, op.src)
+    mask = source_addr(lw, op.mask) if op.mask is not None else None
     res = lw.alloc(op.result).offset
     zero = b.li(res, "bins")
     cnt = b.li(nb * 4, "n")
