@@ -21,7 +21,7 @@ def test_products_are_ordered_by_creation_not_address():
 
 
 def test_assembly_is_identical_across_runs():
-    cmd = [sys.executable, "-m", "mtiacc.cli", str(ROOT / "tests/codegen/indexing/stride_kernels.py"), "--kernel",
+    cmd = [sys.executable, "-m", "mtiacc.cli", str(ROOT / "tests/codegen/memory/indexing/stride_kernels.py"), "--kernel",
            "strided_sum", "-D", "BLOCK=64", "--signature", "*fp32,*fp32,i32,i32", "--emit=asm"]
     outs = {subprocess.run(cmd, capture_output=True, text=True, check=True, cwd=ROOT,
                            env={**os.environ, "PYTHONHASHSEED": str(seed)}).stdout for seed in range(4)}

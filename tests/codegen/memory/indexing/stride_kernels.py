@@ -1,4 +1,4 @@
-"""Kernels for tests/codegen/indexing/test_runtime_stride.py: 1-D accesses with a run-time stride."""
+"""Kernels for tests/codegen/memory/indexing/test_runtime_stride.py: 1-D accesses with a run-time stride."""
 import triton
 import triton.language as tl
 

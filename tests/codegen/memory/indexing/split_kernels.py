@@ -1,4 +1,4 @@
-"""Kernels for tests/codegen/indexing/test_split_index.py: TorchInductor-style pointwise indexing with
+"""Kernels for tests/codegen/memory/indexing/test_split_index.py: TorchInductor-style pointwise indexing with
 ``%`` and ``//`` of the flat index (periodic, row-broadcast, row-strided and transposed accesses)."""
 import triton
 import triton.language as tl

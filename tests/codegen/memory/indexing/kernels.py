@@ -1,4 +1,4 @@
-"""Kernels for tests/codegen/indexing: loop-carried pointer blocks, Inductor-style loops."""
+"""Kernels for tests/codegen/memory/indexing: loop-carried pointer blocks, Inductor-style loops."""
 import triton
 import triton.language as tl
 

@@ -1,4 +1,4 @@
-"""Kernels for tests/codegen/indexing/test_while_ptrs.py: pointer blocks carried through `while` and `if`."""
+"""Kernels for tests/codegen/memory/indexing/test_while_ptrs.py: pointer blocks carried through `while` and `if`."""
 import triton
 import triton.language as tl
 
