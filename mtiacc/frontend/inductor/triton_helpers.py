@@ -1,6 +1,6 @@
 """TorchInductor's ``triton_helpers``, written for mtiacc from the helpers' documented behaviour.
 
-mtiacc reads this file like a module of the user's project (see mtiacc/frontend/inductor.py); it is
+mtiacc reads this file like a module of the user's project (see mtiacc/frontend/inductor/runtime.py); it is
 never imported by Python.
 """
 import triton

@@ -278,7 +278,7 @@ def test_tiles_against_numpy(tmp_path, kind, ynumel, xnumel, c, yblock, xblock):
 
 
 def test_transposed_store_moves_columns(tmp_path):
-    # 300 x 200 transposed in 32 x 4 tiles: each tile's load is 32 rows of 4 (ndblocks.py), its store
+    # 300 x 200 transposed in 32 x 4 tiles: each tile's load is 32 rows of 4 (memory/tiles.py), its store
     # 4 columns of 32 (was one transfer per element: 128)
     art = build("tile_split", "*fp32,*fp32,i32,i32", KIND=0, C=3, YN=256, XN=200, YBLOCK=32, XBLOCK=4)
     src = _fp32(np.random.default_rng(9), 256 * 200)
