@@ -140,3 +140,17 @@ def test_no_folder_over_15_modules():
     big = [f"{d.relative_to(ROOT)}: {n} modules" for d in sorted(folders)
            if (n := len([p for p in d.glob("*.py") if p.name != "__init__.py"])) > 15]
     assert not big, "\n".join(big)
+
+
+# Folders of strategies (one leaf per plan kind or per family of ops): a leaf imports the folder's shared
+# helpers and lower layers, never another leaf; the folder's __init__ is the hub that wires them.
+LEAF_FOLDERS = {"mtiacc.codegen.memory": {"common"}, "mtiacc.codegen.tensor": {"axes"}}
+
+
+@pytest.mark.parametrize("folder", sorted(LEAF_FOLDERS))
+def test_strategies_never_import_each_other(folder):
+    graph = import_graph()
+    helpers = {f"{folder}.{h}" for h in LEAF_FOLDERS[folder]}
+    bad = [f"{m} imports {d}" for m in sorted(graph) if m.startswith(folder + ".") and m not in helpers
+           for d in sorted(graph[m]) if d.startswith(folder + ".") and d not in helpers]
+    assert not bad, "\n".join(bad)
