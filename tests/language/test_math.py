@@ -76,7 +76,7 @@ def test_unary_math(fn):
 
 @pytest.mark.parametrize("fn", ["tl.sin", "tl.cos"])
 def test_sin_cos_large_arguments(fn):
-    """Payne-Hanek above 2**16: as accurate as for small arguments (more in test_math_more.py)."""
+    """Payne-Hanek above 2**16: as accurate as for small arguments (more in test_libdevice.py)."""
     rng = np.random.default_rng(5)
     x = np.concatenate([rng.uniform(-1e7, 1e7, 1024), rng.uniform(-3e38, 3e38, 512),
                         np.exp(rng.uniform(11, 88, 512))]).astype(np.float32)

@@ -21,7 +21,7 @@ f32, accurate over every finite f32 (see docs/language.md, "Math").  Argument re
   three exactly converted pieces and a 2Sum, then times pi/2 in two parts.  Bits of 2/pi beyond the
   window and below the second word change the fraction by < 2**-60, far below the smallest
   ``|x mod pi/2|`` of any f32 at or above 2**16 (2**-29.86 of a quadrant, from the continued fractions
-  of 2/pi * 2**k; tests/language/test_math_more.py checks it).  The large path runs only on strips that
+  of 2/pi * 2**k; tests/language/test_libdevice.py checks it).  The large path runs only on strips that
   hold such an element (one reduction and a branch test per strip), merged in where it applies.
 
 Polynomials on ``|r| <= pi/4`` (``z = rh*rh``): Taylor series for sin and cos, a
