@@ -22,7 +22,7 @@ from __future__ import annotations
 from contextlib import contextmanager
 from typing import List, Sequence
 
-from mtiacc.codegen.context import Lowering, Numbering
+from mtiacc.codegen.context import Lowering
 from mtiacc.codegen.vector.blocks import lower_fill
 from mtiacc.codegen.vector.lmem import Buffer
 from mtiacc.codegen.vector.vloop import Src, elem_bytes
@@ -40,7 +40,7 @@ TERMINATORS = (YieldOp, ConditionOp)
 def number(lw: Lowering, entry: Block) -> List:
     """Number every op in pre-order (``lw.order.pos``), with its enclosing region ops (``.anc``) and
     each region op's last nested position (``.ends``).  Returns the ops in that order."""
-    order = lw.order = Numbering()
+    order = lw.order
 
     def walk(block: Block, anc: tuple):
         for op in block.ops:

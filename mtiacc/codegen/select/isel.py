@@ -17,7 +17,7 @@ from mtiacc.codegen import mathlib, memory
 from mtiacc.codegen.context import SCALAR_BACKED, Lowering
 from mtiacc.codegen.machine.mir import Mem
 from mtiacc.codegen import control
-from mtiacc.codegen.select.table import applies, pattern_for
+from mtiacc.codegen.select.table import Pattern, applies, pattern_for
 from mtiacc.codegen.tensor import ndblocks
 from mtiacc.diagnostics import CompileError
 from mtiacc.ir import ops as O
@@ -27,8 +27,9 @@ from mtiacc.ir.types import FloatType, IntType
 from mtiacc.target import Target
 
 
-def readers(lw: Lowering, ops: List[Operation]) -> Dict[int, int]:
-    """Which block values get materialized (``lw.demanded``), and the index of the last op reading each."""
+def readers(lw: Lowering, ops: List[Operation], rows: Dict[int, Pattern]) -> Dict[int, int]:
+    """Which block values get materialized (``lw.demanded``), and the index of the last op reading each
+    (``rows``: each op's pattern)."""
     last: Dict[int, int] = {}
     demanded: Set[int] = lw.demanded
 
@@ -43,7 +44,7 @@ def readers(lw: Lowering, ops: List[Operation]) -> Dict[int, int]:
 
     for i in reversed(range(len(ops))):
         op = ops[i]
-        row = pattern_for(op)
+        row = rows[id(op)]
         if not applies(row.reads_when, op, demanded):
             continue
         if ndblocks.is_alias(op) and id(op.results[0]) in demanded:
@@ -64,11 +65,14 @@ class Selector:
         self.lw.emit = self.emit
         self.lw.release = self.release
         self.frees: Dict[int, List[int]] = {}
+        self.rows: Dict[int, Pattern] = {}  # id(op) -> its row of the pattern table, found once
 
     def run(self) -> Lowering:
         lw, b = self.lw, self.lw.b
         ops = list(lw.func.entry.ops)
-        last_read = readers(lw, control.number(lw, lw.func.entry))  # regions in pre-order
+        flat = control.number(lw, lw.func.entry)  # regions in pre-order
+        self.rows = {id(op): pattern_for(op) for op in flat}
+        last_read = readers(lw, flat, self.rows)
         for key, i in last_read.items():
             self.frees.setdefault(i, []).append(key)
         b.loc = lw.func.loc
@@ -89,7 +93,7 @@ class Selector:
         if lw.dma.pending_in and not self.leaves_local_memory_alone(op):
             lw.b("mtia.dma.wait", comment="loads above complete before their data is read")
             lw.dma.pending_in = False
-        row = pattern_for(op)
+        row = self.rows[id(op)]
         try:
             if applies(row.lower_when, op, lw.demanded):
                 row.lower(lw, op)

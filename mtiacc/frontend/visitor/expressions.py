@@ -168,17 +168,7 @@ def subscript(ctx, node: ast.Subscript):
 
 def sequence(ctx, node):
     """``(a, b)``, ``[a, b]``: a tuple; ``(*t, 1)`` spreads the tuple ``t`` known at compile time."""
-    out = []
-    for e in node.elts:
-        if isinstance(e, ast.Starred):
-            v = ctx.visit(e.value)
-            if not isinstance(v, (tuple, list)):
-                raise CompileError(f"`*` unpacking needs a tuple known at compile time, got {describe(v)}",
-                                   ctx.src.loc(e))
-            out.extend(v)
-        else:
-            out.append(ctx.visit(e))
-    return tuple(out)
+    return tuple(functions.visit_spread(ctx, node.elts))
 
 
 HANDLERS = {

@@ -147,21 +147,28 @@ def call(ctx, callee, node: ast.Call):
     return call_values(ctx, callee, args, kwargs)
 
 
-def call_arguments(ctx, node: ast.Call):
-    """The lowered positional and keyword arguments of ``node``, with ``*t`` (``t`` a tuple known at
-    compile time: a tuple expression, a helper's ``return a, b``, ``tl.split(x)``, ``x.shape``) spread
-    into the positional ones and ``**d`` (a dict of constants and values: ``**{"k": 1}``) into the
-    keyword ones, as Python does.  Every call in a kernel takes its arguments from here."""
-    args = []
-    for x in node.args:
+def visit_spread(ctx, nodes) -> list:
+    """The lowered values of ``nodes`` (call arguments, tuple elements), each ``*t`` (``t`` a tuple known
+    at compile time) spread in place."""
+    out = []
+    for x in nodes:
         if isinstance(x, ast.Starred):
             v = ctx.visit(x.value)
             if not isinstance(v, (tuple, list)):
                 raise CompileError(f"`*` unpacking needs a tuple known at compile time, got {describe(v)}",
                                    ctx.src.loc(x))
-            args.extend(v)
+            out.extend(v)
         else:
-            args.append(ctx.visit(x))
+            out.append(ctx.visit(x))
+    return out
+
+
+def call_arguments(ctx, node: ast.Call):
+    """The lowered positional and keyword arguments of ``node``, with ``*t`` (``t`` a tuple known at
+    compile time: a tuple expression, a helper's ``return a, b``, ``tl.split(x)``, ``x.shape``) spread
+    into the positional ones and ``**d`` (a dict of constants and values: ``**{"k": 1}``) into the
+    keyword ones, as Python does.  Every call in a kernel takes its arguments from here."""
+    args = visit_spread(ctx, node.args)
     kwargs = {}
     for k in node.keywords:
         if k.arg is not None:
