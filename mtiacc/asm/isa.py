@@ -38,11 +38,11 @@ FIXED_FIELDS: Dict[str, Tuple[int, int]] = {
 }
 
 LOAD, LOAD_FP, CUSTOM_0, OP_IMM, AUIPC, OP_IMM_32 = 0b0000011, 0b0000111, 0b0001011, 0b0010011, 0b0010111, 0b0011011
-STORE, STORE_FP, OP, LUI, OP_32 = 0b0100011, 0b0100111, 0b0110011, 0b0110111, 0b0111011
+STORE, STORE_FP, CUSTOM_1, OP, LUI, OP_32 = 0b0100011, 0b0100111, 0b0101011, 0b0110011, 0b0110111, 0b0111011
 MADD, MSUB, NMSUB, NMADD, OP_FP, OP_V = 0b1000011, 0b1000111, 0b1001011, 0b1001111, 0b1010011, 0b1010111
 BRANCH, JALR, JAL, SYSTEM = 0b1100011, 0b1100111, 0b1101111, 0b1110011
 
-OPCODE_NAMES = {LOAD: "LOAD", LOAD_FP: "LOAD-FP", CUSTOM_0: "custom-0", OP_IMM: "OP-IMM", AUIPC: "AUIPC",
+OPCODE_NAMES = {LOAD: "LOAD", LOAD_FP: "LOAD-FP", CUSTOM_0: "custom-0", CUSTOM_1: "custom-1", OP_IMM: "OP-IMM", AUIPC: "AUIPC",
                 OP_IMM_32: "OP-IMM-32", STORE: "STORE", STORE_FP: "STORE-FP", OP: "OP", LUI: "LUI", OP_32: "OP-32",
                 MADD: "MADD", MSUB: "MSUB", NMSUB: "NMSUB", NMADD: "NMADD", OP_FP: "OP-FP", OP_V: "OP-V",
                 BRANCH: "BRANCH", JALR: "JALR", JAL: "JAL", SYSTEM: "SYSTEM"}
@@ -66,8 +66,8 @@ FORMATS: Dict[str, Tuple[Dict[str, int], str]] = {
 TIMING_CLASSES = ("IntALU", "IntMul", "IntDiv", "Branch", "Jump", "Load", "Store", "FPU", "FDiv", "FCvt", "System",
                   "DPU", "DDiv",
                   "VSet", "VALU", "VMul", "VDiv", "VFALU", "VFDiv", "VMask", "VPerm", "VRed", "VLoad", "VStore",
-                  "Custom", "DMA")
-UNITS = ("scalar", "vector", "dma", "custom")
+                  "Custom", "DMA", "DPE", "DPEWait")
+UNITS = ("scalar", "vector", "dma", "custom", "dpe")
 ACCESS = ("", "r", "w", "rw")
 
 # Effects beyond the operands (LLVM's mayLoad, mayStore, hasSideEffects, Uses = [VL, VTYPE] ...).
@@ -81,6 +81,8 @@ EFFECTS = {
     "branch": "jumps to its target when the condition holds",
     "jump": "jumps",
     "trap": "enters the environment",
+    "engine": "commands the matrix engine (DPE) or waits for it (kept in order with each other and with memory "
+              "accesses)",
 }
 # the effects a timing class implies; every vector-unit instruction but vsetvli also reads vl and vtype
 _TIMING_EFFECTS = {"Load": "load", "VLoad": "load", "Store": "store", "VStore": "store", "Branch": "branch",
@@ -121,7 +123,9 @@ SEM_FAMILIES: Dict[str, Tuple[str, ...]] = {
     "vid": ("vid",), "vcvt": ("f.x", "f.xu", "x.f", "xu.f", "rtz.x.f", "rtz.xu.f"), "vfunary": ("sqrt",),
     "vmask": ("and", "or", "xor", "nand", "andn", "orn", "nor", "xnor"),
     "vred": ("sum", "max", "maxu", "min", "minu", "and", "or", "xor"), "vfred": ("usum", "osum", "max", "min"),
-    "dma": ("in", "out"), "dma_wait": ("wait",), "pid": ("pid",), "nprogs": ("nprogs",),
+    "dma": ("in", "out", "in2d", "out2d"), "dma_cfg": ("cfg",), "dma_wait": ("wait",),
+    # the matrix engine (mtiasim/semantics/dpe.py)
+    "dpe": ("cfg", "ldw", "mm", "zero", "accld", "accst"), "dpe_wait": ("wait",), "pid": ("pid",), "nprogs": ("nprogs",),
     # widening / narrowing conversions and the high multiplies (mtiasim/semantics/convert_debug.py)
     "vext": ("z2", "s2", "z4", "s4", "z8", "s8"), "vnarrow": ("srl", "sra"), "vmulhx": ("mulhu", "mulhsu"),
     "vfwcvt": ("f.f", "f.x", "f.xu", "x.f", "xu.f", "rtz.x.f", "rtz.xu.f"),
@@ -451,12 +455,48 @@ MTIA = [
       opcode=CUSTOM_0, funct3=5, rd=0),
     _("mtia.flush", "I", "", "Custom", "debug flush", unit="custom", effects="io", opcode=CUSTOM_0, funct3=6,
       rd=0, rs1=0, imm12=0),
+    # 2-D DMA: rows of x[rs2] bytes; the row count and both row strides come from the DMA configuration registers
+    # (mtia.dma.cfg: 0 rows, 1 DRAM row stride in bytes, 2 local row stride in bytes), which keep their values
+    _("mtia.dma.in2d", "R", "xd:r, xs1, xs2", "DMA", "dma in2d", unit="dma", effects="dma store",
+      opcode=CUSTOM_0, funct3=0, funct7=2),
+    _("mtia.dma.out2d", "R", "xd:r, xs1, xs2", "DMA", "dma out2d", unit="dma", effects="dma load",
+      opcode=CUSTOM_0, funct3=0, funct7=3),
+    _("mtia.dma.cfg", "I", "xs1, creg", "Custom", "dma_cfg cfg", unit="dma", effects="dma", opcode=CUSTOM_0,
+      funct3=7, rd=0),
+]
+
+# The matrix engine (custom-1). Its configuration registers (mtia.dpe.cfg xs1, N: register N = x[rs1]): 0 the input
+# type (0 fp16, 1 bf16, 2 int8), 1 the weight tile's row stride in bytes, 2 the streamed rows' stride in bytes,
+# 3 the accumulator rows' local-memory stride in bytes (acc.ld / acc.st), 4 the tile width N (1..32 columns),
+# 5 transpose the weight tile on its way in (0 / 1). Accumulator rows are 32 fp32 (int32 for int8) values.
+DPE = [
+    _("mtia.dpe.cfg", "I", "xs1, creg", "DPE", "dpe cfg", unit="dpe", effects="engine", opcode=CUSTOM_1,
+      funct3=0, rd=0),
+    # cache the weight tile: x[rs2] rows (K, 1..32) of N elements from local memory x[rs1]
+    _("mtia.dpe.ldw", "R", "xs1, xs2", "DPE", "dpe ldw", unit="dpe", effects="engine load", opcode=CUSTOM_1,
+      funct3=1, funct7=0, rd=0),
+    # stream x[rs2] rows of K elements from local memory x[rs1]; accumulator rows x[rd].. += rows @ weight tile
+    _("mtia.dpe.mm", "R", "xd:r, xs1, xs2", "DPE", "dpe mm", unit="dpe", effects="engine load", opcode=CUSTOM_1,
+      funct3=1, funct7=1),
+    # clear accumulator rows x[rs1] .. x[rs1] + x[rs2]
+    _("mtia.dpe.zero", "R", "xs1, xs2", "DPE", "dpe zero", unit="dpe", effects="engine", opcode=CUSTOM_1,
+      funct3=1, funct7=2, rd=0),
+    # accumulator rows from x[rd], x[rs2] of them, from local memory x[rs1] (fp32 / int32)
+    _("mtia.dpe.acc.ld", "R", "xd:r, xs1, xs2", "DPE", "dpe accld", unit="dpe", effects="engine load",
+      opcode=CUSTOM_1, funct3=1, funct7=3),
+    # x[rs2] accumulator rows from x[rs1] to local memory x[rd] (fp32 / int32)
+    _("mtia.dpe.acc.st", "R", "xd:r, xs1, xs2", "DPE", "dpe accst", unit="dpe", effects="engine store",
+      opcode=CUSTOM_1, funct3=1, funct7=4),
+    # stall until every command this PE gave the engine has completed
+    _("mtia.dpe.wait", "I", "", "DPEWait", "dpe_wait wait", unit="dpe", effects="engine", opcode=CUSTOM_1,
+      funct3=2, rd=0, rs1=0, imm12=0),
 ]
 
 EXTENSIONS = [("RV64I", "RV64I base integer", RV64I), ("M", "M: integer multiply and divide", RV64M),
               ("F", "F: single-precision floating point", RV64F),
               ("D", "D: double-precision floating point", RV64D), ("V", "V: vectors (RVV 1.0 subset)", RVV),
-              ("MTIA", "MTIA custom instructions (custom-0)", MTIA)]
+              ("MTIA", "MTIA custom instructions (custom-0)", MTIA),
+              ("DPE", "MTIA matrix engine (custom-1)", DPE)]
 
 
 # --------------------------------------------------------------------------------------------------------------

@@ -159,8 +159,28 @@ def semantics(spec: InstrSpec) -> str:
         what = {"usum": "sum (any order)", "osum": "sum (in element order)"}.get(op, op)
         return f"vd[0] = {what} of vs1[0] and the active vs2[i]"
     if fam == "dma":
-        src, dst = ("DRAM x[rs1]", "local memory x[rd]") if op == "in" else ("local memory x[rs1]", "DRAM x[rd]")
+        inbound = op.startswith("in")
+        src, dst = ("DRAM x[rs1]", "local memory x[rd]") if inbound else ("local memory x[rs1]", "DRAM x[rd]")
+        if op.endswith("2d"):
+            return (f"copy dma.rows rows of x[rs2] bytes from {src} to {dst} (row strides dma.dram_stride and "
+                    f"dma.local_stride), asynchronously (rd is read, not written)")
         return f"copy x[rs2] bytes from {src} to {dst}, asynchronously (rd is read, not written)"
+    if fam == "dma_cfg":
+        return "DMA configuration register imm = x[rs1] (0 dma.rows, 1 dma.dram_stride, 2 dma.local_stride)"
+    if fam == "dpe":
+        return {
+            "cfg": "matrix-engine configuration register imm = x[rs1] (0 input type: 0 fp16, 1 bf16, 2 int8; "
+                   "1 weight row stride; 2 streamed row stride; 3 accumulator row stride in local memory; "
+                   "4 tile width N (1..32); 5 transpose the weight tile on load)",
+            "ldw": "cache the weight tile W: x[rs2] rows (K <= 32) of N elements from local memory x[rs1]",
+            "mm": "acc[x[rd] + i] += row_i @ W for the x[rs2] rows of K elements streamed from local memory x[rs1] "
+                  "(asynchronous; rd is read, not written)",
+            "zero": "acc[x[rs1] .. x[rs1] + x[rs2]) = 0",
+            "accld": "acc[x[rd] + i] = the x[rs2] rows of N fp32 / int32 values at local memory x[rs1]",
+            "accst": "the x[rs2] accumulator rows from acc[x[rs1]] to local memory x[rd] (N fp32 / int32 values each)",
+        }[op]
+    if fam == "dpe_wait":
+        return "stall until every command this PE gave the matrix engine has completed"
     if fam == "vext":
         return f"vd[i] = {'sign' if op[0] == 's' else 'zero'}-extend(vs2[i]) (source EEW = SEW/{op[1]})"
     if fam == "vnarrow":

@@ -673,5 +673,6 @@ KINDS: Dict[str, Kind] = {
     "vtypei11": VType(11), "vtypei10": VType(10),
     "rm": RoundingMode(),
     "axis": Imm("imm", "axis", _I12, 12, False, lo=0, hi=2),
+    "creg": Imm("imm", "creg", _I12, 12, False, lo=0, hi=7),
     "imm64": LiImm(),
 }

@@ -93,9 +93,12 @@ addi fp, s0, -0x800
 def _gnu_insn(spec, vals):
     """binutils cannot assemble the MTIA custom instructions: spell them with `.insn`."""
     fixed = dict(spec.fixed)
+    opcode = {isa.CUSTOM_0: "CUSTOM_0", isa.CUSTOM_1: "CUSTOM_1"}[fixed["opcode"]]
     if spec.format == "R":
-        return f".insn r CUSTOM_0, {fixed['funct3']}, {fixed['funct7']}, x{vals['rd']}, x{vals['rs1']}, x{vals['rs2']}"
-    return f".insn i CUSTOM_0, {fixed['funct3']}, x{vals.get('rd', 0)}, x{vals.get('rs1', 0)}, {vals.get('imm', 0)}"
+        rd = vals.get("rd", fixed.get("rd", 0))
+        return (f".insn r {opcode}, {fixed['funct3']}, {fixed['funct7']}, x{rd}, x{vals['rs1']}, "
+                f"x{vals['rs2']}")
+    return f".insn i {opcode}, {fixed['funct3']}, x{vals.get('rd', 0)}, x{vals.get('rs1', 0)}, {vals.get('imm', 0)}"
 
 
 def _program():
@@ -105,7 +108,7 @@ def _program():
         for vals in sample_operands(spec, n=3):
             text = instruction_text(decode(encode(spec, **vals)), pc, aliases=False)
             ours.append(text)
-            gnu.append(_gnu_insn(spec, vals) if spec.extension == "MTIA" else text)
+            gnu.append(_gnu_insn(spec, vals) if spec.extension in ("MTIA", "DPE") else text)
             pc += 4
     for v in LI_VALUES:
         ours.append(f"li a0, {v}")
@@ -161,7 +164,7 @@ def test_objdump_decodes_our_elf(tmp_path):
     mnemonics = [cols[2].strip() for cols in dumped if len(cols) > 2]
     assert len(mnemonics) == len(isa.INSTRUCTIONS)
     for spec, mnemonic in zip(isa.INSTRUCTIONS, mnemonics):
-        if spec.extension == "MTIA":
+        if spec.extension in ("MTIA", "DPE"):
             assert mnemonic == ".4byte", (spec.name, mnemonic)
         else:
             assert mnemonic == spec.name, (spec.name, mnemonic)

@@ -7,7 +7,8 @@ from mtiacc.asm import isa, isadoc
 from mtiacc.asm.pseudo import PSEUDOS, lookup
 
 # (mnemonic prefix, operand kind, access) of every row whose access is not its kind's
-EXCEPTIONS = {("mtia.dma.in", "xd", "r"), ("mtia.dma.out", "xd", "r"),
+EXCEPTIONS = {*{(n, "xd", "r") for n in ("mtia.dma.in", "mtia.dma.out", "mtia.dma.in2d", "mtia.dma.out2d",
+                                        "mtia.dpe.mm", "mtia.dpe.acc.ld", "mtia.dpe.acc.st")},
               *{(f"{op}.{form}", "vd", "rw") for op in ("vfmacc", "vfnmacc", "vfmsac", "vfnmsac")
                 for form in ("vv", "vf")}}
 
@@ -45,14 +46,17 @@ def test_register_operands_name_each_register_once_in_operand_order():
 def test_effects_follow_the_timing_class_and_unit():
     for s in isa.INSTRUCTIONS:
         assert s.effects <= isa.EFFECTS.keys(), s.name
-        assert ("load" in s.effects) == (s.timing in ("Load", "VLoad") or s.name in ("mtia.dma.out", "mtia.print",
-                                                                                      "mtia.assert")), s.name
-        assert ("store" in s.effects) == (s.timing in ("Store", "VStore") or s.name == "mtia.dma.in"), s.name
+        assert ("load" in s.effects) == (s.timing in ("Load", "VLoad") or s.name in (
+            "mtia.dma.out", "mtia.dma.out2d", "mtia.print", "mtia.assert", "mtia.dpe.ldw", "mtia.dpe.mm",
+            "mtia.dpe.acc.ld")), s.name
+        assert ("store" in s.effects) == (s.timing in ("Store", "VStore") or s.name in (
+            "mtia.dma.in", "mtia.dma.in2d", "mtia.dpe.acc.st")), s.name
         assert ("branch" in s.effects) == (s.format == "B"), s.name
         assert ("jump" in s.effects) == (s.name in ("jal", "jalr")), s.name
         assert ("setvl" in s.effects) == (s.sem_family == "vsetvli"), s.name
         assert ("vtype" in s.effects) == (s.unit == "vector" and s.sem_family != "vsetvli"), s.name
         assert ("dma" in s.effects) == (s.unit == "dma"), s.name
+        assert ("engine" in s.effects) == (s.unit == "dpe"), s.name
         assert ("io" in s.effects) == (s.sem_family == "debug"), s.name
         assert ("trap" in s.effects) == (s.sem_family == "system"), s.name
 
