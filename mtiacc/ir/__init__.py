@@ -5,3 +5,4 @@ from mtiacc.ir import fused  # noqa: F401  (tt.fused_elementwise, tt.fused_yield
 from mtiacc.ir import debug_ops  # noqa: F401  (tt.print, tt.assert)
 from mtiacc.ir import sort_ops  # noqa: F401  (tt.sort, tt.gather, tt.histogram)
 from mtiacc.ir import join_split_ops  # noqa: F401  (tt.join, tt.split, tt.cat, tt.flip)
+from mtiacc.ir import dot_ops  # noqa: F401  (tt.dot)

@@ -1,0 +1,90 @@
+"""The matrix product ``tt.dot`` (``tl.dot``, ``a @ b``).
+
+``tt.dot %a, %b, %acc`` is ``a @ b + acc`` over the last two dimensions: ``a`` is ``[B,] M x K``, ``b`` is
+``[B,] K x N`` and ``acc`` (which is also the result type: Triton's ``out_dtype``) ``[B,] M x N``; a leading batch
+dimension ``B``, when present, is the same on all three.  ``tl.dot`` without ``acc`` passes a block of zeros.
+
+The operand and accumulator element types Triton accepts:
+
+* ``f16`` or ``bf16`` operands (both the same), ``f32`` accumulator (``f16`` operands also accumulate in ``f16``);
+* 8-bit float operands (any two of the fp8 formats), ``f32`` or ``f16`` accumulator;
+* ``i8`` operands, ``i32`` accumulator; ``u8`` operands, ``u32`` or ``i32`` accumulator;
+* ``f32`` operands, ``f32`` accumulator, with ``input_precision`` ``ieee`` (exact products), ``tf32`` or ``tf32x3``
+  (what these mean on this machine: ``docs/language.md``); ``f64`` operands with ``f64`` accumulator (``ieee``).
+
+``max_num_imprecise_acc`` is kept as Triton's hint (this machine always accumulates in the accumulator type).
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+from mtiacc.ir.core import BlockLike, Operation, Pure, Value, attribute, operand, result
+from mtiacc.ir.types import FloatType, IntType, Type
+
+INPUT_PRECISIONS = ("ieee", "tf32", "tf32x3")
+
+
+def _kind(t: Type) -> str:
+    if isinstance(t, FloatType):
+        return "fp8" if t.is_fp8 else t.kind
+    if isinstance(t, IntType) and t.width == 8:
+        return "i8" if t.signed else "u8"
+    return str(t)
+
+
+# operand kind -> the accumulator types allowed with it
+ACCUMULATORS = {"f16": ("f32", "f16"), "bf16": ("f32",), "fp8": ("f32", "f16"), "i8": ("i32",),
+                "u8": ("u32", "i32"), "f32": ("f32",), "f64": ("f64",)}
+
+
+class DotOp(Operation):
+    """``a @ b + acc`` (2-D, or batched 3-D)."""
+
+    name = "tt.dot"
+    a = operand(BlockLike)
+    b = operand(BlockLike)
+    acc = operand(BlockLike)
+    result = result(BlockLike)
+    input_precision = attribute(str, optional=True)
+    max_num_imprecise_acc = attribute(int, optional=True)
+    traits = frozenset({Pure})
+
+    @classmethod
+    def get(cls, a: Value, b: Value, acc: Value, input_precision: Optional[str] = None,
+            max_num_imprecise_acc: Optional[int] = None, loc=None):
+        attrs = {}
+        if input_precision is not None:
+            attrs["input_precision"] = input_precision
+        if max_num_imprecise_acc is not None:
+            attrs["max_num_imprecise_acc"] = max_num_imprecise_acc
+        return cls([a, b, acc], [acc.type], attrs, loc=loc)
+
+    @property
+    def shape(self):
+        """``(batch, M, N, K)``; batch is 1 for a 2-D dot."""
+        sa, sb = self.a.type.shape, self.b.type.shape
+        return (sa[0] if len(sa) == 3 else 1, sa[-2], sb[-1], sa[-1])
+
+    def verify_(self):
+        sa, sb, sc = self.a.type.shape, self.b.type.shape, self.acc.type.shape
+        if len(sa) not in (2, 3) or len(sb) != len(sa) or len(sc) != len(sa):
+            self._fail(f"operands must all be 2-D or all 3-D, got {self.a.type}, {self.b.type}, {self.acc.type}")
+        if sa[-1] != sb[-2]:
+            self._fail(f"the inner dimensions differ: {self.a.type} @ {self.b.type}")
+        if tuple(sc[-2:]) != (sa[-2], sb[-1]) or (len(sa) == 3 and not sa[0] == sb[0] == sc[0]):
+            self._fail(f"accumulator {self.acc.type} does not fit {self.a.type} @ {self.b.type}")
+        if self.result.type != self.acc.type:
+            self._fail("the result must have the accumulator's type")
+        ka, kb = _kind(self.a.type.element_type), _kind(self.b.type.element_type)
+        if ka != kb or ka not in ACCUMULATORS:
+            self._fail(f"unsupported operand types {self.a.type.element_type} and {self.b.type.element_type}")
+        if ka != "fp8" and self.a.type.element_type != self.b.type.element_type:
+            self._fail(f"operand types differ: {self.a.type.element_type} and {self.b.type.element_type}")
+        acc = str(self.acc.type.element_type)
+        if acc not in ACCUMULATORS[ka]:
+            self._fail(f"{ka} operands cannot accumulate in {acc} (allowed: {', '.join(ACCUMULATORS[ka])})")
+        p = self.input_precision
+        if p is not None and p not in INPUT_PRECISIONS:
+            self._fail(f"unknown input_precision '{p}' (expected one of {', '.join(INPUT_PRECISIONS)})")
+        if p not in (None, "ieee") and ka != "f32":
+            self._fail(f"input_precision '{p}' applies to f32 operands only")
