@@ -169,7 +169,7 @@ def semantics(spec: InstrSpec) -> str:
         return "DMA configuration register imm = x[rs1] (0 dma.rows, 1 dma.dram_stride, 2 dma.local_stride)"
     if fam == "dpe":
         return {
-            "cfg": "matrix-engine configuration register imm = x[rs1] (0 input type: 0 fp16, 1 bf16, 2 int8; "
+            "cfg": "matrix-engine configuration register imm = x[rs1] (0 input type: 0 fp16, 1 bf16, 2 int8, 3 uint8; "
                    "1 weight row stride; 2 streamed row stride; 3 accumulator row stride in local memory; "
                    "4 tile width N (1..32); 5 transpose the weight tile on load)",
             "ldw": "cache the weight tile W: x[rs2] rows (K <= 32) of N elements from local memory x[rs1]",
