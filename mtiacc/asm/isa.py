@@ -42,7 +42,8 @@ STORE, STORE_FP, CUSTOM_1, OP, LUI, OP_32 = 0b0100011, 0b0100111, 0b0101011, 0b0
 MADD, MSUB, NMSUB, NMADD, OP_FP, OP_V = 0b1000011, 0b1000111, 0b1001011, 0b1001111, 0b1010011, 0b1010111
 BRANCH, JALR, JAL, SYSTEM = 0b1100011, 0b1100111, 0b1101111, 0b1110011
 
-OPCODE_NAMES = {LOAD: "LOAD", LOAD_FP: "LOAD-FP", CUSTOM_0: "custom-0", CUSTOM_1: "custom-1", OP_IMM: "OP-IMM", AUIPC: "AUIPC",
+OPCODE_NAMES = {LOAD: "LOAD", LOAD_FP: "LOAD-FP", CUSTOM_0: "custom-0", CUSTOM_1: "custom-1", OP_IMM: "OP-IMM",
+                AUIPC: "AUIPC",
                 OP_IMM_32: "OP-IMM-32", STORE: "STORE", STORE_FP: "STORE-FP", OP: "OP", LUI: "LUI", OP_32: "OP-32",
                 MADD: "MADD", MSUB: "MSUB", NMSUB: "NMSUB", NMADD: "NMADD", OP_FP: "OP-FP", OP_V: "OP-V",
                 BRANCH: "BRANCH", JALR: "JALR", JAL: "JAL", SYSTEM: "SYSTEM"}
@@ -125,7 +126,8 @@ SEM_FAMILIES: Dict[str, Tuple[str, ...]] = {
     "vred": ("sum", "max", "maxu", "min", "minu", "and", "or", "xor"), "vfred": ("usum", "osum", "max", "min"),
     "dma": ("in", "out", "in2d", "out2d"), "dma_cfg": ("cfg",), "dma_wait": ("wait",),
     # the matrix engine (mtiasim/semantics/dpe.py)
-    "dpe": ("cfg", "ldw", "mm", "zero", "accld", "accst"), "dpe_wait": ("wait",), "pid": ("pid",), "nprogs": ("nprogs",),
+    "dpe": ("cfg", "ldw", "mm", "zero", "accld", "accst"), "dpe_wait": ("wait",),
+    "pid": ("pid",), "nprogs": ("nprogs",),
     # widening / narrowing conversions and the high multiplies (mtiasim/semantics/convert_debug.py)
     "vext": ("z2", "s2", "z4", "s4", "z8", "s8"), "vnarrow": ("srl", "sra"), "vmulhx": ("mulhu", "mulhsu"),
     "vfwcvt": ("f.f", "f.x", "f.xu", "x.f", "xu.f", "rtz.x.f", "rtz.xu.f"),
