@@ -39,6 +39,11 @@ bench: install
 bench-passes: install
 	$(PY) benchmarks/bench_passes.py --out docs/passes.md
 
+# GEMMs on the matrix engine: % of the DPE peak, % of the roofline, against the hand-written kernel
+.PHONY: bench-gemm
+bench-gemm: install
+	$(PY) benchmarks/bench_gemm.py $(if $(QUICK),--quick)
+
 .PHONY: bench-sim bench-micro
 bench-sim: install
 	$(PY) benchmarks/bench_sim.py
