@@ -92,59 +92,62 @@ class DpeTiming:
         ``vf``) with parameters ``p`` (:func:`params`); returns its issue times ``[G]`` (after a full queue)."""
         self.used = True
         idx = group_slots(g, self.P)
-        qi = self.cnt[idx] % self.depth
+        ix = g if g.__class__ is slice else idx       # 1-D state: a view for the whole wave
+        qi = self.cnt[ix] % self.depth
         t2 = np.maximum(t, self.q[qi, idx])
-        base = np.maximum(np.maximum(t2, vf), self.prev[idx])
+        base = np.maximum(np.maximum(t2, vf), self.prev[ix])
         if op == "cfg":
             start = fin = base
         elif op == "ldw":
-            a = 1 - self.active[idx]
-            start = np.maximum(np.maximum(base, self.wlfree[idx]), self.send[a, idx])
+            a = 1 - self.active[ix]
+            start = np.maximum(np.maximum(base, self.wlfree[ix]), self.send[a, idx])
             fin = end = start + self.wlc
-            self.wlfree[idx] = end
+            self.wlfree[ix] = end
             self.ready[a, idx] = end
-            self.active[idx] = a
+            self.active[ix] = a
         elif op == "mm":
-            a = self.active[idx]
-            last = self.last[idx]
-            pf = self.sfree[idx] + np.where((last >= 0) & (last != a), self.switch, 0.0)
-            start = np.maximum(np.maximum(base, pf), np.maximum(self.ready[a, idx], self.accfree[idx]))
+            a = self.active[ix]
+            last = self.last[ix]
+            pf = self.sfree[ix] + self.switch * ((last >= 0) & (last != a))
+            start = np.maximum(np.maximum(base, pf), np.maximum(self.ready[a, idx], self.accfree[ix]))
             occ = p["occ"]
             end = start + occ
-            self.sfree[idx] = end
+            self.sfree[ix] = end
             self.send[a, idx] = end
-            self.last[idx] = a
+            self.last[ix] = a
             fin = end + self.lat
-            self.mmdone[idx] = np.maximum(self.mmdone[idx], fin)
-            self.busy[idx] += occ
-            self.macs[idx] += p["macs"]
-            self.mmin[idx] += p["mmin"]
+            self.mmdone[ix] = np.maximum(self.mmdone[ix], fin)
+            self.busy[ix] += occ
+            self.macs[ix] += p["macs"]
+            self.mmin[ix] += p["mmin"]
             if self.rec is not None:
                 self.rec.vector(g, start, end, occ)
         else:
-            start = np.maximum(base, np.maximum(self.mmdone[idx], self.accfree[idx]))
+            start = np.maximum(base, np.maximum(self.mmdone[ix], self.accfree[ix]))
             fin = end = start + p["occ"]
-            self.accfree[idx] = end
+            self.accfree[ix] = end
             if self.rec is not None:
                 self.rec.vector(g, start, end, p["occ"])
-        self.done[idx] = np.maximum(self.done[idx], fin)
-        self.prev[idx] = start
+        self.done[ix] = np.maximum(self.done[ix], fin)
+        self.prev[ix] = start
         self.q[qi, idx] = start
-        self.cnt[idx] += 1
+        self.cnt[ix] += 1
         if "lo" in p:
-            self._remember(idx, p["lo"], p["hi"], end, op == "accst")
+            self._remember(ix, idx, p["lo"], p["hi"], end, op == "accst")
         return t2
 
-    def _remember(self, idx, lo, hi, end, write: bool):
-        k = self.hcnt[idx] % HAZARDS
-        old, was_w = self.hend[k, idx], self.hw[k, idx]
-        self.floor_w[idx] = np.where(was_w, np.maximum(self.floor_w[idx], old), self.floor_w[idx])
-        self.floor_r[idx] = np.where(was_w, self.floor_r[idx], np.maximum(self.floor_r[idx], old))
-        self.hlo[k, idx] = lo
-        self.hhi[k, idx] = hi
-        self.hend[k, idx] = np.where(hi > lo, end, _NEG)
-        self.hw[k, idx] = write
-        self.hcnt[idx] += 1
+    def _remember(self, ix, idx, lo, hi, end, write: bool):
+        h = self.hcnt[ix]
+        h0 = int(h[0])
+        k, cols = (h0 % HAZARDS, ix) if (h == h0).all() else (h % HAZARDS, idx)   # one ring row: views
+        old, was_w = self.hend[k, cols], self.hw[k, cols]
+        self.floor_w[ix] = np.where(was_w, np.maximum(self.floor_w[ix], old), self.floor_w[ix])
+        self.floor_r[ix] = np.where(was_w, self.floor_r[ix], np.maximum(self.floor_r[ix], old))
+        self.hlo[k, cols] = lo
+        self.hhi[k, cols] = hi
+        self.hend[k, cols] = np.where(hi > lo, end, _NEG)
+        self.hw[k, cols] = write
+        self.hcnt[ix] += 1
 
     def hazard(self, g, lo, hi, inbound: bool):
         """``[G]``: the time before which a DMA touching local bytes ``[lo, hi)`` must not start (``-inf``: none)."""
