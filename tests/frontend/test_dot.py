@@ -232,7 +232,8 @@ def test_operand_type_errors(kernels, a, b, message):
                                        "type tensor<16x32xf32>"),
     ("0.0", "tl.dot: acc must be a block of the result's shape [16, 16], got the constant 0.0"),
     ("tl.zeros((16, 16), tl.float16)", "tl.dot: the accumulator's type f16 must be out_dtype (f32)"),
-    ("tl.zeros((16, 16), tl.float16), out_dtype=tl.float32", "tl.dot: the accumulator's type f16 must be out_dtype (f32)"),
+    ("tl.zeros((16, 16), tl.float16), out_dtype=tl.float32",
+     "tl.dot: the accumulator's type f16 must be out_dtype (f32)"),
     ("foo=1", "tl.dot(): got an unexpected keyword argument 'foo'"),
 ])
 def test_argument_errors(kernels, args, message):
