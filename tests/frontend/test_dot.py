@@ -294,3 +294,37 @@ def test_dot_to_assembly_is_a_clean_error_until_codegen_has_it(kernels):
         compile_kernel(path, Options(signature=SIG))
     e = info.value
     assert "tt.dot" in e.message and e.loc.line == line_of(path, "tl.dot") and "Traceback" not in e.render()
+
+
+@pytest.mark.parametrize("kernel, sig", [("matmul", "*fp16,*fp16,*fp16,i32,i32,i32,i32"),
+                                         ("matmul_plus", "*fp32,*fp32,*fp32,i32,i32,i32,i32")])
+@pytest.mark.parametrize("codegen", [False, True])
+def test_printed_ir_round_trips(kernel, sig, codegen):
+    """print -> parse -> print is the identity on the tutorial matmul's IR, after the -O2 pipeline (and the
+    passes only codegen runs)."""
+    from pathlib import Path
+
+    from mtiacc.frontend import compile_file
+    from mtiacc.ir.parser import parse_ir
+    from mtiacc.ir.printer import print_ir
+    from mtiacc.opt import pipeline_for_level, run_pipeline
+    path = Path(__file__).resolve().parents[1] / "filecheck" / "dot_matmul.py"
+    m = compile_file(str(path), kernel=kernel, defines={"BM": "32", "BN": "32", "BK": "16"}, signature=sig).module
+    run_pipeline(m, pipeline_for_level(2, codegen=codegen))
+    text = print_ir(m)
+    assert '"tt.dot"' in text
+    assert print_ir(parse_ir(text)) == text
+
+
+def test_fp8_dot_round_trips_after_legalize_fp8(kernels):
+    from mtiacc.frontend import compile_file
+    from mtiacc.ir.parser import parse_ir
+    from mtiacc.ir.printer import print_ir
+    from mtiacc.opt import run_pipeline
+    path = kernels.write(_body(f"tl.store(X + tl.arange(0, 16)[:, None] * 16 + tl.arange(0, 16)[None, :], "
+                               f"tl.dot({full('(16, 32)', 'float8e4nv')}, {full('(32, 16)', 'float8e5b16')}))"))
+    m = compile_file(path, signature=SIG).module
+    run_pipeline(m, "legalize-fp8")
+    text = print_ir(m)
+    assert 'fp8 = "f8E5M2FNUZ"' in text and "tensor<32x16xf16>" in text
+    assert print_ir(parse_ir(text)) == text
