@@ -52,6 +52,7 @@ class Unsupported:
 
     qualname: str
     hint: str = ""  # e.g. "did you mean `tl.maximum`?" for a name Triton does not export either
+    reason: str = ""  # the whole message, for a name this target will not support (`tl.dot_scaled`)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -105,6 +106,8 @@ class BoundMethod:
 def check_supported(v, spelled: str) -> None:
     """Report a name that cannot be used in a kernel, where it is used."""
     if isinstance(v, Unsupported):
+        if v.reason:
+            raise CompileError(v.reason)
         raise CompileError(f"`{v.qualname}` is not supported yet" + (f"; {v.hint}" if v.hint else ""))
     if isinstance(v, ForeignRef):
         raise CompileError(f"`{spelled}` ({v.qualname}) cannot be used inside a kernel")

@@ -9,7 +9,7 @@ visitor above it.  Bottom up:
 * the builtins by subject, each a Python function with Triton's signature taking a
   :class:`Semantic` first: ``core`` (programming model, creation, memory, ``where``, ``x.to``, the
   loop iterators, the data types), ``math`` (``tl.exp`` ..., ``tl.math``, libdevice), ``shapes``
-  (shapes, reductions, scans), ``join``, ``sort``, ``types`` (type classes), ``debug``, and
+  (shapes, reductions, scans), ``join``, ``sort``, ``dot``, ``types`` (type classes), ``debug``, and
   ``pybuiltins`` (``float``, ``min``, ``isinstance`` ... on constants);
 * this module, which assembles the ``triton`` and ``triton.language`` namespaces from them (none of
   them imports it back), with ``exports`` (Triton's export list, for typo hints); ``tl_names``
@@ -26,7 +26,7 @@ import inspect
 from typing import Dict, Optional, Sequence
 
 from mtiacc.diagnostics import CompileError
-from mtiacc.frontend.language import core, debug, join, shapes, sort
+from mtiacc.frontend.language import core, debug, dot, join, shapes, sort
 from mtiacc.frontend.language import math as tl_math
 from mtiacc.frontend.language import types as tl_types
 from mtiacc.frontend.language.exports import TL_NAMES
@@ -43,6 +43,7 @@ LANGUAGE.update(debug.LANGUAGE)
 LANGUAGE.update(sort.LANGUAGE)
 LANGUAGE.update(tl_types.CLASSES)
 LANGUAGE.update(join.LANGUAGE)
+LANGUAGE.update(dot.LANGUAGE)
 
 # `x.<name>(...)` on run-time values
 METHODS: Dict[str, object] = dict(core.METHODS)
@@ -75,6 +76,8 @@ def module_attr(module: ModuleRef, attr: str, spelled: str) -> object:
         found = tl_math.lookup(module.qualname, attr)
         return found if found is not None else Unsupported(spelled)
     if module.qualname == "triton.language":
+        if attr in dot.NOT_ON_THIS_TARGET:
+            return Unsupported(spelled, reason=dot.NOT_ON_THIS_TARGET[attr])
         return LANGUAGE.get(attr) or Unsupported(spelled, _did_you_mean(attr, spelled, LANGUAGE))
     if module.qualname == "triton":
         return TRITON.get(attr, Unsupported(spelled))

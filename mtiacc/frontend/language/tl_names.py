@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from mtiacc.frontend.language import LANGUAGE
+from mtiacc.frontend.language.dot import NOT_ON_THIS_TARGET
 from mtiacc.frontend.language.exports import TL_NAMES
 
 DOC = Path(__file__).resolve().parents[3] / "docs" / "language.md"
@@ -26,7 +27,8 @@ def render() -> str:
     lines = [BEGIN, "", "| group | supported | not supported yet |", "|---|---|---|"]
     for group, names in TL_NAMES.items():
         yes = ", ".join(f"`{n}`" for n in names if supported(n)) or "-"
-        no = ", ".join(f"`{n}`" for n in names if not supported(n)) or "-"
+        no = ", ".join(f"`{n}`" + (" (not on this target)" if n in NOT_ON_THIS_TARGET else "")
+                       for n in names if not supported(n)) or "-"
         lines.append(f"| {group} | {yes} | {no} |")
     total = sum(len(v) for v in TL_NAMES.values())
     count = sum(supported(n) for v in TL_NAMES.values() for n in v)

@@ -9,7 +9,7 @@ import ast
 
 from mtiacc.diagnostics import CompileError
 from mtiacc.frontend import language
-from mtiacc.frontend.language import core, shapes
+from mtiacc.frontend.language import core, dot, shapes
 from mtiacc.frontend.language import types as tl_types
 from mtiacc.frontend.language.semantic import describe, is_const
 from mtiacc.frontend.values import (CONSTEXPR, Builtin, BoundMethod, FunctionRef, ModuleRef,
@@ -94,8 +94,8 @@ def binop(ctx, node: ast.BinOp):
             except ZeroDivisionError:
                 raise CompileError("division by zero in a constant expression") from None
         raise CompileError("`**` on run-time values is not supported yet")
-    if isinstance(node.op, ast.MatMult):
-        raise CompileError("`@` (matrix multiplication) is not supported yet")
+    if isinstance(node.op, ast.MatMult):   # Triton's tensor.__matmul__ is tl.dot(a, b)
+        return language.call_builtin(ctx.sem, dot.LANGUAGE["dot"], [lhs, rhs], {}, name="`@`")
     ctx.sem.check_literals(lhs, rhs)
     return ctx.sem.binary(BINARY_OPS[type(node.op)], lhs, rhs)
 
