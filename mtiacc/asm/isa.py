@@ -470,8 +470,9 @@ MTIA = [
 # The matrix engine (custom-1; docs/matrix-engine.md). Configuration registers (mtia.dpe.cfg xs1, N: register
 # N = x[rs1]): 0 the input type (0 fp16, 1 bf16, 2 int8, 3 uint8), 1 the weight tile's row stride in bytes, 2 the
 # streamed rows' stride in bytes, 3 the accumulator rows' local-memory stride in bytes (acc.ld / acc.st), 4 the tile
-# width N (1..32 columns), 5 transpose the weight tile on its way in (0 / 1). Accumulator rows are 32 fp32 (int32
-# for integer inputs) values.
+# width N (1..32 columns), 5 transpose the weight tile on its way in (0 / 1), 6 what acc.st writes (0 the fp32 /
+# int32 accumulators, 1 fp16, 2 bf16: rounded to nearest even). Accumulator rows are 32 fp32 (int32 for integer
+# inputs) values.
 DPE = [
     _("mtia.dpe.cfg", "I", "xs1, creg", "DPE", "dpe cfg", unit="dpe", effects="engine", opcode=CUSTOM_1,
       funct3=0, rd=0),

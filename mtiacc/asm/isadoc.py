@@ -171,13 +171,15 @@ def semantics(spec: InstrSpec) -> str:
         return {
             "cfg": "matrix-engine configuration register imm = x[rs1] (0 input type: 0 fp16, 1 bf16, 2 int8, 3 uint8; "
                    "1 weight row stride; 2 streamed row stride; 3 accumulator row stride in local memory; "
-                   "4 tile width N (1..32); 5 transpose the weight tile on load)",
+                   "4 tile width N (1..32); 5 transpose the weight tile on load; 6 acc.st output: 0 fp32 / int32, "
+                   "1 fp16, 2 bf16)",
             "ldw": "cache the weight tile W: x[rs2] rows (K <= 32) of N elements from local memory x[rs1]",
             "mm": "acc[x[rd] + i] += row_i @ W for the x[rs2] rows of K elements streamed from local memory x[rs1] "
                   "(asynchronous; rd is read, not written)",
             "zero": "acc[x[rs1] .. x[rs1] + x[rs2]) = 0",
             "accld": "acc[x[rd] + i] = the x[rs2] rows of N fp32 / int32 values at local memory x[rs1]",
-            "accst": "the x[rs2] accumulator rows from acc[x[rs1]] to local memory x[rd] (N fp32 / int32 values each)",
+            "accst": "the x[rs2] accumulator rows from acc[x[rs1]] to local memory x[rd] (N fp32 / int32 values "
+                     "each, or fp16 / bf16 by configuration register 6)",
         }[op]
     if fam == "dpe_wait":
         return "stall until every command this PE gave the matrix engine has completed"

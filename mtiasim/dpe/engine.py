@@ -32,7 +32,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..faults import group_slots
-from ..semantics.dpe import ACC_STRIDE, ESIZE, N, TYPE, W_STRIDE, W_TRANS, X_STRIDE
+from ..semantics.dpe import ACC_STRIDE, ESIZE, N, OUT_ESIZE, OUT_TYPE, TYPE, W_STRIDE, W_TRANS, X_STRIDE
 
 HAZARDS = 32
 _NEG = -np.inf
@@ -198,7 +198,8 @@ def params(op: str, d, m, g, eng: DpeTiming) -> dict:
         return {"occ": occ, "macs": macs, "mmin": macs / eng.rate[t], "lo": lo, "hi": hi, "bytes": R * K * es}
     if op == "zero":
         return {"occ": np.ceil(R * 128 / eng.acc_bpc)}
-    occ = np.ceil(R * 4 * n / eng.acc_bpc)
+    occ = np.ceil(R * 4 * n / eng.acc_bpc)     # the accumulator port moves fp32 rows, whatever acc.st writes
     a = X[d.rs1, g] if op == "accld" else X[d.rd, g]
-    lo, hi = _span(a, c[ACC_STRIDE], R, 4 * n)
-    return {"occ": occ, "lo": lo, "hi": hi, "bytes": R * 4 * n}
+    oes = 4 if op == "accld" else np.take(OUT_ESIZE, np.clip(c[OUT_TYPE], 0, 2))
+    lo, hi = _span(a, c[ACC_STRIDE], R, oes * n)
+    return {"occ": occ, "lo": lo, "hi": hi, "bytes": R * oes * n}

@@ -20,8 +20,10 @@ from ..faults import SimFault, first_slot, group_slots
 
 TYPES = ("fp16", "bf16", "int8", "uint8")
 ESIZE = (2, 2, 1, 1)
-CFG_NAMES = ("type", "w_stride", "x_stride", "acc_stride", "n", "w_trans")
-TYPE, W_STRIDE, X_STRIDE, ACC_STRIDE, N, W_TRANS = range(6)
+CFG_NAMES = ("type", "w_stride", "x_stride", "acc_stride", "n", "w_trans", "out_type")
+TYPE, W_STRIDE, X_STRIDE, ACC_STRIDE, N, W_TRANS, OUT_TYPE = range(7)
+OUT_TYPES = ("as accumulated", "fp16", "bf16")
+OUT_ESIZE = (4, 2, 2)
 COLS = 32
 
 
@@ -32,7 +34,7 @@ class DpeState:
     def __init__(self, cfg, P: int):
         self.P = P
         self.rows = int(cfg.dpe.accumulator_rows)
-        self.cfg = np.zeros((6, P), np.int64)
+        self.cfg = np.zeros((len(CFG_NAMES), P), np.int64)
         self.acc = np.zeros((P, self.rows, COLS), np.uint32)
         self.accf = self.acc.view(np.float32)
         self.acci = self.acc.view(np.int32)
@@ -175,8 +177,9 @@ def cfg(d, m, pc):
     X, r1 = m.X, d.rs1
 
     def ex(g):
-        if k >= 6:
-            raise SimFault(f"the matrix engine has no configuration register {k} (0..5: {', '.join(CFG_NAMES)})")
+        if k >= len(CFG_NAMES):
+            raise SimFault(f"the matrix engine has no configuration register {k} "
+                           f"(0..{len(CFG_NAMES) - 1}: {', '.join(CFG_NAMES)})")
         v = X[r1, g]
         if k == TYPE:
             bad = (v < 0) | (v > 3)
@@ -187,6 +190,9 @@ def cfg(d, m, pc):
         elif k == W_TRANS:
             bad = (v < 0) | (v > 1)
             allowed = "0 or 1"
+        elif k == OUT_TYPE:
+            bad = (v < 0) | (v > 2)
+            allowed = "0 as accumulated, 1 fp16, 2 bf16"
         else:
             bad = None
         if bad is not None and bad.any():
@@ -304,13 +310,28 @@ def accst(d, m, pc):
         _acc_rows(st, g, r0, R, "mtia.dpe.acc.st")
         c = st.cfg[:, g]
         a, s = X[rd, g], c[ACC_STRIDE]
-        for sg, pos, (n,) in _split(g, m.P, c[N]):
+        for sg, pos, (n, out, t) in _split(g, m.P, c[N], c[OUT_TYPE], c[TYPE]):
             Rs = R[pos]
             if int(Rs.max()) <= 0:
                 continue
             vals = np.ascontiguousarray(_current(st.acc, sg, m.P, r0[pos], Rs)[:, :, :n])
+            if out:
+                if t >= 2:
+                    raise SimFault("mtia.dpe.acc.st: integer accumulators are stored as int32 "
+                                   "(configuration register 6, out_type, must be 0)", int(group_slots(sg, m.P)[0]))
+                vals = narrow(vals.view(np.float32), out)
             write_rows(m, sg, a[pos], s[pos], Rs, vals.view(np.uint8), "accumulator store")
     return ex
+
+
+def narrow(f32, out: int) -> np.ndarray:
+    """fp32 values rounded to nearest even as fp16 (``out`` 1) or bf16 (2), as 16-bit patterns."""
+    if out == 1:
+        return f32.astype(np.float16).view(np.uint16)
+    bits = f32.view(np.uint32)
+    nan = np.isnan(f32)
+    r = ((bits + np.uint32(0x7FFF) + ((bits >> 16) & np.uint32(1))) >> 16).astype(np.uint16)
+    return np.where(nan, ((bits >> 16) | np.uint32(0x40)).astype(np.uint16), r)
 
 
 def dpe_wait(d, m, pc):

@@ -52,8 +52,8 @@ def li(**regs) -> str:
 
 
 def cfg(**vals) -> str:
-    """``mtia.dpe.cfg`` lines: type, w_stride, x_stride, acc_stride, n, w_trans."""
-    names = ("type", "w_stride", "x_stride", "acc_stride", "n", "w_trans")
+    """``mtia.dpe.cfg`` lines: type, w_stride, x_stride, acc_stride, n, w_trans, out_type."""
+    names = ("type", "w_stride", "x_stride", "acc_stride", "n", "w_trans", "out_type")
     return "".join(f"    li a7, {v}\n    mtia.dpe.cfg a7, {names.index(k)}\n" for k, v in vals.items())
 
 

@@ -182,7 +182,32 @@ def test_bad_configuration_values():
         fault(cfg(type=5)).message
     assert "configuration register 4 (n: 1..32)" in fault(cfg(n=0)).message
     assert "configuration register 4 (n: 1..32)" in fault(cfg(n=33)).message
-    assert "no configuration register 6" in fault("    mtia.dpe.cfg a0, 6\n").message
+    assert "no configuration register 7" in fault("    mtia.dpe.cfg a0, 7\n").message
+    assert "configuration register 6 (out_type: 0 as accumulated, 1 fp16, 2 bf16)" in fault(cfg(out_type=3)).message
+    e = fault(cfg(type=2, out_type=1) + accst(OUT_BASE, 0, 1))
+    assert "integer accumulators are stored as int32" in e.message
+
+
+@pytest.mark.parametrize("out", [1, 2])
+def test_accumulator_store_narrows_to_fp16_or_bf16_rounding_to_nearest_even(out):
+    rng = np.random.default_rng(9)
+    vals = (rng.standard_normal((6, 32)) * 1000).astype(np.float32)
+    vals[0, :4] = [np.inf, -np.inf, np.nan, 0.0]
+    vals[1, :3] = [np.float32(1 + 2.0**-8), np.float32(1 + 3 * 2.0**-8), np.float32(1 + 2.0**-8 + 2.0**-20)]
+    body = cfg(acc_stride=128, n=32) + accld(0, IN_BASE, 6) + cfg(acc_stride=64, out_type=out) + accst(OUT_BASE, 0, 6)
+    out_bytes, _ = run_engine(body, [vals.tobytes()], 6 * 64)
+    got = out_bytes[0].view(np.uint16).reshape(6, 32)
+    if out == 1:
+        exp = vals.astype(np.float16)
+        np.testing.assert_array_equal(got.view(np.float16)[~np.isnan(exp)], exp[~np.isnan(exp)])
+        assert np.isnan(got.view(np.float16)[0, 2])
+    else:
+        wide = (got.astype(np.uint32) << 16).view(np.float32)
+        finite = np.isfinite(vals)
+        # round to nearest even: within half a bf16 ulp, ties to the even mantissa
+        np.testing.assert_array_equal(wide[1, :3], np.float32([1.0, 1 + 4 * 2.0**-8, 1 + 2.0**-7]))
+        assert (np.abs(wide[finite] - vals[finite]) <= np.abs(vals[finite]) * 2.0**-8).all()
+        assert wide[0, 0] == np.inf and wide[0, 1] == -np.inf and np.isnan(wide[0, 2])
 
 
 def test_weight_rows_and_missing_tile_and_type_change():
