@@ -40,7 +40,7 @@ from typing import List
 from mtiacc.diagnostics import CompileError
 from mtiacc.ir import fp8 as F8
 from mtiacc.ir import ops as O
-from mtiacc.ir.debug_ops import PrintOp
+from mtiacc.ir.ops import PrintOp
 from mtiacc.ir.dot_ops import DotOp
 from mtiacc.ir.shape_ops import ReduceOp, ScanOp
 from mtiacc.ir.types import (FP8_KINDS, BlockType, FloatType, FunctionType, PointerType, Type, bf16, f16, f32,

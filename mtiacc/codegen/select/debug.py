@@ -19,7 +19,7 @@ from mtiacc.codegen.vector.lmem import Buffer
 from mtiacc.codegen.vector.vloop import Src, elem_bytes
 from mtiacc.diagnostics import CompileError
 from mtiacc.ir.core import OpResult, Value
-from mtiacc.ir.debug_ops import AssertOp, PrintOp
+from mtiacc.ir.ops import AssertOp, PrintOp
 from mtiacc.ir.types import triton_type_name
 
 DEBUG_OPS = (PrintOp, AssertOp)

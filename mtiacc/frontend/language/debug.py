@@ -15,7 +15,7 @@ from mtiacc.diagnostics import CompileError
 from mtiacc.frontend.language.semantic import Semantic, describe
 from mtiacc.frontend.values import Builtin
 from mtiacc.ir.core import Value
-from mtiacc.ir.debug_ops import AssertOp, PrintOp
+from mtiacc.ir.ops import AssertOp, PrintOp
 
 
 def _text(x, what: str) -> str:
