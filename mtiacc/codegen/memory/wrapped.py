@@ -252,8 +252,10 @@ def _transfer(lw: Lowering, acc: WrappedAccess, axes: List[_Axis], lmem: int, es
     base = lw.get(acc.base)
     start = scaled(lw, acc.start, esize)
     dram = b.x("dram")
-    if isinstance(start, int):
-        b("add", dram, base, b.li(start)) if not -2048 <= start < 2048 else b("addi", dram, base, start)
+    if isinstance(start, int) and -2048 <= start < 2048:
+        b("addi", dram, base, start)
+    elif isinstance(start, int):
+        b("add", dram, base, b.li(start))
     else:
         b("add", dram, base, start)
     skip = b.new_label("wnone")
