@@ -25,7 +25,8 @@ from typing import Callable, List, Optional, Sequence
 
 from mtiacc.codegen.context import Lowering
 from mtiacc.codegen.machine.mir import MBuilder, VReg
-from mtiacc.codegen.memory.common import AccessPlanError, clamp_count, poly_reg, scaled, stored_value_addr
+from mtiacc.codegen.memory.common import (AccessPlanError, clamp_count, dma2d, dma2d_config, poly_reg, scaled,
+                                          stored_value_addr)
 from mtiacc.codegen.vector.blocks import lower_fill
 from mtiacc.codegen.vector.nest import Step, add_step, dense_strides
 from mtiacc.codegen.vector.vloop import Src, elem_bytes
@@ -162,15 +163,13 @@ def _runs(b: MBuilder, ax: _Axis, body: Callable[[VReg, VReg, VReg], None]) -> N
 def _transfer(lw: Lowering, acc: WrappedAccess, axes: List[_Axis], lmem: int, esize: int, inbound: bool) -> None:
     b: MBuilder = lw.b
     rank = len(axes)
-    mnemonic = "mtia.dma.in2d" if inbound else "mtia.dma.out2d"
     rows_ax, last_ax = axes[rank - 2], axes[rank - 1]
 
     def cfg(value: Step, reg: int) -> None:
         b("mtia.dma.cfg", b.li(value) if isinstance(value, int) else value, reg)
 
     def dma(dram: VReg, local: VReg, nbytes: Step) -> None:
-        n = b.li(nbytes, "bytes") if isinstance(nbytes, int) else nbytes
-        b(mnemonic, *((local, dram) if inbound else (dram, local)), n)
+        dma2d(b, inbound, dram, local, nbytes)
 
     def row(dram: VReg, local: VReg, width: Step) -> None:
         """One DMA of the rows (``width`` elements each) when the last axis is unit-stride, else one per column."""
@@ -263,10 +262,11 @@ def _transfer(lw: Lowering, acc: WrappedAccess, axes: List[_Axis], lmem: int, es
         b("beqz", rows_ax.count, skip)
     elif rows_ax.count <= 0:
         return
-    cfg(rows_ax.step, 1)
-    cfg(rows_ax.local, 2)
     if rows_ax.u is None:
-        cfg(rows_ax.count, 0)
+        dma2d_config(b, rows_ax.count, rows_ax.step, rows_ax.local)
+    else:  # the rows: per run
+        cfg(rows_ax.step, 1)
+        cfg(rows_ax.local, 2)
     level(0, dram, b.li(lmem, "lmem"))
     b.label(skip)
 
