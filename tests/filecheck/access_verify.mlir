@@ -8,6 +8,6 @@
     "tt.return"() {operandSegmentSizes = [0]} : () -> ()
   }) : () -> ()
 }) : () -> ()
-// CHECK: access_verify.mlir:7:5: error: IR verification failed before the pipeline: 'tt.load' op access = "bulk" is not a known kind (known: contiguous, elements, runs, split-tiles, tiles, gather, scatter, scalar)
+// CHECK: access_verify.mlir:7:5: error: IR verification failed before the pipeline: 'tt.load' op access = "bulk" is not a known kind (known: contiguous, elements, runs, split-tiles, wrapped-tiles, tiles, gather, scatter, scalar)
 // CHECK-NEXT: %1 = "tt.load"(%0) {access = "bulk"
 // CHECK-NEXT: ^

@@ -146,7 +146,10 @@ def _access_module(ptr_type, kind, store=False):
     (BlockType((8,), PointerType(f32)), "contiguous", False), (BlockType((8,), PointerType(f32)), "elements", True),
     (BlockType((8, 1), PointerType(f32)), "runs", False), (BlockType((4, 8), PointerType(f32)), "split-tiles", True),
     (BlockType((2, 4, 8), PointerType(f32)), "tiles", False), (BlockType((4, 8), PointerType(f32)), "gather", False),
-    (BlockType((8,), PointerType(f32)), "scatter", True)])
+    (BlockType((8,), PointerType(f32)), "scatter", True),
+    (BlockType((64, 32), PointerType(f32)), "wrapped-tiles", False), (BlockType((2, 4, 8), PointerType(f32)),
+                                                                      "wrapped-tiles", True),
+    (BlockType((8,), PointerType(f32)), "wrapped-tiles", False)])
 def test_access_kinds_that_fit_verify(ptr_type, kind, store):
     verify_module(_access_module(ptr_type, kind, store))
 
@@ -159,7 +162,9 @@ def test_access_kinds_that_fit_verify(ptr_type, kind, store):
     (BlockType((1,), PointerType(f32)), "runs", False, 'access = "runs" needs a block of one axis'),
     (BlockType((4, 1), PointerType(f32)), "split-tiles", True, 'access = "split-tiles" needs a 2-D pointer block'),
     (BlockType((8,), PointerType(f32)), "gather", True, 'access = "gather" is for tt.load only'),
-    (BlockType((8,), PointerType(f32)), "scatter", False, 'access = "scatter" is for tt.store only')])
+    (BlockType((8,), PointerType(f32)), "scatter", False, 'access = "scatter" is for tt.store only'),
+    (PointerType(f32), "wrapped-tiles", False, 'access = "wrapped-tiles" needs a pointer block with an axis longer'),
+    (BlockType((1, 1), PointerType(f32)), "wrapped-tiles", True, 'access = "wrapped-tiles" needs a pointer block')])
 def test_access_kind_must_be_known_and_fit_the_op(ptr_type, kind, store, message):
     fails(_access_module(ptr_type, kind, store), message)
 

@@ -9,6 +9,7 @@ compiler bug (``AccessPlanError``), never decided here.
     runs                     runs.py         one DMA per run of a split index
     split-tiles              split_tiles.py  2-D tiles of split indices, by runs along one axis (or one 2-D DMA)
     tiles                    tiles.py        N-d affine tiles, one 2-D DMA per slab
+    wrapped-tiles            wrapped.py      N-d tiles wrapped along some axes, one 2-D DMA per run
     gather, scatter, scalar  gather.py       one element at a time
 """
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Callable, Dict, List, Optional
 
 from mtiacc.codegen.context import Lowering
 from mtiacc.codegen.machine.mir import VReg
-from mtiacc.codegen.memory import dma, gather, runs, split_tiles, tiles
+from mtiacc.codegen.memory import dma, gather, runs, split_tiles, tiles, wrapped
 from mtiacc.codegen.memory.common import AccessPlanError
 from mtiacc.ir.core import Operation, Value
 
@@ -39,6 +40,7 @@ STRATEGIES: Dict[str, Strategy] = {
     "runs": Strategy(runs.needs_buffers, runs.lower_load, runs.lower_store),
     "split-tiles": Strategy(split_tiles.needs_buffers, split_tiles.lower_load, split_tiles.lower_store),
     "tiles": Strategy(tiles.needs_buffers, tiles.lower_load, tiles.lower_store),
+    "wrapped-tiles": Strategy(wrapped.needs_buffers, wrapped.lower_load, wrapped.lower_store),
     "gather": Strategy(gather.needs_buffers, lower_load=gather.lower_load),
     "scatter": Strategy(gather.needs_buffers, lower_store=gather.lower_store),
     "scalar": Strategy(gather.needs_buffers, lower_store=gather.lower_scalar_store,

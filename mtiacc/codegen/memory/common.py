@@ -8,6 +8,9 @@
   which the index moves by a constant slope.  ``for_each_run`` loops over them at run time, computing each
   run's first index with shifts and masks (``divu``/``remu`` for divisors that are not powers of two);
   ``per_run`` moves each run with one DMA (slope 1), one element (slope 0) or element by element.
+* N-d polynomials (``affine_nd.Poly``, the ``tiles`` and ``wrapped-tiles`` plans): ``poly_reg`` puts one in a
+  register, ``scaled`` multiplies it by a constant (a constant itself when it is one), ``clamp_count``
+  bounds it to ``[0, hi]``.
 * 2-D DMA: ``dma2d_config`` sets the DMA configuration registers (rows, DRAM and local row strides in
   bytes; they keep their values, so a loop of transfers of the same shape sets them once) and ``dma2d``
   issues one ``mtia.dma.in2d`` / ``out2d`` of such rows.
@@ -19,8 +22,10 @@ from typing import Callable, Dict, Optional
 from mtiacc.codegen.context import Lowering
 from mtiacc.codegen.machine.mir import MBuilder, VReg
 from mtiacc.codegen.vector.blocks import lower_fill
+from mtiacc.codegen.vector.nest import Step
 from mtiacc.codegen.vector.vloop import Src, sew_of
 from mtiacc.ir.analysis.affine import Affine
+from mtiacc.ir.analysis.affine_nd import Poly
 from mtiacc.ir.analysis.split_index import Cond, Split
 
 
@@ -305,3 +310,60 @@ def stored_value_addr(lw: Lowering, op) -> int:
     tmp = lw.lmem.alloc(n * (sew_of(op.value.type) // 8), "stored value", op.loc)
     lower_fill(lw.b, n, src, Src(src.elem, addr=tmp.offset))
     return tmp.offset
+
+
+# --------------------------------------------------------------------------- polynomials (affine_nd.Poly)
+
+def poly_reg(lw: Lowering, p: Poly) -> VReg:
+    """A register holding the polynomial's value (64-bit arithmetic)."""
+    b: MBuilder = lw.b
+    acc: Optional[VReg] = None
+    const = 0
+    for coef, vals in p.monomials():
+        if not vals:
+            const += coef
+            continue
+        r = lw.get(vals[0])
+        for v in vals[1:]:
+            t = b.x()
+            b("mul", t, r, lw.get(v))
+            r = t
+        if coef != 1:
+            t = b.x()
+            if coef > 0 and coef & (coef - 1) == 0:
+                b("slli", t, r, coef.bit_length() - 1)
+            else:
+                b("mul", t, r, b.li(coef))
+            r = t
+        if acc is None:
+            acc = r
+        else:
+            t = b.x()
+            b("add", t, acc, r)
+            acc = t
+    if acc is None:
+        return b.li(const)
+    if const:
+        t = b.x()
+        if -2048 <= const < 2048:
+            b("addi", t, acc, const)
+        else:
+            b("add", t, acc, b.li(const))
+        acc = t
+    return acc
+
+
+def scaled(lw: Lowering, p: Poly, k: int) -> Step:
+    """``p * k`` as a constant when ``p`` is one, else in a register."""
+    c = p.as_const()
+    if c is not None:
+        return c * k
+    return poly_reg(lw, p * Poly.const(k))
+
+
+def clamp_count(lw: Lowering, p: Poly, hi: int) -> Step:
+    """min(max(p, 0), hi) (a constant when p is one)."""
+    c = p.as_const()
+    if c is not None:
+        return max(0, min(c, hi))
+    return clamp(lw, poly_reg(lw, p), hi)

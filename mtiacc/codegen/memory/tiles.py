@@ -16,70 +16,14 @@ from typing import Callable, List, Optional, Sequence
 
 from mtiacc.codegen.context import Lowering
 from mtiacc.codegen.machine.mir import MBuilder, VReg
-from mtiacc.codegen.memory.common import AccessPlanError, clamp, dma2d, dma2d_config, stored_value_addr
+from mtiacc.codegen.memory.common import (AccessPlanError, clamp_count, dma2d, dma2d_config, scaled,
+                                          stored_value_addr)
 from mtiacc.codegen.vector.nest import Step, dense_strides, masked_element, nest
 from mtiacc.codegen.vector.blocks import lower_fill
 from mtiacc.codegen.vector.vloop import Src, elem_bytes
 from mtiacc.ir import ops as O
-from mtiacc.ir.analysis.affine_nd import Poly, pointer_nd, prefix_box
+from mtiacc.ir.analysis.affine_nd import pointer_nd, prefix_box
 from mtiacc.ir.core import Value
-
-
-# --------------------------------------------------------------------------- scalar helpers
-
-def poly_reg(lw: Lowering, p: Poly) -> VReg:
-    """A register holding the polynomial's value (64-bit arithmetic)."""
-    b: MBuilder = lw.b
-    acc: Optional[VReg] = None
-    const = 0
-    for coef, vals in p.monomials():
-        if not vals:
-            const += coef
-            continue
-        r = lw.get(vals[0])
-        for v in vals[1:]:
-            t = b.x()
-            b("mul", t, r, lw.get(v))
-            r = t
-        if coef != 1:
-            t = b.x()
-            if coef > 0 and coef & (coef - 1) == 0:
-                b("slli", t, r, coef.bit_length() - 1)
-            else:
-                b("mul", t, r, b.li(coef))
-            r = t
-        if acc is None:
-            acc = r
-        else:
-            t = b.x()
-            b("add", t, acc, r)
-            acc = t
-    if acc is None:
-        return b.li(const)
-    if const:
-        t = b.x()
-        if -2048 <= const < 2048:
-            b("addi", t, acc, const)
-        else:
-            b("add", t, acc, b.li(const))
-        acc = t
-    return acc
-
-
-def scaled(lw: Lowering, p: Poly, k: int) -> Step:
-    """``p * k`` as a constant when ``p`` is one, else in a register."""
-    c = p.as_const()
-    if c is not None:
-        return c * k
-    return poly_reg(lw, p * Poly.const(k))
-
-
-def clamp_count(lw: Lowering, p: Poly, hi: int) -> Step:
-    """min(max(p, 0), hi) (a constant when p is one)."""
-    c = p.as_const()
-    if c is not None:
-        return max(0, min(c, hi))
-    return clamp(lw, poly_reg(lw, p), hi)
 
 
 # --------------------------------------------------------------------------- loads and stores

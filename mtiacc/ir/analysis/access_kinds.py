@@ -44,6 +44,9 @@ KINDS = {k.name: k for k in (
     Kind("runs", _one_axis, "a block of one axis with two elements or more"),
     # a 2-D tile of split indices, by runs along one axis
     Kind("split-tiles", lambda s: _rank(2)(s) and 1 not in s, "a 2-D pointer block without size-1 axes"),
+    # an N-d tile wrapped along some axes ((u + arange(B)) % R): one 2-D DMA per run of DRAM rows
+    Kind("wrapped-tiles", lambda s: s is not None and any(d > 1 for d in s),
+         "a pointer block with an axis longer than 1"),
     # an affine N-d tile (or a run-time stride): one DMA per row, or per element off unit stride
     Kind("tiles", lambda s: s is not None, "a pointer block"),
     # one DMA per element from / to a pointer block without structure

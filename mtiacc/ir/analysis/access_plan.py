@@ -11,17 +11,20 @@ never decides again).  The kinds, in the order they are tried (the first that fi
    a 1-D pointer that is not affine, or not of stride 1, or of stride 1 with a mask that is neither a
    prefix nor uniform; an N-d one that is not affine, or whose long axis is not the last, or whose
    last stride is a constant other than 1.
-2. ``split-tiles``: a 2-D block without size-1 axes whose index is ``S0(y) + S1(x)`` with a split form
+2. ``wrapped-tiles``: a pointer block wrapped along one axis or more (``wrapped_nd.pointer_wrapped``:
+   ``(u + arange(B)) % R`` times a stride, as every Triton GEMM indexes its operands) and affine along
+   the others, with no mask or a prefix box (``affine_nd.prefix_box``).
+3. ``split-tiles``: a 2-D block without size-1 axes whose index is ``S0(y) + S1(x)`` with a split form
    per axis (``split_axes.pointer_axes``), one of slope 1, and a mask ``split_axes.mask_box`` reads,
    unless the pointer is affine with a last stride of 1 or known only at run time (``tiles`` moves it).
-3. ``scalar``: a scalar pointer.
-4. ``tiles``: a pointer block affine in N-d (``affine_nd.pointer_nd``), except a 1-D block with a
+4. ``scalar``: a scalar pointer.
+5. ``tiles``: a pointer block affine in N-d (``affine_nd.pointer_nd``), except a 1-D block with a
    constant stride (``affine.pointer_affine``, left to the next two): N-d tiles, and run-time strides.
-5. ``gather`` (a load) / ``scatter`` (a store): any other pointer block of rank > 1, or a 1-D block
+6. ``gather`` (a load) / ``scatter`` (a store): any other pointer block of rank > 1, or a 1-D block
    that is not affine.
-6. ``contiguous``: a 1-D affine block of stride 1 with no mask, a prefix mask (``affine.prefix_count``)
+7. ``contiguous``: a 1-D affine block of stride 1 with no mask, a prefix mask (``affine.prefix_count``)
    or a mask axis-info proves uniform over the block.
-7. ``elements``: the other 1-D affine blocks (a constant stride other than 1, or a general mask).
+8. ``elements``: the other 1-D affine blocks (a constant stride other than 1, or a general mask).
 """
 from __future__ import annotations
 
@@ -29,10 +32,11 @@ from typing import Callable, Dict, List
 
 from mtiacc.ir import ops as O
 from mtiacc.ir.analysis.affine import pointer_affine, prefix_count
-from mtiacc.ir.analysis.affine_nd import pointer_nd
+from mtiacc.ir.analysis.affine_nd import pointer_nd, prefix_box
 from mtiacc.ir.analysis.axis_info import AxisInfo, analyze, is_uniform
 from mtiacc.ir.analysis.split_axes import mask_box, pointer_axes
 from mtiacc.ir.analysis.split_index import mask_form, single_axis, split_pointer
+from mtiacc.ir.analysis.wrapped_nd import pointer_wrapped
 from mtiacc.ir.core import Operation, Value
 
 Facts = Dict[Value, AxisInfo]
@@ -78,10 +82,18 @@ def _by_split_tiles(op) -> bool:
     return p is not None and any(s.normalized().slope == 1 for s in p[1])
 
 
+def _by_wrapped_tiles(op) -> bool:
+    if not op.ptr.type.is_block() or pointer_wrapped(op.ptr) is None:
+        return False
+    return op.mask is None or prefix_box(op.mask) is not None
+
+
 def plan(op: Operation, facts: LazyFacts) -> str:
     """The kind of load/store ``op``; ``facts()`` gives ``axis_info.analyze`` of its function."""
     if _by_runs(op, facts):
         return "runs"
+    if _by_wrapped_tiles(op):
+        return "wrapped-tiles"
     if _by_split_tiles(op):
         return "split-tiles"
     ptr = op.ptr

@@ -120,7 +120,7 @@ def split_i64(in_ptr0, in_ptr1, out_ptr0, xnumel, C: tl.constexpr, XBLOCK: tl.co
 @triton.jit
 def signed_offset(in_ptr0, out_ptr0, xnumel, base, C: tl.constexpr, XBLOCK: tl.constexpr):
     """x = base + pid * XBLOCK + i with a run-time base of unknown sign: % and // round toward
-    zero for negative x, so this keeps the element-by-element path."""
+    zero for negative x: not a split form (runs), a wrapped one whose runs are found at run time."""
     xindex = base + tl.program_id(0) * XBLOCK + tl.arange(0, XBLOCK)
     xmask = xindex < xnumel
     tmp0 = tl.load(in_ptr0 + (xindex % C + 2 * C), xmask)

@@ -170,7 +170,8 @@ def test_unprovable_sign_keeps_truncating_semantics(tmp_path):
     expect = np.zeros(256, np.float32)
     expect[active] = x[np.fmod(xi[active], 48) + 96]
     np.testing.assert_array_equal(res.outputs["out_ptr0"], expect)
-    assert res.stats.dma_transfers > 200  # element by element
+    # wrapped-tiles: runs of consecutive rows found at run time with C's remainder (negative x included)
+    assert res.stats.dma_transfers < 20
 
 
 def test_non_prefix_mask_keeps_the_element_path(tmp_path):
