@@ -14,6 +14,27 @@ DEFAULT_CONFIG = os.path.join(os.path.dirname(__file__), "configs", "mtia2i.yaml
 
 
 @dataclasses.dataclass(frozen=True)
+class DpeConfig:
+    """The matrix engine of a PE (``dpe:`` in the YAML; docs/matrix-engine.md)."""
+    macs_per_cycle: Tuple[Tuple[str, float], ...] = (("fp16", 1024.0), ("bf16", 1024.0), ("int8", 2048.0))
+    accumulator_rows: int = 1024
+    queue_depth: int = 16
+    weight_load_cycles: float = 32.0
+    switch_cycles: float = 2.0
+    latency_cycles: float = 32.0
+    acc_bytes_per_cycle: float = 128.0
+
+    def macs(self, kind: str) -> float:
+        """MACs per cycle for input type ``kind`` (fp16, bf16, int8; uint8 runs at the int8 rate)."""
+        return dict(self.macs_per_cycle)["int8" if kind == "uint8" else kind]
+
+    @property
+    def peak_macs(self) -> float:
+        """The engine's MACs per cycle at its fp16 / bf16 rate (the roofline's matrix peak)."""
+        return max(self.macs("fp16"), self.macs("bf16"))
+
+
+@dataclasses.dataclass(frozen=True)
 class MachineConfig:
     name: str
     clock_hz: float
@@ -38,6 +59,7 @@ class MachineConfig:
     sram_latency_ns: float = 20.0
     dma_pe_bytes_per_cycle: float = 64.0
     fp64_slowdown: int = 1           # vector float ops at SEW=64 occupy the unit this many times longer
+    dpe: DpeConfig = DpeConfig()
 
     def ns_to_cycles(self, ns: float) -> float:
         return ns * 1e-9 * self.clock_hz
@@ -76,6 +98,26 @@ def _get(d, path: str, where: str, default=None):
             raise UserError(f"machine description {where} is missing '{path}'")
         cur = cur[part]
     return cur
+
+
+def _dpe(raw, path: str) -> DpeConfig:
+    """The ``dpe:`` section (defaults: :class:`DpeConfig`'s, when the section is absent)."""
+    sec = raw.get("dpe")
+    if sec is None:
+        return DpeConfig()
+    if not isinstance(sec, dict):
+        raise UserError(f"machine description {path}: 'dpe' must be a mapping")
+    dflt = DpeConfig()
+    macs = sec.get("macs_per_cycle", dict(dflt.macs_per_cycle))
+    if not isinstance(macs, dict) or set(macs) != {"fp16", "bf16", "int8"}:
+        raise UserError(f"machine description {path}: dpe.macs_per_cycle needs exactly fp16, bf16 and int8")
+    return DpeConfig(macs_per_cycle=tuple((k, float(macs[k])) for k in ("fp16", "bf16", "int8")),
+                     accumulator_rows=int(sec.get("accumulator_rows", dflt.accumulator_rows)),
+                     queue_depth=int(sec.get("queue_depth", dflt.queue_depth)),
+                     weight_load_cycles=float(sec.get("weight_load_cycles", dflt.weight_load_cycles)),
+                     switch_cycles=float(sec.get("switch_cycles", dflt.switch_cycles)),
+                     latency_cycles=float(sec.get("latency_cycles", dflt.latency_cycles)),
+                     acc_bytes_per_cycle=float(sec.get("acc_bytes_per_cycle", dflt.acc_bytes_per_cycle)))
 
 
 def load_config(path: Optional[str] = None) -> MachineConfig:
@@ -129,6 +171,7 @@ def load_config(path: Optional[str] = None) -> MachineConfig:
             sram_latency_ns=float(_get(raw, "memory.sram.latency_ns", path)),
             dma_pe_bytes_per_cycle=float(_get(raw, "memory.dma.pe_bytes_per_cycle", path)),
             fp64_slowdown=int(_get(raw, "pe.vector.fp64_slowdown", path, 1)),
+            dpe=_dpe(raw, path),
         )
     except (TypeError, ValueError, AttributeError) as e:
         raise UserError(f"machine description '{path}' has a malformed value: {e}") from None
@@ -142,6 +185,12 @@ def load_config(path: Optional[str] = None) -> MachineConfig:
         raise UserError(f"machine description {path}: SRAM, local-memory and per-PE DMA bandwidths must be positive")
     if min(cfg.dram_latency_ns, cfg.sram_latency_ns, cfg.dma_setup_cycles) < 0:
         raise UserError(f"machine description {path}: latencies and the DMA setup cost must not be negative")
+    d = cfg.dpe
+    if min(d.accumulator_rows, d.queue_depth, d.acc_bytes_per_cycle, *(v for _, v in d.macs_per_cycle)) <= 0:
+        raise UserError(f"machine description {path}: dpe.accumulator_rows, queue_depth, acc_bytes_per_cycle and "
+                        f"macs_per_cycle must be positive")
+    if min(d.weight_load_cycles, d.switch_cycles, d.latency_cycles) < 0:
+        raise UserError(f"machine description {path}: the dpe's cycle counts must not be negative")
     if cfg.dma_max_outstanding <= 0:
         raise UserError(f"machine description {path}: memory.dma.max_outstanding must be positive")
     return cfg

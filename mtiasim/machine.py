@@ -35,6 +35,7 @@ class Machine:
     def __init__(self, cfg: MachineConfig, program: Program, P: int, local_memory: np.ndarray, dram: Dram,
                  timing, max_steps: int):
         from .semantics import bind_executor  # noqa: late import (semantics imports machine constants)
+        from .semantics.dpe import DpeState
 
         self.cfg = cfg
         self.program = program
@@ -85,6 +86,7 @@ class Machine:
         from .timing import ACC, UniformTiming
         self.acc = {k: np.zeros(P) for k in ACC}
         self.dma = DmaSystem(cfg, P)
+        self.dpe = DpeState(cfg, P)     # the matrix engines' functional state (semantics/dpe.py)
         self.dma_issue_t = 0.0
         self.ts = UniformTiming(self)
         self.dma_bytes_in = 0
@@ -135,6 +137,7 @@ class Machine:
         for a in self.acc.values():
             a[:] = 0
         self.dma.reset()
+        self.dpe.reset()
         self.ts.reset()
 
     def enable_profile(self) -> None:
