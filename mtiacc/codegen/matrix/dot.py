@@ -80,10 +80,28 @@ def scratch(lw: Lowering, nbytes: int, what: str, loc) -> Buffer:
     return lw.lmem.alloc(nbytes, what, loc)
 
 
+def operand_buffer(lw: Lowering, v: Value, loc) -> Buffer:
+    """The buffer of operand ``v``; a splat or constant is filled into a scratch block (freed at the next drain)."""
+    if not (isinstance(v, OpResult) and isinstance(v.op, SCALAR_BACKED)):
+        return lw.buffer(v)
+    E.drain(lw, "the engine is done with memory the operand's fill writes")
+    t = v.type.element_type
+    buf = scratch(lw, v.type.numel * elem_bytes(v.type), f"the constant operand {v.type} of tt.dot", loc)
+    store_t = U16 if isinstance(t, FloatType) and t.kind == "bf16" else t
+    src = lw.src(v)
+    if store_t is not t:   # a bf16 constant: its bit pattern, from the NaN-boxed f register
+        bits = lw.b.x()
+        lw.b("fmv.x.w", bits, src.scalar)
+        src = Src(store_t, scalar=bits)
+    lower_fill(lw.b, v.type.numel, src, Src(store_t, addr=buf.offset))
+    lw.engine.deferred.append(buf)
+    return buf
+
+
 def split_tf32(lw: Lowering, v: Value, loc) -> Tuple[Buffer, Buffer]:
     """f32 block ``v`` as two bf16 blocks: ``hi = bf16(x)``, ``lo = bf16(x - hi)``."""
     n = v.type.numel
-    x = lw.buffer(v).offset
+    x = operand_buffer(lw, v, loc).offset
     name = v.name_hint or "operand"
     hi = scratch(lw, 2 * n, f"the bf16 high half of `{name}` ({v.type}) for tt.dot", loc)
     lo = scratch(lw, 2 * n, f"the bf16 low half of `{name}` ({v.type}) for tt.dot", loc)
@@ -123,7 +141,7 @@ def operands(lw: Lowering, op: DotOp) -> Tuple[Geometry, List[Tuple[int, int]], 
         return geometry(op, trans, 2, 1), passes, bufs
     if isinstance(a_t, FloatType) and a_t.is_fp8:
         raise CompileError("tt.dot of fp8 operands is not supported by codegen yet")
-    a, b = lw.buffer(op.a), lw.buffer(bsrc)
+    a, b = operand_buffer(lw, op.a, op.loc), operand_buffer(lw, bsrc, op.loc)
     return geometry(op, trans, elem_bytes(op.a.type), E.type_code(a_t)), [(a.offset, b.offset)], [a, b]
 
 

@@ -22,6 +22,7 @@ from mtiacc.ir.types import FloatType, IntType, Type
 
 # configuration registers (docs/matrix-engine.md)
 TYPE, W_STRIDE, X_STRIDE, ACC_STRIDE, N, W_TRANS = range(6)
+CFG_NAMES = ("type", "w_stride", "x_stride", "acc_stride", "n", "w_trans")
 TILE = 32   # the MAC arrays are 32 x 32: weight tiles of at most 32 rows (K) and 32 columns (N)
 
 Addr = Union[int, VReg]
@@ -40,7 +41,7 @@ def config(lw: Lowering, reg: int, value: int) -> None:
     eng = lw.engine
     if eng.cfg.get(reg) == value:
         return
-    lw.b("mtia.dpe.cfg", lw.b.li(value), reg)
+    lw.b("mtia.dpe.cfg", lw.b.li(value), reg, comment=f"{CFG_NAMES[reg]} = {value}")
     eng.cfg[reg] = value
 
 
@@ -162,7 +163,7 @@ def loop_bottom(lw: Lowering, top: Optional[dict]) -> None:
         return
     for reg, value in sorted(top.items()):
         if lw.engine.cfg.get(reg) != value:
-            lw.b("mtia.dpe.cfg", lw.b.li(value), reg, comment="the configuration the loop's top assumes")
+            lw.b("mtia.dpe.cfg", lw.b.li(value), reg, comment=f"{CFG_NAMES[reg]} = {value}, as the loop's top assumes")
     lw.engine.cfg = dict(top)
     release_held(lw)
 

@@ -12,6 +12,7 @@ from typing import List
 from mtiacc.codegen.context import Lowering
 from mtiacc.codegen.machine.mir import Mem
 from mtiacc.codegen.matrix import engine as E
+from mtiacc.codegen.matrix.dot import operand_buffer
 from mtiacc.codegen.matrix.tiles import counted
 from mtiacc.codegen.vector.blocks import lower_fill
 from mtiacc.codegen.vector.vloop import Src, VLoop, elem_bytes, emit_loop
@@ -26,7 +27,7 @@ def lower(lw: Lowering, op: DotOp) -> None:
     b = lw.b
     res = lw.alloc(op.result)
     lower_fill(b, op.result.type.numel, lw.src(op.acc), Src(elem, addr=res.offset))
-    a, w = lw.buffer(op.a).offset, lw.buffer(op.b).offset
+    a, w = operand_buffer(lw, op.a, op.loc).offset, operand_buffer(lw, op.b, op.loc).offset
     load = "fld" if e == 8 else "flw"
     with counted(lw, B, [(a, M * K * e), (w, K * N * e), (res.offset, M * N * e)]) as (pa, pb, po):
         with counted(lw, M, [(pa, K * e), (po, N * e)]) as (row_a, row_o):

@@ -58,6 +58,7 @@ def begin(lw: Lowering, loop: ForOp) -> Dict[int, DotOp]:
         if first is None:
             continue
         configure(lw, g)
+        E.config(lw, E.N, g.groups[0][1])
         if is_zero(init):
             E.zero(lw, first, batch * g.rows)
         else:

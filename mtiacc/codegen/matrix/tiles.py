@@ -129,7 +129,7 @@ def counted(lw: Lowering, count: int, ptrs: Sequence[Tuple[Addr, int]]) -> Itera
     yield regs
     for reg, value in sorted(cfg.items()):
         if lw.engine.cfg.get(reg) != value:
-            b("mtia.dpe.cfg", b.li(value), reg)
+            b("mtia.dpe.cfg", b.li(value), reg, comment=f"{E.CFG_NAMES[reg]} = {value}, as the loop's top assumes")
     lw.engine.cfg = cfg
     for r, (_, step) in zip(regs, ptrs):
         if -2048 <= step < 2048:
