@@ -25,6 +25,8 @@ class Attribution:
     sync: float
     pe_cycles: float
     launch_cycles: int
+    engine: float = 0.0                     # matrix-engine busy PE-cycles (beside the core)
+    engine_macs: float = 0.0
 
 
 def attribute(result) -> Attribution:
@@ -45,7 +47,8 @@ def attribute(result) -> Attribution:
     busy = float(stats.pe_finish.sum())
     return Attribution(file=str(prog.meta.get("source_file") or prog.name), lines=lines,
                        line_text=dict(prog._source), instructions=rows, core=core, tail=max(busy - core, 0.0),
-                       sync=st["synchronization"], pe_cycles=stats.pe_cycles, launch_cycles=stats.launch_cycles)
+                       sync=st["synchronization"], pe_cycles=stats.pe_cycles, launch_cycles=stats.launch_cycles,
+                       engine=stats.dpe()["busy_cycles"], engine_macs=stats.dpe_macs)
 
 
 def render_profile(a: Attribution, top: int = 20) -> str:
@@ -66,6 +69,9 @@ def render_profile(a: Attribution, top: int = 20) -> str:
                f"finishing)")
     out.append(f"{a.sync:>14,.0f} {100 * a.sync / total:>5.1f}%     -  (idle: waiting for the wave's slowest "
                f"program)")
+    if a.engine:
+        out.append(f"{a.engine:>14,.0f} {100 * a.engine / total:>5.1f}%     -  (matrix engine busy, beside the core: "
+                   f"{a.engine_macs:,.0f} MACs; its waits are charged to mtia.dpe.wait)")
     out += ["", f"top {top} instructions:", f"{'PE-cycles':>14} {'%':>6} {'executed':>10}  {'pc':>10}  line  "
             f"instruction"]
     for pc, text, n, c, ln in sorted(a.instructions, key=lambda r: -r[3])[:top]:

@@ -1,7 +1,8 @@
 """``mtiasim roofline``: the run placed on the chip's roofline (text; a chart with matplotlib if installed).
 
 Roofs (whole chip, from the machine YAML): vector-unit peak FLOP/s for the run's element width
-(2 x datapath_bits / SEW per PE per cycle: an FMA per lane) and the bandwidths of DRAM and SRAM.  The run's
+(2 x datapath_bits / SEW per PE per cycle: an FMA per lane), the matrix engines' fp16 / bf16 peak (2 x
+``dpe.macs_per_cycle`` per PE per cycle: 177 TFLOP/s) and the bandwidths of DRAM and SRAM.  The run's
 arithmetic intensity is its FLOPs per byte moved at each level; the point is its achieved FLOP/s.
 """
 from __future__ import annotations
@@ -13,7 +14,8 @@ def peaks(cfg) -> dict:
     per = cfg.clock_hz * cfg.n_pes
     return {"vector_fp32_flops": 2 * cfg.datapath_bits / 32 * per, "vector_fp16_flops": 2 * cfg.datapath_bits / 16 * per,
             "dram_bw": cfg.dram_bw_bytes_per_s, "sram_bw": cfg.sram_bw_bytes_per_s,
-            "lm_bw": cfg.local_memory_bw_bytes_per_s * cfg.n_pes}
+            "lm_bw": cfg.local_memory_bw_bytes_per_s * cfg.n_pes,
+            "dpe_flops": 2 * cfg.dpe.peak_macs * per}
 
 
 def summary(stats, cfg) -> str:
@@ -24,7 +26,8 @@ def summary(stats, cfg) -> str:
              f"{100 * frac:.1f} % of that bound reached", ""]
     lines.append(f"{'resource':<14} {'work':>18} {'peak':>16} {'time alone (us)':>16} {'achieved':>16} {'% peak':>7}")
     rows = [("dram", stats.dram_bytes, "B", pk["dram_bw"]), ("sram", stats.sram_bytes, "B", pk["sram_bw"]),
-            ("vector", stats.vector_flops, "FLOP", pk["vector_fp32_flops"])]
+            ("vector", stats.vector_flops, "FLOP", pk["vector_fp32_flops"]),
+            ("dpe", stats.dpe_flops, "FLOP", pk["dpe_flops"])]
     b = stats.bounds()
     for name, work, unit, peak in rows:
         ach = work / t if t else 0.0

@@ -258,12 +258,13 @@ def run(binary, inputs: Dict[str, np.ndarray], grid=None, args: Optional[Dict[st
     stats = Stats(programs=total, grid=(gx, gy, gz), clock_hz=cfg.clock_hz, launch_cycles=cfg.job_launch_cycles)
     stats.machine = {"dram_bw": cfg.dram_bw_bytes_per_s, "sram_bw": cfg.sram_bw_bytes_per_s,
                      "lm_bw": cfg.local_memory_bw_bytes_per_s, "n_pes": n_pes,
-                     "vector_peak_flops_fp32": 2 * cfg.datapath_bits / 32 * cfg.clock_hz * n_pes}
+                     "vector_peak_flops_fp32": 2 * cfg.datapath_bits / 32 * cfg.clock_hz * n_pes,
+                     "dpe_peak_flops": 2 * cfg.dpe.peak_macs * cfg.clock_hz * n_pes}
     z = lambda: np.zeros(used)  # noqa: E731
     stats.pe_programs = np.zeros(used, np.int64)
     stats.pe_finish, stats.pe_core, stats.pe_vector_busy, stats.pe_dma_busy = z(), z(), z(), z()
-    stats.pe_lm_bytes, stats.pe_vector_min = z(), z()
-    stats.pe_stalls = {k: z() for k in ("dependence", "structural", "dma_wait", "synchronization")}
+    stats.pe_lm_bytes, stats.pe_vector_min, stats.pe_dpe_busy, stats.pe_dpe_min = z(), z(), z(), z()
+    stats.pe_stalls = {k: z() for k in ("dependence", "structural", "dma_wait", "dpe_wait", "synchronization")}
     waves = [] if trace else None
     cycles = float(stats.launch_cycles)
     for start in range(0, total, n_pes):
@@ -290,7 +291,8 @@ def run(binary, inputs: Dict[str, np.ndarray], grid=None, args: Optional[Dict[st
             waves.append({"offset": cycles, "start": start, "P": P, "finish": fin.copy(), "cycles": wave,
                           "dma": m.dma.trace_events(), "segments": [list(tl.segs) for tl in m.dma.lines],
                           "vector": m.recorder.vector_spans(), "dma_wait": m.recorder.wait_spans(),
-                          "lines": m.recorder.line_spans()})
+                          "lines": m.recorder.line_spans(), "dpe": m.engine_recorder.vector_spans(),
+                          "dpe_wait": m.engine_recorder.wait_spans()})
         stats.wave_cycles.append(wave)
         stats.wave_pes.append(P)
         cycles += wave
@@ -340,8 +342,9 @@ def _account_wave(stats: Stats, m: Machine, P: int, fin: np.ndarray, wave: int) 
     st["dependence"][:P] += acc["dep"]
     st["structural"][:P] += acc["struct"]
     st["dma_wait"][:P] += acc["dma"]
+    st["dpe_wait"][:P] += acc["dpe"]
     st["synchronization"][:P] += wave - fin
-    stats.pe_core[:P] += m.cyc - acc["dep"] - acc["struct"] - acc["dma"]
+    stats.pe_core[:P] += m.cyc - acc["dep"] - acc["struct"] - acc["dma"] - acc["dpe"]
     stats.pe_vector_busy[:P] += acc["vbusy"]
     stats.pe_dma_busy[:P] += m.dma.busy_by_pe()
     lv = m.dma.bytes_by_pe()
@@ -349,6 +352,10 @@ def _account_wave(stats: Stats, m: Machine, P: int, fin: np.ndarray, wave: int) 
     stats.sram_bytes += int(lv[1].sum())
     stats.pe_lm_bytes[:P] += acc["lm"] + lv[0] + lv[1]
     stats.pe_vector_min[:P] += acc["vmin"]
-    stats.flops += float(acc["flops"].sum())
+    eng = m.ts.engine
+    stats.pe_dpe_busy[:P] += eng.busy
+    stats.pe_dpe_min[:P] += eng.mmin
+    stats.dpe_macs += float(eng.macs.sum())
+    stats.flops += float(acc["flops"].sum()) + 2.0 * float(eng.macs.sum())
     stats.vector_flops += float(acc["vflops"].sum())
     stats.dma_transfers += m.dma.n_transfers

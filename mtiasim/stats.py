@@ -12,7 +12,7 @@ from typing import Dict, List, Tuple
 
 import numpy as np
 
-STALLS = ("dependence", "structural", "dma_wait", "synchronization")
+STALLS = ("dependence", "structural", "dma_wait", "dpe_wait", "synchronization")
 
 
 @dataclasses.dataclass
@@ -33,8 +33,9 @@ class Stats:
     dram_bytes: int = 0
     sram_bytes: int = 0
     dma_transfers: int = 0
-    flops: float = 0.0             # scalar and vector floating-point operations (an FMA is two)
+    flops: float = 0.0             # scalar, vector and matrix-engine operations (an FMA or a MAC is two)
     vector_flops: float = 0.0
+    dpe_macs: float = 0.0          # the matrix engine's useful MACs (R x K x n per mm; integer ones too)
     steps: int = 0
     wall_seconds: float = 0.0
     # per PE (index = PE), summed over waves
@@ -46,6 +47,8 @@ class Stats:
     pe_dma_busy: np.ndarray = None
     pe_lm_bytes: np.ndarray = None
     pe_vector_min: np.ndarray = None      # cycles the vector FLOPs need at the vector unit's peak
+    pe_dpe_busy: np.ndarray = None        # cycles the matrix engine streamed rows (mm)
+    pe_dpe_min: np.ndarray = None         # cycles its MACs need at its peak for their input type
     issue_busy: Dict[str, float] = dataclasses.field(default_factory=dict)   # unit -> core issue cycles
     # the machine, for the derived figures
     machine: Dict[str, float] = dataclasses.field(default_factory=dict)
@@ -64,6 +67,10 @@ class Stats:
         return int(self.pe_lm_bytes.sum()) if self.pe_lm_bytes is not None else 0
 
     @property
+    def dpe_flops(self) -> float:
+        return 2.0 * self.dpe_macs
+
+    @property
     def pe_cycles(self) -> float:
         """The PE-cycles of all waves (each wave: its length x its PEs)."""
         return float(sum(c * p for c, p in zip(self.wave_cycles, self.wave_pes)))
@@ -74,10 +81,21 @@ class Stats:
         busy = {
             "scalar": float(self.issue_busy.get("scalar", 0.0)),
             "vector": float(self.pe_vector_busy.sum()) if self.pe_vector_busy is not None else 0.0,
-            "command_processor": float(self.issue_busy.get("custom", 0.0) + self.issue_busy.get("dma", 0.0)),
+            "command_processor": float(self.issue_busy.get("custom", 0.0) + self.issue_busy.get("dma", 0.0)
+                                       + self.issue_busy.get("dpe", 0.0)),
             "dma": float(self.pe_dma_busy.sum()) if self.pe_dma_busy is not None else 0.0,
+            "dpe": float(self.pe_dpe_busy.sum()) if self.pe_dpe_busy is not None else 0.0,
         }
         return {u: {"busy_cycles": b, "utilization": b / cap} for u, b in busy.items()}
+
+    def dpe(self) -> Dict[str, float]:
+        """The matrix engine: busy (streaming) PE-cycles, useful MACs, and their utilization: the MACs over what
+        the busy cycles could have done at the type's peak, and over what the waves' PE-cycles could have."""
+        busy = float(self.pe_dpe_busy.sum()) if self.pe_dpe_busy is not None else 0.0
+        need = float(self.pe_dpe_min.sum()) if self.pe_dpe_min is not None else 0.0
+        return {"busy_cycles": busy, "macs": self.dpe_macs, "flops": self.dpe_flops,
+                "utilization_busy": need / busy if busy else 0.0,
+                "utilization_peak": need / max(self.pe_cycles, 1.0)}
 
     def stalls(self) -> Dict[str, float]:
         if self.pe_stalls is None:
@@ -89,11 +107,13 @@ class Stats:
         mc = self.machine
         lm = float(self.pe_lm_bytes.max()) if self.pe_lm_bytes is not None and self.pe_lm_bytes.size else 0.0
         vmin = float(self.pe_vector_min.max()) if self.pe_vector_min is not None and self.pe_vector_min.size else 0.0
+        dmin = float(self.pe_dpe_min.max()) if self.pe_dpe_min is not None and self.pe_dpe_min.size else 0.0
         return {
             "dram": self.dram_bytes / mc["dram_bw"],
             "sram": self.sram_bytes / mc["sram_bw"],
             "local_memory": lm / mc["lm_bw"],
             "vector": vmin / self.clock_hz,
+            "dpe": dmin / self.clock_hz,
         }
 
     def roofline(self) -> Tuple[str, float, float]:
@@ -127,6 +147,7 @@ class Stats:
             "dram_bw_bytes_per_s": self.dram_bytes / t if t else 0.0,
             "sram_bw_bytes_per_s": self.sram_bytes / t if t else 0.0,
             "flops": self.flops, "vector_flops": self.vector_flops, "flops_per_s": self.flops / t if t else 0.0,
+            "dpe": self.dpe(),
             "bound": bound, "roofline_s": roof_s, "roofline_fraction": frac, "bounds_s": self.bounds(),
             "units": self.units(), "stalls_pe_cycles": self.stalls(), "pe_cycles": self.pe_cycles,
             "balance": self.balance(), "wall_seconds": self.wall_seconds,
@@ -163,6 +184,12 @@ def render(stats: Stats, console) -> None:
     t.add_row("local-memory bytes", f"{s.lm_bytes:,}", _si(s.lm_bytes / tt, "B/s"))
     t.add_row("  DMA in / out", f"{s.dma_bytes_in:,} / {s.dma_bytes_out:,}", f"{s.dma_transfers:,} transfers")
     t.add_row("FLOPs", f"{s.flops:,.0f}", _si(s.flops / tt, "FLOP/s"))
+    if s.dpe_macs:
+        e = s.dpe()
+        t.add_row("  matrix engine (DPE)", f"{s.dpe_flops:,.0f}", _si(s.dpe_flops / tt, "FLOP/s"))
+        t.add_row("DPE busy cycles", f"{e['busy_cycles']:,.0f}", f"{s.dpe_macs:,.0f} MACs")
+        t.add_row("  DPE utilization while busy", f"{100 * e['utilization_busy']:.1f} %", "useful MACs / busy peak")
+        t.add_row("  DPE utilization of peak", f"{100 * e['utilization_peak']:.1f} %", "useful MACs / run peak")
     bound, roof, frac = s.roofline()
     t.add_row("roofline bound", bound, f"{roof * 1e6:,.3f} us")
     t.add_row("  % of the bound reached", f"{100 * frac:.1f} %", "")

@@ -10,7 +10,11 @@
 - **Command processor.** A custom instruction costs ``issue`` cycles of the core (class ``Custom`` / ``DMA``).
   ``mtia.dma.in/out`` enters the PE's DMA queue (at most ``max_outstanding`` in flight: issue waits for a slot, a
   *structural* stall) and is timed by :mod:`mtiasim.dma`; ``mtia.dma.wait`` stalls until every transfer of the
-  program has completed (a *DMA wait* stall).
+  program has completed (a *DMA wait* stall).  A transfer is handed to the DMA engine at its issue, or later
+  while an earlier matrix-engine command still reads (or, for a DMA out, writes) the same local bytes.
+- **Matrix engine.** An engine command (class ``DPE``) costs ``issue`` cycles of the core and enters the PE's
+  engine queue, timed by :mod:`mtiasim.dpe` (a full queue is a *structural* stall); ``mtia.dpe.wait`` stalls
+  until the engine has completed every command (a *DPE wait* stall).
 
 Lockstep: the counters are ``[P]`` numpy arrays (``m.cyc``; ready cycles ``m.xr m.fr m.vr`` ``[32, P]``; the
 vector unit's free cycle ``m.vfree``; stall and work counters ``m.acc``).  While every program of the wave has run
@@ -26,12 +30,14 @@ import numpy as np
 
 from mtiacc.diagnostics import UserError
 
+from .dpe import DpeTiming
+from .dpe.engine import params as dpe_params
 from .semantics.common import reg_deps
 
 _SINGLE_REG_FAMILIES = ("vred", "vfred", "vmv_scalar", "vcmp", "vfcmp", "vmask")
-# per-program accumulators: stall kinds, vector-unit busy cycles, FLOPs, minimum vector cycles for those FLOPs at
+# per-program accumulators: stall kinds (dependence, structural, DMA wait, DPE wait), vector-unit busy cycles, FLOPs, minimum vector cycles for those FLOPs at
 # the peak rate, local-memory bytes touched by loads and stores
-ACC = ("dep", "struct", "dma", "vbusy", "flops", "vflops", "vmin", "lm")
+ACC = ("dep", "struct", "dma", "dpe", "vbusy", "flops", "vflops", "vmin", "lm")
 _FLOP_OPS = {"add", "sub", "rsub", "mul", "div", "rdiv", "min", "max"}
 _SCALAR_MEM = {"load": {"b": 1, "bu": 1, "h": 2, "hu": 2, "w": 4, "wu": 4, "d": 8},
                "store": {"b": 1, "h": 2, "w": 4, "d": 8}, "fload": {"w": 4}, "fstore": {"w": 4}}
@@ -58,6 +64,7 @@ class UniformTiming:
         self.f = [0.0] * 32
         self.v = [0.0] * 32
         self.acc = dict.fromkeys(ACC, 0.0)
+        self.engine = DpeTiming(m.cfg, m.P)     # the matrix engines' timing (always per-PE arrays)
         self.reset()
 
     def reset(self):
@@ -69,6 +76,7 @@ class UniformTiming:
         self.v[:] = [0.0] * 32
         for k in ACC:
             self.acc[k] = 0.0
+        self.engine.reset()
 
     def materialize(self):
         """Broadcast the scalars into the per-program arrays; from now on the arrays are the state."""
@@ -114,9 +122,13 @@ class TimingModel:
         xs = [(arrays[f], f, r) for f, r in srcs if f != "v"]
         xd = [(arrays[f], f, r) for f, r in dsts if f != "v"]
         if fam == "dma":
-            return self._bind_dma(m, issue, xs)
+            return self._bind_dma(d, m, issue, xs)
         if fam == "dma_wait":
             return self._bind_wait(m, issue)
+        if fam == "dpe":
+            return self._bind_dpe(d, m, issue, xs)
+        if fam == "dpe_wait":
+            return self._bind_dpe_wait(m, issue)
         if self.is_vector_class(cls):
             return self._bind_vector(d, m, issue, lat, srcs, dsts, xs, xd)
         if not any(f == "v" for f, _ in srcs + dsts) and len(xs) <= 2 and len(xd) <= 1:
@@ -277,10 +289,12 @@ class TimingModel:
         return tm
 
     # ---------------------------------------------------------------------------------------------------------
-    def _bind_dma(self, m, issue, xs):
+    def _bind_dma(self, d, m, issue, xs):
         ts, cyc, acc, dma = m.ts, m.cyc, m.acc, m.dma
         tacc = ts.acc
         xsl = [(a, ts.x if f == "x" else ts.f, r) for a, f, r in xs]
+        eng = ts.engine
+        held = _dma_hold(d, m, eng)
 
         def tm(g):
             if ts.on and g.__class__ is slice:
@@ -292,8 +306,17 @@ class TimingModel:
                 t2 = dma.outstanding_uniform(t)
                 tacc["dep"] += t - c
                 tacc["struct"] += t2 - t
-                m.dma_issue_t = t2
                 ts.cyc = t2 + issue
+                if not eng.used:
+                    m.dma_issue_t = t2
+                    return
+                h = held(g)
+                h0 = float(h[0])
+                if (h == h0).all():
+                    m.dma_issue_t = max(t2, h0)
+                    return
+                ts.materialize()        # the programs' transfers are held until different times
+                m.dma_issue_t = np.maximum(t2, h)
                 return
             ts.materialize()
             c = cyc[g]
@@ -304,7 +327,7 @@ class TimingModel:
             t2 = dma.outstanding(group_slots(g, m.P), np.broadcast_to(t, (len(group_slots(g, m.P)),)))
             acc["dep"][g] += t - c
             acc["struct"][g] += t2 - t
-            m.dma_issue_t = t2
+            m.dma_issue_t = np.maximum(t2, held(g)) if eng.used else t2
             cyc[g] = t2 + issue
         return tm
 
@@ -328,11 +351,92 @@ class TimingModel:
         return tm
 
 
+    # ---------------------------------------------------------------------------------------------------------
+    def _bind_dpe(self, d, m, issue, xs):
+        ts, cyc, acc, vfree = m.ts, m.cyc, m.acc, m.vfree
+        tacc = ts.acc
+        xsl = [(a, ts.x if f == "x" else ts.f, r) for a, f, r in xs]
+        eng = ts.engine
+        op = d.spec.sem_op
+
+        def tm(g):
+            if ts.on and g.__class__ is slice:
+                c = ts.cyc
+                t = c
+                for _a, lst, r in xsl:
+                    if lst[r] > t:
+                        t = lst[r]
+                t2 = eng.command(g, op, t, ts.vfree, dpe_params(op, d, m, g, eng))
+                v = float(t2[0])
+                tacc["dep"] += t - c
+                if (t2 == v).all():
+                    tacc["struct"] += v - t
+                    ts.cyc = v + issue
+                    return
+                ts.materialize()        # the queue held the programs for different times
+                acc["struct"][g] += t2 - t
+                cyc[g] = t2 + issue
+                return
+            ts.materialize()
+            c = cyc[g]
+            t = c
+            for a, _l, r in xsl:
+                t = np.maximum(t, a[r, g])
+            t2 = eng.command(g, op, t, vfree[g], dpe_params(op, d, m, g, eng))
+            acc["dep"][g] += t - c
+            acc["struct"][g] += t2 - t
+            cyc[g] = t2 + issue
+        return tm
+
+    def _bind_dpe_wait(self, m, issue):
+        ts, cyc, acc = m.ts, m.cyc, m.acc
+        tacc = ts.acc
+        eng = ts.engine
+
+        def tm(g):
+            if ts.on and g.__class__ is slice:
+                c = ts.cyc
+                done = eng.done
+                v = float(done[0])
+                if (done == v).all():
+                    t = max(c, v)
+                    tacc["dpe"] += t - c
+                    ts.cyc = t + issue
+                    return
+            ts.materialize()
+            c = cyc[g]
+            t = np.maximum(c, eng.done[g])
+            acc["dpe"][g] += t - c
+            cyc[g] = t + issue
+        return tm
+
+def _dma_hold(d, m, eng):
+    """``held(g)``: the time the command processor may hand group ``g``'s transfer to the DMA engine: its setup
+    may begin early enough that it starts when the engine commands touching its local bytes have finished."""
+    op = d.spec.sem_op
+    inbound = op in ("in", "in2d")
+    X, rd, r1, r2 = m.X, d.rd, d.rs1, d.rs2
+    setup = float(m.cfg.dma_setup_cycles)
+
+    def held(g):
+        la = X[rd, g] if inbound else X[r1, g]
+        n = np.maximum(X[r2, g], 0)
+        if op in ("in2d", "out2d") and getattr(m, "dma_cfg", None) is not None:
+            rows, ls = np.maximum(m.dma_cfg[0, g], 0), m.dma_cfg[2, g]
+            last = la + np.maximum(rows - 1, 0) * ls
+            lo, hi = np.minimum(la, last), np.maximum(la, last) + n
+            hi = np.where(rows > 0, hi, lo)
+        else:
+            lo, hi = la, la + n
+        return eng.hazard(g, lo, hi, inbound) - setup
+    return held
+
+
 def finish_cycles(m) -> np.ndarray:
-    """Each program's end: its last issue, vector-unit or DMA completion, whichever is later."""
+    """Each program's end: its last issue, vector-unit, DMA or matrix-engine completion, whichever is later."""
     m.dma.resolve()
     m.ts.materialize()
-    return np.maximum(np.maximum(m.cyc, m.vfree), m.dma.last)
+    return np.maximum(np.maximum(np.maximum(m.cyc, m.vfree), m.dma.last), m.ts.engine.done)
 
 
 def ceil_cycles(x: float) -> int:

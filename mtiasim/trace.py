@@ -2,10 +2,12 @@
 
 One process per PE with a thread (track) per unit: ``core`` (one span per program, from its wave's start to its
 last activity; then ``idle (wave sync)`` until the wave ends; nested in a program, one span per run of its
-instructions from one source line, ``line 17: tl.store(...)``, and ``dma wait`` spans where ``mtia.dma.wait``
-stalled), ``dma`` (one span per transfer, with its bytes and memory level), ``vector`` (PEs that ran vector
-instructions: the vector unit's busy spans, merged when less than :data:`mtiasim.tracerec.MERGE_GAP` cycles apart;
-``args.busy_cycles`` is the busy time within a span); and a ``chip`` process: job launch, the waves, and counter
+instructions from one source line, ``line 17: tl.store(...)``, and ``dma wait`` / ``dpe wait`` spans where
+``mtia.dma.wait`` / ``mtia.dpe.wait`` stalled), ``dma`` (one span per transfer, with its bytes and memory level),
+``vector`` (PEs that ran vector instructions: the vector unit's busy spans, merged when less than
+:data:`mtiasim.tracerec.MERGE_GAP` cycles apart; ``args.busy_cycles`` is the busy time within a span), ``dpe``
+(PEs that used the matrix engine: its busy spans, streaming and accumulator transfers, merged the same way);
+and a ``chip`` process: job launch, the waves, and counter
 tracks of DRAM and SRAM bandwidth in use.  Times are microseconds of simulated time.  What is recorded while a wave
 runs is in :mod:`mtiasim.tracerec`.
 """
@@ -16,7 +18,7 @@ import json
 from .dma import LEVELS
 
 CHIP_PID = 1000
-TIDS = {"core": 1, "dma": 2, "vector": 3}
+TIDS = {"core": 1, "dma": 2, "vector": 3, "dpe": 4}
 
 
 def line_name(line: int, source) -> str:
@@ -37,12 +39,13 @@ def build_trace(stats, waves, cfg, source=None) -> list:
           {"ph": "X", "name": "job launch", "cat": "launch", "pid": CHIP_PID, "tid": 0, "ts": 0.0,
            "dur": stats.launch_cycles * us}]
     pes = max((w["P"] for w in waves), default=0)
-    vector_pes = {int(p) for w in waves for p, *_ in w.get("vector", ())}
+    used = {"vector": {int(p) for w in waves for p, *_ in w.get("vector", ())},
+            "dpe": {int(p) for w in waves for p, *_ in w.get("dpe", ())}}
     for p in range(pes):
         ev.append({"ph": "M", "name": "process_name", "pid": p, "tid": 0, "args": {"name": f"PE {p}"}})
         ev.append({"ph": "M", "name": "process_sort_index", "pid": p, "tid": 0, "args": {"sort_index": p}})
         for name, tid in TIDS.items():
-            if name != "vector" or p in vector_pes:
+            if name not in used or p in used[name]:
                 ev.append({"ph": "M", "name": "thread_name", "pid": p, "tid": tid, "args": {"name": name}})
     for k, w in enumerate(waves):
         off = w["offset"]
@@ -63,13 +66,19 @@ def build_trace(stats, waves, cfg, source=None) -> list:
             ev.append({"ph": "X", "name": "vector", "cat": "vector", "pid": int(p), "tid": TIDS["vector"],
                        "ts": (off + t0) * us, "dur": (t1 - t0) * us,
                        "args": {"busy_cycles": busy, "utilization": busy / (t1 - t0) if t1 > t0 else 1.0}})
+        for p, t0, t1, busy in w.get("dpe", ()):
+            ev.append({"ph": "X", "name": "dpe", "cat": "dpe", "pid": int(p), "tid": TIDS["dpe"],
+                       "ts": (off + t0) * us, "dur": (t1 - t0) * us,
+                       "args": {"busy_cycles": busy, "utilization": busy / (t1 - t0) if t1 > t0 else 1.0}})
         for p, line, t0, t1 in w.get("lines", ()):
             name = names.get(line) or names.setdefault(line, line_name(line, source))
             ev.append({"ph": "X", "name": name, "cat": "line", "pid": int(p), "tid": TIDS["core"],
                        "ts": (off + t0) * us, "dur": (t1 - t0) * us, "args": {"line": int(line)}})
-        for p, t0, stall in w.get("dma_wait", ()):
-            ev.append({"ph": "X", "name": "dma wait", "cat": "dma_wait", "pid": int(p), "tid": TIDS["core"],
-                       "ts": (off + t0) * us, "dur": stall * us, "args": {"stall_cycles": stall}})
+        for kind in ("dma", "dpe"):
+            for p, t0, stall in w.get(f"{kind}_wait", ()):
+                ev.append({"ph": "X", "name": f"{kind} wait", "cat": f"{kind}_wait", "pid": int(p),
+                           "tid": TIDS["core"], "ts": (off + t0) * us, "dur": stall * us,
+                           "args": {"stall_cycles": stall}})
         for lv, segs in enumerate(w["segments"]):
             for a, b, r in segs:
                 ev.append({"ph": "C", "name": f"{LEVELS[lv]} GB/s", "pid": CHIP_PID, "tid": 0, "ts": (off + a) * us,

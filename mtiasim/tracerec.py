@@ -6,7 +6,10 @@ wrapper reads what the timing model did from its counters, so both timing paths 
 
 - vector instruction: its occupancy is the growth of the ``vbusy`` counter, and it ends when the unit is next
   free (``vfree``), so it occupied ``[vfree - occ, vfree)``;
-- ``mtia.dma.wait``: it stalled from the core's cycle before it (``cyc``) for the growth of the ``dma`` counter.
+- ``mtia.dma.wait``: it stalled from the core's cycle before it (``cyc``) for the growth of the ``dma`` counter
+  (``mtia.dpe.wait`` likewise, with the ``dpe`` counter, into a second recorder, ``m.engine_recorder``);
+- matrix engine: the engine's timing model (:mod:`mtiasim.dpe`) records its busy spans (mm streaming and
+  accumulator transfers) into ``m.engine_recorder`` itself, always per PE (its state is per-PE arrays).
 
 While the wave's programs agree (the timing model's scalars) a span is recorded once for every PE; after the
 switch to arrays, per program.  Vector spans that follow each other with a gap of at most :data:`MERGE_GAP`
@@ -162,11 +165,13 @@ class WaveRecorder:
 
 
 def enable_trace(m) -> WaveRecorder:
-    """Wrap machine ``m``'s vector and ``mtia.dma.wait`` executors so that they record into a recorder."""
+    """Wrap machine ``m``'s vector, ``mtia.dma.wait`` and ``mtia.dpe.wait`` executors so that they record into a
+    recorder; the matrix engine records into ``m.engine_recorder``."""
     rec = WaveRecorder(m.P)
+    erec = m.engine_recorder = m.ts.engine.rec = WaveRecorder(m.P)
     ts, acc, cyc, vfree = m.ts, m.acc, m.cyc, m.vfree
     tacc = ts.acc
-    vb, dw = acc["vbusy"], acc["dma"]
+    vb = acc["vbusy"]
 
     def wrap_vector(ex):
         def vex(g):
@@ -189,13 +194,15 @@ def enable_trace(m) -> WaveRecorder:
             return r
         return vex
 
-    def wrap_wait(ex):
+    def wrap_wait(ex, rec, key):
+        dw = acc[key]
+
         def wex(g):
             if ts.on and g.__class__ is slice:
-                c0, d0 = ts.cyc, tacc["dma"]
+                c0, d0 = ts.cyc, tacc[key]
                 r = ex(g)
                 if ts.on:
-                    rec.wait_uniform(c0, tacc["dma"] - d0)
+                    rec.wait_uniform(c0, tacc[key] - d0)
                 else:
                     rec.wait(g, c0, dw - d0)
                 return r
@@ -223,7 +230,9 @@ def enable_trace(m) -> WaveRecorder:
         if d is None:
             continue
         if d.spec.sem_family == "dma_wait":
-            execs[k] = wrap_wait(execs[k])
+            execs[k] = wrap_wait(execs[k], rec, "dma")
+        elif d.spec.sem_family == "dpe_wait":
+            execs[k] = wrap_wait(execs[k], erec, "dpe")
         elif m.timing is not None and m.timing.is_vector_class(d.spec.timing):
             execs[k] = wrap_vector(execs[k])
     prog = m.program

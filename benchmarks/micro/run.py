@@ -52,6 +52,22 @@ def vfma(cfg, trips=2000):
             "unit": "FLOP/s", "stats": s, "streaming": True}
 
 
+def dpe_mm(cfg, ty="fp16", pes=4):
+    """Matrix engines streaming rows through alternating weight tiles: MACs per cycle per PE.  The engines do not
+    share anything, so a few PEs give the per-PE rate (the simulator's cost grows with the PEs' MACs)."""
+    code = {"fp16": 0, "bf16": 1, "int8": 2, "uint8": 3}[ty]
+    trips = 32 if ty in ("fp16", "bf16") else 64     # 64K (fp16) / 128K (int8) rows a PE: launch is < 3 %
+    r = run(build("dpe_mm", [{"name": "TYPE", "type": "i32"}, {"name": "TRIPS", "type": "i32"}]),
+            {"TYPE": np.array(code, np.int32), "TRIPS": np.array(trips, np.int32)}, grid=(pes,))
+    s = r.stats
+    assert s.dpe_macs == pes * trips * 2 * 1024 * 32 * 32
+    per_cycle = s.dpe_macs / (s.cycles * pes)
+    peak = cfg.dpe.macs(ty)
+    return {"name": f"matrix engine mm loop, {ty} ({pes} PEs)", "achieved": s.dpe_macs / s.time_s,
+            "peak": peak * cfg.clock_hz * pes, "unit": "MAC/s", "stats": s, "streaming": True,
+            "detail": f"{per_cycle:.1f} MACs/cycle/PE of {peak:g}"}
+
+
 def latency_chain(cfg, links=2000):
     r = run(build("latency_chain", []), {}, grid=(1,))
     s = r.stats
@@ -64,7 +80,8 @@ def latency_chain(cfg, links=2000):
 
 def measure(cfg=None):
     cfg = cfg or load_config()
-    return [dma_stream("dram", 32, cfg), dma_stream("sram", 128, cfg), vfma(cfg), latency_chain(cfg)]
+    return [dma_stream("dram", 32, cfg), dma_stream("sram", 128, cfg), vfma(cfg), dpe_mm(cfg, "fp16"),
+            dpe_mm(cfg, "int8"), latency_chain(cfg)]
 
 
 def _fmt(x, unit):

@@ -36,6 +36,8 @@ def assert_honest(s):
     assert t >= s.pe_lm_bytes.max() / CFG.local_memory_bw_bytes_per_s
     fp32_peak = 2 * CFG.datapath_bits / 32 * CFG.clock_hz * CFG.n_pes
     assert t >= s.vector_flops / fp32_peak
+    assert t >= s.pe_dpe_min.max() / CFG.clock_hz             # the matrix engine at its type's MAC rate
+    assert t >= s.dpe_flops / (2 * CFG.dpe.macs("int8") * CFG.clock_hz * CFG.n_pes)
     assert 0 <= s.roofline()[2] <= 1.0
     for name, d in s.units().items():
         assert 0 <= d["utilization"] <= 1.0 + 1e-9, name
@@ -44,6 +46,8 @@ def assert_honest(s):
 def test_micro_benchmarks_reach_their_peaks_and_never_exceed_them(micro):
     names = [r["name"] for r in micro]
     assert any("DRAM" in n for n in names) and any("SRAM" in n for n in names)
+    assert any("matrix engine" in n and "fp16" in n for n in names) and any("matrix engine" in n and "int8" in n
+                                                                           for n in names)
     for r in micro:
         frac = r["achieved"] / r["peak"]
         assert frac <= 1.0 + 1e-9, r["name"]
