@@ -75,6 +75,7 @@ class Machine:
         self.linear = np.zeros(P, np.int64)
         self.grid = (1, 1, 1)
         self.pcs = np.zeros(P, np.int64)
+        self.dma_cfg = np.zeros((3, P), np.int64)   # 2-D DMA: rows, DRAM row stride, local row stride
         # timing state (cycles as float64: DMA transfers take fractional cycles)
         self.timing = timing
         self.cyc = np.zeros(P)
@@ -118,6 +119,7 @@ class Machine:
         self.vl[:] = 0
         self.sew[:] = 0
         self.vtype[:] = 0
+        self.dma_cfg[:] = 0
         self.vl_u = 0
         self.sew_u = 0
         self.linear[:] = linear

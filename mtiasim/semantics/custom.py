@@ -1,16 +1,24 @@
-"""MTIA custom instructions: DMA between DRAM and local memory, DMA wait, program id and grid size.
+"""MTIA custom instructions: DMA between DRAM and local memory (1-D and 2-D), the DMA configuration registers,
+DMA wait, program id and grid size.
 
 A DMA completes functionally at issue (allowed by the architecture contract); the timing model tracks when it
-really completes and ``mtia.dma.wait`` stalls on that.
+really completes and ``mtia.dma.wait`` stalls on that.  A 2-D DMA (``mtia.dma.in2d`` / ``out2d``) moves
+``rows`` rows of ``x[rs2]`` bytes, row ``r`` at ``DRAM + r * dram_stride`` and ``local + r * local_stride``
+(``mtia.dma.cfg`` registers 0, 1, 2 of the program); the timing model sees it as one transfer of
+``rows * bytes``.
 """
 from __future__ import annotations
 
+
+import numpy as np
 
 from ..faults import SimFault, group_slots
 
 
 def dma(d, m, pc):
     op = d.spec.sem_op
+    if op in ("in2d", "out2d"):
+        return dma2d(d, m, pc)
     if op not in ("in", "out"):
         raise KeyError(op)
     X, rd, r1, r2 = m.X, d.rd, d.rs1, d.rs2
@@ -54,6 +62,98 @@ def dma(d, m, pc):
         if m.timing is not None:
             _record(m, g, slots, ns, levels)
         return None
+    return ex
+
+
+def dma2d(d, m, pc):
+    inbound = d.spec.sem_op == "in2d"
+    X, rd, r1, r2 = m.X, d.rd, d.rs1, d.rs2
+    cfg = m.dma_cfg
+
+    def ex(g):
+        slots = group_slots(g, m.P).tolist()
+        las = (X[rd, g] if inbound else X[r1, g]).tolist()      # local addresses of row 0
+        das = (X[r1, g] if inbound else X[rd, g]).tolist()      # DRAM addresses of row 0
+        ns = X[r2, g].tolist()
+        rows, dss, lss = (cfg[k, g].tolist() for k in range(3))
+        totals, levels = [], []
+        for p, la, da, n, nr, ds, ls in zip(slots, las, das, ns, rows, dss, lss):
+            if n < 0:
+                raise SimFault(f"2-D DMA with rows of a negative length ({n} bytes)", p)
+            if nr < 0:
+                raise SimFault(f"2-D DMA of a negative number of rows ({nr}; DMA configuration register 0)", p)
+            if n == 0 or nr == 0:
+                totals.append(0)
+                levels.append(0)
+                continue
+            levels.append(_copy2d(m, p, inbound, la, da, n, nr, ds, ls))
+            totals.append(n * nr)
+        total = sum(totals)
+        if inbound:
+            m.dma_bytes_in += total
+        else:
+            m.dma_bytes_out += total
+        if m.timing is not None:
+            _record(m, g, slots, totals, levels)
+        return None
+    return ex
+
+
+def _copy2d(m, p, inbound, la, da, n, nr, ds, ls):
+    """Copy program ``p``'s ``nr`` rows of ``n`` bytes (checked first); returns the memory level of row 0."""
+    dram, lmb = m.dram, m.lmb
+    what = "read" if inbound else "write"
+    last = nr - 1
+    llo, lhi = min(la, la + last * ls), max(la, la + last * ls) + n
+    if llo < 0 or lhi > lmb:    # name the first row out of bounds
+        for r in range(nr):
+            a = la + r * ls
+            if a < 0 or a + n > lmb:
+                raise SimFault(f"out-of-bounds 2-D DMA {'write' if inbound else 'read'} of {n} bytes at local "
+                               f"address 0x{a % (1 << 64):x} in row {r} of {nr} (local memory is "
+                               f"0x0..0x{lmb:x})", p)
+    dlo, dhi = min(da, da + last * ds), max(da, da + last * ds) + n
+    i = dram.index_of(dlo)
+    if not (i >= 0 and dhi <= dram.buffers[i].end):  # not all in one buffer: every row must be in one
+        for r in range(nr):
+            try:
+                dram.check(da + r * ds, n, what, p)
+            except SimFault as f:
+                raise SimFault(f.message.replace(f"DMA {what}", f"2-D DMA {what}", 1) + f" in row {r} of {nr}",
+                               p, f.notes) from None
+    level = dram.buffers[dram.index_of(da)].level
+    data, LM = dram.data, m.LM[p]
+    off = da - dram.base
+    cols = np.arange(n)
+    dst_stride = ls if inbound else ds
+    if abs(dst_stride) >= n:       # rows do not overlap where they land: one gather / scatter
+        lidx = (la + np.arange(nr) * ls)[:, None] + cols
+        didx = (off + np.arange(nr) * ds)[:, None] + cols
+        if inbound:
+            LM[lidx] = data[didx]
+        else:
+            data[didx] = LM[lidx]
+        return level
+    for r in range(nr):            # overlapping rows land in order: the last one wins
+        a, b = la + r * ls, off + r * ds
+        if inbound:
+            LM[a:a + n] = data[b:b + n]
+        else:
+            data[b:b + n] = LM[a:a + n]
+    return level
+
+
+def dma_cfg(d, m, pc):
+    k = int(d.imm)
+    cfg, X, r1 = m.dma_cfg, m.X, d.rs1
+    if k not in (0, 1, 2):
+        def bad(g):
+            raise SimFault(f"DMA configuration register {k} does not exist (they are 0 rows, 1 DRAM row stride, "
+                           f"2 local row stride)")
+        return bad
+
+    def ex(g):
+        cfg[k, g] = X[r1, g]
     return ex
 
 
@@ -110,5 +210,5 @@ def nprogs(d, m, pc):
     return ex
 
 
-FAMILIES = {"dma": dma, "dma_wait": dma_wait, "pid": pid, "nprogs": nprogs}
-OPS = {"dma": {"in", "out"}}
+FAMILIES = {"dma": dma, "dma_cfg": dma_cfg, "dma_wait": dma_wait, "pid": pid, "nprogs": nprogs}
+OPS = {"dma": {"in", "out", "in2d", "out2d"}, "dma_cfg": {"cfg"}}

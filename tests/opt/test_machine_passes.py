@@ -61,6 +61,18 @@ def test_wait_stays_when_an_outbound_transfer_is_pending():
     assert text(fn).count("mtia.dma.wait") == 2
 
 
+def test_2d_transfers_and_their_configuration_in_the_wait_rule():
+    # in2d is inbound like in (and cfg touches no memory): the first wait goes; out2d keeps it
+    fn = fn_of(("mtia.dma.cfg", "a3", 0), ("mtia.dma.in2d", "a0", "a1", "a2"), ("mtia.dma.wait",),
+               ("mtia.dma.cfg", "a4", 0), ("mtia.dma.in2d", "a5", "a1", "a2"), ("mtia.dma.wait",), ("ret",))
+    peephole_function(fn)
+    assert text(fn).count("mtia.dma.wait") == 1
+    fn = fn_of(("mtia.dma.out2d", "a0", "a1", "a2"), ("mtia.dma.wait",), ("mtia.dma.in2d", "a1", "a3", "a2"),
+               ("mtia.dma.wait",), ("ret",))
+    peephole_function(fn)
+    assert text(fn).count("mtia.dma.wait") == 2
+
+
 def test_effects_from_the_isa_table():
     e = effects(MInstr("mtia.dma.in", ["a0", "a1", "a2"]))
     assert {"a0", "a1", "a2"} <= e.uses and "a0" not in e.defs and "MEM" in e.defs

@@ -11,8 +11,9 @@ The rules, each a small function over the instruction list:
 * ``vsetvli zero, rs, vtype`` right after a ``vsetvli`` that set the same vtype from the same,
   unchanged register (the same ``vl`` again) goes.
 * ``mtia.dma.wait`` goes when every path from it reaches another wait before anything reads or
-  writes memory, and the transfers it would wait for are all inbound (``mtia.dma.in``): the later
-  wait covers them, and the transfers issued in between now overlap with the earlier ones.
+  writes memory, and the transfers it would wait for are all inbound (``mtia.dma.in`` / ``in2d``): the
+  later wait covers them, and the transfers issued in between now overlap with the earlier ones
+  (``mtia.dma.cfg`` in between touches no memory).
 """
 from __future__ import annotations
 
@@ -171,8 +172,12 @@ def drop_repeated_vsetvli(items: List) -> bool:
     return changed
 
 
+_INBOUND = ("mtia.dma.in", "mtia.dma.in2d", "mtia.dma.cfg")   # inbound transfers, and their configuration
+_OUTBOUND = ("mtia.dma.out", "mtia.dma.out2d")
+
+
 def _reads_or_writes_memory(it: MInstr) -> bool:
-    if it.op == "mtia.dma.in":   # an inbound transfer: the later wait covers it too
+    if it.op in _INBOUND:   # an inbound transfer: the later wait covers it too
         return False
     e = effects(it)
     return e.barrier or "MEM" in e.uses or "MEM" in e.defs
@@ -194,7 +199,7 @@ def drop_covered_dma_waits(items: List) -> bool:
                 continue
             if prev.op == "mtia.dma.wait":
                 break
-            if prev.op == "mtia.dma.out":
+            if prev.op in _OUTBOUND:
                 ok = False
                 break
         if not ok:

@@ -7,8 +7,8 @@ compiler bug (``AccessPlanError``), never decided here.
 
     contiguous, elements     dma.py          one DMA, or one per element
     runs                     runs.py         one DMA per run of a split index
-    split-tiles              split_tiles.py  2-D tiles of split indices, by runs along one axis
-    tiles                    tiles.py        N-d affine tiles, one DMA per row
+    split-tiles              split_tiles.py  2-D tiles of split indices, by runs along one axis (or one 2-D DMA)
+    tiles                    tiles.py        N-d affine tiles, one 2-D DMA per slab
     gather, scatter, scalar  gather.py       one element at a time
 """
 from __future__ import annotations

@@ -8,6 +8,9 @@
   which the index moves by a constant slope.  ``for_each_run`` loops over them at run time, computing each
   run's first index with shifts and masks (``divu``/``remu`` for divisors that are not powers of two);
   ``per_run`` moves each run with one DMA (slope 1), one element (slope 0) or element by element.
+* 2-D DMA: ``dma2d_config`` sets the DMA configuration registers (rows, DRAM and local row strides in
+  bytes; they keep their values, so a loop of transfers of the same shape sets them once) and ``dma2d``
+  issues one ``mtia.dma.in2d`` / ``out2d`` of such rows.
 """
 from __future__ import annotations
 
@@ -268,6 +271,28 @@ def per_run(lw: Lowering, sp: Split, k: Consts, dram0: VReg, xs: VReg, cnt: VReg
             b("blt", j, ln, top)
     for_each_run(b, sp, k, xs, cnt, body)
     return inbound and slope == 0
+
+
+# --------------------------------------------------------------------------- 2-D DMA
+
+def _reg(b: MBuilder, v, hint: str = "") -> VReg:
+    return b.li(v, hint) if isinstance(v, int) else v
+
+
+def dma2d_config(b: MBuilder, rows, dram_stride, local_stride) -> None:
+    """The shape of the next 2-D transfers: ``rows`` rows, ``dram_stride`` / ``local_stride`` bytes apart
+    (each an int or a register)."""
+    for k, (v, hint) in enumerate(((rows, "rows"), (dram_stride, "dstride"), (local_stride, "lstride"))):
+        b("mtia.dma.cfg", _reg(b, v, hint), k)
+
+
+def dma2d(b: MBuilder, inbound: bool, dram: VReg, local: VReg, row_bytes) -> None:
+    """One 2-D transfer of the configured rows of ``row_bytes`` (an int or a register) each."""
+    n = _reg(b, row_bytes, "bytes")
+    if inbound:
+        b("mtia.dma.in2d", local, dram, n)
+    else:
+        b("mtia.dma.out2d", dram, local, n)
 
 
 def stored_value_addr(lw: Lowering, op) -> int:

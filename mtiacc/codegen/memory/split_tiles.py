@@ -11,15 +11,18 @@ axis moves by runs of slope 1 (``common.per_run``):
   tile (``vector/nest.strided_copy``) since a column is not contiguous in local memory.
 
 The axis with fewer expected transfers wins; an axis with a slope other than 1 moves element by
-element inside its runs.  Masks: a prefix per axis (``ymask & xmask``), all-true ones, scalar
+element inside its runs.  When every row is one run (no period on the run axis) and the other axis
+moves the rows by a constant stride (no period either), the tile is one 2-D DMA (``mtia.dma.in2d`` /
+``out2d``) instead of a transfer per row.  Masks: a prefix per axis (``ymask & xmask``), all-true ones, scalar
 conditions.
 """
 from __future__ import annotations
 
 from mtiacc.codegen.context import Lowering
 from mtiacc.codegen.machine.mir import VReg
-from mtiacc.codegen.memory.common import (AccessPlanError, affine_scalar, clamp, cond_flag, element_address,
-                                          per_run, prepare_consts, run_index, stored_value_addr)
+from mtiacc.codegen.memory.common import (AccessPlanError, affine_scalar, byte_offset, clamp, cond_flag, dma2d,
+                                          dma2d_config, element_address, per_run, prepare_consts, run_index,
+                                          stored_value_addr)
 from mtiacc.codegen.vector.nest import strided_copy
 from mtiacc.codegen.vector.blocks import lower_fill
 from mtiacc.codegen.vector.vloop import Src, elem_bytes
@@ -101,6 +104,13 @@ def _move(lw: Lowering, op, acc: TileAccess, lmem: int, esize: int, inbound: boo
     xs_run, xs_outer = [affine_scalar(lw, s.xs) if s.xs is not None else b.li(0) for s in (run, outer)]
     # local layout: rows of the run axis, `shape[run_axis]` elements apart
     row_bytes = shape[run_axis] * esize
+    if run.period is None and run.slope == 1 and outer.period is None:
+        # one run per row (contiguous in DRAM), rows at a uniform DRAM stride: one 2-D transfer
+        dram = element_address(lw, dram0, _axis_offset(lw, ko, outer, xs_outer, b.li(0)), esize)
+        dram = element_address(lw, dram, run_index(b, k, run, xs_run), esize)
+        dma2d_config(b, cnts[outer_axis], outer.slope * esize, row_bytes)
+        dma2d(b, inbound, dram, b.li(lmem, "row"), byte_offset(b, cnts[run_axis], esize))
+        return
     i, top, done = b.li(0, "o"), b.new_label("tile"), b.new_label("tiledone")
     local, step = b.x("row"), b.li(row_bytes)
     b("li", local, lmem)

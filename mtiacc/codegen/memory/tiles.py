@@ -1,19 +1,22 @@
-"""The ``tiles`` plan: pointer blocks affine in N dimensions (``affine_nd``), one DMA per row.
+"""The ``tiles`` plan: pointer blocks affine in N dimensions (``affine_nd``), one 2-D DMA per slab.
 
 N-d tiles (``X + rows[:, None] * stride + cols[None, :]``) and 1-D blocks whose stride is a run-time
-value (``X + offs * stride``, as Inductor writes non-contiguous inputs) move one row (the last
-dimension) per DMA transfer when the last stride is 1, a row clipped to a prefix-box mask
-(``(rows < M)[:, None] & (cols < N)[None, :]``); one DMA per element otherwise.  A last stride known
-only at run time branches between the two on its value.  A general mask is read from its buffer per
-element.  Masked-off elements of a load take ``other`` (the whole tile is filled with it first).
+value (``X + offs * stride``, as Inductor writes non-contiguous inputs).  When the last stride is 1,
+each 2-D slab (the last two axes) moves with one ``mtia.dma.in2d`` / ``out2d``: its rows, clipped to a
+prefix-box mask (``(rows < M)[:, None] & (cols < N)[None, :]``), at the DRAM stride of the axis before
+the last and the dense local one; a 1-D block is one DMA.  Otherwise the elements are rows of one
+element: one 2-D transfer along an axis per index of the others.  A last stride known only at run
+time branches between the two on its value.  A general mask is read from its buffer per element and
+only the active elements move, one DMA each (a 2-D transfer cannot skip elements).  Masked-off elements
+of a load take ``other`` (the whole tile is filled with it first).
 """
 from __future__ import annotations
 
-from typing import List, Optional, Sequence
+from typing import Callable, List, Optional, Sequence
 
 from mtiacc.codegen.context import Lowering
 from mtiacc.codegen.machine.mir import MBuilder, VReg
-from mtiacc.codegen.memory.common import AccessPlanError, clamp, stored_value_addr
+from mtiacc.codegen.memory.common import AccessPlanError, clamp, dma2d, dma2d_config, stored_value_addr
 from mtiacc.codegen.vector.nest import Step, dense_strides, masked_element, nest
 from mtiacc.codegen.vector.blocks import lower_fill
 from mtiacc.codegen.vector.vloop import Src, elem_bytes
@@ -102,7 +105,9 @@ def needs_buffers(op) -> List[Value]:
 
 
 def _transfer(lw: Lowering, acc: NdAccess, shape: Sequence[int], lmem: int, esize: int, inbound: bool,
-              mask_addr: Optional[int]) -> None:
+              mask_addr: Optional[int], fill: Optional[Callable[[], None]] = None) -> None:
+    """Move the tile; ``fill`` (a load's ``other``) runs on every path right before the first transfer,
+    after the address arithmetic and the DMA configuration, which then overlap with it."""
     b: MBuilder = lw.b
     base, off = acc.pointer
     rank = len(shape)
@@ -127,42 +132,76 @@ def _transfer(lw: Lowering, acc: NdAccess, shape: Sequence[int], lmem: int, esiz
     checked = last_stride is None and mask_addr is None
     ptrs = [dram, b.li(lmem, "lmem")] + ([b.li(mask_addr, "mask")] if mask_addr is not None else [])
     steps = [dsteps, lsteps] + ([mask_steps] if mask_addr is not None else [])
+    ready = fill or (lambda: None)
+    if checked:         # one fill before the branch on the stride
+        ready()
+        ready = lambda: None  # noqa: E731
 
-    def dma(d: VReg, l: VReg, nbytes: Step) -> None:
+    def one_d(cur: List[VReg], nbytes: Step) -> None:
+        """One 1-D transfer (none when ``nbytes`` is 0)."""
+        if isinstance(nbytes, int) and not nbytes:
+            return
+        skip = b.new_label("nodma")
+        if not isinstance(nbytes, int):
+            b("beqz", nbytes, skip)
         n = b.li(nbytes, "bytes") if isinstance(nbytes, int) else nbytes
-        b(mnemonic, *((l, d) if inbound else (d, l)), n)
+        b(mnemonic, *((cur[1], cur[0]) if inbound else (cur[0], cur[1])), n)
+        b.label(skip)
+
+    def slabs(axis: int, row_bytes: Step, outer: List[int]) -> None:
+        """One 2-D transfer of rows along ``axis`` (``row_bytes`` each) per index of the ``outer`` axes;
+        a 1-D transfer per index when the axis has one row (configuring a 2-D one costs more)."""
+        if isinstance(counts[axis], int) and not counts[axis] or isinstance(row_bytes, int) and not row_bytes:
+            ready()
+            return
+        if shape[axis] == 1:
+            outer = sorted(outer + [axis])
+            body = lambda cur: one_d(cur, row_bytes)  # noqa: E731
+        else:
+            dma2d_config(b, counts[axis], dsteps[axis], lsteps[axis])
+            body = lambda cur: dma2d(b, inbound, cur[0], cur[1], row_bytes)  # noqa: E731
+        ready()
+        nest(b, [counts[k] for k in outer], ptrs[:2], [[s[k] for k in outer] for s in steps[:2]], body)
 
     if contiguous or checked:
+        if checked:
+            by_element, done = b.new_label("strided"), b.new_label("rowsdone")
+            b("bne", dsteps[-1], b.li(esize, "esize"), by_element)
         last = counts[-1]
-
-        def row(cur: List[VReg]) -> None:
-            if isinstance(last, int):
-                if last:
-                    dma(cur[0], cur[1], last * esize)
-                return
+        if isinstance(last, int):
+            nbytes: Step = last * esize
+        else:
             nbytes = b.x("bytes")
             b("slli", nbytes, last, esize.bit_length() - 1)
-            skip = b.new_label("nodma")
-            b("beqz", nbytes, skip)
-            dma(cur[0], cur[1], nbytes)
-            b.label(skip)
+        if rank == 1:
+            ready()
+            one_d(ptrs, nbytes)
+        else:   # the rows of each 2-D slab (the last two axes) in one transfer
+            slabs(rank - 2, nbytes, list(range(rank - 2)))
         if not checked:
-            nest(b, counts[:-1], ptrs, [s[:-1] for s in steps], row)
             return
-        by_element, done = b.new_label("strided"), b.new_label("rowsdone")
-        b("bne", dsteps[-1], b.li(esize, "esize"), by_element)
-        nest(b, counts[:-1], ptrs, [s[:-1] for s in steps], row)
         b("j", done)
         b.label(by_element)
 
+    if mask_addr is None:
+        # Unmasked elements at a stride: rows of one element.  A load takes the longest axis (fewest
+        # transfers: local rows never overlap); a store the last one, to write in the same order as
+        # element by element (the last writer wins where DRAM addresses coincide).
+        axis = max(range(rank), key=lambda k: (shape[k], k)) if inbound else rank - 1
+        slabs(axis, esize, [k for k in range(rank) if k != axis])
+        if checked:
+            b.label(done)
+        return
+
+    # A general mask is read per element, so the active elements move one DMA each (a 2-D transfer
+    # has no mask).
     size = b.li(esize, "esize")
+    ready()
 
     def element(cur: List[VReg]) -> None:
-        with masked_element(b, cur[2] if mask_addr is not None else None):
+        with masked_element(b, cur[2]):
             b(mnemonic, *((cur[1], cur[0]) if inbound else (cur[0], cur[1])), size)
     nest(b, counts, ptrs, steps, element)
-    if checked:
-        b.label(done)
 
 
 def lower_load(lw: Lowering, op) -> None:
@@ -170,10 +209,12 @@ def lower_load(lw: Lowering, op) -> None:
     elem = op.result.type.element_type
     esize = elem_bytes(elem)
     dst = lw.alloc(op.result)
+    fill = None
     if op.other is not None:
-        lower_fill(lw.b, op.result.type.numel, lw.src(op.other), Src(elem, addr=dst.offset))
+        def fill() -> None:
+            lower_fill(lw.b, op.result.type.numel, lw.src(op.other), Src(elem, addr=dst.offset))
     mask_addr = lw.buffer(op.mask).offset if acc.general_mask else None
-    _transfer(lw, acc, op.result.type.shape, dst.offset, esize, True, mask_addr)
+    _transfer(lw, acc, op.result.type.shape, dst.offset, esize, True, mask_addr, fill)
     lw.b("mtia.dma.wait")
 
 

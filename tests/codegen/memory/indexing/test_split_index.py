@@ -278,14 +278,15 @@ def test_tiles_against_numpy(tmp_path, kind, ynumel, xnumel, c, yblock, xblock):
 
 
 def test_transposed_store_moves_columns(tmp_path):
-    # 300 x 200 transposed in 32 x 4 tiles: each tile's load is 32 rows of 4 (memory/tiles.py), its store
-    # 4 columns of 32 (was one transfer per element: 128)
+    # 300 x 200 transposed in 32 x 4 tiles: each tile's load is one 2-D transfer of 32 rows of 4
+    # (memory/tiles.py), its store one of 4 columns of 32 through a transposed copy (split_tiles.py; a
+    # transfer per row: 32 + 4, per element: 128)
     art = build("tile_split", "*fp32,*fp32,i32,i32", KIND=0, C=3, YN=256, XN=200, YBLOCK=32, XBLOCK=4)
     src = _fp32(np.random.default_rng(9), 256 * 200)
     res = launch(tmp_path, art, {"in_ptr0": src, "out_ptr0": np.zeros(256 * 200, np.float32),
                                  "ynumel": np.array(256, np.int32), "xnumel": np.array(200, np.int32)}, [50, 8])
     np.testing.assert_array_equal(res.outputs["out_ptr0"], 3.0 * src.reshape(256, 200).T.ravel())
-    assert res.stats.dma_transfers == 50 * 8 * (32 + 4)
+    assert res.stats.dma_transfers == 50 * 8 * 2
 
 
 def test_loop_variable_index(tmp_path):
