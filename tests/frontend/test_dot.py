@@ -232,7 +232,8 @@ def test_operand_type_errors(kernels, a, b, message):
                                        "type tensor<16x32xf32>"),
     ("0.0", "tl.dot: acc must be a block of the result's shape [16, 16], got the constant 0.0"),
     ("tl.zeros((16, 16), tl.float16)", "tl.dot: the accumulator's type f16 must be out_dtype (f32)"),
-    ("tl.zeros((16, 16), tl.float16), out_dtype=tl.float32", "tl.dot: the accumulator's type f16 must be out_dtype (f32)"),
+    ("tl.zeros((16, 16), tl.float16), out_dtype=tl.float32",
+     "tl.dot: the accumulator's type f16 must be out_dtype (f32)"),
     ("foo=1", "tl.dot(): got an unexpected keyword argument 'foo'"),
 ])
 def test_argument_errors(kernels, args, message):
@@ -290,3 +291,38 @@ def test_dot_of_constant_blocks_compiles(kernels):
     path = kernels.write(_body(f"tl.store(X + tl.arange(0, 16)[:, None] * 16 + tl.arange(0, 16)[None, :], "
                                f"tl.dot({full('(16, 16)', 'float32')}, {full('(16, 16)', 'float32')}))"))
     assert "mtia.dpe.mm" in compile_kernel(path, Options(signature=SIG), stop_after="asm").asm_text
+
+
+
+@pytest.mark.parametrize("kernel, sig", [("matmul", "*fp16,*fp16,*fp16,i32,i32,i32,i32"),
+                                         ("matmul_plus", "*fp32,*fp32,*fp32,i32,i32,i32,i32")])
+@pytest.mark.parametrize("codegen", [False, True])
+def test_printed_ir_round_trips(kernel, sig, codegen):
+    """print -> parse -> print is the identity on the tutorial matmul's IR, after the -O2 pipeline (and the
+    passes only codegen runs)."""
+    from pathlib import Path
+
+    from mtiacc.frontend import compile_file
+    from mtiacc.ir.parser import parse_ir
+    from mtiacc.ir.printer import print_ir
+    from mtiacc.opt import pipeline_for_level, run_pipeline
+    path = Path(__file__).resolve().parents[1] / "filecheck" / "dot_matmul.py"
+    m = compile_file(str(path), kernel=kernel, defines={"BM": "32", "BN": "32", "BK": "16"}, signature=sig).module
+    run_pipeline(m, pipeline_for_level(2, codegen=codegen))
+    text = print_ir(m)
+    assert '"tt.dot"' in text
+    assert print_ir(parse_ir(text)) == text
+
+
+def test_fp8_dot_round_trips_after_legalize_fp8(kernels):
+    from mtiacc.frontend import compile_file
+    from mtiacc.ir.parser import parse_ir
+    from mtiacc.ir.printer import print_ir
+    from mtiacc.opt import run_pipeline
+    path = kernels.write(_body(f"tl.store(X + tl.arange(0, 16)[:, None] * 16 + tl.arange(0, 16)[None, :], "
+                               f"tl.dot({full('(16, 32)', 'float8e4nv')}, {full('(32, 16)', 'float8e5b16')}))"))
+    m = compile_file(path, signature=SIG).module
+    run_pipeline(m, "legalize-fp8")
+    text = print_ir(m)
+    assert 'fp8 = "f8E5M2FNUZ"' in text and "tensor<32x16xf16>" in text
+    assert print_ir(parse_ir(text)) == text

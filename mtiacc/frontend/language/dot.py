@@ -55,8 +55,9 @@ def _precision(input_precision, allow_tf32) -> str:
     if input_precision is None:
         return "tf32" if allow_tf32 or allow_tf32 is None else "ieee"
     if not isinstance(input_precision, str) or input_precision.lower() not in INPUT_PRECISIONS:
+        got = repr(input_precision) if isinstance(input_precision, str) else describe(input_precision)
         raise CompileError(f"tl.dot: input_precision must be one of {', '.join(map(repr, INPUT_PRECISIONS))}, "
-                           f"got {describe(input_precision) if not isinstance(input_precision, str) else repr(input_precision)}")
+                           f"got {got}")
     return input_precision.lower()
 
 
