@@ -224,7 +224,8 @@ def counted_loop(lw: Lowering, op: ForOp, comment: str):
 
 def lower_for(lw: Lowering, op: ForOp) -> None:
     b = lw.b
-    homes = _homes(lw, op.results, op.loc, "a loop-carried block")
+    homes = [_home(lw, r.type, resident.describe(lw, arg), op.loc)
+             for r, arg in zip(op.results, op.iter_args)]
     kept = resident.begin(lw, op)
     pairs = [(v, h) for i, (v, h) in enumerate(zip(op.inits, homes)) if i not in kept]
     write(lw, [v for v, _ in pairs], [h for _, h in pairs])

@@ -44,6 +44,20 @@ def _geometry(op: DotOp) -> Geometry:
     return Geometry(M, N, K, esize, weight_source(op)[1], code)
 
 
+def describe(lw: Lowering, arg: Value) -> str:
+    """What a loop-carried block is, for messages about local memory."""
+    name = f"`{arg.name_hint}` " if arg.name_hint else ""
+    use = arg.uses[0] if len(arg.uses) == 1 else None
+    if use is None or not (isinstance(use.op, DotOp) and use.index == 2 and use.op.on_engine()):
+        return f"a loop-carried block {name}".rstrip()
+    dot = use.op
+    need = dot.shape[0] * _geometry(dot).rows
+    if dot.accumulator == "engine":
+        return f"the loop's tt.dot accumulator {name}(stored here after the loop; {need} engine rows during it)"
+    return (f"the loop's tt.dot accumulator {name}(in local memory: it needs {need} of the engine's "
+            f"{lw.engine.rows} accumulator rows)")
+
+
 def begin(lw: Lowering, loop: ForOp) -> Dict[int, DotOp]:
     """Take and initialize the rows of each resident accumulator of ``loop``; the carried indices kept in the
     engine -> their first dot."""
