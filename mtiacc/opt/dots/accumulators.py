@@ -38,17 +38,11 @@ def chain(loop: ForOp, index: int) -> Optional[List[DotOp]]:
         op = use.op
         if op is loop.block.terminator:
             return dots if dots and use.index == index else None
-        if not (isinstance(op, DotOp) and use.index == 2 and op.parent is loop.block and op.on_engine()
-                and not _fp8(op)):
+        if not (isinstance(op, DotOp) and use.index == 2 and op.parent is loop.block and op.on_engine()):
             return None
         dots.append(op)
         v = op.result
     return None
-
-
-def _fp8(op: DotOp) -> bool:
-    t = op.a.type.element_type
-    return bool(getattr(t, "is_fp8", False))
 
 
 def decide(block: Block, used: int, capacity: int) -> None:

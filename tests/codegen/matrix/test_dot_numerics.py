@@ -111,3 +111,22 @@ def test_chain():
     err_ab = bound(av, bv, "f16") * (1 + U16) + U16 * np.abs(ab)
     tol = np.abs(err_ab) @ np.abs(ev) * 1.01 + bound(ab16, ev, "f16")
     check(out, ab16 @ ev, tol + err_ab.max() * 0)
+
+
+def _e5m2(x: np.ndarray):
+    """fp8 e5m2 bytes (the top byte of fp16, rounded to nearest even) and their values."""
+    h = x.astype(np.float16).view(np.uint16).astype(np.uint32)
+    u = ((h + 0x7F + ((h >> 8) & 1)) >> 8).astype(np.uint8)
+    return u, (u.astype(np.uint16) << 8).view(np.float16).astype(np.float64)
+
+
+def test_fp8_dot_in_a_loop():
+    rng = np.random.default_rng(10)
+    a, av = _e5m2(rng.standard_normal((2 * 32, 32)))
+    b, bv = _e5m2(rng.standard_normal((2 * 32, 32)))
+    binary = build("dot_fp8", "*fp8e5,*fp8e5,*fp32", BM=32, BN=32, BK=32)
+    out = run(binary, {"A": a, "B": b, "C": np.zeros((32, 32), np.float32)}, grid=(1,)).outputs["C"]
+    a2, b2 = av.reshape(2, 32, 32), bv.reshape(2, 32, 32)
+    want = a2[0] @ b2[0] + a2[1] @ b2[1]
+    full_a, full_b = np.concatenate([a2[0], a2[1]], axis=1), np.concatenate([b2[0], b2[1]], axis=0)
+    check(out, want, bound(full_a, full_b, "f16"))
