@@ -350,7 +350,7 @@ def _account_wave(stats: Stats, m: Machine, P: int, fin: np.ndarray, wave: int) 
     lv = m.dma.bytes_by_pe()
     stats.dram_bytes += int(lv[0].sum())
     stats.sram_bytes += int(lv[1].sum())
-    stats.pe_lm_bytes[:P] += acc["lm"] + lv[0] + lv[1]
+    stats.pe_lm_bytes[:P] += acc["lm"] + lv[0] + lv[1] + m.ts.engine.lm
     stats.pe_vector_min[:P] += acc["vmin"]
     eng = m.ts.engine
     stats.pe_dpe_busy[:P] += eng.busy

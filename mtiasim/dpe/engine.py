@@ -60,7 +60,7 @@ class DpeTiming:
         self.send = np.zeros((2, P))                # per array: its last row streamed
         self.active = np.ones(P, np.int64)          # the array holding the newest tile (the first ldw fills 0)
         self.last = np.full(P, -1, np.int64)        # the array the last mm streamed through
-        self.busy, self.macs, self.mmin = z(), z(), z()
+        self.busy, self.macs, self.mmin, self.lm = z(), z(), z(), z()     # lm: local-memory bytes moved
         self.hlo = np.zeros((HAZARDS, P), np.int64)
         self.hhi = np.zeros((HAZARDS, P), np.int64)
         self.hend = np.full((HAZARDS, P), _NEG)
@@ -74,7 +74,7 @@ class DpeTiming:
         self.q[:] = _NEG
         self.cnt[:] = 0
         for a in (self.prev, self.sfree, self.wlfree, self.mmdone, self.accfree, self.done, self.ready, self.send,
-                  self.busy, self.macs, self.mmin, self.floor_r, self.floor_w):
+                  self.busy, self.macs, self.mmin, self.lm, self.floor_r, self.floor_w):
             a[:] = 0.0
         self.active[:] = 1
         self.last[:] = -1
@@ -132,6 +132,8 @@ class DpeTiming:
         self.prev[ix] = start
         self.q[qi, idx] = start
         self.cnt[ix] += 1
+        if "bytes" in p:
+            self.lm[ix] += p["bytes"]
         if "lo" in p:
             self._remember(ix, idx, p["lo"], p["hi"], end, op == "accst")
         return t2
@@ -174,8 +176,8 @@ def _span(a, s, rows, length):
 
 def params(op: str, d, m, g, eng: DpeTiming) -> dict:
     """The command's engine parameters for group ``g``, from its registers and the engine state before it runs:
-    ``occ`` (engine cycles), ``macs`` and ``mmin`` (MACs / the type's MACs per cycle) for mm, and the local
-    byte range ``lo``, ``hi`` it reads or writes."""
+    ``occ`` (engine cycles), ``macs`` and ``mmin`` (MACs / the type's MACs per cycle) for mm, the local
+    byte range ``lo``, ``hi`` it reads or writes and the ``bytes`` it moves."""
     if op == "cfg":
         return {}
     X, c = m.X, m.dpe.cfg[:, g]
@@ -185,7 +187,7 @@ def params(op: str, d, m, g, eng: DpeTiming) -> dict:
         K = np.clip(X[d.rs2, g], 0, 32)
         tr = c[W_TRANS] != 0
         lo, hi = _span(X[d.rs1, g], c[W_STRIDE], np.where(tr, n, K), np.where(tr, K, n) * es)
-        return {"lo": lo, "hi": hi}
+        return {"lo": lo, "hi": hi, "bytes": K * n * es}
     R = np.maximum(X[d.rs2, g], 0)
     if op == "mm":
         t = np.clip(c[TYPE], 0, 3)
@@ -193,10 +195,10 @@ def params(op: str, d, m, g, eng: DpeTiming) -> dict:
         occ = np.ceil(R / eng.rows_per_cycle[t])
         macs = (R * K * n).astype(np.float64)
         lo, hi = _span(X[d.rs1, g], c[X_STRIDE], R, K * es)
-        return {"occ": occ, "macs": macs, "mmin": macs / eng.rate[t], "lo": lo, "hi": hi}
+        return {"occ": occ, "macs": macs, "mmin": macs / eng.rate[t], "lo": lo, "hi": hi, "bytes": R * K * es}
     if op == "zero":
         return {"occ": np.ceil(R * 128 / eng.acc_bpc)}
     occ = np.ceil(R * 4 * n / eng.acc_bpc)
     a = X[d.rs1, g] if op == "accld" else X[d.rd, g]
     lo, hi = _span(a, c[ACC_STRIDE], R, 4 * n)
-    return {"occ": occ, "lo": lo, "hi": hi}
+    return {"occ": occ, "lo": lo, "hi": hi, "bytes": R * 4 * n}

@@ -45,6 +45,7 @@ def test_a_single_mm_streams_one_row_per_cycle(R):
     assert s.stalls()["dpe_wait"] == done - 12
     e = s.dpe()
     assert e["busy_cycles"] == R and e["macs"] == R * 32 * 32
+    assert s.lm_bytes == 32 * 32 * 2 + R * 32 * 2          # the tile and the rows the engine read
     assert e["utilization_busy"] == 1.0
     assert e["utilization_peak"] == pytest.approx(R / s.wave_cycles[0])
 
