@@ -25,6 +25,8 @@ class Target:
     args_base: int = 0
     # timing class -> (issue cycles, result latency), from the YAML's `timing:` section
     timing: Tuple[Tuple[str, Tuple[int, int]], ...] = ()
+    # the matrix engine (`dpe:`): fp32 / int32 accumulator rows of 32 values each
+    dpe_accumulator_rows: int = 1024
 
     def latency(self, timing_class: str, default: int = 1) -> int:
         """Result latency in cycles of an instruction of this timing class (for scheduling)."""
@@ -51,7 +53,8 @@ def _from_yaml(text: str, origin: str) -> Target:
         return Target(name=str(d["name"]), vlen_bits=int(pe["vector"]["vlen_bits"]),
                       lmem_bytes=int(pe["local_memory_bytes"]), stack_bytes=int(pe["stack_bytes"]),
                       timing=tuple((str(k), (int(v["issue"]), int(v["latency"])))
-                                   for k, v in (d.get("timing") or {}).items()))
+                                   for k, v in (d.get("timing") or {}).items()),
+                      dpe_accumulator_rows=int((d.get("dpe") or {}).get("accumulator_rows", 1024)))
     except (yaml.YAMLError, KeyError, TypeError, ValueError) as e:
         raise UserError(f"{origin}: not a valid target description ({e})") from None
 

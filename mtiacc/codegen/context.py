@@ -10,6 +10,8 @@ state:
   and each region op's last nested position (buffer lifetimes across loops; ``control.py``).
 * :class:`DmaState`: whether a DMA into local memory was issued and not yet waited for.
 * :class:`DebugTable`: the ``tl.device_print`` / ``tl.device_assert`` entries (``meta["strings"]``).
+* :class:`EngineState`: the matrix engine: configuration registers known, commands not waited for, buffers they
+  read, accumulator rows taken (``codegen/matrix/engine.py``).
 
 The hub (``select/isel.py``) builds it and supplies ``emit`` (lower one op: region bodies call it)
 and ``release`` (free the buffers an op was the last reader of).
@@ -17,7 +19,7 @@ and ``release`` (free the buffers an op was the last reader of).
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable, Dict, List, Set
+from typing import Callable, Dict, List, Set, Tuple
 
 from mtiacc.codegen.arith.scalar import constant
 from mtiacc.codegen.machine.mir import MBuilder, MFunction, VReg
@@ -92,6 +94,17 @@ class DmaState:
 
 
 @dataclasses.dataclass(eq=False)
+class EngineState:
+    rows: int = 1024                                                  # the target's accumulator rows
+    cfg: Dict[int, int] = dataclasses.field(default_factory=dict)     # configuration register -> known value
+    busy: bool = False             # commands issued and not waited for (mtia.dpe.wait)
+    held: List[Buffer] = dataclasses.field(default_factory=list)      # buffers running commands read or write
+    deferred: List[Buffer] = dataclasses.field(default_factory=list)  # held buffers whose last reader has run
+    taken: List[Tuple[int, int]] = dataclasses.field(default_factory=list)  # accumulator rows in use
+    resident: Dict[int, int] = dataclasses.field(default_factory=dict)  # id(value) -> its accumulators' first row
+
+
+@dataclasses.dataclass(eq=False)
 class DebugTable:
     strings: List[dict] = dataclasses.field(default_factory=list)  # meta["strings"] entries
     prints: bool = False  # the kernel prints: mtia.flush before it returns
@@ -104,7 +117,7 @@ def _unset(op: Operation) -> None:
 class Lowering:
     """What every lowering function receives: the function being lowered and the parts above."""
 
-    __slots__ = ("func", "target", "fn", "b", "homes", "order", "dma", "debug", "emit", "release")
+    __slots__ = ("func", "target", "fn", "b", "homes", "order", "dma", "engine", "debug", "emit", "release")
 
     def __init__(self, func: O.FuncOp, target: Target):
         self.func = func
@@ -115,6 +128,7 @@ class Lowering:
         self.homes = Homes(self.b, LocalMemory(base, target.lmem_bytes - target.stack_bytes))
         self.order = Numbering()
         self.dma = DmaState()
+        self.engine = EngineState(rows=target.dpe_accumulator_rows)
         self.debug = DebugTable()
         self.emit: Callable[[Operation], None] = _unset     # lower one op (the hub sets it)
         self.release: Callable[[Operation], None] = _unset  # free what an op was the last reader of
@@ -153,4 +167,4 @@ class Lowering:
         return self.homes.keep
 
 
-__all__ = ["Lowering", "Homes", "Numbering", "DmaState", "DebugTable", "SCALAR_BACKED"]
+__all__ = ["Lowering", "Homes", "Numbering", "DmaState", "EngineState", "DebugTable", "SCALAR_BACKED"]

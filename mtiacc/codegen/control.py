@@ -16,6 +16,11 @@ uses of the carried buffer, which lives at least until the op ends.
 
 A loop whose body stores waits for its DMA transfers before the next iteration, so a buffer the
 body writes is never overwritten while a transfer out of it is still in flight.
+
+The matrix engine (``codegen/matrix``): a carried block kept in the engine's accumulators
+(``resident.py``) has no copy at the yield; it is initialized before the loop and stored after it.
+A loop body with dots may start with the engine busy (the previous iteration's commands) and ends
+with the engine configuration its top assumed (``engine.loop_top`` / ``loop_bottom``).
 """
 from __future__ import annotations
 
@@ -23,6 +28,7 @@ from contextlib import contextmanager
 from typing import List, Sequence
 
 from mtiacc.codegen.context import Lowering
+from mtiacc.codegen.matrix import engine, resident
 from mtiacc.codegen.vector.blocks import lower_fill
 from mtiacc.codegen.vector.lmem import Buffer
 from mtiacc.codegen.vector.vloop import Src, elem_bytes
@@ -122,6 +128,7 @@ def _copy_block(lw: Lowering, v: Value, home) -> None:
     src = lw.src(v)
     if not src.is_scalar and src.addr == home.offset:
         return
+    engine.drain(lw)
     lower_fill(lw.b, v.type.numel, src, Src(v.type.element_type, addr=home.offset))
 
 
@@ -134,6 +141,7 @@ def write(lw: Lowering, values: Sequence[Value], homes: Sequence) -> None:
         if v.type.is_block():
             src = lw.src(v)
             if not src.is_scalar and src.addr != h.offset and src.addr in carried_addrs:
+                engine.drain(lw)
                 tmp = lw.lmem.alloc(v.type.numel * elem_bytes(v.type), "a swapped carried block", None)
                 lower_fill(b, v.type.numel, src, Src(v.type.element_type, addr=tmp.offset))
                 staged.append((v, h, tmp))
@@ -166,14 +174,16 @@ def _stores_inside(op) -> bool:
     return any(isinstance(o, O.StoreOp) for o in op.walk())
 
 
-def _emit_block(lw: Lowering, block: Block, homes: Sequence) -> None:
+def _emit_block(lw: Lowering, block: Block, homes: Sequence, kept=()) -> None:
     """Emit ``block``'s ops, then write what its terminator passes on (a yield's values, a condition's
-    arguments) into ``homes``."""
+    arguments) into ``homes`` (but the ``kept`` indices: accumulators the engine keeps)."""
     for op in block.ops[:-1]:
         lw.emit(op)
     term = block.terminator
     lw.b.loc = term.loc
-    write(lw, list(term.args if isinstance(term, ConditionOp) else term.values), homes)
+    values = list(term.args if isinstance(term, ConditionOp) else term.values)
+    pairs = [(v, h) for i, (v, h) in enumerate(zip(values, homes)) if i not in kept]
+    write(lw, [v for v, _ in pairs], [h for _, h in pairs])
     _terminator_done(lw, term)
 
 
@@ -214,19 +224,26 @@ def counted_loop(lw: Lowering, op: ForOp, comment: str):
 
 def lower_for(lw: Lowering, op: ForOp) -> None:
     b = lw.b
-    homes = _homes(lw, op.results, op.loc, "a loop-carried block")
-    write(lw, list(op.inits), homes)
+    homes = [_home(lw, r.type, resident.describe(lw, arg), op.loc)
+             for r, arg in zip(op.results, op.iter_args)]
+    kept = resident.begin(lw, op)
+    pairs = [(v, h) for i, (v, h) in enumerate(zip(op.inits, homes)) if i not in kept]
+    write(lw, [v for v, _ in pairs], [h for _, h in pairs])
     for arg, res, h in zip(op.iter_args, op.results, homes):
         _bind_home(lw, arg, h)
         _bind_home(lw, res, h)
+    top = engine.loop_top(lw, op)
     with counted_loop(lw, op, "scf.for"):
-        _emit_block(lw, op.block, homes)
+        _emit_block(lw, op.block, homes, kept)
+        engine.loop_bottom(lw, top)
         if _stores_inside(op):
             b("mtia.dma.wait", comment="this iteration's stores complete before the next")
+    resident.end(lw, op, homes, kept)
 
 
 def lower_if(lw: Lowering, op: IfOp) -> None:
     b = lw.b
+    engine.forget(lw, op)
     homes = _homes(lw, op.results, op.loc, "a block chosen by an `if`")
     for res, h in zip(op.results, homes):
         _bind_home(lw, res, h)
@@ -237,7 +254,9 @@ def lower_if(lw: Lowering, op: IfOp) -> None:
         if not last:
             b("j", done)
             b.label(other)
+            engine.forget(lw, op)
     b.label(done)
+    engine.forget(lw, op)
 
 
 def lower_while(lw: Lowering, op: WhileOp) -> None:
@@ -251,6 +270,7 @@ def lower_while(lw: Lowering, op: WhileOp) -> None:
         _bind_home(lw, arg, h)
         _bind_home(lw, res, h)
     top, done = b.new_label("while"), b.new_label("endwhile")
+    engine.forget(lw, op)
     b.label(top)
     _emit_block(lw, op.before_block, after)
     b("beqz", lw.get(op.before_block.terminator.cond), done, comment="scf.while")
@@ -259,6 +279,7 @@ def lower_while(lw: Lowering, op: WhileOp) -> None:
         b("mtia.dma.wait", comment="this iteration's stores complete before the next")
     b("j", top)
     b.label(done)
+    engine.forget(lw, op)
 
 
 __all__ = ["number", "remap", "carried_reads", "lower", "REGION_OPS", "TERMINATORS"]

@@ -13,15 +13,22 @@ The operand and accumulator element types Triton accepts:
   (what these mean on this machine: ``docs/language.md``); ``f64`` operands with ``f64`` accumulator (``ieee``).
 
 ``max_num_imprecise_acc`` is kept as Triton's hint (this machine always accumulates in the accumulator type).
+
+``accumulator = "engine"`` (the ``dot-accumulators`` pass decides it) says that the accumulator stays in the matrix
+engine across the enclosing ``scf.for``: the dot is one of a chain in the loop body that starts at a carried value
+(``acc`` is the loop's block argument, or the previous dot of the chain) and ends at the loop's yield, each link
+used only by the next.  Codegen then clears or loads the accumulators once before the loop and stores them once
+after it.
 """
 from __future__ import annotations
 
 from typing import Optional
 
-from mtiacc.ir.core import BlockLike, Operation, Pure, Value, attribute, operand, result
+from mtiacc.ir.core import BlockLike, Operation, OpResult, Pure, Value, attribute, operand, result
 from mtiacc.ir.types import FloatType, IntType, Type
 
 INPUT_PRECISIONS = ("ieee", "tf32", "tf32x3")
+ACCUMULATOR_HOMES = ("engine",)
 
 
 def _kind(t: Type) -> str:
@@ -47,6 +54,7 @@ class DotOp(Operation):
     result = result(BlockLike)
     input_precision = attribute(str, optional=True)
     max_num_imprecise_acc = attribute(int, optional=True)
+    accumulator = attribute(str, optional=True)
     traits = frozenset({Pure})
 
     @classmethod
@@ -88,3 +96,32 @@ class DotOp(Operation):
             self._fail(f"unknown input_precision '{p}' (expected one of {', '.join(INPUT_PRECISIONS)})")
         if p not in (None, "ieee") and ka != "f32":
             self._fail(f"input_precision '{p}' applies to f32 operands only")
+        if self.accumulator is not None:
+            self._verify_resident()
+
+    def on_engine(self) -> bool:
+        """Whether the matrix engine computes this dot (else exact products on the vector unit)."""
+        ka = _kind(self.a.type.element_type)
+        return ka in ("f16", "bf16", "fp8", "i8", "u8") or (ka == "f32" and self.input_precision in ("tf32", "tf32x3"))
+
+    def _verify_resident(self):
+        from mtiacc.ir.scf import ForOp, YieldOp
+        if self.accumulator not in ACCUMULATOR_HOMES:
+            self._fail(f"unknown accumulator '{self.accumulator}' (expected one of {', '.join(ACCUMULATOR_HOMES)})")
+        if not self.on_engine():
+            self._fail("accumulator = \"engine\" on a dot the engine does not compute")
+        block = self.parent
+        loop = block.parent.parent if block is not None and block.parent is not None else None
+        if not isinstance(loop, ForOp):
+            self._fail("accumulator = \"engine\" outside the body of an scf.for")
+        acc = self.acc
+        link = isinstance(acc, OpResult) and isinstance(acc.op, DotOp) and acc.op.accumulator == "engine" \
+            and acc.op.parent is block
+        if not (link or (acc in list(loop.iter_args))) or len(acc.uses) != 1:
+            self._fail("accumulator = \"engine\": the accumulator must be the loop's carried value or the previous "
+                       "resident dot, used only here")
+        uses = self.result.uses
+        if len(uses) != 1 or not (isinstance(uses[0].op, YieldOp) and uses[0].op.parent is block
+                                  or isinstance(uses[0].op, DotOp) and uses[0].index == 2
+                                  and uses[0].op.accumulator == "engine"):
+            self._fail("accumulator = \"engine\": the result must feed only the next resident dot or the yield")

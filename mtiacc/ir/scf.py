@@ -95,6 +95,8 @@ class ForOp(Operation):
     inits = var_operand()
     results_ = result(AnyType, variadic=True)
     body = region()
+    num_stages = attribute(int, optional=True)        # the kernel's hint: tl.range(..., num_stages=)
+    pipeline_stages = attribute(int, optional=True)   # pipeline-dots unrolled the body into this many stages
 
     @classmethod
     def get(cls, lower: Value, upper: Value, step: Value, inits: Sequence[Value] = (), loc=None,

@@ -7,6 +7,8 @@
   (``x + -0.0``, ``x - 0.0``, ``x * 1.0``, ``x / 1.0``; ``x + 0.0`` is not ``x`` for ``x = -0.0``).
 * Masks: a load or store whose mask is a constant true drops the mask (and ``other``); a store
   whose mask is a constant false is removed; a load whose mask is a constant false is its ``other``.
+* Dots: ``acc + tt.dot(a, b, 0)``, the dot used only there, is ``tt.dot(a, b, acc)`` (Triton's combine
+  pass does the same: ``acc += tl.dot(a, b)`` accumulates in place).
 
 An op replaced by a rewrite is erased; other dead ops are left to ``dce``.
 """
@@ -19,6 +21,7 @@ from typing import Callable, List, Optional
 from mtiacc.ir import ops as O
 from mtiacc.ir import scf
 from mtiacc.ir.core import Block, Commutative, ConstantLike, Operation, Pure, Value
+from mtiacc.ir.dot_ops import DotOp
 from mtiacc.ir.folding import as_unsigned
 from mtiacc.opt.pass_manager import ModulePass, register_pass
 
@@ -160,7 +163,28 @@ def constant_if(rw: Rewriter, op: Operation) -> bool:
     return False
 
 
-PATTERNS: List[Callable[[Rewriter, Operation], bool]] = [fold, identities, masks, constant_if]
+def _zero_block(v: Value) -> bool:
+    op = getattr(v, "op", None)
+    if isinstance(op, O.SplatOp):
+        v = op.src
+    c = O.const_value(v)
+    return c is not None and not isinstance(c, bool) and c == 0
+
+
+def dot_accumulate(rw: Rewriter, op: Operation) -> bool:
+    """``acc + tt.dot(a, b, 0)`` -> ``tt.dot(a, b, acc)``."""
+    if not isinstance(op, (O.AddFOp, O.AddIOp)):
+        return False
+    for d, acc in ((op.lhs, op.rhs), (op.rhs, op.lhs)):
+        dot = getattr(d, "op", None)
+        if isinstance(dot, DotOp) and len(d.uses) == 1 and _zero_block(dot.acc) and acc.type == d.type:
+            rw.replace_with_op(op, DotOp([dot.a, dot.b, acc], [acc.type], dict(dot.attrs)))
+            dot.erase()
+            return True
+    return False
+
+
+PATTERNS: List[Callable[[Rewriter, Operation], bool]] = [fold, identities, masks, constant_if, dot_accumulate]
 
 
 def canonicalize_block(block: Block, max_iterations: int) -> None:

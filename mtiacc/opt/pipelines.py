@@ -13,12 +13,14 @@ show them like any other:
   compile) and ``carry-pointer-offsets`` (codegen keeps pointer blocks as structure, not as loop-carried
   data), so the optimizations see the kernel as codegen will;
 * ``REQUIRED_TAIL`` runs last among the IR passes, just before instruction selection:
-  ``access-plan`` (how each load and store moves, recorded on the op for codegen to read; after every
+  ``dot-accumulators`` (which dots keep their accumulator in the matrix engine across a loop, decided on
+  the loops as the optimizations left them, ``pipeline-dots`` included), ``access-plan`` (how each load and store moves, recorded on the op for codegen to read; after every
   pass that could change an access) and ``legalize-fp8`` (fp8 values become bytes; no optimization should
   see them so; an encoding, which changes no access).
 
-At ``-O2`` a compile runs ``inline,carry-pointer-offsets,canonicalize,..,dce,access-plan,legalize-fp8,
-machine-peephole,machine-schedule`` and at ``-O0`` ``inline,carry-pointer-offsets,access-plan,legalize-fp8``.  The
+At ``-O2`` a compile runs ``inline,carry-pointer-offsets,canonicalize,..,dce,dot-accumulators,access-plan,
+legalize-fp8,machine-peephole,machine-schedule`` and at ``-O0``
+``inline,carry-pointer-offsets,dot-accumulators,access-plan,legalize-fp8``.  The
 required passes cannot be disabled (``--disable-pass=inline`` is an error).  A ``--passes`` pipeline names
 none of them (they are added) or all of them at their places, as ``--dump-pipeline`` prints them, so that
 its output can be given back to ``--passes``.  ``--emit=ir`` shows every decision the compiler made
@@ -35,15 +37,15 @@ from mtiacc.opt.pass_manager import PASSES, ModulePass, is_machine, parse_pipeli
 
 PIPELINES = {
     0: "",
-    1: "canonicalize,dce,machine-peephole",
-    2: "canonicalize,sccp,cse,licm,canonicalize,fuse-elementwise,dce,machine-peephole,machine-schedule",
-    3: "canonicalize,sccp,loop-unroll,canonicalize,cse,licm,canonicalize,fuse-elementwise,dce,"
+    1: "canonicalize,dce,pipeline-dots,machine-peephole",
+    2: "canonicalize,sccp,cse,licm,canonicalize,pipeline-dots,fuse-elementwise,dce,machine-peephole,machine-schedule",
+    3: "canonicalize,sccp,loop-unroll,canonicalize,cse,licm,canonicalize,pipeline-dots,fuse-elementwise,dce,"
        "machine-peephole,machine-schedule",
 }
 
 # What code generation needs, at every level (see the module docstring), in the order they run.
 REQUIRED_PREFIX = ["inline", "carry-pointer-offsets"]
-REQUIRED_TAIL = ["access-plan", "legalize-fp8"]
+REQUIRED_TAIL = ["dot-accumulators", "access-plan", "legalize-fp8"]
 CODEGEN_ONLY = ("legalize-fp8",)   # the end of the tail that --emit=ir does not run
 
 

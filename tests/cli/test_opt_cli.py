@@ -71,9 +71,9 @@ def test_dump_pipeline():
         _, out, _ = cli("opt", "--dump-pipeline", f"-O{level}")   # IR in, IR out: the optimizations only
         assert out == pipeline_for_level(level) + "\n"
     _, out, _ = cli("--dump-pipeline", "-O0")
-    assert out == "inline,carry-pointer-offsets,access-plan,legalize-fp8\n"
+    assert out == "inline,carry-pointer-offsets,dot-accumulators,access-plan,legalize-fp8\n"
     _, out, _ = cli("--dump-pipeline", "-O1")
-    assert out == "inline,carry-pointer-offsets,canonicalize,dce,access-plan,legalize-fp8,machine-peephole\n"
+    assert out == "inline,carry-pointer-offsets,canonicalize,dce,pipeline-dots,dot-accumulators,access-plan,legalize-fp8,machine-peephole\n"
     _, out, _ = cli("--dump-pipeline", "-O3", "--disable-pass=licm", "--disable-pass=machine-schedule")
     assert "licm" not in out and "machine-schedule" not in out and "sccp" in out
     _, out, _ = cli("opt", "--dump-pipeline", "--passes=cse,loop-unroll{factor=2}")
@@ -82,7 +82,7 @@ def test_dump_pipeline():
 
 def test_required_passes_run_show_and_cannot_be_disabled():
     _, out, _ = cli("--dump-pipeline", "--passes=machine-peephole,cse")   # in the order they run
-    assert out == "inline,carry-pointer-offsets,cse,access-plan,legalize-fp8,machine-peephole\n"
+    assert out == "inline,carry-pointer-offsets,cse,dot-accumulators,access-plan,legalize-fp8,machine-peephole\n"
     _, again, _ = cli("--dump-pipeline", "--passes=" + out.strip())      # the dump can be given back
     assert again == out
     code, _, err = cli(VECTOR_ADD, "-D", "BLOCK_SIZE=64", "--disable-pass=inline")

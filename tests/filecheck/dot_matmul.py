@@ -7,8 +7,8 @@
 # RUN:   | filecheck %s --check-prefix=PLUS
 # RUN: mtiacc %s --emit=ir -O2 --kernel=matmul -D BM=64 -D BN=32 -D BK=32 --signature=*fp16,*fp16,*fp16,i32,i32,i32,i32 \
 # RUN:   | filecheck %s --check-prefix=O2
-# Codegen has no tt.dot yet: compiling further is a clean error at the call.
-# RUN: not mtiacc %s --emit=asm --kernel=matmul -D BM=64 -D BN=32 -D BK=32 --signature=*fp16,*fp16,*fp16,i32,i32,i32,i32 \
+# Codegen puts it on the matrix engine, the accumulator kept there across the loop.
+# RUN: mtiacc %s --emit=asm --kernel=matmul -D BM=64 -D BN=32 -D BK=32 --signature=*fp16,*fp16,*fp16,i32,i32,i32,i32 \
 # RUN:   2>&1 | filecheck %s --check-prefix=ASM
 import triton
 import triton.language as tl
@@ -67,10 +67,11 @@ def matmul_plus(A, B, C, M, N, K, stride_am, BM: tl.constexpr, BN: tl.constexpr,
 # O2: ^bb0(%k: i32, %[[ACC:[0-9]+]]: tensor<64x32xf32>, {{.*}}):
 # O2: %a = "tt.load"({{.*}}) {access = "tiles"
 # O2: %b = "tt.load"({{.*}}) {access = "tiles"
-# O2-NEXT: %[[D:[0-9]+]] = "tt.dot"(%a, %b, %[[ACC]]) : (tensor<64x32xf16>, tensor<32x32xf16>, tensor<64x32xf32>) -> tensor<64x32xf32>
+# O2-NEXT: %[[D:[0-9]+]] = "tt.dot"(%a, %b, %[[ACC]]) {accumulator = "engine"} : (tensor<64x32xf16>, tensor<32x32xf16>, tensor<64x32xf32>) -> tensor<64x32xf32>
 # O2: %c = "arith.truncf"
 
-# ASM: dot_matmul.py:30:15: error: 'tt.dot' on blocks of tensor<64x32xf32> is not supported yet
-# ASM-NEXT: {{^        acc = tl.dot\(a, b, acc\)$}}
-# ASM-NEXT: {{^              \^~~~~~~~~~~~~~~~~$}}
+# ASM-LABEL: matmul:
+# ASM: mtia.dpe.zero
+# ASM: mtia.dpe.mm
+# ASM: mtia.dpe.acc.st
 # ASM-NOT: Traceback

@@ -51,4 +51,4 @@
 // CHECK-NEXT: %[[BYTES:[0-9]+]] = "arith.truncf"(%[[WIDE]]) {fp8 = "f8E4M3FN"} : (tensor<8xf32>) -> tensor<8xu8>
 // CHECK-NEXT: "tt.store"(%11, %[[BYTES]])
 
-// PIPELINE: {{^}}inline,carry-pointer-offsets,{{.*}},dce,access-plan,legalize-fp8,machine-peephole,machine-schedule{{$}}
+// PIPELINE: {{^}}inline,carry-pointer-offsets,{{.*}},dce,dot-accumulators,access-plan,legalize-fp8,machine-peephole,machine-schedule{{$}}

@@ -98,7 +98,8 @@ def test_schedule_fills_the_load_latency_and_keeps_dependences():
 # ----------------------------------------------------------------------------------------- the table's view
 _REGS = {"x": ("a1", "a2", "a3", "a4"), "f": ("fa1", "fa2", "fa3", "fa4"), "v": ("v8", "v16", "v24", "v24")}
 _IMPLICIT = {"load": ({"MEM"}, set()), "store": ({"MEM"}, {"MEM"}), "io": ({"MEM"}, {"MEM"}),
-             "dma": ({"MEM"}, {"MEM", "DMA"}), "vtype": ({"VTYPE"}, set()), "setvl": (set(), {"VTYPE"})}
+             "dma": ({"MEM"}, {"MEM", "DMA"}), "engine": ({"MEM"}, {"MEM", "ENGINE"}), "vtype": ({"VTYPE"}, set()),
+             "setvl": (set(), {"VTYPE"})}
 
 
 def _instr_and_expected(row):

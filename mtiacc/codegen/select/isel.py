@@ -17,14 +17,19 @@ from mtiacc.codegen import mathlib, memory
 from mtiacc.codegen.context import SCALAR_BACKED, Lowering
 from mtiacc.codegen.machine.mir import Mem
 from mtiacc.codegen import control
+from mtiacc.codegen.matrix import engine
 from mtiacc.codegen.select.table import Pattern, applies, pattern_for
 from mtiacc.codegen.tensor import ndblocks
 from mtiacc.diagnostics import CompileError
 from mtiacc.ir import ops as O
 from mtiacc.ir.core import Operation, OpResult, Value
+from mtiacc.ir.dot_ops import DotOp
 from mtiacc.ir.shape_ops import ReduceOp, ScanOp
 from mtiacc.ir.types import FloatType, IntType
 from mtiacc.target import Target
+
+# store plans that only move the stored block by DMA (no core or vector access to it)
+DMA_ONLY = ("contiguous", "elements", "runs", "split-tiles", "tiles")
 
 
 def readers(lw: Lowering, ops: List[Operation], rows: Dict[int, Pattern]) -> Dict[int, int]:
@@ -80,6 +85,7 @@ class Selector:
         for op in ops:
             self.emit(op)
         b.loc = ops[-1].loc if ops else lw.func.loc
+        engine.drain(lw, "the matrix engine's commands complete")
         b("mtia.dma.wait", comment="stores complete before the program ends")
         if lw.debug.prints:
             b("mtia.flush", comment="printed lines, in program-id order")
@@ -93,6 +99,8 @@ class Selector:
         if lw.dma.pending_in and not self.leaves_local_memory_alone(op):
             lw.b("mtia.dma.wait", comment="loads above complete before their data is read")
             lw.dma.pending_in = False
+        if lw.engine.busy and self.disturbs_engine(op):
+            engine.drain(lw)
         row = self.rows[id(op)]
         try:
             if applies(row.lower_when, op, lw.demanded):
@@ -116,12 +124,29 @@ class Selector:
             return False
         return not op.results[0].type.is_block() or isinstance(op, SCALAR_BACKED)
 
+    def disturbs_engine(self, op: Operation) -> bool:
+        """Whether the matrix engine's running commands must complete before ``op``: it reads or writes local
+        memory with the core or the vector unit.  Not: ops that leave local memory alone, DMA transfers (the
+        command processor orders them after the engine's accesses to the same bytes), other engine commands
+        (they run in order), region ops (their bodies' ops decide; carried copies wait in control.py)."""
+        if isinstance(op, (DotOp,) + control.REGION_OPS) or self.leaves_local_memory_alone(op):
+            return False
+        if isinstance(op, O.StoreOp) and op.attrs.get("access") in DMA_ONLY:
+            return any(v is not op.value for v in memory.needs_buffers(op))
+        return True
+
     def release(self, op: Operation) -> None:
-        """Free the buffers whose last reader is ``op``."""
+        """Free the buffers whose last reader is ``op`` (those running engine commands read: at the next
+        ``mtia.dpe.wait`` or the end of the loop body, ``engine.py``)."""
         lw = self.lw
         for key in self.frees.get(lw.order.pos[id(op)], ()):
             if key in lw.bufs and key not in lw.keep:
-                lw.lmem.free(lw.bufs[key])
+                buf = lw.bufs[key]
+                if any(h is buf for h in lw.engine.held):
+                    if not any(d is buf for d in lw.engine.deferred):
+                        lw.engine.deferred.append(buf)
+                else:
+                    lw.lmem.free(buf)
 
     def load_args(self) -> None:
         lw, b = self.lw, self.lw.b

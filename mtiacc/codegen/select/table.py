@@ -11,7 +11,7 @@ One row per pattern, tried in order; the first row that matches an op lowers it.
 * ``reads``: the block operands whose *data* the lowering reads from local memory (the buffers that
   must exist, and live, until the op), counted under ``reads_when`` (the same values as above);
 * ``lower``: the leaf that emits the machine code (each lives in a module of its own responsibility:
-  ``memory/``, ``tensor/``, ``arith/``, ``mathlib/``, ``vector/``, ``control.py``).
+  ``memory/``, ``tensor/``, ``arith/``, ``mathlib/``, ``vector/``, ``matrix/``, ``control.py``).
 
 The memory rows dispatch on the load/store's ``access`` plan (an IR attribute; ``codegen/memory``).
 """
@@ -26,6 +26,7 @@ from mtiacc.codegen.arith.scalar import lower_scalar
 from mtiacc.codegen.context import SCALAR_BACKED, Lowering
 from mtiacc.codegen import mathlib
 from mtiacc.codegen import control
+from mtiacc.codegen import matrix
 from mtiacc.codegen.select import debug
 from mtiacc.codegen.tensor import fused, join_split, ndblocks, reduce, reduce_region, scan, sort
 from mtiacc.codegen.vector import blocks
@@ -33,6 +34,7 @@ from mtiacc.codegen.vector.vloop import Src
 from mtiacc.diagnostics import CompileError
 from mtiacc.ir import ops as O
 from mtiacc.ir.core import Operation, Value
+from mtiacc.ir.dot_ops import DotOp
 from mtiacc.ir.fused import FusedElementwiseOp
 from mtiacc.ir.shape_ops import ReduceOp, ScanOp
 
@@ -152,6 +154,7 @@ PATTERNS = (
     Pattern(debug.DEBUG_OPS, debug.lower, reads_when=ALWAYS),
     Pattern(reduce_region.is_combine, reduce_region.lower_combine, reads_when=USED_OR_SCALAR),
     Pattern(_no_results, _unsupported, reads=nothing),
+    Pattern((DotOp,), matrix.lower, lower_when=USED, reads=matrix.reads),
     Pattern(join_split.JOIN_SPLIT_OPS, join_split.lower, lower_when=USED),
     Pattern(sort.SORT_OPS, sort.lower, lower_when=USED),
     Pattern((ReduceOp,), reduce.lower_reduce, lower_when=USED_OR_SCALAR, reads_when=USED_OR_SCALAR),

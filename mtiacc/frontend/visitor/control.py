@@ -415,6 +415,7 @@ def lower_for(ctx, node: ast.For) -> None:
     inits = _initial(ctx, names)
     types = [v.type for v in inits]
     loop = scf.ForOp.get(lo_v, hi_v, st_v, inits, arg_names=[node.target.id] + _flat_names(names))
+    loop.attrs.update(kwargs)   # the kept hints (num_stages)
     ctx.builder.insert(loop)
     iv = loop.induction_var
     body_block = loop.block
@@ -495,9 +496,12 @@ def _range_args(ctx, it: ast.Call, kind: str):
     names = ["arg1", "arg2", "step"]
     hints = ("num_stages", "loop_unroll_factor", "disallow_acc_multi_buffer", "flatten",
              "warp_specialize", "disable_licm")
+    kept = {}
     for k in list(kwargs):
         if kind != "static_range" and k in hints:
-            kwargs.pop(k)  # scheduling hints for GPUs: nothing to do here
+            v = kwargs.pop(k)  # scheduling hints for GPUs: only num_stages means something here (pipeline-dots)
+            if k == "num_stages" and isinstance(v, int) and not isinstance(v, bool) and v > 0:
+                kept["num_stages"] = v
         elif k not in names:
             raise CompileError(f"{'tl.' if kind != 'range' else ''}{kind}() got an unexpected keyword "
                                f"argument '{k}'")
@@ -512,7 +516,7 @@ def _range_args(ctx, it: ast.Call, kind: str):
         bound = [0, bound[0]]
     if len(bound) == 2:
         bound.append(1)
-    return bound, {}
+    return bound, kept
 
 
 # --------------------------------------------------------------------------- return, break, continue

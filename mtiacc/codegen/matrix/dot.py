@@ -1,0 +1,223 @@
+"""``tt.dot`` on the matrix engine: the operands as the engine reads them, the batch, the accumulators.
+
+* f16 / bf16 / i8 / u8 operands go to the engine as they are; f32 operands with ``input_precision`` ``tf32`` or
+  ``tf32x3`` are split on the vector unit into bf16 ``hi = bf16(x)`` and ``lo = bf16(x - hi)``, and three passes
+  (``lo @ hi``, ``hi @ lo``, then ``hi @ hi``) accumulate into the same rows.  ``ieee`` f32 and f64 dots are
+  ``exact.py``'s.
+* A ``tt.trans`` feeding ``b`` is not materialized: the engine reads its source with ``w_trans``.
+* The accumulators are fp32 (int32 for 8-bit integers).  They start cleared (``acc`` a zero constant) or loaded
+  from ``acc`` (``acc.ld``; an f16 ``acc`` is widened to fp32 first, another constant filled in); at the end they
+  are stored (``acc.st``) into the result, or into an fp32 scratch block that the vector unit narrows to f16
+  (``out_dtype`` f16: Triton accumulates in f16, this machine in fp32 and rounds once at the end).
+* Rows: the largest free run of accumulator rows; a result larger than that goes in chunks of column groups
+  (and of rows, when ``M`` alone is larger).  A dot whose accumulator stays in the engine across its loop
+  (``accumulator = "engine"``, rows taken by ``resident.py``) only adds its products.
+* A 3-D dot is a run-time loop over the batch of the 2-D one.
+"""
+from __future__ import annotations
+
+from typing import List, Optional, Tuple
+
+from mtiacc.codegen.arith.casts import run_steps
+from mtiacc.codegen.arith.conversions import plan, widest, width, norm
+from mtiacc.codegen.context import SCALAR_BACKED, Lowering
+from mtiacc.codegen.machine.mir import VReg
+from mtiacc.codegen.matrix import engine as E
+from mtiacc.codegen.matrix.engine import Addr
+from mtiacc.codegen.matrix.tiles import ACC_BYTES, Geometry, configure, counted, init_rows, products, store_rows
+from mtiacc.codegen.vector.blocks import lower_fill
+from mtiacc.codegen.vector.lmem import Buffer
+from mtiacc.codegen.vector.vloop import Src, emit_loop, elem_bytes
+from mtiacc.diagnostics import CompileError
+from mtiacc.ir import ops as O
+from mtiacc.ir.core import OpResult, Value
+from mtiacc.ir.dot_ops import DotOp
+from mtiacc.ir.shape_ops import TransOp
+from mtiacc.ir.types import FloatType, IntType
+
+F32, I32, U16 = FloatType("f32"), IntType(32), IntType(16, False)
+
+
+# --------------------------------------------------------------------------- operands
+
+def weight_source(op: DotOp) -> Tuple[Value, bool]:
+    """The value the engine reads as ``b``, and whether it is ``b``'s transpose (``tt.trans`` of the last two
+    dimensions feeding ``b``: the engine reads the source with ``w_trans``)."""
+    b = op.b
+    if op.on_engine() and isinstance(b, OpResult) and isinstance(b.op, TransOp):
+        rank = len(b.type.shape)
+        if list(b.op.order) == list(range(rank - 2)) + [rank - 1, rank - 2]:
+            return b.op.src, True
+    return b, False
+
+
+def reads(op: DotOp) -> List[Value]:
+    """The blocks the lowering reads (isel's table): ``a``, what the engine reads as ``b``, ``acc``."""
+    return [op.a, weight_source(op)[0], op.acc]
+
+
+def is_zero(v: Value) -> bool:
+    if not (isinstance(v, OpResult) and isinstance(v.op, SCALAR_BACKED)):
+        return False
+    c = O.const_value(v) if isinstance(v.op, O.ConstantOp) else O.const_value(v.op.src)
+    return c is not None and c == 0 and not isinstance(c, bool)
+
+
+def convert(lw: Lowering, n: int, src: Src, dst: Src) -> None:
+    """``dst[i] = src[i]`` converted between element types on the vector unit (storage types: bf16 as u16)."""
+    steps = plan(src.elem, dst.elem)
+    lmul = 8 * max(width(norm(src.elem)), width(norm(dst.elem))) // widest(steps, src.elem, dst.elem)
+
+    def store_type(t):
+        return U16 if isinstance(t, FloatType) and t.kind == "bf16" else t
+
+    emit_loop(lw.b, n, [Src(store_type(src.elem), addr=src.addr, scalar=src.scalar)],
+              Src(store_type(dst.elem), addr=dst.addr), lambda loop, g: run_steps(lw.b, loop, steps, g[0]),
+              comment="tt.dot: convert", lmul=lmul)
+
+
+def scratch(lw: Lowering, nbytes: int, what: str, loc) -> Buffer:
+    return lw.lmem.alloc(nbytes, what, loc)
+
+
+def operand_buffer(lw: Lowering, v: Value, loc) -> Buffer:
+    """The buffer of operand ``v``; a splat or constant is filled into a scratch block (freed at the next drain)."""
+    if not (isinstance(v, OpResult) and isinstance(v.op, SCALAR_BACKED)):
+        return lw.buffer(v)
+    E.drain(lw, "the engine is done with memory the operand's fill writes")
+    t = v.type.element_type
+    buf = scratch(lw, v.type.numel * elem_bytes(v.type), f"the constant operand {v.type} of tt.dot", loc)
+    store_t = U16 if isinstance(t, FloatType) and t.kind == "bf16" else t
+    src = lw.src(v)
+    if store_t is not t:   # a bf16 constant: its bit pattern, from the NaN-boxed f register
+        bits = lw.b.x()
+        lw.b("fmv.x.w", bits, src.scalar)
+        src = Src(store_t, scalar=bits)
+    lower_fill(lw.b, v.type.numel, src, Src(store_t, addr=buf.offset))
+    lw.engine.deferred.append(buf)
+    return buf
+
+
+def split_tf32(lw: Lowering, v: Value, loc) -> Tuple[Buffer, Buffer]:
+    """f32 block ``v`` as two bf16 blocks: ``hi = bf16(x)``, ``lo = bf16(x - hi)``."""
+    n = v.type.numel
+    x = operand_buffer(lw, v, loc).offset
+    name = v.name_hint or "operand"
+    hi = scratch(lw, 2 * n, f"the bf16 high half of `{name}` ({v.type}) for tt.dot", loc)
+    lo = scratch(lw, 2 * n, f"the bf16 low half of `{name}` ({v.type}) for tt.dot", loc)
+    convert(lw, n, Src(F32, addr=x), Src(FloatType("bf16"), addr=hi.offset))
+    b = lw.b
+
+    def rest(loop, g):
+        loop.ensure(IntType(32, False))
+        b("vzext.vf2", "v24", g[1])
+        b("vsll.vi", "v24", "v24", 16)
+        loop.ensure(F32)
+        b("vfsub.vv", "v24", g[0], "v24")
+        return run_steps(b, loop, plan(F32, FloatType("bf16")), "v24")
+
+    emit_loop(b, n, [Src(F32, addr=x), Src(U16, addr=hi.offset)], Src(U16, addr=lo.offset), rest,
+              comment="tt.dot: tf32 split")
+    return hi, lo
+
+
+def geometry(op: DotOp, trans: bool, esize: int, code: int) -> Geometry:
+    _, M, N, K = op.shape
+    return Geometry(M, N, K, esize, trans, code)
+
+
+def operands(lw: Lowering, op: DotOp) -> Tuple[Geometry, List[Tuple[int, int]], List[Buffer]]:
+    """The geometry, the (a, b) address pairs of the passes, and the buffers the engine reads."""
+    a_t = op.a.type.element_type
+    bsrc, trans = weight_source(op)
+    if isinstance(a_t, FloatType) and a_t.kind == "f32":
+        E.drain(lw, "the engine is done with memory the operand split writes")
+        a_hi, a_lo = split_tf32(lw, op.a, op.loc)
+        b_hi, b_lo = split_tf32(lw, bsrc, op.loc)
+        bufs = [a_hi, a_lo, b_hi, b_lo]
+        passes = [(a_lo.offset, b_hi.offset), (a_hi.offset, b_lo.offset), (a_hi.offset, b_hi.offset)]
+        for buf in bufs:   # scratch: freed at the next drain
+            lw.engine.deferred.append(buf)
+        return geometry(op, trans, 2, 1), passes, bufs
+    if isinstance(a_t, FloatType) and a_t.is_fp8:
+        raise CompileError("tt.dot of fp8 operands is not supported by codegen yet")
+    a, b = operand_buffer(lw, op.a, op.loc), operand_buffer(lw, bsrc, op.loc)
+    return geometry(op, trans, elem_bytes(op.a.type), E.type_code(a_t)), [(a.offset, b.offset)], [a, b]
+
+
+def acc_source(lw: Lowering, acc: Value, nbytes: int, loc) -> Optional[int]:
+    """Where ``acc.ld`` reads the initial accumulators (fp32 / int32), or None to clear them."""
+    if is_zero(acc):
+        return None
+    t = acc.type.element_type
+    wide = t if t.is_int() else F32
+    if isinstance(t, FloatType) and t.kind == "f16" or isinstance(acc, OpResult) and isinstance(acc.op, SCALAR_BACKED):
+        E.drain(lw, "the engine is done with memory the accumulator's conversion writes")
+        tmp = scratch(lw, nbytes, f"the fp32 accumulators of tt.dot ({acc.type})", loc)
+        src = lw.src(acc)
+        if src.is_scalar and t != wide:
+            raise CompileError(f"internal: a constant {t} accumulator")
+        if src.is_scalar:
+            lower_fill(lw.b, acc.type.numel, src, Src(wide, addr=tmp.offset))
+        else:
+            convert(lw, acc.type.numel, src, Src(wide, addr=tmp.offset))
+        lw.engine.deferred.append(tmp)
+        return tmp.offset
+    buf = lw.buffer(acc)
+    E.hold(lw, buf)
+    return buf.offset
+
+
+# --------------------------------------------------------------------------- the lowering
+
+def lower(lw: Lowering, op: DotOp) -> None:
+    batch = op.shape[0]
+    g, passes, bufs = operands(lw, op)
+    E.hold(lw, *bufs)
+    configure(lw, g)
+    ptrs: List[Tuple[Addr, int]] = [(p, s) for a, b in passes for p, s in ((a, g.a_bytes), (b, g.b_bytes))]
+    rows = lw.engine.resident.get(id(op.acc)) if op.accumulator == "engine" else None
+    if rows is not None:   # the accumulators stay in the engine: only the products
+        lw.engine.resident[id(op.result)] = rows
+        with counted(lw, batch, ptrs + [(rows, g.rows)]) as regs:
+            ps = [(regs[2 * i], regs[2 * i + 1]) for i in range(len(passes))]
+            for j, (n0, w) in enumerate(g.groups):
+                products(lw, g, ps, regs[-1], j * g.M, 0, g.M, n0, w)
+        return
+    acc_t = op.acc.type.element_type
+    narrow = isinstance(acc_t, FloatType) and acc_t.kind == "f16"
+    total = batch * g.acc_bytes
+    init = acc_source(lw, op.acc, total, op.loc)
+    res = lw.alloc(op.result)
+    out = scratch(lw, total, f"the fp32 result of tt.dot before it narrows to {op.result.type}", op.loc) \
+        if narrow else res
+    E.hold(lw, out)
+    first, avail = E.largest_free(lw.engine)
+    if avail == 0:
+        raise CompileError("tt.dot: every accumulator row of the matrix engine is taken by accumulators kept "
+                           "across loops")
+    mc = min(g.M, avail)
+    slots = avail // mc
+    ptrs.append((out.offset, g.acc_bytes))
+    if init is not None:
+        ptrs.append((init, g.acc_bytes))
+    with counted(lw, batch, ptrs) as regs:
+        ps = [(regs[2 * i], regs[2 * i + 1]) for i in range(len(passes))]
+        o = regs[2 * len(passes)]
+        src = regs[-1] if init is not None else None
+        j = 0
+        for m0 in range(0, g.M, mc):
+            m = min(mc, g.M - m0)
+            for n0, w in g.groups:
+                r = first + (j % slots) * mc
+                j += 1
+                init_rows(lw, g, src, r, 0, m0, m, n0, w)
+                products(lw, g, ps, r, 0, m0, m, n0, w)
+                store_rows(lw, g, o, r, 0, m0, m, n0, w)
+    if narrow:
+        E.drain(lw, "the accumulators are stored before they narrow to f16")
+        convert(lw, op.result.type.numel, Src(F32, addr=out.offset), Src(acc_t, addr=res.offset))
+        lw.lmem.free(out)
+
+
+__all__ = ["lower", "reads", "weight_source", "is_zero", "convert", "acc_source"]

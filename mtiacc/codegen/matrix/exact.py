@@ -1,0 +1,47 @@
+"""``tt.dot`` with exact products on the vector unit: ``ieee`` f32 and f64 (the engine multiplies 16-bit floats
+and 8-bit integers only).
+
+``out = acc``, then for each row ``m`` and each ``k`` in order ``out[m, :] += a[m, k] * b[k, :]`` (``vfmacc.vf``:
+each product is rounded once with its addition, as a fused multiply-add).  Run-time loops over the batch, the
+rows and ``K``, a strip-mined vector loop over ``N``: the code stays small whatever the block sizes.
+"""
+from __future__ import annotations
+
+from typing import List
+
+from mtiacc.codegen.context import Lowering
+from mtiacc.codegen.machine.mir import Mem
+from mtiacc.codegen.matrix import engine as E
+from mtiacc.codegen.matrix.dot import operand_buffer
+from mtiacc.codegen.matrix.tiles import counted
+from mtiacc.codegen.vector.blocks import lower_fill
+from mtiacc.codegen.vector.vloop import Src, VLoop, elem_bytes, emit_loop
+from mtiacc.ir.dot_ops import DotOp
+
+
+def lower(lw: Lowering, op: DotOp) -> None:
+    E.drain(lw, "the engine is done with memory the vector unit writes")
+    B, M, N, K = op.shape
+    elem = op.result.type.element_type
+    e = elem_bytes(op.result.type)
+    b = lw.b
+    res = lw.alloc(op.result)
+    lower_fill(b, op.result.type.numel, lw.src(op.acc), Src(elem, addr=res.offset))
+    a, w = operand_buffer(lw, op.a, op.loc).offset, operand_buffer(lw, op.b, op.loc).offset
+    load = "fld" if e == 8 else "flw"
+    with counted(lw, B, [(a, M * K * e), (w, K * N * e), (res.offset, M * N * e)]) as (pa, pb, po):
+        with counted(lw, M, [(pa, K * e), (po, N * e)]) as (row_a, row_o):
+            with counted(lw, K, [(row_a, e), (pb, N * e)]) as (pk, pw):
+                s = b.f("a_mk")
+                b(load, s, Mem(E.reg_of(b, pk)))
+
+                def fma(loop: VLoop, g: List[str]) -> str:
+                    loop.ensure(elem)
+                    b("vfmacc.vf", g[0], s, g[1])
+                    return g[0]
+
+                emit_loop(b, N, [Src(elem, addr=row_o), Src(elem, addr=pw)], Src(elem, addr=row_o), fma,
+                          comment="tt.dot: out[m, :] += a[m, k] * b[k, :]")
+
+
+__all__ = ["lower"]

@@ -1,0 +1,112 @@
+"""Accumulators that stay in the engine across an ``scf.for`` (``tt.dot {accumulator = "engine"}``).
+
+The pattern ``for ...: acc = tl.dot(a, b, acc)``: the loop carries a block whose only use in the body is a
+resident dot's ``acc`` (a chain of them after ``pipeline-dots``), and yields the chain's last result.  Before the
+loop the accumulator rows are taken and cleared (the init is a zero constant) or loaded from the init
+(``acc.ld``); the body's dots only add products (``dot.py``); after the loop ``acc.st`` puts the rows into the
+loop result's buffer (through an fp32 scratch block and the vector unit for an f16 accumulator), and the rows
+are free again.  ``control.py`` calls :func:`begin` and :func:`end` around the loop.
+
+If the rows are not free (the engine's accumulators are all taken by outer loops), the dot keeps its
+accumulator in local memory, as any other dot: the attribute is what the IR decided, the rows are codegen's.
+"""
+from __future__ import annotations
+
+from typing import Dict, Optional
+
+from mtiacc.codegen.context import Lowering
+from mtiacc.codegen.matrix import engine as E
+from mtiacc.codegen.matrix.dot import acc_source, convert, is_zero, weight_source
+from mtiacc.codegen.matrix.tiles import ACC_BYTES, Geometry, configure, counted, init_rows, store_rows
+from mtiacc.codegen.vector.lmem import Buffer
+from mtiacc.codegen.vector.vloop import Src, elem_bytes
+from mtiacc.ir.core import Value
+from mtiacc.ir.dot_ops import DotOp
+from mtiacc.ir.scf import ForOp
+from mtiacc.ir.types import FloatType
+
+
+def resident_dot(arg: Value) -> Optional[DotOp]:
+    """The resident dot whose accumulator is the loop's carried block ``arg``, if any."""
+    if len(arg.uses) != 1:
+        return None
+    use = arg.uses[0]
+    if isinstance(use.op, DotOp) and use.index == 2 and use.op.accumulator == "engine":
+        return use.op
+    return None
+
+
+def _geometry(op: DotOp) -> Geometry:
+    _, M, N, K = op.shape
+    t = op.a.type.element_type
+    esize, code = (2, 1) if isinstance(t, FloatType) and t.kind == "f32" else \
+        (elem_bytes(op.a.type), E.type_code(t))
+    return Geometry(M, N, K, esize, weight_source(op)[1], code)
+
+
+def describe(lw: Lowering, arg: Value) -> str:
+    """What a loop-carried block is, for messages about local memory."""
+    name = f"`{arg.name_hint}` " if arg.name_hint else ""
+    use = arg.uses[0] if len(arg.uses) == 1 else None
+    if use is None or not (isinstance(use.op, DotOp) and use.index == 2 and use.op.on_engine()):
+        return f"a loop-carried block {name}".rstrip()
+    dot = use.op
+    need = dot.shape[0] * _geometry(dot).rows
+    if dot.accumulator == "engine":
+        return f"the loop's tt.dot accumulator {name}(stored here after the loop; {need} engine rows during it)"
+    return (f"the loop's tt.dot accumulator {name}(in local memory: it needs {need} of the engine's "
+            f"{lw.engine.rows} accumulator rows)")
+
+
+def begin(lw: Lowering, loop: ForOp) -> Dict[int, DotOp]:
+    """Take and initialize the rows of each resident accumulator of ``loop``; the carried indices kept in the
+    engine -> their first dot."""
+    out: Dict[int, DotOp] = {}
+    for i, (arg, init) in enumerate(zip(loop.iter_args, loop.inits)):
+        dot = resident_dot(arg)
+        if dot is None:
+            continue
+        g = _geometry(dot)
+        batch = dot.shape[0]
+        first = E.alloc_rows(lw.engine, batch * g.rows)
+        if first is None:
+            continue
+        configure(lw, g)
+        E.config(lw, E.N, g.groups[0][1])
+        if is_zero(init):
+            E.zero(lw, first, batch * g.rows)
+        else:
+            src = acc_source(lw, init, batch * g.acc_bytes, loop.loc)
+            with counted(lw, batch, [(src, g.acc_bytes), (first, g.rows)]) as (s, rows):
+                for j, (n0, w) in enumerate(g.groups):
+                    init_rows(lw, g, s, rows, j * g.M, 0, g.M, n0, w)
+        lw.engine.resident[id(arg)] = first
+        out[i] = dot
+    return out
+
+
+def end(lw: Lowering, loop: ForOp, homes, kept: Dict[int, DotOp]) -> None:
+    """Store each resident accumulator into its loop result's buffer and free its rows."""
+    for i, dot in kept.items():
+        g = _geometry(dot)
+        batch = dot.shape[0]
+        first = lw.engine.resident.pop(id(loop.iter_args[i]))
+        home: Buffer = homes[i]
+        t = dot.acc.type.element_type
+        narrow = isinstance(t, FloatType) and t.kind == "f16"
+        out = lw.lmem.alloc(batch * g.acc_bytes, "the fp32 accumulators of a loop's tt.dot", loop.loc) \
+            if narrow else home
+        configure(lw, g)
+        with counted(lw, batch, [(out.offset, g.acc_bytes), (first, g.rows)]) as (o, rows):
+            for j, (n0, w) in enumerate(g.groups):
+                store_rows(lw, g, o, rows, j * g.M, 0, g.M, n0, w)
+        E.free_rows(lw.engine, first)
+        if narrow:
+            E.drain(lw, "the accumulators are stored before they narrow to f16")
+            convert(lw, batch * g.M * g.N, Src(FloatType("f32"), addr=out.offset), Src(t, addr=home.offset))
+            lw.lmem.free(out)
+        else:
+            E.hold(lw, home)
+
+
+__all__ = ["begin", "end", "resident_dot", "ACC_BYTES"]

@@ -1,0 +1,78 @@
+"""``dot-accumulators``: decide which dots keep their accumulator in the matrix engine across a loop.
+
+Triton's K loop, ``for ...: acc = tl.dot(a, b, acc)``: an ``scf.for`` carries a block whose only use in the
+body is a ``tt.dot``'s accumulator, and whose yielded value is that dot (after ``pipeline-dots``, a chain of
+dots, each the next one's accumulator).  Such dots get ``{accumulator = "engine"}``: codegen clears or loads
+the engine's accumulator rows once before the loop, issues only weight loads and streamed rows in the body,
+and stores the rows once after the loop.  Without it the accumulator goes to local memory and back on every
+iteration.
+
+The engine has ``accumulator-rows`` rows (the target's ``dpe.accumulator_rows``; 1024 on mtia2i): a dot
+needs ``batch * M * ceil(N / 32)`` of them, and the resident accumulators of a loop and of the loops around
+it must fit together.  The pass runs in every compile, last before ``access-plan`` (a decision codegen needs,
+made on the loops as the optimizations left them).
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import List, Optional
+
+from mtiacc.ir import ops as O
+from mtiacc.ir.core import Block, Value
+from mtiacc.ir.dot_ops import DotOp
+from mtiacc.ir.scf import ForOp
+from mtiacc.opt.pass_manager import ModulePass, register_pass
+
+
+def rows_of(dot: DotOp) -> int:
+    batch, m, n, _ = dot.shape
+    return batch * m * -(-n // 32)
+
+
+def chain(loop: ForOp, index: int) -> Optional[List[DotOp]]:
+    """The dots from carried value ``index`` to the yield, each the next one's accumulator, or None."""
+    v: Value = loop.iter_args[index]
+    dots: List[DotOp] = []
+    while len(v.uses) == 1:
+        use = v.uses[0]
+        op = use.op
+        if op is loop.block.terminator:
+            return dots if dots and use.index == index else None
+        if not (isinstance(op, DotOp) and use.index == 2 and op.parent is loop.block and op.on_engine()):
+            return None
+        dots.append(op)
+        v = op.result
+    return None
+
+
+def decide(block: Block, used: int, capacity: int) -> None:
+    for op in block.ops:
+        inner = used
+        if isinstance(op, ForOp):
+            for i in range(len(op.iter_args)):
+                dots = chain(op, i)
+                if dots is None:
+                    continue
+                need = rows_of(dots[0])
+                if not all(d.accumulator == "engine" for d in dots):
+                    if inner + need > capacity:
+                        continue
+                    for d in dots:
+                        d.attrs["accumulator"] = "engine"
+                inner += need
+        for r in op.regions:
+            for b in r.blocks:
+                decide(b, inner, capacity)
+
+
+@register_pass
+@dataclasses.dataclass(frozen=True)
+class DotAccumulators(ModulePass):
+    name = "dot-accumulators"
+    accumulator_rows: int = 1024
+
+    def run(self, module: O.ModuleOp) -> Optional[bool]:
+        if not any(isinstance(op, DotOp) for op in module.walk()):
+            return False
+        decide(module.body.block, 0, self.accumulator_rows)
+        return None

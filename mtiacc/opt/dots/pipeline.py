@@ -1,0 +1,162 @@
+"""``pipeline-dots``: unroll a K loop by S stages so that the DMA of one stage's tiles overlaps the engine's
+work on another's.
+
+Blocks live at static local-memory addresses, so a loop body is one set of buffers: the DMA of the next
+iteration's tiles would wait for the engine to finish reading this iteration's (the command processor
+delays a DMA into bytes the engine still reads).  With the body unrolled into S copies, each copy's tiles
+are other values, hence other buffers (codegen keeps the buffers engine commands read alive until the
+engine is waited for or the loop body ends), and stage ``s + 1``'s loads run while the engine works on
+stage ``s``.
+
+A loop qualifies when its step is a positive constant and its body holds a ``tt.dot`` with an operand that a
+``tt.load`` of the same body produces (through shape ops and casts).  S is the kernel's hint
+(``tl.range(..., num_stages=S)``, the loop's ``num_stages``) when it has one, else ``stages`` (2); it is
+lowered while S copies of the loaded tiles would take more than ``lmem-bytes`` (half of mtia2i's local
+memory), and to the trip count when that is a smaller constant.  The loop gets ``{pipeline_stages = S}``.
+
+The unrolled loop runs ``trip // S`` times (its upper bound computed in the IR when the trip count is not
+a constant); the ``trip % S`` iterations left run in a second loop of the original body, marked
+``{pipeline_stages = 1}``.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import List, Optional
+
+from mtiacc.ir import ops as O
+from mtiacc.ir import scf
+from mtiacc.ir.core import Block, Operation, OpResult, Value
+from mtiacc.ir.dot_ops import DotOp
+from mtiacc.ir.shape_ops import ExpandDimsOp, ReshapeOp, TransOp
+from mtiacc.opt.loop_unroll import _copy_body
+from mtiacc.opt.pass_manager import ModulePass, register_pass
+
+THROUGH = (TransOp, ExpandDimsOp, ReshapeOp, O.CastOp, O.BroadcastOp)
+
+
+def _loaded(v: Value, body: Block) -> Optional[O.LoadOp]:
+    """The ``tt.load`` of ``body`` that produces ``v`` (through shape ops and casts), if any."""
+    while isinstance(v, OpResult) and v.op.parent is body:
+        if isinstance(v.op, O.LoadOp):
+            return v.op
+        if not isinstance(v.op, THROUGH):
+            return None
+        v = v.op.operands[0]
+    return None
+
+
+def stage_loads(loop: scf.ForOp) -> List[O.LoadOp]:
+    """The loads of the body that feed its dots' operands."""
+    out: List[O.LoadOp] = []
+    for op in loop.block.ops:
+        if isinstance(op, DotOp):
+            for v in (op.a, op.b):
+                ld = _loaded(v, loop.block)
+                if ld is not None and ld not in out:
+                    out.append(ld)
+    return out
+
+
+def _bytes(v: Value) -> int:
+    t = v.type
+    return t.numel * max(getattr(t.element_type, "width", 8), 8) // 8
+
+
+def _emit(op: Operation, before: Operation) -> Value:
+    before.parent.insert_before(before, op)
+    return op.result
+
+
+def _const(value: int, like: Value, before: Operation) -> Value:
+    return _emit(O.ConstantOp.get(value, like.type, loc=before.loc), before)
+
+
+def main_upper(loop: scf.ForOp, stages: int, step: int, trip: Optional[int]) -> Value:
+    """The upper bound of the unrolled loop: ``lower + (trip // S) * S * step``."""
+    lo, hi, loc = loop.lower, loop.upper, loop.loc
+    if trip is not None and O.const_value(lo) is not None:
+        return _const(O.const_value(lo) + trip // stages * stages * step, lo, loop)
+    diff = _emit(O.SubIOp.get(hi, lo, loc=loc), loop)
+    diff = _emit(O.MaxSIOp.get(diff, _const(0, lo, loop), loc=loc), loop)
+    count = _emit(O.AddIOp.get(diff, _const(step - 1, lo, loop), loc=loc), loop)
+    count = _emit(O.DivSIOp.get(count, _const(step, lo, loop), loc=loc), loop)
+    full = _emit(O.DivSIOp.get(count, _const(stages, lo, loop), loc=loc), loop)
+    span = _emit(O.MulIOp.get(full, _const(stages * step, lo, loop), loc=loc), loop)
+    return _emit(O.AddIOp.get(lo, span, loc=loc), loop)
+
+
+def _new_loop(loop: scf.ForOp, lo: Value, hi: Value, step: Value, inits, stages: int) -> scf.ForOp:
+    new = scf.ForOp.get(lo, hi, step, list(inits), loc=loop.loc, arg_names=[a.name_hint for a in loop.block.args])
+    new.attrs.update({k: v for k, v in loop.attrs.items() if k != "operandSegmentSizes"})
+    new.attrs["pipeline_stages"] = stages
+    loop.parent.insert_before(loop, new)
+    return new
+
+
+def _fill(new: scf.ForOp, loop: scf.ForOp, copies: int, step: int) -> None:
+    body = new.block
+    anchor = body.append(scf.YieldOp.get([], loc=loop.loc))
+    carried: List[Value] = list(new.iter_args)
+    for k in range(copies):
+        iv = new.induction_var
+        if k:
+            off = _const(k * step, loop.step, anchor)
+            iv = _emit(O.AddIOp.get(new.induction_var, off, loc=loop.loc), anchor)
+        carried = _copy_body(loop, anchor, iv, carried)
+    body.insert_before(anchor, scf.YieldOp.get(carried, loc=loop.block.terminator.loc))
+    anchor.erase()
+
+
+def pipeline(loop: scf.ForOp, stages: int, step: int, trip: Optional[int]) -> None:
+    hi = main_upper(loop, stages, step, trip)
+    big_step = _const(stages * step, loop.step, loop)
+    main = _new_loop(loop, loop.lower, hi, big_step, loop.inits, stages)
+    _fill(main, loop, stages, step)
+    results = list(main.results)
+    if trip is None or trip % stages:
+        rest = _new_loop(loop, hi, loop.upper, loop.step, main.results, 1)
+        _fill(rest, loop, 1, step)
+        results = list(rest.results)
+    for r, nr in zip(loop.results, results):
+        nr.name_hint = r.name_hint
+        r.replace_all_uses_with(nr)
+    scf.erase_nested(loop)
+
+
+def visit(block: Block, p: "PipelineDots") -> bool:
+    changed = False
+    for op in list(block.ops):
+        for r in op.regions:
+            for b in r.blocks:
+                changed |= visit(b, p)
+        if not isinstance(op, scf.ForOp) or op.pipeline_stages is not None:
+            continue
+        step = O.const_value(op.step)
+        loads = stage_loads(op)
+        if not loads or not isinstance(step, int) or step <= 0:
+            continue
+        stages = op.num_stages if op.num_stages is not None else p.stages
+        per_stage = sum(_bytes(ld.result) for ld in loads)
+        while stages > 1 and stages * per_stage > p.lmem_bytes:
+            stages -= 1
+        trip = op.constant_trip_count()
+        if trip is not None:
+            stages = min(stages, trip)
+        if stages <= 1:
+            op.attrs["pipeline_stages"] = 1
+            changed = True
+            continue
+        pipeline(op, stages, step, trip)
+        changed = True
+    return changed
+
+
+@register_pass
+@dataclasses.dataclass(frozen=True)
+class PipelineDots(ModulePass):
+    name = "pipeline-dots"
+    stages: int = 2
+    lmem_bytes: int = 196608
+
+    def run(self, module: O.ModuleOp) -> Optional[bool]:
+        return None if visit(module.body.block, self) else False
