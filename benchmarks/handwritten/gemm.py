@@ -1,11 +1,12 @@
 """A hand-written assembly GEMM, the baseline of ``make bench-gemm``: what an expert writes for the machine directly.
 
 ``C = A @ B`` for row-major ``A`` (M x K), ``B`` (K x N) of fp16 / bf16 / int8, ``C`` (M x N) of the input type
-(fp32 accumulation, converted on the vector unit; int32 for int8).  Each program computes one ``BM x BN`` tile of
-``C`` (program ``pid``: tile row ``pid / (N / BN)``, column ``pid % (N / BN)``); M, N and K are multiples of the
-block sizes.  The K loop is double-buffered: while the engine multiplies step ``k`` from one pair of buffers, the
-DMA engine fills the other pair with step ``k + 1`` (one 2-D DMA per operand tile); the accumulators stay in the
-engine for the whole loop, and are read back, converted and stored once at the end.
+(fp32 accumulation, converted by the engine as it reads the accumulators back; int32 for int8).  Each program
+computes one ``BM x BN`` tile of ``C`` (program ``pid``: tile row ``pid / (N / BN)``, column ``pid % (N / BN)``);
+M, N and K are multiples of the block sizes.  The K loop is double-buffered: while the engine multiplies step
+``k`` from one pair of buffers, the DMA engine fills the other pair with step ``k + 1`` (one 2-D DMA per operand
+tile); the accumulators stay in the engine for the whole loop, and are read back (converted) and stored once at
+the end.
 
 ``kernel_source(...)`` writes the assembly for one configuration; ``run_gemm(...)`` assembles it, runs it on
 mtiasim, checks the result against numpy and returns the simulated cycles.
@@ -22,6 +23,7 @@ from mtiacc.asm.elf import build_elf
 ESIZE = {"fp16": 2, "bf16": 2, "int8": 1}
 TYPE_CODE = {"fp16": 0, "bf16": 1, "int8": 2}
 OUT_ESIZE = {"fp16": 2, "bf16": 2, "int8": 4}
+OUT_TYPE = {"fp16": 1, "bf16": 2, "int8": 0}     # the engine's out_type: what acc.st writes
 
 
 def kernel_source(dtype: str, BM: int, BN: int, BK: int) -> Tuple[str, int]:
@@ -32,8 +34,8 @@ def kernel_source(dtype: str, BM: int, BN: int, BK: int) -> Tuple[str, int]:
     A1 = A0 + a_bytes
     B0 = A1 + a_bytes
     B1 = B0 + b_bytes
-    C = B1 + b_bytes                      # BM x BN fp32 / int32 read back from the engine
-    end = C + BM * BN * 4
+    C = B1 + b_bytes                      # the BM x BN tile of C, read back from the engine in C's type
+    end = C + BM * BN * oes
     nb, kb = BN // 32, BK // 32
     L = []
     e = L.append
@@ -82,8 +84,6 @@ def kernel_source(dtype: str, BM: int, BN: int, BK: int) -> Tuple[str, int]:
     e("    mtia.dpe.cfg t0, 1")           # weight rows: a row of the B tile
     e(f"    li t0, {BK * es}")
     e("    mtia.dpe.cfg t0, 2")           # streamed rows: a row of the A tile
-    e(f"    li t0, {BN * 4}")
-    e("    mtia.dpe.cfg t0, 3")           # accumulator rows read back into the C tile
     e("    li t0, 0")
     e(f"    li t1, {nb * BM}")
     e("    mtia.dpe.zero t0, t1")
@@ -140,39 +140,18 @@ def kernel_source(dtype: str, BM: int, BN: int, BK: int) -> Tuple[str, int]:
         engine(*cur)
     e("    addi s10, s10, -1")
     e("    bnez s10, loop")
-    # epilogue: the accumulators to local memory, converted, stored
+    # epilogue: the accumulators to local memory, converted by the engine on the way out (out_type), stored
+    e(f"    li t0, {BN * oes}")
+    e("    mtia.dpe.cfg t0, 3")
+    e(f"    li t0, {OUT_TYPE[dtype]}")
+    e("    mtia.dpe.cfg t0, 6")
     for n in range(nb):
-        e(f"    li t0, {C + n * 32 * 4}")
+        e(f"    li t0, {C + n * 32 * oes}")
         e(f"    li t1, {n * BM}")
         e(f"    li t2, {BM}")
         e("    mtia.dpe.acc.st t0, t1, t2")
     e("    mtia.dpe.wait")
-    total = BM * BN
-    out = C  # converted in place (the narrow result is written behind the reads)
-    if dtype != "int8":
-        e(f"    li s3, {total // 128}")
-        e(f"    li t0, {C}")
-        e(f"    li t1, {out}")
-        e("    li t4, 0x7fff")
-        e("conv:")
-        e("    li t2, 128")
-        e("    vsetvli t3, t2, e32, m8, ta, ma")
-        e("    vle32.v v0, (t0)")
-        if dtype == "fp16":
-            e("    vsetvli t3, t2, e16, m4, ta, ma")
-            e("    vfncvt.f.f.w v16, v0")
-        else:                              # bf16: round to nearest even on the bits
-            e("    vsrl.vi v8, v0, 16")
-            e("    vand.vi v8, v8, 1")
-            e("    vadd.vv v8, v8, v0")
-            e("    vadd.vx v8, v8, t4")
-            e("    vsetvli t3, t2, e16, m4, ta, ma")
-            e("    vnsrl.wi v16, v8, 16")
-        e("    vse16.v v16, (t1)")
-        e("    addi t0, t0, 512")
-        e("    addi t1, t1, 256")
-        e("    addi s3, s3, -1")
-        e("    bnez s3, conv")
+    out = C
     e(f"    li t0, {BM}")
     e("    mtia.dma.cfg t0, 0")
     e(f"    li t0, {oes}")
