@@ -96,7 +96,8 @@ class DmaState:
 @dataclasses.dataclass(eq=False)
 class EngineState:
     rows: int = 1024                                                  # the target's accumulator rows
-    cfg: Dict[int, int] = dataclasses.field(default_factory=dict)     # configuration register -> known value
+    # configuration register -> known value (out_type, register 6, is 0 at the start of every wave)
+    cfg: Dict[int, int] = dataclasses.field(default_factory=lambda: {6: 0})
     busy: bool = False             # commands issued and not waited for (mtia.dpe.wait)
     held: List[Buffer] = dataclasses.field(default_factory=list)      # buffers running commands read or write
     deferred: List[Buffer] = dataclasses.field(default_factory=list)  # held buffers whose last reader has run

@@ -19,6 +19,12 @@ engine across the enclosing ``scf.for``: the dot is one of a chain in the loop b
 (``acc`` is the loop's block argument, or the previous dot of the chain) and ends at the loop's yield, each link
 used only by the next.  Codegen then clears or loads the accumulators once before the loop and stores them once
 after it.
+
+``read_back = "f16"`` or ``"bf16"`` (also ``dot-accumulators``'s decision, with its ``read-back`` option) says
+that the engine's store of the fp32 accumulators (``acc.st``) writes that type, rounded to nearest even
+(configuration register 6, ``out_type``), for the ``arith.truncf`` that is the only use of the result: of the
+dot's result itself, or, on the last resident dot of a loop's chain (the one the yield passes on), of the loop's
+result.  The ``arith.truncf`` then costs nothing (its result is the stored block).
 """
 from __future__ import annotations
 
@@ -29,6 +35,7 @@ from mtiacc.ir.types import FloatType, IntType, Type
 
 INPUT_PRECISIONS = ("ieee", "tf32", "tf32x3")
 ACCUMULATOR_HOMES = ("engine",)
+READ_BACK_TYPES = ("f16", "bf16")
 
 
 def _kind(t: Type) -> str:
@@ -55,6 +62,7 @@ class DotOp(Operation):
     input_precision = attribute(str, optional=True)
     max_num_imprecise_acc = attribute(int, optional=True)
     accumulator = attribute(str, optional=True)
+    read_back = attribute(str, optional=True)
     traits = frozenset({Pure})
 
     @classmethod
@@ -98,11 +106,47 @@ class DotOp(Operation):
             self._fail(f"input_precision '{p}' applies to f32 operands only")
         if self.accumulator is not None:
             self._verify_resident()
+        if self.read_back is not None:
+            self._verify_read_back()
 
     def on_engine(self) -> bool:
         """Whether the matrix engine computes this dot (else exact products on the vector unit)."""
         ka = _kind(self.a.type.element_type)
         return ka in ("f16", "bf16", "fp8", "i8", "u8") or (ka == "f32" and self.input_precision in ("tf32", "tf32x3"))
+
+    def read_back_cast(self) -> Optional[Operation]:
+        """The ``arith.truncf`` to f16 / bf16 that is the only use of this dot's fp32 result (through the
+        loop's result for the yielded dot of a resident chain), or None."""
+        from mtiacc.ir.ops import TruncFOp
+        from mtiacc.ir.scf import ForOp, YieldOp
+        v = self.result
+        if str(v.type.element_type) != "f32" or len(v.uses) != 1:
+            return None
+        use = v.uses[0]
+        if self.accumulator == "engine":
+            loop = self.parent.parent.parent if self.parent is not None and self.parent.parent is not None \
+                else None
+            if not (isinstance(use.op, YieldOp) and isinstance(loop, ForOp) and use.op.parent is loop.block):
+                return None
+            v = loop.results[use.index]
+            if len(v.uses) != 1:
+                return None
+            use = v.uses[0]
+        op = use.op
+        if isinstance(op, TruncFOp) and op.fp8 is None and str(op.result.type.element_type) in READ_BACK_TYPES:
+            return op
+        return None
+
+    def _verify_read_back(self):
+        if self.read_back not in READ_BACK_TYPES:
+            self._fail(f"unknown read_back '{self.read_back}' (expected one of {', '.join(READ_BACK_TYPES)})")
+        if not self.on_engine() or str(self.acc.type.element_type) != "f32":
+            self._fail("read_back applies to a dot the engine computes with an f32 accumulator")
+        cast = self.read_back_cast()
+        if cast is None or str(cast.result.type.element_type) != self.read_back:
+            where = "the loop's result" if self.accumulator == "engine" else "the result"
+            self._fail(f"read_back = \"{self.read_back}\": {where} must be used only by an arith.truncf to "
+                       f"{self.read_back}")
 
     def _verify_resident(self):
         from mtiacc.ir.scf import ForOp, YieldOp
@@ -125,3 +169,20 @@ class DotOp(Operation):
                                   or isinstance(uses[0].op, DotOp) and uses[0].index == 2
                                   and uses[0].op.accumulator == "engine"):
             self._fail("accumulator = \"engine\": the result must feed only the next resident dot or the yield")
+
+
+def read_back_source(op: Operation) -> Optional[DotOp]:
+    """For an ``arith.truncf`` the engine's store of a dot's accumulators does (``read_back``): that dot."""
+    from mtiacc.ir.scf import ForOp
+    if op.name != "arith.truncf" or not op.operands:
+        return None
+    v = op.operands[0]
+    if not isinstance(v, OpResult):
+        return None
+    d = v.op
+    if isinstance(d, ForOp):
+        y = d.block.terminator.operands[v.index]
+        d = y.op if isinstance(y, OpResult) else None
+    if isinstance(d, DotOp) and d.read_back is not None and d.read_back_cast() is op:
+        return d
+    return None

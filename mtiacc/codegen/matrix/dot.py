@@ -8,7 +8,9 @@
 * The accumulators are fp32 (int32 for 8-bit integers).  They start cleared (``acc`` a zero constant) or loaded
   from ``acc`` (``acc.ld``; an f16 ``acc`` is widened to fp32 first, another constant filled in); at the end they
   are stored (``acc.st``) into the result, or into an fp32 scratch block that the vector unit narrows to f16
-  (``out_dtype`` f16: Triton accumulates in f16, this machine in fp32 and rounds once at the end).
+  (``out_dtype`` f16: Triton accumulates in f16, this machine in fp32 and rounds once at the end).  With
+  ``read_back`` (f16 / bf16) the engine's store writes that type for the result's ``arith.truncf``, which is
+  then the same buffer (isel's alias).
 * Rows: the largest free run of accumulator rows; a result larger than that goes in chunks of column groups
   (and of rows, when ``M`` alone is larger).  A dot whose accumulator stays in the engine across its loop
   (``accumulator = "engine"``, rows taken by ``resident.py``) only adds its products.
@@ -24,7 +26,8 @@ from mtiacc.codegen.context import SCALAR_BACKED, Lowering
 from mtiacc.codegen.machine.mir import VReg
 from mtiacc.codegen.matrix import engine as E
 from mtiacc.codegen.matrix.engine import Addr
-from mtiacc.codegen.matrix.tiles import ACC_BYTES, Geometry, configure, counted, init_rows, products, store_rows
+from mtiacc.codegen.matrix.tiles import (ACC_BYTES, Geometry, configure, counted, init_rows, out_bytes, products,
+                                         store_rows)
 from mtiacc.codegen.vector.blocks import lower_fill
 from mtiacc.codegen.vector.lmem import Buffer
 from mtiacc.codegen.vector.vloop import Src, emit_loop, elem_bytes
@@ -186,6 +189,7 @@ def lower(lw: Lowering, op: DotOp) -> None:
         return
     acc_t = op.acc.type.element_type
     narrow = isinstance(acc_t, FloatType) and acc_t.kind == "f16"
+    rb = op.read_back     # acc.st writes f16 / bf16: the result's arith.truncf is this buffer (an alias)
     total = batch * g.acc_bytes
     init = acc_source(lw, op.acc, total, op.loc)
     res = lw.alloc(op.result)
@@ -198,7 +202,7 @@ def lower(lw: Lowering, op: DotOp) -> None:
                            "across loops")
     mc = min(g.M, avail)
     slots = avail // mc
-    ptrs.append((out.offset, g.acc_bytes))
+    ptrs.append((out.offset, g.M * g.N * out_bytes(rb)))
     if init is not None:
         ptrs.append((init, g.acc_bytes))
     with counted(lw, batch, ptrs) as regs:
@@ -213,7 +217,7 @@ def lower(lw: Lowering, op: DotOp) -> None:
                 j += 1
                 init_rows(lw, g, src, r, 0, m0, m, n0, w)
                 products(lw, g, ps, r, 0, m0, m, n0, w)
-                store_rows(lw, g, o, r, 0, m0, m, n0, w)
+                store_rows(lw, g, o, r, 0, m0, m, n0, w, rb)
     if narrow:
         E.drain(lw, "the accumulators are stored before they narrow to f16")
         convert(lw, op.result.type.numel, Src(F32, addr=out.offset), Src(acc_t, addr=res.offset))

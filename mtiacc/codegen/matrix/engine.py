@@ -21,8 +21,9 @@ from mtiacc.ir.core import Operation
 from mtiacc.ir.types import FloatType, IntType, Type
 
 # configuration registers (docs/matrix-engine.md)
-TYPE, W_STRIDE, X_STRIDE, ACC_STRIDE, N, W_TRANS = range(6)
-CFG_NAMES = ("type", "w_stride", "x_stride", "acc_stride", "n", "w_trans")
+TYPE, W_STRIDE, X_STRIDE, ACC_STRIDE, N, W_TRANS, OUT_TYPE = range(7)
+CFG_NAMES = ("type", "w_stride", "x_stride", "acc_stride", "n", "w_trans", "out_type")
+OUT_CODES = {"f16": 1, "bf16": 2}   # out_type: what acc.st writes (0: the fp32 / int32 accumulators)
 TILE = 32   # the MAC arrays are 32 x 32: weight tiles of at most 32 rows (K) and 32 columns (N)
 
 Addr = Union[int, VReg]
@@ -177,4 +178,4 @@ def forget(lw: Lowering, op: Operation) -> None:
 
 __all__ = ["type_code", "config", "ldw", "mm", "zero", "acc_load", "acc_store", "hold", "drain", "release_held",
            "alloc_rows", "free_rows", "largest_free", "loop_top", "loop_bottom", "forget", "contains_dot",
-           "TYPE", "W_STRIDE", "X_STRIDE", "ACC_STRIDE", "N", "W_TRANS", "TILE", "reg_of"]
+           "TYPE", "W_STRIDE", "X_STRIDE", "ACC_STRIDE", "N", "W_TRANS", "OUT_TYPE", "OUT_CODES", "TILE", "reg_of"]

@@ -4,8 +4,9 @@ The pattern ``for ...: acc = tl.dot(a, b, acc)``: the loop carries a block whose
 resident dot's ``acc`` (a chain of them after ``pipeline-dots``), and yields the chain's last result.  Before the
 loop the accumulator rows are taken and cleared (the init is a zero constant) or loaded from the init
 (``acc.ld``); the body's dots only add products (``dot.py``); after the loop ``acc.st`` puts the rows into the
-loop result's buffer (through an fp32 scratch block and the vector unit for an f16 accumulator), and the rows
-are free again.  ``control.py`` calls :func:`begin` and :func:`end` around the loop.
+loop result's buffer (through an fp32 scratch block and the vector unit for an f16 accumulator; as f16 / bf16
+when the chain's last dot has ``read_back``: the loop result's ``arith.truncf`` is then that buffer), and the
+rows are free again.  ``control.py`` calls :func:`begin` and :func:`end` around the loop.
 
 If the rows are not free (the engine's accumulators are all taken by outer loops), the dot keeps its
 accumulator in local memory, as any other dot: the attribute is what the IR decided, the rows are codegen's.
@@ -17,7 +18,7 @@ from typing import Dict, Optional
 from mtiacc.codegen.context import Lowering
 from mtiacc.codegen.matrix import engine as E
 from mtiacc.codegen.matrix.dot import acc_source, convert, is_zero, weight_source
-from mtiacc.codegen.matrix.tiles import ACC_BYTES, Geometry, configure, counted, init_rows, store_rows
+from mtiacc.codegen.matrix.tiles import ACC_BYTES, Geometry, configure, counted, init_rows, out_bytes, store_rows
 from mtiacc.codegen.vector.lmem import Buffer
 from mtiacc.codegen.vector.vloop import Src, elem_bytes
 from mtiacc.ir.core import Value
@@ -94,12 +95,14 @@ def end(lw: Lowering, loop: ForOp, homes, kept: Dict[int, DotOp]) -> None:
         home: Buffer = homes[i]
         t = dot.acc.type.element_type
         narrow = isinstance(t, FloatType) and t.kind == "f16"
+        last = loop.block.terminator.operands[i]
+        rb = last.op.read_back if isinstance(last.op, DotOp) else None   # acc.st writes f16 / bf16
         out = lw.lmem.alloc(batch * g.acc_bytes, "the fp32 accumulators of a loop's tt.dot", loop.loc) \
             if narrow else home
         configure(lw, g)
-        with counted(lw, batch, [(out.offset, g.acc_bytes), (first, g.rows)]) as (o, rows):
+        with counted(lw, batch, [(out.offset, g.M * g.N * out_bytes(rb)), (first, g.rows)]) as (o, rows):
             for j, (n0, w) in enumerate(g.groups):
-                store_rows(lw, g, o, rows, j * g.M, 0, g.M, n0, w)
+                store_rows(lw, g, o, rows, j * g.M, 0, g.M, n0, w, rb)
         E.free_rows(lw.engine, first)
         if narrow:
             E.drain(lw, "the accumulators are stored before they narrow to f16")

@@ -45,8 +45,8 @@ class Geometry:
     def x_offset(self, m0: int, k0: int) -> int:
         return (m0 * self.K + k0) * self.esize
 
-    def acc_offset(self, m0: int, n0: int) -> int:
-        return (m0 * self.N + n0) * ACC_BYTES
+    def acc_offset(self, m0: int, n0: int, esize: int = ACC_BYTES) -> int:
+        return (m0 * self.N + n0) * esize
 
     @property
     def rows(self) -> int:
@@ -93,14 +93,26 @@ def init_rows(lw: Lowering, g: Geometry, acc: Optional[Addr], rows: Addr, rows_o
     if acc is None:
         E.zero(lw, rows, mc, rows_off)
         return
+    E.config(lw, E.ACC_STRIDE, g.N * ACC_BYTES)
     E.config(lw, E.N, width)
     E.acc_load(lw, rows, acc, mc, g.acc_offset(m0, n0), rows_off)
 
 
+def out_bytes(read_back) -> int:
+    """Bytes per element ``acc.st`` writes: 4 (fp32 / int32), 2 with ``read_back`` f16 / bf16."""
+    return ACC_BYTES if read_back is None else 2
+
+
 def store_rows(lw: Lowering, g: Geometry, out: Addr, rows: Addr, rows_off: int, m0: int, mc: int,
-               n0: int, width: int) -> None:
+               n0: int, width: int, read_back=None) -> None:
+    """``acc.st`` of the rows into the ``M x N`` matrix at ``out``: fp32 / int32, or with ``read_back``
+    (``"f16"`` / ``"bf16"``) that type, the engine rounding (``out_type``); the other configuration is the
+    dot's (:func:`configure`) but ``acc_stride``, which follows the element size."""
+    code = 0 if read_back is None else E.OUT_CODES[read_back]
+    E.config(lw, E.OUT_TYPE, code)
+    E.config(lw, E.ACC_STRIDE, g.N * out_bytes(read_back))
     E.config(lw, E.N, width)
-    E.acc_store(lw, out, rows, mc, g.acc_offset(m0, n0), rows_off)
+    E.acc_store(lw, out, rows, mc, g.acc_offset(m0, n0, out_bytes(read_back)), rows_off)
 
 
 # --------------------------------------------------------------------------- run-time loops
@@ -140,4 +152,4 @@ def counted(lw: Lowering, count: int, ptrs: Sequence[Tuple[Addr, int]]) -> Itera
     b("bnez", n, top)
 
 
-__all__ = ["Geometry", "configure", "products", "init_rows", "store_rows", "counted", "ACC_BYTES"]
+__all__ = ["Geometry", "configure", "products", "init_rows", "store_rows", "out_bytes", "counted", "ACC_BYTES"]

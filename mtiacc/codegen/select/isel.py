@@ -23,7 +23,7 @@ from mtiacc.codegen.tensor import ndblocks
 from mtiacc.diagnostics import CompileError
 from mtiacc.ir import ops as O
 from mtiacc.ir.core import Operation, OpResult, Value
-from mtiacc.ir.dot_ops import DotOp
+from mtiacc.ir.dot_ops import DotOp, read_back_source
 from mtiacc.ir.shape_ops import ReduceOp, ScanOp
 from mtiacc.ir.types import FloatType, IntType
 from mtiacc.target import Target
@@ -118,6 +118,8 @@ class Selector:
             return op.result.type.is_block() and not memory.needs_buffers(op)
         if isinstance(op, control.REGION_OPS) or not op.results:
             return False
+        if read_back_source(op) is not None:
+            return True   # the arith.truncf the engine's accumulator store did: no code
         if all(r.type.is_block() and id(r) not in self.lw.demanded for r in op.results):
             return True  # a block nothing reads as data (e.g. a pointer block a DMA uses): no code
         if isinstance(op, (ReduceOp, ScanOp)) or ndblocks.handles(op) or mathlib.is_math(op):

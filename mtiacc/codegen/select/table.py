@@ -170,6 +170,7 @@ PATTERNS = (
     Pattern((O.AddPtrOp,), _pointer_block, result="block", lower_when=USED),
     Pattern((O.MakeRangeOp,), _make_range, result="block", lower_when=USED),
     Pattern(_same_shape_broadcast, _alias, result="block", lower_when=USED),
+    Pattern(ndblocks.is_alias, _alias, result="block", lower_when=USED),   # a truncf the engine's acc.st did
     Pattern(mathlib.is_math, _vector_loop(mathlib.lower_math), result="block", lower_when=USED),
     Pattern((O.CastOp,), _vector_loop(casts.lower_cast), result="block", lower_when=USED),
     Pattern((Operation,), _vector_loop(blocks.lower_elementwise), result="block", lower_when=USED),

@@ -20,11 +20,15 @@ from mtiacc.codegen.vector.nest import dense_strides, strided_copy
 from mtiacc.diagnostics import CompileError
 from mtiacc.ir import ops as O
 from mtiacc.ir.core import OpResult, Value
+from mtiacc.ir.dot_ops import read_back_source
 from mtiacc.ir.shape_ops import ExpandDimsOp, ReshapeOp, TransOp
 
 
 def is_alias(op) -> bool:
-    """Ops whose result shares its source's buffer."""
+    """Ops whose result shares its source's buffer (an ``arith.truncf`` the matrix engine's accumulator store
+    does: ``tt.dot {read_back}``)."""
+    if read_back_source(op) is not None:
+        return True
     if isinstance(op, (ExpandDimsOp, ReshapeOp)):
         return op.result.type.is_block() and op.src.type.is_block()
     return isinstance(op, O.BroadcastOp) and op.src.type.shape == op.result.type.shape

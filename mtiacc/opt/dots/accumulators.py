@@ -11,6 +11,13 @@ The engine has ``accumulator-rows`` rows (the target's ``dpe.accumulator_rows``;
 needs ``batch * M * ceil(N / 32)`` of them, and the resident accumulators of a loop and of the loops around
 it must fit together.  The pass runs in every compile, last before ``access-plan`` (a decision codegen needs,
 made on the loops as the optimizations left them).
+
+With ``read-back`` (off by default) the pass also marks ``{read_back = "f16"}`` / ``"bf16"`` where a dot's fp32
+result (the yielded dot of a resident chain: the loop's result) is used only by an ``arith.truncf`` to that
+type: codegen then has the engine's accumulator store write the narrow type (configuration register 6) and the
+``arith.truncf`` costs nothing.  The engine rounds to nearest even exactly as the vector unit does for every
+number, infinity and overflow, but a NaN keeps its sign and payload (quieted) where ``arith.truncf`` gives the
+canonical NaN (0x7e00 / 0x7fc0): the results differ in NaN bit patterns, hence an option.
 """
 from __future__ import annotations
 
@@ -45,6 +52,14 @@ def chain(loop: ForOp, index: int) -> Optional[List[DotOp]]:
     return None
 
 
+def mark_read_back(module: O.ModuleOp) -> None:
+    for op in module.walk():
+        if isinstance(op, DotOp) and op.read_back is None and op.on_engine():
+            cast = op.read_back_cast()
+            if cast is not None:
+                op.attrs["read_back"] = str(cast.result.type.element_type)
+
+
 def decide(block: Block, used: int, capacity: int) -> None:
     for op in block.ops:
         inner = used
@@ -70,9 +85,12 @@ def decide(block: Block, used: int, capacity: int) -> None:
 class DotAccumulators(ModulePass):
     name = "dot-accumulators"
     accumulator_rows: int = 1024
+    read_back: bool = False
 
     def run(self, module: O.ModuleOp) -> Optional[bool]:
         if not any(isinstance(op, DotOp) for op in module.walk()):
             return False
         decide(module.body.block, 0, self.accumulator_rows)
+        if self.read_back:
+            mark_read_back(module)
         return None

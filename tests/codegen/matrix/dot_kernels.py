@@ -156,3 +156,28 @@ def dot_fp8(A, B, C, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
         b = tl.load(B + rk[:, None] * BN + rn[None, :] + k * BK * BN)
         acc = tl.dot(a, b, acc)
     tl.store(C + rm[:, None] * BN + rn[None, :], acc)
+
+
+@triton.jit
+def dot_loop_cast(A, B, C, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    """Tutorial 03's tail: an fp32 K loop, then the accumulator cast to C's element type."""
+    rm = tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        a = tl.load(A + rm[:, None] * K + (k + rk)[None, :])
+        b = tl.load(B + (k + rk)[:, None] * BN + rn[None, :])
+        acc = tl.dot(a, b, acc)
+    tl.store(C + rm[:, None] * BN + rn[None, :], acc.to(C.dtype.element_ty))
+
+
+@triton.jit
+def dot_cast(A, B, C, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    """One dot, its fp32 result cast to C's element type."""
+    rm = tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    a = tl.load(A + rm[:, None] * BK + rk[None, :])
+    b = tl.load(B + rk[:, None] * BN + rn[None, :])
+    tl.store(C + rm[:, None] * BN + rn[None, :], tl.dot(a, b).to(C.dtype.element_ty))
