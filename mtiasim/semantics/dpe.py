@@ -325,13 +325,14 @@ def accst(d, m, pc):
 
 
 def narrow(f32, out: int) -> np.ndarray:
-    """fp32 values rounded to nearest even as fp16 (``out`` 1) or bf16 (2), as 16-bit patterns."""
-    if out == 1:
-        return f32.astype(np.float16).view(np.uint16)
-    bits = f32.view(np.uint32)
+    """fp32 values rounded to nearest even as fp16 (``out`` 1) or bf16 (2), as 16-bit patterns; a NaN becomes
+    the canonical NaN (0x7e00, 0x7fc0), as the vector unit's conversions give it."""
     nan = np.isnan(f32)
+    if out == 1:
+        return np.where(nan, np.uint16(0x7E00), f32.astype(np.float16).view(np.uint16))
+    bits = f32.view(np.uint32)
     r = ((bits + np.uint32(0x7FFF) + ((bits >> 16) & np.uint32(1))) >> 16).astype(np.uint16)
-    return np.where(nan, ((bits >> 16) | np.uint32(0x40)).astype(np.uint16), r)
+    return np.where(nan, np.uint16(0x7FC0), r)
 
 
 def dpe_wait(d, m, pc):

@@ -1,10 +1,11 @@
-# The K loop's fp32 accumulator cast to bf16 (tutorial 03's tail): with dot-accumulators{read-back=true} the
-# loop's last resident dot records {read_back = "bf16"}, and the engine's accumulator store writes bf16
+# The K loop's fp32 accumulator cast to bf16 (tutorial 03's tail): dot-accumulators (read-back, on by default)
+# has the loop's last resident dot record {read_back = "bf16"}, and the engine's accumulator store writes bf16
 # (configuration register 6, out_type = 2; acc_stride follows the 2-byte elements): no vector conversion.
-# Without the option (the default: the engine keeps a NaN's sign and payload) nothing is fused.
+# With dot-accumulators{read-back=false} nothing is fused.
 # RUN: mtiacc %s --emit=ir --signature '*bf16,*bf16,*bf16,i32' --passes 'inline,carry-pointer-offsets,canonicalize,sccp,loop-unroll,canonicalize,cse,licm,canonicalize,pipeline-dots,fuse-elementwise,dce,dot-accumulators{read-back=true},access-plan,legalize-fp8' | filecheck %s --check-prefix=IR
 # RUN: mtiacc %s --emit=asm --signature '*bf16,*bf16,*bf16,i32' --passes 'inline,carry-pointer-offsets,canonicalize,sccp,loop-unroll,canonicalize,cse,licm,canonicalize,pipeline-dots,fuse-elementwise,dce,dot-accumulators{read-back=true},access-plan,legalize-fp8' | filecheck %s --check-prefix=ASM
-# RUN: mtiacc %s --emit=ir -O2 --signature '*bf16,*bf16,*bf16,i32' | filecheck %s --check-prefix=OFF
+# RUN: mtiacc %s --emit=ir -O2 --signature '*bf16,*bf16,*bf16,i32' | filecheck %s --check-prefix=DEFAULT
+# RUN: mtiacc %s --emit=ir --signature '*bf16,*bf16,*bf16,i32' --passes 'inline,carry-pointer-offsets,canonicalize,sccp,loop-unroll,canonicalize,cse,licm,canonicalize,pipeline-dots,fuse-elementwise,dce,dot-accumulators{read-back=false},access-plan,legalize-fp8' | filecheck %s --check-prefix=OFF
 import triton
 import triton.language as tl
 
@@ -38,5 +39,7 @@ def k_loop_cast(A, B, C, K):
 # ASM-NOT: tt.dot: convert
 # ASM: mtia.dma.out
 # ASM: ret
+
+# DEFAULT: read_back = "bf16"
 
 # OFF-NOT: read_back =

@@ -12,12 +12,11 @@ needs ``batch * M * ceil(N / 32)`` of them, and the resident accumulators of a l
 it must fit together.  The pass runs in every compile, last before ``access-plan`` (a decision codegen needs,
 made on the loops as the optimizations left them).
 
-With ``read-back`` (off by default) the pass also marks ``{read_back = "f16"}`` / ``"bf16"`` where a dot's fp32
+The pass also marks ``{read_back = "f16"}`` / ``"bf16"`` (``read-back=false`` turns it off) where a dot's fp32
 result (the yielded dot of a resident chain: the loop's result) is used only by an ``arith.truncf`` to that
 type: codegen then has the engine's accumulator store write the narrow type (configuration register 6) and the
-``arith.truncf`` costs nothing.  The engine rounds to nearest even exactly as the vector unit does for every
-number, infinity and overflow, but a NaN keeps its sign and payload (quieted) where ``arith.truncf`` gives the
-canonical NaN (0x7e00 / 0x7fc0): the results differ in NaN bit patterns, hence an option.
+``arith.truncf`` costs nothing.  The engine rounds to nearest even exactly as the vector unit does, for every
+number, infinity, overflow and NaN (the canonical NaN, 0x7e00 / 0x7fc0), so the result is the same bits.
 """
 from __future__ import annotations
 
@@ -85,7 +84,7 @@ def decide(block: Block, used: int, capacity: int) -> None:
 class DotAccumulators(ModulePass):
     name = "dot-accumulators"
     accumulator_rows: int = 1024
-    read_back: bool = False
+    read_back: bool = True
 
     def run(self, module: O.ModuleOp) -> Optional[bool]:
         if not any(isinstance(op, DotOp) for op in module.walk()):
