@@ -14,6 +14,12 @@ rows fall into *runs* of consecutive DRAM rows (usually one: ``BM <= R - u % R``
 
 ``%`` is C's (Triton's ``arith.remsi``: the result has the dividend's sign), computed with ``rem``, so
 any sign of ``u`` and ``R`` is exact (``_runs``); a zero ``R`` (undefined in Triton) still terminates.
+
+A clamped axis (loads only: ``where(u + i < R, u + i, c)``, tutorial 09) has two runs at most
+(``_clamped_runs``): positions ``[0, n)``, ``n = min(max(R - u, 0), count)`` computed at run time (so
+``u >= R`` gives none and a negative ``u`` reads the rows it names), are the DRAM rows ``u ..``; the rest
+all read row ``c``, with one 2-D DMA of DRAM row stride 0 when the axis is the DMA's rows, else one 2-D
+DMA per column (the last axis) or row ``c`` per index (an outer axis).
 Masks are prefix boxes (``(rows < M)[:, None] & (k < K - k0)[None, :]``): each axis moves its active
 prefix only.  A load's masked-off elements take ``other``: the tile is filled first, and only when the
 box is not full at run time (inside a K loop, only the last iteration fills).
@@ -70,6 +76,7 @@ class _Axis:
     local: int                    # local-memory bytes per index
     u: Optional[VReg] = None      # wrapped: row i is (u + i) % modulus
     modulus: Optional[VReg] = None
+    clamp: Optional[VReg] = None  # clamped instead: row i is u + i below modulus, else clamp
 
 
 # --------------------------------------------------------------------------- scalar helpers
@@ -158,6 +165,41 @@ def _runs(b: MBuilder, ax: _Axis, body: Callable[[VReg, VReg, VReg], None]) -> N
     b.label(done)
 
 
+def _clamped_runs(b: MBuilder, ax: _Axis, body: Callable[[VReg, VReg, VReg, bool], None]) -> None:
+    """The two runs of positions ``[0, count)`` of a clamped axis: ``body(u, 0, n, False)`` (rows
+    ``u ..``) then ``body(clamp, n, count - n, True)`` (row ``clamp`` repeated), each when not empty, with
+    ``n = min(max(modulus - u, 0), count)``."""
+    if isinstance(ax.count, int) and ax.count <= 0:
+        return
+    limit = b.li(ax.count) if isinstance(ax.count, int) else ax.count
+    n, rest = b.x("below"), b.x("rest")
+    low, high = b.new_label("wclo"), b.new_label("wchi")
+    b("sub", n, ax.modulus, ax.u)
+    b("bge", n, "zero", low)
+    b("mv", n, "zero")
+    b.label(low)
+    b("bge", limit, n, high)
+    b("mv", n, limit)
+    b.label(high)
+    first, second = b.new_label("wcfirst"), b.new_label("wcrest")
+    b("beqz", n, first)
+    body(ax.u, b.li(0, "pos"), n, False)
+    b.label(first)
+    b("sub", rest, limit, n)
+    b("beqz", rest, second)
+    body(ax.clamp, n, rest, True)
+    b.label(second)
+
+
+def _axis_runs(b: MBuilder, ax: _Axis, body: Callable[[VReg, VReg, VReg, bool], None]) -> None:
+    """``body(row, pos, length, repeated)`` per run of a wrapped or clamped axis (``repeated``: every
+    position of the run reads DRAM row ``row``)."""
+    if ax.clamp is not None:
+        _clamped_runs(b, ax, body)
+    else:
+        _runs(b, ax, lambda r, pos, ln: body(r, pos, ln, False))
+
+
 # --------------------------------------------------------------------------- the transfer
 
 def _transfer(lw: Lowering, acc: WrappedAccess, axes: List[_Axis], lmem: int, esize: int, inbound: bool) -> None:
@@ -171,9 +213,10 @@ def _transfer(lw: Lowering, acc: WrappedAccess, axes: List[_Axis], lmem: int, es
     def dma(dram: VReg, local: VReg, nbytes: Step) -> None:
         dma2d(b, inbound, dram, local, nbytes)
 
-    def row(dram: VReg, local: VReg, width: Step) -> None:
-        """One DMA of the rows (``width`` elements each) when the last axis is unit-stride, else one per column."""
-        step = last_ax.step
+    def row(dram: VReg, local: VReg, width: Step, repeated: bool = False) -> None:
+        """One DMA of the rows (``width`` elements each) when the last axis is unit-stride, else one per column
+        (``repeated``: every column reads the element at ``dram``)."""
+        step = 0 if repeated else last_ax.step
         if isinstance(width, int) and width <= 0:
             return
 
@@ -193,7 +236,8 @@ def _transfer(lw: Lowering, acc: WrappedAccess, axes: List[_Axis], lmem: int, es
 
             def column(_i: VReg) -> None:
                 dma(d, l, esize)
-                add_step(b, d, step)
+                if step != 0:
+                    add_step(b, d, step)
                 b("addi", l, l, esize)
             _loop(b, width, column)
         if isinstance(step, int):
@@ -213,9 +257,9 @@ def _transfer(lw: Lowering, acc: WrappedAccess, axes: List[_Axis], lmem: int, es
             row(dram, local, last_ax.count)
             return
 
-        def last_run(r: VReg, pos: VReg, ln: VReg) -> None:
-            row(_plus(b, dram, _times(b, r, last_ax.step)), _plus(b, local, _times(b, pos, esize)), ln)
-        _runs(b, last_ax, last_run)
+        def last_run(r: VReg, pos: VReg, ln: VReg, repeated: bool) -> None:
+            row(_plus(b, dram, _times(b, r, last_ax.step)), _plus(b, local, _times(b, pos, esize)), ln, repeated)
+        _axis_runs(b, last_ax, last_run)
 
     def level(d: int, dram: VReg, local: VReg) -> None:
         if d == rank - 2:
@@ -223,10 +267,12 @@ def _transfer(lw: Lowering, acc: WrappedAccess, axes: List[_Axis], lmem: int, es
                 rows(dram, local)
                 return
 
-            def rows_run(r: VReg, pos: VReg, ln: VReg) -> None:
+            def rows_run(r: VReg, pos: VReg, ln: VReg, repeated: bool) -> None:
                 cfg(ln, 0)
+                if rows_ax.clamp is not None:  # the DRAM row stride: 0 for the repeated row
+                    cfg(0 if repeated else rows_ax.step, 1)
                 rows(_plus(b, dram, _times(b, r, rows_ax.step)), _plus(b, local, _times(b, pos, rows_ax.local)))
-            _runs(b, rows_ax, rows_run)
+            _axis_runs(b, rows_ax, rows_run)
             return
         ax = axes[d]
         if ax.u is None:
@@ -244,7 +290,14 @@ def _transfer(lw: Lowering, acc: WrappedAccess, axes: List[_Axis], lmem: int, es
         def wrapped_index(i: VReg) -> None:
             x, r = b.x("x"), b.x("row")
             b("add", x, ax.u, i)
-            b("rem", r, x, ax.modulus)
+            if ax.clamp is None:
+                b("rem", r, x, ax.modulus)
+            else:
+                below = b.new_label("wcbelow")
+                b("mv", r, x)
+                b("blt", x, ax.modulus, below)
+                b("mv", r, ax.clamp)
+                b.label(below)
             level(d + 1, _plus(b, dram, _times(b, r, ax.step)), _plus(b, local, _times(b, i, ax.local)))
         _loop(b, ax.count, wrapped_index)
 
@@ -264,8 +317,9 @@ def _transfer(lw: Lowering, acc: WrappedAccess, axes: List[_Axis], lmem: int, es
         return
     if rows_ax.u is None:
         dma2d_config(b, rows_ax.count, rows_ax.step, rows_ax.local)
-    else:  # the rows: per run
-        cfg(rows_ax.step, 1)
+    else:  # the rows: per run (and the DRAM row stride per run when clamped)
+        if rows_ax.clamp is None:
+            cfg(rows_ax.step, 1)
         cfg(rows_ax.local, 2)
     level(0, dram, b.li(lmem, "lmem"))
     b.label(skip)
@@ -280,7 +334,8 @@ def _axes(lw: Lowering, acc: WrappedAccess, esize: int) -> List[_Axis]:
         if w is None:
             out.append(_Axis(count, scaled(lw, acc.strides[d], esize), local[d]))
         else:
-            out.append(_Axis(count, scaled(lw, w.coef, esize), local[d], poly_reg(lw, w.u), poly_reg(lw, w.modulus)))
+            out.append(_Axis(count, scaled(lw, w.coef, esize), local[d], poly_reg(lw, w.u), poly_reg(lw, w.modulus),
+                             poly_reg(lw, w.clamp) if w.clamp is not None else None))
     return out
 
 
@@ -317,6 +372,8 @@ def lower_load(lw: Lowering, op) -> None:
 def lower_store(lw: Lowering, op) -> None:
     t = op.value.type
     acc = WrappedAccess(op, t.shape)
+    if any(w is not None and w.clamp is not None for w in acc.wraps):
+        raise AccessPlanError(op, "a clamped store would write a repeated row more than once")
     esize = elem_bytes(t.element_type)
     addr = stored_value_addr(lw, op)
     _transfer(lw, acc, _axes(lw, acc, esize), addr, esize, False)

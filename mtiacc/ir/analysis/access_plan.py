@@ -13,7 +13,8 @@ never decides again).  The kinds, in the order they are tried (the first that fi
    last stride is a constant other than 1.
 2. ``wrapped-tiles``: a pointer block wrapped along one axis or more (``wrapped_nd.pointer_wrapped``:
    ``(u + arange(B)) % R`` times a stride, as every Triton GEMM indexes its operands) and affine along
-   the others, with no mask or a prefix box (``affine_nd.prefix_box``).
+   the others, with no mask or a prefix box (``affine_nd.prefix_box``); for a load, the wrapped term may
+   be clamped instead (``where(u + arange(B) < R, u + arange(B), c)``, tutorial 09's persistent matmul).
 3. ``split-tiles``: a 2-D block without size-1 axes whose index is ``S0(y) + S1(x)`` with a split form
    per axis (``split_axes.pointer_axes``), one of slope 1, and a mask ``split_axes.mask_box`` reads,
    unless the pointer is affine with a last stride of 1 or known only at run time (``tiles`` moves it).
@@ -83,7 +84,10 @@ def _by_split_tiles(op) -> bool:
 
 
 def _by_wrapped_tiles(op) -> bool:
-    if not op.ptr.type.is_block() or pointer_wrapped(op.ptr) is None:
+    if not op.ptr.type.is_block():
+        return False
+    p = pointer_wrapped(op.ptr)
+    if p is None or (p[1].clamped and isinstance(op, O.StoreOp)):  # a repeated row stored: last write wins
         return False
     return op.mask is None or prefix_box(op.mask) is not None
 

@@ -15,6 +15,17 @@ axis at least (else it is affine, ``pointer_nd``).
 Along a wrapped axis the block's rows ``i = 0 .. B-1`` fall into runs of consecutive DRAM rows
 (usually one, ``B <= R - u % R``): the ``wrapped-tiles`` plan moves each run with one 2-D DMA
 (``codegen/memory/wrapped.py``).
+
+A wrapped term may also be *clamped*, as Triton's persistent matmul (tutorial 09) indexes its operands::
+
+    offs_am = start_m + tl.arange(0, BLOCK_M)
+    offs_am = tl.where(offs_am < M, offs_am, 0)                          # or any uniform c
+
+``coef * where(u + i < R, u + i, c)`` (``arith.select`` of ``arith.cmpi slt``, also written
+``where(u + i >= R, c, u + i)`` or with the comparison's operands swapped; ``c`` uniform): rows
+``i < R - u`` are the consecutive DRAM rows ``u ..`` and the others all DRAM row ``c`` (two runs, the
+second of DRAM row stride 0).  Only loads use it (``access_plan``): a store of a repeated row would
+depend on which write lands last.
 """
 from __future__ import annotations
 
@@ -28,13 +39,15 @@ from mtiacc.ir.core import OpResult, Value
 
 @dataclasses.dataclass
 class Wrap:
-    """``coef * ((u + i) % modulus)`` along one axis (``i`` the index along it)."""
+    """``coef * ((u + i) % modulus)`` along one axis (``i`` the index along it), or when ``clamp`` is set
+    ``coef * where(u + i < modulus, u + i, clamp)``."""
     u: Poly
     modulus: Poly
     coef: Poly
+    clamp: Optional[Poly] = None
 
     def scale(self, k: Poly) -> "Wrap":
-        return Wrap(self.u, self.modulus, self.coef * k)
+        return Wrap(self.u, self.modulus, self.coef * k, self.clamp)
 
 
 @dataclasses.dataclass
@@ -42,6 +55,10 @@ class WrappedNd:
     """An affine part plus, per dimension, a wrapped term or None."""
     affine: NdAffine
     wraps: List[Optional[Wrap]]
+
+    @property
+    def clamped(self) -> bool:
+        return any(w is not None and w.clamp is not None for w in self.wraps)
 
     @property
     def wrapped_axes(self) -> List[int]:
@@ -73,6 +90,41 @@ def _remainder(op: O.RemSIOp) -> Optional[WrappedNd]:
     return WrappedNd(NdAffine(Poly(), _zero_strides(len(shape))), wraps)
 
 
+def _one_axis(x: NdAffine, shape) -> Optional[int]:
+    """The axis along which ``x`` is ``start + i`` (its only varying axis, longer than 1), or None."""
+    varying = [d for d, s in enumerate(x.strides) if not s.is_zero()]
+    if len(varying) != 1 or x.strides[varying[0]].as_const() != 1 or shape[varying[0]] < 2:
+        return None
+    return varying[0]
+
+
+_BELOW = {"slt": False, "sgt": True}     # x < R: (lhs, rhs) = (x, R), or (R, x) swapped
+_NOT_BELOW = {"sge": False, "sle": True}  # x >= R
+
+
+def _clamped(op: O.SelectOp) -> Optional[WrappedNd]:
+    """``where(u + i < R, u + i, c)`` or ``where(u + i >= R, c, u + i)`` with ``R`` and ``c`` uniform."""
+    cond = op.cond.op if isinstance(op.cond, OpResult) else None
+    if not isinstance(cond, O.CmpIOp) or cond.predicate not in (*_BELOW, *_NOT_BELOW):
+        return None
+    swapped = _BELOW.get(cond.predicate, _NOT_BELOW.get(cond.predicate))
+    x_val, r_val = (cond.rhs, cond.lhs) if swapped else (cond.lhs, cond.rhs)
+    keep, other = (op.true_value, op.false_value) if cond.predicate in _BELOW else (op.false_value, op.true_value)
+    shape = op.result.type.shape
+    x, r, kept, c = nd_affine(x_val), nd_affine(r_val), nd_affine(keep), nd_affine(other)
+    if x is None or r is None or kept is None or c is None or not r.uniform or not c.uniform:
+        return None
+    if len(x.strides) != len(shape) or not (x.start - kept.start).is_zero() or \
+            any(not (a - b).is_zero() for a, b in zip(x.strides, kept.strides)):
+        return None
+    axis = _one_axis(x, shape)
+    if axis is None:
+        return None
+    wraps: List[Optional[Wrap]] = [None] * len(shape)
+    wraps[axis] = Wrap(x.start, r.start, Poly.const(1), c.start)
+    return WrappedNd(NdAffine(Poly(), _zero_strides(len(shape))), wraps)
+
+
 def wrapped_of(v: Value) -> Optional[WrappedNd]:
     """The wrapped form of an integer block (without wrapped terms when it is affine), or None."""
     if not v.type.is_int() or not v.type.is_block():
@@ -83,6 +135,8 @@ def wrapped_of(v: Value) -> Optional[WrappedNd]:
     op = v.op if isinstance(v, OpResult) else None
     if isinstance(op, O.RemSIOp):
         return _remainder(op)
+    if isinstance(op, O.SelectOp):
+        return _clamped(op)
     if isinstance(op, _SHAPE):
         inner = wrapped_of(op.src)
         if inner is None:

@@ -145,3 +145,88 @@ def bmm_template(arg_A, arg_B, out_ptr0, BLOCK_M: tl.constexpr, BLOCK_N: tl.cons
     mask = (idx_m < M) & (idx_n < N)
     xindex = idx_n + N * idx_m + M * N * idx_q
     tl.store(out_ptr0 + (tl.broadcast_to(xindex, [BLOCK_M, BLOCK_N])), acc, mask)
+
+
+@triton.jit
+def clamp_rows(X, Out, base, M, sr, sc, u0, C, kvalid, BR: tl.constexpr, BC: tl.constexpr, GE: tl.constexpr):
+    """Tutorial 09's a operand: rows clamped, ``where(offs < M, offs, C)`` (``GE``: ``where(offs >= M, C,
+    offs)``), columns masked to a prefix; the tile dumped densely.  ``base`` keeps negative rows inside X."""
+    pid = tl.program_id(0)
+    offs = u0 + pid * BR + tl.arange(0, BR)
+    if GE:
+        rows = tl.where(offs >= M, C, offs)
+    else:
+        rows = tl.where(offs < M, offs, C)
+    rows = tl.max_contiguous(tl.multiple_of(rows, BR), BR)
+    cols = tl.arange(0, BC)
+    tile = tl.load(X + base + rows[:, None] * sr + cols[None, :] * sc, mask=cols[None, :] < kvalid, other=-1.0)
+    tl.store(Out + pid * BR * BC + tl.arange(0, BR)[:, None] * BC + cols[None, :], tile)
+
+
+@triton.jit
+def clamp_cols(X, Out, base, N, sr, sc, u0, C, kvalid, BK: tl.constexpr, BN: tl.constexpr):
+    """Tutorial 09's b operand: columns clamped (``N > offs`` written the other way round), rows masked."""
+    pid = tl.program_id(0)
+    rows = tl.arange(0, BK)
+    offs = u0 + pid * BN + tl.arange(0, BN)
+    cols = tl.where(N > offs, offs, C)
+    tile = tl.load(X + base + rows[:, None] * sr + cols[None, :] * sc, mask=rows[:, None] < kvalid, other=-1.0)
+    tl.store(Out + pid * BK * BN + rows[:, None] * BN + tl.arange(0, BN)[None, :], tile)
+
+
+@triton.jit
+def clamp_3d(X, Out, base, R, sq, sr, u0, C, BQ: tl.constexpr, BR: tl.constexpr, BC: tl.constexpr):
+    """A 3-D tile clamped along its outer axis."""
+    pid = tl.program_id(0)
+    offs = u0 + pid * BQ + tl.arange(0, BQ)
+    q = tl.where(offs < R, offs, C)[:, None, None]
+    r = tl.arange(0, BR)[None, :, None]
+    c = tl.arange(0, BC)[None, None, :]
+    tile = tl.load(X + base + q * sq + r * sr + c)
+    tl.store(Out + pid * (BQ * BR * BC) + tl.arange(0, BQ)[:, None, None] * (BR * BC) + r * BC + c, tile)
+
+
+@triton.jit
+def matmul_persistent(a_ptr, b_ptr, c_ptr, M, N, K,
+                      stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+                      BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr, BLOCK_SIZE_K: tl.constexpr,
+                      GROUP_SIZE_M: tl.constexpr, NUM_SMS: tl.constexpr, MIXED: tl.constexpr):
+    """Triton's tutorial 09 (persistent matmul): clamped operand offsets (b's written ``where(offs >= N, 0,
+    offs)``; ``MIXED``: a's wrapped ``% M`` as in tutorial 03), the pointers rebuilt per K step under a K
+    prefix mask; ``tl.dot`` replaced by the tiles' row and column sums."""
+    start_pid = tl.program_id(axis=0)
+    num_pid_m = tl.cdiv(M, BLOCK_SIZE_M)
+    num_pid_n = tl.cdiv(N, BLOCK_SIZE_N)
+    k_tiles = tl.cdiv(K, BLOCK_SIZE_K)
+    num_tiles = num_pid_m * num_pid_n
+    num_pid_in_group = GROUP_SIZE_M * num_pid_n
+    for tile_id in range(start_pid, num_tiles, NUM_SMS):
+        group_id = tile_id // num_pid_in_group
+        first_pid_m = group_id * GROUP_SIZE_M
+        group_size_m = min(num_pid_m - first_pid_m, GROUP_SIZE_M)
+        pid_m = first_pid_m + (tile_id % group_size_m)
+        pid_n = (tile_id % num_pid_in_group) // group_size_m
+        start_m = pid_m * BLOCK_SIZE_M
+        start_n = pid_n * BLOCK_SIZE_N
+        offs_am = start_m + tl.arange(0, BLOCK_SIZE_M)
+        offs_bn = start_n + tl.arange(0, BLOCK_SIZE_N)
+        if MIXED:
+            offs_am = offs_am % M
+        else:
+            offs_am = tl.where(offs_am < M, offs_am, 0)
+        offs_bn = tl.where(offs_bn >= N, 0, offs_bn)
+        offs_am = tl.max_contiguous(tl.multiple_of(offs_am, BLOCK_SIZE_M), BLOCK_SIZE_M)
+        offs_bn = tl.max_contiguous(tl.multiple_of(offs_bn, BLOCK_SIZE_N), BLOCK_SIZE_N)
+        accumulator = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
+        for ki in range(k_tiles):
+            offs_k = ki * BLOCK_SIZE_K + tl.arange(0, BLOCK_SIZE_K)
+            a_ptrs = a_ptr + (offs_am[:, None] * stride_am + offs_k[None, :] * stride_ak)
+            b_ptrs = b_ptr + (offs_k[:, None] * stride_bk + offs_bn[None, :] * stride_bn)
+            a = tl.load(a_ptrs, mask=offs_k[None, :] < K, other=0.0)
+            b = tl.load(b_ptrs, mask=offs_k[:, None] < K, other=0.0)
+            accumulator += tl.sum(a.to(tl.float32), axis=1)[:, None] + tl.sum(b.to(tl.float32), axis=0)[None, :]
+        offs_cm = pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)
+        offs_cn = pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)
+        c_ptrs = c_ptr + stride_cm * offs_cm[:, None] + stride_cn * offs_cn[None, :]
+        c_mask = (offs_cm[:, None] < M) & (offs_cn[None, :] < N)
+        tl.store(c_ptrs, accumulator, mask=c_mask)
