@@ -190,10 +190,10 @@ def clamp_3d(X, Out, base, R, sq, sr, u0, C, BQ: tl.constexpr, BR: tl.constexpr,
 def matmul_persistent(a_ptr, b_ptr, c_ptr, M, N, K,
                       stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
                       BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr, BLOCK_SIZE_K: tl.constexpr,
-                      GROUP_SIZE_M: tl.constexpr, NUM_SMS: tl.constexpr, MIXED: tl.constexpr):
+                      GROUP_SIZE_M: tl.constexpr, NUM_SMS: tl.constexpr, MIXED: tl.constexpr, DOT: tl.constexpr):
     """Triton's tutorial 09 (persistent matmul): clamped operand offsets (b's written ``where(offs >= N, 0,
     offs)``; ``MIXED``: a's wrapped ``% M`` as in tutorial 03), the pointers rebuilt per K step under a K
-    prefix mask; ``tl.dot`` replaced by the tiles' row and column sums."""
+    prefix mask; ``tl.dot`` (``DOT``) or the tiles' row and column sums."""
     start_pid = tl.program_id(axis=0)
     num_pid_m = tl.cdiv(M, BLOCK_SIZE_M)
     num_pid_n = tl.cdiv(N, BLOCK_SIZE_N)
@@ -224,7 +224,10 @@ def matmul_persistent(a_ptr, b_ptr, c_ptr, M, N, K,
             b_ptrs = b_ptr + (offs_k[:, None] * stride_bk + offs_bn[None, :] * stride_bn)
             a = tl.load(a_ptrs, mask=offs_k[None, :] < K, other=0.0)
             b = tl.load(b_ptrs, mask=offs_k[:, None] < K, other=0.0)
-            accumulator += tl.sum(a.to(tl.float32), axis=1)[:, None] + tl.sum(b.to(tl.float32), axis=0)[None, :]
+            if DOT:
+                accumulator = tl.dot(a, b, accumulator)
+            else:
+                accumulator += tl.sum(a.to(tl.float32), axis=1)[:, None] + tl.sum(b.to(tl.float32), axis=0)[None, :]
         offs_cm = pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)
         offs_cn = pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)
         c_ptrs = c_ptr + stride_cm * offs_cm[:, None] + stride_cn * offs_cn[None, :]

@@ -3,7 +3,7 @@ columns, or outer axis) are ``where(u + arange < R, u + arange, C)`` (Triton's t
 densely: ragged R (positions past it read row C, row 0 in the tutorial), ``u >= R`` (every position reads
 row C), negative ``u``, R beyond the block, the ``>=`` and swapped-comparison spellings, strides other than
 1 on the last axis, prefix masks with ``other``; and tutorial 09's persistent matmul (``tl.dot`` replaced by
-sums), alone and mixed with tutorial 03's wrapped ``% M``."""
+sums), alone and mixed with tutorial 03's wrapped ``% M``, and with ``tl.dot`` at its 128x128x64 tiles."""
 import numpy as np
 import pytest
 
@@ -93,7 +93,7 @@ def persistent(opt, m, n, k, mixed=False, b_t=False, seed=0):
     for name, v in zip(["M", "N", "K", "stride_am", "stride_ak", "stride_bk", "stride_bn", "stride_cm", "stride_cn"],
                        [m, n, k, k, 1, *sb, n, 1]):
         data[name] = i32(v)
-    res = run(build("matmul_persistent", SIG, opt, MIXED=int(mixed), **BLOCKS), data, grid=(BLOCKS["NUM_SMS"],))
+    res = run(build("matmul_persistent", SIG, opt, MIXED=int(mixed), DOT=0, **BLOCKS), data, grid=(BLOCKS["NUM_SMS"],))
     fa, fb = bf16_to_f32(a), bf16_to_f32(b)
     expect = fa.sum(axis=1, dtype=np.float64)[:, None] + fb.sum(axis=0, dtype=np.float64)[None, :]
     np.testing.assert_allclose(res.outputs["c_ptr"].reshape(m, n), expect, rtol=1e-5, atol=1e-4)
@@ -132,3 +132,19 @@ def test_repeated_row_is_one_dma():
     rows = clamped(0, grid * br, m, 0)
     np.testing.assert_array_equal(res.outputs["Out"].reshape(grid * br, bc), x.reshape(m + 1, bc)[rows])
     assert res.stats.dma_transfers == (2 + 1 + 1) + grid
+
+
+@pytest.mark.parametrize("m,n,k", [(200, 150, 100), (128, 256, 128)])
+def test_persistent_matmul_dot_full_tiles(m, n, k):
+    # tutorial 09 as written (tl.dot, 128x128x64 tiles, two persistent programs): the operand tiles fit in
+    # local memory (no materialized pointer blocks); ragged M, N, K
+    blocks = dict(BLOCK_SIZE_M=128, BLOCK_SIZE_N=128, BLOCK_SIZE_K=64, GROUP_SIZE_M=8, NUM_SMS=2)
+    rng = np.random.default_rng(m + n + k)
+    a, b = values("bf16", m * k, rng).reshape(m, k), values("bf16", k * n, rng).reshape(k, n)
+    data = {"a_ptr": a.ravel(), "b_ptr": b.ravel(), "c_ptr": np.zeros(m * n, np.float32)}
+    for name, v in zip(["M", "N", "K", "stride_am", "stride_ak", "stride_bk", "stride_bn", "stride_cm", "stride_cn"],
+                       [m, n, k, k, 1, n, 1, n, 1]):
+        data[name] = i32(v)
+    res = run(build("matmul_persistent", SIG, 2, MIXED=0, DOT=1, **blocks), data, grid=(blocks["NUM_SMS"],))
+    expect = bf16_to_f32(a).astype(np.float64) @ bf16_to_f32(b).astype(np.float64)
+    np.testing.assert_allclose(res.outputs["c_ptr"].reshape(m, n), expect, rtol=1e-5, atol=1e-4)
