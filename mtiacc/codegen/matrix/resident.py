@@ -6,7 +6,8 @@ loop the accumulator rows are taken and cleared (the init is a zero constant) or
 (``acc.ld``); the body's dots only add products (``dot.py``); after the loop ``acc.st`` puts the rows into the
 loop result's buffer (through an fp32 scratch block and the vector unit for an f16 accumulator; as f16 / bf16
 when the chain's last dot has ``read_back``: the loop result's ``arith.truncf`` is then that buffer), and the
-rows are free again.  ``control.py`` calls :func:`begin` and :func:`end` around the loop.
+rows are free again.  When the loop result only starts the same accumulation in a later loop of the block (the
+remainder loop of ``pipeline-dots``), the rows go to that loop as they are: no ``acc.st``, no ``acc.ld``.  ``control.py`` calls :func:`begin` and :func:`end` around the loop.
 
 If the rows are not free (the engine's accumulators are all taken by outer loops), the dot keeps its
 accumulator in local memory, as any other dot: the attribute is what the IR decided, the rows are codegen's.
@@ -69,6 +70,11 @@ def begin(lw: Lowering, loop: ForOp) -> Dict[int, DotOp]:
             continue
         g = _geometry(dot)
         batch = dot.shape[0]
+        handed = lw.engine.resident.pop(id(init), None)   # the rows of the loop before, still in the engine
+        if handed is not None:
+            lw.engine.resident[id(arg)] = handed
+            out[i] = dot
+            continue
         first = E.alloc_rows(lw.engine, batch * g.rows)
         if first is None:
             continue
@@ -86,12 +92,30 @@ def begin(lw: Lowering, loop: ForOp) -> Dict[int, DotOp]:
     return out
 
 
+def _next_loop_takes(loop: ForOp, i: int, dot: DotOp) -> bool:
+    """Whether loop result ``i`` only starts a resident accumulator of the same shape in a later loop of the same
+    block (a pipelined loop's remainder loop): its rows then stay in the engine, neither stored nor reloaded."""
+    r = loop.results[i]
+    if len(r.uses) != 1 or not isinstance(r.uses[0].op, ForOp):
+        return False
+    nxt = r.uses[0].op
+    if nxt.parent is not loop.parent or not any(v is r for v in nxt.inits):
+        return False
+    j = next(k for k, v in enumerate(nxt.inits) if v is r)
+    other = resident_dot(nxt.iter_args[j])
+    return other is not None and other.shape == dot.shape and _geometry(other) == _geometry(dot)
+
+
 def end(lw: Lowering, loop: ForOp, homes, kept: Dict[int, DotOp]) -> None:
-    """Store each resident accumulator into its loop result's buffer and free its rows."""
+    """Store each resident accumulator into its loop result's buffer and free its rows (or hand them to the
+    loop that continues the accumulation)."""
     for i, dot in kept.items():
         g = _geometry(dot)
         batch = dot.shape[0]
         first = lw.engine.resident.pop(id(loop.iter_args[i]))
+        if _next_loop_takes(loop, i, dot):
+            lw.engine.resident[id(loop.results[i])] = first
+            continue
         home: Buffer = homes[i]
         t = dot.acc.type.element_type
         narrow = isinstance(t, FloatType) and t.kind == "f16"
