@@ -24,7 +24,7 @@ from mtiacc.codegen.machine.mir import MBuilder, VMem, VReg
 from mtiacc.codegen.vector.nest import nest
 from mtiacc.codegen.vector.vloop import Src, elem_bytes, sew_of
 from mtiacc.ir.core import Value
-from mtiacc.ir.join_split_ops import JOIN_SPLIT_OPS, CatOp, FlipOp, JoinOp, SplitOp
+from mtiacc.ir.permute_ops import JOIN_SPLIT_OPS, CatOp, FlipOp, JoinOp, SplitOp
 
 
 def handles(op) -> bool:

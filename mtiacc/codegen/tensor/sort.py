@@ -1,7 +1,7 @@
 """Codegen for ``tt.sort`` (``tl.sort``, ``tl.topk``), ``tt.gather`` and ``tt.histogram``.
 
 Sort: the source is copied into the result buffer (a scratch buffer for a top-k) and Triton's bitonic
-network (specified in :mod:`mtiacc.ir.sort_ops`) runs in place on the flat block; every stage's
+network (specified in :mod:`mtiacc.ir.permute_ops`) runs in place on the flat block; every stage's
 directions only depend on bits below the last dimension, so the rows of a 2-D block are sorted
 by the same passes as one long row.  One compare-and-swap pass at distance ``d`` splits the block
 into runs of one direction (``2**s`` elements, asc and desc alternating, or the whole block), each run
@@ -29,7 +29,7 @@ from mtiacc.codegen.vector.nest import masked_element, nest
 from mtiacc.codegen.tensor.axes import source_addr, split_axis
 from mtiacc.codegen.vector.vloop import elem_bytes, sew_of
 from mtiacc.diagnostics import CompileError
-from mtiacc.ir.sort_ops import GatherOp, HistogramOp, SortOp
+from mtiacc.ir.permute_ops import GatherOp, HistogramOp, SortOp
 from mtiacc.ir.types import FloatType
 
 LMUL = 8

@@ -4,7 +4,7 @@ This package is the frontend's language layer, between the typing rules below it
 visitor above it.  Bottom up:
 
 * ``semantic`` -- Triton's typing rules (promotion, broadcasting) and the IR they build;
-* ``fp8_rtz``, ``combine`` -- expansions the builtins share (``x.to(..., fp_downcast_rounding=)``,
+* expansions the builtins share: ``x.to(..., fp_downcast_rounding=)`` (in ``semantic``) and, in ``combine``,
   ``tl.reduce`` / ``tl.associative_scan`` with a ``@triton.jit`` combine function);
 * the builtins by subject, each a Python function with Triton's signature taking a
   :class:`Semantic` first: ``core`` (programming model, creation, memory, ``where``, ``x.to``, the

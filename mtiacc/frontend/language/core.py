@@ -10,8 +10,7 @@ from __future__ import annotations
 from typing import Dict
 
 from mtiacc.diagnostics import CompileError
-from mtiacc.frontend.language.fp8_rtz import rounding_cast
-from mtiacc.frontend.language.semantic import Semantic, describe, is_const
+from mtiacc.frontend.language.semantic import Semantic, describe, is_const, rounding_cast
 from mtiacc.frontend.values import CONSTEXPR, Builtin
 from mtiacc.ir import ops
 from mtiacc.ir.core import Value

@@ -20,7 +20,7 @@ interpreter:
   Triton.  ``keep_dims`` is ignored (Triton deprecated it), ``ieee_rounding`` too: our division is
   always IEEE-rounded.
 
-``tt.join``, ``tt.split``, ``tt.cat`` and ``tt.flip`` are ops (:mod:`mtiacc.ir.join_split_ops`); the
+``tt.join``, ``tt.split``, ``tt.cat`` and ``tt.flip`` are ops (:mod:`mtiacc.ir.permute_ops`); the
 rest are compositions of existing ops.
 """
 from __future__ import annotations
@@ -34,7 +34,7 @@ from mtiacc.frontend.language.semantic import Semantic, describe
 from mtiacc.frontend.language.shapes import check_shape
 from mtiacc.frontend.values import Builtin
 from mtiacc.ir.core import Value
-from mtiacc.ir.join_split_ops import CatOp, FlipOp, JoinOp, SplitOp
+from mtiacc.ir.permute_ops import CatOp, FlipOp, JoinOp, SplitOp
 from mtiacc.ir.shape_ops import ExpandDimsOp, ReduceOp, ReshapeOp
 
 

@@ -5,7 +5,7 @@
   last; another dimension is an error, as in Triton).  ``tl.topk(x, k, dim=None, descending=True)``
   gives the ``k`` largest (smallest when not descending) along the last dimension, in order; ``k``
   is a power of two at most that dimension.  Both are Triton's bitonic network, bit for bit (see
-  :mod:`mtiacc.ir.sort_ops`): with NaN in a row the result is not a permutation of it.  A last
+  :mod:`mtiacc.ir.permute_ops`): with NaN in a row the result is not a permutation of it.  A last
   dimension of 1 sorts to itself; ``k == 1`` is ``tl.max``/``tl.min`` with ``keep_dims``, as in Triton.
 * ``tl.gather(src, index, axis)``: ``out`` has ``index``'s shape; along ``axis`` the coordinate is
   ``index``'s element.  ``index`` is an integer block of ``src``'s rank whose other dimensions equal
@@ -22,7 +22,7 @@ from mtiacc.frontend.language import shapes
 from mtiacc.frontend.language.semantic import Semantic, describe, is_const
 from mtiacc.frontend.values import Builtin
 from mtiacc.ir.core import Value
-from mtiacc.ir.sort_ops import GatherOp, HistogramOp, SortOp
+from mtiacc.ir.permute_ops import GatherOp, HistogramOp, SortOp
 from mtiacc.ir.types import FloatType, IntType
 
 

@@ -1,0 +1,10 @@
+"""Builtins that reach memory beyond ``tl.load`` / ``tl.store``: atomics, block pointers and tensor
+descriptors.  Each module has a ``LANGUAGE`` table (``tl.<name>``) and a ``METHODS`` table
+(``x.<name>(...)``); this package merges them for :mod:`mtiacc.frontend.language`.
+"""
+from __future__ import annotations
+
+from typing import Dict
+
+LANGUAGE: Dict[str, object] = {}
+METHODS: Dict[str, object] = {}
