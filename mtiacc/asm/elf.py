@@ -27,7 +27,7 @@ PT_LOAD, PF_X, PF_R = 1, 1, 4
 FORMAT_VERSION = 1
 TEXT_ADDR = 0
 # The ISA the binaries use (V implies D, which GNU tools then expect in the string); VLEN = 512.
-ARCH = ("rv64i2p1_m2p0_f2p2_d2p2_v1p0_zicsr2p0_zifencei2p0_zve32f1p0_zve32x1p0_zve64d1p0_zve64f1p0_zve64x1p0"
+ARCH = ("rv64i2p1_m2p0_a2p1_f2p2_d2p2_v1p0_zicsr2p0_zifencei2p0_zve32f1p0_zve32x1p0_zve64d1p0_zve64f1p0_zve64x1p0"
         "_zvl128b1p0_zvl256b1p0_zvl32b1p0_zvl512b1p0_zvl64b1p0")
 TAG_FILE, TAG_RISCV_STACK_ALIGN, TAG_RISCV_ARCH = 1, 4, 5
 

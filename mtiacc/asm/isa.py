@@ -34,19 +34,21 @@ FIXED_FIELDS: Dict[str, Tuple[int, int]] = {
     "opcode": (6, 0), "rd": (11, 7), "funct3": (14, 12), "width": (14, 12), "rs1": (19, 15), "vs1": (19, 15),
     "rs2": (24, 20), "vs2": (24, 20), "umop": (24, 20), "vm": (25, 25), "fmt": (26, 25), "mop": (27, 26),
     "mew": (28, 28), "nf": (31, 29), "funct7": (31, 25), "funct6": (31, 26), "imm12": (31, 20),
-    "bit31": (31, 31), "bits31_30": (31, 30),
+    "bit31": (31, 31), "bits31_30": (31, 30), "funct5": (31, 27), "aq": (26, 26), "rl": (25, 25),
 }
 
 LOAD, LOAD_FP, CUSTOM_0, OP_IMM, AUIPC, OP_IMM_32 = 0b0000011, 0b0000111, 0b0001011, 0b0010011, 0b0010111, 0b0011011
 STORE, STORE_FP, CUSTOM_1, OP, LUI, OP_32 = 0b0100011, 0b0100111, 0b0101011, 0b0110011, 0b0110111, 0b0111011
 MADD, MSUB, NMSUB, NMADD, OP_FP, OP_V = 0b1000011, 0b1000111, 0b1001011, 0b1001111, 0b1010011, 0b1010111
 BRANCH, JALR, JAL, SYSTEM = 0b1100011, 0b1100111, 0b1101111, 0b1110011
+MISC_MEM, AMO = 0b0001111, 0b0101111
 
 OPCODE_NAMES = {LOAD: "LOAD", LOAD_FP: "LOAD-FP", CUSTOM_0: "custom-0", CUSTOM_1: "custom-1", OP_IMM: "OP-IMM",
                 AUIPC: "AUIPC",
                 OP_IMM_32: "OP-IMM-32", STORE: "STORE", STORE_FP: "STORE-FP", OP: "OP", LUI: "LUI", OP_32: "OP-32",
                 MADD: "MADD", MSUB: "MSUB", NMSUB: "NMSUB", NMADD: "NMADD", OP_FP: "OP-FP", OP_V: "OP-V",
-                BRANCH: "BRANCH", JALR: "JALR", JAL: "JAL", SYSTEM: "SYSTEM"}
+                BRANCH: "BRANCH", JALR: "JALR", JAL: "JAL", SYSTEM: "SYSTEM",
+                MISC_MEM: "MISC-MEM", AMO: "AMO"}
 
 # format -> (default fixed fields, default unit)
 FORMATS: Dict[str, Tuple[Dict[str, int], str]] = {
@@ -67,8 +69,8 @@ FORMATS: Dict[str, Tuple[Dict[str, int], str]] = {
 TIMING_CLASSES = ("IntALU", "IntMul", "IntDiv", "Branch", "Jump", "Load", "Store", "FPU", "FDiv", "FCvt", "System",
                   "DPU", "DDiv",
                   "VSet", "VALU", "VMul", "VDiv", "VFALU", "VFDiv", "VMask", "VPerm", "VRed", "VLoad", "VStore",
-                  "Custom", "DMA", "DPE", "DPEWait")
-UNITS = ("scalar", "vector", "dma", "custom", "dpe")
+                  "Custom", "DMA", "DPE", "DPEWait", "Atomic", "Fence")
+UNITS = ("scalar", "vector", "dma", "custom", "dpe", "atomic")
 ACCESS = ("", "r", "w", "rw")
 
 # Effects beyond the operands (LLVM's mayLoad, mayStore, hasSideEffects, Uses = [VL, VTYPE] ...).
@@ -84,10 +86,21 @@ EFFECTS = {
     "trap": "enters the environment",
     "engine": "commands the matrix engine (DPE) or waits for it (kept in order with each other and with memory "
               "accesses)",
+    "atomic": "reads and writes memory indivisibly where its address lives (DRAM, SRAM or local memory), or orders "
+              "memory operations (kept in order with every memory access, DMA transfer and engine command)",
 }
 # the effects a timing class implies; every vector-unit instruction but vsetvli also reads vl and vtype
 _TIMING_EFFECTS = {"Load": "load", "VLoad": "load", "Store": "store", "VStore": "store", "Branch": "branch",
                    "Jump": "jump", "VSet": "setvl", "System": "trap"}
+
+# The A extension's atomic memory operations mtiacc uses (funct5), with Zacas's amocas and Zabha's halfword forms
+AMO_OPS = {"add": 0b00000, "swap": 0b00001, "xor": 0b00100, "cas": 0b00101, "or": 0b01000, "and": 0b01100,
+           "min": 0b10000, "max": 0b10100, "minu": 0b11000, "maxu": 0b11100}
+AMO_WIDTHS = {op: ("w", "d") if op not in ("swap", "cas") else ("h", "w", "d") for op in AMO_OPS}
+AMO_WIDTH_FUNCT3 = {"h": 0b001, "w": 0b010, "d": 0b011}
+# MTIA's floating-point atomic add (custom-0): the format in funct7[3:2]; bf = bfloat16
+AMO_FLOATS = {"h": 0, "bf": 1, "s": 2, "d": 3}
+AMO_ORDERINGS = {"": (0, 0), ".aq": (1, 0), ".rl": (0, 1), ".aqrl": (1, 1)}
 
 # family -> its ops (the simulator implements one function per family)
 SEM_FAMILIES: Dict[str, Tuple[str, ...]] = {
@@ -127,6 +140,9 @@ SEM_FAMILIES: Dict[str, Tuple[str, ...]] = {
     "dma": ("in", "out", "in2d", "out2d"), "dma_cfg": ("cfg",), "dma_wait": ("wait",),
     # the matrix engine (mtiasim/semantics/dpe.py)
     "dpe": ("cfg", "ldw", "mm", "zero", "accld", "accst"), "dpe_wait": ("wait",),
+    # atomics and the fence (mtiasim/semantics/atomic.py): "<operation>.<width>"
+    "amo": tuple(f"{op}.{w}" for op in AMO_OPS for w in AMO_WIDTHS[op]) + tuple(f"fadd.{w}" for w in AMO_FLOATS),
+    "fence": ("fence",),
     "pid": ("pid",), "nprogs": ("nprogs",),
     # widening / narrowing conversions and the high multiplies (mtiasim/semantics/convert_debug.py)
     "vext": ("z2", "s2", "z4", "s4", "z8", "s8"), "vnarrow": ("srl", "sra"), "vmulhx": ("mulhu", "mulhsu"),
@@ -496,11 +512,36 @@ DPE = [
       funct3=2, rd=0, rs1=0, imm12=0),
 ]
 
+
+def _atomic_rows() -> List[Row]:
+    """``amo<op>.<w>[.aq|.rl|.aqrl] rd, rs2, (rs1)``: ``x[rd]`` = the old value at address ``x[rs1]`` (sign-extended),
+    memory = old <op> ``x[rs2]``; ``amocas`` compares the old value with ``x[rd]`` (read, then written) and stores
+    ``x[rs2]`` when they are equal.  The address is a DRAM / SRAM buffer's or local memory's, naturally aligned."""
+    rows = []
+    for order, (aq, rl) in AMO_ORDERINGS.items():
+        for op, funct5 in AMO_OPS.items():
+            for w in AMO_WIDTHS[op]:
+                rows.append(_(f"amo{op}.{w}{order}", "R", "xd:rw, xs2, vmem" if op == "cas" else "xd, xs2, vmem",
+                              "Atomic", f"amo {op}.{w}", unit="atomic", effects="atomic", opcode=AMO,
+                              funct3=AMO_WIDTH_FUNCT3[w], funct5=funct5, aq=aq, rl=rl))
+        for w, code in AMO_FLOATS.items():
+            rows.append(_(f"mtia.amofadd.{w}{order}", "R", "xd, xs2, vmem", "Atomic", f"amo fadd.{w}",
+                          unit="atomic", effects="atomic", opcode=CUSTOM_0, funct3=0,
+                          funct7=0b0100000 | code << 2 | aq << 1 | rl))
+    # fence (iorw, iorw): every memory access, DMA transfer and atomic before it completes before any after it
+    rows.append(_("fence", "I", "", "Fence", "fence fence", unit="atomic", effects="atomic", opcode=MISC_MEM,
+                  funct3=0, rd=0, rs1=0, imm12=0x0FF))
+    return rows
+
+
+ATOMIC = _atomic_rows()
+
 EXTENSIONS = [("RV64I", "RV64I base integer", RV64I), ("M", "M: integer multiply and divide", RV64M),
               ("F", "F: single-precision floating point", RV64F),
               ("D", "D: double-precision floating point", RV64D), ("V", "V: vectors (RVV 1.0 subset)", RVV),
               ("MTIA", "MTIA custom instructions (custom-0)", MTIA),
-              ("DPE", "MTIA matrix engine (custom-1)", DPE)]
+              ("DPE", "MTIA matrix engine (custom-1)", DPE),
+              ("A", "A: atomics (with Zacas, Zabha halfwords, MTIA's float add) and the fence", ATOMIC)]
 
 
 # --------------------------------------------------------------------------------------------------------------

@@ -198,6 +198,20 @@ def semantics(spec: InstrSpec) -> str:
                 "assert": "stop the run unless every element of the value at table x[rs1] is nonzero "
                           "(meta['strings'][imm] has the message)",
                 "flush": "write this wave's buffered print lines to stdout in program-id order"}[op]
+    if fam == "amo":
+        name, _dot, w = op.partition(".")
+        width = {"h": "16", "w": "32", "d": "64", "s": "fp32", "bf": "bf16"}.get(w, w)
+        what = {"add": "old + x[rs2]", "swap": "x[rs2]", "xor": "old ^ x[rs2]", "or": "old | x[rs2]",
+                "and": "old & x[rs2]", "min": "min(old, x[rs2]) (signed)", "max": "max(old, x[rs2]) (signed)",
+                "minu": "min(old, x[rs2]) (unsigned)", "maxu": "max(old, x[rs2]) (unsigned)",
+                "fadd": "old + x[rs2] (floating point, rounded to nearest even)"}
+        order = "; .aq: later accesses wait for it; .rl: it waits for earlier accesses (DMA transfers included)"
+        if name == "cas":
+            return (f"indivisibly: old = mem{width}[x[rs1]]; if old == x[rd]: mem{width}[x[rs1]] = x[rs2]; "
+                    f"x[rd] = sext(old){order}")
+        return f"indivisibly: old = mem{width}[x[rs1]]; mem{width}[x[rs1]] = {what[name]}; x[rd] = sext(old){order}"
+    if fam == "fence":
+        return "wait until every memory access, DMA transfer and atomic this PE issued has completed"
     raise KeyError(fam)
 
 

@@ -10,7 +10,8 @@ from mtiacc.asm.pseudo import PSEUDOS, lookup
 EXCEPTIONS = {*{(n, "xd", "r") for n in ("mtia.dma.in", "mtia.dma.out", "mtia.dma.in2d", "mtia.dma.out2d",
                                         "mtia.dpe.mm", "mtia.dpe.acc.ld", "mtia.dpe.acc.st")},
               *{(f"{op}.{form}", "vd", "rw") for op in ("vfmacc", "vfnmacc", "vfmsac", "vfnmsac")
-                for form in ("vv", "vf")}}
+                for form in ("vv", "vf")},
+              *{(f"amocas.{w}{order}", "xd", "rw") for w in ("h", "w", "d") for order in isa.AMO_ORDERINGS}}
 
 
 def test_one_access_per_operand_and_only_registers_have_one():
@@ -58,6 +59,7 @@ def test_effects_follow_the_timing_class_and_unit():
         assert ("dma" in s.effects) == (s.unit == "dma"), s.name
         assert ("engine" in s.effects) == (s.unit == "dpe"), s.name
         assert ("io" in s.effects) == (s.sem_family == "debug"), s.name
+        assert ("atomic" in s.effects) == (s.unit == "atomic"), s.name
         assert ("trap" in s.effects) == (s.sem_family == "system"), s.name
 
 

@@ -46,7 +46,8 @@ def _reg(a) -> Optional[str]:
 # effect (ISA table) -> the implicit resources it reads and writes
 _RESOURCES = {
     "load": ({"MEM"}, set()), "store": ({"MEM"}, {"MEM"}), "io": ({"MEM"}, {"MEM"}),
-    "dma": ({"MEM"}, {"MEM", "DMA"}), "engine": ({"MEM"}, {"MEM", "ENGINE"}), "vtype": ({"VTYPE"}, set()),
+    "dma": ({"MEM"}, {"MEM", "DMA"}), "engine": ({"MEM"}, {"MEM", "ENGINE"}),
+    "atomic": ({"MEM", "DMA", "ENGINE"}, {"MEM", "DMA", "ENGINE"}), "vtype": ({"VTYPE"}, set()),
     "setvl": (set(), {"VTYPE"}),
 }
 
