@@ -9,7 +9,8 @@ visitor above it.  Bottom up:
 * the builtins by subject, each a Python function with Triton's signature taking a
   :class:`Semantic` first: ``core`` (programming model, creation, memory, ``where``, ``x.to``, the
   loop iterators, the data types), ``math`` (``tl.exp`` ..., ``tl.math``, libdevice), ``shapes``
-  (shapes, reductions, scans), ``join``, ``sort``, ``dot``, ``types`` (type classes), ``debug``, and
+  (shapes, reductions, scans), ``join``, ``sort``, ``dot``, ``memory`` (atomics, block pointers, tensor
+  descriptors), ``types`` (type classes), ``debug``, and
   ``pybuiltins`` (``float``, ``min``, ``isinstance`` ... on constants);
 * this module, which assembles the ``triton`` and ``triton.language`` namespaces from them (none of
   them imports it back), with ``exports`` (Triton's export list, for typo hints); ``tl_names``
@@ -26,7 +27,7 @@ import inspect
 from typing import Dict, Optional, Sequence
 
 from mtiacc.diagnostics import CompileError
-from mtiacc.frontend.language import core, debug, dot, join, shapes, sort
+from mtiacc.frontend.language import core, debug, dot, join, memory, shapes, sort
 from mtiacc.frontend.language import math as tl_math
 from mtiacc.frontend.language import types as tl_types
 from mtiacc.frontend.language.exports import TL_NAMES
@@ -44,12 +45,14 @@ LANGUAGE.update(sort.LANGUAGE)
 LANGUAGE.update(tl_types.CLASSES)
 LANGUAGE.update(join.LANGUAGE)
 LANGUAGE.update(dot.LANGUAGE)
+LANGUAGE.update(memory.LANGUAGE)
 
 # `x.<name>(...)` on run-time values
 METHODS: Dict[str, object] = dict(core.METHODS)
 METHODS.update(shapes.METHODS)
 METHODS.update(sort.METHODS)
 METHODS.update(join.METHODS)
+METHODS.update(memory.METHODS)
 
 TRITON: Dict[str, object] = {
     "jit": JIT,
