@@ -35,6 +35,15 @@ class DpeConfig:
 
 
 @dataclasses.dataclass(frozen=True)
+class AtomicsConfig:
+    """The atomic units (``atomics:`` in the YAML; mtiasim/sync/atomics.py has the model)."""
+
+    noc_cycles: float = 16.0           # one way between a PE and the SRAM / DRAM atomic units
+    service_cycles: float = 4.0        # an atomic at its unit (atomics to one address are performed one at a time)
+    local_latency_cycles: float = 2.0  # an atomic on the PE's own local memory
+
+
+@dataclasses.dataclass(frozen=True)
 class MachineConfig:
     name: str
     clock_hz: float
@@ -60,6 +69,7 @@ class MachineConfig:
     dma_pe_bytes_per_cycle: float = 64.0
     fp64_slowdown: int = 1           # vector float ops at SEW=64 occupy the unit this many times longer
     dpe: DpeConfig = DpeConfig()
+    atomics: AtomicsConfig = AtomicsConfig()
 
     def ns_to_cycles(self, ns: float) -> float:
         return ns * 1e-9 * self.clock_hz
@@ -87,6 +97,21 @@ class MachineConfig:
     @property
     def local_memory_bytes_per_cycle(self) -> float:
         return self.local_memory_bw_bytes_per_s / self.clock_hz
+
+
+def _atomics(raw, path: str) -> AtomicsConfig:
+    sec = raw.get("atomics")
+    if sec is None:
+        return AtomicsConfig()
+    if not isinstance(sec, dict):
+        raise UserError(f"machine description {path}: 'atomics' must be a mapping")
+    unknown = set(sec) - {f.name for f in dataclasses.fields(AtomicsConfig)}
+    if unknown:
+        raise UserError(f"machine description {path}: unknown key atomics.{sorted(unknown)[0]}")
+    out = AtomicsConfig(**{k: float(v) for k, v in sec.items()})
+    if min(out.noc_cycles, out.service_cycles, out.local_latency_cycles) < 0:
+        raise UserError(f"machine description {path}: the atomics' cycle counts must not be negative")
+    return out
 
 
 def _get(d, path: str, where: str, default=None):
@@ -172,6 +197,7 @@ def load_config(path: Optional[str] = None) -> MachineConfig:
             dma_pe_bytes_per_cycle=float(_get(raw, "memory.dma.pe_bytes_per_cycle", path)),
             fp64_slowdown=int(_get(raw, "pe.vector.fp64_slowdown", path, 1)),
             dpe=_dpe(raw, path),
+            atomics=_atomics(raw, path),
         )
     except (TypeError, ValueError, AttributeError) as e:
         raise UserError(f"machine description '{path}' has a malformed value: {e}") from None

@@ -33,9 +33,11 @@ class Machine:
     """``P`` PEs' worth of state, with the program's executors bound to it (decode once, bind once, run many)."""
 
     def __init__(self, cfg: MachineConfig, program: Program, P: int, local_memory: np.ndarray, dram: Dram,
-                 timing, max_steps: int):
+                 timing, max_steps: int, max_cycles: float = float("inf")):
         from .semantics import bind_executor  # noqa: late import (semantics imports machine constants)
         from .semantics.dpe import DpeState
+        from .sync.atomics import AtomicUnits
+        from .sync.progress import Scheduler
 
         self.cfg = cfg
         self.program = program
@@ -89,16 +91,21 @@ class Machine:
         self.dma = DmaSystem(cfg, P)
         self.dpe = DpeState(cfg, P)     # the matrix engines' functional state (semantics/dpe.py)
         self.dma_issue_t = 0.0
+        self.atomics = AtomicUnits(cfg, P)    # the atomic units' timing state (sync/atomics.py)
+        self.dram_epoch = 0                   # DRAM / SRAM writes so far (DMA out, atomics that change memory)
+        self.dram_reads = np.zeros(P, np.int64)   # per program: DMA-in transfers and atomics so far
         self.ts = UniformTiming(self)
         self.dma_bytes_in = 0
         self.dma_bytes_out = 0
         self.profile = None     # per-instruction core cycles ([n] float) when profiling
         # bind every instruction once
         self.text_base = program.text_base
+        self.counts = [0] * len(program.decoded)
+        sync = np.array([d is not None and d.spec.sem_family in ("amo", "fence") for d in program.decoded], bool)
+        self.sched = Scheduler(self, sync, max_cycles)
         self.execs: List[Callable] = [bind_executor(self, d, program.text_base + 4 * k, k)
                                       for k, d in enumerate(program.decoded)]
         self.plain_execs = self.execs
-        self.counts = [0] * len(self.execs)
 
     # ------------------------------------------------------------------------------------------------------
     def update_uniform(self) -> None:
@@ -109,7 +116,8 @@ class Machine:
         lo = int(s.min())
         self.sew_u = lo if int(s.max()) == lo else None
 
-    def reset(self, linear: np.ndarray, grid, args: bytes, args_base: int) -> None:
+    def reset(self, linear: np.ndarray, grid, args: bytes, args_base: int, seed: int = 0, wave: int = 0,
+              offset: float = 0.0, later=(0, 0)) -> None:
         P = self.P
         self.X[:] = 0
         self.X[2] = self.lmb          # sp
@@ -141,6 +149,11 @@ class Machine:
         self.dma.reset()
         self.dpe.reset()
         self.ts.reset()
+        self.atomics.reset(seed, wave)
+        self.dram_reads[:] = 0
+        self.sched.reset()
+        self.sched.offset = offset
+        self.sched.later = tuple(later)
 
     def enable_profile(self) -> None:
         """Count, per instruction, the core cycles it takes (its stalls and issue), summed over programs."""
@@ -184,6 +197,9 @@ class Machine:
         barrier = _BIG     # the lowest pc of any program outside the group
         steps = 0
         limit = self.max_steps
+        sched = self.sched
+        coop = sched.coop
+        check = min(sched.next_check, limit + 1)
         try:
             with np.errstate(all="ignore"):
                 while True:
@@ -201,16 +217,35 @@ class Machine:
                         if r is None:
                             pc += 4
                         elif r.__class__ is int:
-                            pc = r
+                            if r <= pc and coop and sched.ahead(g):
+                                pcs[g] = r      # a backward branch far ahead of a slower program: yield
+                                pc = _BIG
+                            else:
+                                pc = r
                         else:
                             pcs[g] = r
                             pc = _BIG  # force a regroup
-                        if steps > limit:
-                            self._runaway(g, pc if pc != _BIG else None, steps)
+                        if steps >= check:
+                            if steps > limit:
+                                self._runaway(g, pc if pc != _BIG else None, steps)
+                            if pc != _BIG:
+                                pcs[g] = pc
+                            sched.check(steps, pcs, HALT_ADDRESS)
+                            check = min(sched.next_check, limit + 1)
                         continue
-                    # regroup: the programs at the lowest pc run next
+                    # regroup
                     if pc != _BIG:
                         pcs[g] = pc
+                    if coop:     # cooperating programs: by pc and simulated time (sync/progress.py)
+                        live = pcs != HALT_ADDRESS
+                        if not live.any():
+                            break
+                        pc, idx, b = sched.choose(pcs, live, base)
+                        gsize = len(idx)
+                        g = ALL if gsize == P else idx
+                        barrier = _BIG if b is None else b
+                        continue
+                    # the programs at the lowest pc run next
                     m = int(pcs.min())
                     if m == HALT_ADDRESS:
                         break
@@ -244,7 +279,7 @@ class Machine:
         slot = f.slot
         if slot is None:
             slot = int(group_slots(g, self.P)[0])
-        if pc is None:
+        if pc is None or slot not in group_slots(g, self.P):
             pc = int(self.pcs[slot])
         prog = self.program
         notes = [f"in program {self.program_id(slot)} (linear id {int(self.linear[slot])}, "

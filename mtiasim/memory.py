@@ -97,5 +97,5 @@ class Dram:
                              f"'{near.name}': is that array smaller than the kernel expects?")
             else:
                 notes.append(f"the address is out of bounds of every buffer; the nearest is '{near.name}'")
-        raise SimFault(f"out-of-bounds DMA {what} of {n} bytes at DRAM 0x{addr % (1 << 64):x} ({where})", slot,
+        raise SimFault(f"out-of-bounds {what} of {n} bytes at DRAM 0x{addr % (1 << 64):x} ({where})", slot,
                        notes)

@@ -23,6 +23,8 @@ from .memory import Dram
 from .stats import Stats
 from .timing import TimingModel, ceil_cycles, finish_cycles
 
+DEFAULT_MAX_CYCLES = 100_000_000   # simulated cycles (74 ms of the chip) before a run is taken for a runaway
+
 POINTER_DTYPES = {
     "fp16": (np.float16,), "fp32": (np.float32,), "fp64": (np.float64,), "bf16": (np.uint16,),
     "i8": (np.int8,), "i16": (np.int16,), "i32": (np.int32,), "i64": (np.int64,),
@@ -231,11 +233,14 @@ def _local_memory(rows: int, size: int) -> np.ndarray:
 
 def run(binary, inputs: Dict[str, np.ndarray], grid=None, args: Optional[Dict[str, str]] = None,
         config_path: Optional[str] = None, max_steps: int = 50_000_000, config: Optional[MachineConfig] = None,
-        place: Optional[Dict[str, str]] = None, trace: bool = False, profile: bool = False) -> RunResult:
+        place: Optional[Dict[str, str]] = None, trace: bool = False, profile: bool = False, seed: int = 0,
+        max_cycles: float = DEFAULT_MAX_CYCLES) -> RunResult:
     """Simulate ``binary`` (a path, ELF bytes, a ``Binary`` or a loaded :class:`Program`) on ``inputs``.
 
     ``place`` maps pointer parameters to ``"dram"`` (default) or ``"sram"``; ``trace`` collects Chrome trace
-    events (``RunResult.trace``); ``profile`` counts core cycles per instruction (``RunResult.profile``)."""
+    events (``RunResult.trace``); ``profile`` counts core cycles per instruction (``RunResult.profile``);
+    ``seed`` orders programs whose atomics reach a memory in the same cycle; a run longer than ``max_cycles``
+    simulated cycles stops with an error naming where each program was."""
     t0 = time.perf_counter()
     cfg = config or load_config(config_path)
     program = binary if isinstance(binary, Program) else load_program(binary)
@@ -271,14 +276,15 @@ def run(binary, inputs: Dict[str, np.ndarray], grid=None, args: Optional[Dict[st
         P = min(n_pes, total - start)
         m = machines.get(P)
         if m is None:
-            m = machines[P] = Machine(cfg, program, P, local_memory[:P], dram, timing, max_steps)
+            m = machines[P] = Machine(cfg, program, P, local_memory[:P], dram, timing, max_steps, max_cycles)
             if profile:
                 m.enable_profile()
             if trace:
                 from .tracerec import enable_trace
                 enable_trace(m)
         m.dma.trace = [] if trace else None
-        m.reset(np.arange(start, start + P), (gx, gy, gz), blob, args_base)
+        m.reset(np.arange(start, start + P), (gx, gy, gz), blob, args_base, seed=seed, wave=stats.waves,
+                offset=cycles, later=(start + P, total))
         if trace:
             m.recorder.reset()
         stats.steps += m.run()

@@ -35,9 +35,9 @@ from .dpe.engine import params as dpe_params
 from .semantics.common import reg_deps
 
 _SINGLE_REG_FAMILIES = ("vred", "vfred", "vmv_scalar", "vcmp", "vfcmp", "vmask")
-# per-program accumulators: stall kinds (dependence, structural, DMA wait, DPE wait), vector-unit busy cycles, FLOPs, minimum vector cycles for those FLOPs at
+# per-program accumulators: stall kinds (dependence, structural, DMA wait, DPE wait, atomic wait), vector-unit busy cycles, FLOPs, minimum vector cycles for those FLOPs at
 # the peak rate, local-memory bytes touched by loads and stores
-ACC = ("dep", "struct", "dma", "dpe", "vbusy", "flops", "vflops", "vmin", "lm")
+ACC = ("dep", "struct", "dma", "dpe", "amo", "vbusy", "flops", "vflops", "vmin", "lm")
 _FLOP_OPS = {"add", "sub", "rsub", "mul", "div", "rdiv", "min", "max"}
 _SCALAR_MEM = {"load": {"b": 1, "bu": 1, "h": 2, "hu": 2, "w": 4, "wu": 4, "d": 8},
                "store": {"b": 1, "h": 2, "w": 4, "d": 8}, "fload": {"w": 4}, "fstore": {"w": 4}}
@@ -121,6 +121,8 @@ class TimingModel:
         arrays = {"x": m.xr, "f": m.fr}
         xs = [(arrays[f], f, r) for f, r in srcs if f != "v"]
         xd = [(arrays[f], f, r) for f, r in dsts if f != "v"]
+        if fam in ("amo", "fence"):
+            return None      # timed by the executor itself (semantics/atomic.py, sync/atomics.py)
         if fam == "dma":
             return self._bind_dma(d, m, issue, xs)
         if fam == "dma_wait":

@@ -30,7 +30,7 @@ def dma(d, m, pc):
         das = (X[r1, g] if inbound else X[rd, g]).tolist()      # DRAM addresses
         ns = X[r2, g].tolist()
         dram, LM, lmb, data, base = m.dram, m.LM, m.lmb, m.dram.data, m.dram.base
-        what = "read" if inbound else "write"
+        what = "DMA read" if inbound else "DMA write"
         lo = hi = 0   # the last buffer hit: [lo, hi) in DRAM addresses
         level = 0
         levels = []
@@ -57,8 +57,10 @@ def dma(d, m, pc):
             total += n
         if inbound:
             m.dma_bytes_in += total
+            m.dram_reads[g] += 1
         else:
             m.dma_bytes_out += total
+            m.dram_epoch += 1
         if m.timing is not None:
             _record(m, g, slots, ns, levels)
         return None
@@ -91,8 +93,10 @@ def dma2d(d, m, pc):
         total = sum(totals)
         if inbound:
             m.dma_bytes_in += total
+            m.dram_reads[g] += 1
         else:
             m.dma_bytes_out += total
+            m.dram_epoch += 1
         if m.timing is not None:
             _record(m, g, slots, totals, levels)
         return None
@@ -102,7 +106,7 @@ def dma2d(d, m, pc):
 def _copy2d(m, p, inbound, la, da, n, nr, ds, ls):
     """Copy program ``p``'s ``nr`` rows of ``n`` bytes (checked first); returns the memory level of row 0."""
     dram, lmb = m.dram, m.lmb
-    what = "read" if inbound else "write"
+    what = "DMA read" if inbound else "DMA write"
     last = nr - 1
     llo, lhi = min(la, la + last * ls), max(la, la + last * ls) + n
     if llo < 0 or lhi > lmb:    # name the first row out of bounds
@@ -119,7 +123,7 @@ def _copy2d(m, p, inbound, la, da, n, nr, ds, ls):
             try:
                 dram.check(da + r * ds, n, what, p)
             except SimFault as f:
-                raise SimFault(f.message.replace(f"DMA {what}", f"2-D DMA {what}", 1) + f" in row {r} of {nr}",
+                raise SimFault(f.message.replace(what, f"2-D {what}", 1) + f" in row {r} of {nr}",
                                p, f.notes) from None
     level = dram.buffers[dram.index_of(da)].level
     data, LM = dram.data, m.LM[p]
