@@ -20,7 +20,7 @@ from .gridexpr import evaluate
 from .loader import Program, load_program
 from .machine import Machine
 from .memory import Dram
-from .stats import Stats
+from .stats import STALLS, Stats
 from .timing import TimingModel, ceil_cycles, finish_cycles
 
 DEFAULT_MAX_CYCLES = 100_000_000   # simulated cycles (74 ms of the chip) before a run is taken for a runaway
@@ -269,7 +269,7 @@ def run(binary, inputs: Dict[str, np.ndarray], grid=None, args: Optional[Dict[st
     stats.pe_programs = np.zeros(used, np.int64)
     stats.pe_finish, stats.pe_core, stats.pe_vector_busy, stats.pe_dma_busy = z(), z(), z(), z()
     stats.pe_lm_bytes, stats.pe_vector_min, stats.pe_dpe_busy, stats.pe_dpe_min = z(), z(), z(), z()
-    stats.pe_stalls = {k: z() for k in ("dependence", "structural", "dma_wait", "dpe_wait", "synchronization")}
+    stats.pe_stalls = {k: z() for k in STALLS}
     waves = [] if trace else None
     cycles = float(stats.launch_cycles)
     for start in range(0, total, n_pes):
@@ -349,8 +349,9 @@ def _account_wave(stats: Stats, m: Machine, P: int, fin: np.ndarray, wave: int) 
     st["structural"][:P] += acc["struct"]
     st["dma_wait"][:P] += acc["dma"]
     st["dpe_wait"][:P] += acc["dpe"]
+    st["atomic_wait"][:P] += acc["amo"]
     st["synchronization"][:P] += wave - fin
-    stats.pe_core[:P] += m.cyc - acc["dep"] - acc["struct"] - acc["dma"] - acc["dpe"]
+    stats.pe_core[:P] += m.cyc - acc["dep"] - acc["struct"] - acc["dma"] - acc["dpe"] - acc["amo"]
     stats.pe_vector_busy[:P] += acc["vbusy"]
     stats.pe_dma_busy[:P] += m.dma.busy_by_pe()
     lv = m.dma.bytes_by_pe()
@@ -365,3 +366,7 @@ def _account_wave(stats: Stats, m: Machine, P: int, fin: np.ndarray, wave: int) 
     stats.flops += float(acc["flops"].sum()) + 2.0 * float(eng.macs.sum())
     stats.vector_flops += float(acc["vflops"].sum())
     stats.dma_transfers += m.dma.n_transfers
+    units = m.atomics
+    stats.atomics += units.count
+    stats.atomic_round_trip += units.round_trips
+    stats.atomic_contention += units.contention

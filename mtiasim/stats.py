@@ -12,7 +12,7 @@ from typing import Dict, List, Tuple
 
 import numpy as np
 
-STALLS = ("dependence", "structural", "dma_wait", "dpe_wait", "synchronization")
+STALLS = ("dependence", "structural", "dma_wait", "dpe_wait", "atomic_wait", "synchronization")
 
 
 @dataclasses.dataclass
@@ -36,6 +36,9 @@ class Stats:
     flops: float = 0.0             # scalar, vector and matrix-engine operations (an FMA or a MAC is two)
     vector_flops: float = 0.0
     dpe_macs: float = 0.0          # the matrix engine's useful MACs (R x K x n per mm; integer ones too)
+    atomics: int = 0               # atomics performed
+    atomic_round_trip: float = 0.0  # their issue-to-result cycles, summed
+    atomic_contention: float = 0.0  # cycles they waited at their unit for earlier atomics on the same address
     steps: int = 0
     wall_seconds: float = 0.0
     # per PE (index = PE), summed over waves
@@ -148,6 +151,8 @@ class Stats:
             "sram_bw_bytes_per_s": self.sram_bytes / t if t else 0.0,
             "flops": self.flops, "vector_flops": self.vector_flops, "flops_per_s": self.flops / t if t else 0.0,
             "dpe": self.dpe(),
+            "atomics": {"count": self.atomics, "round_trip_cycles": self.atomic_round_trip,
+                        "contention_cycles": self.atomic_contention},
             "bound": bound, "roofline_s": roof_s, "roofline_fraction": frac, "bounds_s": self.bounds(),
             "units": self.units(), "stalls_pe_cycles": self.stalls(), "pe_cycles": self.pe_cycles,
             "balance": self.balance(), "wall_seconds": self.wall_seconds,
@@ -190,6 +195,11 @@ def render(stats: Stats, console) -> None:
         t.add_row("DPE busy cycles", f"{e['busy_cycles']:,.0f}", f"{s.dpe_macs:,.0f} MACs")
         t.add_row("  DPE utilization while busy", f"{100 * e['utilization_busy']:.1f} %", "useful MACs / busy peak")
         t.add_row("  DPE utilization of peak", f"{100 * e['utilization_peak']:.1f} %", "useful MACs / run peak")
+    if s.atomics:
+        n = s.atomics
+        t.add_row("atomics", f"{n:,}", f"{s.atomic_round_trip / n:,.1f} cycles per round trip")
+        t.add_row("  waiting for their address", f"{s.atomic_contention:,.0f} cycles",
+                  f"{s.atomic_contention / n:,.1f} per atomic")
     bound, roof, frac = s.roofline()
     t.add_row("roofline bound", bound, f"{roof * 1e6:,.3f} us")
     t.add_row("  % of the bound reached", f"{100 * frac:.1f} %", "")

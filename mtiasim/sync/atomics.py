@@ -122,6 +122,8 @@ class AtomicUnits:
     def reset(self, seed: int, wave: int) -> None:
         self.last[:] = 0
         self.busy.clear()
+        self.count = 0
+        self.contention = self.round_trips = 0.0
         self.rank = np.random.default_rng([seed, wave]).permutation(self.P)
 
     def round_trip(self, level: str) -> float:
