@@ -125,8 +125,15 @@ def _lower_scalar(lw: Lowering, op: Operation) -> None:
     val = _bits(b, lw.get(op.val), t)
     cmp = _sext(b, _bits(b, lw.get(op.cmp), t), width) if isinstance(op, AtomicCASOp) else None
     mask = op.mask if isinstance(op, AtomicRMWOp) else None
-    if mask is None:
-        lw.regs[id(op.result)] = _from_bits(b, _amo(b, op, lw.get(op.ptr), val, cmp), t)
+    if mask is None or not op.result.uses:
+        skip = b.new_label("noamo")
+        if mask is not None:
+            b("beqz", lw.get(mask), skip)
+        old = _amo(b, op, lw.get(op.ptr), val, cmp)
+        if mask is not None:
+            b.label(skip)
+        if op.result.uses:
+            lw.regs[id(op.result)] = _from_bits(b, old, t)
         return
     res = b.f("old") if t.is_float() else b.x("old")
     b("fmv.d" if t.is_float() else "mv", res, constant(b, 0, t))

@@ -63,7 +63,7 @@ def _check_rmw_type(op: str, elem: Type) -> None:
     name = _type_name(elem)
     if isinstance(elem, FloatType) and elem.kind in ("f16", "bf16") and op != "add":
         raise CompileError(f"atomic_{op} does not support {name}")
-    if element_width(elem) < 32 or isinstance(elem, IntType) and elem.width == 1:
+    if element_width(elem) < 16 or isinstance(elem, IntType) and elem.width < 32:
         raise CompileError(f"atomic_{op} does not support {name}")
     if isinstance(elem, FloatType) and op in ("and", "or", "xor"):
         raise CompileError(f"atomic_{op} does not support {name}: it applies to integers")
