@@ -4,3 +4,4 @@ from mtiacc.ir import scf  # noqa: F401  (scf.for, scf.if, scf.while, scf.yield,
 from mtiacc.ir import fused  # noqa: F401  (tt.fused_elementwise, tt.fused_yield)
 from mtiacc.ir import permute_ops  # noqa: F401  (tt.sort, tt.gather, tt.histogram, tt.join, tt.split, tt.cat, tt.flip)
 from mtiacc.ir import dot_ops  # noqa: F401  (tt.dot)
+from mtiacc.ir import atomic_ops  # noqa: F401  (tt.atomic_rmw, tt.atomic_cas, tt.barrier)

@@ -523,7 +523,10 @@ class AddPtrOp(Operation):
 
 class LoadOp(Operation):
     """``tl.load``: masked-off elements take ``other`` (undefined when absent).  ``access``: how it moves
-    from DRAM (a kind of ``mtiacc/ir/analysis/access_kinds.py``), written by the ``access-plan`` pass."""
+    from DRAM (a kind of ``mtiacc/ir/analysis/access_kinds.py``), written by the ``access-plan`` pass.
+    ``volatile`` (``tl.load(..., volatile=True)``): the load reads memory each time it runs, even when its
+    result is unused (no load is ever merged, hoisted or removed, since ``tt.load`` is not ``Pure``; the
+    attribute makes codegen emit an unused block load too)."""
 
     name = "tt.load"
     ptr = operand(PtrLike)
@@ -531,6 +534,7 @@ class LoadOp(Operation):
     other = opt_operand(AnyType)
     result = result(AnyType)
     access = attribute(str, optional=True)
+    volatile = attribute(bool, optional=True, default=False)
 
     @classmethod
     def get(cls, ptr: Value, mask: Optional[Value] = None, other: Optional[Value] = None, loc=None,

@@ -290,7 +290,7 @@ def test_the_real_command_lines_print_no_traceback(tool, tmp_path):
 
 
 @pytest.mark.parametrize("name, hint", [("tl.maximun", "; did you mean `tl.maximum`?"), ("tl.sumx", "; did you mean `tl.sum`?"),
-                                        ("tl.randn", ""), ("tl.atomic_add", "")])
+                                        ("tl.randn", ""), ("tl.inline_asm_elementwise", "")])
 def test_a_misspelt_tl_name_suggests_the_name(capsys, tmp_path, name, hint):
     """A typo said "`tl.maximun` is not supported yet" as if it were a Triton function to come; names
     Triton exports (tl.randn) get no guess."""

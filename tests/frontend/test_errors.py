@@ -139,9 +139,10 @@ def test_unsupported_tl_function(kernels):
         def k(X):
             offs = tl.arange(0, 16)
             x = tl.load(X + offs)
-            y = tl.atomic_add(X + offs, x)
+            y = tl.inline_asm_elementwise(X + offs, x)
         """)
-    check(err, "tl.atomic_add", 9, "`tl.atomic_add` is not supported yet", "        ^~~~~~~~~~~~~")
+    check(err, "tl.inline_asm_elementwise", 9, "`tl.inline_asm_elementwise` is not supported yet",
+          "        ^" + "~" * (len("tl.inline_asm_elementwise") - 1))
 
 
 def test_undefined_name(kernels):

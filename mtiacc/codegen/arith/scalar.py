@@ -236,4 +236,8 @@ def _cast(b: MBuilder, op, src: VReg) -> VReg:
         r = b.f() if d.is_float() else b.x()
         b("fmv.w.x" if d.is_float() else "fmv.x.w", r, src)
         return r
+    if isinstance(op, O.BitcastOp) and not s.is_float() and not d.is_float():
+        r = b.x()   # pointers, or integers of one width (held alike): the same bits
+        b("mv", r, src)
+        return r
     raise CompileError(f"cast from {s} to {d} is not supported yet")

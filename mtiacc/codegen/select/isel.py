@@ -17,6 +17,7 @@ from mtiacc.codegen import mathlib, memory
 from mtiacc.codegen.context import SCALAR_BACKED, Lowering
 from mtiacc.codegen.machine.mir import Mem
 from mtiacc.codegen import control
+from mtiacc.codegen.memory import atomics
 from mtiacc.codegen.matrix import engine
 from mtiacc.codegen.select.table import Pattern, applies, pattern_for
 from mtiacc.codegen.tensor import ndblocks
@@ -114,6 +115,8 @@ class Selector:
     def leaves_local_memory_alone(self, op: Operation) -> bool:
         """True for ops that neither read local memory nor branch: block loads (their DMA transfers
         overlap) and plain scalar arithmetic; a DMA-in still in flight need not finish before them."""
+        if isinstance(op, atomics.OPS):  # atomics and the barrier: memory accesses in program order
+            return False
         if isinstance(op, O.LoadOp):  # unless it reads a buffer (a gather's pointers, a general mask)
             return op.result.type.is_block() and not memory.needs_buffers(op)
         if isinstance(op, control.REGION_OPS) or not op.results:

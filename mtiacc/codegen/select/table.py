@@ -23,6 +23,7 @@ from typing import Callable, Sequence, Tuple, Union
 from mtiacc.codegen import memory
 from mtiacc.codegen.arith import casts
 from mtiacc.codegen.arith.scalar import lower_scalar
+from mtiacc.codegen.memory import atomics
 from mtiacc.codegen.context import SCALAR_BACKED, Lowering
 from mtiacc.codegen import mathlib
 from mtiacc.codegen import control
@@ -105,6 +106,19 @@ def _block_load(lw: Lowering, op: O.LoadOp) -> None:
     memory.lower_load(lw, op)
 
 
+def _is_volatile_load(op: Operation) -> bool:
+    return isinstance(op, O.LoadOp) and bool(op.volatile)
+
+
+def _volatile_block_load(lw: Lowering, op: O.LoadOp) -> None:
+    """A volatile block load reads memory even when nothing reads its result (then its buffer goes at once)."""
+    _block_load(lw, op)
+    if id(op.result) not in lw.demanded:
+        lw.b("mtia.dma.wait", comment="a volatile load nothing reads")
+        lw.dma.pending_in = False
+        lw.lmem.free(lw.bufs.pop(id(op.result)))
+
+
 def _pointer_block(lw: Lowering, op: O.AddPtrOp) -> None:
     """A pointer block a gather/scatter reads as data (64-bit addresses)."""
     _check_rank(op)
@@ -152,6 +166,7 @@ PATTERNS = (
     Pattern((FusedElementwiseOp,), fused.lower),
     Pattern((O.StoreOp,), _store, reads=memory.needs_buffers, reads_when=ALWAYS),
     Pattern(debug.DEBUG_OPS, debug.lower, reads_when=ALWAYS),
+    Pattern(atomics.OPS, atomics.lower, reads=atomics.reads, reads_when=ALWAYS),
     Pattern(reduce_region.is_combine, reduce_region.lower_combine, reads_when=USED_OR_SCALAR),
     Pattern(_no_results, _unsupported, reads=nothing),
     Pattern((DotOp,), matrix.lower, lower_when=USED, reads=matrix.reads),
@@ -166,6 +181,7 @@ PATTERNS = (
     Pattern((Operation,), _scalar, result="scalar"),
     # blocks: local-memory buffers, built only when something reads them as data
     Pattern(SCALAR_BACKED, _skip, result="block", lower_when=USED),
+    Pattern(_is_volatile_load, _volatile_block_load, result="block", reads=memory.needs_buffers, reads_when=ALWAYS),
     Pattern((O.LoadOp,), _block_load, result="block", lower_when=USED, reads=memory.needs_buffers),
     Pattern((O.AddPtrOp,), _pointer_block, result="block", lower_when=USED),
     Pattern((O.MakeRangeOp,), _make_range, result="block", lower_when=USED),

@@ -107,9 +107,13 @@ def load(sem: Semantic, pointer, mask=None, other=None, boundary_check=(), paddi
     """Load the elements at ``pointer``; where ``mask`` is false, the result is ``other``.
 
     Cache modifiers and eviction policies are hints; this target has no cache, so they are ignored.
+    ``volatile=True`` makes the load read memory every time it runs (``tt.load {volatile = true}``: never
+    merged with another load, hoisted out of a loop or dropped when unused).
     """
     _no_block_pointers(boundary_check, padding_option)
-    return sem.load(pointer, mask, other)
+    if not isinstance(volatile, bool):
+        raise CompileError(f"tl.load's volatile must be a constexpr boolean, got {describe(volatile)}")
+    return sem.load(pointer, mask, other, volatile=volatile)
 
 
 def store(sem: Semantic, pointer, value, mask=None, boundary_check=(), cache_modifier="",

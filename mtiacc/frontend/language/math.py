@@ -23,6 +23,7 @@ from mtiacc.frontend.language.core import to
 from mtiacc.frontend.language.semantic import FValue, Semantic, describe, is_const, promote_types
 from mtiacc.frontend.values import Builtin, ModuleRef
 from mtiacc.ir import ops
+from mtiacc.ir.atomic_ops import BarrierOp
 from mtiacc.ir.core import Value
 from mtiacc.ir.types import f32, f64, i16, i32, i64, u32, u64
 
@@ -336,7 +337,9 @@ def assume(sem: Semantic, cond):
 
 
 def debug_barrier(sem: Semantic):
-    """``tl.debug_barrier()``: one PE runs one program, so there is nothing to wait for."""
+    """``tl.debug_barrier()``: every memory access, DMA transfer and atomic the program issued completes
+    before any later one (``tt.barrier``, the machine's ``fence``)."""
+    sem.emit(BarrierOp.get())
     return None
 
 

@@ -509,7 +509,8 @@ class Semantic:
             raise CompileError(f"the mask must be a boolean, got {describe(mask)}")
         return self._fit_to_pointer(mask, ptr, i1, "the mask")
 
-    def load(self, ptr: FValue, mask: Optional[FValue] = None, other: Optional[FValue] = None) -> Value:
+    def load(self, ptr: FValue, mask: Optional[FValue] = None, other: Optional[FValue] = None,
+             volatile: bool = False) -> Value:
         ptr = self._pointer(ptr, "tl.load")
         elem = ptr.type.element_type.pointee
         mask_v = self._mask(mask, ptr)
@@ -518,7 +519,7 @@ class Semantic:
             if mask is None:
                 raise CompileError("`other` cannot be provided without `mask`")
             other_v = self._fit_to_pointer(other, ptr, elem, "`other`")
-        return self.emit(ops.LoadOp.get(ptr, mask_v, other_v))
+        return self.emit(ops.LoadOp.get(ptr, mask_v, other_v, attrs={"volatile": True} if volatile else None))
 
     def store(self, ptr: FValue, value: FValue, mask: Optional[FValue] = None) -> None:
         ptr = self._pointer(ptr, "tl.store")

@@ -6,5 +6,7 @@ from __future__ import annotations
 
 from typing import Dict
 
-LANGUAGE: Dict[str, object] = {}
-METHODS: Dict[str, object] = {}
+from mtiacc.frontend.language.memory import atomics
+
+LANGUAGE: Dict[str, object] = dict(atomics.LANGUAGE)
+METHODS: Dict[str, object] = dict(atomics.METHODS)
