@@ -20,7 +20,7 @@ from typing import Dict, List, Tuple
 
 from mtiacc.diagnostics import CompileError
 from mtiacc.frontend.language.semantic import describe
-from mtiacc.frontend.values import FunctionRef, HelperRef
+from mtiacc.frontend.values import Aggregate, FunctionRef, HelperRef
 from mtiacc.frontend.visitor.imports import Importer, LoadedModule
 from mtiacc.frontend.visitor.module_scan import NotConstant, const_eval, is_constexpr_annotation, resolve_static
 from mtiacc.ir import ops
@@ -113,6 +113,8 @@ def _freeze(x):
         return ("value", x.type)
     if isinstance(x, (tuple, list)):
         return (type(x).__name__, tuple(_freeze(e) for e in x))
+    if isinstance(x, Aggregate):  # a block pointer, a descriptor: its structure and its parts
+        return (type(x).__name__, x.key(), tuple(_freeze(e) for e in x.parts()))
     return (type(x).__name__, repr(x))
 
 
@@ -122,6 +124,8 @@ def _flatten(x) -> List[Value]:
         return [x]
     if isinstance(x, (tuple, list)):
         return [v for e in x for v in _flatten(e)]
+    if isinstance(x, Aggregate):
+        return [v for e in x.parts() for v in _flatten(e)]
     return []
 
 
@@ -131,6 +135,8 @@ def _rebuild(x, values):
         return next(values)
     if isinstance(x, (tuple, list)):
         return type(x)(_rebuild(e, values) for e in x)
+    if isinstance(x, Aggregate):
+        return x.with_parts([_rebuild(e, values) for e in x.parts()])
     return x
 
 
