@@ -232,11 +232,14 @@ def call_values(ctx, callee, args, kwargs):
         raise CompileError(f"recursive call to '{name}' is not supported")
     if key not in s.cache:
         s.cache[key] = _lower_helper(ctx, s, module, fn, bound)
-    sym, template, ftype = s.cache[key]
+    sym, template, ftype, passthrough = s.cache[key]
     runtime = [x for v in bound.values() for x in _flatten(v)]
     op = CallOp.get(sym, runtime, list(ftype.outputs))
     ctx.builder.insert(op)
-    return _rebuild(template, iter(op.results))
+    # a result that is an argument returned as it is stays the caller's value (a block pointer's base,
+    # shape and strides keep their identity, so a loop can carry it)
+    results = [runtime[k] if k is not None else r for k, r in zip(passthrough, op.results)]
+    return _rebuild(template, iter(results))
 
 
 def _lower_helper(ctx, s: Session, module: LoadedModule, fn: ast.FunctionDef, bound: Dict[str, object]):
@@ -268,4 +271,5 @@ def _lower_helper(ctx, s: Session, module: LoadedModule, fn: ast.FunctionDef, bo
     sub.builder.insert(ops.ReturnOp.get(results))
     ftype = FunctionType(tuple(a.type for a in func.args), tuple(v.type for v in results))
     func.attrs["function_type"] = ftype
-    return sym, template, ftype
+    passthrough = [next((k for k, a in enumerate(func.args) if a is v), None) for v in results]
+    return sym, template, ftype, passthrough

@@ -89,7 +89,7 @@ def make_block_ptr(sem: Semantic, base, shape, strides, offsets, block_shape, or
     order = boxes.as_list(order, "order")
     if any(isinstance(o, bool) or not isinstance(o, int) for o in order) or sorted(order) != list(range(len(order))):
         raise CompileError(f"tl.make_block_ptr's order must be a permutation of (0, ..., {len(order) - 1}), "
-                           f"got {describe(tuple(order))}")
+                           f"got {tuple(order)}")
     lengths = {"shape": len(shape), "strides": len(strides), "offsets": len(offsets), "order": len(order)}
     for what, k in lengths.items():
         if k != n:
