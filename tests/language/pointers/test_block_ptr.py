@@ -64,10 +64,6 @@ def test_copy_1d(dtype, sig, off):
                                                        "off": np.int32(off)},
                grid=(n // 32,), defines=(("BLOCK", "32"),))
     want = np.zeros(n, dtype)
-    for i in range(n):
-        j = i + off
-        if 0 <= i + off < n and i % 32 + (i - i % 32) + off == j:
-            pass
     for pid in range(n // 32):
         for t in range(32):
             j = pid * 32 + off + t
