@@ -22,7 +22,7 @@ from mtiacc.diagnostics import CompileError
 from mtiacc.frontend.language.semantic import describe
 from mtiacc.frontend.values import Aggregate, FunctionRef, HelperRef
 from mtiacc.frontend.visitor.imports import Importer, LoadedModule
-from mtiacc.frontend.visitor.module_scan import NotConstant, const_eval, is_constexpr_annotation, resolve_static
+from mtiacc.frontend.visitor.module_scan import NotConstant, const_eval, resolve_static
 from mtiacc.ir import ops
 from mtiacc.ir.core import Builder, Value
 from mtiacc.ir.scf import CallOp
@@ -219,13 +219,9 @@ def call_values(ctx, callee, args, kwargs):
     if fn is None:
         raise CompileError(f"'{name}' is not a @triton.jit function")
     bound = bind_arguments(fn, module, args, kwargs)
-    params = {p.arg: p for p in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}
-    key_parts = []
-    for pname, v in bound.items():
-        if _flatten(v) and is_constexpr_annotation(params[pname].annotation, module.info.scope):
-            raise CompileError(f"parameter '{pname}' of '{name}' is a tl.constexpr, but the call passes "
-                               f"{describe(v)}")
-        key_parts.append((pname, _freeze(v)))
+    # A helper's `tl.constexpr` annotation does not decide anything: as in Triton, what the call passes
+    # does (tutorial 06 passes the run-time blocks offs_m and offs_n to `offs_m: tl.constexpr`).
+    key_parts = [(pname, _freeze(v)) for pname, v in bound.items()]
     key = (module.path, name, tuple(key_parts))
     s = session_of(ctx)
     if key in s.active or any(k[:2] == key[:2] for k in s.active):
