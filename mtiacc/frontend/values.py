@@ -115,3 +115,38 @@ def check_supported(v, spelled: str) -> None:
 
 JIT = Marker("triton.jit")
 CONSTEXPR = Marker("triton.language.constexpr")
+
+
+class Aggregate:
+    """A value made of several run-time parts under a compile-time structure: a block pointer
+    (``tl.make_block_ptr``) or a tensor descriptor (``tl.make_tensor_descriptor``).
+
+    ``parts()`` are its parts in order, each an IR value or a constant; ``with_parts`` rebuilds it
+    from new parts of the same structure; ``key()`` is the structure (element type, block shape ...).
+    A call to a ``@triton.jit`` helper passes and returns every run-time part.  A loop or an ``if``
+    carries only the parts at the indices ``carried`` (a block pointer's offsets): the others must
+    be the very same values at the end of the body or in both branches.
+    """
+
+    carried: tuple = ()
+    description = "an aggregate"
+
+    def parts(self) -> tuple:
+        raise NotImplementedError
+
+    def with_parts(self, parts) -> "Aggregate":
+        raise NotImplementedError
+
+    def key(self) -> tuple:
+        raise NotImplementedError
+
+    def same_fixed_parts(self, other) -> bool:
+        """Whether ``other`` has this structure and the same parts outside ``carried``."""
+        if type(other) is not type(self) or other.key() != self.key():
+            return False
+        for i, (a, b) in enumerate(zip(self.parts(), other.parts())):
+            if i in self.carried or a is b:
+                continue
+            if type(a) is not type(b) or not isinstance(a, (bool, int, float)) or a != b:
+                return False
+        return True

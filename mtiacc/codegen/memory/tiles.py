@@ -3,8 +3,10 @@
 N-d tiles (``X + rows[:, None] * stride + cols[None, :]``) and 1-D blocks whose stride is a run-time
 value (``X + offs * stride``, as Inductor writes non-contiguous inputs).  When the last stride is 1,
 each 2-D slab (the last two axes) moves with one ``mtia.dma.in2d`` / ``out2d``: its rows, clipped to a
-prefix-box mask (``(rows < M)[:, None] & (cols < N)[None, :]``), at the DRAM stride of the axis before
-the last and the dense local one; a 1-D block is one DMA.  Otherwise the elements are rows of one
+prefix-box mask (``(rows < M)[:, None] & (cols < N)[None, :]``) or range-box mask (``lo <= rows < hi``
+per axis, as block pointers and descriptors check their bounds: each axis clipped at run time to
+``[max(0, lo), min(hi, B))``, both ends moving the DRAM and local starts), at the DRAM stride of the
+axis before the last and the dense local one; a 1-D block is one DMA.  Otherwise the elements are rows of one
 element: one 2-D transfer along an axis per index of the others.  A last stride known only at run
 time branches between the two on its value.  A general mask is read from its buffer per element and
 only the active elements move, one DMA each (a 2-D transfer cannot skip elements).  Masked-off elements
@@ -16,33 +18,33 @@ from typing import Callable, List, Optional, Sequence
 
 from mtiacc.codegen.context import Lowering
 from mtiacc.codegen.machine.mir import MBuilder, VReg
-from mtiacc.codegen.memory.common import (AccessPlanError, clamp_count, dma2d, dma2d_config, scaled,
+from mtiacc.codegen.memory.common import (AccessPlanError, clamp, clamp_count, dma2d, dma2d_config, scaled,
                                           stored_value_addr)
 from mtiacc.codegen.vector.nest import Step, dense_strides, masked_element, nest
 from mtiacc.codegen.vector.blocks import lower_fill
 from mtiacc.codegen.vector.vloop import Src, elem_bytes
 from mtiacc.ir import ops as O
-from mtiacc.ir.analysis.affine_nd import pointer_nd, prefix_box
+from mtiacc.ir.analysis.affine_nd import pointer_nd, range_box
 from mtiacc.ir.core import Value
 
 
 # --------------------------------------------------------------------------- loads and stores
 
 class NdAccess:
-    """The parameters of a ``tiles`` access: the base pointer and N-d affine offset, the prefix box of
+    """The parameters of a ``tiles`` access: the base pointer and N-d affine offset, the range box of
     the mask (None: no mask, or a general one)."""
 
     def __init__(self, op):
         self.pointer = pointer_nd(op.ptr)
         if self.pointer is None:
             raise AccessPlanError(op, "its pointer block is not affine")
-        self.box = prefix_box(op.mask) if op.mask is not None else None
+        self.box = range_box(op.mask) if op.mask is not None else None
         self.general_mask = op.mask is not None and self.box is None
 
 
 def needs_buffers(op) -> List[Value]:
-    """A mask that is not a prefix box (read per element), and a stored value."""
-    out = [op.mask] if op.mask is not None and prefix_box(op.mask) is None else []
+    """A mask that is not a range box (read per element), and a stored value."""
+    out = [op.mask] if op.mask is not None and range_box(op.mask) is None else []
     if isinstance(op, O.StoreOp):
         out.append(op.value)
     return out
@@ -68,13 +70,14 @@ def _transfer(lw: Lowering, acc: NdAccess, shape: Sequence[int], lmem: int, esiz
     lsteps = [st * esize for st in dense_strides(shape)]
     mask_steps = dense_strides(shape)
     box = acc.box or [None] * rank
-    counts = [clamp_count(lw, c, d) if c is not None else d for c, d in zip(box, shape)]
+    lmem_reg = b.li(lmem, "lmem")
+    counts = [_clip(lw, r, d, dram, lmem_reg, ds, ls) for r, d, ds, ls in zip(box, shape, dsteps, lsteps)]
     mnemonic = "mtia.dma.in" if inbound else "mtia.dma.out"
     last_stride = off.strides[-1].as_const()
     contiguous = last_stride == 1 and mask_addr is None
     # a run-time last stride: branch to the row path when it is 1 at run time
     checked = last_stride is None and mask_addr is None
-    ptrs = [dram, b.li(lmem, "lmem")] + ([b.li(mask_addr, "mask")] if mask_addr is not None else [])
+    ptrs = [dram, lmem_reg] + ([b.li(mask_addr, "mask")] if mask_addr is not None else [])
     steps = [dsteps, lsteps] + ([mask_steps] if mask_addr is not None else [])
     ready = fill or (lambda: None)
     if checked:         # one fill before the branch on the stride
@@ -146,6 +149,43 @@ def _transfer(lw: Lowering, acc: NdAccess, shape: Sequence[int], lmem: int, esiz
         with masked_element(b, cur[2]):
             b(mnemonic, *((cur[1], cur[0]) if inbound else (cur[0], cur[1])), size)
     nest(b, counts, ptrs, steps, element)
+
+
+def _times(b: MBuilder, x: Step, k: Step) -> Step:
+    """``x * k`` for a count and a byte step (constants or registers)."""
+    if isinstance(x, int) and isinstance(k, int):
+        return x * k
+    r = b.x("off")
+    b("mul", r, x if not isinstance(x, int) else b.li(x), k if not isinstance(k, int) else b.li(k))
+    return r
+
+
+def _clip(lw: Lowering, rng, d: int, dram: VReg, lmem: VReg, dstep: Step, lstep: int) -> Step:
+    """The number of indices of an axis of ``d`` inside the range ``rng`` (``(lo, hi)``, either None;
+    None: all); a lower bound ``lo`` moves the DRAM and local starts to ``max(0, lo)``."""
+    if rng is None:
+        return d
+    lo, hi = rng
+    if lo is None:
+        return clamp_count(lw, hi, d)
+    b = lw.b
+    first = clamp_count(lw, lo, d)
+    end = clamp_count(lw, hi, d) if hi is not None else d
+    if isinstance(first, int) and isinstance(end, int):
+        count: Step = max(0, end - first)
+    else:
+        diff = b.x("span")
+        b("sub", diff, end if not isinstance(end, int) else b.li(end), first if not isinstance(first, int)
+          else b.li(first))
+        count = clamp(lw, diff, d)
+    for ptr, step in ((dram, dstep), (lmem, lstep)):
+        off = _times(b, first, step)
+        if isinstance(off, int):
+            if off:
+                b("add", ptr, ptr, b.li(off))
+        else:
+            b("add", ptr, ptr, off)
+    return count
 
 
 def lower_load(lw: Lowering, op) -> None:

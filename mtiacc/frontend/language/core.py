@@ -11,7 +11,7 @@ from typing import Dict
 
 from mtiacc.diagnostics import CompileError
 from mtiacc.frontend.language.semantic import Semantic, describe, is_const, rounding_cast
-from mtiacc.frontend.values import CONSTEXPR, Builtin
+from mtiacc.frontend.values import CONSTEXPR, Aggregate, Builtin
 from mtiacc.ir import ops
 from mtiacc.ir.core import Value
 from mtiacc.ir.types import Type, SCALAR_TYPES
@@ -99,17 +99,21 @@ def zeros(sem: Semantic, shape, dtype):
 
 def _no_block_pointers(boundary_check, padding_option):
     if boundary_check not in ((), None) or padding_option not in ("", None):
-        raise CompileError("block pointers (boundary_check, padding_option) are not supported yet")
+        raise CompileError("boundary_check and padding_option need a block pointer (tl.make_block_ptr): the "
+                           "bounds of a block of pointers are not known")
 
 
 def load(sem: Semantic, pointer, mask=None, other=None, boundary_check=(), padding_option="",
          cache_modifier="", eviction_policy="", volatile=False):
-    """Load the elements at ``pointer``; where ``mask`` is false, the result is ``other``.
+    """Load the elements at ``pointer``; where ``mask`` is false, the result is ``other``.  Through a
+    block pointer: the block, ``boundary_check`` axes padded with ``padding_option`` (memory/block_ptr.py).
 
     Cache modifiers and eviction policies are hints; this target has no cache, so they are ignored.
     ``volatile=True`` makes the load read memory every time it runs (``tt.load {volatile = true}``: never
     merged with another load, hoisted out of a loop or dropped when unused).
     """
+    if isinstance(pointer, Aggregate):
+        return pointer.tl_load(sem, mask, other, boundary_check, padding_option)
     _no_block_pointers(boundary_check, padding_option)
     if not isinstance(volatile, bool):
         raise CompileError(f"tl.load's volatile must be a constexpr boolean, got {describe(volatile)}")
@@ -118,7 +122,11 @@ def load(sem: Semantic, pointer, mask=None, other=None, boundary_check=(), paddi
 
 def store(sem: Semantic, pointer, value, mask=None, boundary_check=(), cache_modifier="",
           eviction_policy=""):
-    """Store ``value`` at ``pointer`` where ``mask`` is true."""
+    """Store ``value`` at ``pointer`` where ``mask`` is true (through a block pointer: inside the
+    ``boundary_check`` axes' bounds)."""
+    if isinstance(pointer, Aggregate):
+        pointer.tl_store(sem, value, mask, boundary_check)
+        return None
     _no_block_pointers(boundary_check, None)
     sem.store(pointer, value, mask)
     return None

@@ -27,7 +27,7 @@ from typing import List, Optional, Sequence, Set, Tuple
 from mtiacc.diagnostics import CompileError
 from mtiacc.frontend.language.core import range_, static_range
 from mtiacc.frontend.language.semantic import describe, is_const, literal_type
-from mtiacc.frontend.values import Builtin
+from mtiacc.frontend.values import Aggregate, Builtin
 from mtiacc.frontend.visitor.functions import call_arguments
 from mtiacc.ir import ops
 from mtiacc.ir import scf
@@ -236,9 +236,27 @@ def lower_if(ctx, node: ast.If) -> None:
     _emit_if(ctx, node, cond, blocks, pairs)
 
 
+class _AggShape:
+    """The structure of a carried :class:`Aggregate` (a block pointer): ``template`` gives the parts
+    that are not carried, ``inner`` the structures of its carried parts."""
+
+    def __init__(self, template: Aggregate, inner: tuple):
+        self.template, self.inner = template, inner
+
+
 def _split_pair(name: Optional[str], a, b):
     """Tuples of one length in both branches (Triton 3's tuples) merge element by element: the
-    structure and the leaf pairs ``[(label, a_i, b_i)]``."""
+    structure and the leaf pairs ``[(label, a_i, b_i)]``; block pointers by their carried parts."""
+    if isinstance(a, Aggregate) or isinstance(b, Aggregate):
+        if not (isinstance(a, Aggregate) and a.same_fixed_parts(b)):
+            raise CompileError(f"{_label(name)} is {describe(a)} in one branch and {describe(b)} in the "
+                               "other; branches may change only the offsets of a block pointer")
+        shapes, leaves = [], []
+        for i in a.carried:
+            shape, more = _split_pair(f"{name or 'the value'}.part{i}", a.parts()[i], b.parts()[i])
+            shapes.append(shape)
+            leaves += more
+        return _AggShape(a, tuple(shapes)), leaves
     if isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b):
         shapes, leaves = [], []
         for i, (x, y) in enumerate(zip(a, b)):
@@ -251,6 +269,11 @@ def _split_pair(name: Optional[str], a, b):
 
 def _join(shape, values):
     """The inverse of flattening: ``shape`` (None for a leaf, else a tuple of shapes) filled in order."""
+    if isinstance(shape, _AggShape):
+        parts = list(shape.template.parts())
+        for i, inner in zip(shape.template.carried, shape.inner):
+            parts[i] = _join(inner, values)
+        return shape.template.with_parts(parts)
     return next(values) if shape is None else tuple(_join(s, values) for s in shape)
 
 
@@ -308,6 +331,9 @@ def _shape_of(v):
     if isinstance(v, tuple):
         inner = tuple(_shape_of(e) for e in v)
         return False if any(x is False for x in inner) else inner
+    if isinstance(v, Aggregate):
+        inner = tuple(_shape_of(v.parts()[i]) for i in v.carried)
+        return False if any(x is False for x in inner) else _AggShape(v, inner)
     return None if isinstance(v, Value) or is_const(v) else False
 
 
@@ -315,6 +341,13 @@ def _leaves(name: str, shape, v) -> List[Tuple[str, object]]:
     """``[(label, leaf)]`` of ``v`` laid out as ``shape``; an error if ``v`` has another structure."""
     if shape is None:
         return [(name, v)]
+    if isinstance(shape, _AggShape):
+        if not shape.template.same_fixed_parts(v):
+            raise CompileError(f"loop-carried variable `{name}` is {describe(shape.template)} before the loop "
+                               f"but {describe(v)} at the end of the loop body; a loop may change only the "
+                               "offsets of a block pointer (tl.advance)")
+        return [x for i, s in zip(shape.template.carried, shape.inner)
+                for x in _leaves(f"{name}.part{i}", s, v.parts()[i])]
     if not isinstance(v, tuple) or len(v) != len(shape):
         raise CompileError(f"loop-carried variable `{name}` is a tuple of {len(shape)} before the loop but "
                            f"{describe(v)} at the end of the loop body; a loop must keep its structure")
@@ -336,6 +369,8 @@ def _carried(ctx, body: Sequence[ast.stmt], exclude: Set[str]):
 def _flat_names(names) -> List[str]:
     """The loop's argument names: ``t_0``, ``t_1`` for the elements of a carried tuple ``t``."""
     def walk(label: str, shape) -> List[str]:
+        if isinstance(shape, _AggShape):
+            return [x for i, sh in zip(shape.template.carried, shape.inner) for x in walk(f"{label}_{i}", sh)]
         return [label] if shape is None else [x for i, sh in enumerate(shape) for x in walk(f"{label}_{i}", sh)]
     return [x for name, shape in names for x in walk(name, shape)]
 

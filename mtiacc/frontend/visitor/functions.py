@@ -20,9 +20,9 @@ from typing import Dict, List, Tuple
 
 from mtiacc.diagnostics import CompileError
 from mtiacc.frontend.language.semantic import describe
-from mtiacc.frontend.values import FunctionRef, HelperRef
+from mtiacc.frontend.values import Aggregate, FunctionRef, HelperRef
 from mtiacc.frontend.visitor.imports import Importer, LoadedModule
-from mtiacc.frontend.visitor.module_scan import NotConstant, const_eval, is_constexpr_annotation, resolve_static
+from mtiacc.frontend.visitor.module_scan import NotConstant, const_eval, resolve_static
 from mtiacc.ir import ops
 from mtiacc.ir.core import Builder, Value
 from mtiacc.ir.scf import CallOp
@@ -113,6 +113,8 @@ def _freeze(x):
         return ("value", x.type)
     if isinstance(x, (tuple, list)):
         return (type(x).__name__, tuple(_freeze(e) for e in x))
+    if isinstance(x, Aggregate):  # a block pointer, a descriptor: its structure and its parts
+        return (type(x).__name__, x.key(), tuple(_freeze(e) for e in x.parts()))
     return (type(x).__name__, repr(x))
 
 
@@ -122,6 +124,8 @@ def _flatten(x) -> List[Value]:
         return [x]
     if isinstance(x, (tuple, list)):
         return [v for e in x for v in _flatten(e)]
+    if isinstance(x, Aggregate):
+        return [v for e in x.parts() for v in _flatten(e)]
     return []
 
 
@@ -131,6 +135,8 @@ def _rebuild(x, values):
         return next(values)
     if isinstance(x, (tuple, list)):
         return type(x)(_rebuild(e, values) for e in x)
+    if isinstance(x, Aggregate):
+        return x.with_parts([_rebuild(e, values) for e in x.parts()])
     return x
 
 
@@ -213,24 +219,23 @@ def call_values(ctx, callee, args, kwargs):
     if fn is None:
         raise CompileError(f"'{name}' is not a @triton.jit function")
     bound = bind_arguments(fn, module, args, kwargs)
-    params = {p.arg: p for p in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}
-    key_parts = []
-    for pname, v in bound.items():
-        if _flatten(v) and is_constexpr_annotation(params[pname].annotation, module.info.scope):
-            raise CompileError(f"parameter '{pname}' of '{name}' is a tl.constexpr, but the call passes "
-                               f"{describe(v)}")
-        key_parts.append((pname, _freeze(v)))
+    # A helper's `tl.constexpr` annotation does not decide anything: as in Triton, what the call passes
+    # does (tutorial 06 passes the run-time blocks offs_m and offs_n to `offs_m: tl.constexpr`).
+    key_parts = [(pname, _freeze(v)) for pname, v in bound.items()]
     key = (module.path, name, tuple(key_parts))
     s = session_of(ctx)
     if key in s.active or any(k[:2] == key[:2] for k in s.active):
         raise CompileError(f"recursive call to '{name}' is not supported")
     if key not in s.cache:
         s.cache[key] = _lower_helper(ctx, s, module, fn, bound)
-    sym, template, ftype = s.cache[key]
+    sym, template, ftype, passthrough = s.cache[key]
     runtime = [x for v in bound.values() for x in _flatten(v)]
     op = CallOp.get(sym, runtime, list(ftype.outputs))
     ctx.builder.insert(op)
-    return _rebuild(template, iter(op.results))
+    # a result that is an argument returned as it is stays the caller's value (a block pointer's base,
+    # shape and strides keep their identity, so a loop can carry it)
+    results = [runtime[k] if k is not None else r for k, r in zip(passthrough, op.results)]
+    return _rebuild(template, iter(results))
 
 
 def _lower_helper(ctx, s: Session, module: LoadedModule, fn: ast.FunctionDef, bound: Dict[str, object]):
@@ -262,4 +267,5 @@ def _lower_helper(ctx, s: Session, module: LoadedModule, fn: ast.FunctionDef, bo
     sub.builder.insert(ops.ReturnOp.get(results))
     ftype = FunctionType(tuple(a.type for a in func.args), tuple(v.type for v in results))
     func.attrs["function_type"] = ftype
-    return sym, template, ftype
+    passthrough = [next((k for k, a in enumerate(func.args) if a is v), None) for v in results]
+    return sym, template, ftype, passthrough

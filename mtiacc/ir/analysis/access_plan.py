@@ -25,7 +25,9 @@ never decides again).  The kinds, in the order they are tried (the first that fi
    that is not affine.
 7. ``contiguous``: a 1-D affine block of stride 1 with no mask, a prefix mask (``affine.prefix_count``)
    or a mask axis-info proves uniform over the block.
-8. ``elements``: the other 1-D affine blocks (a constant stride other than 1, or a general mask).
+8. ``tiles`` again: a 1-D affine block whose mask is a range box (``affine_nd.range_box``: ``lo <= i < hi``,
+   a block pointer's or a descriptor's bounds): the range clipped at run time, one DMA.
+9. ``elements``: the other 1-D affine blocks (a constant stride other than 1, or a general mask).
 """
 from __future__ import annotations
 
@@ -33,7 +35,7 @@ from typing import Callable, Dict, List
 
 from mtiacc.ir import ops as O
 from mtiacc.ir.analysis.affine import pointer_affine, prefix_count
-from mtiacc.ir.analysis.affine_nd import pointer_nd, prefix_box
+from mtiacc.ir.analysis.affine_nd import pointer_nd, prefix_box, range_box
 from mtiacc.ir.analysis.axis_info import AxisInfo, analyze, is_uniform
 from mtiacc.ir.analysis.split_axes import mask_box, pointer_axes
 from mtiacc.ir.analysis.split_index import mask_form, single_axis, split_pointer
@@ -111,6 +113,8 @@ def plan(op: Operation, facts: LazyFacts) -> str:
     mask = op.mask
     if aff[1].stride == 1 and (mask is None or prefix_count(mask) is not None or is_uniform(mask, facts())):
         return "contiguous"
+    if mask is not None and range_box(mask) is not None:
+        return "tiles"   # lo <= i < hi (a block pointer's bounds): one DMA of the clipped range
     return "elements"
 
 

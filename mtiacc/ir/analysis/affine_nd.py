@@ -5,7 +5,8 @@ An integer block of shape ``(d0, .., dk)`` is *affine* when element ``(i0, .., i
 run-time scalars (``Poly``: products are allowed, so ``pid * BLOCK * stride`` is one term).  A pointer
 block is a scalar base pointer plus an affine offset in elements.  A mask is a *prefix box* when
 element ``(i0, .., ik)`` is active exactly when ``ij < count[j]`` for every constrained ``j``
-(``(rows < M)[:, None] & (cols < N)[None, :]``).
+(``(rows < M)[:, None] & (cols < N)[None, :]``), and a *range box* when also lower bounds
+``ij >= lo[j]`` may constrain it (a block pointer's ``0 <= off + arange(B) < shape``).
 
 Loads and stores of such blocks move one row (the last dimension) per DMA transfer when the last
 stride is 1 (the ``tiles`` access plan, ``codegen/memory/tiles.py``).
@@ -188,8 +189,13 @@ def pointer_nd(v: Value) -> Optional[Tuple[Value, NdAffine]]:
     return None
 
 
-def prefix_box(mask: Value) -> Optional[List[Optional[Poly]]]:
-    """Per dimension, the count of active leading indices (None: every index), or None."""
+Range = Tuple[Optional[Poly], Optional[Poly]]
+
+
+def range_box(mask: Value) -> Optional[List[Optional[Range]]]:
+    """Per dimension, the range ``(lo, hi)`` of active indices ``lo <= i < hi`` (None for a bound that
+    is absent; None for a dimension with every index active), or None when the mask is not such a box.
+    Block pointers and descriptors check ``0 <= off + arange(B) < shape`` per axis: a range box."""
     if not isinstance(mask, OpResult) or not mask.type.is_block():
         return None
     op = mask.op
@@ -200,30 +206,53 @@ def prefix_box(mask: Value) -> Optional[List[Optional[Poly]]]:
         c = getattr(op.src, "op", None)
         return [None] * rank if isinstance(c, O.ConstantOp) and c.value else None
     if isinstance(op, _SHAPE):
-        inner = prefix_box(op.src)
+        inner = range_box(op.src)
         return None if inner is None else _through_shape_op(op, inner, lambda: None)
     if isinstance(op, O.AndIOp):
-        a, b = prefix_box(op.lhs), prefix_box(op.rhs)
+        a, b = range_box(op.lhs), range_box(op.rhs)
         if a is None or b is None:
             return None
-        out = []
+        out: List[Optional[Range]] = []
         for x, y in zip(a, b):
-            if x is not None and y is not None:
-                return None
-            out.append(x if x is not None else y)
+            if x is None or y is None:
+                out.append(x if y is None else y)
+                continue
+            if x[0] is not None and y[0] is not None or x[1] is not None and y[1] is not None:
+                return None   # two bounds on one side (the larger of two lows is not affine)
+            out.append((x[0] if x[0] is not None else y[0], x[1] if x[1] is not None else y[1]))
         return out
     if isinstance(op, O.CmpIOp) and op.predicate in ("slt", "sgt", "sle", "sge"):
-        lhs, rhs = (op.lhs, op.rhs) if op.predicate in ("slt", "sle") else (op.rhs, op.lhs)
-        a, b = nd_affine(lhs), nd_affine(rhs)
-        if a is None or b is None or not b.uniform:
-            return None
-        varying = [j for j, s in enumerate(a.strides) if not s.is_zero()]
-        if len(varying) != 1 or a.strides[varying[0]].as_const() != 1:
-            return None
-        count = b.start - a.start  # a.start + i < b  <=>  i < b - a.start
-        if op.predicate in ("sle", "sge"):
-            count = count + Poly.const(1)
-        out: List[Optional[Poly]] = [None] * rank
-        out[varying[0]] = count
-        return out
+        return _compare_range(op, rank)
     return None
+
+
+def _compare_range(op, rank: int) -> Optional[List[Optional[Range]]]:
+    """``u + i OP y`` or ``y OP u + i`` (``i`` the index along one axis, ``u`` and ``y`` uniform)."""
+    a, b = nd_affine(op.lhs), nd_affine(op.rhs)
+    if a is None or b is None:
+        return None
+    pred = op.predicate
+    if a.uniform and not b.uniform:     # y OP x  ->  x OP' y
+        a, b = b, a
+        pred = {"slt": "sgt", "sgt": "slt", "sle": "sge", "sge": "sle"}[pred]
+    if not b.uniform:
+        return None
+    varying = [j for j, s in enumerate(a.strides) if not s.is_zero()]
+    if len(varying) != 1 or a.strides[varying[0]].as_const() != 1:
+        return None
+    bound = b.start - a.start          # u + i OP y  <=>  i OP y - u
+    one = Poly.const(1)
+    rng = {"slt": (None, bound), "sle": (None, bound + one),
+           "sgt": (bound + one, None), "sge": (bound, None)}[pred]
+    out: List[Optional[Range]] = [None] * rank
+    out[varying[0]] = rng
+    return out
+
+
+def prefix_box(mask: Value) -> Optional[List[Optional[Poly]]]:
+    """Per dimension, the count of active leading indices (None: every index), or None: a range box
+    without lower bounds."""
+    box = range_box(mask)
+    if box is None or any(r is not None and r[0] is not None for r in box):
+        return None
+    return [None if r is None else r[1] for r in box]

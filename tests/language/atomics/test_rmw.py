@@ -120,7 +120,7 @@ def test_scalar_ops_over_dtypes(op, t):
     with np.errstate(over="ignore"):
         out = run(SCALAR_OP.replace("OP", op).replace("SEM", '"acq_rel"'), f"*{t},*{t},*{t}",
                   {"X": x, "Z": np.array([z0]), "O": np.zeros(n, x.dtype)}, grid=(n,))
-        want = REDUCE[op].reduce(np.concatenate([[z0], x]).astype(x.dtype))
+        want = REDUCE[op].reduce(np.concatenate([[z0], x]).astype(x.dtype), dtype=x.dtype)   # wrapping, as the atomics do
     assert out["Z"][0] == want
     assert z0 in out["O"]   # the first program to run saw the initial value
 
@@ -157,7 +157,7 @@ def test_block_ops_with_mask(op, t):
     out = run(BLOCK_OP.replace("OP", op), f"*{t},*{t},*{t},*i8",
               {"X": x, "Z": z0.copy(), "O": np.zeros_like(x), "M": m}, grid=(progs,), defines=(("BLOCK", "32"),))
     with np.errstate(over="ignore"):
-        want = REDUCE[op].reduce(np.stack([z0] + list(x.reshape(progs, block))), axis=0)
+        want = REDUCE[op].reduce(np.stack([z0] + list(x.reshape(progs, block))), axis=0, dtype=x.dtype)
     want = np.where(m != 0, want, z0)
     np.testing.assert_array_equal(out["Z"], want)
     old = out["O"].reshape(progs, block)

@@ -1,12 +1,17 @@
 """Builtins that reach memory beyond ``tl.load`` / ``tl.store``: atomics, block pointers and tensor
 descriptors.  Each module has a ``LANGUAGE`` table (``tl.<name>``) and a ``METHODS`` table
 (``x.<name>(...)``); this package merges them for :mod:`mtiacc.frontend.language`.
+
+``boxes`` is the helper block pointers (``block_ptr``) and tensor descriptors (``descriptor``) share.
 """
 from __future__ import annotations
 
 from typing import Dict
 
-from mtiacc.frontend.language.memory import atomics
+from mtiacc.frontend.language.memory import atomics, block_ptr, descriptor
 
-LANGUAGE: Dict[str, object] = dict(atomics.LANGUAGE)
-METHODS: Dict[str, object] = dict(atomics.METHODS)
+LANGUAGE: Dict[str, object] = {}
+METHODS: Dict[str, object] = {}
+for _module in (atomics, block_ptr, descriptor):
+    LANGUAGE.update(_module.LANGUAGE)
+    METHODS.update(_module.METHODS)
