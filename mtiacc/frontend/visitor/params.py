@@ -247,8 +247,8 @@ def _constexpr_value(src, arg: ast.arg, defaults, defines, scope):
         return parse_define(arg.arg, defines[arg.arg])
     if arg.arg in defaults:
         d = defaults[arg.arg]
-        if isinstance(d, ast.Constant) and isinstance(d.value, str):
-            return d.value                       # ACTIVATION: tl.constexpr = "relu"
+        if isinstance(d, ast.Constant) and (isinstance(d.value, str) or d.value is None):
+            return d.value                       # ACTIVATION: tl.constexpr = "relu"; BIAS: tl.constexpr = None
         try:
             return const_eval(defaults[arg.arg], scope)
         except (NotConstant, TypeError):
