@@ -25,7 +25,8 @@ from mtiacc.ir.types import Type
 
 STEP_BUDGET = 200_000      # AST nodes evaluated and elements iterated, per evaluation
 MAX_DEPTH = 40             # nested helper calls
-MAX_SIZE = 100_000         # elements of a list or characters of a string built by * or **
+MAX_SIZE = 100_000         # elements of a list or characters of a string built by an operator
+MAX_BITS = 4096            # bits of an integer built by an operator
 
 
 class NotStatic(Exception):
@@ -122,7 +123,7 @@ _BUILTINS: Dict[str, Callable] = {
     "range": range, "len": len, "min": min, "max": max, "abs": abs, "int": int, "float": float,
     "bool": bool, "str": str, "list": list, "tuple": tuple, "dict": dict, "set": set, "zip": zip,
     "enumerate": enumerate, "sorted": sorted, "reversed": reversed, "sum": sum, "any": any, "all": all,
-    "round": round, "divmod": divmod, "pow": pow, "isinstance": None, "print": None,
+    "round": round, "divmod": divmod, "isinstance": None, "print": None,
 }
 _FOREIGN: Dict[str, Callable] = {
     "itertools.product": itertools.product, "itertools.chain": itertools.chain,
@@ -133,7 +134,7 @@ _TRITON: Dict[str, Callable] = {"triton.next_power_of_2": _next_power_of_2, "tri
 _SAFE_METHODS = {
     list: ("append", "extend", "copy", "index", "count", "insert", "pop", "reverse"),
     dict: ("get", "items", "keys", "values", "copy", "update", "setdefault"),
-    str: ("format", "upper", "lower", "startswith", "endswith", "join", "split", "strip"),
+    str: ("upper", "lower", "startswith", "endswith", "join", "split", "strip"),
     tuple: ("index", "count"),
 }
 _BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
@@ -312,11 +313,15 @@ class StaticEvaluator:
         if op is ast.Mult and (isinstance(a, (str, list, tuple)) or isinstance(b, (str, list, tuple))):
             seq, n = (a, b) if isinstance(a, (str, list, tuple)) else (b, a)
             if isinstance(n, int) and len(seq) * n > MAX_SIZE:
-                raise NotStatic(node, "a sequence too large to build")
+                raise NotStatic(node, "a value too large to compute")
         try:
-            return _BINOPS[op](a, b)
+            out = _BINOPS[op](a, b)
         except (ArithmeticError, TypeError, ValueError) as e:
             raise NotStatic(node, f"`{_short(node)}` fails: {e}") from None
+        if isinstance(out, int) and out.bit_length() > MAX_BITS or \
+                isinstance(out, (str, list, tuple)) and len(out) > MAX_SIZE:
+            raise NotStatic(node, "a value too large to compute")
+        return out
 
     def _e_UnaryOp(self, node, env):
         v = self.eval(node.operand, env)

@@ -232,3 +232,17 @@ def test_heuristic_using_what_is_not_evaluated(kernels):
     assert "cannot compute heuristic 'BIG' at compile time" in err.message
     assert "-D BIG=VALUE" in err.message
     where(err, err.path, "BIG", 'args["X"]')
+
+
+@pytest.mark.parametrize("helper, message", [
+    ("    i = 0\n    while True:\n        i += 1", "the computation takes too many steps"),
+    ("    x = 3\n    while True:\n        x = x * x", "a value too large to compute"),
+    ("    s = 'ab'\n    for _ in range(100):\n        s = s + s", "a value too large to compute"),
+    ("    return [triton.Config({}, pre_hook=None)] * 10 ** 9", "a value too large to compute"),
+    ("    return open('/etc/passwd').read()", "undefined name 'open'"),
+    ("    return 'x'.__class__", "`'x'.__class__` is not evaluated at compile time"),
+])
+def test_the_interpreter_stays_bounded_and_safe(kernels, helper, message):
+    err = kernels.error(f"def helper():\n{helper}\n\n\n@triton.autotune(configs=helper(), key=[])\n@triton.jit" + BODY)
+    assert "cannot compute the autotune configs at compile time" in err.message
+    assert message in err.message
