@@ -1,7 +1,8 @@
 """`mtiacc`: the compiler's command line.
 
     mtiacc FILE.py [-o OUT] [--kernel NAME] [-D NAME=VALUE]... [--signature SIG] [--grid EXPR]
-                   [--emit ir|asm|bin] [-O0|-O1|-O2|-O3]
+                   [--config N] [--emit ir|asm|bin] [-O0|-O1|-O2|-O3]
+    mtiacc FILE.py --list-configs [--kernel NAME]
     mtiacc opt IN.mtir [--passes=PIPELINE | -O LEVEL] [-o OUT] [--no-verify-each]
     mtiacc disasm BIN
 
@@ -107,10 +108,13 @@ def dump_pipeline(passes_text, opt_level, disabled, codegen=True) -> None:
 @click.option("--emit", type=click.Choice(["ir", "asm", "bin"]), default="bin", show_default=True,
               help="Stop after this stage and write its output.")
 @click.option("--target", help="Target name or machine YAML (default: mtia2i).")
+@click.option("--config", "config", type=int, metavar="N",
+              help="Compile the kernel's N-th @triton.autotune config (0-based; default 0).")
+@click.option("--list-configs", is_flag=True, help="Print the kernel's autotune configs and heuristics, and exit.")
 @pass_options
-def compile_command(file, output, kernel, defines, signature, grid, emit, target, opt_level, passes,
-                    dump_pipeline, print_before, print_after, print_ir_after_all, print_ir_after_change,
-                    disabled, time_passes, verify_each):
+def compile_command(file, output, kernel, defines, signature, grid, emit, target, config, list_configs,
+                    opt_level, passes, dump_pipeline, print_before, print_after, print_ir_after_all,
+                    print_ir_after_change, disabled, time_passes, verify_each):
     """Compile a Triton kernel to an MTIA binary."""
     defs = dict(parse_define(d) for d in defines)
     if file is None and not dump_pipeline:
@@ -120,11 +124,15 @@ def compile_command(file, output, kernel, defines, signature, grid, emit, target
         if dump_pipeline:
             globals()["dump_pipeline"](passes, opt_level, disabled)
             return
+        if list_configs:
+            from mtiacc.driver import list_configs as describe
+            sys.stdout.write(describe(file, Options(kernel=kernel)))
+            return
         instr = make_instrumentation(print_before, print_after, print_ir_after_all, print_ir_after_change,
                                      time_passes)
         opts = Options(kernel=kernel, defines=defs, signature=signature, grid=grid, opt_level=opt_level,
                        passes=passes, target=target, disabled_passes=tuple(disabled), verify_each=verify_each,
-                       instrumentation=instr)
+                       instrumentation=instr, config=config)
         try:
             result = compile_kernel(file, opts, stop_after=emit)
         finally:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import os
+import re
 import tempfile
 from typing import Dict, List, Optional, Tuple
 
@@ -34,6 +35,8 @@ class Options:
     disabled_passes: Tuple[str, ...] = ()   # --disable-pass (IR and machine passes)
     verify_each: bool = True
     instrumentation: Optional[object] = None  # mtiacc.opt.Instrumentation: --print-ir-*, --time-passes
+    config: Optional[int] = None       # --config: which @triton.autotune config (None: the first)
+    num_stages: Optional[int] = None   # the kernel's software-pipelining depth (its config's num_stages)
 
 
 @dataclasses.dataclass
@@ -49,11 +52,23 @@ class Compilation:
 
 def run_frontend(path: str, opts: Options):
     from mtiacc.frontend import compile_file
+    check_source_path(path)
+    return compile_file(path, kernel=opts.kernel, defines=opts.defines, signature=opts.signature,
+                        config=opts.config)
+
+
+def check_source_path(path: str) -> None:
     if not os.path.exists(path):
         raise UserError(f"no such file: '{path}'")
     if os.path.isdir(path):
         raise UserError(f"'{path}' is a directory, not a kernel file")
-    return compile_file(path, kernel=opts.kernel, defines=opts.defines, signature=opts.signature)
+
+
+def list_configs(path: str, opts: Options) -> str:
+    """``--list-configs``: the kernel's autotune configs (by index) and its heuristics."""
+    from mtiacc.frontend.entry import read_kernel_tuning
+    check_source_path(path)
+    return read_kernel_tuning(path, opts.kernel).describe()
 
 
 def pipeline_passes(opts: Options) -> list:
@@ -62,7 +77,19 @@ def pipeline_passes(opts: Options) -> list:
     from mtiacc.opt import for_codegen, parse_pipeline, pipeline_for_level, remove_disabled
     pipeline = opts.passes if opts.passes is not None else pipeline_for_level(opts.opt_level)
     passes = remove_disabled(parse_pipeline(pipeline), opts.disabled_passes)
+    if opts.num_stages is not None:
+        passes = [_with_stages(p, opts) for p in passes]
     return for_codegen(passes, opts.disabled_passes) if opts.codegen else passes
+
+
+def _with_stages(p, opts: Options):
+    """A config's ``num_stages`` is the kernel's default pipelining depth, as in Triton: ``pipeline-dots``
+    uses it for the loops without their own ``tl.range(..., num_stages=)``, unless ``--passes`` sets the
+    pass's ``stages`` itself."""
+    if p.name != "pipeline-dots" or (opts.passes is not None
+                                     and re.search(r"pipeline-dots\s*\{[^}]*\bstages\s*=", opts.passes)):
+        return p
+    return dataclasses.replace(p, stages=max(1, opts.num_stages))
 
 
 def run_ir_passes(module, passes: list, opts: Options) -> None:
@@ -129,6 +156,7 @@ def build_meta(fe, target: Target, grid: Optional[List[str]], lmem_bytes: int) -
         "args_base": target.args_base,
         "source_file": fe.source_file,
         "source": {str(k): v for k, v in fe.source_lines.items()},
+        **({"tuning": fe.tuning} if fe.tuning else {}),
     }
 
 
@@ -138,6 +166,9 @@ def compile_kernel(path: str, opts: Options, stop_after: str = "bin") -> Compila
     from mtiacc.opt import split_tail
     fe = run_frontend(path, opts)
     grid = parse_grid(opts.grid, fe) if opts.grid else None
+    stages = ((fe.tuning or {}).get("config") or {}).get("num_stages")
+    if stages is not None:
+        opts = dataclasses.replace(opts, num_stages=stages)
     optimize, legalize, machine_passes = split_tail(pipeline_passes(opts))
     run_ir_passes(fe.module, optimize, opts)
     out = Compilation(fe)

@@ -7,9 +7,10 @@ from typing import Dict, List, Optional, Union
 
 from mtiacc.diagnostics import CompileError
 from mtiacc.frontend.source import SourceFile
+from mtiacc.frontend.visitor.decorators import Tuning, config_meta, evaluate_heuristics, format_value, read_tuning
 from mtiacc.frontend.visitor.imports import resolver_for
 from mtiacc.frontend.visitor.lowering import FunctionLowering
-from mtiacc.frontend.visitor.module_scan import scan_module
+from mtiacc.frontend.visitor.module_scan import decorator_kind, scan_module
 from mtiacc.frontend.visitor.params import Param, resolve_params
 from mtiacc.ir import ops
 from mtiacc.ir.core import Builder, VerifyError
@@ -25,6 +26,7 @@ class FrontendResult:
     constexprs: Dict[str, Union[int, float, bool]]
     source_file: str
     source_lines: Dict[int, str]
+    tuning: Optional[dict] = None   # the chosen autotune config and the heuristics' values (metadata)
 
 
 def _entry_points(jit: Dict[str, ast.FunctionDef]) -> List[str]:
@@ -51,14 +53,52 @@ def _choose_kernel(jit: Dict[str, ast.FunctionDef], kernel: Optional[str], path:
     return jit[kernel]
 
 
-def compile_file(path: str, kernel: Optional[str] = None, defines: Optional[Dict[str, str]] = None,
-                 signature: Optional[str] = None) -> FrontendResult:
-    """Parse ``path`` (never importing it) and lower one ``@triton.jit`` function to IR."""
+def _check_tuned_functions(src: SourceFile, info) -> None:
+    for name, deco in info.tuned_without_jit.items():
+        kind = decorator_kind(deco, info.scope)
+        raise CompileError(f"@triton.{kind} decorates '{name}', which is not a @triton.jit function; put "
+                           f"@triton.jit directly above `def {name}`", src.loc(deco))
+
+
+def read_kernel_tuning(path: str, kernel: Optional[str] = None) -> Tuning:
+    """A kernel's autotune configs and heuristics, read without compiling it (``--list-configs``)."""
     src = SourceFile.read(path)
     tree = src.parse()
     info = scan_module(tree, resolver=resolver_for(path))
+    _check_tuned_functions(src, info)
     fn = _choose_kernel(info.jit_functions, kernel, path)
-    params = resolve_params(src, fn, info.scope, fn.name, dict(defines or {}), signature)
+    return read_tuning(src, fn, info.scope, tree)
+
+
+def compile_file(path: str, kernel: Optional[str] = None, defines: Optional[Dict[str, str]] = None,
+                 signature: Optional[str] = None, config: Optional[int] = None) -> FrontendResult:
+    """Parse ``path`` (never importing it) and lower one ``@triton.jit`` function to IR.  ``config``
+    chooses one of its ``@triton.autotune`` configs (default: the first)."""
+    src = SourceFile.read(path)
+    tree = src.parse()
+    info = scan_module(tree, resolver=resolver_for(path))
+    _check_tuned_functions(src, info)
+    fn = _choose_kernel(info.jit_functions, kernel, path)
+    tuning = read_tuning(src, fn, info.scope, tree)
+    chosen = tuning.choose(config)
+    defines = dict(defines or {})
+    heuristics: Dict[str, object] = {}
+
+    def derive(known, runtime_names):
+        names = [a.arg for a in fn.args.posonlyargs + fn.args.args]
+        heuristics.update(evaluate_heuristics(src, tuning, chosen, known, names, list(defines)))
+        return heuristics
+
+    params = resolve_params(src, fn, info.scope, fn.name, defines, signature,
+                            presets=chosen.kwargs if chosen is not None else None,
+                            derived=[h.name for h in tuning.heuristics], derive=derive)
+    summary = None
+    if chosen is not None or heuristics:
+        summary = {}
+        if chosen is not None:
+            summary["config"] = config_meta(chosen, config or 0, len(tuning.configs))
+        if heuristics:
+            summary["heuristics"] = {k: format_value(v) if isinstance(v, Type) else v for k, v in heuristics.items()}
 
     runtime = [p for p in params if not p.constexpr]
     module = ops.ModuleOp.get()
@@ -83,4 +123,4 @@ def compile_file(path: str, kernel: Optional[str] = None, defines: Optional[Dict
         module=module, kernel=fn.name, params=params,
         constexprs={p.name: triton_type_name(p.value) if isinstance(p.value, Type) else p.value  # DT=fp16
                     for p in params if p.constexpr},
-        source_file=path, source_lines=src.lines_of(fn))
+        source_file=path, source_lines=src.lines_of(fn), tuning=summary)

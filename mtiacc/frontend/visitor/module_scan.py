@@ -23,6 +23,8 @@ class NotConstant(Exception):
 class ModuleInfo:
     scope: Dict[str, object]
     jit_functions: Dict[str, ast.FunctionDef]
+    # functions under @triton.autotune / @triton.heuristics without @triton.jit: name -> that decorator
+    tuned_without_jit: Dict[str, ast.expr] = dataclasses.field(default_factory=dict)
 
 
 def _user_module(resolver, name: str, level: int = 0):
@@ -84,6 +86,18 @@ def is_jit_decorator(node: ast.expr, scope: Dict[str, object]) -> bool:
         return True
     # A file that uses `@triton.jit` without importing triton is still a Triton file.
     return found is None and ast.unparse(target) in ("triton.jit", "jit")
+
+
+def decorator_kind(node: ast.expr, scope: Dict[str, object]) -> Optional[str]:
+    """``"jit"``, ``"autotune"`` or ``"heuristics"`` for Triton's kernel decorators, else None."""
+    if is_jit_decorator(node, scope):
+        return "jit"
+    target = node.func if isinstance(node, ast.Call) else node
+    found = resolve_static(target, scope)
+    for kind in ("autotune", "heuristics"):
+        if found == Marker(f"triton.{kind}") or found is None and ast.unparse(target) in (f"triton.{kind}", kind):
+            return kind
+    return None
 
 
 def is_constexpr_annotation(ann: Optional[ast.expr], scope) -> bool:
@@ -148,6 +162,7 @@ def scan_module(tree: ast.Module, resolver=None) -> ModuleInfo:
     module but triton's is foreign."""
     scope: Dict[str, object] = {}
     jit: Dict[str, ast.FunctionDef] = {}
+    tuned: Dict[str, ast.expr] = {}
     for node in tree.body:
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             _bind_import(scope, node, resolver)
@@ -162,7 +177,10 @@ def scan_module(tree: ast.Module, resolver=None) -> ModuleInfo:
                 jit[node.name] = node
             else:
                 jit.pop(node.name, None)
+                kinds = [d for d in node.decorator_list if decorator_kind(d, scope) in ("autotune", "heuristics")]
+                if kinds:
+                    tuned[node.name] = kinds[0]
         elif isinstance(node, ast.ClassDef):
             scope[node.name] = NonConstantGlobal(node.name)
-    return ModuleInfo(scope, jit)
+    return ModuleInfo(scope, jit, tuned)
 

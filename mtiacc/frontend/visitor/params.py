@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-from typing import Dict, List, Optional, Set
+from typing import Callable, Dict, List, Optional, Sequence, Set
 
 from mtiacc.diagnostics import CompileError
 from mtiacc.frontend.language import LANGUAGE
@@ -148,7 +148,14 @@ def infer_pointer_params(fn: ast.FunctionDef, params: Set[str], scope) -> Set[st
 # --------------------------------------------------------------------------- resolution
 
 def resolve_params(src: SourceFile, fn: ast.FunctionDef, scope, kernel: str,
-                   defines: Dict[str, str], signature: Optional[str]) -> List[Param]:
+                   defines: Dict[str, str], signature: Optional[str],
+                   presets: Optional[Dict[str, object]] = None, derived: Sequence[str] = (),
+                   derive: Optional[Callable[[Dict[str, object], List[str]], Dict[str, object]]] = None
+                   ) -> List[Param]:
+    """``presets``: values for parameters (an autotune config's kwargs; ``-D`` wins over them);
+    ``derived``: parameters whose values ``derive(known values, run-time parameter names)`` computes
+    from the others once they are known (the heuristics; ``-D`` wins over them too)."""
+    presets = dict(presets or {})
     a = fn.args
     for bad, what in ((a.vararg, "*args"), (a.kwarg, "**kwargs")):
         if bad is not None:
@@ -159,11 +166,22 @@ def resolve_params(src: SourceFile, fn: ast.FunctionDef, scope, kernel: str,
     defaults: Dict[str, ast.expr] = dict(zip([x.arg for x in args[len(args) - len(a.defaults):]], a.defaults))
 
     params: List[Param] = []
+    pending: List[Param] = []   # derived: computed last
     for arg in args:
         # -D on a plain parameter specializes it to that constant, like Triton's `constants=`
-        # (its launcher does so for arguments equal to 1, e.g. `xnumel`)
-        if is_constexpr_annotation(arg.annotation, scope) or arg.arg in defines:
-            params.append(Param(arg.arg, None, True, _constexpr_value(src, arg, defaults, defines, scope)))
+        # (its launcher does so for arguments equal to 1, e.g. `xnumel`); so do a config's kwargs
+        given = arg.arg in defines or arg.arg in presets or arg.arg in derived
+        if is_constexpr_annotation(arg.annotation, scope) or given:
+            p = Param(arg.arg, None, True)
+            if arg.arg in defines:
+                p.value = parse_define(arg.arg, defines[arg.arg])
+            elif arg.arg in derived:
+                pending.append(p)
+            elif arg.arg in presets:
+                p.value = presets[arg.arg]
+            else:
+                p.value = _constexpr_value(src, arg, defaults, defines, scope)
+            params.append(p)
         else:
             params.append(Param(arg.arg, None, False))
 
@@ -186,18 +204,42 @@ def resolve_params(src: SourceFile, fn: ast.FunctionDef, scope, kernel: str,
                                f"but kernel '{kernel}' has {len(runtime)} non-constexpr parameters ({names})",
                                src.loc(fn))
         for i, (p, text) in enumerate(zip(runtime, entries), start=1):
+            value = _signature_constant(text)
+            if value is not None:   # Triton AOT: a number in the signature is that argument's constant value
+                p.constexpr, p.value = True, value
+                continue
             try:
                 p.type = parse_triton_type(text.split(":")[0])  # drop AOT hints such as `:16`
             except ValueError as e:
                 raise CompileError(f"signature entry {i} ('{text}') for parameter '{p.name}': {e}") from None
-        return params
+    else:
+        inferred = infer_pointer_params(fn, {p.name for p in runtime}, scope)
+        for p in runtime:
+            ann = by_name[p.name].annotation
+            t = _annotation_type(ann, scope, src) if ann is not None else None
+            p.type = t if t is not None else (PointerType(f32) if p.name in inferred else i32)
 
-    inferred = infer_pointer_params(fn, {p.name for p in runtime}, scope)
-    for p in runtime:
-        ann = by_name[p.name].annotation
-        t = _annotation_type(ann, scope, src) if ann is not None else None
-        p.type = t if t is not None else (PointerType(f32) if p.name in inferred else i32)
+    if pending:
+        waiting = {p.name for p in pending}
+        known = {p.name: p.value for p in params if p.constexpr and p.name not in waiting}
+        values = derive(known, [p.name for p in params if not p.constexpr]) if derive is not None else {}
+        for p in pending:
+            p.value = values[p.name] if p.name in values else \
+                presets.get(p.name) if p.name in presets else _constexpr_value(src, by_name[p.name], defaults, {},
+                                                                              scope)
     return params
+
+
+def _signature_constant(text: str):
+    """The value of a signature entry that is a number (``1024``, ``0.5``), else None."""
+    if not text.lstrip("+-.")[:1].isdigit():
+        return None
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return None
 
 
 def _constexpr_value(src, arg: ast.arg, defaults, defines, scope):
@@ -205,8 +247,8 @@ def _constexpr_value(src, arg: ast.arg, defaults, defines, scope):
         return parse_define(arg.arg, defines[arg.arg])
     if arg.arg in defaults:
         d = defaults[arg.arg]
-        if isinstance(d, ast.Constant) and isinstance(d.value, str):
-            return d.value                       # ACTIVATION: tl.constexpr = "relu"
+        if isinstance(d, ast.Constant) and (isinstance(d.value, str) or d.value is None):
+            return d.value                       # ACTIVATION: tl.constexpr = "relu"; BIAS: tl.constexpr = None
         try:
             return const_eval(defaults[arg.arg], scope)
         except (NotConstant, TypeError):
