@@ -1,0 +1,32 @@
+"""mtiacc: a Triton compiler for an MTIA-like accelerator, and the Python API to launch kernels on its simulator.
+
+``mtiacc.load(path, name)[grid](*args, **kwargs)`` compiles a ``@triton.jit`` kernel of a file (never running the
+file), launches it on numpy arrays or torch CPU tensors on the simulator and writes the results back
+(:mod:`mtiacc.runtime`); ``mtiacc.compile(path, ...)`` is the compiler as a function.  Importing the package
+loads nothing else until one of them is used.
+"""
+from __future__ import annotations
+
+__all__ = ["load", "compile", "Kernel", "Launch"]
+
+
+def compile(path: str, kernel=None, *, signature=None, constexprs=None, grid=None, opt_level: int = 2,
+            target=None, stop_after: str = "bin"):
+    """Compile kernel ``kernel`` of ``path``: returns the :class:`mtiacc.driver.Compilation` (``.binary`` the ELF
+    bytes, ``.asm_text``, ``.ir_text``, ``.meta``).  ``signature`` is Triton's (``"*fp32,*fp32,i32"``), or a list
+    of its entries; ``constexprs`` maps constexpr parameters to Python values."""
+    from mtiacc.driver import Options, compile_kernel
+    from mtiacc.runtime.launcher import _define_text
+    if isinstance(signature, (list, tuple)):
+        signature = ",".join(signature)
+    defines = {k: _define_text(k, v) for k, v in (constexprs or {}).items()}
+    opts = Options(kernel=kernel, defines=defines, signature=signature, opt_level=int(opt_level), target=target,
+                   grid=",".join(map(str, grid)) if isinstance(grid, (list, tuple)) else grid)
+    return compile_kernel(path, opts, stop_after=stop_after)
+
+
+def __getattr__(name):
+    if name in ("load", "Kernel", "Launch"):
+        from mtiacc import runtime
+        return getattr(runtime, name)
+    raise AttributeError(f"module 'mtiacc' has no attribute '{name}'")

@@ -117,9 +117,14 @@ def _available(inputs) -> str:
 
 
 def prepare(program: Program, cfg: MachineConfig, inputs: Dict[str, np.ndarray],
-            args: Optional[Dict[str, str]], place: Optional[Dict[str, str]] = None):
-    """Check the inputs against the parameters; return (dram, args blob, scalar env, pointer params)."""
+            args: Optional[Dict[str, str]], place: Optional[Dict[str, str]] = None,
+            pointer_at: Optional[Dict[str, Tuple[str, int]]] = None):
+    """Check the inputs against the parameters; return (dram, args blob, scalar env, pointer params).
+
+    ``pointer_at`` maps a pointer parameter to ``(buffer, byte offset)``: its value is that far into the buffer of
+    the parameter ``buffer`` (itself, or another one whose memory it shares; it then needs no input array)."""
     params = _params(program.meta)
+    pointer_at = dict(pointer_at or {})
     args = dict(args or {})
     known = {p["name"] for p in params}
     for k in args:
@@ -134,6 +139,10 @@ def prepare(program: Program, cfg: MachineConfig, inputs: Dict[str, np.ndarray],
         if ty.startswith("*"):
             if name in args:
                 raise UserError(f"--arg {name}: '{name}' is a pointer parameter; its data comes from the npz")
+            owner, offset = pointer_at.get(name, (name, 0))
+            slots.append((owner, int(offset)))
+            if owner != name:
+                continue
             base = ty[1:]
             if base not in POINTER_DTYPES:
                 raise UserError(f"parameter '{name}' has type '{ty}', which mtiasim does not support")
@@ -146,7 +155,6 @@ def prepare(program: Program, cfg: MachineConfig, inputs: Dict[str, np.ndarray],
                 exp = " or ".join(np.dtype(t).name for t in ok)
                 raise UserError(f"parameter '{name}' is {ty}: expected an array of dtype {exp}, got {arr.dtype}")
             pointers.append((name, ty, arr))
-            slots.append(None)
         else:
             if name in args:
                 v = _scalar_value(name, ty, args[name], f"--arg {name}")
@@ -167,11 +175,14 @@ def prepare(program: Program, cfg: MachineConfig, inputs: Dict[str, np.ndarray],
     for name, _, arr in pointers:
         dram.view(name)[:] = np.ascontiguousarray(arr).reshape(-1).view(np.uint8)
     blob = b""
-    pi = 0
     for s in slots:
-        if s is None:
-            blob += struct.pack("<Q", dram.buffers[pi].addr)
-            pi += 1
+        if isinstance(s, tuple):
+            owner, offset = s
+            try:
+                blob += struct.pack("<Q", dram.buffer(owner).addr + offset)
+            except KeyError:
+                raise UserError(f"pointer parameter shares the memory of '{owner}', which is not a pointer "
+                                f"parameter with an array") from None
         else:
             blob += s
     return dram, blob, scalars, pointers
@@ -234,17 +245,18 @@ def _local_memory(rows: int, size: int) -> np.ndarray:
 def run(binary, inputs: Dict[str, np.ndarray], grid=None, args: Optional[Dict[str, str]] = None,
         config_path: Optional[str] = None, max_steps: int = 50_000_000, config: Optional[MachineConfig] = None,
         place: Optional[Dict[str, str]] = None, trace: bool = False, profile: bool = False, seed: int = 0,
-        max_cycles: float = DEFAULT_MAX_CYCLES) -> RunResult:
+        max_cycles: float = DEFAULT_MAX_CYCLES, pointer_at: Optional[Dict[str, Tuple[str, int]]] = None) -> RunResult:
     """Simulate ``binary`` (a path, ELF bytes, a ``Binary`` or a loaded :class:`Program`) on ``inputs``.
 
     ``place`` maps pointer parameters to ``"dram"`` (default) or ``"sram"``; ``trace`` collects Chrome trace
     events (``RunResult.trace``); ``profile`` counts core cycles per instruction (``RunResult.profile``);
     ``seed`` orders programs whose atomics reach a memory in the same cycle; a run longer than ``max_cycles``
-    simulated cycles stops with an error naming where each program was."""
+    simulated cycles stops with an error naming where each program was; ``pointer_at`` places pointer parameters
+    inside buffers (views, arguments sharing memory: see :func:`prepare`)."""
     t0 = time.perf_counter()
     cfg = config or load_config(config_path)
     program = binary if isinstance(binary, Program) else load_program(binary)
-    dram, blob, scalars, pointers = prepare(program, cfg, inputs, args, place)
+    dram, blob, scalars, pointers = prepare(program, cfg, inputs, args, place, pointer_at)
     gx, gy, gz = resolve_grid(program, grid, scalars)
     total = gx * gy * gz
     n_pes = cfg.n_pes

@@ -14,6 +14,8 @@ ALLOWED = {
     "mtiacc.codegen": {"mtiacc.diagnostics", "mtiacc.ir", "mtiacc.target"},
     "mtiacc.asm": {"mtiacc.diagnostics"},
     "mtiasim": {"mtiacc.diagnostics", "mtiacc.asm"},
+    # the Python API sits above the compiler and the simulator
+    "mtiacc.runtime": {"mtiacc.diagnostics", "mtiacc.driver", "mtiacc.frontend", "mtiasim"},
 }
 
 

@@ -53,6 +53,13 @@ def _choose_kernel(jit: Dict[str, ast.FunctionDef], kernel: Optional[str], path:
     return jit[kernel]
 
 
+def choose_kernel_def(path: str, kernel: Optional[str] = None):
+    """``(function definition, module scope)`` of kernel ``kernel`` of ``path`` (the file parsed, never run)."""
+    src = SourceFile.read(path)
+    info = scan_module(src.parse(), resolver=resolver_for(path))
+    return _choose_kernel(info.jit_functions, kernel, path), info.scope
+
+
 def _check_tuned_functions(src: SourceFile, info) -> None:
     for name, deco in info.tuned_without_jit.items():
         kind = decorator_kind(deco, info.scope)

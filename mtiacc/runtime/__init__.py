@@ -1,0 +1,6 @@
+"""Launching kernels from Python: ``mtiacc.load(path, name)[grid](*args, **kwargs)`` on numpy arrays and torch
+CPU tensors (:mod:`.launcher`), with the signature inferred from the arguments (:mod:`.signature`) and compiled
+binaries cached on disk (:mod:`.cache`).  This layer sits above the compiler and the simulator and uses both."""
+from mtiacc.runtime.launcher import Kernel, Launch, load
+
+__all__ = ["Kernel", "Launch", "load"]

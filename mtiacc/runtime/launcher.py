@@ -1,0 +1,240 @@
+"""``kernel[grid](*args, **kwargs)`` on numpy arrays (and torch CPU tensors): compile, simulate, write back.
+
+:func:`load` reads a kernel from a file by name (parsing it, never running it).  A launch binds the arguments to
+the kernel's parameters as Python does, infers the signature from them (:mod:`.signature`), evaluates ``grid``
+(a tuple, or a callable over the arguments by name, as in Triton), compiles once per signature and constexpr
+values (the binary is cached on disk: :mod:`.cache`), runs the grid on the simulator and writes what the kernel
+stored back into the caller's arrays.  It returns a :class:`Launch` with the simulated time and statistics;
+``kernel.last_launch`` keeps the latest one.
+"""
+from __future__ import annotations
+
+import ast
+import dataclasses
+import os
+from typing import Callable, Dict, List, Optional, Tuple, Union
+
+import numpy as np
+
+from mtiacc.diagnostics import UserError
+from mtiacc.runtime import cache
+from mtiacc.runtime.signature import Buffer, classify
+
+
+@dataclasses.dataclass
+class Launch:
+    """One launch: the simulator's result (``outputs``, ``stats``), with the simulated time at hand."""
+
+    result: object
+    grid: Tuple[int, int, int]
+    signature: str
+    cached: bool
+
+    @property
+    def stats(self):
+        return self.result.stats
+
+    @property
+    def cycles(self) -> int:
+        return self.result.stats.cycles
+
+    @property
+    def time_s(self) -> float:
+        """Simulated seconds on the chip (job launch included)."""
+        return self.result.stats.time_s
+
+
+@dataclasses.dataclass
+class _Param:
+    name: str
+    constexpr: bool
+    default: object = None
+    has_default: bool = False
+
+
+def _define_text(name: str, v) -> str:
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return repr(v)
+    if isinstance(v, np.generic):
+        return repr(v.item())
+    qual = getattr(v, "name", None) or str(v)          # tl.float16, torch.float16 -> their names
+    return str(qual).replace("torch.", "")
+
+
+class Kernel:
+    """A ``@triton.jit`` function of a file, ready to launch: ``kernel[grid](*args, **kwargs)``."""
+
+    def __init__(self, path: str, name: Optional[str] = None, **options):
+        from mtiacc.frontend.entry import choose_kernel_def
+        self.path = os.path.abspath(path)
+        try:
+            with open(self.path, encoding="utf-8") as f:
+                self.source = f.read()
+        except OSError as e:
+            raise UserError(f"cannot read '{path}': {e.strerror}") from None
+        fn, scope = choose_kernel_def(self.path, name)
+        self.name = fn.name
+        self.options = dict(options)
+        self.params = self._parameters(fn, scope)
+        self.last_launch: Optional[Launch] = None
+        self._binaries: Dict[str, Tuple[bytes, bool]] = {}
+
+    @staticmethod
+    def _parameters(fn: ast.FunctionDef, scope) -> List[_Param]:
+        from mtiacc.frontend.visitor.module_scan import const_eval, is_constexpr_annotation
+        args = fn.args.posonlyargs + fn.args.args
+        first_default = len(args) - len(fn.args.defaults)
+        out = []
+        for i, a in enumerate(args):
+            p = _Param(a.arg, is_constexpr_annotation(a.annotation, scope))
+            if i >= first_default:
+                p.has_default = True
+                try:
+                    p.default = const_eval(fn.args.defaults[i - first_default], scope)
+                except Exception:       # a default the launcher need not know (a dtype): the compiler reads it
+                    p.default = _UNKNOWN
+            out.append(p)
+        return out
+
+    def __getitem__(self, grid) -> Callable[..., Launch]:
+        def launch(*args, **kwargs) -> Launch:
+            return self.run(*args, grid=grid, **kwargs)
+        return launch
+
+    def __repr__(self) -> str:
+        return f"<mtiacc.Kernel {self.name} of {self.path}>"
+
+    # ------------------------------------------------------------------------------------------------------
+    def bind(self, args, kwargs) -> Dict[str, object]:
+        names = [p.name for p in self.params]
+        if len(args) > len(names):
+            raise UserError(f"{self.name}() takes {len(names)} arguments, got {len(args)}")
+        bound = dict(zip(names, args))
+        for k, v in kwargs.items():
+            if k not in names:
+                raise UserError(f"{self.name}() has no parameter '{k}' (parameters: {', '.join(names)})")
+            if k in bound:
+                raise UserError(f"{self.name}() got two values for parameter '{k}'")
+            bound[k] = v
+        for p in self.params:
+            if p.name not in bound and not p.has_default:
+                raise UserError(f"{self.name}() is missing the argument '{p.name}'")
+        return bound
+
+    def run(self, *args, grid, seed: int = 0, max_cycles: Optional[float] = None, **kwargs) -> Launch:
+        from mtiasim.runner import run as simulate
+        bound = self.bind(args, kwargs)
+        defines: Dict[str, str] = {}
+        signature: List[str] = []
+        inputs: Dict[str, np.ndarray] = {}
+        scalars: Dict[str, str] = {}
+        pointer_at: Dict[str, Tuple[str, int]] = {}
+        buffers: Dict[str, Buffer] = {}
+        for p in self.params:
+            if p.name not in bound:
+                continue                      # a defaulted parameter: the compiler takes the default
+            v = bound[p.name]
+            if p.constexpr or v is None:
+                defines[p.name] = _define_text(p.name, v)
+                continue
+            ty, val = classify(p.name, v)
+            signature.append(ty)
+            if isinstance(val, Buffer):
+                buffers[p.name] = val
+                inputs[p.name] = val.span.view(val.dtype) if val.span.size % val.dtype.itemsize == 0 else val.span
+                pointer_at[p.name] = (p.name, val.offset)
+            else:
+                scalars[p.name] = repr(float(val)) if ty == "fp32" else str(int(val))
+        _share_memory(buffers, inputs, pointer_at)
+        sig = ",".join(signature)
+        binary, cached = self._binary(sig, defines)
+        meta = {p.name: (bound[p.name] if p.name in bound else p.default) for p in self.params}
+        g = grid(meta) if callable(grid) else grid
+        g = (g,) if isinstance(g, (int, np.integer)) else tuple(int(x) for x in g)
+        if not 1 <= len(g) <= 3:
+            raise UserError(f"the grid {g} must have 1 to 3 dimensions")
+        kw = {} if max_cycles is None else {"max_cycles": max_cycles}
+        result = simulate(binary, inputs, grid=g, args=scalars, seed=seed, pointer_at=pointer_at, **kw)
+        for name, buf in buffers.items():
+            if name not in result.outputs:
+                continue                      # its memory came back with the argument it shares it with
+            out = result.outputs[name]
+            raw = np.ascontiguousarray(out).reshape(-1).view(np.uint8)
+            if buf.span.size and buf.span.flags.writeable:
+                buf.span[:] = raw
+        launch = Launch(result, tuple(list(g) + [1] * (3 - len(g))), sig, cached)
+        self.last_launch = launch
+        return launch
+
+    def _binary(self, signature: str, defines: Dict[str, str]) -> Tuple[bytes, bool]:
+        memo = f"{signature}|{sorted(defines.items())}"
+        if memo in self._binaries:
+            return self._binaries[memo][0], True
+        from mtiacc.driver import Options, compile_kernel
+        k = cache.key(self.source, self.name, signature, defines, self.options)
+        binary = cache.load(k)
+        cached = binary is not None
+        if binary is None:
+            opts = Options(kernel=self.name, defines=dict(defines), signature=signature, **self.options)
+            binary = compile_kernel(self.path, opts).binary
+            cache.store(k, binary)
+        self._binaries[memo] = (binary, cached)
+        return binary, cached
+
+
+def _share_memory(buffers: Dict[str, Buffer], inputs: Dict[str, np.ndarray],
+                  pointer_at: Dict[str, Tuple[str, int]]) -> None:
+    """Arguments whose memory overlaps (``kernel(x, x)``, two views of one array) become one buffer, so what the
+    kernel writes through one pointer it reads through the other, as on the chip."""
+    spans = sorted((b.span.__array_interface__["data"][0], b.span.size, name) for name, b in buffers.items()
+                   if b.span.size)
+    groups: List[List[Tuple[int, int, str]]] = []
+    for lo, n, name in spans:
+        if groups and lo < max(a + m for a, m, _ in groups[-1]):
+            groups[-1].append((lo, n, name))
+        else:
+            groups.append([(lo, n, name)])
+    for g in groups:
+        if len(g) == 1:
+            continue
+        lo = g[0][0]
+        hi = max(a + m for a, m, _ in g)
+        owner = g[0][2]
+        offsets = {name: a - lo + buffers[name].offset for a, _m, name in g}
+        dt = buffers[owner].dtype
+        if (hi - lo) % dt.itemsize:
+            raise UserError(f"arguments {', '.join(n for _, _, n in g)} share memory in a way mtiacc cannot pass "
+                            f"as one buffer of {dt}")
+        union = _span_at(lo, hi - lo)
+        inputs[owner] = union.view(dt)
+        buffers[owner] = Buffer(union, offsets[owner], dt)
+        for _a, _m, name in g:
+            pointer_at[name] = (owner, offsets[name])
+            if name != owner:
+                inputs.pop(name, None)
+                buffers.pop(name)
+
+
+def _span_at(address: int, n: int) -> np.ndarray:
+    import ctypes
+    return np.frombuffer((ctypes.c_uint8 * n).from_address(address), np.uint8)
+
+
+class _Unknown:
+    def __repr__(self) -> str:
+        return "<default>"
+
+
+_UNKNOWN = _Unknown()
+
+
+def load(path: str, name: Optional[str] = None, **options) -> Kernel:
+    """The ``@triton.jit`` function ``name`` of file ``path`` (the only one when ``name`` is omitted), ready to
+    launch: ``load("add.py", "add_kernel")[(n // 1024,)](x, y, out, n, BLOCK_SIZE=1024)``.  ``options`` are the
+    compiler's (:class:`mtiacc.driver.Options`: ``opt_level``, ``target`` ...)."""
+    return Kernel(path, name, **options)
+
+
+def launch_grid(grid: Union[tuple, Callable], meta: dict) -> Tuple[int, ...]:
+    g = grid(meta) if callable(grid) else grid
+    return (g,) if isinstance(g, int) else tuple(g)

@@ -1,0 +1,108 @@
+"""From launch arguments to a kernel signature: Triton's rules for what a Python value's type is.
+
+An array (numpy, or a torch CPU tensor) is a pointer to its element type; ``bool`` is ``i1``; an ``int`` is ``i32``
+when it fits, else ``i64``, else ``u64``; a ``float`` is ``fp32``; ``None`` specializes the parameter to the
+constant ``None`` (as Triton does).  An array argument is passed as the bytes its elements span in memory, so a
+view (strides, an offset into a larger array) is seen by the kernel exactly as Triton sees a tensor's data
+pointer, and what the kernel writes lands in the caller's memory.
+"""
+from __future__ import annotations
+
+import ctypes
+import dataclasses
+from typing import Tuple
+
+import numpy as np
+from numpy.lib.array_utils import byte_bounds
+
+from mtiacc.diagnostics import UserError
+
+NUMPY_TYPES = {
+    np.dtype(np.float16): "fp16", np.dtype(np.float32): "fp32", np.dtype(np.float64): "fp64",
+    np.dtype(np.int8): "i8", np.dtype(np.int16): "i16", np.dtype(np.int32): "i32", np.dtype(np.int64): "i64",
+    np.dtype(np.uint8): "u8", np.dtype(np.uint16): "u16", np.dtype(np.uint32): "u32", np.dtype(np.uint64): "u64",
+    np.dtype(np.bool_): "i1",
+}
+# torch dtype name -> (Triton type, numpy dtype of its storage as mtiasim takes it)
+TORCH_TYPES = {
+    "float16": ("fp16", np.float16), "bfloat16": ("bf16", np.uint16), "float32": ("fp32", np.float32),
+    "float64": ("fp64", np.float64), "int8": ("i8", np.int8), "int16": ("i16", np.int16), "int32": ("i32", np.int32),
+    "int64": ("i64", np.int64), "uint8": ("u8", np.uint8), "uint16": ("u16", np.uint16),
+    "uint32": ("u32", np.uint32), "uint64": ("u64", np.uint64), "bool": ("i1", np.bool_),
+    "float8_e4m3fn": ("fp8e4nv", np.uint8), "float8_e5m2": ("fp8e5", np.uint8),
+    "float8_e4m3fnuz": ("fp8e4b8", np.uint8), "float8_e5m2fnuz": ("fp8e5b16", np.uint8),
+}
+
+
+@dataclasses.dataclass
+class Buffer:
+    """A pointer argument: the bytes its elements span (a 1-D uint8 array sharing the caller's memory) and the
+    byte offset of element 0 within them."""
+
+    span: np.ndarray
+    offset: int
+    dtype: np.dtype
+
+
+def is_torch_tensor(v) -> bool:
+    return type(v).__module__.startswith("torch") and hasattr(v, "untyped_storage")
+
+
+def byte_span(a: np.ndarray) -> Tuple[np.ndarray, int]:
+    """The bytes ``a``'s elements span in memory (a 1-D uint8 array sharing that memory) and the offset of the
+    element at index 0 in them."""
+    if a.size == 0:
+        return np.zeros(0, np.uint8), 0
+    lo, hi = byte_bounds(a)
+    span = np.frombuffer((ctypes.c_uint8 * (hi - lo)).from_address(lo), np.uint8)
+    return span, a.__array_interface__["data"][0] - lo
+
+
+def _scalar(name: str, v) -> str:
+    if isinstance(v, (bool, np.bool_)):
+        return "i1"
+    if isinstance(v, (int, np.integer)):
+        v = int(v)
+        if -(1 << 31) <= v < (1 << 31):
+            return "i32"
+        if -(1 << 63) <= v < (1 << 63):
+            return "i64"
+        if 0 <= v < (1 << 64):
+            return "u64"
+        raise UserError(f"argument '{name}' = {v} does not fit in 64 bits")
+    if isinstance(v, (float, np.floating)):
+        return "fp32"
+    raise UserError(f"argument '{name}' is a {type(v).__name__}: a kernel takes arrays (numpy, or torch CPU "
+                    f"tensors), ints, floats, bools and None")
+
+
+def classify(name: str, v):
+    """``(triton type, value)`` of argument ``name``: a :class:`Buffer` for an array, else the Python scalar."""
+    if is_torch_tensor(v):
+        if v.device.type != "cpu":
+            raise UserError(f"argument '{name}' is a tensor on '{v.device}': mtiacc runs CPU tensors")
+        dname = str(v.dtype).replace("torch.", "")
+        if dname not in TORCH_TYPES:
+            raise UserError(f"argument '{name}' has dtype {v.dtype}, which mtiacc does not support")
+        ty, npdt = TORCH_TYPES[dname]
+        a = v.detach()
+        # the tensor's elements as numpy sees them (bf16 and fp8 as their bits), sharing its memory
+        arr = a.view(_torch_int_of(a)).numpy() if npdt in (np.uint16, np.uint8) and ty not in ("u8", "u16") \
+            else a.numpy()
+        arr = arr.view(npdt)
+        span, off = byte_span(arr)
+        return "*" + ty, Buffer(span, off, np.dtype(npdt))
+    if isinstance(v, np.ndarray):
+        if v.dtype not in NUMPY_TYPES:
+            raise UserError(f"argument '{name}' has dtype {v.dtype}, which mtiacc does not support (bfloat16 "
+                            f"data: pass a torch tensor, or uint16 bits to a kernel compiled for *bf16)")
+        if not v.flags.writeable:
+            v = v.copy()
+        span, off = byte_span(v)
+        return "*" + NUMPY_TYPES[v.dtype], Buffer(span, off, v.dtype)
+    return _scalar(name, v), v
+
+
+def _torch_int_of(t):
+    import torch
+    return torch.int16 if t.element_size() == 2 else torch.uint8
