@@ -84,7 +84,15 @@ def _store(lw: Lowering, op: O.StoreOp) -> None:
             lw.keep.update(ndblocks.alias_chain(v))
 
 
+def _volatile_fence(lw: Lowering, op: O.LoadOp) -> None:
+    """A volatile load is ordered after every earlier memory access of the program, and the simulator schedules a
+    program with fences by simulated time, so a spin on a volatile flag lets the program that sets it run."""
+    if op.volatile:
+        lw.b("fence", comment="volatile load")
+
+
 def _scalar_load(lw: Lowering, op: O.LoadOp) -> None:
+    _volatile_fence(lw, op)
     lw.regs[id(op.result)] = memory.lower_scalar_load(lw, op)
 
 
@@ -103,6 +111,7 @@ def _check_rank(op: Operation) -> None:
 
 def _block_load(lw: Lowering, op: O.LoadOp) -> None:
     _check_rank(op)
+    _volatile_fence(lw, op)
     memory.lower_load(lw, op)
 
 
