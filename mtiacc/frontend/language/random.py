@@ -97,15 +97,13 @@ def _mulhilo(sem: Semantic, m: int, x: Value) -> Tuple[Value, Value]:
     if x.type.element_type == u32:
         prod = sem.binary("mul", sem.cast(x, u64), m)
         return sem.cast(sem.binary("rshift", prod, 32), u32), sem.cast(prod, u32)
-    # 64 bits: four 32x32 -> 64 products of the halves (exact in uint64)
+    # 64 bits: the four 32x32 -> 64 products of the halves (exact in uint64), summed without overflow
     m0, m1 = m & MASK32, m >> 32
     x0, x1 = sem.binary("and", x, MASK32), sem.binary("rshift", x, 32)
-    p00, p01 = sem.binary("mul", x0, m0), sem.binary("mul", x0, m1)
-    p10, p11 = sem.binary("mul", x1, m0), sem.binary("mul", x1, m1)
-    mid = sem.binary("add", sem.binary("add", sem.binary("rshift", p00, 32), sem.binary("and", p01, MASK32)),
-                     sem.binary("and", p10, MASK32))
-    hi = sem.binary("add", sem.binary("add", p11, sem.binary("rshift", p01, 32)),
-                    sem.binary("add", sem.binary("rshift", p10, 32), sem.binary("rshift", mid, 32)))
+    t = sem.binary("add", sem.binary("mul", x1, m0), sem.binary("rshift", sem.binary("mul", x0, m0), 32))
+    u = sem.binary("add", sem.binary("mul", x0, m1), sem.binary("and", t, MASK32))
+    hi = sem.binary("add", sem.binary("add", sem.binary("mul", x1, m1), sem.binary("rshift", t, 32)),
+                    sem.binary("rshift", u, 32))
     return hi, sem.binary("mul", x, m)
 
 
@@ -160,10 +158,18 @@ def philox_impl(sem: Semantic, c0, c1, c2, c3, k0, k1, n_rounds=N_ROUNDS_DEFAULT
     return _rounds_of(sem, cs, keys[0], keys[1], n)
 
 
+def _fits_word(c, width: int) -> bool:
+    return isinstance(c, int) and not isinstance(c, bool) and width in (32, 64) and -(1 << (width - 1)) <= c < (1 << width)
+
+
 def _philox(sem: Semantic, seed, counters, n: int, fname: str):
     s = _seed(sem, seed, fname)
-    cs = [_tensor(sem, c, f"c{i}", fname) for i, c in enumerate(counters)]
-    width = cs[0].type.element_type.width
+    first = _tensor(sem, counters[0], "c0", fname)
+    width = first.type.element_type.width
+    # Python integers c1..c3 take the counters' type (Triton types them int32 first, so with 64-bit counters
+    # its bitcast fails; their value is what is meant)
+    cs = [first] + [sem.constant(c, u32 if width == 32 else u64) if _fits_word(c, width) else
+                    _tensor(sem, c, f"c{i}", fname) for i, c in enumerate(counters[1:], 1)]
     if width == 32:
         t = u32
         if isinstance(s, int):
