@@ -30,7 +30,7 @@ the accuracy of ``log``/``sqrt``/``cos``/``sin``, see docs/language.md).  The ru
 
 Seeds and offsets may be Python integers (they take their literal type, as ``tl.to_tensor`` gives them).  A
 float seed is an error, as in Triton (``static_assert(seed.dtype.is_int())``).  A float offset is an error here:
-Triton's ``offset.to(tl.uint32)`` converts it (``fptoui``, undefined for negative values; Triton 3.0-3.3 bitcast
+Triton's ``offset.to(tl.uint32)`` converts it (``fptoui``, undefined for negative values; older versions bitcast
 it instead), which is no stream anyone can rely on.
 """
 from __future__ import annotations
