@@ -138,6 +138,18 @@ def _key_word(sem: Semantic, k: FValue, t: Type, name: str, fname: str) -> Key:
     return sem.cast(v, t, bitcast=True)
 
 
+def _word(sem: Semantic, c: FValue, t: Type, name: str, fname: str) -> Value:
+    """Counter word ``c`` reinterpreted as ``t`` (uint32 or uint64).  A Python integer takes ``t`` directly (Triton
+    types it int32 first, so with 64-bit counters its bitcast fails; its value is what is meant)."""
+    if isinstance(c, int) and not isinstance(c, bool) and -(1 << (t.width - 1)) <= c < (1 << t.width):
+        return sem.constant(c, t)
+    v = _tensor(sem, c, name, fname)
+    ct = v.type.element_type
+    if ct.width != t.width:
+        raise CompileError(f"{fname}(): the counters must all have c0's width ({t.width} bits); {name} is {ct}")
+    return sem.cast(v, t, bitcast=True)
+
+
 def philox_impl(sem: Semantic, c0, c1, c2, c3, k0, k1, n_rounds=N_ROUNDS_DEFAULT):
     """``n_rounds`` rounds of Philox-4x32 (``c0`` uint32) or Philox-4x64 (``c0`` uint64) on the counters
     ``(c0, c1, c2, c3)`` with the key ``(k0, k1)``; four values of ``c0``'s type."""
@@ -147,29 +159,15 @@ def philox_impl(sem: Semantic, c0, c1, c2, c3, k0, k1, n_rounds=N_ROUNDS_DEFAULT
     t = first.type.element_type
     if t not in (u32, u64):
         raise CompileError(f"{fname}(): dtype not supported in philox_impl: c0 must be uint32 or uint64, got {t}")
-    cs = [first]
-    for name, c in (("c1", c1), ("c2", c2), ("c3", c3)):
-        v = _tensor(sem, c, name, fname)
-        ct = v.type.element_type
-        if not ct.is_int() or ct.width != t.width:
-            raise CompileError(f"{fname}(): the counters must all have c0's type ({t}); {name} is {ct}")
-        cs.append(sem.cast(v, t, bitcast=True))
+    cs = [first] + [_word(sem, c, t, f"c{i}", fname) for i, c in enumerate((c1, c2, c3), 1)]
     keys = [_key_word(sem, k, t, name, fname) for name, k in (("k0", k0), ("k1", k1))]
     return _rounds_of(sem, cs, keys[0], keys[1], n)
-
-
-def _fits_word(c, width: int) -> bool:
-    return isinstance(c, int) and not isinstance(c, bool) and width in (32, 64) and -(1 << (width - 1)) <= c < (1 << width)
 
 
 def _philox(sem: Semantic, seed, counters, n: int, fname: str):
     s = _seed(sem, seed, fname)
     first = _tensor(sem, counters[0], "c0", fname)
     width = first.type.element_type.width
-    # Python integers c1..c3 take the counters' type (Triton types them int32 first, so with 64-bit counters
-    # its bitcast fails; their value is what is meant)
-    cs = [first] + [sem.constant(c, u32 if width == 32 else u64) if _fits_word(c, width) else
-                    _tensor(sem, c, f"c{i}", fname) for i, c in enumerate(counters[1:], 1)]
     if width == 32:
         t = u32
         if isinstance(s, int):
@@ -181,13 +179,8 @@ def _philox(sem: Semantic, seed, counters, n: int, fname: str):
         k0, k1 = s, sem.broadcast_to(sem.constant(0, u64), (1,))
     else:
         raise CompileError(f"{fname}(): bitwidth not supported in philox: the counters must be 32- or 64-bit, "
-                           f"c0 is {cs[0].type.element_type}")
-    words = []
-    for i, c in enumerate(cs):
-        ct = c.type.element_type
-        if ct.width != width:
-            raise CompileError(f"{fname}(): the counters must all have c0's width ({width} bits); c{i} is {ct}")
-        words.append(sem.cast(c, t, bitcast=True))
+                           f"c0 is {first.type.element_type}")
+    words = [_word(sem, c, t, f"c{i}", fname) for i, c in enumerate(counters)]
     return _rounds_of(sem, words, k0, k1, n)
 
 

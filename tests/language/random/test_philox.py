@@ -136,6 +136,9 @@ def test_randint4x_constexpr_seed(seed):
 
 
 SCALAR_KERNEL = '''
+from triton.language.random import randint
+
+
 @triton.jit
 def k(Y, seed, base):
     pid = tl.program_id(0)
@@ -146,12 +149,13 @@ def k(Y, seed, base):
     tl.store(Y + pid * 5 + 1, b)
     tl.store(Y + pid * 5 + 2, c)
     tl.store(Y + pid * 5 + 3, d)
-    tl.store(Y + pid * 5 + 4, tl.randint(seed, pid))
+    tl.store(Y + pid * 5 + 4, randint(seed, pid))
 '''
 
 
 def test_randint4x_scalar_offset():
-    """A scalar int64 offset (a parameter >= 2**32 plus the program id) gives scalars; and an int32 one."""
+    """A scalar int64 offset (a parameter >= 2**32 plus the program id) gives scalars; and an int32 one (through
+    `from triton.language.random import randint`)."""
     seed, base, progs = 0x12345678ABCDEF, 2 ** 33 - 3, 6
     y = launch(SCALAR_KERNEL, "*u32,i64,i64", {"Y": np.zeros(5 * progs, np.uint32), "seed": np.array(seed, np.int64),
                                                "base": np.array(base, np.int64)}, grid=(progs,)).outputs["Y"]
