@@ -76,18 +76,18 @@ def test_constexpr_without_value(tool, tmp_path):
 
 
 def test_unsupported_construct_is_named_at_its_location(tool, tmp_path):
-    k = write(tmp_path, "rand.py", """\
+    k = write(tmp_path, "asm.py", """\
         import triton
         import triton.language as tl
 
         @triton.jit
         def k(X, Y, BLOCK: tl.constexpr):
             x = tl.load(X + tl.arange(0, BLOCK))
-            y = tl.rand(x, x)
+            y = tl.inline_asm_elementwise(x, x)
             tl.store(Y + tl.arange(0, BLOCK), y)
         """)
     proc = tool("mtiacc", k, "-D", "BLOCK=16", "-o", tmp_path / "k.bin")
-    assert_clean_error(proc, "rand.py:7:", "tl.rand", "not supported")
+    assert_clean_error(proc, "asm.py:7:", "tl.inline_asm_elementwise", "not supported")
     assert not (tmp_path / "k.bin").exists()
 
 

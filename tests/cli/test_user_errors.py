@@ -290,10 +290,10 @@ def test_the_real_command_lines_print_no_traceback(tool, tmp_path):
 
 
 @pytest.mark.parametrize("name, hint", [("tl.maximun", "; did you mean `tl.maximum`?"), ("tl.sumx", "; did you mean `tl.sum`?"),
-                                        ("tl.randn", ""), ("tl.inline_asm_elementwise", "")])
+                                        ("tl.inline_asm_elementwise", ""), ("tl.void", "")])
 def test_a_misspelt_tl_name_suggests_the_name(capsys, tmp_path, name, hint):
     """A typo said "`tl.maximun` is not supported yet" as if it were a Triton function to come; names
-    Triton exports (tl.randn) get no guess."""
+    Triton exports (tl.inline_asm_elementwise) get no guess."""
     src = tmp_path / "typo.py"
     src.write_text(KERNEL.replace("1.0)", f"{name}(1.0, 2.0))"))
     err = clean(mtiacc(capsys, src, "-D", "B=16", "-o", tmp_path / "k.bin"), code=1)

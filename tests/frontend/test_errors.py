@@ -158,9 +158,9 @@ def test_columns_are_characters_not_bytes(kernels):
     err = kernels.error("""
         @triton.jit
         def k(X):
-            é = tl.rand
+            é = tl.void
         """)
-    check(err, "é =", 9, "`tl.rand` is not supported yet", "        ^~~~~~~")
+    check(err, "é =", 9, "`tl.void` is not supported yet", "        ^~~~~~~")
 
 
 def test_type_error_points_at_the_expression(kernels):

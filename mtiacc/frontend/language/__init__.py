@@ -10,7 +10,7 @@ visitor above it.  Bottom up:
   :class:`Semantic` first: ``core`` (programming model, creation, memory, ``where``, ``x.to``, the
   loop iterators, the data types), ``math`` (``tl.exp`` ..., ``tl.math``, libdevice), ``shapes``
   (shapes, reductions, scans), ``join``, ``sort``, ``dot``, ``memory`` (atomics, block pointers, tensor
-  descriptors), ``types`` (type classes), ``debug``, and
+  descriptors), ``random`` (Philox: ``tl.rand``, ``tl.randn``, ...), ``types`` (type classes), ``debug``, and
   ``pybuiltins`` (``float``, ``min``, ``isinstance`` ... on constants);
 * this module, which assembles the ``triton`` and ``triton.language`` namespaces from them (none of
   them imports it back), with ``exports`` (Triton's export list, for typo hints); ``tl_names``
@@ -27,7 +27,7 @@ import inspect
 from typing import Dict, Optional, Sequence
 
 from mtiacc.diagnostics import CompileError
-from mtiacc.frontend.language import core, debug, dot, join, memory, shapes, sort
+from mtiacc.frontend.language import core, debug, dot, join, memory, random, shapes, sort
 from mtiacc.frontend.language import math as tl_math
 from mtiacc.frontend.language import types as tl_types
 from mtiacc.frontend.language.exports import TL_NAMES
@@ -45,6 +45,8 @@ LANGUAGE.update(sort.LANGUAGE)
 LANGUAGE.update(tl_types.CLASSES)
 LANGUAGE.update(join.LANGUAGE)
 LANGUAGE.update(dot.LANGUAGE)
+LANGUAGE.update(random.LANGUAGE)
+LANGUAGE["random"] = ModuleRef(random.MODULE)
 LANGUAGE.update(memory.LANGUAGE)
 
 # `x.<name>(...)` on run-time values
@@ -82,6 +84,8 @@ def module_attr(module: ModuleRef, attr: str, spelled: str) -> object:
         if attr in dot.NOT_ON_THIS_TARGET:
             return Unsupported(spelled, reason=dot.NOT_ON_THIS_TARGET[attr])
         return LANGUAGE.get(attr) or Unsupported(spelled, _did_you_mean(attr, spelled, LANGUAGE))
+    if module.qualname == random.MODULE:   # `tl.random.uint_to_uniform_float`
+        return random.LANGUAGE.get(attr) or Unsupported(spelled)
     if module.qualname == "triton":
         return TRITON.get(attr, Unsupported(spelled))
     if module.qualname.startswith("triton."):
