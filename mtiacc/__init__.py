@@ -7,7 +7,7 @@ loads nothing else until one of them is used.
 """
 from __future__ import annotations
 
-__all__ = ["load", "compile", "Kernel", "Launch"]
+__all__ = ["load", "compile", "Kernel", "Launch", "TensorDescriptor"]
 
 
 def compile(path: str, kernel=None, *, signature=None, constexprs=None, grid=None, opt_level: int = 2,
@@ -26,7 +26,7 @@ def compile(path: str, kernel=None, *, signature=None, constexprs=None, grid=Non
 
 
 def __getattr__(name):
-    if name in ("load", "Kernel", "Launch"):
+    if name in ("load", "Kernel", "Launch", "TensorDescriptor"):
         from mtiacc import runtime
         return getattr(runtime, name)
     raise AttributeError(f"module 'mtiacc' has no attribute '{name}'")

@@ -144,12 +144,12 @@ def parse_grid(text: str, fe) -> List[str]:
 
 
 def build_meta(fe, target: Target, grid: Optional[List[str]], lmem_bytes: int) -> dict:
-    from mtiacc.ir.types import triton_type_name
+    from mtiacc.frontend.visitor.params import param_type_name
     return {
         "format_version": FORMAT_VERSION,
         "kernel": fe.kernel,
         "target": target.name,
-        "params": [{"name": p.name, "type": triton_type_name(p.type)} for p in fe.params if not p.constexpr],
+        "params": [{"name": p.name, "type": param_type_name(p.type)} for p in fe.params if not p.constexpr],
         "constexprs": dict(fe.constexprs),
         "grid": grid,
         "lmem_bytes": lmem_bytes,

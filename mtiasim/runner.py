@@ -1,12 +1,14 @@
 """Run a kernel binary on the simulated machine: ``run(binary, inputs, grid, args) -> RunResult``.
 
-Pointer parameters take numpy arrays (any shape, C order) placed in DRAM per the ABI; scalar parameters come from
-0-d arrays in ``inputs`` or from ``args`` strings (which win).  Programs run in waves of one program per PE
+Pointer parameters take numpy arrays (any shape, C order) placed in DRAM per the ABI, and so do tensor
+descriptor parameters (``tensordesc<fp16[64, 64]>``: the array's shape and strides follow its pointer); scalar
+parameters come from 0-d arrays in ``inputs`` or from ``args`` strings (which win).  Programs run in waves of one program per PE
 (program linear id -> PE ``linear % n_pes``), each wave simulated in lockstep.
 """
 from __future__ import annotations
 
 import dataclasses
+import re
 import struct
 import time
 from typing import Dict, List, Optional, Tuple
@@ -116,6 +118,38 @@ def _available(inputs) -> str:
     return ", ".join(f"'{n}'" for n in names) if names else "nothing"
 
 
+_TENSORDESC = re.compile(r"tensordesc\s*<\s*(\w+)\s*\[([\d\s,]*)\]\s*>")
+
+
+def _descriptor_input(name: str, ty: str, inputs) -> Tuple[str, np.ndarray, List[bytes]]:
+    """A tensor descriptor parameter (``tensordesc<fp16[64, 64]>``): its pointer type and array, placed in DRAM
+    as a pointer parameter's, and the slots after the base pointer: the array's shape (i32), then its strides in elements
+    (i64), as Triton's ``TensorDescriptor.from_tensor`` takes them (the C-order copy in DRAM: the last is 1)."""
+    m = _TENSORDESC.fullmatch(ty.strip())
+    if m is None or not m.group(2).strip():
+        raise UserError(f"parameter '{name}' has type '{ty}', which mtiasim does not support")
+    elem, block = m.group(1), [int(d) for d in m.group(2).split(",")]
+    if elem not in POINTER_DTYPES:
+        raise UserError(f"parameter '{name}' has type '{ty}', which mtiasim does not support")
+    if name not in inputs:
+        raise UserError(f"the inputs have no array for tensor descriptor parameter '{name}' ({ty}); they have "
+                        f"{_available(inputs)}")
+    arr = np.asarray(inputs[name])
+    ok = POINTER_DTYPES[elem]
+    if arr.dtype.type not in ok:
+        exp = " or ".join(np.dtype(t).name for t in ok)
+        raise UserError(f"parameter '{name}' is {ty}: expected an array of dtype {exp}, got {arr.dtype}")
+    if arr.ndim != len(block):
+        raise UserError(f"parameter '{name}' is {ty}: its block has {len(block)} dimension"
+                        f"{'s' if len(block) != 1 else ''}, so the array must have as many; got shape "
+                        f"{tuple(arr.shape)}")
+    if any(d >= 1 << 31 for d in arr.shape):
+        raise UserError(f"parameter '{name}' ({ty}): a descriptor's shape is 32-bit; got shape {tuple(arr.shape)}")
+    strides = [int(np.prod(arr.shape[k + 1:], dtype=np.int64)) for k in range(arr.ndim)]
+    slots = [struct.pack("<q", d) for d in arr.shape] + [struct.pack("<q", st) for st in strides]
+    return "*" + elem, arr, slots
+
+
 def prepare(program: Program, cfg: MachineConfig, inputs: Dict[str, np.ndarray],
             args: Optional[Dict[str, str]], place: Optional[Dict[str, str]] = None,
             pointer_at: Optional[Dict[str, Tuple[str, int]]] = None):
@@ -136,7 +170,15 @@ def prepare(program: Program, cfg: MachineConfig, inputs: Dict[str, np.ndarray],
     slots = []
     for p in params:
         name, ty = p["name"], str(p["type"])
-        if ty.startswith("*"):
+        if ty.startswith("tensordesc"):
+            if name in args or name in pointer_at:
+                raise UserError(f"parameter '{name}' is a tensor descriptor ({ty}); its data comes from an array "
+                                f"in the inputs")
+            ptr_ty, arr, desc_slots = _descriptor_input(name, ty, inputs)
+            pointers.append((name, ptr_ty, arr))
+            slots.append((name, 0))
+            slots.extend(desc_slots)
+        elif ty.startswith("*"):
             if name in args:
                 raise UserError(f"--arg {name}: '{name}' is a pointer parameter; its data comes from the npz")
             owner, offset = pointer_at.get(name, (name, 0))

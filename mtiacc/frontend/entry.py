@@ -6,12 +6,13 @@ import dataclasses
 from typing import Dict, List, Optional, Union
 
 from mtiacc.diagnostics import CompileError
+from mtiacc.frontend.language.memory.descriptor import host_descriptor
 from mtiacc.frontend.source import SourceFile
 from mtiacc.frontend.visitor.decorators import Tuning, config_meta, evaluate_heuristics, format_value, read_tuning
 from mtiacc.frontend.visitor.imports import resolver_for
 from mtiacc.frontend.visitor.lowering import FunctionLowering
 from mtiacc.frontend.visitor.module_scan import decorator_kind, scan_module
-from mtiacc.frontend.visitor.params import Param, resolve_params
+from mtiacc.frontend.visitor.params import DescriptorType, Param, resolve_params
 from mtiacc.ir import ops
 from mtiacc.ir.core import Builder, VerifyError
 from mtiacc.ir.types import Type, triton_type_name
@@ -108,14 +109,26 @@ def compile_file(path: str, kernel: Optional[str] = None, defines: Optional[Dict
             summary["heuristics"] = {k: format_value(v) if isinstance(v, Type) else v for k, v in heuristics.items()}
 
     runtime = [p for p in params if not p.constexpr]
+    types, names = [], []
+    for p in runtime:      # a host descriptor takes several slots: its base pointer, shape and strides
+        desc = isinstance(p.type, DescriptorType)
+        types += p.type.slot_types() if desc else [p.type]
+        names += p.type.slot_names(p.name) if desc else [p.name]
     module = ops.ModuleOp.get()
-    func = ops.FuncOp.get(fn.name, [p.type for p in runtime], [p.name for p in runtime], loc=src.loc(fn))
+    func = ops.FuncOp.get(fn.name, types, names, loc=src.loc(fn))
     module.body.block.append(func)
 
     lowering = FunctionLowering(src, info, Builder(func.entry, src.loc(fn)))
     args = iter(func.args)
     for p in params:
-        lowering.locals[p.name] = p.value if p.constexpr else next(args)
+        if p.constexpr:
+            lowering.locals[p.name] = p.value
+        elif isinstance(p.type, DescriptorType):
+            n = len(p.type.block)
+            slots = [next(args) for _ in range(1 + 2 * n)]
+            lowering.locals[p.name] = host_descriptor(slots[0], slots[1:1 + n], slots[1 + n:], p.type.block)
+        else:
+            lowering.locals[p.name] = next(args)
     lowering.visit_body(fn.body)
     if not lowering.returned:
         lowering.builder.loc = src.loc(fn)

@@ -18,7 +18,7 @@ import numpy as np
 
 from mtiacc.diagnostics import UserError
 from mtiacc.runtime import cache
-from mtiacc.runtime.signature import Buffer, classify
+from mtiacc.runtime.signature import Buffer, DescriptorArg, classify
 
 
 @dataclasses.dataclass
@@ -130,6 +130,7 @@ class Kernel:
         scalars: Dict[str, str] = {}
         pointer_at: Dict[str, Tuple[str, int]] = {}
         buffers: Dict[str, Buffer] = {}
+        descriptors: Dict[str, np.ndarray] = {}
         for p in self.params:
             if p.name not in bound:
                 continue                      # a defaulted parameter: the compiler takes the default
@@ -139,7 +140,10 @@ class Kernel:
                 continue
             ty, val = classify(p.name, v)
             signature.append(ty)
-            if isinstance(val, Buffer):
+            if isinstance(val, DescriptorArg):
+                descriptors[p.name] = val.array
+                inputs[p.name] = np.ascontiguousarray(val.array)
+            elif isinstance(val, Buffer):
                 buffers[p.name] = val
                 inputs[p.name] = val.span.view(val.dtype) if val.span.size % val.dtype.itemsize == 0 else val.span
                 pointer_at[p.name] = (p.name, val.offset)
@@ -162,6 +166,9 @@ class Kernel:
             raw = np.ascontiguousarray(out).reshape(-1).view(np.uint8)
             if buf.span.size and buf.span.flags.writeable:
                 buf.span[:] = raw
+        for name, arr in descriptors.items():
+            if arr.flags.writeable:
+                arr[...] = result.outputs[name]
         launch = Launch(result, tuple(list(g) + [1] * (3 - len(g))), sig, cached)
         self.last_launch = launch
         return launch

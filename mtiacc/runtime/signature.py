@@ -2,7 +2,7 @@
 
 An array (numpy, or a torch CPU tensor) is a pointer to its element type; ``bool`` is ``i1``; an ``int`` is ``i32``
 when it fits, else ``i64``, else ``u64``; a ``float`` is ``fp32``; ``None`` specializes the parameter to the
-constant ``None`` (as Triton does).  An array argument is passed as the bytes its elements span in memory, so a
+constant ``None`` (as Triton does); a :class:`TensorDescriptor` is ``tensordesc<fp16[64, 64]>``.  An array argument is passed as the bytes its elements span in memory, so a
 view (strides, an offset into a larger array) is seen by the kernel exactly as Triton sees a tensor's data
 pointer, and what the kernel writes lands in the caller's memory.
 """
@@ -76,8 +76,60 @@ def _scalar(name: str, v) -> str:
                     f"tensors), ints, floats, bools and None")
 
 
+@dataclasses.dataclass
+class TensorDescriptor:
+    """A tensor descriptor made by the host, as Triton's ``TensorDescriptor(base, shape, strides, block_shape)``
+    built by ``from_tensor``: an array (numpy, or a torch CPU tensor) and the block shape the kernel loads and
+    stores.  Passed to a kernel, it is a ``tensordesc<DTYPE[B0, ...]>`` parameter, a ``tl.tensor_descriptor``
+    of the array's shape in the kernel.  The array's elements are copied in and what the kernel wrote is
+    copied back (they do not share memory with the other arguments)."""
+
+    base: object
+    block_shape: Tuple[int, ...]
+
+    @classmethod
+    def from_tensor(cls, tensor, block_shape) -> "TensorDescriptor":
+        return cls(tensor, tuple(block_shape))
+
+
+@dataclasses.dataclass
+class DescriptorArg:
+    """A :class:`TensorDescriptor` argument: the caller's elements (a numpy array sharing their memory)."""
+
+    array: np.ndarray
+
+
+def _descriptor(name: str, d: TensorDescriptor):
+    ty, _ = classify(name, d.base)
+    if not ty.startswith("*"):
+        raise UserError(f"argument '{name}' is a TensorDescriptor of a {type(d.base).__name__}: its base must be "
+                        f"an array (numpy, or a torch CPU tensor)")
+    arr = _numpy_elements(d.base)
+    block = tuple(d.block_shape)
+    if not all(isinstance(b, (int, np.integer)) and not isinstance(b, bool) for b in block):
+        raise UserError(f"argument '{name}': a TensorDescriptor's block_shape holds integers, got {block}")
+    if len(block) != arr.ndim:
+        raise UserError(f"argument '{name}': the TensorDescriptor's block_shape {list(block)} has {len(block)} "
+                        f"dimensions but its array has {arr.ndim} (shape {tuple(arr.shape)})")
+    return f"tensordesc<{ty[1:]}[{', '.join(str(int(b)) for b in block)}]>", DescriptorArg(arr)
+
+
+def _numpy_elements(v) -> np.ndarray:
+    """An array argument's elements as numpy sees them (bf16 and fp8 as their bits), sharing its memory."""
+    if not is_torch_tensor(v):
+        return v
+    ty, npdt = TORCH_TYPES[str(v.dtype).replace("torch.", "")]
+    a = v.detach()
+    arr = a.view(_torch_int_of(a)).numpy() if npdt in (np.uint16, np.uint8) and ty not in ("u8", "u16") \
+        else a.numpy()
+    return arr.view(npdt)
+
+
 def classify(name: str, v):
-    """``(triton type, value)`` of argument ``name``: a :class:`Buffer` for an array, else the Python scalar."""
+    """``(triton type, value)`` of argument ``name``: a :class:`Buffer` for an array, a :class:`DescriptorArg`
+    for a :class:`TensorDescriptor`, else the Python scalar."""
+    if isinstance(v, TensorDescriptor):
+        return _descriptor(name, v)
     if is_torch_tensor(v):
         if v.device.type != "cpu":
             raise UserError(f"argument '{name}' is a tensor on '{v.device}': mtiacc runs CPU tensors")
@@ -85,11 +137,7 @@ def classify(name: str, v):
         if dname not in TORCH_TYPES:
             raise UserError(f"argument '{name}' has dtype {v.dtype}, which mtiacc does not support")
         ty, npdt = TORCH_TYPES[dname]
-        a = v.detach()
-        # the tensor's elements as numpy sees them (bf16 and fp8 as their bits), sharing its memory
-        arr = a.view(_torch_int_of(a)).numpy() if npdt in (np.uint16, np.uint8) and ty not in ("u8", "u16") \
-            else a.numpy()
-        arr = arr.view(npdt)
+        arr = _numpy_elements(v)
         span, off = byte_span(arr)
         return "*" + ty, Buffer(span, off, np.dtype(npdt))
     if isinstance(v, np.ndarray):

@@ -152,3 +152,62 @@ def test_torch_cpu_tensors_with_storage_offsets(src):
     y = torch.ones(20, dtype=torch.float32)
     k[(1,)](x, y, out, 20, BLOCK_SIZE=32)
     assert torch.equal(out, (x + y).to(torch.bfloat16))
+
+
+DESC = textwrap.dedent('''\
+    import triton
+    import triton.language as tl
+
+
+    @triton.jit
+    def desc_kernel(x, y, z, alpha, BM: tl.constexpr, BN: tl.constexpr):
+        pm = tl.program_id(0)
+        pn = tl.program_id(1)
+        v = x.load([pm * BM, pn * BN])
+        y.store([pm * BM, pn * BN], v * alpha + x.shape[0])
+        z.atomic_add([pm * 5 + 3, pn * 3], v)
+    ''')
+
+
+def test_tensor_descriptor_arguments(tmp_path, monkeypatch):
+    monkeypatch.setenv("MTIACC_CACHE_DIR", str(tmp_path / "cache"))
+    path = tmp_path / "desc.py"
+    path.write_text(DESC)
+    k = mtiacc.load(str(path))
+    rng = np.random.default_rng(4)
+    base = rng.integers(-9, 10, (11, 13)).astype(np.float32)
+    x = base.T                                 # a view: the descriptor is of the 13 x 11 tensor it shows
+    y = np.zeros((20, 12), np.float32)[::2]    # a strided view: written back through it
+    keep = y.base.copy()
+    z = np.ones((12, 12), np.int64).astype(np.float32)
+    grid = (2, 3)
+    launch = k[grid](mtiacc.TensorDescriptor(x, [8, 4]), mtiacc.TensorDescriptor.from_tensor(y, (8, 4)),
+                     mtiacc.TensorDescriptor(z, [8, 4]), 2.0, BM=8, BN=4)
+    assert launch.signature == "tensordesc<fp32[8, 4]>,tensordesc<fp32[8, 4]>,tensordesc<fp32[8, 4]>,fp32"
+    want = np.zeros((10, 12))
+    want_z = np.ones((12, 12))
+    pad = np.zeros((40, 40))
+    pad[:13, :11] = x
+    for pm in range(grid[0]):
+        for pn in range(grid[1]):
+            v = pad[pm * 8:pm * 8 + 8, pn * 4:pn * 4 + 4]
+            blk = want[pm * 8:pm * 8 + 8, pn * 4:pn * 4 + 4]
+            blk[...] = (v * 2 + 13)[:blk.shape[0], :blk.shape[1]]
+            blk = want_z[pm * 5 + 3:pm * 5 + 11, pn * 3:pn * 3 + 4]   # overlapping programs' boxes
+            blk += v[:blk.shape[0], :blk.shape[1]]
+    np.testing.assert_array_equal(y, want)
+    np.testing.assert_array_equal(z, want_z)
+    np.testing.assert_array_equal(y.base[1::2], keep[1::2])   # the rows between the view's untouched
+    np.testing.assert_array_equal(x, base.T)
+
+
+def test_tensor_descriptor_rank_mismatch(tmp_path, monkeypatch):
+    monkeypatch.setenv("MTIACC_CACHE_DIR", str(tmp_path / "cache"))
+    path = tmp_path / "desc.py"
+    path.write_text(DESC)
+    k = mtiacc.load(str(path))
+    with pytest.raises(UserError, match=r"argument 'x': the TensorDescriptor's block_shape \[8\] has 1 dimensions "
+                                        r"but its array has 2"):
+        k[(1, 1)](mtiacc.TensorDescriptor(np.zeros((4, 4), np.float32), [8]),
+                  mtiacc.TensorDescriptor(np.zeros((4, 4), np.float32), [8, 4]),
+                  mtiacc.TensorDescriptor(np.zeros((4, 4), np.float32), [8, 4]), 1.0, BM=8, BN=4)

@@ -1,7 +1,8 @@
 """A kernel's parameters: which are constexprs (and their values), and the types of the others.
 
 Types come, in order of preference, from the ``signature`` (Triton AOT style: ``*fp32, i32``,
-one entry per non-constexpr parameter), from a parameter annotation (``x: tl.int32``,
+one entry per non-constexpr parameter; ``tensordesc<fp16[64, 64]>`` is a tensor descriptor the host
+made, see :class:`DescriptorType`), from a parameter annotation (``x: tl.int32``,
 ``p: tl.pointer_type(tl.float16)``), or from a pre-pass over the body: a parameter that is
 loaded or stored through, directly or via pointer arithmetic, is ``*fp32``; any other is ``i32``.
 """
@@ -9,20 +10,110 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-from typing import Callable, Dict, List, Optional, Sequence, Set
+import re
+from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple, Union
 
 from mtiacc.diagnostics import CompileError
 from mtiacc.frontend.language import LANGUAGE
 from mtiacc.frontend.source import SourceFile
 from mtiacc.frontend.values import Builtin
 from mtiacc.frontend.visitor.module_scan import NotConstant, const_eval, is_constexpr_annotation, resolve_static
-from mtiacc.ir.types import PointerType, Type, f32, i32, parse_triton_type
+from mtiacc.ir.types import PointerType, Type, f32, i32, i64, parse_triton_type, triton_type_name
+
+MAX_DESCRIPTOR_RANK = 5
+
+
+@dataclasses.dataclass(frozen=True)
+class DescriptorType:
+    """``tensordesc<fp16[64, 64]>``: a tensor descriptor made by the host (Triton's ``TensorDescriptor``),
+    its element type and block shape.  It is passed as ``1 + 2 * rank`` argument slots: the base pointer,
+    the shape (i32) and the strides (i64, in elements; the last is 1) (docs/architecture.md "Kernel ABI")."""
+
+    elem: Type
+    block: Tuple[int, ...]
+
+    def __str__(self) -> str:
+        return f"tensordesc<{triton_type_name(self.elem)}[{', '.join(map(str, self.block))}]>"
+
+    def slot_types(self) -> List[Type]:
+        n = len(self.block)
+        return [PointerType(self.elem)] + [i32] * n + [i64] * n
+
+    def slot_names(self, name: str) -> List[str]:
+        n = range(len(self.block))
+        return [f"{name}_base"] + [f"{name}_shape{i}" for i in n] + [f"{name}_stride{i}" for i in n]
+
+
+ParamType = Union[Type, DescriptorType]
+
+_DESCRIPTOR = re.compile(r"tensordesc\s*<\s*([A-Za-z0-9_]+)\s*\[([^\]]*)\]\s*>")
+_DESCRIPTOR_FORM = "expected tensordesc<DTYPE[B0, B1, ...]>, e.g. tensordesc<fp16[64, 64]>"
+
+
+def parse_descriptor_type(text: str) -> DescriptorType:
+    """Triton's spelling of a host tensor descriptor's type; ValueError saying what is wrong."""
+    m = _DESCRIPTOR.fullmatch(text.strip())
+    if m is None:
+        raise ValueError(f"malformed tensor descriptor type: {_DESCRIPTOR_FORM}")
+    elem = parse_triton_type(m.group(1))
+    if elem.is_ptr():
+        raise ValueError("a tensor descriptor's element type is not a pointer")
+    dims = [d.strip() for d in m.group(2).split(",")]
+    if not all(d.isdigit() for d in dims):
+        raise ValueError(f"the block shape [{m.group(2)}] must be integers separated by commas ({_DESCRIPTOR_FORM})")
+    block = tuple(int(d) for d in dims)
+    if not 1 <= len(block) <= MAX_DESCRIPTOR_RANK:
+        raise ValueError(f"a descriptor has 1 to {MAX_DESCRIPTOR_RANK} dimensions, got {len(block)}")
+    if any(d <= 0 or d & (d - 1) for d in block):
+        raise ValueError(f"the block shape {list(block)} must be powers of two")
+    numel = 1
+    for d in block:
+        numel *= d
+    if numel > 1 << 20:
+        raise ValueError(f"the block holds {numel} elements; a block may hold at most {1 << 20}")
+    if block[-1] * elem.bytes < 16:
+        raise ValueError(f"the last block dimension must hold at least 16 bytes, got {block[-1]} x {elem.bytes} = "
+                         f"{block[-1] * elem.bytes}")
+    return DescriptorType(elem, block)
+
+
+def parse_param_type(text: str) -> ParamType:
+    """A signature entry's type (AOT hints such as ``:16`` dropped): a Triton type or a tensor descriptor."""
+    text = text.strip()
+    if text.startswith("tensordesc"):
+        return parse_descriptor_type(text)
+    return parse_triton_type(text.split(":")[0])
+
+
+def param_type_name(t: ParamType) -> str:
+    """The type as a signature spells it (the binary's metadata records it so)."""
+    return str(t) if isinstance(t, DescriptorType) else triton_type_name(t)
+
+
+def split_signature(text: str) -> List[str]:
+    """The entries of ``--signature``: split on the commas outside brackets (``tensordesc<fp16[64, 64]>``
+    is one entry); ValueError when the brackets do not pair up."""
+    entries, open_, start = [], [], 0
+    pairs = {">": "<", "]": "[", ")": "("}
+    for k, c in enumerate(text):
+        if c in "<[(":
+            open_.append(c)
+        elif c in pairs:
+            if not open_ or open_.pop() != pairs[c]:
+                raise ValueError(f"'{c}' at column {k + 1} closes no bracket")
+        elif c == "," and not open_:
+            entries.append(text[start:k].strip())
+            start = k + 1
+    if open_:
+        raise ValueError(f"'{open_[-1]}' is never closed")
+    entries.append(text[start:].strip())
+    return entries
 
 
 @dataclasses.dataclass
 class Param:
     name: str
-    type: Optional[Type]
+    type: Optional[ParamType]
     constexpr: bool
     value: object = None
 
@@ -62,18 +153,18 @@ def _dtype_define(text: str) -> Optional[Type]:
         return None
 
 
-def _annotation_type(ann: ast.expr, scope, src: SourceFile) -> Optional[Type]:
+def _annotation_type(ann: ast.expr, scope, src: SourceFile) -> Optional[ParamType]:
     """The IR type a parameter annotation names; None for annotations that say nothing."""
     if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
         try:
-            return parse_triton_type(ann.value)
+            return parse_param_type(ann.value)
         except ValueError as e:
             raise CompileError(f"parameter annotation: {e}", src.loc(ann)) from None
     if isinstance(ann, ast.Call) and len(ann.args) == 1 and not ann.keywords:
         fn = resolve_static(ann.func, scope)
         if isinstance(fn, Builtin) and fn.qualname == "tl.pointer_type":
             elem = _annotation_type(ann.args[0], scope, src)
-            if elem is not None and not elem.is_ptr():
+            if isinstance(elem, Type) and not elem.is_ptr():
                 return PointerType(elem)
     found = resolve_static(ann, scope)
     if isinstance(found, Type):
@@ -195,7 +286,10 @@ def resolve_params(src: SourceFile, fn: ast.FunctionDef, scope, kernel: str,
     runtime = [p for p in params if not p.constexpr]
     by_name = {x.arg: x for x in args}
     if signature is not None:
-        entries = [e.strip() for e in signature.split(",")] if signature.strip() else []
+        try:
+            entries = split_signature(signature) if signature.strip() else []
+        except ValueError as e:
+            raise CompileError(f"the signature '{signature}' is malformed: {e}") from None
         if "" in entries:
             raise CompileError(f"signature entry {entries.index('') + 1} is empty in '{signature}'")
         if len(entries) != len(runtime):
@@ -209,7 +303,7 @@ def resolve_params(src: SourceFile, fn: ast.FunctionDef, scope, kernel: str,
                 p.constexpr, p.value = True, value
                 continue
             try:
-                p.type = parse_triton_type(text.split(":")[0])  # drop AOT hints such as `:16`
+                p.type = parse_param_type(text)
             except ValueError as e:
                 raise CompileError(f"signature entry {i} ('{text}') for parameter '{p.name}': {e}") from None
     else:

@@ -82,12 +82,12 @@ def test_rank_3_helpers_and_attributes():
      "tl.make_tensor_descriptor's block_shape must be powers of two, got 12"),
     ("tl.make_tensor_descriptor(X, [4, 8], [8, 1], [4, 8]).load([0])",
      "desc.load: the descriptor has 2 dimensions but 1 offsets were given"),
-    ("tl.make_tensor_descriptor(X, [4, 8], [8, 1], [4, 8]).atomic_add([0, 0], x)",
-     "`desc.atomic_add` (descriptor atomics) is not supported yet"),
+    ("tl.make_tensor_descriptor(X, [4, 8], [8, 1], [4, 8]).gather([0, 0], x)",
+     "`desc.gather` is not supported yet"),
     ("tl.make_tensor_descriptor(X, [4, 8], [8, 1], [2, 8]).store([0, 0], x)",
      "the stored value has shape [4, 8] but the block is [2, 8]"),
 ])
 def test_errors(tmp_path, stmt, message):
     # the call is underlined; an unsupported method, where it is named
-    underlined = stmt[:stmt.index("(", stmt.index("atomic"))] if "atomic" in stmt else stmt
+    underlined = stmt[:stmt.index("(", stmt.index("gather"))] if "gather" in stmt else stmt
     assert_error_at_call(tmp_path, stmt, message, underlined)

@@ -2,7 +2,9 @@
 descriptors.  Each module has a ``LANGUAGE`` table (``tl.<name>``) and a ``METHODS`` table
 (``x.<name>(...)``); this package merges them for :mod:`mtiacc.frontend.language`.
 
-``boxes`` is the helper block pointers (``block_ptr``) and tensor descriptors (``descriptor``) share.
+The modules never import each other; what they share is in helpers: ``boxes`` (an N-d box as a pointer
+block and its bounds mask: block pointers, ``block_ptr``, and tensor descriptors, ``descriptor``) and
+``rmw`` (the atomics' type rules and ops: ``atomics`` and the descriptors' atomics).
 """
 from __future__ import annotations
 

@@ -6,7 +6,10 @@ A descriptor (:class:`TensorDescriptor`) is a frontend value like a block pointe
 shape (i32) and strides are its parts, its block shape and padding its structure.  ``desc.load(offsets)``
 reads the box at ``offsets`` with every axis checked (out-of-bounds elements, negative or at least the
 shape, read as zero, or NaN with ``padding_option="nan"``), and ``desc.store`` writes only the elements
-inside; both through ``boxes.py``'s pointer block and range-box mask.  Triton's rules are checked where
+inside; both through ``boxes.py``'s pointer block and range-box mask.  ``desc.atomic_add`` (``min``,
+``max``, ``and``, ``or``, ``xor``) ``(offsets, value)`` is ``tl.atomic_*`` (:mod:`.rmw`'s rules and ops, the
+default ``sem`` and ``scope``) on that pointer block under that mask, so elements outside the tensor
+are never touched; as in Triton it returns nothing.  Triton's rules are checked where
 Triton checks them: 1 to 5 dimensions, as many strides and block dimensions as shape dimensions, a
 last stride of constexpr 1, at least 16 bytes in the last block dimension, powers of two.
 
@@ -18,10 +21,11 @@ from __future__ import annotations
 from typing import Dict, Sequence
 
 from mtiacc.diagnostics import CompileError
-from mtiacc.frontend.language.memory import boxes
+from mtiacc.frontend.language.memory import boxes, rmw
 from mtiacc.frontend.language.semantic import Semantic, describe
 from mtiacc.frontend.language.types import TypeClass
 from mtiacc.frontend.values import Aggregate, BoundMethod, Builtin
+from mtiacc.ir.atomic_ops import DEFAULT_SCOPE, DEFAULT_SEM
 from mtiacc.ir.core import Value
 from mtiacc.ir.types import BlockType
 
@@ -67,8 +71,6 @@ class TensorDescriptor(Aggregate):
             return BlockType(self.block, self.elem)
         if name in _METHODS:
             return BoundMethod(name, self, _METHODS[name])
-        if name in ATOMICS:
-            raise CompileError(f"`desc.{name}` (descriptor atomics) is not supported yet")
         if name in ("gather", "scatter"):
             raise CompileError(f"`desc.{name}` is not supported yet")
         raise CompileError(f"a tensor descriptor has no attribute '{name}'")
@@ -109,11 +111,37 @@ def desc_store(sem: Semantic, desc, offsets, value, store_reduce=""):
     if store_reduce:
         raise CompileError("desc.store(store_reduce=...) is not supported yet")
     offs = _offsets(desc, offsets, "desc.store")
-    if not (isinstance(value, Value) and value.type.is_block()):
-        raise CompileError(f"desc.store needs a block of shape {list(desc.block)}, got {describe(value)}")
+    _block_value(desc, value, "desc.store")
     boxes.store_box(sem, desc.base, desc.shape, desc.strides, offs, desc.block, range(len(desc.block)),
                     sem.cast(value, desc.elem))
     return None
+
+
+def _block_value(desc: TensorDescriptor, value, what: str) -> None:
+    if not (isinstance(value, Value) and value.type.is_block()):
+        raise CompileError(f"{what} needs a block of shape {list(desc.block)}, got {describe(value)}")
+
+
+def _desc_atomic(op: str):
+    """``desc.atomic_<op>(offsets, value)``: ``tl.atomic_<op>`` on the box's pointer block, masked by its
+    bounds (elements outside the tensor are never touched); like Triton's, it returns nothing."""
+    what = f"desc.atomic_{op}"
+
+    def fn(sem: Semantic, desc, offsets, value):
+        desc = _need_desc(desc, what)
+        rmw.check_type(op, desc.elem)
+        offs = _offsets(desc, offsets, what)
+        _block_value(desc, value, what)
+        if tuple(value.type.shape) != desc.block:
+            raise CompileError(f"{what}: the value has shape {list(value.type.shape)} but the block is "
+                               f"{list(desc.block)}")
+        axes = range(len(desc.block))
+        ptr = boxes.pointer_block(sem, desc.base, desc.strides, offs, desc.block)
+        mask = boxes.boundary_mask(sem, desc.shape, offs, desc.block, axes)
+        rmw.emit(sem, op, ptr, sem.cast(value, desc.elem), mask, DEFAULT_SEM, DEFAULT_SCOPE)
+        return None
+    fn.__name__ = f"desc_atomic_{op}"
+    return fn
 
 
 def load_tensor_descriptor(sem: Semantic, desc, offsets):
@@ -169,7 +197,7 @@ def _no_ctor(sem, *args, **kwargs):
     raise CompileError("tl.tensor_descriptor cannot be called; use tl.make_tensor_descriptor")
 
 
-_METHODS = {"load": desc_load, "store": desc_store}
+_METHODS = {"load": desc_load, "store": desc_store, **{name: _desc_atomic(name[len("atomic_"):]) for name in ATOMICS}}
 
 LANGUAGE: Dict[str, object] = {
     "make_tensor_descriptor": Builtin("tl.make_tensor_descriptor", make_tensor_descriptor),
