@@ -99,7 +99,8 @@ def test_schedule_fills_the_load_latency_and_keeps_dependences():
 _REGS = {"x": ("a1", "a2", "a3", "a4"), "f": ("fa1", "fa2", "fa3", "fa4"), "v": ("v8", "v16", "v24", "v24")}
 _IMPLICIT = {"load": ({"MEM"}, set()), "store": ({"MEM"}, {"MEM"}), "io": ({"MEM"}, {"MEM"}),
              "dma": ({"MEM"}, {"MEM", "DMA"}), "engine": ({"MEM"}, {"MEM", "ENGINE"}), "vtype": ({"VTYPE"}, set()),
-             "setvl": (set(), {"VTYPE"})}
+             "setvl": (set(), {"VTYPE"}),
+             "atomic": ({"MEM", "DMA", "ENGINE"}, {"MEM", "DMA", "ENGINE"})}   # ordered with every memory effect
 
 
 def _instr_and_expected(row):
