@@ -105,7 +105,7 @@ def _scalar(lw: Lowering, op: Operation) -> None:
 
 
 def _check_rank(op: Operation) -> None:
-    if len(op.result.type.shape) > 3:
+    if len(op.result.type.shape) > 5:
         raise CompileError(f"blocks of rank {len(op.result.type.shape)} are not supported yet")
 
 

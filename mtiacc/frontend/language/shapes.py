@@ -31,7 +31,7 @@ from mtiacc.ir.core import Value
 from mtiacc.ir.shape_ops import ExpandDimsOp, ReduceOp, ReshapeOp, ScanOp, TransOp
 from mtiacc.ir.types import IntType, Type, f32, i32, u32
 
-MAX_RANK = 3
+MAX_RANK = 5
 
 
 def _int(x, what: str) -> int:
