@@ -8,7 +8,7 @@ import pytest
 
 from mtiacc.driver import Options, compile_kernel
 from mtiasim.runner import run as sim_run
-from tests.language.atomics.common import needs_atomics, run, simulator_has_atomics
+from tests.language.atomics.common import run
 
 KERNELS = Path(__file__).with_name("layer_norm_kernels.py")
 
@@ -24,7 +24,6 @@ def serialized_add(data, Lock):
 """
 
 
-@needs_atomics
 @pytest.mark.parametrize("sem", ["acquire", "acq_rel", "relaxed"])
 @pytest.mark.parametrize("lock_type", ["i32", "i64"])
 @pytest.mark.parametrize("seed", [0, 1])
@@ -51,7 +50,6 @@ def flag(F, O):
 """
 
 
-@needs_atomics
 @pytest.mark.parametrize("seed", [0, 1])
 def test_volatile_spin_sees_the_flag(seed):
     out = run(FLAG, "*i32,*i32", {"F": np.zeros(1, np.int32), "O": np.zeros(4, np.int32)}, grid=(4,), seed=seed)
@@ -71,7 +69,6 @@ def test_layer_norm_backward_compiles():
     _compile("_layer_norm_bwd_dwdb", DWDB_SIG, {"BLOCK_SIZE_M": "4", "BLOCK_SIZE_N": "32"})
 
 
-@needs_atomics
 @pytest.mark.parametrize("seed", [0, 1])
 def test_layer_norm_backward(seed):
     rng = np.random.default_rng(seed)
@@ -84,7 +81,7 @@ def test_layer_norm_backward(seed):
     mean = x64.mean(axis=1)
     rstd = 1 / np.sqrt(x64.var(axis=1) + eps)
     dx_bin = _compile("_layer_norm_bwd_dx_fused", DX_SIG, {"GROUP_SIZE_M": str(G), "BLOCK_SIZE_N": "64"})
-    kwargs = {"seed": seed} if simulator_has_atomics() and "seed" in sim_run.__code__.co_varnames else {}
+    kwargs = {"seed": seed}
     out = sim_run(dx_bin, {"DX": np.zeros((M, N), np.float32), "DY": dy, "DW": np.zeros((G, N), np.float32),
                            "DB": np.zeros((G, N), np.float32), "X": x, "W": w, "B": b,
                            "M": mean.astype(np.float32), "V": rstd.astype(np.float32),

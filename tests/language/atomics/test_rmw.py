@@ -4,10 +4,9 @@ every sem, the returned old values, several seeds (program interleavings)."""
 import numpy as np
 import pytest
 
-from tests.language.atomics.common import needs_atomics, run
+from tests.language.atomics.common import run
 from tests.language.harness import build
 
-pytestmark = needs_atomics
 
 SEEDS = (0, 1, 2)
 

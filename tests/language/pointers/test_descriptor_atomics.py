@@ -4,10 +4,9 @@ histogram, several seeds (program interleavings)."""
 import numpy as np
 import pytest
 
-from tests.language.atomics.common import needs_atomics, run
+from tests.language.atomics.common import run
 from tests.language.harness import assert_error_at_call
 
-pytestmark = needs_atomics
 
 # program (i, j) applies a BM x BN block of V (its own slice) at a start that overlaps its neighbours'
 # (stride SM, SN smaller than the block) and is shifted by (om, on): blocks run off every edge
