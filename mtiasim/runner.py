@@ -129,16 +129,7 @@ def _descriptor_input(name: str, ty: str, inputs) -> Tuple[str, np.ndarray, List
     if m is None or not m.group(2).strip():
         raise UserError(f"parameter '{name}' has type '{ty}', which mtiasim does not support")
     elem, block = m.group(1), [int(d) for d in m.group(2).split(",")]
-    if elem not in POINTER_DTYPES:
-        raise UserError(f"parameter '{name}' has type '{ty}', which mtiasim does not support")
-    if name not in inputs:
-        raise UserError(f"the inputs have no array for tensor descriptor parameter '{name}' ({ty}); they have "
-                        f"{_available(inputs)}")
-    arr = np.asarray(inputs[name])
-    ok = POINTER_DTYPES[elem]
-    if arr.dtype.type not in ok:
-        exp = " or ".join(np.dtype(t).name for t in ok)
-        raise UserError(f"parameter '{name}' is {ty}: expected an array of dtype {exp}, got {arr.dtype}")
+    arr = _pointer_array(name, ty, elem, inputs, "tensor descriptor parameter")
     if arr.ndim != len(block):
         raise UserError(f"parameter '{name}' is {ty}: its block has {len(block)} dimension"
                         f"{'s' if len(block) != 1 else ''}, so the array must have as many; got shape "
@@ -148,6 +139,20 @@ def _descriptor_input(name: str, ty: str, inputs) -> Tuple[str, np.ndarray, List
     strides = [int(np.prod(arr.shape[k + 1:], dtype=np.int64)) for k in range(arr.ndim)]
     slots = [struct.pack("<q", d) for d in arr.shape] + [struct.pack("<q", st) for st in strides]
     return "*" + elem, arr, slots
+
+
+def _pointer_array(name: str, ty: str, elem: str, inputs, what: str) -> np.ndarray:
+    """The input array of pointer-like parameter ``name`` (type ``ty``, elements ``elem``), its dtype checked."""
+    if elem not in POINTER_DTYPES:
+        raise UserError(f"parameter '{name}' has type '{ty}', which mtiasim does not support")
+    if name not in inputs:
+        raise UserError(f"the inputs have no array for {what} '{name}' ({ty}); they have {_available(inputs)}")
+    arr = np.asarray(inputs[name])
+    ok = POINTER_DTYPES[elem]
+    if arr.dtype.type not in ok:
+        exp = " or ".join(np.dtype(t).name for t in ok)
+        raise UserError(f"parameter '{name}' is {ty}: expected an array of dtype {exp}, got {arr.dtype}")
+    return arr
 
 
 def prepare(program: Program, cfg: MachineConfig, inputs: Dict[str, np.ndarray],
@@ -185,18 +190,7 @@ def prepare(program: Program, cfg: MachineConfig, inputs: Dict[str, np.ndarray],
             slots.append((owner, int(offset)))
             if owner != name:
                 continue
-            base = ty[1:]
-            if base not in POINTER_DTYPES:
-                raise UserError(f"parameter '{name}' has type '{ty}', which mtiasim does not support")
-            if name not in inputs:
-                raise UserError(f"the inputs have no array for pointer parameter '{name}' ({ty}); they have "
-                                f"{_available(inputs)}")
-            arr = np.asarray(inputs[name])
-            ok = POINTER_DTYPES[base]
-            if arr.dtype.type not in ok:
-                exp = " or ".join(np.dtype(t).name for t in ok)
-                raise UserError(f"parameter '{name}' is {ty}: expected an array of dtype {exp}, got {arr.dtype}")
-            pointers.append((name, ty, arr))
+            pointers.append((name, ty, _pointer_array(name, ty, ty[1:], inputs, "pointer parameter")))
         else:
             if name in args:
                 v = _scalar_value(name, ty, args[name], f"--arg {name}")
