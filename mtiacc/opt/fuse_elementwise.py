@@ -78,11 +78,18 @@ def _external(v: Value) -> Optional[Value]:
 
 
 class _Grouper:
+    """Grows groups of candidate ops in block order.  A group is legal while every input it reads from outside is
+    defined before the first outside use of its results (then the fused op fits between them).  Each group keeps
+    its *boundary*: the outside values it reads and the outside ops that use it, with their positions; a merge
+    concatenates boundaries and drops what became internal, so checking a merge costs the boundary's size, not
+    the group's (long chains of elementwise ops, as Philox builds, stay linear)."""
+
     def __init__(self, block: Block, structural: Set[int]):
         self.block = block
         self.pos = {id(op): i for i, op in enumerate(block.ops)}
         self.structural = structural
         self.group: Dict[int, List[Operation]] = {}   # id(member) -> its group (a shared list)
+        self.bound: Dict[int, tuple] = {}             # id(group) -> (ids, inputs, uses): its boundary
 
     def _top(self, op: Operation) -> Optional[Operation]:
         """``op`` or the op of this block that encloses it."""
@@ -91,27 +98,48 @@ class _Grouper:
             op = getattr(region, "parent", None)
         return op
 
-    def span(self, members: List[Operation]):
-        """(position of the latest op defining an input, position of the earliest use outside)."""
-        ids = {id(m) for m in members}
-        first_use, last_def = len(self.block.ops), -1
-        for m in members:
-            for v in m.operands:
-                if isinstance(v, OpResult) and id(v.op) not in ids:
-                    v = _external(v)  # what the fused op reads: a splat's scalar, no block constant
-                if isinstance(v, OpResult) and id(v.op) not in ids:
-                    top = self._top(v.op)
-                    if top is not None:
-                        last_def = max(last_def, self.pos[id(top)])
-            for u in m.result.uses:
-                if id(u.op) not in ids:
-                    top = self._top(u.op)
-                    first_use = min(first_use, self.pos[id(top)] if top is not None else -1)
-        return last_def, first_use
+    def _entries(self, m: Operation):
+        """``m``'s inputs as ``(id of the operand's op, id of what the fused op would read's op, position of its
+        definition)`` and its uses as ``(id of the user, position)``."""
+        inputs, uses = [], []
+        for v in m.operands:
+            if not isinstance(v, OpResult):
+                continue
+            e = _external(v)  # what the fused op reads: a splat's scalar, no block constant
+            if isinstance(e, OpResult):
+                top = self._top(e.op)
+                if top is not None:
+                    inputs.append((id(v.op), id(e.op), self.pos[id(top)]))
+        for u in m.result.uses:
+            top = self._top(u.op)
+            uses.append((id(u.op), self.pos[id(top)] if top is not None else -1))
+        return inputs, uses
 
-    def legal(self, members: List[Operation]) -> bool:
-        last_def, first_use = self.span(members)
-        return last_def < first_use
+    def _merge(self, groups: List[List[Operation]], op: Optional[Operation]):
+        """The boundary of the union of ``groups`` and ``op``, and its (latest input definition, earliest use)."""
+        ids: Set[int] = set()
+        inputs, uses = [], []
+        for g in groups:
+            gids, gin, guses = self.bound[id(g)]
+            ids |= gids
+            inputs += gin
+            uses += guses
+        if op is not None:
+            ids.add(id(op))
+            oin, ouses = self._entries(op)
+            inputs += oin
+            uses += ouses
+        inputs = [e for e in inputs if e[0] not in ids and e[1] not in ids]
+        uses = [e for e in uses if e[0] not in ids]
+        last_def = max((e[2] for e in inputs), default=-1)
+        first_use = min((e[1] for e in uses), default=len(self.block.ops))
+        return (ids, inputs, uses), last_def, first_use
+
+    def span(self, members: List[Operation]):
+        """(position of the latest op defining an input, position of the earliest use outside) of a group."""
+        _ids, inputs, uses = self.bound[id(members)]
+        return (max((e[2] for e in inputs), default=-1),
+                min((e[1] for e in uses), default=len(self.block.ops)))
 
     def anchor(self, members: List[Operation]) -> Operation:
         """The op the fused op goes before: the earliest outside use, or the group's last op."""
@@ -128,20 +156,24 @@ class _Grouper:
                 g = self.group.get(id(v.op)) if isinstance(v, OpResult) else None
                 if g is not None and all(g is not p for p in producers):
                     producers.append(g)
-            chosen = None
-            merged = [m for g in producers for m in g] + [op]
-            if producers and self.legal(merged):
-                chosen = merged
-                for g in producers:
-                    groups.remove(g)
-            else:
-                for g in sorted(producers, key=len, reverse=True):
-                    if self.legal(g + [op]):
-                        chosen = g + [op]
+            chosen, bound = None, None
+            if producers:
+                bound, last_def, first_use = self._merge(producers, op)
+                if last_def < first_use:
+                    chosen = [m for g in producers for m in g] + [op]
+                    for g in producers:
                         groups.remove(g)
-                        break
+                else:
+                    for g in sorted(producers, key=len, reverse=True):
+                        bound, last_def, first_use = self._merge([g], op)
+                        if last_def < first_use:
+                            chosen = g + [op]
+                            groups.remove(g)
+                            break
             if chosen is None:
                 chosen = [op]
+                bound = self._merge([], op)[0]
+            self.bound[id(chosen)] = bound
             groups.append(chosen)
             for m in chosen:
                 self.group[id(m)] = chosen
