@@ -1,0 +1,86 @@
+"""Inputs a hostile user tries (issue 16): each is a clear ``error:`` (or works), never an internal error,
+and no partial output is left behind."""
+import numpy as np
+import pytest
+
+from mtiacc.cli import main as mtiacc_main
+from mtiasim.cli import main as mtiasim_main
+
+HEAD = "import triton\nimport triton.language as tl\n\n\n@triton.jit\n"
+COPY = HEAD + ("def k(X, Y, BLOCK: tl.constexpr):\n"
+               "    o = tl.arange(0, BLOCK)\n"
+               "    x = tl.load(X + o)\n"
+               "    tl.store(Y + o, EXPR)\n")
+
+
+def mtiacc(capsys, *args):
+    try:
+        mtiacc_main([str(a) for a in args])
+        code = 0
+    except SystemExit as e:
+        code = e.code or 0
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def mtiasim(capsys, *args):
+    code = mtiasim_main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def clean(result, *fragments, code=None):
+    rc, _out, err = result
+    assert rc != 0 if code is None else rc == code, (rc, err)
+    assert "Traceback" not in err and "internal" not in err, err
+    for f in fragments:
+        assert f in err, f"{f!r} not in:\n{err}"
+    return err
+
+
+def kernel(tmp_path, expr="x", text=None, name="k.py"):
+    src = tmp_path / name
+    src.write_text(text if text is not None else COPY.replace("EXPR", expr), encoding="utf-8")
+    return src
+
+
+def compile_and_run(capsys, tmp_path, src, arrays, level="-O2", grid="1", defines=("BLOCK=16",)):
+    binary = tmp_path / "k.bin"
+    rc, _, err = mtiacc(capsys, src, "-o", binary, level, *sum((["-D", d] for d in defines), []))
+    assert rc == 0, err
+    inp = tmp_path / "in.npz"
+    np.savez(inp, **arrays)
+    out = tmp_path / "out.npz"
+    rc, _, err = mtiasim(capsys, "run", binary, "--inputs", inp, "--grid", grid, "-o", out)
+    assert rc == 0, err
+    with np.load(out) as z:
+        return {k: z[k] for k in z.files}
+
+
+# --- literals and nesting ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("level", ["-O0", "-O3"])
+def test_a_float_literal_beyond_fp32_rounds_to_infinity_as_in_triton(capsys, tmp_path, level):
+    """`x * 1e39` was an internal error (struct.pack); Triton types 1e39 as fp64 but the literal does not
+    take part in the promotion, so the product is fp32 and 1e39 becomes inf."""
+    x = np.array([1, -1, 0, 2] * 4, np.float32)
+    got = compile_and_run(capsys, tmp_path, kernel(tmp_path, "x * 1e39"),
+                          {"X": x, "Y": np.zeros(16, np.float32)}, level)["Y"]
+    with np.errstate(over="ignore", invalid="ignore"):
+        np.testing.assert_array_equal(got, x * np.float32(np.inf))
+
+
+def test_an_integer_literal_beyond_64_bits_is_an_error_at_it(capsys, tmp_path):
+    """Triton: "Nonrepresentable integer"; was an internal error."""
+    src = kernel(tmp_path, "x + 2**200")
+    err = clean(mtiacc(capsys, src, "-D", "BLOCK=16", "-o", tmp_path / "k.bin"), "does not fit in 64 bits")
+    assert err.startswith(f"{src}:9:21: error: ")
+    assert not (tmp_path / "k.bin").exists()
+
+
+@pytest.mark.parametrize("expr", ["x" + " + x" * 5000, "-" * 5000 + "x"])
+def test_an_expression_too_deep_for_pythons_parser(capsys, tmp_path, expr):
+    """ast.parse raised RecursionError: an internal error with no location."""
+    src = kernel(tmp_path, expr)
+    err = clean(mtiacc(capsys, src, "-D", "BLOCK=16", "-o", tmp_path / "k.bin"), "nested too deeply")
+    assert err.startswith(f"{src}:9:5: error: ")
