@@ -13,7 +13,6 @@ import ast
 import dataclasses
 import os
 import re
-import tempfile
 from typing import Dict, List, Optional, Tuple
 
 from mtiacc.diagnostics import UserError
@@ -196,17 +195,6 @@ def compile_kernel(path: str, opts: Options, stop_after: str = "bin") -> Compila
 
 
 def write_atomically(path: str, data: bytes) -> None:
-    """Write the whole file or nothing: a temporary file in the same folder, then a rename."""
-    folder = os.path.dirname(os.path.abspath(path))
-    try:
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".mtiacc-", suffix=".tmp")
-    except OSError as e:
-        raise UserError(f"cannot write '{path}': {e.strerror}") from None
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except OSError as e:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise UserError(f"cannot write '{path}': {e.strerror}") from None
+    """Write the whole file or nothing (``-``: standard output), with the umask's permissions."""
+    from mtiacc.files import write_whole
+    write_whole(path, data)

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 import traceback
 import zipfile
 
@@ -63,21 +62,9 @@ def parse_args_option(items):
 
 
 def write_npz_atomically(path: str, arrays) -> None:
-    """Write the archive to a temporary file beside ``path`` and rename it: whole or not at all."""
-    directory = os.path.dirname(os.path.abspath(path))
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=".mtiasim-", suffix=".npz.tmp", dir=directory)
-    except OSError as e:
-        raise UserError(f"cannot write '{path}': {e.strerror}") from None
-    try:
-        with os.fdopen(fd, "wb") as f:
-            np.savez(f, **arrays)
-        os.replace(tmp, path)
-    except OSError as e:
-        raise UserError(f"cannot write '{path}': {e.strerror}") from None
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    """Write the archive whole or not at all (``-``: standard output), whatever the arrays' names."""
+    from mtiacc.files import save_npz, write_whole
+    write_whole(path, lambda f: save_npz(f, arrays))
 
 
 def default_output(binary: str) -> str:

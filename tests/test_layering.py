@@ -13,7 +13,7 @@ ALLOWED = {
     "mtiacc.opt": {"mtiacc.diagnostics", "mtiacc.ir"},
     "mtiacc.codegen": {"mtiacc.diagnostics", "mtiacc.ir", "mtiacc.target"},
     "mtiacc.asm": {"mtiacc.diagnostics"},
-    "mtiasim": {"mtiacc.diagnostics", "mtiacc.asm"},
+    "mtiasim": {"mtiacc.diagnostics", "mtiacc.files", "mtiacc.asm"},
     # the Python API sits above the compiler and the simulator
     "mtiacc.runtime": {"mtiacc.diagnostics", "mtiacc.driver", "mtiacc.frontend", "mtiasim"},
 }

@@ -84,3 +84,44 @@ def test_an_expression_too_deep_for_pythons_parser(capsys, tmp_path, expr):
     src = kernel(tmp_path, expr)
     err = clean(mtiacc(capsys, src, "-D", "BLOCK=16", "-o", tmp_path / "k.bin"), "nested too deeply")
     assert err.startswith(f"{src}:9:5: error: ")
+
+
+# --- outputs -----------------------------------------------------------------------------------------
+
+def test_pointer_parameters_named_like_numpy_savez_arguments(capsys, tmp_path):
+    """Writing the outputs with np.savez(f, **arrays) failed: 'file' and 'allow_pickle' are its own
+    arguments (an internal error after the whole run)."""
+    src = kernel(tmp_path, text=COPY.replace("EXPR", "x").replace("X", "file").replace("Y", "allow_pickle"))
+    x = np.arange(16, dtype=np.float32)
+    binary = tmp_path / "k.bin"
+    assert mtiacc(capsys, src, "-o", binary, "-D", "BLOCK=16")[0] == 0
+    inp = tmp_path / "in.npz"
+    inp.write_bytes(b"")
+    from mtiacc.files import save_npz
+    with open(inp, "wb") as f:
+        save_npz(f, {"file": x, "allow_pickle": np.zeros(16, np.float32)})
+    out = tmp_path / "out.npz"
+    rc, _, err = mtiasim(capsys, "run", binary, "--inputs", inp, "--grid", "1", "-o", out)
+    assert rc == 0, err
+    with np.load(out) as z:
+        np.testing.assert_array_equal(z["allow_pickle"], x)
+        np.testing.assert_array_equal(z["file"], x)
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o077, 0o002])
+def test_outputs_respect_the_umask(capsys, tmp_path, umask):
+    """Outputs were created 0600 (the temporary file's mode) whatever the umask."""
+    import os
+    old = os.umask(umask)
+    try:
+        src = kernel(tmp_path)
+        assert mtiacc(capsys, src, "-o", tmp_path / "k.bin", "-D", "BLOCK=16")[0] == 0
+        assert mtiacc(capsys, src, "--emit=asm", "-o", tmp_path / "k.s", "-D", "BLOCK=16")[0] == 0
+        inp = tmp_path / "in.npz"
+        np.savez(inp, X=np.zeros(16, np.float32), Y=np.zeros(16, np.float32))
+        assert mtiasim(capsys, "run", tmp_path / "k.bin", "--inputs", inp, "--grid", "1",
+                       "-o", tmp_path / "o.npz")[0] == 0
+    finally:
+        os.umask(old)
+    for name in ("k.bin", "k.s", "o.npz"):
+        assert (tmp_path / name).stat().st_mode & 0o777 == 0o666 & ~umask, name

@@ -73,7 +73,7 @@ def test_wrong_npz_contents(capsys, add_bin, tmp_path, over, fragments):
     clean(mtiasim(capsys, "run", add_bin, "--inputs", inputs(tmp_path / "i.npz", **over), "--grid", "4",
                   "-o", out), *fragments, code=1)
     assert not out.exists()
-    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".mtiasim-")]
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".mtia-")]
 
 
 def test_an_input_matching_no_parameter_is_a_warning(capsys, add_bin, tmp_path):

@@ -77,7 +77,7 @@ def test_errors_are_clean_and_write_nothing(tool, binary, tmp_path, extra, input
     proc = tool("mtiasim", "run", binary, "--inputs", npz(tmp_path, **inputs), "-o", out, *extra)
     clean_error(proc, *fragments)
     assert not out.exists()
-    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".mtiasim-")]
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".mtia-")]
 
 
 def test_missing_files_and_bad_inputs(tool, binary, tmp_path):
