@@ -73,6 +73,17 @@ def evaluate(expr, env: Dict[str, object]) -> int:
     return ev(tree)
 
 
+MAX_GRID_AXIS = (1 << 31) - 1   # tl.program_id and tl.num_programs are int32
+
+
+def check_grid_sizes(grid, where: str) -> None:
+    """Each axis of a launch grid must fit tl.program_id's int32."""
+    for axis, v in enumerate(grid):
+        if v > MAX_GRID_AXIS:
+            raise UserError(f"{where}: axis {axis} has {v} programs; at most {MAX_GRID_AXIS} (2**31 - 1) fit "
+                            "tl.program_id's int32")
+
+
 def parse_grid_option(text: str):
     """``X[,Y[,Z]]`` from the command line -> a 3-tuple of positive ints."""
     parts = [p.strip() for p in str(text).split(",")]
@@ -87,4 +98,5 @@ def parse_grid_option(text: str):
         if v <= 0:
             raise UserError(f"--grid '{text}': every grid size must be positive")
         out.append(v)
+    check_grid_sizes(out, f"--grid '{text}'")
     return tuple(out + [1] * (3 - len(out)))

@@ -16,7 +16,7 @@ import numpy as np
 from mtiacc.diagnostics import UserError
 
 from .config import MachineConfig, load_config
-from .gridexpr import evaluate
+from .gridexpr import check_grid_sizes, evaluate
 from .loader import Program, load_program
 from .machine import Machine
 from .memory import Dram
@@ -224,6 +224,8 @@ def resolve_grid(program: Program, grid, scalars) -> Tuple[int, int, int]:
         g = tuple(evaluate(e, env) for e in exprs)
     if any(v < 0 for v in g):
         raise UserError(f"the launch grid {g} has a negative size")
+    check_grid_sizes(g, f"the launch grid {g}" if grid is not None else
+                     f"the binary's launch grid {program.meta.get('grid')} = {g}")
     return tuple(list(g) + [1] * (3 - len(g)))
 
 

@@ -125,3 +125,24 @@ def test_outputs_respect_the_umask(capsys, tmp_path, umask):
         os.umask(old)
     for name in ("k.bin", "k.s", "o.npz"):
         assert (tmp_path / name).stat().st_mode & 0o777 == 0o666 & ~umask, name
+
+
+# --- launch grids ------------------------------------------------------------------------------------
+
+VECTOR_ADD = kernel.__globals__["__file__"].rsplit("/tests/", 1)[0] + "/examples/vector_add.py"
+
+
+@pytest.mark.parametrize("stored, flag", [("N*N*N*N*N", None), (None, "99999999999999999999999"),
+                                          (None, "1,4294967296")])
+def test_a_grid_beyond_int32_programs(capsys, tmp_path, stored, flag):
+    """A grid expression whose value overflows 64 bits was an internal error."""
+    binary = tmp_path / "add.bin"
+    grid = ["--grid", stored] if stored else []
+    assert mtiacc(capsys, VECTOR_ADD, "-D", "BLOCK_SIZE=256", "-o", binary, *grid)[0] == 0
+    a = np.arange(1024, dtype=np.float32)
+    inp = tmp_path / "in.npz"
+    np.savez(inp, A_ptr=a, B_ptr=a, C_ptr=a, N=np.array(2**31 - 1, np.int32))
+    out = tmp_path / "o.npz"
+    err = clean(mtiasim(capsys, "run", binary, "--inputs", inp, "-o", out, *(["--grid", flag] if flag else [])),
+                "programs; at most 2147483647")
+    assert err.startswith("error: ") and not out.exists()
