@@ -146,3 +146,29 @@ def test_a_grid_beyond_int32_programs(capsys, tmp_path, stored, flag):
     err = clean(mtiasim(capsys, "run", binary, "--inputs", inp, "-o", out, *(["--grid", flag] if flag else [])),
                 "programs; at most 2147483647")
     assert err.startswith("error: ") and not out.exists()
+
+
+# --- machine descriptions ----------------------------------------------------------------------------
+
+MACHINE = kernel.__globals__["__file__"].rsplit("/tests/", 1)[0] + "/mtiasim/configs/mtia2i.yaml"
+
+
+@pytest.mark.parametrize("text, fragments", [
+    ("hello world\n", ["t.yaml' is not a YAML mapping"]),          # was "string indices must be integers"
+    ('"""doc\n', ["t.yaml:", "not valid YAML"]),
+    ("pe: 3\n", ["has no 'pe.local_memory_bytes'"]),
+    ("MACHINE:local_memory_bytes: -4096", ["'pe.local_memory_bytes' must be a positive integer, got -4096"]),
+    ("MACHINE:local_memory_bytes: lots", ["'pe.local_memory_bytes' must be a positive integer, got 'lots'"]),
+    ("MACHINE:stack_bytes: 999999999", ["the stack (999999999 bytes) does not fit"]),
+])
+def test_target_files_that_are_not_a_target(capsys, tmp_path, text, fragments):
+    target = tmp_path / "t.yaml"
+    if text.startswith("MACHINE:"):
+        key, value = text[len("MACHINE:"):].split(": ")
+        lines = [f"  {key}: {value}" if line.startswith(f"  {key}:") else line
+                 for line in open(MACHINE).read().splitlines()]
+        text = "\n".join(lines) + "\n"
+    target.write_text(text)
+    out = tmp_path / "k.bin"
+    err = clean(mtiacc(capsys, kernel(tmp_path), "-D", "BLOCK=16", "--target", target, "-o", out), *fragments)
+    assert "error: " in err.splitlines()[0] and not out.exists()
