@@ -17,7 +17,7 @@ from mtiacc.diagnostics import UserError
 
 from .config import MachineConfig, load_config
 from .gridexpr import check_grid_sizes, evaluate
-from .loader import Program, load_program
+from .loader import Program, check_target, load_program
 from .machine import Machine
 from .memory import Dram
 from .stats import STALLS, Stats
@@ -258,6 +258,7 @@ def run(binary, inputs: Dict[str, np.ndarray], grid=None, args: Optional[Dict[st
     t0 = time.perf_counter()
     cfg = config or load_config(config_path)
     program = binary if isinstance(binary, Program) else load_program(binary)
+    check_target(program.meta, cfg.name, cfg.path, binary if isinstance(binary, str) else program.name)
     dram, blob, scalars, pointers = prepare(program, cfg, inputs, args, place, pointer_at)
     gx, gy, gz = resolve_grid(program, grid, scalars)
     total = gx * gy * gz

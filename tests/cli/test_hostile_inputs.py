@@ -172,3 +172,63 @@ def test_target_files_that_are_not_a_target(capsys, tmp_path, text, fragments):
     out = tmp_path / "k.bin"
     err = clean(mtiacc(capsys, kernel(tmp_path), "-D", "BLOCK=16", "--target", target, "-o", out), *fragments)
     assert "error: " in err.splitlines()[0] and not out.exists()
+
+
+# --- binaries whose metadata does not fit its schema ----------------------------------------------------
+
+@pytest.fixture(scope="module")
+def add_bin(tmp_path_factory):
+    out = tmp_path_factory.mktemp("bin") / "add.bin"
+    try:
+        mtiacc_main([VECTOR_ADD, "-o", str(out), "-D", "BLOCK_SIZE=256"])
+    except SystemExit as e:
+        assert not e.code
+    return out
+
+
+def with_meta(path, tmp_path, change):
+    from mtiacc.asm.elf import build_elf, read_elf
+    b = read_elf(path.read_bytes(), str(path))
+    meta = dict(b.meta)
+    change(meta)
+    out = tmp_path / "bad.bin"
+    out.write_bytes(build_elf(b.text, entry_symbol=b.kernel, symbols=b.symbols, meta=meta, lines=b.lines))
+    return out
+
+
+def add_inputs(tmp_path):
+    a = np.arange(1024, dtype=np.float32)
+    path = tmp_path / "in.npz"
+    np.savez(path, A_ptr=a, B_ptr=a, C_ptr=a, N=np.array(1024, np.int32))
+    return path
+
+
+def _set(key, value):
+    return lambda m: m.__setitem__(key, value)
+
+
+def _param(i, key, value):
+    return lambda m: m["params"][i].__setitem__(key, value)
+
+
+@pytest.mark.parametrize("change, fragments", [
+    (_set("args_base", "zero"), ["'args_base' must be a non-negative integer, got 'zero'"]),
+    (_set("args_base", 1.5), ["'args_base' must be a non-negative integer"]),
+    (_set("lmem_bytes", -4096), ["'lmem_bytes' must be a non-negative integer, got -4096"]),
+    (_param(0, "name", 7), ["'params[0].name' must be a parameter name", "got 7"]),
+    (_param(1, "type", None), ["'params[1].type' must be a type"]),
+    (_param(1, "name", "A_ptr"), ["names parameter 'A_ptr' twice"]),
+    (_set("params", {"A_ptr": "*fp32"}), ["'params' must be a list"]),
+    (_set("grid", "cdiv(N, 256)"), ["'grid' must be null or a list"]),
+    (_set("source", ["x"]), ["'source' must be an object"]),
+    (_set("kernel", ["add"]), ["'kernel' must be a string"]),
+    (_set("target", "mtia3"), ["compiled for target 'mtia3'; the machine is 'mtia2i'"]),
+])
+def test_binary_metadata_that_does_not_fit_its_schema(capsys, add_bin, tmp_path, change, fragments):
+    """Wrong JSON types were internal errors; a negative local-memory size, duplicate parameter names and
+    another target's binary were accepted."""
+    binary = with_meta(add_bin, tmp_path, change)
+    out = tmp_path / "o.npz"
+    err = clean(mtiasim(capsys, "run", binary, "--inputs", add_inputs(tmp_path), "--grid", "4", "-o", out),
+                *fragments)
+    assert err.startswith(f"error: binary '{binary}'") and not out.exists()
