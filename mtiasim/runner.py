@@ -111,6 +111,14 @@ def _scalar_slot(ty: str, v) -> bytes:
     raise UserError(f"unsupported scalar type '{ty}'")
 
 
+def native_order(arr: np.ndarray) -> np.ndarray:
+    """``arr`` in the machine's (little-endian) byte order: a big-endian ``>f4`` array has the dtype the
+    signature asks for, but its bytes would be read backwards."""
+    if arr.dtype.byteorder == ">" or (arr.dtype.byteorder == "=" and np.little_endian is False):
+        return arr.astype(arr.dtype.newbyteorder("<"))
+    return arr
+
+
 def _available(inputs) -> str:
     names = sorted(inputs)
     return ", ".join(f"'{n}'" for n in names) if names else "nothing"
@@ -149,7 +157,7 @@ def prepare(program: Program, cfg: MachineConfig, inputs: Dict[str, np.ndarray],
             if name not in inputs:
                 raise UserError(f"the inputs have no array for pointer parameter '{name}' ({ty}); they have "
                                 f"{_available(inputs)}")
-            arr = np.asarray(inputs[name])
+            arr = native_order(np.asarray(inputs[name]))
             ok = POINTER_DTYPES[base]
             if arr.dtype.type not in ok:
                 exp = " or ".join(np.dtype(t).name for t in ok)

@@ -232,3 +232,15 @@ def test_binary_metadata_that_does_not_fit_its_schema(capsys, add_bin, tmp_path,
     err = clean(mtiasim(capsys, "run", binary, "--inputs", add_inputs(tmp_path), "--grid", "4", "-o", out),
                 *fragments)
     assert err.startswith(f"error: binary '{binary}'") and not out.exists()
+
+
+def test_a_big_endian_input_array_is_read_by_value(capsys, add_bin, tmp_path):
+    """A '>f4' array passed the dtype check and its bytes were used as they are (each value read backwards)."""
+    a = np.arange(1024, dtype=">f4")
+    inp = tmp_path / "in.npz"
+    np.savez(inp, A_ptr=a, B_ptr=a, C_ptr=np.zeros(1024, ">f4"), N=np.array(1024, ">i4"))
+    out = tmp_path / "o.npz"
+    rc, _, err = mtiasim(capsys, "run", add_bin, "--inputs", inp, "--grid", "4", "-o", out)
+    assert rc == 0, err
+    with np.load(out) as z:
+        np.testing.assert_array_equal(z["C_ptr"], 2 * np.arange(1024, dtype=np.float32))
