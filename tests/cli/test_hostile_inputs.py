@@ -244,3 +244,26 @@ def test_a_big_endian_input_array_is_read_by_value(capsys, add_bin, tmp_path):
     assert rc == 0, err
     with np.load(out) as z:
         np.testing.assert_array_equal(z["C_ptr"], 2 * np.arange(1024, dtype=np.float32))
+
+
+# --- code generation limits --------------------------------------------------------------------------
+
+def test_a_spill_area_beyond_addi_immediates(capsys, tmp_path):
+    """80 pointers live across a sum of their blocks need a 2 KiB+ spill area: `addi sp, sp, -2144` and
+    spill slots past 2047(sp) were assembler range errors (a code generation bug shown as an assembler
+    error)."""
+    n = 80
+    text = HEAD + (f"def k({', '.join(f'P{i}' for i in range(n))}, BLOCK: tl.constexpr):\n"
+                   "    o = tl.arange(0, BLOCK)\n"
+                   + "".join(f"    x{i} = tl.load(P{i} + o)\n" for i in range(n))
+                   + f"    s = {' + '.join(f'x{i}' for i in range(n))}\n"
+                   + "".join(f"    tl.store(P{i} + o, x{i} + s)\n" for i in range(n)))
+    rc, asm, err = mtiacc(capsys, kernel(tmp_path, text=text), "-D", "BLOCK=16", "--emit=asm")
+    assert rc == 0, err
+    assert "sp, sp, -2048" in asm and "2047(sp)" in asm   # the frame and the far slots, in steps
+    rng = np.random.default_rng(0)
+    xs = {f"P{i}": rng.integers(-8, 8, 16).astype(np.float32) for i in range(n)}
+    got = compile_and_run(capsys, tmp_path, tmp_path / "k.py", xs)
+    total = sum(xs.values())
+    for name, x in xs.items():
+        np.testing.assert_array_equal(got[name], x + total, err_msg=name)
