@@ -267,3 +267,14 @@ def test_a_spill_area_beyond_addi_immediates(capsys, tmp_path):
     total = sum(xs.values())
     for name, x in xs.items():
         np.testing.assert_array_equal(got[name], x + total, err_msg=name)
+
+
+def test_a_kernel_with_a_non_ascii_name(capsys, tmp_path):
+    """`def kérnel` is legal Python; the assembler said "unexpected character 'é'" (GNU as takes such
+    names as they are, UTF-8 bytes in the symbol table)."""
+    src = kernel(tmp_path, text=COPY.replace("def k(", "def kérnel(").replace("EXPR", "x * 2"))
+    x = np.arange(16, dtype=np.float32)
+    got = compile_and_run(capsys, tmp_path, src, {"X": x, "Y": np.zeros(16, np.float32)})
+    np.testing.assert_array_equal(got["Y"], 2 * x)
+    rc, out, err = mtiacc(capsys, "disasm", tmp_path / "k.bin")
+    assert rc == 0 and "kernel kérnel" in out and "kérnel:" in out, err
