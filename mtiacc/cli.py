@@ -18,19 +18,20 @@ import traceback
 
 import click
 
-from mtiacc.diagnostics import UserError, report
+from mtiacc.diagnostics import ExitCode, UsageError, UserError, report
 from mtiacc.driver import Options, compile_kernel, write_atomically
 
 
 def run_guarded(fn, *args, **kwargs) -> None:
-    """Run a command: user errors print one diagnostic and exit 1; never a traceback for them."""
+    """Run a command: user errors print one diagnostic and exit with their kind's code (ExitCode); never a
+    traceback for them."""
     try:
         fn(*args, **kwargs)
     except UserError as e:
         report(e)
-        sys.exit(1)
+        sys.exit(e.exit_code)
     except KeyboardInterrupt:
-        sys.exit(130)
+        sys.exit(ExitCode.INTERRUPTED)
     except click.exceptions.Exit:
         raise
     except Exception as e:  # an internal bug: say so plainly
@@ -39,7 +40,7 @@ def run_guarded(fn, *args, **kwargs) -> None:
         print(f"internal compiler error: {type(e).__name__}: {e}\n"
               "note: this is a bug in mtiacc; rerun with MTIA_DEBUG=1 for details and report it",
               file=sys.stderr)
-        sys.exit(70)
+        sys.exit(ExitCode.INTERNAL)
 
 
 def parse_define(text: str):
@@ -79,7 +80,7 @@ def make_instrumentation(print_before, print_after, print_ir_after_all, print_ir
     from mtiacc.opt import PASSES, Instrumentation
     for name in (*print_before, *print_after):
         if name not in PASSES:
-            raise UserError(f"--print-ir-before/after: unknown pass '{name}' "
+            raise UsageError(f"--print-ir-before/after: unknown pass '{name}' "
                             f"(known passes: {', '.join(sorted(PASSES))})")
     if not (print_before or print_after or print_ir_after_all or print_ir_after_change or time_passes):
         return None

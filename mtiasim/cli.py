@@ -1,7 +1,8 @@
 """``mtiasim run BIN --inputs NPZ [--grid X[,Y[,Z]]] [--arg NAME=VALUE]... [-o OUT.npz] [--stats]``.
 
-Every user mistake is one clear message on stderr and exit code 1; a simulator bug prints a short request to
-report it (the traceback only with ``MTIA_DEBUG=1``).
+Every user mistake is one clear message on stderr and an exit code that tells its kind (``ExitCode``: 2 usage,
+3 bad input, 4 the kernel faulted); a simulator bug prints a short request to report it and exits 70 (the
+traceback only with ``MTIA_DEBUG=1``).
 """
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import zipfile
 import click
 import numpy as np
 
-from mtiacc.diagnostics import UserError, report
+from mtiacc.diagnostics import ExitCode, UsageError, UserError, report
 
 
 def load_inputs(path: str):
@@ -56,7 +57,7 @@ def parse_args_option(items):
         name, sep, value = item.partition("=")
         name = name.strip()
         if not sep or not name or not name.isidentifier():
-            raise UserError(f"--arg '{item}' must be NAME=VALUE")
+            raise UsageError(f"--arg '{item}' must be NAME=VALUE")
         out[name] = value
     return out
 
@@ -84,7 +85,7 @@ def parse_place_option(items):
     for item in items:
         name, sep, where = item.partition("=")
         if not sep or not name.strip().isidentifier() or where.strip().lower() not in ("dram", "sram"):
-            raise UserError(f"--place '{item}' must be NAME=dram or NAME=sram")
+            raise UsageError(f"--place '{item}' must be NAME=dram or NAME=sram")
         out[name.strip()] = where.strip().lower()
     return out
 
@@ -213,18 +214,18 @@ def main(argv=None) -> int:
         return 0
     except UserError as e:
         report(e)
-        return 1
+        return e.exit_code
     except click.exceptions.Exit as e:
         return e.exit_code
     except click.exceptions.Abort:
         print("aborted", file=sys.stderr)
-        return 1
+        return ExitCode.INTERRUPTED
     except click.ClickException as e:
         e.show()
-        return 2
+        return ExitCode.USAGE
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
-        return 130
+        return ExitCode.INTERRUPTED
     except Exception:  # noqa: BLE001 - the last line of defence: never a bare traceback
         if os.environ.get("MTIA_DEBUG") == "1":
             print("mtiasim: internal error", file=sys.stderr)
@@ -232,7 +233,7 @@ def main(argv=None) -> int:
         else:
             print("mtiasim: internal error (a bug in the simulator). Please report it with the binary and inputs; "
                   "set MTIA_DEBUG=1 to see the details.", file=sys.stderr)
-        return 70
+        return ExitCode.INTERNAL
 
 
 if __name__ == "__main__":
