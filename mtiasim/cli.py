@@ -14,10 +14,22 @@ import zipfile
 import click
 import numpy as np
 
-from mtiacc.diagnostics import ExitCode, UsageError, UserError, report
+from mtiacc.diagnostics import ExitCode, UsageError, UserError, report, tool_version
 
 
 def load_inputs(path: str):
+    if path == "-":   # an npz archive on standard input
+        import io
+        from mtiacc.files import read_bytes
+        data = read_bytes(path, "inputs")
+        if data[:6] == b"\x93NUMPY" or not zipfile.is_zipfile(io.BytesIO(data)):
+            raise UserError("the inputs on standard input are not an .npz archive of named arrays "
+                            "(write one with np.savez(f, NAME=array, ...))")
+        try:
+            with np.load(io.BytesIO(data), allow_pickle=False) as z:
+                return {k: z[k] for k in z.files}
+        except (zipfile.BadZipFile, ValueError, OSError, EOFError, KeyError) as e:
+            raise UserError(f"the inputs on standard input are not a readable .npz archive ({e})") from None
     if not os.path.exists(path):
         raise UserError(f"inputs file '{path}' does not exist")
     if os.path.isdir(path):
@@ -77,7 +89,8 @@ def print_stats(stats, out_path=None) -> None:
     from rich.console import Console
 
     from .stats import render
-    render(stats, Console(file=sys.stdout, width=110))
+    # with the outputs on stdout (-o -), the statistics go to stderr
+    render(stats, Console(file=sys.stderr if out_path == "-" else sys.stdout, width=110))
 
 
 def parse_place_option(items):
@@ -100,6 +113,7 @@ def write_json(path: str, obj) -> None:
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(version=tool_version("mtiasim"), message="%(version)s", help="Print the version and exit.")
 def cli():
     """mtiasim: an instruction-level simulator of an MTIA-2i-like accelerator."""
 
@@ -107,10 +121,11 @@ def cli():
 @cli.command("run")
 @click.argument("binary", type=click.Path(dir_okay=False))
 @click.option("--inputs", "inputs_path", required=True, metavar="NPZ",
-              help="npz archive: one array per pointer parameter, 0-d arrays for scalars")
+              help="npz archive: one array per pointer parameter, 0-d arrays for scalars ('-': standard input)")
 @click.option("--grid", "grid", metavar="X[,Y[,Z]]", help="launch grid (overrides the binary's)")
 @click.option("--arg", "arg_items", multiple=True, metavar="NAME=VALUE", help="scalar parameter value")
-@click.option("-o", "--output", "output", metavar="OUT.npz", help="where to write the buffers after the run")
+@click.option("-o", "--output", "output", metavar="OUT.npz",
+              help="where to write the buffers after the run ('-': standard output)")
 @click.option("--stats", is_flag=True, help="print statistics")
 @click.option("--config", "config_path", metavar="MACHINE.yaml", help="machine description")
 @click.option("--max-steps", type=click.IntRange(min=1), default=50_000_000, show_default=True,
@@ -143,7 +158,8 @@ def run_cmd(binary, inputs_path, grid, arg_items, output, stats, config_path, ma
             write_trace(trace_path, result.trace)
         except OSError as e:
             raise UserError(f"cannot write '{trace_path}': {e.strerror}") from None
-    click.echo(f"wrote {out}")
+    if out != "-":
+        click.echo(f"wrote {out}")
 
 
 def _simulate(binary, inputs_path, grid, arg_items, config_path, max_steps=50_000_000, place_items=(), **kw):

@@ -278,3 +278,57 @@ def test_a_kernel_with_a_non_ascii_name(capsys, tmp_path):
     np.testing.assert_array_equal(got["Y"], 2 * x)
     rc, out, err = mtiacc(capsys, "disasm", tmp_path / "k.bin")
     assert rc == 0 and "kernel kérnel" in out and "kérnel:" in out, err
+
+
+# --- manners -----------------------------------------------------------------------------------------
+
+def _python_m(module, *args, stdin=None):
+    import os
+    import subprocess
+    import sys
+    from tests.conftest import ROOT
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env.pop("MTIA_DEBUG", None)
+    return subprocess.run([sys.executable, "-m", module, *map(str, args)], input=stdin, capture_output=True,
+                          env=env, timeout=600)
+
+
+@pytest.mark.parametrize("module", ["mtiacc", "mtiasim"])
+def test_python_m_and_version(module):
+    """`python -m mtiacc` did not exist; neither tool had --version."""
+    proc = _python_m(module, "--version")
+    assert proc.returncode == 0 and proc.stdout.decode().startswith(f"{module} "), proc.stderr
+    proc = _python_m(module, "--help")
+    assert proc.returncode == 0 and b"Usage:" in proc.stdout
+
+
+def test_mtiacc_help_lists_its_subcommands():
+    proc = _python_m("mtiacc", "--help")
+    assert b"mtiacc opt" in proc.stdout and b"mtiacc disasm" in proc.stdout
+
+
+def test_dash_is_standard_output_and_input(tmp_path):
+    """`-o -` created a file named '-'; `--inputs -` and `mtiacc opt -` / `disasm -` read a file named '-'."""
+    src = kernel(tmp_path, "x + 1.0")
+    binary = _python_m("mtiacc", src, "-D", "BLOCK=16", "-o", "-")
+    assert binary.returncode == 0 and binary.stdout.startswith(b"\x7fELF"), binary.stderr
+    asm = _python_m("mtiacc", src, "-D", "BLOCK=16", "--emit=asm", "-o", "-")
+    assert asm.returncode == 0 and b"mtia.dma" in asm.stdout
+    ir = _python_m("mtiacc", src, "-D", "BLOCK=16", "--emit=ir", "-O0", "-o", "-")
+    opt = _python_m("mtiacc", "opt", "-", "--passes=cse", "-o", "-", stdin=ir.stdout)
+    assert opt.returncode == 0 and b"tt.store" in opt.stdout, opt.stderr
+    dis = _python_m("mtiacc", "disasm", "-", stdin=binary.stdout)
+    assert dis.returncode == 0 and b"kernel k" in dis.stdout, dis.stderr
+    assert not (tmp_path / "-").exists() and not list(tmp_path.glob("-*"))
+    (tmp_path / "k.bin").write_bytes(binary.stdout)
+    import io
+    buf = io.BytesIO()
+    np.savez(buf, X=np.arange(16, dtype=np.float32), Y=np.zeros(16, np.float32))
+    run = _python_m("mtiasim", "run", tmp_path / "k.bin", "--inputs", "-", "--grid", "1", "-o", "-", "--stats",
+                    stdin=buf.getvalue())
+    assert run.returncode == 0, run.stderr
+    with np.load(io.BytesIO(run.stdout)) as z:   # stdout holds the archive alone; the statistics went to stderr
+        np.testing.assert_array_equal(z["Y"], np.arange(16, dtype=np.float32) + 1)
+    assert b"simulated cycles" in run.stderr
+    bad = _python_m("mtiasim", "run", tmp_path / "k.bin", "--inputs", "-", "--grid", "1", stdin=b"junk")
+    assert bad.returncode == 3 and b"standard input" in bad.stderr and b"Traceback" not in bad.stderr

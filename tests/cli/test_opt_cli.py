@@ -131,7 +131,7 @@ def test_flag_errors_are_clean(ir_file, tmp_path):
     code, _, err = cli(VECTOR_ADD, "--disable-pass=nope", "-D", "BLOCK_SIZE=64")
     assert code == 2 and "--disable-pass: unknown pass 'nope'" in err
     code, _, err = cli("opt", tmp_path / "missing.mtir")
-    assert code == 3 and "cannot read" in err
+    assert code == 3 and "missing.mtir' does not exist" in err
 
 
 def test_verifier_error_names_the_op_location_and_pass(tmp_path):
