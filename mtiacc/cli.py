@@ -18,19 +18,20 @@ import traceback
 
 import click
 
-from mtiacc.diagnostics import UserError, report
+from mtiacc.diagnostics import ExitCode, UsageError, UserError, report, tool_version
 from mtiacc.driver import Options, compile_kernel, write_atomically
 
 
 def run_guarded(fn, *args, **kwargs) -> None:
-    """Run a command: user errors print one diagnostic and exit 1; never a traceback for them."""
+    """Run a command: user errors print one diagnostic and exit with their kind's code (ExitCode); never a
+    traceback for them."""
     try:
         fn(*args, **kwargs)
     except UserError as e:
         report(e)
-        sys.exit(1)
+        sys.exit(e.exit_code)
     except KeyboardInterrupt:
-        sys.exit(130)
+        sys.exit(ExitCode.INTERRUPTED)
     except click.exceptions.Exit:
         raise
     except Exception as e:  # an internal bug: say so plainly
@@ -39,7 +40,7 @@ def run_guarded(fn, *args, **kwargs) -> None:
         print(f"internal compiler error: {type(e).__name__}: {e}\n"
               "note: this is a bug in mtiacc; rerun with MTIA_DEBUG=1 for details and report it",
               file=sys.stderr)
-        sys.exit(70)
+        sys.exit(ExitCode.INTERNAL)
 
 
 def parse_define(text: str):
@@ -79,7 +80,7 @@ def make_instrumentation(print_before, print_after, print_ir_after_all, print_ir
     from mtiacc.opt import PASSES, Instrumentation
     for name in (*print_before, *print_after):
         if name not in PASSES:
-            raise UserError(f"--print-ir-before/after: unknown pass '{name}' "
+            raise UsageError(f"--print-ir-before/after: unknown pass '{name}' "
                             f"(known passes: {', '.join(sorted(PASSES))})")
     if not (print_before or print_after or print_ir_after_all or print_ir_after_change or time_passes):
         return None
@@ -96,10 +97,17 @@ def dump_pipeline(passes_text, opt_level, disabled, codegen=True) -> None:
     sys.stdout.write(spell_pipeline(passes) + "\n")
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+SUBCOMMAND_HELP = """\b
+Subcommands (mtiacc COMMAND --help for each):
+  mtiacc opt IN.mtir [--passes=...|-O LEVEL] [-o OUT]   run passes on IR text, like mlir-opt
+  mtiacc disasm BIN                                     metadata, disassembly and source lines of a binary"""
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"]}, epilog=SUBCOMMAND_HELP)
+@click.version_option(version=tool_version("mtiacc"), message="%(version)s", help="Print the version and exit.")
 @click.argument("file", type=click.Path(dir_okay=False), required=False)
-@click.option("-o", "output", type=click.Path(dir_okay=False), help="Output file (default: FILE's stem + .bin; "
-              "stdout for --emit=ir/asm).")
+@click.option("-o", "output", type=click.Path(dir_okay=False), help="Output file, '-' for stdout (default: FILE's "
+              "stem + .bin; stdout for --emit=ir/asm).")
 @click.option("--kernel", help="The @triton.jit function to compile (needed when the file has several "
               "that no other @triton.jit function calls).")
 @click.option("-D", "defines", multiple=True, metavar="NAME=VALUE", help="Value of a tl.constexpr parameter.")
@@ -119,6 +127,9 @@ def compile_command(file, output, kernel, defines, signature, grid, emit, target
     defs = dict(parse_define(d) for d in defines)
     if file is None and not dump_pipeline:
         raise click.UsageError("Missing argument 'FILE'.")
+
+    if output == "-" and emit == "bin" and sys.stdout.isatty():
+        raise click.UsageError("refusing to write a binary to a terminal (-o -): redirect standard output")
 
     def go():
         if dump_pipeline:
@@ -147,14 +158,15 @@ def compile_command(file, output, kernel, defines, signature, grid, emit, target
             return
         out = output or os.path.splitext(os.path.basename(file))[0] + ".bin"
         write_atomically(out, result.binary)
-        click.echo(f"wrote {out}", err=True)
+        if out != "-":
+            click.echo(f"wrote {out}", err=True)
 
     run_guarded(go)
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("file", type=click.Path(dir_okay=False), required=False)
-@click.option("-o", "output", type=click.Path(dir_okay=False), help="Output file (default: stdout).")
+@click.option("-o", "output", type=click.Path(dir_okay=False), help="Output file ('-' or none: stdout).")
 @pass_options
 def opt_command(file, output, opt_level, passes, dump_pipeline, print_before, print_after, print_ir_after_all,
                 print_ir_after_change, disabled, time_passes, verify_each):
@@ -179,11 +191,9 @@ def opt_command(file, output, opt_level, passes, dump_pipeline, print_before, pr
             return
         instr = make_instrumentation(print_before, print_after, print_ir_after_all, print_ir_after_change,
                                      time_passes)
+        from mtiacc.files import read_bytes
         try:
-            with open(file, encoding="utf-8") as f:
-                text = f.read()
-        except OSError as e:
-            raise UserError(f"cannot read '{file}': {e.strerror}") from None
+            text = read_bytes(file, "IR file").decode("utf-8")   # '-': standard input
         except UnicodeDecodeError:
             raise UserError(f"'{file}' is not UTF-8 text") from None
         module = parse_ir(text, file)
@@ -213,11 +223,8 @@ def disasm_command(binary):
     def go():
         from mtiacc.asm.disasm import disassemble_binary
         from mtiacc.asm.elf import read_elf
-        try:
-            with open(binary, "rb") as f:
-                data = f.read()
-        except OSError as e:
-            raise UserError(f"cannot read '{binary}': {e.strerror}") from None
+        from mtiacc.files import read_bytes
+        data = read_bytes(binary, "binary")   # '-': standard input
         sys.stdout.write(disassemble_binary(read_elf(data, filename=binary)))
 
     run_guarded(go)

@@ -8,6 +8,7 @@ non-zero; no Python traceback ever reaches the user.
 from __future__ import annotations
 
 import dataclasses
+import enum
 import sys
 import tokenize
 from typing import Iterable, Optional
@@ -26,8 +27,23 @@ class SourceLocation:
         return f"{self.file}:{self.line}:{self.col}"
 
 
+class ExitCode(enum.IntEnum):
+    """What the tools' exit status says (README, "Exit codes"); 1 is never ours, so a Python that died
+    outside the tools' handlers is not mistaken for one of these."""
+
+    OK = 0
+    USAGE = 2           # the command line is wrong: an unknown flag, a flag's value that does not parse
+    BAD_INPUT = 3       # an input is wrong: the kernel does not compile, a file is not what it should be,
+                        # the inputs do not fit the kernel's parameters, an output cannot be written
+    KERNEL_FAULT = 4    # the kernel failed while it ran: out of bounds, device assert, deadlock, a limit
+    INTERNAL = 70       # a bug in the tools (EX_SOFTWARE)
+    INTERRUPTED = 130   # Ctrl-C
+
+
 class UserError(Exception):
     """An error caused by the user's input (kernel, flag, data file, binary)."""
+
+    exit_code = ExitCode.BAD_INPUT
 
     def __init__(self, message: str, loc: Optional[SourceLocation] = None,
                  notes: Iterable[str] = (), source_line: Optional[str] = None):
@@ -44,6 +60,28 @@ class UserError(Exception):
 
 class CompileError(UserError):
     """An error in the kernel being compiled."""
+
+
+class UsageError(UserError):
+    """A command-line flag whose value does not parse."""
+
+    exit_code = ExitCode.USAGE
+
+
+class KernelFault(UserError):
+    """The kernel failed while it ran on the simulator (a fault, an assert, a deadlock, a limit reached)."""
+
+    exit_code = ExitCode.KERNEL_FAULT
+
+
+def tool_version(tool: str) -> str:
+    """``--version``'s text: the tool and the installed package's version."""
+    try:
+        from importlib.metadata import version
+        v = version("mtiacc")
+    except Exception:  # noqa: BLE001 - running from a source tree that is not installed
+        v = "unknown (not installed)"
+    return f"{tool} {v}"
 
 
 def _read_line(loc: SourceLocation) -> Optional[str]:

@@ -13,10 +13,9 @@ import ast
 import dataclasses
 import os
 import re
-import tempfile
 from typing import Dict, List, Optional, Tuple
 
-from mtiacc.diagnostics import UserError
+from mtiacc.diagnostics import UsageError, UserError
 from mtiacc.target import Target, load_target
 
 FORMAT_VERSION = 1
@@ -121,25 +120,25 @@ def parse_grid(text: str, fe) -> List[str]:
     try:
         tree = ast.parse(f"({text},)", mode="eval")
     except SyntaxError:
-        raise UserError(f"--grid: cannot parse '{text}' (expected e.g. \"cdiv(N, BLOCK_SIZE)\")") from None
+        raise UsageError(f"--grid: cannot parse '{text}' (expected e.g. \"cdiv(N, BLOCK_SIZE)\")") from None
     axes = tree.body.elts if isinstance(tree.body, ast.Tuple) else [tree.body]
     if not 1 <= len(axes) <= 3:
-        raise UserError(f"--grid: a grid has 1 to 3 axes, got {len(axes)}")
+        raise UsageError(f"--grid: a grid has 1 to 3 axes, got {len(axes)}")
     allowed = (ast.Expression, ast.Tuple, ast.BinOp, ast.UnaryOp, ast.Constant, ast.Name, ast.Load,
                ast.Call, ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod, ast.USub)
     for node in ast.walk(tree):
         if not isinstance(node, allowed):
             what = _GRID_OPERATORS.get(type(node), type(node).__name__) if isinstance(
                 node, (ast.operator, ast.unaryop, ast.boolop, ast.cmpop)) else ast.unparse(node)
-            raise UserError(f"--grid: '{what}' is not allowed in a grid expression "
+            raise UsageError(f"--grid: '{what}' is not allowed in a grid expression "
                             "(use integers, parameter names, + - * // %, cdiv, min, max)")
         if isinstance(node, ast.Call) and not (isinstance(node.func, ast.Name)
                                                and node.func.id in ("cdiv", "min", "max")):
-            raise UserError(f"--grid: unknown function in '{ast.unparse(node)}' (cdiv, min, max are known)")
+            raise UsageError(f"--grid: unknown function in '{ast.unparse(node)}' (cdiv, min, max are known)")
         if isinstance(node, ast.Name) and node.id not in known | {"cdiv", "min", "max"}:
-            raise UserError(f"--grid: unknown name '{node.id}' (parameters: {', '.join(sorted(known))})")
+            raise UsageError(f"--grid: unknown name '{node.id}' (parameters: {', '.join(sorted(known))})")
         if isinstance(node, ast.Constant) and not isinstance(node.value, int):
-            raise UserError(f"--grid: only integer constants are allowed, got {node.value!r}")
+            raise UsageError(f"--grid: only integer constants are allowed, got {node.value!r}")
     return [ast.unparse(a) for a in axes]
 
 
@@ -196,17 +195,6 @@ def compile_kernel(path: str, opts: Options, stop_after: str = "bin") -> Compila
 
 
 def write_atomically(path: str, data: bytes) -> None:
-    """Write the whole file or nothing: a temporary file in the same folder, then a rename."""
-    folder = os.path.dirname(os.path.abspath(path))
-    try:
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".mtiacc-", suffix=".tmp")
-    except OSError as e:
-        raise UserError(f"cannot write '{path}': {e.strerror}") from None
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except OSError as e:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise UserError(f"cannot write '{path}': {e.strerror}") from None
+    """Write the whole file or nothing (``-``: standard output), with the umask's permissions."""
+    from mtiacc.files import write_whole
+    write_whole(path, data)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import os
 from pathlib import Path
 from typing import Optional, Tuple
 
@@ -46,17 +47,50 @@ def instruction_info(mnemonic: str, nargs: int):
     return lookup(mnemonic, nargs)
 
 
+def _field(d, path: str, origin: str, default=None, minimum: int = 1) -> int:
+    """The integer at dotted ``path`` of the target mapping, at least ``minimum``."""
+    cur = d
+    for part in path.split("."):
+        if not isinstance(cur, dict) or part not in cur:
+            if default is not None:
+                return default
+            raise UserError(f"target description '{origin}' has no '{path}' (see mtiasim/configs/mtia2i.yaml)")
+        cur = cur[part]
+    if isinstance(cur, bool) or not isinstance(cur, int) or cur < minimum:
+        want = "a positive integer" if minimum == 1 else f"an integer of at least {minimum}"
+        raise UserError(f"target description '{origin}': '{path}' must be {want}, got {cur!r}")
+    return cur
+
+
 def _from_yaml(text: str, origin: str) -> Target:
     try:
         d = yaml.safe_load(text)
-        pe = d["pe"]
-        return Target(name=str(d["name"]), vlen_bits=int(pe["vector"]["vlen_bits"]),
-                      lmem_bytes=int(pe["local_memory_bytes"]), stack_bytes=int(pe["stack_bytes"]),
-                      timing=tuple((str(k), (int(v["issue"]), int(v["latency"])))
-                                   for k, v in (d.get("timing") or {}).items()),
-                      dpe_accumulator_rows=int((d.get("dpe") or {}).get("accumulator_rows", 1024)))
-    except (yaml.YAMLError, KeyError, TypeError, ValueError) as e:
-        raise UserError(f"{origin}: not a valid target description ({e})") from None
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        if mark is not None and os.path.exists(origin):
+            from mtiacc.diagnostics import SourceLocation
+            raise UserError(f"target description is not valid YAML: {e.problem}",
+                            SourceLocation(origin, mark.line + 1, mark.column + 1)) from None
+        raise UserError(f"target description '{origin}' is not valid YAML") from None
+    if not isinstance(d, dict):
+        raise UserError(f"target description '{origin}' is not a YAML mapping of the machine's parameters "
+                        "(see mtiasim/configs/mtia2i.yaml)")
+    lmem = _field(d, "pe.local_memory_bytes", origin)
+    stack = _field(d, "pe.stack_bytes", origin, minimum=0)
+    if stack >= lmem:
+        raise UserError(f"target description '{origin}': the stack ({stack} bytes) does not fit in local memory "
+                        f"({lmem} bytes)")
+    vlen = _field(d, "pe.vector.vlen_bits", origin)
+    if vlen % 64:
+        raise UserError(f"target description '{origin}': 'pe.vector.vlen_bits' must be a multiple of 64")
+    timing = d.get("timing") or {}
+    try:
+        timing = tuple((str(k), (int(v["issue"]), int(v["latency"]))) for k, v in timing.items())
+    except (KeyError, TypeError, ValueError, AttributeError):
+        raise UserError(f"target description '{origin}': 'timing' must map each class to its 'issue' and "
+                        "'latency' cycles") from None
+    return Target(name=str(d.get("name", origin)), vlen_bits=vlen, lmem_bytes=lmem, stack_bytes=stack,
+                  timing=timing, dpe_accumulator_rows=_field(d, "dpe.accumulator_rows", origin, 1024))
 
 
 @functools.lru_cache(maxsize=None)

@@ -1,23 +1,35 @@
 """``mtiasim run BIN --inputs NPZ [--grid X[,Y[,Z]]] [--arg NAME=VALUE]... [-o OUT.npz] [--stats]``.
 
-Every user mistake is one clear message on stderr and exit code 1; a simulator bug prints a short request to
-report it (the traceback only with ``MTIA_DEBUG=1``).
+Every user mistake is one clear message on stderr and an exit code that tells its kind (``ExitCode``: 2 usage,
+3 bad input, 4 the kernel faulted); a simulator bug prints a short request to report it and exits 70 (the
+traceback only with ``MTIA_DEBUG=1``).
 """
 from __future__ import annotations
 
 import os
 import sys
-import tempfile
 import traceback
 import zipfile
 
 import click
 import numpy as np
 
-from mtiacc.diagnostics import UserError, report
+from mtiacc.diagnostics import ExitCode, UsageError, UserError, report, tool_version
 
 
 def load_inputs(path: str):
+    if path == "-":   # an npz archive on standard input
+        import io
+        from mtiacc.files import read_bytes
+        data = read_bytes(path, "inputs")
+        if data[:6] == b"\x93NUMPY" or not zipfile.is_zipfile(io.BytesIO(data)):
+            raise UserError("the inputs on standard input are not an .npz archive of named arrays "
+                            "(write one with np.savez(f, NAME=array, ...))")
+        try:
+            with np.load(io.BytesIO(data), allow_pickle=False) as z:
+                return {k: z[k] for k in z.files}
+        except (zipfile.BadZipFile, ValueError, OSError, EOFError, KeyError) as e:
+            raise UserError(f"the inputs on standard input are not a readable .npz archive ({e})") from None
     if not os.path.exists(path):
         raise UserError(f"inputs file '{path}' does not exist")
     if os.path.isdir(path):
@@ -57,27 +69,15 @@ def parse_args_option(items):
         name, sep, value = item.partition("=")
         name = name.strip()
         if not sep or not name or not name.isidentifier():
-            raise UserError(f"--arg '{item}' must be NAME=VALUE")
+            raise UsageError(f"--arg '{item}' must be NAME=VALUE")
         out[name] = value
     return out
 
 
 def write_npz_atomically(path: str, arrays) -> None:
-    """Write the archive to a temporary file beside ``path`` and rename it: whole or not at all."""
-    directory = os.path.dirname(os.path.abspath(path))
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=".mtiasim-", suffix=".npz.tmp", dir=directory)
-    except OSError as e:
-        raise UserError(f"cannot write '{path}': {e.strerror}") from None
-    try:
-        with os.fdopen(fd, "wb") as f:
-            np.savez(f, **arrays)
-        os.replace(tmp, path)
-    except OSError as e:
-        raise UserError(f"cannot write '{path}': {e.strerror}") from None
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    """Write the archive whole or not at all (``-``: standard output), whatever the arrays' names."""
+    from mtiacc.files import save_npz, write_whole
+    write_whole(path, lambda f: save_npz(f, arrays))
 
 
 def default_output(binary: str) -> str:
@@ -89,7 +89,8 @@ def print_stats(stats, out_path=None) -> None:
     from rich.console import Console
 
     from .stats import render
-    render(stats, Console(file=sys.stdout, width=110))
+    # with the outputs on stdout (-o -), the statistics go to stderr
+    render(stats, Console(file=sys.stderr if out_path == "-" else sys.stdout, width=110))
 
 
 def parse_place_option(items):
@@ -97,7 +98,7 @@ def parse_place_option(items):
     for item in items:
         name, sep, where = item.partition("=")
         if not sep or not name.strip().isidentifier() or where.strip().lower() not in ("dram", "sram"):
-            raise UserError(f"--place '{item}' must be NAME=dram or NAME=sram")
+            raise UsageError(f"--place '{item}' must be NAME=dram or NAME=sram")
         out[name.strip()] = where.strip().lower()
     return out
 
@@ -112,6 +113,7 @@ def write_json(path: str, obj) -> None:
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(version=tool_version("mtiasim"), message="%(version)s", help="Print the version and exit.")
 def cli():
     """mtiasim: an instruction-level simulator of an MTIA-2i-like accelerator."""
 
@@ -119,10 +121,11 @@ def cli():
 @cli.command("run")
 @click.argument("binary", type=click.Path(dir_okay=False))
 @click.option("--inputs", "inputs_path", required=True, metavar="NPZ",
-              help="npz archive: one array per pointer parameter, 0-d arrays for scalars")
+              help="npz archive: one array per pointer parameter, 0-d arrays for scalars ('-': standard input)")
 @click.option("--grid", "grid", metavar="X[,Y[,Z]]", help="launch grid (overrides the binary's)")
 @click.option("--arg", "arg_items", multiple=True, metavar="NAME=VALUE", help="scalar parameter value")
-@click.option("-o", "--output", "output", metavar="OUT.npz", help="where to write the buffers after the run")
+@click.option("-o", "--output", "output", metavar="OUT.npz",
+              help="where to write the buffers after the run ('-': standard output)")
 @click.option("--stats", is_flag=True, help="print statistics")
 @click.option("--config", "config_path", metavar="MACHINE.yaml", help="machine description")
 @click.option("--max-steps", type=click.IntRange(min=1), default=50_000_000, show_default=True,
@@ -155,7 +158,8 @@ def run_cmd(binary, inputs_path, grid, arg_items, output, stats, config_path, ma
             write_trace(trace_path, result.trace)
         except OSError as e:
             raise UserError(f"cannot write '{trace_path}': {e.strerror}") from None
-    click.echo(f"wrote {out}")
+    if out != "-":
+        click.echo(f"wrote {out}")
 
 
 def _simulate(binary, inputs_path, grid, arg_items, config_path, max_steps=50_000_000, place_items=(), **kw):
@@ -226,18 +230,18 @@ def main(argv=None) -> int:
         return 0
     except UserError as e:
         report(e)
-        return 1
+        return e.exit_code
     except click.exceptions.Exit as e:
         return e.exit_code
     except click.exceptions.Abort:
         print("aborted", file=sys.stderr)
-        return 1
+        return ExitCode.INTERRUPTED
     except click.ClickException as e:
         e.show()
-        return 2
+        return ExitCode.USAGE
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
-        return 130
+        return ExitCode.INTERRUPTED
     except Exception:  # noqa: BLE001 - the last line of defence: never a bare traceback
         if os.environ.get("MTIA_DEBUG") == "1":
             print("mtiasim: internal error", file=sys.stderr)
@@ -245,7 +249,7 @@ def main(argv=None) -> int:
         else:
             print("mtiasim: internal error (a bug in the simulator). Please report it with the binary and inputs; "
                   "set MTIA_DEBUG=1 to see the details.", file=sys.stderr)
-        return 70
+        return ExitCode.INTERNAL
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@ from __future__ import annotations
 import ast
 from typing import Dict
 
-from mtiacc.diagnostics import UserError
+from mtiacc.diagnostics import UsageError, UserError
 
 
 def _cdiv(a, b):
@@ -73,18 +73,30 @@ def evaluate(expr, env: Dict[str, object]) -> int:
     return ev(tree)
 
 
+MAX_GRID_AXIS = (1 << 31) - 1   # tl.program_id and tl.num_programs are int32
+
+
+def check_grid_sizes(grid, where: str) -> None:
+    """Each axis of a launch grid must fit tl.program_id's int32."""
+    for axis, v in enumerate(grid):
+        if v > MAX_GRID_AXIS:
+            raise UserError(f"{where}: axis {axis} has {v} programs; at most {MAX_GRID_AXIS} (2**31 - 1) fit "
+                            "tl.program_id's int32")
+
+
 def parse_grid_option(text: str):
     """``X[,Y[,Z]]`` from the command line -> a 3-tuple of positive ints."""
     parts = [p.strip() for p in str(text).split(",")]
     if not 1 <= len(parts) <= 3 or any(not p for p in parts):
-        raise UserError(f"--grid '{text}' must be X, X,Y or X,Y,Z (positive integers)")
+        raise UsageError(f"--grid '{text}' must be X, X,Y or X,Y,Z (positive integers)")
     out = []
     for p in parts:
         try:
             v = int(p, 0)
         except ValueError:
-            raise UserError(f"--grid '{text}': '{p}' is not an integer") from None
+            raise UsageError(f"--grid '{text}': '{p}' is not an integer") from None
         if v <= 0:
-            raise UserError(f"--grid '{text}': every grid size must be positive")
+            raise UsageError(f"--grid '{text}': every grid size must be positive")
         out.append(v)
+    check_grid_sizes(out, f"--grid '{text}'")
     return tuple(out + [1] * (3 - len(out)))

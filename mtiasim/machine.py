@@ -12,7 +12,7 @@ from typing import Callable, List, Optional
 
 import numpy as np
 
-from mtiacc.diagnostics import UserError
+from mtiacc.diagnostics import KernelFault
 
 from .config import MachineConfig
 from .faults import SimFault
@@ -274,7 +274,7 @@ class Machine:
         raise SimFault(f"the wave executed more than {self.max_steps} instruction steps without halting "
                        f"(an endless loop? raise --max-steps if the kernel really is this long)")
 
-    def _fault(self, f: SimFault, g, pc) -> UserError:
+    def _fault(self, f: SimFault, g, pc) -> KernelFault:
         from .faults import group_slots
         slot = f.slot
         if slot is None:
@@ -291,4 +291,4 @@ class Machine:
             notes.append(f"at pc 0x{pc % (1 << 64):x}")
         notes.extend(f.notes)
         loc, text = prog.location(pc)
-        return UserError(f.message, loc, notes, source_line=text)
+        return KernelFault(f.message, loc, notes, source_line=text)

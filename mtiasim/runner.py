@@ -18,8 +18,8 @@ import numpy as np
 from mtiacc.diagnostics import UserError
 
 from .config import MachineConfig, load_config
-from .gridexpr import evaluate
-from .loader import Program, load_program
+from .gridexpr import check_grid_sizes, evaluate
+from .loader import Program, check_target, load_program
 from .machine import Machine
 from .memory import Dram
 from .stats import STALLS, Stats
@@ -113,6 +113,14 @@ def _scalar_slot(ty: str, v) -> bytes:
     raise UserError(f"unsupported scalar type '{ty}'")
 
 
+def native_order(arr: np.ndarray) -> np.ndarray:
+    """``arr`` in the machine's (little-endian) byte order: a big-endian ``>f4`` array has the dtype the
+    signature asks for, but its bytes would be read backwards."""
+    if arr.dtype.byteorder == ">" or (arr.dtype.byteorder == "=" and np.little_endian is False):
+        return arr.astype(arr.dtype.newbyteorder("<"))
+    return arr
+
+
 def _available(inputs) -> str:
     names = sorted(inputs)
     return ", ".join(f"'{n}'" for n in names) if names else "nothing"
@@ -147,7 +155,7 @@ def _pointer_array(name: str, ty: str, elem: str, inputs, what: str) -> np.ndarr
         raise UserError(f"parameter '{name}' has type '{ty}', which mtiasim does not support")
     if name not in inputs:
         raise UserError(f"the inputs have no array for {what} '{name}' ({ty}); they have {_available(inputs)}")
-    arr = np.asarray(inputs[name])
+    arr = native_order(np.asarray(inputs[name]))     # a big-endian array is read by value
     ok = POINTER_DTYPES[elem]
     if arr.dtype.type not in ok:
         exp = " or ".join(np.dtype(t).name for t in ok)
@@ -260,6 +268,8 @@ def resolve_grid(program: Program, grid, scalars) -> Tuple[int, int, int]:
         g = tuple(evaluate(e, env) for e in exprs)
     if any(v < 0 for v in g):
         raise UserError(f"the launch grid {g} has a negative size")
+    check_grid_sizes(g, f"the launch grid {g}" if grid is not None else
+                     f"the binary's launch grid {program.meta.get('grid')} = {g}")
     return tuple(list(g) + [1] * (3 - len(g)))
 
 
@@ -292,6 +302,7 @@ def run(binary, inputs: Dict[str, np.ndarray], grid=None, args: Optional[Dict[st
     t0 = time.perf_counter()
     cfg = config or load_config(config_path)
     program = binary if isinstance(binary, Program) else load_program(binary)
+    check_target(program.meta, cfg.name, cfg.path, binary if isinstance(binary, str) else program.name)
     dram, blob, scalars, pointers = prepare(program, cfg, inputs, args, place, pointer_at)
     gx, gy, gz = resolve_grid(program, grid, scalars)
     total = gx * gy * gz

@@ -13,7 +13,7 @@ ALLOWED = {
     "mtiacc.opt": {"mtiacc.diagnostics", "mtiacc.ir"},
     "mtiacc.codegen": {"mtiacc.diagnostics", "mtiacc.ir", "mtiacc.target"},
     "mtiacc.asm": {"mtiacc.diagnostics"},
-    "mtiasim": {"mtiacc.diagnostics", "mtiacc.asm"},
+    "mtiasim": {"mtiacc.diagnostics", "mtiacc.files", "mtiacc.asm"},
     # the Python API sits above the compiler and the simulator
     "mtiacc.runtime": {"mtiacc.diagnostics", "mtiacc.driver", "mtiacc.frontend", "mtiasim"},
 }
@@ -140,7 +140,7 @@ def test_no_file_over_800_lines():
 def test_no_folder_over_15_modules():
     folders = {p.parent for p in _source_files()}
     big = [f"{d.relative_to(ROOT)}: {n} modules" for d in sorted(folders)
-           if (n := len([p for p in d.glob("*.py") if p.name != "__init__.py"])) > 15]
+           if (n := len([p for p in d.glob("*.py") if p.name not in ("__init__.py", "__main__.py")])) > 15]
     assert not big, "\n".join(big)
 
 

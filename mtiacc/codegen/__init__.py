@@ -18,7 +18,7 @@ from mtiacc.codegen.select.isel import select_instructions
 from mtiacc.codegen.machine.mir import LabelDef, Mem, MInstr, format_instr
 from mtiacc.codegen.machine.peephole import peephole_function
 from mtiacc.codegen.machine.schedule import schedule_function
-from mtiacc.codegen.machine.regalloc import allocate
+from mtiacc.codegen.machine.regalloc import adjust_sp, allocate
 from mtiacc.diagnostics import CompileError
 from mtiacc.ir import ops as O
 from mtiacc.target import Target
@@ -55,10 +55,10 @@ def _insert_frame(fn, target: Target) -> None:
         raise CompileError(f"register spills need {size} bytes of stack; the target reserves "
                            f"{target.stack_bytes}")
     loc = fn.items[0].loc if fn.items else None
-    items = [MInstr("addi", ["sp", "sp", -size], loc, "spill area")]
+    items = adjust_sp(-size, loc, "spill area")   # beyond addi's immediate: several steps
     for it in fn.items:
         if isinstance(it, MInstr) and it.op == "ret":
-            items.append(MInstr("addi", ["sp", "sp", size], it.loc))
+            items.extend(adjust_sp(size, it.loc))
         items.append(it)
     fn.items = items
 

@@ -89,6 +89,24 @@ class SourceFile:
             end = e.end_offset if e.end_lineno == line and e.end_offset and e.end_offset > col else None
             raise CompileError(f"invalid Python syntax: {e.msg}",
                                SourceLocation(self.path, line, col, end)) from None
+        except (RecursionError, MemoryError):
+            raise CompileError("an expression is nested too deeply for Python's parser; split it into "
+                               "several statements", self._busiest_line()) from None
+
+    def _busiest_line(self) -> Optional[SourceLocation]:
+        """The line with the most operators: where a too deeply nested expression most likely is."""
+        counts: Dict[int, int] = {}
+        try:
+            for tok in tokenize.generate_tokens(io.StringIO(self.text).readline):
+                if tok.type == tokenize.OP:
+                    counts[tok.start[0]] = counts.get(tok.start[0], 0) + 1
+        except (tokenize.TokenError, SyntaxError):
+            pass
+        if not counts:
+            return None
+        line = max(counts, key=counts.get)
+        text = self.line(line)
+        return SourceLocation(self.path, line, len(text) - len(text.lstrip()) + 1)
 
     def lines_of(self, node: ast.AST) -> Dict[int, str]:
         """``{line: text}`` for the lines a node spans (decorators included)."""

@@ -13,7 +13,7 @@ import time
 from typing import (Callable, ClassVar, Dict, List, Optional, Sequence, Set, TextIO, Tuple,
                     Union)
 
-from mtiacc.diagnostics import UserError
+from mtiacc.diagnostics import UsageError
 from mtiacc.ir.core import VerifyError
 from mtiacc.ir.ops import ModuleOp
 from mtiacc.ir.verifier import verify_module
@@ -62,7 +62,7 @@ def _convert(pass_name: str, field: dataclasses.Field, text: str):
             return text.lower() in ("true", "1")
         return kind(text)
     except ValueError:
-        raise UserError(f"pass '{pass_name}': option '{field.name.replace('_', '-')}' expects "
+        raise UsageError(f"pass '{pass_name}': option '{field.name.replace('_', '-')}' expects "
                         f"{kind.__name__}, got '{text}'") from None
 
 
@@ -75,14 +75,14 @@ def _split_top_level(text: str) -> List[str]:
         elif ch == "}":
             depth -= 1
             if depth < 0:
-                raise UserError(f"pipeline '{text}': unbalanced '}}'")
+                raise UsageError(f"pipeline '{text}': unbalanced '}}'")
         if ch == "," and depth == 0:
             parts.append("".join(cur))
             cur = []
         else:
             cur.append(ch)
     if depth != 0:
-        raise UserError(f"pipeline '{text}': unbalanced '{{'")
+        raise UsageError(f"pipeline '{text}': unbalanced '{{'")
     parts.append("".join(cur))
     return parts
 
@@ -97,21 +97,21 @@ def parse_pipeline(text: str) -> List[ModulePass]:
         name, _, rest = part.partition("{")
         name = name.strip()
         if not name:
-            raise UserError(f"pipeline '{text}': empty pass name")
+            raise UsageError(f"pipeline '{text}': empty pass name")
         if name not in PASSES:
-            raise UserError(f"unknown pass '{name}' (known passes: {', '.join(sorted(PASSES))})")
+            raise UsageError(f"unknown pass '{name}' (known passes: {', '.join(sorted(PASSES))})")
         cls = PASSES[name]
         options: Dict[str, object] = {}
         if rest:
             if not rest.rstrip().endswith("}"):
-                raise UserError(f"pipeline '{text}': options of '{name}' must end with '}}'")
+                raise UsageError(f"pipeline '{text}': options of '{name}' must end with '}}'")
             fields = {f.name: f for f in dataclasses.fields(cls)}
             for item in rest.rstrip()[:-1].replace(",", " ").split():
                 key, eq, value = item.partition("=")
                 field = fields.get(key.replace("-", "_"))
                 if not eq or field is None:
                     known = ", ".join(f.replace("_", "-") for f in fields) or "none"
-                    raise UserError(f"pass '{name}' has no option '{key}' (its options: {known})"
+                    raise UsageError(f"pass '{name}' has no option '{key}' (its options: {known})"
                                     if eq else f"pass '{name}': option '{item}' needs a value (name=value)")
                 options[field.name] = _convert(name, field, value)
         passes.append(cls(**options))
@@ -207,7 +207,7 @@ def remove_disabled(passes: Sequence[ModulePass], disabled: Sequence[str]) -> Li
     """The pipeline without the passes named in ``disabled`` (each must be a known pass name)."""
     for name in disabled:
         if name not in PASSES:
-            raise UserError(f"--disable-pass: unknown pass '{name}' (known passes: {', '.join(sorted(PASSES))})")
+            raise UsageError(f"--disable-pass: unknown pass '{name}' (known passes: {', '.join(sorted(PASSES))})")
     return [p for p in passes if p.name not in set(disabled)]
 
 

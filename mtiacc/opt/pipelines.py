@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from typing import List, Sequence, Tuple
 
-from mtiacc.diagnostics import UserError
+from mtiacc.diagnostics import UsageError
 from mtiacc.opt.pass_manager import PASSES, ModulePass, is_machine, parse_pipeline, spell_pipeline
 
 PIPELINES = {
@@ -53,7 +53,7 @@ def pipeline_for_level(level: int, codegen: bool = False) -> str:
     """The pipeline string of optimization level ``level`` (0 to 3); with ``codegen``, as a compile runs
     it, the required passes included (what ``mtiacc --dump-pipeline -O<level>`` prints)."""
     if level not in PIPELINES:
-        raise UserError(f"unknown optimization level -O{level} (expected -O0 to -O3)")
+        raise UsageError(f"unknown optimization level -O{level} (expected -O0 to -O3)")
     if codegen:
         return spell_pipeline(for_codegen(parse_pipeline(PIPELINES[level])))
     return PIPELINES[level]
@@ -66,7 +66,7 @@ def for_codegen(passes: Sequence[ModulePass], disabled: Sequence[str] = ()) -> L
     required = REQUIRED_PREFIX + REQUIRED_TAIL
     for name in disabled:
         if name in required:
-            raise UserError(f"--disable-pass: '{name}' cannot be disabled: code generation needs it "
+            raise UsageError(f"--disable-pass: '{name}' cannot be disabled: code generation needs it "
                             f"(every compile runs {_required_text()})")
     ir = [p for p in passes if not is_machine(p)]
     machine = [p for p in passes if is_machine(p)]
@@ -76,7 +76,7 @@ def for_codegen(passes: Sequence[ModulePass], disabled: Sequence[str] = ()) -> L
         return [PASSES[n]() for n in REQUIRED_PREFIX] + ir + [PASSES[n]() for n in REQUIRED_TAIL] + machine
     head, tail = names[:len(REQUIRED_PREFIX)], names[len(names) - len(REQUIRED_TAIL):]
     if head != REQUIRED_PREFIX or tail != REQUIRED_TAIL or len(named) != len(required):
-        raise UserError(f"pipeline '{spell_pipeline(passes)}': '{named[0]}' runs in every compile at a fixed "
+        raise UsageError(f"pipeline '{spell_pipeline(passes)}': '{named[0]}' runs in every compile at a fixed "
                         f"place ({_required_text()}): name none of these passes (they are added) or all of them "
                         "there, as --dump-pipeline prints them")
     return ir + machine

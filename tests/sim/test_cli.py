@@ -35,7 +35,7 @@ def npz(tmp_path, **arrays):
     return path
 
 
-def clean_error(proc, *fragments, code=1):
+def clean_error(proc, *fragments, code=3):
     assert proc.returncode == code, (proc.returncode, proc.stdout, proc.stderr)
     assert "Traceback" not in proc.stderr
     for f in fragments:
@@ -63,21 +63,22 @@ def test_arg_overrides_and_explicit_output(tool, binary, tmp_path):
     np.testing.assert_array_equal(y[:8], np.arange(8)) and np.testing.assert_array_equal(y[8:], 0)
 
 
-@pytest.mark.parametrize("extra,inputs,fragments", [
-    ((), {"Y": None}, ["'Y'", "'X', 'nbytes'"]),
-    ((), {"X": np.arange(16, dtype=np.int32)}, ["'X'", "float32", "int32"]),
-    ((), {"nbytes": np.array(4096)}, ["copy.py:4:5", "out-of-bounds DMA read", "'X'", "y = x"]),
-    (("--grid", "2,x"), {}, ["--grid", "'x'"]),
-    (("--arg", "nbytes"), {}, ["NAME=VALUE"]),
-    (("--arg", "nope=3"), {}, ["no parameter 'nope'"]),
-    (("--config", "/nonexistent.yaml"), {}, ["does not exist"]),
+@pytest.mark.parametrize("extra,inputs,fragments,code", [
+    ((), {"Y": None}, ["'Y'", "'X', 'nbytes'"], 3),
+    ((), {"X": np.arange(16, dtype=np.int32)}, ["'X'", "float32", "int32"], 3),
+    ((), {"nbytes": np.array(4096)}, ["copy.py:4:5", "out-of-bounds DMA read", "'X'", "y = x"], 4),
+    (("--grid", "2,x"), {}, ["--grid", "'x'"], 2),
+    (("--arg", "nbytes"), {}, ["NAME=VALUE"], 2),
+    (("--arg", "nope=3"), {}, ["no parameter 'nope'"], 3),
+    (("--config", "/nonexistent.yaml"), {}, ["does not exist"], 3),
 ])
-def test_errors_are_clean_and_write_nothing(tool, binary, tmp_path, extra, inputs, fragments):
+def test_errors_are_clean_and_write_nothing(tool, binary, tmp_path, extra, inputs, fragments, code):
+    """The exit code tells the kind: 2 a flag that does not parse, 3 a bad input, 4 the kernel faulted."""
     out = tmp_path / "o.npz"
     proc = tool("mtiasim", "run", binary, "--inputs", npz(tmp_path, **inputs), "-o", out, *extra)
-    clean_error(proc, *fragments)
+    clean_error(proc, *fragments, code=code)
     assert not out.exists()
-    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".mtiasim-")]
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".mtia-")]
 
 
 def test_missing_files_and_bad_inputs(tool, binary, tmp_path):

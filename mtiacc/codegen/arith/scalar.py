@@ -34,8 +34,13 @@ def _bits32(t: Type) -> bool:
 
 
 def f32_bits(x: float) -> int:
+    """The f32 bit pattern of ``x`` rounded to nearest even; beyond the f32 range that is an infinity,
+    as Triton converts ``x_f32 * 1e39`` (the literal does not take part in the promotion)."""
     import struct
-    return struct.unpack("<I", struct.pack("<f", x))[0]
+    try:
+        return struct.unpack("<I", struct.pack("<f", x))[0]
+    except OverflowError:  # rounds to an infinity
+        return 0x7F800000 if x > 0 else 0xFF800000
 
 
 def half_bits(value: float, kind: str) -> int:

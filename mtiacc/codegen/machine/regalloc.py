@@ -136,6 +136,27 @@ def linear_scan(fn: MFunction) -> Dict[int, Interval]:
     return intervals
 
 
+IMM12_MAX = 2047
+
+
+def adjust_sp(delta: int, loc, comment: Optional[str] = None) -> List[MInstr]:
+    """``sp += delta`` as ``addi`` steps within the 12-bit immediate (no scratch register needed)."""
+    steps = []
+    while delta:
+        step = max(-IMM12_MAX - 1, min(IMM12_MAX, delta))
+        steps.append(MInstr("addi", ["sp", "sp", step], loc, comment if not steps else None))
+        delta -= step
+    return steps
+
+
+def at_stack_offset(op: str, reg: str, offset: int, loc, comment: str) -> List[MInstr]:
+    """``op reg, offset(sp)``; beyond the 12-bit immediate, sp is moved there and back around it (a spill
+    or reload has no free register for the address)."""
+    shift = max(0, offset - IMM12_MAX)
+    return [*adjust_sp(shift, loc), MInstr(op, [reg, Mem("sp", offset - shift)], loc, comment),
+            *adjust_sp(-shift, loc)]
+
+
 def rewrite(fn: MFunction, intervals: Dict[int, Interval]) -> None:
     """Replace virtual registers by physical ones, with reloads and stores around spilled ones."""
     out: List[Item] = []
@@ -158,9 +179,9 @@ def rewrite(fn: MFunction, intervals: Dict[int, Interval]) -> None:
             mapping[r.id] = tmp
             load, store = ("ld", "sd") if r.cls == "x" else ("fld", "fsd")  # all 64 bits: doubles, boxed singles
             if any(u.id == r.id for u in it.uses()):
-                before.append(MInstr(load, [tmp, Mem("sp", iv.slot)], it.loc, f"reload {r!r}"))
+                before.extend(at_stack_offset(load, tmp, iv.slot, it.loc, f"reload {r!r}"))
             if r.id in defs:
-                after.append(MInstr(store, [tmp, Mem("sp", iv.slot)], it.loc, f"spill {r!r}"))
+                after.extend(at_stack_offset(store, tmp, iv.slot, it.loc, f"spill {r!r}"))
 
         def sub(a):
             if isinstance(a, VReg):
@@ -185,4 +206,4 @@ def used_labels(fn: MFunction) -> Set[str]:
     return {it.target.name for it in fn.items if isinstance(it, MInstr) and it.target is not None}
 
 
-__all__ = ["allocate", "live_intervals", "linear_scan", "rewrite", "Label", "used_labels"]
+__all__ = ["adjust_sp", "at_stack_offset", "allocate", "live_intervals", "linear_scan", "rewrite", "Label", "used_labels"]

@@ -308,6 +308,9 @@ class Semantic:
         patterns such as ``bits & 0x80000000`` on i32: they call :meth:`binary` directly.)"""
         if is_const(a) == is_const(b) or is_ptr(a) or is_ptr(b):
             return
+        for x in (a, b):   # Triton types the literal first: beyond 64 bits it is not representable
+            if isinstance(x, int) and not isinstance(x, bool):
+                literal_type(x)
         ty = self.common_type(a, b)
         if not ty.is_int() or ty.is_bool():
             return
