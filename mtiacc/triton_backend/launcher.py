@@ -14,8 +14,11 @@ An error mtiacc reports (a kernel it rejects, an argument it cannot pass) is rai
 """
 from __future__ import annotations
 
+import hashlib
 import inspect
 import os
+import re
+import textwrap
 from typing import Dict, List, Optional
 
 from mtiacc.diagnostics import UserError
@@ -38,7 +41,13 @@ def surfaced(err: UserError) -> UserError:
 
 
 def _source_of(fn) -> tuple:
-    """(file, function name) of a JITFunction (or the Python function it wraps)."""
+    """(file, function name) mtiacc compiles a JITFunction from.
+
+    A kernel defined at the top of its file, as written there, is compiled from the file.  One defined inside
+    a function, or whose source was changed after it was defined (``JITFunction._unsafe_update_src``, as
+    Triton's tests patch kernels), is compiled from a copy of its file with the kernel's source (Triton's
+    ``fn.src``) appended at the top level under a new name: it sees the module's names, not the enclosing
+    function's; errors in it point into that copy (in the cache folder)."""
     py = getattr(fn, "fn", fn)
     while hasattr(py, "fn") and not inspect.isfunction(py):
         py = py.fn
@@ -49,7 +58,29 @@ def _source_of(fn) -> tuple:
     if not path or not os.path.exists(path):
         raise UserError(f"mtiacc compiles a kernel from its source file, and '{py.__name__}' has none "
                         f"(defined in {getattr(py, '__module__', '?')}, not in a file)")
-    return os.path.abspath(path), py.__name__
+    path = os.path.abspath(path)
+    src = getattr(fn, "src", None)
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    if "<locals>" not in py.__qualname__ and (src is None or src in text):
+        return path, py.__name__
+    return _with_kernel_appended(path, text, py.__name__, textwrap.dedent(src or inspect.getsource(py)))
+
+
+def _with_kernel_appended(path: str, text: str, name: str, src: str) -> tuple:
+    from mtiacc.runtime.cache import cache_dir
+    digest = hashlib.sha256((path + "\0" + text + "\0" + src).encode()).hexdigest()[:16]
+    new_name = f"{name}__mtiacc_{digest[:8]}"
+    src = re.sub(rf"^(\s*def\s+){re.escape(name)}\b", rf"\g<1>{new_name}", src, count=1, flags=re.M)
+    body = f"{text}\n\n\nimport triton\n\n\n@triton.jit\n{src}\n"
+    folder = cache_dir() / "sources"
+    out = folder / f"{os.path.splitext(os.path.basename(path))[0]}_{digest}.py"
+    if not out.exists():
+        folder.mkdir(parents=True, exist_ok=True)
+        tmp = out.with_suffix(f".tmp{os.getpid()}")
+        tmp.write_text(body, encoding="utf-8")
+        os.replace(tmp, out)
+    return str(out), new_name
 
 
 def _check_signature(name: str, signature: Dict[str, object]) -> None:
