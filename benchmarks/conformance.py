@@ -13,6 +13,7 @@ import argparse
 import collections
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -32,10 +33,17 @@ def run(tests: Path, env_extra: dict, k: str | None, timeout: float, extra: list
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     t0 = time.time()
     complete = True
+    proc = subprocess.Popen(cmd, cwd=tests, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        subprocess.run(cmd, cwd=tests, env=env, timeout=timeout, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        proc.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
         complete = False
+        proc.send_signal(signal.SIGINT)     # pytest stops and still writes the report of what finished
+        try:
+            proc.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
     return _counts(report), complete, time.time() - t0, cmd
 
 
@@ -47,6 +55,8 @@ def _counts(report: str) -> dict:
         return counts
     for case in root.iter("testcase"):
         fn = re.sub(r"\[.*", "", case.get("name", ""))
+        if not fn.startswith("test_"):
+            continue        # the interrupt of a stopped run, not a test
         kinds = {child.tag for child in case}
         outcome = ("failed" if kinds & {"failure", "error"} else "skipped" if "skipped" in kinds else "passed")
         counts[fn][outcome] += 1
