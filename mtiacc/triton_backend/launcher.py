@@ -108,6 +108,25 @@ def kernel_for(path: str, name: str, num_stages: Optional[int]) -> Kernel:
     return k
 
 
+_TORCH_NAMES = {"fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "fp64": "float64",
+                "fp8e4nv": "float8_e4m3fn", "fp8e5": "float8_e5m2", "fp8e4b8": "float8_e4m3fnuz",
+                "fp8e5b16": "float8_e5m2fnuz"}
+
+
+def _unwrapped(v):
+    """A ``triton.TensorWrapper`` (``triton.reinterpret(tensor, tl.uint32)``) as the torch view of its memory
+    with that element type; anything else as it is."""
+    base, dtype = getattr(v, "base", None), getattr(v, "dtype", None)
+    if type(v).__name__ != "TensorWrapper" or base is None or dtype is None:
+        return v
+    import torch
+    name = getattr(dtype, "name", str(dtype))
+    tdt = getattr(torch, _TORCH_NAMES.get(name, name), None)
+    if not isinstance(tdt, torch.dtype):
+        raise UserError(f"a tensor reinterpreted as {name}: mtiacc cannot pass that element type")
+    return base.view(tdt)
+
+
 class MtiaLauncher:
     """Launches one Triton-compiled kernel on the simulator (see the module's docstring)."""
 
@@ -134,6 +153,7 @@ class MtiaLauncher:
         if launch_enter_hook is not None:
             launch_enter_hook(launch_metadata)
         if min(grid) > 0:
+            args = [_unwrapped(a) for a in args]
             launch = self.replay.lookup(grid, args)
             if launch is None:
                 try:
