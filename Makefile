@@ -15,6 +15,11 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install --quiet -e '.[test,plot]'
 	touch $@
 
+# triton and torch for tests/triton (torch pinned: an unpinned torch pulls CUDA; 2.13.0 may build from source)
+$(VENV)/.installed-triton: $(VENV)/.installed
+	$(PY) -m pip install --quiet -e '.[test,plot,triton]'
+	touch $@
+
 install: $(VENV)/.installed
 
 demo: install
@@ -24,8 +29,16 @@ demo: install
 	$(BIN)/mtiasim run $(BUILD)/add.bin --inputs $(BUILD)/data.npz --grid 4 -o $(BUILD)/out.npz --stats
 	$(PY) examples/vector_add_inputs.py --check $(BUILD)/out.npz
 
-test: install
+test: install $(VENV)/.installed-triton
 	$(PY) -m pytest
+
+# Triton's language tests on the `cpu` backend and on Triton's interpreter: docs/conformance.md
+# `make conformance TRITON_TESTS=../shared/triton-tests [K='test_bin_op'] [TIMEOUT=3600]`
+TRITON_TESTS ?= ../shared/triton-tests
+TIMEOUT ?= 3600
+.PHONY: conformance
+conformance: $(VENV)/.installed-triton
+	$(PY) benchmarks/conformance.py --tests $(TRITON_TESTS) --timeout $(TIMEOUT) $(if $(K),-k '$(K)')
 
 docs: install
 	$(PY) -m mtiacc.asm.isadoc > docs/isa.md

@@ -16,6 +16,8 @@ ALLOWED = {
     "mtiasim": {"mtiacc.diagnostics", "mtiacc.files", "mtiacc.asm"},
     # the Python API sits above the compiler and the simulator
     "mtiacc.runtime": {"mtiacc.diagnostics", "mtiacc.driver", "mtiacc.frontend", "mtiasim"},
+    # the Triton backend (loaded by Triton through its entry point) sits on top of everything
+    "mtiacc.triton_backend": {"mtiacc.runtime", "mtiacc.driver", "mtiacc.diagnostics", "mtiasim"},
 }
 
 
@@ -39,6 +41,18 @@ def test_layer_imports_only_lower_layers(layer):
             if not mod.split(".")[0] in ours or mod == layer or mod.startswith(layer + "."):
                 continue
             if not any(mod == a or mod.startswith(a + ".") for a in ALLOWED[layer]):
+                bad.append(f"{path.relative_to(ROOT)}:{line}: imports {mod}")
+    assert not bad, "\n".join(bad)
+
+
+def test_nothing_imports_the_triton_backend():
+    """Only Triton loads ``mtiacc.triton_backend`` (its entry point): the project never imports it."""
+    bad = []
+    for path in _source_files():
+        if "triton_backend" in path.parts:
+            continue
+        for mod, line in imports_of(path):
+            if mod == "mtiacc.triton_backend" or mod.startswith("mtiacc.triton_backend."):
                 bad.append(f"{path.relative_to(ROOT)}:{line}: imports {mod}")
     assert not bad, "\n".join(bad)
 

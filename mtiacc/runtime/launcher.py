@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import os
-from typing import Callable, Dict, List, Optional, Tuple, Union
+from typing import Callable, Collection, Dict, List, Optional, Tuple, Union
 
 import numpy as np
 
@@ -121,7 +121,10 @@ class Kernel:
                 raise UserError(f"{self.name}() is missing the argument '{p.name}'")
         return bound
 
-    def run(self, *args, grid, seed: int = 0, max_cycles: Optional[float] = None, **kwargs) -> Launch:
+    def run(self, *args, grid, seed: int = 0, max_cycles: Optional[float] = None, constants: Collection[str] = (),
+            **kwargs) -> Launch:
+        """Launch on the simulator.  ``constants`` names parameters (besides the constexpr ones) compiled as the
+        constant value they are given, as Triton specializes an argument equal to 1."""
         from mtiasim.runner import run as simulate
         bound = self.bind(args, kwargs)
         defines: Dict[str, str] = {}
@@ -135,7 +138,7 @@ class Kernel:
             if p.name not in bound:
                 continue                      # a defaulted parameter: the compiler takes the default
             v = bound[p.name]
-            if p.constexpr or v is None:
+            if p.constexpr or v is None or p.name in constants:
                 defines[p.name] = _define_text(p.name, v)
                 continue
             ty, val = classify(p.name, v)

@@ -1,0 +1,128 @@
+"""The simulated clock: the chip time of every launch this process made, added up.
+
+Benchmarks read it before and after running a kernel call (``Event.record()`` in :class:`SimulatedDevice`,
+the benchmarker of :func:`simulated_benchmarker`), so ``triton.testing.do_bench`` and ``@triton.autotune``
+measure the time the kernel takes on the simulated chip, not how long the simulator took to compute it.
+"""
+from __future__ import annotations
+
+import threading
+from typing import List, Optional, Sequence
+
+_lock = threading.Lock()
+_elapsed_s = 0.0
+_launches = 0
+
+
+def advance(seconds: float) -> None:
+    """A launch finished on the simulator, taking ``seconds`` of chip time."""
+    global _elapsed_s, _launches
+    with _lock:
+        _elapsed_s += seconds
+        _launches += 1
+
+
+def now_s() -> float:
+    """Simulated seconds of all launches so far."""
+    return _elapsed_s
+
+
+def launches() -> int:
+    return _launches
+
+
+class Event:
+    """A point on the simulated clock (as ``torch.cuda.Event`` marks a point in a stream)."""
+
+    def __init__(self, enable_timing: bool = True, **_kwargs):
+        self.t: Optional[float] = None
+
+    def record(self, stream=None) -> None:
+        self.t = now_s()
+
+    def synchronize(self) -> None:
+        pass
+
+    def query(self) -> bool:
+        return True
+
+    def elapsed_time(self, end: "Event") -> float:
+        """Milliseconds of simulated time between this event and ``end``."""
+        if self.t is None or end.t is None:
+            raise RuntimeError("elapsed_time() of an event that was not recorded")
+        return (end.t - self.t) * 1e3
+
+
+class SimulatedDevice:
+    """The device interface ``triton.testing`` asks the driver for: events on the simulated clock.  Launches
+    run to completion before they return, so there is nothing to wait for."""
+
+    Event = Event
+
+    @staticmethod
+    def synchronize(device=None) -> None:
+        pass
+
+    @staticmethod
+    def current_device() -> int:
+        return 0
+
+    @staticmethod
+    def device_count() -> int:
+        return 1
+
+    @staticmethod
+    def set_device(device) -> None:
+        pass
+
+    @staticmethod
+    def is_available() -> bool:
+        return True
+
+    @staticmethod
+    def current_stream(device=None) -> int:
+        return 0
+
+    @staticmethod
+    def default_stream(device=None) -> int:
+        return 0
+
+    @staticmethod
+    def empty_cache() -> None:
+        pass
+
+
+def _summary(times: List[float], quantiles: Optional[Sequence[float]], return_mode: str):
+    import statistics
+    if quantiles is not None:
+        s = sorted(times)
+        return [s[min(len(s) - 1, max(0, round(q * (len(s) - 1))))] for q in quantiles]
+    if return_mode == "all":
+        return times
+    if return_mode == "min":
+        return min(times)
+    if return_mode == "max":
+        return max(times)
+    if return_mode == "median":
+        return statistics.median(times)
+    return statistics.mean(times)
+
+
+def simulated_benchmarker(kernel_call, *, quantiles=None, return_mode: str = "mean", **_ignored):
+    """Run ``kernel_call`` once and return the simulated milliseconds of the launches it made (the simulator
+    is deterministic: every repetition would take the same time).  With ``TRITON_PRINT_AUTOTUNING=1`` it
+    prints the time, so the autotuner's log shows what each config takes on the chip."""
+    t0, n0 = now_s(), launches()
+    kernel_call()
+    ms = (now_s() - t0) * 1e3
+    if _print_autotuning():
+        print(f"  simulated time on mtiasim: {ms * 1e3:.3f} us over {launches() - n0} launch(es)")
+    return _summary([ms], quantiles, return_mode)
+
+
+def _print_autotuning() -> bool:
+    try:
+        from triton import knobs
+        return bool(knobs.autotuning.print)
+    except Exception:
+        return False

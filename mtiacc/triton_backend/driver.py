@@ -1,0 +1,127 @@
+"""The ``cpu`` backend's driver: when it is active, the target, the device (one simulated chip), the launcher
+and the benchmarker on the simulated clock.
+
+Active when no GPU is usable (torch sees no CUDA or ROCm device) unless ``MTIACC_TRITON=0``;
+``MTIACC_TRITON=1`` makes it active regardless (with another active driver, choose with
+``TRITON_DEFAULT_BACKEND=cpu``).
+"""
+from __future__ import annotations
+
+import os
+
+from triton.backends.compiler import GPUTarget
+from triton.backends.driver import DriverBase
+
+from mtiacc.triton_backend.clock import SimulatedDevice, simulated_benchmarker
+from mtiacc.triton_backend.compiler import ARCH, WARP_SIZE
+from mtiacc.triton_backend.launcher import MtiaLauncher
+
+ENV = "MTIACC_TRITON"
+
+_CPP_TYPES = {
+    "i1": "bool", "i8": "int8_t", "i16": "int16_t", "i32": "int32_t", "i64": "int64_t",
+    "u1": "bool", "u8": "uint8_t", "u16": "uint16_t", "u32": "uint32_t", "u64": "uint64_t",
+    "fp16": "double", "bf16": "double", "fp32": "double", "f32": "double", "fp64": "double",
+}
+
+
+def _gpu_usable() -> bool:
+    try:
+        import torch
+    except ImportError:
+        return False
+    try:
+        return bool(torch.cuda.is_available())     # ROCm builds of torch answer here too
+    except Exception:
+        return False
+
+
+def _local_memory_bytes() -> int:
+    try:
+        import yaml
+        from pathlib import Path
+        import mtiasim
+        cfg = yaml.safe_load((Path(mtiasim.__file__).parent / "configs" / "mtia2i.yaml").read_text())
+        for section in cfg.values():
+            if isinstance(section, dict) and "local_memory_bytes" in section:
+                return int(section["local_memory_bytes"])
+    except Exception:
+        pass
+    return 384 * 1024
+
+
+class _Utils:
+    """What ``CompiledKernel`` asks of ``driver.active.utils``: there is no module to load, the launcher
+    compiles and runs the kernel."""
+
+    def __init__(self):
+        self._props = None
+
+    def load_binary(self, name, kernel, shared, device):
+        # (module, function, registers, spills, max threads per program)
+        return (name, name, 0, 0, 1 << 20)
+
+    def unload_module(self, module) -> None:
+        pass
+
+    def get_device_properties(self, device) -> dict:
+        if self._props is None:
+            self._props = {"max_shared_mem": _local_memory_bytes(), "multiprocessor_count": 64,
+                           "max_num_regs": 32, "warpSize": WARP_SIZE, "sm_clock_rate": 0, "mem_clock_rate": 0,
+                           "mem_bus_width": 0}
+        return self._props
+
+
+class MtiaDriver(DriverBase):
+    """Triton's driver interface for mtiacc's simulator."""
+
+    @classmethod
+    def is_active(cls) -> bool:
+        flag = os.environ.get(ENV, "").strip()
+        if flag == "0":
+            return False
+        if flag == "1":
+            return True
+        return not _gpu_usable()
+
+    def __init__(self):
+        super().__init__()
+        self.utils = _Utils()
+        self.launcher_cls = MtiaLauncher
+
+    def get_current_target(self) -> GPUTarget:
+        return GPUTarget("cpu", ARCH, WARP_SIZE)
+
+    def get_active_torch_device(self):
+        import torch
+        return torch.device("cpu")
+
+    def get_current_device(self) -> int:
+        return 0
+
+    def set_current_device(self, device) -> None:
+        pass
+
+    def get_current_stream(self, device=None) -> int:
+        return 0
+
+    def get_device_interface(self):
+        return SimulatedDevice
+
+    def get_benchmarker(self):
+        return simulated_benchmarker
+
+    def get_empty_cache_for_benchmark(self):
+        return None       # each launch starts from a fresh simulated chip: no cache to flush
+
+    def clear_cache(self, cache) -> None:
+        pass
+
+    def map_python_to_cpp_type(self, ty: str) -> str:
+        if ty.startswith("*"):
+            return "void*"
+        return _CPP_TYPES.get(ty, ty)
+
+    def allocate_default_profile_scratch(self, size: int, alignment: int, stream):
+        import torch
+        return torch.zeros(size, dtype=torch.int8)

@@ -1,0 +1,167 @@
+"""The launcher Triton constructs for a compiled kernel: ``launcher(src, metadata)``, then
+``launcher(gx, gy, gz, stream, function, packed_metadata, launch_metadata, enter_hook, exit_hook, *args)``.
+
+Triton's stages only produced its TTIR; the binary that runs is mtiacc's, compiled from the kernel's Python
+source (the file of ``src.fn``, by the function's name) with Triton's signature: the arguments' types as
+Triton specialized them, the constexprs (and arguments Triton made constant, such as an int equal to 1) as
+constants.  :class:`mtiacc.runtime.Kernel` does the rest: it compiles once per signature and constants (a disk
+cache), runs the grid on the simulator on the tensors' memory (views, strides and storage offsets as they are)
+and writes what the kernel stored back into the tensors.  Each launch advances the simulated clock; a launch
+identical to the previous one is replayed rather than simulated again (:mod:`.replay`).
+
+An error mtiacc reports (a kernel it rejects, an argument it cannot pass) is raised as mtiacc's own
+:class:`~mtiacc.diagnostics.UserError`, its text the rendered diagnostic (``file:line:col: error: ...``).
+"""
+from __future__ import annotations
+
+import hashlib
+import inspect
+import os
+import re
+import textwrap
+from typing import Dict, List, Optional
+
+from mtiacc.diagnostics import UserError
+from mtiacc.runtime import Kernel
+from mtiacc.triton_backend import clock
+from mtiacc.triton_backend.replay import Replay
+
+# Triton signature entries mtiacc takes as they are (pointers to these, and scalars of them)
+_SCALARS = {"i1", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "fp16", "bf16", "fp32", "fp64",
+            "fp8e4nv", "fp8e5", "fp8e4b15", "fp8e4b8", "fp8e5b16"}
+
+_kernels: Dict[tuple, Kernel] = {}
+
+
+def surfaced(err: UserError) -> UserError:
+    """``err`` with its rendered diagnostic as its text, and no traceback through Triton's or our frames."""
+    if err.args and err.args[0] == err.message:
+        err.args = (err.render(),)
+    return err.with_traceback(None)
+
+
+def _source_of(fn) -> tuple:
+    """(file, function name) mtiacc compiles a JITFunction from.
+
+    A kernel defined at the top of its file, as written there, is compiled from the file.  One defined inside
+    a function, or whose source was changed after it was defined (``JITFunction._unsafe_update_src``, as
+    Triton's tests patch kernels), is compiled from a copy of its file with the kernel's source (Triton's
+    ``fn.src``) appended at the top level under a new name: it sees the module's names, not the enclosing
+    function's; errors in it point into that copy (in the cache folder)."""
+    py = getattr(fn, "fn", fn)
+    while hasattr(py, "fn") and not inspect.isfunction(py):
+        py = py.fn
+    try:
+        path = inspect.getsourcefile(py)
+    except TypeError:
+        path = None
+    if not path or not os.path.exists(path):
+        raise UserError(f"mtiacc compiles a kernel from its source file, and '{py.__name__}' has none "
+                        f"(defined in {getattr(py, '__module__', '?')}, not in a file)")
+    path = os.path.abspath(path)
+    src = getattr(fn, "src", None)
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    if "<locals>" not in py.__qualname__ and (src is None or src in text):
+        return path, py.__name__
+    return _with_kernel_appended(path, text, py.__name__, textwrap.dedent(src or inspect.getsource(py)))
+
+
+def _with_kernel_appended(path: str, text: str, name: str, src: str) -> tuple:
+    from mtiacc.runtime.cache import cache_dir
+    digest = hashlib.sha256((path + "\0" + text + "\0" + src).encode()).hexdigest()[:16]
+    new_name = f"{name}__mtiacc_{digest[:8]}"
+    src = re.sub(rf"^(\s*def\s+){re.escape(name)}\b", rf"\g<1>{new_name}", src, count=1, flags=re.M)
+    body = f"{text}\n\n\nimport triton\n\n\n@triton.jit\n{src}\n"
+    folder = cache_dir() / "sources"
+    out = folder / f"{os.path.splitext(os.path.basename(path))[0]}_{digest}.py"
+    if not out.exists():
+        folder.mkdir(parents=True, exist_ok=True)
+        tmp = out.with_suffix(f".tmp{os.getpid()}")
+        tmp.write_text(body, encoding="utf-8")
+        os.replace(tmp, out)
+    return str(out), new_name
+
+
+def _check_signature(name: str, signature: Dict[str, object]) -> None:
+    for param, ty in signature.items():
+        if ty == "constexpr":
+            continue
+        base = ty[1:] if isinstance(ty, str) and ty.startswith("*") else ty
+        if not isinstance(ty, str) or base not in _SCALARS:
+            raise UserError(f"{name}(): parameter '{param}' has Triton type {ty!r}, which mtiacc cannot pass "
+                            f"(it takes pointers to tensors, scalars and constexprs)")
+
+
+def kernel_for(path: str, name: str, num_stages: Optional[int]) -> Kernel:
+    """The :class:`mtiacc.runtime.Kernel` of ``name`` in ``path`` (one per file version and options, so its
+    in-memory table of binaries lives as long as the process)."""
+    try:
+        stamp = os.stat(path).st_mtime_ns
+    except OSError:
+        stamp = 0
+    key = (path, name, stamp, num_stages)
+    k = _kernels.get(key)
+    if k is None:
+        opts = {} if num_stages is None else {"num_stages": int(num_stages)}
+        k = _kernels[key] = Kernel(path, name, **opts)
+    return k
+
+
+_TORCH_NAMES = {"fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "fp64": "float64",
+                "fp8e4nv": "float8_e4m3fn", "fp8e5": "float8_e5m2", "fp8e4b8": "float8_e4m3fnuz",
+                "fp8e5b16": "float8_e5m2fnuz"}
+
+
+def _unwrapped(v):
+    """A ``triton.TensorWrapper`` (``triton.reinterpret(tensor, tl.uint32)``) as the torch view of its memory
+    with that element type; anything else as it is."""
+    base, dtype = getattr(v, "base", None), getattr(v, "dtype", None)
+    if type(v).__name__ != "TensorWrapper" or base is None or dtype is None:
+        return v
+    import torch
+    name = getattr(dtype, "name", str(dtype))
+    tdt = getattr(torch, _TORCH_NAMES.get(name, name), None)
+    if not isinstance(tdt, torch.dtype):
+        raise UserError(f"a tensor reinterpreted as {name}: mtiacc cannot pass that element type")
+    return base.view(tdt)
+
+
+class MtiaLauncher:
+    """Launches one Triton-compiled kernel on the simulator (see the module's docstring)."""
+
+    def __init__(self, src, metadata):
+        fn = getattr(src, "fn", None)
+        if fn is None:
+            raise UserError("mtiacc launches kernels compiled from Python source (@triton.jit), not IR files")
+        try:
+            path, name = _source_of(fn)
+            signature = dict(src.signature)
+            _check_signature(name, signature)
+            self.kernel = kernel_for(path, name, getattr(metadata, "num_stages", None))
+        except UserError as e:
+            raise surfaced(e) from None
+        # parameters Triton compiled as constants: the constexpr ones, and arguments it specialized (1, None)
+        self.constants: List[str] = [p for p, ty in signature.items() if ty == "constexpr"]
+        self.name = name
+        self.last_launch = None
+        self.replay = Replay()
+
+    def __call__(self, gridX, gridY, gridZ, stream, function, packed_metadata, launch_metadata,
+                 launch_enter_hook, launch_exit_hook, *args):
+        grid = (int(gridX), int(gridY), int(gridZ))
+        if launch_enter_hook is not None:
+            launch_enter_hook(launch_metadata)
+        if min(grid) > 0:
+            args = [_unwrapped(a) for a in args]
+            launch = self.replay.lookup(grid, args)
+            if launch is None:
+                try:
+                    launch = self.kernel.run(*args, grid=grid, constants=self.constants)
+                except UserError as e:
+                    raise surfaced(e) from None
+                self.replay.record(launch)
+            clock.advance(launch.time_s)
+            self.last_launch = launch
+        if launch_exit_hook is not None:
+            launch_exit_hook(launch_metadata)
