@@ -40,12 +40,19 @@ def assign(ctx, node: ast.Assign) -> None:
         _assign_to(ctx, target, value)
 
 
+def _static(value) -> bool:
+    """A compile-time value: a constant, None, a string, a dtype (Inductor's ``INDEX_DTYPE: tl.constexpr =
+    tl.int32``) or a tuple of them (tutorial 06's ``v_order: tl.constexpr = (0, 1) if ... else (1, 0)``)."""
+    if isinstance(value, (tuple, list)):
+        return all(_static(v) for v in value)
+    return is_const(value) or value is None or isinstance(value, (str, Type))
+
+
 def annassign(ctx, node: ast.AnnAssign) -> None:
     if node.value is None:
         return  # a bare annotation binds nothing
     value = ctx.visit(node.value)
-    static = is_const(value) or value is None or isinstance(value, (str, Type))  # dtypes too (Inductor's
-    if resolve_static(node.annotation, ctx.globals) is CONSTEXPR and not static:  # INDEX_DTYPE = tl.int32)
+    if resolve_static(node.annotation, ctx.globals) is CONSTEXPR and not _static(value):
         raise CompileError(f"`{ast.unparse(node.target)}` is annotated tl.constexpr but its value is "
                            "not a compile-time constant")
     _assign_to(ctx, node.target, value)

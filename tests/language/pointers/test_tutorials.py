@@ -68,3 +68,22 @@ def test_tutorial06_attn_fwd(tmp_path, causal):
     want, lse2 = _attention(q, k, v, sm_scale, causal)
     np.testing.assert_allclose(r.outputs["desc_o"].reshape(q.shape).astype(np.float64), want, atol=2e-2)
     np.testing.assert_allclose(r.outputs["M"].reshape(Z * H, N_CTX), lse2.reshape(Z * H, N_CTX), atol=1e-3)
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_tutorial06_attn_fwd_through_block_pointers(causal, tmp_path, monkeypatch):
+    import mtiacc
+    monkeypatch.setenv("MTIACC_CACHE_DIR", str(tmp_path))
+    rng = np.random.default_rng(16)
+    Z, H, N_CTX, D = 1, 2, 64, 32
+    q, k, v = ((0.5 * rng.standard_normal((Z, H, N_CTX, D))).astype(np.float16) for _ in range(3))
+    o = np.zeros_like(q)
+    m = np.zeros((Z * H, N_CTX), np.float32)
+    sm_scale = 0.5
+    strides = [s // 2 for a in (q, k, v, o) for s in a.strides]
+    kernel = mtiacc.load(str(KERNELS / "tutorial06_block_ptr.py"), "_attn_fwd")
+    kernel[(N_CTX // 32, Z * H)](q, k, v, sm_scale, m, o, *strides, Z, H, N_CTX,
+                                 HEAD_DIM=D, BLOCK_M=32, BLOCK_N=16, CAUSAL=causal)
+    want, lse2 = _attention(q, k, v, sm_scale, causal)
+    np.testing.assert_allclose(o.astype(np.float64), want, atol=2e-2)
+    np.testing.assert_allclose(m, lse2.reshape(Z * H, N_CTX), atol=1e-3)
