@@ -37,5 +37,5 @@ def tuned_add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK_SIZE: tl.constexpr):
 def rejected_kernel(x_ptr, n, BLOCK_SIZE: tl.constexpr):
     offs = tl.arange(0, BLOCK_SIZE)
     seed = tl.load(x_ptr + offs, mask=offs < n)
-    r = tl.rand(seed.to(tl.int32), offs)
+    r = tl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [seed], dtype=tl.int32, is_pure=True, pack=1)
     tl.store(x_ptr + offs, r, mask=offs < n)

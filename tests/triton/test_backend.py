@@ -104,7 +104,7 @@ def test_a_kernel_mtiacc_rejects_gives_mtiaccs_message():
         K.rejected_kernel[(1,)](x, 64, BLOCK_SIZE=64)
     text = str(e.value)
     kernels_py = str(Path(K.__file__).resolve())
-    assert text.startswith(f"{kernels_py}:40:9: error: `tl.rand` is not supported yet"), text
+    assert text.startswith(f"{kernels_py}:40:9: error: `tl.inline_asm_elementwise` is not supported yet"), text
     assert "^" in text                                       # the source line and a caret
 
 
