@@ -611,22 +611,14 @@ class StaticEvaluator:
         elif isinstance(stmt, ast.For):
             for item in self._iterate(self.eval(stmt.iter, env), stmt.iter):
                 self._assign(stmt.target, item, env)
-                try:
-                    self._block(stmt.body, env)
-                except _Break:
+                if not self._loop_body(stmt.body, env):
                     break
-                except _Continue:
-                    continue
             else:
                 self._block(stmt.orelse, env)
         elif isinstance(stmt, ast.While):
             while self.eval(stmt.test, env):
-                try:
-                    self._block(stmt.body, env)
-                except _Break:
+                if not self._loop_body(stmt.body, env):
                     break
-                except _Continue:
-                    continue
             else:
                 self._block(stmt.orelse, env)
         elif isinstance(stmt, ast.Break):
@@ -637,6 +629,16 @@ class StaticEvaluator:
             pass
         else:
             raise NotStatic(stmt, f"a `{type(stmt).__name__.lower()}` statement is not evaluated at compile time")
+
+    def _loop_body(self, body, env) -> bool:
+        """Run one iteration of a loop's body: False when it breaks out of the loop."""
+        try:
+            self._block(body, env)
+        except _Break:
+            return False
+        except _Continue:
+            pass
+        return True
 
     def _block(self, stmts, env):
         for s in stmts:
