@@ -130,6 +130,17 @@ def view(sem: Semantic, input, *shape):
     return reshape(sem, input, *shape)
 
 
+def item(sem: Semantic, input):
+    """The one element of a single-element block, as a scalar (``x.item()``)."""
+    if not isinstance(input, Value) or not input.type.shape:
+        return input                    # a scalar already (Triton's unsplat leaves it)
+    if input.type.numel != 1:
+        raise CompileError(f"item(): the block has {input.type.numel} elements (shape {list(input.type.shape)}); "
+                           f"it must have exactly one")
+    flat = reshape(sem, input, 1) if len(input.type.shape) > 1 else input
+    return sem.emit(ReduceOp.get(flat, 0, "max"))     # the maximum of one element is that element
+
+
 def ravel(sem: Semantic, x, can_reorder=False):
     """The block flattened to one dimension (row-major)."""
     x = _block(x, "tl.ravel")
@@ -351,6 +362,6 @@ def subscript(sem: Semantic, base, items: Sequence):
 _FUNCTIONS = (expand_dims, broadcast_to, broadcast, reshape, view, ravel, permute, trans, zeros_like,
               sum, max, min, argmax, argmin, xor_sum, reduce, cumsum, cumprod, associative_scan)
 LANGUAGE: Dict[str, object] = {f.__name__: Builtin(f"tl.{f.__name__}", f) for f in _FUNCTIONS}
-METHODS = {f.__name__: f for f in (expand_dims, broadcast_to, reshape, view, ravel, permute, trans,
+METHODS = {f.__name__: f for f in (expand_dims, broadcast_to, reshape, view, ravel, item, permute, trans,
                                     sum, max, min, argmax, argmin, xor_sum, reduce, cumsum, cumprod,
                                     associative_scan)}
