@@ -130,15 +130,17 @@ def cli():
 @click.option("--config", "config_path", metavar="MACHINE.yaml", help="machine description")
 @click.option("--max-steps", type=click.IntRange(min=1), default=50_000_000, show_default=True,
               help="stop a wave that executes more instruction steps than this")
-@click.option("--max-cycles", type=click.IntRange(min=1), default=100_000_000, show_default=True,
+@click.option("--max-cycles", type=click.IntRange(min=1), default=10_000_000, show_default=True,
               help="stop a run whose simulated time passes this many cycles (a runaway loop, a livelock)")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
+              help="stop a run that takes longer than this on the host (wall-clock seconds)")
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
               help="orders programs whose atomics reach a memory in the same cycle (vary it to expose races)")
 @click.option("--place", "place_items", multiple=True, metavar="NAME=sram|dram",
               help="where a pointer parameter's buffer lives (default DRAM)")
 @click.option("--stats-json", "stats_json", metavar="FILE", help="write the statistics as JSON")
 @click.option("--trace", "trace_path", metavar="FILE", help="write a Chrome/Perfetto trace (JSON)")
-def run_cmd(binary, inputs_path, grid, arg_items, output, stats, config_path, max_steps, max_cycles, seed,
+def run_cmd(binary, inputs_path, grid, arg_items, output, stats, config_path, max_steps, max_cycles, timeout, seed,
             place_items, stats_json, trace_path):
     """Run kernel binary BINARY on the inputs and write every pointer buffer to OUT.npz."""
     out = output or default_output(binary)
@@ -146,7 +148,7 @@ def run_cmd(binary, inputs_path, grid, arg_items, output, stats, config_path, ma
         if path:
             check_writable(path)
     result = _simulate(binary, inputs_path, grid, arg_items, config_path, max_steps, place_items,
-                       trace=bool(trace_path), seed=seed, max_cycles=max_cycles)
+                       trace=bool(trace_path), seed=seed, max_cycles=max_cycles, timeout=timeout)
     write_npz_atomically(out, result.outputs)
     if stats:
         print_stats(result.stats, out)

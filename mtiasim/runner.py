@@ -25,7 +25,8 @@ from .memory import Dram
 from .stats import STALLS, Stats
 from .timing import TimingModel, ceil_cycles, finish_cycles
 
-DEFAULT_MAX_CYCLES = 100_000_000   # simulated cycles (74 ms of the chip) before a run is taken for a runaway
+DEFAULT_MAX_CYCLES = 10_000_000   # simulated cycles (7.4 ms of the chip, seconds of host time) before a run is
+#                                  taken for a runaway (a 2048^3 GEMM takes 144,000)
 
 POINTER_DTYPES = {
     "fp16": (np.float16,), "fp32": (np.float32,), "fp64": (np.float64,), "bf16": (np.uint16,),
@@ -291,14 +292,16 @@ def _local_memory(rows: int, size: int) -> np.ndarray:
 def run(binary, inputs: Dict[str, np.ndarray], grid=None, args: Optional[Dict[str, str]] = None,
         config_path: Optional[str] = None, max_steps: int = 50_000_000, config: Optional[MachineConfig] = None,
         place: Optional[Dict[str, str]] = None, trace: bool = False, profile: bool = False, seed: int = 0,
-        max_cycles: float = DEFAULT_MAX_CYCLES, pointer_at: Optional[Dict[str, Tuple[str, int]]] = None) -> RunResult:
+        max_cycles: float = DEFAULT_MAX_CYCLES, pointer_at: Optional[Dict[str, Tuple[str, int]]] = None,
+        timeout: Optional[float] = None) -> RunResult:
     """Simulate ``binary`` (a path, ELF bytes, a ``Binary`` or a loaded :class:`Program`) on ``inputs``.
 
     ``place`` maps pointer parameters to ``"dram"`` (default) or ``"sram"``; ``trace`` collects Chrome trace
     events (``RunResult.trace``); ``profile`` counts core cycles per instruction (``RunResult.profile``);
     ``seed`` orders programs whose atomics reach a memory in the same cycle; a run longer than ``max_cycles``
     simulated cycles stops with an error naming where each program was; ``pointer_at`` places pointer parameters
-    inside buffers (views, arguments sharing memory: see :func:`prepare`)."""
+    inside buffers (views, arguments sharing memory: see :func:`prepare`); a run taking more than ``timeout``
+    seconds of host time stops with the same report as ``max_cycles``'s."""
     t0 = time.perf_counter()
     cfg = config or load_config(config_path)
     program = binary if isinstance(binary, Program) else load_program(binary)
@@ -341,6 +344,7 @@ def run(binary, inputs: Dict[str, np.ndarray], grid=None, args: Optional[Dict[st
             if trace:
                 from .tracerec import enable_trace
                 enable_trace(m)
+        m.sched.deadline = None if timeout is None else t0 + timeout
         m.dma.trace = [] if trace else None
         m.reset(np.arange(start, start + P), (gx, gy, gz), blob, args_base, seed=seed, wave=stats.waves,
                 offset=cycles, later=(start + P, total))

@@ -21,11 +21,13 @@ state (pc, registers, local memory, DMA and matrix-engine registers) recurs whil
 or SRAM in between will repeat itself forever unless another program writes memory: it is *stuck*.  When every
 running program of a wave is stuck, the run stops: a **deadlock** if some of them read memory while spinning
 (they wait for a write that will never come), an **endless loop** otherwise.  A run whose simulated time exceeds
-``--max-cycles`` stops with every program's place (a livelock or a runaway loop).
+``--max-cycles`` (or longer than ``--timeout`` seconds of host time) stops with every program's place (a
+livelock or a runaway loop).
 """
 from __future__ import annotations
 
 import hashlib
+import time
 from typing import Dict, List, Optional, Tuple
 
 import numpy as np
@@ -47,6 +49,7 @@ class Scheduler:
         self.max_cycles = max_cycles
         self.offset = 0.0                        # cycles of the earlier waves
         self.later = (0, 0)                      # linear ids [a, b) of the programs of later waves
+        self.deadline: Optional[float] = None     # host time (time.perf_counter) the run must end by (--timeout)
         self.reset()
 
     def reset(self) -> None:
@@ -113,6 +116,11 @@ class Scheduler:
         live = np.flatnonzero(pcs != halt)
         if not len(live):
             return
+        if self.deadline is not None and time.perf_counter() > self.deadline:
+            cycles = self.offset + float(self.times()[live].max())
+            raise SimFault(f"the run took longer than its --timeout on the host without finishing, after {cycles:.0f} "
+                           f"simulated cycles (a runaway loop, a livelock, or a kernel longer than expected)",
+                           int(live[0]), self.places(live, pcs))
         now = float(self.times()[live].max()) + self.offset
         if now > self.max_cycles:
             raise SimFault(f"the run passed --max-cycles ({self.max_cycles:.0f} cycles) without finishing: a runaway "

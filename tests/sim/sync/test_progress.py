@@ -102,3 +102,30 @@ def test_a_runaway_loop_is_stopped_by_max_cycles():
     asm = "kernel:\nloop:\n    addi t0, t0, 1\n    j loop\n"
     with pytest.raises(UserError, match=r"passed --max-cycles \(20000 cycles\)"):
         run(build(asm), {}, grid=(1,), max_cycles=20_000)
+
+
+RUNAWAY = '''
+@triton.jit
+def loop_kernel(x_ptr):
+    i = 0
+    while tl.load(x_ptr) >= 0:
+        i += 1
+    tl.store(x_ptr, i)
+'''
+
+
+def test_a_runaway_kernel_stops_at_the_default_cycle_limit_within_seconds():
+    from tests.language.harness import build as build_kernel
+    with pytest.raises(UserError) as e:
+        run(str(build_kernel(RUNAWAY, "*i32")), {"x_ptr": np.zeros(1, np.int32)}, grid=(1,))
+    text = e.value.render()
+    assert "error: the run passed --max-cycles (10000000 cycles) without finishing" in text
+    assert "note: program (0, 0, 0) is at " in text and "while tl.load(x_ptr) >= 0:" in text
+
+
+def test_timeout_stops_a_run_by_host_time():
+    from tests.language.harness import build as build_kernel
+    with pytest.raises(UserError) as e:
+        run(str(build_kernel(RUNAWAY, "*i32")), {"x_ptr": np.zeros(1, np.int32)}, grid=(1,), max_cycles=10**12,
+            timeout=0.3)
+    assert e.value.message.startswith("the run took longer than its --timeout on the host without finishing, after ")
