@@ -17,7 +17,19 @@ import numpy as np
 from mtiacc.diagnostics import ExitCode, UsageError, UserError, report, tool_version
 
 
-def load_inputs(path: str):
+MAX_INPUT_BYTES = 512 << 20    # the arrays of an inputs archive, uncompressed (a small archive may expand a lot)
+
+
+def _check_sizes(source, what: str, limit: int) -> None:
+    """Refuse an archive whose arrays add up to more than ``limit`` bytes, before decompressing them."""
+    with zipfile.ZipFile(source) as zf:
+        total = sum(info.file_size for info in zf.infolist())
+    if total > limit:
+        raise UserError(f"{what} holds {total:,} bytes of arrays uncompressed, more than the limit of "
+                        f"{limit:,} (--max-input-bytes)")
+
+
+def load_inputs(path: str, limit: int = MAX_INPUT_BYTES):
     if path == "-":   # an npz archive on standard input
         import io
         from mtiacc.files import read_bytes
@@ -25,6 +37,7 @@ def load_inputs(path: str):
         if data[:6] == b"\x93NUMPY" or not zipfile.is_zipfile(io.BytesIO(data)):
             raise UserError("the inputs on standard input are not an .npz archive of named arrays "
                             "(write one with np.savez(f, NAME=array, ...))")
+        _check_sizes(io.BytesIO(data), "the inputs on standard input", limit)
         try:
             with np.load(io.BytesIO(data), allow_pickle=False) as z:
                 return {k: z[k] for k in z.files}
@@ -46,6 +59,7 @@ def load_inputs(path: str):
         raise UserError(f"inputs file '{path}' is not a readable .npz archive (not a zip of named .npy "
                         "arrays, as np.savez writes)")
     try:
+        _check_sizes(path, f"inputs file '{path}'", limit)
         with np.load(path, allow_pickle=False) as z:
             return {k: z[k] for k in z.files}
     except (zipfile.BadZipFile, ValueError, OSError, EOFError, KeyError) as e:
@@ -134,21 +148,24 @@ def cli():
               help="stop a run whose simulated time passes this many cycles (a runaway loop, a livelock)")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
               help="stop a run that takes longer than this on the host (wall-clock seconds)")
+@click.option("--max-input-bytes", type=click.IntRange(min=1), default=MAX_INPUT_BYTES, show_default=True,
+              help="refuse an inputs archive whose arrays are bigger than this uncompressed")
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
               help="orders programs whose atomics reach a memory in the same cycle (vary it to expose races)")
 @click.option("--place", "place_items", multiple=True, metavar="NAME=sram|dram",
               help="where a pointer parameter's buffer lives (default DRAM)")
 @click.option("--stats-json", "stats_json", metavar="FILE", help="write the statistics as JSON")
 @click.option("--trace", "trace_path", metavar="FILE", help="write a Chrome/Perfetto trace (JSON)")
-def run_cmd(binary, inputs_path, grid, arg_items, output, stats, config_path, max_steps, max_cycles, timeout, seed,
-            place_items, stats_json, trace_path):
+def run_cmd(binary, inputs_path, grid, arg_items, output, stats, config_path, max_steps, max_cycles, timeout,
+            max_input_bytes, seed, place_items, stats_json, trace_path):
     """Run kernel binary BINARY on the inputs and write every pointer buffer to OUT.npz."""
     out = output or default_output(binary)
     for path in (out, stats_json, trace_path):
         if path:
             check_writable(path)
     result = _simulate(binary, inputs_path, grid, arg_items, config_path, max_steps, place_items,
-                       trace=bool(trace_path), seed=seed, max_cycles=max_cycles, timeout=timeout)
+                       trace=bool(trace_path), seed=seed, max_cycles=max_cycles, timeout=timeout,
+                       max_input_bytes=max_input_bytes)
     write_npz_atomically(out, result.outputs)
     if stats:
         print_stats(result.stats, out)
@@ -164,7 +181,8 @@ def run_cmd(binary, inputs_path, grid, arg_items, output, stats, config_path, ma
         click.echo(f"wrote {out}")
 
 
-def _simulate(binary, inputs_path, grid, arg_items, config_path, max_steps=50_000_000, place_items=(), **kw):
+def _simulate(binary, inputs_path, grid, arg_items, config_path, max_steps=50_000_000, place_items=(),
+              max_input_bytes=MAX_INPUT_BYTES, **kw):
     from .gridexpr import parse_grid_option
     from .runner import run
 
@@ -173,7 +191,7 @@ def _simulate(binary, inputs_path, grid, arg_items, config_path, max_steps=50_00
     place = parse_place_option(place_items)
     if not os.path.exists(binary):
         raise UserError(f"binary '{binary}' does not exist")
-    inputs = load_inputs(inputs_path)
+    inputs = load_inputs(inputs_path, max_input_bytes)
     result = run(binary, inputs, grid=grid_t, args=args, config_path=config_path, max_steps=max_steps,
                  place=place, **kw)
     if result.unused_inputs:   # most likely a misspelt parameter name

@@ -332,3 +332,15 @@ def test_dash_is_standard_output_and_input(tmp_path):
     assert b"simulated cycles" in run.stderr
     bad = _python_m("mtiasim", "run", tmp_path / "k.bin", "--inputs", "-", "--grid", "1", stdin=b"junk")
     assert bad.returncode == 3 and b"standard input" in bad.stderr and b"Traceback" not in bad.stderr
+
+
+def test_an_inputs_archive_bigger_than_the_limit_uncompressed_is_refused_before_it_is_read(tmp_path):
+    from mtiacc.diagnostics import UserError
+    from mtiasim.cli import MAX_INPUT_BYTES, load_inputs
+    path = tmp_path / "big.npz"
+    np.savez_compressed(path, x=np.zeros(4096, np.int32))       # 16 KB of zeros, a few hundred bytes on disk
+    with pytest.raises(UserError) as e:
+        load_inputs(str(path), limit=10_000)
+    assert e.value.message.startswith(f"inputs file '{path}' holds 16,")
+    assert e.value.message.endswith("more than the limit of 10,000 (--max-input-bytes)")
+    assert load_inputs(str(path))["x"].shape == (4096,) and MAX_INPUT_BYTES == 512 << 20
