@@ -10,6 +10,10 @@ instructions from one source line, ``line 17: tl.store(...)``, and ``dma wait`` 
 and a ``chip`` process: job launch, the waves, and counter
 tracks of DRAM and SRAM bandwidth in use.  Times are microseconds of simulated time.  What is recorded while a wave
 runs is in :mod:`mtiasim.tracerec`.
+
+The trace has a bounded size: once it holds :data:`MAX_EVENTS` events, later waves keep only their wave and
+program spans, and an instant event on the ``chip`` track (and ``otherData.truncated``) says from which wave on
+the detail was left out.
 """
 from __future__ import annotations
 
@@ -19,6 +23,7 @@ from .dma import LEVELS
 
 CHIP_PID = 1000
 TIDS = {"core": 1, "dma": 2, "vector": 3, "dpe": 4}
+MAX_EVENTS = 100_000     # about 15 MB of JSON; beyond it, waves keep only their wave and program spans
 
 
 def line_name(line: int, source) -> str:
@@ -47,8 +52,13 @@ def build_trace(stats, waves, cfg, source=None) -> list:
         for name, tid in TIDS.items():
             if name not in used or p in used[name]:
                 ev.append({"ph": "M", "name": "thread_name", "pid": p, "tid": tid, "args": {"name": name}})
+    truncated = None
     for k, w in enumerate(waves):
         off = w["offset"]
+        if truncated is None and len(ev) >= MAX_EVENTS:
+            truncated = k
+            ev.append({"ph": "i", "s": "g", "name": f"trace detail left out from wave {k} on (at most {MAX_EVENTS} "
+                       f"events)", "pid": CHIP_PID, "tid": 0, "ts": off * us})
         ev.append({"ph": "X", "name": f"wave {k}", "cat": "wave", "pid": CHIP_PID, "tid": 0, "ts": off * us,
                    "dur": w["cycles"] * us, "args": {"programs": w["P"], "first_program": w["start"]}})
         for p in range(w["P"]):
@@ -58,6 +68,8 @@ def build_trace(stats, waves, cfg, source=None) -> list:
             if w["cycles"] - f > 0:
                 ev.append({"ph": "X", "name": "idle (wave sync)", "cat": "sync", "pid": p, "tid": TIDS["core"],
                            "ts": (off + f) * us, "dur": (w["cycles"] - f) * us})
+        if truncated is not None:
+            continue
         for p, t0, t1, n, lv in w["dma"]:
             ev.append({"ph": "X", "name": f"dma {LEVELS[lv]} {int(n)} B", "cat": "dma", "pid": int(p),
                        "tid": TIDS["dma"], "ts": (off + t0) * us, "dur": (t1 - t0) * us,
@@ -89,5 +101,9 @@ def build_trace(stats, waves, cfg, source=None) -> list:
 
 
 def write_trace(path: str, events: list) -> None:
+    doc = {"traceEvents": events, "displayTimeUnit": "ns"}
+    cut = [e["name"] for e in events if e.get("ph") == "i" and e["name"].startswith("trace detail left out")]
+    if cut:
+        doc["otherData"] = {"truncated": cut[0]}
     with open(path, "w", encoding="utf-8") as f:
-        json.dump({"traceEvents": events, "displayTimeUnit": "ns"}, f)
+        json.dump(doc, f)

@@ -200,3 +200,22 @@ def test_cli_trace_file_has_the_vector_track_and_core_spans(add_bin, tmp_path):
     assert tracks == {"core", "dma", "vector", "job"}
     cats = {e.get("cat") for e in ev}
     assert {"vector", "dma_wait", "line", "program", "dma"} <= cats
+
+
+def test_a_long_run_s_trace_keeps_a_bounded_size_and_says_so(add_bin, monkeypatch, tmp_path):
+    from mtiasim import trace
+    data = add_inputs(1 << 17)
+    full = run(add_bin, data, trace=True).trace
+    waves = [e for e in full if e.get("cat") == "wave"]
+    assert len(waves) > 2
+    monkeypatch.setattr(trace, "MAX_EVENTS", len(full) // 3)
+    cut = run(add_bin, data, trace=True).trace
+    assert len(cut) < len(full)
+    note = [e for e in cut if e["ph"] == "i"]
+    assert len(note) == 1 and note[0]["name"].startswith("trace detail left out from wave ")
+    # every wave and program span is still there; the detail stops at the cap
+    assert [e for e in cut if e.get("cat") in ("wave", "program")] == \
+        [e for e in full if e.get("cat") in ("wave", "program")]
+    assert len(cut) <= len(full) // 3 + len(waves) + sum(1 for e in full if e.get("cat") == "program") + 1000
+    trace.write_trace(str(tmp_path / "t.json"), cut)
+    assert json.loads((tmp_path / "t.json").read_text())["otherData"]["truncated"] == note[0]["name"]
