@@ -2,7 +2,7 @@
 k in [offsets[b], offsets[b + 1]); one bag per program, BAG indices at a time, gathering a
 [BAG, BLOCK_D] tile of table rows per step.
 
-    mtiacc examples/embedding_bag.py -D BAG=8 -D BLOCK_D=64 --signature '*fp32,*i32,*i32,*fp32,i32,i32' --grid B
+    mtiacc examples/embedding_bag.py -D BAG=8 -D BLOCK_D=64 --signature '*fp32,*i32,*i32,*fp32,i32,i32' --grid 'offsets.shape[0] - 1'
 """
 import numpy as np
 import triton

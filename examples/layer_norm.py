@@ -6,7 +6,7 @@ Backward: dx per row (``layer_norm_bwd_dx``), and dw, db per block of columns su
 (``layer_norm_bwd_dwdb``, one program per column block: no atomics needed).
 
     mtiacc examples/layer_norm.py --kernel layer_norm_fwd -D BLOCK_SIZE=256 \\
-        --signature '*fp32,*fp32,*fp32,*fp32,*fp32,*fp32,i32,i32,fp32' --grid M
+        --signature '*fp32,*fp32,*fp32,*fp32,*fp32,*fp32,i32,i32,fp32' --grid 'Mean.shape[0]'
 """
 import numpy as np
 import triton

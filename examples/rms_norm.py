@@ -1,7 +1,7 @@
 """RMSNorm: y = x / sqrt(mean(x^2) + eps) * w, one row per program, the row read in BLOCK_SIZE
 chunks (so any N works).
 
-    mtiacc examples/rms_norm.py -D BLOCK_SIZE=256 --signature '*fp32,*fp32,*fp32,i32,i32,fp32' --grid M
+    mtiacc examples/rms_norm.py -D BLOCK_SIZE=256 --signature '*fp32,*fp32,*fp32,i32,i32,fp32' --grid 'X.shape[0]'
 """
 import numpy as np
 import triton

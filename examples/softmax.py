@@ -1,7 +1,7 @@
 """Fused softmax: one row per program; the row is padded with -inf so the padding neither wins the
 max nor adds to the sum (exp(-inf) = 0).
 
-    mtiacc examples/softmax.py -D BLOCK_SIZE=1024 --signature '*fp32,*fp32,i32,i32,i32' --grid n_rows
+    mtiacc examples/softmax.py -D BLOCK_SIZE=1024 --signature '*fp32,*fp32,i32,i32,i32' --grid 'input_ptr.shape[0]'
 """
 import numpy as np
 import triton

@@ -125,13 +125,26 @@ def parse_grid(text: str, fe) -> List[str]:
     if not 1 <= len(axes) <= 3:
         raise UsageError(f"--grid: a grid has 1 to 3 axes, got {len(axes)}")
     allowed = (ast.Expression, ast.Tuple, ast.BinOp, ast.UnaryOp, ast.Constant, ast.Name, ast.Load,
-               ast.Call, ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod, ast.USub)
+               ast.Call, ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod, ast.USub, ast.Subscript, ast.Attribute)
+    from mtiacc.ir.types import PointerType
+    pointers = {p.name for p in fe.params if not p.constexpr and isinstance(p.type, PointerType)}
     for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) or isinstance(node, ast.Subscript):
+            ok = (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute)
+                  and node.value.attr == "shape" and isinstance(node.value.value, ast.Name)
+                  and node.value.value.id in pointers and isinstance(node.slice, ast.Constant)
+                  and isinstance(node.slice.value, int) and node.slice.value >= 0) or (
+                isinstance(node, ast.Attribute) and node.attr == "shape" and isinstance(node.value, ast.Name)
+                and node.value.id in pointers)
+            if not ok:
+                raise UsageError(f"--grid: '{ast.unparse(node)}' is not allowed in a grid expression (an input "
+                                 f"array's size is NAME.shape[K], NAME a pointer parameter: "
+                                 f"{', '.join(sorted(pointers)) or 'none'})")
         if not isinstance(node, allowed):
             what = _GRID_OPERATORS.get(type(node), type(node).__name__) if isinstance(
                 node, (ast.operator, ast.unaryop, ast.boolop, ast.cmpop)) else ast.unparse(node)
             raise UsageError(f"--grid: '{what}' is not allowed in a grid expression "
-                            "(use integers, parameter names, + - * // %, cdiv, min, max)")
+                            "(use integers, parameter names, ARRAY.shape[K], + - * // %, cdiv, min, max)")
         if isinstance(node, ast.Call) and not (isinstance(node.func, ast.Name)
                                                and node.func.id in ("cdiv", "min", "max")):
             raise UsageError(f"--grid: unknown function in '{ast.unparse(node)}' (cdiv, min, max are known)")

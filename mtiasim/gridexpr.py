@@ -1,4 +1,5 @@
-"""A tiny, safe evaluator for launch-grid expressions (``cdiv(n, BLOCK)``, ``min``, ``max``, ``+ - * // %``).
+"""A tiny, safe evaluator for launch-grid expressions (``cdiv(n, BLOCK)``, ``min``, ``max``, ``+ - * // %``,
+``X.shape[0]``: the size of a pointer parameter's input array along an axis).
 
 It walks the ``ast`` of the expression and allows only integer constants, names bound in the environment, the
 arithmetic operators and the three functions above -- nothing is ever passed to ``eval``.
@@ -6,7 +7,7 @@ arithmetic operators and the three functions above -- nothing is ever passed to 
 from __future__ import annotations
 
 import ast
-from typing import Dict
+from typing import Dict, Optional
 
 from mtiacc.diagnostics import UsageError, UserError
 
@@ -20,8 +21,9 @@ _BINOPS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: l
            ast.FloorDiv: lambda a, b: a // b, ast.Mod: lambda a, b: a % b}
 
 
-def evaluate(expr, env: Dict[str, object]) -> int:
-    """The integer value of grid expression ``expr`` (a string or an int) with names from ``env``."""
+def evaluate(expr, env: Dict[str, object], shapes: Optional[Dict[str, tuple]] = None) -> int:
+    """The integer value of grid expression ``expr`` (a string or an int) with names from ``env`` and
+    ``NAME.shape[K]`` from the input arrays' ``shapes``."""
     if isinstance(expr, bool):
         raise UserError(f"grid expression {expr!r} is not an integer")
     if isinstance(expr, int):
@@ -47,6 +49,17 @@ def evaluate(expr, env: Dict[str, object]) -> int:
                     return int(v)
                 raise UserError(f"grid expression '{text}': '{node.id}' is {v!r}, not an integer")
             return v
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) \
+                and node.value.attr == "shape" and isinstance(node.value.value, ast.Name) \
+                and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, int):
+            name, k = node.value.value.id, node.slice.value
+            shape = (shapes or {}).get(name)
+            if shape is None:
+                raise UserError(f"grid expression '{text}' uses the shape of '{name}', which is not a pointer "
+                                f"parameter with an input array")
+            if not 0 <= k < len(shape):
+                raise UserError(f"grid expression '{text}': '{name}' has shape {tuple(shape)}, with no axis {k}")
+            return int(shape[k])
         if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
             a, b = ev(node.left), ev(node.right)
             if isinstance(node.op, (ast.FloorDiv, ast.Mod)) and b == 0:
@@ -69,7 +82,7 @@ def evaluate(expr, env: Dict[str, object]) -> int:
                         raise UserError(f"grid expression '{text}' divides by zero")
                 return _FUNCS[name](*args)
         raise UserError(f"grid expression '{text}' uses something other than integers, parameter names, "
-                        f"+ - * // %, cdiv, min and max")
+                        f"ARRAY.shape[K], + - * // %, cdiv, min and max")
     return ev(tree)
 
 

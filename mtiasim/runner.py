@@ -253,7 +253,7 @@ def _place(dram: Dram, cfg: MachineConfig, place: Dict[str, str], names) -> None
         raise UserError(f"the buffers placed in SRAM need {sram} bytes; the machine's SRAM has {cfg.sram_bytes}")
 
 
-def resolve_grid(program: Program, grid, scalars) -> Tuple[int, int, int]:
+def resolve_grid(program: Program, grid, scalars, shapes=None) -> Tuple[int, int, int]:
     if grid is not None:
         g = tuple(int(v) for v in grid)
         if not 1 <= len(g) <= 3:
@@ -266,7 +266,7 @@ def resolve_grid(program: Program, grid, scalars) -> Tuple[int, int, int]:
             raise UserError(f"the binary's grid {exprs!r} must be a list of 1 to 3 expressions")
         env = dict(program.meta.get("constexprs") or {})
         env.update(scalars)
-        g = tuple(evaluate(e, env) for e in exprs)
+        g = tuple(evaluate(e, env, shapes) for e in exprs)
     if any(v < 0 for v in g):
         raise UserError(f"the launch grid {g} has a negative size")
     check_grid_sizes(g, f"the launch grid {g}" if grid is not None else
@@ -307,7 +307,7 @@ def run(binary, inputs: Dict[str, np.ndarray], grid=None, args: Optional[Dict[st
     program = binary if isinstance(binary, Program) else load_program(binary)
     check_target(program.meta, cfg.name, cfg.path, binary if isinstance(binary, str) else program.name)
     dram, blob, scalars, pointers = prepare(program, cfg, inputs, args, place, pointer_at)
-    gx, gy, gz = resolve_grid(program, grid, scalars)
+    gx, gy, gz = resolve_grid(program, grid, scalars, {name: np.shape(arr) for name, _, arr in pointers})
     total = gx * gy * gz
     n_pes = cfg.n_pes
     args_base = int(program.meta.get("args_base", 0) or 0)
