@@ -4,38 +4,13 @@ import numpy as np
 import pytest
 
 from mtiacc.cli import main as mtiacc_main
-from mtiasim.cli import main as mtiasim_main
+from tests.cli.helpers import clean, mtiacc, mtiasim
 
 HEAD = "import triton\nimport triton.language as tl\n\n\n@triton.jit\n"
 COPY = HEAD + ("def k(X, Y, BLOCK: tl.constexpr):\n"
                "    o = tl.arange(0, BLOCK)\n"
                "    x = tl.load(X + o)\n"
                "    tl.store(Y + o, EXPR)\n")
-
-
-def mtiacc(capsys, *args):
-    try:
-        mtiacc_main([str(a) for a in args])
-        code = 0
-    except SystemExit as e:
-        code = e.code or 0
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def mtiasim(capsys, *args):
-    code = mtiasim_main([str(a) for a in args])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def clean(result, *fragments, code=None):
-    rc, _out, err = result
-    assert rc != 0 if code is None else rc == code, (rc, err)
-    assert "Traceback" not in err and "internal" not in err, err
-    for f in fragments:
-        assert f in err, f"{f!r} not in:\n{err}"
-    return err
 
 
 def kernel(tmp_path, expr="x", text=None, name="k.py"):
