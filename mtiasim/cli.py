@@ -16,6 +16,7 @@ import numpy as np
 
 from mtiacc.diagnostics import ExitCode, UsageError, UserError, report, tool_version
 
+from .sync.progress import DEFAULT_MAX_CYCLES
 
 MAX_INPUT_BYTES = 512 << 20    # the arrays of an inputs archive, uncompressed (a small archive may expand a lot)
 
@@ -144,7 +145,7 @@ def cli():
 @click.option("--config", "config_path", metavar="MACHINE.yaml", help="machine description")
 @click.option("--max-steps", type=click.IntRange(min=1), default=50_000_000, show_default=True,
               help="stop a wave that executes more instruction steps than this")
-@click.option("--max-cycles", type=click.IntRange(min=1), default=10_000_000, show_default=True,
+@click.option("--max-cycles", type=click.IntRange(min=1), default=DEFAULT_MAX_CYCLES, show_default=True,
               help="stop a run whose simulated time passes this many cycles (a runaway loop, a livelock)")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
               help="stop a run that takes longer than this on the host (wall-clock seconds)")

@@ -23,10 +23,9 @@ from .loader import Program, check_target, load_program
 from .machine import Machine
 from .memory import Dram
 from .stats import STALLS, Stats
+from .sync.progress import DEFAULT_MAX_CYCLES
 from .timing import TimingModel, ceil_cycles, finish_cycles
 
-DEFAULT_MAX_CYCLES = 10_000_000   # simulated cycles (7.4 ms of the chip, seconds of host time) before a run is
-#                                  taken for a runaway (a 2048^3 GEMM takes 144,000)
 
 POINTER_DTYPES = {
     "fp16": (np.float16,), "fp32": (np.float32,), "fp64": (np.float64,), "bf16": (np.uint16,),

@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import os
-from typing import Callable, Collection, Dict, List, Optional, Tuple, Union
+from typing import Callable, Collection, Dict, List, Optional, Tuple
 
 import numpy as np
 
@@ -243,8 +243,3 @@ def load(path: str, name: Optional[str] = None, **options) -> Kernel:
     launch: ``load("add.py", "add_kernel")[(n // 1024,)](x, y, out, n, BLOCK_SIZE=1024)``.  ``options`` are the
     compiler's (:class:`mtiacc.driver.Options`: ``opt_level``, ``target`` ...)."""
     return Kernel(path, name, **options)
-
-
-def launch_grid(grid: Union[tuple, Callable], meta: dict) -> Tuple[int, ...]:
-    g = grid(meta) if callable(grid) else grid
-    return (g,) if isinstance(g, int) else tuple(g)

@@ -52,6 +52,7 @@ class Replay:
         self.before: List[np.ndarray] = []
         self.after: List[np.ndarray] = []
         self.launch = None
+        self._pending = None      # a missed lookup's key and memory, until record()
 
     def lookup(self, grid, args):
         """The remembered launch when ``args`` match it (its results are then written into their memory), else
@@ -71,7 +72,7 @@ class Replay:
         return None
 
     def record(self, launch) -> None:
-        if getattr(self, "_pending", None) is None:
+        if self._pending is None:
             return
         key, spans, before = self._pending
         self.key, self.before, self.after, self.launch = key, before, [s.copy() for s in spans], launch

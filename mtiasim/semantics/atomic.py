@@ -55,10 +55,11 @@ def amo(d, m, pc):
         issue = []
         places = []
         keys = []
+        done_before = np.maximum(m.dma.last_completion(), units.last) if rl else None
         for p, a in zip(slots, addrs):
             t = max(float(cyc[p]), *(float(m.xr[r, p]) for r in srcs))
             if rl:
-                t = max(t, float(m.dma.last_completion()[p]), float(units.last[p]))
+                t = max(t, float(done_before[p]))
             issue.append(t)
             place = locate(m, p, a, size, what)
             places.append(place)

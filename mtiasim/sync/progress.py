@@ -34,6 +34,8 @@ import numpy as np
 
 from ..faults import SimFault
 
+DEFAULT_MAX_CYCLES = 10_000_000   # simulated cycles (7.4 ms of the chip, seconds of host time) before a run is
+#                                  taken for a runaway (a 2048^3 GEMM takes 144,000): mtiasim run --max-cycles
 WINDOW = 2000.0          # cycles a program may run ahead of the slowest one before yielding at a backward branch
 CHECK_STEPS = 2048       # interpreter steps between two watchdog samples
 _INF = float("inf")
