@@ -70,7 +70,9 @@ class MtiaBackend(BaseBackend):
 
     @staticmethod
     def supports_target(target: GPUTarget) -> bool:
-        return target.backend == "cpu" and target.arch == ARCH
+        # TorchInductor's Triton-on-CPU path asks for GPUTarget("cpu", "", warp size): the host's compute
+        # capability is empty, and this backend is the chip that runs its kernels
+        return target.backend == "cpu" and target.arch in (ARCH, "", 0, None)
 
     def __init__(self, target: GPUTarget) -> None:
         super().__init__(target)
