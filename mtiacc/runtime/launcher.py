@@ -125,56 +125,46 @@ class Kernel:
             **kwargs) -> Launch:
         """Launch on the simulator.  ``constants`` names parameters (besides the constexpr ones) compiled as the
         constant value they are given, as Triton specializes an argument equal to 1."""
-        from mtiasim.runner import run as simulate
+        return self.prepare(*args, grid=grid, constants=constants, **kwargs).execute(seed=seed,
+                                                                                     max_cycles=max_cycles)
+
+    def prepare(self, *args, grid, constants: Collection[str] = (), **kwargs) -> "Prepared":
+        """Everything of a launch before the simulator runs: bind the arguments, infer the signature, compile
+        (or find the binary in the cache) and evaluate the grid.  An error here means the kernel cannot run on
+        the chip with these arguments; an error from :meth:`Prepared.execute` is a fault of the kernel."""
         bound = self.bind(args, kwargs)
         defines: Dict[str, str] = {}
         signature: List[str] = []
-        inputs: Dict[str, np.ndarray] = {}
-        scalars: Dict[str, str] = {}
-        pointer_at: Dict[str, Tuple[str, int]] = {}
-        buffers: Dict[str, Buffer] = {}
-        descriptors: Dict[str, np.ndarray] = {}
-        for p in self.params:
-            if p.name not in bound:
+        p = Prepared(self)
+        for param in self.params:
+            if param.name not in bound:
                 continue                      # a defaulted parameter: the compiler takes the default
-            v = bound[p.name]
-            if p.constexpr or v is None or p.name in constants:
-                defines[p.name] = _define_text(p.name, v)
+            v = bound[param.name]
+            if param.constexpr or v is None or param.name in constants:
+                defines[param.name] = _define_text(param.name, v)
                 continue
-            ty, val = classify(p.name, v)
+            ty, val = classify(param.name, v)
             signature.append(ty)
             if isinstance(val, DescriptorArg):
-                descriptors[p.name] = val.array
-                inputs[p.name] = np.ascontiguousarray(val.array)
+                p.descriptors[param.name] = val.array
+                p.inputs[param.name] = np.ascontiguousarray(val.array)
             elif isinstance(val, Buffer):
-                buffers[p.name] = val
-                inputs[p.name] = val.span.view(val.dtype) if val.span.size % val.dtype.itemsize == 0 else val.span
-                pointer_at[p.name] = (p.name, val.offset)
+                p.buffers[param.name] = val
+                p.inputs[param.name] = (val.span.view(val.dtype) if val.span.size % val.dtype.itemsize == 0
+                                        else val.span)
+                p.pointer_at[param.name] = (param.name, val.offset)
             else:
-                scalars[p.name] = repr(float(val)) if ty == "fp32" else str(int(val))
-        _share_memory(buffers, inputs, pointer_at)
-        sig = ",".join(signature)
-        binary, cached = self._binary(sig, defines)
-        meta = {p.name: (bound[p.name] if p.name in bound else p.default) for p in self.params}
+                p.scalars[param.name] = repr(float(val)) if ty == "fp32" else str(int(val))
+        _share_memory(p.buffers, p.inputs, p.pointer_at)
+        p.signature = ",".join(signature)
+        p.binary, p.cached = self._binary(p.signature, defines)
+        meta = {q.name: (bound[q.name] if q.name in bound else q.default) for q in self.params}
         g = grid(meta) if callable(grid) else grid
         g = (g,) if isinstance(g, (int, np.integer)) else tuple(int(x) for x in g)
         if not 1 <= len(g) <= 3:
             raise UserError(f"the grid {g} must have 1 to 3 dimensions")
-        kw = {} if max_cycles is None else {"max_cycles": max_cycles}
-        result = simulate(binary, inputs, grid=g, args=scalars, seed=seed, pointer_at=pointer_at, **kw)
-        for name, buf in buffers.items():
-            if name not in result.outputs:
-                continue                      # its memory came back with the argument it shares it with
-            out = result.outputs[name]
-            raw = np.ascontiguousarray(out).reshape(-1).view(np.uint8)
-            if buf.span.size and buf.span.flags.writeable:
-                buf.span[:] = raw
-        for name, arr in descriptors.items():
-            if arr.flags.writeable:
-                arr[...] = result.outputs[name]
-        launch = Launch(result, tuple(list(g) + [1] * (3 - len(g))), sig, cached)
-        self.last_launch = launch
-        return launch
+        p.grid = g
+        return p
 
     def _binary(self, signature: str, defines: Dict[str, str]) -> Tuple[bytes, bool]:
         memo = f"{signature}|{sorted(defines.items())}"
@@ -190,6 +180,44 @@ class Kernel:
             cache.store(k, binary)
         self._binaries[memo] = (binary, cached)
         return binary, cached
+
+
+@dataclasses.dataclass
+class Prepared:
+    """A launch ready to run (:meth:`Kernel.prepare`): the binary, the grid, and the arguments as the simulator
+    takes them."""
+
+    kernel: "Kernel"
+    signature: str = ""
+    binary: bytes = b""
+    cached: bool = False
+    grid: Tuple[int, ...] = (1,)
+    inputs: Dict[str, np.ndarray] = dataclasses.field(default_factory=dict)
+    scalars: Dict[str, str] = dataclasses.field(default_factory=dict)
+    pointer_at: Dict[str, Tuple[str, int]] = dataclasses.field(default_factory=dict)
+    buffers: Dict[str, Buffer] = dataclasses.field(default_factory=dict)
+    descriptors: Dict[str, np.ndarray] = dataclasses.field(default_factory=dict)
+
+    def execute(self, seed: int = 0, max_cycles: Optional[float] = None) -> Launch:
+        """Run the grid on the simulator and write what the kernel stored back into the caller's arrays."""
+        from mtiasim.runner import run as simulate
+        kw = {} if max_cycles is None else {"max_cycles": max_cycles}
+        result = simulate(self.binary, self.inputs, grid=self.grid, args=self.scalars, seed=seed,
+                          pointer_at=self.pointer_at, **kw)
+        for name, buf in self.buffers.items():
+            if name not in result.outputs:
+                continue                      # its memory came back with the argument it shares it with
+            out = result.outputs[name]
+            raw = np.ascontiguousarray(out).reshape(-1).view(np.uint8)
+            if buf.span.size and buf.span.flags.writeable:
+                buf.span[:] = raw
+        for name, arr in self.descriptors.items():
+            if arr.flags.writeable:
+                arr[...] = result.outputs[name]
+        g = self.grid
+        launch = Launch(result, tuple(list(g) + [1] * (3 - len(g))), self.signature, self.cached)
+        self.kernel.last_launch = launch
+        return launch
 
 
 def _share_memory(buffers: Dict[str, Buffer], inputs: Dict[str, np.ndarray],

@@ -19,11 +19,12 @@ import inspect
 import os
 import re
 import textwrap
+import time
 from typing import Dict, List, Optional
 
 from mtiacc.diagnostics import UserError
 from mtiacc.runtime import Kernel
-from mtiacc.triton_backend import clock
+from mtiacc.triton_backend import clock, records
 from mtiacc.triton_backend.replay import Replay
 
 # Triton signature entries mtiacc takes as they are (pointers to these, and scalars of them)
@@ -134,16 +135,24 @@ class MtiaLauncher:
         fn = getattr(src, "fn", None)
         if fn is None:
             raise UserError("mtiacc launches kernels compiled from Python source (@triton.jit), not IR files")
-        try:
-            path, name = _source_of(fn)
-            signature = dict(src.signature)
-            _check_signature(name, signature)
-            self.kernel = kernel_for(path, name, getattr(metadata, "num_stages", None))
-        except UserError as e:
-            raise surfaced(e) from None
+        self.jit_fn = fn
+        self.name = getattr(getattr(fn, "fn", fn), "__name__", "kernel")
+        self.path = ""
+        self.kernel: Optional[Kernel] = None
+        # why this kernel runs on the host (per-kernel fallback: see mtiacc.triton_backend.records)
+        self.fallback_reason: Optional[str] = None
+        signature = dict(src.signature)
         # parameters Triton compiled as constants: the constexpr ones, and arguments it specialized (1, None)
         self.constants: List[str] = [p for p, ty in signature.items() if ty == "constexpr"]
-        self.name = name
+        try:
+            path, name = _source_of(fn)
+            self.path = path
+            _check_signature(name, signature)
+            self.kernel = kernel_for(path, name, getattr(metadata, "num_stages", None))
+        except Exception as e:
+            if not records.fallback_enabled():
+                raise (surfaced(e) if isinstance(e, UserError) else e) from None
+            self.fallback_reason = _reason(e)
         self.last_launch = None
         self.replay = Replay()
 
@@ -153,15 +162,43 @@ class MtiaLauncher:
         if launch_enter_hook is not None:
             launch_enter_hook(launch_metadata)
         if min(grid) > 0:
-            args = [_unwrapped(a) for a in args]
-            launch = self.replay.lookup(grid, args)
-            if launch is None:
-                try:
-                    launch = self.kernel.run(*args, grid=grid, constants=self.constants)
-                except UserError as e:
-                    raise surfaced(e) from None
-                self.replay.record(launch)
-            clock.advance(launch.time_s)
-            self.last_launch = launch
+            with records.in_kernel():
+                self._launch(grid, args)
         if launch_exit_hook is not None:
             launch_exit_hook(launch_metadata)
+
+    def _launch(self, grid, args) -> None:
+        if self.fallback_reason is not None:
+            return self._on_host(grid, args)
+        args = [_unwrapped(a) for a in args]
+        launch = self.replay.lookup(grid, args)
+        if launch is None:
+            try:
+                prepared = self.kernel.prepare(*args, grid=grid, constants=self.constants)
+            except Exception as e:     # the kernel cannot run on the chip with these arguments
+                if not records.fallback_enabled():
+                    raise (surfaced(e) if isinstance(e, UserError) else e) from None
+                self.fallback_reason = _reason(e)
+                return self._on_host(grid, args)
+            try:
+                launch = prepared.execute()
+            except UserError as e:     # a fault of the kernel on the chip: never hidden by a fallback
+                raise surfaced(e) from None
+            self.replay.record(launch)
+        clock.advance(launch.time_s)
+        records.on_chip(self.path, self.name, launch)
+        self.last_launch = launch
+
+    def _on_host(self, grid, args) -> None:
+        from mtiacc.triton_backend.fallback import run_on_host
+        t0 = time.perf_counter()
+        run_on_host(self.jit_fn, grid, args)
+        nbytes = sum(a.numel() * a.element_size() for a in args if hasattr(a, "element_size"))
+        records.fell_back(self.path, self.name, self.fallback_reason, time.perf_counter() - t0, nbytes)
+
+
+def _reason(err: Exception) -> str:
+    """A fallback's reason: mtiacc's diagnostic (its first line, with the location), or an internal error."""
+    if isinstance(err, UserError):
+        return err.render().splitlines()[0]
+    return f"internal compiler error: {type(err).__name__}: {err}"

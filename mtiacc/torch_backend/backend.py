@@ -1,0 +1,89 @@
+"""The dynamo backend: TorchInductor with its Triton kernels on the chip.
+
+``torch.compile(model, backend="mtia")`` reaches :func:`compile_graph` with dynamo's graph.  It calls Inductor's
+``compile_fx`` with config patches (so every graph of the model, the backward ones too, is compiled with them):
+
+- ``cpu_backend="triton"``: Inductor generates Triton kernels for CPU tensors, which Triton hands to the
+  backend named ``cpu``, :mod:`mtiacc.triton_backend`: they run on the simulator;
+- ``deterministic=True`` unless the user asked for autotuning (``mode="max-autotune"``), so the same model
+  compiles to the same kernels each time;
+- with ``mode="max-autotune"``: autotuning on the simulated clock, and GEMMs and convolutions as Triton
+  templates (``max_autotune_gemm_backends="TRITON"``), which mtiacc compiles for the matrix engine;
+- ``options={...}`` (``torch.compile``'s) patched over these.
+
+Every graph Inductor compiles is recorded for the coverage report (:mod:`.coverage`): its wrapper code (which
+kernels and which aten operations it calls, and for which source nodes) and, each time it runs, the aten
+operations it ran on the host (:mod:`.offchip`).  Inductor's caches live in their own directory (under
+mtiacc's cache, unless ``TORCHINDUCTOR_CACHE_DIR`` says otherwise), and per-kernel fallback is on: a kernel
+mtiacc cannot compile runs on the host and the model goes on (``MTIACC_FALLBACK=0`` turns that off).
+"""
+from __future__ import annotations
+
+import os
+from typing import Any, Dict, Optional
+
+AUTOTUNE_MODES = ("max-autotune", "max-autotune-no-cudagraphs")
+MODES = ("default", "reduce-overhead") + AUTOTUNE_MODES
+
+
+def config_patches(mode: Optional[str], options: Optional[Dict[str, Any]]) -> Dict[str, Any]:
+    """Inductor's configuration for a model compiled for the chip."""
+    if mode is not None and mode not in MODES:
+        raise ValueError(f"torch.compile(backend='mtia') takes mode= one of {', '.join(MODES)}; got {mode!r}")
+    autotune = mode in AUTOTUNE_MODES
+    patches: Dict[str, Any] = {
+        "cpu_backend": "triton",
+        "deterministic": not autotune,
+        "max_autotune": autotune,
+        "coordinate_descent_tuning": False,
+        "triton.autotune_pointwise": autotune,
+        "triton.cudagraphs": False,
+    }
+    if autotune:
+        patches["max_autotune_gemm_backends"] = "TRITON"
+        patches["max_autotune_conv_backends"] = "TRITON"
+    patches.update(options or {})
+    return patches
+
+
+def _cache_dir() -> None:
+    if os.environ.get("TORCHINDUCTOR_CACHE_DIR"):
+        return
+    from mtiacc.runtime.cache import cache_dir
+    os.environ["TORCHINDUCTOR_CACHE_DIR"] = str(cache_dir() / "inductor")
+
+
+def _fallback_policy() -> None:
+    from mtiacc.triton_backend import records
+    if os.environ.get(records.FALLBACK_ENV) != "0":
+        records.set_fallback(True)
+
+
+def compile_graph(gm, example_inputs, mode: Optional[str] = None, options: Optional[Dict[str, Any]] = None):
+    """The ``mtia`` dynamo backend (see the module's docstring)."""
+    import torch._functorch.config as functorch_config
+    from torch._inductor.compile_fx import compile_fx
+
+    patches = config_patches(mode, options)
+    _cache_dir()
+    _fallback_policy()
+    from mtiacc.torch_backend import coverage
+    coverage.enable_from_env()
+    # AOTAutograd's own cache would hand back compiled graphs without calling the inner compiler, which is
+    # where each graph is recorded; Inductor's FX graph cache (inside it) still saves the compile
+    with functorch_config.patch(enable_autograd_cache=False):
+        return compile_fx(gm, example_inputs, inner_compile=_inner_compile, config_patches=patches)
+
+
+def _inner_compile(gm, example_inputs, **kwargs):
+    from torch._inductor.compile_fx import compile_fx_inner
+    from mtiacc.torch_backend import coverage, offchip
+    compiled = compile_fx_inner(gm, example_inputs, **kwargs)
+    code = getattr(compiled, "source_code", None)
+    run = getattr(compiled, "current_callable", None)
+    if code is None or run is None:
+        return compiled
+    graph = coverage.add_graph(code, backward=bool(kwargs.get("is_backward")),
+                             inference=bool(kwargs.get("is_inference")))
+    compiled.current_callable = offchip.counted(run, graph)
+    return compiled

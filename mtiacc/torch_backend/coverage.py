@@ -1,0 +1,226 @@
+"""The coverage report: what of a model ran on the chip.
+
+- **Kernels**: every Triton kernel Inductor generated and launched, on the chip (with its simulated time and the
+  fraction of its roofline reached) or fallen back to the host (with mtiacc's reason).
+- **Aten operations**: what Inductor left to aten (matmul, convolution and attention unless GEMM templates are
+  on, and any operation it has no kernel for), with their FLOPs and bytes.
+- **Layers**: the source nodes of the graphs (dynamo's names for the model's operations), from the comments
+  Inductor puts before each call.  A layer ran on the chip when every call computing it is a kernel that ran on
+  the chip; views and other operations no call computes are not layers.
+- **Time**: kernels on the chip count with their simulated time; work on the host (fallen-back kernels, aten
+  operations) is priced at the chip's roofline for it: the bytes of its tensors at DRAM bandwidth, and for a
+  GEMM its FLOPs at the matrix engines' peak if that takes longer.  Those prices are lower bounds, so the shares
+  on the chip are upper bounds for the host work as it stands, and what a perfect kernel for it would leave.
+  GEMM time is the aten GEMMs' and Inductor's GEMM/convolution templates' (``triton_tem_*``); the rest is
+  non-GEMM time.
+
+``MTIACC_REPORT=1`` prints the report as a table when the process exits; ``MTIACC_REPORT=path.json`` writes it
+as JSON there; :func:`report` returns it from Python.
+"""
+from __future__ import annotations
+
+import atexit
+import dataclasses
+import json
+import os
+import threading
+from typing import Dict, List, Optional
+
+from mtiacc.torch_backend import graphs
+from mtiacc.torch_backend.offchip import OpStat
+
+ENV = "MTIACC_REPORT"
+
+_lock = threading.Lock()
+_graphs: List["GraphRecord"] = []
+_exit_hook = False
+
+
+@dataclasses.dataclass
+class GraphRecord:
+    """One compiled graph: what its wrapper calls, and the aten operations its runs did on the host."""
+
+    index: int
+    backward: bool
+    inference: bool
+    code: graphs.WrapperCode
+    ops: Dict[str, OpStat] = dataclasses.field(default_factory=dict)
+    runs: int = 0
+
+    def add_op(self, name: str, gemm: bool, flops: float, nbytes: float) -> None:
+        st = self.ops.get(name)
+        if st is None:
+            st = self.ops[name] = OpStat(name, gemm)
+        st.calls += 1
+        st.flops += flops
+        st.bytes += nbytes
+
+    @property
+    def label(self) -> str:
+        return f"graph {self.index} ({'backward' if self.backward else 'inference' if self.inference else 'forward'})"
+
+
+def add_graph(code: str, backward: bool, inference: bool) -> GraphRecord:
+    with _lock:
+        g = GraphRecord(len(_graphs), backward, inference, graphs.parse(code))
+        _graphs.append(g)
+        return g
+
+
+def reset() -> None:
+    """Forget the graphs and kernels seen so far (a new model's report starts here)."""
+    from mtiacc.triton_backend import records
+    with _lock:
+        _graphs.clear()
+    records.reset()
+
+
+def _peaks() -> Dict[str, float]:
+    from mtiasim.config import load_config
+    from mtiasim.roofline import peaks
+    return peaks(load_config())
+
+
+def report() -> dict:
+    """The coverage report of everything compiled with ``backend="mtia"`` since the start (or :func:`reset`)."""
+    from mtiacc.triton_backend import records
+    pk = _peaks()
+    with _lock:
+        gs = list(_graphs)
+    recs = {(r.path, r.name): r for r in records.kernels()}
+    by_name = {}
+    for r in recs.values():
+        by_name.setdefault(r.name, r)
+
+    kernels, seen = [], set()
+    layers_total = layers_on = 0
+    for g in gs:
+        layer_ok: Dict[str, bool] = {}
+        for c in g.code.calls:
+            if c.kind == "kernel":
+                r = recs.get((c.path, c.name)) or by_name.get(c.name)
+                ok = r is not None and r.on_chip and r.launches > 0
+                if r is not None and (r.path, r.name) not in seen:
+                    seen.add((r.path, r.name))
+                    kernels.append(_kernel_entry(r, c.nodes, pk))
+            else:
+                ok = False
+            for n in c.nodes:
+                key = ("bw:" if g.backward else "") + n
+                layer_ok[key] = layer_ok.get(key, True) and ok
+        layers_total += len(layer_ok)
+        layers_on += sum(layer_ok.values())
+    for r in recs.values():                 # kernels launched outside the recorded graphs
+        if (r.path, r.name) not in seen:
+            kernels.append(_kernel_entry(r, (), pk))
+
+    ops: Dict[str, dict] = {}
+    for g in gs:
+        for st in g.ops.values():
+            e = ops.setdefault(st.name, {"name": st.name, "gemm": st.gemm, "calls": 0, "flops": 0.0, "bytes": 0.0})
+            e["calls"] += st.calls
+            e["flops"] += st.flops
+            e["bytes"] += st.bytes
+    for e in ops.values():
+        mem = e["bytes"] / pk["dram_bw"]
+        e["estimated_s"] = max(mem, e["flops"] / pk["dpe_flops"]) if e["gemm"] else mem
+
+    chip_gemm = sum(k["simulated_s"] for k in kernels if k["on_chip"] and k["gemm"])
+    chip_other = sum(k["simulated_s"] for k in kernels if k["on_chip"] and not k["gemm"])
+    host_kernels = sum(k["estimated_s"] for k in kernels if not k["on_chip"])
+    host_gemm = sum(e["estimated_s"] for e in ops.values() if e["gemm"])
+    host_other = sum(e["estimated_s"] for e in ops.values() if not e["gemm"])
+    nongemm = chip_other + host_kernels + host_other
+    total = nongemm + chip_gemm + host_gemm
+    return {
+        "graphs": len(gs),
+        "kernels_total": len(kernels),
+        "kernels_on_chip": sum(1 for k in kernels if k["on_chip"]),
+        "layers_total": layers_total,
+        "layers_on_chip": layers_on,
+        "layer_coverage": layers_on / layers_total if layers_total else None,
+        "nongemm_time_share": chip_other / nongemm if nongemm else None,
+        "total_time_share": (chip_other + chip_gemm) / total if total else None,
+        "simulated_s": chip_gemm + chip_other,
+        "host_estimated_s": host_kernels + host_gemm + host_other,
+        "kernels": kernels,
+        "aten_ops": sorted(ops.values(), key=lambda e: -e["estimated_s"]),
+        "fallbacks": [{"name": k["name"], "reason": k["reason"]} for k in kernels if not k["on_chip"]],
+    }
+
+
+def _kernel_entry(r, nodes, pk) -> dict:
+    return {"name": r.name, "on_chip": r.on_chip, "reason": r.reason, "launches": r.launches,
+            "simulated_s": r.simulated_s if r.on_chip else None,
+            "estimated_s": None if r.on_chip else r.host_bytes / pk["dram_bw"],
+            "roofline_fraction": r.roofline_fraction, "bound": r.bound or None,
+            "gemm": r.name.startswith("triton_tem_"), "source_nodes": list(nodes), "path": r.path}
+
+
+def _pct(x: Optional[float]) -> str:
+    return "-" if x is None else f"{100 * x:.1f}%"
+
+
+def _us(x: Optional[float]) -> str:
+    return "-" if x is None else f"{x * 1e6:,.2f}"
+
+
+def print_report(rep: Optional[dict] = None, title: str = "mtiacc: what ran on the chip", console=None) -> None:
+    """The report as rich tables: the summary, the kernels, the aten operations."""
+    from rich.console import Console
+    from rich.table import Table
+    rep = report() if rep is None else rep
+    console = console or Console(stderr=True)
+    t = Table(title=title)
+    for col in ("kernels on chip", "layers on chip", "non-GEMM time on chip", "total time on chip",
+                "simulated (us)", "host work at roofline (us)"):
+        t.add_column(col, justify="right")
+    t.add_row(f"{rep['kernels_on_chip']} / {rep['kernels_total']}",
+              f"{rep['layers_on_chip']} / {rep['layers_total']} ({_pct(rep['layer_coverage'])})",
+              _pct(rep["nongemm_time_share"]), _pct(rep["total_time_share"]), _us(rep["simulated_s"]),
+              _us(rep["host_estimated_s"]))
+    console.print(t)
+    k = Table(title="kernels")
+    for col in ("kernel", "where", "launches", "simulated (us)", "roofline", "bound / reason"):
+        k.add_column(col, overflow="fold")
+    for e in rep["kernels"]:
+        k.add_row(e["name"], "chip" if e["on_chip"] else "host", str(e["launches"]), _us(e["simulated_s"]),
+                  _pct(e["roofline_fraction"]), (e["bound"] or "") if e["on_chip"] else (e["reason"] or ""))
+    console.print(k)
+    if rep["aten_ops"]:
+        a = Table(title="left to aten (on the host)")
+        for col in ("operation", "calls", "GEMM", "GFLOP", "MB", "at roofline (us)"):
+            a.add_column(col, justify="right")
+        for e in rep["aten_ops"]:
+            a.add_row(e["name"], str(e["calls"]), "yes" if e["gemm"] else "", f"{e['flops'] / 1e9:.3f}",
+                      f"{e['bytes'] / 1e6:.3f}", _us(e["estimated_s"]))
+        console.print(a)
+
+
+def write_json(path: str, rep: Optional[dict] = None) -> None:
+    """The report as JSON at ``path``, written whole or not at all."""
+    rep = report() if rep is None else rep
+    tmp = f"{path}.tmp{os.getpid()}"
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(rep, f, indent=1)
+        f.write("\n")
+    os.replace(tmp, path)
+
+
+def _at_exit() -> None:
+    target = os.environ.get(ENV, "")
+    try:
+        if target == "1":
+            print_report()
+        elif target:
+            write_json(target)
+    except Exception as e:          # never a traceback at exit
+        print(f"mtiacc: error: the coverage report could not be written: {e}")
+
+
+def enable_from_env() -> None:
+    """With ``MTIACC_REPORT`` set, the report is printed or written when the process exits."""
+    global _exit_hook
+    if os.environ.get(ENV) and not _exit_hook:
+        _exit_hook = True
+        atexit.register(_at_exit)

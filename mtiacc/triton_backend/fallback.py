@@ -1,0 +1,137 @@
+"""Running a kernel on the host instead of the chip: Triton's interpreter, over the kernel's own source.
+
+Triton's interpreter evaluates a ``@triton.jit`` function with numpy, program by program.  It implements
+``triton.language`` (and ``tl.math``), but the calls into ``libdevice`` that TorchInductor's kernels and helpers
+make are declarations only; while a fallback runs, the kernel's (and its helpers') ``libdevice`` name is bound
+to :class:`_HostLibdevice`, which computes each function elementwise with numpy in the operand's precision.
+"""
+from __future__ import annotations
+
+import contextlib
+import math
+from typing import Callable, Dict, Iterator, List
+
+import numpy as np
+
+_vec = np.vectorize
+
+_UNARY: Dict[str, Callable] = {
+    "abs": np.abs, "floor": np.floor, "ceil": np.ceil, "trunc": np.trunc, "rint": np.rint,
+    "nearbyint": np.rint, "round": lambda x: np.sign(x) * np.floor(np.abs(x) + 0.5),
+    "exp": np.exp, "exp2": np.exp2, "exp10": lambda x: np.power(10.0, x), "expm1": np.expm1,
+    "log": np.log, "log2": np.log2, "log10": np.log10, "log1p": np.log1p,
+    "sqrt": np.sqrt, "rsqrt": lambda x: 1.0 / np.sqrt(x), "cbrt": np.cbrt, "rcbrt": lambda x: 1.0 / np.cbrt(x),
+    "sin": np.sin, "cos": np.cos, "tan": np.tan, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan,
+    "sinh": np.sinh, "cosh": np.cosh, "tanh": np.tanh, "asinh": np.arcsinh, "acosh": np.arccosh,
+    "atanh": np.arctanh, "sinpi": lambda x: np.sin(np.pi * x), "cospi": lambda x: np.cos(np.pi * x),
+    "erf": _vec(math.erf), "erfc": _vec(math.erfc), "lgamma": _vec(math.lgamma),
+    "tgamma": _vec(lambda v: math.gamma(v) if v > 0 or v != math.floor(v) else math.nan),
+    "normcdf": _vec(lambda v: 0.5 * math.erfc(-v / math.sqrt(2.0))),
+    "erfinv": _vec(lambda v: _erfinv(v)),
+    "j0": _vec(lambda v: _bessel(0, v)), "j1": _vec(lambda v: _bessel(1, v)),
+    "cyl_bessel_i0": np.i0,
+    "signbit": np.signbit, "isnan": np.isnan, "isinf": np.isinf, "isfinited": np.isfinite,
+    "finitef": np.isfinite,
+    "ilogb": lambda x: np.frexp(x)[1] - 1, "logb": lambda x: (np.frexp(x)[1] - 1).astype(x.dtype),
+    "llrint": np.rint, "llround": lambda x: np.sign(x) * np.floor(np.abs(x) + 0.5),
+}
+_BINARY: Dict[str, Callable] = {
+    "pow": np.power, "atan2": np.arctan2, "fmod": np.fmod, "remainder": lambda a, b: a - b * np.rint(a / b),
+    "copysign": np.copysign, "nextafter": np.nextafter, "hypot": np.hypot, "fdim": lambda a, b: np.maximum(a - b, 0),
+    "ldexp": lambda a, b: np.ldexp(a, b.astype(np.int32)), "scalbn": lambda a, b: np.ldexp(a, b.astype(np.int32)),
+    "div_rn": np.divide, "fast_dividef": np.divide, "fmin": np.fmin, "fmax": np.fmax,
+}
+_TERNARY: Dict[str, Callable] = {"fma": lambda a, b, c: a * b + c}
+_BOOLEAN = {"signbit", "isnan", "isinf", "isfinited", "finitef"}
+_INT_RESULT = {"ilogb", "llrint", "llround"}
+
+
+def _erfinv(v: float) -> float:
+    if v <= -1.0:
+        return -math.inf if v == -1.0 else math.nan
+    if v >= 1.0:
+        return math.inf if v == 1.0 else math.nan
+    lo, hi = -10.0, 10.0
+    for _ in range(200):                  # bisection: erf is monotonic
+        mid = 0.5 * (lo + hi)
+        if math.erf(mid) < v:
+            lo = mid
+        else:
+            hi = mid
+    return 0.5 * (lo + hi)
+
+
+def _bessel(n: int, v: float) -> float:
+    # J_n(x) = 1/pi * integral_0^pi cos(n t - x sin t) dt, by the trapezoidal rule (exact for periodic integrands)
+    k = 256
+    return sum(math.cos(n * t - v * math.sin(t)) for t in (math.pi * (i + 0.5) / k for i in range(k))) / k
+
+
+class _HostLibdevice:
+    """``libdevice`` for Triton's interpreter: each function applied to the operands' numpy data."""
+
+    def __getattr__(self, name: str):
+        table = _UNARY if name in _UNARY else _BINARY if name in _BINARY else _TERNARY if name in _TERNARY else None
+        if table is None:
+            raise AttributeError(f"libdevice.{name} has no host implementation for the fallback")
+        fn = table[name]
+
+        def call(*args, _semantic=None, **_kw):
+            return _apply(name, fn, args)
+        call.__name__ = name
+        return call
+
+
+def _apply(name: str, fn: Callable, args):
+    import triton.language as tl
+    from triton.runtime.interpreter import TensorHandle
+    first = next((a for a in args if isinstance(a, tl.tensor)), None)
+    datas = [a.handle.data if isinstance(a, tl.tensor) else np.asarray(getattr(a, "value", a)) for a in args]
+    with np.errstate(all="ignore"):
+        out = np.asarray(fn(*datas))
+    dtype = first.dtype if first is not None else tl.float32
+    if name in _BOOLEAN:
+        out, dtype = out.astype(np.bool_), tl.int1
+    elif name in _INT_RESULT:
+        out, dtype = out.astype(np.int32 if name == "ilogb" else np.int64), (tl.int32 if name == "ilogb" else tl.int64)
+    elif first is not None:
+        out = out.astype(first.handle.data.dtype)
+    shape = list(out.shape)
+    ty = tl.block_type(dtype, shape) if shape else dtype
+    return tl.tensor(TensorHandle(out if shape else out.reshape(1) if out.ndim else out, dtype), ty)
+
+
+@contextlib.contextmanager
+def _host_libdevice(namespaces: List[dict]) -> Iterator[None]:
+    shim = _HostLibdevice()
+    saved = []
+    for ns in namespaces:
+        if "libdevice" in ns:
+            saved.append((ns, ns["libdevice"]))
+            ns["libdevice"] = shim
+    try:
+        yield
+    finally:
+        for ns, value in saved:
+            ns["libdevice"] = value
+
+
+def _namespaces(py_fn) -> List[dict]:
+    """The globals of the kernel and of every module it reaches by name that binds ``libdevice``."""
+    import types
+    out, seen = [py_fn.__globals__], {id(py_fn.__globals__)}
+    for value in list(py_fn.__globals__.values()):
+        mod = value if isinstance(value, types.ModuleType) else None
+        if mod is not None and "libdevice" in vars(mod) and id(vars(mod)) not in seen:
+            seen.add(id(vars(mod)))
+            out.append(vars(mod))
+    return out
+
+
+def run_on_host(jit_fn, grid, args) -> None:
+    """Run ``jit_fn`` (a ``JITFunction``) over ``grid`` on the host, on ``args`` (torch tensors, scalars and
+    constexpr values, in parameter order)."""
+    from triton.runtime.interpreter import InterpretedFunction
+    py_fn = jit_fn.fn
+    with _host_libdevice(_namespaces(py_fn)):
+        InterpretedFunction(py_fn)[tuple(grid)](*args)

@@ -1,0 +1,113 @@
+"""What ran where: one record per kernel the ``cpu`` backend launched, and the fallback policy.
+
+Each launch adds to its kernel's record: on the chip, its simulated time and roofline (the time the busiest
+resource alone needs for what the kernel moved and computed, from the simulator's statistics); fallen back to
+the host, the reason mtiacc gave.  :mod:`mtiacc.torch_backend` reads these records for its coverage report.
+
+Fallback is off by default (a kernel mtiacc rejects raises mtiacc's error, as a Triton user expects); it is on
+under ``torch.compile(backend="mtia")`` and with ``MTIACC_FALLBACK=1``: a kernel that cannot be compiled for
+the chip, or whose arguments mtiacc cannot pass, then runs on the host under Triton's interpreter.
+"""
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import os
+import threading
+from typing import Dict, Iterator, List, Optional, Tuple
+
+FALLBACK_ENV = "MTIACC_FALLBACK"
+
+_lock = threading.Lock()
+_records: Dict[Tuple[str, str], "KernelRecord"] = {}
+_fallback: Optional[bool] = None
+_local = threading.local()
+
+
+@dataclasses.dataclass
+class KernelRecord:
+    """One kernel (by source file and name) and what its launches did."""
+
+    name: str
+    path: str
+    on_chip: bool = True
+    reason: Optional[str] = None
+    launches: int = 0
+    simulated_s: float = 0.0      # chip time of its launches on the simulator
+    roofline_s: float = 0.0       # the bound resource's time alone, summed over launches
+    bound: str = ""               # what bounds it: dram, sram, vector, dpe, local_memory
+    host_s: float = 0.0           # host time of its fallback runs
+    host_bytes: int = 0           # bytes of the tensors its fallback runs were given
+
+    @property
+    def roofline_fraction(self) -> Optional[float]:
+        if not self.on_chip or self.simulated_s <= 0:
+            return None
+        return self.roofline_s / self.simulated_s
+
+
+def _record(path: str, name: str) -> KernelRecord:
+    key = (path, name)
+    rec = _records.get(key)
+    if rec is None:
+        rec = _records[key] = KernelRecord(name=name, path=path)
+    return rec
+
+
+def on_chip(path: str, name: str, launch) -> None:
+    """A launch ran on the simulator."""
+    stats = launch.stats
+    bound, roof_s, _ = stats.roofline()
+    with _lock:
+        rec = _record(path, name)
+        rec.launches += 1
+        rec.simulated_s += launch.time_s
+        rec.roofline_s += roof_s
+        rec.bound = bound
+
+
+def fell_back(path: str, name: str, reason: str, host_s: float, nbytes: int) -> None:
+    """A launch ran on the host instead, for ``reason``, on tensors of ``nbytes`` bytes."""
+    with _lock:
+        rec = _record(path, name)
+        rec.on_chip = False
+        rec.reason = reason
+        rec.launches += 1
+        rec.host_s += host_s
+        rec.host_bytes += nbytes
+
+
+def kernels() -> List[KernelRecord]:
+    with _lock:
+        return [dataclasses.replace(r) for r in _records.values()]
+
+
+def reset() -> None:
+    with _lock:
+        _records.clear()
+
+
+def fallback_enabled() -> bool:
+    if _fallback is not None:
+        return _fallback
+    return os.environ.get(FALLBACK_ENV, "0") == "1"
+
+
+def set_fallback(enabled: Optional[bool]) -> None:
+    """Turn per-kernel fallback on or off for this process (``None``: as ``MTIACC_FALLBACK`` says)."""
+    global _fallback
+    _fallback = enabled
+
+
+@contextlib.contextmanager
+def in_kernel() -> Iterator[None]:
+    """Marks the thread as inside a kernel launch: torch operations done to pass arguments are not the model's."""
+    _local.depth = getattr(_local, "depth", 0) + 1
+    try:
+        yield
+    finally:
+        _local.depth -= 1
+
+
+def inside_kernel() -> bool:
+    return getattr(_local, "depth", 0) > 0
