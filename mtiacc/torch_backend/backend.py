@@ -47,7 +47,11 @@ def config_patches(mode: Optional[str], options: Optional[Dict[str, Any]]) -> Di
 
 
 def _cache_dir() -> None:
-    if os.environ.get("TORCHINDUCTOR_CACHE_DIR"):
+    """Inductor's caches under mtiacc's, unless the user chose a folder (Inductor writes its default into the
+    environment the first time it looks, so only that value is replaced)."""
+    from torch._inductor.runtime.cache_dir_utils import default_cache_dir
+    current = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
+    if current and os.path.abspath(current) != os.path.abspath(default_cache_dir()):
         return
     from mtiacc.runtime.cache import cache_dir
     os.environ["TORCHINDUCTOR_CACHE_DIR"] = str(cache_dir() / "inductor")

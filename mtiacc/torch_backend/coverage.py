@@ -5,8 +5,9 @@
 - **Aten operations**: what Inductor left to aten (matmul, convolution and attention unless GEMM templates are
   on, and any operation it has no kernel for), with their FLOPs and bytes.
 - **Layers**: the source nodes of the graphs (dynamo's names for the model's operations), from the comments
-  Inductor puts before each call.  A layer ran on the chip when every call computing it is a kernel that ran on
-  the chip; views and other operations no call computes are not layers.
+  Inductor puts before each call: every source node a kernel computes, and the one an aten call computes (the
+  last of its list).  A layer ran on the chip when every call computing it is a kernel that ran on the chip;
+  views and other operations no call computes are not layers.
 - **Time**: kernels on the chip count with their simulated time; work on the host (fallen-back kernels, aten
   operations) is priced at the chip's roofline for it: the bytes of its tensors at DRAM bandwidth, and for a
   GEMM its FLOPs at the matrix engines' peak if that takes longer.  Those prices are lower bounds, so the shares
@@ -105,7 +106,9 @@ def report() -> dict:
                     kernels.append(_kernel_entry(r, c.nodes, pk))
             else:
                 ok = False
-            for n in c.nodes:
+            # a call's comment lists, topologically sorted, the source nodes of everything it depends on that
+            # was fused on the way; an aten call computes only the last of them
+            for n in (c.nodes if c.kind == "kernel" else c.nodes[-1:]):
                 key = ("bw:" if g.backward else "") + n
                 layer_ok[key] = layer_ok.get(key, True) and ok
         layers_total += len(layer_ok)

@@ -128,10 +128,9 @@ def _namespaces(py_fn) -> List[dict]:
     return out
 
 
-def run_on_host(jit_fn, grid, args) -> None:
-    """Run ``jit_fn`` (a ``JITFunction``) over ``grid`` on the host, on ``args`` (torch tensors, scalars and
-    constexpr values, in parameter order)."""
+def run_on_host(py_fn, grid, args) -> None:
+    """Run the kernel ``py_fn`` (the Python function under ``@triton.jit``) over ``grid`` on the host, on
+    ``args`` (torch tensors, scalars and constexpr values, in parameter order)."""
     from triton.runtime.interpreter import InterpretedFunction
-    py_fn = jit_fn.fn
     with _host_libdevice(_namespaces(py_fn)):
         InterpretedFunction(py_fn)[tuple(grid)](*args)

@@ -52,6 +52,11 @@ def _source_of(fn) -> tuple:
     py = getattr(fn, "fn", fn)
     while hasattr(py, "fn") and not inspect.isfunction(py):
         py = py.fn
+    if py is None:          # a JITFunction Inductor pickled (it drops the function): its file is remembered
+        path, name = getattr(fn, "file_name", None), _jit_name(fn)
+        if path and name and os.path.exists(path):
+            return os.path.abspath(path), name
+        raise UserError(f"mtiacc compiles a kernel from its source file, and '{name or fn}' has none")
     try:
         path = inspect.getsourcefile(py)
     except TypeError:
@@ -66,6 +71,14 @@ def _source_of(fn) -> tuple:
     if "<locals>" not in py.__qualname__ and (src is None or src in text):
         return path, py.__name__
     return _with_kernel_appended(path, text, py.__name__, textwrap.dedent(src or inspect.getsource(py)))
+
+
+def _jit_name(fn) -> str:
+    name = getattr(fn, "__name__", None)
+    if isinstance(name, str) and name:
+        return name
+    full = getattr(fn, "_fn_name", "") or ""
+    return full.rsplit(".", 1)[-1]
 
 
 def _with_kernel_appended(path: str, text: str, name: str, src: str) -> tuple:
@@ -135,8 +148,8 @@ class MtiaLauncher:
         fn = getattr(src, "fn", None)
         if fn is None:
             raise UserError("mtiacc launches kernels compiled from Python source (@triton.jit), not IR files")
-        self.jit_fn = fn
-        self.name = getattr(getattr(fn, "fn", fn), "__name__", "kernel")
+        self.py_fn = getattr(fn, "fn", None)     # kept: Inductor clears fn.fn when it pickles its kernels
+        self.name = _jit_name(fn) or "kernel"
         self.path = ""
         self.kernel: Optional[Kernel] = None
         # why this kernel runs on the host (per-kernel fallback: see mtiacc.triton_backend.records)
@@ -192,9 +205,23 @@ class MtiaLauncher:
     def _on_host(self, grid, args) -> None:
         from mtiacc.triton_backend.fallback import run_on_host
         t0 = time.perf_counter()
-        run_on_host(self.jit_fn, grid, args)
+        run_on_host(self.py_fn or _reloaded(self.path, self.name), grid, args)
         nbytes = sum(a.numel() * a.element_size() for a in args if hasattr(a, "element_size"))
         records.fell_back(self.path, self.name, self.fallback_reason, time.perf_counter() - t0, nbytes)
+
+
+def _reloaded(path: str, name: str):
+    """The Python function of kernel ``name`` in ``path``, loaded again (Triton's interpreter runs it)."""
+    import importlib.util
+    if not path:
+        raise UserError(f"'{name}' cannot run on the chip, and its source file is not known to run it on the host")
+    spec = importlib.util.spec_from_file_location(f"mtiacc_fallback_{abs(hash(path))}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    fn = getattr(module, name)
+    while hasattr(fn, "fn"):
+        fn = fn.fn
+    return fn
 
 
 def _reason(err: Exception) -> str:
