@@ -42,6 +42,10 @@ def config_patches(mode: Optional[str], options: Optional[Dict[str, Any]]) -> Di
     if autotune:
         patches["max_autotune_gemm_backends"] = "TRITON"
         patches["max_autotune_conv_backends"] = "TRITON"
+        # benchmarking fusions writes stand-alone modules that torch 2.13 cannot import for CPU devices (its
+        # get_raw_stream helper breaks their indentation): the templates are tuned, fusions are not benchmarked
+        patches["benchmark_epilogue_fusion"] = False
+        patches["benchmark_fusion"] = False
     patches.update(options or {})
     return patches
 

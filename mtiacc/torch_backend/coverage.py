@@ -13,7 +13,7 @@
   GEMM its FLOPs at the matrix engines' peak if that takes longer.  Those prices are lower bounds, so the shares
   on the chip are upper bounds for the host work as it stands, and what a perfect kernel for it would leave.
   GEMM time is the aten GEMMs' and Inductor's GEMM/convolution templates' (``triton_tem_*``); the rest is
-  non-GEMM time.
+  non-GEMM time.  The candidates autotuning ran (``mode="max-autotune"``) are counted apart, not as the model's.
 
 ``MTIACC_REPORT=1`` prints the report as a table when the process exits; ``MTIACC_REPORT=path.json`` writes it
 as JSON there; :func:`report` returns it from Python.
@@ -31,6 +31,8 @@ from mtiacc.torch_backend import graphs
 from mtiacc.torch_backend.offchip import OpStat
 
 ENV = "MTIACC_REPORT"
+# Inductor's names for its GEMM and convolution template kernels
+_TEMPLATES = ("triton_tem_", "triton_mm", "triton_bmm", "triton_conv")
 
 _lock = threading.Lock()
 _graphs: List["GraphRecord"] = []
@@ -113,9 +115,8 @@ def report() -> dict:
                 layer_ok[key] = layer_ok.get(key, True) and ok
         layers_total += len(layer_ok)
         layers_on += sum(layer_ok.values())
-    for r in recs.values():                 # kernels launched outside the recorded graphs
-        if (r.path, r.name) not in seen:
-            kernels.append(_kernel_entry(r, (), pk))
+    # kernels launched outside the graphs' calls: the candidates autotuning tried
+    tuning = [r for r in recs.values() if (r.path, r.name) not in seen]
 
     ops: Dict[str, dict] = {}
     for g in gs:
@@ -149,6 +150,8 @@ def report() -> dict:
         "kernels": kernels,
         "aten_ops": sorted(ops.values(), key=lambda e: -e["estimated_s"]),
         "fallbacks": [{"name": k["name"], "reason": k["reason"]} for k in kernels if not k["on_chip"]],
+        "autotuning": {"kernels": len(tuning), "launches": sum(r.launches for r in tuning),
+                       "simulated_s": sum(r.simulated_s for r in tuning)},
     }
 
 
@@ -157,7 +160,7 @@ def _kernel_entry(r, nodes, pk) -> dict:
             "simulated_s": r.simulated_s if r.on_chip else None,
             "estimated_s": None if r.on_chip else r.host_bytes / pk["dram_bw"],
             "roofline_fraction": r.roofline_fraction, "bound": r.bound or None,
-            "gemm": r.name.startswith("triton_tem_"), "source_nodes": list(nodes), "path": r.path}
+            "gemm": r.name.startswith(_TEMPLATES), "source_nodes": list(nodes), "path": r.path}
 
 
 def _pct(x: Optional[float]) -> str:

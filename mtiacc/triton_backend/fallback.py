@@ -102,27 +102,39 @@ def _apply(name: str, fn: Callable, args):
 
 
 @contextlib.contextmanager
-def _host_libdevice(namespaces: List[dict]) -> Iterator[None]:
+def _interpreted(namespaces: List[dict]) -> Iterator[None]:
+    """Binds, for the run, ``libdevice`` to the host's and every ``@triton.jit`` helper to Triton's interpreter
+    (which runs only functions it wraps itself: ``triton.jit`` wraps them so only under ``TRITON_INTERPRET``)."""
+    from triton.runtime.interpreter import InterpretedFunction
+    from triton.runtime.jit import JITFunction
     shim = _HostLibdevice()
     saved = []
     for ns in namespaces:
-        if "libdevice" in ns:
-            saved.append((ns, ns["libdevice"]))
-            ns["libdevice"] = shim
+        for key, value in list(ns.items()):
+            if key == "libdevice":
+                saved.append((ns, key, value))
+                ns[key] = shim
+            elif isinstance(value, JITFunction) and value.fn is not None:
+                saved.append((ns, key, value))
+                ns[key] = InterpretedFunction(value.fn)
     try:
         yield
     finally:
-        for ns, value in saved:
-            ns["libdevice"] = value
+        for ns, key, value in saved:
+            ns[key] = value
 
 
 def _namespaces(py_fn) -> List[dict]:
-    """The globals of the kernel and of every module it reaches by name that binds ``libdevice``."""
+    """The globals of the kernel, of the modules it names (Inductor's ``triton_helpers``) and of
+    ``triton.language``'s own modules (its standard library is ``@triton.jit`` functions too)."""
+    import sys
     import types
+    mods = [m for m in list(py_fn.__globals__.values()) if isinstance(m, types.ModuleType)]
+    mods += [m for name, m in list(sys.modules.items())
+             if name.startswith("triton.language") and isinstance(m, types.ModuleType)]
     out, seen = [py_fn.__globals__], {id(py_fn.__globals__)}
-    for value in list(py_fn.__globals__.values()):
-        mod = value if isinstance(value, types.ModuleType) else None
-        if mod is not None and "libdevice" in vars(mod) and id(vars(mod)) not in seen:
+    for mod in mods:
+        if id(vars(mod)) not in seen and not mod.__name__.startswith(("numpy", "torch.", "builtins")):
             seen.add(id(vars(mod)))
             out.append(vars(mod))
     return out
@@ -131,6 +143,25 @@ def _namespaces(py_fn) -> List[dict]:
 def run_on_host(py_fn, grid, args) -> None:
     """Run the kernel ``py_fn`` (the Python function under ``@triton.jit``) over ``grid`` on the host, on
     ``args`` (torch tensors, scalars and constexpr values, in parameter order)."""
-    from triton.runtime.interpreter import InterpretedFunction
-    with _host_libdevice(_namespaces(py_fn)):
-        InterpretedFunction(py_fn)[tuple(grid)](*args)
+    from triton.runtime import interpreter
+    with _interpreted(_namespaces(py_fn)), _patched_once(interpreter):
+        interpreter.InterpretedFunction(py_fn)[tuple(grid)](*args)
+
+
+@contextlib.contextmanager
+def _patched_once(interpreter) -> Iterator[None]:
+    """The interpreter patches ``triton.language`` for the grid and undoes it after; a helper it calls patches
+    it again and never undoes that, which would leave this process's ``triton.language`` patched.  During the
+    run, only the first patching happens (every helper sees the same ``triton.language``)."""
+    real = interpreter._patch_lang
+    calls = []
+
+    def patch_lang(fn):
+        calls.append(fn)
+        return real(fn) if len(calls) == 1 else interpreter._LangPatchScope()
+
+    interpreter._patch_lang = patch_lang
+    try:
+        yield
+    finally:
+        interpreter._patch_lang = real

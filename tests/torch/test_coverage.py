@@ -1,0 +1,122 @@
+"""The coverage report: per-kernel fallback, the report's figures, its JSON and its table."""
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from mtiacc.diagnostics import CompileError
+from mtiacc.runtime.launcher import Kernel
+from mtiacc.torch_backend import graphs, print_report, report
+
+
+def test_a_kernel_mtiacc_rejects_falls_back_and_the_model_goes_on(monkeypatch):
+    real = Kernel.prepare
+
+    def prepare(self, *args, **kwargs):
+        if "sigmoid" in self.name:
+            raise CompileError("this kernel is rejected for the test")
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Kernel, "prepare", prepare)
+    fn = lambda a: (torch.sigmoid(a) * 3, torch.erf(a) + 1)   # erf: a libdevice call on the host
+    a = torch.randn(8, 50)
+    c = torch.compile(lambda a: torch.sigmoid(torch.erf(a)) * 3, backend="mtia")
+    torch.testing.assert_close(c(a), torch.sigmoid(torch.erf(a)) * 3)
+    rep = report()
+    assert rep["kernels_total"] == 1 and rep["kernels_on_chip"] == 0
+    (fb,) = rep["fallbacks"]
+    assert "sigmoid" in fb["name"] and fb["reason"] == "error: this kernel is rejected for the test"
+    (k,) = rep["kernels"]
+    assert k["on_chip"] is False and k["simulated_s"] is None and k["estimated_s"] > 0
+    assert rep["layer_coverage"] == 0 and rep["nongemm_time_share"] == 0
+
+
+def test_without_fallback_the_error_is_mtiaccs(monkeypatch):
+    from mtiacc.triton_backend import records
+    monkeypatch.setenv("MTIACC_FALLBACK", "0")
+    monkeypatch.setattr(Kernel, "prepare", lambda self, *a, **k: (_ for _ in ()).throw(
+        CompileError("rejected for the test")))
+    records.set_fallback(None)
+    with pytest.raises(Exception, match="rejected for the test"):
+        torch.compile(lambda a: torch.cos(a) + 1, backend="mtia")(torch.randn(10))
+    records.set_fallback(None)
+
+
+def test_figures_of_a_small_mlp():
+    torch.manual_seed(0)
+    m = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.GELU(), torch.nn.Linear(32, 8), torch.nn.Softmax(-1))
+    x = torch.randn(4, 16)
+    with torch.no_grad():
+        torch.testing.assert_close(torch.compile(m, backend="mtia")(x), m(x))
+    rep = report()
+    # two linears left to aten; GELU and softmax each in a kernel on the chip
+    assert {op["name"] for op in rep["aten_ops"]} == {"addmm"}
+    assert rep["aten_ops"][0]["calls"] == 2 and rep["aten_ops"][0]["flops"] == 2 * 4 * (16 * 32 + 32 * 8)
+    assert rep["layers_total"] == 4 and rep["layers_on_chip"] == 2 and rep["layer_coverage"] == 0.5
+    assert rep["nongemm_time_share"] == 1.0 and 0 < rep["total_time_share"] < 1.0
+    out = io.StringIO()
+    from rich.console import Console
+    print_report(rep, console=Console(file=out, width=200))
+    text = out.getvalue()
+    assert "2 / 2" in text and "2 / 4 (50.0%)" in text and "addmm" in text
+
+
+def test_report_json_written_at_exit(tmp_path):
+    path = tmp_path / "report.json"
+    code = ("import torch\n"
+            "f = torch.compile(lambda a: torch.relu(a) * 2, backend='mtia')\n"
+            "print(float(f(torch.arange(-3., 5.)).sum()))\n")
+    env = dict(os.environ, MTIACC_REPORT=str(path),
+               PYTHONPATH=str(Path(__file__).resolve().parents[2]) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=600)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "20.0"
+    rep = json.loads(path.read_text())
+    for key in ("kernels_total", "kernels_on_chip", "layer_coverage", "nongemm_time_share", "kernels"):
+        assert key in rep
+    (k,) = rep["kernels"]
+    assert set(k) >= {"name", "on_chip", "reason", "simulated_s"}
+    assert k["on_chip"] is True and k["reason"] is None and k["simulated_s"] > 0
+
+
+def test_unknown_mode_is_refused():
+    with pytest.raises(Exception, match="takes mode= one of"):
+        torch.compile(lambda a: a + 1, backend="mtia", mode="fastest")(torch.randn(3))
+
+
+WRAPPER = '''
+# kernel path: /cache/ab/kernel_a.py
+# Topologically Sorted Source Nodes: [gelu], Original ATen: [aten.gelu]
+triton_poi_fused_gelu_0 = async_compile.triton('triton_poi_fused_gelu_0', """
+@triton.jit
+def triton_poi_fused_gelu_0(in_ptr0, out_ptr0, xnumel, XBLOCK: tl.constexpr):
+    pass
+""", device_str='cpu')
+
+class Runner:
+    def call(self, args):
+        buf0 = empty_strided_cpu((8, 64), (64, 1), torch.float32)
+        # Topologically Sorted Source Nodes: [linear], Original ATen: [aten.addmm]
+        extern_kernels.addmm(primals_2, primals_3, reinterpret_tensor(primals_1, (32, 64), (1, 32), 0), out=buf0)
+        # Topologically Sorted Source Nodes: [linear, gelu], Original ATen: [aten.gelu]
+        triton_poi_fused_gelu_0.run(buf0, buf1, 512, stream=raw_streamNone)
+        # Topologically Sorted Source Nodes: [gelu, bag], Original ATen: [aten._embedding_bag]
+        buf2 = torch.ops.aten._embedding_bag.default(buf1, arg1_1)
+        return (buf1, )
+'''
+
+
+def test_wrapper_calls_are_read_with_their_source_nodes():
+    w = graphs.parse(WRAPPER)
+    assert w.kernels == {"triton_poi_fused_gelu_0": "/cache/ab/kernel_a.py"}
+    assert [(c.kind, c.name, c.nodes) for c in w.calls] == [
+        ("aten", "addmm", ("linear",)),
+        ("kernel", "triton_poi_fused_gelu_0", ("linear", "gelu")),
+        ("aten", "_embedding_bag", ("gelu", "bag")),
+    ]
+    assert w.calls[1].path == "/cache/ab/kernel_a.py"
