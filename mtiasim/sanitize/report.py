@@ -50,7 +50,7 @@ class Findings:
         """``file:line:col`` and the source text of instruction ``k``, for a note."""
         loc, text = self.program.location(self.program.text_base + 4 * k)
         if loc is None:
-            return f"pc 0x{self.program.text_base + 4 * k:x}"
+            return f"pc 0x{self.program.text_base + 4 * k:x} ({self.program.disassemble(k)})"
         return f"{loc}" + (f": {text.strip()}" if text else "")
 
     def render(self, f: Finding) -> str:
