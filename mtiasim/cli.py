@@ -157,16 +157,24 @@ def cli():
               help="where a pointer parameter's buffer lives (default DRAM)")
 @click.option("--stats-json", "stats_json", metavar="FILE", help="write the statistics as JSON")
 @click.option("--trace", "trace_path", metavar="FILE", help="write a Chrome/Perfetto trace (JSON)")
+@click.option("--sanitize", is_flag=True,
+              help="report integer division by zero, reads of local memory never written and races between "
+                   "programs (exit code 4 when there are any)")
 def run_cmd(binary, inputs_path, grid, arg_items, output, stats, config_path, max_steps, max_cycles, timeout,
-            max_input_bytes, seed, place_items, stats_json, trace_path):
+            max_input_bytes, seed, place_items, stats_json, trace_path, sanitize):
     """Run kernel binary BINARY on the inputs and write every pointer buffer to OUT.npz."""
+    from .sanitize import SanitizerError
     out = output or default_output(binary)
     for path in (out, stats_json, trace_path):
         if path:
             check_writable(path)
-    result = _simulate(binary, inputs_path, grid, arg_items, config_path, max_steps, place_items,
-                       trace=bool(trace_path), seed=seed, max_cycles=max_cycles, timeout=timeout,
-                       max_input_bytes=max_input_bytes)
+    findings = None
+    try:
+        result = _simulate(binary, inputs_path, grid, arg_items, config_path, max_steps, place_items,
+                           trace=bool(trace_path), seed=seed, max_cycles=max_cycles, timeout=timeout,
+                           max_input_bytes=max_input_bytes, sanitize=sanitize)
+    except SanitizerError as e:     # the run finished: its outputs are written, then the findings reported
+        result, findings = e.result, e
     write_npz_atomically(out, result.outputs)
     if stats:
         print_stats(result.stats, out)
@@ -180,6 +188,8 @@ def run_cmd(binary, inputs_path, grid, arg_items, output, stats, config_path, ma
             raise UserError(f"cannot write '{trace_path}': {e.strerror}") from None
     if out != "-":
         click.echo(f"wrote {out}")
+    if findings is not None:
+        raise findings
 
 
 def _simulate(binary, inputs_path, grid, arg_items, config_path, max_steps=50_000_000, place_items=(),

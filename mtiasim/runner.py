@@ -292,7 +292,7 @@ def run(binary, inputs: Dict[str, np.ndarray], grid=None, args: Optional[Dict[st
         config_path: Optional[str] = None, max_steps: int = 50_000_000, config: Optional[MachineConfig] = None,
         place: Optional[Dict[str, str]] = None, trace: bool = False, profile: bool = False, seed: int = 0,
         max_cycles: float = DEFAULT_MAX_CYCLES, pointer_at: Optional[Dict[str, Tuple[str, int]]] = None,
-        timeout: Optional[float] = None) -> RunResult:
+        timeout: Optional[float] = None, sanitize: bool = False) -> RunResult:
     """Simulate ``binary`` (a path, ELF bytes, a ``Binary`` or a loaded :class:`Program`) on ``inputs``.
 
     ``place`` maps pointer parameters to ``"dram"`` (default) or ``"sram"``; ``trace`` collects Chrome trace
@@ -300,7 +300,9 @@ def run(binary, inputs: Dict[str, np.ndarray], grid=None, args: Optional[Dict[st
     ``seed`` orders programs whose atomics reach a memory in the same cycle; a run longer than ``max_cycles``
     simulated cycles stops with an error naming where each program was; ``pointer_at`` places pointer parameters
     inside buffers (views, arguments sharing memory: see :func:`prepare`); a run taking more than ``timeout``
-    seconds of host time stops with the same report as ``max_cycles``'s."""
+    seconds of host time stops with the same report as ``max_cycles``'s; ``sanitize`` checks the run for integer
+    division by zero, reads of local memory never written and races between programs (:mod:`mtiasim.sanitize`),
+    and raises :class:`~mtiasim.sanitize.SanitizerError` (its ``result`` is this run's) when it finds any."""
     t0 = time.perf_counter()
     cfg = config or load_config(config_path)
     program = binary if isinstance(binary, Program) else load_program(binary)
@@ -332,6 +334,10 @@ def run(binary, inputs: Dict[str, np.ndarray], grid=None, args: Optional[Dict[st
     stats.pe_lm_bytes, stats.pe_vector_min, stats.pe_dpe_busy, stats.pe_dpe_min = z(), z(), z(), z()
     stats.pe_stalls = {k: z() for k in STALLS}
     waves = [] if trace else None
+    san = None
+    if sanitize:
+        from .sanitize import Sanitizer, attach
+        san = Sanitizer(program, cfg, dram, pointers, (gx, gy, gz), total, used)
     cycles = float(stats.launch_cycles)
     for start in range(0, total, n_pes):
         P = min(n_pes, total - start)
@@ -343,12 +349,16 @@ def run(binary, inputs: Dict[str, np.ndarray], grid=None, args: Optional[Dict[st
             if trace:
                 from .tracerec import enable_trace
                 enable_trace(m)
+            if san is not None:
+                attach(m, san)
         m.sched.deadline = None if timeout is None else t0 + timeout
         m.dma.trace = [] if trace else None
         m.reset(np.arange(start, start + P), (gx, gy, gz), blob, args_base, seed=seed, wave=stats.waves,
                 offset=cycles, later=(start + P, total))
         if trace:
             m.recorder.reset()
+        if san is not None:
+            san.start_wave(m, args_base, len(blob))
         stats.steps += m.run()
         fin = finish_cycles(m)
         if trace:
@@ -398,7 +408,11 @@ def run(binary, inputs: Dict[str, np.ndarray], grid=None, args: Optional[Dict[st
         from .trace import build_trace
         events = build_trace(stats, waves, cfg, program._source)
     unused = tuple(sorted(set(inputs) - {p["name"] for p in _params(program.meta)}))
-    return RunResult(outputs, stats, events, prof, program, counts, unused)
+    result = RunResult(outputs, stats, events, prof, program, counts, unused)
+    if san is not None and len(san.findings):
+        from .sanitize import SanitizerError
+        raise SanitizerError(san.findings, result)
+    return result
 
 
 def _account_wave(stats: Stats, m: Machine, P: int, fin: np.ndarray, wave: int) -> None:
