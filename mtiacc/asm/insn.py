@@ -60,6 +60,27 @@ def insn_text(spec: InstrSpec, word: int) -> str:
     return f".insn {typ} {', '.join(parts)}"
 
 
+def insn_template(spec: InstrSpec) -> str:
+    """The ``.insn`` form of a row with its operand fields by name: ``.insn r CUSTOM_0, 0, 2, rd, rs1, rs2``."""
+    typ = _TYPE_OF_FORMAT.get(spec.format)
+    if typ is None:
+        return ".insn WORD"
+    parts = [GNU_OPCODE_NAMES.get(spec.opcode, f"0x{spec.opcode:02x}")]
+    for name in TYPES[typ]:
+        hi, lo = REG_FIELDS[name] if name in REG_FIELDS else FIXED_FIELDS.get(name, (0, 0))
+        bits = ((1 << (hi - lo + 1)) - 1) << lo
+        if name in KINDS:          # an immediate: fixed only when every bit of it is
+            bits = KINDS[name].mask
+            fixed = spec.mask & bits == bits
+            parts.append(str(KINDS[name].decode(spec.match)["imm"]) if fixed else KINDS[name].syntax)
+        elif spec.mask & bits == bits:
+            value = (spec.match >> lo) & ((1 << (hi - lo + 1)) - 1)
+            parts.append(register_name("x", value) if name in REG_FIELDS else str(value))
+        else:
+            parts.append(name)
+    return f".insn {typ} {', '.join(parts)}"
+
+
 def _register(node: Node) -> int:
     name = node.name()
     for cls in ("x", "f", "v"):

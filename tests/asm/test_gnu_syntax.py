@@ -14,7 +14,8 @@ from mtiacc.asm.assembler import AsmError, assemble
 from mtiacc.asm.elf import read_elf
 from mtiacc.asm.encoding import encode
 from mtiacc.asm.gnu import gnu_syntax
-from mtiacc.asm.insn import insn_text
+from mtiacc.asm.insn import insn_template, insn_text
+from mtiacc.asm.operands import register_name
 from mtiacc.driver import Options, compile_kernel
 
 AS, OBJCOPY = "riscv64-linux-gnu-as", "riscv64-linux-gnu-objcopy"
@@ -78,6 +79,19 @@ def test_custom_rows_are_spelled_by_their_format_fields():
     assert insn_text(vadd, 0x022180D7) == ".insn 0x022180d7"      # no GNU type for the vector formats
     assert not pid.binutils_knows and not cas.binutils_knows and not isa.BY_NAME["amoswap.h"].binutils_knows
     assert vadd.binutils_knows and isa.BY_NAME["amoswap.w"].binutils_knows
+
+
+def test_insn_template_names_the_fields_insn_text_fills():
+    """docs/isa.md's `.insn` form of each row binutils lacks, its fields filled in, is the row's spelling."""
+    for spec in isa.INSTRUCTIONS:
+        if spec.binutils_knows:
+            continue
+        for vals in sample_operands(spec, n=3):
+            text = insn_template(spec)
+            for attr in ("rd", "rs1", "rs2"):
+                text = text.replace(f", {attr}", f", {register_name('x', vals[attr])}" if attr in vals else "")
+            text = text.replace(", imm", f", {vals.get('imm')}")
+            assert text == insn_text(spec, encode(spec, **vals)), spec.name
 
 
 def test_insn_forms_our_assembler_reads():
