@@ -58,6 +58,7 @@ class Placed:
     offset: int
     specs: Tuple[InstrSpec, ...]
     words: Tuple[int, ...]
+    relaxed: bool = False            # a conditional branch too far for its 13 bits, as three words
 
 
 @dataclasses.dataclass
@@ -436,10 +437,10 @@ class _Assembler:
                 out += w.to_bytes(4, "little")
         return bytes(out), lines
 
-    def place(self, item: _Item, specs: Sequence[InstrSpec], words: Sequence[int]) -> None:
+    def place(self, item: _Item, specs: Sequence[InstrSpec], words: Sequence[int], relaxed: bool = False) -> None:
         stmt = item.stmt
         end = max([stmt.end_col] + [n.end_col for n in stmt.nodes])
-        self.placed.append(Placed(stmt.line, stmt.col, end, item.offset, tuple(specs), tuple(words)))
+        self.placed.append(Placed(stmt.line, stmt.col, end, item.offset, tuple(specs), tuple(words), relaxed))
 
     # -- branch relaxation ---------------------------------------------------------------------------------------
     def branch_offset(self, item: _Item) -> Optional[int]:
@@ -480,7 +481,7 @@ class _Assembler:
         jal = BY_NAME["jal"]
         parts = expand(form, vals) + [(jal, {"rd": 0, "imm": 8}), (jal, {"rd": 0, "imm": off - 8})]
         words = [encode(spec, **operand_values(spec, v)) for spec, v in parts]
-        self.place(item, [spec for spec, _v in parts], words)
+        self.place(item, [spec for spec, _v in parts], words, relaxed=True)
         return words
 
 

@@ -180,3 +180,20 @@ def test_cli_asm_syntax_gnu(capsys, tmp_path):
     assert "# mtia.pid a0, 0" in out.read_text()
     clean(mtiacc(capsys, EXAMPLES / "vector_add.py", "-D", "BLOCK_SIZE=256", "--asm-syntax=gnu"),
           "--asm-syntax applies to --emit=asm", code=2)
+
+
+FAR = "f:\n\tbnez\ta0, far\n\tbgt\ta0, a1, f\n" + "\tnop\n" * 1100 + "far:\n\tblt\ta0, a1, f\n\tret\n"
+
+
+def test_relaxed_branches_are_spelled_as_their_three_instructions():
+    gnu = gnu_syntax(FAR)
+    lines = gnu.splitlines()
+    assert lines[4] == "\tbne\ta0, zero, .+8; jal zero, .+8; jal zero, .+4408\t# bnez a0, far"
+    assert lines[5] == "\tbgt\ta0, a1, f"          # near: as written
+    assert lines[-2] == "\tblt\ta0, a1, .+8; jal zero, .+8; jal zero, .-4424\t# blt a0, a1, f"
+    assert assemble(gnu).code == assemble(FAR).code
+
+
+def test_gnu_as_keeps_our_relaxed_branches(tmp_path):
+    _need_binutils()
+    assert _gnu_text(tmp_path, gnu_syntax(FAR)) == assemble(FAR).code
