@@ -1,7 +1,7 @@
 """`mtiacc`: the compiler's command line.
 
     mtiacc FILE.py [-o OUT] [--kernel NAME] [-D NAME=VALUE]... [--signature SIG] [--grid EXPR]
-                   [--config N] [--emit ir|asm|bin] [-O0|-O1|-O2|-O3]
+                   [--config N] [--emit ir|asm|bin] [--asm-syntax mtia|gnu] [-O0|-O1|-O2|-O3]
     mtiacc FILE.py --list-configs [--kernel NAME]
     mtiacc opt IN.mtir [--passes=PIPELINE | -O LEVEL] [-o OUT] [--no-verify-each]
     mtiacc disasm BIN
@@ -115,12 +115,15 @@ Subcommands (mtiacc COMMAND --help for each):
 @click.option("--grid", help="Launch grid stored in the binary, e.g. 'cdiv(N, BLOCK_SIZE)'.")
 @click.option("--emit", type=click.Choice(["ir", "asm", "bin"]), default="bin", show_default=True,
               help="Stop after this stage and write its output.")
+@click.option("--asm-syntax", type=click.Choice(["mtia", "gnu"]), default="mtia", show_default=True,
+              help="--emit=asm: MTIA mnemonics, or text GNU as assembles to the same bytes (custom instructions "
+              "as .insn, their mnemonic in a comment).")
 @click.option("--target", help="Target name or machine YAML (default: mtia2i).")
 @click.option("--config", "config", type=int, metavar="N",
               help="Compile the kernel's N-th @triton.autotune config (0-based; default 0).")
 @click.option("--list-configs", is_flag=True, help="Print the kernel's autotune configs and heuristics, and exit.")
 @pass_options
-def compile_command(file, output, kernel, defines, signature, grid, emit, target, config, list_configs,
+def compile_command(file, output, kernel, defines, signature, grid, emit, asm_syntax, target, config, list_configs,
                     opt_level, passes, dump_pipeline, print_before, print_after, print_ir_after_all,
                     print_ir_after_change, disabled, time_passes, verify_each):
     """Compile a Triton kernel to an MTIA binary."""
@@ -128,6 +131,8 @@ def compile_command(file, output, kernel, defines, signature, grid, emit, target
     if file is None and not dump_pipeline:
         raise click.UsageError("Missing argument 'FILE'.")
 
+    if asm_syntax != "mtia" and emit != "asm":
+        raise click.UsageError("--asm-syntax applies to --emit=asm")
     if output == "-" and emit == "bin" and sys.stdout.isatty():
         raise click.UsageError("refusing to write a binary to a terminal (-o -): redirect standard output")
 
@@ -151,6 +156,9 @@ def compile_command(file, output, kernel, defines, signature, grid, emit, target
                 instr.report_times()
         if emit in ("ir", "asm"):
             text = result.ir_text if emit == "ir" else result.asm_text
+            if emit == "asm" and asm_syntax == "gnu":
+                from mtiacc.asm.gnu import gnu_syntax
+                text = gnu_syntax(text, filename=f"<asm of {file}>")
             if output:
                 write_atomically(output, text.encode())
             else:

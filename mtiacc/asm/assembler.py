@@ -18,6 +18,7 @@ import lark
 
 from ..diagnostics import SourceLocation, UserError
 from .encoding import EncodeError, encode, operand_values
+from .insn import encode_insn
 from .isa import BY_NAME, InstrSpec
 from .operands import KINDS, EvalContext, Kind, Node, OperandError
 from .pseudo import BY_PSEUDO_NAME, Pseudo
@@ -40,10 +41,24 @@ class AssembledProgram:
     lines: List[Tuple[int, int, int]]      # (offset, line, col) per instruction, from `.loc`
     globals: List[str] = dataclasses.field(default_factory=list)
     files: Dict[int, str] = dataclasses.field(default_factory=dict)   # `.file N "name"`
+    statements: List["Placed"] = dataclasses.field(default_factory=list)   # each instruction, in order
 
     @property
     def source_file(self) -> Optional[str]:
         return self.files.get(1) or next(iter(self.files.values()), None)
+
+
+@dataclasses.dataclass(frozen=True)
+class Placed:
+    """An instruction statement of the text and the words it became (several for ``li`` or a relaxed branch)."""
+
+    line: int
+    col: int
+    end_col: int                     # just past its last operand
+    offset: int
+    specs: Tuple[InstrSpec, ...]
+    words: Tuple[int, ...]
+    relaxed: bool = False            # a conditional branch too far for its 13 bits, as three words
 
 
 @dataclasses.dataclass
@@ -131,6 +146,7 @@ class _Assembler:
         self.globals: List[str] = []
         self.files: Dict[int, str] = {}
         self.items: List[_Item] = []
+        self.placed: List[Placed] = []
         self.offset = 0
         self.section = ".text"
         self.loc: Optional[Tuple[int, int]] = None
@@ -367,6 +383,12 @@ class _Assembler:
             if name in self.labels:
                 raise self.node_error(f"symbol '{name}' is already defined as a label", stmt, name_node)
             self.consts[name] = self.const(stmt, value_node)
+        elif d == ".insn":
+            if not self.section.startswith(".text"):
+                raise self.error(f"instructions must be in .text, not {self.section}", stmt.line, stmt.col,
+                                 stmt.end_col)
+            self.items.append(_Item(stmt, self.offset, 4, self.loc, None))
+            self.offset += 4
         elif d in (".word", ".4byte", ".long"):
             if not self.section.startswith(".text"):
                 raise self.error(f"data must be in .text, not {self.section}", stmt.line, stmt.col, stmt.end_col)
@@ -383,7 +405,12 @@ class _Assembler:
         lines: List[Tuple[int, int, int]] = []
         for item in self.items:
             stmt = item.stmt
-            if item.form is None:  # .word
+            if item.form is None and stmt.name.lower() == ".insn":
+                try:
+                    words = [encode_insn(stmt.nodes, EvalContext(item.offset, self.labels, self.consts))]
+                except OperandError as e:
+                    raise self.node_error(e.message, stmt, e.node) from None
+            elif item.form is None:  # .word
                 value = self.const(stmt, stmt.nodes[0], labels=True)
                 if not -(1 << 31) <= value < (1 << 32):
                     raise self.node_error(f"value {value} does not fit in 32 bits", stmt, stmt.nodes[0])
@@ -395,18 +422,25 @@ class _Assembler:
             else:
                 form, groups = self.select(stmt)
                 vals = self.parse_or_raise(form, groups, stmt, EvalContext(item.offset, self.labels, self.consts))
-                words = []
+                words, specs = [], []
                 for spec, v in expand(form, vals):
                     try:
                         words.append(encode(spec, **operand_values(spec, v)))
                     except EncodeError as e:
                         raise self.error(e.message, stmt.line, stmt.col, stmt.end_col) from None
+                    specs.append(spec)
                 assert len(words) * 4 == item.size
+                self.place(item, specs, words)
             for i, w in enumerate(words):
                 if item.loc is not None:
                     lines.append((item.offset + 4 * i, item.loc[0], item.loc[1]))
                 out += w.to_bytes(4, "little")
         return bytes(out), lines
+
+    def place(self, item: _Item, specs: Sequence[InstrSpec], words: Sequence[int], relaxed: bool = False) -> None:
+        stmt = item.stmt
+        end = max([stmt.end_col] + [n.end_col for n in stmt.nodes])
+        self.placed.append(Placed(stmt.line, stmt.col, end, item.offset, tuple(specs), tuple(words), relaxed))
 
     # -- branch relaxation ---------------------------------------------------------------------------------------
     def branch_offset(self, item: _Item) -> Optional[int]:
@@ -446,7 +480,9 @@ class _Assembler:
             raise self.node_error(e.message, stmt, e.node) from None
         jal = BY_NAME["jal"]
         parts = expand(form, vals) + [(jal, {"rd": 0, "imm": 8}), (jal, {"rd": 0, "imm": off - 8})]
-        return [encode(spec, **operand_values(spec, v)) for spec, v in parts]
+        words = [encode(spec, **operand_values(spec, v)) for spec, v in parts]
+        self.place(item, [spec for spec, _v in parts], words, relaxed=True)
+        return words
 
 
 def assemble(text: str, filename: str = "<asm>") -> AssembledProgram:
@@ -467,4 +503,4 @@ def assemble(text: str, filename: str = "<asm>") -> AssembledProgram:
     for g in asm.globals:
         if g not in asm.labels:
             raise asm.error(f"global symbol '{g}' is never defined", 1)
-    return AssembledProgram(code, dict(asm.labels), lines, list(asm.globals), dict(asm.files))
+    return AssembledProgram(code, dict(asm.labels), lines, list(asm.globals), dict(asm.files), asm.placed)

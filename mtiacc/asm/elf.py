@@ -2,7 +2,9 @@
 
 Sections: ``.text`` (AX), ``.mtia.meta`` (UTF-8 JSON), ``.mtia.lines`` (u32 offset, u32 line, u32 column
 records), ``.riscv.attributes`` (Tag_RISCV_arch with ``v``, so binutils' objdump decodes the vector
-instructions without flags), ``.symtab``, ``.strtab``, ``.shstrtab``; one PT_LOAD program header for ``.text``.
+instructions without flags), DWARF 4 ``.debug_abbrev``, ``.debug_info`` and ``.debug_line`` (the same lines for
+``addr2line`` and ``objdump -S``: :mod:`mtiacc.asm.dwarf`; when the source file and lines are known),
+``.symtab``, ``.strtab``, ``.shstrtab``; one PT_LOAD program header for ``.text``.
 
 :func:`read_elf` validates what it reads and raises :class:`BinaryFormatError` with a one-line message.
 """
@@ -11,9 +13,10 @@ from __future__ import annotations
 import dataclasses
 import json
 import struct
-from typing import Any, Dict, List, Mapping, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..diagnostics import UserError
+from .dwarf import debug_sections, uleb
 
 EM_RISCV = 243
 ET_EXEC = 2
@@ -50,26 +53,17 @@ class Binary:
     lines: List[Tuple[int, int, int]]   # (text offset, line, column)
     symbols: Dict[str, int]             # name -> .text offset
     entry: int                          # address of the kernel's first instruction (e_entry)
+    sections: Dict[str, bytes] = dataclasses.field(default_factory=dict)   # every section's contents, by name
 
     @property
     def kernel(self) -> str:
         return self.meta.get("kernel", "")
 
 
-def _uleb(n: int) -> bytes:
-    out = bytearray()
-    while True:
-        byte = n & 0x7F
-        n >>= 7
-        out.append(byte | (0x80 if n else 0))
-        if not n:
-            return bytes(out)
-
-
 def riscv_attributes(arch: str = ARCH) -> bytes:
     """A ``.riscv.attributes`` section: format 'A', vendor "riscv", a Tag_File sub-subsection."""
-    attrs = _uleb(TAG_RISCV_STACK_ALIGN) + _uleb(16) + _uleb(TAG_RISCV_ARCH) + arch.encode() + b"\0"
-    file_sub = _uleb(TAG_FILE) + struct.pack("<I", 1 + 4 + len(attrs)) + attrs
+    attrs = uleb(TAG_RISCV_STACK_ALIGN) + uleb(16) + uleb(TAG_RISCV_ARCH) + arch.encode() + b"\0"
+    file_sub = uleb(TAG_FILE) + struct.pack("<I", 1 + 4 + len(attrs)) + attrs
     vendor = b"riscv\0"
     return b"A" + struct.pack("<I", 4 + len(vendor) + len(file_sub)) + vendor + file_sub
 
@@ -91,8 +85,12 @@ def _align(n: int, a: int) -> int:
 
 
 def build_elf(code: bytes, *, entry_symbol: str, symbols: Mapping[str, int], meta: Mapping[str, Any],
-              lines: Sequence[Tuple[int, int, int]], text_addr: int = TEXT_ADDR) -> bytes:
-    """The kernel binary: ``code`` at ``text_addr``, ``entry_symbol`` as the FUNC GLOBAL entry (``e_entry``)."""
+              lines: Sequence[Tuple[int, int, int]], text_addr: int = TEXT_ADDR,
+              source_file: Optional[str] = None) -> bytes:
+    """The kernel binary: ``code`` at ``text_addr``, ``entry_symbol`` as the FUNC GLOBAL entry (``e_entry``).
+
+    ``lines`` (text offset, line, column) go to ``.mtia.lines`` and, naming ``source_file`` (default: the
+    metadata's), to the DWARF sections."""
     if entry_symbol not in symbols:
         raise ValueError(f"entry symbol {entry_symbol!r} is not among the symbols")
     if len(code) % 4:
@@ -113,6 +111,11 @@ def build_elf(code: bytes, *, entry_symbol: str, symbols: Mapping[str, int], met
                           len(code) - entry_off))
     symtab = b"".join(syms)
 
+    source_file = source_file if source_file is not None else meta.get("source_file")
+    debug = debug_sections(source_file, lines, text_addr=text_addr, text_size=len(code), function=entry_symbol,
+                           function_offset=entry_off) if isinstance(source_file, str) and source_file and lines \
+        else {}
+
     shstrtab = _StrTab()
     # (name, type, flags, data, align, link, info, entsize)
     sections = [
@@ -120,10 +123,13 @@ def build_elf(code: bytes, *, entry_symbol: str, symbols: Mapping[str, int], met
         (".mtia.meta", SHT_PROGBITS, 0, meta_bytes, 1, 0, 0, 0),
         (".mtia.lines", SHT_PROGBITS, 0, lines_bytes, 4, 0, 0, _LINE.size),
         (".riscv.attributes", SHT_RISCV_ATTRIBUTES, 0, riscv_attributes(), 1, 0, 0, 0),
-        (".symtab", SHT_SYMTAB, 0, symtab, 8, 6, first_global, _SYM.size),
+        *((name, SHT_PROGBITS, 0, data, 1, 0, 0, 0) for name, data in debug.items()),
+        (".symtab", SHT_SYMTAB, 0, symtab, 8, 0, first_global, _SYM.size),
         (".strtab", SHT_STRTAB, 0, bytes(strtab.data), 1, 0, 0, 0),
         (".shstrtab", SHT_STRTAB, 0, b"", 1, 0, 0, 0),
     ]
+    strtab_index = 1 + [s[0] for s in sections].index(".strtab")     # after the null section header
+    sections = [s[:5] + (strtab_index,) + s[6:] if s[0] == ".symtab" else s for s in sections]
     for s in sections:
         shstrtab.add(s[0])
     sections[-1] = sections[-1][:3] + (bytes(shstrtab.data),) + sections[-1][4:]
@@ -231,4 +237,5 @@ def read_elf(data: bytes, filename: str = "<binary>") -> Binary:
                 symbols[cstr(strtab, name_off, "symbol")] = value - text_addr
     if not text_addr <= entry < text_addr + max(len(text), 1):
         raise fail(f"entry address {entry:#x} is outside .text")
-    return Binary(text=text, text_addr=text_addr, meta=meta, lines=lines, symbols=symbols, entry=entry)
+    return Binary(text=text, text_addr=text_addr, meta=meta, lines=lines, symbols=symbols, entry=entry,
+                  sections={name: sec[1] for name, sec in sections.items()})

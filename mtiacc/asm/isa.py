@@ -49,6 +49,8 @@ OPCODE_NAMES = {LOAD: "LOAD", LOAD_FP: "LOAD-FP", CUSTOM_0: "custom-0", CUSTOM_1
                 MADD: "MADD", MSUB: "MSUB", NMSUB: "NMSUB", NMADD: "NMADD", OP_FP: "OP-FP", OP_V: "OP-V",
                 BRANCH: "BRANCH", JALR: "JALR", JAL: "JAL", SYSTEM: "SYSTEM",
                 MISC_MEM: "MISC-MEM", AMO: "AMO"}
+# The names GNU as gives the major opcodes in `.insn` directives (binutils 2.40 has none for OP-V: a number).
+GNU_OPCODE_NAMES = {code: name.upper().replace("-", "_") for code, name in OPCODE_NAMES.items() if code != OP_V}
 
 # format -> (default fixed fields, default unit)
 FORMATS: Dict[str, Tuple[Dict[str, int], str]] = {
@@ -594,6 +596,18 @@ class InstrSpec:
     @property
     def opcode(self) -> int:
         return self.match & 0x7F
+
+    @property
+    def binutils_knows(self) -> bool:
+        """Whether GNU binutils 2.40 (``as``, ``objdump``) knows this instruction: not MTIA's custom-0 / custom-1
+        rows, nor Zacas's ``amocas``, nor Zabha's halfword atomics.  GNU-syntax assembly spells the others with
+        ``.insn`` (:mod:`mtiacc.asm.insn`)."""
+        if self.opcode in (CUSTOM_0, CUSTOM_1):
+            return False
+        if self.sem_family == "amo":
+            op, _dot, width = self.sem_op.partition(".")
+            return op != "cas" and width != "h"
+        return True
 
     @property
     def syntax(self) -> str:

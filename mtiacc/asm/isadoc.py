@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import List, Tuple
 
+from .insn import insn_template
 from .isa import EFFECTS, EXTENSIONS, FIXED_FIELDS, INSTRUCTIONS, OPCODE_NAMES, InstrSpec
 from .operands import KINDS
 from .pseudo import PSEUDOS
@@ -317,6 +318,18 @@ def render() -> str:
               f"| {s.unit} | {semantics(s).replace('|', chr(92) + '|')} (`{s.sem_family} {s.sem_op}`) "
               f"| {access_text(s)} | {', '.join(sorted(s.effects)) or '-'} |")
         w("")
+    w("## For GNU as: `.insn`")
+    w("")
+    w("GNU binutils 2.40 does not know these instructions. `mtiacc --emit=asm --asm-syntax=gnu` writes each as the"
+      " `.insn` directive of its encoding fields (our assembler reads `.insn` too), so that `riscv64-linux-gnu-as`"
+      " makes the same words; `objdump` shows them as `.4byte`.")
+    w("")
+    w("| instruction | `.insn` |")
+    w("|---|---|")
+    for s in INSTRUCTIONS:
+        if not s.binutils_knows:
+            w(f"| `{s.syntax}` | `{insn_template(s)}` |")
+    w("")
     w("## Pseudo-instructions")
     w("")
     w("Expanded by the assembler; the disassembler prints the ones marked *alias* in place of the base"
