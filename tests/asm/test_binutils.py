@@ -99,7 +99,11 @@ def _gnu_insn(spec, vals):
     """binutils cannot assemble the MTIA custom instructions (nor, at 2.40, Zacas and Zabha): spell them with
     `.insn`."""
     fixed = dict(spec.fixed)
-    opcode = {isa.CUSTOM_0: "CUSTOM_0", isa.CUSTOM_1: "CUSTOM_1", isa.AMO: "AMO"}[fixed["opcode"]]
+    opcode = {isa.CUSTOM_0: "CUSTOM_0", isa.CUSTOM_1: "CUSTOM_1", isa.CUSTOM_2: "CUSTOM_2",
+              isa.AMO: "AMO"}[fixed["opcode"]]
+    if spec.format == "SE":     # the OP-V layout: funct6 vm | vs2 | vs1 (the function) | funct3 | vd
+        return (f".insn r {opcode}, {fixed['funct3']}, {fixed['funct6'] << 1 | vals.get('vm', 1)}, "
+                f"x{vals['vd']}, x{fixed['vs1']}, x{vals['vs2']}")
     if spec.format == "R":
         rd = vals.get("rd", fixed.get("rd", 0))
         funct7 = fixed["funct7"] if "funct7" in fixed else fixed["funct5"] << 2 | fixed["aq"] << 1 | fixed["rl"]
