@@ -11,17 +11,19 @@ __all__ = ["load", "compile", "Kernel", "Launch", "TensorDescriptor"]
 
 
 def compile(path: str, kernel=None, *, signature=None, constexprs=None, grid=None, opt_level: int = 2,
-            target=None, stop_after: str = "bin"):
+            target=None, stop_after: str = "bin", fast_math: bool = False):
     """Compile kernel ``kernel`` of ``path``: returns the :class:`mtiacc.driver.Compilation` (``.binary`` the ELF
     bytes, ``.asm_text``, ``.ir_text``, ``.meta``).  ``signature`` is Triton's (``"*fp32,*fp32,i32"``), or a list
-    of its entries; ``constexprs`` maps constexpr parameters to Python values."""
+    of its entries; ``constexprs`` maps constexpr parameters to Python values; ``fast_math`` is ``--fast-math``
+    (every math function the SIMD engine has runs on it, at its table's accuracy)."""
     from mtiacc.driver import Options, compile_kernel
     from mtiacc.runtime.launcher import _define_text
     if isinstance(signature, (list, tuple)):
         signature = ",".join(signature)
     defines = {k: _define_text(k, v) for k, v in (constexprs or {}).items()}
     opts = Options(kernel=kernel, defines=defines, signature=signature, opt_level=int(opt_level), target=target,
-                   grid=",".join(map(str, grid)) if isinstance(grid, (list, tuple)) else grid)
+                   grid=",".join(map(str, grid)) if isinstance(grid, (list, tuple)) else grid,
+                   fast_math=bool(fast_math))
     return compile_kernel(path, opts, stop_after=stop_after)
 
 

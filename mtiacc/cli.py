@@ -1,7 +1,7 @@
 """`mtiacc`: the compiler's command line.
 
     mtiacc FILE.py [-o OUT] [--kernel NAME] [-D NAME=VALUE]... [--signature SIG] [--grid EXPR]
-                   [--config N] [--emit ir|asm|bin] [--asm-syntax mtia|gnu] [-O0|-O1|-O2|-O3]
+                   [--config N] [--emit ir|asm|bin] [--asm-syntax mtia|gnu] [--fast-math] [-O0|-O1|-O2|-O3]
     mtiacc FILE.py --list-configs [--kernel NAME]
     mtiacc opt IN.mtir [--passes=PIPELINE | -O LEVEL] [-o OUT] [--no-verify-each]
     mtiacc disasm BIN
@@ -122,9 +122,12 @@ Subcommands (mtiacc COMMAND --help for each):
 @click.option("--config", "config", type=int, metavar="N",
               help="Compile the kernel's N-th @triton.autotune config (0-based; default 0).")
 @click.option("--list-configs", is_flag=True, help="Print the kernel's autotune configs and heuristics, and exit.")
+@click.option("--fast-math", "fast_math", is_flag=True,
+              help="Compute every math function the SIMD engine has (exp, log, tanh, sqrt, sin ...) on it, at its "
+              "table's accuracy (docs/architecture.md); by default only where that meets the vector library's.")
 @pass_options
 def compile_command(file, output, kernel, defines, signature, grid, emit, asm_syntax, target, config, list_configs,
-                    opt_level, passes, dump_pipeline, print_before, print_after, print_ir_after_all,
+                    fast_math, opt_level, passes, dump_pipeline, print_before, print_after, print_ir_after_all,
                     print_ir_after_change, disabled, time_passes, verify_each):
     """Compile a Triton kernel to an MTIA binary."""
     defs = dict(parse_define(d) for d in defines)
@@ -148,7 +151,7 @@ def compile_command(file, output, kernel, defines, signature, grid, emit, asm_sy
                                      time_passes)
         opts = Options(kernel=kernel, defines=defs, signature=signature, grid=grid, opt_level=opt_level,
                        passes=passes, target=target, disabled_passes=tuple(disabled), verify_each=verify_each,
-                       instrumentation=instr, config=config)
+                       instrumentation=instr, config=config, fast_math=fast_math)
         try:
             result = compile_kernel(file, opts, stop_after=emit)
         finally:

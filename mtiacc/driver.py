@@ -36,6 +36,7 @@ class Options:
     instrumentation: Optional[object] = None  # mtiacc.opt.Instrumentation: --print-ir-*, --time-passes
     config: Optional[int] = None       # --config: which @triton.autotune config (None: the first)
     num_stages: Optional[int] = None   # the kernel's software-pipelining depth (its config's num_stages)
+    fast_math: bool = False            # --fast-math: every math function the SIMD engine has runs on it
 
 
 @dataclasses.dataclass
@@ -190,7 +191,8 @@ def compile_kernel(path: str, opts: Options, stop_after: str = "bin") -> Compila
     from mtiacc.codegen import generate
     run_ir_passes(fe.module, legalize, opts)
     target = load_target(opts.target)
-    asm = generate(fe.module, target, fe.source_file, fe.source_lines, _machine_hook(machine_passes, target, opts))
+    asm = generate(fe.module, target, fe.source_file, fe.source_lines, _machine_hook(machine_passes, target, opts),
+                   fast_math=opts.fast_math)
     out.asm_text = asm.text
     if stop_after == "asm":
         return out

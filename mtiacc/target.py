@@ -28,6 +28,9 @@ class Target:
     timing: Tuple[Tuple[str, Tuple[int, int]], ...] = ()
     # the matrix engine (`dpe:`): fp32 / int32 accumulator rows of 32 values each
     dpe_accumulator_rows: int = 1024
+    # the SIMD engine (`se.functions`): function -> its table's accuracy, ("bits", n): relative error below 2^-n,
+    # ("abs_bits", n): absolute error below 2^-n (empty: the machine has no SE)
+    se_functions: Tuple[Tuple[str, Tuple[str, int]], ...] = ()
 
     def latency(self, timing_class: str, default: int = 1) -> int:
         """Result latency in cycles of an instruction of this timing class (for scheduling)."""
@@ -90,7 +93,21 @@ def _from_yaml(text: str, origin: str) -> Target:
         raise UserError(f"target description '{origin}': 'timing' must map each class to its 'issue' and "
                         "'latency' cycles") from None
     return Target(name=str(d.get("name", origin)), vlen_bits=vlen, lmem_bytes=lmem, stack_bytes=stack,
-                  timing=timing, dpe_accumulator_rows=_field(d, "dpe.accumulator_rows", origin, 1024))
+                  timing=timing, dpe_accumulator_rows=_field(d, "dpe.accumulator_rows", origin, 1024),
+                  se_functions=_se_functions(d, origin))
+
+
+def _se_functions(d, origin: str):
+    """``se.functions`` of the YAML: ``((name, (kind, bits)), ...)``; the simulator checks the section in full."""
+    funcs = (d.get("se") or {}).get("functions") or {} if isinstance(d.get("se") or {}, dict) else {}
+    out = []
+    for name, v in (funcs.items() if isinstance(funcs, dict) else ()):
+        kind = next((k for k in ("bits", "abs_bits") if isinstance(v, dict) and k in v), None)
+        if kind is None or isinstance(v[kind], bool) or not isinstance(v[kind], int):
+            raise UserError(f"target description '{origin}': se.functions.{name} needs 'bits' or 'abs_bits' "
+                            "(an integer)")
+        out.append((str(name), (kind, v[kind])))
+    return tuple(out)
 
 
 @functools.lru_cache(maxsize=None)

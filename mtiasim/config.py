@@ -10,6 +10,8 @@ import yaml
 
 from mtiacc.diagnostics import UserError
 
+from .se.model import SeConfig, parse_se
+
 DEFAULT_CONFIG = os.path.join(os.path.dirname(__file__), "configs", "mtia2i.yaml")
 
 
@@ -69,6 +71,7 @@ class MachineConfig:
     dma_pe_bytes_per_cycle: float = 64.0
     fp64_slowdown: int = 1           # vector float ops at SEW=64 occupy the unit this many times longer
     dpe: DpeConfig = DpeConfig()
+    se: SeConfig = SeConfig()        # the SIMD engine (mtiasim/se/)
     atomics: AtomicsConfig = AtomicsConfig()
 
     def ns_to_cycles(self, ns: float) -> float:
@@ -197,6 +200,7 @@ def load_config(path: Optional[str] = None) -> MachineConfig:
             dma_pe_bytes_per_cycle=float(_get(raw, "memory.dma.pe_bytes_per_cycle", path)),
             fp64_slowdown=int(_get(raw, "pe.vector.fp64_slowdown", path, 1)),
             dpe=_dpe(raw, path),
+            se=parse_se(raw.get("se"), path),
             atomics=_atomics(raw, path),
         )
     except (TypeError, ValueError, AttributeError) as e:

@@ -85,6 +85,7 @@ class Machine:
         self.fr = np.zeros((32, P))
         self.vr = np.zeros((32, P))
         self.vfree = np.zeros(P)
+        self.sefree = np.zeros(P)      # the SIMD engine's next free cycle (mtiasim/se/timing.py)
         from .dma import DmaSystem
         from .timing import ACC, UniformTiming
         self.acc = {k: np.zeros(P) for k in ACC}
@@ -144,6 +145,7 @@ class Machine:
         self.fr[:] = 0
         self.vr[:] = 0
         self.vfree[:] = 0
+        self.sefree[:] = 0
         for a in self.acc.values():
             a[:] = 0
         self.dma.reset()

@@ -326,12 +326,14 @@ def run(binary, inputs: Dict[str, np.ndarray], grid=None, args: Optional[Dict[st
     stats = Stats(programs=total, grid=(gx, gy, gz), clock_hz=cfg.clock_hz, launch_cycles=cfg.job_launch_cycles)
     stats.machine = {"dram_bw": cfg.dram_bw_bytes_per_s, "sram_bw": cfg.sram_bw_bytes_per_s,
                      "lm_bw": cfg.local_memory_bw_bytes_per_s, "n_pes": n_pes,
+                     "se_rate": cfg.se.elements_per_cycle,
                      "vector_peak_flops_fp32": 2 * cfg.datapath_bits / 32 * cfg.clock_hz * n_pes,
                      "dpe_peak_flops": 2 * cfg.dpe.peak_macs * cfg.clock_hz * n_pes}
     z = lambda: np.zeros(used)  # noqa: E731
     stats.pe_programs = np.zeros(used, np.int64)
     stats.pe_finish, stats.pe_core, stats.pe_vector_busy, stats.pe_dma_busy = z(), z(), z(), z()
     stats.pe_lm_bytes, stats.pe_vector_min, stats.pe_dpe_busy, stats.pe_dpe_min = z(), z(), z(), z()
+    stats.pe_se_busy, stats.pe_se_elements = z(), z()
     stats.pe_stalls = {k: z() for k in STALLS}
     waves = [] if trace else None
     san = None
@@ -357,6 +359,7 @@ def run(binary, inputs: Dict[str, np.ndarray], grid=None, args: Optional[Dict[st
                 offset=cycles, later=(start + P, total))
         if trace:
             m.recorder.reset()
+            m.se_recorder.reset()
         if san is not None:
             san.start_wave(m, args_base, len(blob))
         stats.steps += m.run()
@@ -370,7 +373,7 @@ def run(binary, inputs: Dict[str, np.ndarray], grid=None, args: Optional[Dict[st
                           "dma": m.dma.trace_events(), "segments": [list(tl.segs) for tl in m.dma.lines],
                           "vector": m.recorder.vector_spans(), "dma_wait": m.recorder.wait_spans(),
                           "lines": m.recorder.line_spans(), "dpe": m.engine_recorder.vector_spans(),
-                          "dpe_wait": m.engine_recorder.wait_spans()})
+                          "dpe_wait": m.engine_recorder.wait_spans(), "se": m.se_recorder.vector_spans()})
         stats.wave_cycles.append(wave)
         stats.wave_pes.append(P)
         cycles += wave
@@ -438,6 +441,8 @@ def _account_wave(stats: Stats, m: Machine, P: int, fin: np.ndarray, wave: int) 
     eng = m.ts.engine
     stats.pe_dpe_busy[:P] += eng.busy
     stats.pe_dpe_min[:P] += eng.mmin
+    stats.pe_se_busy[:P] += acc["sebusy"]
+    stats.pe_se_elements[:P] += acc["seelems"]
     stats.dpe_macs += float(eng.macs.sum())
     stats.flops += float(acc["flops"].sum()) + 2.0 * float(eng.macs.sum())
     stats.vector_flops += float(acc["vflops"].sum())

@@ -52,6 +52,8 @@ class Stats:
     pe_vector_min: np.ndarray = None      # cycles the vector FLOPs need at the vector unit's peak
     pe_dpe_busy: np.ndarray = None        # cycles the matrix engine streamed rows (mm)
     pe_dpe_min: np.ndarray = None         # cycles its MACs need at its peak for their input type
+    pe_se_busy: np.ndarray = None         # cycles the SIMD engine computed functions (mtia.se.*)
+    pe_se_elements: np.ndarray = None     # elements it computed
     issue_busy: Dict[str, float] = dataclasses.field(default_factory=dict)   # unit -> core issue cycles
     # the machine, for the derived figures
     machine: Dict[str, float] = dataclasses.field(default_factory=dict)
@@ -88,6 +90,7 @@ class Stats:
                                        + self.issue_busy.get("dpe", 0.0)),
             "dma": float(self.pe_dma_busy.sum()) if self.pe_dma_busy is not None else 0.0,
             "dpe": float(self.pe_dpe_busy.sum()) if self.pe_dpe_busy is not None else 0.0,
+            "se": self.se_busy,
         }
         return {u: {"busy_cycles": b, "utilization": b / cap} for u, b in busy.items()}
 
@@ -100,6 +103,14 @@ class Stats:
                 "utilization_busy": need / busy if busy else 0.0,
                 "utilization_peak": need / max(self.pe_cycles, 1.0)}
 
+    @property
+    def se_busy(self) -> float:
+        return float(self.pe_se_busy.sum()) if self.pe_se_busy is not None else 0.0
+
+    @property
+    def se_elements(self) -> float:
+        return float(self.pe_se_elements.sum()) if self.pe_se_elements is not None else 0.0
+
     def stalls(self) -> Dict[str, float]:
         if self.pe_stalls is None:
             return dict.fromkeys(STALLS, 0.0)
@@ -111,12 +122,15 @@ class Stats:
         lm = float(self.pe_lm_bytes.max()) if self.pe_lm_bytes is not None and self.pe_lm_bytes.size else 0.0
         vmin = float(self.pe_vector_min.max()) if self.pe_vector_min is not None and self.pe_vector_min.size else 0.0
         dmin = float(self.pe_dpe_min.max()) if self.pe_dpe_min is not None and self.pe_dpe_min.size else 0.0
+        se = self.pe_se_elements
+        smin = float(se.max()) / mc.get("se_rate", 32.0) if se is not None and se.size else 0.0
         return {
             "dram": self.dram_bytes / mc["dram_bw"],
             "sram": self.sram_bytes / mc["sram_bw"],
             "local_memory": lm / mc["lm_bw"],
             "vector": vmin / self.clock_hz,
             "dpe": dmin / self.clock_hz,
+            "se": smin / self.clock_hz,
         }
 
     def roofline(self) -> Tuple[str, float, float]:
@@ -151,6 +165,7 @@ class Stats:
             "sram_bw_bytes_per_s": self.sram_bytes / t if t else 0.0,
             "flops": self.flops, "vector_flops": self.vector_flops, "flops_per_s": self.flops / t if t else 0.0,
             "dpe": self.dpe(),
+            "se": {"busy_cycles": self.se_busy, "elements": self.se_elements},
             "atomics": {"count": self.atomics, "round_trip_cycles": self.atomic_round_trip,
                         "contention_cycles": self.atomic_contention},
             "bound": bound, "roofline_s": roof_s, "roofline_fraction": frac, "bounds_s": self.bounds(),
@@ -195,6 +210,8 @@ def render(stats: Stats, console) -> None:
         t.add_row("DPE busy cycles", f"{e['busy_cycles']:,.0f}", f"{s.dpe_macs:,.0f} MACs")
         t.add_row("  DPE utilization while busy", f"{100 * e['utilization_busy']:.1f} %", "useful MACs / busy peak")
         t.add_row("  DPE utilization of peak", f"{100 * e['utilization_peak']:.1f} %", "useful MACs / run peak")
+    if s.se_elements:
+        t.add_row("SE busy cycles", f"{s.se_busy:,.0f}", f"{s.se_elements:,.0f} elements (mtia.se.*)")
     if s.atomics:
         n = s.atomics
         t.add_row("atomics", f"{n:,}", f"{s.atomic_round_trip / n:,.1f} cycles per round trip")

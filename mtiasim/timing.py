@@ -32,12 +32,13 @@ from mtiacc.diagnostics import UserError
 
 from .dpe import DpeTiming
 from .dpe.engine import params as dpe_params
+from .se.timing import bind_se
 from .semantics.common import reg_deps
 
 _SINGLE_REG_FAMILIES = ("vred", "vfred", "vmv_scalar", "vcmp", "vfcmp", "vmask")
 # per-program accumulators: stall kinds (dependence, structural, DMA wait, DPE wait, atomic wait), vector-unit busy cycles, FLOPs, minimum vector cycles for those FLOPs at
 # the peak rate, local-memory bytes touched by loads and stores
-ACC = ("dep", "struct", "dma", "dpe", "amo", "vbusy", "flops", "vflops", "vmin", "lm")
+ACC = ("dep", "struct", "dma", "dpe", "amo", "vbusy", "flops", "vflops", "vmin", "lm", "sebusy", "seelems")
 _FLOP_OPS = {"add", "sub", "rsub", "mul", "div", "rdiv", "min", "max"}
 _SCALAR_MEM = {"load": {"b": 1, "bu": 1, "h": 2, "hu": 2, "w": 4, "wu": 4, "d": 8},
                "store": {"b": 1, "h": 2, "w": 4, "d": 8}, "fload": {"w": 4}, "fstore": {"w": 4}}
@@ -71,6 +72,7 @@ class UniformTiming:
         self.on = True
         self.cyc = 0.0
         self.vfree = 0.0
+        self.sefree = 0.0
         self.x[:] = [0.0] * 32
         self.f[:] = [0.0] * 32
         self.v[:] = [0.0] * 32
@@ -85,6 +87,7 @@ class UniformTiming:
         m = self.m
         m.cyc[:] = self.cyc
         m.vfree[:] = self.vfree
+        m.sefree[:] = self.sefree
         m.xr[:] = np.array(self.x)[:, None]
         m.fr[:] = np.array(self.f)[:, None]
         m.vr[:] = np.array(self.v)[:, None]
@@ -131,6 +134,8 @@ class TimingModel:
             return self._bind_dpe(d, m, issue, xs)
         if fam == "dpe_wait":
             return self._bind_dpe_wait(m, issue)
+        if fam == "se":
+            return bind_se(d, m, issue, lat, srcs, dsts)
         if self.is_vector_class(cls):
             return self._bind_vector(d, m, issue, lat, srcs, dsts, xs, xd)
         if not any(f == "v" for f, _ in srcs + dsts) and len(xs) <= 2 and len(xd) <= 1:
@@ -435,10 +440,10 @@ def _dma_hold(d, m, eng):
 
 
 def finish_cycles(m) -> np.ndarray:
-    """Each program's end: its last issue, vector-unit, DMA or matrix-engine completion, whichever is later."""
+    """Each program's end: its last issue, vector-unit, SE, DMA or matrix-engine completion, whichever is later."""
     m.dma.resolve()
     m.ts.materialize()
-    return np.maximum(np.maximum(np.maximum(m.cyc, m.vfree), m.dma.last), m.ts.engine.done)
+    return np.maximum(np.maximum(np.maximum(np.maximum(m.cyc, m.vfree), m.sefree), m.dma.last), m.ts.engine.done)
 
 
 def ceil_cycles(x: float) -> int:

@@ -6,7 +6,8 @@ instructions from one source line, ``line 17: tl.store(...)``, and ``dma wait`` 
 ``mtia.dma.wait`` / ``mtia.dpe.wait`` stalled), ``dma`` (one span per transfer, with its bytes and memory level),
 ``vector`` (PEs that ran vector instructions: the vector unit's busy spans, merged when less than
 :data:`mtiasim.tracerec.MERGE_GAP` cycles apart; ``args.busy_cycles`` is the busy time within a span), ``dpe``
-(PEs that used the matrix engine: its busy spans, streaming and accumulator transfers, merged the same way);
+(PEs that used the matrix engine: its busy spans, streaming and accumulator transfers, merged the same way), ``se``
+(PEs that used the SIMD engine, ``mtia.se.*``: its busy spans, merged the same way);
 and a ``chip`` process: job launch, the waves, and counter
 tracks of DRAM and SRAM bandwidth in use.  Times are microseconds of simulated time.  What is recorded while a wave
 runs is in :mod:`mtiasim.tracerec`.
@@ -22,7 +23,7 @@ import json
 from .dma import LEVELS
 
 CHIP_PID = 1000
-TIDS = {"core": 1, "dma": 2, "vector": 3, "dpe": 4}
+TIDS = {"core": 1, "dma": 2, "vector": 3, "dpe": 4, "se": 5}
 MAX_EVENTS = 100_000     # about 15 MB of JSON; beyond it, waves keep only their wave and program spans
 
 
@@ -45,7 +46,8 @@ def build_trace(stats, waves, cfg, source=None) -> list:
            "dur": stats.launch_cycles * us}]
     pes = max((w["P"] for w in waves), default=0)
     used = {"vector": {int(p) for w in waves for p, *_ in w.get("vector", ())},
-            "dpe": {int(p) for w in waves for p, *_ in w.get("dpe", ())}}
+            "dpe": {int(p) for w in waves for p, *_ in w.get("dpe", ())},
+            "se": {int(p) for w in waves for p, *_ in w.get("se", ())}}
     for p in range(pes):
         ev.append({"ph": "M", "name": "process_name", "pid": p, "tid": 0, "args": {"name": f"PE {p}"}})
         ev.append({"ph": "M", "name": "process_sort_index", "pid": p, "tid": 0, "args": {"sort_index": p}})
@@ -78,10 +80,11 @@ def build_trace(stats, waves, cfg, source=None) -> list:
             ev.append({"ph": "X", "name": "vector", "cat": "vector", "pid": int(p), "tid": TIDS["vector"],
                        "ts": (off + t0) * us, "dur": (t1 - t0) * us,
                        "args": {"busy_cycles": busy, "utilization": busy / (t1 - t0) if t1 > t0 else 1.0}})
-        for p, t0, t1, busy in w.get("dpe", ()):
-            ev.append({"ph": "X", "name": "dpe", "cat": "dpe", "pid": int(p), "tid": TIDS["dpe"],
-                       "ts": (off + t0) * us, "dur": (t1 - t0) * us,
-                       "args": {"busy_cycles": busy, "utilization": busy / (t1 - t0) if t1 > t0 else 1.0}})
+        for unit in ("dpe", "se"):
+            for p, t0, t1, busy in w.get(unit, ()):
+                ev.append({"ph": "X", "name": unit, "cat": unit, "pid": int(p), "tid": TIDS[unit],
+                           "ts": (off + t0) * us, "dur": (t1 - t0) * us,
+                           "args": {"busy_cycles": busy, "utilization": busy / (t1 - t0) if t1 > t0 else 1.0}})
         for p, line, t0, t1 in w.get("lines", ()):
             name = names.get(line) or names.setdefault(line, line_name(line, source))
             ev.append({"ph": "X", "name": name, "cat": "line", "pid": int(p), "tid": TIDS["core"],

@@ -8,6 +8,8 @@ wrapper reads what the timing model did from its counters, so both timing paths 
   free (``vfree``), so it occupied ``[vfree - occ, vfree)``;
 - ``mtia.dma.wait``: it stalled from the core's cycle before it (``cyc``) for the growth of the ``dma`` counter
   (``mtia.dpe.wait`` likewise, with the ``dpe`` counter, into a second recorder, ``m.engine_recorder``);
+- SE instruction (``mtia.se.*``): as a vector instruction, with the ``sebusy`` counter and ``sefree``, into a third
+  recorder, ``m.se_recorder``;
 - matrix engine: the engine's timing model (:mod:`mtiasim.dpe`) records its busy spans (mm streaming and
   accumulator transfers) into ``m.engine_recorder`` itself, always per PE (its state is per-PE arrays).
 
@@ -169,27 +171,33 @@ def enable_trace(m) -> WaveRecorder:
     recorder; the matrix engine records into ``m.engine_recorder``."""
     rec = WaveRecorder(m.P)
     erec = m.engine_recorder = m.ts.engine.rec = WaveRecorder(m.P)
-    ts, acc, cyc, vfree = m.ts, m.acc, m.cyc, m.vfree
+    srec = m.se_recorder = WaveRecorder(m.P)
+    ts, acc, cyc = m.ts, m.acc, m.cyc
     tacc = ts.acc
-    vb = acc["vbusy"]
 
-    def wrap_vector(ex):
+    def wrap_unit(ex, rec, key, free):
+        """Record the span of an instruction occupying a unit: the vector unit (``vbusy``, ``vfree``) or the SE
+        (``sebusy``, ``sefree``)."""
+        ub = acc[key]
+        ufree = getattr(m, free)
+
         def vex(g):
             if ts.on and g.__class__ is slice:
-                b0 = tacc["vbusy"]
+                b0 = tacc[key]
                 r = ex(g)
                 if ts.on:
-                    occ = tacc["vbusy"] - b0
-                    rec.vector_uniform(ts.vfree - occ, ts.vfree, occ)
+                    occ = tacc[key] - b0
+                    e = getattr(ts, free)
+                    rec.vector_uniform(e - occ, e, occ)
                 else:
-                    occ = vb - b0
-                    rec.vector(g, vfree - occ, vfree.copy(), occ)
+                    occ = ub - b0
+                    rec.vector(g, ufree - occ, ufree.copy(), occ)
                 return r
             ts.materialize()
-            b0 = np.array(vb[g])
+            b0 = np.array(ub[g])
             r = ex(g)
-            occ = vb[g] - b0
-            e = np.array(vfree[g])
+            occ = ub[g] - b0
+            e = np.array(ufree[g])
             rec.vector(g, e - occ, e, occ)
             return r
         return vex
@@ -233,8 +241,10 @@ def enable_trace(m) -> WaveRecorder:
             execs[k] = wrap_wait(execs[k], rec, "dma")
         elif d.spec.sem_family == "dpe_wait":
             execs[k] = wrap_wait(execs[k], erec, "dpe")
+        elif d.spec.sem_family == "se":
+            execs[k] = wrap_unit(execs[k], srec, "sebusy", "sefree")
         elif m.timing is not None and m.timing.is_vector_class(d.spec.timing):
-            execs[k] = wrap_vector(execs[k])
+            execs[k] = wrap_unit(execs[k], rec, "vbusy", "vfree")
     prog = m.program
     lines = []
     for k in range(len(execs)):

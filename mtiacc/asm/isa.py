@@ -42,13 +42,14 @@ STORE, STORE_FP, CUSTOM_1, OP, LUI, OP_32 = 0b0100011, 0b0100111, 0b0101011, 0b0
 MADD, MSUB, NMSUB, NMADD, OP_FP, OP_V = 0b1000011, 0b1000111, 0b1001011, 0b1001111, 0b1010011, 0b1010111
 BRANCH, JALR, JAL, SYSTEM = 0b1100011, 0b1100111, 0b1101111, 0b1110011
 MISC_MEM, AMO = 0b0001111, 0b0101111
+CUSTOM_2 = 0b1011011
 
 OPCODE_NAMES = {LOAD: "LOAD", LOAD_FP: "LOAD-FP", CUSTOM_0: "custom-0", CUSTOM_1: "custom-1", OP_IMM: "OP-IMM",
                 AUIPC: "AUIPC",
                 OP_IMM_32: "OP-IMM-32", STORE: "STORE", STORE_FP: "STORE-FP", OP: "OP", LUI: "LUI", OP_32: "OP-32",
                 MADD: "MADD", MSUB: "MSUB", NMSUB: "NMSUB", NMADD: "NMADD", OP_FP: "OP-FP", OP_V: "OP-V",
                 BRANCH: "BRANCH", JALR: "JALR", JAL: "JAL", SYSTEM: "SYSTEM",
-                MISC_MEM: "MISC-MEM", AMO: "AMO"}
+                MISC_MEM: "MISC-MEM", AMO: "AMO", CUSTOM_2: "custom-2"}
 # The names GNU as gives the major opcodes in `.insn` directives (binutils 2.40 has none for OP-V: a number).
 GNU_OPCODE_NAMES = {code: name.upper().replace("-", "_") for code, name in OPCODE_NAMES.items() if code != OP_V}
 
@@ -66,13 +67,15 @@ FORMATS: Dict[str, Tuple[Dict[str, int], str]] = {
     "VS": ({"opcode": STORE_FP, "nf": 0, "mew": 0, "mop": 0, "umop": 0}, "vector"),
     "VSS": ({"opcode": STORE_FP, "nf": 0, "mew": 0, "mop": 2}, "vector"),
     "VSX": ({"opcode": STORE_FP, "nf": 0, "mew": 0, "mop": 1}, "vector"),
+    # the SIMD engine (custom-2): the OP-V layout (funct6, vm, vs2, vs1, funct3, vd), vs1 selects the function
+    "SE": ({"opcode": CUSTOM_2, "funct3": 0b000, "funct6": 0b000000}, "se"),
 }
 
 TIMING_CLASSES = ("IntALU", "IntMul", "IntDiv", "Branch", "Jump", "Load", "Store", "FPU", "FDiv", "FCvt", "System",
                   "DPU", "DDiv",
                   "VSet", "VALU", "VMul", "VDiv", "VFALU", "VFDiv", "VMask", "VPerm", "VRed", "VLoad", "VStore",
-                  "Custom", "DMA", "DPE", "DPEWait", "Atomic", "Fence")
-UNITS = ("scalar", "vector", "dma", "custom", "dpe", "atomic")
+                  "Custom", "DMA", "DPE", "DPEWait", "Atomic", "Fence", "SE")
+UNITS = ("scalar", "vector", "dma", "custom", "dpe", "atomic", "se")
 ACCESS = ("", "r", "w", "rw")
 
 # Effects beyond the operands (LLVM's mayLoad, mayStore, hasSideEffects, Uses = [VL, VTYPE] ...).
@@ -91,7 +94,7 @@ EFFECTS = {
     "atomic": "reads and writes memory indivisibly where its address lives (DRAM, SRAM or local memory), or orders "
               "memory operations (kept in order with every memory access, DMA transfer and engine command)",
 }
-# the effects a timing class implies; every vector-unit instruction but vsetvli also reads vl and vtype
+# the effects a timing class implies; every vector-unit and SE instruction but vsetvli also reads vl and vtype
 _TIMING_EFFECTS = {"Load": "load", "VLoad": "load", "Store": "store", "VStore": "store", "Branch": "branch",
                    "Jump": "jump", "VSet": "setvl", "System": "trap"}
 
@@ -103,6 +106,9 @@ AMO_WIDTH_FUNCT3 = {"h": 0b001, "w": 0b010, "d": 0b011}
 # MTIA's floating-point atomic add (custom-0): the format in funct7[3:2]; bf = bfloat16
 AMO_FLOATS = {"h": 0, "bf": 1, "s": 2, "d": 3}
 AMO_ORDERINGS = {"": (0, 0), ".aq": (1, 0), ".rl": (0, 1), ".aqrl": (1, 1)}
+# The SIMD engine's functions (mtia.se.<function>.v), by their code in the vs1 field
+SE_FUNCTIONS = {"exp": 0, "exp2": 1, "log": 2, "log2": 3, "sigmoid": 4, "tanh": 5, "erf": 6, "recip": 7,
+                "rsqrt": 8, "sqrt": 9, "sin": 10, "cos": 11}
 
 # family -> its ops (the simulator implements one function per family)
 SEM_FAMILIES: Dict[str, Tuple[str, ...]] = {
@@ -142,6 +148,8 @@ SEM_FAMILIES: Dict[str, Tuple[str, ...]] = {
     "dma": ("in", "out", "in2d", "out2d"), "dma_cfg": ("cfg",), "dma_wait": ("wait",),
     # the matrix engine (mtiasim/semantics/dpe.py)
     "dpe": ("cfg", "ldw", "mm", "zero", "accld", "accst"), "dpe_wait": ("wait",),
+    # the SIMD engine's table-based functions (mtiasim/semantics/se.py, the numbers in mtiasim/se/)
+    "se": tuple(SE_FUNCTIONS),
     # atomics and the fence (mtiasim/semantics/atomic.py): "<operation>.<width>"
     "amo": tuple(f"{op}.{w}" for op in AMO_OPS for w in AMO_WIDTHS[op]) + tuple(f"fadd.{w}" for w in AMO_FLOATS),
     "fence": ("fence",),
@@ -538,12 +546,18 @@ def _atomic_rows() -> List[Row]:
 
 ATOMIC = _atomic_rows()
 
+# The SIMD engine (SE; custom-2): ``vd[i] = f(vs2[i])`` for the body elements (vl, SEW 32 or 16 from vtype; masked
+# by v0.t like an RVV instruction), computed by the SE's lookup tables and interpolation, not the vector unit.
+SE = [_(f"mtia.se.{fn}.v", "SE", "vd, vs2, vm", "SE", f"se {fn}", vs1=code)
+      for fn, code in SE_FUNCTIONS.items()]
+
 EXTENSIONS = [("RV64I", "RV64I base integer", RV64I), ("M", "M: integer multiply and divide", RV64M),
               ("F", "F: single-precision floating point", RV64F),
               ("D", "D: double-precision floating point", RV64D), ("V", "V: vectors (RVV 1.0 subset)", RVV),
               ("MTIA", "MTIA custom instructions (custom-0)", MTIA),
               ("DPE", "MTIA matrix engine (custom-1)", DPE),
-              ("A", "A: atomics (with Zacas, Zabha halfwords, MTIA's float add) and the fence", ATOMIC)]
+              ("A", "A: atomics (with Zacas, Zabha halfwords, MTIA's float add) and the fence", ATOMIC),
+              ("SE", "MTIA SIMD engine: nonlinear functions (custom-2)", SE)]
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -600,9 +614,9 @@ class InstrSpec:
     @property
     def binutils_knows(self) -> bool:
         """Whether GNU binutils 2.40 (``as``, ``objdump``) knows this instruction: not MTIA's custom-0 / custom-1
-        rows, nor Zacas's ``amocas``, nor Zabha's halfword atomics.  GNU-syntax assembly spells the others with
-        ``.insn`` (:mod:`mtiacc.asm.insn`)."""
-        if self.opcode in (CUSTOM_0, CUSTOM_1):
+        / custom-2 rows, nor Zacas's ``amocas``, nor Zabha's halfword atomics.  GNU-syntax assembly spells the
+        others with ``.insn`` (:mod:`mtiacc.asm.insn`)."""
+        if self.opcode in (CUSTOM_0, CUSTOM_1, CUSTOM_2):
             return False
         if self.sem_family == "amo":
             op, _dot, width = self.sem_op.partition(".")
@@ -671,7 +685,7 @@ def _build(ext: str, row: Row) -> InstrSpec:
     unit = row.unit or unit
     effects = set(row.effects.split())
     effects.update(_TIMING_EFFECTS.get(row.timing, "").split())
-    if unit == "vector" and "setvl" not in effects:
+    if unit in ("vector", "se") and "setvl" not in effects:     # the SE too works on vl elements of SEW
         effects.add("vtype")
     family, _sep, op = row.sem.partition(" ")
     return InstrSpec(name=row.name, format=row.fmt, extension=ext, fixed=tuple(fixed.items()),

@@ -213,6 +213,10 @@ def semantics(spec: InstrSpec) -> str:
         return f"indivisibly: old = mem{width}[x[rs1]]; mem{width}[x[rs1]] = {what[name]}; x[rd] = sext(old){order}"
     if fam == "fence":
         return "wait until every memory access, DMA transfer and atomic this PE issued has completed"
+    if fam == "se":
+        what = {"sigmoid": "1 / (1 + exp(-x))", "recip": "1 / x", "rsqrt": "1 / sqrt(x)"}.get(op, f"{op}(x)")
+        return (f"vd[i] = {what} with x = vs2[i] (fp32 or fp16), by the SIMD engine's table (its accuracy: the "
+                f"machine YAML's se.functions)")
     raise KeyError(fam)
 
 

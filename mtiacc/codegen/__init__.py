@@ -14,6 +14,7 @@ import dataclasses
 from typing import Dict
 
 from mtiacc.codegen.machine.emit import emit_function
+from mtiacc.codegen.mathlib import se_ops
 from mtiacc.codegen.select.isel import select_instructions
 from mtiacc.codegen.machine.mir import LabelDef, Mem, MInstr, format_instr
 from mtiacc.codegen.machine.peephole import peephole_function
@@ -64,14 +65,15 @@ def _insert_frame(fn, target: Target) -> None:
 
 
 def generate(module: O.ModuleOp, target: Target, source_file: str,
-             source_lines: Dict[int, str], machine_hook=None) -> AsmResult:
+             source_lines: Dict[int, str], machine_hook=None, fast_math: bool = False) -> AsmResult:
     """Code for ``module``, which the pipeline's required passes have prepared (one function; fp8 values as
     bytes: ``mtiacc.opt.pipelines``).  ``machine_hook(fn)`` runs the pipeline's machine passes
-    (``MACHINE_PASSES``) after allocation."""
+    (``MACHINE_PASSES``) after allocation.  ``fast_math``: every math function the SIMD engine has runs on it,
+    at its table's accuracy (else only those where it meets the vector library's; ``mathlib/se.py``)."""
     funcs = module.funcs
     if len(funcs) != 1:
         raise CompileError(f"codegen expects one kernel function, found {len(funcs)}")
-    lw = select_instructions(funcs[0], target)
+    lw = select_instructions(funcs[0], target, se_ops(target, fast_math))
     fn = lw.fn
     allocate(fn)
     if machine_hook is not None:

@@ -19,7 +19,7 @@ and ``release`` (free the buffers an op was the last reader of).
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable, Dict, List, Set, Tuple
+from typing import Callable, Dict, FrozenSet, List, Set, Tuple
 
 from mtiacc.codegen.arith.scalar import constant
 from mtiacc.codegen.machine.mir import MBuilder, MFunction, VReg
@@ -118,11 +118,12 @@ def _unset(op: Operation) -> None:
 class Lowering:
     """What every lowering function receives: the function being lowered and the parts above."""
 
-    __slots__ = ("func", "target", "fn", "b", "homes", "order", "dma", "engine", "debug", "emit", "release")
+    __slots__ = ("func", "target", "se", "fn", "b", "homes", "order", "dma", "engine", "debug", "emit", "release")
 
-    def __init__(self, func: O.FuncOp, target: Target):
+    def __init__(self, func: O.FuncOp, target: Target, se: FrozenSet[str] = frozenset()):
         self.func = func
         self.target = target
+        self.se = se        # the math ops computed on the SIMD engine (codegen/mathlib/se.py decides)
         self.fn = MFunction(func.sym_name)
         self.b = MBuilder(self.fn)
         base = (target.args_base + 8 * len(func.args) + 63) // 64 * 64

@@ -6,11 +6,11 @@
 from __future__ import annotations
 
 from ..faults import SimFault
-from . import atomic, convert_debug, custom, dpe, fp, scalar, varith, vector
+from . import atomic, convert_debug, custom, dpe, fp, scalar, se, varith, vector
 
 FAMILIES = {}
 OPS = {}
-for _mod in (scalar, fp, vector, varith, custom, convert_debug, dpe, atomic):
+for _mod in (scalar, fp, vector, varith, custom, convert_debug, dpe, atomic, se):
     FAMILIES.update(_mod.FAMILIES)
     for _fam in _mod.FAMILIES:
         OPS[_fam] = _mod.OPS.get(_fam)

@@ -84,7 +84,7 @@ def test_custom_rows_are_spelled_by_their_format_fields():
 def test_insn_template_names_the_fields_insn_text_fills():
     """docs/isa.md's `.insn` form of each row binutils lacks, its fields filled in, is the row's spelling."""
     for spec in isa.INSTRUCTIONS:
-        if spec.binutils_knows:
+        if spec.binutils_knows or insn_template(spec) == ".insn WORD":     # a raw word has no fields to fill
             continue
         for vals in sample_operands(spec, n=3):
             text = insn_template(spec)

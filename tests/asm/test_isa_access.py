@@ -55,7 +55,7 @@ def test_effects_follow_the_timing_class_and_unit():
         assert ("branch" in s.effects) == (s.format == "B"), s.name
         assert ("jump" in s.effects) == (s.name in ("jal", "jalr")), s.name
         assert ("setvl" in s.effects) == (s.sem_family == "vsetvli"), s.name
-        assert ("vtype" in s.effects) == (s.unit == "vector" and s.sem_family != "vsetvli"), s.name
+        assert ("vtype" in s.effects) == (s.unit in ("vector", "se") and s.sem_family != "vsetvli"), s.name
         assert ("dma" in s.effects) == (s.unit == "dma"), s.name
         assert ("engine" in s.effects) == (s.unit == "dpe"), s.name
         assert ("io" in s.effects) == (s.sem_family == "debug"), s.name

@@ -14,7 +14,9 @@ listed before it; this one imports them all):
 - ``inverse``: atan, atan2, asin, acos, asinh, acosh, atanh;
 - ``special``: erf, erfc, erfinv, lgamma;
 - ``powers``: pow (C99's special cases included), cbrt, hypot;
-- ``fit``, ``f64_fit``: the scripts that derived the fitted tables (``python -m`` them; not imported).
+- ``fit``, ``f64_fit``: the scripts that derived the fitted tables (``python -m`` them; not imported);
+- ``se``: which functions the SIMD engine computes instead (``mtia.se.*``: one instruction, the table's
+  accuracy), by default and under ``fast_math``; the entry points take the chosen ops as ``se``.
 
 Functions offered at both widths are written once where the algorithm is the same (exp, exp2,
 expm1, log1p, tanh, the log reduction, rounding, pow's special cases); erf, sin/cos, pow and the
@@ -22,10 +24,10 @@ last steps of log/log2 differ by width and say why where they are defined.
 """
 from __future__ import annotations
 
-from typing import Callable, Dict, List
+from typing import Callable, Dict, FrozenSet, List
 
 from mtiacc.codegen.machine.mir import MBuilder, VReg
-from mtiacc.codegen.mathlib import exp_log, inverse, powers, rounding, special, trig
+from mtiacc.codegen.mathlib import exp_log, inverse, powers, rounding, se as se_unit, special, trig
 from mtiacc.codegen.mathlib.base import F32, F64, VMath, Width, abs_
 from mtiacc.codegen.vector.vloop import Src, VLoop, emit_loop
 from mtiacc.diagnostics import CompileError
@@ -64,9 +66,15 @@ EXPANSIONS: Dict[Width, Dict[str, Callable]] = {
 }
 
 
-def expansion(op) -> Callable:
-    """The expansion of math op ``op`` for its element type (a CompileError for a width it lacks)."""
+NO_SE: FrozenSet[str] = frozenset()
+
+
+def expansion(op, se: FrozenSet[str] = NO_SE) -> Callable:
+    """The expansion of math op ``op`` for its element type (a CompileError for a width it lacks); an f32 op named
+    in ``se`` (:func:`se_unit.se_ops`) is one SE instruction."""
     elem = op.result.type.element_type
+    if elem == f32 and op.name in se:
+        return se_unit.body(op.name)
     if elem == f64:
         if op.name not in EXPANSIONS[F64]:
             raise CompileError(f"'{op.name}' on f64 is not supported yet")
@@ -96,8 +104,8 @@ def _materialize(b: MBuilder, consts: Dict[tuple, VReg]) -> None:
             consts[key] = r
 
 
-def lower_math(b: MBuilder, op, srcs: List[Src], dst: Src) -> None:
-    """Emit the strip-mined loop computing math op `op` from `srcs` into `dst`."""
+def lower_math(b: MBuilder, op, srcs: List[Src], dst: Src, se: FrozenSet[str] = NO_SE) -> None:
+    """Emit the strip-mined loop computing math op `op` from `srcs` into `dst` (on the SE if `op` is in `se`)."""
     elem = op.result.type.element_type
     if elem == f64 and op.name == "math.sqrt":   # the frontend keeps only sqrt in f64
         def compute64(loop: VLoop, g: List[str]) -> str:
@@ -106,7 +114,7 @@ def lower_math(b: MBuilder, op, srcs: List[Src], dst: Src) -> None:
             return g[0]
         emit_loop(b, op.result.type.numel, srcs, dst, compute64, comment=op.name, lmul=4)
         return
-    fn = expansion(op)
+    fn = expansion(op, se)
     consts: Dict[tuple, VReg] = {}
     fn(VMath(b, consts, dry=True), *("v8", "v16", "v24")[:len(srcs)])
     _materialize(b, consts)
@@ -118,13 +126,13 @@ def lower_math(b: MBuilder, op, srcs: List[Src], dst: Src) -> None:
     emit_loop(b, op.result.type.numel, srcs, dst, compute, comment=op.name, lmul=2)
 
 
-def lower_math_scalar(b: MBuilder, op, get) -> VReg:
-    """A math op on scalars: run the vector expansion with vl = 1."""
+def lower_math_scalar(b: MBuilder, op, get, se: FrozenSet[str] = NO_SE) -> VReg:
+    """A math op on scalars: run the vector expansion (or the SE instruction) with vl = 1."""
     if op.result.type == f64 and op.name == "math.sqrt":
         r = b.f("math")
         b("fsqrt.d", r, get(op.operands[0]))
         return r
-    fn = expansion(op)
+    fn = expansion(op, se)
     consts: Dict[tuple, VReg] = {}
     fn(VMath(b, consts, dry=True), *("v8", "v16", "v24")[:len(op.operands)])
     _materialize(b, consts)
@@ -140,4 +148,6 @@ def lower_math_scalar(b: MBuilder, op, get) -> VReg:
     return r
 
 
-__all__ = ["VMath", "expansion", "is_math", "lower_math", "lower_math_scalar", "EXPANSIONS"]
+se_ops = se_unit.se_ops
+
+__all__ = ["VMath", "expansion", "is_math", "lower_math", "lower_math_scalar", "EXPANSIONS", "se_ops", "NO_SE"]

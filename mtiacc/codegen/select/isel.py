@@ -11,7 +11,7 @@ transfers before their data is read, and frees dead buffers.
 """
 from __future__ import annotations
 
-from typing import Dict, List, Set
+from typing import Dict, FrozenSet, List, Set
 
 from mtiacc.codegen import mathlib, memory
 from mtiacc.codegen.context import SCALAR_BACKED, Lowering
@@ -66,8 +66,8 @@ def readers(lw: Lowering, ops: List[Operation], rows: Dict[int, Pattern]) -> Dic
 class Selector:
     """Lowers one function: owns the last-reader table and drives the ops through the pattern table."""
 
-    def __init__(self, func: O.FuncOp, target: Target):
-        self.lw = Lowering(func, target)
+    def __init__(self, func: O.FuncOp, target: Target, se: FrozenSet[str] = frozenset()):
+        self.lw = Lowering(func, target, se)
         self.lw.emit = self.emit
         self.lw.release = self.release
         self.frees: Dict[int, List[int]] = {}
@@ -180,8 +180,9 @@ class Selector:
             lw.regs[id(arg)] = r
 
 
-def select_instructions(func: O.FuncOp, target: Target) -> Lowering:
-    return Selector(func, target).run()
+def select_instructions(func: O.FuncOp, target: Target, se: FrozenSet[str] = frozenset()) -> Lowering:
+    """Lower ``func``; the math ops named in ``se`` run on the SIMD engine (``mathlib.se_ops``)."""
+    return Selector(func, target, se).run()
 
 
 __all__ = ["select_instructions", "readers", "Selector"]

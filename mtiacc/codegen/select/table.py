@@ -97,7 +97,7 @@ def _scalar_load(lw: Lowering, op: O.LoadOp) -> None:
 
 
 def _scalar_math(lw: Lowering, op: Operation) -> None:
-    lw.regs[id(op.result)] = mathlib.lower_math_scalar(lw.b, op, lw.get)
+    lw.regs[id(op.result)] = mathlib.lower_math_scalar(lw.b, op, lw.get, lw.se)
 
 
 def _scalar(lw: Lowering, op: Operation) -> None:
@@ -158,6 +158,11 @@ def _vector_loop(emit) -> Callable[[Lowering, Operation], None]:
     return lower
 
 
+def _math_loop(lw: Lowering, op: Operation) -> None:
+    """A math op as one strip-mined loop: the library's expansion, or its SE instruction (``lw.se``)."""
+    _vector_loop(lambda b, o, srcs, dst: mathlib.lower_math(b, o, srcs, dst, lw.se))(lw, op)
+
+
 def _no_results(op: Operation) -> bool:
     return not op.results
 
@@ -196,7 +201,7 @@ PATTERNS = (
     Pattern((O.MakeRangeOp,), _make_range, result="block", lower_when=USED),
     Pattern(_same_shape_broadcast, _alias, result="block", lower_when=USED),
     Pattern(ndblocks.is_alias, _alias, result="block", lower_when=USED),   # a truncf the engine's acc.st did
-    Pattern(mathlib.is_math, _vector_loop(mathlib.lower_math), result="block", lower_when=USED),
+    Pattern(mathlib.is_math, _math_loop, result="block", lower_when=USED),
     Pattern((O.CastOp,), _vector_loop(casts.lower_cast), result="block", lower_when=USED),
     Pattern((Operation,), _vector_loop(blocks.lower_elementwise), result="block", lower_when=USED),
 )

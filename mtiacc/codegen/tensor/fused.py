@@ -18,7 +18,7 @@ into consecutive segments, each its own loop; values crossing a cut go through l
 """
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Set
+from typing import Dict, FrozenSet, List, Optional, Set
 
 from mtiacc.codegen import mathlib
 from mtiacc.codegen.vector.blocks import FLOAT_COMPARE, INT_COMPARE, VECTOR_BINARY, CASTS
@@ -75,8 +75,9 @@ class Segment:
     """One loop over a run of the region's ops: register allocation and emission (dry: allocation only)."""
 
     def __init__(self, b, ops: List, lmul: int, wmax: int, srcs: Dict[int, Src], scalars: Dict[int, VReg],
-                 stores: Dict[int, Src], consts: Dict[tuple, Optional[VReg]], dry: bool):
-        self.b, self.ops, self.lmul, self.wmax = b, ops, lmul, wmax
+                 stores: Dict[int, Src], consts: Dict[tuple, Optional[VReg]], dry: bool,
+                 se: FrozenSet[str] = mathlib.NO_SE):
+        self.b, self.ops, self.lmul, self.wmax, self.se = b, ops, lmul, wmax, se
         self.srcs, self.scalars, self.stores, self.consts, self.dry = srcs, scalars, stores, consts, dry
         self.free: List[str] = list(POOLS[lmul])
         self.reg: Dict[int, str] = {}
@@ -159,7 +160,7 @@ class Segment:
             self("vfsqrt.v", d, g[0])
             return d
         if mathlib.is_math(op):
-            fn = mathlib.expansion(op)     # f32, or f64; else a CompileError
+            fn = mathlib.expansion(op, self.se)     # f32 (or its SE instruction), or f64; else a CompileError
             self.ensure(op.result.type)
             e = _Math(self.b, self.consts, self.dry, self.free, self.live())
             res = fn(e, *g)
@@ -271,8 +272,8 @@ class Segment:
         b("bnez", count, top)
 
 
-def _fits(b, ops, lmul, wmax, srcs, scalars, stores, consts) -> bool:
-    seg = Segment(b, ops, lmul, wmax, srcs, scalars, stores, consts, dry=True)
+def _fits(b, ops, lmul, wmax, srcs, scalars, stores, consts, se=mathlib.NO_SE) -> bool:
+    seg = Segment(b, ops, lmul, wmax, srcs, scalars, stores, consts, dry=True, se=se)
     seg.vl = None
     try:
         seg.body()
@@ -308,13 +309,14 @@ def lower(lw: Lowering, op: FusedElementwiseOp) -> None:
     work = [c for c in inner if not isinstance(c, O.ConstantOp)]
     comment = f"{op.name} ({len(work)} ops)"
     temps: List[Buffer] = []
-    if _fits(b, work, 4, wmax, srcs, scalars, stores, consts):
+    if _fits(b, work, 4, wmax, srcs, scalars, stores, consts, lw.se):
         plan = [(work, 4)]
     else:
         plan = _split(b, work, wmax, srcs, scalars, stores, consts, lw, op.results[0].type.numel, temps)
     mathlib._materialize(b, consts)
     for ops, lmul in plan:
-        Segment(b, ops, lmul, wmax, srcs, scalars, stores, consts, dry=False).emit(op.results[0].type.numel, comment)
+        Segment(b, ops, lmul, wmax, srcs, scalars, stores, consts, dry=False, se=lw.se).emit(
+            op.results[0].type.numel, comment)
     for buf in temps:  # intermediates between segments
         lw.lmem.free(buf)
 
@@ -326,9 +328,9 @@ def _split(b, work, wmax, srcs, scalars, stores, consts, lw: Lowering, numel: in
     n = len(work)
     while start < n:
         end = n
-        while end > start + 1 and not _fits(b, work[start:end], 2, wmax, srcs, scalars, stores, consts):
+        while end > start + 1 and not _fits(b, work[start:end], 2, wmax, srcs, scalars, stores, consts, lw.se):
             end -= 1
-        if not _fits(b, work[start:end], 2, wmax, srcs, scalars, stores, consts):
+        if not _fits(b, work[start:end], 2, wmax, srcs, scalars, stores, consts, lw.se):
             raise CompileError(f"internal: '{work[start].name}' does not fit the vector registers")
         seg = work[start:end]
         later = {id(v) for op in work[end:] for v in op.operands}

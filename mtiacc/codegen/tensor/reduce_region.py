@@ -100,7 +100,7 @@ def _select_ops(lw: Lowering, ops, loc) -> None:
         if inner.regions or len(inner.results) != 1 or inner.results[0].type.is_block():
             raise CompileError(f"'{inner.name}' inside a combine function is not supported yet", inner.loc)
         if mathlib.is_math(inner):
-            lw.regs[id(inner.result)] = mathlib.lower_math_scalar(b, inner, lw.get)
+            lw.regs[id(inner.result)] = mathlib.lower_math_scalar(b, inner, lw.get, lw.se)
         else:
             lw.regs[id(inner.result)] = lower_scalar(b, inner, lw.get)
 

@@ -1,0 +1,62 @@
+"""Which math functions run on the SIMD engine (SE), and their one-instruction bodies.
+
+The SE computes ``exp``, ``log``, ``tanh`` ... by table lookup in one instruction, ``mtia.se.<function>.v``, at
+the accuracy the target's ``se.functions`` states.  A function goes to the SE when the compile allows it:
+
+* by default, only where the SE's bound is strictly below the vector library's guarantee for that function
+  (:data:`LIBRARY_ULPS`, the table of docs/language.md "Math"), so the default keeps the library's accuracy (with
+  the machine YAML's 22-bit tables: ``tanh``, 2 ULP against 3).  An equal bound is not enough: the library's
+  errors stay mostly well below its bound, the table's reach it everywhere (``0.5 x (1 + erf(x / sqrt 2))``, GELU,
+  loses 1e-5 relative where erf is near -1 with the table's erf, and keeps 1e-6 with the library's);
+* with ``fast_math`` (``mtiacc --fast-math``, ``mtiacc.compile(..., fast_math=True)``), every function the SE
+  has, at the SE's accuracy (sin and cos then have an absolute error bound only).
+
+fp32 only: f16 / bf16 compute through fp32 (the frontend), f64 stays on the vector library.  The choice shows in
+the assembly as ``mtia.se.*`` in place of the library's expansion.
+"""
+from __future__ import annotations
+
+from typing import Callable, FrozenSet, Optional
+
+from mtiacc.codegen.mathlib.base import VMath
+
+# math op -> the SE function computing it
+SE_OPS = {"math.exp": "exp", "math.exp2": "exp2", "math.log": "log", "math.log2": "log2", "math.tanh": "tanh",
+          "math.erf": "erf", "math.sqrt": "sqrt", "math.rsqrt": "rsqrt", "math.sin": "sin", "math.cos": "cos"}
+# the vector library's fp32 accuracy in ULPs (docs/language.md, "Math"): what the default compile guarantees
+LIBRARY_ULPS = {"math.exp": 1, "math.exp2": 1, "math.log": 1, "math.log2": 2, "math.tanh": 3, "math.erf": 2,
+                "math.sqrt": 0, "math.rsqrt": 1, "math.sin": 1, "math.cos": 1}
+
+
+def se_ulps(accuracy) -> Optional[float]:
+    """The SE's fp32 ULP bound for a table of ``("bits", n)`` (half a unit in the n-th significant bit, and the
+    fp32 rounding when n >= 24), None for an absolute bound (``("abs_bits", n)``: no ULP bound near zeros)."""
+    kind, n = accuracy
+    if kind != "bits":
+        return None
+    return max(2.0 ** (23 - n), 1.0) if n < 24 else 1.0
+
+
+def se_ops(target, fast_math: bool = False) -> FrozenSet[str]:
+    """The math ops this compile computes on the SE (fp32)."""
+    have = dict(target.se_functions)
+    out = set()
+    for op, fn in SE_OPS.items():
+        if fn not in have:
+            continue
+        bound = se_ulps(have[fn])
+        if fast_math or (bound is not None and bound < LIBRARY_ULPS[op]):
+            out.add(op)
+    return frozenset(out)
+
+
+def body(op_name: str) -> Callable:
+    """The SE body of math op ``op_name``: one instruction into a fresh register group."""
+    fn = SE_OPS[op_name]
+
+    def run(e: VMath, x: str) -> str:
+        d = e.tmp()
+        e(f"mtia.se.{fn}.v", d, x)
+        return d
+    run.__name__ = f"se_{fn}"
+    return run

@@ -1,0 +1,35 @@
+"""The SIMD engine's functions, ``mtia.se.<function>.v vd, vs2[, v0.t]``: ``vd[i] = f(vs2[i])`` for the body
+elements at SEW 32 or 16 (fp32, fp16); masked-off and tail elements keep their old values, as in RVV.
+
+The values are the SE's table approximation (:func:`mtiasim.se.model.evaluate`, with the accuracy the machine
+YAML's ``se.functions`` gives each function), not the correctly rounded result.
+"""
+from __future__ import annotations
+
+from ..faults import SimFault
+from ..se.model import EXACT, evaluate
+from .common import vm_of
+from .vcommon import active, float_view, reg_off, vl_of, with_sew, write
+
+
+def se(d, m, pc):
+    fn = d.spec.sem_op
+    acc = m.cfg.se.accuracy(fn)
+    vd, vs2, vm = d.vd, d.vs2, vm_of(d)
+
+    def inner(g, sew):
+        if sew not in (16, 32):
+            raise SimFault(f"'{d.spec.name}' with SEW={sew}: the SIMD engine computes fp32 (e32) and fp16 (e16)")
+        view = float_view(m, sew)
+        n, tail = vl_of(m, g)
+        if n == 0:
+            return None
+        o2 = reg_off(m, vs2, sew, n)
+        od = reg_off(m, vd, sew, n)
+        write(view, g, od, n, evaluate(fn, view[g, o2:o2 + n], acc), active(m, g, n, vm, tail))
+        return None
+    return with_sew(m, inner)
+
+
+FAMILIES = {"se": se}
+OPS = {"se": set(EXACT)}

@@ -1,0 +1,43 @@
+# Which math functions run on the SIMD engine.  By default only those where the SE's table is strictly more
+# accurate than the vector library (tanh: 2 ULP against 3); exp, log2 and erf keep the library's polynomial
+# expansions (a multiply-add chain on the vector unit) and sqrt its vfsqrt.v.  With --fast-math every
+# function the SE has is one mtia.se.<function>.v; f64 stays on the vector library either way.
+# RUN: mtiacc %s --emit=asm -D BLOCK=64 --signature=*fp32,*fp32,*fp64 | filecheck %s --check-prefix=DEFAULT
+# RUN: mtiacc %s --emit=asm -D BLOCK=64 --signature=*fp32,*fp32,*fp64 --fast-math | filecheck %s --check-prefix=FAST
+import triton
+import triton.language as tl
+from triton.language.extra import libdevice
+
+
+@triton.jit
+def k(X, Y, D, BLOCK: tl.constexpr):
+    i = tl.arange(0, BLOCK)
+    x = tl.load(X + i)
+    y = tl.exp(x) * tl.log2(x) + libdevice.tanh(x) - tl.erf(x) * tl.sqrt(x) + tl.sin(x)
+    tl.store(Y + i, y)
+    d = tl.load(D + i)
+    tl.store(D + i, tl.exp(d))
+
+# DEFAULT-LABEL: k:
+# DEFAULT-NOT: mtia.se.exp.v
+# DEFAULT-NOT: mtia.se.log2.v
+# DEFAULT: mtia.se.tanh.v
+# DEFAULT-NOT: mtia.se.{{exp|log2|erf|sqrt|sin}}.v
+# DEFAULT: vfsqrt.v
+# DEFAULT-NOT: mtia.se.
+# DEFAULT: ret
+
+# FAST-LABEL: k:
+# FAST: vsetvli {{.+}}, e32, m4
+# FAST: mtia.se.exp.v [[E:v[0-9]+]], [[X:v[0-9]+]]
+# FAST: mtia.se.log2.v {{v[0-9]+}}, [[X]]
+# FAST: mtia.se.tanh.v {{v[0-9]+}}, [[X]]
+# FAST: mtia.se.erf.v {{v[0-9]+}}, [[X]]
+# FAST: mtia.se.sqrt.v {{v[0-9]+}}, [[X]]
+# FAST: mtia.se.sin.v {{v[0-9]+}}, [[X]]
+# the f64 exp: the library's polynomial, no SE instruction
+# FAST: e64
+# FAST-NOT: mtia.se.
+# FAST: vfmacc.vv
+# FAST-NOT: mtia.se.
+# FAST: ret

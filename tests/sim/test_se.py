@@ -1,0 +1,174 @@
+"""The SIMD engine (``mtia.se.<function>.v``): values, accuracy against float64, masks and tails, timing on a
+unit of its own, statistics and the trace's ``se`` track."""
+import math
+
+import numpy as np
+import pytest
+
+from mtiacc.asm.isa import SE_FUNCTIONS
+from mtiacc.diagnostics import UserError
+from mtiasim import timing
+from mtiasim.config import load_config
+from mtiasim.se.accuracy import inputs, measure
+from mtiasim.se.model import REFERENCE, Accuracy, evaluate, parse_se
+from tests.sim.helpers import run_asm
+from tests.sim.test_vector_float import check
+from tests.sim.vhelpers import FT, expected, vlmax, vrun
+
+CFG = load_config()
+
+
+def _args(fn, shape, seed, dtype):
+    """Seeded arguments from the function's domain (and a few special values), shaped ``shape``."""
+    n = int(np.prod(shape))
+    x = inputs(fn, 4 * n, seed)
+    with np.errstate(over="ignore"):
+        x = np.random.default_rng(seed).permutation(x)[:n].astype(dtype)
+    x[:4] = np.array([0.0, np.nan, np.inf, 1.0], dtype)
+    return x.reshape(shape)
+
+
+@pytest.mark.parametrize("fn", sorted(SE_FUNCTIONS))
+def test_each_function_against_numpy_with_masks_and_tails(fn):
+    sew, lmul = 32, 2
+    progs, vm = 3, vlmax(sew, lmul)
+    rng = np.random.default_rng(SE_FUNCTIONS[fn])
+    A = _args(fn, (progs, vm), SE_FUNCTIONS[fn], np.float32)
+    C = rng.standard_normal((progs, vm)).astype(np.float32)
+    M = rng.integers(0, 2, (progs, vm))
+    N = np.array([vm, vm - 5, vm // 3])
+    model = evaluate(fn, A, CFG.se.accuracy(fn))
+    for masked in (False, True):
+        got, _ = vrun(sew, lmul, f"mtia.se.{fn}.v v24, v8" + (", v0.t" if masked else ""), A, A, C, M, N)
+        check(got, expected(C, model, M, N, masked))
+    # the stated tolerance against numpy's float64: 2 ULP of fp32 (bits: 22), or 2^-22 absolute (sin, cos)
+    got, _ = vrun(sew, lmul, f"mtia.se.{fn}.v v24, v8", A, A, C)
+    with np.errstate(all="ignore"):
+        ref = REFERENCE[fn](A.astype(np.float64))
+    if CFG.se.accuracy(fn).bits:
+        np.testing.assert_array_max_ulp(got, ref.astype(np.float32), maxulp=2)
+    else:
+        np.testing.assert_allclose(got, ref, rtol=0, atol=2.0 ** -22)
+
+
+def test_fp16_is_the_table_value_rounded_to_half():
+    sew, lmul = 16, 1
+    A = _args("tanh", (2, vlmax(sew, lmul)), 7, np.float16)
+    C = np.zeros_like(A)
+    got, _ = vrun(sew, lmul, "mtia.se.tanh.v v24, v8", A, A, C)
+    check(got, evaluate("tanh", A, CFG.se.accuracy("tanh")))
+    np.testing.assert_array_max_ulp(got, np.tanh(A.astype(np.float64)).astype(np.float16), maxulp=1)
+
+
+def test_sew64_is_a_fault():
+    asm = """
+    li t0, 4
+    vsetvli t1, t0, e64, m1, ta, ma
+    mtia.se.exp.v v2, v4
+    ret
+    """
+    with pytest.raises(Exception, match=r"SEW=64: the SIMD engine computes fp32 \(e32\) and fp16 \(e16\)"):
+        run_asm(asm)
+
+
+@pytest.mark.parametrize("fn", sorted(SE_FUNCTIONS))
+def test_measured_accuracy_meets_the_yaml(fn):
+    acc = CFG.se.accuracy(fn)
+    r = measure(fn, acc, n=20_000, seed=1)
+    assert r["special_mismatches"] == 0
+    if acc.bits:
+        bound = 2.0 ** (23 - acc.bits)          # half a unit in the last of `bits` significant bits, in fp32 ULPs
+        assert 0 < r["max_ulp_f64"] <= bound
+        assert r["max_ulp_f32"] <= bound
+    else:
+        assert 0 < r["max_abs"] <= 2.0 ** -acc.abs_bits
+
+
+def test_coarser_table_is_measured_coarser():
+    """The model follows the YAML: 16 significant bits give errors up to 2^7 ULP, and not below 2^6."""
+    r = measure("exp", Accuracy(bits=16), n=20_000, seed=2)
+    assert 2 ** 6 < r["max_ulp_f64"] <= 2 ** 7
+
+
+def test_yaml_errors_name_the_key():
+    with pytest.raises(UserError, match="unknown function 'gelu'"):
+        parse_se({"functions": {"gelu": {"bits": 20}}}, "m.yaml")
+    with pytest.raises(UserError, match="se.functions.exp needs one of 'bits' or 'abs_bits'"):
+        parse_se({"functions": {"exp": {"bits": 20, "abs_bits": 3}}}, "m.yaml")
+    with pytest.raises(UserError, match="se.elements_per_cycle must be positive"):
+        parse_se({"elements_per_cycle": 0}, "m.yaml")
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Timing
+# ---------------------------------------------------------------------------------------------------------------
+def _run(body, vl=64, lmul=4):
+    asm = f"""
+    li t0, {vl}
+    vsetvli t1, t0, e32, m{lmul}, ta, ma
+    vmv.v.i v8, 1
+    vmv.v.i v12, 1
+    {body}
+    ret
+    """
+    return run_asm(asm)
+
+
+def test_occupancy_is_vl_over_32_elements_per_cycle():
+    n = 6
+    r = _run("\n".join(f"mtia.se.exp.v v{16 + 4 * (k % 4)}, v8" for k in range(n)), vl=64)
+    assert r.stats.se_busy == n * math.ceil(64 / CFG.se.elements_per_cycle)
+    assert r.stats.se_elements == n * 64
+    assert r.stats.units()["se"]["busy_cycles"] == r.stats.se_busy
+    r = _run("mtia.se.exp.v v16, v8", vl=5)
+    assert r.stats.se_busy == 1
+
+
+def test_se_overlaps_the_vector_unit_and_results_wait_for_its_latency():
+    issue, lat = CFG.timing["SE"]
+    se = "\n".join(f"mtia.se.exp.v v{16 + 4 * (k % 2)}, v8" for k in range(8))
+    vec = "\n".join(f"vfadd.vv v{24 + 4 * (k % 2)}, v12, v12" for k in range(8))
+    both = "\n".join(f"mtia.se.exp.v v{16 + 4 * (k % 2)}, v8\nvfadd.vv v{24 + 4 * (k % 2)}, v12, v12"
+                     for k in range(8))
+    c_se, c_vec, c_both = (_run(b).stats.cycles for b in (se, vec, both))
+    base = _run("").stats.cycles
+    # 8 x 2 SE cycles and 8 x 8 vector cycles (64 fp32 over a 256-bit datapath) overlap: the sum is not paid
+    assert c_both - base < (c_se - base) + (c_vec - base) - 8
+    # a vector instruction reading an SE result waits for it: the SE's occupancy and latency
+    # (vl 8: one cycle of each unit, so neither unit's occupancy hides the wait)
+    wait = "li t2, 1\n" * 8
+    dep = _run(wait + "mtia.se.exp.v v16, v8\nvfadd.vv v24, v16, v16", vl=8, lmul=1).stats
+    indep = _run(wait + "mtia.se.exp.v v16, v8\nvfadd.vv v24, v12, v12", vl=8, lmul=1).stats
+    assert dep.cycles - indep.cycles == lat - issue
+
+
+def test_stats_and_trace_show_the_se(monkeypatch):
+    body = "\n".join(f"mtia.se.sigmoid.v v{16 + 4 * (k % 2)}, v8\nvfadd.vv v24, v12, v12" for k in range(4))
+    asm = f"""
+    li t0, 64
+    vsetvli t1, t0, e32, m4, ta, ma
+    vmv.v.i v8, 1
+    vmv.v.i v12, 1
+    {body}
+    ret
+    """
+    from tests.sim.helpers import build
+    from mtiasim.runner import run
+    fast = run(build(asm), {}, grid=(2,), trace=True)
+    assert fast.stats.to_json()["se"] == {"busy_cycles": 16.0, "elements": 512.0}
+    tracks = {(e["pid"], e["args"]["name"]) for e in fast.trace if e.get("name") == "thread_name"}
+    assert {(0, "se"), (1, "se")} <= tracks
+    se = [e for e in fast.trace if e.get("cat") == "se"]
+    us = 1e6 / CFG.clock_hz
+    assert sum(e["args"]["busy_cycles"] for e in se) == 16.0
+    assert all(e["dur"] >= e["args"]["busy_cycles"] * us - 1e-9 for e in se)
+    orig = timing.UniformTiming.reset
+
+    def reset_off(self):      # the per-program arrays from the start: the same spans and counts
+        orig(self)
+        self.materialize()
+    monkeypatch.setattr(timing.UniformTiming, "reset", reset_off)
+    slow = run(build(asm), {}, grid=(2,), trace=True)
+    assert slow.stats.cycles == fast.stats.cycles
+    assert sorted((e["pid"], e["ts"], e["dur"]) for e in slow.trace if e.get("cat") == "se") == \
+        sorted((e["pid"], e["ts"], e["dur"]) for e in se)
