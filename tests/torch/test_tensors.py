@@ -18,7 +18,7 @@ def test_channels_last_and_views():
     x = torch.randn(2, 4, 6, 6).to(memory_format=torch.channels_last)
     base = torch.randn(40, 12)
     view = base[3:13, 2:10]                       # a storage offset and a row stride
-    fn = lambda a, b: (torch.sigmoid(a) * 2 + a.mean(dim=1, keepdim=True), b.exp() - b.t().sum(0))
+    fn = lambda a, b: (torch.sigmoid(a) * 2 + a.mean(dim=1, keepdim=True), b.exp() - b.t().sum(1))
     got = _compiled(fn)(x, view)
     want = fn(x, view)
     for g, w in zip(got, want):
