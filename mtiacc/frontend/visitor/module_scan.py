@@ -28,8 +28,9 @@ class ModuleInfo:
 
 
 def _user_module(resolver, name: str, level: int = 0):
-    """The user's own module ``name`` (see imports.py), or None for triton and unknown modules."""
-    if resolver is None or (not level and (name == "triton" or name.startswith("triton."))):
+    """The user's own module ``name`` (see imports.py), or None for triton, mtiacc (``mtiacc.language``, the
+    MTIA extensions) and unknown modules."""
+    if resolver is None or (not level and name.split(".")[0] in ("triton", "mtiacc")):
         return None
     return resolver(name, level)
 
