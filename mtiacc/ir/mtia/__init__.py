@@ -126,6 +126,13 @@ class LocalLoadOp(Operation):
             self._fail(f"result must be {_slot_type(self.buf)}, the buffer's slot")
 
 
+def sram_buffers(module: Operation) -> dict:
+    """``{parameter: "sram"}`` for the buffers an ``mtia.atomic_add(..., scope="sram")`` performs atomics in
+    (``tt.atomic_rmw {memory = "sram", buffer = NAME}``): the binary's metadata ``place``."""
+    return {op.attrs["buffer"]: "sram" for op in module.walk()
+            if op.attrs.get("memory") == "sram" and isinstance(op.attrs.get("buffer"), str)}
+
+
 MTIA_OPS = (LocalAllocOp, AsyncCopyOp, WaitOp, LocalLoadOp)
 
-__all__ = ["LocalAllocOp", "AsyncCopyOp", "WaitOp", "LocalLoadOp", "MTIA_OPS"]
+__all__ = ["sram_buffers", "LocalAllocOp", "AsyncCopyOp", "WaitOp", "LocalLoadOp", "MTIA_OPS"]
