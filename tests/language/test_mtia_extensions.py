@@ -182,3 +182,26 @@ def test_double_buffered_example_takes_fewer_cycles_than_the_plain_one():
     np.testing.assert_allclose(outs["silu_plain"], x / (1 + np.exp(-x)), rtol=1e-5, atol=1e-6)
     np.testing.assert_array_equal(outs["silu_double_buffer"], outs["silu_plain"])
     assert cycles["silu_double_buffer"] < 0.95 * cycles["silu_plain"], cycles   # 37,216 vs 41,644
+
+
+GROUPS = MTIA + '''
+@triton.jit
+def groups(X, C, G: tl.constexpr):
+    pid = tl.program_id(0)
+    tl.store(X + pid, pid + 1)
+    mtia.barrier(C + pid // G, G)
+    first = (pid // G) * G
+    s = 0
+    for j in range(G):
+        s += tl.load(X + first + j)
+    mtia.barrier(C + pid // G, G)
+    tl.store(X + pid, s)
+'''
+
+
+def test_barrier_of_groups_with_their_own_counters():
+    r = launch(GROUPS, "*i32,*i32", {"X": np.zeros(12, np.int32), "C": np.zeros(3, np.int32)}, grid=(12,),
+               defines=(("G", "4"),))
+    want = np.repeat(np.arange(1, 13).reshape(3, 4).sum(axis=1), 4)
+    np.testing.assert_array_equal(r.outputs["X"], want)
+    assert r.outputs["C"].tolist() == [8, 8, 8]
