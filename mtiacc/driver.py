@@ -158,6 +158,7 @@ def parse_grid(text: str, fe) -> List[str]:
 
 def build_meta(fe, target: Target, grid: Optional[List[str]], lmem_bytes: int) -> dict:
     from mtiacc.frontend.visitor.params import param_type_name
+    from mtiacc.ir.mtia import sram_buffers
     return {
         "format_version": FORMAT_VERSION,
         "kernel": fe.kernel,
@@ -170,6 +171,7 @@ def build_meta(fe, target: Target, grid: Optional[List[str]], lmem_bytes: int) -
         "source_file": fe.source_file,
         "source": {str(k): v for k, v in fe.source_lines.items()},
         **({"tuning": fe.tuning} if fe.tuning else {}),
+        **({"place": sram_buffers(fe.module)} if sram_buffers(fe.module) else {}),
     }
 
 

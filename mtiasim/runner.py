@@ -215,7 +215,9 @@ def prepare(program: Program, cfg: MachineConfig, inputs: Dict[str, np.ndarray],
             slots.append(_scalar_slot(ty, v))
     dram = Dram(cfg.dram_base, cfg.dram_buffer_gap, cfg.dram_bytes)
     dram.layout([(name, arr.nbytes) for name, _, arr in pointers])
-    _place(dram, cfg, place or {}, [p["name"] for p in params])
+    # the binary's own placement (an atomic the kernel performs in SRAM: metadata "place"), then --place
+    placed = {str(k): str(v) for k, v in (program.meta.get("place") or {}).items()}
+    _place(dram, cfg, {**placed, **(place or {})}, [p["name"] for p in params])
     for name, _, arr in pointers:
         dram.view(name)[:] = np.ascontiguousarray(arr).reshape(-1).view(np.uint8)
     blob = b""
@@ -233,7 +235,8 @@ def prepare(program: Program, cfg: MachineConfig, inputs: Dict[str, np.ndarray],
 
 
 def _place(dram: Dram, cfg: MachineConfig, place: Dict[str, str], names) -> None:
-    """Mark buffers that live in the on-chip SRAM (``--place NAME=sram``); DRAM is the default."""
+    """Mark buffers that live in the on-chip SRAM (``--place NAME=sram``, or the binary's ``place``); DRAM is the
+    default."""
     from .dma import LEVELS
     sram = 0
     for name, where in place.items():

@@ -44,6 +44,7 @@ class Homes:
     bufs: Dict[int, Buffer] = dataclasses.field(default_factory=dict)
     demanded: Set[int] = dataclasses.field(default_factory=set)  # blocks some op reads as data
     keep: Set[int] = dataclasses.field(default_factory=set)      # buffers never freed (stored blocks)
+    placed: Dict[int, Buffer] = dataclasses.field(default_factory=dict)  # homes given in advance (a local slot)
 
     def get(self, v: Value) -> VReg:
         """The register of scalar ``v``."""
@@ -71,9 +72,11 @@ class Homes:
         return Src(elem, addr=self.buffer(v).offset)
 
     def alloc(self, v: Value) -> Buffer:
-        nbytes = v.type.numel * elem_bytes(v.type)
-        what = f"`{v.name_hint}` ({v.type})" if v.name_hint else f"a block of {v.type}"
-        buf = self.lmem.alloc(nbytes, what, v.op.loc if isinstance(v, OpResult) else None)
+        buf = self.placed.pop(id(v), None)
+        if buf is None:
+            nbytes = v.type.numel * elem_bytes(v.type)
+            what = f"`{v.name_hint}` ({v.type})" if v.name_hint else f"a block of {v.type}"
+            buf = self.lmem.alloc(nbytes, what, v.op.loc if isinstance(v, OpResult) else None)
         self.bufs[id(v)] = buf
         return buf
 

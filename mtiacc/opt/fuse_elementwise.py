@@ -27,6 +27,7 @@ import dataclasses
 from typing import Dict, List, Optional, Set
 
 from mtiacc.ir import ops as O
+from mtiacc.ir.mtia import AsyncCopyOp
 from mtiacc.ir.core import Block, Elementwise, IsolatedFromAbove, OpResult, Operation, Pure, Value
 from mtiacc.ir.fused import FusedElementwiseOp, FusedYieldOp
 from mtiacc.opt.pass_manager import ModulePass, register_pass
@@ -55,7 +56,7 @@ def structural_values(func: Operation) -> Set[int]:
     for op in func.walk():
         if isinstance(op, O.AddPtrOp):
             work.extend(op.operands)
-        elif isinstance(op, (O.LoadOp, O.StoreOp)):
+        elif isinstance(op, (O.LoadOp, O.StoreOp, AsyncCopyOp)):
             work.extend(v for v in (op.ptr, op.mask) if v is not None)
     seen: Set[int] = set()
     while work:

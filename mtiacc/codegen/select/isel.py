@@ -25,6 +25,7 @@ from mtiacc.diagnostics import CompileError
 from mtiacc.ir import ops as O
 from mtiacc.ir.core import Operation, OpResult, Value
 from mtiacc.ir.dot_ops import DotOp, read_back_source
+from mtiacc.ir.mtia import AsyncCopyOp, WaitOp
 from mtiacc.ir.shape_ops import ReduceOp, ScanOp
 from mtiacc.ir.types import FloatType, IntType
 from mtiacc.target import Target
@@ -119,6 +120,10 @@ class Selector:
             return False
         if isinstance(op, O.LoadOp):  # unless it reads a buffer (a gather's pointers, a general mask)
             return op.result.type.is_block() and not memory.needs_buffers(op)
+        if isinstance(op, AsyncCopyOp):  # likewise; mtia.wait waits itself
+            return not memory.needs_buffers(op)
+        if isinstance(op, WaitOp):
+            return True
         if isinstance(op, control.REGION_OPS) or not op.results:
             return False
         if read_back_source(op) is not None:

@@ -23,7 +23,8 @@ from typing import Callable, Sequence, Tuple, Union
 from mtiacc.codegen import memory
 from mtiacc.codegen.arith import casts
 from mtiacc.codegen.arith.scalar import lower_scalar
-from mtiacc.codegen.memory import atomics
+from mtiacc.codegen.memory import atomics, local_buffers
+from mtiacc.ir.mtia import LocalLoadOp
 from mtiacc.codegen.context import SCALAR_BACKED, Lowering
 from mtiacc.codegen import mathlib
 from mtiacc.codegen import control
@@ -181,6 +182,8 @@ PATTERNS = (
     Pattern((O.StoreOp,), _store, reads=memory.needs_buffers, reads_when=ALWAYS),
     Pattern(debug.DEBUG_OPS, debug.lower, reads_when=ALWAYS),
     Pattern(atomics.OPS, atomics.lower, reads=atomics.reads, reads_when=ALWAYS),
+    Pattern((LocalLoadOp,), local_buffers.lower, lower_when=USED, reads=local_buffers.reads),
+    Pattern(local_buffers.OPS, local_buffers.lower, reads=local_buffers.reads, reads_when=ALWAYS),
     Pattern(reduce_region.is_combine, reduce_region.lower_combine, reads_when=USED_OR_SCALAR),
     Pattern(_no_results, _unsupported, reads=nothing),
     Pattern((DotOp,), matrix.lower, lower_when=USED, reads=matrix.reads),

@@ -10,7 +10,8 @@ visitor above it.  Bottom up:
   :class:`Semantic` first: ``core`` (programming model, creation, memory, ``where``, ``x.to``, the
   loop iterators, the data types), ``math`` (``tl.exp`` ..., ``tl.math``, libdevice), ``shapes``
   (shapes, reductions, scans), ``join``, ``sort``, ``dot``, ``memory`` (atomics, block pointers, tensor
-  descriptors), ``random`` (Philox: ``tl.rand``, ``tl.randn``, ...), ``types`` (type classes), ``debug``, and
+  descriptors), ``random`` (Philox: ``tl.rand``, ``tl.randn``, ...), ``types`` (type classes), ``debug``,
+  ``mtia`` (the MTIA extensions, ``triton.language.extra.mtia``), and
   ``pybuiltins`` (``float``, ``min``, ``isinstance`` ... on constants);
 * this module, which assembles the ``triton`` and ``triton.language`` namespaces from them (none of
   them imports it back), with ``exports`` (Triton's export list, for typo hints); ``tl_names``
@@ -29,6 +30,7 @@ from typing import Dict, Optional, Sequence
 from mtiacc.diagnostics import CompileError
 from mtiacc.frontend.language import core, debug, dot, join, memory, random, shapes, sort
 from mtiacc.frontend.language import math as tl_math
+from mtiacc.frontend.language import mtia
 from mtiacc.frontend.language import types as tl_types
 from mtiacc.frontend.language.exports import TL_NAMES
 from mtiacc.frontend.language.semantic import FValue, Semantic
@@ -77,6 +79,10 @@ def _did_you_mean(attr: str, spelled: str, names) -> str:
 
 def module_attr(module: ModuleRef, attr: str, spelled: str) -> object:
     """``module.attr``: the object it names, or :class:`Unsupported` (reported where used)."""
+    if (module.qualname, attr) in (("triton.language.extra", "mtia"), ("mtiacc", "language")):
+        return ModuleRef(module.qualname + "." + attr)
+    if module.qualname in mtia.NAMES:   # the MTIA extensions (language/mtia/)
+        return mtia.LANGUAGE.get(attr) or Unsupported(spelled, _did_you_mean(attr, spelled, mtia.LANGUAGE))
     if tl_math.is_math_module(module.qualname):
         found = tl_math.lookup(module.qualname, attr)
         return found if found is not None else Unsupported(spelled)

@@ -28,7 +28,7 @@ from mtiacc.ir.core import Builder, Value
 
 HANDLERS: Dict[type, Callable] = {**expressions.HANDLERS, **statements.HANDLERS, **control.HANDLERS}
 _PY_BUILTINS = set(dir(builtins))
-_TRITON_MODULES = ("triton", "triton.language")
+_TRITON_MODULES = ("triton", "triton.language", "mtiacc.language")  # mtiacc.language: the MTIA extensions
 
 
 class FunctionLowering(LoweringContext):
@@ -99,7 +99,7 @@ class FunctionLowering(LoweringContext):
             if isinstance(v, NonConstantGlobal):
                 raise CompileError(f"global '{name}' is not a compile-time constant; a kernel may only "
                                    "use constant globals")
-            if isinstance(v, ModuleRef) and not v.qualname.startswith(_TRITON_MODULES):
+            if isinstance(v, ModuleRef) and not v.qualname.startswith(_TRITON_MODULES) and v.qualname != "mtiacc":
                 raise CompileError(f"module '{v.qualname}' cannot be used inside a kernel")
             check_supported(v, name)
             return v

@@ -1,6 +1,7 @@
 """The module level of the user's file, read statically: imports, constants and jit functions.
 
-Nothing is executed.  Only top-level statements are considered: imports bind module names,
+Nothing is executed.  Only top-level statements are considered: imports (also those of a ``try:`` block's
+body, as its ``except ImportError:`` fallback would only matter to Python) bind module names,
 assignments of constant expressions bind constants, ``def`` binds functions; anything else
 (calls, ``if __name__ == "__main__":``, ...) is ignored.
 """
@@ -28,8 +29,9 @@ class ModuleInfo:
 
 
 def _user_module(resolver, name: str, level: int = 0):
-    """The user's own module ``name`` (see imports.py), or None for triton and unknown modules."""
-    if resolver is None or (not level and (name == "triton" or name.startswith("triton."))):
+    """The user's own module ``name`` (see imports.py), or None for triton, mtiacc (``mtiacc.language``, the
+    MTIA extensions) and unknown modules."""
+    if resolver is None or (not level and name.split(".")[0] in ("triton", "mtiacc")):
         return None
     return resolver(name, level)
 
@@ -166,6 +168,10 @@ def scan_module(tree: ast.Module, resolver=None) -> ModuleInfo:
     for node in tree.body:
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             _bind_import(scope, node, resolver)
+        elif isinstance(node, ast.Try):  # `try: from triton.language.extra import mtia` / `except ImportError:`
+            for stmt in node.body:
+                if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+                    _bind_import(scope, stmt, resolver)
         elif isinstance(node, ast.Assign):
             _bind_assign(scope, node.targets, node.value)
         elif isinstance(node, ast.AnnAssign):

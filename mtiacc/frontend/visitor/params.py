@@ -180,13 +180,25 @@ def _annotation_type(ann: ast.expr, scope, src: SourceFile) -> Optional[ParamTyp
 
 # --------------------------------------------------------------------------- pointer inference
 
-def _is_memory_call(node: ast.Call, scope) -> bool:
+# builtins that read or write memory through a pointer argument: its position and keyword
+_POINTER_ARG = {"tl.load": (0, "pointer"), "tl.store": (0, "pointer"), "mtia.async_copy": (1, "src"),
+                "mtia.atomic_add": (0, "pointer")}
+
+
+def _pointer_arg(node: ast.Call, scope):
+    """The pointer argument of a call to a builtin of ``_POINTER_ARG``, else None."""
     fn = resolve_static(node.func, scope)
-    return isinstance(fn, Builtin) and fn.qualname in ("tl.load", "tl.store")
+    if not isinstance(fn, Builtin) or fn.qualname not in _POINTER_ARG:
+        return None
+    pos, kw = _POINTER_ARG[fn.qualname]
+    if len(node.args) > pos:
+        return node.args[pos]
+    return next((k.value for k in node.keywords if k.arg == kw), None)
 
 
 def infer_pointer_params(fn: ast.FunctionDef, params: Set[str], scope) -> Set[str]:
-    """The parameters used as the base pointer of a ``tl.load``/``tl.store``.
+    """The parameters used as the base pointer of a ``tl.load``/``tl.store`` (or ``mtia.async_copy``'s source,
+    ``mtia.atomic_add``'s pointer).
 
     The pointer expression is traced through pointer arithmetic (``+`` takes its pointer from
     the left operand when that has one, else from the right; ``-`` from the left) and through
@@ -204,9 +216,8 @@ def infer_pointer_params(fn: ast.FunctionDef, params: Set[str], scope) -> Set[st
                 value = node.value if isinstance(node, ast.AnnAssign) else \
                     ast.BinOp(node.target, node.op, node.value)
                 assigned.setdefault(node.target.id, []).append(value)
-        elif isinstance(node, ast.Call) and _is_memory_call(node, scope):
-            ptr = node.args[0] if node.args else next(
-                (k.value for k in node.keywords if k.arg == "pointer"), None)
+        elif isinstance(node, ast.Call):
+            ptr = _pointer_arg(node, scope)
             if ptr is not None:
                 pointer_exprs.append(ptr)
 

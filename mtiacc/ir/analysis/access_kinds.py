@@ -1,7 +1,8 @@
 """The kinds of the ``access`` attribute of ``tt.load`` / ``tt.store``: how an access moves between DRAM
 and local memory, and the operand shape each kind needs.
 
-``access_plan.py`` chooses one kind per load and store; ``LoadOp`` / ``StoreOp`` check the attribute
+``access_plan.py`` chooses one kind per load and store (and per ``mtia.async_copy``, a load into a local
+buffer); ``LoadOp`` / ``StoreOp`` check the attribute
 against this table (a known kind, on an op and a pointer shape it fits); codegen lowers each kind with
 its own strategy (``mtiacc/codegen/memory/``).  This module imports nothing, so the ops can use it.
 """
@@ -18,7 +19,7 @@ class Kind:
     name: str
     fits: Callable[[Shape], bool]    # whether the kind makes sense for this pointer shape
     needs: str                       # the shape rule, for messages
-    ops: Tuple[str, ...] = ("tt.load", "tt.store")
+    ops: Tuple[str, ...] = ("tt.load", "tt.store", "mtia.async_copy")
 
 
 def _rank(n: int) -> Callable[[Shape], bool]:
@@ -50,7 +51,7 @@ KINDS = {k.name: k for k in (
     # an affine N-d tile (or a run-time stride): one DMA per row, or per element off unit stride
     Kind("tiles", lambda s: s is not None, "a pointer block"),
     # one DMA per element from / to a pointer block without structure
-    Kind("gather", lambda s: s is not None, "a pointer block", ("tt.load",)),
+    Kind("gather", lambda s: s is not None, "a pointer block", ("tt.load", "mtia.async_copy")),
     Kind("scatter", lambda s: s is not None, "a pointer block", ("tt.store",)),
     # one element through a local-memory slot
     Kind("scalar", lambda s: s is None, "a scalar pointer"),

@@ -41,6 +41,7 @@ from mtiacc.ir.analysis.split_axes import mask_box, pointer_axes
 from mtiacc.ir.analysis.split_index import mask_form, single_axis, split_pointer
 from mtiacc.ir.analysis.wrapped_nd import pointer_wrapped
 from mtiacc.ir.core import Operation, Value
+from mtiacc.ir.mtia import AsyncCopyOp
 
 Facts = Dict[Value, AxisInfo]
 LazyFacts = Callable[[], Facts]  # axis_info.analyze of the op's function, computed when first asked
@@ -126,4 +127,4 @@ def plan_function(func: O.FuncOp) -> Dict[Operation, str]:
         if not computed:
             computed.append(analyze(func))
         return computed[0]
-    return {op: plan(op, facts) for op in func.walk() if isinstance(op, (O.LoadOp, O.StoreOp))}
+    return {op: plan(op, facts) for op in func.walk() if isinstance(op, (O.LoadOp, O.StoreOp, AsyncCopyOp))}
