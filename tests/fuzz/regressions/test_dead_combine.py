@@ -1,11 +1,11 @@
 """A `tl.reduce` / `tl.associative_scan` with a combine function whose result nothing uses compiled at -O0
 (no dead-code elimination) to "internal: block value ... was not materialized": the combine lowering ran for
 an unused result and read its operand, which nothing had materialized.  Found by the random-kernel tests."""
-import numpy as np
-import pytest
-
 import tempfile
 from pathlib import Path
+
+import numpy as np
+import pytest
 
 import mtiacc
 import mtiasim
