@@ -187,7 +187,7 @@ class Emitter:
         if isinstance(e, m.Dot):
             if e.acc is None:
                 return f"tl.dot({x(e.a)}, {x(e.b)})"
-            od = ", out_dtype=tl.int32" if t.dtype == "int32" else ""
+            od = f", out_dtype=tl.{t.dtype}" if t.dtype in ("int32", "float64") else ""
             return f"tl.dot({x(e.a)}, {x(e.b)}, {x(e.acc)}{od})"
         raise TypeError(f"cannot emit {type(e).__name__}")
 
