@@ -223,9 +223,12 @@ def disasm_command(binary):
     def go():
         from mtiacc.asm.disasm import disassemble_binary
         from mtiacc.asm.elf import read_elf
+        from mtiacc.asm.metadata import check_metadata
         from mtiacc.files import read_bytes
         data = read_bytes(binary, "binary")   # '-': standard input
-        sys.stdout.write(disassemble_binary(read_elf(data, filename=binary)))
+        b = read_elf(data, filename=binary)
+        check_metadata(b.meta, binary)
+        sys.stdout.write(disassemble_binary(b))
 
     run_guarded(go)
 

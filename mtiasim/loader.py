@@ -111,71 +111,13 @@ def load_program(binary, filename: Optional[str] = None) -> Program:
                    getattr(binary, "symbols", {}), name=str(meta.get("kernel", "kernel")), entry=entry)
 
 
-# --- the metadata's schema (docs/architecture.md, "The binary"): checked before anything uses it, so a
-# binary whose metadata does not fit is an error naming the file and the field, never an internal error.
-
-FORMAT_VERSION = 1
-
-
-def _is_int(v) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
-
+# --- the metadata: checked against its schema (mtiacc/asm/metadata.py, the one place that declares it) before
+# anything uses it, so a binary whose metadata does not fit is an error naming the file and the field.
 
 def check_meta(meta: Any, filename: str) -> Dict[str, Any]:
     """``meta`` if it follows the schema; else a UserError ``binary 'F': metadata field 'X' ...``."""
-    where = f"binary '{filename}'"
-
-    def bad(field: str, want: str, value) -> UserError:
-        shown = repr(value)
-        shown = shown if len(shown) <= 60 else shown[:57] + "..."
-        return UserError(f"{where}: metadata field '{field}' must be {want}, got {shown}")
-
-    if not isinstance(meta, dict):
-        raise UserError(f"{where}: the metadata is not a JSON object")
-    version = meta.get("format_version", FORMAT_VERSION)
-    if not _is_int(version):
-        raise bad("format_version", "an integer", version)
-    if version != FORMAT_VERSION:
-        raise UserError(f"{where}: metadata format version {version}; this mtiasim reads version {FORMAT_VERSION} "
-                        "(recompile the kernel with the matching mtiacc)")
-    for field in ("kernel", "target", "source_file"):
-        if field in meta and meta[field] is not None and not isinstance(meta[field], str):
-            raise bad(field, "a string", meta[field])
-    for field in ("lmem_bytes", "args_base"):
-        if field in meta and meta[field] is not None and not (_is_int(meta[field]) and meta[field] >= 0):
-            raise bad(field, "a non-negative integer", meta[field])
-    params = meta.get("params")
-    if not isinstance(params, list):
-        raise bad("params", "a list of {\"name\", \"type\"} objects", params)
-    seen = set()
-    for i, p in enumerate(params):
-        if not isinstance(p, dict) or set(p) - {"name", "type"} or "name" not in p or "type" not in p:
-            raise bad(f"params[{i}]", "an object with a \"name\" and a \"type\"", p)
-        name, ty = p["name"], p["type"]
-        if not isinstance(name, str) or not name.isidentifier():
-            raise bad(f"params[{i}].name", "a parameter name (a string)", name)
-        if not isinstance(ty, str) or not ty:
-            raise bad(f"params[{i}].type", "a type in Triton signature syntax (a string such as '*fp32')", ty)
-        if name in seen:
-            raise UserError(f"{where}: metadata names parameter '{name}' twice")
-        seen.add(name)
-    constexprs = meta.get("constexprs")
-    if constexprs is not None and not isinstance(constexprs, dict):
-        raise bad("constexprs", "an object", constexprs)
-    grid = meta.get("grid")
-    if grid is not None and not (isinstance(grid, list) and 1 <= len(grid) <= 3
-                                 and all(isinstance(g, str) or _is_int(g) for g in grid)):
-        raise bad("grid", "null or a list of 1 to 3 expressions", grid)
-    source = meta.get("source")
-    if source is not None and not (isinstance(source, dict) and all(
-            isinstance(v, str) and isinstance(k, str) and k.isdigit() for k, v in source.items())):
-        raise bad("source", "an object of line numbers to lines of text", source)
-    strings = meta.get("strings")
-    if strings is not None and not (isinstance(strings, list) and all(isinstance(s, dict) for s in strings)):
-        raise bad("strings", "a list of objects (the device_print / device_assert entries)", strings)
-    if "tuning" in meta and not isinstance(meta["tuning"], dict):
-        raise bad("tuning", "an object", meta["tuning"])
-    return meta
+    from mtiacc.asm.metadata import check_metadata
+    return check_metadata(meta, filename)
 
 
 def check_target(meta: Dict[str, Any], machine: str, machine_path: str, filename: str) -> None:
