@@ -75,6 +75,8 @@ def evaluate(expr, env: Dict[str, object], shapes: Optional[Dict[str, tuple]] = 
                 and fn.value.id in ("triton", "tl")) else None
             if name in _FUNCS and node.args:
                 args = [ev(a) for a in node.args]
+                if name in ("min", "max") and len(args) < 2:
+                    raise UserError(f"grid expression '{text}': {name} takes two or more arguments")
                 if name == "cdiv":
                     if len(args) != 2:
                         raise UserError(f"grid expression '{text}': cdiv takes two arguments")

@@ -126,3 +126,98 @@ def check_target(meta: Dict[str, Any], machine: str, machine_path: str, filename
     if target is not None and target != machine:
         raise UserError(f"binary '{filename}' was compiled for target '{target}'; the machine is '{machine}' "
                         f"({machine_path}); pass the matching --config, or recompile with --target")
+
+
+# --- the inputs: an npz archive of named arrays, checked before numpy allocates anything it declares ----------
+
+MAX_INPUT_BYTES = 512 << 20    # the arrays of an inputs archive, uncompressed (a small archive may expand a lot)
+
+
+def _npy_header(f, what: str, name: str):
+    """(shape, dtype) from the header of member ``name``; a UserError when it holds objects or lies about sizes."""
+    from numpy.lib import format as npf
+    version = npf.read_magic(f)
+    shape, _fortran, dtype = (npf.read_array_header_1_0(f) if version == (1, 0) else
+                              npf.read_array_header_2_0(f))
+    if dtype.hasobject:
+        raise UserError(f"{what}: array '{name}' holds Python objects (dtype {dtype}); the inputs are numeric "
+                        "arrays (np.savez of numbers)")
+    if any(d < 0 for d in shape):
+        raise UserError(f"{what}: array '{name}' has a negative size in its shape {shape}")
+    size = dtype.itemsize
+    for d in shape:
+        size *= d
+    return shape, dtype, size
+
+
+def read_npz(data, what: str, limit: int = MAX_INPUT_BYTES):
+    """The arrays of an npz archive (a path or a binary file object), by name.
+
+    Every member's header is read first: an archive whose arrays would take more than ``limit`` bytes, an array
+    whose header claims more data than the member holds, or an array of Python objects is refused before numpy
+    allocates anything.  Big-endian arrays are returned as they are (the runner converts them: read by value)."""
+    import zipfile
+
+    import numpy as np
+    try:
+        zf = zipfile.ZipFile(data)
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError) as e:
+        raise UserError(f"{what} is not a readable .npz archive ({e})") from None
+    arrays = {}
+    with zf:
+        infos = zf.infolist()
+        total = sum(info.file_size for info in infos)
+        if total > limit:
+            raise UserError(f"{what} holds {total:,} bytes of arrays uncompressed, more than the limit of "
+                            f"{limit:,} (--max-input-bytes)")
+        declared = 0
+        for info in infos:
+            name = info.filename[:-4] if info.filename.endswith(".npy") else info.filename
+            try:
+                with zf.open(info) as f:
+                    shape, dtype, size = _npy_header(f, what, name)
+                    declared += size
+                    if declared > limit:
+                        raise UserError(f"{what}: array '{name}' ({shape}, {dtype}) would make the arrays "
+                                        f"{declared:,} bytes, more than the limit of {limit:,} (--max-input-bytes)")
+                    rest = info.file_size - f.tell()
+                    if size > rest:
+                        raise UserError(f"{what}: array '{name}' is truncated: its header says {shape} of {dtype} "
+                                        f"({size:,} bytes) but the archive holds {max(rest, 0):,}")
+                with zf.open(info) as f:
+                    arrays[name] = np.lib.format.read_array(f, allow_pickle=False)
+            except UserError:
+                raise
+            except Exception as e:  # noqa: BLE001 - any failure of zipfile, zlib or numpy to decode the file
+                raise UserError(f"{what} is not a readable .npz archive (member '{info.filename}': "
+                                f"{type(e).__name__}: {e})") from None
+    return arrays
+
+
+def load_inputs(path: str, limit: int = MAX_INPUT_BYTES):
+    """The arrays of the npz archive at ``path`` (``-``: standard input), by name (:func:`read_npz`)."""
+    import io
+    import zipfile
+    if path == "-":   # an npz archive on standard input
+        from mtiacc.files import read_bytes
+        data = read_bytes(path, "inputs")
+        if data[:6] == b"\x93NUMPY" or not zipfile.is_zipfile(io.BytesIO(data)):
+            raise UserError("the inputs on standard input are not an .npz archive of named arrays "
+                            "(write one with np.savez(f, NAME=array, ...))")
+        return read_npz(io.BytesIO(data), "the inputs on standard input", limit)
+    if not os.path.exists(path):
+        raise UserError(f"inputs file '{path}' does not exist")
+    if os.path.isdir(path):
+        raise UserError(f"inputs file '{path}' is a directory, not a readable .npz archive")
+    try:
+        with open(path, "rb") as f:
+            magic = f.read(6)
+    except OSError as e:
+        raise UserError(f"cannot read inputs file '{path}': {e.strerror}") from None
+    if magic == b"\x93NUMPY":
+        raise UserError(f"inputs file '{path}' is a single .npy array, not an .npz archive of named arrays "
+                        "(write one with np.savez(path, NAME=array, ...))")
+    if not zipfile.is_zipfile(path):
+        raise UserError(f"inputs file '{path}' is not a readable .npz archive (not a zip of named .npy "
+                        "arrays, as np.savez writes)")
+    return read_npz(path, f"inputs file '{path}'", limit)

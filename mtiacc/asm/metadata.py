@@ -79,6 +79,15 @@ class AnyJson:
 
 
 @dataclasses.dataclass(frozen=True)
+class Choice:
+    values: Tuple[str, ...]
+
+    def check(self, v, path):
+        if not (isinstance(v, str) and v in self.values):
+            raise Invalid(path, "one of " + ", ".join(repr(x) for x in self.values), v)
+
+
+@dataclasses.dataclass(frozen=True)
 class OneOf:
     kinds: Tuple[Any, ...]
     want: str
@@ -163,7 +172,9 @@ class MapOf:
 _MISSING = object()
 DIM = Int(0, (1 << 31) - 1, "a size in 0..2**31-1")
 SHAPE = ListOf(DIM, "a shape (a list of at most 8 sizes)", max_len=8)
-DEBUG_TYPE = Str("a type name such as 'fp32'", nonempty=True)
+# the element types device_print and device_assert values may have (mtiasim/semantics/convert_debug.py reads them)
+DEBUG_TYPES = ("i1", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "fp16", "bf16", "fp32", "fp64")
+DEBUG_TYPE = Choice(DEBUG_TYPES)
 
 
 def _shape_size(entry: dict, path: str) -> None:
@@ -176,12 +187,12 @@ def _shape_size(entry: dict, path: str) -> None:
             raise Invalid(f"{path}.shape", "a shape of at most 2**31-1 elements", shape)
 
 
-PRINT = Obj({"kind": Field(OneOf((Str(),), "'print'"), True), "prefix": Field(Str()),
+PRINT = Obj({"kind": Field(Choice(("print",)), True), "prefix": Field(Str()),
              "args": Field(ListOf(Obj({"type": Field(DEBUG_TYPE, True), "shape": Field(SHAPE)},
                                       "an object with a 'type' and a 'shape'", closed=True),
                                   "a list of the printed values' types", max_len=1024))},
             "a device_print entry", closed=True, check_more=_shape_size)
-ASSERT = Obj({"kind": Field(Str(), True), "message": Field(Str()), "type": Field(DEBUG_TYPE),
+ASSERT = Obj({"kind": Field(Choice(("assert",)), True), "message": Field(Str()), "type": Field(DEBUG_TYPE),
               "shape": Field(SHAPE)}, "a device_assert entry", closed=True, check_more=_shape_size)
 
 

@@ -41,7 +41,7 @@ def inputs(path, **over):
     ({"N": np.array(3.5)}, ["'N'", "i32", "float64"]),
     ({"N": np.array([N, 2], np.int32)}, ["'N'", "0-d", "(2,)"]),
     ({"A_ptr": np.zeros(10, np.float32)}, ["out of bounds", "'A_ptr'", "smaller than the kernel expects"]),
-    ({"A_ptr": np.array(["x"] * 4, dtype=object)}, ["not a readable .npz"]),
+    ({"A_ptr": np.array(["x"] * 4, dtype=object)}, ["array 'A_ptr' holds Python objects (dtype object)"]),
 ])
 def test_wrong_npz_contents(capsys, add_bin, tmp_path, over, fragments):
     out = tmp_path / "o.npz"
