@@ -12,7 +12,7 @@ import pytest
 from tests.cli.helpers import clean, mtiacc, mtiasim
 from tests.fuzz_inputs import SIM_FLAGS, build_corpus, mutant, replace_section, try_mutant, verdict
 
-SLICE = 150     # mutants per run of the suite (about 10 s); `python tests/fuzz_inputs.py --count N` for more
+SLICE = 200     # mutants per run of the suite (about 10 s); `python tests/fuzz_inputs.py --count N` for more
 
 
 @pytest.fixture(scope="module")
