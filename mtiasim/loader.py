@@ -8,6 +8,22 @@ from typing import Any, Dict, List, Optional, Tuple
 from mtiacc.diagnostics import SourceLocation, UserError
 
 
+HALT_ADDRESS = 0x7FFFFFF0     # ra at launch: a program ends when it returns here (docs/architecture.md, "Kernel ABI")
+
+
+def check_text_place(text_base: int, size: int, entry: int, filename: str) -> None:
+    """``.text`` holds instructions, 4-byte aligned, below the halt address; the entry is one of them."""
+    where = f"binary '{filename}'"
+    if size == 0:
+        raise UserError(f"{where}: .text is empty (no instructions)")
+    if text_base % 4 or not (0 <= text_base and text_base + size <= HALT_ADDRESS):
+        raise UserError(f"{where}: .text at 0x{text_base:x}..0x{text_base + size:x} must be 4-byte aligned and "
+                        f"below the halt address 0x{HALT_ADDRESS:x}")
+    if entry % 4 or not text_base <= entry < text_base + size:
+        raise UserError(f"{where}: the entry address 0x{entry:x} is not an instruction of .text "
+                        f"(0x{text_base:x}..0x{text_base + size:x}, 4-byte aligned)")
+
+
 class Program:
     """A decoded kernel: ``decoded[k]`` is the instruction at ``text_base + 4 * k`` (``None`` if undecodable)."""
 
@@ -107,6 +123,7 @@ def load_program(binary, filename: Optional[str] = None) -> Program:
     meta = dict(check_meta(binary.meta, filename or "<binary>"))
     text_base = int(getattr(binary, "text_addr", 0) or 0)
     entry = int(getattr(binary, "entry", text_base))
+    check_text_place(text_base, len(text), entry, filename or "<binary>")
     return Program(text, decoded, errors, text_base, getattr(binary, "lines", ()), meta,
                    getattr(binary, "symbols", {}), name=str(meta.get("kernel", "kernel")), entry=entry)
 

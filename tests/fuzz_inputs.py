@@ -173,6 +173,16 @@ def m_shdr(rng, seed):
     return f"section {sec} {name} = {v:#x}", "bin", bytes(data)
 
 
+def m_text_place(rng, seed):
+    """.text moved (its address and the entry together, so the ELF reader still accepts it)."""
+    data = bytearray(seed.binary)
+    hdr = sections(seed.binary)[".text"][0]
+    addr = rng.choice([2, 0x1000, 0x7FFFFF00, 0x7FFFFFF0, 1 << 40, (1 << 64) - 16, 0x10000000])
+    struct.pack_into("<Q", data, hdr + 16, addr)
+    struct.pack_into("<Q", data, 24, addr + rng.choice([0, 0, 4, 2]))
+    return f".text at {addr:#x}", "bin", bytes(data)
+
+
 def m_section_content(rng, seed):
     secs = sections(seed.binary)
     sec = rng.choice([".text", ".mtia.lines", ".symtab", ".strtab", ".text", ".mtia.lines"])
@@ -368,7 +378,7 @@ def m_npz(rng, seed):
 
 
 MUTATORS: Dict[str, List[Callable]] = {
-    "bin": [m_bitflip, m_bytes, m_ehdr, m_shdr, m_section_content],
+    "bin": [m_bitflip, m_bytes, m_ehdr, m_shdr, m_section_content, m_text_place],
     "meta": [m_meta, m_meta, m_meta_text],
     "npz": [m_npz],
 }

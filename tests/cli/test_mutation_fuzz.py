@@ -156,3 +156,19 @@ def test_metadata_nested_too_deeply(capsys, add, tmp_path):
     for result in (mtiasim(capsys, "run", bad, "--inputs", inputs, "-o", tmp_path / "o.npz"),
                    mtiacc(capsys, "disasm", bad)):
         clean(result, "section .mtia.meta is not valid JSON (nested too deeply)", code=3)
+
+
+@pytest.mark.parametrize("addr, entry, fragment", [
+    ((1 << 64) - 16, (1 << 64) - 16, "must be 4-byte aligned and below the halt address 0x7ffffff0"),   # was exit 70
+    (0x7FFFFFF0, 0x7FFFFFF0, "must be 4-byte aligned and below the halt address"),     # ran until --max-cycles
+    (0, 2, "the entry address 0x2 is not an instruction of .text"),                    # was a kernel fault
+])
+def test_text_placed_where_no_program_can_run(capsys, add, tmp_path, addr, entry, fragment):
+    binary, inputs, seed = add
+    from tests.fuzz_inputs import sections
+    data = bytearray(seed.binary)
+    struct.pack_into("<Q", data, sections(seed.binary)[".text"][0] + 16, addr)
+    struct.pack_into("<Q", data, 24, entry)
+    bad = tmp_path / "bad.bin"
+    bad.write_bytes(bytes(data))
+    clean(mtiasim(capsys, "run", bad, "--inputs", inputs, "-o", tmp_path / "o.npz", *SIM_FLAGS), fragment, code=3)
