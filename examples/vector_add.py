@@ -2,11 +2,6 @@
 
 Each program instance handles one BLOCK_SIZE-wide slice of the vectors; the mask keeps the
 last, partial slice from touching memory past the end (N need not be a multiple of BLOCK_SIZE).
-
-    mtiacc examples/vector_add.py -D BLOCK_SIZE=256 --grid 'cdiv(N, BLOCK_SIZE)' -o add.bin
-    python examples/vector_add_inputs.py data.npz
-    mtiasim run add.bin --inputs data.npz -o out.npz
-    python examples/vector_add_inputs.py --check out.npz
 """
 import triton
 import triton.language as tl

@@ -45,7 +45,7 @@ def _run(argv, monkeypatch):
 def test_every_example_documents_its_commands():
     names = {p.stem for p in EXAMPLES}
     assert names >= {"embedding_bag", "gelu_silu", "layer_norm", "loop_scale", "matmul_nodot", "rms_norm",
-                     "row_argmax", "row_cumsum", "row_sum", "softmax", "transpose", "vector_add"}
+                     "row_argmax", "row_cumsum", "row_sum", "softmax", "transpose", "vector_add_inputs"}
     for path in EXAMPLES:
         tools = [c[0] + (" --check" if "--check" in c else "") for c in commands(path)]
         assert tools[0] == "mtiacc" and "mtiasim" in tools and "python --check" in tools, (path.name, tools)
