@@ -3,7 +3,10 @@
 One BLOCK_M x BLOCK_N tile of C per program; the whole k extent in one BLOCK_K tile (K <= BLOCK_K).
 
     mtiacc examples/matmul_nodot.py -D BLOCK_M=8 -D BLOCK_N=8 -D BLOCK_K=16 \
-        --signature '*fp32,*fp32,*fp32,i32,i32,i32'
+        --signature '*fp32,*fp32,*fp32,i32,i32,i32' --grid 'cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)' -o matmul_nodot.bin
+    python examples/inputs.py matmul_nodot matmul_nodot.npz   # small seeded inputs
+    mtiasim run matmul_nodot.bin --inputs matmul_nodot.npz -o matmul_nodot.out.npz
+    python examples/inputs.py matmul_nodot --check matmul_nodot.npz matmul_nodot.out.npz   # against numpy
 """
 import numpy as np
 import triton

@@ -1,6 +1,7 @@
 """`mtiacc`: the compiler's command line.
 
     mtiacc FILE.py [-o OUT] [--kernel NAME] [-D NAME=VALUE]... [--signature SIG] [--grid EXPR]
+                   (Triton's AOT spellings too: -n/--kernel-name, -s, -g)
                    [--config N] [--emit ir|asm|bin] [--asm-syntax mtia|gnu] [--fast-math] [-O0|-O1|-O2|-O3]
     mtiacc FILE.py --list-configs [--kernel NAME]
     mtiacc opt IN.mtir [--passes=PIPELINE | -O LEVEL] [-o OUT] [--no-verify-each]
@@ -108,11 +109,13 @@ Subcommands (mtiacc COMMAND --help for each):
 @click.argument("file", type=click.Path(dir_okay=False), required=False)
 @click.option("-o", "output", type=click.Path(dir_okay=False), help="Output file, '-' for stdout (default: FILE's "
               "stem + .bin; stdout for --emit=ir/asm).")
-@click.option("--kernel", help="The @triton.jit function to compile (needed when the file has several "
-              "that no other @triton.jit function calls).")
+@click.option("--kernel", "-n", "--kernel-name", "kernel", help="The @triton.jit function to compile (needed when "
+              "the file has several that no other @triton.jit function calls).")
 @click.option("-D", "defines", multiple=True, metavar="NAME=VALUE", help="Value of a tl.constexpr parameter.")
-@click.option("--signature", help="Types of the non-constexpr parameters, Triton AOT style: '*fp32,*fp32,i32'.")
-@click.option("--grid", help="Launch grid stored in the binary, e.g. 'cdiv(N, BLOCK_SIZE)'.")
+@click.option("--signature", "-s", "signature", help="Types of the non-constexpr parameters, Triton AOT style: "
+              "'*fp32,*fp32,i32'; or one entry per parameter, a constexpr's entry its value: '*fp32,*fp32,i32,1024'.")
+@click.option("--grid", "-g", "grid", help="Launch grid stored in the binary, e.g. 'cdiv(N, BLOCK_SIZE)' or "
+              "Triton's 'N / 1024, 1, 1'.")
 @click.option("--emit", type=click.Choice(["ir", "asm", "bin"]), default="bin", show_default=True,
               help="Stop after this stage and write its output.")
 @click.option("--asm-syntax", type=click.Choice(["mtia", "gnu"]), default="mtia", show_default=True,
@@ -234,9 +237,12 @@ def disasm_command(binary):
     def go():
         from mtiacc.asm.disasm import disassemble_binary
         from mtiacc.asm.elf import read_elf
+        from mtiacc.asm.metadata import check_metadata
         from mtiacc.files import read_bytes
         data = read_bytes(binary, "binary")   # '-': standard input
-        sys.stdout.write(disassemble_binary(read_elf(data, filename=binary)))
+        b = read_elf(data, filename=binary)
+        check_metadata(b.meta, binary)
+        sys.stdout.write(disassemble_binary(b))
 
     run_guarded(go)
 

@@ -110,7 +110,7 @@ def _machine_hook(passes: list, target: Target, opts: Options):
 
 
 # operator nodes unparse to '': name them in the error
-_GRID_OPERATORS = {ast.Pow: "**", ast.Div: "/", ast.MatMult: "@", ast.LShift: "<<", ast.RShift: ">>",
+_GRID_OPERATORS = {ast.Pow: "**", ast.MatMult: "@", ast.LShift: "<<", ast.RShift: ">>",
                    ast.BitOr: "|", ast.BitAnd: "&", ast.BitXor: "^", ast.Invert: "~", ast.Not: "not",
                    ast.UAdd: "+", ast.And: "and", ast.Or: "or"}
 
@@ -126,7 +126,8 @@ def parse_grid(text: str, fe) -> List[str]:
     if not 1 <= len(axes) <= 3:
         raise UsageError(f"--grid: a grid has 1 to 3 axes, got {len(axes)}")
     allowed = (ast.Expression, ast.Tuple, ast.BinOp, ast.UnaryOp, ast.Constant, ast.Name, ast.Load,
-               ast.Call, ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod, ast.USub, ast.Subscript, ast.Attribute)
+               ast.Call, ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Div, ast.Mod, ast.USub, ast.Subscript,
+               ast.Attribute)   # '/' divides integers as C does (Triton's AOT grids are C expressions)
     from mtiacc.ir.types import PointerType
     pointers = {p.name for p in fe.params if not p.constexpr and isinstance(p.type, PointerType)}
     for node in ast.walk(tree):
@@ -145,7 +146,7 @@ def parse_grid(text: str, fe) -> List[str]:
             what = _GRID_OPERATORS.get(type(node), type(node).__name__) if isinstance(
                 node, (ast.operator, ast.unaryop, ast.boolop, ast.cmpop)) else ast.unparse(node)
             raise UsageError(f"--grid: '{what}' is not allowed in a grid expression "
-                            "(use integers, parameter names, ARRAY.shape[K], + - * // %, cdiv, min, max)")
+                            "(use integers, parameter names, ARRAY.shape[K], + - * / // %, cdiv, min, max)")
         if isinstance(node, ast.Call) and not (isinstance(node.func, ast.Name)
                                                and node.func.id in ("cdiv", "min", "max")):
             raise UsageError(f"--grid: unknown function in '{ast.unparse(node)}' (cdiv, min, max are known)")

@@ -9,63 +9,13 @@ from __future__ import annotations
 import os
 import sys
 import traceback
-import zipfile
 
 import click
-import numpy as np
 
 from mtiacc.diagnostics import ExitCode, UsageError, UserError, report, tool_version
 
+from .loader import MAX_INPUT_BYTES, load_inputs  # noqa: F401 - load_inputs is part of the CLI's API
 from .sync.progress import DEFAULT_MAX_CYCLES
-
-MAX_INPUT_BYTES = 512 << 20    # the arrays of an inputs archive, uncompressed (a small archive may expand a lot)
-
-
-def _check_sizes(source, what: str, limit: int) -> None:
-    """Refuse an archive whose arrays add up to more than ``limit`` bytes, before decompressing them."""
-    with zipfile.ZipFile(source) as zf:
-        total = sum(info.file_size for info in zf.infolist())
-    if total > limit:
-        raise UserError(f"{what} holds {total:,} bytes of arrays uncompressed, more than the limit of "
-                        f"{limit:,} (--max-input-bytes)")
-
-
-def load_inputs(path: str, limit: int = MAX_INPUT_BYTES):
-    if path == "-":   # an npz archive on standard input
-        import io
-        from mtiacc.files import read_bytes
-        data = read_bytes(path, "inputs")
-        if data[:6] == b"\x93NUMPY" or not zipfile.is_zipfile(io.BytesIO(data)):
-            raise UserError("the inputs on standard input are not an .npz archive of named arrays "
-                            "(write one with np.savez(f, NAME=array, ...))")
-        _check_sizes(io.BytesIO(data), "the inputs on standard input", limit)
-        try:
-            with np.load(io.BytesIO(data), allow_pickle=False) as z:
-                return {k: z[k] for k in z.files}
-        except (zipfile.BadZipFile, ValueError, OSError, EOFError, KeyError) as e:
-            raise UserError(f"the inputs on standard input are not a readable .npz archive ({e})") from None
-    if not os.path.exists(path):
-        raise UserError(f"inputs file '{path}' does not exist")
-    if os.path.isdir(path):
-        raise UserError(f"inputs file '{path}' is a directory, not a readable .npz archive")
-    try:
-        with open(path, "rb") as f:
-            magic = f.read(6)
-    except OSError as e:
-        raise UserError(f"cannot read inputs file '{path}': {e.strerror}") from None
-    if magic == b"\x93NUMPY":
-        raise UserError(f"inputs file '{path}' is a single .npy array, not an .npz archive of named arrays "
-                        "(write one with np.savez(path, NAME=array, ...))")
-    if not zipfile.is_zipfile(path):
-        raise UserError(f"inputs file '{path}' is not a readable .npz archive (not a zip of named .npy "
-                        "arrays, as np.savez writes)")
-    try:
-        _check_sizes(path, f"inputs file '{path}'", limit)
-        with np.load(path, allow_pickle=False) as z:
-            return {k: z[k] for k in z.files}
-    except (zipfile.BadZipFile, ValueError, OSError, EOFError, KeyError) as e:
-        raise UserError(f"inputs file '{path}' is not a readable .npz archive ({e})") from None
-
 
 def check_writable(path: str, what: str = "") -> None:
     """Fail before a run whose result could not be written (a missing directory, a directory as the file)."""

@@ -1,4 +1,5 @@
-"""A tiny, safe evaluator for launch-grid expressions (``cdiv(n, BLOCK)``, ``min``, ``max``, ``+ - * // %``,
+"""A tiny, safe evaluator for launch-grid expressions (``cdiv(n, BLOCK)``, ``min``, ``max``, ``+ - * // %``, ``/``
+(C's integer division, rounded toward zero, as in Triton's AOT grids),
 ``X.shape[0]``: the size of a pointer parameter's input array along an axis).
 
 It walks the ``ast`` of the expression and allows only integer constants, names bound in the environment, the
@@ -17,8 +18,14 @@ def _cdiv(a, b):
 
 
 _FUNCS = {"cdiv": _cdiv, "min": min, "max": max}
+def _c_div(a, b):
+    """``a / b`` as C divides integers (Triton's AOT grids are C expressions): rounded toward zero."""
+    q = abs(a) // abs(b)
+    return q if (a < 0) == (b < 0) else -q
+
+
 _BINOPS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
-           ast.FloorDiv: lambda a, b: a // b, ast.Mod: lambda a, b: a % b}
+           ast.FloorDiv: lambda a, b: a // b, ast.Mod: lambda a, b: a % b, ast.Div: _c_div}
 
 
 def evaluate(expr, env: Dict[str, object], shapes: Optional[Dict[str, tuple]] = None) -> int:
@@ -62,7 +69,7 @@ def evaluate(expr, env: Dict[str, object], shapes: Optional[Dict[str, tuple]] = 
             return int(shape[k])
         if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
             a, b = ev(node.left), ev(node.right)
-            if isinstance(node.op, (ast.FloorDiv, ast.Mod)) and b == 0:
+            if isinstance(node.op, (ast.FloorDiv, ast.Div, ast.Mod)) and b == 0:
                 raise UserError(f"grid expression '{text}' divides by zero")
             return _BINOPS[type(node.op)](a, b)
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
@@ -75,6 +82,8 @@ def evaluate(expr, env: Dict[str, object], shapes: Optional[Dict[str, tuple]] = 
                 and fn.value.id in ("triton", "tl")) else None
             if name in _FUNCS and node.args:
                 args = [ev(a) for a in node.args]
+                if name in ("min", "max") and len(args) < 2:
+                    raise UserError(f"grid expression '{text}': {name} takes two or more arguments")
                 if name == "cdiv":
                     if len(args) != 2:
                         raise UserError(f"grid expression '{text}': cdiv takes two arguments")
@@ -82,7 +91,7 @@ def evaluate(expr, env: Dict[str, object], shapes: Optional[Dict[str, tuple]] = 
                         raise UserError(f"grid expression '{text}' divides by zero")
                 return _FUNCS[name](*args)
         raise UserError(f"grid expression '{text}' uses something other than integers, parameter names, "
-                        f"ARRAY.shape[K], + - * // %, cdiv, min and max")
+                        f"ARRAY.shape[K], + - * / // %, cdiv, min and max")
     return ev(tree)
 
 

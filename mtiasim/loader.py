@@ -8,6 +8,22 @@ from typing import Any, Dict, List, Optional, Tuple
 from mtiacc.diagnostics import SourceLocation, UserError
 
 
+HALT_ADDRESS = 0x7FFFFFF0     # ra at launch: a program ends when it returns here (docs/architecture.md, "Kernel ABI")
+
+
+def check_text_place(text_base: int, size: int, entry: int, filename: str) -> None:
+    """``.text`` holds instructions, 4-byte aligned, below the halt address; the entry is one of them."""
+    where = f"binary '{filename}'"
+    if size == 0:
+        raise UserError(f"{where}: .text is empty (no instructions)")
+    if text_base % 4 or not (0 <= text_base and text_base + size <= HALT_ADDRESS):
+        raise UserError(f"{where}: .text at 0x{text_base:x}..0x{text_base + size:x} must be 4-byte aligned and "
+                        f"below the halt address 0x{HALT_ADDRESS:x}")
+    if entry % 4 or not text_base <= entry < text_base + size:
+        raise UserError(f"{where}: the entry address 0x{entry:x} is not an instruction of .text "
+                        f"(0x{text_base:x}..0x{text_base + size:x}, 4-byte aligned)")
+
+
 class Program:
     """A decoded kernel: ``decoded[k]`` is the instruction at ``text_base + 4 * k`` (``None`` if undecodable)."""
 
@@ -107,75 +123,18 @@ def load_program(binary, filename: Optional[str] = None) -> Program:
     meta = dict(check_meta(binary.meta, filename or "<binary>"))
     text_base = int(getattr(binary, "text_addr", 0) or 0)
     entry = int(getattr(binary, "entry", text_base))
+    check_text_place(text_base, len(text), entry, filename or "<binary>")
     return Program(text, decoded, errors, text_base, getattr(binary, "lines", ()), meta,
                    getattr(binary, "symbols", {}), name=str(meta.get("kernel", "kernel")), entry=entry)
 
 
-# --- the metadata's schema (docs/architecture.md, "The binary"): checked before anything uses it, so a
-# binary whose metadata does not fit is an error naming the file and the field, never an internal error.
-
-FORMAT_VERSION = 1
-
-
-def _is_int(v) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
-
+# --- the metadata: checked against its schema (mtiacc/asm/metadata.py, the one place that declares it) before
+# anything uses it, so a binary whose metadata does not fit is an error naming the file and the field.
 
 def check_meta(meta: Any, filename: str) -> Dict[str, Any]:
     """``meta`` if it follows the schema; else a UserError ``binary 'F': metadata field 'X' ...``."""
-    where = f"binary '{filename}'"
-
-    def bad(field: str, want: str, value) -> UserError:
-        shown = repr(value)
-        shown = shown if len(shown) <= 60 else shown[:57] + "..."
-        return UserError(f"{where}: metadata field '{field}' must be {want}, got {shown}")
-
-    if not isinstance(meta, dict):
-        raise UserError(f"{where}: the metadata is not a JSON object")
-    version = meta.get("format_version", FORMAT_VERSION)
-    if not _is_int(version):
-        raise bad("format_version", "an integer", version)
-    if version != FORMAT_VERSION:
-        raise UserError(f"{where}: metadata format version {version}; this mtiasim reads version {FORMAT_VERSION} "
-                        "(recompile the kernel with the matching mtiacc)")
-    for field in ("kernel", "target", "source_file"):
-        if field in meta and meta[field] is not None and not isinstance(meta[field], str):
-            raise bad(field, "a string", meta[field])
-    for field in ("lmem_bytes", "args_base"):
-        if field in meta and meta[field] is not None and not (_is_int(meta[field]) and meta[field] >= 0):
-            raise bad(field, "a non-negative integer", meta[field])
-    params = meta.get("params")
-    if not isinstance(params, list):
-        raise bad("params", "a list of {\"name\", \"type\"} objects", params)
-    seen = set()
-    for i, p in enumerate(params):
-        if not isinstance(p, dict) or set(p) - {"name", "type"} or "name" not in p or "type" not in p:
-            raise bad(f"params[{i}]", "an object with a \"name\" and a \"type\"", p)
-        name, ty = p["name"], p["type"]
-        if not isinstance(name, str) or not name.isidentifier():
-            raise bad(f"params[{i}].name", "a parameter name (a string)", name)
-        if not isinstance(ty, str) or not ty:
-            raise bad(f"params[{i}].type", "a type in Triton signature syntax (a string such as '*fp32')", ty)
-        if name in seen:
-            raise UserError(f"{where}: metadata names parameter '{name}' twice")
-        seen.add(name)
-    constexprs = meta.get("constexprs")
-    if constexprs is not None and not isinstance(constexprs, dict):
-        raise bad("constexprs", "an object", constexprs)
-    grid = meta.get("grid")
-    if grid is not None and not (isinstance(grid, list) and 1 <= len(grid) <= 3
-                                 and all(isinstance(g, str) or _is_int(g) for g in grid)):
-        raise bad("grid", "null or a list of 1 to 3 expressions", grid)
-    source = meta.get("source")
-    if source is not None and not (isinstance(source, dict) and all(
-            isinstance(v, str) and isinstance(k, str) and k.isdigit() for k, v in source.items())):
-        raise bad("source", "an object of line numbers to lines of text", source)
-    strings = meta.get("strings")
-    if strings is not None and not (isinstance(strings, list) and all(isinstance(s, dict) for s in strings)):
-        raise bad("strings", "a list of objects (the device_print / device_assert entries)", strings)
-    if "tuning" in meta and not isinstance(meta["tuning"], dict):
-        raise bad("tuning", "an object", meta["tuning"])
-    return meta
+    from mtiacc.asm.metadata import check_metadata
+    return check_metadata(meta, filename)
 
 
 def check_target(meta: Dict[str, Any], machine: str, machine_path: str, filename: str) -> None:
@@ -184,3 +143,98 @@ def check_target(meta: Dict[str, Any], machine: str, machine_path: str, filename
     if target is not None and target != machine:
         raise UserError(f"binary '{filename}' was compiled for target '{target}'; the machine is '{machine}' "
                         f"({machine_path}); pass the matching --config, or recompile with --target")
+
+
+# --- the inputs: an npz archive of named arrays, checked before numpy allocates anything it declares ----------
+
+MAX_INPUT_BYTES = 512 << 20    # the arrays of an inputs archive, uncompressed (a small archive may expand a lot)
+
+
+def _npy_header(f, what: str, name: str):
+    """(shape, dtype) from the header of member ``name``; a UserError when it holds objects or lies about sizes."""
+    from numpy.lib import format as npf
+    version = npf.read_magic(f)
+    shape, _fortran, dtype = (npf.read_array_header_1_0(f) if version == (1, 0) else
+                              npf.read_array_header_2_0(f))
+    if dtype.hasobject:
+        raise UserError(f"{what}: array '{name}' holds Python objects (dtype {dtype}); the inputs are numeric "
+                        "arrays (np.savez of numbers)")
+    if any(d < 0 for d in shape):
+        raise UserError(f"{what}: array '{name}' has a negative size in its shape {shape}")
+    size = dtype.itemsize
+    for d in shape:
+        size *= d
+    return shape, dtype, size
+
+
+def read_npz(data, what: str, limit: int = MAX_INPUT_BYTES):
+    """The arrays of an npz archive (a path or a binary file object), by name.
+
+    Every member's header is read first: an archive whose arrays would take more than ``limit`` bytes, an array
+    whose header claims more data than the member holds, or an array of Python objects is refused before numpy
+    allocates anything.  Big-endian arrays are returned as they are (the runner converts them: read by value)."""
+    import zipfile
+
+    import numpy as np
+    try:
+        zf = zipfile.ZipFile(data)
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError) as e:
+        raise UserError(f"{what} is not a readable .npz archive ({e})") from None
+    arrays = {}
+    with zf:
+        infos = zf.infolist()
+        total = sum(info.file_size for info in infos)
+        if total > limit:
+            raise UserError(f"{what} holds {total:,} bytes of arrays uncompressed, more than the limit of "
+                            f"{limit:,} (--max-input-bytes)")
+        declared = 0
+        for info in infos:
+            name = info.filename[:-4] if info.filename.endswith(".npy") else info.filename
+            try:
+                with zf.open(info) as f:
+                    shape, dtype, size = _npy_header(f, what, name)
+                    declared += size
+                    if declared > limit:
+                        raise UserError(f"{what}: array '{name}' ({shape}, {dtype}) would make the arrays "
+                                        f"{declared:,} bytes, more than the limit of {limit:,} (--max-input-bytes)")
+                    rest = info.file_size - f.tell()
+                    if size > rest:
+                        raise UserError(f"{what}: array '{name}' is truncated: its header says {shape} of {dtype} "
+                                        f"({size:,} bytes) but the archive holds {max(rest, 0):,}")
+                with zf.open(info) as f:
+                    arrays[name] = np.lib.format.read_array(f, allow_pickle=False)
+            except UserError:
+                raise
+            except Exception as e:  # noqa: BLE001 - any failure of zipfile, zlib or numpy to decode the file
+                raise UserError(f"{what} is not a readable .npz archive (member '{info.filename}': "
+                                f"{type(e).__name__}: {e})") from None
+    return arrays
+
+
+def load_inputs(path: str, limit: int = MAX_INPUT_BYTES):
+    """The arrays of the npz archive at ``path`` (``-``: standard input), by name (:func:`read_npz`)."""
+    import io
+    import zipfile
+    if path == "-":   # an npz archive on standard input
+        from mtiacc.files import read_bytes
+        data = read_bytes(path, "inputs")
+        if data[:6] == b"\x93NUMPY" or not zipfile.is_zipfile(io.BytesIO(data)):
+            raise UserError("the inputs on standard input are not an .npz archive of named arrays "
+                            "(write one with np.savez(f, NAME=array, ...))")
+        return read_npz(io.BytesIO(data), "the inputs on standard input", limit)
+    if not os.path.exists(path):
+        raise UserError(f"inputs file '{path}' does not exist")
+    if os.path.isdir(path):
+        raise UserError(f"inputs file '{path}' is a directory, not a readable .npz archive")
+    try:
+        with open(path, "rb") as f:
+            magic = f.read(6)
+    except OSError as e:
+        raise UserError(f"cannot read inputs file '{path}': {e.strerror}") from None
+    if magic == b"\x93NUMPY":
+        raise UserError(f"inputs file '{path}' is a single .npy array, not an .npz archive of named arrays "
+                        "(write one with np.savez(path, NAME=array, ...))")
+    if not zipfile.is_zipfile(path):
+        raise UserError(f"inputs file '{path}' is not a readable .npz archive (not a zip of named .npy "
+                        "arrays, as np.savez writes)")
+    return read_npz(path, f"inputs file '{path}'", limit)

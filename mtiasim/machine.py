@@ -16,10 +16,9 @@ from mtiacc.diagnostics import KernelFault
 
 from .config import MachineConfig
 from .faults import SimFault
-from .loader import Program
+from .loader import HALT_ADDRESS, Program  # noqa: F401 - HALT_ADDRESS: ra at launch, the end of a program
 from .memory import Dram
 
-HALT_ADDRESS = 0x7FFFFFF0
 ALL = slice(None)
 _BIG = 1 << 62
 

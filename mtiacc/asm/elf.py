@@ -211,6 +211,8 @@ def read_elf(data: bytes, filename: str = "<binary>") -> Binary:
         meta = json.loads(sections[".mtia.meta"][1].decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
         raise fail(f"section .mtia.meta is not valid JSON ({e})") from None
+    except RecursionError:
+        raise fail("section .mtia.meta is not valid JSON (nested too deeply)") from None
     if not isinstance(meta, dict):
         raise fail("section .mtia.meta is not a JSON object")
     version = meta.get("format_version")

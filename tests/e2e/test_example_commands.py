@@ -1,37 +1,78 @@
-"""Every example's documented `mtiacc` command line compiles (the commands in the examples' docstrings), and a
-grid stored as an input array's size (`--grid 'X.shape[0]'`) launches one program per row."""
+"""Every example's documented commands (the lines of its docstring: compile with `mtiacc`, write inputs with
+`python examples/...`, run with `mtiasim run`, check the outputs against numpy) work as written, in a fresh folder;
+and a grid stored as an input array's size (`--grid 'X.shape[0]'`) launches one program per row."""
+import runpy
 import shlex
-import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from mtiacc.cli import main as mtiacc_main
 from mtiacc.diagnostics import UsageError, UserError
 from mtiacc.driver import Options, compile_kernel
+from mtiasim.cli import main as mtiasim_main
 from mtiasim.runner import run
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted(p for p in (ROOT / "examples").glob("*.py") if "\n    mtiacc " in p.read_text())
+TOOLS = ("mtiacc ", "mtiasim ", "python ")
 
 
-def _command(path: Path):
+def commands(path: Path):
+    """The docstring's command lines, continuations joined and comments dropped, split as a shell would."""
     doc = path.read_text().split('"""')[1].replace("\\\\\n", " ").replace("\\\n", " ")
-    line = next(ln.strip() for ln in doc.splitlines() if ln.strip().startswith("mtiacc "))
-    return shlex.split(line)[1:]
+    return [shlex.split(ln, comments=True) for ln in doc.splitlines() if ln.strip().startswith(TOOLS)]
+
+
+def _run(argv, monkeypatch):
+    """One documented command, in-process; its exit code (0: it worked)."""
+    tool, args = argv[0], [str(ROOT / a) if a.startswith("examples/") else a for a in argv[1:]]
+    if tool == "mtiasim":
+        return mtiasim_main(args)
+    try:
+        if tool == "mtiacc":
+            mtiacc_main(args)
+        else:
+            monkeypatch.setattr(sys, "argv", args)
+            runpy.run_path(args[0], run_name="__main__")
+    except SystemExit as e:
+        return e.code if e.code is not None else 0
+    return 0
+
+
+def test_every_example_documents_its_commands():
+    names = {p.stem for p in EXAMPLES}
+    assert names >= {"embedding_bag", "gelu_silu", "layer_norm", "loop_scale", "matmul_nodot", "rms_norm",
+                     "row_argmax", "row_cumsum", "row_sum", "softmax", "transpose", "vector_add_inputs"}
+    for path in EXAMPLES:
+        tools = [c[0] + (" --check" if "--check" in c else "") for c in commands(path)]
+        assert tools[0] == "mtiacc" and "mtiasim" in tools and "python --check" in tools, (path.name, tools)
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])
-def test_the_documented_command_compiles(path, tmp_path):
-    args = _command(path)
-    if "-o" in args:
-        args[args.index("-o") + 1] = str(tmp_path / "k.bin")
-    else:
-        args += ["-o", str(tmp_path / "k.bin")]
-    r = subprocess.run([sys.executable, "-m", "mtiacc.cli", *args], capture_output=True, text=True, cwd=ROOT)
-    assert r.returncode == 0, r.stderr
-    assert (tmp_path / "k.bin").read_bytes()[:4] == b"\x7fELF"
+def test_the_documented_commands_compile_run_and_check(path, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    for argv in commands(path):
+        code = _run(argv, monkeypatch)
+        out, err = capsys.readouterr()
+        assert code == 0, f"{shlex.join(argv)}: exit {code}\n{err}"
+    assert "match" in out or "everywhere" in out, out     # the check's verdict
+
+
+def test_the_check_finds_a_wrong_output():
+    sys.path.insert(0, str(ROOT / "examples"))
+    try:
+        import inputs
+    finally:
+        sys.path.pop(0)
+    for name in inputs.EXAMPLES:
+        given = getattr(inputs, name)()
+        want = inputs.check(name, given, {k: v for k, (v, _r, _a) in getattr(inputs, f"expect_{name}")(given).items()})
+        assert want == [], name
+        wrong = {k: np.asarray(v) + 1 for k, (v, _r, _a) in getattr(inputs, f"expect_{name}")(given).items()}
+        assert inputs.check(name, given, wrong), name
 
 
 def test_a_grid_of_one_program_per_input_row():

@@ -1,7 +1,8 @@
 """A kernel's parameters: which are constexprs (and their values), and the types of the others.
 
 Types come, in order of preference, from the ``signature`` (Triton AOT style: ``*fp32, i32``,
-one entry per non-constexpr parameter; ``tensordesc<fp16[64, 64]>`` is a tensor descriptor the host
+one entry per non-constexpr parameter, or one per parameter with each constexpr's value in its place, as
+Triton's ``compile.py`` takes it; ``tensordesc<fp16[64, 64]>`` is a tensor descriptor the host
 made, see :class:`DescriptorType`), from a parameter annotation (``x: tl.int32``,
 ``p: tl.pointer_type(tl.float16)``), or from a pre-pass over the body: a parameter that is
 loaded or stored through, directly or via pointer arithmetic, is ``*fp32``; any other is ``i32``.
@@ -269,6 +270,7 @@ def resolve_params(src: SourceFile, fn: ast.FunctionDef, scope, kernel: str,
 
     params: List[Param] = []
     pending: List[Param] = []   # derived: computed last
+    missing: Dict[str, CompileError] = {}
     for arg in args:
         # -D on a plain parameter specializes it to that constant, like Triton's `constants=`
         # (its launcher does so for arguments equal to 1, e.g. `xnumel`); so do a config's kwargs
@@ -282,7 +284,12 @@ def resolve_params(src: SourceFile, fn: ast.FunctionDef, scope, kernel: str,
             elif arg.arg in presets:
                 p.value = presets[arg.arg]
             else:
-                p.value = _constexpr_value(src, arg, defaults, defines, scope)
+                try:
+                    p.value = _constexpr_value(src, arg, defaults, defines, scope)
+                except CompileError as e:
+                    if signature is None:
+                        raise
+                    missing[p.name] = e     # unless the signature gives its value (Triton's spelling)
             params.append(p)
         else:
             params.append(Param(arg.arg, None, False))
@@ -303,13 +310,23 @@ def resolve_params(src: SourceFile, fn: ast.FunctionDef, scope, kernel: str,
             raise CompileError(f"the signature '{signature}' is malformed: {e}") from None
         if "" in entries:
             raise CompileError(f"signature entry {entries.index('') + 1} is empty in '{signature}'")
-        if len(entries) != len(runtime):
+        if len(entries) == len(params) != len(runtime):
+            # Triton's AOT spelling: one entry per parameter, constexprs included, a constexpr's entry its value
+            for i, (p, text) in enumerate(zip(params, entries), start=1):
+                if p.constexpr:
+                    _signature_constexpr(p, text, i, defines, pending)
+                    missing.pop(p.name, None)
+            entries = [text for p, text in zip(params, entries) if not p.constexpr]
+        elif len(entries) != len(runtime):
             names = ", ".join(p.name for p in runtime) or "none"
             raise CompileError(f"the signature has {len(entries)} entr{'y' if len(entries) == 1 else 'ies'} "
                                f"but kernel '{kernel}' has {len(runtime)} non-constexpr parameters ({names})",
-                               src.loc(fn))
+                               src.loc(fn), notes=[f"or, as Triton's AOT compiler takes it, one entry per "
+                                                   f"parameter ({len(params)}), a constexpr's entry its value"])
         for i, (p, text) in enumerate(zip(runtime, entries), start=1):
             value = _signature_constant(text)
+            if value is None and text.partition(":")[2].strip() == "1" and not text.lstrip().startswith("*"):
+                value = 1           # Triton AOT: the hint ':1' says the argument is 1, a constant
             if value is not None:   # Triton AOT: a number in the signature is that argument's constant value
                 p.constexpr, p.value = True, value
                 continue
@@ -324,6 +341,8 @@ def resolve_params(src: SourceFile, fn: ast.FunctionDef, scope, kernel: str,
             t = _annotation_type(ann, scope, src) if ann is not None else None
             p.type = t if t is not None else (PointerType(f32) if p.name in inferred else i32)
 
+    for e in missing.values():
+        raise e
     if pending:
         waiting = {p.name for p in pending}
         known = {p.name: p.value for p in params if p.constexpr and p.name not in waiting}
@@ -333,6 +352,29 @@ def resolve_params(src: SourceFile, fn: ast.FunctionDef, scope, kernel: str,
                 presets.get(p.name) if p.name in presets else _constexpr_value(src, by_name[p.name], defaults, {},
                                                                               scope)
     return params
+
+
+def _signature_constexpr(p: Param, text: str, i: int, defines: Dict[str, str], pending: List[Param]) -> None:
+    """Constexpr ``p``'s value from its entry ``text`` (the ``i``-th) of a signature spelling every parameter."""
+    value = _signature_constant(text)
+    if value is None:
+        bad = CompileError(f"signature entry {i} ('{text}') is constexpr parameter '{p.name}': give its value "
+                           f"(a number, True, False, a quoted string or a type as tl.float16)")
+        try:
+            parse_param_type(text)      # a parameter's type ('i32', '*fp32') where a value belongs
+            raise bad
+        except ValueError:
+            pass
+        try:
+            value = parse_define(p.name, text)
+        except CompileError:
+            raise bad from None
+    if p.name in defines and parse_define(p.name, defines[p.name]) != value:
+        raise CompileError(f"signature entry {i} gives constexpr '{p.name}' the value {value!r}, but "
+                           f"-D {p.name}={defines[p.name]} another")
+    if p in pending:
+        pending.remove(p)
+    p.value = value
 
 
 def _signature_constant(text: str):
