@@ -15,9 +15,9 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install --quiet -e '.[test,plot]'
 	touch $@
 
-# triton and torch for tests/triton (torch pinned: an unpinned torch pulls CUDA; 2.13.0 may build from source)
-$(VENV)/.installed-triton: $(VENV)/.installed
-	$(PY) -m pip install --quiet -e '.[test,plot,triton]'
+# triton, torch and transformers for tests/triton and tests/torch (torch pinned: an unpinned torch pulls CUDA)
+$(VENV)/.installed-torch: $(VENV)/.installed
+	$(PY) -m pip install --quiet -e '.[test,plot,torch]'
 	touch $@
 
 install: $(VENV)/.installed
@@ -29,7 +29,7 @@ demo: install
 	$(BIN)/mtiasim run $(BUILD)/add.bin --inputs $(BUILD)/data.npz --grid 4 -o $(BUILD)/out.npz --stats
 	$(PY) examples/vector_add_inputs.py --check $(BUILD)/out.npz
 
-test: install $(VENV)/.installed-triton
+test: install $(VENV)/.installed-torch
 	$(PY) -m pytest
 
 # Triton's language tests on the `cpu` backend and on Triton's interpreter: docs/conformance.md
@@ -37,7 +37,7 @@ test: install $(VENV)/.installed-triton
 TRITON_TESTS ?= ../shared/triton-tests
 TIMEOUT ?= 3600
 .PHONY: conformance
-conformance: $(VENV)/.installed-triton
+conformance: $(VENV)/.installed-torch
 	$(PY) benchmarks/conformance.py --tests $(TRITON_TESTS) --timeout $(TIMEOUT) $(if $(K),-k '$(K)')
 
 docs: install
@@ -74,3 +74,17 @@ bench-behaviour: install
 .PHONY: bench-compile
 bench-compile: install
 	$(PY) benchmarks/bench_compile.py $(if $(BASE),--vs $(BASE)) $(if $(CORPUS),--corpus $(CORPUS))
+
+# PyTorch models through torch.compile(backend="mtia"): the coverage table (`make models [MODE=max-autotune]`)
+.PHONY: models
+models: $(VENV)/.installed-torch
+	$(PY) examples/torch_models.py $(if $(MODE),--mode $(MODE)) $(if $(JSON),--json $(JSON))
+
+# Random kernels against numpy at -O0 and -O3, and mutated binaries, metadata and inputs:
+# `make fuzz N=500 [SEED=0] [JOBS=2]`; each failure is minimized and written under fuzz-out/
+N ?= 200
+JOBS ?= 2
+.PHONY: fuzz
+fuzz: install
+	PYTHONPATH=. $(PY) -W ignore -m tests.fuzz.gen --count $(N) --jobs $(JOBS) --seed $(or $(SEED),0) --out fuzz-out/kernels
+	PYTHONPATH=. $(PY) tests/fuzz_inputs.py --count $$(( $(N) * 10 )) --seed $(or $(SEED),0) --out fuzz-out/inputs
