@@ -7,7 +7,8 @@
   backend named ``cpu``, :mod:`mtiacc.triton_backend`: they run on the simulator;
 - ``deterministic=True`` unless the user asked for autotuning (``mode="max-autotune"``), so the same model
   compiles to the same kernels each time;
-- with ``mode="max-autotune"``: autotuning on the simulated clock, and GEMMs and convolutions as Triton
+- with ``mode="max-autotune"``: autotuning on the simulated clock (Inductor's CPU benchmarker reads it for
+  candidates that ran on the simulator), and GEMMs and convolutions as Triton
   templates (``max_autotune_gemm_backends="TRITON"``), which mtiacc compiles for the matrix engine;
 - ``options={...}`` (``torch.compile``'s) patched over these.
 
@@ -67,12 +68,35 @@ def _fallback_policy() -> None:
         records.set_fallback(True)
 
 
+def _simulated_benchmarks() -> None:
+    """Inductor times autotuning candidates on CPU tensors with the host's clock (``benchmark_cpu``); a
+    candidate that launched kernels on the simulator is timed by the simulated clock instead, once, as
+    ``triton.testing.do_bench`` is (the simulator is deterministic).  Host-only callables keep the host clock."""
+    from torch._inductor.runtime.benchmarking import benchmarker
+    from mtiacc.triton_backend import clock
+    if getattr(benchmarker, "_mtiacc_simulated", False):
+        return
+    host = benchmarker.benchmark_cpu
+
+    def benchmark_cpu(_callable, *args, **kwargs) -> float:
+        t0, n0 = clock.now_s(), clock.launches()
+        _callable()
+        if clock.launches() == n0:
+            return host(_callable, *args, **kwargs)
+        return (clock.now_s() - t0) * 1e3
+
+    benchmarker.benchmark_cpu = benchmark_cpu
+    benchmarker._mtiacc_simulated = True
+
+
 def compile_graph(gm, example_inputs, mode: Optional[str] = None, options: Optional[Dict[str, Any]] = None):
     """The ``mtia`` dynamo backend (see the module's docstring)."""
     import torch._functorch.config as functorch_config
     from torch._inductor.compile_fx import compile_fx
 
     patches = config_patches(mode, options)
+    if mode in AUTOTUNE_MODES:
+        _simulated_benchmarks()
     _cache_dir()
     _fallback_policy()
     from mtiacc.torch_backend import coverage

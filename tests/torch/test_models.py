@@ -15,7 +15,8 @@ def _check_report(on_chip_required=True):
         assert rep["kernels_on_chip"] == rep["kernels_total"], rep["fallbacks"]
         assert rep["fallbacks"] == []
     assert 0 < rep["layer_coverage"] <= 1
-    assert 0 < rep["nongemm_time_share"] <= 1
+    # None only when no non-GEMM work is left (everything fused into GEMM templates)
+    assert rep["nongemm_time_share"] is None or 0 < rep["nongemm_time_share"] <= 1
     for k in rep["kernels"]:
         assert k["launches"] >= 1
         if k["on_chip"]:
@@ -45,10 +46,33 @@ def test_training_step_matches_eager():
     assert rep["graphs"] >= 3          # forward, backward, and the optimizer's step
 
 
-@pytest.mark.parametrize("name", ["mlp", "transformer"])
+def test_max_autotune_runs_gemm_templates_tuned_by_simulated_time():
+    from torch._inductor.runtime.benchmarking import benchmarker
+    from mtiacc.triton_backend import clock
+    torch.manual_seed(0)
+    m = torch.nn.Sequential(torch.nn.Linear(32, 32), torch.nn.ReLU())
+    x = torch.randn(16, 32)
+    c = torch.compile(m, backend="mtia", mode="max-autotune")
+    with torch.no_grad():
+        torch.testing.assert_close(c(x), m(x), atol=1e-4, rtol=1e-4)
+        rep = _check_report()
+        # the GEMM became a Triton template that ran on the chip; the candidates autotuning tried were
+        # simulated too, and timed on the simulated clock
+        assert rep["aten_ops"] == [] and rep["layer_coverage"] == 1.0
+        assert any(k["gemm"] and k["on_chip"] for k in rep["kernels"]), [k["name"] for k in rep["kernels"]]
+        assert rep["autotuning"]["kernels"] >= 2 and rep["autotuning"]["simulated_s"] > 0
+        t0 = clock.now_s()
+        ms = benchmarker.benchmark_cpu(lambda: c(x))
+    assert ms == pytest.approx((clock.now_s() - t0) * 1e3) and ms > 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", [*zoo.MODELS, "mlp-train"])
 def test_max_autotune(name):
-    err = zoo.run_model(name, mode="max-autotune")
-    assert err <= zoo.MODELS[name][1]
+    if name == "mlp-train":
+        assert zoo.train_step(mode="max-autotune") <= 1e-4
+    else:
+        err = zoo.run_model(name, mode="max-autotune")
+        assert err <= zoo.MODELS[name][1]
     rep = _check_report()
-    # GEMMs became Triton templates that ran on the chip's matrix engine
     assert any(k["gemm"] and k["on_chip"] for k in rep["kernels"]), [k["name"] for k in rep["kernels"]]
