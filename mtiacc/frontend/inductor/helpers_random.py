@@ -61,5 +61,6 @@ def randint64(seed, offset, low, high):
     # an int64 in [low, high): the first two Philox words as one 64-bit number, modulo high - low
     w0, w1, _, _ = tl.randint4x(seed, offset)
     r = w0.to(tl.uint64) | (w1.to(tl.uint64) << 32)
-    r = r % (high - low).to(tl.uint64)
+    size = (high - low) + tl.zeros([], tl.int64)     # a run-time int64 whether the bounds are or not
+    r = r % size.to(tl.uint64)
     return r.to(tl.int64) + low

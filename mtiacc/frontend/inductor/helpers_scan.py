@@ -124,8 +124,7 @@ def x_grid_barrier(sem):
     else:
         add = one
     before = tl.atomic_add(sem, add, sem="release")
-    flipped = False
-    while not flipped:
+    now = tl.atomic_add(sem, 0, sem="acquire")
+    while ((before ^ now) & 0x80000000) == 0:
         now = tl.atomic_add(sem, 0, sem="acquire")
-        flipped = ((before ^ now) & 0x80000000) != 0
     tl.debug_barrier()
