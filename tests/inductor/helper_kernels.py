@@ -79,6 +79,14 @@ def per_reductions(in_ptr0, in_ptr1, out_ptr0, out_ptr1, out_ptr2, out_ptr3, out
                                             tl.broadcast_to(r0_index, tmp0.shape), 1)
     _, tmp10 = triton_helpers.min_with_index(tl.where(mask, tmp0, float("inf")),
                                              tl.broadcast_to(r0_index, tmp0.shape), 1)
+    # the arg-min again, column by column as a looped reduction does it
+    vals = tl.where(mask, tmp0, float("inf"))
+    acc_v = tl.full([XBLOCK, 1], float("inf"), tl.float32)
+    acc_i = tl.zeros([XBLOCK, 1], tl.int32)
+    for c in tl.static_range(R0_BLOCK):
+        col = triton_helpers.select_one(vals, r0_index == c, dim=1, keep_dims=True)
+        acc_v, acc_i = triton_helpers.minimum_with_index(acc_v, acc_i, col, tl.full([XBLOCK, 1], c, tl.int32))
+    tmp11 = tl.reshape(acc_i, [XBLOCK])
     x = tl.program_id(0) * XBLOCK + tl.arange(0, XBLOCK)
     xm = x < xnumel
     tl.store(out_ptr0 + x, tmp3, xm)
@@ -87,4 +95,4 @@ def per_reductions(in_ptr0, in_ptr1, out_ptr0, out_ptr1, out_ptr2, out_ptr3, out
     tl.store(out_ptr3 + x, tmp4 * 2 + tmp5.to(tl.int32), xm)
     tl.store(out_ptr4 + x, tmp6, xm)
     tl.store(out_ptr5 + x, tmp8_m2 / tmp8_w, xm)
-    tl.store(out_ptr6 + x, tmp9 * 100 + tmp10, xm)
+    tl.store(out_ptr6 + x, tmp9 * 10000 + tmp10 * 100 + tmp11, xm)
