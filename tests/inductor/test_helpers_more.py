@@ -6,6 +6,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from mtiacc.diagnostics import CompileError
+from mtiacc.frontend import compile_file
 from tests.codegen.tensor.blocks.helpers import build, launch
 from tests.language.random import reference as ref
 
@@ -74,7 +76,8 @@ def test_random_helpers(tmp_path):
     np.testing.assert_array_equal(out["out_ptr3"], np.float32(1) - (word.astype(np.float32) * scale + scale / 2))
 
 
-@pytest.mark.parametrize("kernel, dtype, words", [("red_split_scan", np.int32, 1), ("red_split_scan_64", np.float64, 3)])
+@pytest.mark.parametrize("kernel, dtype, words", [("red_split_scan", np.int32, 1),
+                                                   ("red_split_scan_64", np.float64, 3)])
 def test_exclusive_scan_decoupled_lookback(tmp_path, kernel, dtype, words):
     progs, R = 6, 16
     x = np.random.default_rng(words).integers(-50, 50, progs * R).astype(dtype)
@@ -95,3 +98,15 @@ def test_x_grid_barrier(tmp_path):
                   "sem_ptr": np.zeros(1, np.uint32)}, (progs,))
     np.testing.assert_array_equal(out["out_ptr0"], np.full(progs, x.sum() * 15))
     assert out["sem_ptr"][0] == 0x80000000       # three uses, each adding 2**31
+
+
+def test_a_host_side_helper_in_a_kernel_is_an_error_at_the_call(tmp_path):
+    p = tmp_path / "k.py"
+    p.write_text("import triton\nimport triton.language as tl\nfrom torch._inductor.runtime import triton_helpers\n\n"
+                 "@triton.jit\ndef k(X):\n    triton_helpers.get_backend_options()\n    tl.store(X, 1.0)\n")
+    with pytest.raises(CompileError) as info:
+        compile_file(str(p), kernel="k")
+    assert info.value.message == ("'get_backend_options' is a plain Python function; a kernel can only call "
+                                  "triton.language functions")
+    assert (info.value.loc.line, info.value.loc.col) == (7, 5)
+    assert "Traceback" not in info.value.render()
