@@ -344,7 +344,9 @@ def test_nextafter_steps_in_the_operand_type(t):
      "libdevice.erfinv(x.to(tl.float64))"),
     ("y = libdevice.atan2(x, tl.arange(0, 8))", "libdevice.atan2() needs floating-point operands (fp16, bf16, fp32, fp64), got i32",
      "libdevice.atan2(x, tl.arange(0, 8))"),
-    ("y = libdevice.j0(x)", "`libdevice.j0` is not supported yet", "libdevice.j0"),
+    ("y = libdevice.jn(x)", "`libdevice.jn` is not supported yet", "libdevice.jn"),
+    ("y = libdevice.j0(x.to(tl.float64))", "`libdevice.j0` on float64 is not supported yet",
+     "libdevice.j0(x.to(tl.float64))"),
 ])
 def test_errors(tmp_path, stmt, message, underlined):
     from tests.language.harness import assert_error_at_call

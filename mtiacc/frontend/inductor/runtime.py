@@ -6,13 +6,12 @@ Inductor's kernels start with::
     from torch._inductor.runtime.triton_helpers import libdevice, math as tl_math
 
 The importer (``visitor/imports.py``) resolves those module names, when the user's project has no such files,
-to Triton source that ships with this compiler: ``triton_helpers.py`` beside this module,
-written by us from the helpers' documented semantics (``maximum``/``minimum`` that propagate NaN,
-``max2``/``min2``/``sum``/``prod``/``any`` reductions, ``max_with_index``/``min_with_index``,
-``welford_reduce``/``welford_combine``/``welford``, ``div_floor_integer``, ``remainder_integer``,
-...).  It is read and lowered like any module of the user's, never imported; in it ``libdevice``
-is ``triton.language.extra.libdevice`` and ``math`` is ``triton.language.math``.  Names it does not
-define (``triton_heuristics``) stay unbound, so using them in a kernel is an "undefined name"
+to Triton source that ships with this compiler: ``triton_helpers.py`` beside this module (and the
+``helpers_*.py`` files it imports), written by us from the helpers' documented semantics; it defines
+every function of torch 2.13's ``triton_helpers`` (tests/inductor/test_coverage.py compares with the
+installed torch).  It is read and lowered like any module of the user's, never imported; in it
+``libdevice`` is ``triton.language.extra.libdevice`` and ``math`` is ``triton.language.math``.  Names
+it does not define (``triton_heuristics``) stay unbound, so using them in a kernel is an "undefined name"
 error at the use.
 """
 from __future__ import annotations

@@ -343,6 +343,130 @@ def debug_barrier(sem: Semantic):
     return None
 
 
+# ---------------------------------------------------------------------- special functions
+# Bessel functions of the first and second kind (j0, j1, y0, y1) and modified ones of the first kind
+# (cyl_bessel_i0, cyl_bessel_i1) from the polynomial approximations of Abramowitz and Stegun, 9.4.1-9.4.6
+# and 9.8.1-9.8.4 (absolute error below 1e-6 for J and Y, relative below 1e-6 for I, in f32); erfcx.
+
+_J0 = (1.0, -2.2499997, 1.2656208, -0.3163866, 0.0444479, -0.0039444, 0.0002100)              # J0(x), (x/3)**2
+_Y0 = (0.36746691, 0.60559366, -0.74350384, 0.25300117, -0.04261214, 0.00427916, -0.00024846)
+_J1 = (0.5, -0.56249985, 0.21093573, -0.03954289, 0.00443319, -0.00031761, 0.00001109)        # J1(x) / x
+_Y1 = (-0.6366198, 0.2212091, 2.1682709, -1.3164827, 0.3123951, -0.0400976, 0.0027873)
+# x >= 3: J = f cos(theta) / sqrt(x), Y = f sin(theta) / sqrt(x), f and theta - x polynomials in 3 / x
+_F0 = (0.79788456, -0.00000077, -0.00552740, -0.00009512, 0.00137237, -0.00072805, 0.00014476)
+_T0 = (-0.78539816, -0.04166397, -0.00003954, 0.00262573, -0.00054125, -0.00029333, 0.00013558)
+_F1 = (0.79788456, 0.00000156, 0.01659667, 0.00017105, -0.00249511, 0.00113653, -0.00020033)
+_T1 = (-2.35619449, 0.12499612, 0.00005650, -0.00637879, 0.00074348, 0.00079824, -0.00029166)
+_I0 = (1.0, 3.5156229, 3.0899424, 1.2067492, 0.2659732, 0.0360768, 0.0045813)                # (x/3.75)**2
+_I1 = (0.5, 0.87890594, 0.51498869, 0.15084934, 0.02658733, 0.00301532, 0.00032411)
+# x >= 3.75: sqrt(x) exp(-x) I, polynomials in 3.75 / x
+_I0_BIG = (0.39894228, 0.01328592, 0.00225319, -0.00157565, 0.00916281, -0.02057706, 0.02635537,
+           -0.01647633, 0.00392377)
+_I1_BIG = (0.39894228, -0.03988024, -0.00362018, 0.00163801, -0.01031555, 0.02282967, -0.02895312,
+           0.01787654, -0.00420059)
+_TWO_OVER_PI = 0.6366197723675814
+
+
+def _poly(sem: Semantic, z: Value, coeffs) -> Value:
+    """``sum(c[k] * z**k)`` by Horner's rule."""
+    r = sem.binary("add", sem.binary("mul", z, coeffs[-1]), coeffs[-2])
+    for c in reversed(coeffs[:-2]):
+        r = sem.binary("add", sem.binary("mul", r, z), c)
+    return r
+
+
+def _m(sem: Semantic, name: str, v: Value) -> Value:
+    return sem.emit(ops.MATH_UNARY[name].get(v))
+
+
+def _bessel_big(sem: Semantic, ax: Value, f, theta, trig: str) -> Value:
+    """``f(3/x) * trig(x + theta(3/x)) / sqrt(x)`` for ``x = max(ax, 3)``."""
+    x = sem.binary("maximum", ax, 3.0)
+    z = sem.binary("truediv", 3.0, x)
+    phase = sem.binary("add", x, _poly(sem, z, theta))
+    return sem.binary("truediv", sem.binary("mul", _poly(sem, z, f), _m(sem, trig, phase)), _m(sem, "sqrt", x))
+
+
+def _bessel_j(order: int):
+    def build(sem: Semantic, x: Value) -> Value:
+        ax = abs_(sem, x)
+        s = sem.binary("mul", sem.binary("mul", ax, ax), 1.0 / 9.0)
+        if order == 0:
+            small = _poly(sem, s, _J0)
+            big = _bessel_big(sem, ax, _F0, _T0, "cos")
+        else:
+            small = sem.binary("mul", x, _poly(sem, s, _J1))
+            big = _bessel_big(sem, ax, _F1, _T1, "cos")
+            big = sem.where(sem.compare("lt", x, 0.0), sem.unary("neg", big), big)
+        r = sem.where(sem.compare("lt", ax, 3.0), small, big)
+        return sem.where(sem.compare("eq", ax, float("inf")), 0.0, r)
+    return build
+
+
+def _bessel_y(order: int):
+    def build(sem: Semantic, x: Value) -> Value:
+        s = sem.binary("mul", sem.binary("mul", x, x), 1.0 / 9.0)
+        log_term = sem.binary("mul", _m(sem, "log", sem.binary("mul", x, 0.5)), _TWO_OVER_PI)
+        if order == 0:
+            small = sem.binary("add", sem.binary("mul", log_term, _bessel_j(0)(sem, x)), _poly(sem, s, _Y0))
+            big = _bessel_big(sem, x, _F0, _T0, "sin")
+        else:
+            xj = sem.binary("mul", x, _bessel_j(1)(sem, x))
+            small = sem.binary("truediv", sem.binary("add", sem.binary("mul", log_term, xj), _poly(sem, s, _Y1)), x)
+            small = sem.where(sem.compare("eq", x, 0.0), float("-inf"), small)
+            big = _bessel_big(sem, x, _F1, _T1, "sin")
+        r = sem.where(sem.compare("lt", x, 3.0), small, big)
+        r = sem.where(sem.compare("eq", x, float("inf")), 0.0, r)
+        return sem.where(sem.compare("lt", x, 0.0), float("nan"), r)
+    return build
+
+
+def _bessel_i(order: int):
+    def build(sem: Semantic, x: Value) -> Value:
+        ax = abs_(sem, x)
+        t = sem.binary("mul", sem.binary("mul", ax, ax), 1.0 / 14.0625)
+        xb = sem.binary("maximum", ax, 3.75)
+        half = _m(sem, "exp", sem.binary("mul", xb, 0.5))      # exp(x) as two halves: finite up to I's overflow
+        scaled = _poly(sem, sem.binary("truediv", 3.75, xb), _I0_BIG if order == 0 else _I1_BIG)
+        big = sem.binary("mul", sem.binary("mul", sem.binary("truediv", scaled, _m(sem, "sqrt", xb)), half), half)
+        big = sem.where(sem.compare("eq", ax, float("inf")), float("inf"), big)
+        if order == 0:
+            return sem.where(sem.compare("lt", ax, 3.75), _poly(sem, t, _I0), big)
+        big = sem.where(sem.compare("lt", x, 0.0), sem.unary("neg", big), big)
+        return sem.where(sem.compare("lt", ax, 3.75), sem.binary("mul", x, _poly(sem, t, _I1)), big)
+    return build
+
+
+def _erfcx(sem: Semantic, x: Value) -> Value:
+    """``exp(x**2) * erfc(x)``: below 2 that product with ``x**2`` carried exactly as ``hi + lo`` (an fma),
+    from 2 on the continued fraction ``1 / sqrt(pi) / (x + (1/2) / (x + 1 / (x + (3/2) / (x + ...))))``,
+    16 terms (relative error below 1e-7 there)."""
+    hi = sem.binary("mul", x, x)
+    lo = sem.emit(ops.MathFmaOp.get(x, x, sem.unary("neg", hi)))
+    direct = sem.binary("mul", sem.binary("mul", _m(sem, "exp", hi), sem.binary("add", lo, 1.0)), _m(sem, "erfc", x))
+    xc = sem.binary("maximum", x, 2.0)
+    t = xc
+    for k in range(16, 0, -1):
+        t = sem.binary("add", xc, sem.binary("truediv", k / 2, t))
+    cf = sem.binary("truediv", 0.5641895835477563, t)
+    return sem.where(sem.compare("lt", x, 2.0), direct, cf)
+
+
+def _special(build, fname: str):
+    def impl(sem: Semantic, x):
+        return _in_f32(sem, fname, lambda v: build(sem, v), x)
+    impl.__name__ = fname.split(".")[-1]
+    impl.__doc__ = f"``{fname}(x)``, element-wise (computed in fp32)."
+    return impl
+
+
+def mul_rn(sem: Semantic, x, y):
+    """``libdevice.mul_rn(x, y)``: ``x * y`` rounded to nearest even (as ``*`` is)."""
+    _float_operand(sem, x, "libdevice.mul_rn")
+    _float_operand(sem, y, "libdevice.mul_rn")
+    return sem.binary("mul", x, y)
+
+
 # --------------------------------------------------------------------------------------- tables
 
 _UNARY_NAMES = {  # function name -> math op
@@ -374,7 +498,10 @@ LIBDEVICE: Dict[str, Builtin] = _table("libdevice", {
 }, {**_COMMON, "fabs": abs_, "pow": pow_, "signbit": signbit, "isnan": isnan, "isinf": isinf,
     "atan2": _binary_math(ops.MathAtan2Op, "libdevice.atan2"),
     "hypot": _binary_math(ops.MathHypotOp, "libdevice.hypot"), "copysign": copysign, "round": round_,
-    "fmod": fmod_, "llrint": llrint, "nextafter": nextafter, "ldexp": ldexp})
+    "fmod": fmod_, "llrint": llrint, "nextafter": nextafter, "ldexp": ldexp, "mul_rn": mul_rn,
+    **{name: _special(build, f"libdevice.{name}") for name, build in (
+        ("j0", _bessel_j(0)), ("j1", _bessel_j(1)), ("y0", _bessel_y(0)), ("y1", _bessel_y(1)),
+        ("cyl_bessel_i0", _bessel_i(0)), ("cyl_bessel_i1", _bessel_i(1)), ("erfcx", _erfcx))}})
 
 
 def lookup(qualname: str, attr: str):

@@ -106,6 +106,12 @@ def bind_arguments(fn: ast.FunctionDef, module: LoadedModule, args, kwargs) -> D
     return out
 
 
+def _of_module(module: LoadedModule, x):
+    """``x``, or for a ``@triton.jit`` function of ``module`` named by a bare name, a reference that names
+    its module."""
+    return HelperRef(module, x.name) if isinstance(x, FunctionRef) and x.jit else x
+
+
 def _freeze(x):
     """The part of a helper's specialization key that ``x`` decides: the type of a run-time value, the
     value of a constant, the structure of a tuple (which may hold both)."""
@@ -115,6 +121,8 @@ def _freeze(x):
         return (type(x).__name__, tuple(_freeze(e) for e in x))
     if isinstance(x, Aggregate):  # a block pointer, a descriptor: its structure and its parts
         return (type(x).__name__, x.key(), tuple(_freeze(e) for e in x.parts()))
+    if isinstance(x, HelperRef):
+        return ("helper", x.module.path, x.name)
     return (type(x).__name__, repr(x))
 
 
@@ -218,6 +226,10 @@ def call_values(ctx, callee, args, kwargs):
     fn = module.info.jit_functions.get(name)
     if fn is None:
         raise CompileError(f"'{name}' is not a @triton.jit function")
+    here = module_of(ctx)
+    if module is not here:  # a function of this module passed to another module's helper stays this module's
+        args = [_of_module(here, a) for a in args]
+        kwargs = {k: _of_module(here, v) for k, v in kwargs.items()}
     bound = bind_arguments(fn, module, args, kwargs)
     # A helper's `tl.constexpr` annotation does not decide anything: as in Triton, what the call passes
     # does (tutorial 06 passes the run-time blocks offs_m and offs_n to `offs_m: tl.constexpr`).
