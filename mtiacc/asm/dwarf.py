@@ -183,7 +183,7 @@ class _Reader:
         self.pos += struct.calcsize("<" + fmt)
         return value
 
-    def uleb(self) -> int:
+    def _leb(self, signed: bool) -> int:
         value = shift = 0
         while True:
             byte = self.data[self.pos]
@@ -191,17 +191,13 @@ class _Reader:
             value |= (byte & 0x7F) << shift
             shift += 7
             if not byte & 0x80:
-                return value
+                return value - (1 << shift) if signed and byte & 0x40 else value
+
+    def uleb(self) -> int:
+        return self._leb(False)
 
     def sleb(self) -> int:
-        value = shift = 0
-        while True:
-            byte = self.data[self.pos]
-            self.pos += 1
-            value |= (byte & 0x7F) << shift
-            shift += 7
-            if not byte & 0x80:
-                return value - (1 << shift) if byte & 0x40 else value
+        return self._leb(True)
 
     def cstr(self) -> str:
         end = self.data.index(b"\0", self.pos)

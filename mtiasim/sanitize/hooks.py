@@ -229,39 +229,30 @@ def _bytes(plan_item):
     return slots, idx, np.broadcast_to(ridx, idx.shape), sel
 
 
-def vector_load(d, m, san, k, ex):
-    init, vinit = san.init[:m.P], san.vinit[:m.P]
+def _vector_move(to_registers: bool):
+    """A vector load (local memory's byte state into the register bytes it fills) or store (the other way)."""
+    def hook(d, m, san, k, ex):
+        init, vinit = san.init[:m.P], san.vinit[:m.P]
 
-    def hx(g):
-        plan = _vplan(d, m, g)
-        r = ex(g)
-        for item in plan:
-            slots, idx, ridx, sel = _bytes(item)
-            rows = np.broadcast_to(slots[:, None, None], idx.shape)
-            state = init[rows, idx]
-            if sel is None:
-                vinit[rows, ridx] = state
-            else:
-                vinit[rows[sel], ridx[sel]] = state[sel]
-        return r
-    return hx
+        def hx(g):
+            plan = _vplan(d, m, g)
+            r = ex(g)
+            for item in plan:
+                slots, idx, ridx, sel = _bytes(item)
+                rows = np.broadcast_to(slots[:, None, None], idx.shape)
+                if sel is not None:
+                    rows, idx, ridx = rows[sel], idx[sel], ridx[sel]
+                if to_registers:
+                    vinit[rows, ridx] = init[rows, idx]
+                else:
+                    init[rows, idx] = vinit[rows, ridx]
+            return r
+        return hx
+    return hook
 
 
-def vector_store(d, m, san, k, ex):
-    init, vinit = san.init[:m.P], san.vinit[:m.P]
-
-    def hx(g):
-        plan = _vplan(d, m, g)
-        r = ex(g)
-        for item in plan:
-            slots, idx, ridx, sel = _bytes(item)
-            rows = np.broadcast_to(slots[:, None, None], idx.shape)
-            if sel is None:
-                init[rows, idx] = vinit[rows, ridx]
-            else:
-                init[rows[sel], idx[sel]] = vinit[rows[sel], ridx[sel]]
-        return r
-    return hx
+vector_load = _vector_move(True)
+vector_store = _vector_move(False)
 
 
 # element-wise families of one width: a result byte is defined when the operands' bytes at its place are
