@@ -15,7 +15,10 @@ not reused while a later iteration may still read it.  Uses of a carried block a
 uses of the carried buffer, which lives at least until the op ends.
 
 A loop whose body stores waits for its DMA transfers before the next iteration, so a buffer the
-body writes is never overwritten while a transfer out of it is still in flight.
+body writes is never overwritten while a transfer out of it is still in flight.  A block copied into a
+home waits for the DMA transfers into local memory in flight first: a loop pipelined by
+``pipeline-loads`` issues the next iteration's tiles at the top of its body, unwaited for
+(``DmaState.prefetch``), and moves them into the carried blocks at the yield.
 
 The matrix engine (``codegen/matrix``): a carried block kept in the engine's accumulators
 (``resident.py``) has no copy at the yield; it is initialized before the loop and stored after it.
@@ -132,9 +135,21 @@ def _copy_block(lw: Lowering, v: Value, home) -> None:
     lower_fill(lw.b, v.type.numel, src, Src(v.type.element_type, addr=home.offset))
 
 
+def _copies(lw: Lowering, v: Value, home) -> bool:
+    """Whether moving ``v`` into ``home`` copies a block out of local memory."""
+    if not v.type.is_block():
+        return False
+    src = lw.src(v)
+    return not src.is_scalar and src.addr != home.offset
+
+
 def write(lw: Lowering, values: Sequence[Value], homes: Sequence) -> None:
-    """Move ``values`` into ``homes`` as one parallel assignment."""
+    """Move ``values`` into ``homes`` as one parallel assignment (after the DMA transfers into local memory in
+    flight, when a block is copied: one of them may be the block's)."""
     b = lw.b
+    if (lw.dma.pending_in or lw.dma.prefetch) and any(_copies(lw, v, h) for v, h in zip(values, homes)):
+        b("mtia.dma.wait", comment="loaded blocks complete before they are copied")
+        lw.dma.pending_in = lw.dma.prefetch = False
     staged = []
     carried_addrs = {h.offset for h in homes if isinstance(h, Buffer)}
     for v, h in zip(values, homes):

@@ -101,6 +101,7 @@ class Selector:
         if lw.dma.pending_in and not self.leaves_local_memory_alone(op):
             lw.b("mtia.dma.wait", comment="loads above complete before their data is read")
             lw.dma.pending_in = False
+            lw.dma.prefetch = False
         if lw.engine.busy and self.disturbs_engine(op):
             engine.drain(lw)
         row = self.rows[id(op)]

@@ -38,6 +38,7 @@ from mtiacc.ir import ops as O
 from mtiacc.ir.core import Operation, Value
 from mtiacc.ir.dot_ops import DotOp
 from mtiacc.ir.fused import FusedElementwiseOp
+from mtiacc.ir.scf import YieldOp
 from mtiacc.ir.shape_ops import ReduceOp, ScanOp
 
 ALWAYS, USED, USED_OR_SCALAR = "always", "used", "used-or-scalar"
@@ -113,7 +114,11 @@ def _check_rank(op: Operation) -> None:
 def _block_load(lw: Lowering, op: O.LoadOp) -> None:
     _check_rank(op)
     _volatile_fence(lw, op)
+    waiting = lw.dma.pending_in
     memory.lower_load(lw, op)
+    if op.prefetch and all(isinstance(u.op, YieldOp) for u in op.result.uses):
+        lw.dma.pending_in = waiting   # the next tile: the body's readers need not wait for it, the yield does
+        lw.dma.prefetch = True
 
 
 def _is_volatile_load(op: Operation) -> bool:
