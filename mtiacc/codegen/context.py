@@ -94,7 +94,7 @@ class Numbering:
 @dataclasses.dataclass(eq=False)
 class DmaState:
     pending_in: bool = False  # a DMA into local memory was issued and not yet waited for
-    prefetch: bool = False    # a prefetch load (pipeline-loads) is in flight: only a loop's yield reads it
+    inflight: Set[int] = dataclasses.field(default_factory=set)  # prefetched blocks (pipeline-loads) not waited for
 
 
 @dataclasses.dataclass(eq=False)

@@ -101,7 +101,10 @@ class Selector:
         if lw.dma.pending_in and not self.leaves_local_memory_alone(op):
             lw.b("mtia.dma.wait", comment="loads above complete before their data is read")
             lw.dma.pending_in = False
-            lw.dma.prefetch = False
+            lw.dma.inflight.clear()
+        elif lw.dma.inflight and self.reads_inflight(op):
+            lw.b("mtia.dma.wait", comment="the prefetched tiles complete before their data is read")
+            lw.dma.inflight.clear()
         if lw.engine.busy and self.disturbs_engine(op):
             engine.drain(lw)
         row = self.rows[id(op)]
@@ -113,6 +116,13 @@ class Selector:
                 e.loc = op.loc
             raise
         self.release(op)
+
+    def reads_inflight(self, op: Operation) -> bool:
+        """Whether ``op`` (or an op in its regions, which may not run) reads a prefetched block in flight."""
+        inflight = self.lw.dma.inflight
+        if isinstance(op, control.REGION_OPS):
+            return any(id(v) in inflight for nested in op.walk() for v in nested.operands)
+        return any(id(v) in inflight for v in self.rows[id(op)].reads(op))
 
     def leaves_local_memory_alone(self, op: Operation) -> bool:
         """True for ops that neither read local memory nor branch: block loads (their DMA transfers

@@ -13,7 +13,10 @@ loop by one iteration for the loads it can move:
         yield ..., xn
 
 The last iteration loads its own tile again instead of one past the end (one extra tile per loop, and no
-address outside what the loop already reads; masks are computed from ``n`` as they were from ``i``).
+address outside what the loop already reads; masks are computed from ``n`` as they were from ``i``), unless
+the load's mask reads nothing past the loop's end (``cols = off + tl.arange(0, B)``, ``mask = cols < N``
+in ``range(0, N, B)``): then it reads ``i + s`` (nothing, in the last iteration), and when every moved load
+is so, the first tiles need no ``scf.if``.
 Codegen issues a ``prefetch`` load without marking local memory as pending: the body's readers do not wait
 for it; the yield that moves it into the carried block waits (``codegen/control.py``).  The loop gets
 ``{pipeline = 2}``, each moved load ``{prefetch = true}``.
@@ -42,6 +45,7 @@ from mtiacc.ir.atomic_ops import AtomicCASOp, AtomicRMWOp, BarrierOp
 from mtiacc.ir.core import Block, BlockArgument, Operation, Pure, Value
 from mtiacc.ir.dot_ops import DotOp
 from mtiacc.ir.shape_ops import ExpandDimsOp, ReshapeOp
+from mtiacc.opt.dots.pipeline import main_upper
 from mtiacc.opt.loop_unroll import clone_op
 from mtiacc.opt.pass_manager import ModulePass, register_pass
 
@@ -94,6 +98,28 @@ def address_slice(ld: O.LoadOp, loop: scf.ForOp) -> Optional[List[Operation]]:
     if not all(visit(o) for o in ld.operands):
         return None
     return sorted(out, key=body.ops.index)
+
+
+def _is(v: Value, cls) -> bool:
+    return not isinstance(v, BlockArgument) and isinstance(v.op, cls)
+
+
+def empty_past_end(ld: O.LoadOp, loop: scf.ForOp) -> bool:
+    """Whether ``ld`` reads nothing at any ``iv >= upper``: its mask is ``splat(iv) + range(s, e) <
+    splat(upper)`` with ``s >= 0`` (``cols = off + tl.arange(0, B)``, ``mask = cols < N`` of a loop
+    ``range(0, N, B)``)."""
+    m = ld.mask
+    if m is None or not _is(m, O.CmpIOp) or m.op.predicate != "slt" or len(m.type.shape) != 1:
+        return False
+    lhs, rhs = m.op.lhs, m.op.rhs
+    if not (_is(rhs, O.SplatOp) and rhs.op.src is loop.upper and _is(lhs, O.AddIOp)):
+        return False
+    a, b = lhs.op.operands
+    for iv, rng in ((a, b), (b, a)):
+        if _is(iv, O.SplatOp) and iv.op.src is loop.induction_var and _is(rng, O.MakeRangeOp) \
+                and rng.op.start >= 0:
+            return True
+    return False
 
 
 def _bytes(t) -> int:
@@ -155,9 +181,10 @@ def _clone_loads(loads: Sequence[O.LoadOp], loop: scf.ForOp, iv: Value, before: 
 
 
 def _prologue(loop: scf.ForOp, loads: Sequence[O.LoadOp]) -> List[Value]:
-    """The first iteration's tiles, loaded before the loop (guarded when the loop may not run)."""
+    """The first iteration's tiles, loaded before the loop (guarded when the loop may not run, unless the
+    loads read nothing then)."""
     trip = loop.constant_trip_count()
-    if trip is not None and trip >= 1:
+    if (trip is not None and trip >= 1) or all(empty_past_end(ld, loop) for ld in loads):
         return _clone_loads(loads, loop, loop.lower, loop, prefetch=False)
     loc = loop.loc
     runs = _emit(O.CmpIOp.get("slt", loop.lower, loop.upper, loc=loc), loop)
@@ -172,34 +199,74 @@ def _prologue(loop: scf.ForOp, loads: Sequence[O.LoadOp]) -> List[Value]:
     return list(guard.results)
 
 
+def _ahead(loop: scf.ForOp, loads: Sequence[O.LoadOp], iv: Value, at: Value, anchor: Operation) -> List[Value]:
+    """The prefetch of the tiles of iteration ``at`` (inside the loop; ``iv``: the current one)."""
+    loc, safe, out = loop.loc, None, []
+    for ld in loads:   # past the end: nothing (the mask says so), else this iteration's tile again
+        where = at
+        if not empty_past_end(ld, loop):
+            if safe is None:
+                more = _emit(O.CmpIOp.get("slt", at, loop.upper, loc=loc), anchor)
+                safe = _emit(O.SelectOp.get(more, at, iv, loc=loc), anchor)
+            where = safe
+        out += _clone_loads([ld], loop, where, anchor, prefetch=True)
+    return out
+
+
+def _clone_body(loop: scf.ForOp, loads: Sequence[O.LoadOp], anchor: Operation, iv: Value,
+                carried: Sequence[Value], tiles: Sequence[Value]) -> List[Value]:
+    """One copy of the body before ``anchor``, its moved loads replaced by ``tiles``; returns the values it
+    yields."""
+    mapping: Dict[int, Value] = {id(loop.induction_var): iv}
+    for a, v in zip(loop.iter_args, carried):
+        mapping[id(a)] = v
+    for ld, t in zip(loads, tiles):
+        mapping[id(ld.result)] = t
+    moved = {id(ld) for ld in loads}
+    term = loop.block.terminator
+    for op in loop.block.ops:
+        if op is not term and id(op) not in moved:
+            anchor.parent.insert_before(anchor, clone_op(op, mapping))
+    return [mapping.get(id(v), v) for v in term.values]
+
+
 def pipeline(loop: scf.ForOp, loads: Sequence[O.LoadOp], depth: int) -> None:
-    loc, n = loop.loc, len(loop.inits)
+    """Two iterations a trip, ping-pong: tile B is fetched while the body computes on tile A, then A's
+    home receives the tile after B while the body computes on B; an odd last iteration runs after."""
+    loc, n, step = loop.loc, len(loop.inits), O.const_value(loop.step)
+    trip = loop.constant_trip_count()
     first = _prologue(loop, loads)
+    hi = main_upper(loop, 2, step, trip)
     names = [a.name_hint for a in loop.block.args] + [None] * len(loads)
-    new = scf.ForOp.get(loop.lower, loop.upper, loop.step, list(loop.inits) + first, loc=loc, arg_names=names)
+    two = _emit(O.ConstantOp.get(2 * step, loop.step.type, loc=loc), loop)
+    new = scf.ForOp.get(loop.lower, hi, two, list(loop.inits) + first, loc=loc, arg_names=names)
     new.attrs.update({k: v for k, v in loop.attrs.items() if k != "operandSegmentSizes"})
     new.attrs["pipeline"] = depth
     loop.parent.insert_before(loop, new)
-    body = new.block
-    anchor = body.append(scf.YieldOp.get([], loc=loc))
-    iv = new.induction_var
-    nxt = _emit(O.AddIOp.get(iv, loop.step, loc=loc), anchor)
-    more = _emit(O.CmpIOp.get("slt", nxt, loop.upper, loc=loc), anchor)
-    at = _emit(O.SelectOp.get(more, nxt, iv, loc=loc), anchor)
-    ahead = _clone_loads(loads, loop, at, anchor, prefetch=True)
+    anchor = new.block.append(scf.YieldOp.get([], loc=loc))
+    iv, args = new.induction_var, list(new.iter_args)
+    one = _emit(O.AddIOp.get(iv, loop.step, loc=loc), anchor)
+    after = _emit(O.AddIOp.get(iv, two, loc=loc), anchor)
+    b_tiles = _ahead(loop, loads, iv, one, anchor)
+    mid = _clone_body(loop, loads, anchor, iv, args[:n], args[n:])
+    a_tiles = _ahead(loop, loads, iv, after, anchor)
+    out = _clone_body(loop, loads, anchor, one, mid, b_tiles)
+    new.block.insert_before(anchor, scf.YieldOp.get(out + a_tiles, loc=loop.block.terminator.loc))
     anchor.erase()
-    for old, arg in zip(loop.block.args, body.args[:n + 1]):
-        old.replace_all_uses_with(arg)
-    for ld, arg in zip(loads, body.args[n + 1:]):
-        ld.result.replace_all_uses_with(arg)
-        ld.erase()
-    term = loop.block.terminator
-    for op in list(loop.block.ops):
-        if op is not term:
-            loop.block.ops.remove(op)
-            body.append(op)
-    body.append(scf.YieldOp.get(list(term.values) + ahead, loc=term.loc))
-    for old, res in zip(loop.results, new.results[:n]):
+    results = list(new.results[:n])
+    if trip is None:   # the odd last iteration, on the tiles the loop fetched last
+        rest = _emit(O.CmpIOp.get("slt", hi, loop.upper, loc=loc), loop)
+        guard = scf.IfOp.get(rest, [r.type for r in loop.results], loc=loc)
+        loop.parent.insert_before(loop, guard)
+        end = guard.then_block.append(scf.YieldOp.get([], loc=loc))
+        vals = _clone_body(loop, loads, end, hi, results, new.results[n:])
+        guard.then_block.insert_before(end, scf.YieldOp.get(vals, loc=loc))
+        end.erase()
+        guard.else_block.append(scf.YieldOp.get(results, loc=loc))
+        results = list(guard.results)
+    elif trip % 2:
+        results = _clone_body(loop, loads, loop, hi, results, new.results[n:])
+    for old, res in zip(loop.results, results):
         res.name_hint = old.name_hint
         old.replace_all_uses_with(res)
     scf.erase_nested(loop)
@@ -215,7 +282,8 @@ def visit(block: Block, p: "PipelineLoads") -> bool:
             continue
         step = O.const_value(op.step)
         stages = op.num_stages if op.num_stages is not None else p.stages
-        if not isinstance(step, int) or step <= 0 or stages < 2 or op.constant_trip_count() == 0:
+        trip = op.constant_trip_count()
+        if not isinstance(step, int) or step <= 0 or stages < 2 or (trip is not None and trip < 2):
             continue
         loads = movable_loads(op, p.lmem_bytes)
         if loads:
@@ -235,4 +303,4 @@ class PipelineLoads(ModulePass):
         return None if visit(module.body.block, self) else False
 
 
-__all__ = ["PipelineLoads", "root_pointer", "address_slice", "movable_loads"]
+__all__ = ["PipelineLoads", "root_pointer", "address_slice", "movable_loads", "empty_past_end"]
