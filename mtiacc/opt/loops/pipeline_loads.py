@@ -26,7 +26,8 @@ and ``other`` are computed by pure ops of the body from the induction variable a
 the loop (never from other carried values), and it cannot see a store of the loop: every store in the loop
 writes through a pointer parameter other than the one the load reads through (distinct pointer parameters
 are distinct buffers, as ``mtiasim`` gives each its own array; a pointer not traced to a parameter blocks
-the loop).  A loop with atomics, a barrier, a ``tt.dot`` (``pipeline-dots`` pipelines those) or a
+the loop), and its tile does not reach the pointer or mask of another load or store (a gather's indices:
+needed at once).  A loop with atomics, a barrier, a ``tt.dot`` (``pipeline-dots`` pipelines those) or a
 non-constant or non-positive step is left alone.
 
 Depth: the loop's ``num_stages`` hint (``tl.range(..., num_stages=)``) when it has one, else ``stages``
@@ -122,6 +123,22 @@ def empty_past_end(ld: O.LoadOp, loop: scf.ForOp) -> bool:
     return False
 
 
+def feeds_addresses(ld: O.LoadOp, loop: scf.ForOp) -> bool:
+    """Whether ``ld``'s tile reaches the pointer or mask of a load or store of the body (indices of a gather):
+    the body needs those now, so fetching them early buys nothing."""
+    seen, work = set(), [ld.result]
+    while work:
+        v = work.pop()
+        for u in v.uses:
+            op = u.op
+            if isinstance(op, (O.LoadOp, O.StoreOp)) and v is not getattr(op, "value", None):
+                return True
+            if id(op) not in seen and op.parent is loop.block:
+                seen.add(id(op))
+                work.extend(op.results)
+    return False
+
+
 def _bytes(t) -> int:
     return t.numel * max(getattr(t.element_type, "width", 8), 8) // 8
 
@@ -145,7 +162,8 @@ def movable_loads(loop: scf.ForOp, lmem_bytes: int) -> List[O.LoadOp]:
         if not (t.is_block() and op.ptr.type.is_block()) or not (t.is_float() or t.is_int()):
             continue
         root = root_pointer(op.ptr)
-        if root is None or any(root is s for s in stored) or address_slice(op, loop) is None:
+        if root is None or any(root is s for s in stored) or address_slice(op, loop) is None \
+                or feeds_addresses(op, loop):
             continue
         if used + 2 * _bytes(t) > lmem_bytes:
             continue
