@@ -100,6 +100,7 @@ class Selector:
         """Lower ``op`` (control.py calls this for the ops in regions), then free dead buffers."""
         lw = self.lw
         lw.b.loc = op.loc
+        lw.homes.scope = lw.order.anc.get(id(op), ())
         if lw.dma.pending_in and not self.leaves_local_memory_alone(op):
             lw.b("mtia.dma.wait", comment="loads above complete before their data is read")
             lw.dma.pending_in = False
