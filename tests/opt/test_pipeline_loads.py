@@ -11,6 +11,7 @@ from mtiasim.runner import run
 from tests.conftest import EXAMPLES
 
 KERNELS = str(Path(__file__).with_name("pipeline_kernels.py"))
+SOFTMAX = str(Path(__file__).resolve().parents[2] / "benchmarks" / "kernels" / "softmax_looped.py")
 F32, I32 = np.float32, np.int32
 _cache = {}
 
@@ -35,7 +36,7 @@ def test_looped_softmax(level, M, N, block):
     rng = np.random.default_rng(M * 1000 + N)
     stride = N + 5
     x = (rng.standard_normal((M, stride)) * 3).astype(F32)
-    out = run(_build(KERNELS, "softmax_looped", "*fp32,*fp32,i32,i32", level, BLOCK=block),
+    out = run(_build(SOFTMAX, "softmax_looped", "*fp32,*fp32,i32,i32", level, BLOCK=block),
               {"Y": np.full(M * stride, 7, F32), "X": x.ravel(), "stride": np.array(stride, I32),
                "N": np.array(N, I32)}, grid=(M,)).outputs
     y = out["Y"].reshape(M, stride)
@@ -103,9 +104,9 @@ def test_clamped_prefetch_and_guarded_first_tile(level, n):
 
 def test_each_decision_is_in_the_ir():
     sig = "*fp32,*fp32,i32,i32"
-    assert "pipeline = 2" in _ir(KERNELS, "softmax_looped", sig, 3, BLOCK=64)
-    assert "prefetch = true" in _ir(KERNELS, "softmax_looped", sig, 3, BLOCK=64)
-    assert "pipeline = " not in _ir(KERNELS, "softmax_looped", sig, 0, BLOCK=64)
+    assert "pipeline = 2" in _ir(SOFTMAX, "softmax_looped", sig, 3, BLOCK=64)
+    assert "prefetch = true" in _ir(SOFTMAX, "softmax_looped", sig, 3, BLOCK=64)
+    assert "pipeline = " not in _ir(SOFTMAX, "softmax_looped", sig, 0, BLOCK=64)
     assert "prefetch = " not in _ir(KERNELS, "shift_in_place", "*fp32,i32", 3, BLOCK=16)
     assert "prefetch = " not in _ir(KERNELS, "no_pipeline_hint", "*fp32,*fp32,i32", 3, BLOCK=16)
 
