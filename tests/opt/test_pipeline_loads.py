@@ -54,8 +54,8 @@ def test_layer_norm_example(level, M, N, block):
     rng = np.random.default_rng(N)
     x = rng.standard_normal((M, N)).astype(F32)
     w, b = rng.uniform(0.5, 1.5, N).astype(F32), rng.standard_normal(N).astype(F32)
-    binary = _build(str(EXAMPLES / "layer_norm.py"), "layer_norm_fwd", "*fp32,*fp32,*fp32,*fp32,*fp32,*fp32,i32,i32,fp32",
-                    level, BLOCK_SIZE=block)
+    sig = "*fp32,*fp32,*fp32,*fp32,*fp32,*fp32,i32,i32,fp32"
+    binary = _build(str(EXAMPLES / "layer_norm.py"), "layer_norm_fwd", sig, level, BLOCK_SIZE=block)
     out = run(binary, {"X": x.ravel(), "Y": np.zeros(M * N, F32), "W": w, "B": b, "Mean": np.zeros(M, F32),
                        "Rstd": np.zeros(M, F32), "stride": np.array(N, I32), "N": np.array(N, I32),
                        "eps": np.array(1e-5, F32)}, grid=(M,)).outputs

@@ -2,24 +2,26 @@
 iteration's tiles runs while this iteration computes.
 
 A PE's DMA engine has one completion barrier (``mtia.dma.wait`` waits for every transfer issued), so a load
-whose data is read in the same iteration makes the DMA and the compute take turns.  This pass rotates the
-loop by one iteration for the loads it can move:
+whose data is read in the same iteration makes the DMA and the compute take turns.  This pass runs the loop
+two iterations a trip, ping-pong, each copy of the body computing on tiles fetched while the other computed:
 
-    x0 = load(p(lo))                          # before the loop (under ``scf.if lo < hi`` unless the loop
-    for i = lo..hi step s, carrying x = x0:   #  surely runs)
-        n  = i + s < hi ? i + s : i           # the next iteration, or this one again in the last
-        xn = load(p(n)) {prefetch = true}     # issued first: its DMA overlaps what follows
-        ... the body, reading x ...
-        yield ..., xn
+    a = load(p(lo))                            # the first tiles, before the loop (under ``scf.if lo < hi``
+    for i = lo .. lo + 2s * (trip // 2) step 2s, carrying a:   # unless they read nothing then)
+        b  = load(p(i + s)) {prefetch = true}  # runs while the first copy computes
+        ... the body at i, reading a ...
+        a' = load(p(i + 2s)) {prefetch = true} # runs while the second copy computes
+        ... the body at i + s, reading b ...
+        yield ..., a'
+    if the trip count is odd: the body at the last i, reading the carried a
 
-The last iteration loads its own tile again instead of one past the end (one extra tile per loop, and no
-address outside what the loop already reads; masks are computed from ``n`` as they were from ``i``), unless
-the load's mask reads nothing past the loop's end (``cols = off + tl.arange(0, B)``, ``mask = cols < N``
-in ``range(0, N, B)``): then it reads ``i + s`` (nothing, in the last iteration), and when every moved load
-is so, the first tiles need no ``scf.if``.
-Codegen issues a ``prefetch`` load without marking local memory as pending: the body's readers do not wait
-for it; the yield that moves it into the carried block waits (``codegen/control.py``).  The loop gets
-``{pipeline = 2}``, each moved load ``{prefetch = true}``.
+``p(i + 2s)`` past the end reads this iteration's tiles again instead (``i + 2s < hi ? i + 2s : i``: no
+address the loop did not read; masks are computed from it as they were from ``i``), unless the load's mask
+reads nothing past the end (``cols = off + tl.arange(0, B)``, ``mask = cols < N`` in ``range(0, N, B)``):
+then it reads ``i + 2s`` (nothing), and when every moved load is so, the first tiles need no ``scf.if``.
+Codegen (``select/table.py``, ``select/isel.py``) waits before a prefetch for the transfers in flight (the
+tiles the next copy reads) and before the first reader of a prefetched tile, not before the other ops; ``a'``
+lands in the carried block's home (no copy at the yield).  The loop gets ``{pipeline = 2}``, each moved load
+``{prefetch = true}``.
 
 A load moves when it is a block load of pointers (not volatile) directly in the loop body, its pointer, mask
 and ``other`` are computed by pure ops of the body from the induction variable and values defined outside
