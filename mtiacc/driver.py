@@ -84,10 +84,10 @@ def pipeline_passes(opts: Options) -> list:
 
 def _with_stages(p, opts: Options):
     """A config's ``num_stages`` is the kernel's default pipelining depth, as in Triton: ``pipeline-dots``
-    uses it for the loops without their own ``tl.range(..., num_stages=)``, unless ``--passes`` sets the
-    pass's ``stages`` itself."""
-    if p.name != "pipeline-dots" or (opts.passes is not None
-                                     and re.search(r"pipeline-dots\s*\{[^}]*\bstages\s*=", opts.passes)):
+    and ``pipeline-loads`` use it for the loops without their own ``tl.range(..., num_stages=)``, unless
+    ``--passes`` sets the pass's ``stages`` itself."""
+    if p.name not in ("pipeline-dots", "pipeline-loads") or (
+            opts.passes is not None and re.search(re.escape(p.name) + r"\s*\{[^}]*\bstages\s*=", opts.passes)):
         return p
     return dataclasses.replace(p, stages=max(1, opts.num_stages))
 

@@ -45,6 +45,8 @@ class Homes:
     demanded: Set[int] = dataclasses.field(default_factory=set)  # blocks some op reads as data
     keep: Set[int] = dataclasses.field(default_factory=set)      # buffers never freed (stored blocks)
     placed: Dict[int, Buffer] = dataclasses.field(default_factory=dict)  # homes given in advance (a local slot)
+    scope: tuple = ()   # the region ops around the op being lowered (isel sets it)
+    const_scope: Dict[int, tuple] = dataclasses.field(default_factory=dict)  # where a block constant's register was set
 
     def get(self, v: Value) -> VReg:
         """The register of scalar ``v``."""
@@ -65,9 +67,11 @@ class Homes:
         if isinstance(v, OpResult) and isinstance(v.op, O.SplatOp):
             return Src(elem, scalar=self.get(v.op.src))
         if isinstance(v, OpResult) and isinstance(v.op, O.ConstantOp):
-            key = id(v)
-            if key not in self.regs:
+            key = id(v)   # materialized at first use: valid later in that region (or nested in it) only
+            where = self.const_scope.get(key)
+            if key not in self.regs or where is None or self.scope[:len(where)] != where:
                 self.regs[key] = constant(self.b, v.op.value, elem)
+                self.const_scope[key] = self.scope
             return Src(elem, scalar=self.regs[key])
         return Src(elem, addr=self.buffer(v).offset)
 
@@ -94,6 +98,7 @@ class Numbering:
 @dataclasses.dataclass(eq=False)
 class DmaState:
     pending_in: bool = False  # a DMA into local memory was issued and not yet waited for
+    inflight: Set[int] = dataclasses.field(default_factory=set)  # prefetched blocks (pipeline-loads) not waited for
 
 
 @dataclasses.dataclass(eq=False)

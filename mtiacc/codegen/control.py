@@ -15,7 +15,11 @@ not reused while a later iteration may still read it.  Uses of a carried block a
 uses of the carried buffer, which lives at least until the op ends.
 
 A loop whose body stores waits for its DMA transfers before the next iteration, so a buffer the
-body writes is never overwritten while a transfer out of it is still in flight.
+body writes is never overwritten while a transfer out of it is still in flight.  A block copied into a
+home waits for the DMA transfers into local memory in flight first: a loop pipelined by
+``pipeline-loads`` issues the next tiles while it computes on the current ones (``DmaState.inflight``:
+their readers wait, the others do not), the last ones straight into the carried blocks' homes
+(``select/table.py``); at the top of its body and after it, those may still be in flight.
 
 The matrix engine (``codegen/matrix``): a carried block kept in the engine's accumulators
 (``resident.py``) has no copy at the yield; it is initialized before the loop and stored after it.
@@ -132,9 +136,23 @@ def _copy_block(lw: Lowering, v: Value, home) -> None:
     lower_fill(lw.b, v.type.numel, src, Src(v.type.element_type, addr=home.offset))
 
 
+def _copies(lw: Lowering, v: Value, home) -> bool:
+    """Whether moving ``v`` into ``home`` copies a block out of local memory."""
+    if not v.type.is_block():
+        return False
+    src = lw.src(v)
+    return not src.is_scalar and src.addr != home.offset
+
+
 def write(lw: Lowering, values: Sequence[Value], homes: Sequence) -> None:
-    """Move ``values`` into ``homes`` as one parallel assignment."""
+    """Move ``values`` into ``homes`` as one parallel assignment (after the DMA transfers into local memory in
+    flight, when a block is copied: one of them may be the block's)."""
     b = lw.b
+    copied = [v for v, h in zip(values, homes) if _copies(lw, v, h)]
+    if copied and (lw.dma.pending_in or any(id(v) in lw.dma.inflight for v in copied)):
+        b("mtia.dma.wait", comment="loaded blocks complete before they are copied")
+        lw.dma.pending_in = False
+        lw.dma.inflight.clear()
     staged = []
     carried_addrs = {h.offset for h in homes if isinstance(h, Buffer)}
     for v, h in zip(values, homes):
@@ -222,22 +240,40 @@ def counted_loop(lw: Lowering, op: ForOp, comment: str):
     b.label(done)
 
 
+def _adopted(lw: Lowering, op: ForOp, v: Value):
+    """The buffer of init ``v`` when it can be the carried block's home (no copy): a loaded block only
+    this loop reads (``pipeline-loads``' first tiles)."""
+    if not (isinstance(v, OpResult) and isinstance(v.op, O.LoadOp) and len(v.uses) == 1
+            and id(v) in lw.bufs and id(v) not in lw.keep):
+        return None
+    return lw.bufs[id(v)]
+
+
 def lower_for(lw: Lowering, op: ForOp) -> None:
     b = lw.b
-    homes = [_home(lw, r.type, resident.describe(lw, arg), op.loc)
-             for r, arg in zip(op.results, op.iter_args)]
+    adopted = [None if resident.resident_dot(arg) is not None else _adopted(lw, op, v)
+               for arg, v in zip(op.iter_args, op.inits)]
+    homes = [a or _home(lw, r.type, resident.describe(lw, arg), op.loc)
+             for r, arg, a in zip(op.results, op.iter_args, adopted)]
     kept = resident.begin(lw, op)
     pairs = [(v, h) for i, (v, h) in enumerate(zip(op.inits, homes)) if i not in kept]
     write(lw, [v for v, _ in pairs], [h for _, h in pairs])
+    for v, a in zip(op.inits, adopted):
+        if a is not None:
+            del lw.bufs[id(v)]   # the home now: freed with the loop's result, not at the loop
     for arg, res, h in zip(op.iter_args, op.results, homes):
         _bind_home(lw, arg, h)
         _bind_home(lw, res, h)
     top = engine.loop_top(lw, op)
     with counted_loop(lw, op, "scf.for"):
+        if op.pipeline:   # the previous iteration's prefetches may still fill the carried blocks
+            lw.dma.pending_in = True
         _emit_block(lw, op.block, homes, kept)
         engine.loop_bottom(lw, top)
         if _stores_inside(op):
             b("mtia.dma.wait", comment="this iteration's stores complete before the next")
+    if op.pipeline:
+        lw.dma.pending_in = True
     resident.end(lw, op, homes, kept)
 
 

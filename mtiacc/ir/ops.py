@@ -526,7 +526,8 @@ class LoadOp(Operation):
     from DRAM (a kind of ``mtiacc/ir/analysis/access_kinds.py``), written by the ``access-plan`` pass.
     ``volatile`` (``tl.load(..., volatile=True)``): the load reads memory each time it runs, even when its
     result is unused (no load is ever merged, hoisted or removed, since ``tt.load`` is not ``Pure``; the
-    attribute makes codegen emit an unused block load too)."""
+    attribute makes codegen emit an unused block load too).  ``prefetch`` (``pipeline-loads``): the load
+    fetches the next iteration's tile of a loop, and only the loop's yield reads it."""
 
     name = "tt.load"
     ptr = operand(PtrLike)
@@ -535,6 +536,7 @@ class LoadOp(Operation):
     result = result(AnyType)
     access = attribute(str, optional=True)
     volatile = attribute(bool, optional=True, default=False)
+    prefetch = attribute(bool, optional=True, default=False)   # pipeline-loads: the next iteration's tile
 
     @classmethod
     def get(cls, ptr: Value, mask: Optional[Value] = None, other: Optional[Value] = None, loc=None,

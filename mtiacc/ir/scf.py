@@ -97,6 +97,7 @@ class ForOp(Operation):
     body = region()
     num_stages = attribute(int, optional=True)        # the kernel's hint: tl.range(..., num_stages=)
     pipeline_stages = attribute(int, optional=True)   # pipeline-dots unrolled the body into this many stages
+    pipeline = attribute(int, optional=True)          # pipeline-loads: each load runs this many stages deep
 
     @classmethod
     def get(cls, lower: Value, upper: Value, step: Value, inits: Sequence[Value] = (), loc=None,

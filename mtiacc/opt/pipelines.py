@@ -37,9 +37,9 @@ from mtiacc.opt.pass_manager import PASSES, ModulePass, is_machine, parse_pipeli
 
 PIPELINES = {
     0: "",
-    1: "canonicalize,dce,pipeline-dots,machine-peephole",
-    2: "canonicalize,sccp,cse,licm,canonicalize,pipeline-dots,fuse-elementwise,dce,machine-peephole,machine-schedule",
-    3: "canonicalize,sccp,loop-unroll,canonicalize,cse,licm,canonicalize,pipeline-dots,fuse-elementwise,dce,"
+    1: "canonicalize,dce,pipeline-dots,pipeline-loads,dce,machine-peephole",
+    2: "canonicalize,sccp,cse,licm,canonicalize,pipeline-dots,fuse-elementwise,pipeline-loads,dce,machine-peephole,machine-schedule",
+    3: "canonicalize,sccp,loop-unroll,canonicalize,cse,licm,canonicalize,pipeline-dots,fuse-elementwise,pipeline-loads,dce,"
        "machine-peephole,machine-schedule",
 }
 

@@ -3,7 +3,8 @@
 # offs_bn, 0)` on b's columns (through the max_contiguous / multiple_of hints), rebuilds the pointers in
 # the K loop and masks the K axis only: both loads move the rows below M (N) with one 2-D DMA and the
 # rows past it (all row 0) with one 2-D DMA of DRAM row stride 0, not element by element (`gather`).
-# The store's offsets are not clamped: `tiles`.  (tl.dot is replaced by sums.)
+# The store's offsets are not clamped: `tiles`.  (tl.dot is replaced by sums.) At -O2 the K loop is pipelined (pipeline-loads):
+# the loads checked are the next iteration's, `prefetch = true`.
 # RUN: mtiacc %s --emit=ir -O2 -D BLOCK_SIZE_M=128 -D BLOCK_SIZE_N=128 -D BLOCK_SIZE_K=64 -D GROUP_SIZE_M=8 \
 # RUN:   -D NUM_SMS=4 --signature '*bf16,*bf16,*fp32,i32,i32,i32,i32,i32,i32,i32,i32,i32' | filecheck %s
 # RUN: mtiacc %s --emit=ir -O0 -D BLOCK_SIZE_M=128 -D BLOCK_SIZE_N=128 -D BLOCK_SIZE_K=64 -D GROUP_SIZE_M=8 \
@@ -54,8 +55,8 @@ def matmul_kernel_persistent(a_ptr, b_ptr, c_ptr, M, N, K,
 # CHECK-LABEL: sym_name = "matmul_kernel_persistent"
 # CHECK: "scf.for"
 # CHECK: "scf.for"
-# CHECK: %a = "tt.load"(%{{[^,]+}}, %{{[^,]+}}, %{{[^,)]+}}) {access = "wrapped-tiles"
+# CHECK: %a = "tt.load"(%{{[^,]+}}, %{{[^,]+}}, %{{[^,)]+}}) {{{(prefetch = true, )?}}access = "wrapped-tiles"
 # CHECK-SAME: (tensor<128x64x!tt.ptr<bf16>>, tensor<128x64xi1>, tensor<128x64xbf16>)
-# CHECK: %b = "tt.load"(%{{[^,]+}}, %{{[^,]+}}, %{{[^,)]+}}) {access = "wrapped-tiles"
+# CHECK: %b = "tt.load"(%{{[^,]+}}, %{{[^,]+}}, %{{[^,)]+}}) {{{(prefetch = true, )?}}access = "wrapped-tiles"
 # CHECK-SAME: (tensor<64x128x!tt.ptr<bf16>>, tensor<64x128xi1>, tensor<64x128xbf16>)
 # CHECK: "tt.store"(%c_ptrs, %{{[^,]+}}, %c_mask) {access = "tiles"

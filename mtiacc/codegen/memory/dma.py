@@ -108,15 +108,18 @@ def lower_load(lw: Lowering, op) -> None:
         # No fill after the transfer: let it run while later loads issue; isel waits before a reader.
         lw.dma.pending_in = True
         return
-    b("mtia.dma.wait")
     other = lw.src(op.other)
     if count is not None:
-        # Elements [count, n) take `other`.
+        # Elements [count, n) take `other`: bytes the transfer does not write, so it keeps running.
         rest = b.x("rest")
         b("sub", rest, b.li(n), count)
         tail = element_address(lw, b.li(dst.offset), count, esize)
         lower_fill(b, rest, other, Src(elem, addr=tail))
-    elif op.mask is not None:
+        lw.dma.pending_in = True
+        return
+    b("mtia.dma.wait")
+    lw.dma.pending_in = False
+    if op.mask is not None:
         select = O.SelectOp.get(op.mask, op.result, op.other)
         lower_elementwise(b, select, [lw.src(op.mask), Src(elem, addr=dst.offset), other],
                           Src(elem, addr=dst.offset))

@@ -58,9 +58,11 @@ def readers(lw: Lowering, ops: List[Operation], rows: Dict[int, Pattern]) -> Dic
             i = max(i, last.get(id(op.results[0]), i))  # the source's buffer lives as long as the alias
         for v in row.reads(op):
             need(v, i)
-    for op in ops:  # an alias and its source free their shared buffer together
-        if ndblocks.is_alias(op) and id(op.results[0]) in last and id(op.src) in last:
-            last[id(op.results[0])] = last[id(op.src)]
+    for op in ops:  # an alias and its source (a carried block: the loop's result) free their shared buffer together
+        if ndblocks.is_alias(op) and id(op.results[0]) in last:
+            src, _ = control.remap(lw, op.src, lw.order.pos[id(op)])
+            if id(src) in last:
+                last[id(op.results[0])] = last[id(src)]
     return last
 
 
@@ -98,9 +100,14 @@ class Selector:
         """Lower ``op`` (control.py calls this for the ops in regions), then free dead buffers."""
         lw = self.lw
         lw.b.loc = op.loc
+        lw.homes.scope = lw.order.anc.get(id(op), ())
         if lw.dma.pending_in and not self.leaves_local_memory_alone(op):
             lw.b("mtia.dma.wait", comment="loads above complete before their data is read")
             lw.dma.pending_in = False
+            lw.dma.inflight.clear()
+        elif lw.dma.inflight and self.reads_inflight(op):
+            lw.b("mtia.dma.wait", comment="the prefetched tiles complete before their data is read")
+            lw.dma.inflight.clear()
         if lw.engine.busy and self.disturbs_engine(op):
             engine.drain(lw)
         row = self.rows[id(op)]
@@ -112,6 +119,11 @@ class Selector:
                 e.loc = op.loc
             raise
         self.release(op)
+
+    def reads_inflight(self, op: Operation) -> bool:
+        """Whether ``op`` (or an op in its regions, which may not run) reads a prefetched block in flight."""
+        inflight = self.lw.dma.inflight   # any use: a value computed from one may be read lazily, later
+        return any(id(v) in inflight for nested in op.walk() for v in nested.operands)
 
     def leaves_local_memory_alone(self, op: Operation) -> bool:
         """True for ops that neither read local memory nor branch: block loads (their DMA transfers

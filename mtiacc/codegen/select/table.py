@@ -38,6 +38,7 @@ from mtiacc.ir import ops as O
 from mtiacc.ir.core import Operation, Value
 from mtiacc.ir.dot_ops import DotOp
 from mtiacc.ir.fused import FusedElementwiseOp
+from mtiacc.ir.scf import ForOp, YieldOp
 from mtiacc.ir.shape_ops import ReduceOp, ScanOp
 
 ALWAYS, USED, USED_OR_SCALAR = "always", "used", "used-or-scalar"
@@ -113,7 +114,39 @@ def _check_rank(op: Operation) -> None:
 def _block_load(lw: Lowering, op: O.LoadOp) -> None:
     _check_rank(op)
     _volatile_fence(lw, op)
+    if op.prefetch and (lw.dma.pending_in or lw.dma.inflight):
+        # one completion barrier: the tiles in flight (needed next) are waited for before this one issues
+        lw.b("mtia.dma.wait", comment="the tiles in flight complete before the next prefetch")
+        lw.dma.pending_in = False
+        lw.dma.inflight.clear()
+    waiting = lw.dma.pending_in
+    home = _carried_home(lw, op) if op.prefetch else None
+    if home is not None:   # straight into the carried block it becomes: no copy at the yield
+        lw.homes.placed[id(op.result)] = home
+        lw.keep.add(id(op.result))
     memory.lower_load(lw, op)
+    if op.prefetch:   # a later tile: only its readers wait for it (isel.py), and the yield that copies it
+        lw.dma.pending_in = waiting
+        lw.dma.inflight.add(id(op.result))
+
+
+def _carried_home(lw: Lowering, op: O.LoadOp):
+    """The home of the loop-carried block a prefetch load becomes (its only use: a ``scf.for`` yield), when
+    nothing after it in the body reads that block any more; else None."""
+    uses = op.result.uses
+    if len(uses) != 1 or not isinstance(uses[0].op, YieldOp) or uses[0].op.parent is not op.parent:
+        return None
+    loop = op.parent.parent.parent if op.parent.parent is not None else None
+    if not isinstance(loop, ForOp):
+        return None
+    arg = loop.iter_args[uses[0].index]
+    body = op.parent.ops
+    for later in body[body.index(op) + 1:-1]:
+        if any(v is arg for nested in later.walk() for v in nested.operands):
+            return None
+    if sum(v is op.result for v in uses[0].op.operands) != 1:
+        return None
+    return lw.bufs.get(id(arg))
 
 
 def _is_volatile_load(op: Operation) -> bool:

@@ -1,0 +1,121 @@
+"""``make bench-roofline``: how far kernels are from the DRAM roofline, side by side.
+
+For each kernel: the simulated time (mtiasim, the whole grid, launch included), the roofline time of the bytes
+it cannot avoid (each input read once, each output written once, at the DRAM bandwidth of the machine YAML)
+and their ratio (roofline / simulated: 100% is the roofline).  ``--compare`` adds the same kernels compiled
+without ``pipeline-loads`` (the loops' DMA not overlapping their compute).
+
+    python benchmarks/bench_roofline.py [--quick] [--compare] [--opt 3]
+"""
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from mtiacc.driver import Options, compile_kernel  # noqa: E402
+from mtiasim.config import load_config  # noqa: E402
+from mtiasim.runner import run  # noqa: E402
+
+F32, I32 = np.float32, np.int32
+
+
+def vector_add(n: int):
+    rng = np.random.default_rng(0)
+    data = {"A_ptr": rng.standard_normal(n).astype(F32), "B_ptr": rng.standard_normal(n).astype(F32),
+            "C_ptr": np.zeros(n, F32), "N": np.array(n, I32)}
+    spec = dict(path="examples/vector_add.py", kernel=None, signature=None, defines={"BLOCK_SIZE": 1024},
+                grid=((n + 1023) // 1024,))
+    return spec, data, 3 * 4 * n, lambda out: np.testing.assert_array_equal(out["C_ptr"], data["A_ptr"] + data["B_ptr"])
+
+
+def _softmax_check(x, y, m, n):
+    z = np.exp(x.reshape(m, n).astype(np.float64) - x.reshape(m, n).max(axis=1, keepdims=True))
+    np.testing.assert_allclose(y.reshape(m, n), z / z.sum(axis=1, keepdims=True), rtol=1e-4, atol=1e-7)
+
+
+def softmax(m: int, n: int):
+    x = np.random.default_rng(1).standard_normal(m * n).astype(F32)
+    data = {"output_ptr": np.zeros(m * n, F32), "input_ptr": x, "input_row_stride": np.array(n, I32),
+            "output_row_stride": np.array(n, I32), "n_cols": np.array(n, I32)}
+    spec = dict(path="examples/softmax.py", kernel="softmax_kernel", signature="*fp32,*fp32,i32,i32,i32",
+                defines={"BLOCK_SIZE": 1 << (n - 1).bit_length()}, grid=(m,))
+    return spec, data, 2 * 4 * m * n, lambda out: _softmax_check(x, out["output_ptr"], m, n)
+
+
+def softmax_looped(m: int, n: int, block: int = 1024):
+    x = np.random.default_rng(1).standard_normal(m * n).astype(F32)
+    data = {"Y": np.zeros(m * n, F32), "X": x, "stride": np.array(n, I32), "N": np.array(n, I32)}
+    spec = dict(path="benchmarks/kernels/softmax_looped.py", kernel="softmax_looped", signature="*fp32,*fp32,i32,i32",
+                defines={"BLOCK": block}, grid=(m,))
+    return spec, data, 2 * 4 * m * n, lambda out: _softmax_check(x, out["Y"], m, n)
+
+
+def layer_norm(m: int, n: int, block: int = 1024):
+    sys.path.insert(0, str(ROOT / "examples"))
+    import layer_norm as ln
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((m, n)).astype(F32)
+    w, b = rng.uniform(0.5, 1.5, n).astype(F32), rng.standard_normal(n).astype(F32)
+    data = {"X": x.ravel(), "Y": np.zeros(m * n, F32), "W": w, "B": b, "Mean": np.zeros(m, F32),
+            "Rstd": np.zeros(m, F32), "stride": np.array(n, I32), "N": np.array(n, I32), "eps": np.array(1e-5, F32)}
+    spec = dict(path="examples/layer_norm.py", kernel="layer_norm_fwd",
+                signature="*fp32,*fp32,*fp32,*fp32,*fp32,*fp32,i32,i32,fp32", defines={"BLOCK_SIZE": block}, grid=(m,))
+    # X read once, Y written once, W and B read once, Mean and Rstd written once
+    unavoidable = 4 * (2 * m * n + 2 * n + 2 * m)
+
+    def check(out):
+        y, mean, rstd = ln.reference(x, w, b, 1e-5)
+        np.testing.assert_allclose(out["Y"].reshape(m, n), y, rtol=1e-4, atol=1e-4)
+    return spec, data, unavoidable, check
+
+
+def measure(name, case, level, disabled=()):
+    spec, data, unavoidable, check = case
+    opts = Options(kernel=spec["kernel"], signature=spec["signature"], opt_level=level, disabled_passes=tuple(disabled),
+                   defines={k: str(v) for k, v in spec["defines"].items()})
+    binary = compile_kernel(str(ROOT / spec["path"]), opts).binary
+    t0 = time.perf_counter()
+    res = run(binary, data, grid=spec["grid"])
+    wall = time.perf_counter() - t0
+    check(res.outputs)
+    cfg = load_config()
+    roof_s = unavoidable / cfg.dram_bw_bytes_per_s
+    sim_s = res.stats.cycles / cfg.clock_hz
+    return dict(name=name, build=f"-O{level}" + "".join(f" --disable-pass={d}" for d in disabled),
+                sim_us=sim_s * 1e6, roof_us=roof_s * 1e6, ratio=roof_s / sim_s, cycles=res.stats.cycles,
+                mbytes=unavoidable / 1e6, wall=wall)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="small sizes (a smoke test)")
+    ap.add_argument("--compare", action="store_true", help="also without pipeline-loads")
+    ap.add_argument("--looped", action="store_true", help="also the looped softmax (benchmarks/kernels)")
+    ap.add_argument("--opt", type=int, default=3)
+    args = ap.parse_args(argv)
+    m, n, vn = (64, 1024, 1 << 16) if args.quick else (4096, 4096, 1 << 20)
+    cases = [(f"vector add 2^{vn.bit_length() - 1}", vector_add(vn)), (f"softmax {m}x{n}", softmax(m, n)),
+             (f"layer norm fwd {m}x{n}", layer_norm(m, n))]
+    if args.looped:
+        cases.append((f"softmax looped {m}x{n}", softmax_looped(m, n)))
+    rows = []
+    for name, case in cases:
+        builds = [()] + ([("pipeline-loads",)] if args.compare else [])
+        for disabled in builds:
+            rows.append(measure(name, case, args.opt, disabled))
+    cfg = load_config()
+    print(f"DRAM bandwidth {cfg.dram_bw_bytes_per_s / 1e9:.0f} GB/s, clock {cfg.clock_hz / 1e9:.2f} GHz "
+          "(mtiasim/configs/mtia2i.yaml)")
+    print(f"{'kernel':<26} {'build':<34} {'MB moved':>9} {'simulated us':>13} {'roofline us':>12} {'of roofline':>12}")
+    for r in rows:
+        print(f"{r['name']:<26} {r['build']:<34} {r['mbytes']:>9.2f} {r['sim_us']:>13.1f} {r['roof_us']:>12.1f} "
+              f"{100 * r['ratio']:>11.1f}%")
+
+
+if __name__ == "__main__":
+    main()

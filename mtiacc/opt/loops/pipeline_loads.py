@@ -1,0 +1,326 @@
+"""``pipeline-loads``: software-pipeline the tile loads of ``scf.for`` loops, so that the DMA of the next
+iteration's tiles runs while this iteration computes.
+
+A PE's DMA engine has one completion barrier (``mtia.dma.wait`` waits for every transfer issued), so a load
+whose data is read in the same iteration makes the DMA and the compute take turns.  This pass runs the loop
+two iterations a trip, ping-pong, each copy of the body computing on tiles fetched while the other computed:
+
+    a = load(p(lo))                            # the first tiles, before the loop (under ``scf.if lo < hi``
+    for i = lo .. lo + 2s * (trip // 2) step 2s, carrying a:   # unless they read nothing then)
+        b  = load(p(i + s)) {prefetch = true}  # runs while the first copy computes
+        ... the body at i, reading a ...
+        a' = load(p(i + 2s)) {prefetch = true} # runs while the second copy computes
+        ... the body at i + s, reading b ...
+        yield ..., a'
+    if the trip count is odd: the body at the last i, reading the carried a
+
+``p(i + 2s)`` past the end reads this iteration's tiles again instead (``i + 2s < hi ? i + 2s : i``: no
+address the loop did not read; masks are computed from it as they were from ``i``), unless the load's mask
+reads nothing past the end (``cols = off + tl.arange(0, B)``, ``mask = cols < N`` in ``range(0, N, B)``):
+then it reads ``i + 2s`` (nothing), and when every moved load is so, the first tiles need no ``scf.if``.
+Codegen (``select/table.py``, ``select/isel.py``) waits before a prefetch for the transfers in flight (the
+tiles the next copy reads) and before the first reader of a prefetched tile, not before the other ops; ``a'``
+lands in the carried block's home (no copy at the yield).  The loop gets ``{pipeline = 2}``, each moved load
+``{prefetch = true}``.
+
+A load moves when it is a block load of pointers (not volatile) directly in the loop body, its pointer, mask
+and ``other`` are computed by pure ops of the body from the induction variable and values defined outside
+the loop (never from other carried values), and it cannot see a store of the loop: every store in the loop
+writes through a pointer parameter other than the one the load reads through (distinct pointer parameters
+are distinct buffers, as ``mtiasim`` gives each its own array; a pointer not traced to a parameter blocks
+the loop), and its tile does not reach the pointer or mask of another load or store (a gather's indices:
+needed at once).  A loop with atomics, a barrier, a ``tt.dot`` (``pipeline-dots`` pipelines those) or a
+non-constant or non-positive step is left alone.
+
+Depth: the loop's ``num_stages`` hint (``tl.range(..., num_stages=)``) when it has one, else ``stages``
+(the kernel's config ``num_stages``, default 2); 1 turns the pass off for the loop.  Deeper prefetch buys
+nothing with one completion barrier, so any depth above 1 is 2.  Loads stop moving once twice their bytes
+(the carried tile and the one in flight) would exceed ``lmem-bytes`` (half of mtia2i's local memory).
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Dict, List, Optional, Sequence
+
+from mtiacc.ir import ops as O
+from mtiacc.ir import scf
+from mtiacc.ir.atomic_ops import AtomicCASOp, AtomicRMWOp, BarrierOp
+from mtiacc.ir.core import Block, BlockArgument, Operation, Pure, Value
+from mtiacc.ir.dot_ops import DotOp
+from mtiacc.ir.shape_ops import ExpandDimsOp, ReshapeOp
+from mtiacc.opt.dots.pipeline import main_upper
+from mtiacc.opt.loop_unroll import clone_op
+from mtiacc.opt.pass_manager import ModulePass, register_pass
+
+POINTER_THROUGH = (O.AddPtrOp, O.SplatOp, O.BroadcastOp, ExpandDimsOp, ReshapeOp)
+BLOCKERS = (AtomicRMWOp, AtomicCASOp, BarrierOp, DotOp)
+
+
+def root_pointer(v: Value) -> Optional[BlockArgument]:
+    """The function parameter a pointer (block) is computed from by offsets and shape ops, if any."""
+    while True:
+        if isinstance(v, BlockArgument):
+            owner = v.block.parent.parent if v.block.parent is not None else None
+            return v if isinstance(owner, O.FuncOp) else None
+        if not isinstance(v.op, POINTER_THROUGH):
+            return None
+        v = v.op.operands[0]
+
+
+def _inside(v: Value, loop: scf.ForOp) -> bool:
+    """Whether ``v`` is defined in ``loop``'s body (at any depth)."""
+    node = v.block if isinstance(v, BlockArgument) else v.op.parent
+    while node is not None:
+        op = node.parent.parent if node.parent is not None else None
+        if op is loop:
+            return True
+        node = op.parent if op is not None else None
+    return False
+
+
+def address_slice(ld: O.LoadOp, loop: scf.ForOp) -> Optional[List[Operation]]:
+    """The body's ops that compute ``ld``'s operands, in body order, when they are pure and read only the
+    induction variable and values from outside the loop; else None."""
+    body, seen, out = loop.block, set(), []
+
+    def visit(v: Value) -> bool:
+        if not _inside(v, loop):
+            return True
+        if isinstance(v, BlockArgument):
+            return v is loop.induction_var
+        op = v.op
+        if op.parent is not body or op.regions or Pure not in op.traits:
+            return False
+        if id(op) not in seen:
+            seen.add(id(op))
+            if not all(visit(o) for o in op.operands):
+                return False
+            out.append(op)
+        return True
+
+    if not all(visit(o) for o in ld.operands):
+        return None
+    return sorted(out, key=body.ops.index)
+
+
+def _is(v: Value, cls) -> bool:
+    return not isinstance(v, BlockArgument) and isinstance(v.op, cls)
+
+
+def empty_past_end(ld: O.LoadOp, loop: scf.ForOp) -> bool:
+    """Whether ``ld`` reads nothing at any ``iv >= upper``: its mask is ``splat(iv) + range(s, e) <
+    splat(upper)`` with ``s >= 0`` (``cols = off + tl.arange(0, B)``, ``mask = cols < N`` of a loop
+    ``range(0, N, B)``)."""
+    m = ld.mask
+    if m is None or not _is(m, O.CmpIOp) or m.op.predicate != "slt" or len(m.type.shape) != 1:
+        return False
+    lhs, rhs = m.op.lhs, m.op.rhs
+    if not (_is(rhs, O.SplatOp) and rhs.op.src is loop.upper and _is(lhs, O.AddIOp)):
+        return False
+    a, b = lhs.op.operands
+    for iv, rng in ((a, b), (b, a)):
+        if _is(iv, O.SplatOp) and iv.op.src is loop.induction_var and _is(rng, O.MakeRangeOp) \
+                and rng.op.start >= 0:
+            return True
+    return False
+
+
+def feeds_addresses(ld: O.LoadOp, loop: scf.ForOp) -> bool:
+    """Whether ``ld``'s tile reaches the pointer or mask of a load or store of the body (indices of a gather):
+    the body needs those now, so fetching them early buys nothing."""
+    seen, work = set(), [ld.result]
+    while work:
+        v = work.pop()
+        for u in v.uses:
+            op = u.op
+            if isinstance(op, (O.LoadOp, O.StoreOp)) and v is not getattr(op, "value", None):
+                return True
+            if id(op) not in seen and op.parent is loop.block:
+                seen.add(id(op))
+                work.extend(op.results)
+    return False
+
+
+def _bytes(t) -> int:
+    return t.numel * max(getattr(t.element_type, "width", 8), 8) // 8
+
+
+def movable_loads(loop: scf.ForOp, lmem_bytes: int) -> List[O.LoadOp]:
+    """The loads of ``loop``'s body this pass moves (the module docstring's rules)."""
+    stored = []
+    for op in loop.walk():
+        if isinstance(op, BLOCKERS):
+            return []
+        if isinstance(op, O.StoreOp):
+            root = root_pointer(op.ptr)
+            if root is None:
+                return []
+            stored.append(root)
+    out, used = [], 0
+    for op in loop.block.ops:
+        if not isinstance(op, O.LoadOp) or op.volatile or op.prefetch:
+            continue
+        t = op.result.type
+        if not (t.is_block() and op.ptr.type.is_block()) or not (t.is_float() or t.is_int()):
+            continue
+        root = root_pointer(op.ptr)
+        if root is None or any(root is s for s in stored) or address_slice(op, loop) is None \
+                or feeds_addresses(op, loop):
+            continue
+        if used + 2 * _bytes(t) > lmem_bytes:
+            continue
+        used += 2 * _bytes(t)
+        out.append(op)
+    return out
+
+
+def _emit(op: Operation, before: Operation) -> Value:
+    before.parent.insert_before(before, op)
+    return op.result
+
+
+def _clone_loads(loads: Sequence[O.LoadOp], loop: scf.ForOp, iv: Value, before: Operation,
+                 prefetch: bool) -> List[Value]:
+    """Copies of ``loads`` (with their address slices) reading iteration ``iv``, inserted before ``before``."""
+    mapping: Dict[int, Value] = {id(loop.induction_var): iv}
+    done = set()
+    out = []
+    for ld in loads:
+        for op in address_slice(ld, loop):
+            if id(op) not in done:
+                done.add(id(op))
+                before.parent.insert_before(before, clone_op(op, mapping))
+        new = clone_op(ld, mapping)
+        if prefetch:   # the load keeps its name; the first tile and the carried block take none
+            new.attrs["prefetch"] = True
+        else:
+            new.result.name_hint = None
+        before.parent.insert_before(before, new)
+        out.append(new.result)
+    return out
+
+
+def _prologue(loop: scf.ForOp, loads: Sequence[O.LoadOp]) -> List[Value]:
+    """The first iteration's tiles, loaded before the loop (guarded when the loop may not run, unless the
+    loads read nothing then)."""
+    trip = loop.constant_trip_count()
+    if (trip is not None and trip >= 1) or all(empty_past_end(ld, loop) for ld in loads):
+        return _clone_loads(loads, loop, loop.lower, loop, prefetch=False)
+    loc = loop.loc
+    runs = _emit(O.CmpIOp.get("slt", loop.lower, loop.upper, loc=loc), loop)
+    guard = scf.IfOp.get(runs, [ld.result.type for ld in loads], loc=loc)
+    loop.parent.insert_before(loop, guard)
+    then_end = guard.then_block.append(scf.YieldOp.get([], loc=loc))
+    tiles = _clone_loads(loads, loop, loop.lower, then_end, prefetch=False)
+    guard.then_block.insert_before(then_end, scf.YieldOp.get(tiles, loc=loc))
+    then_end.erase()
+    zeros = [guard.else_block.append(O.ConstantOp.get(0, ld.result.type, loc=loc)).result for ld in loads]
+    guard.else_block.append(scf.YieldOp.get(zeros, loc=loc))
+    return list(guard.results)
+
+
+def _ahead(loop: scf.ForOp, loads: Sequence[O.LoadOp], iv: Value, at: Value, anchor: Operation) -> List[Value]:
+    """The prefetch of the tiles of iteration ``at`` (inside the loop; ``iv``: the current one)."""
+    loc, safe, out = loop.loc, None, []
+    for ld in loads:   # past the end: nothing (the mask says so), else this iteration's tile again
+        where = at
+        if not empty_past_end(ld, loop):
+            if safe is None:
+                more = _emit(O.CmpIOp.get("slt", at, loop.upper, loc=loc), anchor)
+                safe = _emit(O.SelectOp.get(more, at, iv, loc=loc), anchor)
+            where = safe
+        out += _clone_loads([ld], loop, where, anchor, prefetch=True)
+    return out
+
+
+def _clone_body(loop: scf.ForOp, loads: Sequence[O.LoadOp], anchor: Operation, iv: Value,
+                carried: Sequence[Value], tiles: Sequence[Value]) -> List[Value]:
+    """One copy of the body before ``anchor``, its moved loads replaced by ``tiles``; returns the values it
+    yields."""
+    mapping: Dict[int, Value] = {id(loop.induction_var): iv}
+    for a, v in zip(loop.iter_args, carried):
+        mapping[id(a)] = v
+    for ld, t in zip(loads, tiles):
+        mapping[id(ld.result)] = t
+    moved = {id(ld) for ld in loads}
+    term = loop.block.terminator
+    for op in loop.block.ops:
+        if op is not term and id(op) not in moved:
+            anchor.parent.insert_before(anchor, clone_op(op, mapping))
+    return [mapping.get(id(v), v) for v in term.values]
+
+
+def pipeline(loop: scf.ForOp, loads: Sequence[O.LoadOp], depth: int) -> None:
+    """Two iterations a trip, ping-pong: tile B is fetched while the body computes on tile A, then A's
+    home receives the tile after B while the body computes on B; an odd last iteration runs after."""
+    loc, n, step = loop.loc, len(loop.inits), O.const_value(loop.step)
+    trip = loop.constant_trip_count()
+    first = _prologue(loop, loads)
+    hi = main_upper(loop, 2, step, trip)
+    names = [a.name_hint for a in loop.block.args] + [None] * len(loads)
+    two = _emit(O.ConstantOp.get(2 * step, loop.step.type, loc=loc), loop)
+    new = scf.ForOp.get(loop.lower, hi, two, list(loop.inits) + first, loc=loc, arg_names=names)
+    new.attrs.update({k: v for k, v in loop.attrs.items() if k != "operandSegmentSizes"})
+    new.attrs["pipeline"] = depth
+    loop.parent.insert_before(loop, new)
+    anchor = new.block.append(scf.YieldOp.get([], loc=loc))
+    iv, args = new.induction_var, list(new.iter_args)
+    one = _emit(O.AddIOp.get(iv, loop.step, loc=loc), anchor)
+    after = _emit(O.AddIOp.get(iv, two, loc=loc), anchor)
+    b_tiles = _ahead(loop, loads, iv, one, anchor)
+    mid = _clone_body(loop, loads, anchor, iv, args[:n], args[n:])
+    a_tiles = _ahead(loop, loads, iv, after, anchor)
+    out = _clone_body(loop, loads, anchor, one, mid, b_tiles)
+    new.block.insert_before(anchor, scf.YieldOp.get(out + a_tiles, loc=loop.block.terminator.loc))
+    anchor.erase()
+    results = list(new.results[:n])
+    if trip is None:   # the odd last iteration, on the tiles the loop fetched last
+        rest = _emit(O.CmpIOp.get("slt", hi, loop.upper, loc=loc), loop)
+        guard = scf.IfOp.get(rest, [r.type for r in loop.results], loc=loc)
+        loop.parent.insert_before(loop, guard)
+        end = guard.then_block.append(scf.YieldOp.get([], loc=loc))
+        vals = _clone_body(loop, loads, end, hi, results, new.results[n:])
+        guard.then_block.insert_before(end, scf.YieldOp.get(vals, loc=loc))
+        end.erase()
+        guard.else_block.append(scf.YieldOp.get(results, loc=loc))
+        results = list(guard.results)
+    elif trip % 2:
+        results = _clone_body(loop, loads, loop, hi, results, new.results[n:])
+    for old, res in zip(loop.results, results):
+        res.name_hint = old.name_hint
+        old.replace_all_uses_with(res)
+    scf.erase_nested(loop)
+
+
+def visit(block: Block, p: "PipelineLoads") -> bool:
+    changed = False
+    for op in list(block.ops):
+        for r in op.regions:
+            for b in r.blocks:
+                changed |= visit(b, p)
+        if not isinstance(op, scf.ForOp) or op.pipeline is not None or op.pipeline_stages is not None:
+            continue
+        step = O.const_value(op.step)
+        stages = op.num_stages if op.num_stages is not None else p.stages
+        trip = op.constant_trip_count()
+        if not isinstance(step, int) or step <= 0 or stages < 2 or (trip is not None and trip < 2):
+            continue
+        loads = movable_loads(op, p.lmem_bytes)
+        if loads:
+            pipeline(op, loads, 2)
+            changed = True
+    return changed
+
+
+@register_pass
+@dataclasses.dataclass(frozen=True)
+class PipelineLoads(ModulePass):
+    name = "pipeline-loads"
+    stages: int = 2
+    lmem_bytes: int = 196608
+
+    def run(self, module: O.ModuleOp) -> Optional[bool]:
+        return None if visit(module.body.block, self) else False
+
+
+__all__ = ["PipelineLoads", "root_pointer", "address_slice", "movable_loads", "empty_past_end"]
