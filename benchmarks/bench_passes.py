@@ -100,6 +100,11 @@ def embedding_bag_inputs(n: int, seed: int = 0):
             "D": np.array(n, np.int32), "stride": np.array(n, np.int32)}
 
 
+def silu_tiles_inputs(n: int, seed: int = 0):
+    x = np.random.default_rng(seed).standard_normal(n).astype(np.float32)
+    return {"x_ptr": x, "y_ptr": np.zeros_like(x), "n": np.array(n, np.int32)}
+
+
 # file -> how to build and feed it: (defines, signature, grid, inputs(n), n for the doc, n for tests)
 EXAMPLES = {
     "vector_add.py": dict(defines={"BLOCK_SIZE": "1024"}, signature="*fp32,*fp32,*fp32,i32",
@@ -128,6 +133,9 @@ EXAMPLES = {
                           inputs=norm_inputs(True), n=1000, test_n=300),
     "embedding_bag.py": dict(defines={"BAG": "8", "BLOCK_D": "128"}, signature="*fp32,*i32,*i32,*fp32,i32,i32",
                              grid="4", inputs=embedding_bag_inputs, n=128, test_n=100),
+    "mtia_double_buffer.py": dict(kernel="silu_double_buffer", defines={"TILES": "4", "BLOCK": "256"},
+                                  signature="*fp32,*fp32,i32", grid="4", inputs=silu_tiles_inputs, n=4 * 4 * 256,
+                                  test_n=4 * 4 * 256),
 }
 
 EXAMPLES = {k: v for k, v in EXAMPLES.items() if (ROOT / "examples" / k).exists()}

@@ -92,6 +92,17 @@ def expect_matmul_nodot(i):
     return {"C": (i["A"].astype(np.float64) @ i["B"], 1e-5, 1e-5)}
 
 
+def mtia_double_buffer(programs=4, tiles=4, block=256):
+    n = programs * tiles * block
+    x = _rng().standard_normal(n).astype(f32)
+    return {"x_ptr": x, "y_ptr": np.zeros_like(x), "n": np.int32(n)}
+
+
+def expect_mtia_double_buffer(i):   # SiLU
+    x = i["x_ptr"].astype(np.float64)
+    return {"y_ptr": ((x / (1 + np.exp(-x))).astype(f32), 1e-5, 1e-6)}
+
+
 def rms_norm():
     x = _rows(5, 300)
     return {"X": x, "Y": np.zeros_like(x), "W": _rng().uniform(0.5, 1.5, 300).astype(f32), "stride": np.int32(300),
@@ -152,8 +163,8 @@ def expect_transpose(i):
     return {"Y": (i["X"].T, 0, 0)}
 
 
-EXAMPLES = ["embedding_bag", "gelu_silu", "layer_norm", "loop_scale", "matmul_nodot", "rms_norm", "row_argmax",
-            "row_cumsum", "row_sum", "softmax", "transpose"]
+EXAMPLES = ["embedding_bag", "gelu_silu", "layer_norm", "loop_scale", "matmul_nodot", "mtia_double_buffer", "rms_norm",
+            "row_argmax", "row_cumsum", "row_sum", "softmax", "transpose"]
 
 
 def check(name, inputs, outputs):

@@ -2,13 +2,17 @@
 plainly (``silu_plain``: load a tile, compute, store) and double-buffered by hand with the MTIA
 extensions (``silu_double_buffer``: the copy of the next tile runs while this one is computed).
 
-    mtiacc examples/mtia_double_buffer.py --kernel silu_plain -o plain.bin -D TILES=8 -D BLOCK=1024 \\
+    mtiacc examples/mtia_double_buffer.py --kernel silu_plain -o plain.bin -D TILES=4 -D BLOCK=256 \\
         --signature '*fp32,*fp32,i32'
-    mtiacc examples/mtia_double_buffer.py --kernel silu_double_buffer -o db.bin -D TILES=8 -D BLOCK=1024 \\
+    mtiacc examples/mtia_double_buffer.py --kernel silu_double_buffer -o db.bin -D TILES=4 -D BLOCK=256 \\
         --signature '*fp32,*fp32,i32'
-    python examples/mtia_double_buffer.py data.npz      # x: 524288 values, y: zeros, n
-    mtiasim run plain.bin --inputs data.npz --grid 64 --stats
-    mtiasim run db.bin --inputs data.npz --grid 64 --stats
+    python examples/inputs.py mtia_double_buffer data.npz     # x: 4 x 4 x 256 values, y: zeros, n
+    mtiasim run plain.bin --inputs data.npz --grid 4 --stats -o plain.npz
+    mtiasim run db.bin --inputs data.npz --grid 4 --stats -o db.npz
+    python examples/inputs.py mtia_double_buffer --check data.npz plain.npz
+    python examples/inputs.py mtia_double_buffer --check data.npz db.npz
+
+(docs/language.md measures the full chip: 64 programs of TILES=8 tiles of BLOCK=1024.)
 
 A local buffer of two slots holds the tile being computed and the next one.  Slots are named by
 compile-time indices, so the loop body handles two tiles (``tl.static_range(2)``), one per slot.
@@ -53,9 +57,3 @@ def silu_double_buffer(x_ptr, y_ptr, n, TILES: tl.constexpr, BLOCK: tl.constexpr
             y = x / (1.0 + tl.exp(-x))
             tl.store(y_ptr + start + offs, y, mask=start + offs < n)
 
-
-if __name__ == "__main__":
-    import numpy as np
-    n = 64 * 8 * 1024
-    x = np.random.default_rng(0).standard_normal(n).astype(np.float32)
-    np.savez(sys.argv[1] if len(sys.argv) > 1 else "data.npz", x_ptr=x, y_ptr=np.zeros_like(x), n=np.int32(n))
