@@ -17,14 +17,12 @@ from __future__ import annotations
 import hashlib
 import inspect
 import os
-import re
-import textwrap
 import time
 from typing import Dict, List, Optional
 
 from mtiacc.diagnostics import UserError
 from mtiacc.runtime import Kernel
-from mtiacc.triton_backend import clock, records
+from mtiacc.triton_backend import clock, closures, records
 from mtiacc.triton_backend.replay import Replay
 
 # Triton signature entries mtiacc takes as they are (pointers to these, and scalars of them)
@@ -47,8 +45,9 @@ def _source_of(fn) -> tuple:
     A kernel defined at the top of its file, as written there, is compiled from the file.  One defined inside
     a function, or whose source was changed after it was defined (``JITFunction._unsafe_update_src``, as
     Triton's tests patch kernels), is compiled from a copy of its file with the kernel's source (Triton's
-    ``fn.src``) appended at the top level under a new name: it sees the module's names, not the enclosing
-    function's; errors in it point into that copy (in the cache folder)."""
+    ``fn.src``) appended at the top level under a new name: it sees the module's names, and the values it
+    captures from an enclosing function are written in (:mod:`.closures`); errors in it point into that copy
+    (in the cache folder)."""
     py = getattr(fn, "fn", fn)
     while hasattr(py, "fn") and not inspect.isfunction(py):
         py = py.fn
@@ -70,7 +69,7 @@ def _source_of(fn) -> tuple:
         text = f.read()
     if "<locals>" not in py.__qualname__ and (src is None or src in text):
         return path, py.__name__
-    return _with_kernel_appended(path, text, py.__name__, textwrap.dedent(src or inspect.getsource(py)))
+    return _with_kernel_appended(path, text, fn, py.__name__)
 
 
 def _jit_name(fn) -> str:
@@ -81,12 +80,18 @@ def _jit_name(fn) -> str:
     return full.rsplit(".", 1)[-1]
 
 
-def _with_kernel_appended(path: str, text: str, name: str, src: str) -> tuple:
+_SUFFIX = "MTIACCSUFFIX"
+
+
+def _with_kernel_appended(path: str, text: str, fn, name: str) -> tuple:
+    """A copy of the file with the kernel (and the @triton.jit helpers it captures) appended under new names,
+    the values it captures from an enclosing function written in (:mod:`.closures`)."""
     from mtiacc.runtime.cache import cache_dir
-    digest = hashlib.sha256((path + "\0" + text + "\0" + src).encode()).hexdigest()[:16]
-    new_name = f"{name}__mtiacc_{digest[:8]}"
-    src = re.sub(rf"^(\s*def\s+){re.escape(name)}\b", rf"\g<1>{new_name}", src, count=1, flags=re.M)
-    body = f"{text}\n\n\nimport triton\n\n\n@triton.jit\n{src}\n"
+    new_name, defs = closures.appended_functions(fn, name, _SUFFIX, path)
+    added = "".join(f"\n\n@triton.jit\n{d}\n" for d in defs)
+    digest = hashlib.sha256((path + "\0" + text + "\0" + added).encode()).hexdigest()[:16]
+    new_name, added = new_name.replace(_SUFFIX, digest[:8]), added.replace(_SUFFIX, digest[:8])
+    body = f"{text}\n\n\nimport triton\n{added}"
     folder = cache_dir() / "sources"
     out = folder / f"{os.path.splitext(os.path.basename(path))[0]}_{digest}.py"
     if not out.exists():

@@ -1,0 +1,152 @@
+"""A kernel defined inside a function, with the values it captures from the enclosing scope.
+
+mtiacc compiles a kernel from a file, and a kernel defined in a function is compiled from a copy of its file with
+the kernel appended at the top level (:func:`mtiacc.triton_backend.launcher._source_of`), where the enclosing
+function's locals do not exist.  So each name the kernel takes from its closure is replaced, in the appended
+source, by the value it holds: a number, string, ``None`` or tuple of them (a ``tl.constexpr`` unwrapped) as its
+literal, a ``tl.dtype`` as ``triton.language.<name>``, and a ``@triton.jit`` function (a helper defined beside
+the kernel) by the name of its own appended copy, itself with its captures replaced.  The kernel then compiles
+as it would with those values written in, which is what Triton's code generator sees: captured names are
+constants to it.
+"""
+from __future__ import annotations
+
+import ast
+import inspect
+import math
+import textwrap
+from typing import Dict, List, Tuple
+
+from mtiacc.diagnostics import UserError
+
+
+def python_function(fn):
+    """The Python function under a JITFunction (or an Autotuner / Heuristics wrapping one)."""
+    py = fn
+    while hasattr(py, "fn") and not inspect.isfunction(py):
+        py = py.fn
+    return py
+
+
+def _literal(v) -> str:
+    if v is None or isinstance(v, (bool, str, int)):
+        return repr(v)
+    if isinstance(v, float):
+        if math.isnan(v):
+            return "float('nan')"
+        if math.isinf(v):
+            return "float('inf')" if v > 0 else "-float('inf')"
+        return repr(v)
+    if isinstance(v, tuple):
+        return "(" + "".join(_literal(x) + ", " for x in v) + ")"
+    raise TypeError(type(v).__name__)
+
+
+def _dtype_text(v):
+    try:
+        import triton.language as tl
+    except ImportError:          # pragma: no cover - the backend only runs under Triton
+        return None
+    if not isinstance(v, tl.dtype):
+        return None
+    for name in dir(tl):
+        if not name.startswith("_") and getattr(tl, name) is v:
+            return f"triton.language.{name}"
+    for name in dir(tl):
+        if not name.startswith("_") and isinstance(getattr(tl, name), tl.dtype) and getattr(tl, name) == v:
+            return f"triton.language.{name}"
+    return None
+
+
+def _is_jit(v) -> bool:
+    return type(v).__name__ == "JITFunction" and hasattr(v, "fn")
+
+
+def captured(py) -> Dict[str, object]:
+    """The values of the names ``py`` takes from its enclosing function's scope."""
+    if not getattr(py, "__closure__", None):
+        return {}
+    out = {}
+    for name, cell in zip(py.__code__.co_freevars, py.__closure__):
+        try:
+            out[name] = cell.cell_contents
+        except ValueError:       # a name the enclosing function has not assigned yet
+            continue
+    return out
+
+
+def _substituted(src: str, texts: Dict[str, str]) -> str:
+    """``src`` with every load of a name in ``texts`` replaced by its text (columns are UTF-8 byte offsets)."""
+    if not texts:
+        return src
+    lines = src.encode("utf-8").split(b"\n")
+    hits = [n for n in ast.walk(ast.parse(src)) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+            and n.id in texts]
+    for n in sorted(hits, key=lambda n: (n.lineno, n.col_offset), reverse=True):
+        row = lines[n.lineno - 1]
+        lines[n.lineno - 1] = row[:n.col_offset] + texts[n.id].encode("utf-8") + row[n.end_col_offset:]
+    return b"\n".join(lines).decode("utf-8")
+
+
+def _renamed_def(src: str, old: str, new: str) -> str:
+    tree = ast.parse(src)
+    node = next(n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))
+    lines = src.split("\n")
+    row = lines[node.lineno - 1]
+    at = row.find(f"def {old}")
+    if at >= 0:
+        lines[node.lineno - 1] = row[:at] + f"def {new}" + row[at + 4 + len(old):]
+    return "\n".join(lines)
+
+
+def function_source(fn) -> str:
+    """A JITFunction's source from its ``def`` (Triton's ``fn.src``, which a test may have patched)."""
+    src = getattr(fn, "src", None)
+    if src is None:
+        src = inspect.getsource(python_function(fn))
+    src = textwrap.dedent(src)
+    # decorators of a nested definition come with inspect.getsource: the appended copy adds its own
+    tree = ast.parse(src)
+    node = tree.body[0]
+    if getattr(node, "decorator_list", None):
+        src = "\n".join(src.split("\n")[node.lineno - 1:])
+    return src
+
+
+def appended_functions(fn, name: str, suffix: str, file: str) -> Tuple[str, List[str]]:
+    """(the kernel's new name, the ``@triton.jit`` definitions to append: its helpers first, the kernel last)
+    with every captured name replaced by its value."""
+    out: List[str] = []
+    seen: Dict[int, str] = {}
+
+    def visit(f, fname: str) -> str:
+        if id(f) in seen:
+            return seen[id(f)]
+        new = f"{fname}__mtiacc_{suffix}"
+        seen[id(f)] = new
+        py = python_function(f)
+        texts: Dict[str, str] = {}
+        for var, v in captured(py).items():
+            if isinstance(v, type) or type(v).__name__ == "module":
+                continue                          # a class or module: the file's imports name it the same
+            if type(v).__name__ == "constexpr" and hasattr(v, "value"):
+                v = v.value
+            if _is_jit(v):
+                texts[var] = visit(v, getattr(v, "__name__", var))
+                continue
+            text = _dtype_text(v)
+            if text is None:
+                try:
+                    text = _literal(v)
+                except TypeError:
+                    raise UserError(
+                        f"{file}:{py.__code__.co_firstlineno}: kernel '{fname}' uses '{var}' from its enclosing "
+                        f"function, a {type(v).__name__}: mtiacc compiles captured numbers, strings, None, "
+                        f"dtypes, tuples of them and @triton.jit functions (pass anything else as an argument)"
+                    ) from None
+            texts[var] = text
+        src = _renamed_def(_substituted(function_source(f), texts), fname, new)
+        out.append(src)
+        return new
+
+    return visit(fn, name), out
