@@ -15,7 +15,7 @@ import ast
 import inspect
 import math
 import textwrap
-from typing import Dict, List, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from mtiacc.diagnostics import UserError
 
@@ -113,9 +113,11 @@ def function_source(fn) -> str:
     return src
 
 
-def appended_functions(fn, name: str, suffix: str, file: str) -> Tuple[str, List[str]]:
+def appended_functions(fn, name: str, suffix: str, file: str,
+                       tuples: Optional[Dict[str, object]] = None) -> Tuple[str, List[str]]:
     """(the kernel's new name, the ``@triton.jit`` definitions to append: its helpers first, the kernel last)
-    with every captured name replaced by its value."""
+    with every captured name replaced by its value, and the kernel's tuple parameters (``tuples``: name ->
+    Triton type) flattened (:func:`untupled`)."""
     out: List[str] = []
     seen: Dict[int, str] = {}
 
@@ -145,8 +147,100 @@ def appended_functions(fn, name: str, suffix: str, file: str) -> Tuple[str, List
                         f"dtypes, tuples of them and @triton.jit functions (pass anything else as an argument)"
                     ) from None
             texts[var] = text
-        src = _renamed_def(_substituted(function_source(f), texts), fname, new)
+        src = _substituted(function_source(f), texts)
+        if f is fn:
+            src = untupled(src, tuples or {})
+        src = _renamed_def(src, fname, new)
         out.append(src)
         return new
 
     return visit(fn, name), out
+
+
+# ---------------------------------------------------------------------------------------------- tuple parameters
+
+def flat_names(name: str, ty) -> List[Tuple[str, object]]:
+    """A parameter of Triton type ``ty`` as the parameters mtiacc compiles: itself, or for a tuple (Triton 3.x
+    takes tuples of tensors and scalars as one argument) one per leaf, ``name__0``, ``name__1__0``, ..."""
+    if not isinstance(ty, (tuple, list)):
+        return [(name, ty)]
+    out: List[Tuple[str, object]] = []
+    for i, t in enumerate(ty):
+        out += flat_names(f"{name}__{i}", t)
+    return out
+
+
+def flat_values(v, ty) -> list:
+    if not isinstance(ty, (tuple, list)):
+        return [v]
+    return [x for item, t in zip(v, ty) for x in flat_values(item, t)]
+
+
+class _Untupled(ast.NodeTransformer):
+    """The kernel's tuple parameters as their leaves: ``p[0][1]`` (constant indices) is ``p__0__1``, ``len(p)``
+    its length, ``p`` elsewhere the tuple expression of its leaves."""
+
+    def __init__(self, tuples: Dict[str, object]):
+        self.tuples = tuples
+
+    def _path(self, node):
+        """(parameter, its type at the indexed element, the flat name) of ``p[i][j]``, else None."""
+        idx = []
+        while isinstance(node, ast.Subscript):
+            if not (isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, int)):
+                return None
+            idx.append(node.slice.value)
+            node = node.value
+        if not isinstance(node, ast.Name) or node.id not in self.tuples:
+            return None
+        ty, name = self.tuples[node.id], node.id
+        for i in reversed(idx):
+            if not isinstance(ty, (tuple, list)) or not -len(ty) <= i < len(ty):
+                return None
+            i %= len(ty)
+            ty, name = ty[i], f"{name}__{i}"
+        return node.id, ty, name
+
+    def _expr(self, ty, name: str, like: ast.AST) -> ast.expr:
+        if isinstance(ty, (tuple, list)):
+            out = ast.Tuple([self._expr(t, f"{name}__{i}", like) for i, t in enumerate(ty)], ast.Load())
+        else:
+            out = ast.Name(name, ast.Load())
+        return ast.copy_location(out, like)
+
+    def visit_FunctionDef(self, node):
+        args = []
+        for a in node.args.args:
+            if a.arg in self.tuples:
+                args += [ast.copy_location(ast.arg(n), a) for n, _ in flat_names(a.arg, self.tuples[a.arg])]
+            else:
+                args.append(a)
+        node.args.args = args
+        node.body = [self.visit(s) for s in node.body]
+        return node
+
+    def visit_Call(self, node):
+        if isinstance(node.func, ast.Name) and node.func.id == "len" and len(node.args) == 1 and not node.keywords:
+            found = self._path(node.args[0])
+            if found is not None and isinstance(found[1], (tuple, list)):
+                return ast.copy_location(ast.Constant(len(found[1])), node)
+        return self.generic_visit(node)
+
+    def visit_Subscript(self, node):
+        found = self._path(node)
+        if found is not None:
+            return self._expr(found[1], found[2], node)
+        return self.generic_visit(node)
+
+    def visit_Name(self, node):
+        if node.id in self.tuples and isinstance(node.ctx, ast.Load):
+            return self._expr(self.tuples[node.id], node.id, node)
+        return node
+
+
+def untupled(src: str, tuples: Dict[str, object]) -> str:
+    """The kernel's source with its tuple parameters (``{name: Triton type}``) flattened (:class:`_Untupled`)."""
+    if not tuples:
+        return src
+    tree = _Untupled(tuples).visit(ast.parse(src))
+    return ast.unparse(ast.fix_missing_locations(tree)) + "\n"

@@ -39,7 +39,7 @@ def surfaced(err: UserError) -> UserError:
     return err.with_traceback(None)
 
 
-def _source_of(fn) -> tuple:
+def _source_of(fn, tuples=None) -> tuple:
     """(file, function name) mtiacc compiles a JITFunction from.
 
     A kernel defined at the top of its file, as written there, is compiled from the file.  One defined inside
@@ -67,9 +67,9 @@ def _source_of(fn) -> tuple:
     src = getattr(fn, "src", None)
     with open(path, encoding="utf-8") as f:
         text = f.read()
-    if "<locals>" not in py.__qualname__ and (src is None or src in text):
+    if "<locals>" not in py.__qualname__ and (src is None or src in text) and not tuples:
         return path, py.__name__
-    return _with_kernel_appended(path, text, fn, py.__name__)
+    return _with_kernel_appended(path, text, fn, py.__name__, tuples)
 
 
 def _jit_name(fn) -> str:
@@ -83,11 +83,12 @@ def _jit_name(fn) -> str:
 _SUFFIX = "MTIACCSUFFIX"
 
 
-def _with_kernel_appended(path: str, text: str, fn, name: str) -> tuple:
+def _with_kernel_appended(path: str, text: str, fn, name: str, tuples=None) -> tuple:
     """A copy of the file with the kernel (and the @triton.jit helpers it captures) appended under new names,
-    the values it captures from an enclosing function written in (:mod:`.closures`)."""
+    the values it captures from an enclosing function written in and its tuple parameters flattened
+    (:mod:`.closures`)."""
     from mtiacc.runtime.cache import cache_dir
-    new_name, defs = closures.appended_functions(fn, name, _SUFFIX, path)
+    new_name, defs = closures.appended_functions(fn, name, _SUFFIX, path, tuples)
     added = "".join(f"\n\n@triton.jit\n{d}\n" for d in defs)
     digest = hashlib.sha256((path + "\0" + text + "\0" + added).encode()).hexdigest()[:16]
     new_name, added = new_name.replace(_SUFFIX, digest[:8]), added.replace(_SUFFIX, digest[:8])
@@ -159,11 +160,14 @@ class MtiaLauncher:
         self.kernel: Optional[Kernel] = None
         # why this kernel runs on the host (per-kernel fallback: see mtiacc.triton_backend.records)
         self.fallback_reason: Optional[str] = None
-        signature = dict(src.signature)
+        # a tuple parameter (Triton 3.x) is compiled as one parameter per element, its argument flattened
+        self.tuple_types = [ty if isinstance(ty, (tuple, list)) else None for ty in src.signature.values()]
+        tuples = {p: ty for p, ty in src.signature.items() if isinstance(ty, (tuple, list))}
+        signature = dict(f for p, ty in src.signature.items() for f in closures.flat_names(p, ty))
         # parameters Triton compiled as constants: the constexpr ones, and arguments it specialized (1, None)
         self.constants: List[str] = [p for p, ty in signature.items() if ty == "constexpr"]
         try:
-            path, name = _source_of(fn)
+            path, name = _source_of(fn, tuples)
             self.path = path
             _check_signature(name, signature)
             self.kernel = kernel_for(path, name, getattr(metadata, "num_stages", None))
@@ -188,6 +192,8 @@ class MtiaLauncher:
     def _launch(self, grid, args) -> None:
         if self.fallback_reason is not None:
             return self._on_host(grid, args)
+        if any(self.tuple_types):
+            args = [x for a, ty in zip(args, self.tuple_types) for x in closures.flat_values(a, ty)]
         args = [_unwrapped(a) for a in args]
         launch = self.replay.lookup(grid, args)
         if launch is None:
