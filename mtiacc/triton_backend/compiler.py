@@ -47,6 +47,13 @@ class MtiaOptions:
     instrumentation_mode: str = ""
     fpsan_homomorphic_casts: bool = False
     ir_override: Optional[str] = None
+    # AMD's options, which configs set among their kwargs (the HIP configs of Triton's matmul tutorial, chosen
+    # on any backend that is not CUDA): accepted, and they mean nothing here
+    waves_per_eu: int = 0
+    matrix_instr_nonkdim: int = 0
+    kpack: int = 1
+    schedule_hint: str = "none"
+    instruction_sched_variant: str = "none"
 
     def __post_init__(self):
         if self.num_warps <= 0 or self.num_warps & (self.num_warps - 1):

@@ -151,8 +151,9 @@ def matmul_configs():
     return [
         triton.Config({'BLOCK_SIZE_M': 32, 'BLOCK_SIZE_N': 32, 'BLOCK_SIZE_K': 32, 'GROUP_SIZE_M': 2}, num_stages=2,
                       num_warps=4),
-        triton.Config({'BLOCK_SIZE_M': 64, 'BLOCK_SIZE_N': 64, 'BLOCK_SIZE_K': 32, 'GROUP_SIZE_M': 4}, num_stages=3,
-                      num_warps=8),
+        # a config in the style of the tutorial's HIP list: backend options among the kwargs
+        triton.Config({'BLOCK_SIZE_M': 64, 'BLOCK_SIZE_N': 64, 'BLOCK_SIZE_K': 32, 'GROUP_SIZE_M': 4,
+                       'waves_per_eu': 2}, num_stages=3, num_warps=8),
     ]
 
 
