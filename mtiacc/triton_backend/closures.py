@@ -75,6 +75,52 @@ def captured(py) -> Dict[str, object]:
     return out
 
 
+def _static_names(text: str) -> set:
+    """Names the file binds at its top level in a way mtiacc reads without running it: imports, ``def``,
+    ``class``, and assignments whose value calls nothing but ``constexpr(...)``."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return set()
+    out = set()
+    for node in tree.body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            out |= {(a.asname or a.name).split(".")[0] for a in node.names}
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            calls = [c for c in ast.walk(node.value) if isinstance(c, ast.Call)]
+            if all(ast.unparse(c.func).split(".")[-1] == "constexpr" for c in calls):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                out |= {t.id for t in targets if isinstance(t, ast.Name)}
+    return out
+
+
+def unknown_globals(py, text: str) -> Dict[str, object]:
+    """The module-level names ``py`` uses whose value mtiacc's static reading of the file cannot know (assigned
+    under an ``if``, from a call, ...) while Python has it as a value :func:`appended_functions` can write in:
+    Triton sees them as the constexprs they hold, so the kernel is compiled with them written in too."""
+    code = getattr(py, "__code__", None)
+    names = [n for n in code.co_names if n in py.__globals__] if code is not None else []
+    if not names:
+        return {}
+    known = _static_names(text)
+    out = {}
+    for n in names:
+        if n in known:
+            continue
+        v = py.__globals__[n]
+        if type(v).__name__ == "constexpr" and hasattr(v, "value"):
+            v = v.value
+        if _dtype_text(v) is None:
+            try:
+                _literal(v)
+            except TypeError:
+                continue
+        out[n] = v
+    return out
+
+
 def _substituted(src: str, texts: Dict[str, str]) -> str:
     """``src`` with every load of a name in ``texts`` replaced by its text (columns are UTF-8 byte offsets)."""
     if not texts:
@@ -113,10 +159,11 @@ def function_source(fn) -> str:
     return src
 
 
-def appended_functions(fn, name: str, suffix: str, file: str,
-                       tuples: Optional[Dict[str, object]] = None) -> Tuple[str, List[str]]:
+def appended_functions(fn, name: str, suffix: str, file: str, tuples: Optional[Dict[str, object]] = None,
+                       text: str = "") -> Tuple[str, List[str]]:
     """(the kernel's new name, the ``@triton.jit`` definitions to append: its helpers first, the kernel last)
-    with every captured name replaced by its value, and the kernel's tuple parameters (``tuples``: name ->
+    with every captured name (and every module-level name of :func:`unknown_globals` in the file's ``text``)
+    replaced by its value, and the kernel's tuple parameters (``tuples``: name ->
     Triton type) flattened (:func:`untupled`)."""
     out: List[str] = []
     seen: Dict[int, str] = {}
@@ -128,7 +175,7 @@ def appended_functions(fn, name: str, suffix: str, file: str,
         seen[id(f)] = new
         py = python_function(f)
         texts: Dict[str, str] = {}
-        for var, v in captured(py).items():
+        for var, v in {**unknown_globals(py, text), **captured(py)}.items():
             if isinstance(v, type) or type(v).__name__ == "module":
                 continue                          # a class or module: the file's imports name it the same
             if type(v).__name__ == "constexpr" and hasattr(v, "value"):
@@ -136,17 +183,17 @@ def appended_functions(fn, name: str, suffix: str, file: str,
             if _is_jit(v):
                 texts[var] = visit(v, getattr(v, "__name__", var))
                 continue
-            text = _dtype_text(v)
-            if text is None:
+            written = _dtype_text(v)
+            if written is None:
                 try:
-                    text = _literal(v)
+                    written = _literal(v)
                 except TypeError:
                     raise UserError(
                         f"{file}:{py.__code__.co_firstlineno}: kernel '{fname}' uses '{var}' from its enclosing "
                         f"function, a {type(v).__name__}: mtiacc compiles captured numbers, strings, None, "
                         f"dtypes, tuples of them and @triton.jit functions (pass anything else as an argument)"
                     ) from None
-            texts[var] = text
+            texts[var] = written
         src = _substituted(function_source(f), texts)
         if f is fn:
             src = untupled(src, tuples or {})

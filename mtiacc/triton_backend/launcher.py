@@ -47,7 +47,8 @@ def _source_of(fn, tuples=None) -> tuple:
     Triton's tests patch kernels), is compiled from a copy of its file with the kernel's source (Triton's
     ``fn.src``) appended at the top level under a new name: it sees the module's names, and the values it
     captures from an enclosing function are written in (:mod:`.closures`); errors in it point into that copy
-    (in the cache folder)."""
+    (in the cache folder).  So is a kernel with tuple parameters, or one using a module-level constant mtiacc
+    cannot compute from the file (assigned under an ``if``, from a call)."""
     py = getattr(fn, "fn", fn)
     while hasattr(py, "fn") and not inspect.isfunction(py):
         py = py.fn
@@ -67,7 +68,8 @@ def _source_of(fn, tuples=None) -> tuple:
     src = getattr(fn, "src", None)
     with open(path, encoding="utf-8") as f:
         text = f.read()
-    if "<locals>" not in py.__qualname__ and (src is None or src in text) and not tuples:
+    if "<locals>" not in py.__qualname__ and (src is None or src in text) and not tuples \
+            and not closures.unknown_globals(py, text):
         return path, py.__name__
     return _with_kernel_appended(path, text, fn, py.__name__, tuples)
 
@@ -88,7 +90,7 @@ def _with_kernel_appended(path: str, text: str, fn, name: str, tuples=None) -> t
     the values it captures from an enclosing function written in and its tuple parameters flattened
     (:mod:`.closures`)."""
     from mtiacc.runtime.cache import cache_dir
-    new_name, defs = closures.appended_functions(fn, name, _SUFFIX, path, tuples)
+    new_name, defs = closures.appended_functions(fn, name, _SUFFIX, path, tuples, text)
     added = "".join(f"\n\n@triton.jit\n{d}\n" for d in defs)
     digest = hashlib.sha256((path + "\0" + text + "\0" + added).encode()).hexdigest()[:16]
     new_name, added = new_name.replace(_SUFFIX, digest[:8]), added.replace(_SUFFIX, digest[:8])

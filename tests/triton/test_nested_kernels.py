@@ -73,3 +73,29 @@ def test_a_captured_value_mtiacc_cannot_write_in_is_an_error_naming_it():
     text = str(e.value)
     assert "kernel 'uses_a_set' uses 'table' from its enclosing function, a frozenset" in text, text
     assert "test_nested_kernels.py:" in text
+
+
+def _on_cpu_backend():
+    return triton.runtime.driver.active.get_current_target().backend == "cpu"
+
+
+if _on_cpu_backend():                # a module-level constant mtiacc cannot compute from the file alone
+    ROW_BLOCK = tl.constexpr(16)
+    ROW_DTYPE = tl.float16
+else:                                # pragma: no cover
+    ROW_BLOCK = tl.constexpr(128)
+    ROW_DTYPE = tl.float32
+
+
+@triton.jit
+def copy_rows_kernel(x_ptr, out_ptr, n):
+    offs = tl.program_id(0) * ROW_BLOCK + tl.arange(0, ROW_BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=offs < n).to(ROW_DTYPE), mask=offs < n)
+
+
+def test_a_module_level_constant_assigned_under_an_if_has_its_value():
+    x = torch.randn(40)
+    out = torch.zeros(40, dtype=torch.float16)
+    kernel = copy_rows_kernel[(triton.cdiv(40, 16),)](x, out, 40)
+    torch.testing.assert_close(out, x.half())
+    assert kernel is not None
