@@ -17,7 +17,7 @@ import math
 import textwrap
 from typing import Dict, List, Optional, Tuple
 
-from mtiacc.diagnostics import UserError
+from mtiacc.diagnostics import SourceLocation, UserError
 
 
 def python_function(fn):
@@ -121,6 +121,21 @@ def unknown_globals(py, text: str) -> Dict[str, object]:
     return out
 
 
+def _first_use(py, var: str, file: str) -> SourceLocation:
+    """Where the function ``py`` of ``file`` first reads ``var`` (its ``def`` line when that is not found)."""
+    try:
+        lines, start = inspect.getsourcelines(py)
+    except (OSError, TypeError):
+        return SourceLocation(file, py.__code__.co_firstlineno)
+    text = "".join(lines)
+    indent = len(lines[0]) - len(lines[0].lstrip())
+    hits = [n for n in ast.walk(ast.parse(textwrap.dedent(text))) if isinstance(n, ast.Name) and n.id == var]
+    if not hits:
+        return SourceLocation(file, start)
+    n = min(hits, key=lambda n: (n.lineno, n.col_offset))
+    return SourceLocation(file, start + n.lineno - 1, indent + n.col_offset + 1, indent + n.end_col_offset + 1)
+
+
 def _substituted(src: str, texts: Dict[str, str]) -> str:
     """``src`` with every load of a name in ``texts`` replaced by its text (columns are UTF-8 byte offsets)."""
     if not texts:
@@ -189,10 +204,9 @@ def appended_functions(fn, name: str, suffix: str, file: str, tuples: Optional[D
                     written = _literal(v)
                 except TypeError:
                     raise UserError(
-                        f"{file}:{py.__code__.co_firstlineno}: kernel '{fname}' uses '{var}' from its enclosing "
-                        f"function, a {type(v).__name__}: mtiacc compiles captured numbers, strings, None, "
-                        f"dtypes, tuples of them and @triton.jit functions (pass anything else as an argument)"
-                    ) from None
+                        f"kernel '{fname}' uses '{var}' from its enclosing function, a {type(v).__name__}: mtiacc "
+                        f"compiles captured numbers, strings, None, dtypes, tuples of them and @triton.jit "
+                        f"functions (pass anything else as an argument)", _first_use(py, var, file)) from None
             texts[var] = written
         src = _substituted(function_source(f), texts)
         if f is fn:
