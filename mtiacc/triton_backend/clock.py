@@ -120,6 +120,30 @@ def simulated_benchmarker(kernel_call, *, quantiles=None, return_mode: str = "me
     return _summary([ms], quantiles, return_mode)
 
 
+def do_bench(fn, warmup=25, rep=100, grad_to_none=None, quantiles=None, return_mode="mean"):
+    """``triton.testing.do_bench`` on the simulated clock (installed by the driver in Triton's place): the
+    simulated milliseconds of the launches one call of ``fn`` makes.  Triton's own repeats a call for ``rep``
+    milliseconds of measured time, tens of thousands of calls for a kernel taking microseconds on the chip, each
+    going through the launcher in Python; the simulator is deterministic, so one call measures what they would.
+    A call that launched nothing on the chip (a torch operation the host computed, as a benchmark's baseline)
+    is timed on the host's clock instead, over a few calls."""
+    import time
+    if grad_to_none is not None:
+        for x in grad_to_none:
+            x.grad = None
+    t0, n0 = now_s(), launches()
+    h0 = time.perf_counter()
+    fn()
+    if launches() > n0:
+        return _summary([(now_s() - t0) * 1e3], quantiles, return_mode)
+    times = [(time.perf_counter() - h0) * 1e3]
+    for _ in range(4):
+        h0 = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - h0) * 1e3)
+    return _summary(times, quantiles, return_mode)
+
+
 def _print_autotuning() -> bool:
     try:
         from triton import knobs

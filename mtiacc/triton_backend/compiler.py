@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import re
 from typing import Dict, Optional, Tuple
 
 from triton.backends.compiler import BaseBackend, GPUTarget, Language
@@ -46,6 +47,13 @@ class MtiaOptions:
     instrumentation_mode: str = ""
     fpsan_homomorphic_casts: bool = False
     ir_override: Optional[str] = None
+    # AMD's options, which configs set among their kwargs (the HIP configs of Triton's matmul tutorial, chosen
+    # on any backend that is not CUDA): accepted, and they mean nothing here
+    waves_per_eu: int = 0
+    matrix_instr_nonkdim: int = 0
+    kpack: int = 1
+    schedule_hint: str = "none"
+    instruction_sched_variant: str = "none"
 
     def __post_init__(self):
         if self.num_warps <= 0 or self.num_warps & (self.num_warps - 1):
@@ -56,6 +64,27 @@ class MtiaOptions:
     def hash(self) -> str:
         text = "_".join(f"{k}-{v}" for k, v in sorted(self.__dict__.items()))
         return hashlib.sha256(text.encode()).hexdigest()
+
+
+_TTIR_BYTES = {"i1": 1, "i8": 1, "i16": 2, "i32": 4, "i64": 8, "f16": 2, "bf16": 2, "f32": 4, "f64": 8}
+_TENSOR = re.compile(r"tensor<((?:\d+x)+)(i1|i8|i16|i32|i64|f16|bf16|f32|f64|f8\w*)>")
+_ENTRY = re.compile(r"tt\.func\s+public\s+@[\w$.]+\(([^)]*)\)")
+
+
+def local_memory_estimate(ttir: str) -> int:
+    """``metadata.shared`` (what ``kernel.metadata.shared`` reports): the local memory a program needs at least
+    before mtiacc has compiled it, from Triton's TTIR: its argument slots (8 bytes each, from ``args_base``) and
+    its largest block (a block value lives in local memory).  mtiacc's binary says what it really takes
+    (``lmem_bytes`` in its metadata)."""
+    entry = _ENTRY.search(ttir)
+    n_args = entry.group(1).count("%arg") if entry else 0
+    largest = 0
+    for m in _TENSOR.finditer(ttir):
+        n = 1
+        for d in m.group(1).rstrip("x").split("x"):
+            n *= int(d)
+        largest = max(largest, n * _TTIR_BYTES.get(m.group(2), 1))
+    return 8 * max(n_args, 1) + largest
 
 
 def _min_dot_size(lhs_type, rhs_type):
@@ -122,7 +151,7 @@ class MtiaBackend(BaseBackend):
         passes.common.add_symbol_dce(pm)
         pm.run(mod, "make_ttir")
         metadata["name"] = mod.get_entry_func_name()
-        metadata["shared"] = 0
+        metadata["shared"] = local_memory_estimate(str(mod))
         return mod
 
     @staticmethod

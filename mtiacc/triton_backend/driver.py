@@ -13,6 +13,7 @@ from triton.backends.compiler import GPUTarget
 from triton.backends.driver import DriverBase
 
 from mtiacc.triton_backend.clock import SimulatedDevice, simulated_benchmarker
+from mtiacc.triton_backend.clock import do_bench as simulated_do_bench
 from mtiacc.triton_backend.compiler import ARCH, WARP_SIZE
 from mtiacc.triton_backend.launcher import MtiaLauncher
 
@@ -50,6 +51,15 @@ def _local_memory_bytes() -> int:
     return 384 * 1024
 
 
+# What a compiled kernel reports as its registers (``kernel.n_regs``): a program runs on one PE's scalar core,
+# whose integer register file has 32 registers.  The device's ``max_num_regs`` is nominal: large enough that
+# the occupancy Triton's tutorials compute, ``max_num_regs // (n_regs * warpSize * num_warps)``, is at least
+# one program per PE for every num_warps up to 64 (programs beyond the 64 PEs run in later waves).
+PROGRAM_REGS = 32
+MAX_NUM_REGS = PROGRAM_REGS * WARP_SIZE * 64
+NUM_PES = 64
+
+
 class _Utils:
     """What ``CompiledKernel`` asks of ``driver.active.utils``: there is no module to load, the launcher
     compiles and runs the kernel."""
@@ -59,17 +69,25 @@ class _Utils:
 
     def load_binary(self, name, kernel, shared, device):
         # (module, function, registers, spills, max threads per program)
-        return (name, name, 0, 0, 1 << 20)
+        return (name, name, PROGRAM_REGS, 0, 1 << 20)
 
     def unload_module(self, module) -> None:
         pass
 
     def get_device_properties(self, device) -> dict:
         if self._props is None:
-            self._props = {"max_shared_mem": _local_memory_bytes(), "multiprocessor_count": 64,
-                           "max_num_regs": 32, "warpSize": WARP_SIZE, "sm_clock_rate": 0, "mem_clock_rate": 0,
-                           "mem_bus_width": 0}
+            self._props = {"max_shared_mem": _local_memory_bytes(), "multiprocessor_count": NUM_PES,
+                           "max_num_regs": MAX_NUM_REGS, "warpSize": WARP_SIZE, "sm_clock_rate": 0,
+                           "mem_clock_rate": 0, "mem_bus_width": 0}
         return self._props
+
+
+def _install_do_bench() -> None:
+    """``triton.testing.do_bench`` measures on the simulated clock while this driver is active
+    (:func:`mtiacc.triton_backend.clock.do_bench`); ``perf_report`` benchmarks call it as they are."""
+    import triton.testing
+    if getattr(triton.testing.do_bench, "__module__", "") != simulated_do_bench.__module__:
+        triton.testing.do_bench = simulated_do_bench
 
 
 class MtiaDriver(DriverBase):
@@ -88,6 +106,7 @@ class MtiaDriver(DriverBase):
         super().__init__()
         self.utils = _Utils()
         self.launcher_cls = MtiaLauncher
+        _install_do_bench()
 
     def get_current_target(self) -> GPUTarget:
         return GPUTarget("cpu", ARCH, WARP_SIZE)

@@ -17,14 +17,12 @@ from __future__ import annotations
 import hashlib
 import inspect
 import os
-import re
-import textwrap
 import time
 from typing import Dict, List, Optional
 
 from mtiacc.diagnostics import UserError
 from mtiacc.runtime import Kernel
-from mtiacc.triton_backend import clock, records
+from mtiacc.triton_backend import clock, closures, records
 from mtiacc.triton_backend.replay import Replay
 
 # Triton signature entries mtiacc takes as they are (pointers to these, and scalars of them)
@@ -41,14 +39,16 @@ def surfaced(err: UserError) -> UserError:
     return err.with_traceback(None)
 
 
-def _source_of(fn) -> tuple:
+def _source_of(fn, tuples=None) -> tuple:
     """(file, function name) mtiacc compiles a JITFunction from.
 
     A kernel defined at the top of its file, as written there, is compiled from the file.  One defined inside
     a function, or whose source was changed after it was defined (``JITFunction._unsafe_update_src``, as
     Triton's tests patch kernels), is compiled from a copy of its file with the kernel's source (Triton's
-    ``fn.src``) appended at the top level under a new name: it sees the module's names, not the enclosing
-    function's; errors in it point into that copy (in the cache folder)."""
+    ``fn.src``) appended at the top level under a new name: it sees the module's names, and the values it
+    captures from an enclosing function are written in (:mod:`.closures`); errors in it point into that copy
+    (in the cache folder).  So is a kernel with tuple parameters, or one using a module-level constant mtiacc
+    cannot compute from the file (assigned under an ``if``, from a call)."""
     py = getattr(fn, "fn", fn)
     while hasattr(py, "fn") and not inspect.isfunction(py):
         py = py.fn
@@ -68,9 +68,10 @@ def _source_of(fn) -> tuple:
     src = getattr(fn, "src", None)
     with open(path, encoding="utf-8") as f:
         text = f.read()
-    if "<locals>" not in py.__qualname__ and (src is None or src in text):
+    if "<locals>" not in py.__qualname__ and (src is None or src in text) and not tuples \
+            and not closures.unknown_globals(py, text):
         return path, py.__name__
-    return _with_kernel_appended(path, text, py.__name__, textwrap.dedent(src or inspect.getsource(py)))
+    return _with_kernel_appended(path, text, fn, py.__name__, tuples)
 
 
 def _jit_name(fn) -> str:
@@ -81,12 +82,19 @@ def _jit_name(fn) -> str:
     return full.rsplit(".", 1)[-1]
 
 
-def _with_kernel_appended(path: str, text: str, name: str, src: str) -> tuple:
+_SUFFIX = "MTIACCSUFFIX"
+
+
+def _with_kernel_appended(path: str, text: str, fn, name: str, tuples=None) -> tuple:
+    """A copy of the file with the kernel (and the @triton.jit helpers it captures) appended under new names,
+    the values it captures from an enclosing function written in and its tuple parameters flattened
+    (:mod:`.closures`)."""
     from mtiacc.runtime.cache import cache_dir
-    digest = hashlib.sha256((path + "\0" + text + "\0" + src).encode()).hexdigest()[:16]
-    new_name = f"{name}__mtiacc_{digest[:8]}"
-    src = re.sub(rf"^(\s*def\s+){re.escape(name)}\b", rf"\g<1>{new_name}", src, count=1, flags=re.M)
-    body = f"{text}\n\n\nimport triton\n\n\n@triton.jit\n{src}\n"
+    new_name, defs = closures.appended_functions(fn, name, _SUFFIX, path, tuples, text)
+    added = "".join(f"\n\n@triton.jit\n{d}\n" for d in defs)
+    digest = hashlib.sha256((path + "\0" + text + "\0" + added).encode()).hexdigest()[:16]
+    new_name, added = new_name.replace(_SUFFIX, digest[:8]), added.replace(_SUFFIX, digest[:8])
+    body = f"{text}\n\n\nimport triton\n{added}"
     folder = cache_dir() / "sources"
     out = folder / f"{os.path.splitext(os.path.basename(path))[0]}_{digest}.py"
     if not out.exists():
@@ -154,11 +162,14 @@ class MtiaLauncher:
         self.kernel: Optional[Kernel] = None
         # why this kernel runs on the host (per-kernel fallback: see mtiacc.triton_backend.records)
         self.fallback_reason: Optional[str] = None
-        signature = dict(src.signature)
+        # a tuple parameter (Triton 3.x) is compiled as one parameter per element, its argument flattened
+        self.tuple_types = [ty if isinstance(ty, (tuple, list)) else None for ty in src.signature.values()]
+        tuples = {p: ty for p, ty in src.signature.items() if isinstance(ty, (tuple, list))}
+        signature = dict(f for p, ty in src.signature.items() for f in closures.flat_names(p, ty))
         # parameters Triton compiled as constants: the constexpr ones, and arguments it specialized (1, None)
         self.constants: List[str] = [p for p, ty in signature.items() if ty == "constexpr"]
         try:
-            path, name = _source_of(fn)
+            path, name = _source_of(fn, tuples)
             self.path = path
             _check_signature(name, signature)
             self.kernel = kernel_for(path, name, getattr(metadata, "num_stages", None))
@@ -183,6 +194,8 @@ class MtiaLauncher:
     def _launch(self, grid, args) -> None:
         if self.fallback_reason is not None:
             return self._on_host(grid, args)
+        if any(self.tuple_types):
+            args = [x for a, ty in zip(args, self.tuple_types) for x in closures.flat_values(a, ty)]
         args = [_unwrapped(a) for a in args]
         launch = self.replay.lookup(grid, args)
         if launch is None:

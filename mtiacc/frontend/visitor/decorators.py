@@ -28,6 +28,10 @@ from mtiacc.frontend.visitor.static_eval import Closure, Config, HeuristicArgs, 
     StaticEvaluator
 from mtiacc.ir.types import Type, triton_type_name
 
+# kwargs of a triton.Config that Triton hands to the backend as compile options when they are not parameters
+# (AMD's, as the HIP configs of Triton's matmul tutorial set them): they mean nothing on this target
+BACKEND_OPTIONS = frozenset({"waves_per_eu", "matrix_instr_nonkdim", "kpack", "schedule_hint",
+                             "instruction_sched_variant"})
 AUTOTUNE_ARGS = ("configs", "key", "prune_configs_by", "reset_to_zero", "restore_value", "pre_hook", "post_hook",
                  "warmup", "rep", "use_cuda_graph", "do_bench", "cache_results")
 
@@ -176,6 +180,7 @@ def _read_autotune(src, d: ast.expr, ev: StaticEvaluator, tuning: Tuning, params
         tuning.key = ast.unparse(args["key"])
     tuning.ignored = [name for name in AUTOTUNE_ARGS[2:] if name in args]
     for c in tuning.configs:
+        c.kwargs = {k: v for k, v in c.kwargs.items() if k in params or k not in BACKEND_OPTIONS}
         for name in c.kwargs:
             if name not in params:
                 raise CompileError(f"triton.Config sets '{name}', which is not a parameter of kernel "
