@@ -57,6 +57,12 @@ bench-passes: install
 bench-gemm: install
 	$(PY) benchmarks/bench_gemm.py $(if $(QUICK),--quick)
 
+# Vector add, softmax and layer norm against the roofline of the bytes they cannot avoid moving
+# (`make bench-roofline [ARGS='--compare --looped']`: --compare adds the runs without software pipelining)
+.PHONY: bench-roofline
+bench-roofline: install
+	$(PY) benchmarks/bench_roofline.py $(ARGS)
+
 .PHONY: bench-sim bench-micro
 bench-sim: install
 	$(PY) benchmarks/bench_sim.py
