@@ -283,7 +283,11 @@ class _Function:
         slot = loop.induction_var
         if O.const_value(loop.lower) != 0:
             slot = bld(O.SubIOp.get(slot, loop.lower, loc=loc))
-        if O.const_value(loop.step) != 1:
+        step = O.const_value(loop.step)
+        if step & (step - 1) == 0:   # a power of two: iv - lower >= 0, so a shift divides
+            if step != 1:
+                slot = bld(O.ShRSIOp.get(slot, bld.const(step.bit_length() - 1, slot.type), loc=loc))
+        else:
             slot = bld(O.DivSIOp.get(slot, loop.step, loc=loc))
         return slot
 
