@@ -29,14 +29,14 @@ def norm(X, Y, Mean, N: tl.constexpr, BLOCK: tl.constexpr):
 # CHECK: %kept0 = "mtia.local_alloc"() : () -> tensor<32x64xf32>
 # CHECK: "scf.for"
 # CHECK: [[X:%[^ ]+]] = "tt.load"
-# CHECK: [[SLOT:%[0-9]+]] = "arith.divsi"
+# CHECK: [[SLOT:%[0-9]+]] = "arith.shrsi"
 # CHECK-NEXT: "mtia.slot_store"(%kept0, [[SLOT]], [[X]])
 # CHECK: "tt.store"({{.*}}) {access = "scalar"
 # CHECK: "tt.ptr_to_int"
 # CHECK: "arith.ori"
 # CHECK: [[OK:%[0-9]+]] = "arith.andi"
 # CHECK: "scf.for"
-# CHECK: [[SLOT2:%[0-9]+]] = "arith.divsi"
+# CHECK: [[SLOT2:%[0-9]+]] = "arith.shrsi"
 # CHECK-NEXT: "scf.if"([[OK]]) ({
 # CHECK-NEXT: "mtia.slot_load"(%kept0, [[SLOT2]])
 # CHECK: }, {
