@@ -194,8 +194,16 @@ def compile_kernel(path: str, opts: Options, stop_after: str = "bin") -> Compila
     from mtiacc.codegen import generate
     run_ir_passes(fe.module, legalize, opts)
     target = load_target(opts.target)
-    asm = generate(fe.module, target, fe.source_file, fe.source_lines, _machine_hook(machine_passes, target, opts),
-                   fast_math=opts.fast_math)
+    from mtiacc.codegen.vector.lmem import LocalMemoryFull
+    try:
+        asm = generate(fe.module, target, fe.source_file, fe.source_lines, _machine_hook(machine_passes, target, opts),
+                       fast_math=opts.fast_math)
+    except LocalMemoryFull:
+        # The blocks `reuse-loads` keeps for later loops do not fit next to the rest: compile without them.
+        if not any(op.name == "mtia.slot_store" for op in fe.module.walk()):
+            raise
+        return compile_kernel(path, dataclasses.replace(opts, disabled_passes=(*opts.disabled_passes, "reuse-loads")),
+                              stop_after)
     out.asm_text = asm.text
     if stop_after == "asm":
         return out

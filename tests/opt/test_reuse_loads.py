@@ -120,3 +120,10 @@ def test_a_store_through_another_argument_into_the_row_is_caught_at_run_time(tmp
     np.testing.assert_allclose(res.outputs["Y"], after * s[:, None], rtol=1e-4, atol=1e-3)
     _, apart, _ = _store_between(tmp_path, between, 3)   # Z its own buffer: the row is kept
     assert apart.stats.dram_bytes < res.stats.dram_bytes
+
+
+def test_a_kept_row_that_leaves_too_little_local_memory_is_dropped():
+    """Tiles of 16384 x f32 (64 KiB): two slots and the rest of layer norm's blocks exceed local memory, so the
+    compile falls back to loading the row again, rather than failing."""
+    c = _compile(LAYER_NORM, LN_SIG, 3, kernel="layer_norm_fwd", BLOCK_SIZE=16384)
+    assert "mtia.slot" not in c.ir_text and c.meta["lmem_bytes"] > 3 * 65536
