@@ -12,14 +12,18 @@ the induction variables, built of ``Pure`` ops from the very same outside values
 The later load may have no ``other`` (its masked-off elements are undefined; the fill's ``other`` will
 do).  Every later loop with such a load reads the fill loop's buffer.
 
-**Memory.**  The buffer has one slot per iteration, the tile's size each, allocated once for the
+**Memory.**  The loops' step and lower bound must be constants, the bound not negative.  The buffer has one
+slot per iteration, the tile's size each, allocated once for the
 kernel (``mtia.local_alloc``, the first op of the function).  With constant bounds the trip count is
 known: the buffer is that many slots, and the reuse is skipped when it would take more than ``budget``
 bytes (default 128 KiB of MTIA-2i's 384 KiB; all buffers of a kernel together stay within it).  With a
-run-time bound (``range(0, N, BLOCK)``) the buffer has ``budget // tile bytes`` slots and a run-time
+run-time bound (``range(0, N, BLOCK)``) the buffer takes what is left of the budget (shared by the kept
+loads of one loop), ``bytes // tile bytes`` slots, and a run-time
 check before the fill loop, ``upper - lower <= slots * step``, chooses: when the row fits, the fill
 loop fills and the later loops read from the buffer; when it does not, every loop loads from DRAM as
-written (both paths are in the code: ``scf.if`` around the later loads).
+written (both paths are in the code: ``scf.if`` around the later loads).  The pass cannot see what else
+the kernel keeps in local memory: when codegen runs out of it, the driver compiles the kernel again
+without this pass (``mtiacc/driver.py``).
 
 **Stores.**  A later load may read the buffer only when nothing stored to the tiles since the fill
 loop loaded them: every op from the fill loop to the reading loop (both included) is looked at.  A
@@ -212,9 +216,9 @@ class _Function:
             return None
         q, width = form
 
-        def build(bld: _Builder):
-            hi = bld(O.AddIOp.get(loop.upper, bld.const(width, loop.upper.type), loc=bld.loc))
-            return bld.addr(q, loop.lower), bld.addr(q, hi)
+        def build(bld: _Builder):   # q + upper + width as two pointer steps: no i32 overflow
+            end = bld(O.AddPtrOp.get(q, loop.upper, loc=bld.loc))
+            return bld.addr(q, loop.lower), bld.addr(end, bld.const(width, loop.upper.type))
         return build
 
     def _alias_checks(self, block: Block, group: _Group, upto: scf.ForOp):
@@ -241,7 +245,7 @@ class _Function:
         t = g.load.result.type
         tile = t.numel * _elem_bytes(t)
         lo, hi, st = (O.const_value(v) for v in (g.fill.lower, g.fill.upper, g.fill.step))
-        if st is None or st <= 0:
+        if st is None or st <= 0 or lo is None or lo < 0:   # so that upper - lower cannot wrap to a small value
             return False
         static = lo is not None and hi is not None
         slots = max(0, -(-(hi - lo) // st)) if static else share // tile
