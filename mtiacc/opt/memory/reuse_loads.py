@@ -45,7 +45,7 @@ from mtiacc.ir import scf
 from mtiacc.ir.core import Block, BlockArgument, Operation, OpResult, Pure, Value
 from mtiacc.ir.mtia import LocalAllocOp
 from mtiacc.ir.mtia.kept import PtrToIntOp, SlotLoadOp, SlotStoreOp
-from mtiacc.ir.types import i1, i64
+from mtiacc.ir.types import i64
 from mtiacc.opt.pass_manager import ModulePass, register_pass
 
 # Ops that never write DRAM (loads, local-memory and debug ops); Pure ops and scf terminators neither.
@@ -247,8 +247,8 @@ class _Function:
         lo, hi, st = (O.const_value(v) for v in (g.fill.lower, g.fill.upper, g.fill.step))
         if st is None or st <= 0 or lo is None or lo < 0:   # so that upper - lower cannot wrap to a small value
             return False
-        static = lo is not None and hi is not None
-        slots = max(0, -(-(hi - lo) // st)) if static else share // tile
+        static = hi is not None
+        slots = max(0, -(-(hi - lo) // st)) if static else min(share // tile, (2 ** 31 - 1) // st)
         if slots == 0 or slots * tile > share:
             return False
         checks = [self._alias_checks(block, g, b) for b, _ in g.reads]
