@@ -23,8 +23,9 @@ from typing import Callable, Sequence, Tuple, Union
 from mtiacc.codegen import memory
 from mtiacc.codegen.arith import casts
 from mtiacc.codegen.arith.scalar import lower_scalar
-from mtiacc.codegen.memory import atomics, local_buffers
+from mtiacc.codegen.memory import atomics, kept, local_buffers
 from mtiacc.ir.mtia import LocalLoadOp
+from mtiacc.ir.mtia.kept import PtrToIntOp, SlotLoadOp, SlotStoreOp
 from mtiacc.codegen.context import SCALAR_BACKED, Lowering
 from mtiacc.codegen import mathlib
 from mtiacc.codegen import control
@@ -217,6 +218,9 @@ PATTERNS = (
     Pattern(atomics.OPS, atomics.lower, reads=atomics.reads, reads_when=ALWAYS),
     Pattern((LocalLoadOp,), local_buffers.lower, lower_when=USED, reads=local_buffers.reads),
     Pattern(local_buffers.OPS, local_buffers.lower, reads=local_buffers.reads, reads_when=ALWAYS),
+    Pattern((SlotLoadOp,), kept.lower, lower_when=USED, reads=kept.reads),
+    Pattern((SlotStoreOp,), kept.lower, reads=kept.reads, reads_when=ALWAYS),
+    Pattern((PtrToIntOp,), kept.lower, lower_when=USED_OR_SCALAR, reads=nothing),
     Pattern(reduce_region.is_combine, reduce_region.lower_combine, lower_when=USED_OR_SCALAR,
             reads_when=USED_OR_SCALAR),
     Pattern(_no_results, _unsupported, reads=nothing),

@@ -9,6 +9,10 @@ from mtiacc.diagnostics import CompileError, SourceLocation
 ALIGN = 64
 
 
+class LocalMemoryFull(CompileError):
+    """The blocks live at some point of the kernel do not fit in the PE's local memory."""
+
+
 @dataclasses.dataclass
 class Buffer:
     offset: int
@@ -38,14 +42,14 @@ class LocalMemory:
         self.high_water = max(self.high_water, cursor + size)
         return buf
 
-    def _overflow(self, nbytes: int, what: str, loc: Optional[SourceLocation]) -> CompileError:
+    def _overflow(self, nbytes: int, what: str, loc: Optional[SourceLocation]) -> LocalMemoryFull:
         """The error for a block that does not fit: the new value, then every live one, largest first."""
         live = sorted(self.live, key=lambda b: (-b.nbytes, b.offset))
         used = sum(b.nbytes for b in live)
         notes = [f"live: {b.what}, {b.nbytes} bytes, {_where(b.loc)}" for b in live]
         if live:
             notes.append("reduce the block sizes (BLOCK constexprs), or let fewer blocks be live at once")
-        return CompileError(
+        return LocalMemoryFull(
             f"blocks do not fit in the PE's local memory: {what} needs {nbytes} bytes while "
             f"{len(live)} live block(s) take {used} bytes, of {self.limit - self.base} bytes available "
             f"for blocks", loc, notes=notes)

@@ -135,4 +135,6 @@ def sram_buffers(module: Operation) -> dict:
 
 MTIA_OPS = (LocalAllocOp, AsyncCopyOp, WaitOp, LocalLoadOp)
 
+from mtiacc.ir.mtia import kept  # noqa: E402,F401  (mtia.slot_store, mtia.slot_load, tt.ptr_to_int)
+
 __all__ = ["sram_buffers", "LocalAllocOp", "AsyncCopyOp", "WaitOp", "LocalLoadOp", "MTIA_OPS"]

@@ -1,0 +1,83 @@
+"""Blocks kept in local memory between loops (``mtiacc/ir/mtia/kept.py``, the ``reuse-loads`` pass).
+
+* ``mtia.slot_store %buf, %slot, %value``: a vector copy of the block into ``buf + slot * tile bytes``
+  (the slot a register; isel waits for the DMA that filled ``%value`` first, as before any reader);
+* ``mtia.slot_load %buf, %slot``: a vector copy of the slot into the result's own buffer, or, under the
+  pass's ``scf.if`` (slot or DRAM), straight into the ``if``'s result, where the DRAM load lands too;
+* ``tt.ptr_to_int``: a pointer is its address in a register already.
+"""
+from __future__ import annotations
+
+from mtiacc.codegen.context import Lowering
+from mtiacc.codegen.vector.blocks import lower_fill
+from mtiacc.codegen.vector.vloop import Src, elem_bytes
+from mtiacc.ir.mtia.kept import PtrToIntOp, SlotLoadOp, SlotStoreOp
+from mtiacc.ir.ops import LoadOp
+from mtiacc.ir.scf import IfOp, YieldOp
+
+
+def _slot_address(lw: Lowering, buf_value, slot_value):
+    b = lw.b
+    t = buf_value.type
+    tile = t.numel // t.shape[0] * elem_bytes(t)
+    addr = b.x("slot")
+    b("mul", addr, lw.get(slot_value), b.li(tile))
+    b("add", addr, addr, b.li(lw.buffer(buf_value).offset))
+    return addr
+
+
+def _store(lw: Lowering, op: SlotStoreOp) -> None:
+    elem = op.value.type.element_type
+    lower_fill(lw.b, op.value.type.numel, lw.src(op.value), Src(elem, addr=_slot_address(lw, op.buf, op.slot)))
+
+
+def _branch_home(lw: Lowering, op: SlotLoadOp):
+    """When ``op`` is the then-branch of ``scf.if`` whose else-branch loads the same block from DRAM (the
+    pass's guarded read), the home of the ``if``'s result: both branches write it directly, no copy at the
+    yield.  Their values then never free it (``keep``); the ``if``'s result does."""
+    block = op.parent
+    term = block.terminator if block is not None else None
+    branch = block.parent.parent if block is not None and block.parent is not None else None
+    if not isinstance(branch, IfOp) or block is not branch.then_block or not isinstance(term, YieldOp):
+        return None
+    if list(term.values) != [op.result] or len(op.result.uses) != 1 or id(branch.results[0]) not in lw.bufs:
+        return None
+    other = branch.else_block.terminator
+    home = lw.bufs[id(branch.results[0])]
+    if isinstance(other, YieldOp) and len(other.values) == 1:
+        load = other.values[0]
+        if isinstance(getattr(load, "op", None), LoadOp) and len(load.uses) == 1 and load.op.parent is other.parent:
+            lw.homes.placed[id(load)] = home
+            lw.keep.add(id(load))
+    lw.keep.add(id(op.result))
+    return home
+
+
+def _load(lw: Lowering, op: SlotLoadOp) -> None:
+    elem = op.result.type.element_type
+    src = Src(elem, addr=_slot_address(lw, op.buf, op.slot))
+    home = _branch_home(lw, op)
+    if home is None:
+        home = lw.alloc(op.result)
+    else:
+        lw.bufs[id(op.result)] = home
+    lower_fill(lw.b, op.result.type.numel, src, Src(elem, addr=home.offset))
+
+
+def _ptr_to_int(lw: Lowering, op: PtrToIntOp) -> None:
+    lw.regs[id(op.result)] = lw.get(op.src)
+
+
+LOWER = {SlotStoreOp: _store, SlotLoadOp: _load, PtrToIntOp: _ptr_to_int}
+
+
+def lower(lw: Lowering, op) -> None:
+    LOWER[type(op)](lw, op)
+
+
+def reads(op):
+    """The block operands whose data the lowering reads: a slot store's value."""
+    return [op.value] if isinstance(op, SlotStoreOp) else ()
+
+
+__all__ = ["lower", "reads"]

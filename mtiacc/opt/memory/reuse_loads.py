@@ -1,0 +1,344 @@
+"""``reuse-loads``: a block that two loops of a program load, tile for tile, is moved from DRAM once.
+
+Layer norm reads its row three times: ``for off in range(0, N, BLOCK): tl.load(X + off + arange)`` for
+the mean, again for the variance, again to normalize.  When the loads are the same, the first loop
+copies each tile it loads into a slot of a local buffer and the later loops read the slot back, with no
+DMA (``mtiacc/ir/mtia/kept.py``).
+
+**When.**  Two ``scf.for`` ops of one block (the *fill* loop first) with the same lower bound, upper
+bound and step, and in their bodies (directly, not nested) a block ``tt.load`` each, not volatile, whose
+pointer, mask and ``other`` are the same expressions of the induction variable: equal up to renaming
+the induction variables, built of ``Pure`` ops from the very same outside values or equal constants.
+The later load may have no ``other`` (its masked-off elements are undefined; the fill's ``other`` will
+do).  Every later loop with such a load reads the fill loop's buffer.
+
+**Memory.**  The loops' step and lower bound must be constants, the bound not negative.  The buffer has one
+slot per iteration, the tile's size each, allocated once for the
+kernel (``mtia.local_alloc``, the first op of the function).  With constant bounds the trip count is
+known: the buffer is that many slots, and the reuse is skipped when it would take more than ``budget``
+bytes (default 128 KiB of MTIA-2i's 384 KiB; all buffers of a kernel together stay within it).  With a
+run-time bound (``range(0, N, BLOCK)``) the buffer takes what is left of the budget (shared by the kept
+loads of one loop), ``bytes // tile bytes`` slots, and a run-time
+check before the fill loop, ``upper - lower <= slots * step``, chooses: when the row fits, the fill
+loop fills and the later loops read from the buffer; when it does not, every loop loads from DRAM as
+written (both paths are in the code: ``scf.if`` around the later loads).  The pass cannot see what else
+the kernel keeps in local memory: when codegen runs out of it, the driver compiles the kernel again
+without this pass (``mtiacc/driver.py``).
+
+**Stores.**  A later load may read the buffer only when nothing stored to the tiles since the fill
+loop loaded them: every op from the fill loop to the reading loop (both included) is looked at.  A
+store through the load's own pointer argument, an atomic, or any op that may write memory and is not
+a ``tt.store`` of a form below forbids the reuse at compile time.  A ``tt.store`` through another
+pointer argument is checked at run time, since two arguments may point into one buffer: its bytes
+(a scalar store in the loops' block, or a store in a loop of that block at ``splat(Q) + iv + arange``)
+and the loaded bytes (the same form) must not overlap, else that loop loads from DRAM.  The checks
+cover a superset of the bytes (the whole ``[lower, upper + BLOCK)`` range of elements), so they may
+refuse a reuse that was safe, never allow one that was not.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Dict, List, Optional, Tuple
+
+from mtiacc.ir import ops as O
+from mtiacc.ir import scf
+from mtiacc.ir.core import Block, BlockArgument, Operation, OpResult, Pure, Value
+from mtiacc.ir.mtia import LocalAllocOp
+from mtiacc.ir.mtia.kept import PtrToIntOp, SlotLoadOp, SlotStoreOp
+from mtiacc.ir.types import i64
+from mtiacc.opt.pass_manager import ModulePass, register_pass
+
+# Ops that never write DRAM (loads, local-memory and debug ops); Pure ops and scf terminators neither.
+_READ_ONLY = {"tt.load", "tt.print", "tt.assert", "tt.return", "mtia.wait", "mtia.local_alloc", "mtia.local_load",
+              "mtia.async_copy", "mtia.slot_store", "mtia.slot_load", "scf.yield", "scf.condition"}
+_VIEWS = (O.AddPtrOp, O.SplatOp, O.BroadcastOp)
+
+
+def _elem_bytes(t) -> int:
+    return t.element_type.bytes
+
+
+class _Same:
+    """Structural equality of two expressions, one in loop ``a``, one in loop ``b`` (induction variables
+    paired)."""
+
+    def __init__(self, a: scf.ForOp, b: scf.ForOp):
+        self.ivs = (a.induction_var, b.induction_var)
+        self.memo: Dict[Tuple[int, int], bool] = {}
+
+    def __call__(self, u: Optional[Value], v: Optional[Value]) -> bool:
+        if u is None or v is None:
+            return u is None and v is None
+        if u is v:
+            return u not in self.ivs
+        if (u, v) == self.ivs:
+            return True
+        key = (id(u), id(v))
+        if key not in self.memo:
+            self.memo[key] = False  # no cycles in SSA, but keep it finite
+            self.memo[key] = self._ops(u, v)
+        return self.memo[key]
+
+    def _ops(self, u: Value, v: Value) -> bool:
+        if not (isinstance(u, OpResult) and isinstance(v, OpResult)) or u.index != v.index or u.type != v.type:
+            return False
+        p, q = u.op, v.op
+        if type(p) is not type(q) or Pure not in p.traits or p.regions or q.regions:
+            return False
+        if p.attrs != q.attrs or len(p.operands) != len(q.operands) or p.segments != q.segments:
+            return False
+        return all(self(x, y) for x, y in zip(p.operands, q.operands))
+
+
+def _inside(v: Value, loop: Operation) -> bool:
+    """Whether ``v`` is defined inside ``loop``'s regions."""
+    block = v.owner if isinstance(v, BlockArgument) else v.op.parent
+    while block is not None and block.parent is not None:
+        op = block.parent.parent
+        if op is loop:
+            return True
+        block = op.parent if op is not None else None
+    return False
+
+
+def _root(v: Value) -> Optional[BlockArgument]:
+    """The function argument a pointer is computed from (through addptr, splat, broadcast), or None."""
+    while isinstance(v, OpResult) and isinstance(v.op, _VIEWS):
+        v = v.op.operands[0]
+    return v if isinstance(v, BlockArgument) and isinstance(v.owner.parent.parent, O.FuncOp) else None
+
+
+def _tile_form(ptr: Value, loop: scf.ForOp) -> Optional[Tuple[Value, int]]:
+    """``(Q, B)`` when ``ptr`` is ``splat(Q) + (splat(iv) + arange(0, B))`` (either order) with ``Q``
+    defined outside ``loop``: the loop's tiles then lie in elements ``[lower, upper + B)`` of ``Q``."""
+    if not (isinstance(ptr, OpResult) and isinstance(ptr.op, O.AddPtrOp)):
+        return None
+    base, cols = ptr.op.ptr, ptr.op.offset
+    if not (isinstance(base, OpResult) and isinstance(base.op, O.SplatOp)) or _inside(base.op.src, loop):
+        return None
+    if not (isinstance(cols, OpResult) and isinstance(cols.op, O.AddIOp) and len(cols.type.shape) == 1):
+        return None
+    for s, r in ((cols.op.lhs, cols.op.rhs), (cols.op.rhs, cols.op.lhs)):
+        if (isinstance(s, OpResult) and isinstance(s.op, O.SplatOp) and s.op.src is loop.induction_var
+                and isinstance(r, OpResult) and isinstance(r.op, O.MakeRangeOp) and r.op.start == 0):
+            return base.op.src, r.op.end
+    return None
+
+
+class _Builder:
+    """Inserts ops before an anchor op, folding what is constant."""
+
+    def __init__(self, block: Block, anchor: Operation, loc):
+        self.block, self.anchor, self.loc = block, anchor, loc
+
+    def __call__(self, op: Operation) -> Value:
+        self.block.insert_before(self.anchor, op)
+        return op.result
+
+    def const(self, value, t) -> Value:
+        return self(O.ConstantOp.get(value, t, loc=self.loc))
+
+    def addr(self, q: Value, offset: Value) -> Value:
+        """``q + offset`` elements as an i64 address."""
+        return self(PtrToIntOp.get(self(O.AddPtrOp.get(q, offset, loc=self.loc)), loc=self.loc))
+
+    def both(self, a: Optional[Value], b: Value) -> Value:
+        return b if a is None else self(O.AndIOp.get(a, b, loc=self.loc))
+
+
+@dataclasses.dataclass
+class _Group:
+    fill: scf.ForOp
+    load: O.LoadOp
+    reads: List[Tuple[scf.ForOp, O.LoadOp]]
+
+
+class _Function:
+    def __init__(self, func: O.FuncOp, budget: int):
+        self.func, self.left, self.count = func, budget, 0
+        self.taken: set = set()
+
+    def run(self) -> bool:
+        blocks = [b for op in self.func.walk() for r in op.regions for b in r.blocks]
+        changed = False
+        for block in blocks:
+            loops = [op for op in block.ops if isinstance(op, scf.ForOp)]
+            for i, a in enumerate(loops):
+                groups = []
+                for load in [op for op in a.block.ops if self._candidate(op)]:
+                    group = self._group(block, loops[i + 1:], a, load)
+                    if group is not None:
+                        groups.append(group)
+                        self.taken.update(id(y) for _, y in group.reads)
+                for k, group in enumerate(groups):  # the loop's groups share what is left of the budget
+                    changed |= self._apply(block, group, min(self.left, self.left // (len(groups) - k)))
+        return changed
+
+    def _candidate(self, op: Operation) -> bool:
+        return (isinstance(op, O.LoadOp) and id(op) not in self.taken and op.result.type.is_block()
+                and not op.volatile and op.result.has_uses())
+
+    def _group(self, block: Block, later: List[scf.ForOp], a: scf.ForOp, load: O.LoadOp) -> Optional[_Group]:
+        reads = []
+        for b in later:
+            same = _Same(a, b)
+            if not (same(a.lower, b.lower) and same(a.upper, b.upper) and same(a.step, b.step)):
+                continue
+            for other in b.block.ops:
+                if (self._candidate(other) and other.result.type == load.result.type and same(load.ptr, other.ptr)
+                        and same(load.mask, other.mask) and (other.other is None or same(load.other, other.other))):
+                    reads.append((b, other))
+                    break
+        return _Group(a, load, reads) if reads else None
+
+    # ------------------------------------------------------------------ stores between the loops
+    def _writes(self, ops: List[Operation]):
+        """Every op among ``ops`` (and nested in them) that may write DRAM."""
+        for op in ops:
+            if Pure in op.traits or op.name in _READ_ONLY and not op.regions:
+                continue
+            if isinstance(op, (scf.ForOp, scf.IfOp, scf.WhileOp)):
+                yield from self._writes([o for r in op.regions for b in r.blocks for o in b.ops])
+                continue
+            yield op
+
+    def _footprint(self, block: Block, ptr: Value, owner: Operation, size: int):
+        """A builder of the ``(lo, hi)`` i64 byte addresses ``ptr`` may touch, for code before a later op
+        of ``block``, or None: a scalar pointer of an op in ``block``, or a tile of a loop in ``block``."""
+        if not ptr.type.is_block() and owner.parent is block:
+            return lambda bld: (lambda lo: (lo, bld(O.AddIOp.get(lo, bld.const(size, i64), loc=bld.loc))))(
+                bld(PtrToIntOp.get(ptr, loc=bld.loc)))
+        loop = owner.parent.parent.parent if owner.parent is not None else None
+        if not isinstance(loop, scf.ForOp) or loop.parent is not block:
+            return None
+        form = _tile_form(ptr, loop)
+        if form is None:
+            return None
+        q, width = form
+
+        def build(bld: _Builder):   # q + upper + width as two pointer steps: no i32 overflow
+            end = bld(O.AddPtrOp.get(q, loop.upper, loc=bld.loc))
+            return bld.addr(q, loop.lower), bld.addr(end, bld.const(width, loop.upper.type))
+        return build
+
+    def _alias_checks(self, block: Block, group: _Group, upto: scf.ForOp):
+        """A list of footprint pairs to check disjoint at run time, or None when a write forbids the reuse."""
+        span = block.ops[block.ops.index(group.fill):block.ops.index(upto) + 1]
+        root = _root(group.load.ptr)
+        mine = self._footprint(block, group.load.ptr, group.load, 0)
+        pairs = []
+        for w in self._writes(span):
+            if not isinstance(w, O.StoreOp) or root is None:
+                return None
+            other = _root(w.ptr)
+            if other is None or other is root or mine is None:
+                return None
+            theirs = self._footprint(block, w.ptr, w, _elem_bytes(w.value.type))
+            if theirs is None:
+                return None
+            pairs.append(theirs)
+        return mine, pairs
+
+    # ------------------------------------------------------------------ the rewrite
+    def _apply(self, block: Block, g: _Group, share: int) -> bool:
+        """Rewrite ``g``, its buffer taking at most ``share`` bytes (a run-time trip count takes them all)."""
+        t = g.load.result.type
+        tile = t.numel * _elem_bytes(t)
+        lo, hi, st = (O.const_value(v) for v in (g.fill.lower, g.fill.upper, g.fill.step))
+        if st is None or st <= 0 or lo is None or lo < 0:   # so that upper - lower cannot wrap to a small value
+            return False
+        static = hi is not None
+        slots = max(0, -(-(hi - lo) // st)) if static else min(share // tile, (2 ** 31 - 1) // st)
+        if slots == 0 or slots * tile > share:
+            return False
+        checks = [self._alias_checks(block, g, b) for b, _ in g.reads]
+        reads = [(b, y, c) for (b, y), c in zip(g.reads, checks) if c is not None]
+        if not reads:
+            return False
+        self.left -= slots * tile
+        loc = g.load.loc
+        entry = self.func.entry
+        alloc = LocalAllocOp.get(t.shape, t.element_type, slots, loc=loc)
+        entry.insert_before(entry.ops[0], alloc)
+        buf = alloc.buf
+        buf.name_hint = f"kept{self.count}"
+        self.count += 1
+        fits = None
+        if not static:  # the tiles fit when upper - lower <= slots * step
+            bld = _Builder(block, g.fill, loc)
+            span = bld(O.SubIOp.get(g.fill.upper, g.fill.lower, loc=loc))
+            fits = bld(O.CmpIOp.get("sle", span, bld.const(slots * st, span.type), loc=loc))
+        self._fill(g, buf, fits)
+        for b, y, (mine, pairs) in reads:
+            bld = _Builder(block, b, loc)
+            guard = fits
+            llo, lhi = mine(bld) if pairs else (None, None)
+            for theirs in pairs:
+                slo, shi = theirs(bld)
+                apart = bld(O.OrIOp.get(bld(O.CmpIOp.get("sle", shi, llo, loc=loc)),
+                                        bld(O.CmpIOp.get("sle", lhi, slo, loc=loc)), loc=loc))
+                guard = bld.both(guard, apart)
+            self._read(b, y, buf, guard)
+        return True
+
+    @staticmethod
+    def _slot(loop: scf.ForOp, anchor: Operation, loc) -> Value:
+        bld = _Builder(loop.block, anchor, loc)
+        slot = loop.induction_var
+        if O.const_value(loop.lower) != 0:
+            slot = bld(O.SubIOp.get(slot, loop.lower, loc=loc))
+        step = O.const_value(loop.step)
+        if step & (step - 1) == 0:   # a power of two: iv - lower >= 0, so a shift divides
+            if step != 1:
+                slot = bld(O.ShRSIOp.get(slot, bld.const(step.bit_length() - 1, slot.type), loc=loc))
+        else:
+            slot = bld(O.DivSIOp.get(slot, loop.step, loc=loc))
+        return slot
+
+    def _fill(self, g: _Group, buf: Value, fits: Optional[Value]) -> None:
+        body = g.fill.block
+        after = body.ops[body.ops.index(g.load) + 1]
+        slot = self._slot(g.fill, after, g.load.loc)
+        store = SlotStoreOp.get(buf, slot, g.load.result, loc=g.load.loc)
+        if fits is None:
+            body.insert_before(after, store)
+            return
+        branch = scf.IfOp.get(fits, loc=g.load.loc)
+        branch.then_block.append(store)
+        branch.then_block.append(scf.YieldOp.get(loc=g.load.loc))
+        branch.else_block.append(scf.YieldOp.get(loc=g.load.loc))
+        body.insert_before(after, branch)
+
+    def _read(self, loop: scf.ForOp, load: O.LoadOp, buf: Value, guard: Optional[Value]) -> None:
+        body, loc = loop.block, load.loc
+        slot = self._slot(loop, load, loc)
+        kept = SlotLoadOp.get(buf, slot, loc=loc)
+        if guard is None:
+            body.insert_before(load, kept)
+            load.result.replace_all_uses_with(kept.result)
+            load.erase()
+            return
+        branch = scf.IfOp.get(guard, [load.result.type], loc=loc)
+        body.insert_before(load, branch)
+        load.result.replace_all_uses_with(branch.results[0])
+        branch.then_block.append(kept)
+        branch.then_block.append(scf.YieldOp.get([kept.result], loc=loc))
+        body.ops.remove(load)
+        branch.else_block.append(load)
+        branch.else_block.append(scf.YieldOp.get([load.result], loc=loc))
+
+
+@register_pass
+@dataclasses.dataclass(frozen=True)
+class ReuseLoads(ModulePass):
+    """Keep a block that later loops load again in local memory (module docstring)."""
+
+    name = "reuse-loads"
+    budget: int = 131072   # bytes of local memory all kept buffers of a kernel may take
+
+    def run(self, module: O.ModuleOp) -> bool:
+        changed = False
+        for op in list(module.body.block.ops):
+            if isinstance(op, O.FuncOp):
+                changed |= _Function(op, self.budget).run()
+        return changed
