@@ -15,8 +15,9 @@
 Every graph Inductor compiles is recorded for the coverage report (:mod:`.coverage`): its wrapper code (which
 kernels and which aten operations it calls, and for which source nodes) and, each time it runs, the aten
 operations it ran on the host (:mod:`.offchip`).  Inductor's caches live in their own directory (under
-mtiacc's cache, unless ``TORCHINDUCTOR_CACHE_DIR`` says otherwise), and per-kernel fallback is on: a kernel
-mtiacc cannot compile runs on the host and the model goes on (``MTIACC_FALLBACK=0`` turns that off).
+mtiacc's cache, unless ``TORCHINDUCTOR_CACHE_DIR`` says otherwise), and per-kernel fallback is on for the
+graphs' kernels: a kernel mtiacc cannot compile runs on the host and the model goes on (``MTIACC_FALLBACK=0``
+turns that off).
 """
 from __future__ import annotations
 
@@ -62,12 +63,6 @@ def _cache_dir() -> None:
     os.environ["TORCHINDUCTOR_CACHE_DIR"] = str(cache_dir() / "inductor")
 
 
-def _fallback_policy() -> None:
-    from mtiacc.triton_backend import records
-    if os.environ.get(records.FALLBACK_ENV) != "0":
-        records.set_fallback(True)
-
-
 def _simulated_benchmarks() -> None:
     """Inductor times autotuning candidates on CPU tensors with the host's clock (``benchmark_cpu``); a
     candidate that launched kernels on the simulator is timed by the simulated clock instead, once, as
@@ -98,19 +93,21 @@ def compile_graph(gm, example_inputs, mode: Optional[str] = None, options: Optio
     if mode in AUTOTUNE_MODES:
         _simulated_benchmarks()
     _cache_dir()
-    _fallback_policy()
     from mtiacc.torch_backend import coverage
     coverage.enable_from_env()
     # AOTAutograd's own cache would hand back compiled graphs without calling the inner compiler, which is
     # where each graph is recorded; Inductor's FX graph cache (inside it) still saves the compile
-    with functorch_config.patch(enable_autograd_cache=False):
+    from mtiacc.triton_backend.records import fallback_scope
+    with functorch_config.patch(enable_autograd_cache=False), fallback_scope():
         return compile_fx(gm, example_inputs, inner_compile=_inner_compile, config_patches=patches)
 
 
 def _inner_compile(gm, example_inputs, **kwargs):
     from torch._inductor.compile_fx import compile_fx_inner
     from mtiacc.torch_backend import coverage, offchip
-    compiled = compile_fx_inner(gm, example_inputs, **kwargs)
+    from mtiacc.triton_backend.records import fallback_scope
+    with fallback_scope():          # a backward graph compiles later, when backward first runs
+        compiled = compile_fx_inner(gm, example_inputs, **kwargs)
     code = getattr(compiled, "source_code", None)
     run = getattr(compiled, "current_callable", None)
     if code is None or run is None:

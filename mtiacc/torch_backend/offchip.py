@@ -68,12 +68,14 @@ _Counter = None
 
 def counted(run: Callable, graph) -> Callable:
     """``run`` (a compiled graph's callable, taking its list of inputs) counting the aten operations it calls
-    into ``graph``."""
+    into ``graph``, its kernels free to fall back to the host."""
+    from mtiacc.triton_backend.records import fallback_scope
+
     def call(inputs):
         global _Counter
         if _Counter is None:
             _Counter = _make_mode()
         graph.runs += 1
-        with _Counter(graph):
+        with _Counter(graph), fallback_scope():
             return run(inputs)
     return call

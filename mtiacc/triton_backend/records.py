@@ -5,8 +5,10 @@ resource alone needs for what the kernel moved and computed, from the simulator'
 the host, the reason mtiacc gave.  :mod:`mtiacc.torch_backend` reads these records for its coverage report.
 
 Fallback is off by default (a kernel mtiacc rejects raises mtiacc's error, as a Triton user expects); it is on
-under ``torch.compile(backend="mtia")`` and with ``MTIACC_FALLBACK=1``: a kernel that cannot be compiled for
-the chip, or whose arguments mtiacc cannot pass, then runs on the host under Triton's interpreter.
+for the kernels of graphs compiled with ``torch.compile(backend="mtia")`` (while they compile and run:
+:func:`fallback_scope`) unless ``MTIACC_FALLBACK=0``, and everywhere with ``MTIACC_FALLBACK=1``: a kernel that
+cannot be compiled for the chip, or whose arguments mtiacc cannot pass, then runs on the host under Triton's
+interpreter.
 """
 from __future__ import annotations
 
@@ -20,7 +22,6 @@ FALLBACK_ENV = "MTIACC_FALLBACK"
 
 _lock = threading.Lock()
 _records: Dict[Tuple[str, str], "KernelRecord"] = {}
-_fallback: Optional[bool] = None
 _local = threading.local()
 
 
@@ -88,15 +89,20 @@ def reset() -> None:
 
 
 def fallback_enabled() -> bool:
-    if _fallback is not None:
-        return _fallback
-    return os.environ.get(FALLBACK_ENV, "0") == "1"
+    flag = os.environ.get(FALLBACK_ENV, "")
+    if flag in ("0", "1"):
+        return flag == "1"
+    return getattr(_local, "fallback", 0) > 0
 
 
-def set_fallback(enabled: Optional[bool]) -> None:
-    """Turn per-kernel fallback on or off for this process (``None``: as ``MTIACC_FALLBACK`` says)."""
-    global _fallback
-    _fallback = enabled
+@contextlib.contextmanager
+def fallback_scope() -> Iterator[None]:
+    """Kernels launched in this thread meanwhile fall back to the host rather than fail to compile."""
+    _local.fallback = getattr(_local, "fallback", 0) + 1
+    try:
+        yield
+    finally:
+        _local.fallback -= 1
 
 
 @contextlib.contextmanager

@@ -161,7 +161,7 @@ def test_access_kinds_that_fit_verify(ptr_type, kind, store):
     (BlockType((4, 8), PointerType(f32)), "runs", False, 'access = "runs" needs a block of one axis'),
     (BlockType((1,), PointerType(f32)), "runs", False, 'access = "runs" needs a block of one axis'),
     (BlockType((4, 1), PointerType(f32)), "split-tiles", True, 'access = "split-tiles" needs a 2-D pointer block'),
-    (BlockType((8,), PointerType(f32)), "gather", True, 'access = "gather" is for tt.load only'),
+    (BlockType((8,), PointerType(f32)), "gather", True, 'access = "gather" is for tt.load and mtia.async_copy only'),
     (BlockType((8,), PointerType(f32)), "scatter", False, 'access = "scatter" is for tt.store only'),
     (PointerType(f32), "wrapped-tiles", False, 'access = "wrapped-tiles" needs a pointer block with an axis longer'),
     (BlockType((1, 1), PointerType(f32)), "wrapped-tiles", True, 'access = "wrapped-tiles" needs a pointer block')])

@@ -150,7 +150,8 @@ def test_grid_expression_evaluator_is_safe():
     assert evaluate("cdiv(N, B)", env) == 4
     assert evaluate("triton.cdiv(N, B) * 2 - 1", env) == 7
     assert evaluate("max(1, min(N // B, 3)) + N % 7", env) == 3 + 1000 % 7
-    for bad in ("__import__('os')", "N.bit_length()", "[1][0]", "N if N else B", "lambda: 1", "N / B"):
+    assert evaluate("N / B", env) == 3 and evaluate("-N / B", env) == -3     # C's division: toward zero
+    for bad in ("__import__('os')", "N.bit_length()", "[1][0]", "N if N else B", "lambda: 1", "N ** B"):
         with pytest.raises(UserError):
             evaluate(bad, env)
     with pytest.raises(UserError, match="'M'"):

@@ -41,10 +41,12 @@ def test_without_fallback_the_error_is_mtiaccs(monkeypatch):
     monkeypatch.setenv("MTIACC_FALLBACK", "0")
     monkeypatch.setattr(Kernel, "prepare", lambda self, *a, **k: (_ for _ in ()).throw(
         CompileError("rejected for the test")))
-    records.set_fallback(None)
     with pytest.raises(Exception, match="rejected for the test"):
         torch.compile(lambda a: torch.cos(a) + 1, backend="mtia")(torch.randn(10))
-    records.set_fallback(None)
+    monkeypatch.delenv("MTIACC_FALLBACK")
+    assert not records.fallback_enabled()          # outside a compiled graph, no fallback
+    with records.fallback_scope():
+        assert records.fallback_enabled()
 
 
 def test_figures_of_a_small_mlp():
