@@ -11,7 +11,7 @@ from tests.fuzz.gen import emit
 from tests.fuzz.gen import model as m
 from tests.fuzz.gen.evaluate import evaluate
 from tests.fuzz.gen.generate import generate
-from tests.fuzz.gen.minimize import candidates, well_formed
+from tests.fuzz.gen.minimize import TIMEOUT_TRY, TRY_FLOOR, candidates, try_timeout, well_formed
 from tests.fuzz.gen.runner import check, compare, make_inputs
 
 SEEDS = range(30)
@@ -47,3 +47,11 @@ def test_minimizer_proposals_are_smaller_and_well_formed():
     k = generate(3)
     props = [c for c in candidates(k) if well_formed(c)]
     assert props and all(m.count_nodes(c) <= m.count_nodes(k) for c in props[:50])
+
+
+def test_minimizer_tries_are_limited_by_the_failing_check_time():
+    assert try_timeout("mismatch", 0.1, 60) == TRY_FLOOR
+    assert try_timeout("fault", 5.0, 60) == 3 * 5.0
+    assert try_timeout("internal", 50.0, 60) == 60
+    assert try_timeout("timeout", 60.0, 60) == TIMEOUT_TRY < 60
+    assert try_timeout("timeout", 5.0, 5.0) == 5.0
