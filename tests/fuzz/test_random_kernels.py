@@ -55,3 +55,17 @@ def test_minimizer_tries_are_limited_by_the_failing_check_time():
     assert try_timeout("internal", 50.0, 60) == 60
     assert try_timeout("timeout", 60.0, 60) == TIMEOUT_TRY < 60
     assert try_timeout("timeout", 5.0, 5.0) == 5.0
+
+
+def test_the_reference_of_a_dot_rounds_its_accumulator_with_the_products():
+    """ones @ 0.25 + (1 + 2**-52): the partial sums with the accumulator round, so the bound is not 0 (seed 30016
+    of the fuzzer: the reference called the sum exact and a correct f64 result one ULP off a mismatch)."""
+    P = ("P", "P")
+    f = lambda v: m.Full(m.Ty("float64", P), v)  # noqa: E731
+    k = m.Kernel(dims={"P": 16}, grid=1, buffers=(m.Buffer("O0", "float64", "out"),), args=(),
+                 body=(m.Store("O0", m.Access(shape=P), m.Dot(m.Ty("float64", P), f(1.0), f(0.25), f(1 + 2.0 ** -52))),))
+    want, err, unk = evaluate(k, make_inputs(k))["O0"]
+    assert not unk.any() and (err > 0).all()
+    exact = 5 + 2.0 ** -52          # what a single rounding gives; the sequential sums may give 5 + 2**-50 or 5
+    assert compare(k, {"O0": (want, err, unk)}, {"O0": np.full(256, 5.0)}) is None
+    assert compare(k, {"O0": (want, err, unk)}, {"O0": np.full(256, exact)}) is None

@@ -518,9 +518,13 @@ class Evaluator:
         err = np.where(exact, 0.0, prop + rel * absum + tiny(rt) * K)
         if e.acc is not None:
             c = self.ev(e.acc)
-            r = r + c.val.astype(np.float64)
-            err = err + c.err + np.where(exact & (c.err == 0) & sum_exact(np.stack([r, c.val], -1), -1, m.PREC[rt]),
-                                         0.0, m.UNIT[rt] * (np.abs(r) + absum))
+            cv = c.val.astype(np.float64)
+            r = r + cv
+            # the accumulator is a term of the running sum (the engine's rows, the vector path's first value):
+            # exact only if every partial sum with it is
+            with_c = np.concatenate([terms, cv[:, None, :]], axis=1)
+            exact_c = exact & (c.err == 0) & sum_exact(with_c, 1, m.PREC[rt])
+            err = np.where(exact_c, 0.0, err + c.err + (K + 1) * m.UNIT[rt] * (np.abs(cv) + absum))
             unk = unk | c.unk
         unk = unk | (np.abs(r) + err > m.MAXF[rt] / 4)
         return V(rt, rnd(r, rt), err, unk)
