@@ -58,14 +58,19 @@ def test_minimizer_tries_are_limited_by_the_failing_check_time():
 
 
 def test_the_reference_of_a_dot_rounds_its_accumulator_with_the_products():
-    """ones @ 0.25 + (1 + 2**-52): the partial sums with the accumulator round, so the bound is not 0 (seed 30016
-    of the fuzzer: the reference called the sum exact and a correct f64 result one ULP off a mismatch)."""
+    """ones @ B + (1 + 2**-50), B's columns 4, 4, -4, -4, 0, ...: the running sum 1 + 2**-50 + 4 + 4 rounds (9 has
+    no bit for 2**-50), so 1 is a correct result, and the reference must not call the sum exact (seed 30016 of
+    the fuzzer: it checked only the last addition, and a correct f64 result one ULP off was a mismatch)."""
     P = ("P", "P")
-    f = lambda v: m.Full(m.Ty("float64", P), v)  # noqa: E731
-    k = m.Kernel(dims={"P": 16}, grid=1, buffers=(m.Buffer("O0", "float64", "out"),), args=(),
-                 body=(m.Store("O0", m.Access(shape=P), m.Dot(m.Ty("float64", P), f(1.0), f(0.25), f(1 + 2.0 ** -52))),))
-    want, err, unk = evaluate(k, make_inputs(k))["O0"]
+    ty = m.Ty("float64", P)
+    k = m.Kernel(dims={"P": 16}, grid=1, buffers=(m.Buffer("X0", "float64", "in"), m.Buffer("O1", "float64", "out")),
+                 args=(), body=(m.Store("O1", m.Access(shape=P), m.Dot(ty, m.Full(ty, 1.0), m.Load(ty, "X0", m.Access(
+                     shape=P)), m.Full(ty, 1 + 2.0 ** -50))),))
+    inputs = make_inputs(k)
+    b = np.zeros((16, 16))
+    b[:4] = np.array([4.0, 4.0, -4.0, -4.0])[:, None]
+    inputs["X0"] = b.reshape(-1)
+    want, err, unk = evaluate(k, inputs)["O1"]
     assert not unk.any() and (err > 0).all()
-    exact = 5 + 2.0 ** -52          # what a single rounding gives; the sequential sums may give 5 + 2**-50 or 5
-    assert compare(k, {"O0": (want, err, unk)}, {"O0": np.full(256, 5.0)}) is None
-    assert compare(k, {"O0": (want, err, unk)}, {"O0": np.full(256, exact)}) is None
+    assert compare(k, {"O1": (want, err, unk)}, {"O1": np.full(256, 1.0)}) is None
+    assert compare(k, {"O1": (want, err, unk)}, {"O1": np.full(256, 1.0 + 2.0 ** -50)}) is None
