@@ -68,8 +68,11 @@ class Gen:
         return name
 
     def arg(self) -> m.Arg:
-        if self.args and self.chance(0.5):
-            n, t, _ = self.rng.choice(self.args)
+        """A scalar argument of 0..4 (also a loop's trip count: a mask's bound, up to 64, would make loops of
+        dots and scans run for millions of cycles)."""
+        small = [a for a in self.args if a[2] <= 4]
+        if small and self.chance(0.5):
+            n, t, _ = self.rng.choice(small)
             return m.Arg(m.Ty(t), n)
         name = f"n{len(self.args)}"
         self.args.append((name, "int32", self.rng.randint(0, 4)))
