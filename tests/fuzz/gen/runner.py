@@ -130,9 +130,9 @@ def compare(k: m.Kernel, expected, outputs) -> Optional[str]:
         dtype = k.buffer(name).dtype
         got = outputs[name]
         if m.is_float(dtype):
-            g = from_storage(got, dtype).astype(np.float64)
-            w = from_storage(want, dtype).astype(np.float64)
-            with np.errstate(invalid="ignore"):     # inf - inf where an element is unknown (or equal)
+            with np.errstate(invalid="ignore"):     # NaN, inf - inf where an element is unknown (or equal)
+                g = from_storage(got, dtype).astype(np.float64)
+                w = from_storage(want, dtype).astype(np.float64)
                 tol = 2 * err + 2 * m.UNIT[dtype] * np.abs(w) * (err > 0)
                 bad = ~unk & ~((g == w) | (np.abs(g - w) <= tol))
         else:
