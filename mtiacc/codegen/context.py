@@ -65,10 +65,8 @@ class Homes:
         if isinstance(v, OpResult) and isinstance(v.op, O.SplatOp):
             return Src(elem, scalar=self.get(v.op.src))
         if isinstance(v, OpResult) and isinstance(v.op, O.ConstantOp):
-            key = id(v)
-            if key not in self.regs:
-                self.regs[key] = constant(self.b, v.op.value, elem)
-            return Src(elem, scalar=self.regs[key])
+            # loaded at each use: a register cached at the first one would be defined only on its path (a branch)
+            return Src(elem, scalar=constant(self.b, v.op.value, elem))
         return Src(elem, addr=self.buffer(v).offset)
 
     def alloc(self, v: Value) -> Buffer:
