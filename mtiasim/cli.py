@@ -124,6 +124,8 @@ def run_cmd(binary, inputs_path, grid, arg_items, output, stats, config_path, ma
                            trace=bool(trace_path), seed=seed, max_cycles=max_cycles, timeout=timeout,
                            max_input_bytes=max_input_bytes, sanitize=sanitize)
     except SanitizerError as e:     # the run finished: its outputs are written, then the findings reported
+        if e.result is None:        # it stopped at a fault: the findings until then, then the fault
+            raise
         result, findings = e.result, e
     write_npz_atomically(out, result.outputs)
     if stats:

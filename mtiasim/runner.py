@@ -15,7 +15,7 @@ from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
-from mtiacc.diagnostics import UserError
+from mtiacc.diagnostics import KernelFault, UserError
 
 from .config import MachineConfig, load_config
 from .gridexpr import check_grid_sizes, evaluate
@@ -365,7 +365,13 @@ def run(binary, inputs: Dict[str, np.ndarray], grid=None, args: Optional[Dict[st
             m.se_recorder.reset()
         if san is not None:
             san.start_wave(m, args_base, len(blob))
-        stats.steps += m.run()
+        try:
+            stats.steps += m.run()
+        except KernelFault as fault:
+            if san is None or not len(san.findings):
+                raise
+            from .sanitize import SanitizerError
+            raise SanitizerError(san.findings, fault=fault) from None
         fin = finish_cycles(m)
         if trace:
             m.recorder.close_lines(m.cyc)

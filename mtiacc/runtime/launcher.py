@@ -122,11 +122,12 @@ class Kernel:
         return bound
 
     def run(self, *args, grid, seed: int = 0, max_cycles: Optional[float] = None, constants: Collection[str] = (),
-            **kwargs) -> Launch:
+            sanitize: bool = False, **kwargs) -> Launch:
         """Launch on the simulator.  ``constants`` names parameters (besides the constexpr ones) compiled as the
-        constant value they are given, as Triton specializes an argument equal to 1."""
-        return self.prepare(*args, grid=grid, constants=constants, **kwargs).execute(seed=seed,
-                                                                                     max_cycles=max_cycles)
+        constant value they are given, as Triton specializes an argument equal to 1; ``sanitize`` checks the run
+        as ``mtiasim run --sanitize`` does (:meth:`Prepared.execute`)."""
+        return self.prepare(*args, grid=grid, constants=constants, **kwargs).execute(
+            seed=seed, max_cycles=max_cycles, sanitize=sanitize)
 
     def prepare(self, *args, grid, constants: Collection[str] = (), **kwargs) -> "Prepared":
         """Everything of a launch before the simulator runs: bind the arguments, infer the signature, compile
@@ -198,12 +199,29 @@ class Prepared:
     buffers: Dict[str, Buffer] = dataclasses.field(default_factory=dict)
     descriptors: Dict[str, np.ndarray] = dataclasses.field(default_factory=dict)
 
-    def execute(self, seed: int = 0, max_cycles: Optional[float] = None) -> Launch:
-        """Run the grid on the simulator and write what the kernel stored back into the caller's arrays."""
+    def execute(self, seed: int = 0, max_cycles: Optional[float] = None, sanitize: bool = False) -> Launch:
+        """Run the grid on the simulator and write what the kernel stored back into the caller's arrays.
+
+        With ``sanitize`` the run is checked for integer division by zero, reads of local memory never written and
+        races between programs (:mod:`mtiasim.sanitize`); findings raise :class:`~mtiasim.sanitize.SanitizerError`
+        after the outputs are written back (a run that stopped at a fault writes nothing back, as without)."""
         from mtiasim.runner import run as simulate
+        from mtiasim.sanitize import SanitizerError
         kw = {} if max_cycles is None else {"max_cycles": max_cycles}
-        result = simulate(self.binary, self.inputs, grid=self.grid, args=self.scalars, seed=seed,
-                          pointer_at=self.pointer_at, **kw)
+        try:
+            result = simulate(self.binary, self.inputs, grid=self.grid, args=self.scalars, seed=seed,
+                              pointer_at=self.pointer_at, sanitize=sanitize, **kw)
+        except SanitizerError as e:
+            if e.result is not None:
+                self._write_back(e.result)
+            raise
+        self._write_back(result)
+        g = self.grid
+        launch = Launch(result, tuple(list(g) + [1] * (3 - len(g))), self.signature, self.cached)
+        self.kernel.last_launch = launch
+        return launch
+
+    def _write_back(self, result) -> None:
         for name, buf in self.buffers.items():
             if name not in result.outputs:
                 continue                      # its memory came back with the argument it shares it with
@@ -214,10 +232,6 @@ class Prepared:
         for name, arr in self.descriptors.items():
             if arr.flags.writeable:
                 arr[...] = result.outputs[name]
-        g = self.grid
-        launch = Launch(result, tuple(list(g) + [1] * (3 - len(g))), self.signature, self.cached)
-        self.kernel.last_launch = launch
-        return launch
 
 
 def _share_memory(buffers: Dict[str, Buffer], inputs: Dict[str, np.ndarray],

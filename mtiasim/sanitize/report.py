@@ -2,7 +2,8 @@
 
 A finding is keyed by its kind and its instruction (for a race, by both programs' instructions): the first
 occurrence keeps its details, later ones only count.  :class:`SanitizerError` is a kernel fault (exit code 4)
-whose text is every finding, ``file:line:col: error: ...`` with the kernel's source line, capped at ``LIMIT``.
+whose text is every finding, ``file:line:col: error: ...`` with the kernel's source line, capped at ``LIMIT``; a run that stopped at a fault reports the findings gathered
+until then, before the fault (often its cause: a division by zero that made an index run out of bounds).
 """
 from __future__ import annotations
 
@@ -74,13 +75,19 @@ class Findings:
 
 
 class SanitizerError(KernelFault):
-    """The run finished, and the sanitizer found errors: every finding, then a summary line.  ``result`` is the
-    run's :class:`~mtiasim.runner.RunResult` (its outputs as the kernel left them)."""
+    """The sanitizer found errors: every finding, then a summary line.  ``result`` is the run's
+    :class:`~mtiasim.runner.RunResult` (its outputs as the kernel left them) when the run finished; when it stopped
+    at a fault (out of bounds, an assert, a limit), ``fault`` is that :class:`KernelFault`, ``result`` is None, and
+    the text is the findings gathered until then, then the fault's own report."""
 
-    def __init__(self, findings: Findings, result=None):
-        super().__init__(findings.summary())
+    def __init__(self, findings: Findings, result=None, fault: Optional[KernelFault] = None):
+        summary = findings.summary()
+        if fault is not None:
+            summary += ", found before the run stopped at the fault above"
+        super().__init__(summary)
         self.findings = list(findings.by_key.values())
         self.result = result
+        self.fault = fault
         self._findings = findings
 
     def render(self) -> str:
@@ -88,6 +95,8 @@ class SanitizerError(KernelFault):
         parts = [fs.render(f) for f in self.findings[:LIMIT]]
         if len(self.findings) > LIMIT:
             parts.append(f"note: {len(self.findings) - LIMIT} more findings not shown")
+        if self.fault is not None:
+            parts.append(self.fault.render())
         parts.append("error: " + self.message)
         return "\n".join(parts)
 

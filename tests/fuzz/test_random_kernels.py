@@ -11,7 +11,7 @@ from tests.fuzz.gen import emit
 from tests.fuzz.gen import model as m
 from tests.fuzz.gen.evaluate import evaluate
 from tests.fuzz.gen.generate import generate
-from tests.fuzz.gen.minimize import candidates, well_formed
+from tests.fuzz.gen.minimize import TIMEOUT_TRY, TRY_FLOOR, candidates, try_timeout, well_formed
 from tests.fuzz.gen.runner import check, compare, make_inputs
 
 SEEDS = range(30)
@@ -47,3 +47,38 @@ def test_minimizer_proposals_are_smaller_and_well_formed():
     k = generate(3)
     props = [c for c in candidates(k) if well_formed(c)]
     assert props and all(m.count_nodes(c) <= m.count_nodes(k) for c in props[:50])
+
+
+def test_minimizer_tries_are_limited_by_the_failing_check_time():
+    assert try_timeout("mismatch", 0.1, 60) == TRY_FLOOR
+    assert try_timeout("fault", 5.0, 60) == 3 * 5.0
+    assert try_timeout("internal", 50.0, 60) == 60
+    assert try_timeout("timeout", 60.0, 60) == TIMEOUT_TRY < 60
+    assert try_timeout("timeout", 5.0, 5.0) == 5.0
+
+
+def test_the_reference_of_a_dot_rounds_its_accumulator_with_the_products():
+    """ones @ B + (1 + 2**-50), B's columns 4, 4, -4, -4, 0, ...: the running sum 1 + 2**-50 + 4 + 4 rounds (9 has
+    no bit for 2**-50), so 1 is a correct result, and the reference must not call the sum exact (seed 30016 of
+    the fuzzer: it checked only the last addition, and a correct f64 result one ULP off was a mismatch)."""
+    P = ("P", "P")
+    ty = m.Ty("float64", P)
+    k = m.Kernel(dims={"P": 16}, grid=1, buffers=(m.Buffer("X0", "float64", "in"), m.Buffer("O1", "float64", "out")),
+                 args=(), body=(m.Store("O1", m.Access(shape=P), m.Dot(ty, m.Full(ty, 1.0), m.Load(ty, "X0", m.Access(
+                     shape=P)), m.Full(ty, 1 + 2.0 ** -50))),))
+    inputs = make_inputs(k)
+    b = np.zeros((16, 16))
+    b[:4] = np.array([4.0, 4.0, -4.0, -4.0])[:, None]
+    inputs["X0"] = b.reshape(-1)
+    want, err, unk = evaluate(k, inputs)["O1"]
+    assert not unk.any() and (err > 0).all()
+    assert compare(k, {"O1": (want, err, unk)}, {"O1": np.full(256, 1.0)}) is None
+    assert compare(k, {"O1": (want, err, unk)}, {"O1": np.full(256, 1.0 + 2.0 ** -50)}) is None
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_random_kernels_are_clean_under_the_sanitizer(seed, tmp_path):
+    """The kernels are UB-free by construction: a sanitizer finding would be a false positive (or a compiler bug)."""
+    k = generate(seed, size=2)
+    v = check(k, str(tmp_path), timeout=60, levels=(3,), sanitize=True)
+    assert v.kind in ("pass", "skip"), f"seed {seed}: {v.kind}: {v.detail}\n{emit.source(k)}"

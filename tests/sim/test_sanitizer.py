@@ -6,7 +6,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from mtiacc.diagnostics import ExitCode
+from mtiacc.diagnostics import ExitCode, KernelFault
 from mtiacc.driver import Options, compile_kernel
 from mtiasim.runner import run
 from mtiasim.sanitize import SanitizerError
@@ -241,3 +241,60 @@ def test_the_command_line_writes_the_outputs_reports_every_finding_and_exits_4(t
     code, _out, err = mtiasim(capsys, "run", tmp_path / "k.bin", "--inputs", tmp_path / "in.npz", "--grid", "2",
                               "-o", out)
     assert code == 0 and "division" not in err                   # without --sanitize: RISC-V semantics, silent
+
+
+# a division by zero makes an index -1: the store runs out of bounds
+OOB = '''
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def oob_kernel(A, B, C, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    q = tl.load(A + offs) // tl.load(B + offs)
+    tl.store(C + q, offs)
+'''
+
+
+def _oob_inputs(zero_at=None):
+    b = np.ones(16, np.int32)
+    if zero_at is not None:
+        b[zero_at] = 0
+    return {"A": np.arange(16, dtype=np.int32), "B": b, "C": np.zeros(16, np.int32)}
+
+
+def test_findings_before_a_fault_are_reported_then_the_fault(tmp_path):
+    binary, path = _compile(tmp_path, OOB, "oob", {"BLOCK": "16"}, "*i32,*i32,*i32")
+    with pytest.raises(SanitizerError) as e:
+        run(binary, _oob_inputs(zero_at=5), grid=(1,), sanitize=True)
+    err = e.value
+    assert err.exit_code == ExitCode.KERNEL_FAULT and err.result is None
+    assert [f.kind for f in err.findings] == ["division by zero"]
+    assert "out-of-bounds DMA write" in err.fault.message
+    text = err.render()
+    div, oob = text.index(f"{path}:9:9: error: division by zero"), text.index(f"{path}:10:14: error: out-of-bounds")
+    assert div < oob and "divides 5 by 0" in text
+    assert text.rstrip().endswith("sanitizer: 1 finding: 1 division by zero, found before the run stopped at the "
+                                  "fault above")
+
+
+def test_a_fault_without_findings_is_the_plain_fault(tmp_path):
+    binary, _ = _compile(tmp_path, OOB, "oob", {"BLOCK": "16"}, "*i32,*i32,*i32")
+    inputs = _oob_inputs()
+    inputs["A"][3] = 99             # out of bounds, no division by zero
+    with pytest.raises(KernelFault) as e:
+        run(binary, inputs, grid=(1,), sanitize=True)
+    assert not isinstance(e.value, SanitizerError) and "out-of-bounds DMA write" in e.value.message
+
+
+def test_the_command_line_prints_the_findings_then_the_fault(tmp_path, capsys):
+    binary, path = _compile(tmp_path, OOB, "oob", {"BLOCK": "16"}, "*i32,*i32,*i32")
+    (tmp_path / "k.bin").write_bytes(binary)
+    np.savez(tmp_path / "in.npz", **_oob_inputs(zero_at=5))
+    err = clean(mtiasim(capsys, "run", tmp_path / "k.bin", "--inputs", tmp_path / "in.npz", "--grid", "1",
+                        "-o", tmp_path / "out.npz", "--sanitize"), code=ExitCode.KERNEL_FAULT)
+    assert err.index("division by zero: vdiv") < err.index("out-of-bounds DMA write")
+    code, _out, err = mtiasim(capsys, "run", tmp_path / "k.bin", "--inputs", tmp_path / "in.npz", "--grid", "1",
+                              "-o", tmp_path / "out.npz")
+    assert code == ExitCode.KERNEL_FAULT and "division" not in err and "out-of-bounds DMA write" in err

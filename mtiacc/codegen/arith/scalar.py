@@ -71,7 +71,11 @@ def constant(b: MBuilder, value, t: Type) -> VReg:
         r = b.f("c")
         b("fmv.w.x", r, bits)
         return r
-    return b.li(int(value) if not isinstance(value, bool) else int(value))
+    v = int(value)
+    if isinstance(t, IntType) and t.width in (32, 64):    # u32 as the RV64 convention holds it: sign-extended
+        half = 1 << (t.width - 1)
+        v = (v + half) % (2 * half) - half
+    return b.li(v)
 
 
 def lower_scalar(b: MBuilder, op, get) -> VReg:

@@ -83,8 +83,10 @@ def scratch(lw: Lowering, nbytes: int, what: str, loc) -> Buffer:
     return lw.lmem.alloc(nbytes, what, loc)
 
 
-def operand_buffer(lw: Lowering, v: Value, loc) -> Buffer:
-    """The buffer of operand ``v``; a splat or constant is filled into a scratch block (freed at the next drain)."""
+def operand_buffer(lw: Lowering, v: Value, loc, own: Optional[List[Buffer]] = None) -> Buffer:
+    """The buffer of operand ``v``; a splat or constant is filled into a scratch block, freed at the next drain, or
+    added to ``own`` when given: the caller defers it once the drains of its own later fills are behind it (a drain
+    frees every deferred block, and the next fill would be written over this one)."""
     if not (isinstance(v, OpResult) and isinstance(v.op, SCALAR_BACKED)):
         return lw.buffer(v)
     E.drain(lw, "the engine is done with memory the operand's fill writes")
@@ -97,7 +99,7 @@ def operand_buffer(lw: Lowering, v: Value, loc) -> Buffer:
         lw.b("fmv.x.w", bits, src.scalar)
         src = Src(store_t, scalar=bits)
     lower_fill(lw.b, v.type.numel, src, Src(store_t, addr=buf.offset))
-    lw.engine.deferred.append(buf)
+    (lw.engine.deferred if own is None else own).append(buf)
     return buf
 
 
@@ -129,8 +131,9 @@ def geometry(op: DotOp, trans: bool, esize: int, code: int) -> Geometry:
     return Geometry(M, N, K, esize, trans, code)
 
 
-def operands(lw: Lowering, op: DotOp) -> Tuple[Geometry, List[Tuple[int, int]], List[Buffer]]:
-    """The geometry, the (a, b) address pairs of the passes, and the buffers the engine reads."""
+def operands(lw: Lowering, op: DotOp) -> Tuple[Geometry, List[Tuple[int, int]], List[Buffer], List[Buffer]]:
+    """The geometry, the (a, b) address pairs of the passes, the buffers the engine reads, and the scratch blocks
+    among them, which the caller defers (:func:`operand_buffer`)."""
     a_t = op.a.type.element_type
     bsrc, trans = weight_source(op)
     if isinstance(a_t, FloatType) and a_t.kind == "f32":
@@ -139,13 +142,12 @@ def operands(lw: Lowering, op: DotOp) -> Tuple[Geometry, List[Tuple[int, int]], 
         b_hi, b_lo = split_tf32(lw, bsrc, op.loc)
         bufs = [a_hi, a_lo, b_hi, b_lo]
         passes = [(a_lo.offset, b_hi.offset), (a_hi.offset, b_lo.offset), (a_hi.offset, b_hi.offset)]
-        for buf in bufs:   # scratch: freed at the next drain
-            lw.engine.deferred.append(buf)
-        return geometry(op, trans, 2, 1), passes, bufs
+        return geometry(op, trans, 2, 1), passes, bufs, list(bufs)
     if isinstance(a_t, FloatType) and a_t.is_fp8:
         raise CompileError("tt.dot of fp8 operands is not supported by codegen yet")
-    a, b = operand_buffer(lw, op.a, op.loc), operand_buffer(lw, bsrc, op.loc)
-    return geometry(op, trans, elem_bytes(op.a.type), E.type_code(a_t)), [(a.offset, b.offset)], [a, b]
+    own: List[Buffer] = []
+    a, b = operand_buffer(lw, op.a, op.loc, own), operand_buffer(lw, bsrc, op.loc, own)
+    return geometry(op, trans, elem_bytes(op.a.type), E.type_code(a_t)), [(a.offset, b.offset)], [a, b], own
 
 
 def acc_source(lw: Lowering, acc: Value, nbytes: int, loc) -> Optional[int]:
@@ -175,11 +177,13 @@ def acc_source(lw: Lowering, acc: Value, nbytes: int, loc) -> Optional[int]:
 
 def lower(lw: Lowering, op: DotOp) -> None:
     batch = op.shape[0]
-    g, passes, bufs = operands(lw, op)
+    g, passes, bufs, own = operands(lw, op)
+    rows = lw.engine.resident.get(id(op.acc)) if op.accumulator == "engine" else None
+    init = acc_source(lw, op.acc, batch * g.acc_bytes, op.loc) if rows is None else None
+    lw.engine.deferred.extend(own)        # after the accumulators' fill, whose drain would free them
     E.hold(lw, *bufs)
     configure(lw, g)
     ptrs: List[Tuple[Addr, int]] = [(p, s) for a, b in passes for p, s in ((a, g.a_bytes), (b, g.b_bytes))]
-    rows = lw.engine.resident.get(id(op.acc)) if op.accumulator == "engine" else None
     if rows is not None:   # the accumulators stay in the engine: only the products
         lw.engine.resident[id(op.result)] = rows
         with counted(lw, batch, ptrs + [(rows, g.rows)]) as regs:
@@ -191,7 +195,6 @@ def lower(lw: Lowering, op: DotOp) -> None:
     narrow = isinstance(acc_t, FloatType) and acc_t.kind == "f16"
     rb = op.read_back     # acc.st writes f16 / bf16: the result's arith.truncf is this buffer (an alias)
     total = batch * g.acc_bytes
-    init = acc_source(lw, op.acc, total, op.loc)
     res = lw.alloc(op.result)
     out = scratch(lw, total, f"the fp32 result of tt.dot before it narrows to {op.result.type}", op.loc) \
         if narrow else res

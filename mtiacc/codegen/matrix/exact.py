@@ -14,6 +14,7 @@ from mtiacc.codegen.machine.mir import Mem
 from mtiacc.codegen.matrix import engine as E
 from mtiacc.codegen.matrix.dot import operand_buffer
 from mtiacc.codegen.matrix.tiles import counted
+from mtiacc.codegen.vector.lmem import Buffer
 from mtiacc.codegen.vector.blocks import lower_fill
 from mtiacc.codegen.vector.vloop import Src, VLoop, elem_bytes, emit_loop
 from mtiacc.ir.dot_ops import DotOp
@@ -27,7 +28,9 @@ def lower(lw: Lowering, op: DotOp) -> None:
     b = lw.b
     res = lw.alloc(op.result)
     lower_fill(b, op.result.type.numel, lw.src(op.acc), Src(elem, addr=res.offset))
-    a, w = operand_buffer(lw, op.a, op.loc).offset, operand_buffer(lw, op.b, op.loc).offset
+    own: List[Buffer] = []     # deferred once both fills are done (the second one's drain would free the first)
+    a, w = operand_buffer(lw, op.a, op.loc, own).offset, operand_buffer(lw, op.b, op.loc, own).offset
+    lw.engine.deferred.extend(own)
     load = "fld" if e == 8 else "flw"
     with counted(lw, B, [(a, M * K * e), (w, K * N * e), (res.offset, M * N * e)]) as (pa, pb, po):
         with counted(lw, M, [(pa, K * e), (po, N * e)]) as (row_a, row_o):

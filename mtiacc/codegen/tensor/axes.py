@@ -35,9 +35,7 @@ def scalar_load(b: MBuilder, elem, addr: VReg) -> VReg:
             b("or", bits, bits, b.li(-65536))
             b("fmv.w.x", r, bits)
             return r
-        if nb != 4:
-            raise CompileError(f"scalar {elem} values are not supported yet")
-        b("flw", r, Mem(addr, 0))
+        b("flw" if nb == 4 else "fld", r, Mem(addr, 0))
         return r
     r = b.x()
     mn = {1: "lbu" if unsigned(elem) else "lb", 2: "lhu" if unsigned(elem) else "lh", 4: "lw", 8: "ld"}[nb]
@@ -53,9 +51,7 @@ def scalar_store(b: MBuilder, elem, value: VReg, addr: VReg) -> None:
             b("fmv.x.w", bits, value)
             b("sh", bits, Mem(addr, 0))
             return
-        if nb != 4:
-            raise CompileError(f"scalar {elem} values are not supported yet")
-        b("fsw", value, Mem(addr, 0))
+        b("fsw" if nb == 4 else "fsd", value, Mem(addr, 0))
         return
     b({1: "sb", 2: "sh", 4: "sw", 8: "sd"}[nb], value, Mem(addr, 0))
 

@@ -107,6 +107,9 @@ def reduce(sem: Semantic, input, axis, combine_fn, keep_dims=False):
     results = list(op.results)
     if keep_dims:
         for k, r in enumerate(results):
+            if not r.type.is_block():       # a scalar (every axis reduced): a splat, as tl.sum's keep_dims
+                results[k] = sem.broadcast_to(r, (1,) * len(shape))
+                continue
             for d in (range(len(shape)) if axis is None else [a]):
                 r = sem.emit(ExpandDimsOp.get(r, d))
             results[k] = r

@@ -17,7 +17,7 @@ Type rules (Triton's, see its "Triton Semantics" page):
   order); ``float`` -> f32 (f64 beyond f32's range).
 * Two run-time operands meet in a common type: the higher *kind* wins
   (bool < integer < floating point); within a kind the wider type wins; f16 with bf16 gives
-  f16; same-width signed with unsigned gives unsigned.
+  f16, bf16 with a bool or an integer gives f32; same-width signed with unsigned gives unsigned.
 * A constexpr operand of the same or a lower kind than the run-time operand takes the
   run-time operand's type (``x_f16 * 2.0`` stays f16, ``x_u8 + 1`` stays u8).  A constexpr
   of a higher kind makes both operands its literal type (``x_i32 * 0.5`` is f32).
@@ -102,7 +102,8 @@ def promote_types(a: Type, b: Type) -> Type:
         raise CompileError(f"cannot combine {a} and {b}: Triton rejects fp8 with integers "
                            "(convert one of them with .to(...))")
     if ka != kb:
-        return a if ka > kb else b
+        wins = a if ka > kb else b
+        return f32 if wins == bf16 else wins     # Triton: bf16 meets only bf16 in bf16, anything else in f32
     if ka == 2:   # Triton's order: f64, f32, f16; bf16 with an fp8 is f32; two fp8 formats are f16
         for t in (f64, f32, f16):
             if t in (a, b):

@@ -89,6 +89,8 @@ def expand_dims(sem: Semantic, input, axis):
     if len(set(wrapped)) != len(wrapped):
         raise CompileError(f"tl.expand_dims: repeated axis in {list(axes)}")
     check_shape((1,) * rank, "tl.expand_dims")
+    if not input.type.is_block():
+        return sem.broadcast_to(input, (1,) * rank)         # a scalar: a splat, as in Triton
     v = input
     for a in wrapped:
         v = sem.emit(ExpandDimsOp.get(v, a))
@@ -329,7 +331,8 @@ def associative_scan(sem: Semantic, input, axis, combine_fn, reverse=False):
 # --------------------------------------------------------------------------- indexing
 
 def subscript(sem: Semantic, base, items: Sequence):
-    """``x[:, None]``: each item is ``slice(None)`` (keep a dimension) or ``None`` (a new one of size 1).
+    """``x[:, None]``: each item is ``slice(None)`` (keep a dimension) or ``None`` (a new one of size 1); a
+    scalar takes only ``None`` items (``s[None]`` has shape ``(1,)``).
 
     A tuple (``x.shape``) indexed by a constant gives its element.
     """
@@ -340,6 +343,8 @@ def subscript(sem: Semantic, base, items: Sequence):
             return base[items[0]]
         except IndexError:
             raise CompileError(f"index {items[0]} is out of range for a tuple of {len(base)}") from None
+    if isinstance(base, Value) and not base.type.is_block() and items and all(i is None for i in items):
+        return sem.broadcast_to(base, (1,) * len(items))     # a scalar's `s[None]`: a splat, as in Triton
     if not isinstance(base, Value) or not base.type.is_block():
         raise CompileError("indexing and slicing (`x[...]`) are not supported yet")
     shape = base.type.shape

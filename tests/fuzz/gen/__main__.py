@@ -2,11 +2,13 @@
 
     python -m tests.fuzz.gen --count 200 --jobs 2 --seed 0 --out fuzz-out
     python -m tests.fuzz.gen --replay fuzz-out/mismatch-17
+    python -m tests.fuzz.gen --count 50 --sanitize       # also under mtiasim's sanitizer: any finding fails
 
 Each kernel is compiled at -O0 and -O3, run on the simulator and compared with the numpy reference computed
-from the same program model.  Every failure (mismatch, compile error, fault, internal error, timeout) is
-minimized and written to ``OUT/<kind>-<seed>/`` as ``kernel.py``, ``inputs.npz``, ``expected.npz`` and
-``model.pkl``, with the commands that reproduce it in ``OUT/README.md``.
+from the same program model.  Every failure (mismatch, compile error, fault, sanitizer finding, internal error,
+timeout) is minimized (each try limited to 3 times the failing check's time, a timeout to 20 s) and written to
+``OUT/<kind>-<seed>/`` as ``kernel.py``, ``inputs.npz``, ``expected.npz`` and ``model.pkl``, with the commands
+that reproduce it in ``OUT/README.md``.
 """
 from __future__ import annotations
 
@@ -24,7 +26,7 @@ import numpy as np
 from . import emit
 from .evaluate import Indeterminate, evaluate
 from .generate import generate
-from .minimize import minimize
+from .minimize import minimize, try_timeout
 from .runner import KINDS, check, make_inputs
 
 OPTS = {}
@@ -33,9 +35,10 @@ OPTS = {}
 def commands(k, v, d: Path) -> str:
     defs = " ".join(f"-D {n}={x}" for n, x in emit.constexprs(k).items())
     lvl = v.level if v.level is not None else 3
+    san = " --sanitize" if v.kind == "sanitizer" else ""
     return (f"mtiacc {d}/kernel.py --kernel {k.name} -O{lvl} --signature '{emit.signature(k)}' {defs} -o {d}/kernel.bin && "
-            f"mtiasim run {d}/kernel.bin --inputs {d}/inputs.npz --grid {k.grid} -o {d}/out.npz; "
-            f"python -m tests.fuzz.gen --replay {d}")
+            f"mtiasim run {d}/kernel.bin --inputs {d}/inputs.npz --grid {k.grid} -o {d}/out.npz{san}; "
+            f"python -m tests.fuzz.gen --replay {d}{san}")
 
 
 def write_repro(k, v, out: Path) -> Path:
@@ -63,13 +66,16 @@ def one(seed: int):
     o = OPTS
     with tempfile.TemporaryDirectory(prefix="mtiafuzz-") as tmp:
         k = generate(seed, o["size"])
-        v = check(k, tmp, timeout=o["timeout"])
+        t0 = time.monotonic()
+        v = check(k, tmp, timeout=o["timeout"], sanitize=o["sanitize"])
+        took = time.monotonic() - t0
         repro = ""
         if v.failed and o["out"]:
             if o["minimize"]:
-                k = minimize(k, lambda c: v.same_failure(check(c, tmp, timeout=o["timeout"])),
+                limit = try_timeout(v.kind, took, o["timeout"])
+                k = minimize(k, lambda c: v.same_failure(check(c, tmp, timeout=limit, sanitize=o["sanitize"])),
                              budget_s=o["minimize_budget"])
-                v2 = check(k, tmp, timeout=o["timeout"])
+                v2 = check(k, tmp, timeout=limit, sanitize=o["sanitize"])
                 v = v2 if v.same_failure(v2) else v
             repro = str(write_repro(k, v, Path(o["out"])))
         return seed, v.kind, v.level, v.detail, repro
@@ -85,22 +91,25 @@ def main(argv=None) -> int:
     p.add_argument("--jobs", type=int, default=max(1, multiprocessing.cpu_count()))
     p.add_argument("--seed", type=int, default=0, help="the first kernel's seed (kernels are seed .. seed+count-1)")
     p.add_argument("--out", default="fuzz-out", help="where minimized reproducers go")
-    p.add_argument("--size", type=int, default=5, help="statements at the top level of a kernel")
+    p.add_argument("--size", type=int, default=3,
+                   help="statements at the top level of a kernel (3 runs about twice the kernels a minute of 5)")
     p.add_argument("--timeout", type=float, default=60.0, help="seconds per compile and run")
     p.add_argument("--no-minimize", action="store_true")
-    p.add_argument("--minimize-budget", type=float, default=240.0, help="seconds per failure")
+    p.add_argument("--minimize-budget", type=float, default=150.0, help="seconds per failure")
+    p.add_argument("--sanitize", action="store_true",
+                   help="run under mtiasim's sanitizer: a finding (these kernels are UB-free) is a failure")
     p.add_argument("--replay", metavar="DIR", help="re-check the reproducer in DIR and print its verdict")
     a = p.parse_args(argv)
     if a.replay:
         k = pickle.loads((Path(a.replay) / "model.pkl").read_bytes())
         with tempfile.TemporaryDirectory(prefix="mtiafuzz-") as tmp:
-            v = check(k, tmp)
+            v = check(k, tmp, sanitize=a.sanitize)
         print(f"{v.kind}" + (f" at -O{v.level}: {v.detail}" if v.failed else ""))
         return 1 if v.failed else 0
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     opts = dict(size=a.size, timeout=a.timeout, out=str(out), minimize=not a.no_minimize,
-                minimize_budget=a.minimize_budget)
+                minimize_budget=a.minimize_budget, sanitize=a.sanitize)
     counts = Counter()
     t0 = time.monotonic()
     seeds = range(a.seed, a.seed + a.count)

@@ -168,7 +168,24 @@ class Emitter:
                 return f"tl.associative_scan({x(e.a)}, {e.axis}, {COMBINE[e.kind]}{rv})"
             return f"tl.{e.kind}({x(e.a)}, axis={e.axis}{rv})"
         if isinstance(e, m.Reshape):
+            if e.spelling == "view":
+                return f"tl.view({x(e.a)}, {shape_text(t.shape)})"
+            if e.spelling == "reorder":
+                return f"tl.reshape({x(e.a)}, {shape_text(t.shape)}, can_reorder=True)"
             return f"tl.reshape({x(e.a)}, {shape_text(t.shape)})"
+        if isinstance(e, m.Promote):
+            if e.op in ("minimum", "maximum"):
+                return f"tl.{e.op}({x(e.a)}, {x(e.b)})"
+            return f"{x(e.a)} {e.op} {x(e.b)}"
+        if isinstance(e, m.Sort):
+            return f"tl.sort({x(e.a)}" + (", descending=True)" if e.descending else ")")
+        if isinstance(e, m.Gather):
+            d = dim_text(e.src.ty.shape[e.axis])
+            return f"tl.gather({x(e.src)}, {x(e.index)} & ({d} - 1), {e.axis})"
+        if isinstance(e, m.Cat):
+            return f"tl.cat({x(e.a)}, {x(e.b)}, dim={e.dim})"
+        if isinstance(e, m.Fp8):
+            return f"{x(e.a)}.to(tl.{e.fmt}).to(tl.{t.dtype})"
         if isinstance(e, m.Permute):
             if e.spelling == "trans":
                 return f"tl.trans({x(e.a)})"

@@ -338,10 +338,14 @@ class Evaluator:
         unk |= ~np.isfinite(r) | (np.abs(r) > m.MAXF[t] / 4) | ~np.isfinite(err)
         return V(t, np.where(unk, 1, rr).astype(rr.dtype), np.where(unk, 0.0, err), unk)
 
-    def ev_Cast(self, e):  # noqa: C901
-        a = self.ev(e.a)
-        s, t = a.dtype, e.ty.dtype
-        if e.bitcast:
+    def ev_Cast(self, e):
+        return self.cast(self.ev(e.a), e.ty.dtype, e.bitcast)
+
+    def cast(self, a: V, t: str, bitcast: bool = False) -> V:  # noqa: C901
+        s = a.dtype
+        if s == t:
+            return a
+        if bitcast:
             bits = to_storage(a.val, s).view(m.DTYPES[t][1])
             val = from_storage(bits, t)
             unk = a.unk | (a.err > 0 if a.err is not None else False)
@@ -384,6 +388,19 @@ class Evaluator:
         err = None if a.err is None else np.where(c.val, a.err, b.err)
         unk = c.unk | np.where(c.val, a.unk, b.unk)
         return V(a.dtype, np.asarray(val).astype(a.val.dtype), err, np.asarray(unk))
+
+    def ev_Promote(self, e):
+        ct = e.ctype or e.ty.dtype
+        return self.binary(e.op, self.cast(self.ev(e.a), ct), self.cast(self.ev(e.b), ct), e.ty.dtype)
+
+    def ev_Fp8(self, e):
+        a = self.ev(e.a)
+        x = a.val.astype(np.float64)
+        ebits, mbits, bias, top = FP8[e.fmt]
+        r = _round_fp8(x, mbits, bias, top)
+        unk = a.unk | (np.abs(x) + a.err >= top) | (_round_fp8(x - a.err, mbits, bias, top) != r) | \
+            (_round_fp8(x + a.err, mbits, bias, top) != r)
+        return V(a.dtype, rnd(np.where(unk, 0.0, r), a.dtype), np.zeros(r.shape), np.asarray(unk))
 
     # ------------------------------------------------------------ reductions and scans
 
@@ -490,6 +507,27 @@ class Evaluator:
     def ev_SplitHalf(self, e):
         return self._reshape(self.ev(e.a), lambda v: v[..., e.which])
 
+    def ev_Sort(self, e):
+        a = self.ev(e.a)
+        val = np.sort(a.val, axis=-1)
+        if e.descending:
+            val = np.flip(val, -1)
+        unk = np.broadcast_to(a.unk.any(axis=-1, keepdims=True), a.unk.shape).copy()
+        err = None if a.err is None else np.broadcast_to(a.err.max(axis=-1, keepdims=True), a.err.shape).copy()
+        return V(a.dtype, np.asarray(val), err, unk)
+
+    def ev_Gather(self, e):
+        src, idx = self.ev(e.src), self.ev(e.index)
+        d = src.val.shape[e.axis]
+        i = np.asarray(idx.val).astype(np.int64) & (d - 1)
+        take = lambda v: np.take_along_axis(v, i, e.axis)  # noqa: E731
+        return V(src.dtype, take(src.val), None if src.err is None else take(src.err), take(src.unk) | idx.unk)
+
+    def ev_Cat(self, e):
+        a, b = self.ev(e.a), self.ev(e.b)
+        c = lambda x, y: np.concatenate([x, y], axis=e.dim)  # noqa: E731
+        return V(a.dtype, c(a.val, b.val), None if a.err is None else c(a.err, b.err), c(a.unk, b.unk))
+
     def ev_Dot(self, e):
         a, b = self.ev(e.a), self.ev(e.b)
         rt = e.ty.dtype
@@ -518,12 +556,31 @@ class Evaluator:
         err = np.where(exact, 0.0, prop + rel * absum + tiny(rt) * K)
         if e.acc is not None:
             c = self.ev(e.acc)
-            r = r + c.val.astype(np.float64)
-            err = err + c.err + np.where(exact & (c.err == 0) & sum_exact(np.stack([r, c.val], -1), -1, m.PREC[rt]),
-                                         0.0, m.UNIT[rt] * (np.abs(r) + absum))
+            cv = c.val.astype(np.float64)
+            r = r + cv
+            # the accumulator is a term of the running sum (the engine's rows, the vector path's first value):
+            # exact only if every partial sum with it is
+            with_c = np.concatenate([terms, cv[:, None, :]], axis=1)
+            exact_c = exact & (c.err == 0) & sum_exact(with_c, 1, m.PREC[rt])
+            err = np.where(exact_c, 0.0, err + c.err + (K + 1) * m.UNIT[rt] * (np.abs(cv) + absum))
             unk = unk | c.unk
         unk = unk | (np.abs(r) + err > m.MAXF[rt] / 4)
         return V(rt, rnd(r, rt), err, unk)
+
+
+# fp8 format -> (exponent bits, mantissa bits, bias, largest finite value)
+FP8 = {"float8e5": (5, 2, 15, 57344.0), "float8e4nv": (4, 3, 7, 448.0), "float8e4b8": (4, 3, 8, 240.0),
+       "float8e5b16": (5, 2, 16, 57344.0)}
+
+
+def _round_fp8(x, mbits: int, bias: int, top: float) -> np.ndarray:
+    """float64 values rounded to nearest even with ``mbits`` stored mantissa bits (subnormals below 2**(1 - bias)),
+    saturated at ``top``."""
+    x = np.asarray(x, np.float64)
+    _, e = np.frexp(np.where(x == 0, 1.0, x))          # x = f * 2**e, 0.5 <= |f| < 1
+    q = np.ldexp(1.0, np.maximum(e - 1, 1 - bias) - mbits)
+    r = np.round(x / q) * q                            # numpy rounds half to even
+    return np.clip(r, -top, top)
 
 
 def _erf(x):

@@ -1,5 +1,10 @@
 """Random, UB-free kernels in the program model.
 
+Besides arithmetic, math, casts, shapes, reductions, scans, dots, atomics and control flow, kernels mix dtypes in
+one operation (Triton's promotion, ``model.promote``), sort (``tl.sort``), gather within a block (``tl.gather``),
+concatenate (``tl.cat``), reshape with ``tl.view`` and ``can_reorder=True`` (mtiacc keeps the order, as
+docs/language.md says) and round through the fp8 formats (``x.to(tl.float8e5).to(x.dtype)``).
+
 Undefined behaviour is kept out by construction: integer divisors are ``(d & 7) + 1``, shift amounts are literals
 below the width, float-to-int conversions and math outside a function's domain are left to the reference,
 which marks such elements unknown (:mod:`.evaluate`), every load and store stays inside its buffer, scatters are
@@ -20,6 +25,8 @@ BITCAST = {"int8": ["uint8"], "uint8": ["int8"], "int16": ["uint16", "float16", 
            "int32": ["uint32", "float32"], "uint32": ["int32", "float32"], "float32": ["int32", "uint32"],
            "int64": ["uint64", "float64"], "uint64": ["int64"], "float64": ["int64"]}
 FLOAT_LITS = [0.5, 1.5, 2.0, -3.0, 0.25, -1.0]
+SORT_TYPES = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32"]
+FP8_TYPES = ["float8e5", "float8e4nv", "float8e4b8", "float8e5b16"]
 
 
 def sum_type(t: str) -> str:
@@ -61,8 +68,11 @@ class Gen:
         return name
 
     def arg(self) -> m.Arg:
-        if self.args and self.chance(0.5):
-            n, t, _ = self.rng.choice(self.args)
+        """A scalar argument of 0..4 (also a loop's trip count: a mask's bound, up to 64, would make loops of
+        dots and scans run for millions of cycles)."""
+        small = [a for a in self.args if a[2] <= 4]
+        if small and self.chance(0.5):
+            n, t, _ = self.rng.choice(small)
             return m.Arg(m.Ty(t), n)
         name = f"n{len(self.args)}"
         self.args.append((name, "int32", self.rng.randint(0, 4)))
@@ -70,7 +80,7 @@ class Gen:
 
     def shape(self, rank: Optional[int] = None) -> m.Shape:
         rank = self.rng.choice([0, 1, 1, 2, 2, 2, 3]) if rank is None else rank
-        return tuple(self.rng.choice("ABC") for _ in range(rank))
+        return tuple(("2" if self.chance(0.1) else "") + self.rng.choice("ABC") for _ in range(rank))
 
     def dtype(self) -> str:
         return self.rng.choice(self.dtypes)
@@ -132,8 +142,9 @@ class Gen:
             return self.leaf(ty)
         r = self.rng
         t = ty.dtype
-        choices = ["leaf", "bin", "binlit", "un", "cast", "where", "shape", "reduce", "scan", "dot"]
-        weights = [2, 6, 2, 2, 2, 1.5, 2, 1.5, 1, 0.4]
+        choices = ["leaf", "bin", "binlit", "un", "cast", "where", "shape", "reduce", "scan", "dot", "mixed", "sort",
+                   "gather", "fp8"]
+        weights = [2, 6, 2, 2, 2, 1.5, 2, 1.5, 1, 0.4, 2, 0.5, 0.5, 0.4]
         kind = r.choices(choices, weights)[0]
         d = depth - 1
         if t == "int1":
@@ -211,7 +222,40 @@ class Gen:
             e = self.dot_expr(ty, d)
             if e is not None:
                 return e
+        if kind == "mixed":
+            e = self.mixed_expr(ty, d)
+            if e is not None:
+                return e
+        if kind == "sort" and ty.shape and t in SORT_TYPES:
+            return m.Sort(ty, self.expr(ty, d), self.chance(0.5))
+        if kind == "gather" and ty.shape and t != "int1":
+            ax = r.randrange(ty.rank)
+            src = ty.shape[:ax] + (r.choice("ABC"),) + ty.shape[ax + 1:]
+            return m.Gather(ty, self.expr(m.Ty(t, src), d), self.expr(m.Ty(r.choice(["int32", "int32", "int64"]),
+                                                                               ty.shape), d), ax)
+        if kind == "fp8" and m.is_float(t):
+            return m.Fp8(ty, self.expr(ty, d), r.choice(FP8_TYPES))
         return self.leaf(ty)
+
+    def mixed_expr(self, ty: m.Ty, d: int) -> Optional[m.Expr]:
+        """``a op b`` with operands of two different dtypes that Triton promotes to ``ty`` (or, for ``int1``, a
+        comparison computed in their promoted type)."""
+        r = self.rng
+        t = ty.dtype
+        pool = [x for x in set(self.dtypes + ([t] if t != "int1" else [])) if x != "int1"]
+        pairs = [(a, b) for a in pool for b in pool if a != b and (t == "int1" or m.promote(a, b) == t)]
+        if not pairs:
+            return None
+        a, b = r.choice(pairs)
+        ct = m.promote(a, b)
+        if t == "int1":
+            op = r.choice(["<", "<=", ">", ">=", "==", "!="])
+        elif m.is_float(ct):
+            op = r.choice(["+", "-", "*", "minimum", "maximum"])
+        else:
+            op = r.choice(["+", "-", "*", "&", "|", "^", "minimum", "maximum"])
+        return m.Promote(ty, op, self.expr(m.Ty(a, self.narrowed(ty).shape), d),
+                         self.expr(m.Ty(b, ty.shape), d), ct)
 
     def narrowed(self, ty: m.Ty) -> m.Ty:
         """``ty`` with some dimensions replaced by 1 (an operand broadcast against the other)."""
@@ -226,7 +270,7 @@ class Gen:
         if len(S) >= 2:
             opts.append("permute")
         if len(S) >= 1:
-            opts += ["reshape", "expand", "join", "split", "broadcast"]
+            opts += ["reshape", "expand", "join", "split", "broadcast", "cat", "cat"]
         if not opts:
             return None
         k = r.choice(opts)
@@ -239,12 +283,20 @@ class Gen:
             return m.Permute(ty, self.expr(m.Ty(t, tuple(src)), d), perm, spelling)
         if k == "reshape":
             flat = "".join(e for e in S if e != "1") or "1"
+            sp = r.choice(["reshape", "reshape", "view", "reorder"])
             if len(S) == 1:
                 # a 1-D block from a 2-D one of the same size
                 if len(S[0]) >= 2:
-                    return m.Reshape(ty, self.expr(m.Ty(t, (S[0][0], S[0][1:])), d))
-                return m.Reshape(ty, self.expr(m.Ty(t, (S[0], "1")), d))
-            return m.Reshape(ty, self.expr(m.Ty(t, (flat,)), d))
+                    return m.Reshape(ty, self.expr(m.Ty(t, (S[0][0], S[0][1:])), d), sp)
+                return m.Reshape(ty, self.expr(m.Ty(t, (S[0], "1")), d), sp)
+            return m.Reshape(ty, self.expr(m.Ty(t, (flat,)), d), sp)
+        if k == "cat":
+            axes = [i for i, e in enumerate(S) if e.startswith("2") and len(e) >= 2]
+            if not axes:
+                return None
+            ax = r.choice(axes)
+            half = S[:ax] + (S[ax][1:],) + S[ax + 1:]
+            return m.Cat(ty, self.expr(m.Ty(t, half), d), self.expr(m.Ty(t, half), d), ax)
         if k == "expand":
             ones = [i for i, e in enumerate(S) if e == "1"]
             if not ones:

@@ -132,6 +132,20 @@ def prune(k: m.Kernel) -> m.Kernel:
                      args=tuple(a for a in k.args if a[0] in used))
 
 
+TRY_FACTOR = 3        # a try may take this many times the failing kernel's own check ...
+TRY_FLOOR = 2.0       # ... but never less than this many seconds (a fast kernel's time is mostly noise)
+TIMEOUT_TRY = 20.0    # a timeout is minimized as "slower than this" (seconds), not as the full limit
+
+
+def try_timeout(kind: str, seconds: float, timeout: float) -> float:
+    """Seconds allowed to each check while minimizing a failure of ``kind`` whose check took ``seconds``: a
+    multiple of that, capped at ``timeout``, so a candidate that turns slow is dropped quickly instead of eating
+    the budget; a timeout (which took the whole ``timeout``) is minimized as slower than ``TIMEOUT_TRY``."""
+    if kind == "timeout":
+        return min(timeout, TIMEOUT_TRY)
+    return min(timeout, max(TRY_FLOOR, TRY_FACTOR * seconds))
+
+
 def minimize(k: m.Kernel, fails: Callable[[m.Kernel], bool], budget_s: float = 300.0, max_tries: int = 2000,
              log=None) -> m.Kernel:
     """The smallest kernel found from ``k`` for which ``fails`` holds (``fails(k)`` is assumed)."""

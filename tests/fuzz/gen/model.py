@@ -34,6 +34,30 @@ MAXF = {"float16": 65504.0, "bfloat16": 3.38e38, "float32": 3.4e38, "float64": 1
 MIN_NORMAL = {"float16": 2.0 ** -14, "bfloat16": 2.0 ** -126, "float32": 2.0 ** -126, "float64": 2.0 ** -1022}
 
 
+def promote(a: str, b: str, div_or_mod: bool = False) -> str:
+    """Triton's computation type of two tensors of dtypes ``a`` and ``b`` (``computation_type_impl``; int1 and
+    fp8 left out)."""
+    if "float64" in (a, b):
+        return "float64"
+    if div_or_mod and (is_float(a) or is_float(b)):
+        return "float32"
+    if "float32" in (a, b):
+        return "float32"
+    if "float16" in (a, b):
+        return "float16"
+    if a == b == "bfloat16":
+        return "bfloat16"
+    if "bfloat16" in (a, b):
+        return "float32"
+    wa, wb = width(a), width(b)
+    ua, ub = a.startswith("u"), b.startswith("u")
+    if ua == ub:
+        return a if wa > wb else b
+    if ua:
+        return a if wa >= wb else b
+    return b if wb >= wa else a
+
+
 def is_float(t: str) -> bool:
     return t in FLOATS
 
@@ -181,6 +205,47 @@ class Scan(Expr):
 @dataclass(frozen=True)
 class Reshape(Expr):
     a: Expr = None
+    spelling: str = "reshape"       # "reshape", "view", "reorder" (can_reorder=True: kept in order, docs/language.md)
+
+
+@dataclass(frozen=True)
+class Promote(Expr):
+    """``a op b`` of two different dtypes: Triton promotes both to ``ty.dtype`` (comparisons: to their
+    computation type ``ctype``) before computing (``computation_type_impl``)."""
+    op: str = "+"
+    a: Expr = None
+    b: Expr = None
+    ctype: str = ""
+
+
+@dataclass(frozen=True)
+class Sort(Expr):
+    """``tl.sort(a, descending=...)`` along the last dimension."""
+    a: Expr = None
+    descending: bool = False
+
+
+@dataclass(frozen=True)
+class Gather(Expr):
+    """``tl.gather(src, index & (D - 1), axis)``: ``D`` is ``src``'s size along ``axis`` (a power of two)."""
+    src: Expr = None
+    index: Expr = None
+    axis: int = 0
+
+
+@dataclass(frozen=True)
+class Cat(Expr):
+    """``tl.cat(a, b, dim=dim)``: ``ty.shape[dim]`` is ``"2" + a.ty.shape[dim]``."""
+    a: Expr = None
+    b: Expr = None
+    dim: int = 0
+
+
+@dataclass(frozen=True)
+class Fp8(Expr):
+    """``a.to(tl.<fmt>).to(a's type)``: rounded to an fp8 format (nearest even, saturating) and back."""
+    a: Expr = None
+    fmt: str = "float8e5"
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from . import model as m
 from .evaluate import Indeterminate, evaluate, from_storage, to_storage
 
 LEVELS = (0, 3)
-KINDS = ("pass", "skip", "mismatch", "compile-error", "fault", "internal", "timeout")
+KINDS = ("pass", "skip", "mismatch", "compile-error", "fault", "sanitizer", "internal", "timeout")
 
 
 @dataclass
@@ -130,10 +130,11 @@ def compare(k: m.Kernel, expected, outputs) -> Optional[str]:
         dtype = k.buffer(name).dtype
         got = outputs[name]
         if m.is_float(dtype):
-            g = from_storage(got, dtype).astype(np.float64)
-            w = from_storage(want, dtype).astype(np.float64)
-            tol = 2 * err + 2 * m.UNIT[dtype] * np.abs(w) * (err > 0)
-            bad = ~unk & ~((g == w) | (np.abs(g - w) <= tol))
+            with np.errstate(invalid="ignore"):     # NaN, inf - inf where an element is unknown (or equal)
+                g = from_storage(got, dtype).astype(np.float64)
+                w = from_storage(want, dtype).astype(np.float64)
+                tol = 2 * err + 2 * m.UNIT[dtype] * np.abs(w) * (err > 0)
+                bad = ~unk & ~((g == w) | (np.abs(g - w) <= tol))
         else:
             g, w = got, want
             bad = ~unk & (got != want)
@@ -145,11 +146,14 @@ def compare(k: m.Kernel, expected, outputs) -> Optional[str]:
     return None
 
 
-def check(k: m.Kernel, workdir: Optional[str] = None, timeout: float = 60.0, levels=LEVELS) -> Verdict:
-    """Compile ``k`` at each level, run it, compare with the reference."""
+def check(k: m.Kernel, workdir: Optional[str] = None, timeout: float = 60.0, levels=LEVELS,
+          sanitize: bool = False) -> Verdict:
+    """Compile ``k`` at each level, run it (with ``sanitize``, under ``mtiasim run --sanitize``: a finding in a
+    UB-free kernel is a failure of kind "sanitizer"), compare with the reference."""
     import mtiacc
     import mtiasim
     from mtiacc.diagnostics import CompileError, UserError
+    from mtiasim.sanitize import SanitizerError
     inputs = make_inputs(k)
     try:
         expected = evaluate(k, inputs)
@@ -167,7 +171,9 @@ def check(k: m.Kernel, workdir: Optional[str] = None, timeout: float = 60.0, lev
                     return Verdict("compile-error", lvl, e.render().splitlines()[0])
                 try:
                     res = mtiasim.run(comp.binary, {n: a.copy() for n, a in inputs.items()}, grid=(k.grid,),
-                                      timeout=timeout, max_cycles=2_000_000)
+                                      timeout=timeout, max_cycles=2_000_000, sanitize=sanitize)
+                except SanitizerError as e:
+                    return Verdict("sanitizer", lvl, str(e).splitlines()[0])
                 except UserError as e:
                     return Verdict("fault", lvl, str(e).splitlines()[0])
         except _Timeout:
