@@ -27,6 +27,7 @@ import dataclasses
 from typing import Dict, List, Optional, Set
 
 from mtiacc.ir import ops as O
+from mtiacc.ir.types import bf16
 from mtiacc.ir.mtia import AsyncCopyOp
 from mtiacc.ir.core import Block, Elementwise, IsolatedFromAbove, OpResult, Operation, Pure, Value
 from mtiacc.ir.fused import FusedElementwiseOp, FusedYieldOp
@@ -46,6 +47,9 @@ def is_candidate(op: Operation) -> bool:
     if any(not v.type.is_block() or v.type.shape != shape or v.type.is_ptr() for v in op.operands):
         return False
     if isinstance(op, O.CastOp) and _width(op.src.type) != _width(op.result.type):
+        return False
+    # RVV converts integers to IEEE halves only: a bf16 cast goes through f32, outside a fused loop
+    if isinstance(op, O.CastOp) and bf16 in (op.src.type.element_type, op.result.type.element_type):
         return False
     return True
 
