@@ -7,8 +7,8 @@
   addresses, ``table + idx * stride``) is materialized in local memory as 64-bit DRAM addresses
   (``tt.addptr`` on blocks: offsets widened with ``vsext``/``vzext``, scaled by the element size, added
   to the pointers), then the data moves a row (the block's last axis) at a time: the vector unit checks
-  that the row's addresses are consecutive and its mask all true (one DMA for the row) or all false
-  (nothing moves), as in the im2col gathers of convolution templates; any other row moves one small DMA
+  that the row's active elements are a prefix of it (all, some, or none) at consecutive addresses: one
+  DMA for them, as in the im2col gathers of convolution templates; any other row moves one small DMA
   per active element, the chip's slow fallback path.  Masked-off elements of a load take ``other``.
 """
 from __future__ import annotations
@@ -162,58 +162,65 @@ def lower_addptr(lw: Lowering, op) -> None:
 
 def _row_checks(b: MBuilder, ptrs: VReg, mask_ptr: Optional[VReg], n: int, esize: int,
                 first: VReg) -> tuple:
-    """Vector checks of one row of ``n`` addresses at local ``ptrs`` (mask bytes at ``mask_ptr``):
-    returns ``(bad, lo, hi)``: ``bad`` is non-zero unless the addresses are ``first + j * esize``;
-    ``lo`` / ``hi`` are the smallest and largest mask bytes (all active: ``lo`` != 0; none: ``hi`` == 0)."""
+    """Vector checks of one row of ``n`` addresses at local ``ptrs`` (mask bytes at ``mask_ptr``).  Returns
+    ``(bad, count, top)``: ``bad`` is non-zero unless every active address is ``first + j * esize``; ``count``
+    is the number of active elements and ``top`` one past the last active index (``count == top``: the
+    active elements are a prefix of the row).  Without a mask every element is active (``None, None``)."""
     bad = b.li(0, "bad")
-    lo = hi = None
+    count = top = None
     if mask_ptr is not None:
-        lo, hi = b.li(255, "mlo"), b.li(0, "mhi")
+        count, top = b.li(0, "count"), b.li(0, "top")
     left, j = b.li(n, "left"), b.li(0, "j")
     p, m = b.x("prow"), b.x("mrow")
     b("mv", p, ptrs)
     if mask_ptr is not None:
         b("mv", m, mask_ptr)
-    top = b.new_label("rowchk")
-    b.label(top)
+    vm = ("v0.t",) if mask_ptr is not None else ()
+    loop = b.new_label("rowchk")
+    b.label(loop)
     vl = b.x("vl")
-    b("vsetvli", vl, left, "e64, m8, ta, ma")
+    if mask_ptr is not None:
+        b("vsetvli", vl, left, "e8, m1, ta, ma")
+        b("vle8.v", "v24", VMem(m))
+        b("vmsne.vi", "v0", "v24", 0)
+        b("vsetvli", "zero", vl, "e64, m8, ta, ma")
+    else:
+        b("vsetvli", vl, left, "e64, m8, ta, ma")
     b("vle64.v", "v8", VMem(p))
     b("vid.v", "v16")
     b("vadd.vx", "v16", "v16", j)
+    if mask_ptr is not None:
+        b("vadd.vi", "v24", "v16", 1)          # one past each index: the largest active one is the row's top
+        b("vmv.s.x", "v1", top)
+        b("vredmaxu.vs", "v1", "v24", "v1", *vm)
+        b("vmv.x.s", top, "v1")
+        b("vmv.v.i", "v24", 1)
+        b("vmv.s.x", "v1", count)
+        b("vredsum.vs", "v1", "v24", "v1", *vm)
+        b("vmv.x.s", count, "v1")
     shift = esize.bit_length() - 1
     if shift:
         b("vsll.vi", "v16", "v16", shift)
     b("vadd.vx", "v16", "v16", first)
     b("vxor.vv", "v24", "v8", "v16")
-    b("vmv.s.x", "v16", bad)
-    b("vredor.vs", "v16", "v24", "v16")
-    b("vmv.x.s", bad, "v16")
+    b("vmv.s.x", "v1", bad)
+    b("vredor.vs", "v1", "v24", "v1", *vm)
+    b("vmv.x.s", bad, "v1")
     if mask_ptr is not None:
-        b("vsetvli", "zero", vl, "e8, m1, ta, ma")
-        b("vle8.v", "v24", VMem(m))
-        b("vmv.s.x", "v16", lo)
-        b("vredminu.vs", "v16", "v24", "v16")
-        b("vmv.x.s", lo, "v16")
-        b("vmv.s.x", "v16", hi)
-        b("vredmaxu.vs", "v16", "v24", "v16")
-        b("vmv.x.s", hi, "v16")
-        b("andi", lo, lo, 255)
-        b("andi", hi, hi, 255)
         b("add", m, m, vl)
     step = b.x("step")
     b("slli", step, vl, 3)
     b("add", p, p, step)
     b("add", j, j, vl)
     b("sub", left, left, vl)
-    b("bnez", left, top)
-    return bad, lo, hi
+    b("bnez", left, loop)
+    return bad, count, top
 
 
 def _elements(lw: Lowering, op, lmem_addr: int, esize: int, inbound: bool) -> None:
     """DMAs between DRAM ``ptrs[i]`` and local ``lmem_addr + i * esize``, a row (the last axis) at a time:
-    a row whose addresses are consecutive and whose mask is all true or all false (checked on the vector
-    unit) moves as one DMA or not at all; any other row moves one DMA per active element."""
+    a row whose active elements are a prefix of it (all of it, or none) at consecutive addresses (checked on
+    the vector unit) moves as one DMA or not at all; any other row moves one DMA per active element."""
     b: MBuilder = lw.b
     n = op.ptr.type.numel
     shape = op.ptr.type.shape
@@ -240,12 +247,16 @@ def _elements(lw: Lowering, op, lmem_addr: int, esize: int, inbound: bool) -> No
     if row >= 2:
         first = b.x("first")
         b("ld", first, Mem(ptrs, 0))
-        bad, lo, hi = _row_checks(b, ptrs, mask_ptr, row, esize, first)
+        bad, count, top = _row_checks(b, ptrs, mask_ptr, row, esize, first)
         if mask_ptr is not None:
-            b("beqz", hi, row_next)
-            b("beqz", lo, slow)
+            b("beqz", count, row_next)
+            b("bne", count, top, slow)
         b("bnez", bad, slow)
-        nbytes = b.li(row * esize, "rowbytes")
+        if mask_ptr is not None:   # the active prefix
+            nbytes = b.x("rowbytes")
+            b("slli", nbytes, count, esize.bit_length() - 1)
+        else:
+            nbytes = b.li(row * esize, "rowbytes")
         b("mtia.dma.in" if inbound else "mtia.dma.out", *((local, first) if inbound else (first, local)), nbytes)
         b("j", row_next)
     b.label(slow)
