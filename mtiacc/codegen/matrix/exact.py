@@ -49,6 +49,9 @@ def lower(lw: Lowering, op: DotOp) -> None:
                           comment="tt.dot: out[m, :] += a[m, k] * b[k, :]")
 
 
+UNROLL_K = 32   # a K this small is unrolled in the register-resident form (a's row offsets fit 12 bits)
+
+
 def _row_in_registers(lw: Lowering, B: int, M: int, N: int, K: int, e: int, a, w, out: int, load: str) -> None:
     """``out[m, :]`` loaded into ``v8`` once, ``K`` multiply-adds of rows of ``b`` (``v16``) into it, stored once."""
     b = lw.b
@@ -57,11 +60,23 @@ def _row_in_registers(lw: Lowering, B: int, M: int, N: int, K: int, e: int, a, w
         with counted(lw, M, [(pa, K * e), (po, N * e)]) as (row_a, row_o):
             b("vsetvli", "zero", b.li(N, "n"), vtype)
             b(f"vle{8 * e}.v", "v8", VMem(E.reg_of(b, row_o)), comment="tt.dot: the output row, kept over K")
-            with counted(lw, K, [(row_a, e), (pb, N * e)]) as (pk, pw):
-                s = b.f("a_mk")
-                b(load, s, Mem(E.reg_of(b, pk)))
-                b(f"vle{8 * e}.v", "v16", VMem(E.reg_of(b, pw)))
-                b("vfmacc.vf", "v8", s, "v16", comment="tt.dot: out[m, :] += a[m, k] * b[k, :]")
+            if K <= UNROLL_K:       # straight-line products: no loop counter, a's elements at offsets
+                ra, pw = E.reg_of(b, row_a), b.x("b_row")
+                b("mv", pw, E.reg_of(b, pb))
+                step = b.li(N * e, "b_stride")
+                for k in range(K):
+                    s = b.f("a_mk")
+                    b(load, s, Mem(ra, k * e))
+                    b(f"vle{8 * e}.v", "v16", VMem(pw))
+                    b("vfmacc.vf", "v8", s, "v16", comment=f"tt.dot: out[m, :] += a[m, {k}] * b[{k}, :]")
+                    if k + 1 < K:
+                        b("add", pw, pw, step)
+            else:
+                with counted(lw, K, [(row_a, e), (pb, N * e)]) as (pk, pw):
+                    s = b.f("a_mk")
+                    b(load, s, Mem(E.reg_of(b, pk)))
+                    b(f"vle{8 * e}.v", "v16", VMem(E.reg_of(b, pw)))
+                    b("vfmacc.vf", "v8", s, "v16", comment="tt.dot: out[m, :] += a[m, k] * b[k, :]")
             b(f"vse{8 * e}.v", "v8", VMem(E.reg_of(b, row_o)))
 
 
