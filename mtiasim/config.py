@@ -25,6 +25,8 @@ class DpeConfig:
     switch_cycles: float = 2.0
     latency_cycles: float = 32.0
     acc_bytes_per_cycle: float = 128.0
+    mlu_bytes_per_cycle: float = 64.0      # the memory layout unit (MLU) behind the engine's queue: transposes
+    mlu_latency_cycles: float = 8.0
 
     def macs(self, kind: str) -> float:
         """MACs per cycle for input type ``kind`` (fp16, bf16, int8; uint8 runs at the int8 rate)."""
@@ -145,7 +147,9 @@ def _dpe(raw, path: str) -> DpeConfig:
                      weight_load_cycles=float(sec.get("weight_load_cycles", dflt.weight_load_cycles)),
                      switch_cycles=float(sec.get("switch_cycles", dflt.switch_cycles)),
                      latency_cycles=float(sec.get("latency_cycles", dflt.latency_cycles)),
-                     acc_bytes_per_cycle=float(sec.get("acc_bytes_per_cycle", dflt.acc_bytes_per_cycle)))
+                     acc_bytes_per_cycle=float(sec.get("acc_bytes_per_cycle", dflt.acc_bytes_per_cycle)),
+                     mlu_bytes_per_cycle=float(sec.get("mlu_bytes_per_cycle", dflt.mlu_bytes_per_cycle)),
+                     mlu_latency_cycles=float(sec.get("mlu_latency_cycles", dflt.mlu_latency_cycles)))
 
 
 def load_config(path: Optional[str] = None) -> MachineConfig:
@@ -216,10 +220,11 @@ def load_config(path: Optional[str] = None) -> MachineConfig:
     if min(cfg.dram_latency_ns, cfg.sram_latency_ns, cfg.dma_setup_cycles) < 0:
         raise UserError(f"machine description {path}: latencies and the DMA setup cost must not be negative")
     d = cfg.dpe
-    if min(d.accumulator_rows, d.queue_depth, d.acc_bytes_per_cycle, *(v for _, v in d.macs_per_cycle)) <= 0:
-        raise UserError(f"machine description {path}: dpe.accumulator_rows, queue_depth, acc_bytes_per_cycle and "
-                        f"macs_per_cycle must be positive")
-    if min(d.weight_load_cycles, d.switch_cycles, d.latency_cycles) < 0:
+    if min(d.accumulator_rows, d.queue_depth, d.acc_bytes_per_cycle, d.mlu_bytes_per_cycle,
+           *(v for _, v in d.macs_per_cycle)) <= 0:
+        raise UserError(f"machine description {path}: dpe.accumulator_rows, queue_depth, acc_bytes_per_cycle, "
+                        f"mlu_bytes_per_cycle and macs_per_cycle must be positive")
+    if min(d.weight_load_cycles, d.switch_cycles, d.latency_cycles, d.mlu_latency_cycles) < 0:
         raise UserError(f"machine description {path}: the dpe's cycle counts must not be negative")
     if cfg.dma_max_outstanding <= 0:
         raise UserError(f"machine description {path}: memory.dma.max_outstanding must be positive")

@@ -23,7 +23,8 @@ transfers share a level exactly as ``P`` times the bytes at ``P`` times the port
 """
 from __future__ import annotations
 
-from typing import List, Optional, Tuple
+from bisect import bisect_left, bisect_right
+from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
@@ -33,7 +34,13 @@ _INF = float("inf")
 
 
 class Timeline:
-    """Committed bandwidth use of one memory level: segments ``(t0, t1, bytes per cycle)``."""
+    """Committed bandwidth use of one memory level: segments ``(t0, t1, bytes per cycle)``.
+
+    ``segs`` keeps the segments as committed (the trace reads them); the queries read an index of them: the
+    sorted endpoints ``ts``, how many segments end or start at each (``ends``), and the rate in use on
+    ``[ts[i], ts[i + 1])`` (``used[i]``), so ``avail`` and ``next_break`` cost a binary search, not a scan of
+    every segment of the wave.
+    """
 
     def __init__(self, cap: float):
         self.cap = cap
@@ -42,35 +49,60 @@ class Timeline:
     def reset(self):
         self.segs: List[Tuple[float, float, float]] = []
         self.horizon = -_INF
+        self.ts: List[float] = []
+        self.used: List[float] = []
+        self.ends: Dict[float, int] = {}
 
     def avail(self, t: float) -> float:
         if t >= self.horizon:
             return self.cap
-        used = 0.0
-        for a, b, r in self.segs:
-            if a <= t < b:
-                used += r
-        return max(self.cap - used, 0.0)
+        i = bisect_right(self.ts, t) - 1
+        if i < 0:
+            return self.cap
+        return max(self.cap - self.used[i], 0.0)
 
     def next_break(self, t: float) -> float:
         if t >= self.horizon:
             return _INF
-        nb = _INF
-        for a, b, _r in self.segs:
-            if t < a < nb:
-                nb = a
-            elif t < b < nb:
-                nb = b
-        return nb
+        i = bisect_right(self.ts, t)
+        return self.ts[i] if i < len(self.ts) else _INF
+
+    def _point(self, t: float) -> int:
+        """The index of endpoint ``t`` in ``ts`` (inserted, carrying the rate in use there, when new)."""
+        ts = self.ts
+        i = bisect_left(ts, t)
+        if i == len(ts) or ts[i] != t:
+            ts.insert(i, t)
+            self.used.insert(i, self.used[i - 1] if i > 0 else 0.0)
+            self.ends[t] = 0
+        self.ends[t] += 1
+        return i
+
+    def _drop_end(self, t: float):
+        """A segment no longer ends at ``t`` (it was extended); forget ``t`` when nothing else ends there."""
+        self.ends[t] -= 1
+        if self.ends[t] == 0:
+            del self.ends[t]
+            i = bisect_left(self.ts, t)
+            del self.ts[i], self.used[i]
 
     def add(self, t0: float, t1: float, rate: float):
         if t1 <= t0 or rate <= 0:
             return
         segs = self.segs
-        if segs and segs[-1][1] == t0 and segs[-1][2] == rate:
+        merge = bool(segs) and segs[-1][1] == t0 and segs[-1][2] == rate
+        if merge:
             segs[-1] = (segs[-1][0], t1, rate)
         else:
             segs.append((t0, t1, rate))
+        i0 = self._point(t0)
+        i1 = self._point(t1)
+        used = self.used
+        for i in range(i0, i1):
+            used[i] += rate
+        if merge:  # t0 is no longer the end of the extended segment, nor the start of a new one
+            self._drop_end(t0)
+            self._drop_end(t0)
         if t1 > self.horizon:
             self.horizon = t1
 

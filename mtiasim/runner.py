@@ -336,7 +336,7 @@ def run(binary, inputs: Dict[str, np.ndarray], grid=None, args: Optional[Dict[st
     stats.pe_programs = np.zeros(used, np.int64)
     stats.pe_finish, stats.pe_core, stats.pe_vector_busy, stats.pe_dma_busy = z(), z(), z(), z()
     stats.pe_lm_bytes, stats.pe_vector_min, stats.pe_dpe_busy, stats.pe_dpe_min = z(), z(), z(), z()
-    stats.pe_se_busy, stats.pe_se_elements = z(), z()
+    stats.pe_se_busy, stats.pe_se_elements, stats.pe_mlu_busy = z(), z(), z()
     stats.pe_stalls = {k: z() for k in STALLS}
     waves = [] if trace else None
     san = None
@@ -449,6 +449,7 @@ def _account_wave(stats: Stats, m: Machine, P: int, fin: np.ndarray, wave: int) 
     stats.pe_vector_min[:P] += acc["vmin"]
     eng = m.ts.engine
     stats.pe_dpe_busy[:P] += eng.busy
+    stats.pe_mlu_busy[:P] += eng.mlu_busy
     stats.pe_dpe_min[:P] += eng.mmin
     stats.pe_se_busy[:P] += acc["sebusy"]
     stats.pe_se_elements[:P] += acc["seelems"]

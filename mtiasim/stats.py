@@ -52,6 +52,7 @@ class Stats:
     pe_vector_min: np.ndarray = None      # cycles the vector FLOPs need at the vector unit's peak
     pe_dpe_busy: np.ndarray = None        # cycles the matrix engine streamed rows (mm)
     pe_dpe_min: np.ndarray = None         # cycles its MACs need at its peak for their input type
+    pe_mlu_busy: np.ndarray = None        # cycles the memory layout unit transposed (mtia.mlu.trans)
     pe_se_busy: np.ndarray = None         # cycles the SIMD engine computed functions (mtia.se.*)
     pe_se_elements: np.ndarray = None     # elements it computed
     issue_busy: Dict[str, float] = dataclasses.field(default_factory=dict)   # unit -> core issue cycles
@@ -87,10 +88,11 @@ class Stats:
             "scalar": float(self.issue_busy.get("scalar", 0.0)),
             "vector": float(self.pe_vector_busy.sum()) if self.pe_vector_busy is not None else 0.0,
             "command_processor": float(self.issue_busy.get("custom", 0.0) + self.issue_busy.get("dma", 0.0)
-                                       + self.issue_busy.get("dpe", 0.0)),
+                                       + self.issue_busy.get("dpe", 0.0) + self.issue_busy.get("mlu", 0.0)),
             "dma": float(self.pe_dma_busy.sum()) if self.pe_dma_busy is not None else 0.0,
             "dpe": float(self.pe_dpe_busy.sum()) if self.pe_dpe_busy is not None else 0.0,
             "se": self.se_busy,
+            "mlu": float(self.pe_mlu_busy.sum()) if self.pe_mlu_busy is not None else 0.0,
         }
         return {u: {"busy_cycles": b, "utilization": b / cap} for u, b in busy.items()}
 

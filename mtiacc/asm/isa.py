@@ -75,7 +75,7 @@ TIMING_CLASSES = ("IntALU", "IntMul", "IntDiv", "Branch", "Jump", "Load", "Store
                   "DPU", "DDiv",
                   "VSet", "VALU", "VMul", "VDiv", "VFALU", "VFDiv", "VMask", "VPerm", "VRed", "VLoad", "VStore",
                   "Custom", "DMA", "DPE", "DPEWait", "Atomic", "Fence", "SE")
-UNITS = ("scalar", "vector", "dma", "custom", "dpe", "atomic", "se")
+UNITS = ("scalar", "vector", "dma", "custom", "dpe", "atomic", "se", "mlu")
 ACCESS = ("", "r", "w", "rw")
 
 # Effects beyond the operands (LLVM's mayLoad, mayStore, hasSideEffects, Uses = [VL, VTYPE] ...).
@@ -147,7 +147,7 @@ SEM_FAMILIES: Dict[str, Tuple[str, ...]] = {
     "vred": ("sum", "max", "maxu", "min", "minu", "and", "or", "xor"), "vfred": ("usum", "osum", "max", "min"),
     "dma": ("in", "out", "in2d", "out2d"), "dma_cfg": ("cfg",), "dma_wait": ("wait",),
     # the matrix engine (mtiasim/semantics/dpe.py)
-    "dpe": ("cfg", "ldw", "mm", "zero", "accld", "accst"), "dpe_wait": ("wait",),
+    "dpe": ("cfg", "ldw", "mm", "zero", "accld", "accst", "mlutrans"), "dpe_wait": ("wait",),
     # the SIMD engine's table-based functions (mtiasim/semantics/se.py, the numbers in mtiasim/se/)
     "se": tuple(SE_FUNCTIONS),
     # atomics and the fence (mtiasim/semantics/atomic.py): "<operation>.<width>"
@@ -517,6 +517,10 @@ DPE = [
     # x[rs2] accumulator rows from x[rs1] to local memory x[rd] (fp32 / int32)
     _("mtia.dpe.acc.st", "R", "xd:r, xs1, xs2", "DPE", "dpe accst", unit="dpe", effects="engine store",
       opcode=CUSTOM_1, funct3=1, funct7=4),
+    # the memory layout unit (MLU), behind the engine's command queue: transpose a dense block in local memory,
+    # x[rs1] (rows x cols elements of 2^funct7 bytes, x[rs2] = rows << 16 | cols) to x[rd] (cols x rows)
+    *[_(f"mtia.mlu.trans.e{8 << k}", "R", "xd:r, xs1, xs2", "DPE", "dpe mlutrans", unit="mlu",
+        effects="engine load store", opcode=CUSTOM_1, funct3=3, funct7=k) for k in range(4)],
     # stall until every command this PE gave the engine has completed
     _("mtia.dpe.wait", "I", "", "DPEWait", "dpe_wait wait", unit="dpe", effects="engine", opcode=CUSTOM_1,
       funct3=2, rd=0, rs1=0, imm12=0),

@@ -181,6 +181,9 @@ def semantics(spec: InstrSpec) -> str:
             "accld": "acc[x[rd] + i] = the x[rs2] rows of N fp32 / int32 values at local memory x[rs1]",
             "accst": "the x[rs2] accumulator rows from acc[x[rs1]] to local memory x[rd] (N fp32 / int32 values "
                      "each, or fp16 / bf16 by configuration register 6)",
+            "mlutrans": "the memory layout unit: the dense block of rows x cols elements (x[rs2] = rows << 16 | cols; "
+                        "element width from the mnemonic) at local memory x[rs1], transposed into local memory x[rd] "
+                        "(asynchronous, in the engine's command order; rd is read, not written)",
         }[op]
     if fam == "dpe_wait":
         return "stall until every command this PE gave the matrix engine has completed"

@@ -15,6 +15,10 @@ Per PE, an in-order engine behind a command queue:
 - **zero / acc.ld / acc.st.** Use the accumulator port once earlier ``mm`` results have landed: ``R`` rows of
   128 bytes (zero) or ``4 n`` bytes (acc.ld, acc.st) at ``acc_bytes_per_cycle``; ``mm`` waits for the port.
 - **cfg** takes a queue slot and no engine time.
+- **mlutrans** (``mtia.mlu.trans.e<W>``, the memory layout unit beside the engine): transposes ``B`` bytes in
+  ``ceil(B / mlu_bytes_per_cycle)`` cycles of the MLU, done ``mlu_latency_cycles`` after its last cycle; the
+  commands after it start once it is done (they may read what it wrote).  Its busy cycles are counted apart
+  (``mlu_busy``).
 - **Completion.** ``mtia.dpe.wait`` stalls the core until every command has completed (``done``).
 
 The state is per PE in ``[P]`` arrays, always (a command costs a few dozen numpy operations on them, small beside
@@ -32,7 +36,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..faults import group_slots
-from ..semantics.dpe import ACC_STRIDE, ESIZE, N, OUT_ESIZE, OUT_TYPE, TYPE, W_STRIDE, W_TRANS, X_STRIDE
+from ..semantics.dpe import (ACC_STRIDE, ESIZE, N, OUT_ESIZE, OUT_TYPE, TYPE, W_STRIDE, W_TRANS, X_STRIDE,
+                             mlu_shape)
 
 HAZARDS = 32
 _NEG = -np.inf
@@ -49,6 +54,8 @@ class DpeTiming:
         self.switch = float(d.switch_cycles)
         self.lat = float(d.latency_cycles)
         self.acc_bpc = float(d.acc_bytes_per_cycle)
+        self.mlu_bpc = float(d.mlu_bytes_per_cycle)
+        self.mlu_lat = float(d.mlu_latency_cycles)
         self.rate = np.array([d.macs(t) for t in ("fp16", "bf16", "int8", "uint8")])   # MACs per cycle by type
         self.rows_per_cycle = self.rate / 1024.0
         self.rec = None           # a tracerec.WaveRecorder of engine busy spans when tracing
@@ -61,6 +68,7 @@ class DpeTiming:
         self.active = np.ones(P, np.int64)          # the array holding the newest tile (the first ldw fills 0)
         self.last = np.full(P, -1, np.int64)        # the array the last mm streamed through
         self.busy, self.macs, self.mmin, self.lm = z(), z(), z(), z()     # lm: local-memory bytes moved
+        self.mlufree, self.mlu_busy = z(), z()
         self.hlo = np.zeros((HAZARDS, P), np.int64)
         self.hhi = np.zeros((HAZARDS, P), np.int64)
         self.hend = np.full((HAZARDS, P), _NEG)
@@ -74,7 +82,8 @@ class DpeTiming:
         self.q[:] = _NEG
         self.cnt[:] = 0
         for a in (self.prev, self.sfree, self.wlfree, self.mmdone, self.accfree, self.done, self.ready, self.send,
-                  self.busy, self.macs, self.mmin, self.lm, self.floor_r, self.floor_w):
+                  self.busy, self.macs, self.mmin, self.lm, self.floor_r, self.floor_w, self.mlufree,
+                  self.mlu_busy):
             a[:] = 0.0
         self.active[:] = 1
         self.last[:] = -1
@@ -122,6 +131,13 @@ class DpeTiming:
             self.mmin[ix] += p["mmin"]
             if self.rec is not None:
                 self.rec.vector(g, start, end, occ)
+        elif op == "mlutrans":
+            start = np.maximum(base, self.mlufree[ix])
+            occ = p["occ"]
+            end = start + occ
+            self.mlufree[ix] = end
+            fin = end + np.where(occ > 0, self.mlu_lat, 0.0)
+            self.mlu_busy[ix] += occ
         else:
             start = np.maximum(base, np.maximum(self.mmdone[ix], self.accfree[ix]))
             fin = end = start + p["occ"]
@@ -129,13 +145,15 @@ class DpeTiming:
             if self.rec is not None:
                 self.rec.vector(g, start, end, p["occ"])
         self.done[ix] = np.maximum(self.done[ix], fin)
-        self.prev[ix] = start
+        self.prev[ix] = fin if op == "mlutrans" else start   # what follows a transpose may read its result
         self.q[qi, idx] = start
         self.cnt[ix] += 1
         if "bytes" in p:
             self.lm[ix] += p["bytes"]
         if "lo" in p:
             self._remember(ix, idx, p["lo"], p["hi"], end, op == "accst")
+        if "wlo" in p:
+            self._remember(ix, idx, p["wlo"], p["whi"], fin, True)
         return t2
 
     def _remember(self, ix, idx, lo, hi, end, write: bool):
@@ -181,6 +199,13 @@ def params(op: str, d, m, g, eng: DpeTiming) -> dict:
     if op == "cfg":
         return {}
     X, c = m.X, m.dpe.cfg[:, g]
+    if op == "mlutrans":
+        R, C, es = mlu_shape(X, d, g)
+        nbytes = np.maximum(R, 0) * np.maximum(C, 0) * es
+        lo, hi = _span(X[d.rs1, g], C * es, R, C * es)
+        wlo, whi = _span(X[d.rd, g], R * es, C, R * es)
+        return {"occ": np.ceil(nbytes / eng.mlu_bpc), "lo": lo, "hi": hi, "wlo": wlo, "whi": whi,
+                "bytes": 2 * nbytes}
     es = np.take(ESIZE, np.clip(c[TYPE], 0, 3))
     n = c[N]
     if op == "ldw":

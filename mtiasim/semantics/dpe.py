@@ -341,7 +341,31 @@ def dpe_wait(d, m, pc):
     return ex
 
 
-_OPS = {"cfg": cfg, "ldw": ldw, "mm": mm, "zero": zero, "accld": accld, "accst": accst}
+def mlu_shape(X, d, g):
+    """``(rows, cols, element bytes)`` of an ``mtia.mlu.trans.e<W>``: ``x[rs2] = rows << 16 | cols``."""
+    packed = X[d.rs2, g]
+    return (packed >> 16) & 0xFFFF, packed & 0xFFFF, int(d.spec.name.rsplit(".e", 1)[1]) // 8
+
+
+def mlutrans(d, m, pc):
+    """``mtia.mlu.trans.e<W>``: the dense ``rows x cols`` block at ``x[rs1]`` transposed into ``x[rd]``."""
+    X, rd, r1 = m.X, d.rd, d.rs1
+
+    def ex(g):
+        R, C, es = mlu_shape(X, d, g)
+        for sg, pos, (r, c) in _split(g, m.P, R, C):
+            if r <= 0 or c <= 0:
+                continue
+            a, dst = X[r1, g][pos], X[rd, g][pos]
+            G = len(a)
+            src = read_rows(m, sg, a, np.full(G, c * es), np.full(G, r), c * es, "MLU source")
+            out = src.reshape(G, r, c, es).transpose(0, 2, 1, 3).reshape(G, c, r * es)
+            write_rows(m, sg, dst, np.full(G, r * es), np.full(G, c), np.ascontiguousarray(out),
+                       "MLU destination")
+    return ex
+
+
+_OPS = {"cfg": cfg, "ldw": ldw, "mm": mm, "zero": zero, "accld": accld, "accst": accst, "mlutrans": mlutrans}
 
 
 def dpe(d, m, pc):

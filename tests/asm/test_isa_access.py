@@ -8,7 +8,8 @@ from mtiacc.asm.pseudo import PSEUDOS, lookup
 
 # (mnemonic prefix, operand kind, access) of every row whose access is not its kind's
 EXCEPTIONS = {*{(n, "xd", "r") for n in ("mtia.dma.in", "mtia.dma.out", "mtia.dma.in2d", "mtia.dma.out2d",
-                                        "mtia.dpe.mm", "mtia.dpe.acc.ld", "mtia.dpe.acc.st")},
+                                        "mtia.dpe.mm", "mtia.dpe.acc.ld", "mtia.dpe.acc.st",
+                                        *(f"mtia.mlu.trans.e{w}" for w in (8, 16, 32, 64)))},
               *{(f"{op}.{form}", "vd", "rw") for op in ("vfmacc", "vfnmacc", "vfmsac", "vfnmsac")
                 for form in ("vv", "vf")},
               *{(f"amocas.{w}{order}", "xd", "rw") for w in ("h", "w", "d") for order in isa.AMO_ORDERINGS}}
@@ -45,19 +46,20 @@ def test_register_operands_name_each_register_once_in_operand_order():
 
 
 def test_effects_follow_the_timing_class_and_unit():
+    mlu = tuple(f"mtia.mlu.trans.e{w}" for w in (8, 16, 32, 64))
     for s in isa.INSTRUCTIONS:
         assert s.effects <= isa.EFFECTS.keys(), s.name
         assert ("load" in s.effects) == (s.timing in ("Load", "VLoad") or s.name in (
             "mtia.dma.out", "mtia.dma.out2d", "mtia.print", "mtia.assert", "mtia.dpe.ldw", "mtia.dpe.mm",
-            "mtia.dpe.acc.ld")), s.name
+            "mtia.dpe.acc.ld") + mlu), s.name
         assert ("store" in s.effects) == (s.timing in ("Store", "VStore") or s.name in (
-            "mtia.dma.in", "mtia.dma.in2d", "mtia.dpe.acc.st")), s.name
+            "mtia.dma.in", "mtia.dma.in2d", "mtia.dpe.acc.st") + mlu), s.name
         assert ("branch" in s.effects) == (s.format == "B"), s.name
         assert ("jump" in s.effects) == (s.name in ("jal", "jalr")), s.name
         assert ("setvl" in s.effects) == (s.sem_family == "vsetvli"), s.name
         assert ("vtype" in s.effects) == (s.unit in ("vector", "se") and s.sem_family != "vsetvli"), s.name
         assert ("dma" in s.effects) == (s.unit == "dma"), s.name
-        assert ("engine" in s.effects) == (s.unit == "dpe"), s.name
+        assert ("engine" in s.effects) == (s.unit in ("dpe", "mlu")), s.name   # the MLU: behind the engine
         assert ("io" in s.effects) == (s.sem_family == "debug"), s.name
         assert ("atomic" in s.effects) == (s.unit == "atomic"), s.name
         assert ("trap" in s.effects) == (s.sem_family == "system"), s.name

@@ -5,6 +5,7 @@
     dot.py       the leaf: operands (tf32 split, w_trans), accumulators, batch, chunks
     exact.py     ieee f32 / f64 dots as vector multiply-adds
     resident.py  accumulators kept in the engine across a loop (control.py calls it)
+    mlu.py       transposes of blocks on the memory layout unit, behind the engine's queue (ndblocks calls it)
 """
 from __future__ import annotations
 

@@ -145,7 +145,8 @@ def largest_free(eng: EngineState) -> Tuple[int, int]:
 # --------------------------------------------------------------------------- control flow
 
 def contains_dot(op: Operation) -> bool:
-    return any(o.name == "tt.dot" for o in op.walk())
+    """Whether ``op``'s regions give the engine commands: dots, and transposes (the MLU is behind its queue)."""
+    return any(o.name in ("tt.dot", "tt.trans") for o in op.walk())
 
 
 def loop_top(lw: Lowering, op: Operation) -> Optional[dict]:

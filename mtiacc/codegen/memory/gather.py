@@ -6,15 +6,17 @@
 * ``gather`` (loads) / ``scatter`` (stores): a pointer block without affine structure (data-dependent
   addresses, ``table + idx * stride``) is materialized in local memory as 64-bit DRAM addresses
   (``tt.addptr`` on blocks: offsets widened with ``vsext``/``vzext``, scaled by the element size, added
-  to the pointers), then one small DMA per active element moves the data: the chip's slow fallback
-  path.  A mask block is read per element; masked-off elements of a load take ``other``.
+  to the pointers), then the data moves a row (the block's last axis) at a time: the vector unit checks
+  that the row's active elements are a prefix of it (all, some, or none) at consecutive addresses: one
+  DMA for them, as in the im2col gathers of convolution templates; any other row moves one small DMA
+  per active element, the chip's slow fallback path.  Masked-off elements of a load take ``other``.
 """
 from __future__ import annotations
 
 from typing import List, Optional
 
 from mtiacc.codegen.context import Lowering
-from mtiacc.codegen.machine.mir import MBuilder, Mem, VReg
+from mtiacc.codegen.machine.mir import MBuilder, Mem, VMem, VReg
 from mtiacc.codegen.arith.scalar import constant
 from mtiacc.codegen.memory.common import stored_value_addr
 from mtiacc.codegen.vector.blocks import lower_fill
@@ -158,10 +160,71 @@ def lower_addptr(lw: Lowering, op) -> None:
     emit_loop(lw.b, res.type.numel, [ptr_src, off_src], dst, compute, comment="pointer block")
 
 
+def _row_checks(b: MBuilder, ptrs: VReg, mask_ptr: Optional[VReg], n: int, esize: int,
+                first: VReg) -> tuple:
+    """Vector checks of one row of ``n`` addresses at local ``ptrs`` (mask bytes at ``mask_ptr``).  Returns
+    ``(bad, count, top)``: ``bad`` is non-zero unless every active address is ``first + j * esize``; ``count``
+    is the number of active elements and ``top`` one past the last active index (``count == top``: the
+    active elements are a prefix of the row).  Without a mask every element is active (``None, None``)."""
+    bad = b.li(0, "bad")
+    count = top = None
+    if mask_ptr is not None:
+        count, top = b.li(0, "count"), b.li(0, "top")
+    left, j = b.li(n, "left"), b.li(0, "j")
+    p, m = b.x("prow"), b.x("mrow")
+    b("mv", p, ptrs)
+    if mask_ptr is not None:
+        b("mv", m, mask_ptr)
+    vm = ("v0.t",) if mask_ptr is not None else ()
+    loop = b.new_label("rowchk")
+    b.label(loop)
+    vl = b.x("vl")
+    if mask_ptr is not None:
+        b("vsetvli", vl, left, "e8, m1, ta, ma")
+        b("vle8.v", "v24", VMem(m))
+        b("vmsne.vi", "v0", "v24", 0)
+        b("vsetvli", "zero", vl, "e64, m8, ta, ma")
+    else:
+        b("vsetvli", vl, left, "e64, m8, ta, ma")
+    b("vle64.v", "v8", VMem(p))
+    b("vid.v", "v16")
+    b("vadd.vx", "v16", "v16", j)
+    if mask_ptr is not None:
+        b("vadd.vi", "v24", "v16", 1)          # one past each index: the largest active one is the row's top
+        b("vmv.s.x", "v1", top)
+        b("vredmaxu.vs", "v1", "v24", "v1", *vm)
+        b("vmv.x.s", top, "v1")
+        b("vmv.v.i", "v24", 1)
+        b("vmv.s.x", "v1", count)
+        b("vredsum.vs", "v1", "v24", "v1", *vm)
+        b("vmv.x.s", count, "v1")
+    shift = esize.bit_length() - 1
+    if shift:
+        b("vsll.vi", "v16", "v16", shift)
+    b("vadd.vx", "v16", "v16", first)
+    b("vxor.vv", "v24", "v8", "v16")
+    b("vmv.s.x", "v1", bad)
+    b("vredor.vs", "v1", "v24", "v1", *vm)
+    b("vmv.x.s", bad, "v1")
+    if mask_ptr is not None:
+        b("add", m, m, vl)
+    step = b.x("step")
+    b("slli", step, vl, 3)
+    b("add", p, p, step)
+    b("add", j, j, vl)
+    b("sub", left, left, vl)
+    b("bnez", left, loop)
+    return bad, count, top
+
+
 def _elements(lw: Lowering, op, lmem_addr: int, esize: int, inbound: bool) -> None:
-    """One DMA per active element between DRAM ``ptrs[i]`` and local ``lmem_addr + i * esize``."""
+    """DMAs between DRAM ``ptrs[i]`` and local ``lmem_addr + i * esize``, a row (the last axis) at a time:
+    a row whose active elements are a prefix of it (all of it, or none) at consecutive addresses (checked on
+    the vector unit) moves as one DMA or not at all; any other row moves one DMA per active element."""
     b: MBuilder = lw.b
     n = op.ptr.type.numel
+    shape = op.ptr.type.shape
+    row = shape[-1] if shape else 1
     skip_all = b.new_label("noelems")
     mask_ptr = None
     if op.mask is not None:
@@ -177,23 +240,59 @@ def _elements(lw: Lowering, op, lmem_addr: int, esize: int, inbound: bool) -> No
     ptrs = b.li(lw.buffer(op.ptr).offset, "ptrs")
     local = b.li(lmem_addr, "lmem")
     size = b.li(esize, "esize")
-    i, limit = b.li(0, "i"), b.li(n, "n")
+    r, rows = b.li(0, "r"), b.li(n // row, "rows")
+    row_top, row_next = b.new_label("gatherrow"), b.new_label("rownext")
+    b.label(row_top)
+    slow = b.new_label("rowslow")
+    if row >= 2:
+        first = b.x("first")
+        b("ld", first, Mem(ptrs, 0))
+        bad, count, top = _row_checks(b, ptrs, mask_ptr, row, esize, first)
+        if mask_ptr is not None:
+            b("beqz", count, row_next)
+            b("bne", count, top, slow)
+        b("bnez", bad, slow)
+        if mask_ptr is not None:   # the active prefix
+            nbytes = b.x("rowbytes")
+            b("slli", nbytes, count, esize.bit_length() - 1)
+        else:
+            nbytes = b.li(row * esize, "rowbytes")
+        b("mtia.dma.in" if inbound else "mtia.dma.out", *((local, first) if inbound else (first, local)), nbytes)
+        b("j", row_next)
+    b.label(slow)
+    i, limit = b.x("i"), b.li(row, "n")
+    b("li", i, 0)
+    ep, el, em = b.x("ep"), b.x("el"), b.x("em")
+    b("mv", ep, ptrs)
+    b("mv", el, local)
+    if mask_ptr is not None:
+        b("mv", em, mask_ptr)
     top, nxt = b.new_label("gather"), b.new_label("gnext")
     b.label(top)
     if mask_ptr is not None:
         m = b.x("m")
-        b("lbu", m, Mem(mask_ptr, 0))
+        b("lbu", m, Mem(em, 0))
         b("beqz", m, nxt)
     addr = b.x("addr")
-    b("ld", addr, Mem(ptrs, 0))
-    b("mtia.dma.in" if inbound else "mtia.dma.out", *((local, addr) if inbound else (addr, local)), size)
+    b("ld", addr, Mem(ep, 0))
+    b("mtia.dma.in" if inbound else "mtia.dma.out", *((el, addr) if inbound else (addr, el)), size)
     b.label(nxt)
-    b("addi", ptrs, ptrs, 8)
-    b("addi", local, local, esize)
+    b("addi", ep, ep, 8)
+    b("addi", el, el, esize)
     if mask_ptr is not None:
-        b("addi", mask_ptr, mask_ptr, 1)
+        b("addi", em, em, 1)
     b("addi", i, i, 1)
     b("blt", i, limit, top)
+    b.label(row_next)
+    for reg, step in ((ptrs, 8 * row), (local, esize * row), (mask_ptr, row)):
+        if reg is None:
+            continue
+        if -2048 <= step < 2048:
+            b("addi", reg, reg, step)
+        else:
+            b("add", reg, reg, b.li(step, "rowstep"))
+    b("addi", r, r, 1)
+    b("blt", r, rows, row_top)
     b.label(skip_all)
 
 

@@ -18,7 +18,7 @@ from mtiacc.codegen.context import SCALAR_BACKED, Lowering
 from mtiacc.codegen.machine.mir import Mem
 from mtiacc.codegen import control
 from mtiacc.codegen.memory import atomics
-from mtiacc.codegen.matrix import engine
+from mtiacc.codegen.matrix import engine, mlu
 from mtiacc.codegen.select.table import Pattern, applies, pattern_for
 from mtiacc.codegen.tensor import ndblocks
 from mtiacc.diagnostics import CompileError
@@ -152,6 +152,8 @@ class Selector:
         command processor orders them after the engine's accesses to the same bytes), other engine commands
         (they run in order), region ops (their bodies' ops decide; carried copies wait in control.py)."""
         if isinstance(op, (DotOp,) + control.REGION_OPS) or self.leaves_local_memory_alone(op):
+            return False
+        if mlu.on_mlu(op):          # a transpose on the MLU: another command, in order behind the engine's
             return False
         if isinstance(op, O.StoreOp) and op.attrs.get("access") in DMA_ONLY:
             return any(v is not op.value for v in memory.needs_buffers(op))

@@ -4,7 +4,8 @@ Blocks live row-major in local memory, so elementwise ops run over the flattened
 
 * ``tt.expand_dims``, ``tt.reshape`` and a ``tt.broadcast`` that stretches nothing are free: the
   result aliases its source's buffer (isel keeps the source alive as long as the alias).
-* ``tt.broadcast`` and ``tt.trans`` materialize with a strided copy: loops over the outer result
+* ``tt.trans`` of the last two axes is a command to the memory layout unit (``matrix/mlu.py``), no vector work.
+* ``tt.broadcast`` and other ``tt.trans`` materialize with a strided copy: loops over the outer result
   dimensions and, per row, a strip-mined ``vlse`` (source stride: 0 for a stretched dimension, the
   permuted stride for a transpose) and a unit-stride ``vse``.
 
@@ -15,6 +16,7 @@ from __future__ import annotations
 from typing import List
 
 from mtiacc.codegen.context import Lowering
+from mtiacc.codegen.matrix import mlu
 from mtiacc.codegen.tensor.axes import materialize_scalar, scalar_root
 from mtiacc.codegen.vector.nest import dense_strides, strided_copy
 from mtiacc.diagnostics import CompileError
@@ -52,6 +54,9 @@ def lower_shape_op(lw: Lowering, op) -> None:
         return
     if is_alias(op):
         lw.bufs[id(res)] = lw.buffer(op.src)
+        return
+    if mlu.on_mlu(op):
+        mlu.lower(lw, op)
         return
     src_shape, shape = op.src.type.shape, res.type.shape
     sstr = dense_strides(src_shape)

@@ -181,3 +181,31 @@ def dot_cast(A, B, C, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
     a = tl.load(A + rm[:, None] * BK + rk[None, :])
     b = tl.load(B + rk[:, None] * BN + rn[None, :])
     tl.store(C + rm[:, None] * BN + rn[None, :], tl.dot(a, b).to(C.dtype.element_ty))
+
+
+@triton.jit
+def dot_kmajor(AT, B, C, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, USE: tl.constexpr):
+    # a K-major first operand (stored [K, M]) in a k-loop; USE 1: the product's result also read transposed
+    rm = tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        at = tl.load(AT + (k + rk)[:, None] * M + rm[None, :])
+        b = tl.load(B + (k + rk)[:, None] * N + rn[None, :])
+        acc += tl.dot(tl.trans(at), b)
+    if USE:
+        tl.store(C + rn[:, None] * M + rm[None, :], tl.trans(acc) * 2.0)
+    else:
+        tl.store(C + rm[:, None] * N + rn[None, :], acc)
+
+
+@triton.jit
+def dot_bt_ieee(A, BT, C, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    # exact f32 products (the vector unit) of a and a [N, K]-stored b
+    rm = tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    a = tl.load(A + rm[:, None] * BK + rk[None, :])
+    bt = tl.load(BT + rn[:, None] * BK + rk[None, :])
+    tl.store(C + rm[:, None] * BN + rn[None, :], tl.dot(a, bt.T, input_precision="ieee"))

@@ -46,6 +46,19 @@ def test_f32_dot(precision, shape):
 U32F = 2.0 ** -24   # the final value's own rounding to fp32
 
 
+@pytest.mark.parametrize("n", [128, 160])   # an output row in one register group (128 fp32), or strip-mined
+def test_ieee_f32_dot_wide_rows(n):
+    m, k = 8, 24
+    rng = np.random.default_rng(n)
+    a, av = operand(rng, (m, k), "f32")
+    b, bv = operand(rng, (k, n), "f32")
+    binary = build("dot_masked", "*fp32,*fp32,*fp32,i32,i32,i32", BM=16, BN=256 if n > 128 else 128, BK=32,
+                   PREC='"ieee"')
+    out = run(binary, {"A": a, "B": b, "C": np.zeros((m, n), np.float32), "M": np.array(m, np.int32),
+                       "N": np.array(n, np.int32), "K": np.array(k, np.int32)}, grid=(1,)).outputs["C"]
+    check(out, av @ bv, bound(av, bv, "f32", "ieee") + U32F * np.abs(av @ bv))
+
+
 @pytest.mark.parametrize("kind,acc", [("i8", "*i32")])   # tl.dot refuses u8 operands (as Triton does)
 @pytest.mark.parametrize("shape", [(16, 16, 16), (64, 32, 128), (32, 64, 64)])
 def test_integer_dot_is_exact(kind, acc, shape):

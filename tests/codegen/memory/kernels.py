@@ -73,3 +73,16 @@ def scatter_rows(x_ptr, idx_ptr, out_ptr, R, D: tl.constexpr, BLOCK: tl.constexp
     dest = tl.load(idx_ptr + r, mask=m, other=0)
     x = tl.load(x_ptr + r[:, None] * D + cols[None, :], mask=m[:, None])
     tl.store(out_ptr + dest[:, None] * D + cols[None, :], x, mask=m[:, None])
+
+
+@triton.jit
+def row_gather(x_ptr, src_ptr, cidx_ptr, out_ptr, R, C, LO, BR: tl.constexpr, BC: tl.constexpr):
+    # im2col-like: each row of the block reads row src[r] of x (-1: a padding row, masked off), its
+    # columns at the loaded offsets cidx (consecutive or not, as the test chooses)
+    rows = tl.program_id(0) * BR + tl.arange(0, BR)
+    cols = tl.arange(0, BC)
+    src = tl.load(src_ptr + rows, mask=rows < R, other=-1)
+    cidx = tl.load(cidx_ptr + cols)
+    m = (src >= 0)[:, None] & ((cols >= LO) & (cols < C))[None, :]
+    v = tl.load(x_ptr + (src * C)[:, None] + cidx[None, :], mask=m, other=-3.0)
+    tl.store(out_ptr + (rows * BC)[:, None] + cidx[None, :], v + 1.0, mask=(rows < R)[:, None])

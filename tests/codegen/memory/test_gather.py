@@ -2,6 +2,7 @@
 import numpy as np
 import pytest
 
+from mtiasim.runner import run
 from tests.codegen.memory.common import build, simulate
 
 
@@ -63,3 +64,37 @@ def test_scatter_rows_2d():
     expected = init.copy()
     expected[dest] = x
     np.testing.assert_array_equal(out, expected)
+
+
+@pytest.mark.parametrize("case", ["runs", "prefix", "suffix", "permuted"])
+def test_row_gather_moves_consecutive_rows_whole(case):
+    """A 2-D gather/scatter checks each row at run time: active elements that are a prefix of the row (all,
+    some or none) at consecutive addresses move as one DMA (or none), other rows one element at a time;
+    all give numpy's answer."""
+    R, BR, BC = 24, 8, 16
+    C = 12 if case == "prefix" else BC
+    lo = 4 if case == "suffix" else 0
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((30, C)).astype(np.float32)
+    src = rng.integers(-1, 30, R).astype(np.int32)
+    src[:3] = -1                                  # whole padding rows
+    cidx = np.arange(BC, dtype=np.int32)
+    if case == "permuted":
+        cidx = rng.permutation(BC).astype(np.int32)
+    binary = build("row_gather", "*fp32,*i32,*i32,*fp32,i32,i32,i32", BR=BR, BC=BC)
+    res = run(binary, {"x_ptr": x.ravel(), "src_ptr": src, "cidx_ptr": cidx,
+                       "out_ptr": np.zeros(R * BC, np.float32), "R": np.array(R, np.int32),
+                       "C": np.array(C, np.int32), "LO": np.array(lo, np.int32)}, grid=(R // BR,))
+    out = res.outputs["out_ptr"].reshape(R, BC)
+    cols = np.arange(BC)
+    active = (src[:, None] >= 0) & (cols[None, :] < C) & (cols[None, :] >= lo)
+    gathered = np.where(active, x[np.maximum(src, 0)][:, np.minimum(cidx, C - 1)], np.float32(-3.0))
+    expected = np.empty((R, BC), np.float32)
+    expected[:, cidx] = gathered + 1
+    np.testing.assert_array_equal(out, expected)
+    active_rows = int((src >= 0).sum())
+    loads_in = 2 * (R // BR)                       # the src and cidx loads, one DMA each per program
+    if case in ("runs", "prefix"):   # one DMA per active row in, one per row out
+        assert res.stats.dma_transfers == loads_in + active_rows + R
+    else:                            # an element at a time
+        assert res.stats.dma_transfers >= loads_in + int(active.sum()) + (R if case == "suffix" else R * BC)
