@@ -73,7 +73,8 @@ def test_dump_pipeline():
     _, out, _ = cli("--dump-pipeline", "-O0")
     assert out == "inline,carry-pointer-offsets,dot-accumulators,access-plan,legalize-fp8\n"
     _, out, _ = cli("--dump-pipeline", "-O1")
-    assert out == "inline,carry-pointer-offsets,canonicalize,dce,pipeline-dots,dot-accumulators,access-plan,legalize-fp8,machine-peephole\n"
+    assert out == ("inline,carry-pointer-offsets,canonicalize,dce,pipeline-dots,pipeline-loads,dce,dot-accumulators,"
+                   "access-plan,legalize-fp8,machine-peephole\n")
     _, out, _ = cli("--dump-pipeline", "-O3", "--disable-pass=licm", "--disable-pass=machine-schedule")
     assert "licm" not in out and "machine-schedule" not in out and "sccp" in out
     _, out, _ = cli("opt", "--dump-pipeline", "--passes=cse,loop-unroll{factor=2}")

@@ -24,16 +24,17 @@ COMPARES = {"<", "<=", ">", ">=", "==", "!="}
 
 
 def promote(a: str, b: str) -> str:
-    """Triton's promotion of two tensors' dtypes (kind, then width, then f16 over bf16, then unsigned)."""
-    kind = lambda t: 2 if is_float(t) else 1  # noqa: E731
+    """Triton's promotion of two tensors' dtypes (semantic.computation_type_impl): f64, then f32, then f16 win;
+    bf16 stays bf16 only with bf16 (with an integer it computes in f32); integers by width, then unsigned."""
     if a == b:
         return a
-    if kind(a) != kind(b):
-        return a if kind(a) > kind(b) else b
+    for f in ("float64", "float32", "float16"):
+        if f in (a, b):
+            return f
+    if "bfloat16" in (a, b):
+        return "float32"
     if width(a) != width(b):
         return a if width(a) > width(b) else b
-    if kind(a) == 2:
-        return "float16"
     return a if a.startswith("u") else b
 
 
