@@ -2,7 +2,7 @@
 
     mtiacc FILE.py [-o OUT] [--kernel NAME] [-D NAME=VALUE]... [--signature SIG] [--grid EXPR]
                    (Triton's AOT spellings too: -n/--kernel-name, -s, -g)
-                   [--config N] [--emit ir|asm|bin] [--asm-syntax mtia|gnu] [--fast-math] [-O0|-O1|-O2|-O3]
+                   [--config N] [--emit ir|asm|bin] [--asm-syntax gnu|mtia] [--fast-math] [-O0|-O1|-O2|-O3]
     mtiacc FILE.py --list-configs [--kernel NAME]
     mtiacc opt IN.mtir [--passes=PIPELINE | -O LEVEL] [-o OUT] [--no-verify-each]
     mtiacc disasm BIN
@@ -118,9 +118,9 @@ Subcommands (mtiacc COMMAND --help for each):
               "Triton's 'N / 1024, 1, 1'.")
 @click.option("--emit", type=click.Choice(["ir", "asm", "bin"]), default="bin", show_default=True,
               help="Stop after this stage and write its output.")
-@click.option("--asm-syntax", type=click.Choice(["mtia", "gnu"]), default="mtia", show_default=True,
-              help="--emit=asm: MTIA mnemonics, or text GNU as assembles to the same bytes (custom instructions "
-              "as .insn, their mnemonic in a comment).")
+@click.option("--asm-syntax", type=click.Choice(["mtia", "gnu"]), default="gnu", show_default=True,
+              help="--emit=asm: text GNU as assembles to the same bytes (custom instructions as .insn, their "
+              "mnemonic in a comment), or MTIA mnemonics throughout (our assembler's syntax).")
 @click.option("--target", help="Target name or machine YAML (default: mtia2i).")
 @click.option("--config", "config", type=int, metavar="N",
               help="Compile the kernel's N-th @triton.autotune config (0-based; default 0).")
@@ -137,7 +137,7 @@ def compile_command(file, output, kernel, defines, signature, grid, emit, asm_sy
     if file is None and not dump_pipeline:
         raise click.UsageError("Missing argument 'FILE'.")
 
-    if asm_syntax != "mtia" and emit != "asm":
+    if asm_syntax != "gnu" and emit != "asm":
         raise click.UsageError("--asm-syntax applies to --emit=asm")
     if output == "-" and emit == "bin" and sys.stdout.isatty():
         raise click.UsageError("refusing to write a binary to a terminal (-o -): redirect standard output")

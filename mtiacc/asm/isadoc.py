@@ -327,7 +327,7 @@ def render() -> str:
         w("")
     w("## For GNU as: `.insn`")
     w("")
-    w("GNU binutils 2.40 does not know these instructions. `mtiacc --emit=asm --asm-syntax=gnu` writes each as the"
+    w("GNU binutils 2.40 does not know these instructions. `mtiacc --emit=asm` writes each as the"
       " `.insn` directive of its encoding fields (our assembler reads `.insn` too), so that `riscv64-linux-gnu-as`"
       " makes the same words; `objdump` shows them as `.4byte`.")
     w("")

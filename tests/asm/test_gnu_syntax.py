@@ -172,13 +172,19 @@ def test_rewritten_line_keeps_the_instruction_and_its_comment():
                          "\t.insn\ti CUSTOM_0, 1, zero, zero, 0\t# mtia.dma.wait", "\tret"]
 
 
-def test_cli_asm_syntax_gnu(capsys, tmp_path):
+def test_cli_asm_is_gnu_syntax_by_default(capsys, tmp_path):
     out = tmp_path / "k.s"
-    code, _o, err = mtiacc(capsys, EXAMPLES / "vector_add.py", "-D", "BLOCK_SIZE=256", "--emit=asm",
-                           "--asm-syntax=gnu", "-o", out)
+    code, _o, err = mtiacc(capsys, EXAMPLES / "vector_add.py", "-D", "BLOCK_SIZE=256", "--emit=asm", "-o", out)
     assert code == 0, err
-    assert "# mtia.pid a0, 0" in out.read_text()
-    clean(mtiacc(capsys, EXAMPLES / "vector_add.py", "-D", "BLOCK_SIZE=256", "--asm-syntax=gnu"),
+    text = out.read_text()
+    assert "# mtia.pid a0, 0" in text and ".insn" in text
+    code, _o, err = mtiacc(capsys, EXAMPLES / "vector_add.py", "-D", "BLOCK_SIZE=256", "--emit=asm",
+                           "--asm-syntax=mtia", "-o", out)
+    assert code == 0, err
+    text = out.read_text()
+    assert "\tmtia.pid\ta0, 0\n" in text
+    assert ".insn" not in text
+    clean(mtiacc(capsys, EXAMPLES / "vector_add.py", "-D", "BLOCK_SIZE=256", "--asm-syntax=mtia"),
           "--asm-syntax applies to --emit=asm", code=2)
 
 
