@@ -8,7 +8,7 @@
 - ``deterministic=True`` unless the user asked for autotuning (``mode="max-autotune"``), so the same model
   compiles to the same kernels each time;
 - with ``mode="max-autotune"``: autotuning on the simulated clock (Inductor's CPU benchmarker reads it for
-  candidates that ran on the simulator), and GEMMs and convolutions as Triton
+  candidates that ran on the simulator), and GEMMs (not yet convolutions: see ``config_patches``) as Triton
   templates (``max_autotune_gemm_backends="TRITON"``), which mtiacc compiles for the matrix engine;
 - ``options={...}`` (``torch.compile``'s) patched over these.
 
@@ -43,7 +43,9 @@ def config_patches(mode: Optional[str], options: Optional[Dict[str, Any]]) -> Di
     }
     if autotune:
         patches["max_autotune_gemm_backends"] = "TRITON"
-        patches["max_autotune_conv_backends"] = "TRITON"
+        # torch 2.13 cannot benchmark its convolution templates on CPU tensors (its benchmark call passes the
+        # stream positionally, which its own launcher check refuses): convolutions stay with aten
+        patches["max_autotune_conv_backends"] = "ATEN"
         # benchmarking fusions writes stand-alone modules that torch 2.13 cannot import for CPU devices (its
         # get_raw_stream helper breaks their indentation): the templates are tuned, fusions are not benchmarked
         patches["benchmark_epilogue_fusion"] = False
