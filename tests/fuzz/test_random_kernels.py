@@ -24,6 +24,67 @@ def test_random_kernel(seed, tmp_path):
     assert not v.failed, f"seed {seed}: {v.kind} at -O{v.level}: {v.detail}\n{emit.source(k)}"
 
 
+def _box_patterns(k):
+    """(load|store, block|desc) of every block pointer and tensor descriptor access of ``k``."""
+    out = set()
+    for s in m.walk_stmts(k.body):
+        if isinstance(s, m.Store):
+            out.add(("store", s.access.kind))
+        for e in m.stmt_exprs(s):
+            out |= {("load", n.access.kind) for n in m.walk_expr(e) if isinstance(n, m.Load)}
+    return {p for p in out if p[1] in ("block", "desc")}
+
+
+BOX_PATTERNS = [("load", "block"), ("load", "desc"), ("store", "block"), ("store", "desc")]
+# a small seeded kernel (size 1) using each pattern
+BOX_SEEDS = {("load", "block"): 231, ("load", "desc"): 206, ("store", "block"): 131, ("store", "desc"): 228}
+
+
+def test_the_generator_makes_block_pointers_and_tensor_descriptors():
+    seen = set()
+    for seed in range(300):
+        seen |= _box_patterns(generate(seed, size=1))
+    assert seen == set(BOX_PATTERNS)
+    for p, seed in BOX_SEEDS.items():
+        assert p in _box_patterns(generate(seed, size=1)), p
+
+
+def test_block_pointer_and_descriptor_text():
+    src = emit.source(generate(BOX_SEEDS[("store", "desc")], size=1))
+    assert "tl.make_tensor_descriptor(" in src and ".store([" in src
+    src = emit.source(generate(BOX_SEEDS[("load", "block")], size=1))
+    assert "tl.make_block_ptr(" in src and "tl.advance(" in src and 'padding_option="zero"' in src
+
+
+def test_the_reference_pads_a_block_pointer_load_with_zeros():
+    """A 4x4 block at (-1, 2) of a 3x5 tensor: row -1 and columns 5.. read 0; a descriptor store of the block at the
+    same box writes only the tensor's elements inside it."""
+    ty = m.Ty("int32", ("A", "A"))
+    acc = m.Access(shape=("A", "A"), kind="block", box=(-1, 1, -1, 2, 1, 0))
+    desc = m.Access(shape=("A", "A"), kind="desc", box=(-1, 1, -1, 2, 0, 0))
+    x = m.Load(ty, "X0", acc)
+    k = m.Kernel(dims={"A": 4}, grid=1, buffers=(m.Buffer("X0", "int32", "in"), m.Buffer("O1", "int32", "out"),
+                                                  m.Buffer("O2", "int32", "out")),
+                 args=(), body=(m.Store("O1", m.Access(shape=("A", "A")), x), m.Store("O2", desc, x)))
+    inputs = make_inputs(k)
+    assert inputs["X0"].size == 15 and inputs["O2"].size == 15
+    res = evaluate(k, inputs)
+    xs = inputs["X0"].reshape(3, 5)
+    block = np.zeros((4, 4), np.int32)
+    block[1:4, 0:3] = xs[:, 2:5]
+    assert (res["O1"][0].reshape(4, 4) == block).all()
+    o2 = np.full((3, 5), 3, np.int32)
+    o2[:, 2:5] = xs[:, 2:5]
+    assert (res["O2"][0].reshape(3, 5) == o2).all()
+
+
+@pytest.mark.parametrize("pattern", BOX_PATTERNS, ids=lambda p: "-".join(p))
+def test_a_kernel_with_each_box_pattern_matches(pattern, tmp_path):
+    k = generate(BOX_SEEDS[pattern], size=1)
+    v = check(k, str(tmp_path), timeout=60)
+    assert not v.failed, f"{pattern}: {v.kind} at -O{v.level}: {v.detail}\n{emit.source(k)}"
+
+
 def test_generation_is_deterministic():
     assert emit.source(generate(7)) == emit.source(generate(7))
     a, b = make_inputs(generate(7)), make_inputs(generate(7))

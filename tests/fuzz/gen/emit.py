@@ -108,6 +108,25 @@ class Emitter:
         offs = self.tmp(self.offsets(acc, m.strides(k, acc)), ind)
         return f"{buf} + {base} + {offs}", mask
 
+    def boxed(self, buf: str, acc: m.Access, ind: str):
+        """(handle, boundary-check text) of a "block" or "desc" access: a block pointer (made, then advanced) or a
+        tensor descriptor over the program's ``rows x cols`` part of ``buf``."""
+        k = self.k
+        rows, cols, o0, o1, a0, a1 = m.box(k, acc)
+        d0, d1 = k.shape(acc.shape)
+        base = f"{buf} + pid * {m.span(k, acc)}"
+        bs = ", ".join(dim_text(e) for e in acc.shape)
+        if acc.kind == "desc":
+            h = self.tmp(f"tl.make_tensor_descriptor({base}, shape=[{rows}, {cols}], strides=[{cols}, 1], "
+                         f"block_shape=[{bs}])", ind)
+            return h, f"[{o0}, {o1}]"
+        h = self.tmp(f"tl.make_block_ptr({base}, shape=({rows}, {cols}), strides=({cols}, 1), "
+                     f"offsets=({o0 - a0}, {o1 - a1}), block_shape=({bs}), order={tuple(acc.order)})", ind)
+        if (a0, a1) != (0, 0):
+            self.lines.append(f"{ind}{h} = tl.advance({h}, ({a0}, {a1}))")
+        axes = [ax for ax, (o, d, n) in enumerate(((o0, d0, rows), (o1, d1, cols))) if o < 0 or o + d > n]
+        return h, str(tuple(axes)) if axes else ""
+
     # ------------------------------------------------------------ expressions
 
     def expr(self, e: m.Expr, ind: str) -> str:
@@ -131,6 +150,11 @@ class Emitter:
             return f"tl.full({shape_text(t.shape)}, {lit(e.value, t.dtype)}, tl.{t.dtype})"
         if isinstance(e, m.Arange):
             return f"tl.arange(0, {dim_text(t.shape[0])})"
+        if isinstance(e, m.Load) and e.access.kind in ("block", "desc"):
+            h, bc = self.boxed(e.buf, e.access, ind)
+            if e.access.kind == "desc":
+                return f"{h}.load({bc})"
+            return f"tl.load({h}, boundary_check={bc}, padding_option=\"zero\")" if bc else f"tl.load({h})"
         if isinstance(e, m.Load):
             ptr, mask = self.pointer(e.buf, e.access, ind)
             if mask:
@@ -222,6 +246,13 @@ class Emitter:
             self.lines.append(f"{ind}{s.name} = {self.expr(s.expr, ind)}")
         elif isinstance(s, m.Store):
             v = self.expr(s.value, ind)
+            if s.access.kind in ("block", "desc"):
+                h, bc = self.boxed(s.buf, s.access, ind)
+                if s.access.kind == "desc":
+                    self.lines.append(f"{ind}{h}.store({bc}, {v})")
+                else:
+                    self.lines.append(f"{ind}tl.store({h}, {v}" + (f", boundary_check={bc})" if bc else ")"))
+                return
             ptr, mask = self.pointer(s.buf, s.access, ind)
             self.lines.append(f"{ind}tl.store({ptr}, {v}" + (f", mask={mask})" if mask else ")"))
         elif isinstance(s, m.AtomicAdd):

@@ -159,6 +159,12 @@ class Evaluator:
         if acc.kind == "scalar":
             return np.array(base + acc.offset), None
         dims = k.shape(acc.shape)
+        if acc.kind in ("block", "desc"):
+            rows, cols, o0, o1 = m.box(k, acc)[:4]
+            r = (o0 + np.arange(dims[0]))[:, None]
+            c = (o1 + np.arange(dims[1]))[None, :]
+            inside = (r >= 0) & (r < rows) & (c >= 0) & (c < cols)
+            return base + np.where(inside, r * cols + c, 0), inside
         n = int(np.prod(dims, dtype=np.int64))
         flat = np.arange(n).reshape(dims)
         mask = None

@@ -3,13 +3,17 @@
 Besides arithmetic, math, casts, shapes, reductions, scans, dots, atomics and control flow, kernels mix dtypes in
 one operation (Triton's promotion, ``model.promote``), sort (``tl.sort``), gather within a block (``tl.gather``),
 concatenate (``tl.cat``), reshape with ``tl.view`` and ``can_reorder=True`` (mtiacc keeps the order, as
-docs/language.md says) and round through the fp8 formats (``x.to(tl.float8e5).to(x.dtype)``).
+docs/language.md says), round through the fp8 formats (``x.to(tl.float8e5).to(x.dtype)``) and, now and then, load
+and store 2-D blocks through block pointers (``tl.make_block_ptr`` / ``tl.advance``, ``boundary_check`` with zero
+padding) and tensor descriptors (``tl.make_tensor_descriptor``, ``desc.load`` / ``desc.store``) whose block may
+stick out of the program's tensor.
 
 Undefined behaviour is kept out by construction: integer divisors are ``(d & 7) + 1``, shift amounts are literals
 below the width, float-to-int conversions and math outside a function's domain are left to the reference,
-which marks such elements unknown (:mod:`.evaluate`), every load and store stays inside its buffer, scatters are
-permutations, and atomics only add integers.  Signed integer arithmetic wraps, as mtiacc defines it (and as
-LLVM's ``add``/``sub``/``mul`` without ``nsw``, which Triton emits, do).
+which marks such elements unknown (:mod:`.evaluate`), every load and store stays inside its buffer (block
+pointers and descriptors reach outside their tensor only under a boundary check, and each program's tensor is its
+own part of the buffer), scatters are permutations, and atomics only add integers.  Signed integer arithmetic
+wraps, as mtiacc defines it (and as LLVM's ``add``/``sub``/``mul`` without ``nsw``, which Triton emits, do).
 """
 from __future__ import annotations
 
@@ -96,10 +100,12 @@ class Gen:
 
     # ------------------------------------------------------------ accesses
 
-    def access(self, shape: m.Shape, store: bool = False) -> m.Access:
+    def access(self, shape: m.Shape, store: bool = False, dtype: str = "") -> m.Access:
         r = self.rng
         if not shape:
             return m.Access(shape=(), kind="scalar", offset=r.randint(0, 3))
+        if len(shape) == 2 and dtype not in ("", "int1") and r.random() < 0.06:
+            return self.boxed_access(shape, dtype)
         kind = r.choices(["affine", "gather"], [5, 1])[0] if not store else r.choices(["affine", "scatter"], [5, 1])[0]
         perm = tuple(r.sample(range(len(shape)), len(shape)))
         scale = r.choice([1, 1, 1, 2, 3])
@@ -116,8 +122,26 @@ class Gen:
         return m.Access(shape=shape, perm=perm, scale=scale, bcast=bcast, kind=kind, index_buf=index_buf,
                         mask=mask, mask_arg=mask_arg, other=0)
 
+    def boxed_access(self, shape: m.Shape, dtype: str) -> m.Access:
+        """A 2-D block pointer or tensor descriptor access (``model.box``): the program's tensor is a few rows and
+        columns smaller or larger than the block, and the block may start before it or run past its end (a
+        descriptor needs 16 bytes in a block row)."""
+        r = self.rng
+        desc_ok = self.k_size(shape[1]) * m.width(dtype) // 8 >= 16
+        kind = "desc" if desc_ok and self.chance(0.5) else "block"
+        bx = (r.choice([-1, 0, 0, 1, 2]), r.choice([-1, 0, 0, 1, 2]), r.randint(-2, 2), r.randint(-2, 2),
+              r.randint(-1, 2) if kind == "block" and self.chance(0.5) else 0,
+              r.randint(-1, 2) if kind == "block" and self.chance(0.5) else 0)
+        return m.Access(shape=shape, kind=kind, box=bx, order=r.choice([(1, 0), (0, 1)]))
+
+    def k_size(self, entry: str) -> int:
+        n = 1
+        for ch in entry:
+            n *= int(ch) if ch.isdigit() else self.dims[ch]
+        return n
+
     def load(self, ty: m.Ty) -> m.Expr:
-        acc = self.access(ty.shape)
+        acc = self.access(ty.shape, dtype=ty.dtype)
         if acc.mask:
             acc = m.Access(**{**acc.__dict__, "other": self.lit(ty.dtype) if ty.dtype != "int1" else 0})
         return m.Load(ty, self.buf(ty.dtype, "in"), acc)
@@ -371,7 +395,7 @@ class Gen:
 
     def store(self, e: m.Expr):
         out = self.buf(e.ty.dtype, "out")
-        return m.Store(out, self.access(e.ty.shape, store=True), e)
+        return m.Store(out, self.access(e.ty.shape, store=True, dtype=e.ty.dtype), e)
 
     def assign(self, ty: Optional[m.Ty] = None, depth: int = 3):
         ty = ty or self.rand_ty()

@@ -131,7 +131,11 @@ class Access:
     """Where a block of ``shape`` lives in its buffer, per program: ``perm`` orders the axes from outermost to
     innermost in memory, ``scale`` spreads them (strided access), ``bcast`` axes have stride 0 (the same element
     for the whole axis), ``kind``: "affine", "gather" (a random in-range index per element, from an index
-    buffer), "scatter" (a permutation of the block's elements), "scalar" (element ``offset``)."""
+    buffer), "scatter" (a permutation of the block's elements), "scalar" (element ``offset``), "block" (a 2-D
+    block pointer, ``tl.make_block_ptr`` + ``tl.advance``, loaded with zero padding / stored under
+    ``boundary_check``) and "desc" (a 2-D tensor descriptor, ``tl.make_tensor_descriptor`` + ``desc.load`` /
+    ``desc.store``): both see the program's part of the buffer as a row-major ``(rows, cols)`` tensor and the
+    block at a box offset that may stick out of it (``box``; :func:`box`)."""
     shape: Shape
     perm: Tuple[int, ...] = ()
     scale: int = 1
@@ -142,6 +146,8 @@ class Access:
     mask_arg: str = ""
     other: object = 0
     offset: int = 0
+    box: Tuple[int, ...] = ()       # block / desc: (rows - D0, cols - D1, off0, off1, adv0, adv1), see box()
+    order: Tuple[int, ...] = (1, 0)  # block: make_block_ptr's order
 
 
 @dataclass(frozen=True)
@@ -384,8 +390,21 @@ def strides(k: Kernel, acc: Access) -> Tuple[int, ...]:
     return tuple(out)
 
 
+def box(k: Kernel, acc: Access) -> Tuple[int, int, int, int, int, int]:
+    """(rows, cols, off0, off1, adv0, adv1) of a "block" or "desc" access: the program's tensor is ``rows x cols``
+    (row-major, contiguous), the block of ``acc.shape`` starts at ``(off0, off1)`` (a block pointer is made at
+    ``(off0 - adv0, off1 - adv1)`` and advanced by ``(adv0, adv1)``); elements outside the tensor read 0 and are
+    not written."""
+    d0, d1 = k.shape(acc.shape)
+    dr, dc, o0, o1, a0, a1 = acc.box
+    return max(1, d0 + dr), max(1, d1 + dc), o0, o1, a0, a1
+
+
 def span(k: Kernel, acc: Access) -> int:
     """Elements one program reaches in its buffer (the buffer holds grid * span elements)."""
+    if acc.kind in ("block", "desc"):
+        rows, cols = box(k, acc)[:2]
+        return rows * cols
     if acc.kind == "scalar":
         return acc.offset + 1
     if acc.kind in ("gather", "scatter"):
