@@ -224,7 +224,7 @@ GRID_AXIS = OneOf((Str("an expression", nonempty=True), Int(0, (1 << 63) - 1)), 
 SCHEMA = Obj({
     "format_version": Field(Int(0, 1 << 31, "an integer"), True),
     "kernel": Field(Str("a string (the kernel's name)", nonempty=True), True),
-    "target": Field(Str("a target name (a non-empty string)", nonempty=True)),
+    "target": Field(Str("a target name (a non-empty string)", nonempty=True), True),
     "params": Field(ListOf(PARAM, "a list of {\"name\", \"type\"} objects", max_len=MAX_PARAMS, unique="name"), True),
     "constexprs": Field(MapOf(Str("a parameter name", identifier=True), AnyJson(), "an object of values by name")),
     "grid": Field(OneOf((Null(), ListOf(GRID_AXIS, "", 1, 3)), "null or a list of 1 to 3 expressions")),

@@ -216,6 +216,7 @@ def _param(i, key, value):
     (_set("source", ["x"]), ["'source' must be an object"]),
     (_set("kernel", ["add"]), ["'kernel' must be a string"]),
     (_set("target", "mtia3"), ["compiled for target 'mtia3'; the machine is 'mtia2i'"]),
+    (lambda m: m.pop("target"), ["metadata field 'target' is missing"]),
 ])
 def test_binary_metadata_that_does_not_fit_its_schema(capsys, add_bin, tmp_path, change, fragments):
     """Wrong JSON types were internal errors; a negative local-memory size, duplicate parameter names and

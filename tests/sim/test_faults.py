@@ -108,7 +108,7 @@ def test_illegal_instruction_word():
     from mtiacc.asm.assembler import assemble
     prog = assemble("kernel:\n    nop\n    .word 0xffffffff\n    ret\n", "t.s")
     b = build_elf(prog.code, entry_symbol="kernel", symbols=prog.symbols,
-                  meta={"format_version": 1, "kernel": "kernel", "params": [], "grid": None}, lines=[])
+                  meta={"format_version": 1, "kernel": "kernel", "target": "mtia2i", "params": [], "grid": None}, lines=[])
     err = fault_of(b, {}, (1,))
     assert "illegal instruction 0xffffffff" in err.message
     assert any("at pc 0x4" in n for n in err.notes)
