@@ -76,11 +76,8 @@ def _simulated_benchmarks() -> None:
     host = benchmarker.benchmark_cpu
 
     def benchmark_cpu(_callable, *args, **kwargs) -> float:
-        t0, n0 = clock.now_s(), clock.launches()
-        _callable()
-        if clock.launches() == n0:
-            return host(_callable, *args, **kwargs)
-        return (clock.now_s() - t0) * 1e3
+        ms, n = clock.measure(_callable)
+        return ms if n else host(_callable, *args, **kwargs)
 
     benchmarker.benchmark_cpu = benchmark_cpu
     benchmarker._mtiacc_simulated = True

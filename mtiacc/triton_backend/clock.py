@@ -7,7 +7,7 @@ measure the time the kernel takes on the simulated chip, not how long the simula
 from __future__ import annotations
 
 import threading
-from typing import List, Optional, Sequence
+from typing import List, Optional, Sequence, Tuple
 
 _lock = threading.Lock()
 _elapsed_s = 0.0
@@ -108,15 +108,21 @@ def _summary(times: List[float], quantiles: Optional[Sequence[float]], return_mo
     return statistics.mean(times)
 
 
+def measure(call) -> Tuple[float, int]:
+    """Run ``call`` once: the simulated milliseconds of the launches it made, and how many it made (the
+    simulator is deterministic, so once measures what repetitions would)."""
+    t0, n0 = now_s(), launches()
+    call()
+    return (now_s() - t0) * 1e3, launches() - n0
+
+
 def simulated_benchmarker(kernel_call, *, quantiles=None, return_mode: str = "mean", **_ignored):
     """Run ``kernel_call`` once and return the simulated milliseconds of the launches it made (the simulator
     is deterministic: every repetition would take the same time).  With ``TRITON_PRINT_AUTOTUNING=1`` it
     prints the time, so the autotuner's log shows what each config takes on the chip."""
-    t0, n0 = now_s(), launches()
-    kernel_call()
-    ms = (now_s() - t0) * 1e3
+    ms, n = measure(kernel_call)
     if _print_autotuning():
-        print(f"  simulated time on mtiasim: {ms * 1e3:.3f} us over {launches() - n0} launch(es)")
+        print(f"  simulated time on mtiasim: {ms * 1e3:.3f} us over {n} launch(es)")
     return _summary([ms], quantiles, return_mode)
 
 
@@ -131,11 +137,10 @@ def do_bench(fn, warmup=25, rep=100, grad_to_none=None, quantiles=None, return_m
     if grad_to_none is not None:
         for x in grad_to_none:
             x.grad = None
-    t0, n0 = now_s(), launches()
     h0 = time.perf_counter()
-    fn()
-    if launches() > n0:
-        return _summary([(now_s() - t0) * 1e3], quantiles, return_mode)
+    ms, n = measure(fn)
+    if n:
+        return _summary([ms], quantiles, return_mode)
     times = [(time.perf_counter() - h0) * 1e3]
     for _ in range(4):
         h0 = time.perf_counter()

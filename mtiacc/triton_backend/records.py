@@ -96,23 +96,23 @@ def fallback_enabled() -> bool:
 
 
 @contextlib.contextmanager
-def fallback_scope() -> Iterator[None]:
+def _counted(attr: str) -> Iterator[None]:
+    """A nesting count of this thread's, raised for the block."""
+    setattr(_local, attr, getattr(_local, attr, 0) + 1)
+    try:
+        yield
+    finally:
+        setattr(_local, attr, getattr(_local, attr) - 1)
+
+
+def fallback_scope():
     """Kernels launched in this thread meanwhile fall back to the host rather than fail to compile."""
-    _local.fallback = getattr(_local, "fallback", 0) + 1
-    try:
-        yield
-    finally:
-        _local.fallback -= 1
+    return _counted("fallback")
 
 
-@contextlib.contextmanager
-def in_kernel() -> Iterator[None]:
+def in_kernel():
     """Marks the thread as inside a kernel launch: torch operations done to pass arguments are not the model's."""
-    _local.depth = getattr(_local, "depth", 0) + 1
-    try:
-        yield
-    finally:
-        _local.depth -= 1
+    return _counted("depth")
 
 
 def inside_kernel() -> bool:
