@@ -79,6 +79,7 @@ def pipeline_passes(opts: Options) -> list:
     passes = remove_disabled(parse_pipeline(pipeline), opts.disabled_passes)
     if opts.num_stages is not None:
         passes = [_with_stages(p, opts) for p in passes]
+    passes = [_with_slots(p, opts) for p in passes]
     return for_codegen(passes, opts.disabled_passes) if opts.codegen else passes
 
 
@@ -86,10 +87,18 @@ def _with_stages(p, opts: Options):
     """A config's ``num_stages`` is the kernel's default pipelining depth, as in Triton: ``pipeline-dots``
     and ``pipeline-loads`` use it for the loops without their own ``tl.range(..., num_stages=)``, unless
     ``--passes`` sets the pass's ``stages`` itself."""
-    if p.name not in ("pipeline-dots", "pipeline-loads") or (
+    if p.name not in ("pipeline-dots", "pipeline-loads", "persistent-programs") or (
             opts.passes is not None and re.search(re.escape(p.name) + r"\s*\{[^}]*\bstages\s*=", opts.passes)):
         return p
     return dataclasses.replace(p, stages=max(1, opts.num_stages))
+
+
+def _with_slots(p, opts: Options):
+    """``persistent-programs`` strides over the target's PEs, unless ``--passes`` sets ``slots`` itself."""
+    if p.name != "persistent-programs" or (
+            opts.passes is not None and re.search(r"persistent-programs\s*\{[^}]*\bslots\s*=", opts.passes)):
+        return p
+    return dataclasses.replace(p, slots=load_target(opts.target).n_pes)
 
 
 def run_ir_passes(module, passes: list, opts: Options) -> None:
@@ -172,8 +181,15 @@ def build_meta(fe, target: Target, grid: Optional[List[str]], lmem_bytes: int) -
         "source_file": fe.source_file,
         "source": {str(k): v for k, v in fe.source_lines.items()},
         **({"tuning": fe.tuning} if fe.tuning else {}),
+        **({"persistent": slots} if (slots := _persistent_slots(fe.module)) else {}),
         **({"place": sram_buffers(fe.module)} if sram_buffers(fe.module) else {}),
     }
+
+
+def _persistent_slots(module) -> Optional[int]:
+    """The slot count of the kernel's ``persistent-programs`` loop, if it has one."""
+    from mtiacc.ir.scf import ForOp
+    return next((op.persistent for op in module.walk() if isinstance(op, ForOp) and op.persistent), None)
 
 
 def compile_kernel(path: str, opts: Options, stop_after: str = "bin") -> Compilation:

@@ -3,7 +3,9 @@
 Pointer parameters take numpy arrays (any shape, C order) placed in DRAM per the ABI, and so do tensor
 descriptor parameters (``tensordesc<fp16[64, 64]>``: the array's shape and strides follow its pointer); scalar
 parameters come from 0-d arrays in ``inputs`` or from ``args`` strings (which win).  Programs run in waves of one program per PE
-(program linear id -> PE ``linear % n_pes``), each wave simulated in lockstep.
+(program linear id -> PE ``linear % n_pes``), each wave simulated in lockstep.  A binary whose metadata says
+``persistent: N`` launches only the grid's first ``N`` programs: the kernel loops over programs ``p``,
+``p + N``, ... itself (``mtiacc``'s ``persistent-programs`` pass).
 """
 from __future__ import annotations
 
@@ -314,6 +316,9 @@ def run(binary, inputs: Dict[str, np.ndarray], grid=None, args: Optional[Dict[st
     gx, gy, gz = resolve_grid(program, grid, scalars, {name: np.shape(arr) for name, _, arr in pointers})
     total = gx * gy * gz
     n_pes = cfg.n_pes
+    # a persistent binary: its first `slots` programs each run programs p, p + slots, ... (the kernel's loop)
+    slots = program.meta.get("persistent")
+    launched = min(total, slots) if slots else total
     args_base = int(program.meta.get("args_base", 0) or 0)
     want = program.meta.get("lmem_bytes")
     if isinstance(want, int) and want > cfg.local_memory_bytes:
@@ -323,7 +328,7 @@ def run(binary, inputs: Dict[str, np.ndarray], grid=None, args: Optional[Dict[st
         raise UserError(f"the argument block ({len(blob)} bytes at local address {args_base}) does not fit in "
                         f"local memory")
     timing = TimingModel(cfg)
-    used = min(n_pes, max(total, 1))
+    used = min(n_pes, max(launched, 1))
     local_memory = _local_memory(used, cfg.local_memory_bytes)
     machines: Dict[int, Machine] = {}
     stats = Stats(programs=total, grid=(gx, gy, gz), clock_hz=cfg.clock_hz, launch_cycles=cfg.job_launch_cycles)
@@ -344,8 +349,8 @@ def run(binary, inputs: Dict[str, np.ndarray], grid=None, args: Optional[Dict[st
         from .sanitize import Sanitizer, attach
         san = Sanitizer(program, cfg, dram, pointers, (gx, gy, gz), total, used)
     cycles = float(stats.launch_cycles)
-    for start in range(0, total, n_pes):
-        P = min(n_pes, total - start)
+    for start in range(0, launched, n_pes):
+        P = min(n_pes, launched - start)
         m = machines.get(P)
         if m is None:
             m = machines[P] = Machine(cfg, program, P, local_memory[:P], dram, timing, max_steps, max_cycles)
@@ -359,7 +364,7 @@ def run(binary, inputs: Dict[str, np.ndarray], grid=None, args: Optional[Dict[st
         m.sched.deadline = None if timeout is None else t0 + timeout
         m.dma.trace = [] if trace else None
         m.reset(np.arange(start, start + P), (gx, gy, gz), blob, args_base, seed=seed, wave=stats.waves,
-                offset=cycles, later=(start + P, total))
+                offset=cycles, later=(start + P, launched))
         if trace:
             m.recorder.reset()
             m.se_recorder.reset()
@@ -388,6 +393,10 @@ def run(binary, inputs: Dict[str, np.ndarray], grid=None, args: Optional[Dict[st
         cycles += wave
         stats.waves += 1
     stats.cycles = ceil_cycles(cycles)
+    if slots and total > launched:   # the programs each slot ran, on the PE it ran on
+        stats.pe_programs[:] = 0
+        for s in range(launched):
+            stats.pe_programs[s % n_pes] += -(-(total - s) // slots)
     prof = np.zeros(len(program.decoded)) if profile else None
     counts = np.zeros(len(program.decoded), np.int64)
     for m in machines.values():

@@ -77,7 +77,7 @@ def disassemble_binary(binary) -> str:
            f"(format version {meta.get('format_version')})"]
     params = ", ".join(f"{p.get('name')}: {p.get('type')}" for p in meta.get("params") or ())
     out.append(f"# params: {params or '(none)'}")
-    for key in ("constexprs", "tuning", "grid", "lmem_bytes", "args_base", "source_file"):
+    for key in ("constexprs", "tuning", "grid", "persistent", "lmem_bytes", "args_base", "source_file"):
         if key in meta:
             out.append(f"# {key}: {meta[key]}")
     out.append(f"# .text: {len(binary.text)} bytes at {binary.text_addr:#x}, entry {binary.entry:#x}")

@@ -236,6 +236,8 @@ SCHEMA = Obj({
     "strings": Field(ListOf(Custom(_debug_entry), "a list of objects (the device_print / device_assert entries)",
                             max_len=1 << 16)),
     "tuning": Field(Obj({}, "an object")),
+    # persistent-programs: launch only the grid's first N programs, each running programs p, p + N, ...
+    "persistent": Field(Int(1, 1 << 31, "a positive integer (program slots)")),
 }, "a JSON object")
 
 

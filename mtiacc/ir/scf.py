@@ -98,6 +98,7 @@ class ForOp(Operation):
     num_stages = attribute(int, optional=True)        # the kernel's hint: tl.range(..., num_stages=)
     pipeline_stages = attribute(int, optional=True)   # pipeline-dots unrolled the body into this many stages
     pipeline = attribute(int, optional=True)          # pipeline-loads: each load runs this many stages deep
+    persistent = attribute(int, optional=True)        # persistent-programs: the loop over a slot's programs
 
     @classmethod
     def get(cls, lower: Value, upper: Value, step: Value, inits: Sequence[Value] = (), loc=None,

@@ -38,10 +38,10 @@ from mtiacc.opt.pass_manager import PASSES, ModulePass, is_machine, parse_pipeli
 PIPELINES = {
     0: "",
     1: "canonicalize,dce,pipeline-dots,pipeline-loads,dce,machine-peephole",
-    2: "canonicalize,sccp,cse,licm,canonicalize,pipeline-dots,fuse-elementwise,reuse-loads,pipeline-loads,dce,"
-       "machine-peephole,machine-schedule",
-    3: "canonicalize,sccp,loop-unroll,canonicalize,cse,licm,canonicalize,pipeline-dots,fuse-elementwise,reuse-loads,"
+    2: "canonicalize,sccp,cse,licm,canonicalize,pipeline-dots,fuse-elementwise,reuse-loads,"
        "pipeline-loads,dce,machine-peephole,machine-schedule",
+    3: "canonicalize,sccp,loop-unroll,canonicalize,cse,licm,canonicalize,pipeline-dots,fuse-elementwise,reuse-loads,"
+       "persistent-programs,pipeline-loads,dce,machine-peephole,machine-schedule",
 }
 
 # What code generation needs, at every level (see the module docstring), in the order they run.

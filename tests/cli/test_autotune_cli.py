@@ -56,7 +56,7 @@ def test_define_overrides_the_config_and_signature_constant_feeds_the_heuristic(
                 "--signature", "*fp32,*fp32,48")
     assert proc.returncode == 0, proc.stderr
     assert "tensor<16x" in proc.stdout and "tensor<256x" not in proc.stdout
-    assert "arith.cmpi" not in proc.stdout   # EVEN (48 % 16 == 0): no mask
+    assert "xi1>" not in proc.stdout   # EVEN (48 % 16 == 0): no mask
 
 
 def test_config_out_of_range(tool, tmp_path):

@@ -2,7 +2,7 @@
 # the batch term `idx_q * stride_aq`, unmasked loads (EVEN_K), the K loop counting down; the constant
 # modulus would also read as a split form, but a wrapped tile moves whole runs of rows per transfer.
 # A 1-D block wrapped by a run-time modulus is one too (one row); by a constant, it is `runs`.
-# RUN: mtiacc %s --emit=ir -O3 -D BLOCK_M=32 -D BLOCK_N=32 -D BLOCK_K=16 | filecheck %s
+# RUN: mtiacc %s --emit=ir -O3 --disable-pass=persistent-programs -D BLOCK_M=32 -D BLOCK_N=32 -D BLOCK_K=16 | filecheck %s
 import triton
 import triton.language as tl
 

@@ -14,6 +14,7 @@ two iterations a trip, ping-pong, each copy of the body computing on tiles fetch
         yield ..., a'
     if the trip count is odd: the body at the last i, reading the carried a
 
+A loop of ``persistent-programs`` runs at least once, so its first tiles need no ``scf.if`` either.
 ``p(i + 2s)`` past the end reads this iteration's tiles again instead (``i + 2s < hi ? i + 2s : i``: no
 address the loop did not read; masks are computed from it as they were from ``i``), unless the load's mask
 reads nothing past the end (``cols = off + tl.arange(0, B)``, ``mask = cols < N`` in ``range(0, N, B)``):
@@ -204,7 +205,8 @@ def _prologue(loop: scf.ForOp, loads: Sequence[O.LoadOp]) -> List[Value]:
     """The first iteration's tiles, loaded before the loop (guarded when the loop may not run, unless the
     loads read nothing then)."""
     trip = loop.constant_trip_count()
-    if (trip is not None and trip >= 1) or all(empty_past_end(ld, loop) for ld in loads):
+    # a `persistent-programs` loop runs at least once: its launch starts only programs that exist
+    if (trip is not None and trip >= 1) or loop.persistent or all(empty_past_end(ld, loop) for ld in loads):
         return _clone_loads(loads, loop, loop.lower, loop, prefetch=False)
     loc = loop.loc
     runs = _emit(O.CmpIOp.get("slt", loop.lower, loop.upper, loc=loc), loop)
