@@ -104,8 +104,10 @@ def compile_graph(gm, example_inputs, mode: Optional[str] = None, options: Optio
 def _inner_compile(gm, example_inputs, **kwargs):
     from torch._inductor.compile_fx import compile_fx_inner
     from mtiacc.torch_backend import coverage, offchip
+    from mtiacc.torch_backend.gemm_search import chip_search_space
     from mtiacc.triton_backend.records import fallback_scope
-    with fallback_scope():          # a backward graph compiles later, when backward first runs
+    # a backward graph compiles later, when backward first runs
+    with fallback_scope(), chip_search_space():
         compiled = compile_fx_inner(gm, example_inputs, **kwargs)
     code = getattr(compiled, "source_code", None)
     run = getattr(compiled, "current_callable", None)
