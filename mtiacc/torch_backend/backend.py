@@ -9,7 +9,10 @@
   compiles to the same kernels each time;
 - with ``mode="max-autotune"``: autotuning on the simulated clock (Inductor's CPU benchmarker reads it for
   candidates that ran on the simulator), and GEMMs (not yet convolutions: see ``config_patches``) as Triton
-  templates (``max_autotune_gemm_backends="TRITON"``), which mtiacc compiles for the matrix engine;
+  templates (``max_autotune_gemm_backends="TRITON"``), which mtiacc compiles for the matrix engine, tuned over
+  the chip's search space (:mod:`.gemm_search`: a few tiles that fit a PE's local memory and keep the PEs
+  busy, instead of Inductor's ~15 CPU configs per GEMM, each of which would be compiled and simulated;
+  ``TORCHINDUCTOR_MAX_AUTOTUNE_GEMM_SEARCH_SPACE=EXHAUSTIVE`` widens it);
 - ``options={...}`` (``torch.compile``'s) patched over these.
 
 Every graph Inductor compiles is recorded for the coverage report (:mod:`.coverage`): its wrapper code (which

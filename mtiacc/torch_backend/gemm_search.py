@@ -16,8 +16,9 @@ GEMM) is replaced, for the ``mm``/``addmm``/``bmm``/``baddbmm`` templates of gra
   half as many PEs busy (programs, up to the PE count) as the candidate that keeps the most busy.  A
   GEMM too small to fill the chip keeps its smallest tiles; one that fills it with every tile keeps all.
 
-``options={"max_autotune_gemm_search_space": "EXHAUSTIVE"}`` searches Inductor's exhaustive list instead
-(the first three rules only).  A GEMM left with one candidate is not benchmarked at all (Inductor's rule).
+Inductor's ``max_autotune_gemm_search_space = "EXHAUSTIVE"`` (or
+``TORCHINDUCTOR_MAX_AUTOTUNE_GEMM_SEARCH_SPACE=EXHAUSTIVE``: ``torch.compile`` takes no ``options=`` beside
+``mode=``) searches Inductor's exhaustive list instead, under the first three rules only.  A GEMM left with one candidate is not benchmarked at all (Inductor's rule).
 """
 from __future__ import annotations
 

@@ -66,9 +66,12 @@ def test_max_autotune_runs_gemm_templates_tuned_by_simulated_time():
     assert ms == pytest.approx((clock.now_s() - t0) * 1e3) and ms > 0
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("name", [*zoo.MODELS, "mlp-train"])
 def test_max_autotune(name):
+    """Every model under max-autotune: GEMMs as Triton templates on the chip, tuned over the chip's search space
+    (mtiacc/torch_backend/gemm_search.py), matching eager."""
+    if name in ("gpt2", "bert"):
+        pytest.importorskip("transformers")
     if name == "mlp-train":
         assert zoo.train_step(mode="max-autotune") <= 1e-4
     else:
