@@ -41,3 +41,15 @@ def test_exhaustive_search_keeps_idle_tiles():
 
 def test_int8_k_blocks_are_at_least_32():
     assert chip_configs(16, 16, 16, [(16, 16, 16, 1)], dtype_bytes=1, int8=True) == [Tile(16, 16, 32, 1)]
+
+
+def test_the_chip_search_space_replaces_inductors_cpu_heuristics_only_while_active():
+    from torch._inductor.kernel.mm import mm_template
+    from torch._inductor.template_heuristics.registry import get_template_heuristic
+    from mtiacc.torch_backend.gemm_search import chip_search_space
+    before = type(get_template_heuristic(mm_template.uid, "cpu", "addmm"))
+    with chip_search_space():
+        inside = get_template_heuristic(mm_template.uid, "cpu", "addmm")
+        assert type(inside).__name__ == "ChipAddMM" and isinstance(inside, before)
+        assert type(get_template_heuristic(mm_template.uid, "cpu", "mm")).__name__ == "ChipMM"
+    assert type(get_template_heuristic(mm_template.uid, "cpu", "addmm")) is before
