@@ -12,7 +12,8 @@
   templates (``max_autotune_gemm_backends="TRITON"``), which mtiacc compiles for the matrix engine, tuned over
   the chip's search space (:mod:`.gemm_search`: a few tiles that fit a PE's local memory and keep the PEs
   busy, instead of Inductor's ~15 CPU configs per GEMM, each of which would be compiled and simulated;
-  ``TORCHINDUCTOR_MAX_AUTOTUNE_GEMM_SEARCH_SPACE=EXHAUSTIVE`` widens it);
+  ``TORCHINDUCTOR_MAX_AUTOTUNE_GEMM_SEARCH_SPACE=EXHAUSTIVE`` widens it); pointwise and reduction kernels'
+  configs that leave most PEs idle are not run either (:mod:`.kernel_search`);
 - ``options={...}`` (``torch.compile``'s) patched over these.
 
 Every graph Inductor compiles is recorded for the coverage report (:mod:`.coverage`): its wrapper code (which
@@ -94,6 +95,8 @@ def compile_graph(gm, example_inputs, mode: Optional[str] = None, options: Optio
     patches = config_patches(mode, options)
     if mode in AUTOTUNE_MODES:
         _simulated_benchmarks()
+        from mtiacc.torch_backend import kernel_search
+        kernel_search.install()
     _cache_dir()
     from mtiacc.torch_backend import coverage
     coverage.enable_from_env()

@@ -72,11 +72,16 @@ def chip_configs(m: int, n: int, k: int, configs: Iterable[Tuple[int, int, int, 
         if (bm * bk + bk * bn) * dtype_bytes + bm * bn * 4 > lmem_bytes or tile in tiles:
             continue
         tiles.append(tile)
-    if prune_idle and tiles:
-        busy = {t: min(pes, batch * math.ceil(m / t.block_m) * math.ceil(n / t.block_n)) for t in tiles}
-        most = max(busy.values())
-        tiles = [t for t in tiles if 2 * busy[t] >= most]
+    if prune_idle:
+        tiles = keep_busy(tiles, [min(pes, batch * math.ceil(m / t.block_m) * math.ceil(n / t.block_n))
+                                  for t in tiles])
     return tiles
+
+
+def keep_busy(candidates: List, busy: List[int]) -> List:
+    """The ``candidates`` keeping at least half as many PEs busy (``busy``, in the same order) as the busiest."""
+    most = max(busy, default=0)
+    return [c for c, b in zip(candidates, busy) if 2 * b >= most]
 
 
 def _hint(x) -> int:

@@ -1,4 +1,4 @@
-"""The GEMM templates' search space under max-autotune (mtiacc/torch_backend/gemm_search.py)."""
+"""The search spaces of max-autotune (mtiacc/torch_backend/gemm_search.py, kernel_search.py)."""
 from mtiacc.torch_backend.gemm_search import CHIP_CONFIGS, Tile, chip_configs
 
 
@@ -53,3 +53,14 @@ def test_the_chip_search_space_replaces_inductors_cpu_heuristics_only_while_acti
         assert type(inside).__name__ == "ChipAddMM" and isinstance(inside, before)
         assert type(get_template_heuristic(mm_template.uid, "cpu", "mm")).__name__ == "ChipMM"
     assert type(get_template_heuristic(mm_template.uid, "cpu", "addmm")) is before
+
+
+def test_pointwise_and_reduction_configs_that_idle_pes_are_dropped():
+    from mtiacc.torch_backend.kernel_search import busy_pes
+    from mtiacc.torch_backend.gemm_search import keep_busy
+    hints = {"x": 16, "r0_": 64}          # a layer norm over 16 rows of 64
+    busy = [busy_pes(hints, {"XBLOCK": xb, "R0_BLOCK": 64}, 64) for xb in (1, 8, 32)]
+    assert busy == [16, 2, 1]
+    assert keep_busy(["XBLOCK=1", "XBLOCK=8", "XBLOCK=32"], busy) == ["XBLOCK=1"]
+    assert busy_pes({"x": 8192}, {"XBLOCK": 128}, 64) == 64 and busy_pes({"x": 8192}, {"XBLOCK": 256}, 64) == 32
+    assert busy_pes({"y": 64, "x": 64}, {"XBLOCK": 16}, 64) is None      # no YBLOCK: left alone
