@@ -24,8 +24,6 @@ class Target:
     lmem_bytes: int
     stack_bytes: int
     args_base: int = 0
-    # processing elements on the chip (the YAML's `grid:`, x times y)
-    pes: int = 64
     # timing class -> (issue cycles, result latency), from the YAML's `timing:` section
     timing: Tuple[Tuple[str, Tuple[int, int]], ...] = ()
     # the matrix engine (`dpe:`): fp32 / int32 accumulator rows of 32 values each
@@ -95,8 +93,7 @@ def _from_yaml(text: str, origin: str) -> Target:
         raise UserError(f"target description '{origin}': 'timing' must map each class to its 'issue' and "
                         "'latency' cycles") from None
     return Target(name=str(d.get("name", origin)), vlen_bits=vlen, lmem_bytes=lmem, stack_bytes=stack,
-                  timing=timing, pes=_field(d, "grid.x", origin, 8) * _field(d, "grid.y", origin, 8),
-                  dpe_accumulator_rows=_field(d, "dpe.accumulator_rows", origin, 1024),
+                  timing=timing, dpe_accumulator_rows=_field(d, "dpe.accumulator_rows", origin, 1024),
                   se_functions=_se_functions(d, origin))
 
 

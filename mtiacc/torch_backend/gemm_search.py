@@ -10,8 +10,8 @@ GEMM) is replaced, for the ``mm``/``addmm``/``bmm``/``baddbmm`` templates of gra
 - ``num_stages`` is clamped to the K loop's trip count (``pipeline-dots`` pipelines no deeper: a deeper
   config is the same program) and ``num_warps`` means nothing on the chip, so configs differing only there
   are one candidate;
-- a tile whose operand blocks and accumulator (one stage) do not fit in a PE's local memory (less its
-  stack) is dropped before it is compiled;
+- a tile whose operand blocks and accumulator (one stage) do not fit in a PE's local memory is dropped
+  before it is compiled;
 - with the default search space, tiles that leave most PEs idle are dropped: a candidate keeps at least
   half as many PEs busy (programs, up to the PE count) as the candidate that keeps the most busy.  A
   GEMM too small to fill the chip keeps its smallest tiles; one that fills it with every tile keeps all.
@@ -23,6 +23,7 @@ Inductor's ``max_autotune_gemm_search_space = "EXHAUSTIVE"`` (or
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 from typing import Iterable, Iterator, List, NamedTuple, Optional, Tuple
 
@@ -48,6 +49,13 @@ class Tile(NamedTuple):
     num_stages: int
 
 
+@functools.lru_cache(maxsize=None)
+def chip():
+    """The machine the kernels run on (the simulator's description: its PEs and their local memory)."""
+    from mtiasim.config import load_config
+    return load_config()
+
+
 def _pow2_at_least(x: int) -> int:
     return 1 << max(0, int(x) - 1).bit_length()
 
@@ -57,11 +65,9 @@ def chip_configs(m: int, n: int, k: int, configs: Iterable[Tuple[int, int, int, 
                  lmem_bytes: Optional[int] = None) -> List[Tile]:
     """The distinct candidates of ``configs`` for a ``batch`` x (``m`` x ``k``) @ (``k`` x ``n``) GEMM, in
     order (the rules are in the module's docstring)."""
-    if pes is None or lmem_bytes is None:
-        from mtiacc.target import load_target
-        t = load_target()
-        pes = t.pes if pes is None else pes
-        lmem_bytes = t.lmem_bytes - t.stack_bytes if lmem_bytes is None else lmem_bytes
+    machine = chip()
+    pes = machine.n_pes if pes is None else pes
+    lmem_bytes = machine.local_memory_bytes if lmem_bytes is None else lmem_bytes
     m_hi, n_hi = max(_pow2_at_least(m), 16), max(_pow2_at_least(n), 16)
     k_lo = 32 if int8 else 16
     k_hi = max(_pow2_at_least(k), k_lo)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from typing import Dict, Mapping, Optional
 
-from mtiacc.torch_backend.gemm_search import keep_busy
+from mtiacc.torch_backend.gemm_search import chip, keep_busy
 
 PROGRAM_DIMS = ("x", "y", "z")
 
@@ -38,9 +38,9 @@ def _plugin_class():
 
     class KeepPEsBusy(th.CachingAutotunerPlugin):
         def pre_autotune(self, autotuner, *args, stream, **kwargs):
-            from mtiacc.target import load_target
             hints: Dict[str, int] = autotuner.size_hints or {}
-            busy = [busy_pes(hints, launcher.config.kwargs, load_target().pes) for launcher in autotuner.launchers]
+            pes = chip().n_pes
+            busy = [busy_pes(hints, launcher.config.kwargs, pes) for launcher in autotuner.launchers]
             if hints and None not in busy:
                 autotuner.launchers = keep_busy(autotuner.launchers, busy)
             return th.DEFER
