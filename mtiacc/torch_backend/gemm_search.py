@@ -18,7 +18,9 @@ GEMM) is replaced, for the ``mm``/``addmm``/``bmm``/``baddbmm`` templates of gra
 
 Inductor's ``max_autotune_gemm_search_space = "EXHAUSTIVE"`` (or
 ``TORCHINDUCTOR_MAX_AUTOTUNE_GEMM_SEARCH_SPACE=EXHAUSTIVE``: ``torch.compile`` takes no ``options=`` beside
-``mode=``) searches Inductor's exhaustive list instead, under the first three rules only.  A GEMM left with one candidate is not benchmarked at all (Inductor's rule).
+``mode=``) searches Inductor's exhaustive list instead, under the first three rules only.  A GEMM left with
+one candidate is not benchmarked at all (Inductor's rule).  The rules are an estimate made before compiling;
+the benchmark on the simulated clock still picks among the candidates left.
 """
 from __future__ import annotations
 
