@@ -9,7 +9,11 @@
   compiles to the same kernels each time;
 - with ``mode="max-autotune"``: autotuning on the simulated clock (Inductor's CPU benchmarker reads it for
   candidates that ran on the simulator), and GEMMs (not yet convolutions: see ``config_patches``) as Triton
-  templates (``max_autotune_gemm_backends="TRITON"``), which mtiacc compiles for the matrix engine;
+  templates (``max_autotune_gemm_backends="TRITON"``), which mtiacc compiles for the matrix engine, tuned over
+  the chip's search space (:mod:`.gemm_search`: a few tiles that fit a PE's local memory and keep the PEs
+  busy, instead of Inductor's ~15 CPU configs per GEMM, each of which would be compiled and simulated;
+  ``TORCHINDUCTOR_MAX_AUTOTUNE_GEMM_SEARCH_SPACE=EXHAUSTIVE`` widens it); pointwise and reduction kernels'
+  configs that leave most PEs idle are not run either (:mod:`.kernel_search`);
 - ``options={...}`` (``torch.compile``'s) patched over these.
 
 Every graph Inductor compiles is recorded for the coverage report (:mod:`.coverage`): its wrapper code (which
@@ -91,6 +95,8 @@ def compile_graph(gm, example_inputs, mode: Optional[str] = None, options: Optio
     patches = config_patches(mode, options)
     if mode in AUTOTUNE_MODES:
         _simulated_benchmarks()
+        from mtiacc.torch_backend import kernel_search
+        kernel_search.install()
     _cache_dir()
     from mtiacc.torch_backend import coverage
     coverage.enable_from_env()
@@ -104,8 +110,10 @@ def compile_graph(gm, example_inputs, mode: Optional[str] = None, options: Optio
 def _inner_compile(gm, example_inputs, **kwargs):
     from torch._inductor.compile_fx import compile_fx_inner
     from mtiacc.torch_backend import coverage, offchip
+    from mtiacc.torch_backend.gemm_search import chip_search_space
     from mtiacc.triton_backend.records import fallback_scope
-    with fallback_scope():          # a backward graph compiles later, when backward first runs
+    # a backward graph compiles later, when backward first runs
+    with fallback_scope(), chip_search_space():
         compiled = compile_fx_inner(gm, example_inputs, **kwargs)
     code = getattr(compiled, "source_code", None)
     run = getattr(compiled, "current_callable", None)

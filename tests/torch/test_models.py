@@ -60,15 +60,20 @@ def test_max_autotune_runs_gemm_templates_tuned_by_simulated_time():
         # simulated too, and timed on the simulated clock
         assert rep["aten_ops"] == [] and rep["layer_coverage"] == 1.0
         assert any(k["gemm"] and k["on_chip"] for k in rep["kernels"]), [k["name"] for k in rep["kernels"]]
-        assert rep["autotuning"]["kernels"] >= 2 and rep["autotuning"]["simulated_s"] > 0
+        assert rep["autotuning"]["simulated_s"] > 0
+        # the chip's search space for 16 x 32 @ 32 x 32: the 16 x 16 and 16 x 32 tiles (gemm_search.py)
+        assert rep["autotuning"]["kernels"] == 2
         t0 = clock.now_s()
         ms = benchmarker.benchmark_cpu(lambda: c(x))
     assert ms == pytest.approx((clock.now_s() - t0) * 1e3) and ms > 0
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("name", [*zoo.MODELS, "mlp-train"])
 def test_max_autotune(name):
+    """Every model under max-autotune: GEMMs as Triton templates on the chip, tuned over the chip's search space
+    (mtiacc/torch_backend/gemm_search.py), matching eager."""
+    if name in ("gpt2", "bert"):
+        pytest.importorskip("transformers")
     if name == "mlp-train":
         assert zoo.train_step(mode="max-autotune") <= 1e-4
     else:

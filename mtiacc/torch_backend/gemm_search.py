@@ -1,0 +1,162 @@
+"""The GEMM templates' search space under ``mode="max-autotune"``: the candidates worth compiling for the chip.
+
+Every candidate Inductor benchmarks is a kernel mtiacc compiles and the simulator runs, so each one costs
+about a second or two of host time.  Inductor's CPU list (its GPU list scaled by one half, ~15 configs per
+GEMM) is replaced, for the ``mm``/``addmm``/``bmm``/``baddbmm`` templates of graphs compiled for the chip, by
+:data:`CHIP_CONFIGS` and these rules (:func:`chip_configs`):
+
+- block sizes are clamped to the problem (at most the next power of two of M, N, K; at least 16, 32 for
+  K of int8), as Inductor does;
+- ``num_stages`` is clamped to the K loop's trip count (``pipeline-dots`` pipelines no deeper: a deeper
+  config is the same program) and ``num_warps`` means nothing on the chip, so configs differing only there
+  are one candidate;
+- a tile whose operand blocks and accumulator (one stage) do not fit in a PE's local memory is dropped
+  before it is compiled;
+- with the default search space, tiles that leave most PEs idle are dropped: a candidate keeps at least
+  half as many PEs busy (programs, up to the PE count) as the candidate that keeps the most busy.  A
+  GEMM too small to fill the chip keeps its smallest tiles; one that fills it with every tile keeps all.
+
+Inductor's ``max_autotune_gemm_search_space = "EXHAUSTIVE"`` (or
+``TORCHINDUCTOR_MAX_AUTOTUNE_GEMM_SEARCH_SPACE=EXHAUSTIVE``: ``torch.compile`` takes no ``options=`` beside
+``mode=``) searches Inductor's exhaustive list instead, under the first three rules only.  A GEMM left with
+one candidate is not benchmarked at all (Inductor's rule).  The rules are an estimate made before compiling;
+the benchmark on the simulated clock still picks among the candidates left.
+"""
+from __future__ import annotations
+
+import contextlib
+import functools
+import math
+from typing import Iterable, Iterator, List, NamedTuple, Optional, Tuple
+
+# (BLOCK_M, BLOCK_N, BLOCK_K, num_stages): small tiles for GEMMs that cannot fill 64 PEs, one and several
+# 32 x 32 matrix-engine tiles per program, and the large tiles benchmarks/bench_gemm.py finds best for big GEMMs
+CHIP_CONFIGS: Tuple[Tuple[int, int, int, int], ...] = (
+    (16, 16, 64, 2),
+    (32, 32, 64, 2),
+    (32, 64, 64, 2),
+    (64, 64, 64, 2),
+    (64, 128, 64, 2),
+    (128, 128, 64, 2),
+    (256, 128, 64, 2),
+)
+
+GROUP_M = 8
+
+
+class Tile(NamedTuple):
+    block_m: int
+    block_n: int
+    block_k: int
+    num_stages: int
+
+
+@functools.lru_cache(maxsize=None)
+def chip():
+    """The machine the kernels run on (the simulator's description: its PEs and their local memory)."""
+    from mtiasim.config import load_config
+    return load_config()
+
+
+def _pow2_at_least(x: int) -> int:
+    return 1 << max(0, int(x) - 1).bit_length()
+
+
+def chip_configs(m: int, n: int, k: int, configs: Iterable[Tuple[int, int, int, int]], *, dtype_bytes: int,
+                 batch: int = 1, int8: bool = False, prune_idle: bool = True, pes: Optional[int] = None,
+                 lmem_bytes: Optional[int] = None) -> List[Tile]:
+    """The distinct candidates of ``configs`` for a ``batch`` x (``m`` x ``k``) @ (``k`` x ``n``) GEMM, in
+    order (the rules are in the module's docstring)."""
+    machine = chip()
+    pes = machine.n_pes if pes is None else pes
+    lmem_bytes = machine.local_memory_bytes if lmem_bytes is None else lmem_bytes
+    m_hi, n_hi = max(_pow2_at_least(m), 16), max(_pow2_at_least(n), 16)
+    k_lo = 32 if int8 else 16
+    k_hi = max(_pow2_at_least(k), k_lo)
+    tiles: List[Tile] = []
+    for bm, bn, bk, stages in configs:
+        bm, bn, bk = max(min(bm, m_hi), 16), max(min(bn, n_hi), 16), max(min(bk, k_hi), k_lo)
+        tile = Tile(bm, bn, bk, max(1, min(stages, math.ceil(k / bk))))
+        if (bm * bk + bk * bn) * dtype_bytes + bm * bn * 4 > lmem_bytes or tile in tiles:
+            continue
+        tiles.append(tile)
+    if prune_idle:
+        tiles = keep_busy(tiles, [min(pes, batch * math.ceil(m / t.block_m) * math.ceil(n / t.block_n))
+                                  for t in tiles])
+    return tiles
+
+
+def keep_busy(candidates: List, busy: List[int]) -> List:
+    """The ``candidates`` keeping at least half as many PEs busy (``busy``, in the same order) as the busiest."""
+    most = max(busy, default=0)
+    return [c for c, b in zip(candidates, busy) if 2 * b >= most]
+
+
+def _hint(x) -> int:
+    from torch._inductor.virtualized import V
+    return int(V.graph.sizevars.optimization_hint(x))
+
+
+def _heuristic_classes():
+    """Subclasses of Inductor's CPU GEMM heuristics (the ``cpu`` device is the chip here) with the chip's
+    search space, keyed by (template, op) as Inductor's registry looks them up."""
+    from torch._inductor import config
+    from torch._inductor.template_heuristics import triton as th
+
+    class ChipSearchSpace:
+        def __init__(self) -> None:
+            super().__init__()
+            self.mm_configs = [th.GemmConfig(*c[:3], c[3], 4, group_m=GROUP_M) for c in CHIP_CONFIGS]
+
+        def _get_template_configs_impl(self, kernel_inputs, op_name, **kwargs):
+            size = kernel_inputs.output_layout(flexible=False).size
+            batch = math.prod(_hint(s) for s in size[:-2])
+            yield from super()._get_template_configs_impl(kernel_inputs, op_name, batch=batch, **kwargs)
+
+        def preprocess_mm_configs(self, m, n, k, configs, has_int8_tensor=False, scale=1.0, exclude=None,
+                                  dtype_size=0, op_name="mm", batch=1, **kwargs):
+            tiles = chip_configs(_hint(m), _hint(n), _hint(k),
+                                 [(c.block_m, c.block_n, c.block_k, c.num_stages) for c in configs],
+                                 dtype_bytes=dtype_size or 4, batch=batch,
+                                 int8=has_int8_tensor or self.has_int8_tensor,
+                                 prune_idle=config.max_autotune_gemm_search_space != "EXHAUSTIVE")
+            for t in tiles:
+                yield self.triton_config(t.num_stages, max(1, min(4, t.block_m * t.block_n // 256)),
+                                         BLOCK_M=t.block_m, BLOCK_N=t.block_n, BLOCK_K=t.block_k,
+                                         hint_override=None, GROUP_M=GROUP_M)
+
+    class ChipMM(ChipSearchSpace, th.CPUMMTemplateConfigHeuristic):
+        pass
+
+    class ChipAddMM(ChipSearchSpace, th.CPUAddmmTemplateConfigHeuristic):
+        pass
+
+    mm, bmm = th.mm_template.uid, th.bmm_template.uid
+    return {(mm, "mm"): ChipMM, (bmm, "bmm"): ChipMM, (mm, "addmm"): ChipAddMM, (bmm, "baddbmm"): ChipAddMM}
+
+
+_CLASSES = None
+
+
+@contextlib.contextmanager
+def chip_search_space() -> Iterator[None]:
+    """Inductor's GEMM template heuristics for the ``cpu`` device replaced by the chip's while the block runs."""
+    global _CLASSES
+    from torch._inductor.template_heuristics import registry
+    if _CLASSES is None:
+        _CLASSES = _heuristic_classes()
+    table, saved = registry._TEMPLATE_HEURISTIC_REGISTRY, {}
+    keys = [(template, "cpu", op) for template, op in _CLASSES]
+    for key, cls in zip(keys, _CLASSES.values()):
+        saved[key] = table.get(key)
+        table[key] = cls
+    registry._HEURISTIC_CACHE.clear()
+    try:
+        yield
+    finally:
+        for key, old in saved.items():
+            if old is None:
+                table.pop(key, None)
+            else:
+                table[key] = old
+        registry._HEURISTIC_CACHE.clear()
