@@ -17,6 +17,14 @@ memory), and to the trip count when that is a smaller constant.  The loop gets `
 The unrolled loop runs ``trip // S`` times (its upper bound computed in the IR when the trip count is not
 a constant); the ``trip % S`` iterations left run in a second loop of the original body, marked
 ``{pipeline_stages = 1}``.
+
+Inside the unrolled body, copy ``s + 1``'s operand loads (with the pure ops of the body computing their
+pointers and masks) move up to just before copy ``s``'s dot and are marked ``{prefetch = true}``: a PE has
+one DMA completion barrier, so codegen waits for copy ``s``'s tiles right before it issues copy ``s + 1``'s
+transfers (its address arithmetic done first) and not again before copy ``s``'s dot.  The DMA engine then
+goes from one stage's tiles to the next with only the issue of the transfers in between, where it used to
+wait for the engine commands of the dot and the next load's address arithmetic as well.  Loads move only
+when the body holds no store, atomic or barrier, and their address slice holds no dot and no op with regions.
 """
 from __future__ import annotations
 
@@ -25,7 +33,8 @@ from typing import List, Optional
 
 from mtiacc.ir import ops as O
 from mtiacc.ir import scf
-from mtiacc.ir.core import Block, Operation, OpResult, Value
+from mtiacc.ir.atomic_ops import AtomicCASOp, AtomicRMWOp, BarrierOp
+from mtiacc.ir.core import Block, Operation, OpResult, Pure, Value
 from mtiacc.ir.dot_ops import DotOp
 from mtiacc.ir.shape_ops import ExpandDimsOp, ReshapeOp, TransOp
 from mtiacc.opt.loop_unroll import _copy_body
@@ -107,11 +116,55 @@ def _fill(new: scf.ForOp, loop: scf.ForOp, copies: int, step: int) -> None:
     anchor.erase()
 
 
+def _slice(loads: List[O.LoadOp], body: Block) -> Optional[List[Operation]]:
+    """The ops of ``body`` that compute ``loads``' operands, the loads included, in body order; None when one
+    of them is neither pure nor one of the loads, or is a dot."""
+    seen, out = set(), []
+
+    def visit(op: Operation) -> bool:
+        if id(op) in seen:
+            return True
+        seen.add(id(op))
+        if isinstance(op, DotOp) or op.regions or (Pure not in op.traits and op not in loads):
+            return False
+        for v in op.operands:
+            if isinstance(v, OpResult) and v.op.parent is body and not visit(v.op):
+                return False
+        out.append(op)
+        return True
+
+    if not all(visit(ld) for ld in loads):
+        return None
+    return sorted(out, key=body.ops.index)
+
+
+def hoist_next_loads(loop: scf.ForOp) -> None:
+    """Move each copy's operand loads (and their address slices) before the previous copy's dot, marked
+    ``prefetch`` (the module docstring)."""
+    body = loop.block
+    if any(isinstance(op, (O.StoreOp, AtomicRMWOp, AtomicCASOp, BarrierOp)) for op in loop.walk()):
+        return
+    dots = [op for op in body.ops if isinstance(op, DotOp)]
+    for prev, dot in zip(dots, dots[1:]):
+        loads = [ld for ld in (_loaded(v, body) for v in (dot.a, dot.b)) if ld is not None]
+        loads = list(dict.fromkeys(loads))
+        moved = _slice(loads, body) if loads else None
+        if not moved or body.ops.index(loads[0]) < body.ops.index(prev):
+            continue
+        for op in moved:
+            if body.ops.index(op) > body.ops.index(prev):
+                body.ops.remove(op)
+                body.insert_before(prev, op)
+        for ld in loads:
+            ld.attrs["prefetch"] = True
+
+
 def pipeline(loop: scf.ForOp, stages: int, step: int, trip: Optional[int]) -> None:
     hi = main_upper(loop, stages, step, trip)
     big_step = _const(stages * step, loop.step, loop)
     main = _new_loop(loop, loop.lower, hi, big_step, loop.inits, stages)
     _fill(main, loop, stages, step)
+    hoist_next_loads(main)
     results = list(main.results)
     if trip is None or trip % stages:
         rest = _new_loop(loop, hi, loop.upper, loop.step, main.results, 1)
