@@ -4,6 +4,10 @@ Intervals are single ranges [first, last] over instruction positions, widened to
 block in which the value is live (so values live around a loop's back edge stay allocated for
 the whole loop).  When a class runs out of registers, the interval that ends last is spilled
 to an 8-byte stack slot; its uses reload into a scratch register and its defs store back.
+
+A constant (a register whose one definition is ``li``) is the first choice to spill, and it takes no
+slot: its ``li`` goes, and each use gets its own ``li`` into a scratch register (rematerialized: an
+integer instruction of one cycle instead of a reload's load latency and its store).
 """
 from __future__ import annotations
 
@@ -107,8 +111,23 @@ def live_intervals(fn: MFunction) -> Dict[int, Interval]:
     return {rid: Interval(regs[rid], s[0], s[1]) for rid, s in spans.items()}
 
 
-def linear_scan(fn: MFunction) -> Dict[int, Interval]:
+def constants(fn: MFunction) -> Dict[int, int]:
+    """The registers defined once in ``fn``, by ``li`` of an integer: id -> value (rematerializable)."""
+    defs: Dict[int, int] = {}
+    value: Dict[int, int] = {}
+    for it in fn.items:
+        if not isinstance(it, MInstr):
+            continue
+        for r in it.defs():
+            defs[r.id] = defs.get(r.id, 0) + 1
+            if it.op == "li" and isinstance(it.args[1], int) and not isinstance(it.args[1], bool):
+                value[r.id] = it.args[1]
+    return {rid: v for rid, v in value.items() if defs[rid] == 1}
+
+
+def linear_scan(fn: MFunction, remat: Optional[Dict[int, int]] = None) -> Dict[int, Interval]:
     intervals = live_intervals(fn)
+    remat = remat or {}
     by_class: Dict[str, List[Interval]] = {"x": [], "f": []}
     for iv in intervals.values():
         by_class[iv.reg.cls].append(iv)
@@ -125,13 +144,14 @@ def linear_scan(fn: MFunction) -> Dict[int, Interval]:
                 iv.phys = free.pop(0)
                 active.append(iv)
                 continue
-            victim = max(active + [iv], key=lambda a: a.end)
+            victim = max(active + [iv], key=lambda a: (a.reg.id in remat, a.end))
             if victim is not iv:
                 iv.phys, victim.phys = victim.phys, None
                 active.remove(victim)
                 active.append(iv)
-            victim.slot = next_slot
-            next_slot += 8
+            if victim.reg.id not in remat:
+                victim.slot = next_slot
+                next_slot += 8
     fn.frame_bytes = (next_slot + 15) // 16 * 16
     return intervals
 
@@ -157,13 +177,18 @@ def at_stack_offset(op: str, reg: str, offset: int, loc, comment: str) -> List[M
             *adjust_sp(-shift, loc)]
 
 
-def rewrite(fn: MFunction, intervals: Dict[int, Interval]) -> None:
-    """Replace virtual registers by physical ones, with reloads and stores around spilled ones."""
+def rewrite(fn: MFunction, intervals: Dict[int, Interval], remat: Optional[Dict[int, int]] = None) -> None:
+    """Replace virtual registers by physical ones, with reloads and stores around spilled ones (``li`` again
+    before each use of a spilled constant of ``remat``, whose own ``li`` goes)."""
+    remat = remat or {}
     out: List[Item] = []
     for it in fn.items:
         if isinstance(it, LabelDef):
             out.append(it)
             continue
+        d = it.defs()
+        if it.op == "li" and len(d) == 1 and d[0].id in remat and intervals[d[0].id].phys is None:
+            continue   # a spilled constant: rematerialized at its uses
         scratch = {"x": list(SCRATCH["x"]), "f": list(SCRATCH["f"])}
         mapping: Dict[int, str] = {}
         before, after = [], []
@@ -177,6 +202,9 @@ def rewrite(fn: MFunction, intervals: Dict[int, Interval]) -> None:
                 continue
             tmp = scratch[r.cls].pop(0)
             mapping[r.id] = tmp
+            if r.id in remat:
+                before.append(MInstr("li", [tmp, remat[r.id]], it.loc, f"rematerialize {r!r}"))
+                continue
             load, store = ("ld", "sd") if r.cls == "x" else ("fld", "fsd")  # all 64 bits: doubles, boxed singles
             if any(u.id == r.id for u in it.uses()):
                 before.extend(at_stack_offset(load, tmp, iv.slot, it.loc, f"reload {r!r}"))
@@ -199,7 +227,8 @@ def rewrite(fn: MFunction, intervals: Dict[int, Interval]) -> None:
 
 
 def allocate(fn: MFunction) -> None:
-    rewrite(fn, linear_scan(fn))
+    remat = constants(fn)
+    rewrite(fn, linear_scan(fn, remat), remat)
 
 
 def used_labels(fn: MFunction) -> Set[str]:
