@@ -87,8 +87,10 @@ def main_upper(loop: scf.ForOp, stages: int, step: int, trip: Optional[int]) -> 
         return _const(O.const_value(lo) + trip // stages * stages * step, lo, loop)
     diff = _emit(O.SubIOp.get(hi, lo, loc=loc), loop)
     diff = _emit(O.MaxSIOp.get(diff, _const(0, lo, loop), loc=loc), loop)
-    count = _emit(O.AddIOp.get(diff, _const(step - 1, lo, loop), loc=loc), loop)
-    count = _emit(O.DivSIOp.get(count, _const(step, lo, loop), loc=loc), loop)
+    count = diff
+    if step != 1:
+        count = _emit(O.AddIOp.get(diff, _const(step - 1, lo, loop), loc=loc), loop)
+        count = _emit(O.DivSIOp.get(count, _const(step, lo, loop), loc=loc), loop)
     full = _emit(O.DivSIOp.get(count, _const(stages, lo, loop), loc=loc), loop)
     span = _emit(O.MulIOp.get(full, _const(stages * step, lo, loop), loc=loc), loop)
     return _emit(O.AddIOp.get(lo, span, loc=loc), loop)
@@ -208,7 +210,7 @@ def visit(block: Block, p: "PipelineDots") -> bool:
 @dataclasses.dataclass(frozen=True)
 class PipelineDots(ModulePass):
     name = "pipeline-dots"
-    stages: int = 2
+    stages: int = 4
     lmem_bytes: int = 196608
 
     def run(self, module: O.ModuleOp) -> Optional[bool]:
