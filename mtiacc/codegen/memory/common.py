@@ -294,15 +294,6 @@ def dma2d_config(b: MBuilder, rows, dram_stride, local_stride) -> None:
 PREFETCH_WAIT = "the tiles in flight complete before the next prefetch"
 
 
-def wait_before_transfers(lw: Lowering) -> None:
-    """Called by a load's lowering where its addresses are computed and its transfers are about to issue (every
-    path to them passes here): the wait a prefetch owes the tiles in flight (``lw.dma.wait_at_issue``, set by
-    instruction selection), if it owes one, so that the address arithmetic runs while they still move."""
-    if lw.dma.wait_at_issue:
-        lw.b("mtia.dma.wait", comment=PREFETCH_WAIT + ", its addresses computed")
-        lw.dma.wait_at_issue = False
-
-
 def dma2d(b: MBuilder, inbound: bool, dram: VReg, local: VReg, row_bytes) -> None:
     """One 2-D transfer of the configured rows of ``row_bytes`` (an int or a register) each."""
     n = _reg(b, row_bytes, "bytes")
