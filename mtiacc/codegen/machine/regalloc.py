@@ -7,7 +7,9 @@ to an 8-byte stack slot; its uses reload into a scratch register and its defs st
 
 A constant (a register whose one definition is ``li``) is the first choice to spill, and it takes no
 slot: its ``li`` goes, and each use gets its own ``li`` into a scratch register (rematerialized: an
-integer instruction of one cycle instead of a reload's load latency and its store).
+integer instruction of one cycle instead of a reload's load latency and its store).  An integer parameter
+(its one definition a load from the argument block, which nothing writes) comes next: its uses load it
+from the argument block again, and its load and the store to a slot go.
 """
 from __future__ import annotations
 
@@ -111,21 +113,31 @@ def live_intervals(fn: MFunction) -> Dict[int, Interval]:
     return {rid: Interval(regs[rid], s[0], s[1]) for rid, s in spans.items()}
 
 
-def constants(fn: MFunction) -> Dict[int, int]:
-    """The registers defined once in ``fn``, by ``li`` of an integer: id -> value (rematerializable)."""
+def constants(fn: MFunction) -> Dict[int, tuple]:
+    """The registers ``fn`` can recompute where it uses them, by id: defined once, by ``li`` of an integer
+    (``("li", value)``) or by a load of an integer parameter from the argument block (``(op, slot)``)."""
     defs: Dict[int, int] = {}
-    value: Dict[int, int] = {}
+    value: Dict[int, tuple] = {}
     for it in fn.items:
         if not isinstance(it, MInstr):
             continue
         for r in it.defs():
             defs[r.id] = defs.get(r.id, 0) + 1
             if it.op == "li" and isinstance(it.args[1], int) and not isinstance(it.args[1], bool):
-                value[r.id] = it.args[1]
+                value[r.id] = ("li", it.args[1])
+            elif it.op in ("ld", "lw") and isinstance(it.args[1], Mem) and it.args[1].base == "zero" \
+                    and (it.comment or "").startswith("parameter "):
+                value[r.id] = (it.op, it.args[1])
     return {rid: v for rid, v in value.items() if defs[rid] == 1}
 
 
-def linear_scan(fn: MFunction, remat: Optional[Dict[int, int]] = None) -> Dict[int, Interval]:
+def _rank(iv: Interval, remat: Dict[int, tuple]) -> int:
+    """Spill preference: constants, then parameters, then the rest."""
+    how = remat.get(iv.reg.id)
+    return 0 if how is None else 2 if how[0] == "li" else 1
+
+
+def linear_scan(fn: MFunction, remat: Optional[Dict[int, tuple]] = None) -> Dict[int, Interval]:
     intervals = live_intervals(fn)
     remat = remat or {}
     by_class: Dict[str, List[Interval]] = {"x": [], "f": []}
@@ -144,7 +156,7 @@ def linear_scan(fn: MFunction, remat: Optional[Dict[int, int]] = None) -> Dict[i
                 iv.phys = free.pop(0)
                 active.append(iv)
                 continue
-            victim = max(active + [iv], key=lambda a: (a.reg.id in remat, a.end))
+            victim = max(active + [iv], key=lambda a: (_rank(a, remat), a.end))
             if victim is not iv:
                 iv.phys, victim.phys = victim.phys, None
                 active.remove(victim)
@@ -177,19 +189,23 @@ def at_stack_offset(op: str, reg: str, offset: int, loc, comment: str) -> List[M
             *adjust_sp(-shift, loc)]
 
 
-def rewrite(fn: MFunction, intervals: Dict[int, Interval], remat: Optional[Dict[int, int]] = None) -> None:
+def rewrite(fn: MFunction, intervals: Dict[int, Interval], remat: Optional[Dict[int, tuple]] = None) -> None:
     """Replace virtual registers by physical ones, with reloads and stores around spilled ones (``li`` again
     before each use of a spilled constant of ``remat``, whose own ``li`` goes)."""
     remat = remat or {}
     out: List[Item] = []
+    turn = {"x": 0, "f": 0}   # the scratch registers rotate, so a reload may move up past the previous one
     for it in fn.items:
         if isinstance(it, LabelDef):
             out.append(it)
             continue
         d = it.defs()
-        if it.op == "li" and len(d) == 1 and d[0].id in remat and intervals[d[0].id].phys is None:
-            continue   # a spilled constant: rematerialized at its uses
-        scratch = {"x": list(SCRATCH["x"]), "f": list(SCRATCH["f"])}
+        if len(d) == 1 and d[0].id in remat and intervals[d[0].id].phys is None:
+            continue   # a spilled constant or parameter: recomputed at its uses
+        scratch = {c: SCRATCH[c][turn[c]:] + SCRATCH[c][:turn[c]] for c in SCRATCH}
+        for c in SCRATCH:
+            if any(intervals[r.id].phys is None for r in it.regs() if r.cls == c):
+                turn[c] = (turn[c] + 1) % len(SCRATCH[c])
         mapping: Dict[int, str] = {}
         before, after = [], []
         defs = {r.id for r in it.defs()}
@@ -203,7 +219,8 @@ def rewrite(fn: MFunction, intervals: Dict[int, Interval], remat: Optional[Dict[
             tmp = scratch[r.cls].pop(0)
             mapping[r.id] = tmp
             if r.id in remat:
-                before.append(MInstr("li", [tmp, remat[r.id]], it.loc, f"rematerialize {r!r}"))
+                op, arg = remat[r.id]
+                before.append(MInstr(op, [tmp, arg], it.loc, f"rematerialize {r!r}"))
                 continue
             load, store = ("ld", "sd") if r.cls == "x" else ("fld", "fsd")  # all 64 bits: doubles, boxed singles
             if any(u.id == r.id for u in it.uses()):
