@@ -1,8 +1,7 @@
 # Tutorial 03's GEMM on the engine, as `make bench-gemm` compiles it.  pipeline-dots unrolls the K loop into
 # 4 stages (no num_stages given: as many as local memory holds, up to 4) and moves each stage's operand loads
 # up before the previous stage's dot, marked prefetch.  Codegen waits for the tiles in flight right before a
-# prefetch's transfer, its address arithmetic done, and not again before the previous stage's dot; a wrapped
-# tile that does not wrap takes one run without the divider.  The accumulators go back to local memory in row
+# prefetch's transfer, its address arithmetic done, and not again before the previous stage's dot.  The accumulators go back to local memory in row
 # bands (dot-accumulators marks the store {row_bands = 2}), each band's DMA issued as its own transfer.
 # Signed / and % by 64 are shifts, and a spilled constant is rematerialized, not reloaded.
 # RUN: mtiacc %s --emit=ir -O3 -D BLOCK_SIZE_M=64 -D BLOCK_SIZE_N=64 -D BLOCK_SIZE_K=64 -D GROUP_SIZE_M=8 \
@@ -61,8 +60,6 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
 # ASM: # rematerialize
 # ASM: mtia.dpe.zero
 # ASM: .Lfor{{[0-9]+}}:
-# ASM-NOT: mtia.dma.wait
-# ASM: # wrapped rows: one run when 0 <= u and u + count <= R
 # ASM-NOT: mtia.dma.wait
 # ASM: mtia.dma.in2d
 # The second stage's A tile: the wait for the first stage's tiles right before its transfer (on each path, and at

@@ -135,21 +135,12 @@ def _runs(b: MBuilder, ax: _Axis, body: Callable[[VReg, VReg, VReg], None]) -> N
     (``x == r``: ``a - r`` rows); at least one row, at most the positions left."""
     if isinstance(ax.count, int) and ax.count <= 0:
         return
+    a = _abs(b, ax.modulus)
     limit = b.li(ax.count) if isinstance(ax.count, int) else ax.count
     pos = b.li(0, "pos")
-    top, done, slow = b.new_label("wrun"), b.new_label("wrundone"), b.new_label("wwraps")
+    top, done = b.new_label("wrun"), b.new_label("wrundone")
     if not isinstance(ax.count, int):
         b("bge", pos, limit, done)
-    # One run, found without the divider, when the rows do not wrap: 0 <= u and u + count <= R (a tile
-    # inside the matrix, as every tile of a GEMM whose sizes divide by its blocks is).
-    end = b.x("end")
-    b("add", end, ax.u, limit, comment="wrapped rows: one run when 0 <= u and u + count <= R")
-    b("bltz", ax.u, slow)
-    b("blt", ax.modulus, end, slow)
-    body(ax.u, pos, limit)
-    b("j", done)
-    b.label(slow)
-    a = _abs(b, ax.modulus)
     b.label(top)
     x, r, ln, rest = b.x("x"), b.x("row"), b.x("len"), b.x("rest")
     have, positive, fits = b.new_label("wlen"), b.new_label("wpos"), b.new_label("wfits")
