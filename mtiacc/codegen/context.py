@@ -99,6 +99,11 @@ class Numbering:
 class DmaState:
     pending_in: bool = False  # a DMA into local memory was issued and not yet waited for
     inflight: Set[int] = dataclasses.field(default_factory=set)  # prefetched blocks (pipeline-loads) not waited for
+    # the prefetched blocks issued since the last op that touches local memory: one group, no wait between them
+    fresh: Set[int] = dataclasses.field(default_factory=set)
+    # a prefetch's wait for the tiles in flight, not yet emitted: the load's lowering emits it once its address
+    # arithmetic is done, just before its transfers issue (``wait_before_transfers``), else it goes first
+    wait_at_issue: bool = False
 
 
 @dataclasses.dataclass(eq=False)

@@ -171,6 +171,18 @@ class DotOp(Operation):
             self._fail("accumulator = \"engine\": the result must feed only the next resident dot or the yield")
 
 
+def read_back_bands(m: int, n: int) -> int:
+    """Row bands the engine writes an ``m x n`` accumulator block back in (``acc.st`` band by band, each band's
+    column groups in turn), so that a store can move each band while the engine writes the next: bands of at
+    least 32 rows, and at most 16 ``acc.st`` commands in all (the engine's queue, and the command processor's
+    record of the local bytes they write, which times a transfer after the commands writing its bytes)."""
+    groups = -(-n // 32)
+    bands = 1
+    while m % (2 * bands) == 0 and m // (2 * bands) >= 32 and 2 * bands * groups <= 16:
+        bands *= 2
+    return bands
+
+
 def read_back_source(op: Operation) -> Optional[DotOp]:
     """For an ``arith.truncf`` the engine's store of a dot's accumulators does (``read_back``): that dot."""
     from mtiacc.ir.scf import ForOp

@@ -561,13 +561,17 @@ class LoadOp(Operation):
 
 
 class StoreOp(Operation):
-    """``tl.store``; ``access``: how it moves to DRAM, as for ``LoadOp``."""
+    """``tl.store``; ``access``: how it moves to DRAM, as for ``LoadOp``.  ``row_bands`` (``dot-accumulators``):
+    the stored block is a resident dot's accumulators, which the engine writes back in that many bands of rows
+    (each band's column groups in turn); the store moves band by band, each transfer issued as soon as the engine
+    has written its band (a ``tiles`` store of a 2-D block)."""
 
     name = "tt.store"
     ptr = operand(PtrLike)
     value = operand(AnyType)
     mask = opt_operand(BoolLike)
     access = attribute(str, optional=True)
+    row_bands = attribute(int, optional=True)
 
     @classmethod
     def get(cls, ptr: Value, value: Value, mask: Optional[Value] = None, loc=None, attrs=None):
@@ -579,6 +583,9 @@ class StoreOp(Operation):
             self._fail(f"value type {self.value.type} does not match pointer type {self.ptr.type}")
         if self.mask is not None and self.mask.type.shape != self.ptr.type.shape:
             self._fail("mask must have the pointer's shape")
+        if self.row_bands is not None and (self.row_bands < 1 or len(self.value.type.shape) != 2
+                                           or self.value.type.shape[0] % self.row_bands):
+            self._fail(f"row_bands = {self.row_bands} must divide the rows of a 2-D block")
         why = access_error(self)
         if why is not None:
             self._fail(why)

@@ -245,19 +245,20 @@ def test_a_big_endian_input_array_is_read_by_value(capsys, add_bin, tmp_path):
 def test_a_spill_area_beyond_addi_immediates(capsys, tmp_path):
     """80 pointers live across a sum of their blocks need a 2 KiB+ spill area: `addi sp, sp, -2144` and
     spill slots past 2047(sp) were assembler range errors (a code generation bug shown as an assembler
-    error)."""
+    error).  The pointers are computed (`P + Z`, Z = 0), so that they take slots: a spilled parameter is
+    loaded from the argument block again instead."""
     n = 80
-    text = HEAD + (f"def k({', '.join(f'P{i}' for i in range(n))}, BLOCK: tl.constexpr):\n"
+    text = HEAD + (f"def k(Z, {', '.join(f'P{i}' for i in range(n))}, BLOCK: tl.constexpr):\n"
                    "    o = tl.arange(0, BLOCK)\n"
-                   + "".join(f"    x{i} = tl.load(P{i} + o)\n" for i in range(n))
+                   + "".join(f"    q{i} = P{i} + Z\n    x{i} = tl.load(q{i} + o)\n" for i in range(n))
                    + f"    s = {' + '.join(f'x{i}' for i in range(n))}\n"
-                   + "".join(f"    tl.store(P{i} + o, x{i} + s)\n" for i in range(n)))
+                   + "".join(f"    tl.store(q{i} + o, x{i} + s)\n" for i in range(n)))
     rc, asm, err = mtiacc(capsys, kernel(tmp_path, text=text), "-D", "BLOCK=16", "--emit=asm")
     assert rc == 0, err
     assert "sp, sp, -2048" in asm and "2047(sp)" in asm   # the frame and the far slots, in steps
     rng = np.random.default_rng(0)
     xs = {f"P{i}": rng.integers(-8, 8, 16).astype(np.float32) for i in range(n)}
-    got = compile_and_run(capsys, tmp_path, tmp_path / "k.py", xs)
+    got = compile_and_run(capsys, tmp_path, tmp_path / "k.py", {**xs, "Z": np.array(0, np.int32)})
     total = sum(xs.values())
     for name, x in xs.items():
         np.testing.assert_array_equal(got[name], x + total, err_msg=name)

@@ -67,6 +67,9 @@ def matmul_plus(A, B, C, M, N, K, stride_am, BM: tl.constexpr, BN: tl.constexpr,
 # O2: ^bb0(%k: i32, %[[ACC:[0-9]+]]: tensor<64x32xf32>, {{.*}}):
 # O2: %a = "tt.load"({{.*}}) {access = "tiles"
 # O2: %b = "tt.load"({{.*}}) {access = "tiles"
+# The next stage's loads come before this stage's dot, marked prefetch (pipeline-dots).
+# O2: "tt.load"({{.*}}) {prefetch = true, access = "tiles"
+# O2: "tt.load"({{.*}}) {prefetch = true, access = "tiles"
 # O2-NEXT: %[[D:[0-9]+]] = "tt.dot"(%a, %b, %[[ACC]]) {accumulator = "engine"} : (tensor<64x32xf16>, tensor<32x32xf16>, tensor<64x32xf32>) -> tensor<64x32xf32>
 # O2: %c = "arith.truncf"
 

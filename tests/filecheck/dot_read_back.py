@@ -22,7 +22,7 @@ def k_loop_cast(A, B, C, K):
         acc = tl.dot(a, b, acc)
     tl.store(C + rm[:, None] * 64 + rn[None, :], acc.to(tl.bfloat16))
 
-# IR: "scf.for"{{.*}}pipeline_stages = 2
+# IR: "scf.for"{{.*}}pipeline_stages = 4
 # IR-NOT: read_back =
 # IR: "scf.yield"
 # IR: %[[L:[0-9]+]] = "scf.for"

@@ -33,6 +33,41 @@ def _bits32(t: Type) -> bool:
     return isinstance(t, IntType) and t.width <= 32
 
 
+def _pow2_shift(op):
+    """``k`` when ``op`` (a signed ``/`` or ``%`` of 32 or 64 bits) divides by the constant ``2**k``, ``k >= 1``."""
+    t, c = op.result.type, O.const_value(op.rhs)
+    if not isinstance(t, IntType) or t.width not in (32, 64) or not isinstance(c, int) or isinstance(c, bool):
+        return None
+    k = c.bit_length() - 1
+    return k if c > 1 and c == 1 << k and k < t.width - 1 else None
+
+
+def _div_rem_pow2(b: MBuilder, op, get) -> VReg:
+    """``x / 2**k`` and ``x % 2**k`` rounded toward zero (C's, as ``arith.divsi`` / ``remsi``) with shifts, not
+    the divider (``IntDiv``: 20 cycles of latency): a negative ``x`` is biased by ``2**k - 1`` first
+    (``(x >> (W-1)) >>> (W-k)``), then ``q = (x + bias) >> k`` and ``r = x - ((x + bias) & -2**k)``."""
+    k = _pow2_shift(op)
+    w32 = op.result.type.width == 32
+    width = 32 if w32 else 64
+    sfx = "w" if w32 else ""
+    x = get(op.lhs)
+    sign, bias, biased = b.x(), b.x(), b.x()
+    b("srai" + sfx, sign, x, width - 1, comment=f"signed {'/' if isinstance(op, O.DivSIOp) else '%'} {1 << k}: shifts")
+    b("srli" + sfx, bias, sign, width - k)
+    b("add" + sfx, biased, x, bias)
+    out = b.x()
+    if isinstance(op, O.DivSIOp):
+        b("srai" + sfx, out, biased, k)
+        return out
+    low = b.x()
+    if k <= 11:
+        b("andi", low, biased, -(1 << k))
+    else:
+        b("and", low, biased, b.li(-(1 << k)))
+    b("sub" + sfx, out, x, low)
+    return out
+
+
 def f32_bits(x: float) -> int:
     """The f32 bit pattern of ``x`` rounded to nearest even; beyond the f32 range that is an infinity,
     as Triton converts ``x_f32 * 1e39`` (the literal does not take part in the promotion)."""
@@ -91,6 +126,8 @@ def lower_scalar(b: MBuilder, op, get) -> VReg:
         r = b.x("pid")
         b("mtia.nprogs" if isinstance(op, O.GetNumProgramsOp) else "mtia.pid", r, op.axis)
         return r
+    if type(op) in (O.DivSIOp, O.RemSIOp) and _pow2_shift(op) is not None:
+        return _div_rem_pow2(b, op, get)
     if type(op) in INT_BINARY:
         check_scalar_type(t, op)
         mn = INT_BINARY[type(op)][0 if _bits32(t) else 1]

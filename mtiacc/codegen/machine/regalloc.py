@@ -4,6 +4,12 @@ Intervals are single ranges [first, last] over instruction positions, widened to
 block in which the value is live (so values live around a loop's back edge stay allocated for
 the whole loop).  When a class runs out of registers, the interval that ends last is spilled
 to an 8-byte stack slot; its uses reload into a scratch register and its defs store back.
+
+A constant (a register whose one definition is ``li``) is the first choice to spill, and it takes no
+slot: its ``li`` goes, and each use gets its own ``li`` into a scratch register (rematerialized: an
+integer instruction of one cycle instead of a reload's load latency and its store).  An integer parameter
+(its one definition a load from the argument block, which nothing writes) comes next: its uses load it
+from the argument block again, and its load and the store to a slot go.
 """
 from __future__ import annotations
 
@@ -107,8 +113,33 @@ def live_intervals(fn: MFunction) -> Dict[int, Interval]:
     return {rid: Interval(regs[rid], s[0], s[1]) for rid, s in spans.items()}
 
 
-def linear_scan(fn: MFunction) -> Dict[int, Interval]:
+def constants(fn: MFunction) -> Dict[int, tuple]:
+    """The registers ``fn`` can recompute where it uses them, by id: defined once, by ``li`` of an integer
+    (``("li", value)``) or by a load of an integer parameter from the argument block (``(op, slot)``)."""
+    defs: Dict[int, int] = {}
+    value: Dict[int, tuple] = {}
+    for it in fn.items:
+        if not isinstance(it, MInstr):
+            continue
+        for r in it.defs():
+            defs[r.id] = defs.get(r.id, 0) + 1
+            if it.op == "li" and isinstance(it.args[1], int) and not isinstance(it.args[1], bool):
+                value[r.id] = ("li", it.args[1])
+            elif it.op in ("ld", "lw") and isinstance(it.args[1], Mem) and it.args[1].base == "zero" \
+                    and (it.comment or "").startswith("parameter "):
+                value[r.id] = (it.op, it.args[1])
+    return {rid: v for rid, v in value.items() if defs[rid] == 1}
+
+
+def _rank(iv: Interval, remat: Dict[int, tuple]) -> int:
+    """Spill preference: constants, then parameters, then the rest."""
+    how = remat.get(iv.reg.id)
+    return 0 if how is None else 2 if how[0] == "li" else 1
+
+
+def linear_scan(fn: MFunction, remat: Optional[Dict[int, tuple]] = None) -> Dict[int, Interval]:
     intervals = live_intervals(fn)
+    remat = remat or {}
     by_class: Dict[str, List[Interval]] = {"x": [], "f": []}
     for iv in intervals.values():
         by_class[iv.reg.cls].append(iv)
@@ -125,13 +156,14 @@ def linear_scan(fn: MFunction) -> Dict[int, Interval]:
                 iv.phys = free.pop(0)
                 active.append(iv)
                 continue
-            victim = max(active + [iv], key=lambda a: a.end)
+            victim = max(active + [iv], key=lambda a: (_rank(a, remat), a.end))
             if victim is not iv:
                 iv.phys, victim.phys = victim.phys, None
                 active.remove(victim)
                 active.append(iv)
-            victim.slot = next_slot
-            next_slot += 8
+            if victim.reg.id not in remat:
+                victim.slot = next_slot
+                next_slot += 8
     fn.frame_bytes = (next_slot + 15) // 16 * 16
     return intervals
 
@@ -157,14 +189,23 @@ def at_stack_offset(op: str, reg: str, offset: int, loc, comment: str) -> List[M
             *adjust_sp(-shift, loc)]
 
 
-def rewrite(fn: MFunction, intervals: Dict[int, Interval]) -> None:
-    """Replace virtual registers by physical ones, with reloads and stores around spilled ones."""
+def rewrite(fn: MFunction, intervals: Dict[int, Interval], remat: Optional[Dict[int, tuple]] = None) -> None:
+    """Replace virtual registers by physical ones, with reloads and stores around spilled ones (``li`` again
+    before each use of a spilled constant of ``remat``, whose own ``li`` goes)."""
+    remat = remat or {}
     out: List[Item] = []
+    turn = {"x": 0, "f": 0}   # the scratch registers rotate, so a reload may move up past the previous one
     for it in fn.items:
         if isinstance(it, LabelDef):
             out.append(it)
             continue
-        scratch = {"x": list(SCRATCH["x"]), "f": list(SCRATCH["f"])}
+        d = it.defs()
+        if len(d) == 1 and d[0].id in remat and intervals[d[0].id].phys is None:
+            continue   # a spilled constant or parameter: recomputed at its uses
+        scratch = {c: SCRATCH[c][turn[c]:] + SCRATCH[c][:turn[c]] for c in SCRATCH}
+        for c in SCRATCH:
+            if any(intervals[r.id].phys is None for r in it.regs() if r.cls == c):
+                turn[c] = (turn[c] + 1) % len(SCRATCH[c])
         mapping: Dict[int, str] = {}
         before, after = [], []
         defs = {r.id for r in it.defs()}
@@ -177,6 +218,10 @@ def rewrite(fn: MFunction, intervals: Dict[int, Interval]) -> None:
                 continue
             tmp = scratch[r.cls].pop(0)
             mapping[r.id] = tmp
+            if r.id in remat:
+                op, arg = remat[r.id]
+                before.append(MInstr(op, [tmp, arg], it.loc, f"rematerialize {r!r}"))
+                continue
             load, store = ("ld", "sd") if r.cls == "x" else ("fld", "fsd")  # all 64 bits: doubles, boxed singles
             if any(u.id == r.id for u in it.uses()):
                 before.extend(at_stack_offset(load, tmp, iv.slot, it.loc, f"reload {r!r}"))
@@ -199,7 +244,8 @@ def rewrite(fn: MFunction, intervals: Dict[int, Interval]) -> None:
 
 
 def allocate(fn: MFunction) -> None:
-    rewrite(fn, linear_scan(fn))
+    remat = constants(fn)
+    rewrite(fn, linear_scan(fn, remat), remat)
 
 
 def used_labels(fn: MFunction) -> Set[str]:

@@ -9,6 +9,9 @@ Dependencies come from the ISA table's access column (``xd`` is written, ``xs1``
 its base, ``mtia.dma.*`` read ``rd``, ``vfmacc`` reads and writes ``vd`` ...) and its effects column, as three
 implicit resources: ``VTYPE`` (``setvl`` writes it, ``vtype`` reads it), ``MEM`` (``load`` reads it; ``store``,
 ``dma`` and ``io`` read and write it, so memory order is kept, loads aside) and ``DMA`` (``dma`` writes it);
+``mtia.dma.cfg`` touches ``DMA`` only (a register of the DMA engine), and the spills and reloads (``sp``-based
+``ld`` / ``sd``) a resource ``STACK`` of their own instead of ``MEM`` (nothing else reaches the spill area), so a
+reload moves up past DMA commands and engine commands to hide its latency;
 and the vector register groups (``v8`` stands for ``v8..v15``: the loops use LMUL up to 8).  An instruction
 the table does not know is a barrier.
 
@@ -75,7 +78,19 @@ def effects(ins: MInstr) -> Effects:
         reads, writes = _RESOURCES.get(e, ((), ()))
         uses.update(reads)
         defs.update(writes)
+    if ins.op == "mtia.dma.cfg":          # a register of the DMA engine: ordered among DMA commands only
+        uses.discard("MEM")
+        defs.discard("MEM")
+    elif _STACK_OPS.get(ins.op) and any(isinstance(a, Mem) and a.base == "sp" for a in ins.args):
+        # the spill area: no DMA, engine command or vector access touches it, only other spills and reloads
+        for s in (uses, defs):
+            if "MEM" in s:
+                s.discard("MEM")
+                s.add("STACK")
     return Effects(frozenset(defs), frozenset(uses), row.timing)
+
+
+_STACK_OPS = {"ld": True, "sd": True, "fld": True, "fsd": True}
 
 
 def is_terminator(ins: MInstr) -> bool:

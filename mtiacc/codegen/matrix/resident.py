@@ -23,7 +23,7 @@ from mtiacc.codegen.matrix.tiles import ACC_BYTES, Geometry, configure, counted,
 from mtiacc.codegen.vector.lmem import Buffer
 from mtiacc.codegen.vector.vloop import Src, elem_bytes
 from mtiacc.ir.core import Value
-from mtiacc.ir.dot_ops import DotOp
+from mtiacc.ir.dot_ops import DotOp, read_back_bands
 from mtiacc.ir.scf import ForOp
 from mtiacc.ir.types import FloatType
 
@@ -124,9 +124,12 @@ def end(lw: Lowering, loop: ForOp, homes, kept: Dict[int, DotOp]) -> None:
         out = lw.lmem.alloc(batch * g.acc_bytes, "the fp32 accumulators of a loop's tt.dot", loop.loc) \
             if narrow else home
         configure(lw, g)
+        bands = read_back_bands(g.M, g.N)   # band by band (a banded store moves each as it lands)
+        band = g.M // bands
         with counted(lw, batch, [(out.offset, g.M * g.N * out_bytes(rb)), (first, g.rows)]) as (o, rows):
-            for j, (n0, w) in enumerate(g.groups):
-                store_rows(lw, g, o, rows, j * g.M, 0, g.M, n0, w, rb)
+            for m0 in range(0, g.M, band):
+                for j, (n0, w) in enumerate(g.groups):
+                    store_rows(lw, g, o, rows, j * g.M + m0, m0, band, n0, w, rb)
         E.free_rows(lw.engine, first)
         if narrow:
             E.drain(lw, "the accumulators are stored before they narrow to f16")

@@ -291,6 +291,9 @@ def dma2d_config(b: MBuilder, rows, dram_stride, local_stride) -> None:
         b("mtia.dma.cfg", _reg(b, v, hint), k)
 
 
+PREFETCH_WAIT = "the tiles in flight complete before the next prefetch"
+
+
 def dma2d(b: MBuilder, inbound: bool, dram: VReg, local: VReg, row_bytes) -> None:
     """One 2-D transfer of the configured rows of ``row_bytes`` (an int or a register) each."""
     n = _reg(b, row_bytes, "bytes")

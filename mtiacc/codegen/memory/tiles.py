@@ -50,10 +50,43 @@ def needs_buffers(op) -> List[Value]:
     return out
 
 
+def _bands(lw: Lowering, count: Step, bands: int, rows: int, dram: VReg, lmem: VReg, dstep: Step, lstep: int,
+           row_bytes: Step, inbound: bool) -> None:
+    """The 2-D transfer of ``count`` rows (of ``rows``) as ``bands`` transfers of ``rows / bands`` rows each
+    (a store's ``row_bands``: each band's DMA starts once the engine has written that band)."""
+    b = lw.b
+    band = rows // bands
+    for i in range(bands):
+        if isinstance(count, int):
+            n: Step = max(0, min(band, count - i * band))
+            if not n:
+                break
+            skip = None
+        else:
+            left = b.x("left")
+            b("addi", left, count, -i * band)
+            n = clamp(lw, left, band)
+            skip = b.new_label("band")
+            b("beqz", n, skip)
+        b("mtia.dma.cfg", b.li(n) if isinstance(n, int) else n, 0, comment=f"row band {i} of {bands}")
+        d, l = b.x("p"), b.x("p")
+        off = i * band
+        if isinstance(dstep, int):
+            b("add", d, dram, b.li(off * dstep))
+        else:
+            b("mul", d, dstep, b.li(off))
+            b("add", d, d, dram)
+        b("addi", l, lmem, off * lstep) if -2048 <= off * lstep < 2048 else b("add", l, lmem, b.li(off * lstep))
+        dma2d(b, inbound, d, l, row_bytes)
+        if skip is not None:
+            b.label(skip)
+
+
 def _transfer(lw: Lowering, acc: NdAccess, shape: Sequence[int], lmem: int, esize: int, inbound: bool,
-              mask_addr: Optional[int], fill: Optional[Callable[[], None]] = None) -> None:
+              mask_addr: Optional[int], fill: Optional[Callable[[], None]] = None, bands: int = 1) -> None:
     """Move the tile; ``fill`` (a load's ``other``) runs on every path right before the first transfer,
-    after the address arithmetic and the DMA configuration, which then overlap with it."""
+    after the address arithmetic and the DMA configuration, which then overlap with it.  ``bands`` > 1 (a store's
+    ``row_bands``): a 2-D block's contiguous rows move in that many transfers."""
     b: MBuilder = lw.b
     base, off = acc.pointer
     rank = len(shape)
@@ -100,6 +133,12 @@ def _transfer(lw: Lowering, acc: NdAccess, shape: Sequence[int], lmem: int, esiz
         a 1-D transfer per index when the axis has one row (configuring a 2-D one costs more)."""
         if isinstance(counts[axis], int) and not counts[axis] or isinstance(row_bytes, int) and not row_bytes:
             ready()
+            return
+        if bands > 1 and rank == 2 and axis == 0 and not outer:
+            dma2d_config(b, counts[axis], dsteps[axis], lsteps[axis])
+            ready()
+            _bands(lw, counts[axis], bands, shape[axis], ptrs[0], ptrs[1], dsteps[axis], lsteps[axis], row_bytes,
+                   inbound)
             return
         if shape[axis] == 1:
             outer = sorted(outer + [axis])
@@ -208,4 +247,4 @@ def lower_store(lw: Lowering, op) -> None:
     esize = elem_bytes(elem)
     addr = stored_value_addr(lw, op)
     mask_addr = lw.buffer(op.mask).offset if acc.general_mask else None
-    _transfer(lw, acc, op.value.type.shape, addr, esize, False, mask_addr)
+    _transfer(lw, acc, op.value.type.shape, addr, esize, False, mask_addr, bands=op.row_bands or 1)

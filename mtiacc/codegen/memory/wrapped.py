@@ -31,8 +31,8 @@ from typing import Callable, List, Optional, Sequence
 
 from mtiacc.codegen.context import Lowering
 from mtiacc.codegen.machine.mir import MBuilder, VReg
-from mtiacc.codegen.memory.common import (AccessPlanError, clamp_count, dma2d, dma2d_config, poly_reg, scaled,
-                                          stored_value_addr)
+from mtiacc.codegen.memory.common import (PREFETCH_WAIT, AccessPlanError, clamp_count, dma2d, dma2d_config,
+                                          poly_reg, scaled, stored_value_addr)
 from mtiacc.codegen.vector.blocks import lower_fill
 from mtiacc.codegen.vector.nest import Step, add_step, dense_strides
 from mtiacc.codegen.vector.vloop import Src, elem_bytes
@@ -210,8 +210,18 @@ def _transfer(lw: Lowering, acc: WrappedAccess, axes: List[_Axis], lmem: int, es
     def cfg(value: Step, reg: int) -> None:
         b("mtia.dma.cfg", b.li(value) if isinstance(value, int) else value, reg)
 
+    # A prefetch's wait for the tiles in flight (``lw.dma.wait_at_issue``) goes right before each transfer, its
+    # addresses computed while those tiles still move; a path issuing none waits at the end (``issued``).
+    owed = lw.dma.wait_at_issue
+    lw.dma.wait_at_issue = False
+    issued = b.li(0, "issued") if owed else None
+
     def dma(dram: VReg, local: VReg, nbytes: Step) -> None:
+        if owed:
+            b("mtia.dma.wait", comment=PREFETCH_WAIT + ", its addresses computed")
         dma2d(b, inbound, dram, local, nbytes)
+        if owed:
+            b("li", issued, 1)
 
     def row(dram: VReg, local: VReg, width: Step, repeated: bool = False) -> None:
         """One DMA of the rows (``width`` elements each) when the last axis is unit-stride, else one per column
@@ -314,6 +324,8 @@ def _transfer(lw: Lowering, acc: WrappedAccess, axes: List[_Axis], lmem: int, es
     if not isinstance(rows_ax.count, int):
         b("beqz", rows_ax.count, skip)
     elif rows_ax.count <= 0:
+        if owed:
+            b("mtia.dma.wait", comment=PREFETCH_WAIT + " (no transfer issued)")
         return
     if rows_ax.u is None:
         dma2d_config(b, rows_ax.count, rows_ax.step, rows_ax.local)
@@ -323,6 +335,11 @@ def _transfer(lw: Lowering, acc: WrappedAccess, axes: List[_Axis], lmem: int, es
         cfg(rows_ax.local, 2)
     level(0, dram, b.li(lmem, "lmem"))
     b.label(skip)
+    if owed:
+        waited = b.new_label("wwaited")
+        b("bnez", issued, waited)
+        b("mtia.dma.wait", comment=PREFETCH_WAIT + " (no transfer issued)")
+        b.label(waited)
 
 
 def _axes(lw: Lowering, acc: WrappedAccess, esize: int) -> List[_Axis]:

@@ -101,13 +101,17 @@ class Selector:
         lw = self.lw
         lw.b.loc = op.loc
         lw.homes.scope = lw.order.anc.get(id(op), ())
-        if lw.dma.pending_in and not self.leaves_local_memory_alone(op):
+        alone = self.leaves_local_memory_alone(op)
+        if not alone:   # prefetches on either side of this op are two groups (table.py waits between them)
+            lw.dma.fresh.clear()
+        if lw.dma.pending_in and not alone:
             lw.b("mtia.dma.wait", comment="loads above complete before their data is read")
             lw.dma.pending_in = False
             lw.dma.inflight.clear()
         elif lw.dma.inflight and self.reads_inflight(op):
             lw.b("mtia.dma.wait", comment="the prefetched tiles complete before their data is read")
             lw.dma.inflight.clear()
+            lw.dma.fresh.clear()
         if lw.engine.busy and self.disturbs_engine(op):
             engine.drain(lw)
         row = self.rows[id(op)]

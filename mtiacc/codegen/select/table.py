@@ -24,6 +24,8 @@ from mtiacc.codegen import memory
 from mtiacc.codegen.arith import casts
 from mtiacc.codegen.arith.scalar import lower_scalar
 from mtiacc.codegen.memory import atomics, kept, local_buffers
+from mtiacc.codegen.memory.common import PREFETCH_WAIT
+from mtiacc.codegen.machine.mir import MInstr
 from mtiacc.ir.mtia import LocalLoadOp
 from mtiacc.ir.mtia.kept import PtrToIntOp, SlotLoadOp, SlotStoreOp
 from mtiacc.codegen.context import SCALAR_BACKED, Lowering
@@ -115,20 +117,28 @@ def _check_rank(op: Operation) -> None:
 def _block_load(lw: Lowering, op: O.LoadOp) -> None:
     _check_rank(op)
     _volatile_fence(lw, op)
-    if op.prefetch and (lw.dma.pending_in or lw.dma.inflight):
-        # one completion barrier: the tiles in flight (needed next) are waited for before this one issues
-        lw.b("mtia.dma.wait", comment="the tiles in flight complete before the next prefetch")
+    start = None
+    if op.prefetch and (lw.dma.pending_in or lw.dma.inflight - lw.dma.fresh):
+        # one completion barrier: the tiles in flight (needed next) are waited for before this one issues,
+        # after its address arithmetic when its lowering can place the wait there (wait_before_transfers)
+        start = len(lw.b.fn.items)
+        lw.dma.wait_at_issue = True
         lw.dma.pending_in = False
         lw.dma.inflight.clear()
+        lw.dma.fresh.clear()
     waiting = lw.dma.pending_in
     home = _carried_home(lw, op) if op.prefetch else None
     if home is not None:   # straight into the carried block it becomes: no copy at the yield
         lw.homes.placed[id(op.result)] = home
         lw.keep.add(id(op.result))
     memory.lower_load(lw, op)
+    if start is not None and lw.dma.wait_at_issue:
+        lw.dma.wait_at_issue = False
+        lw.b.fn.items.insert(start, MInstr("mtia.dma.wait", [], op.loc, PREFETCH_WAIT))
     if op.prefetch:   # a later tile: only its readers wait for it (isel.py), and the yield that copies it
         lw.dma.pending_in = waiting
         lw.dma.inflight.add(id(op.result))
+        lw.dma.fresh.add(id(op.result))
 
 
 def _carried_home(lw: Lowering, op: O.LoadOp):

@@ -17,6 +17,12 @@ result (the yielded dot of a resident chain: the loop's result) is used only by 
 type: codegen then has the engine's accumulator store write the narrow type (configuration register 6) and the
 ``arith.truncf`` costs nothing.  The engine rounds to nearest even exactly as the vector unit does, for every
 number, infinity, overflow and NaN (the canonical NaN, 0x7e00 / 0x7fc0), so the result is the same bits.
+
+Codegen writes a resident accumulator back in bands of rows (``dot_ops.read_back_bands``: the engine stores a
+band's column groups, then the next band's).  A ``tt.store`` of the written-back block (the loop's result, or its
+read-back ``arith.truncf``) gets ``{row_bands = B}`` when there is more than one band: it moves band by band,
+and the DMA of a band runs while the engine writes the next, where one transfer of the whole block waited for
+the last band.
 """
 from __future__ import annotations
 
@@ -24,8 +30,9 @@ import dataclasses
 from typing import List, Optional
 
 from mtiacc.ir import ops as O
-from mtiacc.ir.core import Block, Value
-from mtiacc.ir.dot_ops import DotOp
+from mtiacc.ir.core import Block, OpResult, Value
+from mtiacc.ir.dot_ops import DotOp, read_back_bands, read_back_source
+from mtiacc.ir.types import FloatType
 from mtiacc.ir.scf import ForOp
 from mtiacc.opt.pass_manager import ModulePass, register_pass
 
@@ -57,6 +64,32 @@ def mark_read_back(module: O.ModuleOp) -> None:
             cast = op.read_back_cast()
             if cast is not None:
                 op.attrs["read_back"] = str(cast.result.type.element_type)
+
+
+def written_back(v: Value) -> Optional[DotOp]:
+    """The resident dot whose accumulators the engine writes straight into block ``v`` (a loop's result, or
+    the read-back ``arith.truncf`` of one), if any."""
+    if not isinstance(v, OpResult):
+        return None
+    d = read_back_source(v.op)
+    if d is None and isinstance(v.op, ForOp):
+        y = v.op.block.terminator.operands[v.index]
+        d = y.op if isinstance(y, OpResult) and isinstance(y.op, DotOp) else None
+        t = v.type.element_type
+        if d is not None and isinstance(t, FloatType) and t.kind == "f16":
+            return None   # f16 accumulators: stored as fp32, then narrowed by the vector unit
+    if d is None or d.accumulator != "engine" or d.shape[0] != 1 or len(v.type.shape) != 2:
+        return None
+    return d
+
+
+def mark_store_bands(module: O.ModuleOp) -> None:
+    for op in module.walk():
+        if isinstance(op, O.StoreOp) and op.row_bands is None:
+            d = written_back(op.value)
+            bands = read_back_bands(d.shape[1], d.shape[2]) if d is not None else 1
+            if bands > 1:
+                op.attrs["row_bands"] = bands
 
 
 def decide(block: Block, used: int, capacity: int) -> None:
@@ -92,4 +125,5 @@ class DotAccumulators(ModulePass):
         decide(module.body.block, 0, self.accumulator_rows)
         if self.read_back:
             mark_read_back(module)
+        mark_store_bands(module)
         return None

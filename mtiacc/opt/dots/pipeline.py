@@ -10,13 +10,23 @@ stage ``s``.
 
 A loop qualifies when its step is a positive constant and its body holds a ``tt.dot`` with an operand that a
 ``tt.load`` of the same body produces (through shape ops and casts).  S is the kernel's hint
-(``tl.range(..., num_stages=S)``, the loop's ``num_stages``) when it has one, else ``stages`` (2); it is
-lowered while S copies of the loaded tiles would take more than ``lmem-bytes`` (half of mtia2i's local
-memory), and to the trip count when that is a smaller constant.  The loop gets ``{pipeline_stages = S}``.
+(``tl.range(..., num_stages=S)``, the loop's ``num_stages``) when it has one, else ``stages`` (4: the back
+edge, where the next iteration's first loads wait for the last dot's engine commands, comes once every 4 K
+steps; 4 beat 2 by 5% on a 512^3 bf16 GEMM and cost nothing on the large ones); it is lowered while S copies
+of the loaded tiles would take more than ``lmem-bytes`` (half of mtia2i's local memory), and to the trip count
+when that is a smaller constant.  The loop gets ``{pipeline_stages = S}``.
 
 The unrolled loop runs ``trip // S`` times (its upper bound computed in the IR when the trip count is not
 a constant); the ``trip % S`` iterations left run in a second loop of the original body, marked
 ``{pipeline_stages = 1}``.
+
+Inside the unrolled body, copy ``s + 1``'s operand loads (with the pure ops of the body computing their
+pointers and masks) move up to just before copy ``s``'s dot and are marked ``{prefetch = true}``: a PE has
+one DMA completion barrier, so codegen waits for copy ``s``'s tiles right before it issues copy ``s + 1``'s
+transfers (its address arithmetic done first) and not again before copy ``s``'s dot.  The DMA engine then
+goes from one stage's tiles to the next with only the issue of the transfers in between, where it used to
+wait for the engine commands of the dot and the next load's address arithmetic as well.  Loads move only
+when the body holds no store, atomic or barrier, and their address slice holds no dot and no op with regions.
 """
 from __future__ import annotations
 
@@ -25,7 +35,8 @@ from typing import List, Optional
 
 from mtiacc.ir import ops as O
 from mtiacc.ir import scf
-from mtiacc.ir.core import Block, Operation, OpResult, Value
+from mtiacc.ir.atomic_ops import AtomicCASOp, AtomicRMWOp, BarrierOp
+from mtiacc.ir.core import Block, Operation, OpResult, Pure, Value
 from mtiacc.ir.dot_ops import DotOp
 from mtiacc.ir.shape_ops import ExpandDimsOp, ReshapeOp, TransOp
 from mtiacc.opt.loop_unroll import _copy_body
@@ -71,13 +82,6 @@ def _const(value: int, like: Value, before: Operation) -> Value:
     return _emit(O.ConstantOp.get(value, like.type, loc=before.loc), before)
 
 
-def _div(v: Value, d: int, loop: scf.ForOp) -> Value:
-    """``v // d`` of a non-negative ``v``: a shift when ``d`` is a power of two (no 20-cycle divide)."""
-    if d & (d - 1) == 0:
-        return _emit(O.ShRSIOp.get(v, _const(d.bit_length() - 1, v, loop), loc=loop.loc), loop)
-    return _emit(O.DivSIOp.get(v, _const(d, v, loop), loc=loop.loc), loop)
-
-
 def main_upper(loop: scf.ForOp, stages: int, step: int, trip: Optional[int]) -> Value:
     """The upper bound of the unrolled loop: ``lower + (trip // S) * S * step``."""
     lo, hi, loc = loop.lower, loop.upper, loop.loc
@@ -85,9 +89,11 @@ def main_upper(loop: scf.ForOp, stages: int, step: int, trip: Optional[int]) -> 
         return _const(O.const_value(lo) + trip // stages * stages * step, lo, loop)
     diff = _emit(O.SubIOp.get(hi, lo, loc=loc), loop)
     diff = _emit(O.MaxSIOp.get(diff, _const(0, lo, loop), loc=loc), loop)
-    count = _emit(O.AddIOp.get(diff, _const(step - 1, lo, loop), loc=loc), loop)
-    count = _div(count, step, loop)
-    full = _div(count, stages, loop)
+    count = diff
+    if step != 1:
+        count = _emit(O.AddIOp.get(diff, _const(step - 1, lo, loop), loc=loc), loop)
+        count = _emit(O.DivSIOp.get(count, _const(step, lo, loop), loc=loc), loop)
+    full = _emit(O.DivSIOp.get(count, _const(stages, lo, loop), loc=loc), loop)
     span = _emit(O.MulIOp.get(full, _const(stages * step, lo, loop), loc=loc), loop)
     return _emit(O.AddIOp.get(lo, span, loc=loc), loop)
 
@@ -114,11 +120,55 @@ def _fill(new: scf.ForOp, loop: scf.ForOp, copies: int, step: int) -> None:
     anchor.erase()
 
 
+def _slice(loads: List[O.LoadOp], body: Block) -> Optional[List[Operation]]:
+    """The ops of ``body`` that compute ``loads``' operands, the loads included, in body order; None when one
+    of them is neither pure nor one of the loads, or is a dot."""
+    seen, out = set(), []
+
+    def visit(op: Operation) -> bool:
+        if id(op) in seen:
+            return True
+        seen.add(id(op))
+        if isinstance(op, DotOp) or op.regions or (Pure not in op.traits and op not in loads):
+            return False
+        for v in op.operands:
+            if isinstance(v, OpResult) and v.op.parent is body and not visit(v.op):
+                return False
+        out.append(op)
+        return True
+
+    if not all(visit(ld) for ld in loads):
+        return None
+    return sorted(out, key=body.ops.index)
+
+
+def hoist_next_loads(loop: scf.ForOp) -> None:
+    """Move each copy's operand loads (and their address slices) before the previous copy's dot, marked
+    ``prefetch`` (the module docstring)."""
+    body = loop.block
+    if any(isinstance(op, (O.StoreOp, AtomicRMWOp, AtomicCASOp, BarrierOp)) for op in loop.walk()):
+        return
+    dots = [op for op in body.ops if isinstance(op, DotOp)]
+    for prev, dot in zip(dots, dots[1:]):
+        loads = [ld for ld in (_loaded(v, body) for v in (dot.a, dot.b)) if ld is not None]
+        loads = list(dict.fromkeys(loads))
+        moved = _slice(loads, body) if loads else None
+        if not moved or body.ops.index(loads[0]) < body.ops.index(prev):
+            continue
+        for op in moved:
+            if body.ops.index(op) > body.ops.index(prev):
+                body.ops.remove(op)
+                body.insert_before(prev, op)
+        for ld in loads:
+            ld.attrs["prefetch"] = True
+
+
 def pipeline(loop: scf.ForOp, stages: int, step: int, trip: Optional[int]) -> None:
     hi = main_upper(loop, stages, step, trip)
     big_step = _const(stages * step, loop.step, loop)
     main = _new_loop(loop, loop.lower, hi, big_step, loop.inits, stages)
     _fill(main, loop, stages, step)
+    hoist_next_loads(main)
     results = list(main.results)
     if trip is None or trip % stages:
         rest = _new_loop(loop, hi, loop.upper, loop.step, main.results, 1)
@@ -162,7 +212,7 @@ def visit(block: Block, p: "PipelineDots") -> bool:
 @dataclasses.dataclass(frozen=True)
 class PipelineDots(ModulePass):
     name = "pipeline-dots"
-    stages: int = 2
+    stages: int = 4
     lmem_bytes: int = 196608
 
     def run(self, module: O.ModuleOp) -> Optional[bool]:

@@ -1,12 +1,18 @@
 """Linear-scan register allocation: interference-free assignment, spills when registers run out."""
-from mtiacc.codegen.machine.mir import LabelDef, MBuilder, MFunction, MInstr
+from mtiacc.codegen.machine.mir import LabelDef, MBuilder, Mem, MFunction, MInstr
 from mtiacc.codegen.machine.regalloc import ALLOCATABLE, SCRATCH, allocate, linear_scan, live_intervals
 
 
-def straight_line(n_live: int) -> MFunction:
+def straight_line(n_live: int, constants: bool = False) -> MFunction:
+    """``n_live`` values live at once, loaded from memory (or constants), then summed."""
     fn = MFunction("k")
     b = MBuilder(fn)
-    regs = [b.li(i) for i in range(n_live)]
+    if constants:
+        regs = [b.li(i) for i in range(n_live)]
+    else:
+        regs = [b.x() for _ in range(n_live)]
+        for i, r in enumerate(regs):
+            b("ld", r, Mem("zero", 8 * i))
     acc = b.x()
     b("mv", acc, regs[0])
     for r in regs[1:]:
@@ -40,6 +46,17 @@ def test_spills_when_registers_run_out():
     for ins in fn.items:
         if isinstance(ins, MInstr) and ins.op in ("ld", "sd") and "spill" in ins.comment + "reload":
             assert ins.args[0] in SCRATCH["x"]
+
+
+def test_spilled_constants_are_rematerialized():
+    """Constants go first, with no stack slot: each use gets its own `li` into a scratch register."""
+    fn = straight_line(len(ALLOCATABLE["x"]) + 6, constants=True)
+    allocate(fn)
+    ops = [i for i in fn.items if isinstance(i, MInstr)]
+    assert not any(i.op in ("ld", "sd") for i in ops) and fn.frame_bytes == 0
+    remat = [i for i in ops if i.op == "li" and "rematerialize" in (i.comment or "")]
+    assert len(remat) >= 6 and all(i.args[0] in SCRATCH["x"] for i in remat)
+    assert sorted(i.args[1] for i in ops if i.op == "li") == list(range(len(ALLOCATABLE["x"]) + 6))
 
 
 def test_loop_carried_value_lives_through_the_loop():
