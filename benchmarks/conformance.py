@@ -122,10 +122,13 @@ def plan(fns: list, sizes: dict) -> list:
 
 def signature(message: str) -> str:
     """A failure's cause: its message's first line with numbers, hex, paths and quoted values made generic."""
-    line = next((ln.strip() for ln in message.splitlines() if ln.strip()), "(no message)")
+    lines = [ln.strip() for ln in message.splitlines() if ln.strip()]
+    line = lines[0] if lines else "(no message)"
+    if len(lines) > 1 and re.fullmatch(r"\w*(Error|Exception):?", line):
+        line += " " + lines[1]          # numpy's assertions: the kind of mismatch is on the next line
     line = re.sub(r"0x[0-9a-fA-F]+", "0x_", line)
     line = re.sub(r"/\S+", "<path>", line)
-    line = re.sub(r"(?<![A-Za-z_])-?\d+(\.\d+)?(e[-+]?\d+)?", "N", line)
+    line = re.sub(r"(?<![A-Za-z_0-9])-?\d+(\.\d+)?(e[-+]?\d+)?", "N", line)
     line = re.sub(r"'[^']{30,}'", "'...'", line)
     return line[:160]
 
@@ -186,11 +189,13 @@ def write_doc(out: Path, tests: Path, state: dict, ours: dict, theirs: dict, fns
     lines.append(f"| **total** | {fmt(tot(oc, lambda f: True))} | {fmt(tot(tc, lambda f: True))} | |")
     lines += ["", "## Failures of ours by cause", "",
               "The first line of the error, numbers made generic; cases per cause (how many of them the interpreter",
-              "passes), and one case.", "", "| cases | interpreter passes | cause | example |", "|---|---|---|---|"]
+              "passes), and the test functions they are in.", "", "| cases | interpreter passes | cause | in |", "|---|---|---|---|"]
     for sig, ids in sorted(causes.items(), key=lambda kv: -len(kv[1])):
         passes = sum(1 for c in ids if theirs.get(c, ("",))[0] == "passed")
         cell = sig.replace("|", "\\|").replace("`", "'")
-        lines.append(f"| {len(ids)} | {passes} | `{cell}` | `{sorted(ids)[0]}` |")
+        fns_of = collections.Counter(function_of(c) for c in ids)
+        where = ", ".join(f"`{f}` {n}" for f, n in fns_of.most_common(4)) + (", ..." if len(fns_of) > 4 else "")
+        lines.append(f"| {len(ids)} | {passes} | `{cell}` | {where} |")
     lines += ["", "## GPU-specific test functions", "",
               "Every case skipped by the interpreter, with a skip reason naming GPU hardware or its compiler (one",
               "reason shown):", ""]
