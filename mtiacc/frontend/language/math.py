@@ -25,7 +25,8 @@ from mtiacc.frontend.values import Builtin, ModuleRef
 from mtiacc.ir import ops
 from mtiacc.ir.atomic_ops import BarrierOp
 from mtiacc.ir.core import Value
-from mtiacc.ir.types import f32, f64, i16, i32, i64, u32, u64
+from mtiacc.ir.fp8 import fmt as fp8_format
+from mtiacc.ir.types import f32, f64, i16, i32, i64, is_fp8, u8, u32, u64
 
 MATH_MODULE = "triton.language.math"
 LIBDEVICE_MODULE = "triton.language.extra.libdevice"
@@ -122,6 +123,11 @@ def abs_(sem: Semantic, x):
     if t == f64:
         bits = sem.binary("and", sem.cast(v, u64, bitcast=True), 0x7FFFFFFFFFFFFFFF)   # clear the sign bit
         return sem.cast(bits, f64, bitcast=True)
+    if is_fp8(t) and fp8_format(t).specials != "fnuz":
+        # the sign bit, exactly: every code of fp8e4b15 is finite (0x7F is 1.875, beyond what its encoder
+        # produces); an fnuz format's 0x80 is its NaN, through f32 below
+        bits = sem.binary("and", sem.cast(v, u8, bitcast=True), 0x7F)
+        return sem.cast(bits, t, bitcast=True)
     if t.is_float():
         return _in_f32(sem, "tl.abs", lambda w: sem.emit(ops.MATH_UNARY["absf"].get(w)), v)
     if t.is_bool() or not t.signed:
