@@ -63,6 +63,7 @@ def _inputs(name, rng):
         "tl.sin": (lambda x: np.where(np.abs(x) > 2.0 ** 21, np.nan, np.sin(x)), _trig(rng), 1),
         "tl.cos": (lambda x: np.where(np.abs(x) > 2.0 ** 21, np.nan, np.cos(x)), _trig(rng), 1),
         "tl.sigmoid": (_sigmoid, [rng.uniform(-750, 750, 800), rng.uniform(-5, 5, 700)], 2),
+        "tl.rsqrt": (lambda x: 1.0 / np.sqrt(x), [pos, rng.uniform(0.5, 2, 500)], 2),
     }[name]
 
 
@@ -83,7 +84,7 @@ def _run(fn: str, x: np.ndarray) -> np.ndarray:
 
 
 NAMES = ["tl.exp", "tl.exp2", "tl.log", "tl.log2", "libdevice.log1p", "libdevice.expm1", "libdevice.tanh",
-         "tl.erf", "tl.sin", "tl.cos", "tl.sigmoid"]
+         "tl.erf", "tl.sin", "tl.cos", "tl.sigmoid", "tl.rsqrt"]
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -5,7 +5,7 @@ runs, and the result is rounded back to the operand type (round to nearest even)
 operands of float-only functions are an error naming the function, as in Triton.
 
 fp64 operands stay in fp64 where the result can be exact: ``sqrt``/``sqrt_rn`` (the hardware's correctly
-rounded ``fsqrt.d``/``vfsqrt.v``), ``abs``/``fabs`` (the sign bit), ``floor``/``ceil``/``trunc`` (through int64,
+rounded ``fsqrt.d``/``vfsqrt.v``; ``rsqrt`` divides 1 by it), ``abs``/``fabs`` (the sign bit), ``floor``/``ceil``/``trunc`` (through int64,
 exact below 2**52, where every larger double is an integer already), ``fdiv``/``div_rn``, ``isnan``, ``isinf``,
 ``signbit``.  The rest (``tl.exp`` ...) would need a double-precision library: "`tl.exp` on float64 is not
 supported yet".
@@ -106,6 +106,8 @@ def _unary(op_name: str, fname: str):
         if v.type.element_type == f64:
             if op_name == "sqrt":        # correctly rounded on the hardware, as IEEE requires
                 return sem.emit(cls.get(v))
+            if op_name == "rsqrt":       # 1 / sqrt(x): two correctly rounded steps (within 1.5 ULP)
+                return sem.binary("truediv", 1.0, sem.emit(ops.MATH_UNARY["sqrt"].get(v)))
             if op_name in ("floor", "ceil", "trunc"):
                 return _round_f64(sem, v, op_name)
             if op_name in F64_MATH:
