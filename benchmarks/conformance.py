@@ -169,8 +169,11 @@ def write_doc(out: Path, tests: Path, state: dict, ours: dict, theirs: dict, fns
              "Made by `make conformance TRITON_TESTS=../shared/triton-tests` (`benchmarks/conformance.py`; the raw",
              "junit reports stay in `build/conformance/`). Ours runs chunks of test functions, each",
              "", f"    MTIACC_TRITON=1 python {shown['ours']}", "",
-             "in the tests' folder; the interpreter runs the whole file once:", "",
-             f"    TRITON_INTERPRET=1 python {shown['interpreter']}", "",
+             "in the tests' folder, with the project and `benchmarks/` (the per-case timeout's plugin) on",
+             "`PYTHONPATH` and `MTIACC_FALLBACK=0` (no kernel runs on the host); the interpreter runs the whole",
+             "file once, with the backend off:", "",
+             f"    MTIACC_TRITON=0 TRITON_INTERPRET=1 python {shown['interpreter']}", "",
+             "A chunk's counts are from its latest run (its commit is in `build/conformance/state.json`).", "",
              "Counts are test cases (parametrizations) per test function: passed / failed / skipped.  A case",
              f"longer than {state.get('case_timeout', 0):.0f} s counts as failed.", "",
              f"- test functions in test_core.py: {len(fns)}; run on ours: "
@@ -255,7 +258,8 @@ def main() -> None:
             nodes = [f"{FILE}::{cid}" for cid in sorted(theirs) if function_of(cid) in ch["functions"]][::sample]
         done, secs = run(tests, pytest_cmd(res / f"{ch['id']}.xml", nodes, a.case_timeout, a.pytest_args),
                          {"MTIACC_TRITON": "1", "MTIACC_FALLBACK": "0"}, left)
-        state["ours"][ch["id"]] = {"complete": done, "seconds": secs, "sample": sample}
+        state["ours"][ch["id"]] = {"complete": done, "seconds": secs, "sample": sample, "commit": _commit(),
+                                   "finished": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime())}
         save()
         print(f"{ch['id']}: {'complete' if done else 'partial'}, {secs:.0f} s", flush=True)
     ours = {}
@@ -269,6 +273,18 @@ def main() -> None:
              "interpreter": show(i_cmd).replace(" -p conformance_timeout --case-timeout 0", "")}
     write_doc(Path(a.out), tests, state, ours, theirs, fns, shown)
     print(f"wrote {a.out}")
+
+
+def _commit() -> str:
+    """The project's commit a chunk ran at (``+`` when the work tree had changes)."""
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
+                              text=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT,
+                               capture_output=True, text=True).stdout.strip()
+        return head + ("+" if dirty else "")
+    except OSError:
+        return ""
 
 
 def counts_total(results: dict) -> dict:
