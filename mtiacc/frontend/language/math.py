@@ -153,6 +153,8 @@ def fma(sem: Semantic, x, y, z):
     a, b, c = (_float_operand(sem, v, "tl.fma") for v in (x, y, z))
     ty = promote_types(promote_types(a.type.element_type, b.type.element_type), c.type.element_type)
     a, b, c = (sem.cast(v, ty) for v in (a, b, c))
+    if ty.element_type == f64:                   # fused in double precision (vfmacc at SEW=64, fmadd.d)
+        return sem.emit(ops.MathFmaOp.get(*sem.broadcast(a, b, c)))
     return _in_f32(sem, "tl.fma", lambda p, q, r: sem.emit(ops.MathFmaOp.get(p, q, r)), a, b, c)
 
 
