@@ -139,6 +139,9 @@ GPU_SPECIFIC = re.compile(r"(^|\W)(cuda|hip|gpu|ptx|ttgir|ttg\.|warp|cta|shared 
                           r"tma|hopper|blackwell|ampere|capability|cluster|layout)", re.I)
 
 
+GPU_OUTPUT = re.compile(r"'(ttgir|ptx|llir|amdgcn|cubin|hsaco)'|CUDA|cuda", re.I)
+
+
 def write_doc(out: Path, tests: Path, state: dict, ours: dict, theirs: dict, fns: list, shown: dict) -> None:
     status = {}
     for ch in state["chunks"]:
@@ -158,6 +161,13 @@ def write_doc(out: Path, tests: Path, state: dict, ours: dict, theirs: dict, fns
             reasons = {m for cid, (o, m) in theirs.items() if function_of(cid) == f and o == "skipped"}
             if any(GPU_SPECIFIC.search(r) for r in reasons):
                 gpu[f] = sorted(reasons)[0][:100]
+    # functions whose every failure of ours is on a GPU's compiler output or device (h.asm["ttgir"], CUDA):
+    # checks the tests make only off the interpreter
+    gpu_checks = {}
+    for f in fns:
+        msgs = [m for cid, (o, m) in ours.items() if function_of(cid) == f and o == "failed"]
+        if msgs and f not in gpu and all(GPU_OUTPUT.search(signature(m)) for m in msgs):
+            gpu_checks[f] = (len(msgs), signature(msgs[0]))
     regress = sorted(cid for cid, (o, _) in theirs.items()
                      if o == "passed" and cid in ours and ours[cid][0] == "failed")
     causes = collections.defaultdict(list)
@@ -203,6 +213,9 @@ def write_doc(out: Path, tests: Path, state: dict, ours: dict, theirs: dict, fns
               "Every case skipped by the interpreter, with a skip reason naming GPU hardware or its compiler (one",
               "reason shown):", ""]
     lines += [f"- `{f}`: {r}" for f, r in gpu.items()]
+    lines += ["", "Run on ours, and failing only on a check of GPU compiler output or of a CUDA device, which the",
+              "test makes only when not under the interpreter (`if not is_interpreter(): ... h.asm['ttgir']`):", ""]
+    lines += [f"- `{f}`: {n} cases, `{m}`" for f, (n, m) in gpu_checks.items()]
     out.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
@@ -235,6 +248,8 @@ def main() -> None:
         state["interpreter"] = {"complete": done, "seconds": secs}
         save()
     theirs = cases(interp_xml)
+    for extra in sorted(res.glob("interpreter-*.xml")):    # functions run again (a run stopped early)
+        theirs.update(cases(extra))
     if "chunks" not in state:
         state["chunks"] = plan(fns, counts_total(theirs) or collected(tests))
         save()
