@@ -110,7 +110,8 @@ def _check_signature(name: str, signature: Dict[str, object]) -> None:
     for param, ty in signature.items():
         if ty == "constexpr":
             continue
-        base = ty[1:] if isinstance(ty, str) and ty.startswith("*") else ty
+        # "*k...": a pointer annotated tl.const (Triton's frontend, run first, rejects stores through it)
+        base = ty.removeprefix("*k").removeprefix("*") if isinstance(ty, str) else ty
         if not isinstance(ty, str) or base not in _SCALARS:
             raise UserError(f"{name}(): parameter '{param}' has Triton type {ty!r}, which mtiacc cannot pass "
                             f"(it takes pointers to tensors, scalars and constexprs)")

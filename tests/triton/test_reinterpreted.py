@@ -1,5 +1,6 @@
-"""Tensors passed through ``triton.reinterpret`` with an element type torch has not (fp8e4b15): the kernel sees
-the bytes as that type, as in Triton's test_core.py (test_abs_fp8)."""
+"""Pointer arguments whose Triton type is not the tensor's torch dtype: ``triton.reinterpret`` to a type torch has
+not (fp8e4b15; the kernel sees the bytes as that type, as in test_core.py's test_abs_fp8), and pointers annotated
+``tl.const`` (``*kfp32``, test_const)."""
 import numpy as np
 import pytest
 
@@ -24,3 +25,17 @@ def test_abs_of_fp8e4b15_clears_the_sign_bit():
     z = torch.empty_like(x)
     abs_kernel[(1,)](triton.reinterpret(x, tl.float8e4b15), triton.reinterpret(z, tl.float8e4b15), 256)
     np.testing.assert_array_equal(z.numpy().view(np.uint8), x.numpy().view(np.uint8) & 0x7F)
+
+
+@triton.jit
+def copy_const_kernel(in_ptr: tl.const, out, n: tl.int32, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(out + offs, tl.load(in_ptr + offs, mask=offs < n) * 2.0, mask=offs < n)
+
+
+def test_a_pointer_annotated_const_is_passed():
+    """``tl.const`` pointers (Triton's signature says ``*kfp32``) load as any pointer (test_core's test_const)."""
+    x = torch.randn(100, generator=torch.Generator().manual_seed(5))
+    out = torch.zeros(100)
+    copy_const_kernel[(1,)](x, out, 100, BLOCK=128)
+    np.testing.assert_array_equal(out.numpy(), x.numpy() * 2.0)
