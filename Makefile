@@ -33,12 +33,15 @@ test: install $(VENV)/.installed-torch
 	$(PY) -m pytest
 
 # Triton's language tests on the `cpu` backend and on Triton's interpreter: docs/conformance.md
-# `make conformance TRITON_TESTS=../shared/triton-tests [K='test_bin_op'] [TIMEOUT=3600]`
+# `make conformance TRITON_TESTS=../shared/triton-tests [BUDGET=3600] [ONLY=test_a,test_b] [RERUN=1] [WORKERS=2]`
+# ours runs in chunks of test functions and resumes where a run stopped (reports in build/conformance/)
 TRITON_TESTS ?= ../shared/triton-tests
-TIMEOUT ?= 3600
+BUDGET ?= 3600
+WORKERS ?= 2
 .PHONY: conformance
 conformance: $(VENV)/.installed-torch
-	$(PY) benchmarks/conformance.py --tests $(TRITON_TESTS) --timeout $(TIMEOUT) $(if $(K),-k '$(K)')
+	$(PY) benchmarks/conformance.py --tests $(TRITON_TESTS) --budget $(BUDGET) --case-timeout 60 \
+		$(if $(ONLY),--only '$(ONLY)') $(if $(RERUN),--rerun) -- -n $(WORKERS)
 
 docs: install
 	$(PY) -m mtiacc.asm.isadoc > docs/isa.md

@@ -125,11 +125,23 @@ def _numpy_elements(v) -> np.ndarray:
     return arr.view(npdt)
 
 
+@dataclasses.dataclass
+class Reinterpreted:
+    """An array whose elements the kernel reads as Triton type ``ty`` (``"fp8e4b15"``), of the array's element
+    width: ``triton.reinterpret`` to a type neither torch nor numpy has."""
+
+    base: object
+    ty: str
+
+
 def classify(name: str, v):
     """``(triton type, value)`` of argument ``name``: a :class:`Buffer` for an array, a :class:`DescriptorArg`
     for a :class:`TensorDescriptor`, else the Python scalar."""
     if isinstance(v, TensorDescriptor):
         return _descriptor(name, v)
+    if isinstance(v, Reinterpreted):
+        _, buf = classify(name, v.base)
+        return "*" + v.ty, Buffer(buf.span, buf.offset, np.dtype(f"u{buf.dtype.itemsize}"))
     if is_torch_tensor(v):
         if v.device.type != "cpu":
             raise UserError(f"argument '{name}' is a tensor on '{v.device}': mtiacc runs CPU tensors")

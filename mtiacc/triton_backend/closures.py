@@ -160,6 +160,16 @@ def _renamed_def(src: str, old: str, new: str) -> str:
     return "\n".join(lines)
 
 
+def _bound_names(src: str) -> set:
+    """The names a function's source binds itself: its parameters and every name it assigns.  A kernel whose
+    source a test patched (``x = ...`` put in for a placeholder) may bind a name its original took from the
+    enclosing function."""
+    node = ast.parse(src).body[0]
+    names = {a.arg for a in ast.walk(node.args) if isinstance(a, ast.arg)}
+    names |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    return names
+
+
 def function_source(fn) -> str:
     """A JITFunction's source from its ``def`` (Triton's ``fn.src``, which a test may have patched)."""
     src = getattr(fn, "src", None)
@@ -190,7 +200,10 @@ def appended_functions(fn, name: str, suffix: str, file: str, tuples: Optional[D
         seen[id(f)] = new
         py = python_function(f)
         texts: Dict[str, str] = {}
+        own = _bound_names(function_source(f))
         for var, v in {**unknown_globals(py, text), **captured(py)}.items():
+            if var in own:
+                continue      # assigned in the (patched) source: the original's capture of it is not used
             if isinstance(v, type) or type(v).__name__ == "module":
                 continue                          # a class or module: the file's imports name it the same
             if type(v).__name__ == "constexpr" and hasattr(v, "value"):

@@ -22,6 +22,7 @@ from typing import Dict, List, Optional
 
 from mtiacc.diagnostics import UserError
 from mtiacc.runtime import Kernel
+from mtiacc.runtime.signature import Reinterpreted
 from mtiacc.triton_backend import clock, closures, records
 from mtiacc.triton_backend.replay import Replay
 
@@ -109,7 +110,8 @@ def _check_signature(name: str, signature: Dict[str, object]) -> None:
     for param, ty in signature.items():
         if ty == "constexpr":
             continue
-        base = ty[1:] if isinstance(ty, str) and ty.startswith("*") else ty
+        # "*k...": a pointer annotated tl.const (Triton's frontend, run first, rejects stores through it)
+        base = ty.removeprefix("*k").removeprefix("*") if isinstance(ty, str) else ty
         if not isinstance(ty, str) or base not in _SCALARS:
             raise UserError(f"{name}(): parameter '{param}' has Triton type {ty!r}, which mtiacc cannot pass "
                             f"(it takes pointers to tensors, scalars and constexprs)")
@@ -144,6 +146,8 @@ def _unwrapped(v):
     import torch
     name = getattr(dtype, "name", str(dtype))
     tdt = getattr(torch, _TORCH_NAMES.get(name, name), None)
+    if name in _SCALARS and not isinstance(tdt, torch.dtype) and base.element_size() * 8 == dtype.primitive_bitwidth:
+        return Reinterpreted(base, name)       # a type torch has not (fp8e4b15): the bytes, with that type
     if not isinstance(tdt, torch.dtype):
         raise UserError(f"a tensor reinterpreted as {name}: mtiacc cannot pass that element type")
     return base.view(tdt)

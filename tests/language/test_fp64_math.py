@@ -63,6 +63,7 @@ def _inputs(name, rng):
         "tl.sin": (lambda x: np.where(np.abs(x) > 2.0 ** 21, np.nan, np.sin(x)), _trig(rng), 1),
         "tl.cos": (lambda x: np.where(np.abs(x) > 2.0 ** 21, np.nan, np.cos(x)), _trig(rng), 1),
         "tl.sigmoid": (_sigmoid, [rng.uniform(-750, 750, 800), rng.uniform(-5, 5, 700)], 2),
+        "tl.rsqrt": (lambda x: 1.0 / np.sqrt(x), [pos, rng.uniform(0.5, 2, 500)], 2),
     }[name]
 
 
@@ -83,7 +84,7 @@ def _run(fn: str, x: np.ndarray) -> np.ndarray:
 
 
 NAMES = ["tl.exp", "tl.exp2", "tl.log", "tl.log2", "libdevice.log1p", "libdevice.expm1", "libdevice.tanh",
-         "tl.erf", "tl.sin", "tl.cos", "tl.sigmoid"]
+         "tl.erf", "tl.sin", "tl.cos", "tl.sigmoid", "tl.rsqrt"]
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -223,3 +224,27 @@ def k(X, H, Y, Z, N, BLOCK: tl.constexpr):
     np.testing.assert_allclose(out["Y"], want, rtol=4e-16, atol=4e-16)
     assert out["Z"].dtype == np.float32
     np.testing.assert_allclose(out["Z"], np.exp(h.astype(np.float64)), rtol=3e-7)
+
+
+FMA = """
+@triton.jit
+def k(X, Y, Z, O, S):
+    o = tl.arange(0, 64)
+    tl.store(O + o, tl.fma(tl.load(X + o), tl.load(Y + o), tl.load(Z + o)))
+    tl.store(S, tl.fma(tl.load(X), tl.load(Y), tl.load(Z)))
+"""
+
+
+def test_fma_rounds_once():
+    """``tl.fma`` on float64 is fused (one rounding of the exact ``x * y + z``), on blocks and on scalars."""
+    from fractions import Fraction
+    rng = np.random.default_rng(64)
+    x = 1 + rng.integers(1, 2 ** 26, 64) * 2.0 ** -52
+    y = 1 - rng.integers(1, 2 ** 26, 64) * 2.0 ** -52
+    z = -(x * y)                  # the rounded product: x * y + z is its rounding error, exactly
+    data = {"X": x, "Y": y, "Z": z, "O": np.zeros(64), "S": np.zeros(1)}
+    out = launch(FMA, "*fp64,*fp64,*fp64,*fp64,*fp64", data).outputs
+    want = np.array([float(Fraction(a) * Fraction(b) + Fraction(c)) for a, b, c in zip(x, y, z)])
+    assert np.count_nonzero(want) > 32          # an unfused x * y + z would give 0 for each
+    np.testing.assert_array_equal(out["O"], want)
+    assert out["S"][0] == want[0]

@@ -6,7 +6,8 @@ values first) and stores each result in its own output.  The reference promotes 
 rules (``promote`` below, written from the "Triton Semantics" page, independently of mtiacc's code), computes
 integers exactly in Python and wraps them, divides and takes remainders with C's signs, and computes bf16 in
 f32 rounded back to bf16; ``/`` and ``%`` on fp16/bf16 compute in (and give) f32, as Triton does; ``%`` on floats is C's ``fmod`` (exact, the sign of the
-dividend) and ``tl.umulhi`` is the high half of the unsigned 64-bit product.  The default run takes every same-type pair and a deterministic sample of mixed
+dividend), ``>>`` is arithmetic when the left operand's own type is signed (also in an unsigned common type, as
+Triton's ``tensor.__rshift__`` chooses) and ``tl.umulhi`` is the high half of the unsigned 64-bit product.  The default run takes every same-type pair and a deterministic sample of mixed
 pairs; ``-m slow`` runs all of them.
 """
 import numpy as np
@@ -123,7 +124,9 @@ def reference(op: str, x, z, s, a: str, b: str):
         if ft == "bfloat16":
             xr, zr = bf16_to_f32(xr), bf16_to_f32(zr)
         return _float_ref(op, np.asarray(xr), np.asarray(zr), ft)
-    xs = [_wrap(int(v), t) for v in x.tolist()]
+    # `>>` is arithmetic when x's own type is signed, also in an unsigned common type (int8 >> uint8)
+    xt = t[1:] if op == ">>" and t.startswith("u") and not a.startswith("u") else t
+    xs = [_wrap(int(v), xt) for v in x.tolist()]
     zs = [_wrap(int(v), t) for v in z.tolist()]
     return _int_ref(op, xs, zs, s.tolist(), t)
 

@@ -90,3 +90,15 @@ def test_tl_cast_matches_to():
                  {"X": x, "Y": np.zeros(N, np.int16), "N": np.array(N, np.int32)},
                  grid=(-(-N // BLOCK),), defines=(("BLOCK", str(BLOCK)),))
     np.testing.assert_array_equal(out.outputs["Y"], np.trunc(x).astype(np.int16))
+
+
+@pytest.mark.parametrize("convert", ["x.cast(tl.int16)", "x.cast(Y.dtype.element_ty)",
+                                     "x.to(tl.int32, bitcast=True).cast(tl.float32, bitcast=True).cast(tl.int16)"])
+def test_the_cast_method_matches_to(convert):
+    """``tensor.cast`` is ``tensor.to`` (Triton's test_core.py test_cast uses both)."""
+    rng = np.random.default_rng(4)
+    x = inputs("float32", N, rng, -100, 100)
+    out = launch(KERNEL.replace("CONVERT", convert), "*fp32,*i16,i32",
+                 {"X": x, "Y": np.zeros(N, np.int16), "N": np.array(N, np.int32)},
+                 grid=(-(-N // BLOCK),), defines=(("BLOCK", str(BLOCK)),))
+    np.testing.assert_array_equal(out.outputs["Y"], np.trunc(x).astype(np.int16))

@@ -102,3 +102,23 @@ def test_a_module_level_constant_assigned_under_an_if_has_its_value():
     kernel = copy_rows_kernel[(triton.cdiv(40, 16),)](x, out, 40)
     torch.testing.assert_close(out, x.half())
     assert kernel is not None
+
+
+def test_a_patched_kernel_assigns_a_name_its_template_captured():
+    """Triton's tests patch a placeholder with ``z = ...`` (``_unsafe_update_src``) in a kernel whose template
+    takes ``z`` from the enclosing function (a numpy array there): the patched kernel's own ``z`` is used."""
+    import numpy as np
+
+    @triton.jit
+    def kernel(X, Z, BLOCK: tl.constexpr):
+        x = tl.load(X + tl.arange(0, BLOCK))
+        GENERATE_HERE  # noqa: F821
+        tl.store(Z + tl.arange(0, BLOCK), z)
+
+    patched = triton.JITFunction(kernel.fn)
+    patched._unsafe_update_src(patched.src.replace("GENERATE_HERE", "z = tl.cumsum(x, axis=0)"))
+    z = np.empty(16, np.float32)                 # noqa: F841 - what the template's `z` refers to
+    x = torch.arange(16, dtype=torch.float32)
+    out = torch.zeros(16)
+    patched[(1,)](x, out, BLOCK=16)
+    torch.testing.assert_close(out, torch.cumsum(x, 0))

@@ -38,11 +38,12 @@ BOTH_WIDTHS: Dict[str, Callable] = {
     "math.exp": exp_log.exp, "math.exp2": exp_log.exp2, "math.log": exp_log.log, "math.log2": exp_log.log2,
     "math.log1p": exp_log.log1p, "math.expm1": exp_log.expm1, "math.tanh": exp_log.tanh,
     "math.erf": special.erf, "math.sin": trig.sin, "math.cos": trig.cos, "math.powf": powers.powf,
+    "math.fma": rounding.fma,       # vfmacc rounds once at every SEW
 }
 F32_ONLY: Dict[str, Callable] = {
     "math.sqrt": rounding.sqrt, "math.rsqrt": rounding.rsqrt, "math.absf": abs_,
     "math.floor": rounding.floor, "math.ceil": rounding.ceil, "math.trunc": rounding.trunc,
-    "math.rint": rounding.rint, "math.fma": rounding.fma,
+    "math.rint": rounding.rint,
     "math.tan": trig.tan, "math.atan": inverse.atan, "math.atan2": inverse.atan2, "math.asin": inverse.asin,
     "math.acos": inverse.acos, "math.sinh": exp_log.sinh, "math.cosh": exp_log.cosh,
     "math.asinh": inverse.asinh, "math.acosh": inverse.acosh, "math.atanh": inverse.atanh,

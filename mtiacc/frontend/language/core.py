@@ -220,4 +220,4 @@ ITERATORS = {
     "static_range": Builtin("tl.static_range", static_range),
 }
 
-METHODS = {"to": to}
+METHODS = {"to": to, "cast": to}       # tensor.cast is tensor.to, as in Triton

@@ -5,7 +5,7 @@ runs, and the result is rounded back to the operand type (round to nearest even)
 operands of float-only functions are an error naming the function, as in Triton.
 
 fp64 operands stay in fp64 where the result can be exact: ``sqrt``/``sqrt_rn`` (the hardware's correctly
-rounded ``fsqrt.d``/``vfsqrt.v``), ``abs``/``fabs`` (the sign bit), ``floor``/``ceil``/``trunc`` (through int64,
+rounded ``fsqrt.d``/``vfsqrt.v``; ``rsqrt`` divides 1 by it), ``abs``/``fabs`` (the sign bit), ``floor``/``ceil``/``trunc`` (through int64,
 exact below 2**52, where every larger double is an integer already), ``fdiv``/``div_rn``, ``isnan``, ``isinf``,
 ``signbit``.  The rest (``tl.exp`` ...) would need a double-precision library: "`tl.exp` on float64 is not
 supported yet".
@@ -25,7 +25,8 @@ from mtiacc.frontend.values import Builtin, ModuleRef
 from mtiacc.ir import ops
 from mtiacc.ir.atomic_ops import BarrierOp
 from mtiacc.ir.core import Value
-from mtiacc.ir.types import f32, f64, i16, i32, i64, u32, u64
+from mtiacc.ir.fp8 import fmt as fp8_format
+from mtiacc.ir.types import f32, f64, i16, i32, i64, is_fp8, u8, u32, u64
 
 MATH_MODULE = "triton.language.math"
 LIBDEVICE_MODULE = "triton.language.extra.libdevice"
@@ -105,6 +106,8 @@ def _unary(op_name: str, fname: str):
         if v.type.element_type == f64:
             if op_name == "sqrt":        # correctly rounded on the hardware, as IEEE requires
                 return sem.emit(cls.get(v))
+            if op_name == "rsqrt":       # 1 / sqrt(x): two correctly rounded steps (within 1.5 ULP)
+                return sem.binary("truediv", 1.0, sem.emit(ops.MATH_UNARY["sqrt"].get(v)))
             if op_name in ("floor", "ceil", "trunc"):
                 return _round_f64(sem, v, op_name)
             if op_name in F64_MATH:
@@ -122,6 +125,11 @@ def abs_(sem: Semantic, x):
     if t == f64:
         bits = sem.binary("and", sem.cast(v, u64, bitcast=True), 0x7FFFFFFFFFFFFFFF)   # clear the sign bit
         return sem.cast(bits, f64, bitcast=True)
+    if is_fp8(t) and fp8_format(t).specials != "fnuz":
+        # the sign bit, exactly: every code of fp8e4b15 is finite (0x7F is 1.875, beyond what its encoder
+        # produces); an fnuz format's 0x80 is its NaN, through f32 below
+        bits = sem.binary("and", sem.cast(v, u8, bitcast=True), 0x7F)
+        return sem.cast(bits, t, bitcast=True)
     if t.is_float():
         return _in_f32(sem, "tl.abs", lambda w: sem.emit(ops.MATH_UNARY["absf"].get(w)), v)
     if t.is_bool() or not t.signed:
@@ -145,6 +153,8 @@ def fma(sem: Semantic, x, y, z):
     a, b, c = (_float_operand(sem, v, "tl.fma") for v in (x, y, z))
     ty = promote_types(promote_types(a.type.element_type, b.type.element_type), c.type.element_type)
     a, b, c = (sem.cast(v, ty) for v in (a, b, c))
+    if ty.element_type == f64:                   # fused in double precision (vfmacc at SEW=64, fmadd.d)
+        return sem.emit(ops.MathFmaOp.get(*sem.broadcast(a, b, c)))
     return _in_f32(sem, "tl.fma", lambda p, q, r: sem.emit(ops.MathFmaOp.get(p, q, r)), a, b, c)
 
 

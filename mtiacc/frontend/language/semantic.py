@@ -356,7 +356,13 @@ class Semantic:
                                self.cast(b, f32) if isinstance(b, Value) else b)
             return self.cast(wide, ty)
         self._no_fp8_arith(ty, f"`{symbol}`")
-        cls = fop if ty.is_float() else (sop if (ty.signed and not ty.is_bool()) else uop)
+        signed = ty.is_int() and ty.signed and not ty.is_bool()
+        if name == "rshift" and ty.is_int() and not ty.is_bool():
+            # Triton: arithmetic or logical by the signedness of the tensor operand as written (the left one,
+            # else the right), not of the common type: int8 >> uint8 shifts in uint8 but arithmetically
+            t = (a if isinstance(a, Value) else b).type.element_type
+            signed = t.is_int() and t.signed and not t.is_bool()
+        cls = fop if ty.is_float() else (sop if signed else uop)
         if cls is None:
             need = "floating-point" if name == "truediv" else "integer"
             raise CompileError(f"`{symbol}` needs {need} operands, got {ty}")

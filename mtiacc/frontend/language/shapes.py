@@ -81,6 +81,8 @@ def _numel(shape) -> int:
 
 def expand_dims(sem: Semantic, input, axis):
     """``input`` with new dimensions of size 1 at ``axis`` (an int or a sequence of ints)."""
+    if isinstance(input, (bool, int, float)):
+        input = sem.materialize(input)        # a constant is a scalar, as in Triton
     if not isinstance(input, Value):
         raise CompileError(f"tl.expand_dims needs a value, got {describe(input)}")
     axes = list(axis) if isinstance(axis, (tuple, list)) else [axis]

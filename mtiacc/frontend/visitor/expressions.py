@@ -158,7 +158,8 @@ def subscript(ctx, node: ast.Subscript):
     items = []
     for e in elts:
         if isinstance(e, ast.Slice):
-            if e.lower is not None or e.upper is not None or e.step is not None:
+            # `None:`, `:None`, `::None` are `:` too (Triton allows each bound to be None)
+            if any(b is not None and ctx.visit(b) is not None for b in (e.lower, e.upper, e.step)):
                 raise CompileError("slices other than `:` are not supported yet")
             items.append(slice(None))
         else:
