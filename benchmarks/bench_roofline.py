@@ -10,6 +10,7 @@ of a PE) and without ``pipeline-loads`` too (the loops' DMA not overlapping thei
     python benchmarks/bench_roofline.py [--quick] [--compare] [--opt 3]
 """
 import argparse
+import math
 import sys
 import time
 from pathlib import Path
@@ -74,6 +75,60 @@ def layer_norm(m: int, n: int, block: int = 1024):
         y, mean, rstd = ln.reference(x, w, b, 1e-5)
         np.testing.assert_allclose(out["Y"].reshape(m, n), y, rtol=1e-4, atol=1e-4)
     return spec, data, unavoidable, check
+
+
+def rms_norm(m: int, n: int, block: int = 1024):
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((m, n)).astype(F32)
+    w = rng.uniform(0.5, 1.5, n).astype(F32)
+    data = {"in_ptr0": x.ravel(), "in_ptr1": w, "out_ptr1": np.zeros(m * n, F32)}
+    spec = dict(path="benchmarks/kernels/inductor_rms_norm.py", kernel="triton_red_fused_add_mean_mul_pow_rsqrt_0",
+                signature="*fp32,*fp32,*fp32", defines={"xnumel": m, "r0_numel": n, "XBLOCK": 1, "R0_BLOCK": block},
+                grid=(m,))
+    # X read once, the weight read once, Y written once
+
+    def check(out):
+        x64 = x.astype(np.float64)
+        y = x64 / np.sqrt((x64 * x64).mean(axis=1, keepdims=True) + 1e-6) * w
+        np.testing.assert_allclose(out["out_ptr1"].reshape(m, n), y, rtol=1e-4, atol=1e-5)
+    return spec, data, 4 * (2 * m * n + n), check
+
+
+def gelu(n: int, block: int = 1024):
+    x = np.random.default_rng(4).standard_normal(n).astype(F32) * 3
+    data = {"in_ptr0": x, "out_ptr0": np.zeros(n, F32)}
+    spec = dict(path="benchmarks/kernels/inductor_gelu.py", kernel="triton_poi_fused_gelu_0", signature="*fp32,*fp32",
+                defines={"xnumel": n, "XBLOCK": block}, grid=((n + block - 1) // block,))
+
+    def check(out):
+        # erf through Python's math, so on a seeded sample of at most 2^16 elements
+        idx = np.sort(np.random.default_rng(5).choice(n, min(n, 1 << 16), replace=False))
+        x64 = x[idx].astype(np.float64)
+        y = 0.5 * x64 * (1 + np.vectorize(math.erf)(x64 / math.sqrt(2)))
+        np.testing.assert_allclose(out["out_ptr0"][idx], y, rtol=1e-5, atol=1e-6)
+    return spec, data, 2 * 4 * n, check
+
+
+def bias_residual_dropout(m: int, n: int, p: float = 0.1, seed: int = 1234, block: int = 1024):
+    from tests.language.random import reference as ref   # the numpy model of Triton's Philox and tl.rand
+    rng = np.random.default_rng(6)
+    x, res = rng.standard_normal(m * n).astype(F32), rng.standard_normal(m * n).astype(F32)
+    bias = rng.standard_normal(n).astype(F32)
+    data = {"in_ptr0": np.array([seed], np.int64), "in_ptr1": x, "in_ptr2": bias, "in_ptr3": res,
+            "out_ptr0": np.zeros(m * n, F32), "load_seed_offset": np.array(0, I32)}
+    spec = dict(path="benchmarks/kernels/inductor_bias_residual_dropout.py",
+                kernel="triton_poi_fused_add_native_dropout_0", signature="*i64,*fp32,*fp32,*fp32,*fp32,i32",
+                defines={"ks0": n, "xnumel": m * n, "XBLOCK": block}, grid=((m * n + block - 1) // block,))
+    # X and the residual read once, the bias once, the seed once, the output written once
+
+    def check(out):
+        # the kept/dropped pattern is tl.rand's stream bit for bit: the first Philox word of each flat index
+        u = ref.uint_to_uniform_float(ref.randint4x(seed, np.arange(m * n, dtype=np.uint32))[0])
+        keep = u > F32(p)
+        assert abs(1 - keep.mean() - p) < 0.01, keep.mean()
+        y = keep.astype(F32) * (x + np.tile(bias, m)) * F32(1.1111111111111112) + res
+        np.testing.assert_allclose(out["out_ptr0"], y, rtol=1e-6, atol=1e-6)
+    return spec, data, 4 * (3 * m * n + n) + 8, check
 
 
 def measure(name, case, level, disabled=(), fast_math=False):
