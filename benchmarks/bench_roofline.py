@@ -4,6 +4,8 @@ For each kernel: the simulated time (mtiasim, the whole grid, launch included), 
 it cannot avoid (each input read once, each output written once, at the DRAM bandwidth of the machine YAML)
 and their ratio (roofline / simulated: 100% is the roofline).  Softmax runs twice: as compiled by default
 (``exp`` on the vector unit's library, 1 ULP) and with ``--fast-math`` (``exp`` on the SIMD engine's tables).
+RMSNorm, GELU and bias + residual + dropout are written as TorchInductor generates them (benchmarks/kernels/
+inductor_*.py); RMSNorm and GELU also run with ``--fast-math`` (``rsqrt`` / ``erf`` on the SIMD engine).
 ``--compare`` adds the same kernels compiled without ``persistent-programs`` (no prefetch across the programs
 of a PE) and without ``pipeline-loads`` too (the loops' DMA not overlapping their compute).
 
@@ -150,11 +152,16 @@ def measure(name, case, level, disabled=(), fast_math=False):
                 mbytes=unavoidable / 1e6, wall=wall)
 
 
-def bench(m, n, vn, level=3, compare=False, looped=False):
-    """The rows of the table: one per kernel and build."""
-    sm = softmax(m, n)
+def bench(m, n, vn, level=3, compare=False, looped=False, gn=None):
+    """The rows of the table: one per kernel and build (GELU of ``gn`` elements, ``vn`` unless given)."""
+    gn = gn or vn
+    sm, rms, ge = softmax(m, n), rms_norm(m, n), gelu(gn)
     cases = [(f"vector add 2^{vn.bit_length() - 1}", vector_add(vn), False), (f"softmax {m}x{n}", sm, False),
-             (f"softmax {m}x{n}", sm, True), (f"layer norm fwd {m}x{n}", layer_norm(m, n), False)]
+             (f"softmax {m}x{n}", sm, True), (f"layer norm fwd {m}x{n}", layer_norm(m, n), False),
+             (f"rmsnorm (Inductor) {m}x{n}", rms, False), (f"rmsnorm (Inductor) {m}x{n}", rms, True),
+             (f"gelu (Inductor) 2^{gn.bit_length() - 1}", ge, False),
+             (f"gelu (Inductor) 2^{gn.bit_length() - 1}", ge, True),
+             (f"bias+res+dropout (Ind.) {m}x{n}", bias_residual_dropout(m, n), False)]
     if looped:
         cases.append((f"softmax looped {m}x{n}", softmax_looped(m, n), False))
     rows = []
@@ -172,14 +179,14 @@ def main(argv=None):
     ap.add_argument("--looped", action="store_true", help="also the looped softmax (benchmarks/kernels)")
     ap.add_argument("--opt", type=int, default=3)
     args = ap.parse_args(argv)
-    m, n, vn = (64, 1024, 1 << 16) if args.quick else (4096, 4096, 1 << 20)
-    rows = bench(m, n, vn, args.opt, args.compare, args.looped)
+    m, n, vn, gn = (64, 1024, 1 << 16, 1 << 16) if args.quick else (4096, 4096, 1 << 20, 1 << 24)
+    rows = bench(m, n, vn, args.opt, args.compare, args.looped, gn)
     cfg = load_config()
     print(f"DRAM bandwidth {cfg.dram_bw_bytes_per_s / 1e9:.0f} GB/s, clock {cfg.clock_hz / 1e9:.2f} GHz "
           "(mtiasim/configs/mtia2i.yaml)")
-    print(f"{'kernel':<26} {'build':<64} {'MB moved':>9} {'simulated us':>13} {'roofline us':>12} {'of roofline':>12}")
+    print(f"{'kernel':<30} {'build':<64} {'MB moved':>9} {'simulated us':>13} {'roofline us':>12} {'of roofline':>12}")
     for r in rows:
-        print(f"{r['name']:<26} {r['build']:<64} {r['mbytes']:>9.2f} {r['sim_us']:>13.1f} {r['roof_us']:>12.1f} "
+        print(f"{r['name']:<30} {r['build']:<64} {r['mbytes']:>9.2f} {r['sim_us']:>13.1f} {r['roof_us']:>12.1f} "
               f"{100 * r['ratio']:>11.1f}%")
 
 
