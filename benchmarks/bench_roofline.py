@@ -111,7 +111,8 @@ def gelu(n: int, block: int = 1024):
     return spec, data, 2 * 4 * n, check
 
 
-def bias_residual_dropout(m: int, n: int, p: float = 0.1, seed: int = 1234, block: int = 1024):
+def bias_residual_dropout(m: int, n: int, p: float = 0.1, seed: int = 1234, block: int = 1024, rand4x=False):
+    """``rand4x``: the kernel drawing through ``triton_helpers.rand4x`` (Inductor's form for a 1-D CUDA kernel)."""
     from tests.language.random import reference as ref   # the numpy model of Triton's Philox and tl.rand
     rng = np.random.default_rng(6)
     x, res = rng.standard_normal(m * n).astype(F32), rng.standard_normal(m * n).astype(F32)
@@ -119,13 +120,18 @@ def bias_residual_dropout(m: int, n: int, p: float = 0.1, seed: int = 1234, bloc
     data = {"in_ptr0": np.array([seed], np.int64), "in_ptr1": x, "in_ptr2": bias, "in_ptr3": res,
             "out_ptr0": np.zeros(m * n, F32), "load_seed_offset": np.array(0, I32)}
     spec = dict(path="benchmarks/kernels/inductor_bias_residual_dropout.py",
-                kernel="triton_poi_fused_add_native_dropout_0", signature="*i64,*fp32,*fp32,*fp32,*fp32,i32",
+                kernel="triton_poi_fused_add_native_dropout_" + ("rand4x_0" if rand4x else "0"), signature="*i64,*fp32,*fp32,*fp32,*fp32,i32",
                 defines={"ks0": n, "xnumel": m * n, "XBLOCK": block}, grid=((m * n + block - 1) // block,))
     # X and the residual read once, the bias once, the seed once, the output written once
 
     def check(out):
-        # the kept/dropped pattern is tl.rand's stream bit for bit: the first Philox word of each flat index
-        u = ref.uint_to_uniform_float(ref.randint4x(seed, np.arange(m * n, dtype=np.uint32))[0])
+        # the kept/dropped pattern is the Philox stream bit for bit: tl.rand takes the first word of each flat
+        # index's call, rand4x the four words of the call for index // 4 in turn
+        if rand4x:
+            words = ref.randint4x(seed, np.arange(m * n // 4, dtype=np.uint32))
+            u = ref.uint_to_uniform_float(np.stack(words, axis=1).ravel())
+        else:
+            u = ref.uint_to_uniform_float(ref.randint4x(seed, np.arange(m * n, dtype=np.uint32))[0])
         keep = u > F32(p)
         assert abs(1 - keep.mean() - p) < 0.01, keep.mean()
         y = keep.astype(F32) * (x + np.tile(bias, m)) * F32(1.1111111111111112) + res
@@ -139,7 +145,7 @@ def measure(name, case, level, disabled=(), fast_math=False):
                    defines={k: str(v) for k, v in spec["defines"].items()}, fast_math=fast_math)
     binary = compile_kernel(str(ROOT / spec["path"]), opts).binary
     t0 = time.perf_counter()
-    res = run(binary, data, grid=spec["grid"])
+    res = run(binary, data, grid=spec["grid"], max_cycles=1e9)   # dropout at 4096^2 runs past the default
     wall = time.perf_counter() - t0
     check(res.outputs)
     cfg = load_config()
@@ -161,7 +167,8 @@ def bench(m, n, vn, level=3, compare=False, looped=False, gn=None):
              (f"rmsnorm (Inductor) {m}x{n}", rms, False), (f"rmsnorm (Inductor) {m}x{n}", rms, True),
              (f"gelu (Inductor) 2^{gn.bit_length() - 1}", ge, False),
              (f"gelu (Inductor) 2^{gn.bit_length() - 1}", ge, True),
-             (f"bias+res+dropout (Ind.) {m}x{n}", bias_residual_dropout(m, n), False)]
+             (f"bias+res+dropout (Inductor) {m}x{n}", bias_residual_dropout(m, n), False),
+             (f"  same, rand4x {m}x{n}", bias_residual_dropout(m, n, rand4x=True), False)]
     if looped:
         cases.append((f"softmax looped {m}x{n}", softmax_looped(m, n), False))
     rows = []
@@ -184,9 +191,9 @@ def main(argv=None):
     cfg = load_config()
     print(f"DRAM bandwidth {cfg.dram_bw_bytes_per_s / 1e9:.0f} GB/s, clock {cfg.clock_hz / 1e9:.2f} GHz "
           "(mtiasim/configs/mtia2i.yaml)")
-    print(f"{'kernel':<30} {'build':<64} {'MB moved':>9} {'simulated us':>13} {'roofline us':>12} {'of roofline':>12}")
+    print(f"{'kernel':<36} {'build':<64} {'MB moved':>9} {'simulated us':>13} {'roofline us':>12} {'of roofline':>12}")
     for r in rows:
-        print(f"{r['name']:<30} {r['build']:<64} {r['mbytes']:>9.2f} {r['sim_us']:>13.1f} {r['roof_us']:>12.1f} "
+        print(f"{r['name']:<36} {r['build']:<64} {r['mbytes']:>9.2f} {r['sim_us']:>13.1f} {r['roof_us']:>12.1f} "
               f"{100 * r['ratio']:>11.1f}%")
 
 
