@@ -120,7 +120,8 @@ def bias_residual_dropout(m: int, n: int, p: float = 0.1, seed: int = 1234, bloc
     data = {"in_ptr0": np.array([seed], np.int64), "in_ptr1": x, "in_ptr2": bias, "in_ptr3": res,
             "out_ptr0": np.zeros(m * n, F32), "load_seed_offset": np.array(0, I32)}
     spec = dict(path="benchmarks/kernels/inductor_bias_residual_dropout.py",
-                kernel="triton_poi_fused_add_native_dropout_" + ("rand4x_0" if rand4x else "0"), signature="*i64,*fp32,*fp32,*fp32,*fp32,i32",
+                kernel="triton_poi_fused_add_native_dropout_" + ("rand4x_0" if rand4x else "0"),
+                signature="*i64,*fp32,*fp32,*fp32,*fp32,i32",
                 defines={"ks0": n, "xnumel": m * n, "XBLOCK": block}, grid=((m * n + block - 1) // block,))
     # X and the residual read once, the bias once, the seed once, the output written once
 

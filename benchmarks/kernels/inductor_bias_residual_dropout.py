@@ -16,7 +16,8 @@ triton_helpers.set_driver_to_gpu()
 
 
 @triton.jit
-def triton_poi_fused_add_native_dropout_0(in_ptr0, in_ptr1, in_ptr2, in_ptr3, out_ptr0, load_seed_offset, ks0, xnumel, XBLOCK : tl.constexpr):
+def triton_poi_fused_add_native_dropout_0(in_ptr0, in_ptr1, in_ptr2, in_ptr3, out_ptr0, load_seed_offset, ks0,
+                                          xnumel, XBLOCK : tl.constexpr):
     xoffset = tl.program_id(0) * XBLOCK
     xindex = xoffset + tl.arange(0, XBLOCK)[:]
     xmask = xindex < xnumel
@@ -40,7 +41,8 @@ def triton_poi_fused_add_native_dropout_0(in_ptr0, in_ptr1, in_ptr2, in_ptr3, ou
 
 
 @triton.jit
-def triton_poi_fused_add_native_dropout_rand4x_0(in_ptr0, in_ptr1, in_ptr2, in_ptr3, out_ptr0, load_seed_offset, ks0, xnumel, XBLOCK : tl.constexpr):
+def triton_poi_fused_add_native_dropout_rand4x_0(in_ptr0, in_ptr1, in_ptr2, in_ptr3, out_ptr0, load_seed_offset, ks0,
+                                                 xnumel, XBLOCK : tl.constexpr):
     xoffset = tl.program_id(0) * XBLOCK
     xindex = xoffset + tl.arange(0, XBLOCK)[:]
     xmask = xindex < xnumel
