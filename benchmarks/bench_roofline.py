@@ -192,9 +192,9 @@ def main(argv=None):
     cfg = load_config()
     print(f"DRAM bandwidth {cfg.dram_bw_bytes_per_s / 1e9:.0f} GB/s, clock {cfg.clock_hz / 1e9:.2f} GHz "
           "(mtiasim/configs/mtia2i.yaml)")
-    print(f"{'kernel':<36} {'build':<64} {'MB moved':>9} {'simulated us':>13} {'roofline us':>12} {'of roofline':>12}")
+    print(f"{'kernel':<38} {'build':<64} {'MB moved':>9} {'simulated us':>13} {'roofline us':>12} {'of roofline':>12}")
     for r in rows:
-        print(f"{r['name']:<36} {r['build']:<64} {r['mbytes']:>9.2f} {r['sim_us']:>13.1f} {r['roof_us']:>12.1f} "
+        print(f"{r['name']:<38} {r['build']:<64} {r['mbytes']:>9.2f} {r['sim_us']:>13.1f} {r['roof_us']:>12.1f} "
               f"{100 * r['ratio']:>11.1f}%")
 
 
