@@ -60,7 +60,8 @@ bench-passes: install
 bench-gemm: install
 	$(PY) benchmarks/bench_gemm.py $(if $(QUICK),--quick)
 
-# Vector add, softmax and layer norm against the roofline of the bytes they cannot avoid moving
+# Vector add, softmax, layer norm and the Inductor-form RMSNorm, GELU and bias + residual + dropout against the
+# roofline of the bytes they cannot avoid moving
 # (`make bench-roofline [ARGS='--compare --looped']`: --compare adds the runs without software pipelining)
 .PHONY: bench-roofline
 bench-roofline: install

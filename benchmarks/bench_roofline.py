@@ -4,12 +4,15 @@ For each kernel: the simulated time (mtiasim, the whole grid, launch included), 
 it cannot avoid (each input read once, each output written once, at the DRAM bandwidth of the machine YAML)
 and their ratio (roofline / simulated: 100% is the roofline).  Softmax runs twice: as compiled by default
 (``exp`` on the vector unit's library, 1 ULP) and with ``--fast-math`` (``exp`` on the SIMD engine's tables).
+RMSNorm, GELU and bias + residual + dropout are written as TorchInductor generates them (benchmarks/kernels/
+inductor_*.py); RMSNorm and GELU also run with ``--fast-math`` (``rsqrt`` / ``erf`` on the SIMD engine).
 ``--compare`` adds the same kernels compiled without ``persistent-programs`` (no prefetch across the programs
 of a PE) and without ``pipeline-loads`` too (the loops' DMA not overlapping their compute).
 
     python benchmarks/bench_roofline.py [--quick] [--compare] [--opt 3]
 """
 import argparse
+import math
 import sys
 import time
 from pathlib import Path
@@ -76,13 +79,74 @@ def layer_norm(m: int, n: int, block: int = 1024):
     return spec, data, unavoidable, check
 
 
+def rms_norm(m: int, n: int, block: int = 1024):
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((m, n)).astype(F32)
+    w = rng.uniform(0.5, 1.5, n).astype(F32)
+    data = {"in_ptr0": x.ravel(), "in_ptr1": w, "out_ptr1": np.zeros(m * n, F32)}
+    spec = dict(path="benchmarks/kernels/inductor_rms_norm.py", kernel="triton_red_fused_add_mean_mul_pow_rsqrt_0",
+                signature="*fp32,*fp32,*fp32", defines={"xnumel": m, "r0_numel": n, "XBLOCK": 1, "R0_BLOCK": block},
+                grid=(m,))
+    # X read once, the weight read once, Y written once
+
+    def check(out):
+        x64 = x.astype(np.float64)
+        y = x64 / np.sqrt((x64 * x64).mean(axis=1, keepdims=True) + 1e-6) * w
+        np.testing.assert_allclose(out["out_ptr1"].reshape(m, n), y, rtol=1e-4, atol=1e-5)
+    return spec, data, 4 * (2 * m * n + n), check
+
+
+def gelu(n: int, block: int = 1024):
+    x = np.random.default_rng(4).standard_normal(n).astype(F32) * 3
+    data = {"in_ptr0": x, "out_ptr0": np.zeros(n, F32)}
+    spec = dict(path="benchmarks/kernels/inductor_gelu.py", kernel="triton_poi_fused_gelu_0", signature="*fp32,*fp32",
+                defines={"xnumel": n, "XBLOCK": block}, grid=((n + block - 1) // block,))
+
+    def check(out):
+        # erf through Python's math, so on a seeded sample of at most 2^16 elements
+        idx = np.sort(np.random.default_rng(5).choice(n, min(n, 1 << 16), replace=False))
+        x64 = x[idx].astype(np.float64)
+        y = 0.5 * x64 * (1 + np.vectorize(math.erf)(x64 / math.sqrt(2)))
+        np.testing.assert_allclose(out["out_ptr0"][idx], y, rtol=1e-5, atol=1e-6)
+    return spec, data, 2 * 4 * n, check
+
+
+def bias_residual_dropout(m: int, n: int, p: float = 0.1, seed: int = 1234, block: int = 1024, rand4x=False):
+    """``rand4x``: the kernel drawing through ``triton_helpers.rand4x`` (Inductor's form for a 1-D CUDA kernel)."""
+    from tests.language.random import reference as ref   # the numpy model of Triton's Philox and tl.rand
+    rng = np.random.default_rng(6)
+    x, res = rng.standard_normal(m * n).astype(F32), rng.standard_normal(m * n).astype(F32)
+    bias = rng.standard_normal(n).astype(F32)
+    data = {"in_ptr0": np.array([seed], np.int64), "in_ptr1": x, "in_ptr2": bias, "in_ptr3": res,
+            "out_ptr0": np.zeros(m * n, F32), "load_seed_offset": np.array(0, I32)}
+    spec = dict(path="benchmarks/kernels/inductor_bias_residual_dropout.py",
+                kernel="triton_poi_fused_add_native_dropout_" + ("rand4x_0" if rand4x else "0"),
+                signature="*i64,*fp32,*fp32,*fp32,*fp32,i32",
+                defines={"ks0": n, "xnumel": m * n, "XBLOCK": block}, grid=((m * n + block - 1) // block,))
+    # X and the residual read once, the bias once, the seed once, the output written once
+
+    def check(out):
+        # the kept/dropped pattern is the Philox stream bit for bit: tl.rand takes the first word of each flat
+        # index's call, rand4x the four words of the call for index // 4 in turn
+        if rand4x:
+            words = ref.randint4x(seed, np.arange(m * n // 4, dtype=np.uint32))
+            u = ref.uint_to_uniform_float(np.stack(words, axis=1).ravel())
+        else:
+            u = ref.uint_to_uniform_float(ref.randint4x(seed, np.arange(m * n, dtype=np.uint32))[0])
+        keep = u > F32(p)
+        assert abs(1 - keep.mean() - p) < 0.01, keep.mean()
+        y = keep.astype(F32) * (x + np.tile(bias, m)) * F32(1.1111111111111112) + res
+        np.testing.assert_allclose(out["out_ptr0"], y, rtol=1e-6, atol=1e-6)
+    return spec, data, 4 * (3 * m * n + n) + 8, check
+
+
 def measure(name, case, level, disabled=(), fast_math=False):
     spec, data, unavoidable, check = case
     opts = Options(kernel=spec["kernel"], signature=spec["signature"], opt_level=level, disabled_passes=tuple(disabled),
                    defines={k: str(v) for k, v in spec["defines"].items()}, fast_math=fast_math)
     binary = compile_kernel(str(ROOT / spec["path"]), opts).binary
     t0 = time.perf_counter()
-    res = run(binary, data, grid=spec["grid"])
+    res = run(binary, data, grid=spec["grid"], max_cycles=1e9)   # dropout at 4096^2 runs past the default
     wall = time.perf_counter() - t0
     check(res.outputs)
     cfg = load_config()
@@ -95,11 +159,17 @@ def measure(name, case, level, disabled=(), fast_math=False):
                 mbytes=unavoidable / 1e6, wall=wall)
 
 
-def bench(m, n, vn, level=3, compare=False, looped=False):
-    """The rows of the table: one per kernel and build."""
-    sm = softmax(m, n)
+def bench(m, n, vn, level=3, compare=False, looped=False, gn=None):
+    """The rows of the table: one per kernel and build (GELU of ``gn`` elements, ``vn`` unless given)."""
+    gn = gn or vn
+    sm, rms, ge = softmax(m, n), rms_norm(m, n), gelu(gn)
     cases = [(f"vector add 2^{vn.bit_length() - 1}", vector_add(vn), False), (f"softmax {m}x{n}", sm, False),
-             (f"softmax {m}x{n}", sm, True), (f"layer norm fwd {m}x{n}", layer_norm(m, n), False)]
+             (f"softmax {m}x{n}", sm, True), (f"layer norm fwd {m}x{n}", layer_norm(m, n), False),
+             (f"rmsnorm (Inductor) {m}x{n}", rms, False), (f"rmsnorm (Inductor) {m}x{n}", rms, True),
+             (f"gelu (Inductor) 2^{gn.bit_length() - 1}", ge, False),
+             (f"gelu (Inductor) 2^{gn.bit_length() - 1}", ge, True),
+             (f"bias+res+dropout (Inductor) {m}x{n}", bias_residual_dropout(m, n), False),
+             (f"  same, rand4x {m}x{n}", bias_residual_dropout(m, n, rand4x=True), False)]
     if looped:
         cases.append((f"softmax looped {m}x{n}", softmax_looped(m, n), False))
     rows = []
@@ -117,14 +187,14 @@ def main(argv=None):
     ap.add_argument("--looped", action="store_true", help="also the looped softmax (benchmarks/kernels)")
     ap.add_argument("--opt", type=int, default=3)
     args = ap.parse_args(argv)
-    m, n, vn = (64, 1024, 1 << 16) if args.quick else (4096, 4096, 1 << 20)
-    rows = bench(m, n, vn, args.opt, args.compare, args.looped)
+    m, n, vn, gn = (64, 1024, 1 << 16, 1 << 16) if args.quick else (4096, 4096, 1 << 20, 1 << 24)
+    rows = bench(m, n, vn, args.opt, args.compare, args.looped, gn)
     cfg = load_config()
     print(f"DRAM bandwidth {cfg.dram_bw_bytes_per_s / 1e9:.0f} GB/s, clock {cfg.clock_hz / 1e9:.2f} GHz "
           "(mtiasim/configs/mtia2i.yaml)")
-    print(f"{'kernel':<26} {'build':<64} {'MB moved':>9} {'simulated us':>13} {'roofline us':>12} {'of roofline':>12}")
+    print(f"{'kernel':<38} {'build':<64} {'MB moved':>9} {'simulated us':>13} {'roofline us':>12} {'of roofline':>12}")
     for r in rows:
-        print(f"{r['name']:<26} {r['build']:<64} {r['mbytes']:>9.2f} {r['sim_us']:>13.1f} {r['roof_us']:>12.1f} "
+        print(f"{r['name']:<38} {r['build']:<64} {r['mbytes']:>9.2f} {r['sim_us']:>13.1f} {r['roof_us']:>12.1f} "
               f"{100 * r['ratio']:>11.1f}%")
 
 

@@ -1,5 +1,6 @@
 """The roofline benchmark at small sizes: every kernel's result is checked against numpy inside the benchmark,
-and no run is faster than the roofline of the bytes it cannot avoid moving."""
+and no run is faster than the roofline of the bytes it cannot avoid moving (the Inductor-form RMSNorm, GELU and
+bias + residual + dropout kernels included)."""
 import sys
 from pathlib import Path
 
@@ -10,7 +11,8 @@ def test_no_run_beats_its_roofline():
     sys.path.insert(0, str(ROOT / "benchmarks"))
     import bench_roofline
     rows = bench_roofline.bench(64, 1024, 1 << 16, compare=True)
-    assert len(rows) == 4 * 3
+    # vector add, softmax x2, layer norm, rmsnorm x2, gelu x2, bias + residual + dropout (tl.rand, rand4x)
+    assert len(rows) == 10 * 3
     for r in rows:
         assert 0 < r["ratio"] <= 1.0, r
     by = {(r["name"], r["build"]): r["cycles"] for r in rows}
