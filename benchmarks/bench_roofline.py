@@ -174,7 +174,9 @@ def bench(m, n, vn, level=3, compare=False, looped=False, gn=None):
         cases.append((f"softmax looped {m}x{n}", softmax_looped(m, n), False))
     rows = []
     for name, case, fast in cases:
-        builds = [()] + ([("persistent-programs",), ("persistent-programs", "pipeline-loads")] if compare else [])
+        # compare: every kernel, or the kernels whose names start with one of the given prefixes
+        cmp = compare if isinstance(compare, bool) else name.startswith(tuple(compare))
+        builds = [()] + ([("persistent-programs",), ("persistent-programs", "pipeline-loads")] if cmp else [])
         for disabled in builds:
             rows.append(measure(name, case, level, disabled, fast))
     return rows
