@@ -218,7 +218,8 @@ slot as one loop, `for program = slot .. total step 64 {persistent = 64}`, and t
 the next program's tiles while this one computes. `--emit=ir` shows the loop (tests/filecheck/persistent_programs.py).
 
 `make bench-roofline ARGS=--compare` (4096 x 4096 and 2^20, inputs in DRAM; "without" is
-`--disable-pass=persistent-programs`):
+`--disable-pass=persistent-programs`; measured at c462bad, before the scalar code's power-of-two divisions became
+shifts: vector add then measures 67.5 us, 91.0%, and layer norm 2443.8 us, 26.8%):
 
 | kernel | without (us) | with (us) | roofline (us) | of roofline, without / with |
 |---|---:|---:|---:|---:|
