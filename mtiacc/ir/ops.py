@@ -257,6 +257,8 @@ def _f(np_fn):
 AddIOp = _binary("AddIOp", "arith.addi", IntLike, True, _u(lambda a, b, t: a + b))
 SubIOp = _binary("SubIOp", "arith.subi", IntLike, False, _u(lambda a, b, t: a - b))
 MulIOp = _binary("MulIOp", "arith.muli", IntLike, True, _u(lambda a, b, t: a * b))
+# the high half of the unsigned double-width product (tl.umulhi, Philox): one vmulhu, no widening
+MulHiUIOp = _binary("MulHiUIOp", "tt.mulhiui", IntLike, True, _u(lambda a, b, t: (a * b) >> t.width))
 DivSIOp = _binary("DivSIOp", "arith.divsi", IntLike, False, _s(_divsi))
 DivUIOp = _binary("DivUIOp", "arith.divui", IntLike, False, _u(lambda a, b, t: a // b if b else None))
 RemSIOp = _binary("RemSIOp", "arith.remsi", IntLike, False, _s(lambda a, b, t: F.c_rem(a, b)))

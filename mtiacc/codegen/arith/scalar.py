@@ -33,6 +33,24 @@ def _bits32(t: Type) -> bool:
     return isinstance(t, IntType) and t.width <= 32
 
 
+def _mulhiu(b: MBuilder, op, get) -> VReg:
+    """The high half of the unsigned product: ``mulhu`` at 64 bits; at 32 bits the operands shifted to the top
+    of the register make ``mulhu`` the whole 64-bit product, whose top half is the result (sign-extended, as
+    32-bit values live in registers)."""
+    t = op.result.type
+    check_scalar_type(t, op)
+    r = b.x()
+    if not _bits32(t):
+        b("mulhu", r, get(op.lhs), get(op.rhs))
+        return r
+    x, y = b.x(), b.x()
+    b("slli", x, get(op.lhs), 32)
+    b("slli", y, get(op.rhs), 32)
+    b("mulhu", r, x, y)
+    b("srai", r, r, 32)
+    return r
+
+
 def _pow2_shift(op):
     """``k`` when ``op`` (a signed ``/`` or ``%`` of 32 or 64 bits) divides by the constant ``2**k``, ``k >= 1``."""
     t, c = op.result.type, O.const_value(op.rhs)
@@ -128,6 +146,8 @@ def lower_scalar(b: MBuilder, op, get) -> VReg:
         return r
     if type(op) in (O.DivSIOp, O.RemSIOp) and _pow2_shift(op) is not None:
         return _div_rem_pow2(b, op, get)
+    if isinstance(op, O.MulHiUIOp):
+        return _mulhiu(b, op, get)
     if type(op) in INT_BINARY:
         check_scalar_type(t, op)
         mn = INT_BINARY[type(op)][0 if _bits32(t) else 1]

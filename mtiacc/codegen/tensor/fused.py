@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import Dict, FrozenSet, List, Optional, Set
 
 from mtiacc.codegen import mathlib
-from mtiacc.codegen.vector.blocks import FLOAT_COMPARE, INT_COMPARE, VECTOR_BINARY, CASTS
+from mtiacc.codegen.vector.blocks import FLOAT_COMPARE, INT_COMPARE, SCALAR_FORMS, VECTOR_BINARY, CASTS
 from mtiacc.codegen.context import Lowering
 from mtiacc.codegen.machine.mir import VMem, VReg
 from mtiacc.codegen.vector.lmem import Buffer
@@ -29,7 +29,7 @@ from mtiacc.codegen.arith.scalar import constant
 from mtiacc.codegen.vector.vloop import Src, elem_bytes, sew_of
 from mtiacc.diagnostics import CompileError
 from mtiacc.ir import ops as O
-from mtiacc.ir.core import Value
+from mtiacc.ir.core import Operation, Value
 from mtiacc.ir.fused import FusedElementwiseOp
 from mtiacc.ir.types import f64, i1
 
@@ -116,6 +116,30 @@ class Segment:
         return set(self.reg.values())
 
     # ---- values
+    def _scalar(self, v: Value):
+        """The x or f register of ``v`` when it is a scalar broadcast not already in a vector group."""
+        if id(v) in self.reg or v.type.element_type.is_bool():
+            return None
+        if id(v) in self.scalars:
+            return self.scalars[id(v)]
+        src = self.srcs.get(id(v))
+        return src.scalar if src is not None and src.is_scalar else None
+
+    def scalar_form(self, op: Operation):
+        """``(mnemonic, vector operand, scalar register)`` when ``op`` can read one operand from a scalar
+        register (``vxor.vx``, ``vfmul.vf``, ...), saving the splat into a vector group (an instruction as long
+        as the operation itself); else None.  Floats only at f32 and f64 (how f registers hold scalars)."""
+        forms = SCALAR_FORMS.get(VECTOR_BINARY.get(type(op), ""))
+        elem = op.result.type.element_type
+        if forms is None or elem.is_bool() or (elem.is_float() and sew_of(elem) < 32):
+            return None
+        lhs, rhs = op.operands
+        if self._scalar(rhs) is not None and self._scalar(lhs) is None:
+            return forms[0], lhs, self._scalar(rhs)
+        if forms[1] is not None and self._scalar(lhs) is not None and self._scalar(rhs) is None:
+            return forms[1], rhs, self._scalar(lhs)
+        return None
+
     def value(self, v: Value) -> str:
         if id(v) in self.reg:
             return self.reg[id(v)]
@@ -222,8 +246,15 @@ class Segment:
             if isinstance(op, O.ConstantOp):
                 continue
             try:   # an error inside the region points at the inner op's expression, not the region's
-                g = [self.value(v) for v in op.operands]
-                res = self.compute(op, g)
+                form = self.scalar_form(op)
+                if form is not None:
+                    mn, vec, sreg = form
+                    g = self.value(vec)
+                    res = self.alloc()
+                    self.ensure(op.result.type)
+                    self(mn, res, g, sreg)
+                else:
+                    res = self.compute(op, [self.value(v) for v in op.operands])
             except CompileError as e:
                 e.loc = e.loc or op.loc
                 raise
@@ -231,7 +262,7 @@ class Segment:
             if id(op.result) in self.stores:
                 self.store(op.result, res)
             for v in {id(v): v for v in op.operands}.values():
-                if self.last.get(id(v)) == j:
+                if self.last.get(id(v)) == j and id(v) in self.reg:
                     self.release(self.reg.pop(id(v)))
             if id(op.result) not in self.last:
                 self.release(self.reg.pop(id(op.result)))

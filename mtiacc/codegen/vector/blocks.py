@@ -14,13 +14,24 @@ from mtiacc.ir.types import i1, i32
 
 # op class -> vector mnemonic (.vv form); the operands are (vs2=lhs, vs1=rhs).
 VECTOR_BINARY: Dict[type, str] = {
-    O.AddIOp: "vadd.vv", O.SubIOp: "vsub.vv", O.MulIOp: "vmul.vv",
+    O.AddIOp: "vadd.vv", O.SubIOp: "vsub.vv", O.MulIOp: "vmul.vv", O.MulHiUIOp: "vmulhu.vv",
     O.DivSIOp: "vdiv.vv", O.DivUIOp: "vdivu.vv", O.RemSIOp: "vrem.vv", O.RemUIOp: "vremu.vv",
     O.AndIOp: "vand.vv", O.OrIOp: "vor.vv", O.XOrIOp: "vxor.vv",
     O.ShLIOp: "vsll.vv", O.ShRSIOp: "vsra.vv", O.ShRUIOp: "vsrl.vv",
     O.MaxSIOp: "vmax.vv", O.MinSIOp: "vmin.vv", O.MaxUIOp: "vmaxu.vv", O.MinUIOp: "vminu.vv",
     O.AddFOp: "vfadd.vv", O.SubFOp: "vfsub.vv", O.MulFOp: "vfmul.vv", O.DivFOp: "vfdiv.vv",
     O.MaxNumFOp: "vfmax.vv", O.MinNumFOp: "vfmin.vv",
+}
+
+# .vv mnemonic -> (its form with a scalar right operand, its form with a scalar left operand or None): a scalar
+# operand (a constant, a kernel argument) is read from its x or f register, not splatted into a vector group
+SCALAR_FORMS: Dict[str, tuple] = {
+    **{f"{m}.vv": (f"{m}.vx", f"{m}.vx") for m in ("vadd", "vmul", "vmulhu", "vand", "vor", "vxor", "vmax", "vmin",
+                                                   "vmaxu", "vminu")},
+    **{f"{m}.vv": (f"{m}.vx", None) for m in ("vsll", "vsrl", "vsra", "vdiv", "vdivu", "vrem", "vremu")},
+    "vsub.vv": ("vsub.vx", "vrsub.vx"),
+    **{f"{m}.vv": (f"{m}.vf", f"{m}.vf") for m in ("vfadd", "vfmul", "vfmax", "vfmin")},
+    "vfsub.vv": ("vfsub.vf", "vfrsub.vf"), "vfdiv.vv": ("vfdiv.vf", "vfrdiv.vf"),
 }
 
 BOOL_ARITH = {"vadd.vv": "vxor.vv", "vsub.vv": "vxor.vv", "vmul.vv": "vand.vv"}

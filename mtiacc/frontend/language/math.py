@@ -298,13 +298,13 @@ def div_rn(sem: Semantic, x, y):
 
 def umulhi(sem: Semantic, x, y):
     """The high 32 bits of the 64-bit unsigned product of 32-bit integers."""
-    a, b = _operand(sem, x, "tl.umulhi"), _operand(sem, y, "tl.umulhi")
+    # integer literals take their literal type (3528531795 is uint32), as in Triton
+    a, b = (sem.materialize(v) if isinstance(v, int) and not isinstance(v, bool) else _operand(sem, v, "tl.umulhi")
+            for v in (x, y))
     ty = sem.common_type(a, b)
     if ty not in (i32, u32):
         raise CompileError(f"tl.umulhi() needs int32 or uint32 operands, got {ty}")
-    wa, wb = (sem.cast(sem.cast(sem.cast(v, ty), u32), u64) for v in (a, b))
-    hi = sem.binary("rshift", sem.binary("mul", wa, wb), 32)
-    return sem.cast(sem.cast(hi, u32), ty)
+    return sem.binary("mulhi", sem.cast(a, ty), sem.cast(b, ty))
 
 
 def signbit(sem: Semantic, x):

@@ -94,17 +94,7 @@ def _seed(sem: Semantic, seed: FValue, fname: str):
 
 def _mulhilo(sem: Semantic, m: int, x: Value) -> Tuple[Value, Value]:
     """The high and low words of the unsigned product ``m * x`` (``x`` uint32 or uint64, ``m`` a constant)."""
-    if x.type.element_type == u32:
-        prod = sem.binary("mul", sem.cast(x, u64), m)
-        return sem.cast(sem.binary("rshift", prod, 32), u32), sem.cast(prod, u32)
-    # 64 bits: the four 32x32 -> 64 products of the halves (exact in uint64), summed without overflow
-    m0, m1 = m & MASK32, m >> 32
-    x0, x1 = sem.binary("and", x, MASK32), sem.binary("rshift", x, 32)
-    t = sem.binary("add", sem.binary("mul", x1, m0), sem.binary("rshift", sem.binary("mul", x0, m0), 32))
-    u = sem.binary("add", sem.binary("mul", x0, m1), sem.binary("and", t, MASK32))
-    hi = sem.binary("add", sem.binary("add", sem.binary("mul", x1, m1), sem.binary("rshift", t, 32)),
-                    sem.binary("rshift", u, 32))
-    return hi, sem.binary("mul", x, m)
+    return sem.binary("mulhi", x, m), sem.binary("mul", x, m)
 
 
 def _bump(sem: Semantic, k: Key, inc: int, mask: int) -> Key:

@@ -138,6 +138,8 @@ _BINARY: Dict[str, Tuple[str, Callable, Optional[type], Optional[type], Optional
     "rshift": (">>", operator.rshift, ops.ShRSIOp, ops.ShRUIOp, None),
     "minimum": ("minimum", min, ops.MinSIOp, ops.MinUIOp, ops.MinNumFOp),
     "maximum": ("maximum", max, ops.MaxSIOp, ops.MaxUIOp, ops.MaxNumFOp),
+    # the high 32 bits of the 64-bit unsigned product, whatever the operands' signedness (tl.umulhi)
+    "mulhi": ("umulhi", lambda a, b: ((a & 0xFFFFFFFF) * (b & 0xFFFFFFFF)) >> 32, ops.MulHiUIOp, ops.MulHiUIOp, None),
 }
 
 # name -> (symbol, python function, signed predicate, unsigned predicate, float predicate)

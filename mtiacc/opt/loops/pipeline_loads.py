@@ -47,25 +47,13 @@ from mtiacc.ir import ops as O
 from mtiacc.ir import scf
 from mtiacc.ir.atomic_ops import AtomicCASOp, AtomicRMWOp, BarrierOp
 from mtiacc.ir.core import Block, BlockArgument, Operation, Pure, Value
+from mtiacc.ir.analysis.pointers import root_pointer
 from mtiacc.ir.dot_ops import DotOp
-from mtiacc.ir.shape_ops import ExpandDimsOp, ReshapeOp
 from mtiacc.opt.dots.pipeline import main_upper
 from mtiacc.opt.loop_unroll import clone_op
 from mtiacc.opt.pass_manager import ModulePass, register_pass
 
-POINTER_THROUGH = (O.AddPtrOp, O.SplatOp, O.BroadcastOp, ExpandDimsOp, ReshapeOp)
 BLOCKERS = (AtomicRMWOp, AtomicCASOp, BarrierOp, DotOp)
-
-
-def root_pointer(v: Value) -> Optional[BlockArgument]:
-    """The function parameter a pointer (block) is computed from by offsets and shape ops, if any."""
-    while True:
-        if isinstance(v, BlockArgument):
-            owner = v.block.parent.parent if v.block.parent is not None else None
-            return v if isinstance(owner, O.FuncOp) else None
-        if not isinstance(v.op, POINTER_THROUGH):
-            return None
-        v = v.op.operands[0]
 
 
 def _inside(v: Value, loop: scf.ForOp) -> bool:

@@ -41,7 +41,14 @@ def long_math(X, Y, Z, N, BLOCK: tl.constexpr):
     l = tl.log(tl.abs(x) + 1.0)
     f = tl.erf(y * 0.75)
     g = tl.sqrt(tl.abs(y) + 2.0)
-    r = e * s + c * t + l * f + g * (x - y) + tl.floor(x) * tl.ceil(y)
+    h = tl.exp(y * 0.25)
+    k = tl.sin(y)
+    q = tl.cos(x)
+    a = tl.exp(x * y * 0.125)
+    b = tl.sin(x + y)
+    d = tl.cos(x * 0.375)
+    o = tl.log(tl.abs(y) + 3.0)
+    r = e * s + c * t + l * f + g * (x - y) + tl.floor(x) * tl.ceil(y) + h * k * q + a * b + d * o
     tl.store(Z + offs, r, mask=m)
 
 

@@ -82,7 +82,9 @@ def test_fused_matches_unfused_bit_for_bit(tmp_path, name, n, block):
             from math import erf
             f = np.array([erf(v) for v in 0.75 * y.astype(np.float64)])
             r = np.exp(x * 0.5) * np.sin(x) + np.cos(y) * t + np.log(np.abs(x) + 1) * f \
-                + np.sqrt(np.abs(y) + 2) * (x - y) + np.floor(x) * np.ceil(y)
+                + np.sqrt(np.abs(y) + 2) * (x - y) + np.floor(x) * np.ceil(y) \
+                + np.exp(y * 0.25) * np.sin(y) * np.cos(x) + np.exp(x * y * 0.125) * np.sin(x + y) \
+                + np.cos(x * 0.375) * np.log(np.abs(y) + 3)
         np.testing.assert_allclose(got.outputs["Z"], r, rtol=1e-4, atol=1e-4)
 
 

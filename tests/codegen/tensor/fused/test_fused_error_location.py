@@ -16,7 +16,7 @@ def k(X, Y):
     offs = tl.arange(0, 64)
     x = tl.load(X + offs)
     t = x * 3.0
-    u = t - 1.5
+    u = t - x
     tl.store(Y + offs, u + x)
 """
 
