@@ -25,7 +25,12 @@ from typing import List, Sequence
 
 from mtiacc.ir.core import (AnyType, Block, Elementwise, IsolatedFromAbove, Operation, Pure, Region,
                             Terminator, Value, region, result, var_operand)
+from mtiacc.ir import ops as O
 from mtiacc.ir.types import Type
+
+# the casts that change the element width yet run in a fused loop: a mask (i1) to a number, a merge of 0 and 1
+# (or -1) under the mask
+BOOL_CASTS = (O.ExtUIOp, O.ExtSIOp, O.UIToFPOp, O.SIToFPOp)
 
 
 class FusedYieldOp(Operation):

@@ -7,7 +7,7 @@ intermediates stay in vector registers; only the values used outside the chain a
 Which ops fuse (*candidates*): pure ``Elementwise`` ops without regions whose result and operands
 are blocks of one shape (``math.*``, arithmetic, compares, ``select``, and casts that keep the
 element width; a width-changing cast ends a chain, since one loop runs every value at one vector
-length).  Pointer arithmetic does not fuse, and neither does any op computing a pointer offset or a
+length, except a mask's cast to a number, a merge under the mask).  Pointer arithmetic does not fuse, and neither does any op computing a pointer offset or a
 load/store mask, directly or through other ops: codegen reads those structurally (a contiguous
 range becomes one DMA transfer, a prefix mask a shorter one) and never materializes them.
 
@@ -30,12 +30,18 @@ from mtiacc.ir import ops as O
 from mtiacc.ir.types import bf16
 from mtiacc.ir.mtia import AsyncCopyOp
 from mtiacc.ir.core import Block, Elementwise, IsolatedFromAbove, OpResult, Operation, Pure, Value
-from mtiacc.ir.fused import FusedElementwiseOp, FusedYieldOp
+from mtiacc.ir.fused import BOOL_CASTS, FusedElementwiseOp, FusedYieldOp
 from mtiacc.opt.pass_manager import ModulePass, register_pass
 
 
 def _width(t) -> int:
     return t.element_type.width if hasattr(t.element_type, "width") else 0
+
+
+def bool_to_number(op: Operation) -> bool:
+    """A cast of a mask (i1) to a number: in a fused loop, a merge of 0 and 1 (or -1) under the mask."""
+    return isinstance(op, BOOL_CASTS) and op.src.type.is_bool() and not op.result.type.is_bool() \
+        and op.result.type.element_type != bf16
 
 
 def is_candidate(op: Operation) -> bool:
@@ -46,7 +52,7 @@ def is_candidate(op: Operation) -> bool:
     shape = op.result.type.shape
     if any(not v.type.is_block() or v.type.shape != shape or v.type.is_ptr() for v in op.operands):
         return False
-    if isinstance(op, O.CastOp) and _width(op.src.type) != _width(op.result.type):
+    if isinstance(op, O.CastOp) and _width(op.src.type) != _width(op.result.type) and not bool_to_number(op):
         return False
     # RVV converts integers to IEEE halves only: a bf16 cast goes through f32, outside a fused loop
     if isinstance(op, O.CastOp) and bf16 in (op.src.type.element_type, op.result.type.element_type):

@@ -21,7 +21,8 @@ from __future__ import annotations
 from typing import Dict, FrozenSet, List, Optional, Set
 
 from mtiacc.codegen import mathlib
-from mtiacc.codegen.vector.blocks import FLOAT_COMPARE, INT_COMPARE, SCALAR_FORMS, VECTOR_BINARY, CASTS
+from mtiacc.codegen.vector.blocks import (CASTS, FLOAT_COMPARE, INT_COMPARE, SCALAR_COMPARE, SCALAR_FORMS, SWAPPED,
+                                          VECTOR_BINARY)
 from mtiacc.codegen.context import Lowering
 from mtiacc.codegen.machine.mir import VMem, VReg
 from mtiacc.codegen.vector.lmem import Buffer
@@ -30,7 +31,7 @@ from mtiacc.codegen.vector.vloop import Src, elem_bytes, sew_of
 from mtiacc.diagnostics import CompileError
 from mtiacc.ir import ops as O
 from mtiacc.ir.core import Operation, Value
-from mtiacc.ir.fused import FusedElementwiseOp
+from mtiacc.ir.fused import BOOL_CASTS, FusedElementwiseOp
 from mtiacc.ir.types import f64, i1
 
 POOLS = {4: tuple(f"v{i}" for i in range(4, 32, 4)), 2: tuple(f"v{i}" for i in range(2, 32, 2))}
@@ -127,14 +128,21 @@ class Segment:
 
     def scalar_form(self, op: Operation):
         """``(mnemonic, vector operand, scalar register)`` when ``op`` can read one operand from a scalar
-        register (``vxor.vx``, ``vfmul.vf``, ...), saving the splat into a vector group (an instruction as long
-        as the operation itself); else None.  Floats only at f32 and f64 (how f registers hold scalars)."""
-        forms = SCALAR_FORMS.get(VECTOR_BINARY.get(type(op), ""))
-        elem = op.result.type.element_type
-        if forms is None or elem.is_bool() or (elem.is_float() and sew_of(elem) < 32):
+        register (``vxor.vx``, ``vfmul.vf``, ``vmfgt.vf``, ...), saving the splat into a vector group (an
+        instruction as long as the operation itself); else None.  Floats only at f32 and f64 (how f registers
+        hold scalars)."""
+        compare = isinstance(op, (O.CmpIOp, O.CmpFOp))
+        if compare:
+            pred = op.predicate
+            forms = (SCALAR_COMPARE.get(pred), SCALAR_COMPARE.get(SWAPPED.get(pred, "")))
+        else:
+            forms = SCALAR_FORMS.get(VECTOR_BINARY.get(type(op), ""))
+        elem = op.operands[0].type.element_type if op.operands else None
+        if forms is None or elem is None or elem.is_bool() or (elem.is_float() and sew_of(elem) < 32) \
+                or (not compare and op.result.type.element_type.is_bool()):
             return None
         lhs, rhs = op.operands
-        if self._scalar(rhs) is not None and self._scalar(lhs) is None:
+        if forms[0] is not None and self._scalar(rhs) is not None and self._scalar(lhs) is None:
             return forms[0], lhs, self._scalar(rhs)
         if forms[1] is not None and self._scalar(lhs) is not None and self._scalar(rhs) is None:
             return forms[1], rhs, self._scalar(lhs)
@@ -228,6 +236,13 @@ class Segment:
                 self("vmand.mm", "v0", g[0], g[0])
                 self.ensure(op.result.type)
                 self("vmerge.vvm", d, g[2], g[1], "v0")
+        elif isinstance(op, BOOL_CASTS) and op.src.type.is_bool():   # fuse-elementwise's bool_to_number
+            self("vmand.mm", "v0", g[0], g[0])
+            self.ensure(op.result.type)
+            self("vmv.v.i", d, 0)
+            self("vmerge.vim", d, d, -1 if isinstance(op, (O.ExtSIOp, O.SIToFPOp)) else 1, "v0")
+            if op.result.type.is_float():
+                self("vfcvt.f.x.v", d, d)
         elif isinstance(op, O.NegFOp):
             self.ensure(elem)
             self("vfsgnjn.vv", d, g[0], g[0])
@@ -251,7 +266,7 @@ class Segment:
                     mn, vec, sreg = form
                     g = self.value(vec)
                     res = self.alloc()
-                    self.ensure(op.result.type)
+                    self.ensure(vec.type)
                     self(mn, res, g, sreg)
                 else:
                     res = self.compute(op, [self.value(v) for v in op.operands])

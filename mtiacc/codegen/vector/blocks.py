@@ -34,6 +34,16 @@ SCALAR_FORMS: Dict[str, tuple] = {
     "vfsub.vv": ("vfsub.vf", "vfrsub.vf"), "vfdiv.vv": ("vfdiv.vf", "vfrdiv.vf"),
 }
 
+# comparison predicate -> its mnemonic with a scalar right operand (vector PRED scalar); a scalar left operand
+# compares with the predicate swapped (s < v is v > s).  RVV has no vmsge.vx / vmsgeu.vx.
+SCALAR_COMPARE = {"eq": "vmseq.vx", "ne": "vmsne.vx", "slt": "vmslt.vx", "sle": "vmsle.vx", "sgt": "vmsgt.vx",
+                  "ult": "vmsltu.vx", "ule": "vmsleu.vx", "ugt": "vmsgtu.vx",
+                  "oeq": "vmfeq.vf", "une": "vmfne.vf", "olt": "vmflt.vf", "ole": "vmfle.vf", "ogt": "vmfgt.vf",
+                  "oge": "vmfge.vf"}
+SWAPPED = {"eq": "eq", "ne": "ne", "slt": "sgt", "sle": "sge", "sgt": "slt", "sge": "sle", "ult": "ugt",
+           "ule": "uge", "ugt": "ult", "uge": "ule", "oeq": "oeq", "une": "une", "olt": "ogt", "ole": "oge",
+           "ogt": "olt", "oge": "ole"}
+
 BOOL_ARITH = {"vadd.vv": "vxor.vv", "vsub.vv": "vxor.vv", "vmul.vv": "vand.vv"}
 
 # predicate -> (mnemonic, swap operands)
