@@ -68,6 +68,20 @@ def mask_to_bytes(loop: VLoop, group: str) -> str:
     return group
 
 
+def _scalar_operand(mn: str, elem, srcs: List[Src]):
+    """``(mnemonic, vector source, scalar register)`` when one operand of binary ``mn`` is a scalar that its
+    .vx / .vf form reads from its register (floats at f32 and f64 only: how f registers hold scalars)."""
+    forms = SCALAR_FORMS.get(mn)
+    if forms is None or elem.is_bool() or (elem.is_float() and sew_of(elem) < 32):
+        return None
+    a, c = srcs
+    if c.is_scalar and not a.is_scalar:
+        return forms[0], a, c.scalar
+    if forms[1] is not None and a.is_scalar and not c.is_scalar:
+        return forms[1], c, a.scalar
+    return None
+
+
 def lower_elementwise(b: MBuilder, op, srcs: List[Src], dst: Src) -> None:
     """Emit the loop computing elementwise `op` from `srcs` into `dst`."""
     n = op.result.type.numel
@@ -83,6 +97,17 @@ def lower_elementwise(b: MBuilder, op, srcs: List[Src], dst: Src) -> None:
             mn = BOOL_ARITH.get(mn, mn)
             if mn not in ("vand.vv", "vor.vv", "vxor.vv"):
                 raise CompileError(f"'{op.name}' on i1 blocks is not supported yet")
+
+        scalar = _scalar_operand(mn, elem, srcs)
+        if scalar is not None:   # vector op scalar: the .vx / .vf form, no splat in every strip
+            form, vec, reg = scalar
+
+            def compute_vx(loop: VLoop, g: List[str]) -> str:
+                loop.ensure(elem)
+                b(form, "v24", g[0], reg)
+                return "v24"
+            emit_loop(b, n, [vec], dst, compute_vx, comment=loc_comment)
+            return
 
         def compute(loop: VLoop, g: List[str]) -> str:
             loop.ensure(elem)
