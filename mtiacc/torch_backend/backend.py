@@ -8,8 +8,9 @@
 - ``deterministic=True`` unless the user asked for autotuning (``mode="max-autotune"``), so the same model
   compiles to the same kernels each time;
 - with ``mode="max-autotune"``: autotuning on the simulated clock (Inductor's CPU benchmarker reads it for
-  candidates that ran on the simulator), and GEMMs (not yet convolutions: see ``config_patches``) as Triton
-  templates (``max_autotune_gemm_backends="TRITON"``), which mtiacc compiles for the matrix engine, tuned over
+  candidates that ran on the simulator), and GEMMs and convolutions as Triton templates
+  (``max_autotune_gemm_backends="TRITON"``, ``max_autotune_conv_backends="TRITON"``, a convolution's bias peeled
+  off first by :mod:`.conv_bias`), which mtiacc compiles for the matrix engine, tuned over
   the chip's search space (:mod:`.gemm_search`: a few tiles that fit a PE's local memory and keep the PEs
   busy, instead of Inductor's ~15 CPU configs per GEMM, each of which would be compiled and simulated;
   ``TORCHINDUCTOR_MAX_AUTOTUNE_GEMM_SEARCH_SPACE=EXHAUSTIVE`` widens it); pointwise and reduction kernels'
@@ -47,9 +48,11 @@ def config_patches(mode: Optional[str], options: Optional[Dict[str, Any]]) -> Di
     }
     if autotune:
         patches["max_autotune_gemm_backends"] = "TRITON"
-        # torch 2.13 cannot benchmark its convolution templates on CPU tensors (its benchmark call passes the
-        # stream positionally, which its own launcher check refuses): convolutions stay with aten
-        patches["max_autotune_conv_backends"] = "ATEN"
+        # convolutions as Triton templates too (tuned against aten's); their bias peeled off first, as Inductor
+        # does for GPUs only (conv_bias.py)
+        patches["max_autotune_conv_backends"] = "TRITON"
+        from mtiacc.torch_backend.conv_bias import PeelConvolutionBias
+        patches["post_grad_custom_pre_pass"] = PeelConvolutionBias()
         # benchmarking fusions writes stand-alone modules that torch 2.13 cannot import for CPU devices (its
         # get_raw_stream helper breaks their indentation): the templates are tuned, fusions are not benchmarked
         patches["benchmark_epilogue_fusion"] = False

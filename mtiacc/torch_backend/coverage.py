@@ -13,7 +13,8 @@
   GEMM its FLOPs at the matrix engines' peak if that takes longer.  Those prices are lower bounds, so the shares
   on the chip are upper bounds for the host work as it stands, and what a perfect kernel for it would leave.
   GEMM time is the aten GEMMs' and Inductor's GEMM/convolution templates' (``triton_tem_*``); the rest is
-  non-GEMM time.  The candidates autotuning ran (``mode="max-autotune"``) are counted apart, not as the model's.
+  non-GEMM time.  What autotuning ran (``mode="max-autotune"``: the GEMM and convolution template candidates,
+  and the configs a pointwise or reduction kernel times at its first call) is counted apart, not as the model's.
 
 ``MTIACC_REPORT=1`` prints the report as a table when the process exits; ``MTIACC_REPORT=path.json`` writes it
 as JSON there; :func:`report` returns it from Python.
@@ -150,8 +151,13 @@ def report() -> dict:
         "kernels": kernels,
         "aten_ops": sorted(ops.values(), key=lambda e: -e["estimated_s"]),
         "fallbacks": [{"name": k["name"], "reason": k["reason"]} for k in kernels if not k["on_chip"]],
-        "autotuning": {"kernels": len(tuning), "launches": sum(r.launches for r in tuning),
-                       "simulated_s": sum(r.simulated_s for r in tuning)},
+        # GEMM template candidates (launched outside the graphs' calls), and the configs of pointwise and
+        # reduction kernels timed at their first call
+        "autotuning": {"kernels": len(tuning) + sum(1 for r in recs.values() if r.tuning_launches),
+                       "launches": sum(r.launches + r.tuning_launches for r in tuning)
+                       + sum(r.tuning_launches for r in recs.values() if (r.path, r.name) in seen),
+                       "simulated_s": sum(r.simulated_s + r.tuning_s for r in tuning)
+                       + sum(r.tuning_s for r in recs.values() if (r.path, r.name) in seen)},
     }
 
 

@@ -1,4 +1,5 @@
-"""The GEMM templates' search space under ``mode="max-autotune"``: the candidates worth compiling for the chip.
+"""The GEMM and convolution templates' search space under ``mode="max-autotune"``: the candidates worth
+compiling for the chip.
 
 Every candidate Inductor benchmarks is a kernel mtiacc compiles and the simulator runs, so each one costs
 about a second or two of host time.  Inductor's CPU list (its GPU list scaled by one half, ~15 configs per
@@ -15,6 +16,10 @@ GEMM) is replaced, for the ``mm``/``addmm``/``bmm``/``baddbmm`` templates of gra
 - with the default search space, tiles that leave most PEs idle are dropped: a candidate keeps at least
   half as many PEs busy (programs, up to the PE count) as the candidate that keeps the most busy.  A
   GEMM too small to fill the chip keeps its smallest tiles; one that fills it with every tile keeps all.
+
+A convolution template is a GEMM too (its M the batch times the output pixels, its N the output channels, its K
+the input channels of each kernel tap): its candidates are the same tiles under the same rules, instead of
+Inductor's nine CPU configs.
 
 Inductor's ``max_autotune_gemm_search_space = "EXHAUSTIVE"`` (or
 ``TORCHINDUCTOR_MAX_AUTOTUNE_GEMM_SEARCH_SPACE=EXHAUSTIVE``: ``torch.compile`` takes no ``options=`` beside
@@ -93,6 +98,8 @@ def keep_busy(candidates: List, busy: List[int]) -> List:
 
 
 def _hint(x) -> int:
+    if isinstance(x, int):
+        return x
     from torch._inductor.virtualized import V
     return int(V.graph.sizevars.optimization_hint(x))
 
@@ -135,6 +142,24 @@ def _heuristic_classes():
     return {(mm, "mm"): ChipMM, (bmm, "bmm"): ChipMM, (mm, "addmm"): ChipAddMM, (bmm, "baddbmm"): ChipAddMM}
 
 
+def _chip_conv_configs(original):
+    """``InductorChoices.get_conv_configs`` with the chip's tiles for the ``cpu`` device: a convolution template
+    is a GEMM of (batch x output pixels) x (input channels, per kernel tap) @ (input channels x output
+    channels), and its candidates follow the same rules (clamped, fitting, keeping the PEs busy)."""
+    def get_conv_configs(self, device_type="cuda"):
+        from torch._inductor import config
+        from torch._inductor.runtime.triton_compat import Config
+        if device_type != "cpu" or config.max_autotune_gemm_search_space == "EXHAUSTIVE":
+            return original(self, device_type)
+
+        def configs(m, n, k, dtype_size=0, **_):
+            for t in chip_configs(_hint(m), _hint(n), _hint(k), CHIP_CONFIGS, dtype_bytes=dtype_size or 4):
+                yield Config({"BLOCK_M": t.block_m, "BLOCK_N": t.block_n, "BLOCK_K": t.block_k},
+                             num_stages=t.num_stages, num_warps=max(1, min(4, t.block_m * t.block_n // 256)))
+        return configs
+    return get_conv_configs
+
+
 _CLASSES = None
 
 
@@ -151,9 +176,13 @@ def chip_search_space() -> Iterator[None]:
         saved[key] = table.get(key)
         table[key] = cls
     registry._HEURISTIC_CACHE.clear()
+    from torch._inductor.choices import InductorChoices
+    conv = InductorChoices.get_conv_configs
+    InductorChoices.get_conv_configs = _chip_conv_configs(conv)
     try:
         yield
     finally:
+        InductorChoices.get_conv_configs = conv
         for key, old in saved.items():
             if old is None:
                 table.pop(key, None)

@@ -39,6 +39,8 @@ class KernelRecord:
     bound: str = ""               # what bounds it: dram, sram, vector, dpe, local_memory
     host_s: float = 0.0           # host time of its fallback runs
     host_bytes: int = 0           # bytes of the tensors its fallback runs were given
+    tuning_launches: int = 0      # launches that timed its configs (autotuning; not counted above)
+    tuning_s: float = 0.0         # their simulated time
 
     @property
     def roofline_fraction(self) -> Optional[float]:
@@ -61,6 +63,10 @@ def on_chip(path: str, name: str, launch) -> None:
     bound, roof_s, _ = stats.roofline()
     with _lock:
         rec = _record(path, name)
+        if tuning_now():
+            rec.tuning_launches += 1
+            rec.tuning_s += launch.time_s
+            return
         rec.launches += 1
         rec.simulated_s += launch.time_s
         rec.roofline_s += roof_s
@@ -108,6 +114,15 @@ def _counted(attr: str) -> Iterator[None]:
 def fallback_scope():
     """Kernels launched in this thread meanwhile fall back to the host rather than fail to compile."""
     return _counted("fallback")
+
+
+def tuning():
+    """Launches in this thread meanwhile time a kernel's configs (autotuning): recorded apart from its runs."""
+    return _counted("tuning")
+
+
+def tuning_now() -> bool:
+    return getattr(_local, "tuning", 0) > 0
 
 
 def in_kernel():

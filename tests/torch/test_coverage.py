@@ -122,3 +122,22 @@ def test_wrapper_calls_are_read_with_their_source_nodes():
         ("aten", "_embedding_bag", ("gelu", "bag")),
     ]
     assert w.calls[1].path == "/cache/ab/kernel_a.py"
+
+
+def test_pointwise_autotuning_launches_are_counted_apart():
+    """Under max-autotune a reduction kernel times its configs at its first call: those launches are
+    autotuning's, and the kernel's own count is the model's two calls."""
+    import torch
+    from mtiacc.torch_backend import report
+    torch.manual_seed(0)
+
+    def fn(x):
+        return torch.nn.functional.gelu(x) * 2 + x.sum(dim=1, keepdim=True)
+    f = torch.compile(fn, backend="mtia", mode="max-autotune")
+    x = torch.randn(4096, 64)
+    for _ in range(2):
+        torch.testing.assert_close(f(x), fn(x), rtol=1e-4, atol=1e-4)
+    rep = report()
+    assert [k["launches"] for k in rep["kernels"]] == [2]
+    assert rep["autotuning"]["kernels"] == 1 and rep["autotuning"]["launches"] >= 2
+    assert rep["autotuning"]["simulated_s"] > 0

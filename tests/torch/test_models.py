@@ -81,3 +81,5 @@ def test_max_autotune(name):
         assert err <= zoo.MODELS[name][1]
     rep = _check_report()
     assert any(k["gemm"] and k["on_chip"] for k in rep["kernels"]), [k["name"] for k in rep["kernels"]]
+    # GEMMs and convolutions are templates: nothing of the matmul or convolution family is left to aten
+    assert not any(op["gemm"] for op in rep["aten_ops"]), rep["aten_ops"]

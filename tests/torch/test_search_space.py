@@ -55,6 +55,20 @@ def test_the_chip_search_space_replaces_inductors_cpu_heuristics_only_while_acti
     assert type(get_template_heuristic(mm_template.uid, "cpu", "addmm")) is before
 
 
+def test_convolution_templates_take_the_chip_tiles_while_active():
+    from torch._inductor.choices import InductorChoices
+    from mtiacc.torch_backend.gemm_search import chip_search_space
+
+    def tiles():   # a 3x3 convolution of 2 x 3 x 16 x 16 to 8 channels: M = 2 * 16 * 16, N = 8, K = 3
+        return [(c.kwargs["BLOCK_M"], c.kwargs["BLOCK_N"], c.kwargs["BLOCK_K"])
+                for c in InductorChoices().get_conv_configs("cpu")(512, 8, 3, dtype_size=4)]
+    stock = InductorChoices.get_conv_configs
+    with chip_search_space():
+        # 32 and 16 programs of 64 PEs; the larger tiles would leave three quarters of them idle
+        assert tiles() == [(16, 16, 16), (32, 16, 16)]
+    assert InductorChoices.get_conv_configs is stock
+
+
 def test_pointwise_and_reduction_configs_that_idle_pes_are_dropped():
     from mtiacc.torch_backend.kernel_search import busy_pes
     from mtiacc.torch_backend.gemm_search import keep_busy
