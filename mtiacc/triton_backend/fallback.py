@@ -29,7 +29,9 @@ _UNARY: Dict[str, Callable] = {
     "normcdf": _vec(lambda v: 0.5 * math.erfc(-v / math.sqrt(2.0))),
     "erfinv": _vec(lambda v: _erfinv(v)),
     "j0": _vec(lambda v: _bessel(0, v)), "j1": _vec(lambda v: _bessel(1, v)),
-    "cyl_bessel_i0": np.i0,
+    "y0": _vec(lambda v: _bessel_y(0, v)), "y1": _vec(lambda v: _bessel_y(1, v)),
+    "cyl_bessel_i0": np.i0, "cyl_bessel_i1": _vec(lambda v: _bessel_i1(v)),
+    "erfcx": _vec(lambda v: _erfcx(v)), "fast_tanhf": np.tanh,
     "signbit": np.signbit, "isnan": np.isnan, "isinf": np.isinf, "isfinited": np.isfinite,
     "finitef": np.isfinite,
     "ilogb": lambda x: np.frexp(x)[1] - 1, "logb": lambda x: (np.frexp(x)[1] - 1).astype(x.dtype),
@@ -39,7 +41,7 @@ _BINARY: Dict[str, Callable] = {
     "pow": np.power, "atan2": np.arctan2, "fmod": np.fmod, "remainder": lambda a, b: a - b * np.rint(a / b),
     "copysign": np.copysign, "nextafter": np.nextafter, "hypot": np.hypot, "fdim": lambda a, b: np.maximum(a - b, 0),
     "ldexp": lambda a, b: np.ldexp(a, b.astype(np.int32)), "scalbn": lambda a, b: np.ldexp(a, b.astype(np.int32)),
-    "div_rn": np.divide, "fast_dividef": np.divide, "fmin": np.fmin, "fmax": np.fmax,
+    "div_rn": np.divide, "fast_dividef": np.divide, "mul_rn": np.multiply, "fmin": np.fmin, "fmax": np.fmax,
 }
 _TERNARY: Dict[str, Callable] = {"fma": lambda a, b, c: a * b + c}
 _BOOLEAN = {"signbit", "isnan", "isinf", "isfinited", "finitef"}
@@ -65,6 +67,51 @@ def _bessel(n: int, v: float) -> float:
     # J_n(x) = 1/pi * integral_0^pi cos(n t - x sin t) dt, by the trapezoidal rule (exact for periodic integrands)
     k = 256
     return sum(math.cos(n * t - v * math.sin(t)) for t in (math.pi * (i + 0.5) / k for i in range(k))) / k
+
+
+def _bessel_y(n: int, v: float) -> float:
+    """Y_n(x), x > 0: 1/pi integral_0^pi sin(x sin t - n t) dt - 1/pi integral_0^inf (e^(nt) + (-1)^n e^(-nt))
+    e^(-x sinh t) dt (Simpson's rule; the second integrand is negligible once x sinh t > 60)."""
+    if v < 0 or math.isnan(v):
+        return math.nan
+    if v == 0:
+        return -math.inf
+    if math.isinf(v):
+        return 0.0
+
+    def simpson(f, a, b, k=2000):
+        h = (b - a) / k
+        return h / 3 * sum(f(a + i * h) * (1 if i in (0, k) else 4 if i % 2 else 2) for i in range(k + 1))
+    first = simpson(lambda t: math.sin(v * math.sin(t) - n * t), 0.0, math.pi)
+    end = math.asinh(60.0 / v)
+    second = simpson(lambda t: (math.exp(n * t) + (-1) ** n * math.exp(-n * t)) * math.exp(-v * math.sinh(t)),
+                     0.0, end)
+    return (first - second) / math.pi
+
+
+def _bessel_i1(v: float) -> float:
+    """I_1(x) = sum_k (x/2)^(2k+1) / (k! (k+1)!), summed until the terms stop mattering."""
+    if math.isnan(v):
+        return math.nan
+    if abs(v) > 715:
+        return math.copysign(math.inf, v)
+    half, term, total, k = v / 2, v / 2, 0.0, 0
+    while True:
+        total += term
+        k += 1
+        term *= half * half / (k * (k + 1))
+        if abs(term) <= 1e-17 * abs(total) or k > 2000:
+            return total
+
+
+def _erfcx(v: float) -> float:
+    """exp(x^2) erfc(x), asymptotic where exp(x^2) would overflow."""
+    if math.isnan(v):
+        return math.nan
+    if v < 26.0:
+        return math.exp(v * v) * math.erfc(v) if v > -26.0 else math.inf
+    u = 1.0 / (v * v)
+    return (1 - 0.5 * u + 0.75 * u * u - 1.875 * u ** 3) / (v * math.sqrt(math.pi))
 
 
 class _HostLibdevice:
