@@ -4,7 +4,9 @@ For each kernel: the simulated time (mtiasim, the whole grid, launch included), 
 it cannot avoid (each input read once, each output written once, at the DRAM bandwidth of the machine YAML)
 and their ratio (roofline / simulated: 100% is the roofline).  Softmax runs twice: as compiled by default
 (``exp`` on the vector unit's library, 1 ULP) and with ``--fast-math`` (``exp`` on the SIMD engine's tables).
-RMSNorm, GELU and bias + residual + dropout are written as TorchInductor generates them (benchmarks/kernels/
+Beside softmax, the hand-written assembly softmax of benchmarks/handwritten/softmax.py (the expert baseline the
+compiled kernel is measured against).  RMSNorm, GELU and bias + residual + dropout are written as TorchInductor
+generates them (benchmarks/kernels/
 inductor_*.py); RMSNorm and GELU also run with ``--fast-math`` (``rsqrt`` / ``erf`` on the SIMD engine).
 ``--compare`` adds the same kernels compiled without ``persistent-programs`` (no prefetch across the programs
 of a PE) and without ``pipeline-loads`` too (the loops' DMA not overlapping their compute).
@@ -21,6 +23,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from mtiacc.driver import Options, compile_kernel  # noqa: E402
 from mtiasim.config import load_config  # noqa: E402
@@ -159,6 +162,20 @@ def measure(name, case, level, disabled=(), fast_math=False):
                 mbytes=unavoidable / 1e6, wall=wall)
 
 
+def hand_softmax(name, m: int, n: int):
+    """The row of the hand-written assembly softmax (benchmarks/handwritten/softmax.py) on softmax()'s input."""
+    from handwritten.softmax import run_softmax
+    x = np.random.default_rng(1).standard_normal(m * n).astype(F32).reshape(m, n)
+    t0 = time.perf_counter()
+    cycles, _ = run_softmax(x)
+    cfg = load_config()
+    unavoidable = 2 * 4 * m * n
+    roof_s, sim_s = unavoidable / cfg.dram_bw_bytes_per_s, cycles / cfg.clock_hz
+    return dict(name=name, build="hand-written assembly (SE exp, reciprocal multiply)", sim_us=sim_s * 1e6,
+                roof_us=roof_s * 1e6, ratio=roof_s / sim_s, cycles=cycles, mbytes=unavoidable / 1e6,
+                wall=time.perf_counter() - t0)
+
+
 def bench(m, n, vn, level=3, compare=False, looped=False, gn=None):
     """The rows of the table: one per kernel and build (GELU of ``gn`` elements, ``vn`` unless given)."""
     gn = gn or vn
@@ -179,6 +196,8 @@ def bench(m, n, vn, level=3, compare=False, looped=False, gn=None):
         builds = [()] + ([("persistent-programs",), ("persistent-programs", "pipeline-loads")] if cmp else [])
         for disabled in builds:
             rows.append(measure(name, case, level, disabled, fast))
+        if case is sm and fast:   # the expert baseline beside the compiled softmax
+            rows.append(hand_softmax(name, m, n))
     return rows
 
 
