@@ -4,8 +4,8 @@ For each kernel: the simulated time (mtiasim, the whole grid, launch included), 
 it cannot avoid (each input read once, each output written once, at the DRAM bandwidth of the machine YAML)
 and their ratio (roofline / simulated: 100% is the roofline).  Softmax runs twice: as compiled by default
 (``exp`` on the vector unit's library, 1 ULP) and with ``--fast-math`` (``exp`` on the SIMD engine's tables).
-Beside softmax, the hand-written assembly softmax of benchmarks/handwritten/softmax.py (the expert baseline the
-compiled kernel is measured against).  RMSNorm, GELU and bias + residual + dropout are written as TorchInductor
+Beside softmax and layer norm, their hand-written assembly versions (benchmarks/handwritten/: the expert
+baselines the compiled kernels are measured against).  RMSNorm, GELU and bias + residual + dropout are written as TorchInductor
 generates them (benchmarks/kernels/
 inductor_*.py); RMSNorm and GELU also run with ``--fast-math`` (``rsqrt`` / ``erf`` on the SIMD engine).
 ``--compare`` adds the same kernels compiled without ``persistent-programs`` (no prefetch across the programs
@@ -162,26 +162,40 @@ def measure(name, case, level, disabled=(), fast_math=False):
                 mbytes=unavoidable / 1e6, wall=wall)
 
 
+def _hand_row(name, build, run, unavoidable):
+    t0 = time.perf_counter()
+    cycles, _ = run()
+    cfg = load_config()
+    roof_s, sim_s = unavoidable / cfg.dram_bw_bytes_per_s, cycles / cfg.clock_hz
+    return dict(name=name, build=build, sim_us=sim_s * 1e6, roof_us=roof_s * 1e6, ratio=roof_s / sim_s,
+                cycles=cycles, mbytes=unavoidable / 1e6, wall=time.perf_counter() - t0)
+
+
 def hand_softmax(name, m: int, n: int):
     """The row of the hand-written assembly softmax (benchmarks/handwritten/softmax.py) on softmax()'s input."""
     from handwritten.softmax import run_softmax
     x = np.random.default_rng(1).standard_normal(m * n).astype(F32).reshape(m, n)
-    t0 = time.perf_counter()
-    cycles, _ = run_softmax(x)
-    cfg = load_config()
-    unavoidable = 2 * 4 * m * n
-    roof_s, sim_s = unavoidable / cfg.dram_bw_bytes_per_s, cycles / cfg.clock_hz
-    return dict(name=name, build="hand-written assembly (SE exp, reciprocal multiply)", sim_us=sim_s * 1e6,
-                roof_us=roof_s * 1e6, ratio=roof_s / sim_s, cycles=cycles, mbytes=unavoidable / 1e6,
-                wall=time.perf_counter() - t0)
+    return _hand_row(name, "hand-written assembly (SE exp, reciprocal multiply)", lambda: run_softmax(x),
+                     2 * 4 * m * n)
+
+
+def hand_layer_norm(name, m: int, n: int):
+    """The row of the hand-written assembly layer norm (benchmarks/handwritten/layer_norm.py) on layer_norm()'s
+    input."""
+    from handwritten.layer_norm import run_layer_norm
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((m, n)).astype(F32)
+    w, b = rng.uniform(0.5, 1.5, n).astype(F32), rng.standard_normal(n).astype(F32)
+    return _hand_row(name, "hand-written assembly (W, B kept in local memory)", lambda: run_layer_norm(x, w, b),
+                     4 * (2 * m * n + 2 * n + 2 * m))
 
 
 def bench(m, n, vn, level=3, compare=False, looped=False, gn=None):
     """The rows of the table: one per kernel and build (GELU of ``gn`` elements, ``vn`` unless given)."""
     gn = gn or vn
-    sm, rms, ge = softmax(m, n), rms_norm(m, n), gelu(gn)
+    sm, rms, ge, ln = softmax(m, n), rms_norm(m, n), gelu(gn), layer_norm(m, n)
     cases = [(f"vector add 2^{vn.bit_length() - 1}", vector_add(vn), False), (f"softmax {m}x{n}", sm, False),
-             (f"softmax {m}x{n}", sm, True), (f"layer norm fwd {m}x{n}", layer_norm(m, n), False),
+             (f"softmax {m}x{n}", sm, True), (f"layer norm fwd {m}x{n}", ln, False),
              (f"rmsnorm (Inductor) {m}x{n}", rms, False), (f"rmsnorm (Inductor) {m}x{n}", rms, True),
              (f"gelu (Inductor) 2^{gn.bit_length() - 1}", ge, False),
              (f"gelu (Inductor) 2^{gn.bit_length() - 1}", ge, True),
@@ -196,8 +210,10 @@ def bench(m, n, vn, level=3, compare=False, looped=False, gn=None):
         builds = [()] + ([("persistent-programs",), ("persistent-programs", "pipeline-loads")] if cmp else [])
         for disabled in builds:
             rows.append(measure(name, case, level, disabled, fast))
-        if case is sm and fast:   # the expert baseline beside the compiled softmax
+        if case is sm and fast:   # the expert baselines beside the compiled kernels
             rows.append(hand_softmax(name, m, n))
+        if case is ln:
+            rows.append(hand_layer_norm(name, m, n))
     return rows
 
 
