@@ -15,7 +15,7 @@ def scale(X, Y, N, BLOCK: tl.constexpr):
 # PEEP: mtia.pid [[PID:[a-z0-9]+]], 0
 # PEEP-NOT: mulw
 # PEEP: slliw {{[a-z0-9]+}}, [[PID]], 8
-# PEEP: vfmul.vv
+# PEEP: vfmul.vf
 
 # RAW: mtia.pid [[PID:[a-z0-9]+]], 0
 # RAW: li [[K:[a-z0-9]+]], 256
