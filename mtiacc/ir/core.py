@@ -107,6 +107,7 @@ NumLike = Constraint("number or block of numbers", lambda t: t.is_int() or t.is_
 BoolLike = Constraint("i1 or block of i1", lambda t: t.is_bool())
 PtrLike = Constraint("pointer or block of pointers", lambda t: t.is_ptr())
 ScalarInt = Constraint("scalar integer", lambda t: t.is_int() and not t.is_block())
+ScalarBool = Constraint("i1 scalar", lambda t: t.is_bool() and not t.is_block())
 BlockLike = Constraint("block", lambda t: t.is_block())
 
 
@@ -259,7 +260,9 @@ class Operation:
         if self.segments is None:
             return index, 1
         start = sum(self.segments[:index])
-        return start, self.segments[index]
+        # trailing optional operands may be left out of the segments (absent): an op that gained one keeps the
+        # segments it printed before
+        return start, self.segments[index] if index < len(self.segments) else 0
 
     @property
     def result(self) -> OpResult:
@@ -301,7 +304,9 @@ class Operation:
         """Generic checks from the declaration, then the op's own `verify_`."""
         n_defs = len(self._operand_defs)
         if self.segments is not None:
-            if len(self.segments) != n_defs or sum(self.segments) != len(self.operands):
+            missing = self._operand_defs[len(self.segments):]
+            if len(self.segments) > n_defs or sum(self.segments) != len(self.operands) \
+                    or any(not (d.optional or d.variadic) for d in missing):
                 self._fail(f"operand segments {self.segments} do not match {len(self.operands)} operands")
         elif len(self.operands) != n_defs:
             self._fail(f"expected {n_defs} operands, got {len(self.operands)}")

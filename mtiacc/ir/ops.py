@@ -12,7 +12,7 @@ import numpy as np
 
 from mtiacc.ir.core import (AnyType, BlockLike, BoolLike, Commutative, ConstantLike, Elementwise,
                             FloatLike, IntLike, NumLike, Operation, PtrLike, Pure, Region,
-                            SameOperandsAndResultType, ScalarInt, Terminator, Value, attribute,
+                            SameOperandsAndResultType, ScalarBool, ScalarInt, Terminator, Value, attribute,
                             opt_operand, operand, region, result, var_operand)
 from mtiacc.ir import folding as F
 from mtiacc.ir.analysis.access_kinds import access_error
@@ -529,12 +529,15 @@ class LoadOp(Operation):
     ``volatile`` (``tl.load(..., volatile=True)``): the load reads memory each time it runs, even when its
     result is unused (no load is ever merged, hoisted or removed, since ``tt.load`` is not ``Pure``; the
     attribute makes codegen emit an unused block load too).  ``prefetch`` (``pipeline-loads``): the load
-    fetches the next iteration's tile of a loop, and only the loop's yield reads it."""
+    fetches the next iteration's tile of a loop, and only the loop's yield reads it.  ``guard`` (an i1 scalar,
+    ``pipeline-loads``'s prefetches past a loop's end): the load moves nothing when it is false, and its result
+    is then undefined (nothing reads it)."""
 
     name = "tt.load"
     ptr = operand(PtrLike)
     mask = opt_operand(BoolLike)
     other = opt_operand(AnyType)
+    guard = opt_operand(ScalarBool)
     result = result(AnyType)
     access = attribute(str, optional=True)
     volatile = attribute(bool, optional=True, default=False)
@@ -547,6 +550,13 @@ class LoadOp(Operation):
         ops = [ptr] + ([mask] if mask is not None else []) + ([other] if other is not None else [])
         segments = [1, int(mask is not None), int(other is not None)]
         return cls(ops, [ptr.type.with_element(elem)], attrs or {}, loc=loc, segments=segments)
+
+    def set_guard(self, cond: Value) -> None:
+        """Make the load move nothing unless ``cond`` (an i1 scalar) holds."""
+        if self.guard is not None:
+            raise ValueError("tt.load already has a guard")
+        self.segments = (self.segments + [0, 0, 0])[:3] + [1]
+        self._append_operand(cond)
 
     def verify_(self):
         if self.result.type != self.ptr.type.with_element(self.ptr.type.element_type.pointee):

@@ -131,7 +131,15 @@ def _block_load(lw: Lowering, op: O.LoadOp) -> None:
     if home is not None:   # straight into the carried block it becomes: no copy at the yield
         lw.homes.placed[id(op.result)] = home
         lw.keep.add(id(op.result))
-    memory.lower_load(lw, op)
+    if op.guard is not None:   # a prefetch past the loop's end moves nothing
+        skip, scope = lw.b.new_label("noprefetch"), lw.homes.scope
+        lw.b("beqz", lw.get(op.guard), skip)
+        lw.homes.scope = scope + (op,)   # constants set up inside are not reused after it
+        memory.lower_load(lw, op)
+        lw.homes.scope = scope
+        lw.b.label(skip)
+    else:
+        memory.lower_load(lw, op)
     if start is not None and lw.dma.wait_at_issue:
         lw.dma.wait_at_issue = False
         lw.b.fn.items.insert(start, MInstr("mtia.dma.wait", [], op.loc, PREFETCH_WAIT))

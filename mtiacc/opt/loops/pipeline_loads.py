@@ -15,9 +15,9 @@ two iterations a trip, ping-pong, each copy of the body computing on tiles fetch
     if the trip count is odd: the body at the last i, reading the carried a
 
 A loop of ``persistent-programs`` runs at least once, so its first tiles need no ``scf.if`` either.
-``p(i + 2s)`` past the end reads this iteration's tiles again instead (``i + 2s < hi ? i + 2s : i``: no
-address the loop did not read; masks are computed from it as they were from ``i``), unless the load's mask
-reads nothing past the end (``cols = off + tl.arange(0, B)``, ``mask = cols < N`` in ``range(0, N, B)``):
+``p(i + 2s)`` past the end reads nothing: its addresses are this iteration's (``i + 2s < hi ? i + 2s : i``: no
+address the loop did not read; masks are computed from it as they were from ``i``) and the load is guarded by
+``i + 2s < hi`` (its ``guard`` operand: no transfer when false), unless the load's mask reads nothing past the end (``cols = off + tl.arange(0, B)``, ``mask = cols < N`` in ``range(0, N, B)``):
 then it reads ``i + 2s`` (nothing), and when every moved load is so, the first tiles need no ``scf.if``.
 Codegen (``select/table.py``, ``select/isel.py``) waits before a prefetch for the transfers in flight (the
 tiles the next copy reads) and before the first reader of a prefetched tile, not before the other ops; ``a'``
@@ -209,17 +209,23 @@ def _prologue(loop: scf.ForOp, loads: Sequence[O.LoadOp]) -> List[Value]:
     return list(guard.results)
 
 
-def _ahead(loop: scf.ForOp, loads: Sequence[O.LoadOp], iv: Value, at: Value, anchor: Operation) -> List[Value]:
-    """The prefetch of the tiles of iteration ``at`` (inside the loop; ``iv``: the current one)."""
-    loc, safe, out = loop.loc, None, []
-    for ld in loads:   # past the end: nothing (the mask says so), else this iteration's tile again
+def _ahead(loop: scf.ForOp, loads: Sequence[O.LoadOp], iv: Value, at: Value, anchor: Operation,
+           may_pass_end: bool) -> List[Value]:
+    """The prefetch of the tiles of iteration ``at`` (inside the loop; ``iv``: the current one).  When ``at`` may
+    be past the loop's end (``may_pass_end``), a load whose mask does not say so reads iteration ``iv``'s
+    addresses instead, and is guarded: it moves nothing then."""
+    loc, safe, more, out = loop.loc, None, None, []
+    for ld in loads:   # past the end: nothing (the mask says so), else nothing under the guard
         where = at
         if not empty_past_end(ld, loop):
             if safe is None:
                 more = _emit(O.CmpIOp.get("slt", at, loop.upper, loc=loc), anchor)
                 safe = _emit(O.SelectOp.get(more, at, iv, loc=loc), anchor)
             where = safe
-        out += _clone_loads([ld], loop, where, anchor, prefetch=True)
+        tile = _clone_loads([ld], loop, where, anchor, prefetch=True)
+        if where is safe and may_pass_end:
+            tile[0].op.set_guard(more)
+        out += tile
     return out
 
 
@@ -257,9 +263,9 @@ def pipeline(loop: scf.ForOp, loads: Sequence[O.LoadOp], depth: int) -> None:
     iv, args = new.induction_var, list(new.iter_args)
     one = _emit(O.AddIOp.get(iv, loop.step, loc=loc), anchor)
     after = _emit(O.AddIOp.get(iv, two, loc=loc), anchor)
-    b_tiles = _ahead(loop, loads, iv, one, anchor)
+    b_tiles = _ahead(loop, loads, iv, one, anchor, may_pass_end=False)   # iv + s < hi: always inside
     mid = _clone_body(loop, loads, anchor, iv, args[:n], args[n:])
-    a_tiles = _ahead(loop, loads, iv, after, anchor)
+    a_tiles = _ahead(loop, loads, iv, after, anchor, may_pass_end=True)
     out = _clone_body(loop, loads, anchor, one, mid, b_tiles)
     new.block.insert_before(anchor, scf.YieldOp.get(out + a_tiles, loc=loop.block.terminator.loc))
     anchor.erase()
