@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from mtiacc.asm.assembler import assemble
-from mtiacc.asm.elf import build_elf
+from handwritten import rows
+from handwritten.rows import row_head, row_tail
 
 ROW = 0x4000                          # a 4096-element fp32 row
 W, B = 0x400, 0x400 + ROW
@@ -69,14 +69,7 @@ def kernel_source() -> str:
     e(f"    li a0, {MEAN}")
     e(f"    li t5, {RSTD}")
     e("    vsetvli t0, s3, e32, m8, ta, ma")   # 128 lanes (N is a multiple of 128)
-    e("row:")
-    e("    mtia.dma.wait")                # this row has arrived; the row before it is stored
-    e("    addi s11, s4, 1")              # the next row
-    e("    bge s11, a7, nofetch")
-    e("    mul t0, s11, s6")
-    e("    add t0, s0, t0")
-    e("    mtia.dma.in s8, t0, s6")
-    e("nofetch:")
+    row_head(e, "1", "a7")
     # pass 1: the mean
     e("    vfmv.v.f v16, fs2")
     e("    mv t1, s7")
@@ -130,18 +123,7 @@ def kernel_source() -> str:
     e("    vse32.v v24, (t6)")
     e("    addi t6, t6, 512")
     e("    bltu t1, t2, norm")
-    # the row out; swap the buffers
-    e("    mul t0, s4, s6")
-    e("    add t0, s1, t0")
-    e("    mtia.dma.out t0, s9, s6")
-    e("    mv t0, s7")
-    e("    mv s7, s8")
-    e("    mv s8, t0")
-    e("    mv t0, s9")
-    e("    mv s9, s10")
-    e("    mv s10, t0")
-    e("    mv s4, s11")
-    e("    blt s4, a7, row")
+    row_tail(e, "a7")
     # the block's Mean and Rstd
     e("    sub t1, a7, a1")
     e("    slli t1, t1, 2")
@@ -159,12 +141,9 @@ def kernel_source() -> str:
 
 
 def build() -> bytes:
-    prog = assemble(kernel_source(), "layer_norm.s")
     params = [{"name": n, "type": "*fp32"} for n in ("X", "Y", "W", "B", "Mean", "Rstd")] + \
         [{"name": "M", "type": "i64"}, {"name": "N", "type": "i64"}, {"name": "eps", "type": "fp32"}]
-    meta = {"format_version": 1, "kernel": "kernel", "target": "mtia2i", "params": params, "constexprs": {},
-            "grid": None, "args_base": 0, "source_file": "layer_norm.s", "source": {}}
-    return build_elf(prog.code, entry_symbol="kernel", symbols=prog.symbols, meta=meta, lines=prog.lines)
+    return rows.build(kernel_source(), "layer_norm", params)
 
 
 def run_layer_norm(x: np.ndarray, w: np.ndarray, b: np.ndarray, eps: float = 1e-5, cfg=None):

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from mtiacc.asm.assembler import assemble
-from mtiacc.asm.elf import build_elf
+from handwritten import rows
+from handwritten.rows import row_head, row_tail
 
 X0, X1, Y0, Y1 = 0x400, 0x400 + 0x4000, 0x400 + 0x8000, 0x400 + 0xC000   # four 16 KB row buffers
 NEG_INF = 0xFF800000
@@ -50,14 +50,7 @@ def kernel_source() -> str:
     e(f"    li s10, {Y1}")                 # the previous row's (being stored)
     e("    mtia.dma.in s7, t0, s6")
     e("    vsetvli t0, s3, e32, m8, ta, ma")   # 128 lanes (N is a multiple of 128)
-    e("row:")
-    e("    mtia.dma.wait")                # this row has arrived; the row before it is stored
-    e("    add s11, s4, s5")              # the next row
-    e("    bge s11, s2, nofetch")
-    e("    mul t0, s11, s6")
-    e("    add t0, s0, t0")
-    e("    mtia.dma.in s8, t0, s6")
-    e("nofetch:")
+    row_head(e, "s5", "s2")
     # pass 1: the maximum
     e("    vfmv.v.f v16, fs0")
     e("    mv t1, s7")
@@ -96,18 +89,7 @@ def kernel_source() -> str:
     e("    vse32.v v8, (t3)")
     e("    addi t3, t3, 512")
     e("    bltu t3, t4, scale")
-    # the row out; swap the buffers
-    e("    mul t0, s4, s6")
-    e("    add t0, s1, t0")
-    e("    mtia.dma.out t0, s9, s6")
-    e("    mv t0, s7")
-    e("    mv s7, s8")
-    e("    mv s8, t0")
-    e("    mv t0, s9")
-    e("    mv s9, s10")
-    e("    mv s10, t0")
-    e("    mv s4, s11")
-    e("    blt s4, s2, row")
+    row_tail(e, "s2")
     e("done:")
     e("    mtia.dma.wait")
     e("    ret")
@@ -115,12 +97,9 @@ def kernel_source() -> str:
 
 
 def build() -> bytes:
-    prog = assemble(kernel_source(), "softmax.s")
     params = [{"name": "X", "type": "*fp32"}, {"name": "Y", "type": "*fp32"}, {"name": "M", "type": "i64"},
               {"name": "N", "type": "i64"}]
-    meta = {"format_version": 1, "kernel": "kernel", "target": "mtia2i", "params": params, "constexprs": {},
-            "grid": None, "args_base": 0, "source_file": "softmax.s", "source": {}}
-    return build_elf(prog.code, entry_symbol="kernel", symbols=prog.symbols, meta=meta, lines=prog.lines)
+    return rows.build(kernel_source(), "softmax", params)
 
 
 def run_softmax(x: np.ndarray, cfg=None):
