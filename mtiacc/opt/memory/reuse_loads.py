@@ -166,13 +166,24 @@ def _tile_form(ptr: Value, loop: Optional[scf.ForOp]) -> Optional[Tuple[Value, L
 
 
 class _Builder:
-    """Inserts ops before an anchor op, folding what is constant."""
+    """Inserts ops before an anchor op; with ``memo`` (shared by the builders of one block), a pure op
+    that one of them inserted earlier in the block is not inserted again."""
 
-    def __init__(self, block: Block, anchor: Operation, loc):
-        self.block, self.anchor, self.loc = block, anchor, loc
+    def __init__(self, block: Block, anchor: Operation, loc, memo: Optional[dict] = None):
+        self.block, self.anchor, self.loc, self.memo = block, anchor, loc, memo
 
     def __call__(self, op: Operation) -> Value:
+        key = None
+        if self.memo is not None and Pure in op.traits:
+            key = (op.name, tuple(id(v) for v in op.operands), repr(sorted(op.attrs.items())),
+                   tuple(str(r.type) for r in op.results))
+            old = self.memo.get(key)
+            if old is not None and old.op.parent is self.block and (
+                    self.block.ops.index(old.op) < self.block.ops.index(self.anchor)):
+                return old
         self.block.insert_before(self.anchor, op)
+        if key is not None:
+            self.memo[key] = op.result
         return op.result
 
     def const(self, value, t) -> Value:
@@ -273,7 +284,7 @@ class _Function:
             if form is None:
                 return None
             q, rows, width = form
-            return lambda bld: (lambda q0: (bld.addr(q0, bld.const(0, i32)), bld.addr(q0, bld.const(width, i32))))(
+            return lambda bld: (lambda q0: (bld(PtrToIntOp.get(q0, loc=bld.loc)), bld.addr(q0, bld.const(width, i32))))(
                 bld.rows(q, rows))
         loop = owner.parent.parent.parent if owner.parent is not None else None
         if not isinstance(loop, scf.ForOp) or loop.parent is not block:
@@ -357,7 +368,7 @@ class _Function:
     def _straight(self, block: Block) -> bool:
         """A block load repeated later in ``block`` itself (the copies of two loops that ``loop-unroll``
         unrolled): the later load takes the first's value, under the same checks of the stores between."""
-        changed = False
+        changed, memo = False, {}
         loads = [op for op in block.ops if self._candidate(op)]
         for i, first in enumerate(loads):
             if id(first) in self.taken:
@@ -380,7 +391,7 @@ class _Function:
                     self.left -= t.numel * _elem_bytes(t)
                     kept = True
                 self.taken.add(id(later))
-                self._reuse(block, first, later, self._guard(_Builder(block, later, later.loc), None, *checks))
+                self._reuse(block, first, later, self._guard(_Builder(block, later, later.loc, memo), None, *checks))
                 changed = True
         return changed
 
