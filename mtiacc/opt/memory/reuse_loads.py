@@ -12,6 +12,13 @@ the induction variables, built of ``Pure`` ops from the very same outside values
 The later load may have no ``other`` (its masked-off elements are undefined; the fill's ``other`` will
 do).  Every later loop with such a load reads the fill loop's buffer.
 
+**Unrolled loops.**  At -O3 ``loop-unroll`` runs first and makes short loops with constant bounds (Inductor's
+``tl.range(0, r0_numel, R0_BLOCK)`` over a row of 4096 in tiles of 1024) straight-line code: the two loops'
+copies of a tile's load are then two ``tt.load`` ops of one block with the same operands (equal up to
+``Pure`` ops, as above, without induction variables).  The later one takes the first one's value, under the
+same rules for the stores between them (below); the value stays live in local memory until its last reader,
+its bytes counted against the budget.
+
 **Memory.**  The loops' step and lower bound must be constants, the bound not negative.  The buffer has one
 slot per iteration, the tile's size each, allocated once for the
 kernel (``mtia.local_alloc``, the first op of the function).  With constant bounds the trip count is
@@ -26,14 +33,18 @@ the kernel keeps in local memory: when codegen runs out of it, the driver compil
 without this pass (``mtiacc/driver.py``).
 
 **Stores.**  A later load may read the buffer only when nothing stored to the tiles since the fill
-loop loaded them: every op from the fill loop to the reading loop (both included) is looked at.  A
+loop loaded them: every op from the fill loop to the reading loop (both included), or between the two
+loads of straight-line code, is looked at.  A
 store through the load's own pointer argument, an atomic, or any op that may write memory and is not
 a ``tt.store`` of a form below forbids the reuse at compile time.  A ``tt.store`` through another
 pointer argument is checked at run time, since two arguments may point into one buffer: its bytes
-(a scalar store in the loops' block, or a store in a loop of that block at ``splat(Q) + iv + arange``)
-and the loaded bytes (the same form) must not overlap, else that loop loads from DRAM.  The checks
-cover a superset of the bytes (the whole ``[lower, upper + BLOCK)`` range of elements), so they may
-refuse a reuse that was safe, never allow one that was not.
+(a scalar store in the loops' block, a block store there at ``splat(Q) + arange`` plus one-element terms,
+or a store in a loop of that block at ``splat(Q) + iv + arange`` plus one-element terms) and the loaded
+bytes (the same forms) must not overlap, else that loop, or that load, reads DRAM.  A one-element term is
+a splat, a broadcast of a one-element block (Inductor's ``r0_numel * x0`` with ``x0`` of shape [1, 1],
+its element taken as ``item()`` does, ``tt.reshape`` then a ``max`` ``tt.reduce``) or a constant.  The
+checks cover a superset of the bytes (the whole ``[lower, upper + BLOCK)`` range of elements of a loop),
+so they may refuse a reuse that was safe, never allow one that was not.
 """
 from __future__ import annotations
 
