@@ -360,9 +360,20 @@ def _value_range(v: Value):
     op = getattr(v, "op", None)
     if isinstance(op, MakeRangeOp):
         return op.start, op.end - 1
-    if isinstance(op, (SplatOp, BroadcastOp)):
-        return _value_range(op.src)
+    if isinstance(op, (SplatOp, BroadcastOp)) or op is not None and op.name in _SAME_ELEMENTS:
+        return _value_range(op.operands[0])
+    if isinstance(op, AddIOp):   # Inductor's r0_offset + r0_base, the offset a constant once unrolled
+        ra, rb = _value_range(op.lhs), _value_range(op.rhs)
+        if ra is None or rb is None:
+            return None
+        lo, hi = ra[0] + rb[0], ra[1] + rb[1]
+        e = v.type.element_type
+        return (lo, hi) if e.signed and -(1 << (e.width - 1)) <= lo and hi < (1 << (e.width - 1)) else None
     return None
+
+
+# Shape ops (mtiacc/ir/shape_ops.py) whose elements are their operand's: the same value range.
+_SAME_ELEMENTS = ("tt.expand_dims", "tt.reshape", "tt.trans")
 
 
 class CmpFOp(CmpIOp):

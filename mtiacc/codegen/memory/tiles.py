@@ -10,16 +10,21 @@ axis before the last and the dense local one; a 1-D block is one DMA.  Otherwise
 element: one 2-D transfer along an axis per index of the others.  A last stride known only at run
 time branches between the two on its value.  A general mask is read from its buffer per element and
 only the active elements move, one DMA each (a 2-D transfer cannot skip elements).  Masked-off elements
-of a load take ``other`` (the whole tile is filled with it first).
+of a load take ``other``.  When the active elements are a row-major prefix of the tile (a box mask with no
+lower bounds, every axis after the last clipped one whole and every axis before it of size 1: Inductor's
+``r0_mask & xmask`` with one row, ``XBLOCK = 1``), only the tail after them is filled, after the transfer,
+which keeps running (readers wait for it, ``select/isel.py``, as for a ``contiguous`` load); otherwise the
+whole tile is filled first and the load waits for its transfer.
 """
 from __future__ import annotations
 
+import math
 from typing import Callable, List, Optional, Sequence
 
 from mtiacc.codegen.context import Lowering
 from mtiacc.codegen.machine.mir import MBuilder, VReg
-from mtiacc.codegen.memory.common import (AccessPlanError, clamp, clamp_count, dma2d, dma2d_config, scaled,
-                                          stored_value_addr)
+from mtiacc.codegen.memory.common import (AccessPlanError, clamp, clamp_count, dma2d, dma2d_config,
+                                          element_address, scaled, stored_value_addr)
 from mtiacc.codegen.vector.nest import Step, dense_strides, masked_element, nest
 from mtiacc.codegen.vector.blocks import lower_fill
 from mtiacc.codegen.vector.vloop import Src, elem_bytes
@@ -83,10 +88,11 @@ def _bands(lw: Lowering, count: Step, bands: int, rows: int, dram: VReg, lmem: V
 
 
 def _transfer(lw: Lowering, acc: NdAccess, shape: Sequence[int], lmem: int, esize: int, inbound: bool,
-              mask_addr: Optional[int], fill: Optional[Callable[[], None]] = None, bands: int = 1) -> None:
+              mask_addr: Optional[int], fill: Optional[Callable[[], None]] = None, bands: int = 1) -> List[Step]:
     """Move the tile; ``fill`` (a load's ``other``) runs on every path right before the first transfer,
     after the address arithmetic and the DMA configuration, which then overlap with it.  ``bands`` > 1 (a store's
-    ``row_bands``): a 2-D block's contiguous rows move in that many transfers."""
+    ``row_bands``): a 2-D block's contiguous rows move in that many transfers.  Returns the number of
+    indices moved per axis."""
     b: MBuilder = lw.b
     base, off = acc.pointer
     rank = len(shape)
@@ -165,7 +171,7 @@ def _transfer(lw: Lowering, acc: NdAccess, shape: Sequence[int], lmem: int, esiz
         else:   # the rows of each 2-D slab (the last two axes) in one transfer
             slabs(rank - 2, nbytes, list(range(rank - 2)))
         if not checked:
-            return
+            return counts
         b("j", done)
         b.label(by_element)
 
@@ -177,7 +183,7 @@ def _transfer(lw: Lowering, acc: NdAccess, shape: Sequence[int], lmem: int, esiz
         slabs(axis, esize, [k for k in range(rank) if k != axis])
         if checked:
             b.label(done)
-        return
+        return counts
 
     # A general mask is read per element, so the active elements move one DMA each (a 2-D transfer
     # has no mask).
@@ -188,6 +194,30 @@ def _transfer(lw: Lowering, acc: NdAccess, shape: Sequence[int], lmem: int, esiz
         with masked_element(b, cur[2]):
             b(mnemonic, *((cur[1], cur[0]) if inbound else (cur[0], cur[1])), size)
     nest(b, counts, ptrs, steps, element)
+    return counts
+
+
+def _prefix_axis(acc: NdAccess, shape: Sequence[int]) -> Optional[int]:
+    """When the active elements of ``acc`` are a row-major prefix of the tile: the last axis the mask
+    clips (-1: none, every element is active), every later axis whole and every earlier one of size 1;
+    else None."""
+    if acc.general_mask:
+        return None
+    box = acc.box or [None] * len(shape)
+    clipped = []
+    for k, (r, d) in enumerate(zip(box, shape)):
+        if r is None:
+            continue
+        lo, hi = r
+        if lo is not None:
+            return None
+        c = hi.as_const() if hi is not None else None
+        if c is None or c < d:
+            clipped.append(k)
+    if not clipped:
+        return -1
+    j = clipped[-1]
+    return j if all(d == 1 for d in shape[:j]) else None
 
 
 def _times(b: MBuilder, x: Step, k: Step) -> Step:
@@ -232,12 +262,34 @@ def lower_load(lw: Lowering, op) -> None:
     elem = op.result.type.element_type
     esize = elem_bytes(elem)
     dst = lw.alloc(op.result)
+    shape = op.result.type.shape
+    prefix = _prefix_axis(acc, shape)
+    if prefix is not None:
+        # the transfer writes the first elements: the rest take ``other`` meanwhile; readers wait for it
+        counts = _transfer(lw, acc, shape, dst.offset, esize, True, None)
+        if op.other is not None and prefix >= 0:
+            b = lw.b
+            written: Step = 1
+            for k in range(prefix + 1):
+                written = _times(b, written, counts[k])
+            written = _times(b, written, math.prod(shape[prefix + 1:]))
+            n = op.result.type.numel
+            other = lw.src(op.other)
+            if isinstance(written, int):
+                if n > written:
+                    lower_fill(b, n - written, other, Src(elem, addr=dst.offset + written * esize))
+            else:
+                rest = b.x("rest")
+                b("sub", rest, b.li(n), written)
+                lower_fill(b, rest, other, Src(elem, addr=element_address(lw, b.li(dst.offset), written, esize)))
+        lw.dma.pending_in = True
+        return
     fill = None
     if op.other is not None:
         def fill() -> None:
             lower_fill(lw.b, op.result.type.numel, lw.src(op.other), Src(elem, addr=dst.offset))
     mask_addr = lw.buffer(op.mask).offset if acc.general_mask else None
-    _transfer(lw, acc, op.result.type.shape, dst.offset, esize, True, mask_addr, fill)
+    _transfer(lw, acc, shape, dst.offset, esize, True, mask_addr, fill)
     lw.b("mtia.dma.wait")
 
 

@@ -12,6 +12,13 @@ the induction variables, built of ``Pure`` ops from the very same outside values
 The later load may have no ``other`` (its masked-off elements are undefined; the fill's ``other`` will
 do).  Every later loop with such a load reads the fill loop's buffer.
 
+**Unrolled loops.**  At -O3 ``loop-unroll`` runs first and makes short loops with constant bounds (Inductor's
+``tl.range(0, r0_numel, R0_BLOCK)`` over a row of 4096 in tiles of 1024) straight-line code: the two loops'
+copies of a tile's load are then two ``tt.load`` ops of one block with the same operands (equal up to
+``Pure`` ops, as above, without induction variables).  The later one takes the first one's value, under the
+same rules for the stores between them (below); the value stays live in local memory until its last reader,
+its bytes counted against the budget.
+
 **Memory.**  The loops' step and lower bound must be constants, the bound not negative.  The buffer has one
 slot per iteration, the tile's size each, allocated once for the
 kernel (``mtia.local_alloc``, the first op of the function).  With constant bounds the trip count is
@@ -26,14 +33,18 @@ the kernel keeps in local memory: when codegen runs out of it, the driver compil
 without this pass (``mtiacc/driver.py``).
 
 **Stores.**  A later load may read the buffer only when nothing stored to the tiles since the fill
-loop loaded them: every op from the fill loop to the reading loop (both included) is looked at.  A
+loop loaded them: every op from the fill loop to the reading loop (both included), or between the two
+loads of straight-line code, is looked at.  A
 store through the load's own pointer argument, an atomic, or any op that may write memory and is not
 a ``tt.store`` of a form below forbids the reuse at compile time.  A ``tt.store`` through another
 pointer argument is checked at run time, since two arguments may point into one buffer: its bytes
-(a scalar store in the loops' block, or a store in a loop of that block at ``splat(Q) + iv + arange``)
-and the loaded bytes (the same form) must not overlap, else that loop loads from DRAM.  The checks
-cover a superset of the bytes (the whole ``[lower, upper + BLOCK)`` range of elements), so they may
-refuse a reuse that was safe, never allow one that was not.
+(a scalar store in the loops' block, a block store there at ``splat(Q) + arange`` plus one-element terms,
+or a store in a loop of that block at ``splat(Q) + iv + arange`` plus one-element terms) and the loaded
+bytes (the same forms) must not overlap, else that loop, or that load, reads DRAM.  A one-element term is
+a splat, a broadcast of a one-element block (Inductor's ``r0_numel * x0`` with ``x0`` of shape [1, 1],
+its element taken as ``item()`` does, ``tt.reshape`` then a ``max`` ``tt.reduce``) or a constant.  The
+checks cover a superset of the bytes (the whole ``[lower, upper + BLOCK)`` range of elements of a loop),
+so they may refuse a reuse that was safe, never allow one that was not.
 """
 from __future__ import annotations
 
@@ -45,7 +56,8 @@ from mtiacc.ir import scf
 from mtiacc.ir.core import Block, BlockArgument, Operation, OpResult, Pure, Value
 from mtiacc.ir.mtia import LocalAllocOp
 from mtiacc.ir.mtia.kept import PtrToIntOp, SlotLoadOp, SlotStoreOp
-from mtiacc.ir.types import i64
+from mtiacc.ir.shape_ops import ExpandDimsOp, ReduceOp, ReshapeOp
+from mtiacc.ir.types import i32, i64
 from mtiacc.opt.pass_manager import ModulePass, register_pass
 
 # Ops that never write DRAM (loads, local-memory and debug ops); Pure ops and scf terminators neither.
@@ -60,10 +72,10 @@ def _elem_bytes(t) -> int:
 
 class _Same:
     """Structural equality of two expressions, one in loop ``a``, one in loop ``b`` (induction variables
-    paired)."""
+    paired), or, without loops, of two expressions of one block."""
 
-    def __init__(self, a: scf.ForOp, b: scf.ForOp):
-        self.ivs = (a.induction_var, b.induction_var)
+    def __init__(self, a: Optional[scf.ForOp] = None, b: Optional[scf.ForOp] = None):
+        self.ivs = (a.induction_var, b.induction_var) if a is not None else ()
         self.memo: Dict[Tuple[int, int], bool] = {}
 
     def __call__(self, u: Optional[Value], v: Optional[Value]) -> bool:
@@ -71,7 +83,7 @@ class _Same:
             return u is None and v is None
         if u is v:
             return u not in self.ivs
-        if (u, v) == self.ivs:
+        if self.ivs and (u, v) == self.ivs:
             return True
         key = (id(u), id(v))
         if key not in self.memo:
@@ -108,31 +120,81 @@ def _root(v: Value) -> Optional[BlockArgument]:
     return v if isinstance(v, BlockArgument) and isinstance(v.owner.parent.parent, O.FuncOp) else None
 
 
-def _tile_form(ptr: Value, loop: scf.ForOp) -> Optional[Tuple[Value, int]]:
-    """``(Q, B)`` when ``ptr`` is ``splat(Q) + (splat(iv) + arange(0, B))`` (either order) with ``Q``
-    defined outside ``loop``: the loop's tiles then lie in elements ``[lower, upper + B)`` of ``Q``."""
-    if not (isinstance(ptr, OpResult) and isinstance(ptr.op, O.AddPtrOp)):
-        return None
-    base, cols = ptr.op.ptr, ptr.op.offset
-    if not (isinstance(base, OpResult) and isinstance(base.op, O.SplatOp)) or _inside(base.op.src, loop):
-        return None
-    if not (isinstance(cols, OpResult) and isinstance(cols.op, O.AddIOp) and len(cols.type.shape) == 1):
-        return None
-    for s, r in ((cols.op.lhs, cols.op.rhs), (cols.op.rhs, cols.op.lhs)):
-        if (isinstance(s, OpResult) and isinstance(s.op, O.SplatOp) and s.op.src is loop.induction_var
-                and isinstance(r, OpResult) and isinstance(r.op, O.MakeRangeOp) and r.op.start == 0):
-            return base.op.src, r.op.end
+def _leaves(v: Value, out: List[Value]) -> None:
+    """The terms of ``v``, a sum (``arith.addi`` ops)."""
+    if isinstance(v, OpResult) and isinstance(v.op, O.AddIOp):
+        _leaves(v.op.lhs, out)
+        _leaves(v.op.rhs, out)
+    else:
+        out.append(v)
+
+
+def _range_end(v: Value) -> Optional[int]:
+    """``B`` when ``v`` is ``arange(0, B)``, maybe given unit dimensions (``[None, :]``)."""
+    while isinstance(v, OpResult) and isinstance(v.op, (ExpandDimsOp, ReshapeOp)):
+        v = v.op.src
+    if isinstance(v, OpResult) and isinstance(v.op, O.MakeRangeOp) and v.op.start == 0:
+        return v.op.end
     return None
 
 
-class _Builder:
-    """Inserts ops before an anchor op, folding what is constant."""
+def _one_element(v: Value, loop: Optional[scf.ForOp]) -> bool:
+    """Whether ``v`` is one value (outside ``loop``) splat or broadcast over a block, or a constant."""
+    if loop is not None and _inside(v, loop) or not isinstance(v, OpResult):
+        return False
+    if isinstance(v.op, O.ConstantOp):
+        return True
+    if not isinstance(v.op, (O.SplatOp, O.BroadcastOp)):
+        return False
+    src = v.op.operands[0]
+    return not src.type.is_block() or src.type.numel == 1
 
-    def __init__(self, block: Block, anchor: Operation, loc):
-        self.block, self.anchor, self.loc = block, anchor, loc
+
+def _tile_form(ptr: Value, loop: Optional[scf.ForOp]) -> Optional[Tuple[Value, List[Value], int]]:
+    """``(Q, rows, B)`` when ``ptr`` is ``splat(Q) + splat(iv) + arange(0, B)`` plus ``rows``, terms that
+    are each one value splat or broadcast, or a constant (Inductor's ``r0_index + r0_numel * x0`` with a
+    one-row ``x0``), ``Q`` and ``rows`` defined outside ``loop``, the terms in any order: the loop's tiles
+    then lie in elements ``[sum(rows) + lower, sum(rows) + upper + B)`` of ``Q``.  Without ``loop``, a tile
+    of straight-line code: no ``splat(iv)`` term, elements ``[sum(rows), sum(rows) + B)``."""
+    if not (isinstance(ptr, OpResult) and isinstance(ptr.op, O.AddPtrOp)):
+        return None
+    base = ptr.op.ptr
+    if not (isinstance(base, OpResult) and isinstance(base.op, O.SplatOp)):
+        return None
+    if loop is not None and _inside(base.op.src, loop):
+        return None
+    terms: List[Value] = []
+    _leaves(ptr.op.offset, terms)
+    ivs = [t for t in terms if loop is not None and isinstance(t, OpResult) and isinstance(t.op, O.SplatOp)
+           and t.op.src is loop.induction_var]
+    ranges = [(t, e) for t, e in ((t, _range_end(t)) for t in terms) if e is not None]
+    if len(ivs) != (loop is not None) or len(ranges) != 1 or ranges[0][1] != ptr.type.numel:
+        return None
+    rows = [t for t in terms if t not in ivs and t is not ranges[0][0]]
+    if not all(_one_element(t, loop) for t in rows):
+        return None
+    return base.op.src, rows, ranges[0][1]
+
+
+class _Builder:
+    """Inserts ops before an anchor op; with ``memo`` (shared by the builders of one block), a pure op
+    that one of them inserted earlier in the block is not inserted again."""
+
+    def __init__(self, block: Block, anchor: Operation, loc, memo: Optional[dict] = None):
+        self.block, self.anchor, self.loc, self.memo = block, anchor, loc, memo
 
     def __call__(self, op: Operation) -> Value:
+        key = None
+        if self.memo is not None and Pure in op.traits:
+            key = (op.name, tuple(id(v) for v in op.operands), repr(sorted(op.attrs.items())),
+                   tuple(str(r.type) for r in op.results))
+            old = self.memo.get(key)
+            if old is not None and old.op.parent is self.block and (
+                    self.block.ops.index(old.op) < self.block.ops.index(self.anchor)):
+                return old
         self.block.insert_before(self.anchor, op)
+        if key is not None:
+            self.memo[key] = op.result
         return op.result
 
     def const(self, value, t) -> Value:
@@ -144,6 +206,24 @@ class _Builder:
 
     def both(self, a: Optional[Value], b: Value) -> Value:
         return b if a is None else self(O.AndIOp.get(a, b, loc=self.loc))
+
+    def scalar(self, term: Value) -> Value:
+        """The one value of a term of :func:`_tile_form`: the splat's, or the broadcast block's one element
+        (as ``item()`` takes it: reshaped to one dimension, its maximum)."""
+        if isinstance(term.op, O.ConstantOp):
+            return self.const(term.op.value, term.type.element_type)
+        src = term.op.operands[0]
+        if not src.type.is_block():
+            return src
+        if len(src.type.shape) > 1:
+            src = self(ReshapeOp.get(src, [1], loc=self.loc))
+        return self(ReduceOp.get(src, 0, "max", loc=self.loc))
+
+    def rows(self, q: Value, rows: List[Value]) -> Value:
+        """``q`` moved by the sum of ``rows`` elements."""
+        for term in rows:
+            q = self(O.AddPtrOp.get(q, self.scalar(term), loc=self.loc))
+        return q
 
 
 @dataclasses.dataclass
@@ -172,6 +252,7 @@ class _Function:
                         self.taken.update(id(y) for _, y in group.reads)
                 for k, group in enumerate(groups):  # the loop's groups share what is left of the budget
                     changed |= self._apply(block, group, min(self.left, self.left // (len(groups) - k)))
+            changed |= self._straight(block)
         return changed
 
     def _candidate(self, op: Operation) -> bool:
@@ -204,28 +285,37 @@ class _Function:
 
     def _footprint(self, block: Block, ptr: Value, owner: Operation, size: int):
         """A builder of the ``(lo, hi)`` i64 byte addresses ``ptr`` may touch, for code before a later op
-        of ``block``, or None: a scalar pointer of an op in ``block``, or a tile of a loop in ``block``."""
+        of ``block``, or None: a scalar pointer or a tile of an op in ``block``, or a tile of a loop in
+        ``block``."""
         if not ptr.type.is_block() and owner.parent is block:
             return lambda bld: (lambda lo: (lo, bld(O.AddIOp.get(lo, bld.const(size, i64), loc=bld.loc))))(
                 bld(PtrToIntOp.get(ptr, loc=bld.loc)))
+        if owner.parent is block:
+            form = _tile_form(ptr, None)
+            if form is None:
+                return None
+            q, rows, width = form
+            return lambda bld: (lambda q0: (bld(PtrToIntOp.get(q0, loc=bld.loc)), bld.addr(q0, bld.const(width, i32))))(
+                bld.rows(q, rows))
         loop = owner.parent.parent.parent if owner.parent is not None else None
         if not isinstance(loop, scf.ForOp) or loop.parent is not block:
             return None
         form = _tile_form(ptr, loop)
         if form is None:
             return None
-        q, width = form
+        q, rows, width = form
 
-        def build(bld: _Builder):   # q + upper + width as two pointer steps: no i32 overflow
-            end = bld(O.AddPtrOp.get(q, loop.upper, loc=bld.loc))
-            return bld.addr(q, loop.lower), bld.addr(end, bld.const(width, loop.upper.type))
+        def build(bld: _Builder):   # q + rows + upper + width as pointer steps: no i32 overflow
+            q0 = bld.rows(q, rows)
+            end = bld(O.AddPtrOp.get(q0, loop.upper, loc=bld.loc))
+            return bld.addr(q0, loop.lower), bld.addr(end, bld.const(width, loop.upper.type))
         return build
 
-    def _alias_checks(self, block: Block, group: _Group, upto: scf.ForOp):
-        """A list of footprint pairs to check disjoint at run time, or None when a write forbids the reuse."""
-        span = block.ops[block.ops.index(group.fill):block.ops.index(upto) + 1]
-        root = _root(group.load.ptr)
-        mine = self._footprint(block, group.load.ptr, group.load, 0)
+    def _alias_checks(self, block: Block, load: O.LoadOp, span: List[Operation]):
+        """The footprint of ``load`` and those of the stores among ``span`` (ops of ``block``), to check
+        disjoint at run time, or None when a write forbids the reuse."""
+        root = _root(load.ptr)
+        mine = self._footprint(block, load.ptr, load, 0)
         pairs = []
         for w in self._writes(span):
             if not isinstance(w, O.StoreOp) or root is None:
@@ -251,7 +341,8 @@ class _Function:
         slots = max(0, -(-(hi - lo) // st)) if static else min(share // tile, (2 ** 31 - 1) // st)
         if slots == 0 or slots * tile > share:
             return False
-        checks = [self._alias_checks(block, g, b) for b, _ in g.reads]
+        ops = block.ops
+        checks = [self._alias_checks(block, g.load, ops[ops.index(g.fill):ops.index(b) + 1]) for b, _ in g.reads]
         reads = [(b, y, c) for (b, y), c in zip(g.reads, checks) if c is not None]
         if not reads:
             return False
@@ -270,16 +361,65 @@ class _Function:
             fits = bld(O.CmpIOp.get("sle", span, bld.const(slots * st, span.type), loc=loc))
         self._fill(g, buf, fits)
         for b, y, (mine, pairs) in reads:
-            bld = _Builder(block, b, loc)
-            guard = fits
-            llo, lhi = mine(bld) if pairs else (None, None)
-            for theirs in pairs:
-                slo, shi = theirs(bld)
-                apart = bld(O.OrIOp.get(bld(O.CmpIOp.get("sle", shi, llo, loc=loc)),
-                                        bld(O.CmpIOp.get("sle", lhi, slo, loc=loc)), loc=loc))
-                guard = bld.both(guard, apart)
-            self._read(b, y, buf, guard)
+            self._read(b, y, buf, self._guard(_Builder(block, b, loc), fits, mine, pairs))
         return True
+
+    @staticmethod
+    def _guard(bld: _Builder, guard: Optional[Value], mine, pairs) -> Optional[Value]:
+        """``guard`` and, for each footprint of ``pairs``, that it does not overlap ``mine``."""
+        llo, lhi = mine(bld) if pairs else (None, None)
+        for theirs in pairs:
+            slo, shi = theirs(bld)
+            apart = bld(O.OrIOp.get(bld(O.CmpIOp.get("sle", shi, llo, loc=bld.loc)),
+                                    bld(O.CmpIOp.get("sle", lhi, slo, loc=bld.loc)), loc=bld.loc))
+            guard = bld.both(guard, apart)
+        return guard
+
+    # ------------------------------------------------------------------ straight-line code
+    def _straight(self, block: Block) -> bool:
+        """A block load repeated later in ``block`` itself (the copies of two loops that ``loop-unroll``
+        unrolled): the later load takes the first's value, under the same checks of the stores between."""
+        changed, memo = False, {}
+        loads = [op for op in block.ops if self._candidate(op)]
+        for i, first in enumerate(loads):
+            if id(first) in self.taken:
+                continue
+            t = first.result.type
+            kept = False
+            same = _Same()
+            for later in loads[i + 1:]:
+                if id(later) in self.taken or later.result.type != t or not (
+                        same(first.ptr, later.ptr) and same(first.mask, later.mask)
+                        and (later.other is None or same(first.other, later.other))):
+                    continue
+                ops = block.ops
+                checks = self._alias_checks(block, first, ops[ops.index(first) + 1:ops.index(later)])
+                if checks is None:
+                    continue
+                if not kept:   # the first value stays live until its last reader: local memory
+                    if t.numel * _elem_bytes(t) > self.left:
+                        break
+                    self.left -= t.numel * _elem_bytes(t)
+                    kept = True
+                self.taken.add(id(later))
+                self._reuse(block, first, later, self._guard(_Builder(block, later, later.loc, memo), None, *checks))
+                changed = True
+        return changed
+
+    @staticmethod
+    def _reuse(block: Block, first: O.LoadOp, later: O.LoadOp, guard: Optional[Value]) -> None:
+        if guard is None:
+            later.result.replace_all_uses_with(first.result)
+            later.erase()
+            return
+        loc = later.loc
+        branch = scf.IfOp.get(guard, [later.result.type], loc=loc)
+        block.insert_before(later, branch)
+        later.result.replace_all_uses_with(branch.results[0])
+        branch.then_block.append(scf.YieldOp.get([first.result], loc=loc))
+        block.ops.remove(later)
+        branch.else_block.append(later)
+        branch.else_block.append(scf.YieldOp.get([later.result], loc=loc))
 
     @staticmethod
     def _slot(loop: scf.ForOp, anchor: Operation, loc) -> Value:
