@@ -125,6 +125,8 @@ def _scale_values(sem: Semantic, s: Value, rhs: bool) -> Value:
 
 def _upcast(sem: Semantic, x: Value, fmt: str, scale: Optional[Value], axis: int, rhs: bool, ct: Type) -> Value:
     """The operand's values times its scales, rounded once to the compute type ``ct``."""
+    if scale is None and fmt in ("bf16", "fp16"):
+        return sem.cast(x, ct)   # nothing to scale: bf16 -> fp16 rounds once, the same type stays
     v = _unpack_e2m1(sem, x, axis) if fmt == "e2m1" else sem.cast(x, f32)
     if scale is not None:
         v = sem.binary("mul", v, _scale_values(sem, scale, rhs))
