@@ -80,10 +80,11 @@ def make(rng, shape, fmt: str, ct: str) -> np.ndarray:
     return x.astype(np.uint8)
 
 
-def case(fa, fb, scale_a, scale_b, col_a=False, col_b=False, m=32, n=32, k=64, acc=False, nan_scale=False, seed=0):
+def case(fa, fb, scale_a, scale_b, col_a=False, col_b=False, m=32, n=32, k=64, acc=False, nan_scale=False, seed=0,
+         scale_range=None):
     rng = np.random.default_rng(seed)
     ct = "fp16" if "fp16" in (fa, fb) else "bf16"
-    lo, hi = (124, 131) if ct == "fp16" else (90, 160)
+    lo, hi = scale_range or ((124, 131) if ct == "fp16" else (90, 160))
     ka = k // 2 if fa == "e2m1" else k
     kb = k // 2 if fb == "e2m1" else k
     a = make(rng, (m, ka), fa, ct)
@@ -165,3 +166,11 @@ def test_scale_255_is_nan(scale_a):
     got, want, av, bv = case("e4m3", "e2m1", scale_a, not scale_a, nan_scale=True, seed=13)
     assert np.isnan(want).any() and not np.isnan(want).all()
     check(got, want, av, bv)
+
+
+def test_fp16_rounds_the_scaled_value_once():
+    """Scales down to 2^-27 take e4m3 values into fp16's subnormals: the exact product is rounded once there."""
+    got, want, av, bv = case("e4m3", "fp16", True, False, seed=14, scale_range=(100, 128))
+    assert np.any((av != 0) & (np.abs(av) < 2.0 ** -14))
+    check(got, want, av, bv)
+
