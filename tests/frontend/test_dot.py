@@ -278,15 +278,6 @@ def test_matmul_operator_errors_point_at_the_expression(kernels):
              "first, 8, must equal the second-to-last of the second, 16)", "a @ a")
 
 
-def test_dot_scaled_is_refused_at_the_call(kernels):
-    err = error_at(kernels, "s = tl.full((16, 1), 127, tl.uint8)\n"
-                            f"c = tl.dot_scaled({A16}, s, 'e4m3', {A16}, s, 'e4m3')", "c = tl.dot_scaled",
-                   "`tl.dot_scaled` (microscaled fp8/fp4 operands) is not supported on this target: the matrix "
-                   "engine takes fp16, bf16 and int8 operands; convert the operands with their scales to "
-                   "tl.bfloat16 and use tl.dot", "tl.dot_scaled")
-    assert err.render().splitlines()[2].strip().startswith("^~~~")
-
-
 def test_dot_of_constant_blocks_compiles(kernels):
     path = kernels.write(_body(f"tl.store(X + tl.arange(0, 16)[:, None] * 16 + tl.arange(0, 16)[None, :], "
                                f"tl.dot({full('(16, 16)', 'float32')}, {full('(16, 16)', 'float32')}))"))

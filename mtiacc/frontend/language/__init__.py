@@ -9,7 +9,7 @@ visitor above it.  Bottom up:
 * the builtins by subject, each a Python function with Triton's signature taking a
   :class:`Semantic` first: ``core`` (programming model, creation, memory, ``where``, ``x.to``, the
   loop iterators, the data types), ``math`` (``tl.exp`` ..., ``tl.math``, libdevice), ``shapes``
-  (shapes, reductions, scans), ``join``, ``sort``, ``dot``, ``memory`` (atomics, block pointers, tensor
+  (shapes, reductions, scans), ``join``, ``sort``, ``dot``, ``dot_scaled``, ``memory`` (atomics, block pointers, tensor
   descriptors), ``random`` (Philox: ``tl.rand``, ``tl.randn``, ...), ``types`` (type classes), ``debug``,
   ``mtia`` (the MTIA extensions, ``triton.language.extra.mtia``), and
   ``pybuiltins`` (``float``, ``min``, ``isinstance`` ... on constants);
@@ -28,7 +28,7 @@ import inspect
 from typing import Dict, Optional, Sequence
 
 from mtiacc.diagnostics import CompileError
-from mtiacc.frontend.language import core, debug, dot, join, memory, random, shapes, sort
+from mtiacc.frontend.language import core, debug, dot, dot_scaled, join, memory, random, shapes, sort
 from mtiacc.frontend.language import math as tl_math
 from mtiacc.frontend.language import mtia
 from mtiacc.frontend.language import types as tl_types
@@ -47,6 +47,7 @@ LANGUAGE.update(sort.LANGUAGE)
 LANGUAGE.update(tl_types.CLASSES)
 LANGUAGE.update(join.LANGUAGE)
 LANGUAGE.update(dot.LANGUAGE)
+LANGUAGE.update(dot_scaled.LANGUAGE)
 LANGUAGE.update(random.LANGUAGE)
 LANGUAGE["random"] = ModuleRef(random.MODULE)
 LANGUAGE.update(memory.LANGUAGE)

@@ -1,4 +1,4 @@
-"""``tl.dot`` (and ``a @ b``): the matrix product, typed as Triton 3 types it; ``tl.dot_scaled``'s refusal.
+"""``tl.dot`` (and ``a @ b``): the matrix product, typed as Triton 3 types it (``tl.dot_scaled`` is in ``dot_scaled``).
 
 Same conventions as :mod:`mtiacc.frontend.language.shapes`.  The rules are those of Triton's
 ``tl.dot`` and its semantic layer, with this target's ``min_dot_size`` hook giving 16 x 16 x 16:
@@ -147,10 +147,5 @@ def _tl_name(t: Type) -> str:
     return names.get(str(t), str(t))
 
 
-DOT_SCALED = ("`tl.dot_scaled` (microscaled fp8/fp4 operands) is not supported on this target: the matrix engine "
-              "takes fp16, bf16 and int8 operands; convert the operands with their scales to tl.bfloat16 and use "
-              "tl.dot")
-
-
 LANGUAGE: Dict[str, object] = {"dot": Builtin("tl.dot", dot)}
-NOT_ON_THIS_TARGET: Dict[str, str] = {"dot_scaled": DOT_SCALED}
+NOT_ON_THIS_TARGET: Dict[str, str] = {}
