@@ -96,8 +96,33 @@ def binop(ctx, node: ast.BinOp):
         raise CompileError("`**` on run-time values is not supported yet")
     if isinstance(node.op, ast.MatMult):   # Triton's tensor.__matmul__ is tl.dot(a, b)
         return language.call_builtin(ctx.sem, dot.LANGUAGE["dot"], [lhs, rhs], {}, name="`@`")
+    if isinstance(lhs, tuple) or isinstance(rhs, tuple):
+        return _sequence_binop(node.op, lhs, rhs)
     ctx.sem.check_literals(lhs, rhs)
     return ctx.sem.binary(BINARY_OPS[type(node.op)], lhs, rhs)
+
+
+def _sequence_binop(op: ast.operator, lhs, rhs) -> tuple:
+    """Python's ``+`` and ``*`` on lists and tuples known at compile time (``[2] * (RANK - 2) + [32, 32]``,
+    a shape); lists are tuples here."""
+    if isinstance(op, ast.Add) and isinstance(lhs, tuple) and isinstance(rhs, tuple):
+        return lhs + rhs
+    if isinstance(op, ast.Mult):
+        seq, count = (lhs, rhs) if isinstance(lhs, tuple) else (rhs, lhs)
+        if isinstance(count, int) and not isinstance(count, bool) and is_const(count):
+            if count * len(seq) > 1 << 16:
+                raise CompileError("a repeated sequence this long is not supported")
+            return seq * count
+    symbol = _SYMBOLS.get(type(op), type(op).__name__)
+
+    def what(x):
+        return f"the list or tuple {list(x)}" if isinstance(x, tuple) else describe(x)
+    raise CompileError(f"`{symbol}` between {what(lhs)} and {what(rhs)} is not supported: a list or tuple takes "
+                       "`+` with another and `*` with a constant integer")
+
+
+_SYMBOLS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
+            ast.LShift: "<<", ast.RShift: ">>", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^"}
 
 
 def unaryop(ctx, node: ast.UnaryOp):
