@@ -11,7 +11,7 @@ from mtiacc.diagnostics import CompileError
 from mtiacc.frontend import language
 from mtiacc.frontend.language import core, dot, shapes
 from mtiacc.frontend.language import types as tl_types
-from mtiacc.frontend.language.semantic import describe, is_const
+from mtiacc.frontend.language.semantic import describe, is_const, literal_type
 from mtiacc.frontend.values import (CONSTEXPR, Builtin, BoundMethod, FunctionRef, ModuleRef,
                                     check_supported, is_jit_function)
 from mtiacc.frontend.visitor import functions
@@ -42,6 +42,10 @@ def attribute(ctx, node: ast.Attribute):
         found = language.module_attr(base, node.attr, spelled)
         check_supported(found, spelled)
         return found
+    if is_const(base) and (node.attr in language.METHODS or node.attr == "dtype"):
+        # Triton makes a number assigned to a name a scalar tensor of the literal's type, so
+        # `value = 1; value.dtype` is int32 and `acc = 0; acc = acc.to(tl.int64)` converts it
+        base = ctx.sem.constant(base, literal_type(base))
     if isinstance(base, Value):
         if node.attr in language.METHODS:
             return BoundMethod(node.attr, base, language.METHODS[node.attr])
