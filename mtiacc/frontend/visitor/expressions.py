@@ -36,16 +36,17 @@ def name(ctx, node: ast.Name):
 
 
 def attribute(ctx, node: ast.Attribute):
-    return attribute_of(ctx, ctx.visit(node.value), node.attr, ast.unparse(node))
+    return attribute_of(ctx, ctx.visit(node.value), node.attr, ast.unparse(node), isinstance(node.value, ast.Name))
 
 
-def attribute_of(ctx, base, attr: str, spelled: str):
-    """``base.attr`` (written ``spelled``), for ``x.attr`` and ``getattr(x, "attr")``."""
+def attribute_of(ctx, base, attr: str, spelled: str, named: bool = False):
+    """``base.attr`` (written ``spelled``), for ``x.attr`` and ``getattr(x, "attr")``; ``named``: ``base`` is
+    a name's value (a number there has tensor attributes, a literal has not)."""
     if isinstance(base, ModuleRef):
         found = language.module_attr(base, attr, spelled)
         check_supported(found, spelled)
         return found
-    if is_const(base) and (attr in language.METHODS or attr == "dtype"):
+    if named and is_const(base) and (attr in language.METHODS or attr == "dtype"):
         # Triton makes a number assigned to a name a scalar tensor of the literal's type, so
         # `value = 1; value.dtype` is int32 and `acc = 0; acc = acc.to(tl.int64)` converts it
         base = ctx.sem.constant(base, literal_type(base))
@@ -91,13 +92,13 @@ def _attribute_builtin(ctx, fn: str, node: ast.Call):
             found = None
         else:
             try:
-                found = attribute_of(ctx, base, attr, spelled)
+                found = attribute_of(ctx, base, attr, spelled, isinstance(node.args[0], ast.Name))
             except CompileError:
                 found = None
         if fn == "hasattr":
             return found is not None
         return found if found is not None else ctx.visit(node.args[2])
-    return attribute_of(ctx, base, attr, spelled)
+    return attribute_of(ctx, base, attr, spelled, isinstance(node.args[0], ast.Name))
 
 
 def call(ctx, node: ast.Call):
