@@ -55,6 +55,8 @@ class _Param:
 def _define_text(name: str, v) -> str:
     if v is None or isinstance(v, (bool, int, float, str)):
         return repr(v)
+    if isinstance(v, (tuple, list)):   # a tuple constexpr (torch.Size too): its elements' texts
+        return "(" + "".join(_define_text(name, x) + ", " for x in v) + ")"
     if isinstance(v, np.generic):
         return repr(v.item())
     qual = getattr(v, "name", None) or str(v)          # tl.float16, torch.float16 -> their names

@@ -22,7 +22,7 @@ from typing import Dict, List, Optional
 
 from mtiacc.diagnostics import UserError
 from mtiacc.runtime import Kernel
-from mtiacc.runtime.signature import Reinterpreted
+from mtiacc.runtime.signature import Reinterpreted, TensorDescriptor
 from mtiacc.triton_backend import clock, closures, records
 from mtiacc.triton_backend.replay import Replay
 
@@ -112,6 +112,8 @@ def _check_signature(name: str, signature: Dict[str, object]) -> None:
             continue
         # "*k...": a pointer annotated tl.const (Triton's frontend, run first, rejects stores through it)
         base = ty.removeprefix("*k").removeprefix("*") if isinstance(ty, str) else ty
+        if isinstance(ty, str) and ty.startswith("tensordesc<") and ty.split("[", 1)[0][11:] in _SCALARS:
+            continue   # a host TensorDescriptor (passed as mtiacc.runtime.TensorDescriptor: _unwrapped)
         if not isinstance(ty, str) or base not in _SCALARS:
             raise UserError(f"{name}(): parameter '{param}' has Triton type {ty!r}, which mtiacc cannot pass "
                             f"(it takes pointers to tensors, scalars and constexprs)")
@@ -139,7 +141,10 @@ _TORCH_NAMES = {"fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "fp64"
 
 def _unwrapped(v):
     """A ``triton.TensorWrapper`` (``triton.reinterpret(tensor, tl.uint32)``) as the torch view of its memory
-    with that element type; anything else as it is."""
+    with that element type; Triton's host ``TensorDescriptor`` as mtiacc's (:func:`_descriptor`); anything
+    else as it is."""
+    if type(v).__name__ == "TensorDescriptor" and type(v).__module__.startswith("triton."):
+        return _descriptor(v)
     base, dtype = getattr(v, "base", None), getattr(v, "dtype", None)
     if type(v).__name__ != "TensorWrapper" or base is None or dtype is None:
         return v
@@ -151,6 +156,21 @@ def _unwrapped(v):
     if not isinstance(tdt, torch.dtype):
         raise UserError(f"a tensor reinterpreted as {name}: mtiacc cannot pass that element type")
     return base.view(tdt)
+
+
+def _descriptor(d) -> TensorDescriptor:
+    """Triton's ``TensorDescriptor(base, shape, strides, block_shape, padding)`` as mtiacc's: the kernel's
+    descriptor spans its base tensor as that tensor's shape and strides say (``from_tensor``'s), so a
+    descriptor over other extents or strides, or padded with NaN, is refused with its reason."""
+    base = d.base
+    shape, strides = [int(x) for x in d.shape], [int(x) for x in d.strides]
+    if not hasattr(base, "stride") or shape != list(base.shape) or strides != list(base.stride()):
+        raise UserError(f"a TensorDescriptor of shape {shape} and strides {strides} over a tensor of shape "
+                        f"{list(getattr(base, 'shape', []))}: mtiacc passes descriptors that span their tensor as "
+                        "it is (TensorDescriptor.from_tensor)")
+    if getattr(d, "padding", "zero") != "zero":
+        raise UserError(f"a TensorDescriptor with padding={d.padding!r}: mtiacc pads out-of-bounds reads with zeros")
+    return TensorDescriptor(_unwrapped(base), tuple(int(b) for b in d.block_shape))
 
 
 class MtiaLauncher:

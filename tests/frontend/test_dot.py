@@ -3,6 +3,7 @@ import pytest
 
 from mtiacc.driver import Options, compile_kernel
 from mtiacc.diagnostics import CompileError
+from mtiacc.ir.printer import print_ir
 from mtiacc.ir import ops
 from mtiacc.ir.core import BlockArgument
 from mtiacc.ir.dot_ops import DotOp
@@ -51,6 +52,19 @@ def test_2d_f16_accumulates_in_f32_from_zeros(kernels):
 def test_3d_batched(kernels):
     d = one_dot(kernels, f"c = tl.dot({full('(2, 32, 16)', 'bfloat16')}, {full('(2, 16, 16)', 'bfloat16')})")
     assert ty(d.result) == "tensor<2x32x16xf32>" and d.shape == (2, 32, 16, 16)
+
+
+def test_rank_4_dot_is_folded_to_a_3d_tt_dot(kernels):
+    module = kernels.compile("""
+@triton.jit
+def k(X):
+    a = tl.full((2, 4, 16, 32), 1, tl.float16)
+    b = tl.full((2, 4, 32, 16), 1, tl.float16)
+    tl.store(X + tl.arange(0, 16), tl.sum(tl.reshape(tl.dot(a, b), (128, 16)), 0))
+""", signature="*fp32").module
+    text = print_ir(module)
+    assert '"tt.dot"' in text and "(tensor<8x16x32xf16>, tensor<8x32x16xf16>, tensor<8x16x16xf32>)" in text
+    assert "(tensor<8x16x16xf32>) -> tensor<2x4x16x16xf32>" in text
 
 
 def test_acc_is_the_accumulator_and_the_result_type(kernels):
@@ -199,8 +213,11 @@ A16 = full("(16, 16)", "float16")
     ("(16, 32)", "(16, 32)", "tl.dot: shapes [16, 32] and [16, 32] are not compatible for a matrix product (the last "
                              "dimension of the first, 32, must equal the second-to-last of the second, 16)"),
     ("(2, 16, 16)", "(4, 16, 16)", "tl.dot: the batch dimensions differ: shapes [2, 16, 16] and [4, 16, 16]"),
-    ("(16,)", "(16,)", "tl.dot: both operands must be either 2-D or 3-D, got shapes [16] and [16]"),
-    ("(16, 16)", "(1, 16, 16)", "tl.dot: both operands must be either 2-D or 3-D, got shapes [16, 16] and [1, 16, 16]"),
+    ("(2, 2, 16, 16)", "(2, 4, 16, 16)", "tl.dot: the batch dimensions differ: shapes [2, 2, 16, 16] and "
+                                         "[2, 4, 16, 16]"),
+    ("(16,)", "(16,)", "tl.dot: both operands must have the same rank, 2 or more, got shapes [16] and [16]"),
+    ("(16, 16)", "(1, 16, 16)", "tl.dot: both operands must have the same rank, 2 or more, got shapes [16, 16] "
+                                  "and [1, 16, 16]"),
 ])
 def test_shape_errors(kernels, a, b, message):
     error_at(kernels, f"c = tl.dot({full(a, 'float16')}, {full(b, 'float16')})", "c = tl.dot", message, "tl.dot")
@@ -264,8 +281,8 @@ def test_max_num_imprecise_acc_errors(kernels):
 
 
 @pytest.mark.parametrize("a, message", [
-    ("1.0", "tl.dot's first operand must be a 2-D or 3-D block, got the constant 1.0"),
-    ("tl.load(X)", "tl.dot's first operand must be a 2-D or 3-D block, got a value of type f32"),
+    ("1.0", "tl.dot's first operand must be a block of 2 or more dimensions, got the constant 1.0"),
+    ("tl.load(X)", "tl.dot's first operand must be a block of 2 or more dimensions, got a value of type f32"),
 ])
 def test_scalar_operands(kernels, a, message):
     error_at(kernels, f"c = tl.dot({a}, {A16})", "c = tl.dot", message, "tl.dot")

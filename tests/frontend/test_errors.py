@@ -199,7 +199,7 @@ def test_bad_define(kernels):
             pass
         """
     assert kernels.error(body, defines={"B": "abc"}).message == \
-        "-D B=abc: expected an int, float, bool or string literal, or a type (tl.float16, fp16); " \
+        "-D B=abc: expected an int, float, bool or string literal, a tuple of those, or a type (tl.float16, fp16); " \
         "a string is quoted: -D B='\"abc\"'"
     err = kernels.error(body, defines={"B": "4", "C": "1"})
     assert err.message == "-D C: kernel 'k' has no constexpr parameter 'C' (its constexpr parameters: B)"

@@ -157,3 +157,26 @@ def test_kernel_with_constexpr_if_and_casts(kernels):
                  "arith.minsi", "arith.divsi", "arith.divf"):
         assert f'"{name}"' in text, name
     assert text.count('"tt.store"') == 2
+
+
+@pytest.mark.parametrize("number, dtype", [("1", "i32"), ("2 ** 40", "i64"), ("0.5", "f32"), ("True", "i1")])
+def test_a_number_has_its_literal_type_as_dtype(kernels, number, dtype):
+    """Triton lifts a number assigned to a name to a scalar tensor: `.dtype` and methods work on it."""
+    r = kernels.compile(f"""
+        @triton.jit
+        def k(X):
+            v = {number}
+            tl.store(X, tl.full([16], 0, v.dtype).to(tl.float32).sum() + v.to(tl.float32))
+        """)
+    text = print_ir(r.module)
+    assert f"-> tensor<16x{dtype}>" in text and f"() -> {dtype} loc" in text
+
+
+def test_other_attributes_of_a_number_are_errors(kernels):
+    err = kernels.error("""
+        @triton.jit
+        def k(X):
+            v = 1
+            tl.store(X, v.foo)
+        """)
+    assert err.message == "the constant 1 has no attribute 'foo'" and (err.loc.line, err.loc.col) == (9, 17)

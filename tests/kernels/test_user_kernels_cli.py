@@ -46,8 +46,9 @@ def test_unquoted_string_define_says_how_to_quote(tmp_path):
     src.write_text(ACT_KERNEL)
     with pytest.raises(CompileError) as info:
         compile_kernel(str(src), Options(kernel="k", signature="*fp32,*fp32", defines={"ACTIVATION": "relu"}))
-    assert info.value.message == ("-D ACTIVATION=relu: expected an int, float, bool or string literal, or a "
-                                  "type (tl.float16, fp16); a string is quoted: -D ACTIVATION='\"relu\"'")
+    assert info.value.message == ("-D ACTIVATION=relu: expected an int, float, bool or string literal, a tuple "
+                                  "of those, or a type (tl.float16, fp16); a string is quoted: "
+                                  "-D ACTIVATION='\"relu\"'")
 
 
 def test_string_define_through_the_cli(tmp_path, capsys):

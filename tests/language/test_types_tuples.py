@@ -180,7 +180,7 @@ def test_tuple_kernel_parameter_is_an_error(tmp_path):
 
 def test_dtype_define_errors(tmp_path):
     err = _error(tmp_path, "@triton.jit\ndef k(X, DT: tl.constexpr):\n    pass\n", defines={"DT": "tl.float99"})
-    assert "-D DT=tl.float99: expected an int, float, bool or string literal, or a type" in str(err)
+    assert "-D DT=tl.float99: expected an int, float, bool or string literal, a tuple of those, or a type" in str(err)
 
 
 def test_loop_must_keep_tuple_structure(tmp_path):

@@ -52,6 +52,17 @@ LANGUAGE.update(random.LANGUAGE)
 LANGUAGE["random"] = ModuleRef(random.MODULE)
 LANGUAGE.update(memory.LANGUAGE)
 
+
+def _clamp(sem: Semantic, x, min, max, propagate_nan=None):
+    """``tl.clamp`` (computed by math.py's) with Triton's ``propagate_nan``: ``tl.PropagateNan.ALL`` makes a
+    NaN ``x`` the result (Triton: it applies to ``x`` only)."""
+    nan = core.propagates_nan(propagate_nan, "tl.clamp")
+    r = tl_math.clamp(sem, x, min, max)
+    return core.nan_from(sem, r, x) if nan else r
+
+
+LANGUAGE["clamp"] = Builtin("tl.clamp", _clamp)
+
 # `x.<name>(...)` on run-time values
 METHODS: Dict[str, object] = dict(core.METHODS)
 METHODS.update(shapes.METHODS)

@@ -145,20 +145,52 @@ def cdiv(sem: Semantic, x, div):
     return sem.binary("floordiv", sem.binary("sub", sem.binary("add", x, div), 1), div)
 
 
+class PropagateNan:
+    """``tl.PropagateNan``: ``NONE`` (a NaN operand yields the other operand) and ``ALL`` (a NaN operand
+    yields NaN), with Triton's values."""
+
+    MEMBERS = {"NONE": 0, "ALL": 0xFFFF}
+
+    def frontend_attr(self, name: str):
+        if name not in self.MEMBERS:
+            raise CompileError(f"tl.PropagateNan has no member '{name}' (it has NONE and ALL)")
+        return self.MEMBERS[name]
+
+
+def propagates_nan(propagate_nan, fn: str) -> bool:
+    """Whether ``propagate_nan=`` asks for NaN propagation (``tl.PropagateNan.ALL``)."""
+    if propagate_nan is None or propagate_nan is False or propagate_nan == PropagateNan.MEMBERS["NONE"]:
+        return False
+    if propagate_nan == PropagateNan.MEMBERS["ALL"] and not isinstance(propagate_nan, bool):
+        return True
+    raise CompileError(f"{fn}: propagate_nan must be tl.PropagateNan.NONE or tl.PropagateNan.ALL, "
+                       f"got {describe(propagate_nan)}")
+
+
+def nan_from(sem: Semantic, result, *operands):
+    """``result`` where no operand is NaN, else the first NaN operand (``tl.PropagateNan.ALL``)."""
+    for x in reversed(operands):
+        if isinstance(x, Value) and x.type.element_type.is_float():
+            result = sem.where(sem.compare("ne", x, x), x, result)
+    return result
+
+
 def minimum(sem: Semantic, x, y, propagate_nan=None):
-    """The element-wise minimum (a NaN operand yields the other operand)."""
-    if propagate_nan not in (None, 0, False):
-        raise CompileError("tl.minimum(propagate_nan=...) is not supported yet")
+    """The element-wise minimum: a NaN operand yields the other operand, or NaN with
+    ``propagate_nan=tl.PropagateNan.ALL``."""
+    nan = propagates_nan(propagate_nan, "tl.minimum")
     sem.check_literals(x, y)
-    return sem.binary("minimum", x, y)
+    r = sem.binary("minimum", x, y)
+    return nan_from(sem, r, x, y) if nan else r
 
 
 def maximum(sem: Semantic, x, y, propagate_nan=None):
-    """The element-wise maximum (a NaN operand yields the other operand)."""
-    if propagate_nan not in (None, 0, False):
-        raise CompileError("tl.maximum(propagate_nan=...) is not supported yet")
+    """The element-wise maximum: a NaN operand yields the other operand, or NaN with
+    ``propagate_nan=tl.PropagateNan.ALL``."""
+    nan = propagates_nan(propagate_nan, "tl.maximum")
     sem.check_literals(x, y)
-    return sem.binary("maximum", x, y)
+    r = sem.binary("maximum", x, y)
+    return nan_from(sem, r, x, y) if nan else r
 
 
 def constexpr(sem: Semantic, value):
@@ -214,6 +246,7 @@ for _fn in (program_id, num_programs, arange, full, zeros, load, store, where, c
             maximum):
     LANGUAGE[_fn.__name__] = Builtin(f"tl.{_fn.__name__}", _fn)
 LANGUAGE["constexpr"] = CONSTEXPR
+LANGUAGE["PropagateNan"] = PropagateNan()
 
 ITERATORS = {
     "range": Builtin("tl.range", range_),

@@ -3,8 +3,11 @@
 Same conventions as :mod:`mtiacc.frontend.language.shapes`.  The rules are those of Triton's
 ``tl.dot`` and its semantic layer, with this target's ``min_dot_size`` hook giving 16 x 16 x 16:
 
-* ``input`` is ``[B,] M x K`` and ``other`` ``[B,] K x N``: both 2-D or both 3-D (a batch of
-  products, the same ``B``), the inner dimensions equal, and ``M``, ``N``, ``K`` at least 16.  (Block
+* ``input`` is ``[B...,] M x K`` and ``other`` ``[B...,] K x N``: both of the same rank, 2 or more (a
+  batch of products, the same batch dimensions), the inner dimensions equal, and ``M``, ``N``, ``K`` at
+  least 16.  Triton's newer ``tl.dot`` takes any rank; a rank above 3 is folded here into one batch
+  dimension (``tt.reshape`` to ``B x M x K``, the 3-D product, ``tt.reshape`` back), so ``tt.dot`` stays
+  2-D or 3-D.  (Block
   dimensions are powers of two everywhere already; Triton's ``tl.dot`` adds no check of its own.)
 * Operand types: both ``f16``, both ``bf16``, both ``f32``, both ``f64``, both ``i8``, or any two fp8
   formats.  ``u8`` passes Triton's first check and then fails its "only int8 supported!"; so here.
@@ -33,6 +36,7 @@ from mtiacc.frontend.language.semantic import Semantic, describe
 from mtiacc.frontend.values import Builtin
 from mtiacc.ir.core import Value
 from mtiacc.ir.dot_ops import ACCUMULATORS, INPUT_PRECISIONS, DotOp
+from mtiacc.ir.shape_ops import ReshapeOp
 from mtiacc.ir.types import Type, bf16, f8e4b15, f16, f32, f64, i8, i32, is_fp8, u8
 
 MIN_DOT_SIZE = (16, 16, 16)   # M, N, K: this target's answer to Triton's ``min_dot_size`` hook
@@ -41,7 +45,7 @@ _PLAIN = (i8, u8, f16, bf16, f32, f64)   # the non-fp8 operand types Triton's fi
 
 def _operand(x, which: str) -> Value:
     if not isinstance(x, Value) or not x.type.is_block():
-        raise CompileError(f"tl.dot's {which} must be a 2-D or 3-D block, got {describe(x)}")
+        raise CompileError(f"tl.dot's {which} must be a block of 2 or more dimensions, got {describe(x)}")
     return x
 
 
@@ -75,12 +79,12 @@ def _check_types(a: Value, b: Value) -> None:
 
 def _check_shapes(a: Value, b: Value) -> None:
     sa, sb = _shape(a), _shape(b)
-    if not (len(sa) == len(sb) == 2 or len(sa) == len(sb) == 3):
-        raise CompileError(f"tl.dot: both operands must be either 2-D or 3-D, got shapes {sa} and {sb}")
+    if len(sa) != len(sb) or len(sa) < 2:
+        raise CompileError(f"tl.dot: both operands must have the same rank, 2 or more, got shapes {sa} and {sb}")
     if sa[-1] != sb[-2]:
         raise CompileError(f"tl.dot: shapes {sa} and {sb} are not compatible for a matrix product (the last "
                            f"dimension of the first, {sa[-1]}, must equal the second-to-last of the second, {sb[-2]})")
-    if len(sa) == 3 and sa[0] != sb[0]:
+    if sa[:-2] != sb[:-2]:
         raise CompileError(f"tl.dot: the batch dimensions differ: shapes {sa} and {sb}")
     m, n, k = MIN_DOT_SIZE
     if sa[-2] < m or sb[-1] < n or sa[-1] < k:
@@ -138,8 +142,15 @@ def dot(sem: Semantic, input, other, acc=None, input_precision=None, allow_tf32=
         k = _shape(a)[-1]
         if is_fp8(elem) and max_num_imprecise_acc > k:
             raise CompileError(f"tl.dot: max_num_imprecise_acc ({max_num_imprecise_acc}) must be <= K ({k})")
-    return sem.emit(DotOp.get(a, b, acc, input_precision=precision if elem == f32 else None,
-                              max_num_imprecise_acc=max_num_imprecise_acc))
+    batch = shape[:-2]
+    if len(batch) > 1:   # fold the batch dimensions into one: tt.dot is 2-D or 3-D
+        nb = 1
+        for d in batch:
+            nb *= d
+        a, b, acc = (sem.emit(ReshapeOp.get(v, (nb,) + tuple(_shape(v)[-2:]))) for v in (a, b, acc))
+    out = sem.emit(DotOp.get(a, b, acc, input_precision=precision if elem == f32 else None,
+                             max_num_imprecise_acc=max_num_imprecise_acc))
+    return out if len(batch) <= 1 else sem.emit(ReshapeOp.get(out, shape))
 
 
 def _tl_name(t: Type) -> str:

@@ -31,7 +31,7 @@ from mtiacc.ir.core import Value
 from mtiacc.ir.shape_ops import ExpandDimsOp, ReduceOp, ReshapeOp, ScanOp, TransOp
 from mtiacc.ir.types import IntType, Type, f32, i32, u32
 
-MAX_RANK = 5
+MAX_RANK = 6
 
 
 def _int(x, what: str) -> int:
@@ -164,12 +164,14 @@ def permute(sem: Semantic, input, *dims):
 
 
 def trans(sem: Semantic, input, *dims):
-    """Permuted dimensions; without ``dims``, a 2-D block's transpose."""
+    """Permuted dimensions; without ``dims``, the last two swapped (a batched 2-D transpose, as Triton's)."""
     x = _block(input, "tl.trans")
     if not _dims(dims, "tl.trans"):
-        if len(x.type.shape) != 2:
-            raise CompileError(f"tl.trans without dims needs a 2-D block, got shape {list(x.type.shape)}")
-        dims = (1, 0)
+        rank = len(x.type.shape)
+        if rank < 2:
+            raise CompileError(f"tl.trans without dims needs a block of 2 or more dimensions, "
+                               f"got shape {list(x.type.shape)}")
+        dims = tuple(range(rank - 2)) + (rank - 1, rank - 2)
     return permute(sem, x, *dims)
 
 

@@ -11,8 +11,8 @@ from mtiacc.diagnostics import CompileError
 from mtiacc.frontend import language
 from mtiacc.frontend.language import core, dot, shapes
 from mtiacc.frontend.language import types as tl_types
-from mtiacc.frontend.language.semantic import describe, is_const
-from mtiacc.frontend.values import (CONSTEXPR, Builtin, BoundMethod, FunctionRef, ModuleRef,
+from mtiacc.frontend.language.semantic import describe, is_const, literal_type
+from mtiacc.frontend.values import (CONSTEXPR, Builtin, BoundMethod, FunctionRef, ModuleRef, Unsupported,
                                     check_supported, is_jit_function)
 from mtiacc.frontend.visitor import functions
 from mtiacc.ir.core import Value
@@ -36,36 +36,76 @@ def name(ctx, node: ast.Name):
 
 
 def attribute(ctx, node: ast.Attribute):
-    base = ctx.visit(node.value)
-    spelled = ast.unparse(node)
+    return attribute_of(ctx, ctx.visit(node.value), node.attr, ast.unparse(node), isinstance(node.value, ast.Name))
+
+
+def attribute_of(ctx, base, attr: str, spelled: str, named: bool = False):
+    """``base.attr`` (written ``spelled``), for ``x.attr`` and ``getattr(x, "attr")``; ``named``: ``base`` is
+    a name's value (a number there has tensor attributes, a literal has not)."""
     if isinstance(base, ModuleRef):
-        found = language.module_attr(base, node.attr, spelled)
+        found = language.module_attr(base, attr, spelled)
         check_supported(found, spelled)
         return found
+    if named and is_const(base) and (attr in language.METHODS or attr == "dtype"):
+        # Triton makes a number assigned to a name a scalar tensor of the literal's type, so
+        # `value = 1; value.dtype` is int32 and `acc = 0; acc = acc.to(tl.int64)` converts it
+        base = ctx.sem.constant(base, literal_type(base))
     if isinstance(base, Value):
-        if node.attr in language.METHODS:
-            return BoundMethod(node.attr, base, language.METHODS[node.attr])
-        if node.attr == "dtype":
+        if attr in language.METHODS:
+            return BoundMethod(attr, base, language.METHODS[attr])
+        if attr == "dtype":
             return base.type.element_type
-        if node.attr == "type":  # the block type of a block, the scalar type of a scalar
+        if attr == "type":  # the block type of a block, the scalar type of a scalar
             return base.type
-        if node.attr == "shape":
+        if attr == "shape":
             return tuple(base.type.shape)
-        if node.attr == "numel" and base.type.is_block():
+        if attr == "numel" and base.type.is_block():
             return base.type.numel
-        if node.attr == "T" and base.type.is_block():
+        if attr == "T" and base.type.is_block():
             return shapes.trans(ctx.sem, base)
-        raise CompileError(f"`{spelled}` is not supported yet (values have no attribute '{node.attr}' here)")
+        raise CompileError(f"`{spelled}` is not supported yet (values have no attribute '{attr}' here)")
     if tl_types.is_type_value(base):  # x.dtype.is_floating(), x.type.shape, p.dtype.element_ty
-        return tl_types.type_attr(base, node.attr, spelled)
+        return tl_types.type_attr(base, attr, spelled)
     if hasattr(base, "frontend_attr"):  # the user's own module (imports.py)
-        return base.frontend_attr(node.attr)
-    raise CompileError(f"{describe(base)} has no attribute '{node.attr}'")
+        return base.frontend_attr(attr)
+    raise CompileError(f"{describe(base)} has no attribute '{attr}'")
+
+
+def _getattr_impl(sem, *args, **kwargs):
+    raise AssertionError("getattr and hasattr are lowered by expressions.call")
+
+
+# `getattr(x, "name"[, default])` and `hasattr(x, "name")` with a constant name: the attribute `x.name`
+ATTRIBUTE_BUILTINS = {name: Builtin(name, _getattr_impl) for name in ("getattr", "hasattr")}
+
+
+def _attribute_builtin(ctx, fn: str, node: ast.Call):
+    if node.keywords or not (2 <= len(node.args) <= (3 if fn == "getattr" else 2)):
+        raise CompileError(f"`{fn}` takes the object and the attribute's name" + (
+            " (and a default)" if fn == "getattr" else "") + " as positional arguments")
+    base, attr = ctx.visit(node.args[0]), ctx.visit(node.args[1])
+    if not isinstance(attr, str):
+        raise CompileError(f"`{fn}` needs the attribute's name as a compile-time string, got {describe(attr)}")
+    spelled = f"{ast.unparse(node.args[0])}.{attr}"
+    if fn == "hasattr" or len(node.args) == 3:
+        if isinstance(base, ModuleRef) and isinstance(language.module_attr(base, attr, spelled), Unsupported):
+            found = None
+        else:
+            try:
+                found = attribute_of(ctx, base, attr, spelled, isinstance(node.args[0], ast.Name))
+            except CompileError:
+                found = None
+        if fn == "hasattr":
+            return found is not None
+        return found if found is not None else ctx.visit(node.args[2])
+    return attribute_of(ctx, base, attr, spelled, isinstance(node.args[0], ast.Name))
 
 
 def call(ctx, node: ast.Call):
     callee = ctx.visit(node.func)
     spelled = ast.unparse(node.func)
+    if any(callee is b for b in ATTRIBUTE_BUILTINS.values()):
+        return _attribute_builtin(ctx, callee.qualname, node)
     if is_jit_function(callee):
         return functions.call(ctx, callee, node)
     if isinstance(callee, FunctionRef):
@@ -96,8 +136,33 @@ def binop(ctx, node: ast.BinOp):
         raise CompileError("`**` on run-time values is not supported yet")
     if isinstance(node.op, ast.MatMult):   # Triton's tensor.__matmul__ is tl.dot(a, b)
         return language.call_builtin(ctx.sem, dot.LANGUAGE["dot"], [lhs, rhs], {}, name="`@`")
+    if isinstance(lhs, tuple) or isinstance(rhs, tuple):
+        return _sequence_binop(node.op, lhs, rhs)
     ctx.sem.check_literals(lhs, rhs)
     return ctx.sem.binary(BINARY_OPS[type(node.op)], lhs, rhs)
+
+
+def _sequence_binop(op: ast.operator, lhs, rhs) -> tuple:
+    """Python's ``+`` and ``*`` on lists and tuples known at compile time (``[2] * (RANK - 2) + [32, 32]``,
+    a shape); lists are tuples here."""
+    if isinstance(op, ast.Add) and isinstance(lhs, tuple) and isinstance(rhs, tuple):
+        return lhs + rhs
+    if isinstance(op, ast.Mult):
+        seq, count = (lhs, rhs) if isinstance(lhs, tuple) else (rhs, lhs)
+        if isinstance(count, int) and not isinstance(count, bool) and is_const(count):
+            if count * len(seq) > 1 << 16:
+                raise CompileError("a repeated sequence this long is not supported")
+            return seq * count
+    symbol = _SYMBOLS.get(type(op), type(op).__name__)
+
+    def what(x):
+        return f"the list or tuple {list(x)}" if isinstance(x, tuple) else describe(x)
+    raise CompileError(f"`{symbol}` between {what(lhs)} and {what(rhs)} is not supported: a list or tuple takes "
+                       "`+` with another and `*` with a constant integer")
+
+
+_SYMBOLS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
+            ast.LShift: "<<", ast.RShift: ">>", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^"}
 
 
 def unaryop(ctx, node: ast.UnaryOp):

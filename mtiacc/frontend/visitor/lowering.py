@@ -105,6 +105,8 @@ class FunctionLowering(LoweringContext):
             return v
         if name in PY_BUILTINS:  # float("inf"), int(...), min/max on constexprs
             return PY_BUILTINS[name]
+        if name in expressions.ATTRIBUTE_BUILTINS:   # getattr / hasattr with a constant name
+            return expressions.ATTRIBUTE_BUILTINS[name]
         if name in _PY_BUILTINS:
             raise CompileError(f"the Python builtin `{name}` is not supported in a kernel yet")
         helper = missing_scan_helper(name, self.globals)

@@ -120,7 +120,8 @@ class Param:
 
 
 def parse_define(name: str, text: str):
-    """The value of ``-D NAME=text``: a Python int, float, bool or string literal, or a type."""
+    """The value of ``-D NAME=text``: a Python int, float, bool or string literal, a tuple (or list) of
+    those (``-D shape=(8, 16, 4)``: a tuple constexpr, as Triton takes one), or a type."""
     t = text.strip()
     if t in ("true", "false"):
         return t == "true"
@@ -132,12 +133,23 @@ def parse_define(name: str, text: str):
         return None
     if isinstance(v, (bool, int, float, str)):  # a string: ACTIVATION: tl.constexpr = "leaky_relu"
         return v
+    if isinstance(v, (tuple, list)) and _literal_tuple(v):
+        return _as_tuple(v)
     dtype = _dtype_define(t)
     if dtype is not None:
         return dtype
     hint = f"; a string is quoted: -D {name}='\"{t}\"'" if t.isidentifier() else ""
-    raise CompileError(f"-D {name}={text}: expected an int, float, bool or string literal, or a type "
-                       f"(tl.float16, fp16){hint}")
+    raise CompileError(f"-D {name}={text}: expected an int, float, bool or string literal, a tuple of those, "
+                       f"or a type (tl.float16, fp16){hint}")
+
+
+def _literal_tuple(v) -> bool:
+    return all(_literal_tuple(x) if isinstance(x, (tuple, list)) else isinstance(x, (bool, int, float, str))
+               for x in v)
+
+
+def _as_tuple(v) -> tuple:
+    return tuple(_as_tuple(x) if isinstance(x, (tuple, list)) else x for x in v)
 
 
 def _dtype_define(text: str) -> Optional[Type]:
