@@ -215,10 +215,12 @@ def compile_kernel(path: str, opts: Options, stop_after: str = "bin") -> Compila
         asm = generate(fe.module, target, fe.source_file, fe.source_lines, _machine_hook(machine_passes, target, opts),
                        fast_math=opts.fast_math)
     except LocalMemoryFull:
-        # The blocks `reuse-loads` keeps for later loops, or the second set of tiles `pipeline-loads` fetches
-        # ahead, do not fit next to the rest: compile without them (the kept blocks go first).
+        # The tiles `keep-invariant` keeps for a slot's later programs, the blocks `reuse-loads` keeps for later
+        # loops, or the second set of tiles `pipeline-loads` fetches ahead, do not fit next to the rest: compile
+        # without them (the kept blocks go first).
         ops = list(fe.module.walk())
-        for name, used in (("reuse-loads", any(op.name == "mtia.slot_store" for op in ops)),
+        for name, used in (("keep-invariant", any("keep_invariant" in getattr(op, "attrs", {}) for op in ops)),
+                           ("reuse-loads", any(op.name == "mtia.slot_store" for op in ops)),
                            ("pipeline-loads", any("pipeline" in getattr(op, "attrs", {}) for op in ops))):
             if used and name not in opts.disabled_passes:
                 return compile_kernel(path, dataclasses.replace(opts, disabled_passes=(*opts.disabled_passes, name)),

@@ -39,6 +39,7 @@ from mtiacc.ir.dot_ops import DotOp
 from mtiacc.ir.mtia import MTIA_OPS, LocalAllocOp
 from mtiacc.ir.types import i32
 from mtiacc.opt.loops.pipeline_loads import movable_loads
+from mtiacc.opt.memory.keep_invariant import candidates
 from mtiacc.opt.pass_manager import ModulePass, register_pass
 
 BLOCKERS = (AtomicRMWOp, AtomicCASOp, BarrierOp, DotOp, *[c for c in MTIA_OPS if c is not LocalAllocOp])
@@ -71,7 +72,7 @@ def _wrap(func: O.FuncOp, slots: int) -> Optional[_Wrapped]:
     if not isinstance(ret, O.ReturnOp) or any(isinstance(op, BLOCKERS) for op in func.walk()):
         return None
     body = [op for op in entry.ops if op is not ret and not isinstance(op, LocalAllocOp)]
-    if not any(isinstance(op, O.LoadOp) for op in body):
+    if not any(isinstance(o, O.LoadOp) for op in body for o in op.walk()):
         return None
     w, loc = _Wrapped(entry, ret), func.loc
     pid = [w.emit(O.GetProgramIdOp.get(a, loc=loc)) for a in range(3)]
@@ -145,7 +146,7 @@ def persist(func: O.FuncOp, slots: int, lmem_bytes: int) -> bool:
     w = _wrap(func, slots)
     if w is None:
         return False
-    if not movable_loads(w.loop, lmem_bytes):
+    if not movable_loads(w.loop, lmem_bytes) and not candidates(w.loop):
         _unwrap(w)
         return False
     _program_ids(w)
