@@ -45,6 +45,8 @@ class Homes:
     demanded: Set[int] = dataclasses.field(default_factory=set)  # blocks some op reads as data
     keep: Set[int] = dataclasses.field(default_factory=set)      # buffers never freed (stored blocks)
     placed: Dict[int, Buffer] = dataclasses.field(default_factory=dict)  # homes given in advance (a local slot)
+    # blocks read where a register points (a kept slot or the home the DRAM load filled: ``memory/kept.py``)
+    views: Dict[int, VReg] = dataclasses.field(default_factory=dict)
     scope: tuple = ()   # the region ops around the op being lowered (isel sets it)
     const_scope: Dict[int, tuple] = dataclasses.field(default_factory=dict)  # where a block constant's register was set
 
@@ -73,6 +75,8 @@ class Homes:
                 self.regs[key] = constant(self.b, v.op.value, elem)
                 self.const_scope[key] = self.scope
             return Src(elem, scalar=self.regs[key])
+        if id(v) in self.views:
+            return Src(elem, addr=self.views[id(v)])
         return Src(elem, addr=self.buffer(v).offset)
 
     def alloc(self, v: Value) -> Buffer:

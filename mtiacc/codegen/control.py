@@ -33,6 +33,7 @@ from typing import List, Sequence
 
 from mtiacc.codegen.context import Lowering
 from mtiacc.codegen.matrix import engine, resident
+from mtiacc.codegen.memory import kept
 from mtiacc.codegen.vector.blocks import lower_fill
 from mtiacc.codegen.vector.lmem import Buffer
 from mtiacc.codegen.vector.vloop import Src, elem_bytes
@@ -283,6 +284,7 @@ def lower_if(lw: Lowering, op: IfOp) -> None:
     homes = _homes(lw, op.results, op.loc, "a block chosen by an `if`")
     for res, h in zip(op.results, homes):
         _bind_home(lw, res, h)
+    kept.view_for_if(lw, op, homes)
     other, done = b.new_label("else"), b.new_label("endif")
     b("beqz", lw.get(op.cond), other, comment="scf.if")
     for block, last in ((op.then_block, False), (op.else_block, True)):

@@ -31,13 +31,20 @@ from mtiacc.diagnostics import CompileError
 from mtiacc.ir import ops as O
 from mtiacc.ir.core import Value
 from mtiacc.ir.fused import FusedElementwiseOp
-from mtiacc.ir.types import f64, i1
+from mtiacc.ir.types import f32, f64, i1
 
 POOLS = {4: tuple(f"v{i}" for i in range(4, 32, 4)), 2: tuple(f"v{i}" for i in range(2, 32, 2))}
 # i1 blocks live in mask registers; arithmetic on them wraps at one bit (Triton keeps `a + b` of two
 # booleans int1): + and - are xor, * is and
 MASK_BINARY = {O.AndIOp: "vmand.mm", O.OrIOp: "vmor.mm", O.XOrIOp: "vmxor.mm",
                O.AddIOp: "vmxor.mm", O.SubIOp: "vmxor.mm", O.MulIOp: "vmand.mm"}
+
+
+# Float ops with a scalar operand read the f register itself (``.vf``): no broadcast group.  Per op: the form
+# for (vector, scalar) and for (scalar, vector).
+VF_FORMS = {O.AddFOp: ("vfadd.vf", "vfadd.vf"), O.SubFOp: ("vfsub.vf", "vfrsub.vf"),
+            O.MulFOp: ("vfmul.vf", "vfmul.vf"), O.DivFOp: ("vfdiv.vf", "vfrdiv.vf"),
+            O.MaxNumFOp: ("vfmax.vf", "vfmax.vf"), O.MinNumFOp: ("vfmin.vf", "vfmin.vf")}
 
 
 class OutOfRegisters(Exception):
@@ -152,6 +159,25 @@ class Segment:
         sew = self.ensure(elem)
         self(f"vse{sew}.v", g, VMem(self.ptrs.get(id(v))))
 
+    def scalar(self, v: Value) -> Optional[VReg]:
+        """The f register of ``v`` when it is a float scalar input or constant (an f32 or f64 one)."""
+        r = self.scalars.get(id(v))
+        if r is None and id(v) in self.srcs and self.srcs[id(v)].is_scalar:
+            r = self.srcs[id(v)].scalar
+        return r if r is not None and v.type in (f32, f64) and getattr(r, "cls", None) == "f" else None
+
+    def with_scalar(self, op):
+        """``(mnemonic, vector operand, f register)`` when ``op`` can take its scalar operand as is (``VF_FORMS``)."""
+        if type(op) not in VF_FORMS or id(op.operands[0]) == id(op.operands[1]):
+            return None
+        a, b = op.operands
+        sa, sb = self.scalar(a), self.scalar(b)
+        if sb is not None and sa is None and id(a) not in self.scalars:
+            return VF_FORMS[type(op)][0], a, sb
+        if sa is not None and sb is None and id(b) not in self.scalars:
+            return VF_FORMS[type(op)][1], b, sa
+        return None
+
     # ---- one op
     def compute(self, op, g: List[str]) -> str:
         if mathlib.is_math(op) and op.name == "math.sqrt" and op.result.type == f64:
@@ -222,8 +248,16 @@ class Segment:
             if isinstance(op, O.ConstantOp):
                 continue
             try:   # an error inside the region points at the inner op's expression, not the region's
-                g = [self.value(v) for v in op.operands]
-                res = self.compute(op, g)
+                vf = self.with_scalar(op)
+                if vf is not None:
+                    mn, vec, reg = vf
+                    g = [self.value(vec)]
+                    res = self.alloc()
+                    self.ensure(op.result.type)
+                    self(mn, res, g[0], reg)
+                else:
+                    g = [self.value(v) for v in op.operands]
+                    res = self.compute(op, g)
             except CompileError as e:
                 e.loc = e.loc or op.loc
                 raise
@@ -231,7 +265,7 @@ class Segment:
             if id(op.result) in self.stores:
                 self.store(op.result, res)
             for v in {id(v): v for v in op.operands}.values():
-                if self.last.get(id(v)) == j:
+                if self.last.get(id(v)) == j and id(v) in self.reg:
                     self.release(self.reg.pop(id(v)))
             if id(op.result) not in self.last:
                 self.release(self.reg.pop(id(op.result)))

@@ -47,6 +47,7 @@ from mtiacc.ir.core import BlockArgument, Operation, OpResult, Pure, Value
 from mtiacc.ir.mtia import LocalAllocOp
 from mtiacc.ir.mtia.kept import SlotLoadOp, SlotStoreOp
 from mtiacc.ir.types import i32
+from mtiacc.opt.loop_unroll import clone_op
 from mtiacc.opt.pass_manager import ModulePass, register_pass
 
 # Ops that never write memory (besides Pure ops and the loops and branches, looked into).
@@ -165,55 +166,79 @@ class _Function:
         changed = False
         for slot in slot_loops(self.func):
             loads = candidates(slot)
+            share = self.budget // max(len(loads), 1)
+            loads = [ld for ld in loads if share // _tile_bytes(ld) > 0]
             if not loads:
-                continue
-            tiles = [ld.result.type.numel * ld.result.type.element_type.bytes for ld in loads]
-            share = self.budget // len(loads)
-            kept = [(ld, t) for ld, t in zip(loads, tiles) if share // t > 0]
-            if not kept:
                 continue
             loc = slot.loc
             bld = _Builder(slot.block, slot.block.ops[0], loc)
             first = bld(O.CmpIOp.get("eq", slot.induction_var, slot.lower, loc=loc))
             first.name_hint = "first"
             later = bld(O.CmpIOp.get("ne", slot.induction_var, slot.lower, loc=loc))
-            for ld, tile in kept:
-                self._keep(slot, ld, share // tile, first, later)
-            slot.attrs["keep_invariant"] = len(kept)
+            after = bld(O.AddIOp.get(slot.induction_var, slot.step, loc=loc))
+            more = bld(O.CmpIOp.get("slt", after, slot.upper, loc=loc))
+            fills = bld(O.AndIOp.get(first, more, loc=loc))   # the first program, and later ones will read
+            fills.name_hint = "fills"
+            inners: List[scf.ForOp] = []
+            for ld in loads:
+                if ld.parent.parent.parent not in inners:
+                    inners.append(ld.parent.parent.parent)
+            for inner in inners:
+                self._version(slot, inner, [ld for ld in loads if ld.parent is inner.block], share, fills, later)
+            slot.attrs["keep_invariant"] = len(loads)
             changed = True
         return changed
 
-    def _keep(self, slot: scf.ForOp, ld: O.LoadOp, slots: int, first: Value, later: Value) -> None:
-        inner = ld.parent.parent.parent
-        loc, t = ld.loc, ld.result.type
-        alloc = LocalAllocOp.get(t.shape, t.element_type, slots, loc=loc)
-        entry = self.func.entry
-        entry.insert_before(entry.ops[0], alloc)
-        buf = alloc.buf
-        buf.name_hint = f"keptinv{self.count}"
-        self.count += 1
+    def _version(self, slot: scf.ForOp, inner: scf.ForOp, loads: List[O.LoadOp], share: int, fills: Value,
+                 later: Value) -> None:
+        """``scf.if reuse { inner, reading the slots } else { inner, the first program filling them }``."""
+        loc = inner.loc
+        bufs = []
+        for ld in loads:
+            t = ld.result.type
+            alloc = LocalAllocOp.get(t.shape, t.element_type, share // _tile_bytes(ld), loc=ld.loc)
+            entry = self.func.entry
+            entry.insert_before(entry.ops[0], alloc)
+            alloc.buf.name_hint = f"keptinv{self.count}"
+            self.count += 1
+            bufs.append(alloc.buf)
+        slots = min(b.type.shape[0] for b in bufs)
         # Whether the row fits: upper - lower <= slots * step, before the inner loop (once per program).
         bld = _Builder(slot.block, inner, loc)
         span = bld(O.SubIOp.get(inner.upper, inner.lower, loc=loc))
         fits = bld(O.CmpIOp.get("sle", span, bld.const(slots * O.const_value(inner.step), span.type), loc=loc))
         reuse = bld(O.AndIOp.get(fits, later, loc=loc))
-        fill = bld(O.AndIOp.get(fits, first, loc=loc))
-        body = inner.block
-        k = _slot_index(inner, ld, loc)
-        branch = scf.IfOp.get(reuse, [t], loc=loc)
-        body.insert_before(ld, branch)
-        ld.result.replace_all_uses_with(branch.results[0])
-        read = SlotLoadOp.get(buf, k, loc=loc)
-        branch.then_block.append(read)
-        branch.then_block.append(scf.YieldOp.get([read.result], loc=loc))
-        body.ops.remove(ld)
-        branch.else_block.append(ld)
-        store = scf.IfOp.get(fill, loc=loc)
-        store.then_block.append(SlotStoreOp.get(buf, k, ld.result, loc=loc))
-        store.then_block.append(scf.YieldOp.get(loc=loc))
-        store.else_block.append(scf.YieldOp.get(loc=loc))
-        branch.else_block.append(store)
-        branch.else_block.append(scf.YieldOp.get([ld.result], loc=loc))
+        fill = bld(O.AndIOp.get(fits, fills, loc=loc))
+        branch = scf.IfOp.get(reuse, [r.type for r in inner.results], loc=loc)
+        slot.block.insert_before(inner, branch)
+        # then: a copy of the loop whose kept loads read their slots
+        copy = clone_op(inner, {})
+        branch.then_block.append(copy)
+        branch.then_block.append(scf.YieldOp.get(list(copy.results), loc=loc))
+        twins = [copy.block.ops[inner.block.ops.index(ld)] for ld in loads]
+        for ld, buf, twin in zip(loads, bufs, twins):
+            read = SlotLoadOp.get(buf, _slot_index(copy, twin, ld.loc), loc=ld.loc)
+            copy.block.insert_before(twin, read)
+            twin.result.replace_all_uses_with(read.result)
+            twin.erase()
+        # else: the loop as written; the slot's first program copies what it loads into the slots
+        for old, new in zip(inner.results, branch.results):
+            old.replace_all_uses_with(new)
+        slot.block.ops.remove(inner)
+        branch.else_block.append(inner)
+        branch.else_block.append(scf.YieldOp.get(list(inner.results), loc=loc))
+        for ld, buf in zip(loads, bufs):
+            nxt = inner.block.ops[inner.block.ops.index(ld) + 1]
+            k = _slot_index(inner, nxt, ld.loc)
+            store = scf.IfOp.get(fill, loc=ld.loc)
+            store.then_block.append(SlotStoreOp.get(buf, k, ld.result, loc=ld.loc))
+            store.then_block.append(scf.YieldOp.get(loc=ld.loc))
+            store.else_block.append(scf.YieldOp.get(loc=ld.loc))
+            inner.block.insert_before(nxt, store)
+
+
+def _tile_bytes(ld: O.LoadOp) -> int:
+    return ld.result.type.numel * ld.result.type.element_type.bytes
 
 
 @register_pass
