@@ -250,6 +250,32 @@ def _adopted(lw: Lowering, op: ForOp, v: Value):
     return lw.bufs[id(v)]
 
 
+def carried_home(lw: Lowering, op, v: Value):
+    """The home of a loop-carried block that ``v`` (a result of elementwise ``op``) can be computed into, so
+    that the yield copies nothing: ``v``'s one use is the ``scf.for``'s yield, and every reader of the
+    carried value is ``op`` or an op before it in the same block (each chunk is read before it is written)."""
+    if len(v.uses) != 1 or op.parent is None:
+        return None
+    term = v.uses[0].op
+    block = op.parent
+    loop = block.parent.parent if block.parent is not None else None
+    if not isinstance(term, YieldOp) or term is not block.terminator or not isinstance(loop, ForOp):
+        return None
+    i = [k for k, y in enumerate(term.values) if y is v]
+    if len(i) != 1:
+        return None
+    arg = loop.iter_args[i[0]]
+    home = lw.bufs.get(id(arg))
+    if home is None or id(arg) in lw.homes.views or arg.type != v.type:
+        return None
+    at = block.ops.index(op)
+    if any(u.op.parent is not block or block.ops.index(u.op) > at for u in arg.uses):
+        return None
+    lw.bufs[id(v)] = home
+    lw.keep.add(id(v))   # freed with the loop's result
+    return home
+
+
 def lower_for(lw: Lowering, op: ForOp) -> None:
     b = lw.b
     adopted = [None if resident.resident_dot(arg) is not None else _adopted(lw, op, v)
@@ -320,4 +346,4 @@ def lower_while(lw: Lowering, op: WhileOp) -> None:
     engine.forget(lw, op)
 
 
-__all__ = ["number", "remap", "carried_reads", "lower", "REGION_OPS", "TERMINATORS"]
+__all__ = ["number", "remap", "carried_reads", "carried_home", "lower", "REGION_OPS", "TERMINATORS"]

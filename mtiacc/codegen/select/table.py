@@ -199,7 +199,8 @@ def _vector_loop(emit) -> Callable[[Lowering, Operation], None]:
     def lower(lw: Lowering, op: Operation) -> None:
         _check_rank(op)
         srcs = [lw.src(v) for v in op.operands]
-        emit(lw.b, op, srcs, Src(op.result.type.element_type, addr=lw.alloc(op.result).offset))
+        home = control.carried_home(lw, op, op.result) or lw.alloc(op.result)
+        emit(lw.b, op, srcs, Src(op.result.type.element_type, addr=home.offset))
     return lower
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Dict, FrozenSet, List, Optional, Set
 
-from mtiacc.codegen import mathlib
+from mtiacc.codegen import control, mathlib
 from mtiacc.codegen.vector.blocks import FLOAT_COMPARE, INT_COMPARE, VECTOR_BINARY, CASTS
 from mtiacc.codegen.context import Lowering
 from mtiacc.codegen.machine.mir import VMem, VReg
@@ -328,9 +328,11 @@ def lower(lw: Lowering, op: FusedElementwiseOp) -> None:
     for a, v in zip(op.block.args, op.inputs):
         srcs[id(a)] = lw.src(v) if v.type.is_block() else Src(v.type, scalar=lw.get(v))
     stores: Dict[int, Src] = {}
+    work_last = next((c for c in reversed(inner) if not isinstance(c, O.ConstantOp)), None)
     for r, y in zip(op.results, yielded):
         if id(r) in lw.demanded:
-            stores[id(y)] = Src(r.type.element_type, addr=lw.alloc(r).offset)
+            home = (control.carried_home(lw, op, r) if len(op.results) == 1 and getattr(y, "op", None) is work_last else None)
+            stores[id(y)] = Src(r.type.element_type, addr=(home or lw.alloc(r)).offset)
             if id(y) in srcs:  # a yielded input: copy it through the loop
                 raise CompileError("internal: tt.fused_elementwise yields one of its inputs")
     scalars: Dict[int, VReg] = {}
