@@ -19,7 +19,7 @@ and ``release`` (free the buffers an op was the last reader of).
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable, Dict, FrozenSet, List, Set, Tuple
+from typing import Callable, Dict, FrozenSet, List, Optional, Set, Tuple
 
 from mtiacc.codegen.arith.scalar import constant
 from mtiacc.codegen.machine.mir import MBuilder, MFunction, VReg
@@ -79,6 +79,11 @@ class Homes:
             return Src(elem, addr=self.views[id(v)])
         return Src(elem, addr=self.buffer(v).offset)
 
+    def result_addr(self, v: Value):
+        """Where an op writes block ``v``: the register of its view (a double-buffered stored block,
+        control.py), else its buffer's offset (allocated here)."""
+        return self.views[id(v)] if id(v) in self.views else self.alloc(v).offset
+
     def alloc(self, v: Value) -> Buffer:
         buf = self.placed.pop(id(v), None)
         if buf is None:
@@ -108,6 +113,9 @@ class DmaState:
     # a prefetch's wait for the tiles in flight, not yet emitted: the load's lowering emits it once its address
     # arithmetic is done, just before its transfers issue (``wait_before_transfers``), else it goes first
     wait_at_issue: bool = False
+    # in a loop whose stores wait for each other (control.py ``deferred_store``): the stored blocks whose transfer
+    # may be in flight (their buffers are written again only after a wait); None elsewhere
+    out_values: Optional[Set[int]] = None
 
 
 @dataclasses.dataclass(eq=False)

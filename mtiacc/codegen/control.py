@@ -39,7 +39,8 @@ from mtiacc.codegen.vector.lmem import Buffer
 from mtiacc.codegen.vector.vloop import Src, elem_bytes
 from mtiacc.diagnostics import CompileError
 from mtiacc.ir import ops as O
-from mtiacc.ir.core import Block, BlockArgument, OpResult, Value
+from mtiacc.ir.core import Block, BlockArgument, OpResult, Pure, Value
+from mtiacc.ir.fused import FusedElementwiseOp
 from mtiacc.ir.scf import ConditionOp, ForOp, IfOp, WhileOp, YieldOp
 
 REGION_OPS = (ForOp, IfOp, WhileOp)
@@ -276,6 +277,44 @@ def carried_home(lw: Lowering, op, v: Value):
     return home
 
 
+def deferred_store(op: ForOp):
+    """The block the last store of ``op``'s body writes, when the loop's stores may be left in flight across
+    the back-edge instead of waited for at its end: every store of the loop is a contiguous block store
+    directly in its body (its transfer reads the stored block's buffer only) of a block an elementwise op of
+    the body computes (a buffer of its own, which isel keeps: nothing else writes it).  Then each store waits
+    for the one before it as it issues (that one had the compute between them to run under), and the op
+    computing a block whose store may be in flight waits first (isel.py); one store is left in flight at the
+    loop's end (its buffer is written by nothing after the loop)."""
+    stores = [o for o in op.walk() if isinstance(o, O.StoreOp)]
+    if not stores:
+        return None
+    for s in stores:
+        v = s.value
+        if s.parent is not op.block or s.attrs.get("access") != "contiguous" or not v.type.is_block() \
+                or not isinstance(v, OpResult) or v.op.parent is not op.block:
+            return None
+        if not (isinstance(v.op, FusedElementwiseOp) or (Pure in v.op.traits and not v.op.regions
+                                                         and not isinstance(v.op, O.ConstantOp | O.SplatOp))):
+            return None
+    return stores[-1].value
+
+
+def _double_buffer(lw: Lowering, op: ForOp, v: Value):
+    """When the loop's one store writes ``v`` and nothing else reads it, two buffers that ``v`` alternates
+    between (iteration k computes into one while the store of iteration k - 1 reads the other); ``v`` is read
+    and written where a register points.  Returns (the register, the xor that flips it), or None."""
+    stores = [o for o in op.walk() if isinstance(o, O.StoreOp)]
+    if len(stores) != 1 or len(v.uses) != 1 or id(v) in lw.homes.views:
+        return None
+    nbytes = v.type.numel * elem_bytes(v.type)
+    what = f"`{v.name_hint}` ({v.type}, twice)" if v.name_hint else f"a stored block of {v.type} (twice)"
+    first, second = (lw.lmem.alloc(nbytes, what, op.loc) for _ in range(2))   # never freed: a store may read one
+    reg = lw.b.x("dbuf")
+    lw.b("li", reg, first.offset)
+    lw.homes.views[id(v)] = reg
+    return reg, first.offset ^ second.offset
+
+
 def lower_for(lw: Lowering, op: ForOp) -> None:
     b = lw.b
     adopted = [None if resident.resident_dot(arg) is not None else _adopted(lw, op, v)
@@ -292,13 +331,21 @@ def lower_for(lw: Lowering, op: ForOp) -> None:
         _bind_home(lw, arg, h)
         _bind_home(lw, res, h)
     top = engine.loop_top(lw, op)
+    last = deferred_store(op)
+    outer = lw.dma.out_values
+    swap = _double_buffer(lw, op, last) if last is not None else None
     with counted_loop(lw, op, "scf.for"):
         if op.pipeline:   # the previous iteration's prefetches may still fill the carried blocks
             lw.dma.pending_in = True
+        if last is not None:   # the previous iteration's last store may be in flight
+            lw.dma.out_values = {id(last)} if swap is None else {-1}
         _emit_block(lw, op.block, homes, kept)
+        if swap is not None:
+            b("xor", swap[0], swap[0], b.li(swap[1]), comment="the other buffer of the stored block")
         engine.loop_bottom(lw, top)
-        if _stores_inside(op):
+        if _stores_inside(op) and last is None:
             b("mtia.dma.wait", comment="this iteration's stores complete before the next")
+    lw.dma.out_values = outer
     if op.pipeline:
         lw.dma.pending_in = True
     resident.end(lw, op, homes, kept)
@@ -313,8 +360,14 @@ def lower_if(lw: Lowering, op: IfOp) -> None:
     kept.view_for_if(lw, op, homes)
     other, done = b.new_label("else"), b.new_label("endif")
     b("beqz", lw.get(op.cond), other, comment="scf.if")
+    before = lw.dma.pending_in
     for block, last in ((op.then_block, False), (op.else_block, True)):
+        lw.dma.pending_in = before
         _emit_block(lw, block, homes)
+        if lw.dma.pending_in and not before:   # so that the other branch (a kept slot, say) does not wait
+            b("mtia.dma.wait", comment="this branch's loads complete before the branches join")
+            lw.dma.pending_in = False
+            lw.dma.inflight.clear()
         if not last:
             b("j", done)
             b.label(other)
@@ -346,4 +399,4 @@ def lower_while(lw: Lowering, op: WhileOp) -> None:
     engine.forget(lw, op)
 
 
-__all__ = ["number", "remap", "carried_reads", "carried_home", "lower", "REGION_OPS", "TERMINATORS"]
+__all__ = ["number", "remap", "carried_reads", "carried_home", "deferred_store", "lower", "REGION_OPS", "TERMINATORS"]

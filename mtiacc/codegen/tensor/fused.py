@@ -29,9 +29,9 @@ from mtiacc.codegen.arith.scalar import constant
 from mtiacc.codegen.vector.vloop import Src, elem_bytes, sew_of
 from mtiacc.diagnostics import CompileError
 from mtiacc.ir import ops as O
-from mtiacc.ir.core import Value
+from mtiacc.ir.core import OpResult, Value
 from mtiacc.ir.fused import FusedElementwiseOp
-from mtiacc.ir.types import f32, f64, i1
+from mtiacc.ir.types import f32, f64, i1, i32
 
 POOLS = {4: tuple(f"v{i}" for i in range(4, 32, 4)), 2: tuple(f"v{i}" for i in range(2, 32, 2))}
 # i1 blocks live in mask registers; arithmetic on them wraps at one bit (Triton keeps `a + b` of two
@@ -45,6 +45,30 @@ MASK_BINARY = {O.AndIOp: "vmand.mm", O.OrIOp: "vmor.mm", O.XOrIOp: "vmxor.mm",
 VF_FORMS = {O.AddFOp: ("vfadd.vf", "vfadd.vf"), O.SubFOp: ("vfsub.vf", "vfrsub.vf"),
             O.MulFOp: ("vfmul.vf", "vfmul.vf"), O.DivFOp: ("vfdiv.vf", "vfrdiv.vf"),
             O.MaxNumFOp: ("vfmax.vf", "vfmax.vf"), O.MinNumFOp: ("vfmin.vf", "vfmin.vf")}
+
+
+def prefix_mask(v: Value):
+    """``(start, bound)`` scalars when block ``v`` is ``splat(start) + tl.arange(0, n) < splat(bound)`` (1-D):
+    a mask the loop computes for each chunk (``vid``, add, compare) instead of reading it from memory."""
+    if not (isinstance(v, OpResult) and isinstance(v.op, O.CmpIOp) and v.op.predicate == "slt"
+            and len(v.type.shape) == 1):
+        return None
+    cols, bound = v.op.lhs, v.op.rhs
+    if not (_is(bound, O.SplatOp) and _is(cols, O.AddIOp)) or cols.type.element_type != i32:
+        return None
+    for a, r in ((cols.op.lhs, cols.op.rhs), (cols.op.rhs, cols.op.lhs)):
+        if _is(a, O.SplatOp) and _is(r, O.MakeRangeOp) and r.op.start == 0:
+            return a.op.src, bound.op.src
+    return None
+
+
+def _is(v: Value, cls) -> bool:
+    return isinstance(v, OpResult) and isinstance(v.op, cls)
+
+
+def reads(op: FusedElementwiseOp) -> List[Value]:
+    """The inputs the loop reads from local memory: all but its prefix masks (:func:`prefix_mask`)."""
+    return [v for v in op.operands if prefix_mask(v) is None]
 
 
 class OutOfRegisters(Exception):
@@ -83,8 +107,10 @@ class Segment:
 
     def __init__(self, b, ops: List, lmul: int, wmax: int, srcs: Dict[int, Src], scalars: Dict[int, VReg],
                  stores: Dict[int, Src], consts: Dict[tuple, Optional[VReg]], dry: bool,
-                 se: FrozenSet[str] = mathlib.NO_SE):
+                 se: FrozenSet[str] = mathlib.NO_SE, prefix: Optional[Dict[int, VReg]] = None):
         self.b, self.ops, self.lmul, self.wmax, self.se = b, ops, lmul, wmax, se
+        self.prefix = prefix or {}   # mask inputs computed per chunk: id -> the bound (elements from the start)
+        self.base: Optional[VReg] = None   # the chunk's first element (when there are prefix masks)
         self.srcs, self.scalars, self.stores, self.consts, self.dry = srcs, scalars, stores, consts, dry
         self.free: List[str] = list(POOLS[lmul])
         self.reg: Dict[int, str] = {}
@@ -128,7 +154,14 @@ class Segment:
             return self.reg[id(v)]
         g = self.alloc()
         elem = v.type
-        if id(v) in self.scalars or id(v) in self.srcs and self.srcs[id(v)].is_scalar:
+        if id(v) in self.prefix:   # element i of the chunk: base + i < bound
+            t = self.alloc()
+            self.ensure(i32)
+            self("vid.v", t)
+            self("vadd.vx", t, t, self.base)
+            self("vmslt.vx", g, t, self.prefix[id(v)])
+            self.release(t)
+        elif id(v) in self.scalars or id(v) in self.srcs and self.srcs[id(v)].is_scalar:
             r = self.scalars[id(v)] if id(v) in self.scalars else self.srcs[id(v)].scalar
             if elem.is_bool():
                 self.ensure(i1)
@@ -287,6 +320,8 @@ class Segment:
             p = b.x("p")
             b("li" if isinstance(s.addr, int) else "mv", p, s.addr)
             self.ptrs[k] = p
+        if any(id(v) in self.prefix for op in self.ops for v in op.operands):
+            self.base = b.li(0, "base")
         top = b.new_label("fused")
         self.vl = b.x("vl")
         b.label(top)
@@ -295,6 +330,8 @@ class Segment:
         self.cur = (self.wmax, self.lmul)
         self.body()
         b("sub", count, count, self.vl)
+        if self.base is not None:
+            b("add", self.base, self.base, self.vl)
         steps: Dict[int, VReg] = {}
         for k, s in mem.items():
             nb = elem_bytes(s.elem)
@@ -306,8 +343,8 @@ class Segment:
         b("bnez", count, top)
 
 
-def _fits(b, ops, lmul, wmax, srcs, scalars, stores, consts, se=mathlib.NO_SE) -> bool:
-    seg = Segment(b, ops, lmul, wmax, srcs, scalars, stores, consts, dry=True, se=se)
+def _fits(b, ops, lmul, wmax, srcs, scalars, stores, consts, se=mathlib.NO_SE, prefix=None) -> bool:
+    seg = Segment(b, ops, lmul, wmax, srcs, scalars, stores, consts, dry=True, se=se, prefix=prefix)
     seg.vl = None
     try:
         seg.body()
@@ -325,14 +362,20 @@ def lower(lw: Lowering, op: FusedElementwiseOp) -> None:
     inner = op.inner_ops()
     yielded = op.block.terminator.values
     srcs: Dict[int, Src] = {}
+    prefix: Dict[int, VReg] = {}
     for a, v in zip(op.block.args, op.inputs):
+        pm = prefix_mask(v) if v.type.is_block() else None
+        if pm is not None:   # bound - start: how many of the block's elements are set
+            prefix[id(a)] = b.x("bound")
+            b("subw", prefix[id(a)], lw.get(pm[1]), lw.get(pm[0]))
+            continue
         srcs[id(a)] = lw.src(v) if v.type.is_block() else Src(v.type, scalar=lw.get(v))
     stores: Dict[int, Src] = {}
     work_last = next((c for c in reversed(inner) if not isinstance(c, O.ConstantOp)), None)
     for r, y in zip(op.results, yielded):
         if id(r) in lw.demanded:
             home = (control.carried_home(lw, op, r) if len(op.results) == 1 and getattr(y, "op", None) is work_last else None)
-            stores[id(y)] = Src(r.type.element_type, addr=(home or lw.alloc(r)).offset)
+            stores[id(y)] = Src(r.type.element_type, addr=home.offset if home else lw.homes.result_addr(r))
             if id(y) in srcs:  # a yielded input: copy it through the loop
                 raise CompileError("internal: tt.fused_elementwise yields one of its inputs")
     scalars: Dict[int, VReg] = {}
@@ -345,28 +388,29 @@ def lower(lw: Lowering, op: FusedElementwiseOp) -> None:
     work = [c for c in inner if not isinstance(c, O.ConstantOp)]
     comment = f"{op.name} ({len(work)} ops)"
     temps: List[Buffer] = []
-    if _fits(b, work, 4, wmax, srcs, scalars, stores, consts, lw.se):
+    if _fits(b, work, 4, wmax, srcs, scalars, stores, consts, lw.se, prefix):
         plan = [(work, 4)]
     else:
-        plan = _split(b, work, wmax, srcs, scalars, stores, consts, lw, op.results[0].type.numel, temps)
+        plan = _split(b, work, wmax, srcs, scalars, stores, consts, lw, op.results[0].type.numel, temps, prefix)
     mathlib._materialize(b, consts)
     for ops, lmul in plan:
-        Segment(b, ops, lmul, wmax, srcs, scalars, stores, consts, dry=False, se=lw.se).emit(
+        Segment(b, ops, lmul, wmax, srcs, scalars, stores, consts, dry=False, se=lw.se, prefix=prefix).emit(
             op.results[0].type.numel, comment)
     for buf in temps:  # intermediates between segments
         lw.lmem.free(buf)
 
 
-def _split(b, work, wmax, srcs, scalars, stores, consts, lw: Lowering, numel: int, temps: List[Buffer]):
+def _split(b, work, wmax, srcs, scalars, stores, consts, lw: Lowering, numel: int, temps: List[Buffer], prefix):
     """Cut ``work`` into segments that each fit at LMUL 2; values crossing a cut go through memory."""
     plan = []
     start = 0
     n = len(work)
     while start < n:
         end = n
-        while end > start + 1 and not _fits(b, work[start:end], 2, wmax, srcs, scalars, stores, consts, lw.se):
+        while end > start + 1 and not _fits(b, work[start:end], 2, wmax, srcs, scalars, stores, consts, lw.se,
+                                            prefix):
             end -= 1
-        if not _fits(b, work[start:end], 2, wmax, srcs, scalars, stores, consts, lw.se):
+        if not _fits(b, work[start:end], 2, wmax, srcs, scalars, stores, consts, lw.se, prefix):
             raise CompileError(f"internal: '{work[start].name}' does not fit the vector registers")
         seg = work[start:end]
         later = {id(v) for op in work[end:] for v in op.operands}
