@@ -199,20 +199,45 @@ class Segment:
             r = self.srcs[id(v)].scalar
         return r if r is not None and v.type in (f32, f64) and getattr(r, "cls", None) == "f" else None
 
-    def with_scalar(self, op):
-        """``(mnemonic, vector operand, f register)`` when ``op`` can take its scalar operand as is (``VF_FORMS``)."""
-        if type(op) not in VF_FORMS or id(op.operands[0]) == id(op.operands[1]):
-            return None
-        a, b = op.operands
-        sa, sb = self.scalar(a), self.scalar(b)
-        if sb is not None and sa is None and id(a) not in self.scalars:
-            return VF_FORMS[type(op)][0], a, sb
-        if sa is not None and sb is None and id(b) not in self.scalars:
-            return VF_FORMS[type(op)][1], b, sa
-        return None
+    def scalar_operands(self, op) -> FrozenSet[int]:
+        """The operands ``op`` takes as f registers (no broadcast group): the float scalar of an add, sub,
+        mul, div, min or max whose other operand is a block (the ``.vf`` forms), or of a select between a
+        block and a scalar (``vfmerge.vfm``)."""
+        if type(op) in VF_FORMS:
+            pair = (0, 1)
+        elif isinstance(op, O.SelectOp) and op.result.type in (f32, f64):
+            pair = (1, 2)
+        else:
+            return frozenset()
+        a, b = (op.operands[i] for i in pair)
+        if a is b:
+            return frozenset()
+        sa, sb = self.scalar(a) is not None, self.scalar(b) is not None
+        if sa == sb or id(a if sb else b) in self.scalars:
+            return frozenset()
+        return frozenset({pair[1] if sb else pair[0]})
+
+    def compute_scalar(self, op, g: List) -> str:
+        """``op`` with one operand an f register (:meth:`scalar_operands`)."""
+        d = self.alloc()
+        if isinstance(op, O.SelectOp):   # v0 ? f : block, v0 the mask or its complement (a one-cycle mask op)
+            m, t, f = g
+            scalar_true = not isinstance(t, str)
+            self("vmand.mm" if scalar_true else "vmnand.mm", "v0", m, m)
+            self.ensure(op.result.type)
+            self("vfmerge.vfm", d, f if scalar_true else t, t if scalar_true else f, "v0")
+            return d
+        self.ensure(op.result.type)
+        if isinstance(g[1], str):   # (scalar, block): the reversed form
+            self(VF_FORMS[type(op)][1], d, g[1], g[0])
+        else:
+            self(VF_FORMS[type(op)][0], d, g[0], g[1])
+        return d
 
     # ---- one op
     def compute(self, op, g: List[str]) -> str:
+        if any(not isinstance(x, str) for x in g):
+            return self.compute_scalar(op, g)
         if mathlib.is_math(op) and op.name == "math.sqrt" and op.result.type == f64:
             d = self.alloc()
             self.ensure(f64)
@@ -281,16 +306,9 @@ class Segment:
             if isinstance(op, O.ConstantOp):
                 continue
             try:   # an error inside the region points at the inner op's expression, not the region's
-                vf = self.with_scalar(op)
-                if vf is not None:
-                    mn, vec, reg = vf
-                    g = [self.value(vec)]
-                    res = self.alloc()
-                    self.ensure(op.result.type)
-                    self(mn, res, g[0], reg)
-                else:
-                    g = [self.value(v) for v in op.operands]
-                    res = self.compute(op, g)
+                regs = self.scalar_operands(op)
+                g = [self.scalar(v) if i in regs else self.value(v) for i, v in enumerate(op.operands)]
+                res = self.compute(op, g)
             except CompileError as e:
                 e.loc = e.loc or op.loc
                 raise
