@@ -284,7 +284,10 @@ def deferred_store(op: ForOp):
     the body computes (a buffer of its own, which isel keeps: nothing else writes it).  Then each store waits
     for the one before it as it issues (that one had the compute between them to run under), and the op
     computing a block whose store may be in flight waits first (isel.py); one store is left in flight at the
-    loop's end (its buffer is written by nothing after the loop)."""
+    loop's end (its buffer is written by nothing after the loop).  Not in a loop of ``pipeline-loads``: there a
+    wait before a store would also wait for the tiles prefetched for the next iteration."""
+    if op.pipeline:   # a wait before a store would wait for the next tiles too (one completion barrier)
+        return None
     stores = [o for o in op.walk() if isinstance(o, O.StoreOp)]
     if not stores:
         return None

@@ -19,7 +19,8 @@ the next program's tiles are fetched while this program computes.  ``tl.num_prog
 launch grid.
 
 **When.**  Only where that pays: the body's loads would move (``pipeline-loads``'s rules, on the new loop),
-and nothing in the kernel tells programs apart in time: no atomics, barriers, dots (``pipeline-dots``
+or a loop of the body loads tiles that every program loads alike (``keep-invariant``'s rules: it runs next
+and keeps them in local memory for the slot's later programs; layer norm's ``W`` and ``B``), and nothing in the kernel tells programs apart in time: no atomics, barriers, dots (``pipeline-dots``
 pipelines those) or MTIA copies (the kernel author pipelines those by hand).  Programs of a Triton launch
 have no order among them, so running the programs of a slot one after another, and fetching the next
 one's inputs early, is one of the orders a launch allows: the reads of program ``v + SLOTS`` move before

@@ -3,28 +3,29 @@ from DRAM once per slot and kept in local memory for the slot's later programs.
 
 Layer norm's last loop reads ``W + cols`` and ``B + cols``: the same columns in every row, so in every
 program.  Under ``persistent-programs`` a PE runs the programs of its slot one after another in a loop
-(``scf.for ... {persistent = SLOTS}``); the slot's first program loads each such tile from DRAM and copies
-it into a slot of a local buffer (``mtia.slot_store``), the later programs read the slot back
-(``mtia.slot_load``, no DMA):
+(``scf.for ... {persistent = SLOTS}``); the loop of columns is versioned:
 
     %first = arith.cmpi eq, %program, %slot             # the slot's first program
-    for off = lower .. upper step S:                    # a loop of the slot loop's body
-        %w = scf.if %reuse {                            # fits and not the first program
-            mtia.slot_load %keptinv0, (off - lower) / S
-        } else {
-            %v = tt.load W + off + arange(B), mask      # as written
-            scf.if %fill { mtia.slot_store %keptinv0, (off - lower) / S, %v }   # fits and the first
-            yield %v
-        }
+    %later = arith.cmpi ne, %program, %slot
+    %fills = %first and %program + SLOTS < total        # ... and later programs will read the slots
+    scf.if %fits and %later {                           # a copy of the loop reading the slots, no DMA
+        for off = lower .. upper step S:  %w = mtia.slot_load %keptinv0, (off - lower) / S; ...
+    } else {                                            # the loop as written (pipeline-loads pipelines it)
+        for off = lower .. upper step S:
+            %w = tt.load W + off + arange(B), mask
+            scf.if %fits and %fills { mtia.slot_store %keptinv0, (off - lower) / S, %w }
+            ...
+    }
 
 The slot loop gets ``{keep_invariant = K}`` (how many loads it keeps), so ``--emit=ir`` shows the choice.
+A slot that runs one program (a grid no larger than the PE count) never copies.
 
 **When.**  A block ``tt.load`` (not volatile) directly in the body of an ``scf.for`` that is directly in
 the slot loop's body, whose pointer, mask and ``other`` are pure expressions of the inner loop's induction
 variable and of values that do not depend on the program (defined before the slot loop, or pure ops of
 such values; ``tt.get_program_id`` and the slot loop's own induction variable do).  The inner loop's
-bounds must not depend on the program either, its lower bound and step be constants (lower >= 0, step >
-0).  Nothing in the slot loop may write what is kept: every ``tt.store`` writes through a pointer
+upper bound must not depend on the program either, its lower bound and step be constants (lower >= 0,
+step > 0).  Nothing in the slot loop may write what is kept: every ``tt.store`` writes through a pointer
 parameter other than the load's (distinct pointer parameters are distinct buffers, the rule
 ``pipeline-loads`` and ``persistent-programs`` reorder programs by), and no other op that may write memory
 runs in the loop (the kernel has no atomics under ``persistent-programs``).
@@ -32,7 +33,7 @@ runs in the loop (the kernel has no atomics under ``persistent-programs``).
 **Memory.**  The kept loads of a kernel share ``budget`` bytes (default 64 KiB of MTIA-2i's 384 KiB, next
 to the 128 KiB ``reuse-loads`` may take and the tiles in flight): each buffer has ``share // tile bytes``
 slots, and a run-time check before the inner loop, ``upper - lower <= slots * step``, chooses: when the
-row fits, the slot's first program fills the buffer and the others read it; when it does not, every
+row fits, the slot's first program fills the buffers and the others read them; when it does not, every
 program loads from DRAM as written.  When codegen still runs out of local memory, the driver compiles the
 kernel again without this pass (``mtiacc/driver.py``).
 """
@@ -175,6 +176,7 @@ class _Function:
             first = bld(O.CmpIOp.get("eq", slot.induction_var, slot.lower, loc=loc))
             first.name_hint = "first"
             later = bld(O.CmpIOp.get("ne", slot.induction_var, slot.lower, loc=loc))
+            later.name_hint = "later"
             after = bld(O.AddIOp.get(slot.induction_var, slot.step, loc=loc))
             more = bld(O.CmpIOp.get("slt", after, slot.upper, loc=loc))
             fills = bld(O.AndIOp.get(first, more, loc=loc))   # the first program, and later ones will read
@@ -218,6 +220,7 @@ class _Function:
         twins = [copy.block.ops[inner.block.ops.index(ld)] for ld in loads]
         for ld, buf, twin in zip(loads, bufs, twins):
             read = SlotLoadOp.get(buf, _slot_index(copy, twin, ld.loc), loc=ld.loc)
+            read.result.name_hint = ld.result.name_hint
             copy.block.insert_before(twin, read)
             twin.result.replace_all_uses_with(read.result)
             twin.erase()
