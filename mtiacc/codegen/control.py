@@ -34,12 +34,12 @@ from typing import List, Sequence
 from mtiacc.codegen.context import Lowering
 from mtiacc.codegen.matrix import engine, resident
 from mtiacc.codegen.memory import kept
-from mtiacc.codegen.vector.blocks import lower_fill
+from mtiacc.codegen.vector.blocks import VECTOR_BINARY, lower_fill
 from mtiacc.codegen.vector.lmem import Buffer
 from mtiacc.codegen.vector.vloop import Src, elem_bytes
 from mtiacc.diagnostics import CompileError
 from mtiacc.ir import ops as O
-from mtiacc.ir.core import Block, BlockArgument, OpResult, Pure, Value
+from mtiacc.ir.core import Block, BlockArgument, OpResult, Value
 from mtiacc.ir.fused import FusedElementwiseOp
 from mtiacc.ir.scf import ConditionOp, ForOp, IfOp, WhileOp, YieldOp
 
@@ -272,6 +272,8 @@ def carried_home(lw: Lowering, op, v: Value):
     at = block.ops.index(op)
     if any(u.op.parent is not block or block.ops.index(u.op) > at for u in arg.uses):
         return None
+    if any(lw.bufs.get(id(r)) is home for u in arg.uses if u.op is not op for r in u.op.results):
+        return None   # an earlier reader made an alias of the carried block (read later, maybe)
     lw.bufs[id(v)] = home
     lw.keep.add(id(v))   # freed with the loop's result
     return home
@@ -296,9 +298,8 @@ def deferred_store(op: ForOp):
         if s.parent is not op.block or s.attrs.get("access") != "contiguous" or not v.type.is_block() \
                 or not isinstance(v, OpResult) or v.op.parent is not op.block:
             return None
-        if not (isinstance(v.op, FusedElementwiseOp) or (Pure in v.op.traits and not v.op.regions
-                                                         and not isinstance(v.op, O.ConstantOp | O.SplatOp))):
-            return None
+        if not (isinstance(v.op, FusedElementwiseOp) or type(v.op) in VECTOR_BINARY) or v.type.is_bool():
+            return None   # (an op writing a buffer of its own, through Homes.result_addr: not an alias, a view)
     return stores[-1].value
 
 
