@@ -364,18 +364,21 @@ def lower_if(lw: Lowering, op: IfOp) -> None:
     kept.view_for_if(lw, op, homes)
     other, done = b.new_label("else"), b.new_label("endif")
     b("beqz", lw.get(op.cond), other, comment="scf.if")
-    before = lw.dma.pending_in
+    before, inflight = lw.dma.pending_in, set(lw.dma.inflight)
+    pending, flying = False, set()   # what either branch leaves waiting: the join's state
     for block, last in ((op.then_block, False), (op.else_block, True)):
-        lw.dma.pending_in = before
+        lw.dma.pending_in, lw.dma.inflight = before, set(inflight)
         _emit_block(lw, block, homes)
         if lw.dma.pending_in and not before:   # so that the other branch (a kept slot, say) does not wait
             b("mtia.dma.wait", comment="this branch's loads complete before the branches join")
             lw.dma.pending_in = False
             lw.dma.inflight.clear()
+        pending, flying = pending or lw.dma.pending_in, flying | lw.dma.inflight
         if not last:
             b("j", done)
             b.label(other)
             engine.forget(lw, op)
+    lw.dma.pending_in, lw.dma.inflight = pending, flying
     b.label(done)
     engine.forget(lw, op)
 
