@@ -215,11 +215,13 @@ def compile_kernel(path: str, opts: Options, stop_after: str = "bin") -> Compila
         asm = generate(fe.module, target, fe.source_file, fe.source_lines, _machine_hook(machine_passes, target, opts),
                        fast_math=opts.fast_math)
     except LocalMemoryFull:
-        # The blocks `reuse-loads` keeps for later loops, the second set of tiles `pipeline-loads` fetches
-        # ahead, or the copies of a dot loop's body (and its accumulator) `pipeline-dots` overlaps, do not fit
-        # next to the rest: compile without them (in that order).
+        # The tiles `keep-invariant` keeps for a slot's later programs, the blocks `reuse-loads` keeps for later
+        # loops, the second set of tiles `pipeline-loads` fetches ahead, or the copies of a dot loop's body (and
+        # its accumulator) `pipeline-dots` overlaps, do not fit next to the rest: compile without them (in that
+        # order).
         ops = list(fe.module.walk())
-        for name, used in (("reuse-loads", any(op.name == "mtia.slot_store" for op in ops)),
+        for name, used in (("keep-invariant", any("keep_invariant" in getattr(op, "attrs", {}) for op in ops)),
+                           ("reuse-loads", any(op.name == "mtia.slot_store" for op in ops)),
                            ("pipeline-loads", any("pipeline" in getattr(op, "attrs", {}) for op in ops)),
                            ("pipeline-dots", any(getattr(op, "attrs", {}).get("pipeline_stages", 1) > 1
                                                  for op in ops))):

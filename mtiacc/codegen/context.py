@@ -19,7 +19,7 @@ and ``release`` (free the buffers an op was the last reader of).
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable, Dict, FrozenSet, List, Set, Tuple
+from typing import Callable, Dict, FrozenSet, List, Optional, Set, Tuple
 
 from mtiacc.codegen.arith.scalar import constant
 from mtiacc.codegen.machine.mir import MBuilder, MFunction, VReg
@@ -45,6 +45,8 @@ class Homes:
     demanded: Set[int] = dataclasses.field(default_factory=set)  # blocks some op reads as data
     keep: Set[int] = dataclasses.field(default_factory=set)      # buffers never freed (stored blocks)
     placed: Dict[int, Buffer] = dataclasses.field(default_factory=dict)  # homes given in advance (a local slot)
+    # blocks read where a register points (a kept slot or the home the DRAM load filled: ``memory/kept.py``)
+    views: Dict[int, VReg] = dataclasses.field(default_factory=dict)
     scope: tuple = ()   # the region ops around the op being lowered (isel sets it)
     const_scope: Dict[int, tuple] = dataclasses.field(default_factory=dict)  # where a block constant's register was set
 
@@ -73,7 +75,14 @@ class Homes:
                 self.regs[key] = constant(self.b, v.op.value, elem)
                 self.const_scope[key] = self.scope
             return Src(elem, scalar=self.regs[key])
+        if id(v) in self.views:
+            return Src(elem, addr=self.views[id(v)])
         return Src(elem, addr=self.buffer(v).offset)
+
+    def result_addr(self, v: Value):
+        """Where an op writes block ``v``: the register of its view (a double-buffered stored block,
+        control.py), else its buffer's offset (allocated here)."""
+        return self.views[id(v)] if id(v) in self.views else self.alloc(v).offset
 
     def alloc(self, v: Value) -> Buffer:
         buf = self.placed.pop(id(v), None)
@@ -104,6 +113,9 @@ class DmaState:
     # a prefetch's wait for the tiles in flight, not yet emitted: the load's lowering emits it once its address
     # arithmetic is done, just before its transfers issue (``wait_before_transfers``), else it goes first
     wait_at_issue: bool = False
+    # in a loop whose stores wait for each other (control.py ``deferred_store``): the stored blocks whose transfer
+    # may be in flight (their buffers are written again only after a wait); None elsewhere
+    out_values: Optional[Set[int]] = None
 
 
 @dataclasses.dataclass(eq=False)

@@ -33,12 +33,14 @@ from typing import List, Sequence
 
 from mtiacc.codegen.context import Lowering
 from mtiacc.codegen.matrix import engine, resident
-from mtiacc.codegen.vector.blocks import lower_fill
+from mtiacc.codegen.memory import kept
+from mtiacc.codegen.vector.blocks import VECTOR_BINARY, lower_fill
 from mtiacc.codegen.vector.lmem import Buffer
 from mtiacc.codegen.vector.vloop import Src, elem_bytes
 from mtiacc.diagnostics import CompileError
 from mtiacc.ir import ops as O
 from mtiacc.ir.core import Block, BlockArgument, OpResult, Value
+from mtiacc.ir.fused import FusedElementwiseOp
 from mtiacc.ir.scf import ConditionOp, ForOp, IfOp, WhileOp, YieldOp
 
 REGION_OPS = (ForOp, IfOp, WhileOp)
@@ -249,6 +251,74 @@ def _adopted(lw: Lowering, op: ForOp, v: Value):
     return lw.bufs[id(v)]
 
 
+def carried_home(lw: Lowering, op, v: Value):
+    """The home of a loop-carried block that ``v`` (a result of elementwise ``op``) can be computed into, so
+    that the yield copies nothing: ``v``'s one use is the ``scf.for``'s yield, and every reader of the
+    carried value is ``op`` or an op before it in the same block (each chunk is read before it is written)."""
+    if len(v.uses) != 1 or op.parent is None:
+        return None
+    term = v.uses[0].op
+    block = op.parent
+    loop = block.parent.parent if block.parent is not None else None
+    if not isinstance(term, YieldOp) or term is not block.terminator or not isinstance(loop, ForOp):
+        return None
+    i = [k for k, y in enumerate(term.values) if y is v]
+    if len(i) != 1:
+        return None
+    arg = loop.iter_args[i[0]]
+    home = lw.bufs.get(id(arg))
+    if home is None or id(arg) in lw.homes.views or arg.type != v.type:
+        return None
+    at = block.ops.index(op)
+    if any(u.op.parent is not block or block.ops.index(u.op) > at for u in arg.uses):
+        return None
+    if any(lw.bufs.get(id(r)) is home for u in arg.uses if u.op is not op for r in u.op.results):
+        return None   # an earlier reader made an alias of the carried block (read later, maybe)
+    lw.bufs[id(v)] = home
+    lw.keep.add(id(v))   # freed with the loop's result
+    return home
+
+
+def deferred_store(op: ForOp):
+    """The block the last store of ``op``'s body writes, when the loop's stores may be left in flight across
+    the back-edge instead of waited for at its end: every store of the loop is a contiguous block store
+    directly in its body (its transfer reads the stored block's buffer only) of a block an elementwise op of
+    the body computes (a buffer of its own, which isel keeps: nothing else writes it).  Then each store waits
+    for the one before it as it issues (that one had the compute between them to run under), and the op
+    computing a block whose store may be in flight waits first (isel.py); one store is left in flight at the
+    loop's end (its buffer is written by nothing after the loop).  Not in a loop of ``pipeline-loads``: there a
+    wait before a store would also wait for the tiles prefetched for the next iteration."""
+    if op.pipeline:   # a wait before a store would wait for the next tiles too (one completion barrier)
+        return None
+    stores = [o for o in op.walk() if isinstance(o, O.StoreOp)]
+    if not stores:
+        return None
+    for s in stores:
+        v = s.value
+        if s.parent is not op.block or s.attrs.get("access") != "contiguous" or not v.type.is_block() \
+                or not isinstance(v, OpResult) or v.op.parent is not op.block:
+            return None
+        if not (isinstance(v.op, FusedElementwiseOp) or type(v.op) in VECTOR_BINARY) or v.type.is_bool():
+            return None   # (an op writing a buffer of its own, through Homes.result_addr: not an alias, a view)
+    return stores[-1].value
+
+
+def _double_buffer(lw: Lowering, op: ForOp, v: Value):
+    """When the loop's one store writes ``v`` and nothing else reads it, two buffers that ``v`` alternates
+    between (iteration k computes into one while the store of iteration k - 1 reads the other); ``v`` is read
+    and written where a register points.  Returns (the register, the xor that flips it), or None."""
+    stores = [o for o in op.walk() if isinstance(o, O.StoreOp)]
+    if len(stores) != 1 or len(v.uses) != 1 or id(v) in lw.homes.views:
+        return None
+    nbytes = v.type.numel * elem_bytes(v.type)
+    what = f"`{v.name_hint}` ({v.type}, twice)" if v.name_hint else f"a stored block of {v.type} (twice)"
+    first, second = (lw.lmem.alloc(nbytes, what, op.loc) for _ in range(2))   # never freed: a store may read one
+    reg = lw.b.x("dbuf")
+    lw.b("li", reg, first.offset)
+    lw.homes.views[id(v)] = reg
+    return reg, first.offset ^ second.offset
+
+
 def lower_for(lw: Lowering, op: ForOp) -> None:
     b = lw.b
     adopted = [None if resident.resident_dot(arg) is not None else _adopted(lw, op, v)
@@ -265,13 +335,21 @@ def lower_for(lw: Lowering, op: ForOp) -> None:
         _bind_home(lw, arg, h)
         _bind_home(lw, res, h)
     top = engine.loop_top(lw, op)
+    last = deferred_store(op)
+    outer = lw.dma.out_values
+    swap = _double_buffer(lw, op, last) if last is not None else None
     with counted_loop(lw, op, "scf.for"):
         if op.pipeline:   # the previous iteration's prefetches may still fill the carried blocks
             lw.dma.pending_in = True
+        if last is not None:   # the previous iteration's last store may be in flight
+            lw.dma.out_values = {id(last)} if swap is None else {-1}
         _emit_block(lw, op.block, homes, kept)
+        if swap is not None:
+            b("xor", swap[0], swap[0], b.li(swap[1]), comment="the other buffer of the stored block")
         engine.loop_bottom(lw, top)
-        if _stores_inside(op):
+        if _stores_inside(op) and last is None:
             b("mtia.dma.wait", comment="this iteration's stores complete before the next")
+    lw.dma.out_values = outer
     if op.pipeline:
         lw.dma.pending_in = True
     resident.end(lw, op, homes, kept)
@@ -283,14 +361,24 @@ def lower_if(lw: Lowering, op: IfOp) -> None:
     homes = _homes(lw, op.results, op.loc, "a block chosen by an `if`")
     for res, h in zip(op.results, homes):
         _bind_home(lw, res, h)
+    kept.view_for_if(lw, op, homes)
     other, done = b.new_label("else"), b.new_label("endif")
     b("beqz", lw.get(op.cond), other, comment="scf.if")
+    before, inflight = lw.dma.pending_in, set(lw.dma.inflight)
+    pending, flying = False, set()   # what either branch leaves waiting: the join's state
     for block, last in ((op.then_block, False), (op.else_block, True)):
+        lw.dma.pending_in, lw.dma.inflight = before, set(inflight)
         _emit_block(lw, block, homes)
+        if lw.dma.pending_in and not before:   # so that the other branch (a kept slot, say) does not wait
+            b("mtia.dma.wait", comment="this branch's loads complete before the branches join")
+            lw.dma.pending_in = False
+            lw.dma.inflight.clear()
+        pending, flying = pending or lw.dma.pending_in, flying | lw.dma.inflight
         if not last:
             b("j", done)
             b.label(other)
             engine.forget(lw, op)
+    lw.dma.pending_in, lw.dma.inflight = pending, flying
     b.label(done)
     engine.forget(lw, op)
 
@@ -318,4 +406,4 @@ def lower_while(lw: Lowering, op: WhileOp) -> None:
     engine.forget(lw, op)
 
 
-__all__ = ["number", "remap", "carried_reads", "lower", "REGION_OPS", "TERMINATORS"]
+__all__ = ["number", "remap", "carried_reads", "carried_home", "deferred_store", "lower", "REGION_OPS", "TERMINATORS"]

@@ -44,7 +44,7 @@ def _transfer(lw: Lowering, op, off: Affine, prefix: Optional[Affine], dram_star
     """Move the block; returns the active-prefix count register for prefix-masked accesses."""
     b = lw.b
     mnemonic = "mtia.dma.in" if direction == "in" else "mtia.dma.out"
-    local = b.li(lmem_addr, "lmem")
+    local = lmem_addr if isinstance(lmem_addr, VReg) and op.access == "contiguous" else b.li(lmem_addr, "lmem")
     count = None
     if op.access == "contiguous":
         if op.mask is not None:

@@ -4,6 +4,10 @@
   (the slot a register; isel waits for the DMA that filled ``%value`` first, as before any reader);
 * ``mtia.slot_load %buf, %slot``: a vector copy of the slot into the result's own buffer, or, under the
   pass's ``scf.if`` (slot or DRAM), straight into the ``if``'s result, where the DRAM load lands too;
+  or no copy at all when every reader of the result (of the ``if``'s result) reads its operands where a
+  register points (``tt.fused_elementwise``, ``mtia.slot_store``): the readers read the slot where it is
+  (under the ``if``, a register holds the ``if``'s home, set before branching, or the slot's address:
+  :func:`view_for_if`);
 * ``tt.ptr_to_int``: a pointer is its address in a register already.
 """
 from __future__ import annotations
@@ -11,6 +15,7 @@ from __future__ import annotations
 from mtiacc.codegen.context import Lowering
 from mtiacc.codegen.vector.blocks import lower_fill
 from mtiacc.codegen.vector.vloop import Src, elem_bytes
+from mtiacc.ir.fused import FusedElementwiseOp
 from mtiacc.ir.mtia.kept import PtrToIntOp, SlotLoadOp, SlotStoreOp
 from mtiacc.ir.ops import LoadOp
 from mtiacc.ir.scf import IfOp, YieldOp
@@ -53,14 +58,41 @@ def _branch_home(lw: Lowering, op: SlotLoadOp):
     return home
 
 
+# Readers that take every block operand through ``lw.src`` (so a register address works).
+_VIEW_READERS = (FusedElementwiseOp, SlotStoreOp)
+
+
+def view_for_if(lw: Lowering, op: IfOp, homes) -> None:
+    """Before ``op``'s branch: when it is the pass's guarded read (then: a slot load, yielded) and every
+    reader of its result takes operands by address, a register holding its home's address, which the slot
+    branch points at the slot instead of copying it (the module docstring)."""
+    if len(op.results) != 1 or not op.results[0].type.is_block() or len(op.then_block.ops) != 2:
+        return
+    load, res = op.then_block.ops[0], op.results[0]
+    if not isinstance(load, SlotLoadOp) or not all(isinstance(u.op, _VIEW_READERS) for u in res.uses):
+        return
+    reg = lw.b.x("view")
+    lw.b("li", reg, homes[0].offset)
+    lw.homes.views[id(res)] = reg
+
+
 def _load(lw: Lowering, op: SlotLoadOp) -> None:
     elem = op.result.type.element_type
     src = Src(elem, addr=_slot_address(lw, op.buf, op.slot))
     home = _branch_home(lw, op)
+    if home is None and op.result.uses and all(isinstance(u.op, _VIEW_READERS) for u in op.result.uses):
+        view = lw.b.x("view")
+        lw.b("mv", view, src.addr, comment="read the slot where it is")
+        lw.homes.views[id(op.result)] = view
+        return
     if home is None:
         home = lw.alloc(op.result)
     else:
         lw.bufs[id(op.result)] = home
+        view = lw.homes.views.get(id(op.parent.parent.parent.results[0]))
+        if view is not None:
+            lw.b("mv", view, src.addr, comment="read the slot where it is")
+            return
     lower_fill(lw.b, op.result.type.numel, src, Src(elem, addr=home.offset))
 
 
@@ -80,4 +112,4 @@ def reads(op):
     return [op.value] if isinstance(op, SlotStoreOp) else ()
 
 
-__all__ = ["lower", "reads"]
+__all__ = ["lower", "reads", "view_for_if"]

@@ -112,6 +112,9 @@ class Selector:
             lw.b("mtia.dma.wait", comment="the prefetched tiles complete before their data is read")
             lw.dma.inflight.clear()
             lw.dma.fresh.clear()
+        if lw.dma.out_values and any(id(r) in lw.dma.out_values for r in op.results):
+            lw.b("mtia.dma.wait", comment="the store of this block's last value completes before it is written")
+            lw.dma.out_values = set()
         if lw.engine.busy and self.disturbs_engine(op):
             engine.drain(lw)
         row = self.rows[id(op)]

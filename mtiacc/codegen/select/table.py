@@ -83,7 +83,12 @@ def _skip(lw: Lowering, op: Operation) -> None:
 
 
 def _store(lw: Lowering, op: O.StoreOp) -> None:
+    if lw.dma.out_values:   # in a loop of control.deferred_store: the store before this one completes first
+        lw.b("mtia.dma.wait", comment="the store before completes (it ran under the compute since)")
+        lw.dma.out_values = set()
     memory.lower_store(lw, op)
+    if lw.dma.out_values is not None:
+        lw.dma.out_values.add(id(op.value))
     for v in memory.needs_buffers(op):
         if v is op.value:  # the stored buffer is read by a DMA that may still be in flight
             lw.keep.update(ndblocks.alias_chain(v))
@@ -207,7 +212,9 @@ def _vector_loop(emit) -> Callable[[Lowering, Operation], None]:
     def lower(lw: Lowering, op: Operation) -> None:
         _check_rank(op)
         srcs = [lw.src(v) for v in op.operands]
-        emit(lw.b, op, srcs, Src(op.result.type.element_type, addr=lw.alloc(op.result).offset))
+        home = control.carried_home(lw, op, op.result)
+        addr = home.offset if home is not None else lw.homes.result_addr(op.result)
+        emit(lw.b, op, srcs, Src(op.result.type.element_type, addr=addr))
     return lower
 
 
@@ -230,7 +237,7 @@ PATTERNS = (
     Pattern((O.ReturnOp,), _skip, reads=nothing),
     Pattern(control.REGION_OPS, control.lower, reads=control.carried_reads, reads_when=ALWAYS),
     Pattern(control.TERMINATORS, _skip, reads=control.carried_reads, reads_when=ALWAYS),
-    Pattern((FusedElementwiseOp,), fused.lower),
+    Pattern((FusedElementwiseOp,), fused.lower, reads=fused.reads),
     Pattern((O.StoreOp,), _store, reads=memory.needs_buffers, reads_when=ALWAYS),
     Pattern(debug.DEBUG_OPS, debug.lower, reads_when=ALWAYS),
     Pattern(atomics.OPS, atomics.lower, reads=atomics.reads, reads_when=ALWAYS),

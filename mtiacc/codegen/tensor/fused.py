@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Dict, FrozenSet, List, Optional, Set
 
-from mtiacc.codegen import mathlib
+from mtiacc.codegen import control, mathlib
 from mtiacc.codegen.vector.blocks import (CASTS, FLOAT_COMPARE, INT_COMPARE, SCALAR_COMPARE, SCALAR_FORMS, SWAPPED,
                                           VECTOR_BINARY)
 from mtiacc.codegen.context import Lowering
@@ -30,15 +30,39 @@ from mtiacc.codegen.arith.scalar import constant
 from mtiacc.codegen.vector.vloop import Src, elem_bytes, sew_of
 from mtiacc.diagnostics import CompileError
 from mtiacc.ir import ops as O
-from mtiacc.ir.core import Operation, Value
+from mtiacc.ir.core import Operation, OpResult, Value
 from mtiacc.ir.fused import BOOL_CASTS, FusedElementwiseOp
-from mtiacc.ir.types import f64, i1
+from mtiacc.ir.types import f32, f64, i1, i32
 
 POOLS = {4: tuple(f"v{i}" for i in range(4, 32, 4)), 2: tuple(f"v{i}" for i in range(2, 32, 2))}
 # i1 blocks live in mask registers; arithmetic on them wraps at one bit (Triton keeps `a + b` of two
 # booleans int1): + and - are xor, * is and
 MASK_BINARY = {O.AndIOp: "vmand.mm", O.OrIOp: "vmor.mm", O.XOrIOp: "vmxor.mm",
                O.AddIOp: "vmxor.mm", O.SubIOp: "vmxor.mm", O.MulIOp: "vmand.mm"}
+
+
+def prefix_mask(v: Value):
+    """``(start, bound)`` scalars when block ``v`` is ``splat(start) + tl.arange(0, n) < splat(bound)`` (1-D):
+    a mask the loop computes for each chunk (``vid``, add, compare) instead of reading it from memory."""
+    if not (isinstance(v, OpResult) and isinstance(v.op, O.CmpIOp) and v.op.predicate == "slt"
+            and len(v.type.shape) == 1):
+        return None
+    cols, bound = v.op.lhs, v.op.rhs
+    if not (_is(bound, O.SplatOp) and _is(cols, O.AddIOp)) or cols.type.element_type != i32:
+        return None
+    for a, r in ((cols.op.lhs, cols.op.rhs), (cols.op.rhs, cols.op.lhs)):
+        if _is(a, O.SplatOp) and _is(r, O.MakeRangeOp) and r.op.start == 0:
+            return a.op.src, bound.op.src
+    return None
+
+
+def _is(v: Value, cls) -> bool:
+    return isinstance(v, OpResult) and isinstance(v.op, cls)
+
+
+def reads(op: FusedElementwiseOp) -> List[Value]:
+    """The inputs the loop reads from local memory: all but its prefix masks (:func:`prefix_mask`)."""
+    return [v for v in op.operands if prefix_mask(v) is None]
 
 
 class OutOfRegisters(Exception):
@@ -77,8 +101,10 @@ class Segment:
 
     def __init__(self, b, ops: List, lmul: int, wmax: int, srcs: Dict[int, Src], scalars: Dict[int, VReg],
                  stores: Dict[int, Src], consts: Dict[tuple, Optional[VReg]], dry: bool,
-                 se: FrozenSet[str] = mathlib.NO_SE):
+                 se: FrozenSet[str] = mathlib.NO_SE, prefix: Optional[Dict[int, VReg]] = None):
         self.b, self.ops, self.lmul, self.wmax, self.se = b, ops, lmul, wmax, se
+        self.prefix = prefix or {}   # mask inputs computed per chunk: id -> the bound (elements from the start)
+        self.base: Optional[VReg] = None   # the chunk's first element (when there are prefix masks)
         self.srcs, self.scalars, self.stores, self.consts, self.dry = srcs, scalars, stores, consts, dry
         self.free: List[str] = list(POOLS[lmul])
         self.reg: Dict[int, str] = {}
@@ -153,7 +179,14 @@ class Segment:
             return self.reg[id(v)]
         g = self.alloc()
         elem = v.type
-        if id(v) in self.scalars or id(v) in self.srcs and self.srcs[id(v)].is_scalar:
+        if id(v) in self.prefix:   # element i of the chunk: base + i < bound
+            t = self.alloc()
+            self.ensure(i32)
+            self("vid.v", t)
+            self("vadd.vx", t, t, self.base)
+            self("vmslt.vx", g, t, self.prefix[id(v)])
+            self.release(t)
+        elif id(v) in self.scalars or id(v) in self.srcs and self.srcs[id(v)].is_scalar:
             r = self.scalars[id(v)] if id(v) in self.scalars else self.srcs[id(v)].scalar
             if elem.is_bool():
                 self.ensure(i1)
@@ -184,8 +217,43 @@ class Segment:
         sew = self.ensure(elem)
         self(f"vse{sew}.v", g, VMem(self.ptrs.get(id(v))))
 
+    def scalar(self, v: Value) -> Optional[VReg]:
+        """The f register of ``v`` when it is a float scalar input or constant (an f32 or f64 one)."""
+        r = self.scalars.get(id(v))
+        if r is None and id(v) in self.srcs and self.srcs[id(v)].is_scalar:
+            r = self.srcs[id(v)].scalar
+        return r if r is not None and v.type in (f32, f64) and getattr(r, "cls", None) == "f" else None
+
+    def scalar_operands(self, op) -> FrozenSet[int]:
+        """The operands ``op`` takes as f registers (no broadcast group): the float scalar of a select between a
+        block and a scalar (``vfmerge.vfm``; binary ops and compares take theirs through :meth:`scalar_form`)."""
+        if isinstance(op, O.SelectOp) and op.result.type in (f32, f64):
+            pair = (1, 2)
+        else:
+            return frozenset()
+        a, b = (op.operands[i] for i in pair)
+        if a is b:
+            return frozenset()
+        sa, sb = self.scalar(a) is not None, self.scalar(b) is not None
+        if sa == sb or id(a if sb else b) in self.scalars:
+            return frozenset()
+        return frozenset({pair[1] if sb else pair[0]})
+
+    def compute_scalar(self, op, g: List) -> str:
+        """A select with one value operand an f register (:meth:`scalar_operands`): v0 ? f : block, v0 the mask
+        or its complement (a one-cycle mask op)."""
+        d = self.alloc()
+        m, t, f = g
+        scalar_true = not isinstance(t, str)
+        self("vmand.mm" if scalar_true else "vmnand.mm", "v0", m, m)
+        self.ensure(op.result.type)
+        self("vfmerge.vfm", d, f if scalar_true else t, t if scalar_true else f, "v0")
+        return d
+
     # ---- one op
     def compute(self, op, g: List[str]) -> str:
+        if any(not isinstance(x, str) for x in g):
+            return self.compute_scalar(op, g)
         if mathlib.is_math(op) and op.name == "math.sqrt" and op.result.type == f64:
             d = self.alloc()
             self.ensure(f64)
@@ -262,14 +330,16 @@ class Segment:
                 continue
             try:   # an error inside the region points at the inner op's expression, not the region's
                 form = self.scalar_form(op)
-                if form is not None:
+                if form is not None:   # a binary op or compare reading a scalar from its register
                     mn, vec, sreg = form
                     g = self.value(vec)
                     res = self.alloc()
                     self.ensure(vec.type)
                     self(mn, res, g, sreg)
                 else:
-                    res = self.compute(op, [self.value(v) for v in op.operands])
+                    regs = self.scalar_operands(op)
+                    g = [self.scalar(v) if i in regs else self.value(v) for i, v in enumerate(op.operands)]
+                    res = self.compute(op, g)
             except CompileError as e:
                 e.loc = e.loc or op.loc
                 raise
@@ -299,6 +369,8 @@ class Segment:
             p = b.x("p")
             b("li" if isinstance(s.addr, int) else "mv", p, s.addr)
             self.ptrs[k] = p
+        if any(id(v) in self.prefix for op in self.ops for v in op.operands):
+            self.base = b.li(0, "base")
         top = b.new_label("fused")
         self.vl = b.x("vl")
         b.label(top)
@@ -307,6 +379,8 @@ class Segment:
         self.cur = (self.wmax, self.lmul)
         self.body()
         b("sub", count, count, self.vl)
+        if self.base is not None:
+            b("add", self.base, self.base, self.vl)
         steps: Dict[int, VReg] = {}
         for k, s in mem.items():
             nb = elem_bytes(s.elem)
@@ -318,8 +392,8 @@ class Segment:
         b("bnez", count, top)
 
 
-def _fits(b, ops, lmul, wmax, srcs, scalars, stores, consts, se=mathlib.NO_SE) -> bool:
-    seg = Segment(b, ops, lmul, wmax, srcs, scalars, stores, consts, dry=True, se=se)
+def _fits(b, ops, lmul, wmax, srcs, scalars, stores, consts, se=mathlib.NO_SE, prefix=None) -> bool:
+    seg = Segment(b, ops, lmul, wmax, srcs, scalars, stores, consts, dry=True, se=se, prefix=prefix)
     seg.vl = None
     try:
         seg.body()
@@ -337,12 +411,20 @@ def lower(lw: Lowering, op: FusedElementwiseOp) -> None:
     inner = op.inner_ops()
     yielded = op.block.terminator.values
     srcs: Dict[int, Src] = {}
+    prefix: Dict[int, VReg] = {}
     for a, v in zip(op.block.args, op.inputs):
+        pm = prefix_mask(v) if v.type.is_block() else None
+        if pm is not None:   # bound - start: how many of the block's elements are set
+            prefix[id(a)] = b.x("bound")
+            b("subw", prefix[id(a)], lw.get(pm[1]), lw.get(pm[0]))
+            continue
         srcs[id(a)] = lw.src(v) if v.type.is_block() else Src(v.type, scalar=lw.get(v))
     stores: Dict[int, Src] = {}
+    work_last = next((c for c in reversed(inner) if not isinstance(c, O.ConstantOp)), None)
     for r, y in zip(op.results, yielded):
         if id(r) in lw.demanded:
-            stores[id(y)] = Src(r.type.element_type, addr=lw.alloc(r).offset)
+            home = (control.carried_home(lw, op, r) if len(op.results) == 1 and getattr(y, "op", None) is work_last else None)
+            stores[id(y)] = Src(r.type.element_type, addr=home.offset if home else lw.homes.result_addr(r))
             if id(y) in srcs:  # a yielded input: copy it through the loop
                 raise CompileError("internal: tt.fused_elementwise yields one of its inputs")
     scalars: Dict[int, VReg] = {}
@@ -355,28 +437,29 @@ def lower(lw: Lowering, op: FusedElementwiseOp) -> None:
     work = [c for c in inner if not isinstance(c, O.ConstantOp)]
     comment = f"{op.name} ({len(work)} ops)"
     temps: List[Buffer] = []
-    if _fits(b, work, 4, wmax, srcs, scalars, stores, consts, lw.se):
+    if _fits(b, work, 4, wmax, srcs, scalars, stores, consts, lw.se, prefix):
         plan = [(work, 4)]
     else:
-        plan = _split(b, work, wmax, srcs, scalars, stores, consts, lw, op.results[0].type.numel, temps)
+        plan = _split(b, work, wmax, srcs, scalars, stores, consts, lw, op.results[0].type.numel, temps, prefix)
     mathlib._materialize(b, consts)
     for ops, lmul in plan:
-        Segment(b, ops, lmul, wmax, srcs, scalars, stores, consts, dry=False, se=lw.se).emit(
+        Segment(b, ops, lmul, wmax, srcs, scalars, stores, consts, dry=False, se=lw.se, prefix=prefix).emit(
             op.results[0].type.numel, comment)
     for buf in temps:  # intermediates between segments
         lw.lmem.free(buf)
 
 
-def _split(b, work, wmax, srcs, scalars, stores, consts, lw: Lowering, numel: int, temps: List[Buffer]):
+def _split(b, work, wmax, srcs, scalars, stores, consts, lw: Lowering, numel: int, temps: List[Buffer], prefix):
     """Cut ``work`` into segments that each fit at LMUL 2; values crossing a cut go through memory."""
     plan = []
     start = 0
     n = len(work)
     while start < n:
         end = n
-        while end > start + 1 and not _fits(b, work[start:end], 2, wmax, srcs, scalars, stores, consts, lw.se):
+        while end > start + 1 and not _fits(b, work[start:end], 2, wmax, srcs, scalars, stores, consts, lw.se,
+                                            prefix):
             end -= 1
-        if not _fits(b, work[start:end], 2, wmax, srcs, scalars, stores, consts, lw.se):
+        if not _fits(b, work[start:end], 2, wmax, srcs, scalars, stores, consts, lw.se, prefix):
             raise CompileError(f"internal: '{work[start].name}' does not fit the vector registers")
         seg = work[start:end]
         later = {id(v) for op in work[end:] for v in op.operands}

@@ -19,7 +19,8 @@ the next program's tiles are fetched while this program computes.  ``tl.num_prog
 launch grid.
 
 **When.**  Only where that pays: the body's loads would move (``pipeline-loads``'s rules, on the new loop),
-and nothing in the kernel tells programs apart in time: no atomics, barriers, dots (``pipeline-dots``
+or a loop of the body loads tiles that every program loads alike (``keep-invariant``'s rules: it runs next
+and keeps them in local memory for the slot's later programs; layer norm's ``W`` and ``B``), and nothing in the kernel tells programs apart in time: no atomics, barriers, dots (``pipeline-dots``
 pipelines those) or MTIA copies (the kernel author pipelines those by hand).  Programs of a Triton launch
 have no order among them, so running the programs of a slot one after another, and fetching the next
 one's inputs early, is one of the orders a launch allows: the reads of program ``v + SLOTS`` move before
@@ -39,6 +40,7 @@ from mtiacc.ir.dot_ops import DotOp
 from mtiacc.ir.mtia import MTIA_OPS, LocalAllocOp
 from mtiacc.ir.types import i32
 from mtiacc.opt.loops.pipeline_loads import movable_loads
+from mtiacc.opt.memory.keep_invariant import candidates
 from mtiacc.opt.pass_manager import ModulePass, register_pass
 
 BLOCKERS = (AtomicRMWOp, AtomicCASOp, BarrierOp, DotOp, *[c for c in MTIA_OPS if c is not LocalAllocOp])
@@ -71,7 +73,7 @@ def _wrap(func: O.FuncOp, slots: int) -> Optional[_Wrapped]:
     if not isinstance(ret, O.ReturnOp) or any(isinstance(op, BLOCKERS) for op in func.walk()):
         return None
     body = [op for op in entry.ops if op is not ret and not isinstance(op, LocalAllocOp)]
-    if not any(isinstance(op, O.LoadOp) for op in body):
+    if not any(isinstance(o, O.LoadOp) for op in body for o in op.walk()):
         return None
     w, loc = _Wrapped(entry, ret), func.loc
     pid = [w.emit(O.GetProgramIdOp.get(a, loc=loc)) for a in range(3)]
@@ -145,7 +147,7 @@ def persist(func: O.FuncOp, slots: int, lmem_bytes: int) -> bool:
     w = _wrap(func, slots)
     if w is None:
         return False
-    if not movable_loads(w.loop, lmem_bytes):
+    if not movable_loads(w.loop, lmem_bytes) and not candidates(w.loop):
         _unwrap(w)
         return False
     _program_ids(w)

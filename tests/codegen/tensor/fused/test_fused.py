@@ -89,7 +89,6 @@ def test_fused_matches_unfused_bit_for_bit(tmp_path, name, n, block):
 
 
 def test_long_chain_is_cut_into_loops_that_fit_the_registers():
-    asm = compile_case("long_math", 2, 256).asm_text if False else None
     opts = Options(kernel="long_math", signature=CASES["long_math"][0], defines={"BLOCK": "256"})
     asm = compile_kernel(str(KERNELS), opts, stop_after="asm").asm_text
     loops = [ln for ln in asm.splitlines() if ln.startswith(".Lfused")]

@@ -1,0 +1,71 @@
+# What layer norm's loops cost on the vector unit (mtiacc/codegen): a kept slot is read where it is ("read the
+# slot where it is", no copy loop); a float scalar is the f register of a `.vf` op or of `vfmerge.vfm` (no
+# broadcast group); the mask `cols < N` is computed per chunk in the fused loop (vid.v, vadd.vx, vmslt.vx) and
+# never materialized; the variance is computed into the carried block's home (no copy at the yield); the rows'
+# stores wait for each other as they issue, not at the end of each iteration, and the stored block alternates
+# between two buffers (the xor of the register pointing at it).
+# RUN: mtiacc %s --emit=asm --asm-syntax=mtia -O3 -D BLOCK=256 | filecheck %s
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def norm(X, Y, W, N, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    X += row * N
+    Y += row * N
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    for off in range(0, N, BLOCK):
+        cols = off + tl.arange(0, BLOCK)
+        acc += tl.load(X + cols, mask=cols < N, other=0.)
+    mean = tl.sum(acc, axis=0) / N
+    var = tl.zeros([BLOCK], dtype=tl.float32)
+    for off in range(0, N, BLOCK):
+        cols = off + tl.arange(0, BLOCK)
+        x = tl.load(X + cols, mask=cols < N, other=0.)
+        x = tl.where(cols < N, x - mean, 0.)
+        var += x * x
+    rstd = 1 / tl.sqrt(tl.sum(var, axis=0) / N + 1e-5)
+    for off in range(0, N, BLOCK):
+        cols = off + tl.arange(0, BLOCK)
+        w = tl.load(W + cols, mask=cols < N)
+        x = tl.load(X + cols, mask=cols < N, other=0.)
+        tl.store(Y + cols, (x - mean) * rstd * w, mask=cols < N)
+
+# The variance loop: X from its slot, the mask per chunk, x - mean as vfsub.vf, where(.., 0.) as vfmerge.vfm, the sum
+# into the carried block's home (the loop reads and writes one address, and no copy follows).
+# CHECK: read the slot where it is
+# CHECK: this branch's loads complete before the branches join
+# CHECK-NEXT: .Lendif
+# CHECK-NOT: tt.make_range
+# CHECK: tt.fused_elementwise
+# CHECK-NEXT: mv
+# CHECK-NEXT: li [[ACC:[a-z0-9]+]], [[HOME:[0-9]+]]
+# CHECK-NEXT: li [[OUT:[a-z0-9]+]], [[HOME]]
+# CHECK: .Lfused{{[0-9]+}}:
+# CHECK: vfsub.vf
+# CHECK: vid.v
+# CHECK: vadd.vx
+# CHECK: vmslt.vx
+# CHECK: vmnand.mm v0
+# CHECK-NEXT: vfmerge.vfm
+# CHECK: vfmul.vv
+# CHECK: vle32.v {{v[0-9]+}}, ([[ACC]])
+# CHECK: vfadd.vv
+# CHECK: vse32.v {{v[0-9]+}}, ([[OUT]])
+# CHECK: bnez
+# CHECK-NOT: # fill
+# CHECK: .Lendfor
+# The normalization loop (the version reading W's slot): the store waits for the previous one as it issues, the
+# stored block alternates between two buffers, and the iteration does not wait at its end.
+# CHECK: read the slot where it is
+# CHECK: tt.fused_elementwise
+# CHECK: vfsub.vf
+# CHECK: vfmul.vf
+# CHECK: the store before completes
+# CHECK-NOT: this iteration's stores complete
+# CHECK: mtia.dma.out
+# CHECK-NOT: this iteration's stores complete
+# CHECK: xor {{.*}} # the other buffer of the stored block
+# CHECK-NOT: mtia.dma.wait
+# CHECK: blt {{.*}}, .Lfor
