@@ -22,7 +22,7 @@ from typing import Dict, FrozenSet, List, Optional, Set
 
 from mtiacc.codegen import control, mathlib
 from mtiacc.codegen.vector.blocks import (CASTS, FLOAT_COMPARE, INT_COMPARE, SCALAR_COMPARE, SCALAR_FORMS, SWAPPED,
-                                          VECTOR_BINARY)
+                                          VECTOR_BINARY, pick_scalar_form)
 from mtiacc.codegen.context import Lowering
 from mtiacc.codegen.machine.mir import VMem, VReg
 from mtiacc.codegen.vector.lmem import Buffer
@@ -143,14 +143,18 @@ class Segment:
         return set(self.reg.values())
 
     # ---- values
-    def _scalar(self, v: Value):
-        """The x or f register of ``v`` when it is a scalar broadcast not already in a vector group."""
-        if id(v) in self.reg or v.type.element_type.is_bool():
-            return None
+    def _scalar_reg(self, v: Value):
+        """The x or f register of ``v`` when it is a scalar input or constant of the region."""
         if id(v) in self.scalars:
             return self.scalars[id(v)]
         src = self.srcs.get(id(v))
         return src.scalar if src is not None and src.is_scalar else None
+
+    def _scalar(self, v: Value):
+        """The x or f register of ``v`` when it is a scalar broadcast not already in a vector group."""
+        if id(v) in self.reg or v.type.element_type.is_bool():
+            return None
+        return self._scalar_reg(v)
 
     def scalar_form(self, op: Operation):
         """``(mnemonic, vector operand, scalar register)`` when ``op`` can read one operand from a scalar
@@ -163,16 +167,13 @@ class Segment:
             forms = (SCALAR_COMPARE.get(pred), SCALAR_COMPARE.get(SWAPPED.get(pred, "")))
         else:
             forms = SCALAR_FORMS.get(VECTOR_BINARY.get(type(op), ""))
-        elem = op.operands[0].type.element_type if op.operands else None
-        if forms is None or elem is None or elem.is_bool() or (elem.is_float() and sew_of(elem) < 32) \
-                or (not compare and op.result.type.element_type.is_bool()):
+        if forms is None or len(op.operands) != 2 or (not compare and op.result.type.element_type.is_bool()):
             return None
-        lhs, rhs = op.operands
-        if forms[0] is not None and self._scalar(rhs) is not None and self._scalar(lhs) is None:
-            return forms[0], lhs, self._scalar(rhs)
-        if forms[1] is not None and self._scalar(lhs) is not None and self._scalar(rhs) is None:
-            return forms[1], rhs, self._scalar(lhs)
-        return None
+        picked = pick_scalar_form(forms, op.operands[0].type.element_type, *map(self._scalar, op.operands))
+        if picked is None:
+            return None
+        mn, i, reg = picked
+        return mn, op.operands[i], reg
 
     def value(self, v: Value) -> str:
         if id(v) in self.reg:
@@ -219,9 +220,7 @@ class Segment:
 
     def scalar(self, v: Value) -> Optional[VReg]:
         """The f register of ``v`` when it is a float scalar input or constant (an f32 or f64 one)."""
-        r = self.scalars.get(id(v))
-        if r is None and id(v) in self.srcs and self.srcs[id(v)].is_scalar:
-            r = self.srcs[id(v)].scalar
+        r = self._scalar_reg(v)
         return r if r is not None and v.type in (f32, f64) and getattr(r, "cls", None) == "f" else None
 
     def scalar_operands(self, op) -> FrozenSet[int]:

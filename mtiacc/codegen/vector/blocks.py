@@ -68,17 +68,17 @@ def mask_to_bytes(loop: VLoop, group: str) -> str:
     return group
 
 
-def _scalar_operand(mn: str, elem, srcs: List[Src]):
-    """``(mnemonic, vector source, scalar register)`` when one operand of binary ``mn`` is a scalar that its
-    .vx / .vf form reads from its register (floats at f32 and f64 only: how f registers hold scalars)."""
-    forms = SCALAR_FORMS.get(mn)
+def pick_scalar_form(forms, elem, lhs_scalar, rhs_scalar):
+    """``(mnemonic, index of the vector operand, scalar register)`` when one operand of a binary op is a scalar
+    that a form of ``forms`` (an entry of SCALAR_FORMS: the forms with a scalar right and left operand) reads from
+    its register, given each operand's scalar register or None; floats at f32 and f64 only (how f registers hold
+    scalars)."""
     if forms is None or elem.is_bool() or (elem.is_float() and sew_of(elem) < 32):
         return None
-    a, c = srcs
-    if c.is_scalar and not a.is_scalar:
-        return forms[0], a, c.scalar
-    if forms[1] is not None and a.is_scalar and not c.is_scalar:
-        return forms[1], c, a.scalar
+    if forms[0] is not None and rhs_scalar is not None and lhs_scalar is None:
+        return forms[0], 0, rhs_scalar
+    if forms[1] is not None and lhs_scalar is not None and rhs_scalar is None:
+        return forms[1], 1, lhs_scalar
     return None
 
 
@@ -98,9 +98,10 @@ def lower_elementwise(b: MBuilder, op, srcs: List[Src], dst: Src) -> None:
             if mn not in ("vand.vv", "vor.vv", "vxor.vv"):
                 raise CompileError(f"'{op.name}' on i1 blocks is not supported yet")
 
-        scalar = _scalar_operand(mn, elem, srcs)
+        scalar = pick_scalar_form(SCALAR_FORMS.get(mn), elem, *(s.scalar if s.is_scalar else None for s in srcs))
         if scalar is not None:   # vector op scalar: the .vx / .vf form, no splat in every strip
-            form, vec, reg = scalar
+            form, i, reg = scalar
+            vec = srcs[i]
 
             def compute_vx(loop: VLoop, g: List[str]) -> str:
                 loop.ensure(elem)

@@ -15,12 +15,17 @@ from mtiacc.ir.shape_ops import ExpandDimsOp, ReshapeOp
 POINTER_THROUGH = (O.AddPtrOp, O.SplatOp, O.BroadcastOp, ExpandDimsOp, ReshapeOp)
 
 
-def root_pointer(v: Value) -> Optional[BlockArgument]:
-    """The function parameter a pointer (block) is computed from by offsets and shape ops, if any."""
+# offsets, splats and broadcasts only (no reshapes): what reuse-loads and keep-invariant trace
+OFFSETS_THROUGH = (O.AddPtrOp, O.SplatOp, O.BroadcastOp)
+
+
+def root_pointer(v: Value, through=POINTER_THROUGH) -> Optional[BlockArgument]:
+    """The function parameter a pointer (block) is computed from by the ops ``through`` (offsets and shape ops by
+    default), if any."""
     while True:
         if isinstance(v, BlockArgument):
             owner = v.block.parent.parent if v.block.parent is not None else None
             return v if isinstance(owner, O.FuncOp) else None
-        if not isinstance(v.op, POINTER_THROUGH):
+        if not isinstance(v.op, through):
             return None
         v = v.op.operands[0]

@@ -44,7 +44,8 @@ from typing import Dict, List, Optional
 
 from mtiacc.ir import ops as O
 from mtiacc.ir import scf
-from mtiacc.ir.core import BlockArgument, Operation, OpResult, Pure, Value
+from mtiacc.ir.analysis.pointers import OFFSETS_THROUGH, root_pointer
+from mtiacc.ir.core import BlockArgument, Operation, Pure, Value
 from mtiacc.ir.mtia import LocalAllocOp
 from mtiacc.ir.mtia.kept import SlotLoadOp, SlotStoreOp
 from mtiacc.ir.types import i32
@@ -56,11 +57,8 @@ _READ_ONLY = {"tt.load", "tt.print", "tt.assert", "mtia.local_alloc", "mtia.slot
               "scf.yield", "scf.condition", "tt.return", "tt.fused_yield"}
 
 
-def root_pointer(v: Value) -> Optional[BlockArgument]:
-    """The function parameter a pointer is computed from (through addptr, splat, broadcast), or None."""
-    while isinstance(v, OpResult) and isinstance(v.op, (O.AddPtrOp, O.SplatOp, O.BroadcastOp)):
-        v = v.op.operands[0]
-    return v if isinstance(v, BlockArgument) and isinstance(v.block.parent.parent, O.FuncOp) else None
+def _root(v: Value) -> Optional[BlockArgument]:
+    return root_pointer(v, OFFSETS_THROUGH)
 
 
 def slot_loops(func: O.FuncOp) -> List[scf.ForOp]:
@@ -114,7 +112,7 @@ def candidates(slot: scf.ForOp) -> List[O.LoadOp]:
     """The loads of ``slot``'s inner loops this pass keeps (the module docstring's rules), before the budget."""
     stored = []
     for op in _writes(slot):
-        root = root_pointer(op.ptr) if isinstance(op, O.StoreOp) else None
+        root = _root(op.ptr) if isinstance(op, O.StoreOp) else None
         if root is None:
             return []
         stored.append(root)
@@ -128,7 +126,7 @@ def candidates(slot: scf.ForOp) -> List[O.LoadOp]:
             if not isinstance(op, O.LoadOp) or op.volatile or not op.result.type.is_block() \
                     or not op.ptr.type.is_block() or not op.result.has_uses():
                 continue
-            root = root_pointer(op.ptr)
+            root = _root(op.ptr)
             if root is None or any(root is s for s in stored):
                 continue
             if all(inv(v) for v in op.operands):

@@ -53,6 +53,7 @@ from typing import Dict, List, Optional, Tuple
 
 from mtiacc.ir import ops as O
 from mtiacc.ir import scf
+from mtiacc.ir.analysis.pointers import OFFSETS_THROUGH, root_pointer
 from mtiacc.ir.core import Block, BlockArgument, Operation, OpResult, Pure, Value
 from mtiacc.ir.mtia import LocalAllocOp
 from mtiacc.ir.mtia.kept import PtrToIntOp, SlotLoadOp, SlotStoreOp
@@ -63,7 +64,6 @@ from mtiacc.opt.pass_manager import ModulePass, register_pass
 # Ops that never write DRAM (loads, local-memory and debug ops); Pure ops and scf terminators neither.
 _READ_ONLY = {"tt.load", "tt.print", "tt.assert", "tt.return", "mtia.wait", "mtia.local_alloc", "mtia.local_load",
               "mtia.async_copy", "mtia.slot_store", "mtia.slot_load", "scf.yield", "scf.condition"}
-_VIEWS = (O.AddPtrOp, O.SplatOp, O.BroadcastOp)
 
 
 def _elem_bytes(t) -> int:
@@ -115,9 +115,7 @@ def _inside(v: Value, loop: Operation) -> bool:
 
 def _root(v: Value) -> Optional[BlockArgument]:
     """The function argument a pointer is computed from (through addptr, splat, broadcast), or None."""
-    while isinstance(v, OpResult) and isinstance(v.op, _VIEWS):
-        v = v.op.operands[0]
-    return v if isinstance(v, BlockArgument) and isinstance(v.owner.parent.parent, O.FuncOp) else None
+    return root_pointer(v, OFFSETS_THROUGH)
 
 
 def _leaves(v: Value, out: List[Value]) -> None:
