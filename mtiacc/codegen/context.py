@@ -101,6 +101,7 @@ class Numbering:
     flat: List[Operation] = dataclasses.field(default_factory=list)
     pos: Dict[int, int] = dataclasses.field(default_factory=dict)      # id(op) -> position
     anc: Dict[int, tuple] = dataclasses.field(default_factory=dict)    # id(op) -> enclosing region ops
+    blocks: Dict[int, tuple] = dataclasses.field(default_factory=dict)  # id(op) -> enclosing blocks (scopes)
     ends: Dict[int, int] = dataclasses.field(default_factory=dict)     # id(region op) -> last nested position
 
 

@@ -54,18 +54,19 @@ def number(lw: Lowering, entry: Block) -> List:
     each region op's last nested position (``.ends``).  Returns the ops in that order."""
     order = lw.order
 
-    def walk(block: Block, anc: tuple):
+    def walk(block: Block, anc: tuple, blocks: tuple):
         for op in block.ops:
             order.pos[id(op)] = len(order.flat)
             order.anc[id(op)] = anc
+            order.blocks[id(op)] = blocks
             order.flat.append(op)
             for r in op.regions:
                 for b in r.blocks:
-                    walk(b, anc + (op,))
+                    walk(b, anc + (op,), blocks + (b,))
             if op.regions:
                 order.ends[id(op)] = len(order.flat) - 1
 
-    walk(entry, ())
+    walk(entry, (), ())
     return order.flat
 
 

@@ -41,7 +41,7 @@ PIPELINES = {
     2: "canonicalize,sccp,cse,licm,canonicalize,pipeline-dots,fuse-elementwise,reuse-loads,"
        "pipeline-loads,dce,machine-peephole,machine-schedule",
     3: "canonicalize,sccp,loop-unroll,canonicalize,cse,licm,canonicalize,pipeline-dots,fuse-elementwise,reuse-loads,"
-       "persistent-programs,licm,keep-invariant,pipeline-loads,dce,machine-peephole,machine-schedule",
+       "persistent-programs,licm,keep-invariant,prefetch-rows,pipeline-loads,dce,machine-peephole,machine-schedule",
 }
 
 # What code generation needs, at every level (see the module docstring), in the order they run.

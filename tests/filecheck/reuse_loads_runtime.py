@@ -2,7 +2,7 @@
 # 1 KiB tile) and a check before the first loop, `N - 0 <= 128 * 256`, chooses the path.  The
 # `budget` option shrinks it; a tile larger than the budget is never kept.  (Every program reads the same X
 # here, which keep-invariant keeps per slot: off, it has its own test.)
-# RUN: mtiacc %s --emit=ir -O3 --disable-pass=pipeline-loads --disable-pass=keep-invariant -D BLOCK=256 | filecheck %s
+# RUN: mtiacc %s --emit=ir -O3 --disable-pass=pipeline-loads --disable-pass=keep-invariant --disable-pass=prefetch-rows -D BLOCK=256 | filecheck %s
 # RUN: mtiacc %s --emit=ir -O2 -D BLOCK=256 --passes='reuse-loads{budget=4096}' | filecheck %s --check-prefix=SMALL
 # RUN: mtiacc %s --emit=ir -O2 -D BLOCK=256 --passes='reuse-loads{budget=512}' | filecheck %s --check-prefix=NONE
 import triton

@@ -8,6 +8,10 @@
   register points (``tt.fused_elementwise``, ``mtia.slot_store``): the readers read the slot where it is
   (under the ``if``, a register holds the ``if``'s home, set before branching, or the slot's address:
   :func:`view_for_if`);
+* ``mtia.slot_fetch %buf, %slot, %src, %count``: one ``mtia.dma.in`` of ``count`` elements to
+  ``buf + slot * tile bytes`` (none when ``count`` is 0); isel does not wait for it before
+  readers: ``mtia.slot_wait`` (``mtia.dma.wait``) does; with ``other``, a vector fill of the last slot's rest;
+* ``mtia.slot_flush %buf, %slot, %dst, %count``: one ``mtia.dma.out`` of the run, not waited for;
 * ``tt.ptr_to_int``: a pointer is its address in a register already.
 """
 from __future__ import annotations
@@ -16,8 +20,8 @@ from mtiacc.codegen.context import Lowering
 from mtiacc.codegen.vector.blocks import lower_fill
 from mtiacc.codegen.vector.vloop import Src, elem_bytes
 from mtiacc.ir.fused import FusedElementwiseOp
-from mtiacc.ir.mtia.kept import PtrToIntOp, SlotLoadOp, SlotStoreOp
-from mtiacc.ir.ops import LoadOp
+from mtiacc.ir.mtia.kept import PtrToIntOp, SlotFetchOp, SlotFlushOp, SlotLoadOp, SlotStoreOp, SlotWaitOp
+from mtiacc.ir.ops import ELEMENTWISE_BINARY_FLOAT, ELEMENTWISE_BINARY_INT, LoadOp
 from mtiacc.ir.scf import IfOp, YieldOp
 
 
@@ -58,8 +62,14 @@ def _branch_home(lw: Lowering, op: SlotLoadOp):
     return home
 
 
-# Readers that take every block operand through ``lw.src`` (so a register address works).
+# Readers that take every block operand through ``lw.src`` (so a register address works): fused loops, slot
+# stores, and the arithmetic of one-dimensional blocks (one strip-mined vector loop each).
 _VIEW_READERS = (FusedElementwiseOp, SlotStoreOp)
+_ARITH = ELEMENTWISE_BINARY_FLOAT + ELEMENTWISE_BINARY_INT
+
+
+def _reads_in_place(op) -> bool:
+    return isinstance(op, _VIEW_READERS) or isinstance(op, _ARITH) and len(op.results[0].type.shape) == 1
 
 
 def view_for_if(lw: Lowering, op: IfOp, homes) -> None:
@@ -69,7 +79,7 @@ def view_for_if(lw: Lowering, op: IfOp, homes) -> None:
     if len(op.results) != 1 or not op.results[0].type.is_block() or len(op.then_block.ops) != 2:
         return
     load, res = op.then_block.ops[0], op.results[0]
-    if not isinstance(load, SlotLoadOp) or not all(isinstance(u.op, _VIEW_READERS) for u in res.uses):
+    if not isinstance(load, SlotLoadOp) or not all(_reads_in_place(u.op) for u in res.uses):
         return
     reg = lw.b.x("view")
     lw.b("li", reg, homes[0].offset)
@@ -80,7 +90,7 @@ def _load(lw: Lowering, op: SlotLoadOp) -> None:
     elem = op.result.type.element_type
     src = Src(elem, addr=_slot_address(lw, op.buf, op.slot))
     home = _branch_home(lw, op)
-    if home is None and op.result.uses and all(isinstance(u.op, _VIEW_READERS) for u in op.result.uses):
+    if home is None and op.result.uses and all(_reads_in_place(u.op) for u in op.result.uses):
         view = lw.b.x("view")
         lw.b("mv", view, src.addr, comment="read the slot where it is")
         lw.homes.views[id(op.result)] = view
@@ -96,11 +106,50 @@ def _load(lw: Lowering, op: SlotLoadOp) -> None:
     lower_fill(lw.b, op.result.type.numel, src, Src(elem, addr=home.offset))
 
 
+def _run(lw: Lowering, op, ptr, inbound: bool) -> None:
+    """The one transfer of a slot fetch or flush, and a fetch's fill of its last slot's rest."""
+    b = lw.b
+    t = op.buf.type
+    esize, tile = elem_bytes(t), t.numel // t.shape[0]
+    local, count = _slot_address(lw, op.buf, op.slot), lw.get(op.count)
+    nbytes = b.x("bytes")
+    b("slli", nbytes, count, esize.bit_length() - 1)
+    skip = b.new_label("norun")
+    b("beqz", nbytes, skip)
+    if inbound:
+        b("mtia.dma.in", local, lw.get(ptr), nbytes, comment="mtia.slot_fetch: the row in one transfer")
+    else:
+        b("mtia.dma.out", lw.get(ptr), local, nbytes, comment="mtia.slot_flush: the row in one transfer")
+    b.label(skip)
+    if inbound and op.other is not None:   # elements [count, the last slot's end): other
+        rest = b.x("rest")
+        b("rem", rest, count, b.li(tile))
+        b("sub", rest, b.li(tile), rest)
+        b("rem", rest, rest, b.li(tile))
+        start = b.x("tail")
+        b("add", start, local, nbytes)
+        elem = t.element_type
+        lower_fill(b, rest, Src(elem, scalar=lw.get(op.other)), Src(elem, addr=start))
+
+
+def _fetch(lw: Lowering, op: SlotFetchOp) -> None:
+    _run(lw, op, op.src, True)
+
+
+def _flush(lw: Lowering, op: SlotFlushOp) -> None:
+    _run(lw, op, op.dst, False)
+
+
+def _wait(lw: Lowering, op: SlotWaitOp) -> None:
+    lw.b("mtia.dma.wait", comment="mtia.slot_wait: the rows fetched so far have landed")
+    lw.dma.pending_in = False
+
+
 def _ptr_to_int(lw: Lowering, op: PtrToIntOp) -> None:
     lw.regs[id(op.result)] = lw.get(op.src)
 
 
-LOWER = {SlotStoreOp: _store, SlotLoadOp: _load, PtrToIntOp: _ptr_to_int}
+LOWER = {SlotStoreOp: _store, SlotLoadOp: _load, SlotFetchOp: _fetch, SlotFlushOp: _flush, SlotWaitOp: _wait, PtrToIntOp: _ptr_to_int}
 
 
 def lower(lw: Lowering, op) -> None:

@@ -26,6 +26,7 @@ from mtiacc.ir import ops as O
 from mtiacc.ir.core import Operation, OpResult, Value
 from mtiacc.ir.dot_ops import DotOp, read_back_source
 from mtiacc.ir.mtia import AsyncCopyOp, WaitOp
+from mtiacc.ir.mtia.kept import SlotFetchOp, SlotFlushOp, SlotWaitOp
 from mtiacc.ir.shape_ops import ReduceOp, ScanOp
 from mtiacc.ir.types import FloatType, IntType
 from mtiacc.target import Target
@@ -100,7 +101,7 @@ class Selector:
         """Lower ``op`` (control.py calls this for the ops in regions), then free dead buffers."""
         lw = self.lw
         lw.b.loc = op.loc
-        lw.homes.scope = lw.order.anc.get(id(op), ())
+        lw.homes.scope = lw.order.blocks.get(id(op), ())   # a constant set up in one branch is not the other's
         alone = self.leaves_local_memory_alone(op)
         if not alone:   # prefetches on either side of this op are two groups (table.py waits between them)
             lw.dma.fresh.clear()
@@ -141,7 +142,7 @@ class Selector:
             return op.result.type.is_block() and not memory.needs_buffers(op)
         if isinstance(op, AsyncCopyOp):  # likewise; mtia.wait waits itself
             return not memory.needs_buffers(op)
-        if isinstance(op, WaitOp):
+        if isinstance(op, (WaitOp, SlotWaitOp, SlotFetchOp, SlotFlushOp)):   # they wait themselves, or are waited for
             return True
         if isinstance(op, control.REGION_OPS) or not op.results:
             return False

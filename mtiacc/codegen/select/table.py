@@ -27,7 +27,7 @@ from mtiacc.codegen.memory import atomics, kept, local_buffers
 from mtiacc.codegen.memory.common import PREFETCH_WAIT
 from mtiacc.codegen.machine.mir import MInstr
 from mtiacc.ir.mtia import LocalLoadOp
-from mtiacc.ir.mtia.kept import PtrToIntOp, SlotLoadOp, SlotStoreOp
+from mtiacc.ir.mtia.kept import PtrToIntOp, SlotFetchOp, SlotFlushOp, SlotLoadOp, SlotStoreOp, SlotWaitOp
 from mtiacc.codegen.context import SCALAR_BACKED, Lowering
 from mtiacc.codegen import mathlib
 from mtiacc.codegen import control
@@ -245,6 +245,7 @@ PATTERNS = (
     Pattern(local_buffers.OPS, local_buffers.lower, reads=local_buffers.reads, reads_when=ALWAYS),
     Pattern((SlotLoadOp,), kept.lower, lower_when=USED, reads=kept.reads),
     Pattern((SlotStoreOp,), kept.lower, reads=kept.reads, reads_when=ALWAYS),
+    Pattern((SlotFetchOp, SlotFlushOp, SlotWaitOp), kept.lower, reads=nothing, reads_when=ALWAYS),
     Pattern((PtrToIntOp,), kept.lower, lower_when=USED_OR_SCALAR, reads=nothing),
     Pattern(reduce_region.is_combine, reduce_region.lower_combine, lower_when=USED_OR_SCALAR,
             reads_when=USED_OR_SCALAR),

@@ -8,14 +8,25 @@ of ``mtiacc/ir/mtia/__init__.py`` name a constant slot):
 * ``mtia.slot_store %buf, %slot, %value``: copies the block ``%value`` into slot ``%slot`` (i32) of
   ``%buf``.  Nothing is checked at run time: the pass proves or guards ``0 <= %slot < slots``.
 * ``%x = mtia.slot_load %buf, %slot``: the slot's contents as a block (a copy).
+* ``mtia.slot_fetch %buf, %slot, %src, %count[, %other]``: starts the DMA of ``%count`` elements (i32, >= 0)
+  from the scalar pointer ``%src`` into ``%buf`` from the start of slot ``%slot`` on, across slots as one run
+  of memory (``prefetch-rows``: a whole row of tiles in one transfer).  Not waited for.  With ``%other`` (a
+  scalar), the rest of the last slot the run reaches is set to it at once (a masked load's ``other``).
+* ``mtia.slot_flush %buf, %slot, %dst, %count``: starts the DMA of ``%count`` elements from ``%buf``, from
+  the start of slot ``%slot`` on, to the scalar pointer ``%dst`` (a row stored in one transfer).  Not
+  waited for: the slot is not written again before a later ``mtia.slot_wait``, or a fetch behind it in
+  the DMA engine's queue.
+* ``mtia.slot_wait``: waits for every fetch issued so far (the machine's ``mtia.dma.wait``).
 * ``%a = tt.ptr_to_int %p``: a scalar pointer's address as an i64 (Triton's op of that name), for the
   run-time checks that a store between the loops does not write the tiles kept.
 
-The two slot ops are not ``Pure``: no pass moves or merges them across each other.
+The slot ops are not ``Pure``: no pass moves or merges them across each other.
 """
 from __future__ import annotations
 
-from mtiacc.ir.core import BlockLike, Operation, PtrLike, ScalarInt, Pure, Value, operand, result
+from typing import Optional
+
+from mtiacc.ir.core import AnyType, BlockLike, Operation, PtrLike, ScalarInt, Pure, Value, operand, opt_operand, result
 from mtiacc.ir.types import BlockType, i64
 
 
@@ -87,6 +98,62 @@ class PtrToIntOp(Operation):
             self._fail("result must be i64")
 
 
-KEPT_OPS = (SlotStoreOp, SlotLoadOp, PtrToIntOp)
+class SlotFetchOp(Operation):
+    """Start a DMA of a run of elements from DRAM into a local buffer, from a run-time slot on."""
 
-__all__ = ["SlotStoreOp", "SlotLoadOp", "PtrToIntOp", "KEPT_OPS"]
+    name = "mtia.slot_fetch"
+    buf = operand(BlockLike)
+    slot = operand(ScalarInt)
+    src = operand(PtrLike)
+    count = operand(ScalarInt)
+    other = opt_operand(AnyType)
+
+    @classmethod
+    def get(cls, buf: Value, slot: Value, src: Value, count: Value, other: Optional[Value] = None, loc=None):
+        extra = [other] if other is not None else []
+        return cls([buf, slot, src, count] + extra, [], {}, loc=loc, segments=[1, 1, 1, 1, len(extra)])
+
+    def verify_(self):
+        _check_run(self, self.src, "source")
+        if self.other is not None and self.other.type != self.buf.type.element_type:
+            self._fail(f"other must be a {self.buf.type.element_type} scalar, got {self.other.type}")
+
+
+class SlotFlushOp(Operation):
+    """Start a DMA of a run of elements from a local buffer, from a run-time slot on, to DRAM."""
+
+    name = "mtia.slot_flush"
+    buf = operand(BlockLike)
+    slot = operand(ScalarInt)
+    dst = operand(PtrLike)
+    count = operand(ScalarInt)
+
+    @classmethod
+    def get(cls, buf: Value, slot: Value, dst: Value, count: Value, loc=None):
+        return cls([buf, slot, dst, count], [], {}, loc=loc)
+
+    def verify_(self):
+        _check_run(self, self.dst, "destination")
+
+
+def _check_run(op: Operation, ptr: Value, what: str) -> None:
+    _check_buffer(op)
+    if ptr.type.is_block() or ptr.type.pointee != op.buf.type.element_type:
+        op._fail(f"the {what} must be a scalar pointer to {op.buf.type.element_type}, got {ptr.type}")
+    if op.count.type.is_block():
+        op._fail("the count must be a scalar integer")
+
+
+class SlotWaitOp(Operation):
+    """Wait for the fetches issued so far."""
+
+    name = "mtia.slot_wait"
+
+    @classmethod
+    def get(cls, loc=None):
+        return cls([], [], {}, loc=loc)
+
+
+KEPT_OPS = (SlotStoreOp, SlotLoadOp, SlotFetchOp, SlotFlushOp, SlotWaitOp, PtrToIntOp)
+
+__all__ = ["SlotStoreOp", "SlotLoadOp", "SlotFetchOp", "SlotFlushOp", "SlotWaitOp", "PtrToIntOp", "KEPT_OPS"]

@@ -20,7 +20,8 @@ launch grid.
 
 **When.**  Only where that pays: the body's loads would move (``pipeline-loads``'s rules, on the new loop),
 or a loop of the body loads tiles that every program loads alike (``keep-invariant``'s rules: it runs next
-and keeps them in local memory for the slot's later programs; layer norm's ``W`` and ``B``), and nothing in the kernel tells programs apart in time: no atomics, barriers, dots (``pipeline-dots``
+and keeps them in local memory for the slot's later programs; layer norm's ``W`` and ``B``), or the body
+keeps a row in local memory that ``prefetch-rows`` can fetch one program ahead, and nothing in the kernel tells programs apart in time: no atomics, barriers, dots (``pipeline-dots``
 pipelines those) or MTIA copies (the kernel author pipelines those by hand).  Programs of a Triton launch
 have no order among them, so running the programs of a slot one after another, and fetching the next
 one's inputs early, is one of the orders a launch allows: the reads of program ``v + SLOTS`` move before
@@ -41,6 +42,7 @@ from mtiacc.ir.mtia import MTIA_OPS, LocalAllocOp
 from mtiacc.ir.types import i32
 from mtiacc.opt.loops.pipeline_loads import movable_loads
 from mtiacc.opt.memory.keep_invariant import candidates
+from mtiacc.opt.memory.prefetch_rows import row_of
 from mtiacc.opt.pass_manager import ModulePass, register_pass
 
 BLOCKERS = (AtomicRMWOp, AtomicCASOp, BarrierOp, DotOp, *[c for c in MTIA_OPS if c is not LocalAllocOp])
@@ -147,7 +149,7 @@ def persist(func: O.FuncOp, slots: int, lmem_bytes: int) -> bool:
     w = _wrap(func, slots)
     if w is None:
         return False
-    if not movable_loads(w.loop, lmem_bytes) and not candidates(w.loop):
+    if not movable_loads(w.loop, lmem_bytes) and not candidates(w.loop) and row_of(w.loop, hoist=True) is None:
         _unwrap(w)
         return False
     _program_ids(w)

@@ -1,5 +1,6 @@
 """Passes about where data lives between DRAM and local memory, one per file: ``reuse-loads``
 (``reuse_loads.py``: a block two loops read is moved from DRAM once and kept in local memory) and
 ``keep-invariant`` (``keep_invariant.py``: a tile every program of a persistent slot loads alike is moved
-once per slot)."""
-from mtiacc.opt.memory import keep_invariant, reuse_loads  # noqa: F401  (registers the passes)
+once per slot) and ``prefetch-rows`` (``prefetch_rows.py``: that kept row fetched whole while the previous
+program of the slot computes)."""
+from mtiacc.opt.memory import keep_invariant, prefetch_rows, reuse_loads  # noqa: F401  (registers the passes)
