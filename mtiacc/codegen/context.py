@@ -44,6 +44,7 @@ class Homes:
     bufs: Dict[int, Buffer] = dataclasses.field(default_factory=dict)
     demanded: Set[int] = dataclasses.field(default_factory=set)  # blocks some op reads as data
     keep: Set[int] = dataclasses.field(default_factory=set)      # buffers never freed (stored blocks)
+    in_slot: Set[int] = dataclasses.field(default_factory=set)   # slot stores whose value is there (memory/kept.py)
     placed: Dict[int, Buffer] = dataclasses.field(default_factory=dict)  # homes given in advance (a local slot)
     # blocks read where a register points (a kept slot or the home the DRAM load filled: ``memory/kept.py``)
     views: Dict[int, VReg] = dataclasses.field(default_factory=dict)

@@ -252,6 +252,23 @@ def _adopted(lw: Lowering, op: ForOp, v: Value):
     return lw.bufs[id(v)]
 
 
+def _yielded_home(lw: Lowering, loop: ForOp, r: Value):
+    """The home of the ``scf.if`` result that loop result ``r`` becomes, when ``r``'s one use is the yield of
+    the branch the loop is in (the branch then copies nothing); ``r`` never frees it, the ``if``'s result does."""
+    if not r.type.is_block() or len(r.uses) != 1:
+        return None
+    term, block = r.uses[0].op, loop.parent
+    branch = block.parent.parent if block is not None and block.parent is not None else None
+    if not isinstance(branch, IfOp) or not isinstance(term, YieldOp) or term is not block.terminator:
+        return None
+    i = [k for k, y in enumerate(term.values) if y is r]
+    home = lw.bufs.get(id(branch.results[i[0]])) if len(i) == 1 else None
+    if home is None or id(branch.results[i[0]]) in lw.homes.views or branch.results[i[0]].type != r.type:
+        return None
+    lw.keep.add(id(r))
+    return home
+
+
 def carried_home(lw: Lowering, op, v: Value):
     """The home of a loop-carried block that ``v`` (a result of elementwise ``op``) can be computed into, so
     that the yield copies nothing: ``v``'s one use is the ``scf.for``'s yield, and every reader of the
@@ -324,7 +341,7 @@ def lower_for(lw: Lowering, op: ForOp) -> None:
     b = lw.b
     adopted = [None if resident.resident_dot(arg) is not None else _adopted(lw, op, v)
                for arg, v in zip(op.iter_args, op.inits)]
-    homes = [a or _home(lw, r.type, resident.describe(lw, arg), op.loc)
+    homes = [a or _yielded_home(lw, op, r) or _home(lw, r.type, resident.describe(lw, arg), op.loc)
              for r, arg, a in zip(op.results, op.iter_args, adopted)]
     kept = resident.begin(lw, op)
     pairs = [(v, h) for i, (v, h) in enumerate(zip(op.inits, homes)) if i not in kept]

@@ -35,7 +35,31 @@ def _slot_address(lw: Lowering, buf_value, slot_value):
     return addr
 
 
+def place_in_slot(lw: Lowering, op) -> None:
+    """Before lowering ``op``: when its one block result is read only by a ``mtia.slot_store`` later in its
+    block, whose slot is computed already, ``op`` computes it straight into the slot (a view register: fused
+    and one-dimensional elementwise ops write their result through ``result_addr``), and the store copies
+    nothing.  An elementwise op reading a block in the same slot reads each chunk before writing it."""
+    if not (isinstance(op, FusedElementwiseOp) or isinstance(op, _ARITH)) or len(op.results) != 1:
+        return
+    res = op.results[0]
+    if not res.type.is_block() or len(res.uses) != 1 or (not isinstance(op, FusedElementwiseOp)
+                                                        and len(res.type.shape) != 1):
+        return
+    store = res.uses[0].op
+    if not isinstance(store, SlotStoreOp) or store.value is not res or store.parent is not op.parent:
+        return
+    slot = store.slot
+    where = lw.order.pos.get(id(slot.op)) if hasattr(slot, "op") else None
+    if where is None or where > lw.order.pos[id(op)]:
+        return
+    lw.homes.views[id(res)] = _slot_address(lw, store.buf, slot)
+    lw.homes.in_slot.add(id(store))
+
+
 def _store(lw: Lowering, op: SlotStoreOp) -> None:
+    if id(op) in lw.homes.in_slot:   # its value was computed in the slot (place_in_slot)
+        return
     elem = op.value.type.element_type
     lower_fill(lw.b, op.value.type.numel, lw.src(op.value), Src(elem, addr=_slot_address(lw, op.buf, op.slot)))
 
@@ -161,4 +185,4 @@ def reads(op):
     return [op.value] if isinstance(op, SlotStoreOp) else ()
 
 
-__all__ = ["lower", "reads", "view_for_if"]
+__all__ = ["lower", "place_in_slot", "reads", "view_for_if"]

@@ -17,7 +17,7 @@ from mtiacc.codegen import mathlib, memory
 from mtiacc.codegen.context import SCALAR_BACKED, Lowering
 from mtiacc.codegen.machine.mir import Mem
 from mtiacc.codegen import control
-from mtiacc.codegen.memory import atomics
+from mtiacc.codegen.memory import atomics, kept
 from mtiacc.codegen.matrix import engine, mlu
 from mtiacc.codegen.select.table import Pattern, applies, pattern_for
 from mtiacc.codegen.tensor import ndblocks
@@ -121,6 +121,7 @@ class Selector:
         row = self.rows[id(op)]
         try:
             if applies(row.lower_when, op, lw.demanded):
+                kept.place_in_slot(lw, op)
                 row.lower(lw, op)
         except CompileError as e:
             if e.loc is None:

@@ -180,12 +180,12 @@ class Segment:
             return self.reg[id(v)]
         g = self.alloc()
         elem = v.type
-        if id(v) in self.prefix:   # element i of the chunk: base + i < bound
-            t = self.alloc()
+        if id(v) in self.prefix:   # element i of the chunk: i < bound - base (the scalar core subtracts)
+            t, rel = self.alloc(), self.b.x("rel")
+            self("sub", rel, self.prefix[id(v)], self.base)
             self.ensure(i32)
             self("vid.v", t)
-            self("vadd.vx", t, t, self.base)
-            self("vmslt.vx", g, t, self.prefix[id(v)])
+            self("vmslt.vx", g, t, rel)
             self.release(t)
         elif id(v) in self.scalars or id(v) in self.srcs and self.srcs[id(v)].is_scalar:
             r = self.scalars[id(v)] if id(v) in self.scalars else self.srcs[id(v)].scalar

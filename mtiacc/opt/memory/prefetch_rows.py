@@ -363,7 +363,9 @@ def _read_slots(row: _Row, copy: scf.ForOp, mapping, base: Value) -> None:
 def _store_slots(row: _Row, copy: scf.ForOp, store: O.StoreOp, base: Value) -> None:
     """In a storing loop's copy: the tile into the buffer, in place of the row's tile (``mtia.slot_flush``
     stores the row)."""
-    write = SlotStoreOp.get(row.buf, _slot_here(row, copy, store, base, store.loc), store.value, loc=store.loc)
+    value = getattr(store.value, "op", None)   # the slot computed before the value: codegen can compute it in place
+    anchor = value if value is not None and value.parent is copy.block else store
+    write = SlotStoreOp.get(row.buf, _slot_here(row, copy, anchor, base, store.loc), store.value, loc=store.loc)
     copy.block.insert_before(store, write)
     store.erase()
 
