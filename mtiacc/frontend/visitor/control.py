@@ -166,8 +166,8 @@ def _merge_pairs(ctx, pairs, then_block: Block, else_block: Block):
     else_vals: List[Value] = []
     plan = []
     for name, a, b in pairs:
-        if is_const(a) and is_const(b) and type(a) is type(b) and a == b:
-            plan.append(("const", a))
+        if (is_const(a) and is_const(b) and type(a) is type(b) and a == b) or (a is None and b is None):
+            plan.append(("const", a))  # None both: `f() if c else g()` over calls that return nothing
             continue
         if not (_mergeable(a) and _mergeable(b)):
             raise CompileError(f"{_label(name)} is {describe(a)} in one branch and {describe(b)} in "
