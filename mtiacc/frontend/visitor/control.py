@@ -25,6 +25,7 @@ import ast
 from typing import List, Optional, Sequence, Set, Tuple
 
 from mtiacc.diagnostics import CompileError
+from mtiacc.frontend.language import shapes
 from mtiacc.frontend.language.core import range_, static_range
 from mtiacc.frontend.language.semantic import describe, is_const, literal_type
 from mtiacc.frontend.values import Aggregate, Builtin
@@ -203,6 +204,8 @@ def lower_if(ctx, node: ast.If) -> None:
             raise CompileError(f"the condition of `if` must be a boolean, got {describe(test)}")
         lower_statements(ctx, node.body if test else node.orelse)
         return
+    if test.type.is_block() and test.type.numel == 1:  # Triton unsplats a one-element block here (only here)
+        test = shapes.item(ctx.sem, test)
     cond = _condition(ctx, test, "`if`")
     if contains_loop_return(node):
         raise CompileError("`return` inside a loop is not supported yet")
