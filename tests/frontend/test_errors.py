@@ -207,7 +207,8 @@ def test_bad_define(kernels):
 
 @pytest.mark.parametrize("code, message", [
     ("return 1", "a kernel cannot return a value"),
-    ("x = N and N", "`and` on run-time values is not supported yet; use `&` on booleans"),
+    ("x = N and N", "`and` on run-time values needs booleans (i1), got a value of type i32; compare it first "
+                    "(`x != 0`)"),
     ("x = helper(N, 1)", "helper() takes 1 positional arguments but 2 were given"),
     ("x = plain(N)", "'plain' is a plain Python function; a kernel can only call triton.language functions"),
     ("x = int(N)", "the Python builtin `int` needs a compile-time constant, got a value of type i32"),

@@ -69,6 +69,10 @@ METHODS.update(shapes.METHODS)
 METHODS.update(sort.METHODS)
 METHODS.update(join.METHODS)
 METHODS.update(memory.METHODS)
+# free functions Triton also makes tensor methods (its `@_tensor_member_fn`): `x.abs()`, `x.exp()`, `p.store(v)`
+for _name in ("abs", "cdiv", "ceil", "cos", "erf", "exp", "exp2", "floor", "log", "log2", "rsqrt", "sigmoid", "sin",
+              "sqrt", "sqrt_rn", "store"):
+    METHODS.setdefault(_name, LANGUAGE[_name].impl)
 
 TRITON: Dict[str, object] = {
     "jit": JIT,

@@ -31,7 +31,7 @@ from mtiacc.ir.core import Value
 from mtiacc.ir.shape_ops import ExpandDimsOp, ReduceOp, ReshapeOp, ScanOp, TransOp
 from mtiacc.ir.types import IntType, Type, f32, i32, u32
 
-MAX_RANK = 6
+MAX_RANK = 9
 
 
 def _int(x, what: str) -> int:

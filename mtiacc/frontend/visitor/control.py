@@ -25,6 +25,7 @@ import ast
 from typing import List, Optional, Sequence, Set, Tuple
 
 from mtiacc.diagnostics import CompileError
+from mtiacc.frontend.language import shapes
 from mtiacc.frontend.language.core import range_, static_range
 from mtiacc.frontend.language.semantic import describe, is_const, literal_type
 from mtiacc.frontend.values import Aggregate, Builtin
@@ -166,8 +167,8 @@ def _merge_pairs(ctx, pairs, then_block: Block, else_block: Block):
     else_vals: List[Value] = []
     plan = []
     for name, a, b in pairs:
-        if is_const(a) and is_const(b) and type(a) is type(b) and a == b:
-            plan.append(("const", a))
+        if (is_const(a) and is_const(b) and type(a) is type(b) and a == b) or (a is None and b is None):
+            plan.append(("const", a))  # None both: `f() if c else g()` over calls that return nothing
             continue
         if not (_mergeable(a) and _mergeable(b)):
             raise CompileError(f"{_label(name)} is {describe(a)} in one branch and {describe(b)} in "
@@ -203,6 +204,8 @@ def lower_if(ctx, node: ast.If) -> None:
             raise CompileError(f"the condition of `if` must be a boolean, got {describe(test)}")
         lower_statements(ctx, node.body if test else node.orelse)
         return
+    if test.type.is_block() and test.type.numel == 1:  # Triton unsplats a one-element block here (only here)
+        test = shapes.item(ctx.sem, test)
     cond = _condition(ctx, test, "`if`")
     if contains_loop_return(node):
         raise CompileError("`return` inside a loop is not supported yet")

@@ -16,7 +16,7 @@ from mtiacc.frontend.values import (CONSTEXPR, Builtin, BoundMethod, FunctionRef
                                     check_supported, is_jit_function)
 from mtiacc.frontend.visitor import functions
 from mtiacc.ir.core import Value
-from mtiacc.ir.types import Type
+from mtiacc.ir.types import Type, i1
 
 BINARY_OPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv",
               ast.FloorDiv: "floordiv", ast.Mod: "mod", ast.BitAnd: "and", ast.BitOr: "or",
@@ -204,16 +204,29 @@ def compare(ctx, node: ast.Compare):
 
 
 def boolop(ctx, node: ast.BoolOp):
+    """``a and b``, ``a or b`` as Triton's code generator reads them: operands are visited in order; a
+    compile-time one decides the result on the spot when it can (``and`` stops at a false one, ``or`` at a
+    true one, skipping the rest and their side effects) and is dropped otherwise; the run-time ones, which
+    must be booleans (i1 scalars or blocks), are all evaluated and combined with ``&`` / ``|``."""
     word = "and" if isinstance(node.op, ast.And) else "or"
-    result = None
+    result, dynamic = None, []
     for v in node.values:
         result = ctx.visit(v)
-        if not _is_static(result):
-            raise CompileError(f"`{word}` on run-time values is not supported yet; use "
-                               f"`{'&' if word == 'and' else '|'}` on booleans")
-        if (word == "and") != bool(result):
+        if isinstance(result, Value):
+            if result.type.element_type != i1:
+                raise CompileError(f"`{word}` on run-time values needs booleans (i1), got {describe(result)}; "
+                                   f"compare it first (`x != 0`)", ctx.src.loc(v))
+            dynamic.append(result)
+        elif not _is_static(result):
+            raise CompileError(f"`{word}` is not supported on {describe(result)}", ctx.src.loc(v))
+        elif (word == "and") != bool(result):
             return result
-    return result
+    if not dynamic:  # every operand was known and none decided: the last one, as in Python
+        return result
+    while len(dynamic) > 1:  # right to left, as Triton pairs them: a and (b and c)
+        rhs, lhs = dynamic.pop(), dynamic.pop()
+        dynamic.append(ctx.sem.binary(word, lhs, rhs))
+    return dynamic[0]
 
 
 def subscript(ctx, node: ast.Subscript):

@@ -132,6 +132,47 @@ def _through_shape_op(op, inner: List, fill):
 _SHAPE = (O.BroadcastOp, ExpandDimsOp, TransOp, ReshapeOp)
 
 
+def _reshape_strides(src_shape, dst_shape, strides: List[Poly]) -> Optional[List[Poly]]:
+    """The strides after a reshape that merges or splits dimensions (row-major order, as ``tt.reshape``
+    keeps it): source and result dimensions (size 1 aside) pair up in groups of equal product
+    (``(32768,)`` -> ``(4, 32, 32, 4, 2)`` is one group); each group's source dimensions must be
+    row-major among themselves (``stride[j] == stride[j + 1] * size[j + 1]``), and its result dimensions
+    then take row-major strides from the group's innermost stride.  None when a group is not."""
+    src = [(d, s) for d, s in zip(src_shape, strides) if d != 1]
+    dst = [k for k, d in enumerate(dst_shape) if d != 1]
+    out = [Poly() for _ in dst_shape]
+    i = j = 0
+    while i < len(src) and j < len(dst):
+        group, ks = [src[i]], [dst[j]]
+        ps, pd = src[i][0], dst_shape[dst[j]]
+        i, j = i + 1, j + 1
+        while ps != pd:
+            if ps < pd and i < len(src):
+                group.append(src[i])
+                ps, i = ps * src[i][0], i + 1
+            elif pd < ps and j < len(dst):
+                ks.append(dst[j])
+                pd, j = pd * dst_shape[dst[j]], j + 1
+            else:
+                return None
+        for (_, outer), (size, inner) in zip(group, group[1:]):
+            if not (outer - inner * Poly.const(size)).is_zero():
+                return None
+        stride = group[-1][1]
+        for k in reversed(ks):
+            out[k] = stride
+            stride = stride * Poly.const(dst_shape[k])
+    return out if i == len(src) and j == len(dst) else None
+
+
+def _shape_strides(op, strides: List[Poly]) -> Optional[List[Poly]]:
+    """Affine strides through a shape op (a reshape may also merge or split dimensions)."""
+    out = _through_shape_op(op, strides, Poly)
+    if out is None and isinstance(op, ReshapeOp):
+        out = _reshape_strides(op.src.type.shape, op.result.type.shape, strides)
+    return out
+
+
 def nd_affine(v: Value) -> Optional[NdAffine]:
     """The affine form of an integer scalar or block (of any rank), or None."""
     if not v.type.is_int():
@@ -151,7 +192,7 @@ def nd_affine(v: Value) -> Optional[NdAffine]:
         inner = nd_affine(op.src)
         if inner is None:
             return None
-        strides = _through_shape_op(op, inner.strides, Poly)
+        strides = _shape_strides(op, inner.strides)
         return None if strides is None else NdAffine(inner.start, strides)
     if isinstance(op, (O.AddIOp, O.SubIOp, O.MulIOp)):
         a, b = nd_affine(op.lhs), nd_affine(op.rhs)
@@ -180,7 +221,7 @@ def pointer_nd(v: Value) -> Optional[Tuple[Value, NdAffine]]:
         inner = pointer_nd(op.src)
         if inner is None:
             return None
-        strides = _through_shape_op(op, inner[1].strides, Poly)
+        strides = _shape_strides(op, inner[1].strides)
         return None if strides is None else (inner[0], NdAffine(inner[1].start, strides))
     if isinstance(op, O.AddPtrOp):
         base, off = pointer_nd(op.ptr), nd_affine(op.offset)
