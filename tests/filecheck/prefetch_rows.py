@@ -1,6 +1,6 @@
 # prefetch-rows: the row reuse-loads keeps is fetched whole, one program of the slot ahead, into the half of the
 # kept buffer that the previous program does not use; the row the last loop stores goes back in one transfer too,
-# from the same slots, at the start of the next program (or after the slot loop for its last program).
+# from the same slots, at the start of the next program (the slot's last program stores as written).
 # RUN: mtiacc %s --emit=ir -O3 -D BLOCK=256 --kernel center_rows | filecheck %s
 # RUN: mtiacc %s --emit=ir -O3 -D BLOCK=256 --kernel center_then_reread | filecheck %s --check-prefix=REREAD
 # RUN: mtiacc %s --emit=asm -O3 -D BLOCK=256 --kernel center_rows | filecheck %s --check-prefix=ASM
@@ -63,22 +63,24 @@ def center_then_reread(X, Y, N, BLOCK: tl.constexpr):
 # CHECK: [[YPREV:%[0-9]+]] = "tt.addptr"(%Y,
 # CHECK-NEXT: "mtia.slot_flush"(%kept0, [[OTHERHALF]], [[YPREV]], [[COUNT]])
 # CHECK: [[NEXT:%[0-9]+]] = "arith.addi"(%program,
+# CHECK-NEXT: [[MORE:%[0-9]+]] = "arith.cmpi"([[NEXT]],
 # CHECK: [[XNEXT:%[0-9]+]] = "tt.addptr"(%X,
 # CHECK-NEXT: "mtia.slot_fetch"(%kept0, [[OTHERHALF]], [[XNEXT]], [[COUNT]], [[ZERO]])
+# CHECK: [[AHEAD:%[0-9]+]] = "arith.andi"([[FITS]], [[MORE]])
 # The first loop reads this program's half when the row fits, and loads tile by tile when it does not:
 # CHECK: "scf.if"([[FITS]]) ({
 # CHECK: "mtia.slot_load"(%kept0,
 # CHECK: }, {
 # CHECK: "tt.load"
-# The last loop writes each result tile into the slot it read, in place of the stores:
-# CHECK: "scf.if"([[FITS]]) ({
+# A program with a successor writes each result tile of the last loop into the slot it was read from; the
+# slot's last program stores as written:
+# CHECK: "scf.if"([[AHEAD]]) ({
 # CHECK: "mtia.slot_load"(%kept0,
 # CHECK: "mtia.slot_store"(%kept0,
 # CHECK: }, {
 # CHECK: "tt.store"
-# After the loop, the slot's last row:
-# CHECK: "mtia.slot_flush"(%kept0,
-# CHECK-NEXT: "mtia.slot_wait"()
+# CHECK-NOT: mtia.slot_flush
+# CHECK: "tt.return"
 
 # REREAD: "scf.for"(%slot, {{%[0-9]+}}, {{%[0-9]+}}) {persistent = 64, prefetch_rows = 64
 # REREAD-NOT: mtia.slot_flush

@@ -9,22 +9,36 @@ program runs.  This pass splits the kept buffer into two halves and moves the ro
 
     %fits = N - lower <= HALF * B                         # was SLOTS * B: a row now takes half the buffer
     scf.if %fits and first < total and lower < N {        # the slot's first row, before the loop
-        (the last slot of each half: other)               # the masked-off tail of the row's last tile
-        mtia.slot_fetch %kept0, 0, P(first) + lower, N - lower
+        mtia.slot_fetch %kept0, 0, P(first) + lower, N - lower, other   # (other: the last tile's rest)
     }
-    scf.for %program = first .. total step SLOTS {persistent, prefetch_rows = HALF}:
+    scf.for %program = first .. total step SLOTS {persistent, flush_rows = 1, prefetch_rows = HALF}:
         %base = ((program - first) / SLOTS) % 2 * HALF    # this program's half
         mtia.slot_wait                                    # its row has landed
+        scf.if %fits and program > first and lower < N {  # the previous program's results, from its half
+            mtia.slot_flush %kept0, HALF - %base, Q(program - SLOTS) + lower, N - lower
+        }
         scf.if %fits and program + SLOTS < total and lower < N {
-            mtia.slot_fetch %kept0, HALF - %base, P(program + SLOTS) + lower, N - lower
+            mtia.slot_fetch %kept0, HALF - %base, P(program + SLOTS) + lower, N - lower, other
         }
         scf.if %fits { for off ...: %a = mtia.slot_load %kept0, %base + (off - lower) / B; ... }
         else { the first loop as written, loading from DRAM }
         ... the later loops read %kept0 at %base + (off - lower) / B ...
+        scf.if %fits and program + SLOTS < total {        # the last loop: results into the slots read
+            for off ...: ...; mtia.slot_store %kept0, %base + (off - lower) / B, %y
+        } else { the loop as written, storing %y through Q + off + arange(0, B) }
 
 ``P(v)`` is the row's pointer computed for program ``v`` (the pure ops of the slot loop's body that give it,
 copied with the program replaced).  The DMA engine then always has the next row to move while the vector
-unit works on this one; the stores of this program queue behind it.
+unit works on this one; a program waits once, at its start, for transfers issued a whole program earlier.
+
+**Stores.**  When the loops' stores through a pointer ``Q`` are all ``tt.store(splat(Q) + (off + arange(0, B)),
+%y, mask = ... < N)`` directly in loops of the fill loop's bounds, nothing else in the slot loop reads or writes
+through ``Q``'s parameter, and no op after such a store reads the kept buffer (in its iteration, or after its
+loop in the program), a program that has a successor writes each ``%y`` into the slot it read (``mtia.slot_store``,
+in place) and the successor stores the whole row with one transfer (``mtia.slot_flush``), queued ahead of the
+fetch that next writes that half (the DMA engine runs its transfers in issue order).  The slot's last program
+stores as written: its stores run under its own compute instead of after it.  The slot loop gets
+``{flush_rows = K}``, K the loops that store so.
 
 **When.**  The slot loop (``{persistent}``) holds, directly, a loop ``for off = lower .. N step B`` (``lower``
 and ``B`` constants, ``N`` defined outside the slot loop) whose block load ``tt.load(splat(P) + (off +
@@ -275,19 +289,11 @@ def _rewrite(row: _Row) -> None:
     at = _if(top, top(O.AndIOp.get(top(O.AndIOp.get(fits, some, loc=loc)), more, loc=loc)))
     at(SlotFetchOp.get(buf, other_half, _row_pointer(row, at, nxt, row.ptr, row.ptr_slice), count, other, loc=loc))
     _version(fill, fits, lambda copy, m: _read_slots(row, copy, m, base))
-    if stores is not None:
+    if stores is not None:   # a program with a successor stores its row in place; the slot's last stores it as written
+        ahead = top(O.AndIOp.get(fits, more, loc=loc))
         for loop, store in stores[0]:
             at = loop.block.ops.index(store)
-            _version(loop, fits, lambda copy, m, at=at: _store_slots(row, copy, copy.block.ops[at], base))
-        # after the loop: the last program's row
-        after = _At(outer, outer.ops[outer.ops.index(slots) + 1], loc)
-        at = _if(after, go)
-        n = at(O.DivSIOp.get(at(O.SubIOp.get(at(O.AddIOp.get(slots.upper, at.const(-1), loc=loc)), slots.lower,
-                                              loc=loc)), slots.step, loc=loc))
-        last = at(O.AddIOp.get(slots.lower, at(O.MulIOp.get(n, slots.step, loc=loc)), loc=loc))
-        last_half = at(O.MulIOp.get(at(O.AndIOp.get(n, at.const(1), loc=loc)), at.const(half), loc=loc))
-        at(SlotFlushOp.get(buf, last_half, _row_pointer(row, at, last, q, q_slice), count, loc=loc))
-        at(SlotWaitOp.get(loc=loc))
+            _version(loop, ahead, lambda copy, m, at=at: _store_slots(row, copy, copy.block.ops[at], base))
         slots.attrs["flush_rows"] = len(stores[0])
     slots.attrs["prefetch_rows"] = half
 
