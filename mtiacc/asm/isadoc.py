@@ -78,7 +78,8 @@ def semantics(spec: InstrSpec) -> str:
         "jalr": "t = pc + 4; pc = (x[rs1] + imm) & ~1; x[rd] = t",
         "fsqrt": "f[rd] = sqrt(f[rs1])",
         "vid": "vd[i] = i",
-        "dma_wait": "stall until every DMA this PE issued is complete",
+        "dma_wait": "stall until every DMA transfer this PE issued is complete but the `inflight` issued last (omitted:"
+                    " 0, every transfer; a zero-byte transfer counts, complete at its issue)",
         "pid": "x[rd] = program id along grid axis imm (0, 1, 2)",
         "nprogs": "x[rd] = grid size along axis imm (0, 1, 2)",
     }
