@@ -105,8 +105,6 @@ class Selector:
         alone = self.leaves_local_memory_alone(op)
         if not alone:   # prefetches on either side of this op are two groups (table.py waits between them)
             lw.dma.fresh.clear()
-        if isinstance(op, control.REGION_OPS):   # its labels are reached from elsewhere (waits.py)
-            lw.dma.tail = None
         if lw.dma.pending_in and not alone:
             waits.wait(lw, "loads above complete before their data is read", self.reads_tail(op))
             lw.dma.pending_in = False
@@ -118,6 +116,8 @@ class Selector:
             lw.dma.out_values = set()
         if lw.engine.busy and self.disturbs_engine(op):
             engine.drain(lw)
+        if isinstance(op, control.REGION_OPS):   # its labels are reached from elsewhere (waits.py)
+            lw.dma.tail = None
         row = self.rows[id(op)]
         try:
             if applies(row.lower_when, op, lw.demanded):

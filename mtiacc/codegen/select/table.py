@@ -127,6 +127,9 @@ def _block_load(lw: Lowering, op: O.LoadOp) -> None:
     begin = len(lw.b.fn.items)
     if counted:   # no wait: the readers of the tiles in flight leave this one's transfers in flight
         pass
+    elif op.prefetch and (lw.dma.pending_in or lw.dma.inflight - lw.dma.fresh) and lw.dma.fresh \
+            and waits.hoist(lw, op.loc, PREFETCH_WAIT):
+        pass   # its group's counted prefetches went first: the wait went before them
     elif op.prefetch and (lw.dma.pending_in or lw.dma.inflight - lw.dma.fresh):
         # one completion barrier: the tiles in flight (needed next) are waited for before this one issues,
         # after its address arithmetic when its lowering can place the wait there (wait_before_transfers)

@@ -100,6 +100,20 @@ def count(lw: Lowering, reads_tail: bool = False) -> Optional[int]:
     return len(at)
 
 
+def hoist(lw: Lowering, loc, comment: str) -> bool:
+    """A prefetch that cannot be counted joins a group whose counted prefetches issued first: wait for every
+    transfer before them instead (where the group would have waited without counts), when nothing else moved
+    data since; True if done.  The group's blocks stay in flight, uncounted."""
+    t = lw.dma.tail
+    if t is None or count(lw) is None:
+        return False
+    lw.b.fn.items.insert(t.start, MInstr("mtia.dma.wait", [], loc, comment))
+    lw.dma.inflight &= t.values
+    lw.dma.pending_in = False
+    lw.dma.tail = None
+    return True
+
+
 def wait(lw: Lowering, comment: str, reads_tail: bool = False) -> None:
     """Wait before a reader of blocks in flight: for all but the tail's transfers when it can, else all."""
     n = count(lw, reads_tail)
