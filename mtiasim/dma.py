@@ -9,7 +9,10 @@ Model (numbers in the machine YAML):
   shares; ``available_L`` is the level's bandwidth minus what earlier-scheduled transfers already use then).  The
   share changes only at events (a transfer starts or ends), so the schedule is computed exactly, interval by
   interval.  By construction no level ever moves more than its bandwidth in any interval.
-- A transfer completes (``mtia.dma.wait`` returns) the level's latency after its last byte moves.
+- A transfer completes the level's latency after its last byte moves.  ``mtia.dma.wait N`` returns when every
+  transfer the PE issued has completed but the ``N`` issued last (``N`` = 0: every transfer).  A transfer of zero
+  bytes moves nothing and completes at its issue, but counts as issued: each transfer carries its issue number
+  (``seq``), and a PE keeps the running maximum of its completions in issue order (:class:`Issued`).
 
 Transfers are *recorded* at issue (with their ready time) and *scheduled* in batches: when a program waits, when a
 command queue is full, and at the end of the wave.  A batch is every transfer recorded so far by any program of
@@ -125,6 +128,40 @@ class Timeline:
         return t
 
 
+class Issued:
+    """One PE's (or, while uniform, every PE's) transfers in issue order, for ``mtia.dma.wait N``: how many were
+    issued (``count``, zero-byte ones too), and for the scheduled ones their issue numbers (``seqs``, increasing)
+    and the running maximum of their completions (``upto``); the oldest are folded into ``retired``."""
+
+    KEEP = 2048      # more than the largest count a wait can leave in flight (0..2047)
+
+    __slots__ = ("count", "seqs", "upto", "retired")
+
+    def __init__(self):
+        self.count = 0
+        self.seqs: List[int] = []
+        self.upto: List[float] = []
+        self.retired = 0.0
+
+    def copy(self) -> "Issued":
+        c = Issued()
+        c.count, c.seqs, c.upto, c.retired = self.count, list(self.seqs), list(self.upto), self.retired
+        return c
+
+    def complete(self, seq: int, c: float):
+        upto = self.upto
+        self.seqs.append(seq)
+        upto.append(max(upto[-1], c) if upto else max(self.retired, c))
+        if len(upto) > 2 * self.KEEP:
+            self.retired = upto[self.KEEP - 1]
+            del self.seqs[:self.KEEP], upto[:self.KEEP]
+
+    def done_but(self, n: int) -> float:
+        """When every transfer but the ``n`` issued last has completed (all scheduled)."""
+        i = bisect_left(self.seqs, self.count - n) - 1
+        return self.upto[i] if i >= 0 else self.retired
+
+
 class DmaSystem:
     def __init__(self, cfg, P: int):
         self.P = P
@@ -144,12 +181,13 @@ class DmaSystem:
             tl.reset()
         self.uniform = True
         # uniform state (every PE the same)
-        self.u_pend: List[Tuple[float, int, int]] = []      # (ready, bytes per PE, level)
+        self.u_pend: List[Tuple[float, int, int, int]] = []      # (ready, bytes per PE, level, issue number)
         self.u_free = 0.0
         self.u_comps: List[float] = []                      # completions of the last max_out transfers
         self.u_last = 0.0
         self.u_busy = 0.0
         self.u_bytes = [0, 0]
+        self.u_issued = Issued()
         # per-PE state
         self.pend: List[List[Tuple[float, int, int]]] = [[] for _ in range(P)]
         self.free = np.zeros(P)
@@ -157,6 +195,7 @@ class DmaSystem:
         self.last = np.zeros(P)
         self.busy = np.zeros(P)
         self.bytes = np.zeros((2, P), np.int64)
+        self.issued = [Issued() for _ in range(P)]
         self.n_transfers = 0
 
     # ---------------------------------------------------------------------------------------------------------
@@ -173,6 +212,7 @@ class DmaSystem:
         self.bytes[0] += self.u_bytes[0] // P
         self.bytes[1] += self.u_bytes[1] // P
         self.u_bytes = [0, 0]
+        self.issued = [self.u_issued.copy() for _ in range(P)]
         if self.trace is not None:
             self.trace = self._expand_trace()
 
@@ -215,18 +255,22 @@ class DmaSystem:
         return out
 
     def add_uniform(self, t_issue: float, nbytes: int, level: int):
+        iss = self.u_issued
+        iss.count += 1
         if nbytes <= 0:
             return
-        self.u_pend.append((t_issue + self.setup, nbytes, level))
+        self.u_pend.append((t_issue + self.setup, nbytes, level, iss.count - 1))
         self.u_bytes[level] += nbytes * self.P
         self.n_transfers += self.P
 
     def add(self, slots, t_issue, nbytes, levels):
         setup = self.setup
         for p, t, n, lv in zip(slots, t_issue, nbytes, levels):
+            iss = self.issued[p]
+            iss.count += 1
             if n <= 0:
                 continue
-            self.pend[p].append((t + setup, n, lv))
+            self.pend[p].append((t + setup, n, lv, iss.count - 1))
             self.bytes[lv, p] += n
             self.n_transfers += 1
 
@@ -244,11 +288,13 @@ class DmaSystem:
         P = self.P
         free = self.u_free
         comps = self.u_comps
-        for ready, n, lv in self.u_pend:
+        iss = self.u_issued
+        for ready, n, lv, seq in self.u_pend:
             start = max(ready, free)
             end = self.lines[lv].transfer(start, n * P, self.port * P)
             c = end + self.lat[lv]
             comps.append(c)
+            iss.complete(seq, c)
             if c > self.u_last:
                 self.u_last = c
             self.u_busy += end - start
@@ -274,7 +320,7 @@ class DmaSystem:
             for p in range(P):
                 if p in rem or heads[p] >= len(pend[p]):
                     continue
-                ready, n, lv = pend[p][heads[p]]
+                ready, n, lv, _seq = pend[p][heads[p]]
                 r = max(ready, free[p])
                 if r <= t + _EPS:
                     rem[p] = [float(n), lv, t]
@@ -316,6 +362,7 @@ class DmaSystem:
                 c = nxt + lat[lv]
                 self.comps[p].append(c)
                 del self.comps[p][:-self.max_out]
+                self.issued[p].complete(pend[p][heads[p]][3], c)
                 if c > self.last[p]:
                     self.last[p] = c
                 self.busy[p] += nxt - start
@@ -334,6 +381,16 @@ class DmaSystem:
         """Each PE's last completion (a scalar while uniform)."""
         self.resolve()
         return self.u_last if self.uniform else self.last
+
+    def done_but(self, n: int):
+        """When each PE's transfers but the ``n`` it issued last have completed (``mtia.dma.wait n``; a scalar
+        while uniform)."""
+        if n == 0:
+            return self.last_completion()
+        self.resolve()
+        if self.uniform:
+            return self.u_issued.done_but(n)
+        return np.array([iss.done_but(n) for iss in self.issued])
 
     def bytes_by_pe(self) -> np.ndarray:
         """``[2, P]`` bytes moved per level per PE in this wave."""

@@ -129,7 +129,7 @@ class TimingModel:
         if fam == "dma":
             return self._bind_dma(d, m, issue, xs)
         if fam == "dma_wait":
-            return self._bind_wait(m, issue)
+            return self._bind_wait(m, issue, int(d.imm))
         if fam == "dpe":
             return self._bind_dpe(d, m, issue, xs)
         if fam == "dpe_wait":
@@ -338,19 +338,20 @@ class TimingModel:
             cyc[g] = t2 + issue
         return tm
 
-    def _bind_wait(self, m, issue):
+    def _bind_wait(self, m, issue, keep):
+        """``mtia.dma.wait keep``: until every transfer but the ``keep`` issued last has completed."""
         ts, cyc, acc, dma = m.ts, m.cyc, m.acc, m.dma
         tacc = ts.acc
 
         def tm(g):
             if ts.on and g.__class__ is slice:
                 c = ts.cyc
-                t = max(c, dma.last_completion())
+                t = max(c, dma.done_but(keep))
                 tacc["dma"] += t - c
                 ts.cyc = t + issue
                 return
             ts.materialize()
-            last = dma.last_completion()
+            last = dma.done_but(keep)
             c = cyc[g]
             t = np.maximum(c, last[g])
             acc["dma"][g] += t - c

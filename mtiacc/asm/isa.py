@@ -472,8 +472,10 @@ MTIA = [
       funct3=0, funct7=0),
     _("mtia.dma.out", "R", "xd:r, xs1, xs2", "DMA", "dma out", unit="dma", effects="dma load", opcode=CUSTOM_0,
       funct3=0, funct7=1),
-    _("mtia.dma.wait", "I", "", "DMA", "dma_wait wait", unit="dma", effects="dma", opcode=CUSTOM_0, funct3=1,
-      rd=0, rs1=0, imm12=0),
+    # stall until every transfer this PE issued has completed but the `inflight` issued last (omitted: 0, all);
+    # a transfer of zero bytes counts, complete at its issue
+    _("mtia.dma.wait", "I", "inflight", "DMA", "dma_wait wait", unit="dma", effects="dma", opcode=CUSTOM_0,
+      funct3=1, rd=0, rs1=0),
     _("mtia.pid", "I", "xd, axis", "Custom", "pid pid", unit="custom", opcode=CUSTOM_0, funct3=2, rs1=0),
     _("mtia.nprogs", "I", "xd, axis", "Custom", "nprogs nprogs", unit="custom", opcode=CUSTOM_0, funct3=3, rs1=0),
     # debugging: imm indexes meta["strings"]; x[rs1] is the local address of a table of 8-byte value addresses

@@ -312,6 +312,19 @@ class Imm(Kind):
         return {self.attr: (self.lo, self.hi, self.align)}
 
 
+class OptionalImm(Imm):
+    """An immediate that may be left out: omitted it is 0, and 0 is not printed (``mtia.dma.wait`` is
+    ``mtia.dma.wait 0``)."""
+
+    optional = True
+
+    def default(self):
+        return {self.attr: 0}
+
+    def format(self, vals, fctx):
+        return "" if vals[self.attr] == 0 else super().format(vals, fctx)
+
+
 class UpperImm(Imm):
     """``lui``/``auipc``: written as the 20-bit field (0..0xfffff), decoded as that value << 12, sign-extended."""
 
@@ -674,5 +687,7 @@ KINDS: Dict[str, Kind] = {
     "rm": RoundingMode(),
     "axis": Imm("imm", "axis", _I12, 12, False, lo=0, hi=2),
     "creg": Imm("imm", "creg", _I12, 12, False, lo=0, hi=7),
+    # mtia.dma.wait's count: how many of the transfers issued last may stay in flight (omitted: none)
+    "inflight": OptionalImm("imm", "inflight", _I12, 12, False, hi=2047),
     "imm64": LiImm(),
 }

@@ -118,6 +118,8 @@ class DmaState:
     # in a loop whose stores wait for each other (control.py ``deferred_store``): the stored blocks whose transfer
     # may be in flight (their buffers are written again only after a wait); None elsewhere
     out_values: Optional[Set[int]] = None
+    # the prefetches issued last, which a counted ``mtia.dma.wait N`` leaves in flight (select/waits.py)
+    tail: Optional[object] = None
 
 
 @dataclasses.dataclass(eq=False)

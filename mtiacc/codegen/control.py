@@ -365,7 +365,10 @@ def lower_for(lw: Lowering, op: ForOp) -> None:
         if swap is not None:
             b("xor", swap[0], swap[0], b.li(swap[1]), comment="the other buffer of the stored block")
         engine.loop_bottom(lw, top)
-        if _stores_inside(op) and last is None:
+        # in a pipelined loop the first op of the next trip that touches local memory waits (pending_in below):
+        # for every transfer but the prefetches issued before it (select/waits.py), so for these stores too; the
+        # prefetches issued before that wait land after the stores read their bytes (transfers run in issue order)
+        if _stores_inside(op) and last is None and not op.pipeline:
             b("mtia.dma.wait", comment="this iteration's stores complete before the next")
     lw.dma.out_values = outer
     if op.pipeline:

@@ -75,6 +75,19 @@ def test_rounding_mode_is_optional_and_defaults_to_dyn():
     assert words("fcvt.w.s a0, fa0, rtz") == [encode("fcvt.w.s", rd=10, rs1=10, rm=1)]
 
 
+def test_dma_wait_count_is_optional_and_round_trips():
+    """`mtia.dma.wait N` leaves the N transfers issued last in flight; omitted, N is 0 (every transfer): the
+    encoding of the plain wait is unchanged, and it prints without the count."""
+    from mtiacc.asm.disasm import instruction_text
+    assert words("mtia.dma.wait") == words("mtia.dma.wait 0") == [0x0000100B]
+    assert words("mtia.dma.wait 2") == [0x0020100B] and words("mtia.dma.wait 2047") == [0x7FF0100B]
+    for text in ("mtia.dma.wait", "mtia.dma.wait 2", "mtia.dma.wait 2047"):
+        (d,) = decode_all(assemble(text).code)
+        assert instruction_text(d) == text
+    with pytest.raises(AsmError, match="immediate 2048 out of range 0..2047"):
+        assemble("  mtia.dma.wait 2048")
+
+
 def _err(text):
     with pytest.raises(AsmError) as info:
         assemble(text, "kernel.s")

@@ -61,6 +61,25 @@ def test_wait_stays_when_an_outbound_transfer_is_pending():
     assert text(fn).count("mtia.dma.wait") == 2
 
 
+def test_a_counted_wait_covers_an_earlier_wait_only_when_it_leaves_no_more_in_flight():
+    # wait; in; wait 1: the later one leaves only that transfer in flight, so the first goes
+    fn = fn_of(("mtia.dma.in", "a0", "a1", "a2"), ("mtia.dma.wait",), ("mtia.dma.in", "a4", "a5", "a2"),
+               ("mtia.dma.wait", 1), ("ret",))
+    peephole_function(fn)
+    assert [t for t in text(fn) if t.startswith("mtia.dma.wait")] == ["mtia.dma.wait 1"]
+    # wait; in; wait 2: the later one may leave the first transfer in flight, so both stay
+    fn = fn_of(("mtia.dma.in", "a0", "a1", "a2"), ("mtia.dma.wait",), ("mtia.dma.in", "a4", "a5", "a2"),
+               ("mtia.dma.wait", 2), ("ret",))
+    peephole_function(fn)
+    assert [t for t in text(fn) if t.startswith("mtia.dma.wait")] == ["mtia.dma.wait", "mtia.dma.wait 2"]
+    # an outbound transfer before a counted wait may still be in flight after it: the next wait stays
+    fn = fn_of(("mtia.dma.out", "a0", "a1", "a2"), ("mtia.dma.in", "a3", "a1", "a2"), ("mtia.dma.wait", 1),
+               ("mtia.dma.wait",), ("mtia.dma.in", "a4", "a5", "a2"), ("mtia.dma.wait",), ("ret",))
+    peephole_function(fn)
+    assert [t for t in text(fn) if t.startswith("mtia.dma.wait")] == ["mtia.dma.wait 1", "mtia.dma.wait",
+                                                                      "mtia.dma.wait"]
+
+
 def test_2d_transfers_and_their_configuration_in_the_wait_rule():
     # in2d is inbound like in (and cfg touches no memory): the first wait goes; out2d keeps it
     fn = fn_of(("mtia.dma.cfg", "a3", 0), ("mtia.dma.in2d", "a0", "a1", "a2"), ("mtia.dma.wait",),

@@ -129,6 +129,40 @@ def test_sram_placement_uses_sram_bandwidth():
     assert d.cycles > 5 * s.cycles
 
 
+COUNTED = """
+kernel:
+    ld s0, 0(zero)
+    li t1, 65536
+    li t2, {second}
+    li a1, 8192
+    mtia.dma.in a1, s0, t1
+    {issue}
+    {wait}
+    ret
+"""
+
+
+def counted_stall(issue, wait, second=64, programs=1):
+    _, s = cycles(COUNTED.format(issue=issue, wait=wait, second=second), grid=(programs,),
+                  inputs={"A": np.zeros(65536, np.uint8)}, params=[P("A", "*u8")])
+    return s.stalls()["dma_wait"]
+
+
+def test_a_counted_dma_wait_leaves_the_transfers_issued_last_in_flight():
+    issue_cost = CFG.timing["DMA"][0]
+    big = counted_stall("", "mtia.dma.wait")
+    assert big > LAT_DRAM
+    second = "mtia.dma.in zero, s0, t2"
+    # `wait 1` after the 64 KB transfer and a small one: the 64 KB one only (one issue later than alone)
+    waited = counted_stall(second, "mtia.dma.wait 1")
+    assert waited == pytest.approx(big - issue_cost)
+    assert counted_stall(second, "mtia.dma.wait") > waited    # every transfer: the small one after it too
+    assert counted_stall(second, "mtia.dma.wait 2") == 0 == counted_stall("", "mtia.dma.wait 1")
+    # a transfer of zero bytes counts as issued: `wait 1` still waits for the one before it
+    assert counted_stall(second, "mtia.dma.wait 1", second=0) == pytest.approx(big - issue_cost)
+    assert counted_stall(second, "mtia.dma.wait 2", second=0) == 0
+
+
 SOME = """
 kernel:
     ld s0, 0(zero)
@@ -209,6 +243,8 @@ def test_scalar_fast_path_agrees_with_the_per_program_arrays(monkeypatch):
         (loop(50), (64,), {}, None),
         (DMA.format(before="mtia.dma.wait", after="", work="addi a0, a0, 1"), (8,),
          {"A": np.zeros(8 * 65536, np.uint8)}, [P("A", "*u8")]),
+        (COUNTED.format(issue="mtia.dma.in zero, s0, t2", wait="mtia.dma.wait 1", second=64), (8,),
+         {"A": np.zeros(65536, np.uint8)}, [P("A", "*u8")]),
         ("kernel:\n    li t0, 100\n    vsetvli t1, t0, e32, m8, ta, ma\n    vadd.vv v8, v16, v24\n"
          "    vfmul.vv v16, v8, v8\n    vredsum.vs v1, v8, v16\n    vmv.x.s a0, v1\n    add a1, a0, a0\n    ret\n",
          (3,), {}, None),

@@ -13,7 +13,8 @@ The rules, each a small function over the instruction list:
 * ``mtia.dma.wait`` goes when every path from it reaches another wait before anything reads or
   writes memory, and the transfers it would wait for are all inbound (``mtia.dma.in`` / ``in2d``): the
   later wait covers them, and the transfers issued in between now overlap with the earlier ones
-  (``mtia.dma.cfg`` in between touches no memory).
+  (``mtia.dma.cfg`` in between touches no memory).  A counted later wait (``mtia.dma.wait N``) covers it
+  only when it leaves in flight no more than this one did plus the transfers issued between them.
 """
 from __future__ import annotations
 
@@ -183,6 +184,11 @@ def _reads_or_writes_memory(it: MInstr) -> bool:
     return e.barrier or "MEM" in e.uses or "MEM" in e.defs
 
 
+def _kept(wait: MInstr) -> int:
+    """How many of the transfers issued last ``mtia.dma.wait`` leaves in flight (its operand; 0: none)."""
+    return int(wait.args[0]) if wait.args else 0
+
+
 def drop_covered_dma_waits(items: List) -> bool:
     labels_at = {it.label.name: i for i, it in enumerate(items) if isinstance(it, LabelDef)}
     for w, it in enumerate(items):
@@ -198,6 +204,8 @@ def drop_covered_dma_waits(items: List) -> bool:
                     break
                 continue
             if prev.op == "mtia.dma.wait":
+                if _kept(prev):    # a counted wait: the transfers before it may be in flight still
+                    continue
                 break
             if prev.op in _OUTBOUND:
                 ok = False
@@ -209,6 +217,12 @@ def drop_covered_dma_waits(items: List) -> bool:
         nxt_wait = next((k for k in range(w + 1, len(items))
                          if isinstance(items[k], MInstr) and items[k].op == "mtia.dma.wait"), None)
         if nxt_wait is None:
+            continue
+        # the later wait leaves in flight no more of what this one waits for: at most this one's count plus the
+        # inbound transfers issued between them
+        issued = sum(1 for k in range(w + 1, nxt_wait)
+                     if isinstance(items[k], MInstr) and items[k].op in ("mtia.dma.in", "mtia.dma.in2d"))
+        if _kept(items[nxt_wait]) > _kept(it) + issued:
             continue
         for k in range(w + 1, nxt_wait):
             nxt = items[k]

@@ -19,6 +19,7 @@ from mtiacc.codegen.machine.mir import Mem
 from mtiacc.codegen import control
 from mtiacc.codegen.memory import atomics, kept
 from mtiacc.codegen.matrix import engine, mlu
+from mtiacc.codegen.select import waits
 from mtiacc.codegen.select.table import Pattern, applies, pattern_for
 from mtiacc.codegen.tensor import ndblocks
 from mtiacc.diagnostics import CompileError
@@ -106,18 +107,18 @@ class Selector:
         if not alone:   # prefetches on either side of this op are two groups (table.py waits between them)
             lw.dma.fresh.clear()
         if lw.dma.pending_in and not alone:
-            lw.b("mtia.dma.wait", comment="loads above complete before their data is read")
+            waits.wait(lw, "loads above complete before their data is read", self.reads_tail(op))
             lw.dma.pending_in = False
-            lw.dma.inflight.clear()
         elif lw.dma.inflight and self.reads_inflight(op):
-            lw.b("mtia.dma.wait", comment="the prefetched tiles complete before their data is read")
-            lw.dma.inflight.clear()
+            waits.wait(lw, "the prefetched tiles complete before their data is read", self.reads_tail(op))
             lw.dma.fresh.clear()
         if lw.dma.out_values and any(id(r) in lw.dma.out_values for r in op.results):
             lw.b("mtia.dma.wait", comment="the store of this block's last value completes before it is written")
             lw.dma.out_values = set()
         if lw.engine.busy and self.disturbs_engine(op):
             engine.drain(lw)
+        if isinstance(op, control.REGION_OPS):   # its labels are reached from elsewhere (waits.py)
+            lw.dma.tail = None
         row = self.rows[id(op)]
         try:
             if applies(row.lower_when, op, lw.demanded):
@@ -127,12 +128,20 @@ class Selector:
             if e.loc is None:
                 e.loc = op.loc
             raise
+        if isinstance(op, control.REGION_OPS):
+            lw.dma.tail = None
         self.release(op)
 
     def reads_inflight(self, op: Operation) -> bool:
         """Whether ``op`` (or an op in its regions, which may not run) reads a prefetched block in flight."""
         inflight = self.lw.dma.inflight   # any use: a value computed from one may be read lazily, later
         return any(id(v) in inflight for nested in op.walk() for v in nested.operands)
+
+    def reads_tail(self, op: Operation) -> bool:
+        """Whether ``op`` (or an op in its regions) reads a block whose transfers a counted wait leaves in
+        flight."""
+        tail = self.lw.dma.tail
+        return tail is not None and any(id(v) in tail.values for nested in op.walk() for v in nested.operands)
 
     def leaves_local_memory_alone(self, op: Operation) -> bool:
         """True for ops that neither read local memory nor branch: block loads (their DMA transfers

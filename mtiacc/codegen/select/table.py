@@ -32,7 +32,7 @@ from mtiacc.codegen.context import SCALAR_BACKED, Lowering
 from mtiacc.codegen import mathlib
 from mtiacc.codegen import control
 from mtiacc.codegen import matrix
-from mtiacc.codegen.select import debug
+from mtiacc.codegen.select import debug, waits
 from mtiacc.codegen.tensor import fused, join_split, ndblocks, reduce, reduce_region, scan, sort
 from mtiacc.codegen.vector import blocks
 from mtiacc.codegen.vector.vloop import Src
@@ -123,7 +123,14 @@ def _block_load(lw: Lowering, op: O.LoadOp) -> None:
     _check_rank(op)
     _volatile_fence(lw, op)
     start = None
-    if op.prefetch and (lw.dma.pending_in or lw.dma.inflight - lw.dma.fresh):
+    counted = op.prefetch and waits.countable(op)
+    begin = len(lw.b.fn.items)
+    if counted:   # no wait: the readers of the tiles in flight leave this one's transfers in flight
+        pass
+    elif op.prefetch and (lw.dma.pending_in or lw.dma.inflight - lw.dma.fresh) and lw.dma.fresh \
+            and waits.hoist(lw, op.loc, PREFETCH_WAIT):
+        pass   # its group's counted prefetches went first: the wait went before them
+    elif op.prefetch and (lw.dma.pending_in or lw.dma.inflight - lw.dma.fresh):
         # one completion barrier: the tiles in flight (needed next) are waited for before this one issues,
         # after its address arithmetic when its lowering can place the wait there (wait_before_transfers)
         start = len(lw.b.fn.items)
@@ -136,15 +143,26 @@ def _block_load(lw: Lowering, op: O.LoadOp) -> None:
     if home is not None:   # straight into the carried block it becomes: no copy at the yield
         lw.homes.placed[id(op.result)] = home
         lw.keep.add(id(op.result))
+    guard = None
     if op.guard is not None:   # a prefetch past the loop's end moves nothing
         skip, scope = lw.b.new_label("noprefetch"), lw.homes.scope
-        lw.b("beqz", lw.get(op.guard), skip)
+        guard = lw.b("beqz", lw.get(op.guard), skip)
         lw.homes.scope = scope + (op,)   # constants set up inside are not reused after it
         memory.lower_load(lw, op)
         lw.homes.scope = scope
-        lw.b.label(skip)
+        if counted:   # skipped, it leaves the count of transfers in flight unknown: wait for all of them
+            done = lw.b.new_label("prefetched")
+            lw.b("j", done)
+            lw.b.label(skip)
+            lw.b("mtia.dma.wait", comment="no prefetch: every transfer completes")
+            lw.b.label(done)
+        else:
+            lw.b.label(skip)
     else:
         memory.lower_load(lw, op)
+    if counted:
+        waits.issue_every_transfer(lw.b.fn.items, begin)
+        waits.add_to_tail(lw, op, begin, guard)
     if start is not None and lw.dma.wait_at_issue:
         lw.dma.wait_at_issue = False
         lw.b.fn.items.insert(start, MInstr("mtia.dma.wait", [], op.loc, PREFETCH_WAIT))

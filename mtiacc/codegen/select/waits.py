@@ -1,0 +1,126 @@
+"""Counted DMA waits: a pipelined loop's next tiles stay in flight while it waits for this tile's.
+
+``mtia.dma.wait N`` returns once every transfer of the PE has completed but the ``N`` issued last.  A prefetch
+(``pipeline-loads``) issues the next tile's transfers first; the readers of the tiles issued before then wait
+with ``N`` = the prefetches' transfers (the *tail*), so the DMA queue never drains between tiles.
+
+The count is exact on every path or no count is used:
+
+* a prefetch's transfers issue on every path through its code: a transfer of zero bytes (a masked-off tile) is
+  issued rather than branched around (it counts, complete at once), and a prefetch past the loop's end (its
+  ``guard`` false) waits for everything instead (``mtia.dma.wait``: the count after it is then moot);
+* a reader's wait counts the tail's transfers only when nothing else moved data since the tail began (no other
+  transfer in the code between, no branch skipping a transfer, no label reached from outside) and it reads no
+  block of the tail; otherwise it waits for every transfer, as before.
+
+A tail lives within one block of the IR: it ends at a region op (``scf.for`` / ``scf.if`` / ``scf.while``), whose
+labels are reached from elsewhere.  State: ``lw.dma.tail``.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import List, Optional, Set
+
+from mtiacc.codegen.context import Lowering
+from mtiacc.codegen.machine.mir import LabelDef, MInstr
+
+TRANSFERS = ("mtia.dma.in", "mtia.dma.out", "mtia.dma.in2d", "mtia.dma.out2d")
+
+
+@dataclasses.dataclass(eq=False)
+class Tail:
+    start: int                                              # the index in the function's items where it began
+    values: Set[int] = dataclasses.field(default_factory=set)       # id() of the prefetched blocks
+    transfers: Set[int] = dataclasses.field(default_factory=set)    # id() of their transfer instructions
+    guards: Set[int] = dataclasses.field(default_factory=set)       # id() of guard branches (barrier when taken)
+
+
+def countable(op) -> bool:
+    """A prefetch whose lowering issues a fixed number of transfers: one contiguous block."""
+    return op.attrs.get("access") == "contiguous"
+
+
+def issue_every_transfer(items: List, start: int) -> None:
+    """In ``items[start:]`` (one load's code), ``beqz nbytes, L; transfer; L:`` becomes ``transfer``: a zero-byte
+    transfer issues and counts instead of being skipped."""
+    i = start
+    while i + 2 < len(items):
+        br, tr, lab = items[i], items[i + 1], items[i + 2]
+        if isinstance(br, MInstr) and br.op == "beqz" and isinstance(tr, MInstr) and tr.op in TRANSFERS \
+                and isinstance(lab, LabelDef) and lab.label == br.target and br.args[0] == tr.args[2] \
+                and not any(isinstance(x, MInstr) and x.target == lab.label and x is not br for x in items):
+            del items[i + 2], items[i]
+        i += 1
+
+
+def add_to_tail(lw: Lowering, op, start: int, guard: Optional[MInstr]) -> None:
+    """Record prefetch ``op``, lowered at ``items[start:]``, in the tail (a new one when its group is new)."""
+    t = lw.dma.tail
+    if t is None or not lw.dma.fresh:
+        t = lw.dma.tail = Tail(start)
+    t.values.add(id(op.result))
+    t.transfers.update(id(x) for x in lw.b.fn.items[start:] if isinstance(x, MInstr) and x.op in TRANSFERS)
+    if guard is not None:
+        t.guards.add(id(guard))
+
+
+def count(lw: Lowering, reads_tail: bool = False) -> Optional[int]:
+    """How many transfers a wait before a reader may leave in flight: the tail's, when exact (module
+    docstring); None: wait for every transfer."""
+    t = lw.dma.tail
+    if t is None or reads_tail:
+        return None
+    items = lw.b.fn.items
+    region = items[t.start:]
+    labels = {it.label.name: i for i, it in enumerate(region) if isinstance(it, LabelDef)}
+    at = []
+    for i, it in enumerate(region):
+        if isinstance(it, MInstr) and it.op in TRANSFERS:
+            if id(it) not in t.transfers:
+                return None
+            at.append(i)
+    reached = set()
+    for i, it in enumerate(region):
+        if not isinstance(it, MInstr) or it.target is None:
+            continue
+        j = labels.get(it.target.name)
+        if j is None:
+            return None          # leaves the region (a call, a jump out)
+        reached.add(it.target.name)
+        if id(it) in t.guards:
+            continue
+        lo, hi = min(i, j), max(i, j)
+        if any(lo <= k <= hi for k in at):
+            return None          # may skip a transfer, or issue it more than once
+    if set(labels) - reached:
+        return None              # a label only reached from elsewhere (a loop's back-edge, later)
+    for it in items[:t.start]:
+        if isinstance(it, MInstr) and it.target is not None and it.target.name in labels:
+            return None
+    return len(at)
+
+
+def hoist(lw: Lowering, loc, comment: str) -> bool:
+    """A prefetch that cannot be counted joins a group whose counted prefetches issued first: wait for every
+    transfer before them instead (where the group would have waited without counts), when nothing else moved
+    data since; True if done.  The group's blocks stay in flight, uncounted."""
+    t = lw.dma.tail
+    if t is None or count(lw) is None:
+        return False
+    lw.b.fn.items.insert(t.start, MInstr("mtia.dma.wait", [], loc, comment))
+    lw.dma.inflight &= t.values
+    lw.dma.pending_in = False
+    lw.dma.tail = None
+    return True
+
+
+def wait(lw: Lowering, comment: str, reads_tail: bool = False) -> None:
+    """Wait before a reader of blocks in flight: for all but the tail's transfers when it can, else all."""
+    n = count(lw, reads_tail)
+    if n:
+        lw.b("mtia.dma.wait", n, comment=f"{comment} (the {n} transfers issued since stay in flight)")
+        lw.dma.inflight &= lw.dma.tail.values
+    else:
+        lw.b("mtia.dma.wait", comment=comment)
+        lw.dma.inflight.clear()
+        lw.dma.tail = None
