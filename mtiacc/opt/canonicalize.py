@@ -12,6 +12,10 @@
   never decreases, so the compare splits the i32 range at one point, found by bisection over the exact fp32
   arithmetic (numpy's).  Dropout's ``tl.rand(seed, offs) > p`` then compares the random word without converting
   it (two vector instructions a element fewer), bit for bit the same decision.
+* Folded compares: ``(x ^ (x >> 31)) > t`` (an i32 ``x``, an arithmetic shift, ``0 <= t`` and ``2t + 2 < 2^31``;
+  ``>=``, ``<``, ``<=`` as ``> t'`` or its negation) holds for ``x`` in ``[t + 1, 2^31)`` and ``[-2^31, -t - 2]``,
+  which ``x + t + 1`` (wrapping) maps onto the unsigned ``[2t + 2, 2^32)``: ``x + (t + 1) >u 2t + 1``, an add and a
+  compare instead of a shift, an xor and a compare (``uint_to_uniform_float``'s fold, after the scaled compare).
 * Dots: ``acc + tt.dot(a, b, 0)``, the dot used only there, is ``tt.dot(a, b, acc)`` (Triton's combine
   pass does the same: ``acc += tl.dot(a, b)`` accumulates in place).
 
@@ -252,8 +256,41 @@ def scaled_compare(rw: Rewriter, op: Operation) -> bool:
     return False
 
 
+def _folded(v: Value) -> Optional[Value]:
+    """``x`` when ``v`` is ``x ^ (x >> 31)`` on i32 (an arithmetic shift), else None."""
+    op = getattr(v, "op", None)
+    if not isinstance(op, O.XOrIOp) or v.type.element_type != i32:
+        return None
+    for x, sh in ((op.lhs, op.rhs), (op.rhs, op.lhs)):
+        s = getattr(sh, "op", None)
+        if isinstance(s, O.ShRSIOp) and s.lhs is x and _splat_constant(s.rhs) == 31:
+            return x
+    return None
+
+
+# predicate -> (how much t moves to make it ``> t``, whether the result is the negation)
+_FOLDED = {"sgt": (0, False), "sge": (-1, False), "sle": (0, True), "slt": (-1, True)}
+
+
+def folded_compare(rw: Rewriter, op: Operation) -> bool:
+    """``cmpi(x ^ (x >> 31), t)`` -> ``cmpi(x + (t + 1), 2t + 1)`` unsigned (the module docstring)."""
+    if not isinstance(op, O.CmpIOp) or isinstance(op, O.CmpFOp) or op.predicate not in _FOLDED:
+        return False
+    x, t = _folded(op.lhs), _splat_constant(op.rhs)
+    if x is None or not isinstance(t, int) or isinstance(t, bool):
+        return False
+    shift, negate = _FOLDED[op.predicate]
+    t += shift
+    if t < 0 or 2 * t + 2 >= 1 << 31:
+        return False
+    moved = O.AddIOp.get(x, rw.constant(t + 1, x.type, op), loc=op.loc)
+    op.parent.insert_before(op, moved)
+    rw.replace_with_op(op, O.CmpIOp.get("ule" if negate else "ugt", moved.result, rw.constant(2 * t + 1, x.type, op)))
+    return True
+
+
 PATTERNS: List[Callable[[Rewriter, Operation], bool]] = [fold, identities, masks, constant_if, dot_accumulate,
-                                                         scaled_compare]
+                                                         scaled_compare, folded_compare]
 
 
 def canonicalize_block(block: Block, max_iterations: int) -> None:

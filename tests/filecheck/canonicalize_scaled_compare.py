@@ -5,6 +5,9 @@
 # a scale that is not positive, or a compare that holds for every i32, is left alone.
 # RUN: mtiacc-ir %s -O1 --kernel=keep --signature='*i32,*i32' | filecheck %s
 # RUN: mtiacc-ir %s -O1 --kernel=left --signature='*i32,*i32' | filecheck %s --check-prefix=LEFT
+# The folded word of uint_to_uniform_float (`x ^ (x >> 31)`, never negative) against a threshold t is an add and
+# an unsigned compare: `x + (t + 1) >u 2t + 1` (tl.rand > 0.1: t = 214748392).
+# RUN: mtiacc-ir %s -O1 --kernel=rand_keep --signature='*i32' -D P=0.1 | filecheck %s --check-prefix=FOLD
 import triton
 import triton.language as tl
 
@@ -23,6 +26,11 @@ def left(X, Y):
     x = tl.load(X + offs).to(tl.float32)
     tl.store(Y + offs, (x * -2.0 > 1.0).to(tl.int32) + 2 * (x * 4.6566127342e-10 > -3.0).to(tl.int32))
 
+@triton.jit
+def rand_keep(Y, P: tl.constexpr):
+    offs = tl.arange(0, 64)
+    tl.store(Y + offs, (tl.rand(7, offs) > P).to(tl.int32))
+
 # CHECK-LABEL: sym_name = "keep"
 # CHECK-DAG: "arith.constant"() {value = 214748392} : () -> tensor<64xi32>
 # CHECK-DAG: "arith.constant"() {value = 1073741889} : () -> tensor<64xi32>
@@ -39,3 +47,11 @@ def left(X, Y):
 # LEFT-LABEL: sym_name = "left"
 # LEFT: "arith.cmpf"
 # LEFT: "arith.cmpf"
+
+# FOLD-LABEL: sym_name = "rand_keep"
+# FOLD-NOT: "arith.sitofp"
+# FOLD-NOT: "arith.shrsi"
+# FOLD: [[T1:%[0-9]+]] = "arith.constant"() {value = 214748393} : () -> tensor<64xi32>
+# FOLD: [[M:%[0-9]+]] = "arith.addi"({{%[0-9]+}}, [[T1]])
+# FOLD: [[T2:%[0-9]+]] = "arith.constant"() {value = 429496785} : () -> tensor<64xi32>
+# FOLD: "arith.cmpi"([[M]], [[T2]]) {predicate = "ugt"}
