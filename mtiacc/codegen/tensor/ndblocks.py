@@ -33,9 +33,6 @@ def is_alias(op) -> bool:
         return True
     if isinstance(op, (ExpandDimsOp, ReshapeOp)):
         return op.result.type.is_block() and op.src.type.is_block()
-    if isinstance(op, O.BitcastOp):   # the same bits under another type of the same width
-        return op.result.type.is_block() and op.src.type.is_block() and not op.src.type.is_bool() \
-            and op.src.type.element_type.bytes == op.result.type.element_type.bytes
     return isinstance(op, O.BroadcastOp) and op.src.type.shape == op.result.type.shape
 
 

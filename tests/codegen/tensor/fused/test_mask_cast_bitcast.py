@@ -1,7 +1,6 @@
 """Fused loops: a mask cast to a float (1.0 or, signed, -1.0, in fp32 and fp64) merged from the constant's bits,
-and same-width bitcasts that rename a register, or outside fused loops share their operand's buffer
-(tests/filecheck/fuse_mask_cast.py, fused_bitcast.py, block_bitcast_alias.py pin the instructions): the results
-against numpy, bit for bit."""
+and same-width bitcasts that rename a register (tests/filecheck/fuse_mask_cast.py, fused_bitcast.py pin the
+instructions): the results against numpy, bit for bit."""
 import numpy as np
 
 from tests.language.harness import launch
@@ -41,29 +40,3 @@ def test_mask_casts_and_bitcasts_match_numpy():
     np.testing.assert_array_equal(out["D"], m.astype(np.float64) * x.astype(np.float64) + (a > 3))
     u = (a.astype(np.int64) * 3).astype(np.int32).view(np.uint32)
     np.testing.assert_array_equal(out["B"], ((u >> np.uint32(3)) ^ u).view(np.int32))
-
-
-BLOCK_SRC = '''
-import triton
-import triton.language as tl
-
-
-@triton.jit
-def k(X, Y, S):
-    offs = tl.arange(0, 256)
-    x = tl.load(X + offs)
-    u = x.to(tl.uint32, bitcast=True)
-    f = x.to(tl.float32, bitcast=True)
-    tl.store(S, tl.min(u, 0).to(tl.int32, bitcast=True) + tl.max(x, 0))
-    tl.store(Y + offs, tl.sort(f) * 2)
-'''
-
-
-def test_block_bitcasts_share_their_operands_buffer():
-    # outside fused loops (a reduction, a sort), a same-width bitcast is its operand's buffer under another type
-    # (tests/filecheck/block_bitcast_alias.py); the operand is read again after it
-    x = np.random.default_rng(13).integers(0, 2**30, 256).astype(np.int32)
-    out = launch(BLOCK_SRC, "*i32,*fp32,*i32",
-                 {"X": x, "Y": np.zeros(256, np.float32), "S": np.zeros(1, np.int32)}).outputs
-    np.testing.assert_array_equal(out["Y"], np.sort(x.view(np.float32)) * 2)
-    assert out["S"][0] == x.min() + x.max()
