@@ -2,7 +2,9 @@
 
 For each kernel: the simulated time (mtiasim, the whole grid, launch included), the roofline time of the bytes
 it cannot avoid (each input read once, each output written once, at the DRAM bandwidth of the machine YAML)
-and their ratio (roofline / simulated: 100% is the roofline).  Softmax runs twice: as compiled by default
+and their ratio (roofline / simulated: 100% is the roofline).  Where the kernel's semantics fix a count of vector
+operations (dropout's Philox rounds: ``philox_ops``), a second ratio beside it takes the roofline as the larger of
+the bytes' time and those operations' time at the vector unit's peak ("bytes+ops"); the bytes-only one stays.  Softmax runs twice: as compiled by default
 (``exp`` on the vector unit's library, 1 ULP) and with ``--fast-math`` (``exp`` on the SIMD engine's tables).
 Beside softmax and layer norm, their hand-written assembly versions (benchmarks/handwritten/: the expert
 baselines the compiled kernels are measured against).  RMSNorm, GELU and bias + residual + dropout are written as TorchInductor
@@ -18,6 +20,7 @@ import math
 import sys
 import time
 from pathlib import Path
+from typing import Dict
 
 import numpy as np
 
@@ -114,6 +117,63 @@ def gelu(n: int, block: int = 1024):
     return spec, data, 2 * 4 * n, check
 
 
+# ------------------------------------------------------------------------------------------ the operations bound
+# Where a kernel's semantics fix a count of vector operations, its roofline is the larger of the bytes' time and
+# the time those operations take at the vector unit's peak (mtiasim/configs/mtia2i.yaml: datapath_bits / 32
+# 32-bit lanes a cycle a PE, one operation a lane a cycle, every PE busy).  The count is a lower bound, kept
+# conservative: only the operations no correct compiler for the ISA can leave out are counted (one vector
+# instruction a binary operation with a per-element operand), and none of the loads and stores between local
+# memory and the vector registers.
+
+def philox_ops(words) -> Dict[str, int]:
+    """The vector operations of Philox-4x32-10 that feed output words ``words`` (of 0..3), by kind, for a call
+    whose counter is ``(offset, 0, 0, 0)`` (a 32-bit offset: tl.rand's and tl.rand4x's) and whose key is scalar.
+
+    A round is ``c0, c1, c2, c3 = hi(B*c2) ^ c1 ^ k0, lo(B*c2), hi(A*c0) ^ c3 ^ k1, lo(A*c0)``.  A value is a
+    per-element vector, a scalar (the key words, a product or xor of scalars) or zero; an operation costs one
+    vector instruction when an operand is a vector (``hi`` and ``lo`` of a vector: a high multiply and a
+    multiply; ``a ^ b ^ k``: two xors when ``a`` and ``b`` are vectors, one when either is zero or a scalar
+    folded into the key).  Operations whose results no requested word reads are not counted.  Word 0: 16 high
+    multiplies, 14 multiplies, 30 xors (60); all four words: 18, 18, 34 (70)."""
+    ops = []          # (kind, inputs) of each vector operation, by index
+    ZERO, SCALAR = "0", "s"
+
+    def vector_op(kind, *args):
+        ops.append((kind, [a for a in args if isinstance(a, int)]))
+        return len(ops) - 1
+
+    def product(kind, x):       # hi(M * x) or lo(M * x)
+        return vector_op(kind, x) if isinstance(x, int) else (ZERO if x == ZERO else SCALAR)
+
+    def xor_key(a, b):          # a ^ b ^ key
+        vecs = [x for x in (a, b) if isinstance(x, int)]
+        if not vecs:
+            return SCALAR
+        r = vecs[0] if len(vecs) == 1 else vector_op("xor", *vecs)
+        return vector_op("xor", r)      # the key (and a scalar operand) xored in: one more instruction
+
+    c = (-1, ZERO, ZERO, ZERO)          # -1: the offset, a vector
+    for _ in range(10):
+        c0, c1, c2, c3 = c
+        c = (xor_key(product("high multiply", c2), c1), product("multiply", c2),
+             xor_key(product("high multiply", c0), c3), product("multiply", c0))
+    needed, todo = set(), [c[w] for w in words]
+    while todo:
+        v = todo.pop()
+        if isinstance(v, int) and v >= 0 and v not in needed:
+            needed.add(v)
+            todo.extend(ops[v][1])
+    counts: Dict[str, int] = {}
+    for i in needed:
+        counts[ops[i][0]] = counts.get(ops[i][0], 0) + 1
+    return counts
+
+
+def vector_ops_per_s(cfg) -> float:
+    """32-bit vector operations a second over the chip, at the vector unit's peak."""
+    return cfg.datapath_bits / 32 * cfg.n_pes * cfg.clock_hz
+
+
 def bias_residual_dropout(m: int, n: int, p: float = 0.1, seed: int = 1234, block: int = 1024, rand4x=False):
     """``rand4x``: the kernel drawing through ``triton_helpers.rand4x`` (Inductor's form for a 1-D CUDA kernel)."""
     from tests.language.random import reference as ref   # the numpy model of Triton's Philox and tl.rand
@@ -126,7 +186,13 @@ def bias_residual_dropout(m: int, n: int, p: float = 0.1, seed: int = 1234, bloc
                 kernel="triton_poi_fused_add_native_dropout_" + ("rand4x_0" if rand4x else "0"),
                 signature="*i64,*fp32,*fp32,*fp32,*fp32,i32",
                 defines={"ks0": n, "xnumel": m * n, "XBLOCK": block}, grid=((m * n + block - 1) // block,))
-    # X and the residual read once, the bias once, the seed once, the output written once
+    # X and the residual read once, the bias once, the seed once, the output written once.  Operations a element:
+    # the Philox words it uses (tl.rand: word 0 of its own call; rand4x: a quarter of a call's four words), one
+    # turning the word into the keep decision (the uniform conversion and the compare, at least one instruction),
+    # the bias add, and one fused multiply-add for the scale and the residual with the keep decision as its mask
+    # (fewer than the kernel's exact rounding needs: a lower bound)
+    philox = sum(philox_ops((0, 1, 2, 3)).values()) / 4 if rand4x else sum(philox_ops((0,)).values())
+    spec["ops"] = m * n * (philox + 1 + 2)
 
     def check(out):
         # the kept/dropped pattern is the Philox stream bit for bit: tl.rand takes the first word of each flat
@@ -152,23 +218,26 @@ def measure(name, case, level, disabled=(), fast_math=False):
     res = run(binary, data, grid=spec["grid"], max_cycles=1e9)   # dropout at 4096^2 runs past the default
     wall = time.perf_counter() - t0
     check(res.outputs)
-    cfg = load_config()
-    roof_s = unavoidable / cfg.dram_bw_bytes_per_s
-    sim_s = res.stats.cycles / cfg.clock_hz
     build = f"-O{level}" + (" --fast-math" if fast_math else "") + (f" --disable-pass={','.join(disabled)}"
                                                                     if disabled else "")
-    return dict(name=name, build=build,
-                sim_us=sim_s * 1e6, roof_us=roof_s * 1e6, ratio=roof_s / sim_s, cycles=res.stats.cycles,
+    return _row(name, build, res.stats.cycles, unavoidable, spec.get("ops"), wall)
+
+
+def _row(name, build, cycles, unavoidable, ops, wall):
+    """A table row: the bytes-only roofline and, for a kernel with an operations count, max(bytes, ops)."""
+    cfg = load_config()
+    roof_s, sim_s = unavoidable / cfg.dram_bw_bytes_per_s, cycles / cfg.clock_hz
+    ops_s = ops / vector_ops_per_s(cfg) if ops else 0.0
+    both_s = max(roof_s, ops_s)
+    return dict(name=name, build=build, sim_us=sim_s * 1e6, roof_us=roof_s * 1e6, ratio=roof_s / sim_s,
+                ops_us=ops_s * 1e6 if ops else None, ratio_ops=both_s / sim_s, cycles=cycles,
                 mbytes=unavoidable / 1e6, wall=wall)
 
 
 def _hand_row(name, build, run, unavoidable):
     t0 = time.perf_counter()
     cycles, _ = run()
-    cfg = load_config()
-    roof_s, sim_s = unavoidable / cfg.dram_bw_bytes_per_s, cycles / cfg.clock_hz
-    return dict(name=name, build=build, sim_us=sim_s * 1e6, roof_us=roof_s * 1e6, ratio=roof_s / sim_s,
-                cycles=cycles, mbytes=unavoidable / 1e6, wall=time.perf_counter() - t0)
+    return _row(name, build, cycles, unavoidable, None, time.perf_counter() - t0)
 
 
 def hand_softmax(name, m: int, n: int):
@@ -229,10 +298,15 @@ def main(argv=None):
     cfg = load_config()
     print(f"DRAM bandwidth {cfg.dram_bw_bytes_per_s / 1e9:.0f} GB/s, clock {cfg.clock_hz / 1e9:.2f} GHz "
           "(mtiasim/configs/mtia2i.yaml)")
-    print(f"{'kernel':<38} {'build':<64} {'MB moved':>9} {'simulated us':>13} {'roofline us':>12} {'of roofline':>12}")
+    print(f"vector unit {vector_ops_per_s(cfg) / 1e9:.0f} G 32-bit operations/s ({cfg.datapath_bits}-bit datapath, "
+          f"{cfg.n_pes} PEs); 'of roofline': bytes only; 'bytes+ops': max(bytes, ops) for kernels with an operations "
+          "count (the same elsewhere)")
+    print(f"{'kernel':<38} {'build':<64} {'MB moved':>9} {'simulated us':>13} {'roofline us':>12} {'ops us':>8} "
+          f"{'of roofline':>12} {'bytes+ops':>10}")
     for r in rows:
+        ops = f"{r['ops_us']:>8.1f}" if r["ops_us"] is not None else f"{'-':>8}"
         print(f"{r['name']:<38} {r['build']:<64} {r['mbytes']:>9.2f} {r['sim_us']:>13.1f} {r['roof_us']:>12.1f} "
-              f"{100 * r['ratio']:>11.1f}%")
+              f"{ops} {100 * r['ratio']:>11.1f}% {100 * r['ratio_ops']:>9.1f}%")
 
 
 if __name__ == "__main__":

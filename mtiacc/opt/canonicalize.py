@@ -7,6 +7,15 @@
   (``x + -0.0``, ``x - 0.0``, ``x * 1.0``, ``x / 1.0``; ``x + 0.0`` is not ``x`` for ``x = -0.0``).
 * Masks: a load or store whose mask is a constant true drops the mask (and ``other``); a store
   whose mask is a constant false is removed; a load whose mask is a constant false is its ``other``.
+* Scaled compares: ``float(x) * c > p`` (``x`` an i32, ``c > 0`` and ``p`` fp32 constants; also ``>=``, ``<``,
+  ``<=``) is ``x > t`` with the integer ``t`` at which the rounded product crosses ``p``: ``x -> fl(fl(x) * c)``
+  never decreases, so the compare splits the i32 range at one point, found by bisection over the exact fp32
+  arithmetic (numpy's).  Dropout's ``tl.rand(seed, offs) > p`` then compares the random word without converting
+  it (two vector instructions a element fewer), bit for bit the same decision.
+* Folded compares: ``(x ^ (x >> 31)) > t`` (an i32 ``x``, an arithmetic shift, ``0 <= t`` and ``2t + 2 < 2^31``;
+  ``>=``, ``<``, ``<=`` as ``> t'`` or its negation) holds for ``x`` in ``[t + 1, 2^31)`` and ``[-2^31, -t - 2]``,
+  which ``x + t + 1`` (wrapping) maps onto the unsigned ``[2t + 2, 2^32)``: ``x + (t + 1) >u 2t + 1``, an add and a
+  compare instead of a shift, an xor and a compare (``uint_to_uniform_float``'s fold, after the scaled compare).
 * Dots: ``acc + tt.dot(a, b, 0)``, the dot used only there, is ``tt.dot(a, b, acc)`` (Triton's combine
   pass does the same: ``acc += tl.dot(a, b)`` accumulates in place).
 
@@ -23,6 +32,7 @@ from mtiacc.ir import scf
 from mtiacc.ir.core import Block, Commutative, ConstantLike, Operation, Pure, Value
 from mtiacc.ir.dot_ops import DotOp
 from mtiacc.ir.folding import as_unsigned
+from mtiacc.ir.types import f32, i32
 from mtiacc.opt.pass_manager import ModulePass, register_pass
 
 # --------------------------------------------------------------------------- identities as data
@@ -184,7 +194,103 @@ def dot_accumulate(rw: Rewriter, op: Operation) -> bool:
     return False
 
 
-PATTERNS: List[Callable[[Rewriter, Operation], bool]] = [fold, identities, masks, constant_if, dot_accumulate]
+def _splat_constant(v: Value):
+    """The element of a constant block or scalar (through splats and broadcasts), else None."""
+    op = getattr(v, "op", None)
+    while isinstance(op, (O.SplatOp, O.BroadcastOp)):
+        v = op.operands[0]
+        op = getattr(v, "op", None)
+    return O.const_value(v)
+
+
+# cmpf predicate -> (cmpi predicate, whether its threshold is the last x with fl(x) * c <= p (else < p))
+_SCALED = {"ogt": ("sgt", True), "ugt": ("sgt", True), "ole": ("sle", True), "ule": ("sle", True),
+           "oge": ("sge", False), "uge": ("sge", False), "olt": ("slt", False), "ult": ("slt", False)}
+
+
+def _threshold(c: float, p: float, inclusive: bool) -> Optional[int]:
+    """The first i32 ``x`` with ``fl(fl(x) * c) > p`` (``>= p`` unless ``inclusive``), when the compare does not
+    hold for every i32 or none."""
+    import numpy as np
+    c32, p32 = np.float32(c), np.float32(p)
+
+    def above(x: int) -> bool:
+        with np.errstate(over="ignore"):
+            y = np.float32(x) * c32
+        return bool(y > p32) if inclusive else bool(y >= p32)
+    lo, hi = -(1 << 31), (1 << 31) - 1
+    if above(lo) or not above(hi):
+        return None
+    while hi - lo > 1:          # above(lo) is false, above(hi) true
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if above(mid) else (mid, hi)
+    return hi
+
+
+def scaled_compare(rw: Rewriter, op: Operation) -> bool:
+    """``cmpf(float(x) * c, p)`` -> ``cmpi(x, t)`` (the module docstring)."""
+    if not isinstance(op, O.CmpFOp) or op.predicate not in _SCALED:
+        return False
+    mul = getattr(op.lhs, "op", None)
+    p = _splat_constant(op.rhs)
+    if not isinstance(mul, O.MulFOp) or not isinstance(p, float) or not math.isfinite(p) \
+            or op.lhs.type.element_type != f32:
+        return False
+    for conv, cv in ((mul.lhs, mul.rhs), (mul.rhs, mul.lhs)):
+        cast, c = getattr(conv, "op", None), _splat_constant(cv)
+        if isinstance(cast, O.SIToFPOp) and cast.src.type.element_type == i32 and isinstance(c, float) \
+                and math.isfinite(c) and c > 0:
+            pred, inclusive = _SCALED[op.predicate]
+            first = _threshold(c, p, inclusive)
+            if first is None:
+                return False
+            # x > t (or x >= t'): "above" holds from `first` on
+            if pred in ("sgt", "sle"):
+                t = first - 1
+            else:
+                t = first
+            x = cast.src
+            cmp = O.CmpIOp.get(pred, x, rw.constant(t, x.type, op))
+            rw.replace_with_op(op, cmp)
+            return True
+    return False
+
+
+def _folded(v: Value) -> Optional[Value]:
+    """``x`` when ``v`` is ``x ^ (x >> 31)`` on i32 (an arithmetic shift), else None."""
+    op = getattr(v, "op", None)
+    if not isinstance(op, O.XOrIOp) or v.type.element_type != i32:
+        return None
+    for x, sh in ((op.lhs, op.rhs), (op.rhs, op.lhs)):
+        s = getattr(sh, "op", None)
+        if isinstance(s, O.ShRSIOp) and s.lhs is x and _splat_constant(s.rhs) == 31:
+            return x
+    return None
+
+
+# predicate -> (how much t moves to make it ``> t``, whether the result is the negation)
+_FOLDED = {"sgt": (0, False), "sge": (-1, False), "sle": (0, True), "slt": (-1, True)}
+
+
+def folded_compare(rw: Rewriter, op: Operation) -> bool:
+    """``cmpi(x ^ (x >> 31), t)`` -> ``cmpi(x + (t + 1), 2t + 1)`` unsigned (the module docstring)."""
+    if not isinstance(op, O.CmpIOp) or isinstance(op, O.CmpFOp) or op.predicate not in _FOLDED:
+        return False
+    x, t = _folded(op.lhs), _splat_constant(op.rhs)
+    if x is None or not isinstance(t, int) or isinstance(t, bool):
+        return False
+    shift, negate = _FOLDED[op.predicate]
+    t += shift
+    if t < 0 or 2 * t + 2 >= 1 << 31:
+        return False
+    moved = O.AddIOp.get(x, rw.constant(t + 1, x.type, op), loc=op.loc)
+    op.parent.insert_before(op, moved)
+    rw.replace_with_op(op, O.CmpIOp.get("ule" if negate else "ugt", moved.result, rw.constant(2 * t + 1, x.type, op)))
+    return True
+
+
+PATTERNS: List[Callable[[Rewriter, Operation], bool]] = [fold, identities, masks, constant_if, dot_accumulate,
+                                                         scaled_compare, folded_compare]
 
 
 def canonicalize_block(block: Block, max_iterations: int) -> None:

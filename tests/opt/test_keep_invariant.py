@@ -1,6 +1,8 @@
 """keep-invariant: the tiles every program of a persistent slot loads alike, kept in local memory by the slot's
 first program, against numpy over grids smaller than, equal to and larger than the slot count, rows that do not
-fit the buffer (every program loads from DRAM), and what it saves in DRAM traffic on layer norm."""
+fit the buffer (every program loads from DRAM), and what it saves in DRAM traffic on layer norm; the periodic
+bias of an Inductor-style pointwise kernel (`B + offs % N`) over 1-D grids with a masked tail and over a 2-D
+grid (where the slot loop's program is not pid(0), and every program loads its tile)."""
 from pathlib import Path
 
 import numpy as np
@@ -12,6 +14,7 @@ from mtiasim.runner import run
 from tests.conftest import EXAMPLES
 
 KERNELS = str(Path(__file__).resolve().parents[1] / "filecheck" / "keep_invariant.py")
+PERIODIC = str(Path(__file__).resolve().parents[1] / "filecheck" / "keep_invariant_periodic.py")
 F32, I32 = np.float32, np.int32
 _cache = {}
 
@@ -71,3 +74,45 @@ def test_layer_norm_reads_w_and_b_once_per_slot():
     # X once per row (reuse-loads), W and B once per slot (64 slots) instead of once per row
     assert got[()] == 4 * (m * n + 2 * 64 * n)
     assert got[("keep-invariant",)] == 4 * (m * n + 2 * m * n)
+
+
+def _bias_case(n, period, disabled=()):
+    key = ("add_bias", period, disabled)
+    if key not in _cache:
+        opts = Options(kernel="add_bias", signature="*fp32,*fp32,*fp32,i32", opt_level=3, disabled_passes=disabled,
+                       defines={"N": str(period), "BLOCK": "64"})
+        _cache[key] = compile_kernel(PERIODIC, opts)
+    rng = np.random.default_rng(n + period)
+    x, b = rng.standard_normal(n).astype(F32), rng.standard_normal(period).astype(F32)
+    data = {"X": x, "B": b, "Y": np.zeros(n, F32), "n": np.array(n, I32)}
+    return _cache[key], data, x + np.resize(b, n)
+
+
+@pytest.mark.parametrize("n", [100, 64 * 64, 200 * 64 - 17, 300 * 64])
+def test_periodic_bias_kept_per_slot(n):
+    c, data, want = _bias_case(n, 256)
+    res = run(c.binary, data, grid=((n + 63) // 64,))
+    np.testing.assert_array_equal(res.outputs["Y"], want)
+    if n > 64 * 64:   # later programs in the slots: the bias read once per slot (4 tiles of 256 B a slot before)
+        plain, _, _ = _bias_case(n, 256, disabled=("keep-invariant",))
+        ref = run(plain.binary, data, grid=((n + 63) // 64,))
+        np.testing.assert_array_equal(ref.outputs["Y"], want)
+        # saved: the bias elements (4 bytes each, masked ones not moved) of every program but each slot's first
+        saved = sum(4 * min(64, n - 64 * p) for p in range(64, (n + 63) // 64))
+        assert ref.stats.dma_bytes_in - res.stats.dma_bytes_in == saved
+
+
+def test_periodic_bias_on_a_2d_grid_loads_every_tile():
+    # grid (100, 2): programs (p, 0) and (p, 1) write the same elements; pid(0) is not the slot loop's program
+    n = 100 * 64
+    c, data, want = _bias_case(n, 256)
+    res = run(c.binary, data, grid=(100, 2))
+    np.testing.assert_array_equal(res.outputs["Y"], want)
+    assert res.stats.dma_bytes_in == 2 * 2 * 4 * n    # X and the bias, by each of the 200 programs
+
+
+def test_a_period_not_dividing_the_slot_step_is_not_kept():
+    c, data, want = _bias_case(150 * 64, 96)
+    res = run(c.binary, data, grid=(150,))
+    np.testing.assert_array_equal(res.outputs["Y"], want)
+    assert res.stats.dma_bytes_in == 2 * 4 * 150 * 64    # X and the bias, by every program

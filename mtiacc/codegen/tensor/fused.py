@@ -34,6 +34,9 @@ from mtiacc.ir.core import Operation, OpResult, Value
 from mtiacc.ir.fused import BOOL_CASTS, FusedElementwiseOp
 from mtiacc.ir.types import f32, f64, i1, i32
 
+# The bits of +1.0 and -1.0 (a bool cast to a float: 1 or, signed, -1), by element type.
+_FLOAT_BITS = {(f32, 1): 0x3F800000, (f32, -1): 0xBF800000,
+               (f64, 1): 0x3FF0000000000000, (f64, -1): 0xBFF0000000000000}
 POOLS = {4: tuple(f"v{i}" for i in range(4, 32, 4)), 2: tuple(f"v{i}" for i in range(2, 32, 2))}
 # i1 blocks live in mask registers; arithmetic on them wraps at one bit (Triton keeps `a + b` of two
 # booleans int1): + and - are xor, * is and
@@ -307,9 +310,15 @@ class Segment:
             self("vmand.mm", "v0", g[0], g[0])
             self.ensure(op.result.type)
             self("vmv.v.i", d, 0)
-            self("vmerge.vim", d, d, -1 if isinstance(op, (O.ExtSIOp, O.SIToFPOp)) else 1, "v0")
-            if op.result.type.is_float():
-                self("vfcvt.f.x.v", d, d)
+            one = -1 if isinstance(op, (O.ExtSIOp, O.SIToFPOp)) else 1
+            bits = _FLOAT_BITS.get((op.result.type.element_type, one))
+            if bits is not None:   # +-1.0's bits from an x register: no conversion after the merge
+                self.consts.setdefault(("x", bits), None)
+                self("vmerge.vxm", d, d, self.consts[("x", bits)], "v0")
+            else:
+                self("vmerge.vim", d, d, one, "v0")
+                if op.result.type.is_float():
+                    self("vfcvt.f.x.v", d, d)
         elif isinstance(op, O.NegFOp):
             self.ensure(elem)
             self("vfsgnjn.vv", d, g[0], g[0])
@@ -335,6 +344,9 @@ class Segment:
                     res = self.alloc()
                     self.ensure(vec.type)
                     self(mn, res, g, sreg)
+                elif self._renames(op, j):   # the same bits under another type, in the register they are in
+                    res = self.reg.pop(id(op.src)) if id(op.src) in self.reg else self.value(op.src)
+                    self.reg.pop(id(op.src), None)
                 else:
                     regs = self.scalar_operands(op)
                     g = [self.scalar(v) if i in regs else self.value(v) for i, v in enumerate(op.operands)]
@@ -350,6 +362,11 @@ class Segment:
                     self.release(self.reg.pop(id(v)))
             if id(op.result) not in self.last:
                 self.release(self.reg.pop(id(op.result)))
+
+    def _renames(self, op, j: int) -> bool:
+        """Whether ``op`` is a same-width bitcast at its operand's last use (its result can take the register)."""
+        return isinstance(op, O.BitcastOp) and sew_of(op.src.type) == sew_of(op.result.type) \
+            and self.last.get(id(op.src)) == j and not op.src.type.is_bool() and id(op.src) not in self.prefix
 
     # ---- the loop
     def memory(self) -> Dict[int, Src]:

@@ -30,6 +30,30 @@ parameter other than the load's (distinct pointer parameters are distinct buffer
 ``pipeline-loads`` and ``persistent-programs`` reorder programs by), and no other op that may write memory
 runs in the loop (the kernel has no atomics under ``persistent-programs``).
 
+**Periodic loads in the slot loop's body.**  A block ``tt.load`` directly in the slot loop's body whose
+address is *periodic* in the program, with a period that divides the slot step, reads the same tile in every
+program of a slot: Inductor's bias ``in_ptr2 + xindex % ks0`` with ``xindex = pid * XBLOCK + arange``,
+``ks0 = 4096`` and ``XBLOCK = 1024`` repeats every ``4096 / gcd(4096, 1024) = 4`` programs, and 4 divides
+``SLOTS = 64``.  The proof is modulo arithmetic on constants over the pure ops from the program to the
+pointer: ``pid`` is ``1 * pid + 0``; ``+``, ``-``, ``*`` by a constant, splats and broadcasts keep the form
+``a * pid + c`` (``c`` the same in every program); ``x % m`` (``m`` a constant, ``x = a * pid + c >= 0``)
+repeats every ``m / gcd(m, a)`` programs; any other pure op of periodic operands repeats with the lcm of their
+periods.  The mask must be periodic with such a period too, or *shrink* as the program grows
+(``a * pid + c < n`` with ``a >= 0``, ``n`` the same in every program, and conjunctions of such masks): the
+slot's first program, which fills the buffer, then loads every element a later program's mask keeps (a
+masked-off element of a load without ``other`` is undefined, so a later program may see the first one's).
+``other`` must be absent, or invariant with a periodic mask.  Index arithmetic is taken not to wrap around
+(as Triton's own contiguity analysis takes it).  Program ids are the slot loop's program only in a
+one-dimensional launch (``program % nprogs(0)`` is the program when ``nprogs(0)`` is the grid's size), so
+a run-time check ``nprogs(0) == total`` joins the conditions:
+
+    %t = scf.if %reuse {kept = "address repeats every 4 programs, 4 divides the slot step 64; ..."} {
+        mtia.slot_load %keptinv0, 0                     # the tile the slot's first program loaded
+    } else {
+        tt.load in_ptr2 + x0, xmask                     # the load as written (and its address ops)
+    }
+    scf.if %fill { mtia.slot_store %keptinv0, 0, %t }
+
 **Memory.**  The kept loads of a kernel share ``budget`` bytes (default 64 KiB of MTIA-2i's 384 KiB, next
 to the 128 KiB ``reuse-loads`` may take and the tiles in flight): each buffer has ``share // tile bytes``
 slots, and a run-time check before the inner loop, ``upper - lower <= slots * step``, chooses: when the
@@ -40,7 +64,8 @@ kernel again without this pass (``mtiacc/driver.py``).
 from __future__ import annotations
 
 import dataclasses
-from typing import Dict, List, Optional
+import math
+from typing import Dict, List, Optional, Tuple
 
 from mtiacc.ir import ops as O
 from mtiacc.ir import scf
@@ -108,14 +133,177 @@ def _writes(slot: scf.ForOp):
         yield op
 
 
-def candidates(slot: scf.ForOp) -> List[O.LoadOp]:
-    """The loads of ``slot``'s inner loops this pass keeps (the module docstring's rules), before the budget."""
+@dataclasses.dataclass(frozen=True)
+class _Form:
+    """How a value of the slot loop's body varies with the program ``p``: ``a * p + c`` (``coef`` = a, ``c``
+    the same in every program; 0 for a value that does not depend on the program), or repeating every
+    ``period`` programs (``coef`` None)."""
+    coef: Optional[int] = None
+    period: Optional[int] = None
+
+    @property
+    def repeats(self) -> Optional[int]:
+        return 1 if self.coef == 0 else self.period
+
+
+_SAME = _Form(coef=0)
+_SHRINKS = ("slt", "sle", "ult", "ule")     # a * p + c < n: fewer elements as p grows (a >= 0)
+_GROWS = {"sgt": "slt", "sge": "sle", "ugt": "ult", "uge": "ule"}
+
+
+class _Periodic:
+    """The :class:`_Form` of the values of ``slot``'s body, in a one-dimensional launch (where ``pid(0)``
+    and ``program % nprogs(0)`` are the program)."""
+
+    def __init__(self, slot: scf.ForOp):
+        self.slot = slot
+        self.memo: Dict[int, Optional[_Form]] = {}
+
+    def _program(self, v: Value) -> bool:
+        if v is self.slot.induction_var:
+            return True
+        op = getattr(v, "op", None)
+        if type(op) is O.GetProgramIdOp:
+            return op.axis == 0
+        return isinstance(op, O.RemSIOp) and op.lhs is self.slot.induction_var \
+            and isinstance(op.rhs.op if not isinstance(op.rhs, BlockArgument) else None, O.GetNumProgramsOp) \
+            and op.rhs.op.axis == 0
+
+    def nonneg(self, v: Value) -> bool:
+        """Whether ``v`` is never negative (integers that do not wrap around)."""
+        if self._program(v):
+            return True
+        op = getattr(v, "op", None)
+        if isinstance(op, O.ConstantOp):
+            return isinstance(op.value, int) and op.value >= 0
+        if isinstance(op, O.MakeRangeOp):
+            return op.start >= 0
+        if isinstance(op, (O.SplatOp, O.BroadcastOp)):
+            return self.nonneg(op.operands[0])
+        if isinstance(op, (O.AddIOp, O.MulIOp, O.RemSIOp, O.DivSIOp)):
+            return self.nonneg(op.lhs) and self.nonneg(op.rhs)
+        return isinstance(op, O.GetProgramIdOp)   # and tt.get_num_programs
+
+    def __call__(self, v: Value) -> Optional[_Form]:
+        if self._program(v):
+            return _Form(coef=1)
+        if isinstance(v, BlockArgument):
+            return None if _within(v.block, self.slot) else _SAME
+        if id(v) not in self.memo:
+            self.memo[id(v)] = None
+            self.memo[id(v)] = self._form(v.op)
+        return self.memo[id(v)]
+
+    def _form(self, op: Operation) -> Optional[_Form]:
+        if not _within(op.parent, self.slot):
+            return _SAME
+        if Pure not in op.traits or op.regions or type(op) is O.GetProgramIdOp:
+            return None
+        forms = [self(o) for o in op.operands]
+        if any(f is None for f in forms):
+            return None
+        if not forms:
+            return _SAME
+        if isinstance(op, (O.SplatOp, O.BroadcastOp)):
+            return forms[0]
+        if all(f.coef is not None for f in forms):
+            if isinstance(op, O.AddIOp):
+                return _Form(coef=forms[0].coef + forms[1].coef)
+            if isinstance(op, O.SubIOp):
+                return _Form(coef=forms[0].coef - forms[1].coef)
+            k = [O.const_value(o) for o in op.operands]
+            if isinstance(op, O.MulIOp) and (isinstance(k[0], int) or isinstance(k[1], int)):
+                return _Form(coef=forms[0].coef * k[1] if isinstance(k[1], int) else forms[1].coef * k[0])
+        m = O.const_value(op.operands[1]) if len(op.operands) == 2 else None
+        if isinstance(op, (O.RemSIOp, O.RemUIOp)) and isinstance(m, int) and m > 0 and forms[1].coef == 0 \
+                and forms[0].coef is not None and self.nonneg(op.lhs):
+            # (a * (p + P) + c) % m == (a * p + c) % m when m divides a * P: the least such P
+            return _Form(period=m // math.gcd(m, abs(forms[0].coef)))
+        periods = [f.repeats for f in forms]
+        if any(p is None for p in periods):
+            return None
+        period = math.lcm(*periods)
+        return _SAME if period == 1 else _Form(period=period)
+
+    def mask_shrinks(self, mask: Value, step: int) -> bool:
+        """Whether ``mask`` keeps, in every later program of the slot, no element the first one does not."""
+        f = self(mask)
+        if f is not None and f.repeats is not None and step % f.repeats == 0:
+            return True
+        op = getattr(mask, "op", None)
+        if isinstance(op, O.AndIOp):
+            return self.mask_shrinks(op.lhs, step) and self.mask_shrinks(op.rhs, step)
+        if not isinstance(op, O.CmpIOp):
+            return False
+        lhs, rhs, pred = op.lhs, op.rhs, op.predicate
+        if pred in _GROWS:
+            lhs, rhs, pred = rhs, lhs, _GROWS[pred]
+        fl, fr = self(lhs), self(rhs)
+        return pred in _SHRINKS and fl is not None and fl.coef is not None and fl.coef >= 0 \
+            and self.nonneg(lhs) and fr is not None and fr.coef == 0
+
+    def why(self, ld: O.LoadOp, step: int) -> Optional[str]:
+        """Why every program of the slot reads the same elements through ``ld``, or None when they may not."""
+        p = self(ld.ptr)
+        if p is None or p.repeats is None or step % p.repeats:
+            return None
+        if ld.mask is None:
+            mask = "no mask"
+        else:
+            m = self(ld.mask)
+            if m is not None and m.repeats is not None and step % m.repeats == 0:
+                mask = f"the mask repeats every {m.repeats}"
+            elif ld.other is None and self.mask_shrinks(ld.mask, step):
+                mask = "the mask shrinks as the program grows"
+            else:
+                return None
+        if ld.other is not None and self(ld.other) != _SAME:
+            return None
+        return f"address repeats every {p.repeats} programs, {p.repeats} divides the slot step {step}; {mask}"
+
+
+def periodic_candidates(slot: scf.ForOp) -> List[Tuple[O.LoadOp, str]]:
+    """The loads directly in ``slot``'s body that every program of the slot reads alike (the module
+    docstring's periodic loads), each with the reason, before the budget."""
+    stored = _stored(slot)
+    step = O.const_value(slot.step)
+    if stored is None or not isinstance(step, int) or step <= 0:
+        return []
+    per, out = _Periodic(slot), []
+    for op in slot.block.ops:
+        if not isinstance(op, O.LoadOp) or op.volatile or op.guard is not None or not op.result.type.is_block() \
+                or not op.ptr.type.is_block() or not op.result.has_uses():
+            continue
+        root = _root(op.ptr)
+        if root is None or any(root is s for s in stored):
+            continue
+        why = per.why(op, step)
+        if why is not None:
+            out.append((op, why))
+    return out
+
+
+def _stored(slot: scf.ForOp) -> Optional[List[BlockArgument]]:
+    """The pointer parameters ``slot`` stores through, or None when something else may write memory."""
     stored = []
     for op in _writes(slot):
         root = _root(op.ptr) if isinstance(op, O.StoreOp) else None
         if root is None:
-            return []
+            return None
         stored.append(root)
+    return stored
+
+
+def candidates(slot: scf.ForOp) -> List[O.LoadOp]:
+    """The loads of ``slot`` this pass keeps (the module docstring's rules), before the budget: those of its
+    inner loops, then the periodic ones of its body."""
+    return _inner_candidates(slot) + [ld for ld, _ in periodic_candidates(slot)]
+
+
+def _inner_candidates(slot: scf.ForOp) -> List[O.LoadOp]:
+    stored = _stored(slot)
+    if stored is None:
+        return []
     out = []
     for inner in [op for op in slot.block.ops if isinstance(op, scf.ForOp)]:
         inv = _Invariant(slot, inner)
@@ -164,7 +352,8 @@ class _Function:
     def run(self) -> bool:
         changed = False
         for slot in slot_loops(self.func):
-            loads = candidates(slot)
+            periodic = dict((id(ld), why) for ld, why in periodic_candidates(slot))
+            loads = _inner_candidates(slot) + [ld for ld in slot.block.ops if id(ld) in periodic]
             share = self.budget // max(len(loads), 1)
             loads = [ld for ld in loads if share // _tile_bytes(ld) > 0]
             if not loads:
@@ -181,7 +370,9 @@ class _Function:
             fills.name_hint = "fills"
             inners: List[scf.ForOp] = []
             for ld in loads:
-                if ld.parent.parent.parent not in inners:
+                if id(ld) in periodic:
+                    self._guard(slot, ld, periodic[id(ld)], fills, later)
+                elif ld.parent.parent.parent not in inners:
                     inners.append(ld.parent.parent.parent)
             for inner in inners:
                 self._version(slot, inner, [ld for ld in loads if ld.parent is inner.block], share, fills, later)
@@ -189,19 +380,51 @@ class _Function:
             changed = True
         return changed
 
+    def _alloc(self, ld: O.LoadOp, slots: int) -> Value:
+        t = ld.result.type
+        alloc = LocalAllocOp.get(t.shape, t.element_type, slots, loc=ld.loc)
+        entry = self.func.entry
+        entry.insert_before(entry.ops[0], alloc)
+        alloc.buf.name_hint = f"keptinv{self.count}"
+        self.count += 1
+        return alloc.buf
+
+    def _guard(self, slot: scf.ForOp, ld: O.LoadOp, why: str, fills: Value, later: Value) -> None:
+        """``scf.if reuse {slot 0} else {ld, and the ops only it reads}``, then ``scf.if fill {slot 0 = it}``
+        (the module docstring's periodic loads)."""
+        loc, buf = ld.loc, self._alloc(ld, 1)
+        # a one-dimensional launch, where the program ids are the slot loop's program (checked before the loop)
+        pre = _Builder(slot.parent, slot, loc)
+        nprogs = next((op.result for op in slot.parent.ops[:slot.parent.ops.index(slot)]
+                       if isinstance(op, O.GetNumProgramsOp) and op.axis == 0), None)
+        one_d = pre(O.CmpIOp.get("eq", nprogs or pre(O.GetNumProgramsOp.get(0, loc=loc)), slot.upper, loc=loc))
+        one_d.name_hint = "one_d"
+        bld = _Builder(slot.block, ld, loc)
+        zero = bld.const(0)          # outside the branch: codegen then reads the slot where it is (no copy)
+        reuse = bld(O.AndIOp.get(one_d, later, loc=loc))
+        fill = bld(O.AndIOp.get(one_d, fills, loc=loc))
+        branch = scf.IfOp.get(reuse, [ld.result.type], loc=loc)
+        branch.attrs["kept"] = why
+        slot.block.insert_before(ld, branch)
+        ld.result.replace_all_uses_with(branch.results[0])
+        read = branch.then_block.append(SlotLoadOp.get(buf, zero, loc=loc))
+        read.result.name_hint = ld.result.name_hint
+        branch.then_block.append(scf.YieldOp.get([read.result], loc=loc))
+        for op in _only_for(ld, slot.block) + [ld]:   # the load and the address ops only it reads
+            slot.block.ops.remove(op)
+            branch.else_block.append(op)
+        branch.else_block.append(scf.YieldOp.get([ld.result], loc=loc))
+        store = scf.IfOp.get(fill, loc=loc)
+        store.then_block.append(SlotStoreOp.get(buf, zero, branch.results[0], loc=loc))
+        store.then_block.append(scf.YieldOp.get(loc=loc))
+        store.else_block.append(scf.YieldOp.get(loc=loc))
+        slot.block.insert_before(slot.block.ops[slot.block.ops.index(branch) + 1], store)
+
     def _version(self, slot: scf.ForOp, inner: scf.ForOp, loads: List[O.LoadOp], share: int, fills: Value,
                  later: Value) -> None:
         """``scf.if reuse { inner, reading the slots } else { inner, the first program filling them }``."""
         loc = inner.loc
-        bufs = []
-        for ld in loads:
-            t = ld.result.type
-            alloc = LocalAllocOp.get(t.shape, t.element_type, share // _tile_bytes(ld), loc=ld.loc)
-            entry = self.func.entry
-            entry.insert_before(entry.ops[0], alloc)
-            alloc.buf.name_hint = f"keptinv{self.count}"
-            self.count += 1
-            bufs.append(alloc.buf)
+        bufs = [self._alloc(ld, share // _tile_bytes(ld)) for ld in loads]
         slots = min(b.type.shape[0] for b in bufs)
         # Whether the row fits: upper - lower <= slots * step, before the inner loop (once per program).
         bld = _Builder(slot.block, inner, loc)
@@ -238,6 +461,18 @@ class _Function:
             inner.block.insert_before(nxt, store)
 
 
+def _only_for(ld: O.LoadOp, block) -> List[Operation]:
+    """The pure ops of ``block`` whose results only ``ld`` reads (directly or through each other), in order."""
+    mine = {id(ld)}
+    out = []
+    for op in reversed(block.ops[:block.ops.index(ld)]):
+        uses = [u for r in op.results for u in r.uses]
+        if Pure in op.traits and not op.regions and uses and all(id(u.op) in mine for u in uses):
+            mine.add(id(op))
+            out.append(op)
+    return out[::-1]
+
+
 def _tile_bytes(ld: O.LoadOp) -> int:
     return ld.result.type.numel * ld.result.type.element_type.bytes
 
@@ -258,4 +493,4 @@ class KeepInvariant(ModulePass):
         return changed
 
 
-__all__ = ["KeepInvariant", "candidates", "slot_loops"]
+__all__ = ["KeepInvariant", "candidates", "periodic_candidates", "slot_loops"]
