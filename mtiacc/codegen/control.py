@@ -44,6 +44,7 @@ from mtiacc.ir.fused import FusedElementwiseOp
 from mtiacc.ir.scf import ConditionOp, ForOp, IfOp, WhileOp, YieldOp
 
 REGION_OPS = (ForOp, IfOp, WhileOp)
+LOOP_OPS = (ForOp, WhileOp)
 TERMINATORS = (YieldOp, ConditionOp)
 
 
@@ -427,4 +428,5 @@ def lower_while(lw: Lowering, op: WhileOp) -> None:
     engine.forget(lw, op)
 
 
-__all__ = ["number", "remap", "carried_reads", "carried_home", "deferred_store", "lower", "REGION_OPS", "TERMINATORS"]
+__all__ = ["number", "remap", "carried_reads", "carried_home", "deferred_store", "lower", "LOOP_OPS", "REGION_OPS",
+           "TERMINATORS"]

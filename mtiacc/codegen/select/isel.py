@@ -117,8 +117,8 @@ class Selector:
             lw.dma.out_values = set()
         if lw.engine.busy and self.disturbs_engine(op):
             engine.drain(lw)
-        if isinstance(op, control.REGION_OPS):   # its labels are reached from elsewhere (waits.py)
-            lw.dma.tail = None
+        if isinstance(op, control.LOOP_OPS):   # its labels are reached from elsewhere (waits.py); an scf.if's are
+            lw.dma.tail = None                 # reached from within its code, which waits.count reads
         row = self.rows[id(op)]
         try:
             if applies(row.lower_when, op, lw.demanded):
@@ -128,7 +128,7 @@ class Selector:
             if e.loc is None:
                 e.loc = op.loc
             raise
-        if isinstance(op, control.REGION_OPS):
+        if isinstance(op, control.LOOP_OPS):
             lw.dma.tail = None
         self.release(op)
 

@@ -10,11 +10,13 @@ The count is exact on every path or no count is used:
   issued rather than branched around (it counts, complete at once), and a prefetch past the loop's end (its
   ``guard`` false) waits for everything instead (``mtia.dma.wait``: the count after it is then moot);
 * a reader's wait counts the tail's transfers only when nothing else moved data since the tail began (no other
-  transfer in the code between, no branch skipping a transfer, no label reached from outside) and it reads no
+  transfer in the code between, but one that a wait for every transfer follows on its one path, as in a guarded
+  read's branch; no branch skipping a transfer of the tail, no label reached from outside) and it reads no
   block of the tail; otherwise it waits for every transfer, as before.
 
-A tail lives within one block of the IR: it ends at a region op (``scf.for`` / ``scf.if`` / ``scf.while``), whose
-labels are reached from elsewhere.  State: ``lw.dma.tail``.
+A tail ends at a loop (``scf.for`` / ``scf.while``), whose labels are reached from elsewhere; it goes on over an
+``scf.if``, whose labels its own code reaches (a guarded read's branch that loads and waits for every transfer before
+the join leaves the count exact or smaller: :func:`_waited_for`).  State: ``lw.dma.tail``.
 """
 from __future__ import annotations
 
@@ -77,27 +79,44 @@ def count(lw: Lowering, reads_tail: bool = False) -> Optional[int]:
     for i, it in enumerate(region):
         if isinstance(it, MInstr) and it.op in TRANSFERS:
             if id(it) not in t.transfers:
-                return None
+                if not _waited_for(region, i):
+                    return None
+                continue   # a full wait follows it on its one path: complete before the reader, uncounted
             at.append(i)
-    reached = set()
     for i, it in enumerate(region):
         if not isinstance(it, MInstr) or it.target is None:
             continue
         j = labels.get(it.target.name)
         if j is None:
             return None          # leaves the region (a call, a jump out)
-        reached.add(it.target.name)
         if id(it) in t.guards:
             continue
         lo, hi = min(i, j), max(i, j)
         if any(lo <= k <= hi for k in at):
             return None          # may skip a transfer, or issue it more than once
-    if set(labels) - reached:
-        return None              # a label only reached from elsewhere (a loop's back-edge, later)
+    # A label no branch reaches yet stays so: a tail ends at every loop (isel), so no back-edge can reach into it
+    # later; the other branches of structured code (a strip loop's, an scf.if's) are emitted with their labels.
     for it in items[:t.start]:
         if isinstance(it, MInstr) and it.target is not None and it.target.name in labels:
             return None
     return len(at)
+
+
+def _waited_for(region: List, i: int) -> bool:
+    """Whether the transfer ``region[i]`` completes before the code after it joins: the next wait is one for every
+    transfer that ends a branch (a label follows it: ``scf.if``'s "this branch's loads complete before the branches
+    join"), and no branch between them leaves for a label after it.  The tail's count can only be smaller after
+    such a wait."""
+    labels = {it.label.name: k for k, it in enumerate(region) if isinstance(it, LabelDef)}
+    for k in range(i + 1, len(region)):
+        it = region[k]
+        if isinstance(it, MInstr) and it.op == "mtia.dma.wait":
+            if it.args and it.args[0] != 0:
+                return False
+            return k + 1 < len(region) and isinstance(region[k + 1], LabelDef) and all(
+                labels.get(x.target.name, len(region)) <= k for x in region[i + 1:k]
+                if isinstance(x, MInstr) and x.target is not None)
+    return False
 
 
 def hoist(lw: Lowering, loc, comment: str) -> bool:
