@@ -46,8 +46,9 @@ from typing import Dict, List, Optional, Sequence
 from mtiacc.ir import ops as O
 from mtiacc.ir import scf
 from mtiacc.ir.atomic_ops import AtomicCASOp, AtomicRMWOp, BarrierOp
-from mtiacc.ir.core import Block, BlockArgument, Operation, Pure, Value
+from mtiacc.ir.core import Block, BlockArgument, Operation, Value
 from mtiacc.ir.analysis.pointers import root_pointer
+from mtiacc.ir.analysis.slices import defined_in, pure_slice
 from mtiacc.ir.dot_ops import DotOp
 from mtiacc.opt.dots.pipeline import main_upper
 from mtiacc.opt.loop_unroll import clone_op
@@ -56,40 +57,13 @@ from mtiacc.opt.pass_manager import ModulePass, register_pass
 BLOCKERS = (AtomicRMWOp, AtomicCASOp, BarrierOp, DotOp)
 
 
-def _inside(v: Value, loop: scf.ForOp) -> bool:
-    """Whether ``v`` is defined in ``loop``'s body (at any depth)."""
-    node = v.block if isinstance(v, BlockArgument) else v.op.parent
-    while node is not None:
-        op = node.parent.parent if node.parent is not None else None
-        if op is loop:
-            return True
-        node = op.parent if op is not None else None
-    return False
+_inside = defined_in
 
 
 def address_slice(ld: O.LoadOp, loop: scf.ForOp) -> Optional[List[Operation]]:
     """The body's ops that compute ``ld``'s operands, in body order, when they are pure and read only the
     induction variable and values from outside the loop; else None."""
-    body, seen, out = loop.block, set(), []
-
-    def visit(v: Value) -> bool:
-        if not _inside(v, loop):
-            return True
-        if isinstance(v, BlockArgument):
-            return v is loop.induction_var
-        op = v.op
-        if op.parent is not body or op.regions or Pure not in op.traits:
-            return False
-        if id(op) not in seen:
-            seen.add(id(op))
-            if not all(visit(o) for o in op.operands):
-                return False
-            out.append(op)
-        return True
-
-    if not all(visit(o) for o in ld.operands):
-        return None
-    return sorted(out, key=body.ops.index)
+    return pure_slice(ld.operands, loop)
 
 
 def _is(v: Value, cls) -> bool:

@@ -58,6 +58,7 @@ from typing import Dict, List, Optional
 from mtiacc.ir import ops as O
 from mtiacc.ir import scf
 from mtiacc.ir.analysis.pointers import root_pointer
+from mtiacc.ir.analysis.slices import defined_in, pure_slice
 from mtiacc.ir.core import Block, Operation, Pure, Value
 from mtiacc.ir.mtia import LocalAllocOp
 from mtiacc.ir.mtia.kept import SlotFetchOp, SlotFlushOp, SlotLoadOp, SlotStoreOp, SlotWaitOp
@@ -70,20 +71,10 @@ _HARMLESS = {"tt.load", "tt.print", "tt.assert", "mtia.slot_store", "mtia.slot_l
              "scf.if", "tt.fused_yield", "tt.reduce_return"}
 
 
-def _defined_in(v: Value, op: Operation) -> bool:
-    """Whether ``v`` is defined inside ``op``'s regions (at any depth)."""
-    owner = v.op if hasattr(v, "op") else v.block.parent.parent if v.block.parent is not None else None
-    while owner is not None:
-        if owner is op:
-            return True
-        owner = owner.parent.parent.parent if owner.parent is not None and owner.parent.parent is not None else None
-    return False
-
-
 def _varies(v: Value, loop: scf.ForOp, hoist: bool) -> bool:
     """Whether ``v`` is defined in ``loop``; with ``hoist``, only when ``licm`` could not move it out (pure
     ops of its body from values defined outside, not from its induction variable)."""
-    if not _defined_in(v, loop):
+    if not defined_in(v, loop):
         return False
     op = getattr(v, "op", None)
     if not hoist or op is None or op.parent is not loop.block or Pure not in op.traits or op.regions:
@@ -114,27 +105,7 @@ def _is_cols(v: Value, iv: Value, size: int) -> bool:
 
 
 def _slice(v: Value, loop: scf.ForOp) -> Optional[List[Operation]]:
-    """The pure ops directly in ``loop``'s body that compute ``v`` from its induction variable and values
-    defined outside it, in block order; None when another op of the loop takes part."""
-    body, seen, out = loop.block, set(), []
-
-    def visit(x: Value) -> bool:
-        if x is loop.induction_var or not _defined_in(x, loop):
-            return True
-        op = getattr(x, "op", None)
-        if op is None or op.parent is not body or Pure not in op.traits or op.regions:
-            return False
-        if id(op) not in seen:
-            seen.add(id(op))
-            if not all(visit(o) for o in op.operands):
-                return False
-            out.append(op)
-        return True
-
-    if not visit(v):
-        return None
-    out.sort(key=body.ops.index)
-    return out
+    return pure_slice([v], loop)
 
 
 class _Row:
@@ -320,9 +291,9 @@ def _scalar_other(row: _Row, at: _At) -> Optional[Value]:
 def _offset(slot: Value, base: Value, user: Operation, slots: scf.ForOp) -> Value:
     """``slot + base`` computed where ``slot`` is (so a guarded read's branch keeps its one op), or, for a slot
     defined outside the slot loop, before the op of its body that holds ``user``."""
-    if _defined_in(slot, slots) and hasattr(slot, "op"):
+    if defined_in(slot, slots) and hasattr(slot, "op"):
         block, anchor = slot.op.parent, slot.op.parent.ops[slot.op.parent.ops.index(slot.op) + 1]
-    elif _defined_in(slot, slots):
+    elif defined_in(slot, slots):
         block, anchor = slot.block, slot.block.ops[0]
     else:
         anchor = user
