@@ -120,6 +120,9 @@ class DmaState:
     out_values: Optional[Set[int]] = None
     # the prefetches issued last, which a counted ``mtia.dma.wait N`` leaves in flight (select/waits.py)
     tail: Optional[object] = None
+    # the transfers of block stores from a buffer of their own (kept: never freed nor a view of another block),
+    # which may stay in flight with the tail that follows them (select/waits.py)
+    own_stores: Set[int] = dataclasses.field(default_factory=set)
 
 
 @dataclasses.dataclass(eq=False)

@@ -3,7 +3,9 @@
 # issued since stay in flight, so the DMA queue does not drain between tiles.  The prefetches issue even when
 # their byte count is 0 (a zero-length transfer counts, complete at once) rather than branching around their
 # transfer; a guarded prefetch (past the loop's end) waits for every transfer on its skip path instead.  The trip
-# ends without a wait for its stores: the next trip's first wait covers them (issued before its prefetches).
+# ends without a wait for its stores: the next trip's first wait covers them (issued before its prefetches).  The
+# first copy's store, issued right before the second copy's prefetches, stays in flight with them (`wait 3`): its
+# zero-length skip goes too, so that the count is exact.
 # RUN: mtiacc %s --emit=asm --asm-syntax=mtia -O3 -D BLOCK_SIZE=1024 | filecheck %s
 import triton
 import triton.language as tl
@@ -39,7 +41,7 @@ def add_kernel(A_ptr, B_ptr, C_ptr, N, BLOCK_SIZE: tl.constexpr):
 # CHECK: beqz [[G]], {{.Lnoprefetch[0-9]+}}
 # CHECK: mtia.dma.in
 # CHECK-NOT: mtia.dma.{{in|out}}
-# CHECK: mtia.dma.wait{{[[:space:]]+}}2{{[[:space:]]+}}# the prefetched tiles complete before their data is read (the 2 transfers issued since stay in flight)
+# CHECK: mtia.dma.wait{{[[:space:]]+}}3{{[[:space:]]+}}# the prefetched tiles complete before their data is read (the 3 transfers issued since stay in flight)
 # CHECK: vfadd.vv
 # CHECK: mtia.dma.out
 # CHECK-NOT: mtia.dma.wait

@@ -12,7 +12,8 @@
 # RUN: mtiacc %s --kernel add_bias_other --emit=ir -O3 --disable-pass=pipeline-loads -D N=256 -D BLOCK=64 | filecheck %s --check-prefix=NOT
 # RUN: mtiacc %s --kernel add_bias --emit=ir -O0 -D N=256 -D BLOCK=64 | filecheck %s --check-prefix=NOT
 # The kept tile's guarded read does not end the count of transfers in flight: its loading branch waits for every
-# transfer before the join, so the pipelined loop's second copy still waits for all but the next tile.
+# transfer before the join, so the pipelined loop's second copy still waits for all but the next tile (and the first
+# copy's store, issued right before it).
 # RUN: mtiacc %s --kernel add_bias --emit=asm -O3 -D N=256 -D BLOCK=64 | filecheck %s --check-prefix=ASM
 import triton
 import triton.language as tl
@@ -75,5 +76,5 @@ def add_bias_other(X, B, Y, n, N: tl.constexpr, BLOCK: tl.constexpr):
 # ASM: mtia.dma.wait 1 {{.*}}loads above complete before their data is read
 # ASM: this branch's loads complete before the branches join
 # ASM: this branch's loads complete before the branches join
-# ASM: mtia.dma.wait 1 {{.*}}the prefetched tiles complete before their data is read
+# ASM: mtia.dma.wait 2 {{.*}}the prefetched tiles complete before their data is read
 # ASM: blt {{.*}}, .Lfor

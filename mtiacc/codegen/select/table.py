@@ -86,12 +86,15 @@ def _store(lw: Lowering, op: O.StoreOp) -> None:
     if lw.dma.out_values:   # in a loop of control.deferred_store: the store before this one completes first
         lw.b("mtia.dma.wait", comment="the store before completes (it ran under the compute since)")
         lw.dma.out_values = set()
+    begin = len(lw.b.fn.items)
     memory.lower_store(lw, op)
     if lw.dma.out_values is not None:
         lw.dma.out_values.add(id(op.value))
     for v in memory.needs_buffers(op):
         if v is op.value:  # the stored buffer is read by a DMA that may still be in flight
             lw.keep.update(ndblocks.alias_chain(v))
+    if op.value.type.is_block() and id(op.value) in lw.keep and id(op.value) not in lw.homes.views:
+        lw.dma.own_stores.update(id(x) for x in lw.b.fn.items[begin:] if getattr(x, "op", None) == "mtia.dma.out")
 
 
 def _volatile_fence(lw: Lowering, op: O.LoadOp) -> None:

@@ -59,11 +59,47 @@ def add_to_tail(lw: Lowering, op, start: int, guard: Optional[MInstr]) -> None:
     """Record prefetch ``op``, lowered at ``items[start:]``, in the tail (a new one when its group is new)."""
     t = lw.dma.tail
     if t is None or not lw.dma.fresh:
+        start = _with_stores_before(lw.b.fn.items, start, lw.dma.own_stores)
         t = lw.dma.tail = Tail(start)
     t.values.add(id(op.result))
     t.transfers.update(id(x) for x in lw.b.fn.items[start:] if isinstance(x, MInstr) and x.op in TRANSFERS)
     if guard is not None:
         t.guards.add(id(guard))
+
+
+def _with_stores_before(items: List, start: int, own: Set[int]) -> int:
+    """Where a new tail begins: at ``start``, or earlier, at the store issued right before it (only scalar code
+    between, whose branches stay within it; the store's zero-byte skip made a zero-byte transfer), so that the
+    store stays in flight under the next compute too.  Only a store from a buffer of its own (``own``): never freed
+    or reused for another value (isel keeps it), not a view of a kept slot; the op that computes it again, in the
+    next trip of a pipelined loop, comes after that trip's first wait, which covers every transfer but the
+    prefetches it issued."""
+    i = start - 1
+    while i >= 0:
+        it = items[i]
+        if isinstance(it, MInstr) and it.op == "mtia.dma.out":
+            break
+        if isinstance(it, MInstr) and (it.op.startswith(("v", "mtia.")) or it.op in TRANSFERS or it.op in
+                                       ("ret", "call", "jal", "jalr")):
+            return start
+        i -= 1
+    if i < 0 or id(items[i]) not in own:
+        return start
+    store = i
+    if store >= 1 and isinstance(items[store - 1], MInstr) and items[store - 1].op == "beqz" \
+            and store + 1 < len(items) and isinstance(items[store + 1], LabelDef):
+        issue_every_transfer(items, store - 1)   # ``beqz n, L; mtia.dma.out ...; L:``: the skip goes
+        if not (isinstance(items[store - 1], MInstr) and items[store - 1].op == "mtia.dma.out"):
+            return start
+        store, start = store - 1, start - 2
+    labels = {it.label.name for it in items[store:start] if isinstance(it, LabelDef)}
+    if any(isinstance(it, MInstr) and it.target is not None and it.target.name not in labels
+           for it in items[store + 1:start]):
+        return start
+    if any(isinstance(it, MInstr) and it.target is not None and it.target.name in labels
+           for it in items[:store] + items[start:]):
+        return start
+    return store
 
 
 def count(lw: Lowering, reads_tail: bool = False) -> Optional[int]:
