@@ -104,10 +104,6 @@ def _is_cols(v: Value, iv: Value, size: int) -> bool:
     return False
 
 
-def _slice(v: Value, loop: scf.ForOp) -> Optional[List[Operation]]:
-    return pure_slice([v], loop)
-
-
 class _Row:
     """One match: the slot loop, its fill loop, the fill's load and slot store, the buffer."""
 
@@ -176,7 +172,7 @@ def _match_load(slots, fill, load, guard, store, step, hoist) -> Optional[_Row]:
         return None
     if not all(isinstance(u.op, (SlotLoadOp, SlotStoreOp)) and _within(u.op, slots) for u in store.buf.uses):
         return None
-    ptr_slice = _slice(splat.src, slots)
+    ptr_slice = pure_slice([splat.src], slots)
     root = root_pointer(splat.src)
     if ptr_slice is None or root is None or not _writes_elsewhere(slots, root):
         return None
@@ -239,7 +235,8 @@ def _rewrite(row: _Row) -> None:
     count = pre(O.SubIOp.get(fill.upper, pre.const(lower), loc=loc))
     some = pre(O.CmpIOp.get("sgt", count, pre.const(0), loc=loc))
     runs = pre(O.CmpIOp.get("slt", slots.lower, slots.upper, loc=loc))
-    go = pre(O.AndIOp.get(pre(O.AndIOp.get(fits, some, loc=loc)), runs, loc=loc))
+    ready = pre(O.AndIOp.get(fits, some, loc=loc))      # the row fits and is not empty: rows move whole
+    go = pre(O.AndIOp.get(ready, runs, loc=loc))
     other = _scalar_other(row, pre)
     at = _if(pre, go)
     at(SlotFetchOp.get(buf, at.const(0), _row_pointer(row, at, slots.lower, row.ptr, row.ptr_slice), count, other,
@@ -252,12 +249,12 @@ def _rewrite(row: _Row) -> None:
     if stores is not None:
         q, q_slice = stores[1], stores[2]
         later = top(O.CmpIOp.get("sgt", slots.induction_var, slots.lower, loc=loc))
-        at = _if(top, top(O.AndIOp.get(top(O.AndIOp.get(fits, some, loc=loc)), later, loc=loc)))
+        at = _if(top, top(O.AndIOp.get(ready, later, loc=loc)))
         prev = at(O.SubIOp.get(slots.induction_var, slots.step, loc=loc))
         at(SlotFlushOp.get(buf, other_half, _row_pointer(row, at, prev, q, q_slice), count, loc=loc))
     nxt = top(O.AddIOp.get(slots.induction_var, slots.step, loc=loc))
     more = top(O.CmpIOp.get("slt", nxt, slots.upper, loc=loc))
-    at = _if(top, top(O.AndIOp.get(top(O.AndIOp.get(fits, some, loc=loc)), more, loc=loc)))
+    at = _if(top, top(O.AndIOp.get(ready, more, loc=loc)))
     at(SlotFetchOp.get(buf, other_half, _row_pointer(row, at, nxt, row.ptr, row.ptr_slice), count, other, loc=loc))
     _version(fill, fits, lambda copy, m: _read_slots(row, copy, m, base))
     if stores is not None:   # a program with a successor stores its row in place; the slot's last stores it as written
@@ -374,7 +371,7 @@ def _row_stores(row: _Row):
         found.append((loop, st))
     if q is None:
         return None
-    root, q_slice = root_pointer(q), _slice(q, slots)
+    root, q_slice = root_pointer(q), pure_slice([q], slots)
     if root is None or q_slice is None:
         return None
     mine = {id(st) for _, st in found}
