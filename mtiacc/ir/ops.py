@@ -624,14 +624,18 @@ ELEMENTWISE_BINARY_FLOAT = (AddFOp, SubFOp, MulFOp, DivFOp, RemFOp, MaxNumFOp, M
 # operands fold with numpy in the type's precision; codegen expands them (mtiacc/codegen/mathlib/).
 
 class MathUnaryOp(Operation):
+    """``approx``: the function may be computed approximately (MLIR's ``afn`` fast-math flag), as Triton's GPU
+    backends compute ``tl.exp`` (an approximate hardware exp2); codegen then may use the SIMD engine's table
+    (codegen/mathlib/se.py says where its accuracy allows)."""
     x = operand(FloatLike)
     result = result(FloatLike)
+    approx = attribute(bool, optional=True, default=False)
     traits = frozenset({Pure, Elementwise, SameOperandsAndResultType})
     _np_fn = None
 
     @classmethod
-    def get(cls, x: Value, loc=None):
-        return cls([x], [x.type], loc=loc)
+    def get(cls, x: Value, loc=None, approx: bool = False):
+        return cls([x], [x.type], {"approx": True} if approx else {}, loc=loc)
 
     def fold(self):
         a = const_value(self.x)

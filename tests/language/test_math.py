@@ -30,16 +30,18 @@ EDGES = [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-40, -1e-40, 1e-45, 1.1754944e-38
          -103.0, -104.0, 1e30, -1e30, 3.4e38, 0.5, -0.5, 1.5, -2.5, 1.0, -1.0, 1e-7, -1e-7, 8388609.0]
 _erf = np.vectorize(lambda v: math.erf(v) if not math.isnan(v) else v)
 
-# name -> (numpy reference, max ULP, input range)
+# name -> (numpy reference, max ULP, input range).  tl.exp and tl.exp2 are approximate, as on Triton's GPU
+# backends (the SIMD engine's table: 2 ULP); libdevice.exp and libdevice.exp2 are the library's (1 ULP).
 UNARY = {
-    "tl.exp": (np.exp, 1, 100), "tl.exp2": (np.exp2, 1, 150), "tl.log": (np.log, 1, 1e6),
+    "tl.exp": (np.exp, 2, 100), "tl.exp2": (np.exp2, 2, 150), "libdevice.exp": (np.exp, 1, 100),
+    "libdevice.exp2": (np.exp2, 1, 150), "tl.log": (np.log, 1, 1e6),
     "tl.log2": (np.log2, 2, 1e6), "tl.sqrt": (np.sqrt, 0, 1e6), "tl.sqrt_rn": (np.sqrt, 0, 1e6),
     "tl.rsqrt": (lambda v: 1 / np.sqrt(v), 1, 1e6), "tl.sin": (np.sin, 1, 3e38),
     "tl.cos": (np.cos, 1, 3e38), "tl.abs": (np.abs, 0, 1e6), "tl.floor": (np.floor, 0, 1e7),
     "tl.ceil": (np.ceil, 0, 1e7), "tl.erf": (_erf, 2, 5), "libdevice.tanh": (np.tanh, 3, 12),
     "libdevice.log1p": (np.log1p, 2, 1e4), "libdevice.expm1": (np.expm1, 2, 90),
     "libdevice.trunc": (np.trunc, 0, 1e7), "libdevice.rint": (np.rint, 0, 1e7),
-    "tl_math.exp": (np.exp, 1, 100), "tl.math.log": (np.log, 1, 1e6),
+    "tl_math.exp": (np.exp, 2, 100), "tl.math.log": (np.log, 1, 1e6),
 }
 
 
@@ -90,7 +92,7 @@ def test_sigmoid_is_one_over_one_plus_exp():
     got = _run(KERNEL.replace("FN", "tl.sigmoid"), {"X": x})
     with np.errstate(all="ignore"):
         want = (1 / (1 + np.exp(-x.astype(np.float64)).astype(np.float32).astype(np.float64)))
-    _check(got, want, 2, x)
+    _check(got, want, 4, x)      # exp's 2 ULP (approximate, as tl.exp), then an add and a divide
 
 
 def test_pow():

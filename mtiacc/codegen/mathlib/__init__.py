@@ -72,9 +72,9 @@ NO_SE: FrozenSet[str] = frozenset()
 
 def expansion(op, se: FrozenSet[str] = NO_SE) -> Callable:
     """The expansion of math op ``op`` for its element type (a CompileError for a width it lacks); an f32 op named
-    in ``se`` (:func:`se_unit.se_ops`) is one SE instruction."""
+    ``se`` names (:func:`se_unit.se_ops`, :func:`se_unit.on_se`) is one SE instruction."""
     elem = op.result.type.element_type
-    if elem == f32 and op.name in se:
+    if elem == f32 and se_unit.on_se(op, se):
         return se_unit.body(op.name)
     if elem == f64:
         if op.name not in EXPANSIONS[F64]:

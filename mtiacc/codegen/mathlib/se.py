@@ -8,6 +8,9 @@ the accuracy the target's ``se.functions`` states.  A function goes to the SE wh
   the machine YAML's 22-bit tables: ``tanh``, 2 ULP against 3).  An equal bound is not enough: the library's
   errors stay mostly well below its bound, the table's reach it everywhere (``0.5 x (1 + erf(x / sqrt 2))``, GELU,
   loses 1e-5 relative where erf is near -1 with the table's erf, and keeps 1e-6 with the library's);
+* ops marked ``approx`` (``tl.exp``, ``tl.exp2``, ``tl.sigmoid``'s exp: what Triton's GPU backends compute with
+  an approximate hardware exp2) where the SE's bound is within :data:`APPROX_ULPS`, the accuracy of that
+  approximation (the precise spellings, ``libdevice.exp`` and ``libdevice.exp2``, stay on the library);
 * with ``fast_math`` (``mtiacc --fast-math``, ``mtiacc.compile(..., fast_math=True)``), every function the SE
   has, at the SE's accuracy (sin and cos then have an absolute error bound only).
 
@@ -26,6 +29,13 @@ SE_OPS = {"math.exp": "exp", "math.exp2": "exp2", "math.log": "log", "math.log2"
 # the vector library's fp32 accuracy in ULPs (docs/language.md, "Math"): what the default compile guarantees
 LIBRARY_ULPS = {"math.exp": 1, "math.exp2": 1, "math.log": 1, "math.log2": 2, "math.tanh": 3, "math.erf": 2,
                 "math.sqrt": 0, "math.rsqrt": 1, "math.sin": 1, "math.cos": 1}
+
+# the fp32 accuracy, in ULPs, an op marked ``approx`` promises (docs/language.md, "Math"): an approximate exp2 to
+# 2 ULP, as the hardware exp2 of Triton's GPU backends (the multiply by log2(e) of exp adds its own rounding there;
+# the SE's exp has none)
+APPROX_ULPS = {"math.exp": 2, "math.exp2": 2}
+# the entry of ``se_ops`` saying that the ops of function ``name`` marked ``approx`` run on the SE
+APPROX_PREFIX = "approx:"
 
 
 def se_ulps(accuracy) -> Optional[float]:
@@ -47,7 +57,14 @@ def se_ops(target, fast_math: bool = False) -> FrozenSet[str]:
         bound = se_ulps(have[fn])
         if fast_math or (bound is not None and bound < LIBRARY_ULPS[op]):
             out.add(op)
+        elif bound is not None and bound <= APPROX_ULPS.get(op, 0):
+            out.add(APPROX_PREFIX + op)
     return frozenset(out)
+
+
+def on_se(op, se: FrozenSet[str]) -> bool:
+    """Whether this compile (``se``, from :func:`se_ops`) computes f32 math op ``op`` on the SE."""
+    return op.name in se or (bool(op.attrs.get("approx")) and APPROX_PREFIX + op.name in se)
 
 
 def body(op_name: str) -> Callable:

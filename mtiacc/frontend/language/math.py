@@ -98,7 +98,8 @@ def _round_f64(sem: Semantic, x: Value, mode: str) -> Value:
     return sem.where(small, _sign_of(sem, t, x), x)
 
 
-def _unary(op_name: str, fname: str):
+def _unary(op_name: str, fname: str, approx: bool = False):
+    """``fname(x)`` as math op ``op_name``; ``approx``: the f32 op may be computed approximately (``tl.exp``)."""
     cls = ops.MATH_UNARY[op_name]
 
     def impl(sem: Semantic, x):
@@ -112,7 +113,7 @@ def _unary(op_name: str, fname: str):
                 return _round_f64(sem, v, op_name)
             if op_name in F64_MATH:
                 return sem.emit(cls.get(v))
-        return _in_f32(sem, fname, lambda v: sem.emit(cls.get(v)), x)
+        return _in_f32(sem, fname, lambda v: sem.emit(cls.get(v, approx=approx)), x)
     impl.__name__ = fname.split(".")[-1]
     impl.__doc__ = f"``{fname}(x)``, element-wise (computed in fp32)."
     return impl
@@ -140,7 +141,7 @@ def abs_(sem: Semantic, x):
 def sigmoid(sem: Semantic, x):
     """``1 / (1 + exp(-x))``."""
     def build(v):
-        e = sem.emit(ops.MATH_UNARY["exp"].get(sem.unary("neg", v)))
+        e = sem.emit(ops.MATH_UNARY["exp"].get(sem.unary("neg", v), approx=v.type.element_type != f64))
         return sem.binary("truediv", 1.0, sem.binary("add", e, 1.0))
     v = _operand(sem, x, "tl.sigmoid")
     if v.type.element_type == f64:
@@ -485,8 +486,15 @@ _UNARY_NAMES = {  # function name -> math op
 }
 
 
+# The functions Triton's GPU backends compute approximately in fp32 (``tl.exp``: ex2.approx after a multiply
+# by log2(e) on NVIDIA, llvm.exp2 on AMD): their ops carry ``approx`` (docs/language.md, "Math").
+# libdevice's own ``exp``, ``exp2`` stay the precise library functions; its ``fast_expf`` is approximate.
+_APPROX = {"tl": {"exp", "exp2"}, "tl.math": {"exp", "exp2"}, "libdevice": {"fast_expf"}}
+
+
 def _table(prefix: str, unary: Dict[str, str], extra: Dict[str, object]) -> Dict[str, Builtin]:
-    out = {name: Builtin(f"{prefix}.{name}", _unary(op, f"{prefix}.{name}")) for name, op in unary.items()}
+    out = {name: Builtin(f"{prefix}.{name}", _unary(op, f"{prefix}.{name}", name in _APPROX[prefix]))
+           for name, op in unary.items()}
     out.update({name: Builtin(f"{prefix}.{name}", fn) for name, fn in extra.items()})
     return out
 
