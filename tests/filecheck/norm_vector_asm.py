@@ -1,6 +1,7 @@
 # What layer norm's loops cost on the vector unit (mtiacc/codegen): a kept slot is read where it is ("read the
 # slot where it is", no copy loop); a float scalar is the f register of a `.vf` op or of `vfmerge.vfm` (no
-# broadcast group); the mask `cols < N` is computed per chunk in the fused loop (the scalar core subtracts the
+# broadcast group); the loop is versioned on whether the chunk is whole, and in the partial chunk's version
+# the mask `cols < N` is computed per chunk in the fused loop (the scalar core subtracts the
 # chunk's start from N, then vid.v, vmslt.vx) and never materialized; the variance is computed into the carried block's home (no copy at the yield); the rows'
 # stores wait for each other as they issue, not at the end of each iteration, and the stored block alternates
 # between two buffers (the xor of the register pointing at it).
@@ -39,7 +40,24 @@ def norm(X, Y, W, N, BLOCK: tl.constexpr):
 # CHECK: this branch's loads complete before the branches join
 # CHECK-NEXT: .Lendif
 # CHECK-NOT: tt.make_range
-# CHECK: tt.fused_elementwise
+# the chunk is whole (N - off >= 256): the loop without its mask, `where` taking x - mean as is
+# CHECK: li [[N:[a-z0-9]+]], 256
+# CHECK-NEXT: blt {{[a-z0-9]+}}, [[N]], [[PARTIAL:.Lpartial[0-9]+]]
+# CHECK-NEXT: tt.fused_elementwise (4 ops), its masks whole
+# CHECK-NEXT: mv
+# CHECK-NEXT: li [[ACC:[a-z0-9]+]], [[HOME:[0-9]+]]
+# CHECK-NEXT: li [[OUT:[a-z0-9]+]], [[HOME]]
+# CHECK: .Lfused{{[0-9]+}}:
+# CHECK: vfsub.vf [[D:v[0-9]+]]
+# CHECK-NEXT: vfmul.vv {{v[0-9]+}}, [[D]], [[D]]
+# CHECK: vle32.v {{v[0-9]+}}, ([[ACC]])
+# CHECK: vfadd.vv
+# CHECK: vse32.v {{v[0-9]+}}, ([[OUT]])
+# CHECK: bnez
+# CHECK-NEXT: j [[WHOLE:.Lwhole[0-9]+]]
+# the last, partial chunk: the mask computed per chunk
+# CHECK-NEXT: [[PARTIAL]]:
+# CHECK-NEXT: tt.fused_elementwise (4 ops)
 # CHECK-NEXT: mv
 # CHECK-NEXT: li [[ACC:[a-z0-9]+]], [[HOME:[0-9]+]]
 # CHECK-NEXT: li [[OUT:[a-z0-9]+]], [[HOME]]
@@ -55,6 +73,7 @@ def norm(X, Y, W, N, BLOCK: tl.constexpr):
 # CHECK: vfadd.vv
 # CHECK: vse32.v {{v[0-9]+}}, ([[OUT]])
 # CHECK: bnez
+# CHECK-NEXT: [[WHOLE]]:
 # CHECK-NOT: # fill
 # CHECK: .Lendfor
 # The normalization loop (the version reading W's slot): the store waits for the previous one as it issues, the

@@ -15,6 +15,11 @@ and taken back after its last use; ``math.*`` ops run the device math library's 
 
 When even fifteen groups do not hold a chain (long math chains with many live values), it is cut
 into consecutive segments, each its own loop; values crossing a cut go through local memory.
+
+A chain reading a prefix mask (``off + arange(n) < N``, computed per chunk) is versioned: when every such mask
+is whole (``N - off >= n``, one scalar compare) a copy of the loop runs with the masks known true, so a
+``tl.where`` on them is its chosen operand and an ``and`` with them the other operand, without instructions
+(``known`` in :class:`Segment`); the masked loop runs otherwise (the last, partial chunk of a row).
 """
 from __future__ import annotations
 
@@ -104,9 +109,11 @@ class Segment:
 
     def __init__(self, b, ops: List, lmul: int, wmax: int, srcs: Dict[int, Src], scalars: Dict[int, VReg],
                  stores: Dict[int, Src], consts: Dict[tuple, Optional[VReg]], dry: bool,
-                 se: FrozenSet[str] = mathlib.NO_SE, prefix: Optional[Dict[int, VReg]] = None):
+                 se: FrozenSet[str] = mathlib.NO_SE, prefix: Optional[Dict[int, VReg]] = None,
+                 known: Optional[Dict[int, bool]] = None):
         self.b, self.ops, self.lmul, self.wmax, self.se = b, ops, lmul, wmax, se
         self.prefix = prefix or {}   # mask inputs computed per chunk: id -> the bound (elements from the start)
+        self.known: Dict[int, bool] = dict(known or {})   # i1 values known whole (true) or empty (false)
         self.base: Optional[VReg] = None   # the chunk's first element (when there are prefix masks)
         self.srcs, self.scalars, self.stores, self.consts, self.dry = srcs, scalars, stores, consts, dry
         self.free: List[str] = list(POOLS[lmul])
@@ -183,7 +190,10 @@ class Segment:
             return self.reg[id(v)]
         g = self.alloc()
         elem = v.type
-        if id(v) in self.prefix:   # element i of the chunk: i < bound - base (the scalar core subtracts)
+        if id(v) in self.known:    # a mask known whole or empty, where an op needs it as a register
+            self.ensure(i1)
+            self("vmset.m" if self.known[id(v)] else "vmclr.m", g)
+        elif id(v) in self.prefix:   # element i of the chunk: i < bound - base (the scalar core subtracts)
             t, rel = self.alloc(), self.b.x("rel")
             self("sub", rel, self.prefix[id(v)], self.base)
             self.ensure(i32)
@@ -336,6 +346,20 @@ class Segment:
         for j, op in enumerate(self.ops):
             if isinstance(op, O.ConstantOp):
                 continue
+            folded = self.fold_known(op)
+            if folded is not None:
+                kind, what = folded
+                if kind == "known":
+                    self.known[id(op.result)] = what
+                    if id(op.result) in self.stores:
+                        self.store(op.result, self.value(op.result))
+                else:
+                    res = self.take(what, j)
+                    self.reg[id(op.result)] = res
+                    if id(op.result) in self.stores:
+                        self.store(op.result, res)
+                self._release_after(op, j)
+                continue
             try:   # an error inside the region points at the inner op's expression, not the region's
                 form = self.scalar_form(op)
                 if form is not None:   # a binary op or compare reading a scalar from its register
@@ -357,11 +381,50 @@ class Segment:
             self.reg[id(op.result)] = res
             if id(op.result) in self.stores:
                 self.store(op.result, res)
-            for v in {id(v): v for v in op.operands}.values():
-                if self.last.get(id(v)) == j and id(v) in self.reg:
-                    self.release(self.reg.pop(id(v)))
-            if id(op.result) not in self.last:
-                self.release(self.reg.pop(id(op.result)))
+            self._release_after(op, j)
+
+    def _release_after(self, op, j: int) -> None:
+        """Take back the groups of ``op``'s operands used last here, and of its result when nothing reads it."""
+        for v in {id(v): v for v in op.operands}.values():
+            if self.last.get(id(v)) == j and id(v) in self.reg:
+                self.release(self.reg.pop(id(v)))
+        if id(op.result) not in self.last and id(op.result) in self.reg:
+            self.release(self.reg.pop(id(op.result)))
+
+    def fold_known(self, op):
+        """``("known", bool)`` or ``("alias", value)`` when ``op`` reads a mask in ``known`` and needs no
+        instruction: a select on it is its chosen operand, ``and`` / ``or`` with it a constant or the other
+        operand; else None."""
+        if not self.known:
+            return None
+        k = [self.known.get(id(v)) for v in op.operands]
+        if all(x is None for x in k):
+            return None
+        if isinstance(op, O.SelectOp) and k[0] is not None:
+            return "alias", op.operands[1 if k[0] else 2]
+        if isinstance(op, (O.AndIOp, O.OrIOp)) and op.result.type.element_type.is_bool():
+            absorbing = not isinstance(op, O.AndIOp)      # and: false absorbs; or: true absorbs
+            for i in (0, 1):
+                if k[i] is not None:
+                    return ("known", absorbing) if k[i] == absorbing else ("alias", op.operands[1 - i])
+        return None
+
+    def take(self, v: Value, j: int) -> str:
+        """A group holding ``v`` for the result of op ``j``: ``v``'s own when ``j`` reads it last, else a copy."""
+        g = self.value(v)
+        if self.last.get(id(v)) == j:
+            self.reg.pop(id(v), None)
+            return g
+        return self._copy(g, v)
+
+    def _copy(self, g: str, v: Value) -> str:
+        d = self.alloc()
+        if v.type.element_type.is_bool():
+            self("vmand.mm", d, g, g)
+        else:
+            self.ensure(v.type)
+            self("vmv.v.v", d, g)
+        return d
 
     def _renames(self, op, j: int) -> bool:
         """Whether ``op`` is a same-width bitcast at its operand's last use (its result can take the register)."""
@@ -408,8 +471,8 @@ class Segment:
         b("bnez", count, top)
 
 
-def _fits(b, ops, lmul, wmax, srcs, scalars, stores, consts, se=mathlib.NO_SE, prefix=None) -> bool:
-    seg = Segment(b, ops, lmul, wmax, srcs, scalars, stores, consts, dry=True, se=se, prefix=prefix)
+def _fits(b, ops, lmul, wmax, srcs, scalars, stores, consts, se=mathlib.NO_SE, prefix=None, known=None) -> bool:
+    seg = Segment(b, ops, lmul, wmax, srcs, scalars, stores, consts, dry=True, se=se, prefix=prefix, known=known)
     seg.vl = None
     try:
         seg.body()
@@ -453,14 +516,31 @@ def lower(lw: Lowering, op: FusedElementwiseOp) -> None:
     work = [c for c in inner if not isinstance(c, O.ConstantOp)]
     comment = f"{op.name} ({len(work)} ops)"
     temps: List[Buffer] = []
+    numel = op.results[0].type.numel
+    whole = {k: True for k in prefix}
     if _fits(b, work, 4, wmax, srcs, scalars, stores, consts, lw.se, prefix):
         plan = [(work, 4)]
     else:
-        plan = _split(b, work, wmax, srcs, scalars, stores, consts, lw, op.results[0].type.numel, temps, prefix)
+        plan = _split(b, work, wmax, srcs, scalars, stores, consts, lw, numel, temps, prefix)
+    # one loop: its whole-chunk version at the same LMUL (a loop cut in segments keeps its masks)
+    lmul = plan[0][1]
+    versioned = bool(prefix) and len(plan) == 1 and _fits(b, work, lmul, wmax, srcs, scalars, stores, consts, lw.se,
+                                                         known=whole)
     mathlib._materialize(b, consts)
+    if versioned:   # every prefix mask whole (bound >= numel): the loop without them
+        partial, join = b.new_label("partial"), b.new_label("whole")
+        n = b.li(numel, "n")
+        for bound in prefix.values():
+            b("blt", bound, n, partial)
+        Segment(b, work, lmul, wmax, srcs, scalars, stores, consts, dry=False, se=lw.se, known=whole).emit(
+            numel, comment + ", its masks whole")
+        b("j", join)
+        b.label(partial)
     for ops, lmul in plan:
         Segment(b, ops, lmul, wmax, srcs, scalars, stores, consts, dry=False, se=lw.se, prefix=prefix).emit(
-            op.results[0].type.numel, comment)
+            numel, comment)
+    if versioned:
+        b.label(join)
     for buf in temps:  # intermediates between segments
         lw.lmem.free(buf)
 
