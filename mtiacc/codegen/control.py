@@ -39,8 +39,9 @@ from mtiacc.codegen.vector.lmem import Buffer
 from mtiacc.codegen.vector.vloop import Src, elem_bytes
 from mtiacc.diagnostics import CompileError
 from mtiacc.ir import ops as O
-from mtiacc.ir.core import Block, BlockArgument, OpResult, Value
+from mtiacc.ir.core import Block, BlockArgument, OpResult, Pure, Value
 from mtiacc.ir.fused import FusedElementwiseOp
+from mtiacc.ir.mtia.kept import SlotFlushOp, SlotWaitOp
 from mtiacc.ir.scf import ConditionOp, ForOp, IfOp, WhileOp, YieldOp
 
 REGION_OPS = (ForOp, IfOp, WhileOp)
@@ -194,6 +195,21 @@ def _homes(lw: Lowering, values: Sequence[Value], loc, what: str) -> List:
 
 def _stores_inside(op) -> bool:
     return any(isinstance(o, O.StoreOp) for o in op.walk())
+
+
+def _waits_first(block: Block) -> bool:
+    """Whether every path through ``block`` waits for the transfers issued before it (an ``mtia.slot_wait``,
+    ``prefetch-rows``' top of the slot loop) before anything writes local memory: only scalar ops, and a slot flush
+    (a transfer reading a slot), before it.  The wait then covers the previous iteration's stores."""
+    for op in block.ops:
+        if isinstance(op, SlotWaitOp):
+            return True
+        if isinstance(op, IfOp):
+            return _waits_first(op.then_block) and _waits_first(op.else_block)
+        if not (isinstance(op, SlotFlushOp) or (not op.regions and not any(r.type.is_block() for r in op.results)
+                                                  and Pure in op.traits)):
+            return False
+    return False
 
 
 def _emit_block(lw: Lowering, block: Block, homes: Sequence, kept=()) -> None:
@@ -369,7 +385,7 @@ def lower_for(lw: Lowering, op: ForOp) -> None:
         # in a pipelined loop the first op of the next trip that touches local memory waits (pending_in below):
         # for every transfer but the prefetches issued before it (select/waits.py), so for these stores too; the
         # prefetches issued before that wait land after the stores read their bytes (transfers run in issue order)
-        if _stores_inside(op) and last is None and not op.pipeline:
+        if _stores_inside(op) and last is None and not op.pipeline and not _waits_first(op.block):
             b("mtia.dma.wait", comment="this iteration's stores complete before the next")
     lw.dma.out_values = outer
     if op.pipeline:

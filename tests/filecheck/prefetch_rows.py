@@ -1,6 +1,7 @@
 # prefetch-rows: the row reuse-loads keeps is fetched whole, one program of the slot ahead, into the half of the
 # kept buffer that the previous program does not use; the row the last loop stores goes back in one transfer too,
-# from the same slots, at the start of the next program (the slot's last program stores as written).
+# from the same slots, at the start of the next program, before it waits for its own row (the slot's last program
+# stores as written).
 # RUN: mtiacc %s --emit=ir -O3 -D BLOCK=256 --kernel center_rows | filecheck %s
 # RUN: mtiacc %s --emit=ir -O3 -D BLOCK=256 --kernel center_then_reread | filecheck %s --check-prefix=REREAD
 # RUN: mtiacc %s --emit=asm -O3 -D BLOCK=256 --kernel center_rows | filecheck %s --check-prefix=ASM
@@ -55,13 +56,17 @@ def center_then_reread(X, Y, N, BLOCK: tl.constexpr):
 # CHECK: "mtia.slot_fetch"(%kept0, {{%[0-9]+}}, {{%[0-9]+}}, [[COUNT]], [[ZERO]])
 # CHECK: "scf.for"(%slot, {{%[0-9]+}}, {{%[0-9]+}}) {persistent = 64, flush_rows = 1, prefetch_rows = 64
 # CHECK: %half = "arith.muli"
-# CHECK-NEXT: "mtia.slot_wait"()
 # CHECK-NEXT: [[OTHER:%[0-9]+]] = "arith.constant"() {value = 64}
 # CHECK-NEXT: [[OTHERHALF:%[0-9]+]] = "arith.subi"([[OTHER]], %half)
-# The previous program's row goes out from the other half, then the next program's row comes in behind it:
+# the previous program's row goes first, and stays in flight while the program waits for its own row
 # CHECK: [[PREV:%[0-9]+]] = "arith.subi"(%program,
 # CHECK: [[YPREV:%[0-9]+]] = "tt.addptr"(%Y,
 # CHECK-NEXT: "mtia.slot_flush"(%kept0, [[OTHERHALF]], [[YPREV]], [[COUNT]])
+# CHECK-NEXT: "mtia.slot_wait"() {behind = 1}
+# CHECK-NEXT: "scf.yield"
+# CHECK-NEXT: }, {
+# CHECK-NEXT: "mtia.slot_wait"() :
+# CHECK-NEXT: "scf.yield"
 # CHECK: [[NEXT:%[0-9]+]] = "arith.addi"(%program,
 # CHECK-NEXT: [[MORE:%[0-9]+]] = "arith.cmpi"([[NEXT]],
 # CHECK: [[XNEXT:%[0-9]+]] = "tt.addptr"(%X,
@@ -87,7 +92,12 @@ def center_then_reread(X, Y, N, BLOCK: tl.constexpr):
 # REREAD: "tt.store"
 # REREAD-NOT: mtia.slot_flush
 
-# The fetch and the flush are one DMA transfer each; the program waits for them once, at its start:
-# ASM: mtia.dma.wait{{.*}}# mtia.slot_wait
+# The fetch and the flush are one DMA transfer each; the program waits once, at its start, for its row and for
+# everything issued before it (the previous program's stores too: no wait at the end of an iteration), the flush
+# in flight:
 # ASM: mtia.dma.out {{.*}}# mtia.slot_flush: the row in one transfer
+# ASM-NEXT: mtia.dma.wait 1{{.*}}# mtia.slot_wait
+# ASM: mtia.dma.wait{{.*}}# mtia.slot_wait
 # ASM: mtia.dma.in {{.*}}# mtia.slot_fetch: the row in one transfer
+# ASM-NOT: this iteration's stores complete before the next
+# ASM: stores complete before the program ends

@@ -138,13 +138,13 @@ def _run(lw: Lowering, op, ptr, inbound: bool) -> None:
     local, count = _slot_address(lw, op.buf, op.slot), lw.get(op.count)
     nbytes = b.x("bytes")
     b("slli", nbytes, count, esize.bit_length() - 1)
-    skip = b.new_label("norun")
-    b("beqz", nbytes, skip)
     if inbound:
+        skip = b.new_label("norun")
+        b("beqz", nbytes, skip)
         b("mtia.dma.in", local, lw.get(ptr), nbytes, comment="mtia.slot_fetch: the row in one transfer")
-    else:
+        b.label(skip)
+    else:   # issued even when empty: a counted slot_wait after it counts it
         b("mtia.dma.out", lw.get(ptr), local, nbytes, comment="mtia.slot_flush: the row in one transfer")
-    b.label(skip)
     if inbound and op.other is not None:   # elements [count, the last slot's end): other
         rest = b.x("rest")
         b("rem", rest, count, b.li(tile))
@@ -165,7 +165,12 @@ def _flush(lw: Lowering, op: SlotFlushOp) -> None:
 
 
 def _wait(lw: Lowering, op: SlotWaitOp) -> None:
-    lw.b("mtia.dma.wait", comment="mtia.slot_wait: the rows fetched so far have landed")
+    if op.behind:
+        since = "the transfer issued since stays" if op.behind == 1 else f"the {op.behind} transfers issued since stay"
+        lw.b("mtia.dma.wait", op.behind, comment=f"mtia.slot_wait: the rows fetched so far have landed ({since} in "
+                                                  "flight)")
+    else:
+        lw.b("mtia.dma.wait", comment="mtia.slot_wait: the rows fetched so far have landed")
     lw.dma.pending_in = False
 
 

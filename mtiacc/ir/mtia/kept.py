@@ -16,7 +16,9 @@ of ``mtiacc/ir/mtia/__init__.py`` name a constant slot):
   the start of slot ``%slot`` on, to the scalar pointer ``%dst`` (a row stored in one transfer).  Not
   waited for: the slot is not written again before a later ``mtia.slot_wait``, or a fetch behind it in
   the DMA engine's queue.
-* ``mtia.slot_wait``: waits for every fetch issued so far (the machine's ``mtia.dma.wait``).
+* ``mtia.slot_wait {behind = N}``: waits for every fetch issued so far but the ``N`` transfers issued last (the
+  machine's ``mtia.dma.wait N``; without ``behind``, every transfer): ``prefetch-rows`` issues the previous
+  row's flush before waiting for this row, and the flush stays in flight.
 * ``%a = tt.ptr_to_int %p``: a scalar pointer's address as an i64 (Triton's op of that name), for the
   run-time checks that a store between the loops does not write the tiles kept.
 
@@ -26,7 +28,8 @@ from __future__ import annotations
 
 from typing import Optional
 
-from mtiacc.ir.core import AnyType, BlockLike, Operation, PtrLike, ScalarInt, Pure, Value, operand, opt_operand, result
+from mtiacc.ir.core import (AnyType, BlockLike, Operation, PtrLike, ScalarInt, Pure, Value, attribute, operand,
+                            opt_operand, result)
 from mtiacc.ir.types import BlockType, i64
 
 
@@ -145,13 +148,18 @@ def _check_run(op: Operation, ptr: Value, what: str) -> None:
 
 
 class SlotWaitOp(Operation):
-    """Wait for the fetches issued so far."""
+    """Wait for the fetches issued so far; ``behind``: the transfers issued after them, left in flight."""
 
     name = "mtia.slot_wait"
+    behind = attribute(int, optional=True, default=0)
 
     @classmethod
-    def get(cls, loc=None):
-        return cls([], [], {}, loc=loc)
+    def get(cls, behind: int = 0, loc=None):
+        return cls([], [], {"behind": behind} if behind else {}, loc=loc)
+
+    def verify_(self):
+        if not isinstance(self.behind, int) or self.behind < 0:
+            self._fail(f"behind must be a non-negative integer, got {self.behind!r}")
 
 
 KEPT_OPS = (SlotStoreOp, SlotLoadOp, SlotFetchOp, SlotFlushOp, SlotWaitOp, PtrToIntOp)

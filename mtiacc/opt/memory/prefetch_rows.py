@@ -13,9 +13,11 @@ program runs.  This pass splits the kept buffer into two halves and moves the ro
     }
     scf.for %program = first .. total step SLOTS {persistent, flush_rows = 1, prefetch_rows = HALF}:
         %base = ((program - first) / SLOTS) % 2 * HALF    # this program's half
-        mtia.slot_wait                                    # its row has landed
         scf.if %fits and program > first and lower < N {  # the previous program's results, from its half
             mtia.slot_flush %kept0, HALF - %base, Q(program - SLOTS) + lower, N - lower
+            mtia.slot_wait {behind = 1}                   # its row has landed; the flush stays in flight
+        } else {
+            mtia.slot_wait                                # its row has landed
         }
         scf.if %fits and program + SLOTS < total and lower < N {
             mtia.slot_fetch %kept0, HALF - %base, P(program + SLOTS) + lower, N - lower, other
@@ -53,7 +55,7 @@ so ``--emit=ir`` shows the choice.
 from __future__ import annotations
 
 import dataclasses
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 from mtiacc.ir import ops as O
 from mtiacc.ir import scf
@@ -241,17 +243,21 @@ def _rewrite(row: _Row) -> None:
     at = _if(pre, go)
     at(SlotFetchOp.get(buf, at.const(0), _row_pointer(row, at, slots.lower, row.ptr, row.ptr_slice), count, other,
                        loc=loc))
-    # in the loop: wait for this program's row; store the previous program's row (when this pass keeps the
-    # stores), then fetch the next program's row into the other half, behind it
-    top(SlotWaitOp.get(loc=loc))
+    # in the loop: store the previous program's row (when this pass keeps the stores) and wait for this program's
+    # row with the store in flight (the DMA engine moves it as soon as the row has landed), else just wait; then
+    # fetch the next program's row into the other half, behind the store
     other_half = top(O.SubIOp.get(top.const(half), base, loc=loc))
     stores = _row_stores(row)
     if stores is not None:
         q, q_slice = stores[1], stores[2]
         later = top(O.CmpIOp.get("sgt", slots.induction_var, slots.lower, loc=loc))
-        at = _if(top, top(O.AndIOp.get(ready, later, loc=loc)))
+        at, otherwise = _if_else(top, top(O.AndIOp.get(ready, later, loc=loc)))
         prev = at(O.SubIOp.get(slots.induction_var, slots.step, loc=loc))
         at(SlotFlushOp.get(buf, other_half, _row_pointer(row, at, prev, q, q_slice), count, loc=loc))
+        at(SlotWaitOp.get(behind=1, loc=loc))
+        otherwise(SlotWaitOp.get(loc=loc))
+    else:
+        top(SlotWaitOp.get(loc=loc))
     nxt = top(O.AddIOp.get(slots.induction_var, slots.step, loc=loc))
     more = top(O.CmpIOp.get("slt", nxt, slots.upper, loc=loc))
     at = _if(top, top(O.AndIOp.get(ready, more, loc=loc)))
@@ -268,10 +274,15 @@ def _rewrite(row: _Row) -> None:
 
 def _if(at: _At, cond: Value) -> _At:
     """An ``scf.if cond`` (no results) inserted by ``at``; a builder for its then-block."""
+    return _if_else(at, cond)[0]
+
+
+def _if_else(at: _At, cond: Value) -> Tuple[_At, _At]:
+    """An ``scf.if cond`` (no results) inserted by ``at``; builders for its then- and else-blocks."""
     branch = scf.IfOp.get(cond, loc=at.loc)
-    branch.else_block.append(scf.YieldOp.get(loc=at.loc))
+    otherwise = _At(branch.else_block, branch.else_block.append(scf.YieldOp.get(loc=at.loc)), at.loc)
     at(branch)
-    return _At(branch.then_block, branch.then_block.append(scf.YieldOp.get(loc=at.loc)), at.loc)
+    return _At(branch.then_block, branch.then_block.append(scf.YieldOp.get(loc=at.loc)), at.loc), otherwise
 
 
 def _scalar_other(row: _Row, at: _At) -> Optional[Value]:
