@@ -189,3 +189,17 @@ def test_constant_values(value, type_, message):
         verify_module(m)
     else:
         fails(m, message)
+
+
+def test_slot_wait_counts_the_transfers_behind_it():
+    from mtiacc.ir.mtia.kept import SlotWaitOp
+    for bad in (-1, 1.5):
+        m, f, b = make_func()
+        b.insert(SlotWaitOp([], [], {"behind": bad}))
+        ret(b)
+        fails(m, "mtia.slot_wait")
+    m, f, b = make_func()
+    b.insert(SlotWaitOp.get(behind=1))
+    b.insert(SlotWaitOp.get())
+    ret(b)
+    verify_module(m)
