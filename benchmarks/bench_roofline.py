@@ -6,7 +6,7 @@ and their ratio (roofline / simulated: 100% is the roofline).  Where the kernel'
 operations (dropout's Philox rounds: ``philox_ops``), a second ratio beside it takes the roofline as the larger of
 the bytes' time and those operations' time at the vector unit's peak ("bytes+ops"); the bytes-only one stays.  Softmax runs twice: tutorial 02's kernel
 (``tl.exp``: approximate, as on Triton's GPU backends, so on the SIMD engine's table, 2 ULP) and the same kernel
-with the precise ``libdevice.exp`` (the vector unit's library, 1 ULP: benchmarks/kernels/softmax_precise.py).
+with the precise ``libdevice.exp`` (the vector unit's library, 1 ULP; the kernel written under build/bench/).
 Beside softmax and layer norm, their hand-written assembly versions (benchmarks/handwritten/: the expert
 baselines the compiled kernels are measured against).  RMSNorm, GELU and bias + residual + dropout are written as TorchInductor
 generates them (benchmarks/kernels/
@@ -50,12 +50,23 @@ def _softmax_check(x, y, m, n):
     np.testing.assert_allclose(y.reshape(m, n), z / z.sum(axis=1, keepdims=True), rtol=1e-4, atol=1e-7)
 
 
+def _precise_softmax() -> str:
+    """Tutorial 02's kernel (examples/softmax.py) with ``libdevice.exp`` for ``tl.exp``, written under build/."""
+    src = (ROOT / "examples/softmax.py").read_text()
+    assert src.count("tl.exp(") == 1
+    src = src.replace("import triton.language as tl\n", "import triton.language as tl\n"
+                      "from triton.language.extra import libdevice\n").replace("tl.exp(", "libdevice.exp(")
+    path = ROOT / "build" / "bench" / "softmax_precise.py"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(src)
+    return str(path)
+
+
 def softmax(m: int, n: int, precise: bool = False):
     x = np.random.default_rng(1).standard_normal(m * n).astype(F32)
     data = {"output_ptr": np.zeros(m * n, F32), "input_ptr": x, "input_row_stride": np.array(n, I32),
             "output_row_stride": np.array(n, I32), "n_cols": np.array(n, I32)}
-    path = "benchmarks/kernels/softmax_precise.py" if precise else "examples/softmax.py"
-    spec = dict(path=path, kernel="softmax_kernel", signature="*fp32,*fp32,i32,i32,i32",
+    spec = dict(path=_precise_softmax() if precise else "examples/softmax.py", kernel="softmax_kernel", signature="*fp32,*fp32,i32,i32,i32",
                 defines={"BLOCK_SIZE": 1 << (n - 1).bit_length()}, grid=(m,))
     return spec, data, 2 * 4 * m * n, lambda out: _softmax_check(x, out["output_ptr"], m, n)
 
