@@ -123,6 +123,13 @@ class DmaState:
     # the transfers of block stores from a buffer of their own (kept: never freed nor a view of another block),
     # which may stay in flight with the tail that follows them (select/waits.py)
     own_stores: Set[int] = dataclasses.field(default_factory=set)
+    # a pipelined loop whose last transfer is a store left in flight across its back-edge (control.py
+    # ``store_across_back_edge``): the stored block's id and the index of the body's first item; the body's first
+    # tail counts that store (select/waits.py ``Tail.extra``)
+    across: Optional[tuple] = None
+    across_covered: bool = False    # a wait since the body's start has covered that store
+    across_waits: List[object] = dataclasses.field(default_factory=list)   # the waits that counted it
+    across_begin: Optional[int] = None   # where the store's own code begins (table.py)
 
 
 @dataclasses.dataclass(eq=False)

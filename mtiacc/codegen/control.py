@@ -29,11 +29,13 @@ with the engine configuration its top assumed (``engine.loop_top`` / ``loop_bott
 from __future__ import annotations
 
 from contextlib import contextmanager
-from typing import List, Sequence
+from typing import List, Optional, Sequence
 
 from mtiacc.codegen.context import Lowering
+from mtiacc.codegen.machine.mir import LabelDef, MInstr
 from mtiacc.codegen.matrix import engine, resident
 from mtiacc.codegen.memory import kept
+from mtiacc.codegen.select import waits
 from mtiacc.codegen.vector.blocks import VECTOR_BINARY, lower_fill
 from mtiacc.codegen.vector.lmem import Buffer
 from mtiacc.codegen.vector.vloop import Src, elem_bytes
@@ -338,6 +340,49 @@ def deferred_store(op: ForOp):
     return stores[-1].value
 
 
+def store_across_back_edge(op: ForOp) -> Optional[Value]:
+    """The block stored last in a ``pipeline-loads`` loop whose body ends with that store, when its transfer may
+    stay in flight across the back-edge: the next trip's first wait (for the tiles prefetched before the store)
+    leaves it in flight too (select/waits.py ``Tail.extra``; a zero-byte transfer before the loop stands in for
+    it on the first trip), and the op computing the block again waits first unless a wait since the trip's start
+    covered it (isel.py).  As in :func:`deferred_store`: a contiguous store of a block an elementwise op of the
+    body computes into a buffer of its own."""
+    if not op.pipeline or len(op.block.ops) < 2:
+        return None
+    s = op.block.ops[-2]
+    if not isinstance(s, O.StoreOp) or s.attrs.get("access") != "contiguous":
+        return None
+    v = s.value
+    if not v.type.is_block() or v.type.is_bool() or not isinstance(v, OpResult) or v.op.parent is not op.block:
+        return None
+    if not (isinstance(v.op, FusedElementwiseOp) or type(v.op) in VECTOR_BINARY):
+        return None
+    return v
+
+
+def _across_done(lw: Lowering, body: int) -> None:
+    """After the body of a loop of :func:`store_across_back_edge` (its items from ``body``): the store's transfer
+    issues on every path (a zero-byte one too) and is the body's last; else the waits that counted it count one
+    fewer (a count of 0: every transfer)."""
+    items = lw.b.fn.items
+    begin = lw.dma.across_begin
+    ok = begin is not None and begin >= body
+    if ok:
+        waits.issue_every_transfer(items, begin)
+        outs = [i for i in range(begin, len(items)) if isinstance(items[i], MInstr) and items[i].op in waits.TRANSFERS]
+        ok = len(outs) == 1 and items[outs[0]].op == "mtia.dma.out" and not any(
+            isinstance(x, MInstr) and (x.target is not None or x.op == "mtia.dma.wait") for x in items[outs[0]:])
+        if ok:
+            ok = not any(isinstance(x, MInstr) and x.target is not None and x.target.name in
+                         {y.label.name for y in items[begin:] if isinstance(y, LabelDef)} for x in items[:begin])
+    if not ok:
+        for w in lw.dma.across_waits:
+            n = w.args[0] - 1
+            w.args = [n] if n else []
+            w.comment = (w.comment or "").split(" (")[0]
+    lw.dma.across, lw.dma.across_waits, lw.dma.across_begin, lw.dma.across_covered = None, [], None, False
+
+
 def _double_buffer(lw: Lowering, op: ForOp, v: Value):
     """When the loop's one store writes ``v`` and nothing else reads it, two buffers that ``v`` alternates
     between (iteration k computes into one while the store of iteration k - 1 reads the other); ``v`` is read
@@ -373,12 +418,21 @@ def lower_for(lw: Lowering, op: ForOp) -> None:
     last = deferred_store(op)
     outer = lw.dma.out_values
     swap = _double_buffer(lw, op, last) if last is not None else None
+    across = store_across_back_edge(op) if lw.dma.across is None else None
+    if across is not None:
+        b("mtia.dma.out", "zero", "zero", "zero", comment="no store yet: the first trip's stand-in for the store "
+                                                          "a trip leaves in flight at its end")
     with counted_loop(lw, op, "scf.for"):
+        body = len(b.fn.items)
+        if across is not None:
+            lw.dma.across, lw.dma.across_covered, lw.dma.across_waits = (id(across), body), False, []
         if op.pipeline:   # the previous iteration's prefetches may still fill the carried blocks
             lw.dma.pending_in = True
         if last is not None:   # the previous iteration's last store may be in flight
             lw.dma.out_values = {id(last)} if swap is None else {-1}
         _emit_block(lw, op.block, homes, kept)
+        if across is not None:
+            _across_done(lw, body)
         if swap is not None:
             b("xor", swap[0], swap[0], b.li(swap[1]), comment="the other buffer of the stored block")
         engine.loop_bottom(lw, top)

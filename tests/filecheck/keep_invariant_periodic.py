@@ -13,7 +13,7 @@
 # RUN: mtiacc %s --kernel add_bias --emit=ir -O0 -D N=256 -D BLOCK=64 | filecheck %s --check-prefix=NOT
 # The kept tile's guarded read does not end the count of transfers in flight: its loading branch waits for every
 # transfer before the join, so the pipelined loop's second copy still waits for all but the next tile (and the first
-# copy's store, issued right before it).
+# copy's store, issued right before it); the first copy's wait leaves the previous trip's last store in flight.
 # RUN: mtiacc %s --kernel add_bias --emit=asm -O3 -D N=256 -D BLOCK=64 | filecheck %s --check-prefix=ASM
 import triton
 import triton.language as tl
@@ -72,8 +72,9 @@ def add_bias_other(X, B, Y, n, N: tl.constexpr, BLOCK: tl.constexpr):
 # NOT-NOT: kept =
 # NOT: "tt.return"
 
+# ASM: mtia.dma.out zero, zero, zero {{.*}}no store yet
 # ASM-LABEL: .Lfor
-# ASM: mtia.dma.wait 1 {{.*}}loads above complete before their data is read
+# ASM: mtia.dma.wait 2 {{.*}}loads above complete before their data is read (the transfer issued since and the store before the loop's top stay in flight)
 # ASM: this branch's loads complete before the branches join
 # ASM: this branch's loads complete before the branches join
 # ASM: mtia.dma.wait 2 {{.*}}the prefetched tiles complete before their data is read

@@ -112,6 +112,10 @@ class Selector:
         elif lw.dma.inflight and self.reads_inflight(op):
             waits.wait(lw, "the prefetched tiles complete before their data is read", self.reads_tail(op))
             lw.dma.fresh.clear()
+        if lw.dma.across is not None and not lw.dma.across_covered and any(id(r) == lw.dma.across[0]
+                                                                           for r in op.results):
+            lw.b("mtia.dma.wait", comment="the store of this block's last value completes before it is written")
+            lw.dma.across_covered = True
         if lw.dma.out_values and any(id(r) in lw.dma.out_values for r in op.results):
             lw.b("mtia.dma.wait", comment="the store of this block's last value completes before it is written")
             lw.dma.out_values = set()

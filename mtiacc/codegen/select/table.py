@@ -87,6 +87,8 @@ def _store(lw: Lowering, op: O.StoreOp) -> None:
         lw.b("mtia.dma.wait", comment="the store before completes (it ran under the compute since)")
         lw.dma.out_values = set()
     begin = len(lw.b.fn.items)
+    if lw.dma.across is not None and lw.dma.across[0] == id(op.value):
+        lw.dma.across_begin = begin      # control.py: this store's transfer stays in flight across the back-edge
     memory.lower_store(lw, op)
     if lw.dma.out_values is not None:
         lw.dma.out_values.add(id(op.value))

@@ -35,6 +35,7 @@ class Tail:
     values: Set[int] = dataclasses.field(default_factory=set)       # id() of the prefetched blocks
     transfers: Set[int] = dataclasses.field(default_factory=set)    # id() of their transfer instructions
     guards: Set[int] = dataclasses.field(default_factory=set)       # id() of guard branches (barrier when taken)
+    extra: int = 0      # transfers issued right before the tail's loop body on every path into it, counted too
 
 
 def countable(op) -> bool:
@@ -60,11 +61,23 @@ def add_to_tail(lw: Lowering, op, start: int, guard: Optional[MInstr]) -> None:
     t = lw.dma.tail
     if t is None or not lw.dma.fresh:
         start = _with_stores_before(lw.b.fn.items, start, lw.dma.own_stores)
-        t = lw.dma.tail = Tail(start)
+        t = lw.dma.tail = Tail(start, extra=_across(lw, start))
     t.values.add(id(op.result))
     t.transfers.update(id(x) for x in lw.b.fn.items[start:] if isinstance(x, MInstr) and x.op in TRANSFERS)
     if guard is not None:
         t.guards.add(id(guard))
+
+
+def _across(lw: Lowering, start: int) -> int:
+    """1 when a tail beginning at ``start`` is the first of a loop body entered, on every path, right after one
+    transfer (control.py ``store_across_back_edge``: the store the previous trip left in flight, or a zero-byte
+    one before the loop), with no transfer nor wait of the body before it; else 0."""
+    a = lw.dma.across
+    if a is None or lw.dma.across_covered:
+        return 0
+    if any(isinstance(x, MInstr) and (x.op in TRANSFERS or x.op == "mtia.dma.wait") for x in lw.b.fn.items[a[1]:start]):
+        return 0
+    return 1
 
 
 def _with_stores_before(items: List, start: int, own: Set[int]) -> int:
@@ -135,7 +148,7 @@ def count(lw: Lowering, reads_tail: bool = False) -> Optional[int]:
     for it in items[:t.start]:
         if isinstance(it, MInstr) and it.target is not None and it.target.name in labels:
             return None
-    return len(at)
+    return len(at) + t.extra
 
 
 def _waited_for(region: List, i: int) -> bool:
@@ -163,6 +176,7 @@ def hoist(lw: Lowering, loc, comment: str) -> bool:
     if t is None or count(lw) is None:
         return False
     lw.b.fn.items.insert(t.start, MInstr("mtia.dma.wait", [], loc, comment))
+    lw.dma.across_covered = True
     lw.dma.inflight &= t.values
     lw.dma.pending_in = False
     lw.dma.tail = None
@@ -173,9 +187,18 @@ def wait(lw: Lowering, comment: str, reads_tail: bool = False) -> None:
     """Wait before a reader of blocks in flight: for all but the tail's transfers when it can, else all."""
     n = count(lw, reads_tail)
     if n:
-        lw.b("mtia.dma.wait", n, comment=f"{comment} (the {n} transfers issued since stay in flight)")
+        extra = lw.dma.tail.extra
+        k = n - extra
+        issued = "the transfer issued since" if k == 1 else f"the {k} transfers issued since"
+        since = f"{issued} and the store before the loop's top" if extra else issued
+        lw.b("mtia.dma.wait", n, comment=f"{comment} ({since} stay in flight)")
+        if extra:
+            lw.dma.across_waits.append(lw.b.fn.items[-1])
+        else:
+            lw.dma.across_covered = True
         lw.dma.inflight &= lw.dma.tail.values
     else:
+        lw.dma.across_covered = True
         lw.b("mtia.dma.wait", comment=comment)
         lw.dma.inflight.clear()
         lw.dma.tail = None
