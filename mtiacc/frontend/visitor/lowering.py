@@ -127,6 +127,15 @@ class FunctionLowering(LoweringContext):
         """A ``@triton.jit`` function called by a builtin (``tl.reduce``'s combine_fn), see frontend/context.py."""
         return functions.call_values(self, fn, args, kwargs)
 
+    def call_jit_elementwise(self, fn, args):
+        """``tl.map_elementwise``'s call, in element-wise mode (see frontend/context.py)."""
+        s = functions.session_of(self)
+        s.elementwise += 1
+        try:
+            return functions.call_values(self, fn, args, {})
+        finally:
+            s.elementwise -= 1
+
 
 # What to call each kind of unsupported node in a message.
 _KINDS = {
