@@ -208,7 +208,15 @@ class Semantic:
         if src.is_ptr() or dst.is_ptr():
             if src.is_ptr() and dst.is_ptr():
                 return self.emit(ops.BitcastOp.get(v, dst))
-            raise CompileError(f"casting between pointers and numbers ({src} to {dst}) is not supported yet")
+            if src.is_ptr() and dst.is_int() and not dst.is_bool() and dst.width == 64:    # Triton's ptr_to_int
+                return self.emit(ops.BitcastOp.get(v, dst))
+            if src.is_ptr() and dst.is_bool():              # Triton: the address != 0
+                return self.compare("ne", self.cast(v, i64), 0)
+            if src.is_int() and dst.is_ptr():               # Triton's int_to_ptr: the address, zero-extended
+                if src.width < 64:
+                    v = self.emit(ops.ExtUIOp.get(v, i64))
+                return self.emit(ops.BitcastOp.get(v, dst))
+            raise CompileError(f"casting between pointers and numbers ({src} to {dst}) is not supported")
         if is_fp8(src) or is_fp8(dst):
             return self._cast_fp8(v, src, dst)
         if dst.is_bool():  # Triton: x.to(int1) is x != 0
