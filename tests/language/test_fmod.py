@@ -65,3 +65,22 @@ def test_fmod_float64_exact_over_the_whole_range():
     same = (got.view(np.uint64) == want.view(np.uint64)) | (np.isnan(got) & np.isnan(want))
     bad = np.flatnonzero(~same)
     assert not len(bad), f"{len(bad)} wrong, e.g. {x[bad[0]]!r} % {z[bad[0]]!r}: got {got[bad[0]]!r}, want {want[bad[0]]!r}"
+
+
+SCALAR64 = """
+@triton.jit
+def k(X, Z, Y):
+    for i in range(4):
+        tl.store(Y + i, tl.load(X + i) % tl.load(Z + i))
+    tl.store(Y + 4, tl.load(X) % 3.0)
+"""
+
+
+def test_fmod_float64_on_scalars():
+    x = np.array([1e300, -7.5, 5e-324, 10.0])
+    z = np.array([3e-300, 2.0, 1.0, -0.0])
+    got = launch(SCALAR64, "*fp64,*fp64,*fp64", {"X": x, "Z": z, "Y": np.zeros(5)}).outputs["Y"]
+    with np.errstate(invalid="ignore"):
+        want = np.append(np.fmod(x, z), np.fmod(x[0], 3.0))
+    np.testing.assert_array_equal(got.view(np.uint64)[:3], want.view(np.uint64)[:3])
+    assert np.isnan(got[3]) and got[4] == want[4]
