@@ -90,6 +90,8 @@ class Machine:
         self.acc = {k: np.zeros(P) for k in ACC}
         self.dma = DmaSystem(cfg, P)
         self.dpe = DpeState(cfg, P)     # the matrix engines' functional state (semantics/dpe.py)
+        # only matrix-engine instructions change that state: a program without them needs no clearing per wave
+        self.uses_dpe = any(d is not None and d.spec.sem_family == "dpe" for d in program.decoded)
         self.dma_issue_t = 0.0
         self.atomics = AtomicUnits(cfg, P)    # the atomic units' timing state (sync/atomics.py)
         self.dram_epoch = 0                   # DRAM / SRAM writes so far (DMA out, atomics that change memory)
@@ -148,7 +150,8 @@ class Machine:
         for a in self.acc.values():
             a[:] = 0
         self.dma.reset()
-        self.dpe.reset()
+        if self.uses_dpe:
+            self.dpe.reset()
         self.ts.reset()
         self.atomics.reset(seed, wave)
         self.dram_reads[:] = 0

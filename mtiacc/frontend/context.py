@@ -21,3 +21,8 @@ class LoweringContext(Protocol):
         or :class:`~mtiacc.frontend.values.HelperRef`) with already lowered arguments, at the
         builder's insertion point; returns what it returns (a value, a constant or a tuple)."""
         ...
+
+    def call_jit_elementwise(self, fn: object, args: Sequence[object]) -> object:
+        """Call ``fn`` for ``tl.map_elementwise``: as :meth:`call_jit_function`, in element-wise mode (an
+        ``if`` on a block condition, in ``fn`` and the functions it calls, selects per element)."""
+        ...

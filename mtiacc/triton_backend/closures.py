@@ -42,6 +42,17 @@ def _literal(v) -> str:
     raise TypeError(type(v).__name__)
 
 
+def _language_name(v):
+    """``triton.language.<name>`` for a class or function that ``triton.language`` exports (not a dtype)."""
+    if not (isinstance(v, type) or callable(v)) or type(v).__name__ == "JITFunction":
+        return None
+    try:
+        import triton.language as tl
+    except ImportError:          # pragma: no cover - the backend only runs under Triton
+        return None
+    return next((f"triton.language.{n}" for n in ("constexpr_type",) if getattr(tl, n, None) is v), None)
+
+
 def _dtype_text(v):
     try:
         import triton.language as tl
@@ -204,6 +215,10 @@ def appended_functions(fn, name: str, suffix: str, file: str, tuples: Optional[D
         for var, v in {**unknown_globals(py, text), **captured(py)}.items():
             if var in own:
                 continue      # assigned in the (patched) source: the original's capture of it is not used
+            exported = _language_name(v)
+            if exported is not None:              # tl.constexpr_type imported in the enclosing function
+                texts[var] = exported
+                continue
             if isinstance(v, type) or type(v).__name__ == "module":
                 continue                          # a class or module: the file's imports name it the same
             if type(v).__name__ == "constexpr" and hasattr(v, "value"):

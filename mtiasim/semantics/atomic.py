@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..faults import group_slots
-from ..sync.atomics import SIZES, locate, perform
+from ..sync.atomics import LOCAL, SIZES, locate, perform
 
 _WHAT = {"cas": "atomic compare-and-swap", "swap": "atomic exchange", "fadd": "atomic add"}
 
@@ -47,48 +47,62 @@ def amo(d, m, pc):
         if sched.must_wait(g):
             return sched.stay(g, pc, k)
         m.ts.materialize()
-        slots = group_slots(g, m.P).tolist()
-        addrs = XU[rs1, slots].tolist()
-        vals = XU[rs2, slots].tolist()
-        exps = XU[rd, slots].tolist() if op == "cas" else [0] * len(slots)
+        sl = group_slots(g, m.P)
+        slots = sl.tolist()
+        addrs = XU[rs1, sl].tolist()
+        vals = XU[rs2, sl].tolist()
+        exps = XU[rd, sl].tolist() if op == "cas" else [0] * len(slots)
         cyc = m.cyc
-        issue = []
+        t = cyc[sl]
+        for r in srcs:
+            t = np.maximum(t, m.xr[r, sl])
+        if rl:
+            t = np.maximum(t, np.maximum(m.dma.last_completion()[sl], units.last[sl]))
+        issue = t.tolist()
         places = []
         keys = []
-        done_before = np.maximum(m.dma.last_completion(), units.last) if rl else None
+        shared = {}        # address -> its place in DRAM / SRAM (the same for every program)
         for p, a in zip(slots, addrs):
-            t = max(float(cyc[p]), *(float(m.xr[r, p]) for r in srcs))
-            if rl:
-                t = max(t, float(done_before[p]))
-            issue.append(t)
-            place = locate(m, p, a, size, what)
+            place = shared.get(a)
+            if place is None:
+                place = locate(m, p, a, size, what)
+                if place[2] != LOCAL:
+                    shared[a] = place
             places.append(place)
             keys.append((place[2], a))
         order, done = units.serve(slots, issue, keys)
         olds = [0] * len(slots)
         wrote = False
+        now = {}           # (memory, offset) -> [value, changed]: each location read once, written back once
         for i in order:
             data, off, level = places[i]
-            old = int.from_bytes(data[off:off + size].tobytes(), "little")
+            cell = now.get((id(data), off))
+            if cell is None:
+                cell = now[(id(data), off)] = [int.from_bytes(data[off:off + size].tobytes(), "little"), False, i]
+            old = cell[0]
             new = perform(op, w, old, vals[i], exps[i])
             if new != old:
-                data[off:off + size] = np.frombuffer(new.to_bytes(size, "little"), np.uint8)
-                wrote = wrote or level != "local"
+                cell[0], cell[1] = new, True
+                wrote = wrote or level != LOCAL
             olds[i] = old - (1 << bits) if old & sign else old
+        for value, changed, i in now.values():
+            if changed:
+                data, off, _level = places[i]
+                data[off:off + size] = np.frombuffer(value.to_bytes(size, "little"), np.uint8)
         if wrote:
             m.dram_epoch += 1
-        m.dram_reads[slots] += 1
-        for i, p in enumerate(slots):
-            if rd:
-                X[rd, p] = olds[i]
-                m.xr[rd, p] = done[i]
-            units.last[p] = max(units.last[p], done[i])
-            end = issue[i] + issue_cost
-            if aq and done[i] > end:
-                m.acc["amo"][p] += done[i] - end
-                end = done[i]
-            m.acc["dep"][p] += issue[i] - float(cyc[p])
-            cyc[p] = end
+        m.dram_reads[sl] += 1
+        done = np.array(done)
+        if rd:
+            X[rd, sl] = olds
+            m.xr[rd, sl] = done
+        units.last[sl] = np.maximum(units.last[sl], done)
+        end = t + issue_cost
+        if aq:
+            m.acc["amo"][sl] += np.maximum(done - end, 0.0)
+            end = np.maximum(end, done)
+        m.acc["dep"][sl] += t - cyc[sl]
+        cyc[sl] = end
         return None
     return ex
 

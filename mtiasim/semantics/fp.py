@@ -358,21 +358,72 @@ def fused(a, b, c, neg_prod, neg_add, dtype):
     again to ``dtype`` gives the fused result except where ``s`` lands exactly on a midpoint of ``dtype``
     while the float64 sum was inexact (every midpoint is a double, so a non-midpoint ``s`` lies in the same
     rounding interval as the exact sum).  Those lanes take the neighbour on the side of the float64
-    rounding error (TwoSum's ``e``).  float64: exact rationals, element by element."""
+    rounding error (TwoSum's ``e``).  float64: error-free transformations (:func:`_fused_double`), and
+    exact rationals for the lanes outside their range."""
     a, b, c = np.broadcast_arrays(a, b, c)    # a vector-scalar form's operand is one value per group
     if dtype != np.float64:
         return _fused_narrow(a, b, c, neg_prod, neg_add, np.dtype(dtype).type)
-    out = np.empty(a.shape, np.float64)
+    a = np.asarray(a, np.float64)
+    b = -np.asarray(b, np.float64) if neg_prod else np.asarray(b, np.float64)
+    c = -np.asarray(c, np.float64) if neg_add else np.asarray(c, np.float64)
+    out, exact = _fused_double(a, b, c)
+    if not exact.all():
+        bad = ~exact
+        out[bad] = fused_exact(a[bad], b[bad], c[bad])
+    return out
+
+
+def _two_sum(x, y):
+    """``(s, e)``: ``s = x + y`` rounded to nearest, ``e`` its error (``s + e == x + y`` exactly)."""
+    s = x + y
+    bb = s - x
+    return s, (x - (s - bb)) + (y - bb)
+
+
+def _split(x):
+    """Veltkamp's split of a double into two halves of 26 significant bits (``x == hi + lo``)."""
+    t = 134217729.0 * x          # 2^27 + 1
+    hi = t - (t - x)
+    return hi, x - hi
+
+
+def _fused_double(a, b, c):
+    """``a*b + c`` rounded once to float64, with the lanes where that is exact: Dekker's product
+    ``a*b = uh + ul`` and TwoSum ``c + uh = th + tl`` are error-free, ``v = tl + ul`` rounded to odd
+    (truncated, its last bit set when inexact) and ``th + v`` rounded to nearest is the correctly rounded
+    sum (Boldo and Melquiond's emulation of the FMA by rounding to odd).  Exact where nothing overflows
+    and the product's error term is not below the subnormals: ``|a|, |b| < 2^995``,
+    ``2^-900 <= |a*b| < 2^1000``, ``|c| < 2^1000``, and the result is not zero (its sign)."""
+    with np.errstate(all="ignore"):
+        uh = a * b
+        ah, al = _split(a)
+        bh, bl = _split(b)
+        ul = ((ah * bh - uh) + ah * bl + al * bh) + al * bl
+        th, tl = _two_sum(c, uh)
+        v, ve = _two_sum(tl, ul)
+        inexact = ve != 0
+        over = inexact & ((v > 0) != (ve > 0))            # |v| above the exact sum: truncation steps down
+        v = np.where(over, np.nextafter(v, 0.0), v)
+        v = (v.view(np.int64) | inexact.astype(np.int64)).view(np.float64)
+        out = th + v
+        au, aa, ab = np.abs(uh), np.abs(a), np.abs(b)
+        exact = ((aa < 2.0 ** 995) & (ab < 2.0 ** 995) & (au >= 2.0 ** -900) & (au < 2.0 ** 1000)
+                 & (np.abs(c) < 2.0 ** 1000) & (out != 0))
+    return np.array(out, np.float64), exact
+
+
+def fused_exact(a, b, c):
+    """``a*b + c`` rounded once to float64, by exact rationals (element by element: slow)."""
+    out = np.empty(np.shape(a), np.float64)
     for i, (x, y, z) in enumerate(zip(np.ravel(a).tolist(), np.ravel(b).tolist(), np.ravel(c).tolist())):
         if not all(np.isfinite([x, y, z])):
             with np.errstate(all="ignore"):
-                out.flat[i] = (-(x * y) if neg_prod else x * y) + (-z if neg_add else z)
+                out.flat[i] = x * y + z
             continue
         pr = Fraction(x) * Fraction(y)
-        r = (-pr if neg_prod else pr) + (-Fraction(z) if neg_add else Fraction(z))
+        r = pr + Fraction(z)
         if r == 0:   # exact zero: signed zeros add as IEEE says; a cancellation is +0 (round to nearest)
-            px, cz = (-(x * y) if neg_prod else x * y), (-z if neg_add else z)
-            out.flat[i] = px + cz if pr == 0 and z == 0 else 0.0
+            out.flat[i] = x * y + z if pr == 0 and z == 0 else 0.0
         else:
             try:
                 out.flat[i] = float(r)   # int / int true division rounds correctly

@@ -133,17 +133,21 @@ class AtomicUnits:
     def serve(self, slots: List[int], issue: List[float], keys: List[Tuple[str, int]]) -> Tuple[List[int], List[float]]:
         """The order (indices into ``slots``) in which the atomics are performed, and each one's result time."""
         cfg = self.cfg
-        arrive = [t + (0.0 if k[0] == LOCAL else cfg.noc_cycles) for t, k in zip(issue, keys)]
-        order = sorted(range(len(slots)), key=lambda i: (arrive[i], int(self.rank[slots[i]])))
+        noc, service, busy, latency = cfg.noc_cycles, cfg.service_cycles, self.busy, self.level_latency
+        arrive = [t if k[0] == LOCAL else t + noc for t, k in zip(issue, keys)]
+        rank = self.rank[slots].tolist()
+        order = sorted(range(len(slots)), key=lambda i: (arrive[i], rank[i]))
         done = [0.0] * len(slots)
+        contention, round_trips = self.contention, self.round_trips
         for i in order:
             key = keys[i]
-            start = max(arrive[i], self.busy.get(key, -1.0))
-            self.contention += start - arrive[i]
-            end = start + cfg.service_cycles
-            self.busy[key] = end
-            done[i] = end + self.level_latency[key[0]] + (0.0 if key[0] == LOCAL else cfg.noc_cycles)
-            self.round_trips += done[i] - issue[i]
+            start = max(arrive[i], busy.get(key, -1.0))
+            contention += start - arrive[i]
+            end = start + service
+            busy[key] = end
+            done[i] = end + latency[key[0]] + (0.0 if key[0] == LOCAL else noc)
+            round_trips += done[i] - issue[i]
+        self.contention, self.round_trips = contention, round_trips
         self.count += len(slots)
         return order, done
 

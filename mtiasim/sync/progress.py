@@ -90,7 +90,7 @@ class Scheduler:
         tl = t[live]
         tmin = float(tl.min())
         k = (pcs - base) >> 2
-        at_sync = live & self.sync_pcs[np.clip(k, 0, len(self.sync_pcs) - 1)] & (pcs >= base)
+        at_sync = live & self.sync_pcs[np.minimum(np.maximum(k, 0), len(self.sync_pcs) - 1)] & (pcs >= base)
         cand = live & ((~at_sync & (t <= tmin + WINDOW)) | (at_sync & (t <= tmin)))
         pc = int(pcs[cand].min())
         at = pcs == pc

@@ -32,3 +32,40 @@ def test_number_attributes_match_triton(lo, hi, step):
     # value.dtype is int32, half.dtype float32: 1 + 2.0 in f32
     np.testing.assert_array_equal(res.outputs["Y"], np.where(np.arange(16) < 13, 3.0, 0.0).astype(np.float32))
     assert int(res.outputs["Out"][0]) == sum(range(lo, hi, step))
+
+
+TYPES = """
+@triton.jit
+def k(Out, N: tl.constexpr, S: tl.constexpr):
+    n: tl.constexpr = N
+    tl.static_assert(n.type == (7).type)
+    tl.static_assert(N.type == tl.constexpr_type(7))
+    tl.static_assert(N.type != (8).type)
+    tl.static_assert(S.type == (2, 3).type)
+    tl.static_assert(S.type != (2, 4).type)
+    m = N
+    tl.static_assert(m.type == tl.int32)
+    x = 0.5
+    tl.static_assert(x.type == tl.float32)
+    tl.store(Out, m + N)
+"""
+
+
+def test_the_type_of_a_constexpr_and_of_a_lifted_number():
+    """``.type`` of a literal, a ``tl.constexpr`` parameter or annotated name is Triton's ``constexpr_type`` of
+    its value (a tuple's: its elements'); a number assigned to a plain name is lifted to a scalar, as Triton
+    does, so its ``.type`` is int32 / float32."""
+    res = launch(TYPES, "*i32", {"Out": np.zeros(1, np.int32)}, defines=(("N", "7"), ("S", "(2, 3)")))
+    assert res.outputs["Out"].tolist() == [14]
+
+
+def test_a_false_static_assert_on_types_is_an_error(tmp_path):
+    from mtiacc.diagnostics import CompileError
+    from mtiacc.driver import Options, compile_kernel
+    from tests.language.harness import HEADER
+    src = tmp_path / "k.py"
+    src.write_text(HEADER + "@triton.jit\ndef k(Out, N: tl.constexpr):\n    tl.static_assert(N.type == (8).type)\n"
+                   "    tl.store(Out, N)\n")
+    with pytest.raises(CompileError) as info:
+        compile_kernel(str(src), Options(signature="*i32", defines={"N": "7"}))
+    assert info.value.render().splitlines()[0].endswith(":8:5: error: static assertion failed")

@@ -96,3 +96,43 @@ def test_vfmacc_vf_at_sew64_uses_the_scalar_in_every_lane():
                   scalar=int(np.float64(-1.5).view(np.int64)))
     np.testing.assert_array_equal(got[:, :n], -1.5 * B[:, :n] + 0.25)
 
+
+
+def _wide_doubles(rng, n):
+    """Doubles over the whole range: random significands, exponents from the subnormals to near overflow."""
+    return np.ldexp(rng.uniform(0.5, 1.0, n) * rng.choice([-1, 1], n), rng.integers(-1074, 1024, n))
+
+
+@pytest.mark.parametrize("neg_prod, neg_add", [(False, False), (True, False), (False, True), (True, True)])
+def test_fused_double_rounds_once_over_the_whole_range(neg_prod, neg_add):
+    """float64 by error-free transformations (and rationals outside their range) against the exact reference:
+    products near c's negation (cancellation down to subnormal results), c tiny or huge beside the product,
+    operands from the subnormals to near overflow, signed zeros, infinities."""
+    rng = np.random.default_rng(11)
+    n = 1500
+    a = rng.standard_normal(n) * 2.0 ** rng.integers(-40, 40, n)
+    b = rng.standard_normal(n) * 2.0 ** rng.integers(-40, 40, n)
+    near = -(a * b) * (1 + rng.integers(-3, 4, n) * 2.0 ** -52)
+    scaled = (a * b) * 2.0 ** rng.integers(-120, 120, n) * rng.choice([-1, 1], n)
+    c = np.where(rng.random(n) < 0.5, near, scaled)
+    wa, wb, wc = _wide_doubles(rng, 300), _wide_doubles(rng, 300), _wide_doubles(rng, 300)
+    edge = np.array([[0.0, -0.0, 0.0], [-0.0, 1.0, 0.0], [1.0, -0.0, -0.0], [np.inf, 1.0, 1.0],
+                     [2.0 ** 1000, 2.0 ** 23, -(2.0 ** 1023)], [2.0 ** -537, 2.0 ** -537, 2.0 ** -1074],
+                     [1 + 2.0 ** -26, 1 + 2.0 ** -27, -1.0], [3.0, 2.0 ** -1074, -(2.0 ** -1073)],
+                     # the sum's remainder rounded to nearest would land on a midpoint: rounding to odd must not
+                     [1 - 2.0 ** -27, (1 + 2.0 ** -27) * 2.0 ** -53, 1 + 2.0 ** -52]])
+    a = np.concatenate([a, wa, edge[:, 0]])
+    b = np.concatenate([b, wb, edge[:, 1]])
+    c = np.concatenate([c, wc, edge[:, 2]])
+    with np.errstate(all="ignore"):
+        got = fused(a, b, c, neg_prod, neg_add, np.float64)
+    want = reference(a, -b if neg_prod else b, -c if neg_add else c, np.float64)
+    np.testing.assert_array_equal(got.view(np.uint64), want.view(np.uint64))
+
+
+def test_fused_double_takes_the_fast_path_for_ordinary_values():
+    from mtiasim.semantics.fp import _fused_double
+    rng = np.random.default_rng(3)
+    a, b, c = rng.standard_normal((3, 1000))
+    _out, exact = _fused_double(a, b, c)
+    assert exact.all()

@@ -122,3 +122,18 @@ def test_a_patched_kernel_assigns_a_name_its_template_captured():
     out = torch.zeros(16)
     patched[(1,)](x, out, BLOCK=16)
     torch.testing.assert_close(out, torch.cumsum(x, 0))
+
+
+def test_a_captured_constexpr_type_class_is_triton_languages():
+    from triton.language.core import constexpr_type
+
+    @triton.jit
+    def typed(out_ptr, N: tl.constexpr):
+        tl.static_assert(N.type == constexpr_type(5))
+        n = N
+        tl.static_assert(n.type == tl.int32)
+        tl.store(out_ptr, n * 2)
+
+    out = torch.zeros(1, dtype=torch.int32)
+    typed[(1,)](out, 5)
+    assert out.tolist() == [10]

@@ -17,7 +17,7 @@ from mtiacc.diagnostics import CompileError
 from mtiacc.ir import ops as O
 from mtiacc.ir.types import FloatType, IntType, Type
 
-U16, U32 = IntType(16, False), IntType(32, False)
+U16, U32, U64 = IntType(16, False), IntType(32, False), IntType(64, False)
 
 
 def _bf16_round(b: MBuilder, loop: VLoop, x: str, free: List[str]) -> str:
@@ -58,7 +58,8 @@ def run_steps(b: MBuilder, loop: VLoop, steps: List[Step], x: str, groups=("v8",
 
 def lower_cast(b: MBuilder, op, srcs: List[Src], dst: Src) -> None:
     """The loop converting block ``op.src`` to ``op.result``'s element type (``BitcastOp`` copies bits)."""
-    s, d = op.src.type.element_type, op.result.type.element_type
+    # a pointer is its 64-bit address (Triton's ptr_to_int / int_to_ptr are bitcasts to and from i64)
+    s, d = (U64 if t.is_ptr() else t for t in (op.src.type.element_type, op.result.type.element_type))
     if isinstance(op, O.BitcastOp):
         if width(norm(s)) != width(norm(d)):
             raise CompileError(f"cannot bitcast {s} to {d}: they have different widths")

@@ -1,4 +1,4 @@
-"""``tl.reduce`` and ``tl.associative_scan`` with a ``@triton.jit`` combine function.
+"""``tl.reduce``, ``tl.associative_scan`` and ``tl.map_elementwise``: builtins calling a ``@triton.jit`` function.
 
 The call builds a ``tt.reduce``/``tt.scan`` with a combine region (:mod:`mtiacc.ir.combine`): the
 region's block takes the scalars ``a_1 .. a_n, b_1 .. b_n`` and calls the combine function on them
@@ -15,6 +15,13 @@ Semantics follow Triton's language reference:
 * ``tl.reduce(x, None, f)`` reduces every dimension (the blocks are flattened first).
 * ``tl.associative_scan(x, axis, f, reverse=False)`` is the inclusive scan; ``reverse`` scans from
   the end.
+* ``tl.map_elementwise(f, *args, pack=1)`` applies the scalar function ``f`` to every element of ``args``
+  (broadcast to one shape) and returns its result(s) as blocks of that shape.  ``f`` is called once, on the
+  whole blocks (the visitor's *element-wise mode*: an ``if`` on a block condition inside it evaluates both
+  branches and selects per element, which is what running ``f`` per element computes; branches with loads,
+  stores, atomics or prints are rejected there).  ``pack=k`` passes ``k`` elements of each argument per call
+  (``f(a_0 .. a_k-1, b_0 .. b_k-1, ...)``, returning ``k`` values per result): the flattened block's
+  elements ``i*k .. i*k+k-1`` make one call.
 """
 from __future__ import annotations
 
@@ -25,6 +32,7 @@ from mtiacc.frontend.language.semantic import Semantic, describe, is_const
 from mtiacc.frontend.values import FunctionRef, is_jit_function
 from mtiacc.ir import combine as C
 from mtiacc.ir.core import Value
+from mtiacc.ir.permute_ops import JoinOp, SplitOp
 from mtiacc.ir.shape_ops import ExpandDimsOp, ReduceOp, ReshapeOp, ScanOp
 
 
@@ -130,3 +138,65 @@ def associative_scan(sem: Semantic, input, axis, combine_fn, reverse=False):
     sem.builder.insert(op)
     results = list(op.results)
     return tuple(results) if is_tuple else results[0]
+
+
+# --------------------------------------------------------------------------- tl.map_elementwise
+
+def _unpack(sem: Semantic, x: Value, pack: int) -> List[Value]:
+    """``pack`` blocks of shape ``(n / pack,)``: piece ``j`` holds the flattened ``x``'s elements ``i*pack + j``."""
+    n = x.type.numel
+    if pack == 1:
+        return [sem.emit(ReshapeOp.get(x, (n,)))]
+    halves = sem.emit(ReshapeOp.get(x, (n // pack, pack // 2, 2)))
+    even, odd = (_unpack(sem, sem.emit(SplitOp.get(halves, q)), pack // 2) for q in (0, 1))
+    return [p for pair in zip(even, odd) for p in pair]
+
+
+def _repack(sem: Semantic, pieces: List[Value], shape) -> Value:
+    """The inverse of :func:`_unpack`, reshaped to ``shape``."""
+    pack = len(pieces)
+    if pack == 1:
+        return sem.emit(ReshapeOp.get(pieces[0], tuple(shape)))
+    m = pieces[0].type.numel
+    even, odd = (_repack(sem, pieces[q::2], (m, pack // 2)) for q in (0, 1))
+    return sem.emit(ReshapeOp.get(sem.emit(JoinOp.get(even, odd)), tuple(shape)))
+
+
+def map_elementwise(sem: Semantic, scalar_fn, *args, pack=1):
+    """``scalar_fn`` applied to every element of ``args`` (broadcast to one shape); see the module docstring."""
+    fn = "tl.map_elementwise"
+    scalar_fn = _check_fn(scalar_fn, fn)
+    lowering = sem.lowering
+    if lowering is None:
+        raise CompileError(f"internal: {fn} needs the function being lowered")
+    if not args:
+        raise CompileError(f"{fn} needs at least one argument")
+    if not isinstance(pack, int) or isinstance(pack, bool) or pack < 1:
+        raise CompileError(f"{fn}: pack must be a constexpr integer >= 1, got {describe(pack)}")
+    values = [a if isinstance(a, Value) else sem.materialize(a) for a in args]
+    values = list(sem.broadcast(*values))
+    shape = values[0].type.shape if values[0].type.is_block() else ()
+    n = values[0].type.numel if shape else 1
+    if pack > 1 and (not shape or n % pack or pack & (pack - 1)):
+        raise CompileError(f"{fn}: pack={pack} must be a power of 2 dividing the number of elements ({n})")
+    pieces = [p for v in values for p in _unpack(sem, v, pack)] if pack > 1 else values
+    out = lowering.call_jit_elementwise(scalar_fn, pieces)
+    single = not isinstance(out, tuple)
+    results = [out] if single else list(out)
+    if len(results) % pack:
+        raise CompileError(f"{fn}: with pack={pack} the function must return a multiple of {pack} values, "
+                           f"got {len(results)}")
+    blocks = []
+    piece_shape = pieces[0].type.shape if pieces[0].type.is_block() else ()
+    for k in range(len(results) // pack):
+        group = []
+        for j, r in enumerate(results[k * pack:(k + 1) * pack]):
+            if r is None or not (isinstance(r, Value) or is_const(r)):
+                raise CompileError(f"{fn}: the function's result {k * pack + j} is {describe(r)}, not a value")
+            r = sem.materialize(r)          # a constant takes its literal type, as Triton's scalar results do
+            group.append(sem.broadcast_to(r, piece_shape) if piece_shape else r)
+        if len({g.type for g in group}) > 1:
+            raise CompileError(f"{fn}: the values the function returns for one result differ in type: "
+                               + ", ".join(str(g.type.element_type) for g in group))
+        blocks.append(_repack(sem, group, shape) if pack > 1 else group[0])
+    return blocks[0] if single else tuple(blocks)     # as Triton: one block only for a single return value

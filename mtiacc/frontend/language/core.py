@@ -14,7 +14,7 @@ from mtiacc.frontend.language.semantic import Semantic, describe, is_const, roun
 from mtiacc.frontend.values import CONSTEXPR, Aggregate, Builtin
 from mtiacc.ir import ops
 from mtiacc.ir.core import Value
-from mtiacc.ir.types import Type, SCALAR_TYPES
+from mtiacc.ir.types import PointerType, Type, SCALAR_TYPES
 
 MAX_NUMEL = 1 << 20  # Triton's limit on the elements of one block
 
@@ -242,6 +242,7 @@ _DTYPE_NAMES = {
 DTYPES: Dict[str, Type] = {name: SCALAR_TYPES[ir] for name, ir in _DTYPE_NAMES.items()}
 
 LANGUAGE: Dict[str, object] = dict(DTYPES)
+LANGUAGE["pi32_t"] = PointerType(DTYPES["int32"])     # Triton's one named pointer type: *int32
 for _fn in (program_id, num_programs, arange, full, zeros, load, store, where, cdiv, minimum,
             maximum):
     LANGUAGE[_fn.__name__] = Builtin(f"tl.{_fn.__name__}", _fn)

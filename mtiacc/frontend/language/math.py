@@ -87,9 +87,13 @@ def _sign_of(sem: Semantic, mag: Value, x: Value) -> Value:
 
 
 def _round_f64(sem: Semantic, x: Value, mode: str) -> Value:
-    """floor / ceil / trunc of f64 ``x``: through int64 below 2**52 (exact), the sign of ``x`` kept
-    (``ceil(-0.5) == -0.0``); larger values, infinities and NaN are their own result."""
-    t = sem.cast(sem.cast(x, i64), f64)
+    """floor / ceil / trunc / rint of f64 ``x``: through int64 below 2**52 (exact; rint: ``|x| + 2**52 - 2**52``,
+    which rounds to nearest even), the sign of ``x`` kept (``ceil(-0.5) == -0.0``); larger values, infinities
+    and NaN are their own result."""
+    if mode == "rint":
+        t = sem.binary("sub", sem.binary("add", abs_(sem, x), 2.0 ** 52), 2.0 ** 52)
+    else:
+        t = sem.cast(sem.cast(x, i64), f64)
     if mode == "floor":
         t = sem.where(sem.compare("gt", t, x), sem.binary("sub", t, 1.0), t)
     elif mode == "ceil":
@@ -109,7 +113,7 @@ def _unary(op_name: str, fname: str, approx: bool = False):
                 return sem.emit(cls.get(v))
             if op_name == "rsqrt":       # 1 / sqrt(x): two correctly rounded steps (within 1.5 ULP)
                 return sem.binary("truediv", 1.0, sem.emit(ops.MATH_UNARY["sqrt"].get(v)))
-            if op_name in ("floor", "ceil", "trunc"):
+            if op_name in ("floor", "ceil", "trunc", "rint"):
                 return _round_f64(sem, v, op_name)
             if op_name in F64_MATH:
                 return sem.emit(cls.get(v))

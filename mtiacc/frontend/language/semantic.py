@@ -46,7 +46,8 @@ from typing import Callable, Dict, Optional, Sequence, Tuple, Union
 
 from mtiacc.diagnostics import CompileError
 from mtiacc.frontend.context import LoweringContext
-from mtiacc.ir import ops
+from mtiacc.ir import ops, scf
+from mtiacc.ir.shape_ops import ReduceOp, ReshapeOp
 from mtiacc.ir.core import Builder, Value
 from mtiacc.ir.folding import fits_int, normalize_int
 from mtiacc.ir.types import Type, bf16, f16, f32, f64, f8e5, i1, i32, i64, is_fp8, u8, u32, u64
@@ -208,7 +209,15 @@ class Semantic:
         if src.is_ptr() or dst.is_ptr():
             if src.is_ptr() and dst.is_ptr():
                 return self.emit(ops.BitcastOp.get(v, dst))
-            raise CompileError(f"casting between pointers and numbers ({src} to {dst}) is not supported yet")
+            if src.is_ptr() and dst.is_int() and not dst.is_bool() and dst.width == 64:    # Triton's ptr_to_int
+                return self.emit(ops.BitcastOp.get(v, dst))
+            if src.is_ptr() and dst.is_bool():              # Triton: the address != 0
+                return self.compare("ne", self.cast(v, i64), 0)
+            if src.is_int() and dst.is_ptr():               # Triton's int_to_ptr: the address, zero-extended
+                if src.width < 64:
+                    v = self.emit(ops.ExtUIOp.get(v, i64))
+                return self.emit(ops.BitcastOp.get(v, dst))
+            raise CompileError(f"casting between pointers and numbers ({src} to {dst}) is not supported")
         if is_fp8(src) or is_fp8(dst):
             return self._cast_fp8(v, src, dst)
         if dst.is_bool():  # Triton: x.to(int1) is x != 0
@@ -386,7 +395,7 @@ class Semantic:
         applied 39 bits at a time in u64 (8 steps cover every exponent difference)."""
         ty = a.type.element_type
         if any(v.type.element_type == f64 for v in (a, b)):
-            raise CompileError("`%` on float64 is not supported yet")
+            return self._fmod64(self.cast(a, f64), self.cast(b, f64))
         x = self.cast(a, f32)
         xb = self.cast(x, u32, bitcast=True)
         ax = self.binary("and", xb, 0x7FFFFFFF)
@@ -415,6 +424,51 @@ class Semantic:
         bad = self.binary("or", self.binary("or", self.compare("eq", ay, 0), self.compare("ge", ax, 0x7F800000)),
                           self.compare("gt", ay, 0x7F800000))
         return self.cast(self.where(bad, float("nan"), res), ty)
+
+    def _fmod64(self, x: Value, y: Value) -> Value:
+        """float64 ``x % y`` (C ``fmod``), as :meth:`fmod` does f32 but with 53-bit significands: the power of two
+        is applied 11 bits at a time (``r << 11`` stays in u64), in an ``scf.for`` whose trip count is the block's
+        largest exponent difference / 11 (up to 186 for subnormal ``y``)."""
+        xb = self.cast(x, u64, bitcast=True)
+        ax = self.binary("and", xb, 0x7FFFFFFFFFFFFFFF)
+        ay = self.binary("and", self.cast(y, u64, bitcast=True), 0x7FFFFFFFFFFFFFFF)
+
+        def parts(bits):
+            e = self.binary("rshift", bits, 52)
+            m = self.binary("and", bits, (1 << 52) - 1)
+            m = self.where(self.compare("ne", e, 0), self.binary("or", m, 1 << 52), m)
+            return self.cast(self.binary("maximum", e, 1), i32), m
+
+        ex, mx = parts(ax)
+        ey, my = parts(ay)
+        my = self.binary("maximum", my, 1)           # y == 0 gives NaN below; no division by zero
+        d = self.binary("sub", ex, ey)
+        r = self.binary("mod", mx, my)
+        dmax = d
+        if d.type.is_block():
+            flat = self.emit(ReshapeOp.get(d, (d.type.numel,))) if len(d.type.shape) > 1 else d
+            dmax = self.emit(ReduceOp.get(flat, 0, "max"))
+        trips = self.binary("floordiv", self.binary("add", self.binary("maximum", dmax, 0), 10), 11)
+        loop = scf.ForOp.get(self.constant(0, i32), trips, self.constant(1, i32), [r, d], arg_names=["_", "r", "d"])
+        saved = self.builder.block
+        self.builder.block = loop.block
+        try:
+            _, rr, dd = loop.block.args
+            k = self.binary("minimum", self.binary("maximum", dd, 0), 11)
+            rr = self.binary("mod", self.binary("lshift", rr, self.cast(k, u64)), my)
+            self.builder.insert(scf.YieldOp.get([rr, self.binary("sub", dd, k)]))
+        finally:
+            self.builder.block = saved
+        self.builder.insert(loop)
+        r = loop.results[0]
+        scale = self.cast(self.binary("lshift", self.cast(ey, u64), 52), f64, bitcast=True)   # 2**(ey - 1023)
+        mag = self.binary("mul", self.binary("mul", self.cast(r, f64), 2.0 ** -52), scale)   # exact: r < 2**53
+        sign = self.binary("and", xb, 0x8000000000000000)
+        res = self.cast(self.binary("or", self.cast(mag, u64, bitcast=True), sign), f64, bitcast=True)
+        res = self.where(self.compare("lt", ax, ay), x, res)
+        bad = self.binary("or", self.binary("or", self.compare("eq", ay, 0), self.compare("ge", ax, 0x7FF0000000000000)),
+                          self.compare("gt", ay, 0x7FF0000000000000))
+        return self.where(bad, float("nan"), res)
 
     def _bool_divide_or_shift(self, name: str, a: Value, b: Value) -> Value:
         """``//``, ``%``, ``<<``, ``>>`` on int1 at one bit, as Triton computes them (dividing by 0 is

@@ -332,6 +332,11 @@ def associative_scan(sem: Semantic, input, axis, combine_fn, reverse=False):
     return combine.associative_scan(sem, input, axis, combine_fn, reverse)
 
 
+def map_elementwise(sem: Semantic, scalar_fn, *args, pack=1):
+    """A ``@triton.jit`` scalar function applied to every element (see combine.py)."""
+    return combine.map_elementwise(sem, scalar_fn, *args, pack=pack)
+
+
 # --------------------------------------------------------------------------- indexing
 
 def subscript(sem: Semantic, base, items: Sequence):
@@ -369,7 +374,7 @@ def subscript(sem: Semantic, base, items: Sequence):
 # --------------------------------------------------------------------------- name tables
 
 _FUNCTIONS = (expand_dims, broadcast_to, broadcast, reshape, view, ravel, permute, trans, zeros_like,
-              sum, max, min, argmax, argmin, xor_sum, reduce, cumsum, cumprod, associative_scan)
+              sum, max, min, argmax, argmin, xor_sum, reduce, cumsum, cumprod, associative_scan, map_elementwise)
 LANGUAGE: Dict[str, object] = {f.__name__: Builtin(f"tl.{f.__name__}", f) for f in _FUNCTIONS}
 METHODS = {f.__name__: f for f in (expand_dims, broadcast_to, reshape, view, ravel, item, permute, trans,
                                     sum, max, min, argmax, argmin, xor_sum, reduce, cumsum, cumprod,

@@ -46,6 +46,30 @@ class TypeClass(Builtin):
         return f"the class `{self.qualname}`"
 
 
+@dataclasses.dataclass(frozen=True)
+class ConstexprType:
+    """Triton's ``constexpr_type``: the ``.type`` of a compile-time constant (a literal, a ``tl.constexpr``
+    parameter or name), equal to another exactly when the values are equal (``(10).type == N.type`` for
+    ``N = 10``); a tuple's ``.type`` is the tuple of its elements' types."""
+
+    value: object
+
+    @property
+    def description(self) -> str:
+        return f"constexpr_type[{self.value!r}]"
+
+
+def constexpr_type_of(x):
+    """``x.type`` of a constant ``x`` or a tuple of constants."""
+    if isinstance(x, (tuple, list)):
+        return tuple(constexpr_type_of(v) for v in x)
+    return ConstexprType(x)
+
+
+def _constexpr_type(sem, value):
+    return ConstexprType(value)
+
+
 def dtype_name(t: Type) -> Optional[str]:
     """Triton's name of a scalar type (``int32``, ``uint8``, ``fp16``); None for other types."""
     if isinstance(t, IntType):
@@ -103,6 +127,7 @@ CLASSES: Dict[str, TypeClass] = {
     "block_type": TypeClass("tl.block_type", _block_type, lambda x: is_type_value(x) and x.is_block()),
     "pointer_type": TypeClass("tl.pointer_type", _pointer_type, lambda x: isinstance(x, PointerType)),
     "tuple": TypeClass("tl.tuple", _tuple, lambda x: isinstance(x, tuple)),
+    "constexpr_type": TypeClass("tl.constexpr_type", _constexpr_type, lambda x: isinstance(x, ConstexprType)),
 }
 
 

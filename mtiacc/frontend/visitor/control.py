@@ -29,7 +29,7 @@ from mtiacc.frontend.language import shapes
 from mtiacc.frontend.language.core import range_, static_range
 from mtiacc.frontend.language.semantic import describe, is_const, literal_type
 from mtiacc.frontend.values import Aggregate, Builtin
-from mtiacc.frontend.visitor.functions import call_arguments
+from mtiacc.frontend.visitor.functions import call_arguments, session_of
 from mtiacc.ir import ops
 from mtiacc.ir import scf
 from mtiacc.ir.core import Block, Value
@@ -186,10 +186,10 @@ def _condition(ctx, test, what: str) -> Value:
     """A run-time scalar condition as i1."""
     if not isinstance(test, Value):
         raise CompileError(f"the condition of {what} must be a boolean, got {describe(test)}")
-    if test.type.is_block():
+    if test.type.is_block() and not (what == "`if`" and session_of(ctx).elementwise):
         raise CompileError(f"the condition of {what} must be a scalar, got a block ({test.type}); "
                            "use tl.where for blocks")
-    if test.type != i1:
+    if test.type.element_type != i1:
         test = ctx.sem.compare("ne", test, 0)
     return test
 
@@ -281,6 +281,8 @@ def _join(shape, values):
 
 
 def _emit_if(ctx, node, cond: Value, blocks, pairs) -> List:
+    if cond.type.is_block():
+        return _emit_select(ctx, node, cond, blocks, pairs)
     split = [_split_pair(name, a, b) for name, a, b in pairs]
     types, tv, ev, plan = _merge_pairs(ctx, [p for _, leaves in split for p in leaves], *blocks)
     blocks[0].append(scf.YieldOp.get(tv, loc=ctx.builder.loc))
@@ -288,6 +290,47 @@ def _emit_if(ctx, node, cond: Value, blocks, pairs) -> List:
     op = scf.IfOp.get(cond, types, blocks[0], blocks[1])
     ctx.builder.insert(op)
     flat = iter([x if kind == "const" else op.results[x] for kind, x in plan])
+    values = []
+    for (name, _, _), (shape, _) in zip(pairs, split):
+        v = _join(shape, flat)
+        if name is not None:
+            ctx.bind(name, v)
+        values.append(v)
+    return values
+
+
+# ops a branch may not run for the elements whose condition is false
+_EFFECTS = {"tt.load", "tt.store", "tt.atomic_rmw", "tt.atomic_cas", "tt.barrier", "tt.print", "tt.assert"}
+
+
+def _emit_select(ctx, node, cond: Value, blocks, pairs) -> List:
+    """An ``if`` on a block condition inside ``tl.map_elementwise``'s function (element-wise mode): what
+    running the function per element computes, for branches without effects: both branches' ops run, and
+    each value the ``if`` defines (or returns) is ``tl.where(cond, then value, else value)``."""
+    for block in blocks:
+        for top in block.ops:
+            for op in top.walk():
+                if op.name in _EFFECTS or op.name.startswith("mtia."):
+                    raise CompileError(f"an `if` on a block condition (in tl.map_elementwise's function) runs "
+                                       f"both branches and selects per element, so its branches may not "
+                                       f"load, store or have other effects; this one has `{op.name}`")
+    for block in blocks:
+        for op in list(block.ops):
+            ctx.builder.insert(op)
+    split = [_split_pair(name, a, b) for name, a, b in pairs]
+    merged = []
+    for name, a, b in (p for _, leaves in split for p in leaves):
+        if (is_const(a) and is_const(b) and type(a) is type(b) and a == b) or (a is None and b is None):
+            merged.append(a)
+            continue
+        if not (_mergeable(a) and _mergeable(b)):
+            raise CompileError(f"{_label(name)} is {describe(a)} in one branch and {describe(b)} in "
+                               "the other; only numbers and values can differ between branches")
+        if isinstance(a, Value) and isinstance(b, Value) and a.type.element_type != b.type.element_type:
+            raise CompileError(f"{_label(name)} has type {a.type.element_type} in the then branch but "
+                               f"{b.type.element_type} in the else branch; both branches must give it one type")
+        merged.append(ctx.sem.where(cond, a, b))
+    flat = iter(merged)
     values = []
     for (name, _, _), (shape, _) in zip(pairs, split):
         v = _join(shape, flat)

@@ -36,7 +36,19 @@ def name(ctx, node: ast.Name):
 
 
 def attribute(ctx, node: ast.Attribute):
-    return attribute_of(ctx, ctx.visit(node.value), node.attr, ast.unparse(node), isinstance(node.value, ast.Name))
+    base = ctx.visit(node.value)
+    if node.attr == "type" and _constant_or_tuple(base) and not (
+            isinstance(node.value, ast.Name) and node.value.id in getattr(ctx, "lifted", ())):
+        # a literal, a constexpr parameter or a name annotated tl.constexpr: Triton's constexpr_type; a number
+        # assigned to a name without the annotation is lifted to a scalar (below), as Triton does
+        return tl_types.constexpr_type_of(base)
+    return attribute_of(ctx, base, node.attr, ast.unparse(node), isinstance(node.value, ast.Name))
+
+
+def _constant_or_tuple(x) -> bool:
+    if isinstance(x, (tuple, list)):
+        return all(_constant_or_tuple(v) for v in x)
+    return is_const(x)
 
 
 def attribute_of(ctx, base, attr: str, spelled: str, named: bool = False):
@@ -46,7 +58,7 @@ def attribute_of(ctx, base, attr: str, spelled: str, named: bool = False):
         found = language.module_attr(base, attr, spelled)
         check_supported(found, spelled)
         return found
-    if named and is_const(base) and (attr in language.METHODS or attr == "dtype"):
+    if named and is_const(base) and (attr in language.METHODS or attr in ("dtype", "type")):
         # Triton makes a number assigned to a name a scalar tensor of the literal's type, so
         # `value = 1; value.dtype` is int32 and `acc = 0; acc = acc.to(tl.int64)` converts it
         base = ctx.sem.constant(base, literal_type(base))
@@ -172,7 +184,7 @@ def unaryop(ctx, node: ast.UnaryOp):
 def _is_static(x) -> bool:
     if isinstance(x, tuple):  # x.shape == (M, N)
         return all(_is_static(e) for e in x)
-    return x is None or is_const(x) or isinstance(x, (str, Type))
+    return x is None or is_const(x) or isinstance(x, (str, Type, tl_types.ConstexprType))
 
 
 def compare(ctx, node: ast.Compare):

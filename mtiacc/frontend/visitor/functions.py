@@ -37,6 +37,7 @@ class Session:
         self.cache: Dict[Tuple, Tuple] = {}
         self.active: List[Tuple] = []
         self.names = {f.sym_name for f in module_op.funcs}
+        self.elementwise = 0        # > 0 inside tl.map_elementwise's function: `if` on a block selects per element
 
     def fresh_name(self, base: str) -> str:
         name, k = base, 0
@@ -234,7 +235,7 @@ def call_values(ctx, callee, args, kwargs):
     # A helper's `tl.constexpr` annotation does not decide anything: as in Triton, what the call passes
     # does (tutorial 06 passes the run-time blocks offs_m and offs_n to `offs_m: tl.constexpr`).
     key_parts = [(pname, _freeze(v)) for pname, v in bound.items()]
-    key = (module.path, name, tuple(key_parts))
+    key = (module.path, name, tuple(key_parts), session_of(ctx).elementwise > 0)
     s = session_of(ctx)
     if key in s.active or any(k[:2] == key[:2] for k in s.active):
         raise CompileError(f"recursive call to '{name}' is not supported")

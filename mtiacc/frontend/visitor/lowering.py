@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ast
 import builtins
-from typing import Callable, Dict, List
+from typing import Callable, Dict, List, Set
 
 from mtiacc.diagnostics import CompileError
 from mtiacc.frontend.context import LoweringContext
@@ -55,6 +55,8 @@ class FunctionLowering(LoweringContext):
         self.entry = builder.block
         # names an `if` branch or a loop body assigned that are not visible after it: why (control.py)
         self.scoped_out: Dict[str, str] = {}
+        # names a plain assignment bound to a number: Triton lifts those to scalars (`n = 10; n.type` is int32)
+        self.lifted: Set[str] = set()
 
     def helper_lowering(self, module: LoadedModule, builder: Builder,
                         session: functions.Session) -> FunctionLowering:
@@ -126,6 +128,15 @@ class FunctionLowering(LoweringContext):
     def call_jit_function(self, fn, args, kwargs):
         """A ``@triton.jit`` function called by a builtin (``tl.reduce``'s combine_fn), see frontend/context.py."""
         return functions.call_values(self, fn, args, kwargs)
+
+    def call_jit_elementwise(self, fn, args):
+        """``tl.map_elementwise``'s call, in element-wise mode (see frontend/context.py)."""
+        s = functions.session_of(self)
+        s.elementwise += 1
+        try:
+            return functions.call_values(self, fn, args, {})
+        finally:
+            s.elementwise -= 1
 
 
 # What to call each kind of unsupported node in a message.

@@ -38,6 +38,10 @@ def assign(ctx, node: ast.Assign) -> None:
     value = ctx.visit(node.value)
     for target in node.targets:
         _assign_to(ctx, target, value)
+        if isinstance(target, ast.Name):
+            lifted = getattr(ctx, "lifted", None)
+            if lifted is not None:
+                (lifted.add if is_const(value) else lifted.discard)(target.id)
 
 
 def _static(value) -> bool:
@@ -56,6 +60,8 @@ def annassign(ctx, node: ast.AnnAssign) -> None:
         raise CompileError(f"`{ast.unparse(node.target)}` is annotated tl.constexpr but its value is "
                            "not a compile-time constant")
     _assign_to(ctx, node.target, value)
+    if isinstance(node.target, ast.Name) and getattr(ctx, "lifted", None) is not None:
+        ctx.lifted.discard(node.target.id)
 
 
 def augassign(ctx, node: ast.AugAssign) -> None:
