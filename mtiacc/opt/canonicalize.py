@@ -17,7 +17,10 @@
   which ``x + t + 1`` (wrapping) maps onto the unsigned ``[2t + 2, 2^32)``: ``x + (t + 1) >u 2t + 1``, an add and a
   compare instead of a shift, an xor and a compare (``uint_to_uniform_float``'s fold, after the scaled compare).
 * Dots: ``acc + tt.dot(a, b, 0)``, the dot used only there, is ``tt.dot(a, b, acc)`` (Triton's combine
-  pass does the same: ``acc += tl.dot(a, b)`` accumulates in place).
+  pass does the same: ``acc += tl.dot(a, b)`` accumulates in place).  And ``tl.sum(x[:, :, None] * y[None, :, :],
+  axis=1)`` of fp32 ``x`` (M x K) and ``y`` (K x N), M, N, K >= 16, is ``tt.dot(x, y, 0)`` with exact (``ieee``)
+  products, as Triton's combine pass rewrites it: the M x K x N product block is never built (the order of a
+  sum's additions is not specified).
 
 An op replaced by a rewrite is erased; other dead ops are left to ``dce``.
 """
@@ -31,6 +34,7 @@ from mtiacc.ir import ops as O
 from mtiacc.ir import scf
 from mtiacc.ir.core import Block, Commutative, ConstantLike, Operation, Pure, Value
 from mtiacc.ir.dot_ops import DotOp
+from mtiacc.ir.shape_ops import ExpandDimsOp, ReduceOp
 from mtiacc.ir.folding import as_unsigned
 from mtiacc.ir.types import f32, i32
 from mtiacc.opt.pass_manager import ModulePass, register_pass
@@ -194,6 +198,39 @@ def dot_accumulate(rw: Rewriter, op: Operation) -> bool:
     return False
 
 
+def _expanded(v: Value, axis: int) -> Optional[Value]:
+    """``x`` when ``v`` is ``broadcast(expand_dims(x, axis))`` (or the expand alone), else None."""
+    op = getattr(v, "op", None)
+    if isinstance(op, O.BroadcastOp):
+        op = getattr(op.src, "op", None)
+    if isinstance(op, ExpandDimsOp) and op.axis == axis:
+        return op.src
+    return None
+
+
+def broadcast_mul_reduce(rw: Rewriter, op: Operation) -> bool:
+    """``tl.sum(x[:, :, None] * y[None, :, :], axis=1)`` -> ``tt.dot(x, y, 0)`` (fp32, ``ieee``)."""
+    if not (isinstance(op, ReduceOp) and not op.regions and op.kind == "sum" and op.axis == 1
+            and len(op.src.type.shape) == 3 and op.src.type.element_type == f32):
+        return False
+    mul = getattr(op.src, "op", None)
+    if not isinstance(mul, O.MulFOp) or len(op.src.uses) != 1:
+        return False
+    for a, b in ((mul.lhs, mul.rhs), (mul.rhs, mul.lhs)):
+        x, y = _expanded(a, 2), _expanded(b, 0)
+        if x is None or y is None:
+            continue
+        (m, k), (k2, n) = x.type.shape, y.type.shape
+        if k != k2 or min(m, n, k) < 16 or x.type.element_type != f32 or y.type.element_type != f32:
+            return False
+        zero = O.ConstantOp.get(0.0, op.result.type, loc=op.loc)
+        op.parent.insert_before(op, zero)
+        rw.replace_with_op(op, DotOp.get(x, y, zero.result, input_precision="ieee"))
+        mul.erase()
+        return True
+    return False
+
+
 def _splat_constant(v: Value):
     """The element of a constant block or scalar (through splats and broadcasts), else None."""
     op = getattr(v, "op", None)
@@ -290,7 +327,7 @@ def folded_compare(rw: Rewriter, op: Operation) -> bool:
 
 
 PATTERNS: List[Callable[[Rewriter, Operation], bool]] = [fold, identities, masks, constant_if, dot_accumulate,
-                                                         scaled_compare, folded_compare]
+                                                         broadcast_mul_reduce, scaled_compare, folded_compare]
 
 
 def canonicalize_block(block: Block, max_iterations: int) -> None:

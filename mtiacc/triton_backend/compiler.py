@@ -146,6 +146,7 @@ class MtiaBackend(BaseBackend):
         pm = ir.pass_manager(mod.context)
         pm.enable_debug()
         passes.common.add_inliner(pm)
+        passes.ttir.add_combine(pm)      # sum(x[:, :, None] * y[None, :, :], 1) -> dot, as mtiacc's canonicalize
         passes.common.add_canonicalizer(pm)
         passes.common.add_cse(pm)
         passes.common.add_symbol_dce(pm)
