@@ -289,7 +289,12 @@ def _emit_if(ctx, node, cond: Value, blocks, pairs) -> List:
     blocks[1].append(scf.YieldOp.get(ev, loc=ctx.builder.loc))
     op = scf.IfOp.get(cond, types, blocks[0], blocks[1])
     ctx.builder.insert(op)
-    flat = iter([x if kind == "const" else op.results[x] for kind, x in plan])
+    return _bind_joined(ctx, pairs, split, [x if kind == "const" else op.results[x] for kind, x in plan])
+
+
+def _bind_joined(ctx, pairs, split, leaves: List) -> List:
+    """The values an ``if`` defines, rebuilt from their ``leaves`` (tuples joined) and bound to their names."""
+    flat = iter(leaves)
     values = []
     for (name, _, _), (shape, _) in zip(pairs, split):
         v = _join(shape, flat)
@@ -330,14 +335,7 @@ def _emit_select(ctx, node, cond: Value, blocks, pairs) -> List:
             raise CompileError(f"{_label(name)} has type {a.type.element_type} in the then branch but "
                                f"{b.type.element_type} in the else branch; both branches must give it one type")
         merged.append(ctx.sem.where(cond, a, b))
-    flat = iter(merged)
-    values = []
-    for (name, _, _), (shape, _) in zip(pairs, split):
-        v = _join(shape, flat)
-        if name is not None:
-            ctx.bind(name, v)
-        values.append(v)
-    return values
+    return _bind_joined(ctx, pairs, split, merged)
 
 
 def _as_tuple(v) -> tuple:
