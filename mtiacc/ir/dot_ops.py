@@ -9,8 +9,8 @@ The operand and accumulator element types Triton accepts:
 * ``f16`` or ``bf16`` operands (both the same), ``f32`` accumulator (``f16`` operands also accumulate in ``f16``);
 * 8-bit float operands (any two of the fp8 formats), ``f32`` or ``f16`` accumulator;
 * ``i8`` operands, ``i32`` accumulator; ``u8`` operands, ``u32`` or ``i32`` accumulator;
-* ``f32`` operands, ``f32`` accumulator, with ``input_precision`` ``ieee`` (exact products), ``tf32`` or ``tf32x3``
-  (what these mean on this machine: ``docs/language.md``); ``f64`` operands with ``f64`` accumulator (``ieee``).
+* ``f32`` operands, ``f32`` accumulator, with ``input_precision`` ``ieee`` (exact products), ``tf32``, ``tf32x3``,
+  ``bf16x3`` or ``bf16x6`` (what these mean on this machine: ``docs/language.md``); ``f64`` operands with ``f64`` accumulator (``ieee``).
 
 ``max_num_imprecise_acc`` is kept as Triton's hint (this machine always accumulates in the accumulator type).
 
@@ -33,7 +33,8 @@ from typing import Optional
 from mtiacc.ir.core import BlockLike, Operation, OpResult, Pure, Value, attribute, operand, result
 from mtiacc.ir.types import FloatType, IntType, Type
 
-INPUT_PRECISIONS = ("ieee", "tf32", "tf32x3")
+INPUT_PRECISIONS = ("ieee", "tf32", "tf32x3", "bf16x3", "bf16x6")
+SPLIT_PRECISIONS = ("tf32", "tf32x3", "bf16x3", "bf16x6")     # f32 operands split into bf16 parts for the engine
 ACCUMULATOR_HOMES = ("engine",)
 READ_BACK_TYPES = ("f16", "bf16")
 
@@ -112,7 +113,7 @@ class DotOp(Operation):
     def on_engine(self) -> bool:
         """Whether the matrix engine computes this dot (else exact products on the vector unit)."""
         ka = _kind(self.a.type.element_type)
-        return ka in ("f16", "bf16", "fp8", "i8", "u8") or (ka == "f32" and self.input_precision in ("tf32", "tf32x3"))
+        return ka in ("f16", "bf16", "fp8", "i8", "u8") or (ka == "f32" and self.input_precision in SPLIT_PRECISIONS)
 
     def read_back_cast(self) -> Optional[Operation]:
         """The ``arith.truncf`` to f16 / bf16 that is the only use of this dot's fp32 result (through the

@@ -37,7 +37,7 @@ class MtiaOptions:
     supported_fp8_dtypes: Tuple[str, ...] = ("fp8e4b15", "fp8e4b8", "fp8e4nv", "fp8e5", "fp8e5b16")
     deprecated_fp8_dot_operand_dtypes: Tuple[str, ...] = ()
     default_dot_input_precision: str = "tf32"
-    allowed_dot_input_precisions: Tuple[str, ...] = ("tf32", "tf32x3", "ieee")
+    allowed_dot_input_precisions: Tuple[str, ...] = ("tf32", "tf32x3", "ieee", "bf16x3", "bf16x6")
     max_num_imprecise_acc_default: int = 0
     extern_libs: Optional[tuple] = None
     debug: bool = False

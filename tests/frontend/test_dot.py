@@ -125,7 +125,8 @@ def test_fp8e4b15_operands_become_f16_first(kernels):
 
 @pytest.mark.parametrize("args, precision", [
     ("", "tf32"), ("allow_tf32=True", "tf32"), ("allow_tf32=False", "ieee"), ("input_precision='ieee'", "ieee"),
-    ("input_precision='tf32x3'", "tf32x3"), ("input_precision='TF32X3'", "tf32x3"), ("input_precision='IEEE'", "ieee"),
+    ("input_precision='tf32x3'", "tf32x3"), ("input_precision='TF32X3'", "tf32x3"),
+    ("input_precision='bf16x3'", "bf16x3"), ("input_precision='BF16x6'", "bf16x6"), ("input_precision='IEEE'", "ieee"),
 ])
 def test_input_precision_of_f32_operands(kernels, args, precision):
     d = one_dot(kernels, f"c = tl.dot({full('(16, 16)', 'float32')}, {full('(16, 16)', 'float32')}, {args})")
@@ -238,8 +239,8 @@ def test_operand_type_errors(kernels, a, b, message):
 
 
 @pytest.mark.parametrize("args, message", [
-    ("input_precision='tf16'", "tl.dot: input_precision must be one of 'ieee', 'tf32', 'tf32x3', got 'tf16'"),
-    ("input_precision=3", "tl.dot: input_precision must be one of 'ieee', 'tf32', 'tf32x3', got the constant 3"),
+    ("input_precision='tf16'", "tl.dot: input_precision must be one of 'ieee', 'tf32', 'tf32x3', 'bf16x3', 'bf16x6', got 'tf16'"),
+    ("input_precision=3", "tl.dot: input_precision must be one of 'ieee', 'tf32', 'tf32x3', 'bf16x3', 'bf16x6', got the constant 3"),
     ("input_precision='ieee', allow_tf32=True", "tl.dot: only one of input_precision and allow_tf32 can be specified"),
     ("out_dtype=tl.bfloat16", "tl.dot: out_dtype=bfloat16 is unsupported; use out_dtype=tl.float32 or tl.float16 and "
                               "convert the result with .to(tl.bfloat16)"),

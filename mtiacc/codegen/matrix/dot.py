@@ -1,9 +1,11 @@
 """``tt.dot`` on the matrix engine: the operands as the engine reads them, the batch, the accumulators.
 
-* f16 / bf16 / i8 / u8 operands go to the engine as they are; f32 operands with ``input_precision`` ``tf32`` or
-  ``tf32x3`` are split on the vector unit into bf16 ``hi = bf16(x)`` and ``lo = bf16(x - hi)``, and three passes
-  (``lo @ hi``, ``hi @ lo``, then ``hi @ hi``) accumulate into the same rows.  ``ieee`` f32 and f64 dots are
-  ``exact.py``'s.
+* f16 / bf16 / i8 / u8 operands go to the engine as they are; f32 operands with ``input_precision`` ``tf32``,
+  ``tf32x3`` or ``bf16x3`` are split on the vector unit into bf16 ``hi = bf16(x)`` and ``lo = bf16(x - hi)``, and
+  three passes (``lo @ hi``, ``hi @ lo``, then ``hi @ hi``) accumulate into the same rows; ``bf16x6`` splits into
+  three parts (``mid = bf16(x - hi)``, ``lo = bf16(x - hi - mid)``, each difference exact) and takes six passes,
+  the smallest first (``lo @ hi``, ``hi @ lo``, ``mid @ mid``, ``mid @ hi``, ``hi @ mid``, ``hi @ hi``), as Triton's
+  ``bf16x6``.  ``ieee`` f32 and f64 dots are ``exact.py``'s.
 * A ``tt.trans`` feeding ``b`` is not materialized: the engine reads its source with ``w_trans``.
 * The accumulators are fp32 (int32 for 8-bit integers).  They start cleared (``acc`` a zero constant) or loaded
   from ``acc`` (``acc.ld``; an f16 ``acc`` is widened to fp32 first, another constant filled in); at the end they
@@ -103,27 +105,30 @@ def operand_buffer(lw: Lowering, v: Value, loc, own: Optional[List[Buffer]] = No
     return buf
 
 
-def split_tf32(lw: Lowering, v: Value, loc) -> Tuple[Buffer, Buffer]:
-    """f32 block ``v`` as two bf16 blocks: ``hi = bf16(x)``, ``lo = bf16(x - hi)``."""
+def split_tf32(lw: Lowering, v: Value, loc, parts: int = 2) -> List[Buffer]:
+    """f32 block ``v`` as ``parts`` bf16 blocks, the largest first: ``bf16(x)``, then each ``bf16`` of what the
+    parts before leave (``x - hi``, ``x - hi - mid``: exact in f32)."""
     n = v.type.numel
     x = operand_buffer(lw, v, loc).offset
     name = v.name_hint or "operand"
-    hi = scratch(lw, 2 * n, f"the bf16 high half of `{name}` ({v.type}) for tt.dot", loc)
-    lo = scratch(lw, 2 * n, f"the bf16 low half of `{name}` ({v.type}) for tt.dot", loc)
-    convert(lw, n, Src(F32, addr=x), Src(FloatType("bf16"), addr=hi.offset))
+    what = ("high", "low") if parts == 2 else ("high", "middle", "low")
+    bufs = [scratch(lw, 2 * n, f"the bf16 {w} part of `{name}` ({v.type}) for tt.dot", loc) for w in what]
+    convert(lw, n, Src(F32, addr=x), Src(FloatType("bf16"), addr=bufs[0].offset))
     b = lw.b
 
     def rest(loop, g):
-        loop.ensure(IntType(32, False))
-        b("vzext.vf2", "v24", g[1])
-        b("vsll.vi", "v24", "v24", 16)
-        loop.ensure(F32)
-        b("vfsub.vv", "v24", g[0], "v24")
-        return run_steps(b, loop, plan(F32, FloatType("bf16")), "v24")
+        for part in g[1:]:     # x minus each part before, widened from bf16 (its bits in the high half)
+            loop.ensure(IntType(32, False))
+            b("vzext.vf2", "v28", part)
+            b("vsll.vi", "v28", "v28", 16)
+            loop.ensure(F32)
+            b("vfsub.vv", g[0], g[0], "v28")
+        return run_steps(b, loop, plan(F32, FloatType("bf16")), g[0])
 
-    emit_loop(b, n, [Src(F32, addr=x), Src(U16, addr=hi.offset)], Src(U16, addr=lo.offset), rest,
-              comment="tt.dot: tf32 split")
-    return hi, lo
+    for k in range(1, parts):  # at LMUL 4: the operand groups v8, v16, v24 leave v28 for the widened part
+        emit_loop(b, n, [Src(F32, addr=x)] + [Src(U16, addr=p.offset) for p in bufs[:k]],
+                  Src(U16, addr=bufs[k].offset), rest, comment="tt.dot: bf16 split", lmul=4)
+    return bufs
 
 
 def geometry(op: DotOp, trans: bool, esize: int, code: int) -> Geometry:
@@ -138,11 +143,11 @@ def operands(lw: Lowering, op: DotOp) -> Tuple[Geometry, List[Tuple[int, int]], 
     bsrc, trans = weight_source(op)
     if isinstance(a_t, FloatType) and a_t.kind == "f32":
         E.drain(lw, "the engine is done with memory the operand split writes")
-        a_hi, a_lo = split_tf32(lw, op.a, op.loc)
-        b_hi, b_lo = split_tf32(lw, bsrc, op.loc)
-        bufs = [a_hi, a_lo, b_hi, b_lo]
-        passes = [(a_lo.offset, b_hi.offset), (a_hi.offset, b_lo.offset), (a_hi.offset, b_hi.offset)]
-        return geometry(op, trans, 2, 1), passes, bufs, list(bufs)
+        parts = 3 if op.input_precision == "bf16x6" else 2
+        a, b = split_tf32(lw, op.a, op.loc, parts), split_tf32(lw, bsrc, op.loc, parts)
+        order = [(1, 0), (0, 1), (0, 0)] if parts == 2 else [(2, 0), (0, 2), (1, 1), (1, 0), (0, 1), (0, 0)]
+        passes = [(a[i].offset, b[j].offset) for i, j in order]
+        return geometry(op, trans, 2, 1), passes, a + b, a + b
     if isinstance(a_t, FloatType) and a_t.is_fp8:
         raise CompileError("tt.dot of fp8 operands is not supported by codegen yet")
     own: List[Buffer] = []

@@ -19,7 +19,8 @@ Same conventions as :mod:`mtiacc.frontend.language.shapes`.  The rules are those
 * ``acc=None`` gives a block of zeros of the result type (``tt.splat`` of a constant); otherwise ``acc``
   must have the result's shape and ``out_dtype`` as its type (Triton's check, so ``i8`` operands with an
   ``i32`` accumulator need ``out_dtype=tl.int32``), and that must be the result type.
-* ``input_precision`` is ``"ieee"``, ``"tf32"`` or ``"tf32x3"`` (any case, as Triton lowers it).
+* ``input_precision`` is ``"ieee"``, ``"tf32"``, ``"tf32x3"``, ``"bf16x3"`` or ``"bf16x6"`` (any case, as Triton
+  lowers it).
   ``allow_tf32`` (deprecated) gives ``"tf32"`` when true or None, ``"ieee"`` when false; only one of
   the two may be given.  The default is ``"tf32"`` (Triton's on GPUs with TF32; this compiler does not
   read ``TRITON_F32_DEFAULT``).  It matters for ``f32`` operands only: the op records it for those,

@@ -66,6 +66,8 @@ def bound(a: np.ndarray, b: np.ndarray, kind: str, precision: str = "tf32") -> n
     if kind == "f32" and precision == "ieee":
         return 1.01 * k * U32 * s + 1e-30          # k fused multiply-adds, each rounded once
     engine = (tiles + 1) * U32 * s
+    if kind == "f32" and precision == "bf16x6":   # x = hi + mid + lo + r, |r| <= 2^-24 |x|; 3 products dropped
+        return 8 * 2.0 ** -24 * s + 6 * engine + 1e-30
     if kind == "f32":   # tf32x3: x = hi + lo + r, |r| <= 2^-16 |x|, and the lo * lo term is dropped
         return 4 * 2.0 ** -16 * s + 3 * engine + 1e-30
     return engine + 1e-30

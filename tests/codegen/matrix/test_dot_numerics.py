@@ -29,7 +29,7 @@ def test_float_dot_with_ragged_edges(kind, shape):
     check(out, av @ bv, bound(av, bv, kind))
 
 
-@pytest.mark.parametrize("precision", ["ieee", "tf32", "tf32x3"])
+@pytest.mark.parametrize("precision", ["ieee", "tf32", "tf32x3", "bf16x3", "bf16x6"])
 @pytest.mark.parametrize("shape", [(16, 16, 16), (64, 32, 48), (32, 64, 128)])
 def test_f32_dot(precision, shape):
     m, n, k = shape
