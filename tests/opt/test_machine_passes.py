@@ -1,7 +1,7 @@
 """The machine passes on hand-written machine code: each peephole rule, and the scheduler's dependences."""
 from mtiacc.codegen.machine.mir import Label, LabelDef, Mem, MFunction, MInstr, VMem, format_operand
 from mtiacc.codegen.machine.peephole import peephole_function
-from mtiacc.codegen.machine.schedule import effects, schedule_block
+from mtiacc.codegen.machine.schedule import effects, lmul_of, schedule_block
 from mtiacc.target import load_target
 
 
@@ -96,7 +96,7 @@ def test_effects_from_the_isa_table():
     e = effects(MInstr("mtia.dma.in", ["a0", "a1", "a2"]))
     assert {"a0", "a1", "a2"} <= e.uses and "a0" not in e.defs and "MEM" in e.defs
     e = effects(MInstr("vfadd.vv", ["v24", "v8", "v16"]))
-    assert e.defs == {"v24"} and {"v8", "v16", "VTYPE"} <= e.uses and e.timing == "VFALU"
+    assert e.defs == _group("v24") and _group("v8") | _group("v16") | {"VTYPE"} <= e.uses and e.timing == "VFALU"
     assert effects(MInstr("frobnicate", [])).barrier
 
 
@@ -122,6 +122,14 @@ _IMPLICIT = {"load": ({"MEM"}, set()), "store": ({"MEM"}, {"MEM"}), "io": ({"MEM
              "atomic": ({"MEM", "DMA", "ENGINE"}, {"MEM", "DMA", "ENGINE"})}   # ordered with every memory effect
 
 
+def _group(reg: str) -> set:
+    """The registers a vector operand stands for where LMUL is not known: its aligned group of eight."""
+    if reg[0] == "v" and reg[1:].isdigit():
+        r = int(reg[1:]) // 8 * 8
+        return {f"v{k}" for k in range(r, r + 8)}
+    return {reg}
+
+
 def _instr_and_expected(row):
     """An instruction with a distinct register in each register operand, and the (defs, uses) the table says."""
     args, defs, uses = [], set(), set()
@@ -139,10 +147,11 @@ def _instr_and_expected(row):
         else:
             args.append(Label(".L") if name.endswith("target") else 1)
             continue
+        regs = _group(reg)
         if "w" in access:
-            defs.add(reg)
+            defs |= regs
         if "r" in access:
-            uses.add(reg)
+            uses |= regs
     for e in row.effects:
         reads, writes = _IMPLICIT.get(e, (set(), set()))
         uses |= reads
@@ -173,4 +182,21 @@ def test_spills_and_reloads_are_apart_from_memory_traffic():
 
 def test_vector_multiply_add_waits_for_its_accumulator():
     e = effects(MInstr("vfmacc.vf", ["v8", "fa0", "v16"]))
-    assert e.defs == {"v8"} and {"v8", "fa0", "v16", "VTYPE"} == e.uses
+    assert e.defs == _group("v8") and _group("v8") | _group("v16") | {"fa0", "VTYPE"} == e.uses
+
+
+def test_vector_registers_follow_the_lmul_in_effect():
+    """After `vsetvli ... m4`, v8 and v12 are two groups (before, groups of eight: one), so independent work at
+    LMUL 4 interleaves; a widening op spans twice LMUL; a fractional LMUL, one register."""
+    e = effects(MInstr("vfadd.vv", ["v12", "v4", "v28"]), 4)
+    assert e.defs == {"v12", "v13", "v14", "v15"} and {"v4", "v7", "v28", "v31"} <= e.uses and "v8" not in e.uses
+    assert effects(MInstr("vzext.vf2", ["v8", "v4"]), 4).defs == {f"v{k}" for k in range(8, 16)}
+    assert lmul_of(MInstr("vsetvli", ["t0", "a0", "e32, m4, ta, ma"])) == 4
+    assert lmul_of(MInstr("vsetvli", ["t0", "a0", "e16, mf2, ta, ma"])) == 1
+    t = load_target()
+    block = [MInstr("vsetvli", ["t0", "a0", "e32, m4, ta, ma"]),
+             MInstr("vmulhu.vx", ["v8", "v4", "s3"]), MInstr("vxor.vx", ["v8", "v8", "t6"]),
+             MInstr("vmul.vx", ["v12", "v4", "s3"]), MInstr("vxor.vx", ["v12", "v12", "t5"])]
+    out = [str(i.args[0]) + " " + i.op for i in schedule_block(block, t.latency)]
+    # the second chain's multiply goes between the first chain's multiply and the xor waiting for it
+    assert out.index("v12 vmul.vx") < out.index("v8 vxor.vx"), out

@@ -12,8 +12,10 @@ implicit resources: ``VTYPE`` (``setvl`` writes it, ``vtype`` reads it), ``MEM``
 ``mtia.dma.cfg`` touches ``DMA`` only (a register of the DMA engine), and the spills and reloads (``sp``-based
 ``ld`` / ``sd``) a resource ``STACK`` of their own instead of ``MEM`` (nothing else reaches the spill area), so a
 reload moves up past DMA commands and engine commands to hide its latency;
-and the vector register groups (``v8`` stands for ``v8..v15``: the loops use LMUL up to 8).  An instruction
-the table does not know is a barrier.
+and the vector registers an operand names: ``LMUL`` of them from the operand's (``2 LMUL`` for an instruction
+that widens or narrows), with ``LMUL`` from the block's last ``vsetvli`` before it (a superset of the registers
+the instruction touches: a mask or a reduction's scalar takes one); before a block's first ``vsetvli``, eight
+(the loops use LMUL up to 8).  An instruction the table does not know is a barrier.
 
 The algorithm, per block (the branch ending a block stays last): build the dependence graph, then
 repeatedly issue, among the instructions whose predecessors are all placed, the one that can start
@@ -38,11 +40,31 @@ class Effects:
     barrier: bool = False   # unknown instruction: keeps its place relative to everything
 
 
-def _reg(a) -> Optional[str]:
+def _regs(a, span: int = 0) -> Tuple[str, ...]:
+    """The registers operand ``a`` stands for: a vector register and the ``span - 1`` after it (``span`` 0: the
+    aligned group of eight holding it), or the scalar register itself."""
     if isinstance(a, str) and a not in ("zero", "x0"):
         if a[0] == "v" and a[1:].isdigit():
-            return f"v{int(a[1:]) // 8 * 8}"   # the register group
-        return a
+            r = int(a[1:])
+            if span <= 0:
+                r, span = r // 8 * 8, 8
+            return tuple(f"v{k}" for k in range(r, min(r + span, 32)))
+        return (a,)
+    return ()
+
+
+_WIDE = ("vw", "vfw", "vn", "vfn", "vzext", "vsext")    # widening and narrowing: operands of two EMULs
+
+
+def lmul_of(ins: MInstr) -> Optional[int]:
+    """The register span a ``vsetvli`` / ``vsetivli`` sets (LMUL, 1 for a fractional one), else None."""
+    if ins.op not in ("vsetvli", "vsetivli") or not ins.args or not isinstance(ins.args[-1], str):
+        return None
+    for part in ins.args[-1].replace(" ", "").split(","):
+        if part.startswith("mf"):
+            return 1
+        if part.startswith("m") and part[1:].isdigit():
+            return int(part[1:])
     return None
 
 
@@ -55,25 +77,23 @@ _RESOURCES = {
 }
 
 
-def effects(ins: MInstr) -> Effects:
+def effects(ins: MInstr, lmul: int = 0) -> Effects:
+    """What ``ins`` reads and writes; ``lmul``: the LMUL in effect (0: unknown, groups of eight)."""
     row = instruction_info(ins.op, len(ins.args))
     if row is None:
         return Effects(frozenset(), frozenset(), "System", barrier=True)
+    span = min(8, 2 * lmul) if lmul and ins.op.startswith(_WIDE) else lmul
     defs: Set[str] = set()
     uses: Set[str] = set()
     for access, a in zip(row.access, ins.args):
         if isinstance(a, (Mem, VMem)):
-            r = _reg(a.base)
-            if r:
-                uses.add(r)
+            uses.update(_regs(a.base))
             continue
-        r = _reg("v0" if a == "v0.t" else a)
-        if r is None:
-            continue
+        rs = _regs("v0" if a == "v0.t" else a, span)
         if "w" in access:
-            defs.add(r)
+            defs.update(rs)
         if "r" in access:
-            uses.add(r)
+            uses.update(rs)
     for e in row.effects:
         reads, writes = _RESOURCES.get(e, ((), ()))
         uses.update(reads)
@@ -123,7 +143,11 @@ def schedule_block(block: List[MInstr], latency) -> List[MInstr]:
     body = block[:-1] if n and is_terminator(block[-1]) else block
     if len(body) < 2:
         return block
-    eff = [effects(i) for i in body]
+    eff = []
+    lmul = 0
+    for ins in body:
+        eff.append(effects(ins, lmul))
+        lmul = lmul_of(ins) or lmul
     preds: List[Dict[int, int]] = [dict() for _ in body]    # pred index -> minimum distance in cycles
     last_def: Dict[str, int] = {}
     uses_since: Dict[str, List[int]] = {}
