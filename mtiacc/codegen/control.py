@@ -373,8 +373,9 @@ def _across_done(lw: Lowering, body: int) -> None:
         ok = len(outs) == 1 and items[outs[0]].op == "mtia.dma.out" and not any(
             isinstance(x, MInstr) and (x.target is not None or x.op == "mtia.dma.wait") for x in items[outs[0]:])
         if ok:
-            ok = not any(isinstance(x, MInstr) and x.target is not None and x.target.name in
-                         {y.label.name for y in items[begin:] if isinstance(y, LabelDef)} for x in items[:begin])
+            inside = {y.label.name for y in items[begin:] if isinstance(y, LabelDef)}
+            ok = not any(isinstance(x, MInstr) and x.target is not None and x.target.name in inside
+                         for x in items[:begin])
     if not ok:
         for w in lw.dma.across_waits:
             n = w.args[0] - 1

@@ -112,13 +112,13 @@ class Selector:
         elif lw.dma.inflight and self.reads_inflight(op):
             waits.wait(lw, "the prefetched tiles complete before their data is read", self.reads_tail(op))
             lw.dma.fresh.clear()
-        if lw.dma.across is not None and not lw.dma.across_covered and any(id(r) == lw.dma.across[0]
-                                                                           for r in op.results):
+        across = lw.dma.across is not None and not lw.dma.across_covered
+        if any((across and id(r) == lw.dma.across[0]) or (lw.dma.out_values and id(r) in lw.dma.out_values)
+               for r in op.results):   # its buffer is what a store that may be in flight reads
             lw.b("mtia.dma.wait", comment="the store of this block's last value completes before it is written")
             lw.dma.across_covered = True
-        if lw.dma.out_values and any(id(r) in lw.dma.out_values for r in op.results):
-            lw.b("mtia.dma.wait", comment="the store of this block's last value completes before it is written")
-            lw.dma.out_values = set()
+            if lw.dma.out_values:
+                lw.dma.out_values = set()
         if lw.engine.busy and self.disturbs_engine(op):
             engine.drain(lw)
         if isinstance(op, control.LOOP_OPS):   # its labels are reached from elsewhere (waits.py); an scf.if's are
