@@ -10,7 +10,8 @@ with the precise ``libdevice.exp`` (the vector unit's library, 1 ULP; the kernel
 Beside softmax and layer norm, their hand-written assembly versions (benchmarks/handwritten/: the expert
 baselines the compiled kernels are measured against).  RMSNorm, GELU and bias + residual + dropout are written as TorchInductor
 generates them (benchmarks/kernels/
-inductor_*.py); RMSNorm and GELU also run with ``--fast-math`` (``rsqrt`` / ``erf`` on the SIMD engine).
+inductor_*.py); RMSNorm and GELU also run with ``--fast-math`` (every function the SIMD engine has on it; GELU's erf
+is there by default: its 2 ULP is the library's guarantee).
 ``--compare`` adds the same kernels compiled without ``persistent-programs`` (no prefetch across the programs
 of a PE) and without ``pipeline-loads`` too (the loops' DMA not overlapping their compute).
 
