@@ -102,14 +102,14 @@ def _bump(sem: Semantic, k: Key, inc: int, mask: int) -> Key:
 
 
 def _xor3(sem: Semantic, a: Value, b: Value, k: Key) -> Value:
-    """``a ^ b ^ k``, a scalar among ``a`` and ``b`` xored into the key first: xor is associative, so the bits are
-    the same, and a block meets one scalar instead of two (one vector instruction fewer: with a 32-bit offset the
-    second and third rounds mix the counter with words computed from the key alone)."""
+    """``a ^ b ^ k`` with ``a`` this round's high product and ``b`` the previous round's low one, associated as
+    ``a ^ (b ^ k)`` (xor is associative: the bits are the same).  ``b ^ k`` does not wait for this round's
+    multiply, so a round's dependent chain is a multiply and one xor instead of two; and when ``b`` is a scalar
+    (with a 32-bit offset the second and third rounds mix the counter with words computed from the key alone),
+    a block meets one scalar instead of two (one vector instruction fewer)."""
     if b.type.is_block() and not a.type.is_block():
         a, b = b, a
-    if a.type.is_block() and not b.type.is_block():
-        return sem.binary("xor", a, sem.binary("xor", b, k))
-    return sem.binary("xor", sem.binary("xor", a, b), k)
+    return sem.binary("xor", a, sem.binary("xor", b, k))
 
 
 def _rounds_of(sem: Semantic, c, k0: Key, k1: Key, n: int):
