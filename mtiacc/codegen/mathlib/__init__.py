@@ -95,13 +95,9 @@ def _materialize(b: MBuilder, consts: Dict[tuple, VReg]) -> None:
         kind, value = key
         if kind == "x":
             consts[key] = b.li(value, "k")
-        elif kind == "d":
+        else:   # "f" (f32 bits) or "d" (f64 bits); +0.0 straight from the zero register
             r = b.f("k")
-            b("fmv.d.x", r, b.li(value))
-            consts[key] = r
-        else:
-            r = b.f("k")
-            b("fmv.w.x", r, b.li(value))
+            b("fmv.d.x" if kind == "d" else "fmv.w.x", r, "zero" if value == 0 else b.li(value))
             consts[key] = r
 
 

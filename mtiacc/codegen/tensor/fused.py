@@ -26,6 +26,7 @@ from __future__ import annotations
 from typing import Dict, FrozenSet, List, Optional, Set
 
 from mtiacc.codegen import control, mathlib
+from mtiacc.codegen.tensor import fused_masks
 from mtiacc.codegen.vector.blocks import (CASTS, FLOAT_COMPARE, INT_COMPARE, SCALAR_COMPARE, SCALAR_FORMS, SWAPPED,
                                           VECTOR_BINARY, pick_scalar_form)
 from mtiacc.codegen.context import Lowering
@@ -56,11 +57,19 @@ def prefix_mask(v: Value):
             and len(v.type.shape) == 1):
         return None
     cols, bound = v.op.lhs, v.op.rhs
-    if not (_is(bound, O.SplatOp) and _is(cols, O.AddIOp)) or cols.type.element_type != i32:
+    start = iota(cols)
+    return (start, bound.op.src) if start is not None and _is(bound, O.SplatOp) else None
+
+
+def iota(v: Value):
+    """The scalar ``start`` when block ``v`` is ``splat(start) + tl.arange(0, n)`` (1-D i32, Triton's
+    ``offset + tl.arange(0, BLOCK)``): a block the loop computes for each chunk (``vid``, one add) instead of
+    reading it from memory."""
+    if not (_is(v, O.AddIOp) and len(v.type.shape) == 1 and v.type.element_type == i32):
         return None
-    for a, r in ((cols.op.lhs, cols.op.rhs), (cols.op.rhs, cols.op.lhs)):
+    for a, r in ((v.op.lhs, v.op.rhs), (v.op.rhs, v.op.lhs)):
         if _is(a, O.SplatOp) and _is(r, O.MakeRangeOp) and r.op.start == 0:
-            return a.op.src, bound.op.src
+            return a.op.src
     return None
 
 
@@ -69,8 +78,9 @@ def _is(v: Value, cls) -> bool:
 
 
 def reads(op: FusedElementwiseOp) -> List[Value]:
-    """The inputs the loop reads from local memory: all but its prefix masks (:func:`prefix_mask`)."""
-    return [v for v in op.operands if prefix_mask(v) is None]
+    """The inputs the loop reads from local memory: all but its prefix masks and index ranges (:func:`prefix_mask`,
+    :func:`iota`), which it computes."""
+    return [v for v in op.operands if prefix_mask(v) is None and iota(v) is None]
 
 
 class OutOfRegisters(Exception):
@@ -110,11 +120,12 @@ class Segment:
     def __init__(self, b, ops: List, lmul: int, wmax: int, srcs: Dict[int, Src], scalars: Dict[int, VReg],
                  stores: Dict[int, Src], consts: Dict[tuple, Optional[VReg]], dry: bool,
                  se: FrozenSet[str] = mathlib.NO_SE, prefix: Optional[Dict[int, VReg]] = None,
-                 known: Optional[Dict[int, bool]] = None):
+                 known: Optional[Dict[int, bool]] = None, iotas: Optional[Dict[int, VReg]] = None):
         self.b, self.ops, self.lmul, self.wmax, self.se = b, ops, lmul, wmax, se
         self.prefix = prefix or {}   # mask inputs computed per chunk: id -> the bound (elements from the start)
+        self.iotas = iotas or {}     # index inputs computed per chunk: id -> the start (the first element's value)
         self.known: Dict[int, bool] = dict(known or {})   # i1 values known whole (true) or empty (false)
-        self.base: Optional[VReg] = None   # the chunk's first element (when there are prefix masks)
+        self.base: Optional[VReg] = None   # the chunk's first element (when there are prefix masks or iotas)
         self.srcs, self.scalars, self.stores, self.consts, self.dry = srcs, scalars, stores, consts, dry
         self.free: List[str] = list(POOLS[lmul])
         self.reg: Dict[int, str] = {}
@@ -124,6 +135,9 @@ class Segment:
         for j, op in enumerate(ops):
             for v in op.operands:
                 self.last[id(v)] = j
+        self.masks = fused_masks.plan(ops, stores)
+        for j, mm in self.masks.masked.items():   # a masked multiply reads its mask, not the cast
+            self.last[id(mm.mask)] = max(self.last.get(id(mm.mask), -1), j)
 
     # ---- emission helpers
     def __call__(self, *args) -> None:
@@ -136,7 +150,7 @@ class Segment:
         key = (sew, num // den if num >= den else -(den // num))
         if key != self.cur:
             m = f"m{key[1]}" if key[1] > 0 else f"mf{-key[1]}"
-            self("vsetvli", "zero", self.vl, f"e{sew}, {m}, ta, ma")
+            self("vsetvli", "zero", self.vl, f"e{sew}, {m}, {self.masks.policy}")
             self.cur = key
         return sew
 
@@ -146,7 +160,7 @@ class Segment:
         return self.free.pop(0)
 
     def release(self, g: str) -> None:
-        if g not in self.free:
+        if g != "v0" and g not in self.free:
             self.free.insert(0, g)
 
     def live(self) -> Set[str]:
@@ -166,14 +180,14 @@ class Segment:
             return None
         return self._scalar_reg(v)
 
-    def scalar_form(self, op: Operation):
+    def scalar_form(self, op: Operation, pred: Optional[str] = None):
         """``(mnemonic, vector operand, scalar register)`` when ``op`` can read one operand from a scalar
         register (``vxor.vx``, ``vfmul.vf``, ``vmfgt.vf``, ...), saving the splat into a vector group (an
         instruction as long as the operation itself); else None.  Floats only at f32 and f64 (how f registers
-        hold scalars)."""
+        hold scalars).  ``pred``: a compare's predicate in place of its own."""
         compare = isinstance(op, (O.CmpIOp, O.CmpFOp))
         if compare:
-            pred = op.predicate
+            pred = pred or op.predicate
             forms = (SCALAR_COMPARE.get(pred), SCALAR_COMPARE.get(SWAPPED.get(pred, "")))
         else:
             forms = SCALAR_FORMS.get(VECTOR_BINARY.get(type(op), ""))
@@ -193,6 +207,12 @@ class Segment:
         if id(v) in self.known:    # a mask known whole or empty, where an op needs it as a register
             self.ensure(i1)
             self("vmset.m" if self.known[id(v)] else "vmclr.m", g)
+        elif id(v) in self.iotas:    # element i of the chunk: start + base + i
+            at = self.b.x("at")
+            self("add", at, self.iotas[id(v)], self.base)
+            self.ensure(i32)
+            self("vid.v", g)
+            self("vadd.vx", g, g, at)
         elif id(v) in self.prefix:   # element i of the chunk: i < bound - base (the scalar core subtracts)
             t, rel = self.alloc(), self.b.x("rel")
             self("sub", rel, self.prefix[id(v)], self.base)
@@ -257,13 +277,14 @@ class Segment:
         d = self.alloc()
         m, t, f = g
         scalar_true = not isinstance(t, str)
-        self("vmand.mm" if scalar_true else "vmnand.mm", "v0", m, m)
+        if not (scalar_true and m == "v0"):
+            self("vmand.mm" if scalar_true else "vmnand.mm", "v0", m, m)
         self.ensure(op.result.type)
         self("vfmerge.vfm", d, f if scalar_true else t, t if scalar_true else f, "v0")
         return d
 
     # ---- one op
-    def compute(self, op, g: List[str]) -> str:
+    def compute(self, op, g: List[str], pred: Optional[str] = None) -> str:
         if any(not isinstance(x, str) for x in g):
             return self.compute_scalar(op, g)
         if mathlib.is_math(op) and op.name == "math.sqrt" and op.result.type == f64:
@@ -278,7 +299,8 @@ class Segment:
             res = fn(e, *g)
             self.free = [r for r in self.free if r != res]
             return res
-        d = self.alloc()
+        d = "v0" if pred is not None else self.alloc()
+        pred = pred or getattr(op, "predicate", None)
         elem = op.operands[0].type
         if type(op) in VECTOR_BINARY:
             if elem.is_bool():
@@ -291,20 +313,20 @@ class Segment:
         elif isinstance(op, (O.CmpIOp, O.CmpFOp)):
             table = FLOAT_COMPARE if isinstance(op, O.CmpFOp) else INT_COMPARE
             if elem.is_bool():
-                if op.predicate not in ("eq", "ne"):
-                    raise CompileError(f"comparison predicate '{op.predicate}' on i1 blocks is not supported yet")
-                self("vmxnor.mm" if op.predicate == "eq" else "vmxor.mm", d, g[0], g[1])
-            elif op.predicate == "one":
+                if pred not in ("eq", "ne"):
+                    raise CompileError(f"comparison predicate '{pred}' on i1 blocks is not supported yet")
+                self("vmxnor.mm" if pred == "eq" else "vmxor.mm", d, g[0], g[1])
+            elif pred == "one":
                 self.ensure(elem)
                 self("vmflt.vv", d, g[1], g[0])
                 self("vmflt.vv", "v0", g[0], g[1])
                 self("vmor.mm", d, d, "v0")
-            elif op.predicate in table:
+            elif pred in table:
                 self.ensure(elem)
-                mn, swap = table[op.predicate]
+                mn, swap = table[pred]
                 self(mn, d, *((g[1], g[0]) if swap else (g[0], g[1])))
             else:
-                raise CompileError(f"comparison predicate '{op.predicate}' on blocks is not supported yet")
+                raise CompileError(f"comparison predicate '{pred}' on blocks is not supported yet")
         elif isinstance(op, O.SelectOp):
             if op.result.type.is_bool():
                 t = self.alloc()
@@ -313,11 +335,13 @@ class Segment:
                 self("vmor.mm", d, d, t)
                 self.release(t)
             else:
-                self("vmand.mm", "v0", g[0], g[0])
+                if g[0] != "v0":
+                    self("vmand.mm", "v0", g[0], g[0])
                 self.ensure(op.result.type)
                 self("vmerge.vvm", d, g[2], g[1], "v0")
         elif isinstance(op, BOOL_CASTS) and op.src.type.is_bool():   # fuse-elementwise's bool_to_number
-            self("vmand.mm", "v0", g[0], g[0])
+            if g[0] != "v0":
+                self("vmand.mm", "v0", g[0], g[0])
             self.ensure(op.result.type)
             self("vmv.v.i", d, 0)
             one = -1 if isinstance(op, (O.ExtSIOp, O.SIToFPOp)) else 1
@@ -360,12 +384,18 @@ class Segment:
                         self.store(op.result, res)
                 self._release_after(op, j)
                 continue
+            if j in self.masks.skip:      # the cast of a masked multiply
+                self._release_after(op, j)
+                continue
             try:   # an error inside the region points at the inner op's expression, not the region's
-                form = self.scalar_form(op)
-                if form is not None:   # a binary op or compare reading a scalar from its register
+                pred = self._v0_predicate(op, j)
+                form = self.scalar_form(op, pred)
+                if j in self.masks.masked:
+                    res = self.masked_mul(j)
+                elif form is not None:   # a binary op or compare reading a scalar from its register
                     mn, vec, sreg = form
                     g = self.value(vec)
-                    res = self.alloc()
+                    res = "v0" if pred is not None else self.alloc()
                     self.ensure(vec.type)
                     self(mn, res, g, sreg)
                 elif self._renames(op, j):   # the same bits under another type, in the register they are in
@@ -374,7 +404,9 @@ class Segment:
                 else:
                     regs = self.scalar_operands(op)
                     g = [self.scalar(v) if i in regs else self.value(v) for i, v in enumerate(op.operands)]
-                    res = self.compute(op, g)
+                    res = self.compute(op, g, pred)
+                if j in self.masks.to_v0 and self.masks.to_v0[j] and pred == op.predicate:
+                    self("vmnand.mm", "v0", "v0", "v0")   # no inverse predicate: v0 = not m
             except CompileError as e:
                 e.loc = e.loc or op.loc
                 raise
@@ -382,6 +414,38 @@ class Segment:
             if id(op.result) in self.stores:
                 self.store(op.result, res)
             self._release_after(op, j)
+
+    def _v0_predicate(self, op, j: int) -> Optional[str]:
+        """The predicate compare ``j`` writes into ``v0`` with (:mod:`fused_masks`), inverted where its reader
+        wants ``not m`` and an integer inverse keeps the scalar form it had; None for a compare into a group."""
+        if j not in self.masks.to_v0:
+            return None
+        pred = op.predicate
+        inverse = fused_masks.INVERSE.get(pred) if isinstance(op, O.CmpIOp) else None
+        if self.masks.to_v0[j] and inverse is not None \
+                and (self.scalar_form(op, inverse) is None) == (self.scalar_form(op) is None):
+            return inverse
+        return pred
+
+    def masked_mul(self, j: int) -> str:
+        """``uitofp(m) * x`` as ``x`` with ``x * 0.0`` where ``m`` is false: one multiply under ``not m`` in ``v0``
+        (:mod:`fused_masks`), in ``x``'s group when the multiply reads ``x`` last."""
+        mm = self.masks.masked[j]
+        elem = self.ops[j].result.type
+        zero = ("d" if sew_of(elem) == 64 else "f", 0)
+        self.consts.setdefault(zero, None)
+        known = self.known.get(id(mm.mask))
+        if known is True:
+            return self.take(mm.x, j)
+        m = self.value(mm.mask) if known is None else None
+        d = self.take(mm.x, j)
+        if m is not None and m != "v0":
+            self("vmnand.mm", "v0", m, m)
+        self.ensure(elem)
+        self("vfmul.vf", d, d, self.consts[zero], *(() if known is False else ("v0.t",)))
+        if self.last.get(id(mm.mask)) == j and id(mm.mask) in self.reg:
+            self.release(self.reg.pop(id(mm.mask)))
+        return d
 
     def _release_after(self, op, j: int) -> None:
         """Take back the groups of ``op``'s operands used last here, and of its result when nothing reads it."""
@@ -448,13 +512,13 @@ class Segment:
             p = b.x("p")
             b("li" if isinstance(s.addr, int) else "mv", p, s.addr)
             self.ptrs[k] = p
-        if any(id(v) in self.prefix for op in self.ops for v in op.operands):
+        if any(id(v) in self.prefix or id(v) in self.iotas for op in self.ops for v in op.operands):
             self.base = b.li(0, "base")
         top = b.new_label("fused")
         self.vl = b.x("vl")
         b.label(top)
         m = f"m{self.lmul}"
-        b("vsetvli", self.vl, count, f"e{self.wmax}, {m}, ta, ma")
+        b("vsetvli", self.vl, count, f"e{self.wmax}, {m}, {self.masks.policy}")
         self.cur = (self.wmax, self.lmul)
         self.body()
         b("sub", count, count, self.vl)
@@ -471,8 +535,10 @@ class Segment:
         b("bnez", count, top)
 
 
-def _fits(b, ops, lmul, wmax, srcs, scalars, stores, consts, se=mathlib.NO_SE, prefix=None, known=None) -> bool:
-    seg = Segment(b, ops, lmul, wmax, srcs, scalars, stores, consts, dry=True, se=se, prefix=prefix, known=known)
+def _fits(b, ops, lmul, wmax, srcs, scalars, stores, consts, se=mathlib.NO_SE, prefix=None, known=None,
+          iotas=None) -> bool:
+    seg = Segment(b, ops, lmul, wmax, srcs, scalars, stores, consts, dry=True, se=se, prefix=prefix, known=known,
+                  iotas=iotas)
     seg.vl = None
     try:
         seg.body()
@@ -491,11 +557,16 @@ def lower(lw: Lowering, op: FusedElementwiseOp) -> None:
     yielded = op.block.terminator.values
     srcs: Dict[int, Src] = {}
     prefix: Dict[int, VReg] = {}
+    iotas: Dict[int, VReg] = {}
     for a, v in zip(op.block.args, op.inputs):
         pm = prefix_mask(v) if v.type.is_block() else None
         if pm is not None:   # bound - start: how many of the block's elements are set
             prefix[id(a)] = b.x("bound")
             b("subw", prefix[id(a)], lw.get(pm[1]), lw.get(pm[0]))
+            continue
+        start = iota(v) if v.type.is_block() else None
+        if start is not None:
+            iotas[id(a)] = lw.get(start)
             continue
         srcs[id(a)] = lw.src(v) if v.type.is_block() else Src(v.type, scalar=lw.get(v))
     stores: Dict[int, Src] = {}
@@ -518,26 +589,28 @@ def lower(lw: Lowering, op: FusedElementwiseOp) -> None:
     temps: List[Buffer] = []
     numel = op.results[0].type.numel
     whole = {k: True for k in prefix}
-    if _fits(b, work, 4, wmax, srcs, scalars, stores, consts, lw.se, prefix):
+    if _fits(b, work, 4, wmax, srcs, scalars, stores, consts, lw.se, prefix, iotas=iotas):
         plan = [(work, 4)]
     else:
-        plan = _split(b, work, wmax, srcs, scalars, stores, consts, lw, numel, temps, prefix)
+        plan = _split(b, work, wmax, srcs, scalars, stores, consts, lw, numel, temps, prefix, iotas)
     # one loop: its whole-chunk version at the same LMUL (a loop cut in segments keeps its masks)
     lmul = plan[0][1]
     versioned = bool(prefix) and len(plan) == 1 and _fits(b, work, lmul, wmax, srcs, scalars, stores, consts, lw.se,
-                                                         known=whole)
+                                                         known=whole, iotas=iotas)
     mathlib._materialize(b, consts)
     if versioned:   # every prefix mask whole (bound >= numel): the loop without them
         partial, join = b.new_label("partial"), b.new_label("whole")
         n = b.li(numel, "n")
         for bound in prefix.values():
             b("blt", bound, n, partial)
-        Segment(b, work, lmul, wmax, srcs, scalars, stores, consts, dry=False, se=lw.se, known=whole).emit(
+        Segment(b, work, lmul, wmax, srcs, scalars, stores, consts, dry=False, se=lw.se, known=whole,
+                iotas=iotas).emit(
             numel, comment + ", its masks whole")
         b("j", join)
         b.label(partial)
     for ops, lmul in plan:
-        Segment(b, ops, lmul, wmax, srcs, scalars, stores, consts, dry=False, se=lw.se, prefix=prefix).emit(
+        Segment(b, ops, lmul, wmax, srcs, scalars, stores, consts, dry=False, se=lw.se, prefix=prefix,
+                iotas=iotas).emit(
             numel, comment)
     if versioned:
         b.label(join)
@@ -545,7 +618,8 @@ def lower(lw: Lowering, op: FusedElementwiseOp) -> None:
         lw.lmem.free(buf)
 
 
-def _split(b, work, wmax, srcs, scalars, stores, consts, lw: Lowering, numel: int, temps: List[Buffer], prefix):
+def _split(b, work, wmax, srcs, scalars, stores, consts, lw: Lowering, numel: int, temps: List[Buffer], prefix,
+           iotas):
     """Cut ``work`` into segments that each fit at LMUL 2; values crossing a cut go through memory."""
     plan = []
     start = 0
@@ -553,9 +627,9 @@ def _split(b, work, wmax, srcs, scalars, stores, consts, lw: Lowering, numel: in
     while start < n:
         end = n
         while end > start + 1 and not _fits(b, work[start:end], 2, wmax, srcs, scalars, stores, consts, lw.se,
-                                            prefix):
+                                            prefix, iotas=iotas):
             end -= 1
-        if not _fits(b, work[start:end], 2, wmax, srcs, scalars, stores, consts, lw.se, prefix):
+        if not _fits(b, work[start:end], 2, wmax, srcs, scalars, stores, consts, lw.se, prefix, iotas=iotas):
             raise CompileError(f"internal: '{work[start].name}' does not fit the vector registers")
         seg = work[start:end]
         later = {id(v) for op in work[end:] for v in op.operands}
