@@ -120,14 +120,15 @@ class Segment:
     def __init__(self, b, ops: List, lmul: int, wmax: int, srcs: Dict[int, Src], scalars: Dict[int, VReg],
                  stores: Dict[int, Src], consts: Dict[tuple, Optional[VReg]], dry: bool,
                  se: FrozenSet[str] = mathlib.NO_SE, prefix: Optional[Dict[int, VReg]] = None,
-                 known: Optional[Dict[int, bool]] = None, iotas: Optional[Dict[int, VReg]] = None):
+                 known: Optional[Dict[int, bool]] = None, iotas: Optional[Dict[int, VReg]] = None,
+                 pool: Optional[tuple] = None):
         self.b, self.ops, self.lmul, self.wmax, self.se = b, ops, lmul, wmax, se
         self.prefix = prefix or {}   # mask inputs computed per chunk: id -> the bound (elements from the start)
         self.iotas = iotas or {}     # index inputs computed per chunk: id -> the start (the first element's value)
         self.known: Dict[int, bool] = dict(known or {})   # i1 values known whole (true) or empty (false)
         self.base: Optional[VReg] = None   # the chunk's first element (when there are prefix masks or iotas)
         self.srcs, self.scalars, self.stores, self.consts, self.dry = srcs, scalars, stores, consts, dry
-        self.free: List[str] = list(POOLS[lmul])
+        self.free: List[str] = list(pool or POOLS[lmul])
         self.reg: Dict[int, str] = {}
         self.ptrs: Dict[int, VReg] = {}
         self.cur = None
@@ -368,52 +369,56 @@ class Segment:
 
     def body(self) -> None:
         for j, op in enumerate(self.ops):
-            if isinstance(op, O.ConstantOp):
-                continue
-            folded = self.fold_known(op)
-            if folded is not None:
-                kind, what = folded
-                if kind == "known":
-                    self.known[id(op.result)] = what
-                    if id(op.result) in self.stores:
-                        self.store(op.result, self.value(op.result))
-                else:
-                    res = self.take(what, j)
-                    self.reg[id(op.result)] = res
-                    if id(op.result) in self.stores:
-                        self.store(op.result, res)
-                self._release_after(op, j)
-                continue
-            if j in self.masks.skip:      # the cast of a masked multiply
-                self._release_after(op, j)
-                continue
-            try:   # an error inside the region points at the inner op's expression, not the region's
-                pred = self._v0_predicate(op, j)
-                form = self.scalar_form(op, pred)
-                if j in self.masks.masked:
-                    res = self.masked_mul(j)
-                elif form is not None:   # a binary op or compare reading a scalar from its register
-                    mn, vec, sreg = form
-                    g = self.value(vec)
-                    res = "v0" if pred is not None else self.alloc()
-                    self.ensure(vec.type)
-                    self(mn, res, g, sreg)
-                elif self._renames(op, j):   # the same bits under another type, in the register they are in
-                    res = self.reg.pop(id(op.src)) if id(op.src) in self.reg else self.value(op.src)
-                    self.reg.pop(id(op.src), None)
-                else:
-                    regs = self.scalar_operands(op)
-                    g = [self.scalar(v) if i in regs else self.value(v) for i, v in enumerate(op.operands)]
-                    res = self.compute(op, g, pred)
-                if j in self.masks.to_v0 and self.masks.to_v0[j] and pred == op.predicate:
-                    self("vmnand.mm", "v0", "v0", "v0")   # no inverse predicate: v0 = not m
-            except CompileError as e:
-                e.loc = e.loc or op.loc
-                raise
-            self.reg[id(op.result)] = res
-            if id(op.result) in self.stores:
-                self.store(op.result, res)
+            self.step(j, op)
+
+    def step(self, j: int, op) -> None:
+        """Emit op ``j`` of the chain."""
+        if isinstance(op, O.ConstantOp):
+            return
+        folded = self.fold_known(op)
+        if folded is not None:
+            kind, what = folded
+            if kind == "known":
+                self.known[id(op.result)] = what
+                if id(op.result) in self.stores:
+                    self.store(op.result, self.value(op.result))
+            else:
+                res = self.take(what, j)
+                self.reg[id(op.result)] = res
+                if id(op.result) in self.stores:
+                    self.store(op.result, res)
             self._release_after(op, j)
+            return
+        if j in self.masks.skip:      # the cast of a masked multiply
+            self._release_after(op, j)
+            return
+        try:   # an error inside the region points at the inner op's expression, not the region's
+            pred = self._v0_predicate(op, j)
+            form = self.scalar_form(op, pred)
+            if j in self.masks.masked:
+                res = self.masked_mul(j)
+            elif form is not None:   # a binary op or compare reading a scalar from its register
+                mn, vec, sreg = form
+                g = self.value(vec)
+                res = "v0" if pred is not None else self.alloc()
+                self.ensure(vec.type)
+                self(mn, res, g, sreg)
+            elif self._renames(op, j):   # the same bits under another type, in the register they are in
+                res = self.reg.pop(id(op.src)) if id(op.src) in self.reg else self.value(op.src)
+                self.reg.pop(id(op.src), None)
+            else:
+                regs = self.scalar_operands(op)
+                g = [self.scalar(v) if i in regs else self.value(v) for i, v in enumerate(op.operands)]
+                res = self.compute(op, g, pred)
+            if j in self.masks.to_v0 and self.masks.to_v0[j] and pred == op.predicate:
+                self("vmnand.mm", "v0", "v0", "v0")   # no inverse predicate: v0 = not m
+        except CompileError as e:
+            e.loc = e.loc or op.loc
+            raise
+        self.reg[id(op.result)] = res
+        if id(op.result) in self.stores:
+            self.store(op.result, res)
+        self._release_after(op, j)
 
     def _v0_predicate(self, op, j: int) -> Optional[str]:
         """The predicate compare ``j`` writes into ``v0`` with (:mod:`fused_masks`), inverted where its reader
@@ -503,17 +508,20 @@ class Segment:
         mem.update({id(op.result): self.stores[id(op.result)] for op in self.ops if id(op.result) in self.stores})
         return mem
 
-    def emit(self, n: int, comment: str) -> None:
+    def per_chunk(self) -> bool:
+        """Whether the loop computes masks or index ranges from the chunk's first element (``base``)."""
+        return any(id(v) in self.prefix or id(v) in self.iotas for op in self.ops for v in op.operands)
+
+    def emit(self, n: int, comment: str, start: int = 0) -> None:
+        """The loop over elements ``start`` to ``start + n``."""
         b = self.b
         count = b.x("n")
         b("li", count, n, comment=comment)
         mem = self.memory()
         for k, s in mem.items():
-            p = b.x("p")
-            b("li" if isinstance(s.addr, int) else "mv", p, s.addr)
-            self.ptrs[k] = p
-        if any(id(v) in self.prefix or id(v) in self.iotas for op in self.ops for v in op.operands):
-            self.base = b.li(0, "base")
+            self.ptrs[k] = _pointer(b, s, start)
+        if self.per_chunk():
+            self.base = b.li(start, "base")
         top = b.new_label("fused")
         self.vl = b.x("vl")
         b.label(top)
@@ -535,10 +543,86 @@ class Segment:
         b("bnez", count, top)
 
 
+def _pointer(b, s: Src, start: int) -> VReg:
+    """A register pointing at element ``start`` of local-memory operand ``s``."""
+    p = b.x("p")
+    off = start * elem_bytes(s.elem)
+    if isinstance(s.addr, int):
+        b("li", p, s.addr + off)
+    elif off == 0:
+        b("mv", p, s.addr)
+    else:
+        b("add", p, s.addr, b.li(off))
+    return p
+
+
+def _emit_pairs(b, a: Segment, c: Segment, pairs: int, vlmax: int, comment: str) -> None:
+    """``pairs`` iterations over two chunks of ``vlmax`` elements each, ``a`` computing the first and ``c`` the
+    second in registers of their own: two independent chains the scheduler interleaves, so that each fills the
+    other's latencies (a long dependent chain alone stalls the in-order vector unit at every step)."""
+    count = b.x("n")
+    b("li", count, pairs, comment=comment + ", two chunks an iteration")
+    steps: Dict[int, int] = {}
+    for k, s in a.memory().items():
+        a.ptrs[k], c.ptrs[k] = _pointer(b, s, 0), _pointer(b, s, vlmax)
+        steps[k] = 2 * vlmax * elem_bytes(s.elem)
+    if a.per_chunk():
+        a.base = b.li(0, "base")
+        c.base = b.x("base")
+    avl = b.li(vlmax, "vlmax")
+    top = b.new_label("fused")
+    b.label(top)
+    a.vl = c.vl = b.x("vl")
+    b("vsetvli", a.vl, avl, f"e{a.wmax}, m{a.lmul}, {a.masks.policy}")
+    a.cur = (a.wmax, a.lmul)
+    if c.base is not None:
+        b("addi", c.base, a.base, vlmax)
+    j = 0
+    while j < len(a.ops):   # op by op: each chunk's chain between the other's dependent steps; from a compare
+        run = a.masks.reader.get(j, j) + 1 - j        # into v0 to its reader, one chunk's run and then the other's
+        for seg in (a, c):
+            for i in range(j, j + run):
+                seg.step(i, a.ops[i])
+            (c if seg is a else a).cur = seg.cur
+        j += run
+    b("addi", count, count, -1)
+    if a.base is not None:
+        b("addi", a.base, a.base, 2 * vlmax)
+    for k, step in steps.items():
+        for p in (a.ptrs[k], c.ptrs[k]):
+            b("addi", p, p, step) if -2048 <= step < 2048 else b("add", p, p, b.li(step))
+    b("bnez", count, top)
+
+
+# A chain of at least this many ops runs two chunks an iteration (:func:`_emit_pairs`) where it fits
+PAIR_MIN_OPS = 24
+# the register groups of the two chunks at LMUL 2
+PAIR_POOLS = (POOLS[2][:7], POOLS[2][7:14])
+
+
+def _loop(b, lw: Lowering, work, lmul, wmax, srcs, scalars, stores, consts, numel, comment, prefix=None, known=None,
+          iotas=None) -> None:
+    """The loop of a one-segment chain: pairs of chunks at LMUL 2 where the chain is long and fits, the rest
+    (or all of it) one chunk an iteration at ``lmul``."""
+    args = (b, work)
+    kw = dict(se=lw.se, prefix=prefix, known=known, iotas=iotas)
+    vlmax = lw.target.vlen_bits * 2 // wmax
+    pairs = numel // (2 * vlmax)
+    done = 0
+    if len(work) >= PAIR_MIN_OPS and pairs and lmul == 4 \
+            and all(_fits(*args, 2, wmax, srcs, scalars, stores, consts, pool=pool, **kw) for pool in PAIR_POOLS):
+        a, c = (Segment(*args, 2, wmax, srcs, scalars, stores, consts, dry=False, pool=pool, **kw)
+                for pool in PAIR_POOLS)
+        _emit_pairs(b, a, c, pairs, vlmax, comment)
+        done = pairs * 2 * vlmax
+    if done < numel:
+        Segment(*args, lmul, wmax, srcs, scalars, stores, consts, dry=False, **kw).emit(numel - done, comment, done)
+
+
 def _fits(b, ops, lmul, wmax, srcs, scalars, stores, consts, se=mathlib.NO_SE, prefix=None, known=None,
-          iotas=None) -> bool:
+          iotas=None, pool=None) -> bool:
     seg = Segment(b, ops, lmul, wmax, srcs, scalars, stores, consts, dry=True, se=se, prefix=prefix, known=known,
-                  iotas=iotas)
+                  iotas=iotas, pool=pool)
     seg.vl = None
     try:
         seg.body()
@@ -603,15 +687,15 @@ def lower(lw: Lowering, op: FusedElementwiseOp) -> None:
         n = b.li(numel, "n")
         for bound in prefix.values():
             b("blt", bound, n, partial)
-        Segment(b, work, lmul, wmax, srcs, scalars, stores, consts, dry=False, se=lw.se, known=whole,
-                iotas=iotas).emit(
-            numel, comment + ", its masks whole")
+        _loop(b, lw, work, lmul, wmax, srcs, scalars, stores, consts, numel, comment + ", its masks whole",
+              known=whole, iotas=iotas)
         b("j", join)
         b.label(partial)
-    for ops, lmul in plan:
+    if len(plan) == 1:
+        _loop(b, lw, work, lmul, wmax, srcs, scalars, stores, consts, numel, comment, prefix=prefix, iotas=iotas)
+    for ops, lmul in plan[1:] if len(plan) == 1 else plan:
         Segment(b, ops, lmul, wmax, srcs, scalars, stores, consts, dry=False, se=lw.se, prefix=prefix,
-                iotas=iotas).emit(
-            numel, comment)
+                iotas=iotas).emit(numel, comment)
     if versioned:
         b.label(join)
     for buf in temps:  # intermediates between segments

@@ -44,6 +44,7 @@ class MaskedMul:
 class Plan:
     masked: Dict[int, MaskedMul] = field(default_factory=dict)   # op index of the multiply -> its pattern
     to_v0: Dict[int, bool] = field(default_factory=dict)         # op index of a compare -> whether v0 gets its inverse
+    reader: Dict[int, int] = field(default_factory=dict)         # op index of such a compare -> the op reading v0
     skip: Set[int] = field(default_factory=set)                  # ops that emit nothing (the casts above)
 
     @property
@@ -99,6 +100,7 @@ def plan(ops: List, stores: Dict[int, object]) -> Plan:
             continue
         if all(_keeps_v0(ops[m], m, p, stores) for m in range(j + 1, k)):
             p.to_v0[j] = invert
+            p.reader[j] = k
     return p
 
 
