@@ -22,7 +22,7 @@ def keep(R, X, Y):
 # CHECK-NOT: "arith.uitofp"
 
 # The multiply by the cast is a multiply by 0.0 under the mask `not (r > 0.1)`, the other elements undisturbed
-# (fused_masks.py): the compare writes v0 itself, a float compare has no exact inverse predicate (NaN), so one
+# (codegen/vector/masks.py): the compare writes v0 itself, a float compare has no exact inverse predicate (NaN), so one
 # vmnand.mm inverts it; no merge, no conversion, no byte block.
 # ASM: fmv.w.x [[FZ:f[a-z0-9]+]], zero
 # ASM: .Lfused

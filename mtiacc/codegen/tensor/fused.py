@@ -16,6 +16,12 @@ and taken back after its last use; ``math.*`` ops run the device math library's 
 When even fifteen groups do not hold a chain (long math chains with many live values), it is cut
 into consecutive segments, each its own loop; values crossing a cut go through local memory.
 
+A chain of at least ``PAIR_MIN_OPS`` ops runs two chunks an iteration at LMUL 2, each in seven groups of its own,
+emitted op by op (:func:`_emit_pairs`): the in-order vector unit then finds the other chunk's step between two
+dependent ones.  Index ranges (``off + arange(n)``) are computed per chunk (``vid``, one add), and
+``codegen/vector/masks.py`` decides where a compare goes straight into ``v0`` and where a multiply by a bool becomes a
+masked multiply by zero.
+
 A chain reading a prefix mask (``off + arange(n) < N``, computed per chunk) is versioned: when every such mask
 is whole (``N - off >= n``, one scalar compare) a copy of the loop runs with the masks known true, so a
 ``tl.where`` on them is its chosen operand and an ``and`` with them the other operand, without instructions
@@ -26,7 +32,7 @@ from __future__ import annotations
 from typing import Dict, FrozenSet, List, Optional, Set
 
 from mtiacc.codegen import control, mathlib
-from mtiacc.codegen.tensor import fused_masks
+from mtiacc.codegen.vector import masks as fused_masks
 from mtiacc.codegen.vector.blocks import (CASTS, FLOAT_COMPARE, INT_COMPARE, SCALAR_COMPARE, SCALAR_FORMS, SWAPPED,
                                           VECTOR_BINARY, pick_scalar_form)
 from mtiacc.codegen.context import Lowering
@@ -421,7 +427,7 @@ class Segment:
         self._release_after(op, j)
 
     def _v0_predicate(self, op, j: int) -> Optional[str]:
-        """The predicate compare ``j`` writes into ``v0`` with (:mod:`fused_masks`), inverted where its reader
+        """The predicate compare ``j`` writes into ``v0`` with (:mod:`mtiacc.codegen.vector.masks`), inverted where its reader
         wants ``not m`` and an integer inverse keeps the scalar form it had; None for a compare into a group."""
         if j not in self.masks.to_v0:
             return None
@@ -434,7 +440,7 @@ class Segment:
 
     def masked_mul(self, j: int) -> str:
         """``uitofp(m) * x`` as ``x`` with ``x * 0.0`` where ``m`` is false: one multiply under ``not m`` in ``v0``
-        (:mod:`fused_masks`), in ``x``'s group when the multiply reads ``x`` last."""
+        (:mod:`mtiacc.codegen.vector.masks`), in ``x``'s group when the multiply reads ``x`` last."""
         mm = self.masks.masked[j]
         elem = self.ops[j].result.type
         zero = ("d" if sew_of(elem) == 64 else "f", 0)

@@ -1,4 +1,4 @@
-"""A multiply by a bool cast to float runs as a multiply by 0.0 under the inverted mask (fused_masks.py): the
+"""A multiply by a bool cast to float runs as a multiply by 0.0 under the inverted mask (codegen/vector/masks.py): the
 results are the IEEE products bit for bit (``0.0 * x`` is ``-0.0`` for a negative ``x`` and NaN for an infinite
 or NaN one; ``1.0 * x`` is ``x``), and a compare read only as a mask writes v0 itself."""
 import numpy as np

@@ -1,6 +1,6 @@
 """Where a fused loop's masks go: straight into ``v0``, and multiplies by a bool that become masked multiplies.
 
-A fused loop (``fused.py``) keeps an ``i1`` value in a register group and copies it into ``v0`` (``vmmv.m``, one
+A fused loop (``codegen/tensor/fused.py``) keeps an ``i1`` value in a register group and copies it into ``v0`` (``vmmv.m``, one
 instruction as long as any other) right before the op that reads it as a mask.  Two patterns need less:
 
 * **A compare straight into v0.**  A compare whose only reader takes it as its mask (a select, a bool cast, a
