@@ -48,7 +48,8 @@ _VCVT = {"f.x": "float(signed vs2[i])", "f.xu": "float(unsigned vs2[i])", "x.f":
 _FMA = {"madd": "f[rs1]×f[rs2] + f[rs3]", "msub": "f[rs1]×f[rs2] - f[rs3]", "nmsub": "-(f[rs1]×f[rs2]) + f[rs3]",
         "nmadd": "-(f[rs1]×f[rs2]) - f[rs3]"}
 _VFMA = {"macc": "+({b} × vs2[i]) + vd[i]", "nmacc": "-({b} × vs2[i]) - vd[i]", "msac": "+({b} × vs2[i]) - vd[i]",
-         "nmsac": "-({b} × vs2[i]) + vd[i]"}
+         "nmsac": "-({b} × vs2[i]) + vd[i]", "madd": "+({b} × vd[i]) + vs2[i]", "nmadd": "-({b} × vd[i]) - vs2[i]",
+         "msub": "+({b} × vd[i]) - vs2[i]", "nmsub": "-({b} × vd[i]) + vs2[i]"}
 
 
 def _vector_b(spec: InstrSpec) -> str:

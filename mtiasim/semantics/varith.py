@@ -136,10 +136,11 @@ def vfunary(d, m, pc):
 
 def vfma(d, m, pc):
     op = d.spec.sem_op
-    if op not in ("macc", "nmacc", "msac", "nmsac"):
+    if op not in ("macc", "nmacc", "msac", "nmsac", "madd", "nmadd", "msub", "nmsub"):
         raise KeyError(op)
-    neg_prod = op in ("nmacc", "nmsac")
-    neg_acc = op in ("nmacc", "msac")
+    neg_prod = op in ("nmacc", "nmsac", "nmadd", "nmsub")
+    neg_acc = op in ("nmacc", "msac", "nmadd", "msub")
+    overwrite = op in ("madd", "nmadd", "msub", "nmsub")   # vd is a factor, vs2 the addend
     vd, vs2, vm = d.vd, d.vs2, vm_of(d)
     second = _second(d, m, "f")
 
@@ -151,6 +152,8 @@ def vfma(d, m, pc):
         o2 = reg_off(m, vs2, sew, n)
         od = reg_off(m, vd, sew, n)
         a, b, c = view[g, o2:o2 + n], second(g, sew, n), view[g, od:od + n]
+        if overwrite:
+            a, c = c, a
         r = fused(a, b, c, neg_prod, neg_acc, view.dtype.type)   # one rounding, at every SEW
         write(view, g, od, n, _canon_nan(r), active(m, g, n, vm, tail))
         return None
@@ -405,7 +408,7 @@ def vfred(d, m, pc):
 FAMILIES = {"valu": valu, "vfalu": vfalu, "vfma": vfma, "vcmp": vcmp, "vfcmp": vfcmp, "vmerge": vmerge,
             "vmv": vmv, "vmv_scalar": vmv_scalar, "vid": vid, "vcvt": vcvt, "vfunary": vfunary, "vmask": vmask,
             "vred": vred, "vfred": vfred}
-OPS = {"valu": set(_VALU), "vfalu": set(_VFALU), "vfma": {"macc", "nmacc", "msac", "nmsac"},
+OPS = {"valu": set(_VALU), "vfalu": set(_VFALU), "vfma": {"macc", "nmacc", "msac", "nmsac", "madd", "nmadd", "msub", "nmsub"},
        "vcmp": set(_VCMP), "vfcmp": set(_VFCMP), "vmerge": {"vmerge", "fmerge"}, "vmv": {"v", "x", "i", "f"},
        "vmv_scalar": {"x.s", "s.x", "f.s", "s.f"}, "vid": None, "vcvt": set(_VCVT), "vfunary": {"sqrt"},
        "vmask": set(_VMASK), "vred": set(_VRED), "vfred": {"usum", "osum", "max", "min"}}

@@ -10,7 +10,7 @@ from mtiacc.asm.pseudo import PSEUDOS, lookup
 EXCEPTIONS = {*{(n, "xd", "r") for n in ("mtia.dma.in", "mtia.dma.out", "mtia.dma.in2d", "mtia.dma.out2d",
                                         "mtia.dpe.mm", "mtia.dpe.acc.ld", "mtia.dpe.acc.st",
                                         *(f"mtia.mlu.trans.e{w}" for w in (8, 16, 32, 64)))},
-              *{(f"{op}.{form}", "vd", "rw") for op in ("vfmacc", "vfnmacc", "vfmsac", "vfnmsac")
+              *{(f"{op}.{form}", "vd", "rw") for op in ("vfmacc", "vfnmacc", "vfmsac", "vfnmsac", "vfmadd", "vfnmadd", "vfmsub", "vfnmsub")
                 for form in ("vv", "vf")},
               *{(f"amocas.{w}{order}", "xd", "rw") for w in ("h", "w", "d") for order in isa.AMO_ORDERINGS}}
 

@@ -4,41 +4,12 @@ The reference is exact: rationals rounded to the format with round-half-even by 
 independent of the simulator's method (float64 + TwoSum for the narrow formats, rationals for float64).
 Crafted cases put the float64 sum exactly on a midpoint of the narrow format while the exact sum is not
 (where rounding twice goes wrong), and make float64's own product inexact."""
-from fractions import Fraction
-
 import numpy as np
 import pytest
 
 from mtiasim.semantics.fp import fused
+from tests.numerics import FMT, reference, round_exact  # noqa: F401
 from tests.sim.vhelpers import FT, vlmax, vrun
-
-FMT = {np.float16: (10, -14, 16), np.float32: (23, -126, 128), np.float64: (52, -1022, 1024)}
-
-
-def round_exact(q: Fraction, dtype) -> float:
-    """``q`` rounded to nearest-even in ``dtype`` (subnormals and overflow to inf included)."""
-    mant, emin, emax = FMT[dtype]
-    if q == 0:
-        return 0.0
-    sign, q = (-1.0 if q < 0 else 1.0), abs(q)
-    e = q.numerator.bit_length() - q.denominator.bit_length()
-    e = e - 1 if Fraction(2) ** e > q else e               # 2**e <= q < 2**(e+1)
-    ulp = Fraction(2) ** (max(e, emin) - mant)
-    r = round(q / ulp) * ulp                               # Fraction's round(): half to even
-    return sign * (float("inf") if r >= Fraction(2) ** emax else float(r))
-
-
-def reference(a, b, c, dtype):
-    out = []
-    for x, y, z in zip(a.tolist(), b.tolist(), c.tolist()):
-        if not all(np.isfinite([x, y, z])):
-            with np.errstate(all="ignore"):
-                out.append(x * y + z)
-            continue
-        q = Fraction(x) * Fraction(y) + Fraction(z)
-        out.append(round_exact(q, dtype) if q != 0 else (x * y + z if x * y == 0 and z == 0 else 0.0))
-    return np.array(out, dtype)
-
 
 def crafted(dtype):
     mant = FMT[dtype][0]
@@ -84,6 +55,21 @@ def test_vfmacc_rounds_once_in_the_simulator(sew):
     A, B, C = (np.concatenate([x, np.zeros(vm - n, dtype)])[None, :] for x in (a, b, c))
     got, _ = vrun(sew, 1, "vfmacc.vv v24, v8, v16", A, B, C, np.ones((1, vm), np.int64), np.array([n]))
     want = reference(a, b, c, dtype)
+    np.testing.assert_array_equal(got[0, :n].view(FT_INT[dtype]), want.view(FT_INT[dtype]))
+
+
+@pytest.mark.parametrize("sew", [32, 64])
+@pytest.mark.parametrize("op, sign_prod, sign_add", [("vfmadd", 1, 1), ("vfnmadd", -1, -1), ("vfmsub", 1, -1),
+                                                     ("vfnmsub", -1, 1)])
+def test_vfmadd_and_co_overwrite_a_factor_and_round_once(sew, op, sign_prod, sign_add):
+    """``vfmadd.vv vd, vs1, vs2`` is ``vd = +(vs1 * vd) + vs2``: vd a factor, vs2 the addend (vfmacc's roles of
+    vd and vs2 swapped), the negated forms likewise, one rounding."""
+    dtype = FT[sew]
+    a, b, c = crafted(dtype)
+    n, vm = len(a), vlmax(sew, 1)
+    A, B, C = (np.concatenate([x, np.zeros(vm - n, dtype)])[None, :] for x in (a, c, b))   # v8 a, v16 c, v24 b
+    got, _ = vrun(sew, 1, f"{op}.vv v24, v8, v16", A, B, C, np.ones((1, vm), np.int64), np.array([n]))
+    want = reference(dtype(sign_prod) * a, b, dtype(sign_add) * c, dtype)
     np.testing.assert_array_equal(got[0, :n].view(FT_INT[dtype]), want.view(FT_INT[dtype]))
 
 
