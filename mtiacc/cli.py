@@ -128,9 +128,12 @@ Subcommands (mtiacc COMMAND --help for each):
 @click.option("--fast-math", "fast_math", is_flag=True,
               help="Compute every math function the SIMD engine has (exp, log, tanh, sqrt, sin ...) on it, at its "
               "table's accuracy (docs/architecture.md); by default only where that meets the vector library's.")
+@click.option("--fp-fusion/--no-fp-fusion", "fp_fusion", default=True, show_default=True,
+              help="Contract a * b + c into one fused multiply-add, rounded once, as Triton does by default "
+              "(its enable_fp_fusion); --no-fp-fusion rounds the product and the sum apart.")
 @pass_options
 def compile_command(file, output, kernel, defines, signature, grid, emit, asm_syntax, target, config, list_configs,
-                    fast_math, opt_level, passes, dump_pipeline, print_before, print_after, print_ir_after_all,
+                    fast_math, fp_fusion, opt_level, passes, dump_pipeline, print_before, print_after, print_ir_after_all,
                     print_ir_after_change, disabled, time_passes, verify_each):
     """Compile a Triton kernel to an MTIA binary."""
     defs = dict(parse_define(d) for d in defines)
@@ -154,7 +157,7 @@ def compile_command(file, output, kernel, defines, signature, grid, emit, asm_sy
                                      time_passes)
         opts = Options(kernel=kernel, defines=defs, signature=signature, grid=grid, opt_level=opt_level,
                        passes=passes, target=target, disabled_passes=tuple(disabled), verify_each=verify_each,
-                       instrumentation=instr, config=config, fast_math=fast_math)
+                       instrumentation=instr, config=config, fast_math=fast_math, fp_fusion=fp_fusion)
         try:
             result = compile_kernel(file, opts, stop_after=emit)
         finally:

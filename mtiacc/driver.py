@@ -37,6 +37,7 @@ class Options:
     config: Optional[int] = None       # --config: which @triton.autotune config (None: the first)
     num_stages: Optional[int] = None   # the kernel's software-pipelining depth (its config's num_stages)
     fast_math: bool = False            # --fast-math: every math function the SIMD engine has runs on it
+    fp_fusion: bool = True             # contract-fma: a * b + c rounded once (Triton's enable_fp_fusion); --no-fp-fusion
 
 
 @dataclasses.dataclass
@@ -76,7 +77,8 @@ def pipeline_passes(opts: Options) -> list:
     the required passes around the level's pipeline (or --passes), else (`mtiacc opt`) only the pipeline."""
     from mtiacc.opt import for_codegen, parse_pipeline, pipeline_for_level, remove_disabled
     pipeline = opts.passes if opts.passes is not None else pipeline_for_level(opts.opt_level)
-    passes = remove_disabled(parse_pipeline(pipeline), opts.disabled_passes)
+    disabled = tuple(opts.disabled_passes) + (() if opts.fp_fusion else ("contract-fma",))
+    passes = remove_disabled(parse_pipeline(pipeline), disabled)
     if opts.num_stages is not None:
         passes = [_with_stages(p, opts) for p in passes]
     passes = [_with_slots(p, opts) for p in passes]

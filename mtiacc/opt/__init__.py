@@ -6,7 +6,7 @@ from mtiacc.opt.pipelines import (CODEGEN_ONLY, PIPELINES, REQUIRED_PREFIX, REQU
                                    pipeline_for_level, split_tail)
 # Importing the passes registers them (the machine passes' code lives in codegen).
 from mtiacc.opt import axis_info, canonicalize, cse, dce, licm, loop_unroll, machine, sccp  # noqa: E402,F401
-from mtiacc.opt import dots, fuse_elementwise, loops, memory  # noqa: E402,F401
+from mtiacc.opt import dots, fuse_elementwise, loops, memory, numerics  # noqa: E402,F401
 # the passes every compile runs (pipelines.REQUIRED_PREFIX, REQUIRED_TAIL)
 from mtiacc.opt import access_plan, carried_ptrs, inline, legalize_fp8  # noqa: E402,F401
 

@@ -36,13 +36,18 @@ from mtiacc.diagnostics import UsageError
 from mtiacc.opt.pass_manager import PASSES, ModulePass, is_machine, parse_pipeline, spell_pipeline
 
 PIPELINES = {
-    0: "",
-    1: "canonicalize,dce,pipeline-dots,pipeline-loads,dce,machine-peephole",
-    2: "canonicalize,sccp,cse,licm,canonicalize,pipeline-dots,fuse-elementwise,reuse-loads,"
+    0: "contract-fma",
+    1: "contract-fma,canonicalize,dce,pipeline-dots,pipeline-loads,dce,machine-peephole",
+    2: "contract-fma,canonicalize,sccp,cse,licm,canonicalize,pipeline-dots,fuse-elementwise,reuse-loads,"
        "pipeline-loads,dce,machine-peephole,machine-schedule",
-    3: "canonicalize,sccp,loop-unroll,canonicalize,cse,licm,canonicalize,pipeline-dots,fuse-elementwise,reuse-loads,"
+    3: "contract-fma,canonicalize,sccp,loop-unroll,canonicalize,cse,licm,canonicalize,pipeline-dots,fuse-elementwise,"
+       "reuse-loads,"
        "persistent-programs,licm,keep-invariant,prefetch-rows,pipeline-loads,dce,machine-peephole,machine-schedule",
 }
+
+# contract-fma opens every level's pipeline: whether a * b + c is rounded once is the compile's numerics (Triton's
+# enable_fp_fusion, mtiacc --no-fp-fusion), not its optimization level, so it is decided on the expressions as the
+# frontend built them, before any optimization could make a product shared or private.
 
 # What code generation needs, at every level (see the module docstring), in the order they run.
 REQUIRED_PREFIX = ["inline", "carry-pointer-offsets"]

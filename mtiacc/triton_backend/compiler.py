@@ -20,6 +20,16 @@ WARP_SIZE = 32     # nominal: a program runs on one PE; Triton's checks and layo
 BINARY_EXT = "mtia"
 
 
+def _fp_fusion_knob(given):
+    """``enable_fp_fusion`` as Triton decides it: a launch's own value, else ``knobs.language.default_fp_fusion``
+    (None where this Triton has no such knob)."""
+    try:
+        from triton import knobs
+        return knobs.language.fp_fusion_enabled(given)
+    except (ImportError, AttributeError):
+        return given
+
+
 @dataclasses.dataclass(frozen=True)
 class MtiaOptions:
     """Everything Triton's code generator and runtime read from a backend's options.  ``num_stages`` is passed
@@ -117,6 +127,9 @@ class MtiaBackend(BaseBackend):
         for k in ("supported_fp8_dtypes", "deprecated_fp8_dot_operand_dtypes", "allowed_dot_input_precisions"):
             if k in args:
                 args[k] = tuple(args[k])
+        fusion = _fp_fusion_knob(args.get("enable_fp_fusion"))
+        if fusion is not None:     # the launch's enable_fp_fusion, else the knob's default (Triton's rule)
+            args["enable_fp_fusion"] = fusion
         return MtiaOptions(**args)
 
     def pack_metadata(self, metadata):

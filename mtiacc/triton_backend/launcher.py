@@ -119,17 +119,20 @@ def _check_signature(name: str, signature: Dict[str, object]) -> None:
                             f"(it takes pointers to tensors, scalars and constexprs)")
 
 
-def kernel_for(path: str, name: str, num_stages: Optional[int]) -> Kernel:
+def kernel_for(path: str, name: str, num_stages: Optional[int], fp_fusion: bool = True) -> Kernel:
     """The :class:`mtiacc.runtime.Kernel` of ``name`` in ``path`` (one per file version and options, so its
-    in-memory table of binaries lives as long as the process)."""
+    in-memory table of binaries lives as long as the process).  ``fp_fusion``: the launch's
+    ``enable_fp_fusion`` (``contract-fma``)."""
     try:
         stamp = os.stat(path).st_mtime_ns
     except OSError:
         stamp = 0
-    key = (path, name, stamp, num_stages)
+    key = (path, name, stamp, num_stages, fp_fusion)
     k = _kernels.get(key)
     if k is None:
         opts = {} if num_stages is None else {"num_stages": int(num_stages)}
+        if not fp_fusion:
+            opts["fp_fusion"] = False
         k = _kernels[key] = Kernel(path, name, **opts)
     return k
 
@@ -196,7 +199,8 @@ class MtiaLauncher:
             path, name = _source_of(fn, tuples)
             self.path = path
             _check_signature(name, signature)
-            self.kernel = kernel_for(path, name, getattr(metadata, "num_stages", None))
+            self.kernel = kernel_for(path, name, getattr(metadata, "num_stages", None),
+                                     bool(getattr(metadata, "enable_fp_fusion", True)))
         except Exception as e:
             if not records.fallback_enabled():
                 raise (surfaced(e) if isinstance(e, UserError) else e) from None

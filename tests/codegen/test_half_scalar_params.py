@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from tests.codegen.tensor.blocks.helpers import build, launch
+from tests.numerics import fma
 
 KERNEL = '''
 import triton
@@ -48,5 +49,5 @@ def test_half_scalar_parameters(tmp_path, opt, ta, tb):
     out = launch(tmp_path, build("scale_shift", f"*fp32,*fp32,{ta},{tb},i32", opt_level=opt, path=path, BLOCK=64),
                  {"X": x, "Y": np.zeros(n, np.float32), "alpha": a_in, "beta": b_in, "n": np.array(n, np.int32)},
                  (2,))
-    # x * alpha promotes to f32 (the half is exact in f32), then + beta in f32
-    np.testing.assert_array_equal(out["Y"], x * a + b)
+    # x * alpha promotes to f32 (the half is exact in f32), then + beta in f32: one fused multiply-add
+    np.testing.assert_array_equal(out["Y"], fma(x, a, b))

@@ -33,12 +33,15 @@ def chain(X, Y, T, N, s, BLOCK: tl.constexpr):
 # CHECK: "tt.store"({{.*}}, %t, %m)
 # CHECK: "tt.store"({{.*}}, %[[Y]], %m)
 
-# One loop: x loaded once per chunk, t and the result stored, nothing else through local memory.
-# ASM: # tt.fused_elementwise (4 ops)
+# One loop: x loaded once per chunk, t and the result stored, nothing else through local memory.  A compile
+# contracts x * s + 1.0 first (contract-fma): three ops, the multiply-add one vfmacc.vf into 1.0's broadcast.
+# ASM: # tt.fused_elementwise (3 ops)
 # ASM: .Lfused{{[0-9]+}}:
 # ASM-NEXT: vsetvli {{.*}}, e32, m4, ta, ma
 # ASM-NOT: vsetvli {{.*}}, m8
 # ASM: vle32.v
+# ASM-NOT: vle32.v
+# ASM: vfmacc.vf
 # ASM-NOT: vle32.v
 # ASM: vse32.v
 # ASM-NOT: vle32.v

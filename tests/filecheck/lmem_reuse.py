@@ -1,7 +1,8 @@
 # Local-memory allocation with liveness-based reuse: each block gets a buffer when it is defined, and a
 # buffer is free again after its last reader.  `c` takes the buffer of `a` (dead once `b` is computed)
-# and `d` the buffer of `b`: two buffers serve four blocks.  (-O1: no fusion, one loop per op.)
-# RUN: mtiacc %s --emit=asm -O1 -D BLOCK=256 | filecheck %s
+# and `d` the buffer of `b`: two buffers serve four blocks.  (-O1: no fusion, one loop per op; --no-fp-fusion
+# keeps b + 1.0 apart from a * 2.0.)
+# RUN: mtiacc %s --emit=asm -O1 -D BLOCK=256 --no-fp-fusion | filecheck %s
 import triton
 import triton.language as tl
 

@@ -43,21 +43,21 @@ def norm(X, Y, W, N, BLOCK: tl.constexpr):
 # the chunk is whole (N - off >= 256): the loop without its mask, `where` taking x - mean as is
 # CHECK: li [[N:[a-z0-9]+]], 256
 # CHECK-NEXT: blt {{[a-z0-9]+}}, [[N]], [[PARTIAL:.Lpartial[0-9]+]]
-# CHECK-NEXT: tt.fused_elementwise (4 ops), its masks whole
+# (the sum and the square one fused multiply-add: contract-fma)
+# CHECK-NEXT: tt.fused_elementwise (3 ops), its masks whole
 # CHECK-NEXT: mv
 # CHECK-NEXT: li [[ACC:[a-z0-9]+]], [[HOME:[0-9]+]]
 # CHECK-NEXT: li [[OUT:[a-z0-9]+]], [[HOME]]
 # CHECK: .Lfused{{[0-9]+}}:
 # CHECK: vfsub.vf [[D:v[0-9]+]]
-# CHECK-NEXT: vfmul.vv {{v[0-9]+}}, [[D]], [[D]]
-# CHECK: vle32.v {{v[0-9]+}}, ([[ACC]])
-# CHECK: vfadd.vv
-# CHECK: vse32.v {{v[0-9]+}}, ([[OUT]])
+# CHECK: vle32.v [[S:v[0-9]+]], ([[ACC]])
+# CHECK: vfmacc.vv [[S]], [[D]], [[D]]
+# CHECK: vse32.v [[S]], ([[OUT]])
 # CHECK: bnez
 # CHECK-NEXT: j [[WHOLE:.Lwhole[0-9]+]]
 # the last, partial chunk: the mask computed per chunk
 # CHECK-NEXT: [[PARTIAL]]:
-# CHECK-NEXT: tt.fused_elementwise (4 ops)
+# CHECK-NEXT: tt.fused_elementwise (3 ops)
 # CHECK-NEXT: mv
 # CHECK-NEXT: li [[ACC:[a-z0-9]+]], [[HOME:[0-9]+]]
 # CHECK-NEXT: li [[OUT:[a-z0-9]+]], [[HOME]]
@@ -68,9 +68,8 @@ def norm(X, Y, W, N, BLOCK: tl.constexpr):
 # CHECK: vmslt.vx
 # CHECK: vmnand.mm v0
 # CHECK: vfmerge.vfm
-# CHECK: vfmul.vv
 # CHECK: vle32.v {{v[0-9]+}}, ([[ACC]])
-# CHECK: vfadd.vv
+# CHECK: vfmacc.vv
 # CHECK: vse32.v {{v[0-9]+}}, ([[OUT]])
 # CHECK: bnez
 # CHECK-NEXT: [[WHOLE]]:

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from tests.codegen.tensor.blocks.helpers import build, launch
+from tests.numerics import fma
 
 HERE = Path(__file__).resolve().parent
 A = HERE / "user_kernels.py"
@@ -90,7 +91,7 @@ def test_grouped_program_ids(tmp_path, M, N, G):
     want = np.zeros((M, N + 1), np.float32)
     for pid, (pm, pn) in order.items():
         r, c = slice(pm * BM, min(M, pm * BM + BM)), slice(pn * BN, min(N, pn * BN + BN))
-        want[r, c] = a[r, c] * s[r, None] + np.float32(pid)
+        want[r, c] = fma(a[r, c], s[r, None], np.float32(pid))   # contract-fma
     np.testing.assert_array_equal(out["Out"].reshape(M, N + 1), want)
 
 
@@ -235,7 +236,7 @@ def test_uint8_brightness_contrast(tmp_path, pixels):
     out = _run(tmp_path, A, "brightness_contrast_u8", "*u8,*u8,i32,fp32,fp32",
                {"Img": img, "Out": np.zeros(pixels * 3, np.uint8), "n_pixels": _i32(pixels),
                 "alpha": np.array(alpha), "beta": np.array(beta)}, (-(-pixels * 3 // 64),), BLOCK=64)
-    y = img.astype(np.float32) * alpha + beta + np.where(np.arange(pixels * 3) % 3 == 0, 10, 0).astype(np.float32)
+    y = fma(img.astype(np.float32), alpha, beta) + np.where(np.arange(pixels * 3) % 3 == 0, 10, 0).astype(np.float32)
     np.testing.assert_array_equal(out["Out"], np.rint(np.clip(y, 0, 255)).astype(np.uint8))
 
 

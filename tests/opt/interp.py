@@ -8,6 +8,7 @@ import numpy as np
 from mtiacc.ir import ops as O
 from mtiacc.ir.fused import FusedElementwiseOp
 from mtiacc.ir.types import FloatType, IntType
+from tests.numerics import fma
 
 NP = {"i1": np.bool_, "i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64,
       "u8": np.uint8, "u16": np.uint16, "u32": np.uint32, "u64": np.uint64,
@@ -103,6 +104,8 @@ def step(op, val, buffers, pid, nprogs):
         out = FLOAT[type(op)](val(op.lhs), val(op.rhs)).astype(dtype(r))
     elif isinstance(op, O.NegFOp):
         out = -val(op.operand_)
+    elif isinstance(op, O.MathFmaOp):      # contract-fma's: rounded once
+        out = fma(val(op.a), val(op.b), val(op.c), dtype(r))
     elif isinstance(op, O.CmpIOp):
         out = compare(op, val(op.lhs), val(op.rhs))
     elif isinstance(op, O.SelectOp):

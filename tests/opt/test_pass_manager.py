@@ -52,11 +52,12 @@ def test_pipeline_errors(text, message):
 
 
 def test_named_pipelines():
-    assert pipeline_for_level(0) == ""
-    assert pipeline_for_level(1).startswith("canonicalize,dce")
+    assert pipeline_for_level(0) == "contract-fma"
+    assert pipeline_for_level(1).startswith("contract-fma,canonicalize,dce")
     assert "cse" in pipeline_for_level(2) and "machine-schedule" in pipeline_for_level(2)
     assert "machine-peephole" in pipeline_for_level(3)
     for text in PIPELINES.values():
+        assert text.startswith("contract-fma")   # the numerics of every level alike
         parse_pipeline(text)
     with pytest.raises(UserError, match="-O7"):
         pipeline_for_level(7)

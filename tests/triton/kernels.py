@@ -39,3 +39,9 @@ def rejected_kernel(x_ptr, n, BLOCK_SIZE: tl.constexpr):
     seed = tl.load(x_ptr + offs, mask=offs < n)
     r = tl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [seed], dtype=tl.int32, is_pure=True, pack=1)
     tl.store(x_ptr + offs, r, mask=offs < n)
+
+
+@triton.jit
+def axpb_kernel(x_ptr, a_ptr, b_ptr, y_ptr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs) * tl.load(a_ptr + offs) + tl.load(b_ptr + offs))

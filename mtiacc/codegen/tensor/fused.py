@@ -403,6 +403,8 @@ class Segment:
             form = self.scalar_form(op, pred)
             if j in self.masks.masked:
                 res = self.masked_mul(j)
+            elif isinstance(op, O.MathFmaOp):
+                res = self.fma(op, j)
             elif form is not None:   # a binary op or compare reading a scalar from its register
                 mn, vec, sreg = form
                 g = self.value(vec)
@@ -437,6 +439,34 @@ class Segment:
                 and (self.scalar_form(op, inverse) is None) == (self.scalar_form(op) is None):
             return inverse
         return pred
+
+    def fma(self, op, j: int) -> str:
+        """``a * b + c`` in one instruction where an operand's group can take the result: ``vfmacc`` into ``c``'s
+        (``vd = a * b + vd``), ``vfmadd`` into a factor's (``vd = b * vd + c``), a scalar factor from its f
+        register (``.vf``); a copy of ``c`` first when every operand is read later."""
+        a, b, c = op.operands
+        self.ensure(op.result.type)
+        f = next((i for i, v in enumerate((a, b)) if self.scalar(v) is not None and id(v) not in self.reg), None)
+        if f is not None and a is not b:
+            fs, v = self.scalar((a, b)[f]), (a, b)[1 - f]
+            if self.last.get(id(v)) == j and id(v) in self.reg and self.last.get(id(c)) != j:
+                d = self.take(v, j)
+                self("vfmadd.vf", d, fs, self.value(c))
+                return d
+            gv = self.value(v)
+            d = self.take(c, j)
+            self("vfmacc.vf", d, fs, gv)
+            return d
+        ga, gb = self.value(a), self.value(b)
+        for x, other in ((a, gb), (b, ga)):
+            if self.last.get(id(x)) == j and x is not c and x is not (b if x is a else a) \
+                    and self.last.get(id(c)) != j and id(x) in self.reg:
+                d = self.take(x, j)
+                self("vfmadd.vv", d, other, self.value(c))
+                return d
+        d = self.take(c, j)
+        self("vfmacc.vv", d, ga, gb)
+        return d
 
     def masked_mul(self, j: int) -> str:
         """``uitofp(m) * x`` as ``x`` with ``x * 0.0`` where ``m`` is false: one multiply under ``not m`` in ``v0``

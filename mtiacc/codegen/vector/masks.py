@@ -108,6 +108,8 @@ def _keeps_v0(op, j: int, p: Plan, stores) -> bool:
     """Whether op ``j`` leaves ``v0`` alone (it writes it to read a mask, or to store an i1 result)."""
     if j in p.skip:
         return True
+    if isinstance(op, O.MathFmaOp):     # vfmacc / vfmadd, never masked
+        return True
     if j in p.masked or mathlib.is_math(op):
         return False
     if op.result.type.element_type.is_bool() and id(op.result) in stores:

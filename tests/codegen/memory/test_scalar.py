@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 
 from tests.codegen.memory.common import NP, build, random_values, simulate
+from tests.numerics import fma
 
 DTYPES = ["i1", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "fp16", "bf16", "fp32"]
 # `other` for each type, and its bits in the output buffer
@@ -42,7 +43,7 @@ def test_scalar_loads_mixed_with_blocks(opt):
     out = simulate(build("scalar_axpy", "*fp32,*fp32,*fp32,i32", opt, BLOCK=128),
                    {"x_ptr": x, "a_ptr": a, "y_ptr": np.zeros(n, np.float32), "N": np.array(n, np.int32)},
                    grid=(3,))
-    np.testing.assert_array_equal(out["y_ptr"], a[0] * x + a[1])
+    np.testing.assert_array_equal(out["y_ptr"], fma(a[0], x, a[1]))   # contract-fma
 
 
 def test_scalar_loads_in_a_loop():

@@ -10,6 +10,7 @@ import pytest
 
 from mtiacc.driver import Options, compile_kernel
 from mtiasim.runner import run
+from tests.numerics import fma
 
 KERNELS = str(Path(__file__).with_name("split_kernels.py"))
 _cache = {}
@@ -109,7 +110,7 @@ def test_row_ops_move_by_rows(tmp_path):
     res = launch(tmp_path, art, {"in_ptr0": x, "in_ptr1": bias, "in_ptr2": rows, "out_ptr0": out,
                                  "xnumel": np.array(4096, np.int32)}, [16])
     expect = out.reshape(64, 128).copy()
-    expect[:, :64] = x.reshape(64, 64) * rows[:, None] + bias
+    expect[:, :64] = fma(x.reshape(64, 64), rows[:, None], bias)   # contract-fma
     np.testing.assert_allclose(res.outputs["out_ptr0"], expect.ravel(), rtol=1e-6)
     assert res.stats.dma_transfers == 16 * 7
 
@@ -133,7 +134,7 @@ def test_channel_affine(tmp_path, n):
     res = launch(tmp_path, art, {"in_ptr0": x, "in_ptr1": s, "in_ptr2": t,
                                  "out_ptr0": np.zeros(n, np.float32), "xnumel": np.array(n, np.int32)}, [grid])
     ch = (np.arange(n) // 49) % 64
-    np.testing.assert_allclose(res.outputs["out_ptr0"], np.maximum(x * s[ch] + t[ch], 0), rtol=1e-6)
+    np.testing.assert_allclose(res.outputs["out_ptr0"], np.maximum(fma(x, s[ch], t[ch]), 0), rtol=1e-6)
     assert res.stats.dma_transfers == grid * 4
 
 
@@ -155,7 +156,7 @@ def test_split_i64_kernel(tmp_path):
     res = launch(tmp_path, art, {"in_ptr0": x, "in_ptr1": tab, "out_ptr0": np.zeros(n, np.float32),
                                  "xnumel": np.array(n, np.int32)}, [-(-n // 64)])
     i = np.arange(n)
-    np.testing.assert_allclose(res.outputs["out_ptr0"], x + tab[i % 48] * tab[i // 48], rtol=1e-6)
+    np.testing.assert_allclose(res.outputs["out_ptr0"], fma(tab[i % 48], tab[i // 48], x), rtol=1e-6)
 
 
 def test_unprovable_sign_keeps_truncating_semantics(tmp_path):

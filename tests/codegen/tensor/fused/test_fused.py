@@ -7,6 +7,7 @@ import pytest
 
 from mtiacc.driver import Options, compile_kernel
 from mtiasim.runner import run
+from tests.numerics import fma
 
 KERNELS = Path(__file__).resolve().parent / "kernels.py"
 CASES = {
@@ -71,7 +72,7 @@ def test_fused_matches_unfused_bit_for_bit(tmp_path, name, n, block):
         r = np.maximum(r, -1000) + (r >> 2) - (y & 7)
         np.testing.assert_array_equal(got.outputs["Z"], r)
     if name == "mixed_chain":
-        a = x * np.float32(1.5) + y
+        a = fma(x, np.float32(1.5), y)       # contract-fma: x * 1.5 + y rounded once
         np.testing.assert_array_equal(got.outputs["A"], a)
         z = np.where(a > 0, a, -a * np.float32(0.5))
         z = np.maximum(z, y) - np.minimum(x, np.float32(0.25)) / (y * y + np.float32(1))

@@ -4,6 +4,7 @@ instructions): the results against numpy, bit for bit."""
 import numpy as np
 
 from tests.language.harness import launch
+from tests.numerics import fma
 
 SRC = '''
 import triton
@@ -34,9 +35,9 @@ def test_mask_casts_and_bitcasts_match_numpy():
             "D": np.zeros(256, np.float64), "B": np.zeros(256, np.int32), "p": p}
     out = launch(SRC, "*fp32,*i32,*fp32,*fp32,*fp64,*i32,fp32", data).outputs
     m = x > p
-    want_y = m.astype(np.float32) * x * np.float32(1.25) + (a < 7).astype(np.float32)
+    want_y = fma(m.astype(np.float32) * x, np.float32(1.25), (a < 7).astype(np.float32))   # contract-fma
     np.testing.assert_array_equal(out["Y"], want_y)
     np.testing.assert_array_equal(out["Z"], m.astype(np.float32) - (x < 0.5).astype(np.float32))
-    np.testing.assert_array_equal(out["D"], m.astype(np.float64) * x.astype(np.float64) + (a > 3))
+    np.testing.assert_array_equal(out["D"], fma(m, x.astype(np.float64), (a > 3), np.float64))
     u = (a.astype(np.int64) * 3).astype(np.int32).view(np.uint32)
     np.testing.assert_array_equal(out["B"], ((u >> np.uint32(3)) ^ u).view(np.int32))

@@ -6,6 +6,7 @@ import pytest
 
 from mtiacc.driver import Options, compile_kernel
 from mtiasim.runner import run
+from tests.numerics import fma
 
 KERNEL = """
 import triton
@@ -47,7 +48,7 @@ def _want(kind, r, x):
         if kind == 0:
             return (r > np.float32(0.25)).astype(np.float32) * x
         if kind == 1:
-            return x * (r.view(np.uint32) > 1048576000).astype(np.float32) * np.float32(1.5) + r
+            return fma(x * (r.view(np.uint32) > 1048576000).astype(np.float32), np.float32(1.5), r)   # contract-fma
         if kind == 2:
             return np.where(r < np.float32(0.5), x, r) * np.float32(2.0)
         c = r > np.float32(0.25)

@@ -6,6 +6,7 @@ import pytest
 
 from mtiacc.driver import Options, compile_kernel
 from mtiasim.runner import run
+from tests.numerics import fma
 
 KERNEL = """
 import triton
@@ -35,7 +36,7 @@ def _want(x, n, block, grid):
     u = (h >> np.uint32(8)).astype(np.float32) * np.float32(1.0 / 16777216.0)
     xs = np.ones(grid * block, np.float32)
     xs[:n] = x
-    return (xs * u + xs)[:n]
+    return fma(xs, u, xs)[:n]     # contract-fma: x * u + x rounded once
 
 
 @pytest.mark.parametrize("block,n", [(256, 256), (256, 1000), (64, 100), (32, 100), (1024, 700)])
