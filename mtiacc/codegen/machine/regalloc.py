@@ -2,14 +2,17 @@
 
 Intervals are single ranges [first, last] over instruction positions, widened to cover every
 block in which the value is live (so values live around a loop's back edge stay allocated for
-the whole loop).  When a class runs out of registers, the interval that ends last is spilled
-to an 8-byte stack slot; its uses reload into a scratch register and its defs store back.
+the whole loop).  When a class runs out of registers, one interval (below) is spilled to an 8-byte
+stack slot; its uses reload into a scratch register and its defs store back.
 
-A constant (a register whose one definition is ``li``) is the first choice to spill, and it takes no
-slot: its ``li`` goes, and each use gets its own ``li`` into a scratch register (rematerialized: an
-integer instruction of one cycle instead of a reload's load latency and its store).  An integer parameter
-(its one definition a load from the argument block, which nothing writes) comes next: its uses load it
-from the argument block again, and its load and the store to a slot go.
+The interval spilled is the one whose register saves least per instruction it spans: its uses times what
+each costs spilled, over its length (as LLVM weighs spills), the longest on a tie.  A constant (a register
+whose one definition is ``li``) takes no slot when spilled: its ``li`` goes, and each use gets its own ``li``
+into a scratch register (rematerialized: one or two integer instructions instead of a reload's load latency
+and its store); so a constant read at every step of a loop (Philox's multipliers) stays in its register while
+a value read twice over the same loop is reloaded.  An integer parameter (its one definition a load from the
+argument block, which nothing writes) is reloaded from the argument block, and its load and the store to a
+slot go.
 """
 from __future__ import annotations
 
@@ -131,10 +134,22 @@ def constants(fn: MFunction) -> Dict[int, tuple]:
     return {rid: v for rid, v in value.items() if defs[rid] == 1}
 
 
-def _rank(iv: Interval, remat: Dict[int, tuple]) -> int:
-    """Spill preference: constants, then parameters, then the rest."""
-    how = remat.get(iv.reg.id)
-    return 0 if how is None else 2 if how[0] == "li" else 1
+def _use_cost(rid: int, remat: Dict[int, tuple]) -> int:
+    """The instructions a use of spilled register ``rid`` costs: a constant's ``li`` again (one instruction,
+    two past 12 bits, four past 32), a parameter's load, else a reload (a load and its latency)."""
+    how = remat.get(rid)
+    if how is None:
+        return 3
+    if how[0] != "li":
+        return 2
+    v = how[1]
+    return 1 if -2048 <= v < 2048 else 2 if -(1 << 31) <= v < (1 << 31) else 4
+
+
+def _spill_weight(iv: Interval, uses: Dict[int, int], remat: Dict[int, tuple]) -> float:
+    """What keeping ``iv`` in a register saves per instruction it spans: its uses times what each would cost
+    spilled, over its length (the value to spill is the one that costs least where it frees a register)."""
+    return uses.get(iv.reg.id, 0) * _use_cost(iv.reg.id, remat) / (iv.end - iv.start + 1)
 
 
 def linear_scan(fn: MFunction, remat: Optional[Dict[int, tuple]] = None) -> Dict[int, Interval]:
@@ -143,6 +158,11 @@ def linear_scan(fn: MFunction, remat: Optional[Dict[int, tuple]] = None) -> Dict
     by_class: Dict[str, List[Interval]] = {"x": [], "f": []}
     for iv in intervals.values():
         by_class[iv.reg.cls].append(iv)
+    uses: Dict[int, int] = {}
+    for it in fn.items:
+        if isinstance(it, MInstr):
+            for r in it.uses():
+                uses[r.id] = uses.get(r.id, 0) + 1
     next_slot = 0
     for cls, ivs in by_class.items():
         ivs.sort(key=lambda iv: (iv.start, iv.end))
@@ -156,7 +176,7 @@ def linear_scan(fn: MFunction, remat: Optional[Dict[int, tuple]] = None) -> Dict
                 iv.phys = free.pop(0)
                 active.append(iv)
                 continue
-            victim = max(active + [iv], key=lambda a: (_rank(a, remat), a.end))
+            victim = min(active + [iv], key=lambda a: (_spill_weight(a, uses, remat), -a.end))
             if victim is not iv:
                 iv.phys, victim.phys = victim.phys, None
                 active.remove(victim)
