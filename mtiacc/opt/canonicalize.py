@@ -22,6 +22,10 @@
   products, as Triton's combine pass rewrites it: the M x K x N product block is never built (the order of a
   sum's additions is not specified).
 
+* Extremes of an index range: ``tl.min(s + tl.arange(0, n))`` is ``s`` and ``tl.max`` is ``s + n - 1``, unless
+  the sequence wraps in its type (``s + n - 1`` below ``s``, wrapping), where it holds the type's extremes:
+  three scalar ops instead of a block and a reduction (Inductor's ``rand4x`` takes ``tl.min(offsets)``).
+
 An op replaced by a rewrite is erased; other dead ops are left to ``dce``.
 """
 from __future__ import annotations
@@ -326,8 +330,53 @@ def folded_compare(rw: Rewriter, op: Operation) -> bool:
     return True
 
 
+def _iota(v: Value):
+    """``(s, n)`` when 1-D integer block ``v`` is ``splat(s) + tl.arange(0, n)``, through same-width bitcasts."""
+    while isinstance(getattr(v, "op", None), O.BitcastOp) and v.op.src.type.element_type.is_int() \
+            and v.op.src.type.element_type.width == v.type.element_type.width:
+        v = v.op.src
+    op = getattr(v, "op", None)
+    if not isinstance(op, O.AddIOp) or len(v.type.shape) != 1:
+        return None
+    for a, r in ((op.lhs, op.rhs), (op.rhs, op.lhs)):
+        if isinstance(getattr(a, "op", None), O.SplatOp) and isinstance(getattr(r, "op", None), O.MakeRangeOp) \
+                and r.op.start == 0:
+            return a.op.src, r.op.end
+    return None
+
+
+def reduce_iota(rw: Rewriter, op: Operation) -> bool:
+    """``tl.min`` / ``tl.max`` of ``s + tl.arange(0, n)`` (the module docstring) -> scalar ops on ``s``."""
+    if not isinstance(op, ReduceOp) or op.kind not in ("min", "max") or op.axis != 0:
+        return False
+    t = op.result.type
+    found = _iota(op.src)
+    if found is None or not t.is_int() or t.width == 1:
+        return False
+    s, n = found
+    if s.type != t:                         # the offsets bitcast to another signedness: the same bits
+        if not s.type.is_int() or s.type.width != t.width:
+            return False
+        cast = O.BitcastOp.get(s, t, loc=op.loc)
+        op.parent.insert_before(op, cast)
+        s = cast.result
+    last = O.AddIOp.get(s, rw.constant(n - 1, t, op), loc=op.loc)
+    op.parent.insert_before(op, last)
+    wrapped = O.CmpIOp.get("slt" if t.signed else "ult", last.result, s)
+    wrapped.loc = op.loc
+    op.parent.insert_before(op, wrapped)
+    w = t.width
+    if op.kind == "min":
+        extreme, value = (-(1 << (w - 1)) if t.signed else 0), s
+    else:
+        extreme, value = ((1 << (w - 1)) - 1 if t.signed else (1 << w) - 1), last.result
+    rw.replace_with_op(op, O.SelectOp.get(wrapped.result, rw.constant(extreme, t, op), value))
+    return True
+
+
 PATTERNS: List[Callable[[Rewriter, Operation], bool]] = [fold, identities, masks, constant_if, dot_accumulate,
-                                                         broadcast_mul_reduce, scaled_compare, folded_compare]
+                                                         broadcast_mul_reduce, scaled_compare, folded_compare,
+                                                         reduce_iota]
 
 
 def canonicalize_block(block: Block, max_iterations: int) -> None:
