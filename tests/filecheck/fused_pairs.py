@@ -4,6 +4,7 @@
 # chunk.  The offsets are vid + add per chunk (no block in local memory), the keep decision an unsigned compare
 # inverted into v0, and keep.to(f32) * x a multiply by 0.0 under that mask.
 # RUN: mtiacc %s --emit=asm -O3 --signature='*i64,*fp32,*fp32,i32' | filecheck %s
+# RUN: mtiacc %s --emit=asm -O3 --signature='*i64,*fp32,*fp32,i32' | filecheck %s --check-prefix=REGS
 import triton
 import triton.language as tl
 
@@ -31,3 +32,15 @@ def drop(S, X, Y, N):
 # CHECK: vfmul.vf [[XB:v[0-9]+]], [[XB]], [[FZ]], v0.t
 # CHECK-NOT: vmerge
 # CHECK: bnez
+
+# Registers (machine/regalloc.py, spill weights): Philox's two multipliers (0xD2511F53, 0xCD9E8D57), read at
+# every multiply, stay in registers through the loop (no li rebuilding them at their uses); the keys, read twice
+# an iteration, are what is reloaded.
+# REGS: two chunks an iteration
+# REGS: .Lfused
+# REGS-NOT: {{li.*, -(766435501|845247145)}}
+# REGS: vmulhu.vx
+# REGS-NOT: {{li.*, -(766435501|845247145)}}
+# REGS: # reload
+# REGS-NOT: {{li.*, -(766435501|845247145)}}
+# REGS: bnez
