@@ -50,6 +50,7 @@ class Homes:
     views: Dict[int, VReg] = dataclasses.field(default_factory=dict)
     scope: tuple = ()   # the region ops around the op being lowered (isel sets it)
     const_scope: Dict[int, tuple] = dataclasses.field(default_factory=dict)  # where a block constant's register was set
+    fill_scope: Dict[int, tuple] = dataclasses.field(default_factory=dict)   # where a splat's buffer was filled
 
     def get(self, v: Value) -> VReg:
         """The register of scalar ``v``."""

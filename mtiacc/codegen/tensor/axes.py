@@ -68,14 +68,18 @@ def split_axis(shape, axis: int):
 
 def source_addr(lw: Lowering, v) -> int:
     """The local address of block ``v``'s elements (a splat or constant behind shape ops is filled into a
-    buffer first)."""
-    if id(v) in lw.bufs:
+    buffer first).  A buffer filled inside a region (a loop body, a branch) holds its value only in that region
+    and the regions nested in it: a read elsewhere (after a loop that may run no iteration) fills it again."""
+    homes = lw.homes
+    where = homes.fill_scope.get(id(v))
+    if id(v) in lw.bufs and (where is None or homes.scope[:len(where)] == where):
         return lw.buffer(v).offset
     root = scalar_root(lw, v)
     if root is None:
         raise CompileError(f"internal: block value of type {v.type} was not materialized")
-    buf = lw.alloc(v)
+    buf = lw.bufs[id(v)] if id(v) in lw.bufs else lw.alloc(v)
     materialize_scalar(lw, root, v, buf)
+    homes.fill_scope[id(v)] = homes.scope
     return buf.offset
 
 
