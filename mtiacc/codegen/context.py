@@ -52,6 +52,11 @@ class Homes:
     const_scope: Dict[int, tuple] = dataclasses.field(default_factory=dict)  # where a block constant's register was set
     fill_scope: Dict[int, tuple] = dataclasses.field(default_factory=dict)   # where a splat's buffer was filled
 
+    def set_here(self, where: Optional[tuple]) -> bool:
+        """Whether something set in scope ``where`` (a block constant's register, a filled buffer) holds here:
+        in that region or one nested in it (a region that may not run sets nothing for what follows it)."""
+        return where is not None and self.scope[:len(where)] == where
+
     def get(self, v: Value) -> VReg:
         """The register of scalar ``v``."""
         r = self.regs.get(id(v))
@@ -72,8 +77,7 @@ class Homes:
             return Src(elem, scalar=self.get(v.op.src))
         if isinstance(v, OpResult) and isinstance(v.op, O.ConstantOp):
             key = id(v)   # materialized at first use: valid later in that region (or nested in it) only
-            where = self.const_scope.get(key)
-            if key not in self.regs or where is None or self.scope[:len(where)] != where:
+            if key not in self.regs or not self.set_here(self.const_scope.get(key)):
                 self.regs[key] = constant(self.b, v.op.value, elem)
                 self.const_scope[key] = self.scope
             return Src(elem, scalar=self.regs[key])

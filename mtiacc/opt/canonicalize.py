@@ -36,6 +36,7 @@ from typing import Callable, List, Optional
 
 from mtiacc.ir import ops as O
 from mtiacc.ir import scf
+from mtiacc.ir.analysis.affine import index_range
 from mtiacc.ir.core import Block, Commutative, ConstantLike, Operation, Pure, Value
 from mtiacc.ir.dot_ops import DotOp
 from mtiacc.ir.shape_ops import ExpandDimsOp, ReduceOp
@@ -330,27 +331,12 @@ def folded_compare(rw: Rewriter, op: Operation) -> bool:
     return True
 
 
-def _iota(v: Value):
-    """``(s, n)`` when 1-D integer block ``v`` is ``splat(s) + tl.arange(0, n)``, through same-width bitcasts."""
-    while isinstance(getattr(v, "op", None), O.BitcastOp) and v.op.src.type.element_type.is_int() \
-            and v.op.src.type.element_type.width == v.type.element_type.width:
-        v = v.op.src
-    op = getattr(v, "op", None)
-    if not isinstance(op, O.AddIOp) or len(v.type.shape) != 1:
-        return None
-    for a, r in ((op.lhs, op.rhs), (op.rhs, op.lhs)):
-        if isinstance(getattr(a, "op", None), O.SplatOp) and isinstance(getattr(r, "op", None), O.MakeRangeOp) \
-                and r.op.start == 0:
-            return a.op.src, r.op.end
-    return None
-
-
 def reduce_iota(rw: Rewriter, op: Operation) -> bool:
     """``tl.min`` / ``tl.max`` of ``s + tl.arange(0, n)`` (the module docstring) -> scalar ops on ``s``."""
     if not isinstance(op, ReduceOp) or op.kind not in ("min", "max") or op.axis != 0:
         return False
     t = op.result.type
-    found = _iota(op.src)
+    found = index_range(op.src)
     if found is None or not t.is_int() or t.width == 1:
         return False
     s, n = found

@@ -71,8 +71,7 @@ def source_addr(lw: Lowering, v) -> int:
     buffer first).  A buffer filled inside a region (a loop body, a branch) holds its value only in that region
     and the regions nested in it: a read elsewhere (after a loop that may run no iteration) fills it again."""
     homes = lw.homes
-    where = homes.fill_scope.get(id(v))
-    if id(v) in lw.bufs and (where is None or homes.scope[:len(where)] == where):
+    if id(v) in lw.bufs and (id(v) not in homes.fill_scope or homes.set_here(homes.fill_scope[id(v)])):
         return lw.buffer(v).offset
     root = scalar_root(lw, v)
     if root is None:

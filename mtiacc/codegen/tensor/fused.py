@@ -42,6 +42,7 @@ from mtiacc.codegen.arith.scalar import constant
 from mtiacc.codegen.vector.vloop import Src, elem_bytes, sew_of
 from mtiacc.diagnostics import CompileError
 from mtiacc.ir import ops as O
+from mtiacc.ir.analysis.affine import index_range
 from mtiacc.ir.core import Operation, OpResult, Value
 from mtiacc.ir.fused import BOOL_CASTS, FusedElementwiseOp
 from mtiacc.ir.types import f32, f64, i1, i32
@@ -68,15 +69,10 @@ def prefix_mask(v: Value):
 
 
 def iota(v: Value):
-    """The scalar ``start`` when block ``v`` is ``splat(start) + tl.arange(0, n)`` (1-D i32, Triton's
-    ``offset + tl.arange(0, BLOCK)``): a block the loop computes for each chunk (``vid``, one add) instead of
-    reading it from memory."""
-    if not (_is(v, O.AddIOp) and len(v.type.shape) == 1 and v.type.element_type == i32):
-        return None
-    for a, r in ((v.op.lhs, v.op.rhs), (v.op.rhs, v.op.lhs)):
-        if _is(a, O.SplatOp) and _is(r, O.MakeRangeOp) and r.op.start == 0:
-            return a.op.src
-    return None
+    """The scalar ``start`` when i32 block ``v`` is ``splat(start) + tl.arange(0, n)``: a block the loop computes
+    for each chunk (``vid``, one add) instead of reading it from memory."""
+    found = index_range(v) if _is(v, O.AddIOp) and v.type.element_type == i32 else None
+    return found[0] if found else None
 
 
 def _is(v: Value, cls) -> bool:
@@ -400,12 +396,11 @@ class Segment:
             return
         try:   # an error inside the region points at the inner op's expression, not the region's
             pred = self._v0_predicate(op, j)
-            form = self.scalar_form(op, pred)
             if j in self.masks.masked:
                 res = self.masked_mul(j)
             elif isinstance(op, O.MathFmaOp):
                 res = self.fma(op, j)
-            elif form is not None:   # a binary op or compare reading a scalar from its register
+            elif (form := self.scalar_form(op, pred)) is not None:   # a binary op or compare reading a scalar
                 mn, vec, sreg = form
                 g = self.value(vec)
                 res = "v0" if pred is not None else self.alloc()
@@ -458,12 +453,12 @@ class Segment:
             self("vfmacc.vf", d, fs, gv)
             return d
         ga, gb = self.value(a), self.value(b)
-        for x, other in ((a, gb), (b, ga)):
-            if self.last.get(id(x)) == j and x is not c and x is not (b if x is a else a) \
-                    and self.last.get(id(c)) != j and id(x) in self.reg:
-                d = self.take(x, j)
-                self("vfmadd.vv", d, other, self.value(c))
-                return d
+        if a is not b and self.last.get(id(c)) != j:
+            for x, other in ((a, gb), (b, ga)):
+                if x is not c and self.last.get(id(x)) == j and id(x) in self.reg:
+                    d = self.take(x, j)
+                    self("vfmadd.vv", d, other, self.value(c))
+                    return d
         d = self.take(c, j)
         self("vfmacc.vv", d, ga, gb)
         return d
@@ -729,9 +724,10 @@ def lower(lw: Lowering, op: FusedElementwiseOp) -> None:
         b.label(partial)
     if len(plan) == 1:
         _loop(b, lw, work, lmul, wmax, srcs, scalars, stores, consts, numel, comment, prefix=prefix, iotas=iotas)
-    for ops, lmul in plan[1:] if len(plan) == 1 else plan:
-        Segment(b, ops, lmul, wmax, srcs, scalars, stores, consts, dry=False, se=lw.se, prefix=prefix,
-                iotas=iotas).emit(numel, comment)
+    else:
+        for ops, seg_lmul in plan:
+            Segment(b, ops, seg_lmul, wmax, srcs, scalars, stores, consts, dry=False, se=lw.se, prefix=prefix,
+                    iotas=iotas).emit(numel, comment)
     if versioned:
         b.label(join)
     for buf in temps:  # intermediates between segments

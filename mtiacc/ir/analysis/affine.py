@@ -42,6 +42,21 @@ class Affine:
         return Affine(self.terms, self.const, 0)
 
 
+def index_range(v: Value) -> Optional[Tuple[Value, int]]:
+    """``(s, n)`` when 1-D block ``v`` is ``splat(s) + tl.arange(0, n)`` (Triton's ``offset + tl.arange(0, BLOCK)``),
+    through same-width integer bitcasts; else None."""
+    while isinstance(v, OpResult) and isinstance(v.op, O.BitcastOp) and v.op.src.type.element_type.is_int() \
+            and v.op.src.type.element_type.width == v.type.element_type.width:
+        v = v.op.src
+    if not (isinstance(v, OpResult) and isinstance(v.op, O.AddIOp) and len(v.type.shape) == 1):
+        return None
+    for a, r in ((v.op.lhs, v.op.rhs), (v.op.rhs, v.op.lhs)):
+        if isinstance(a, OpResult) and isinstance(a.op, O.SplatOp) and isinstance(r, OpResult) \
+                and isinstance(r.op, O.MakeRangeOp) and r.op.start == 0:
+            return a.op.src, r.op.end
+    return None
+
+
 def _merge(a, b):
     out = list(a)
     for v, c in b:
