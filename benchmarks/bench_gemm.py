@@ -26,7 +26,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from mtiacc.driver import Options, compile_kernel  # noqa: E402
-from mtiasim.config import load_config  # noqa: E402
+from mtiacc.machine.simulator import load_config  # noqa: E402
 from mtiasim.runner import run  # noqa: E402
 
 KERNEL = HERE / "kernels" / "matmul.py"

@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from mtiacc.driver import Options, compile_kernel  # noqa: E402
-from mtiasim.config import load_config  # noqa: E402
+from mtiacc.machine.simulator import load_config  # noqa: E402
 from mtiasim.runner import run  # noqa: E402
 
 F32, I32 = np.float32, np.int32
@@ -133,7 +133,7 @@ def gelu(n: int, block: int = 1024):
 
 # ------------------------------------------------------------------------------------------ the operations bound
 # Where a kernel's semantics fix a count of vector operations, its roofline is the larger of the bytes' time and
-# the time those operations take at the vector unit's peak (mtiasim/configs/mtia2i.yaml: datapath_bits / 32
+# the time those operations take at the vector unit's peak (mtiacc/machine/mtia2i.yaml: datapath_bits / 32
 # 32-bit lanes a cycle a PE, one operation a lane a cycle, every PE busy).  The count is a lower bound, kept
 # conservative: only the operations no correct compiler for the ISA can leave out are counted (one vector
 # instruction a binary operation with a per-element operand), and none of the loads and stores between local
@@ -311,7 +311,7 @@ def main(argv=None):
     rows = bench(m, n, vn, args.opt, args.compare, args.looped, gn)
     cfg = load_config()
     print(f"DRAM bandwidth {cfg.dram_bw_bytes_per_s / 1e9:.0f} GB/s, clock {cfg.clock_hz / 1e9:.2f} GHz "
-          "(mtiasim/configs/mtia2i.yaml)")
+          "(mtiacc/machine/mtia2i.yaml)")
     print(f"vector unit {vector_ops_per_s(cfg) / 1e9:.0f} G 32-bit operations/s ({cfg.datapath_bits}-bit datapath, "
           f"{cfg.n_pes} PEs); 'of roofline': bytes only; 'bytes+ops': max(bytes, ops) for kernels with an operations "
           "count (the same elsewhere)")

@@ -11,18 +11,26 @@ __all__ = ["load", "compile", "Kernel", "Launch", "TensorDescriptor"]
 
 
 def compile(path: str, kernel=None, *, signature=None, constexprs=None, grid=None, opt_level: int = 2,
-            target=None, stop_after: str = "bin", fast_math: bool = False, fp_fusion: bool = True):
+            target=None, stop_after: str = "bin", fast_math: bool = False, fp_fusion: bool = True, machine=None,
+            overrides=()):
     """Compile kernel ``kernel`` of ``path``: returns the :class:`mtiacc.driver.Compilation` (``.binary`` the ELF
     bytes, ``.asm_text``, ``.ir_text``, ``.meta``).  ``signature`` is Triton's (``"*fp32,*fp32,i32"``), or a list
     of its entries; ``constexprs`` maps constexpr parameters to Python values; ``fast_math`` is ``--fast-math``
     (every math function the SIMD engine has runs on it, at its table's accuracy); ``fp_fusion`` False is
-    ``--no-fp-fusion`` (``a * b + c`` rounded twice instead of contracted into one fused multiply-add)."""
+    ``--no-fp-fusion`` (``a * b + c`` rounded twice instead of contracted into one fused multiply-add);
+    ``machine`` (``--machine``: a built-in name or a machine YAML; ``target`` is its older name) and ``overrides``
+    (``--set``: ``["pe.local_memory_bytes=262144"]`` or ``{key: value}``) choose the machine compiled for."""
     from mtiacc.driver import Options, compile_kernel
     from mtiacc.runtime.launcher import _define_text
     if isinstance(signature, (list, tuple)):
         signature = ",".join(signature)
     defines = {k: _define_text(k, v) for k, v in (constexprs or {}).items()}
-    opts = Options(kernel=kernel, defines=defines, signature=signature, opt_level=int(opt_level), target=target,
+    if isinstance(overrides, dict):
+        overrides = tuple(overrides.items())
+    elif isinstance(overrides, str):
+        overrides = (overrides,)
+    opts = Options(kernel=kernel, defines=defines, signature=signature, opt_level=int(opt_level),
+                   target=str(machine) if machine is not None else target, overrides=tuple(overrides or ()),
                    grid=",".join(map(str, grid)) if isinstance(grid, (list, tuple)) else grid,
                    fast_math=bool(fast_math), fp_fusion=bool(fp_fusion))
     return compile_kernel(path, opts, stop_after=stop_after)

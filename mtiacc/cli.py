@@ -3,6 +3,7 @@
     mtiacc FILE.py [-o OUT] [--kernel NAME] [-D NAME=VALUE]... [--signature SIG] [--grid EXPR]
                    (Triton's AOT spellings too: -n/--kernel-name, -s, -g)
                    [--config N] [--emit ir|asm|bin] [--asm-syntax gnu|mtia] [--fast-math] [-O0|-O1|-O2|-O3]
+                   [--machine NAME|M.yaml] [--set KEY=VALUE]...   (the machine compiled for: mtiacc/machine/)
     mtiacc FILE.py --list-configs [--kernel NAME]
     mtiacc opt IN.mtir [--passes=PIPELINE | -O LEVEL] [-o OUT] [--no-verify-each]
     mtiacc disasm BIN
@@ -121,7 +122,10 @@ Subcommands (mtiacc COMMAND --help for each):
 @click.option("--asm-syntax", type=click.Choice(["mtia", "gnu"]), default="gnu", show_default=True,
               help="--emit=asm: text GNU as assembles to the same bytes (custom instructions as .insn, their "
               "mnemonic in a comment), or MTIA mnemonics throughout (our assembler's syntax).")
-@click.option("--target", help="Target name or machine YAML (default: mtia2i).")
+@click.option("--machine", "--target", "target", metavar="MACHINE",
+              help="Compile for this machine: a built-in name or a machine YAML (default: mtia2i).")
+@click.option("--set", "set_items", multiple=True, metavar="KEY=VALUE",
+              help="Change one key of the machine, e.g. pe.local_memory_bytes=262144 (as for mtiasim run).")
 @click.option("--config", "config", type=int, metavar="N",
               help="Compile the kernel's N-th @triton.autotune config (0-based; default 0).")
 @click.option("--list-configs", is_flag=True, help="Print the kernel's autotune configs and heuristics, and exit.")
@@ -132,9 +136,9 @@ Subcommands (mtiacc COMMAND --help for each):
               help="Contract a * b + c into one fused multiply-add, rounded once, as Triton does by default "
               "(its enable_fp_fusion); --no-fp-fusion rounds the product and the sum apart.")
 @pass_options
-def compile_command(file, output, kernel, defines, signature, grid, emit, asm_syntax, target, config, list_configs,
-                    fast_math, fp_fusion, opt_level, passes, dump_pipeline, print_before, print_after, print_ir_after_all,
-                    print_ir_after_change, disabled, time_passes, verify_each):
+def compile_command(file, output, kernel, defines, signature, grid, emit, asm_syntax, target, set_items, config,
+                    list_configs, fast_math, fp_fusion, opt_level, passes, dump_pipeline, print_before, print_after,
+                    print_ir_after_all, print_ir_after_change, disabled, time_passes, verify_each):
     """Compile a Triton kernel to an MTIA binary."""
     defs = dict(parse_define(d) for d in defines)
     if file is None and not dump_pipeline:
@@ -156,7 +160,8 @@ def compile_command(file, output, kernel, defines, signature, grid, emit, asm_sy
         instr = make_instrumentation(print_before, print_after, print_ir_after_all, print_ir_after_change,
                                      time_passes)
         opts = Options(kernel=kernel, defines=defs, signature=signature, grid=grid, opt_level=opt_level,
-                       passes=passes, target=target, disabled_passes=tuple(disabled), verify_each=verify_each,
+                       passes=passes, target=target, overrides=tuple(set_items), disabled_passes=tuple(disabled),
+                       verify_each=verify_each,
                        instrumentation=instr, config=config, fast_math=fast_math, fp_fusion=fp_fusion)
         try:
             result = compile_kernel(file, opts, stop_after=emit)

@@ -30,7 +30,8 @@ class Options:
     opt_level: int = 2
     passes: Optional[str] = None       # an explicit pipeline overrides opt_level
     codegen: bool = True               # the pipeline feeds codegen: the required passes are added (not `mtiacc opt`)
-    target: Optional[str] = None
+    target: Optional[str] = None       # --machine: a built-in machine's name or a machine YAML (None: mtia2i)
+    overrides: Tuple[str, ...] = ()    # --set KEY=VALUE: keys of the machine changed for this compile
     disabled_passes: Tuple[str, ...] = ()   # --disable-pass (IR and machine passes)
     verify_each: bool = True
     instrumentation: Optional[object] = None  # mtiacc.opt.Instrumentation: --print-ir-*, --time-passes
@@ -100,7 +101,7 @@ def _with_slots(p, opts: Options):
     if p.name != "persistent-programs" or (
             opts.passes is not None and re.search(r"persistent-programs\s*\{[^}]*\bslots\s*=", opts.passes)):
         return p
-    return dataclasses.replace(p, slots=load_target(opts.target).n_pes)
+    return dataclasses.replace(p, slots=load_target(opts.target, opts.overrides).n_pes)
 
 
 def run_ir_passes(module, passes: list, opts: Options) -> None:
@@ -120,51 +121,24 @@ def _machine_hook(passes: list, target: Target, opts: Options):
     return lambda fn: run_machine_passes(fn, target, passes, MACHINE_PASSES, format_machine, opts.instrumentation)
 
 
-# operator nodes unparse to '': name them in the error
-_GRID_OPERATORS = {ast.Pow: "**", ast.MatMult: "@", ast.LShift: "<<", ast.RShift: ">>",
-                   ast.BitOr: "|", ast.BitAnd: "&", ast.BitXor: "^", ast.Invert: "~", ast.Not: "not",
-                   ast.UAdd: "+", ast.And: "and", ast.Or: "or"}
-
-
 def parse_grid(text: str, fe) -> List[str]:
-    """Validate a launch-grid expression; returns one expression string per axis (at most 3)."""
-    known = {p.name for p in fe.params}
-    try:
-        tree = ast.parse(f"({text},)", mode="eval")
-    except SyntaxError:
-        raise UsageError(f"--grid: cannot parse '{text}' (expected e.g. \"cdiv(N, BLOCK_SIZE)\")") from None
-    axes = tree.body.elts if isinstance(tree.body, ast.Tuple) else [tree.body]
-    if not 1 <= len(axes) <= 3:
-        raise UsageError(f"--grid: a grid has 1 to 3 axes, got {len(axes)}")
-    allowed = (ast.Expression, ast.Tuple, ast.BinOp, ast.UnaryOp, ast.Constant, ast.Name, ast.Load,
-               ast.Call, ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Div, ast.Mod, ast.USub, ast.Subscript,
-               ast.Attribute)   # '/' divides integers as C does (Triton's AOT grids are C expressions)
+    """Check a launch-grid expression (the grammar of :mod:`mtiacc.asm.gridexpr`, which the simulator evaluates)
+    against the kernel's parameters; returns one expression string per axis (at most 3)."""
+    from mtiacc.asm.gridexpr import GridError, names, parse
     from mtiacc.ir.types import PointerType
+    try:
+        axes = parse(text)
+    except GridError as e:
+        raise UsageError(f"--grid: {e.reason}") from None
+    known = {p.name for p in fe.params}
     pointers = {p.name for p in fe.params if not p.constexpr and isinstance(p.type, PointerType)}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Attribute) or isinstance(node, ast.Subscript):
-            ok = (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute)
-                  and node.value.attr == "shape" and isinstance(node.value.value, ast.Name)
-                  and node.value.value.id in pointers and isinstance(node.slice, ast.Constant)
-                  and isinstance(node.slice.value, int) and node.slice.value >= 0) or (
-                isinstance(node, ast.Attribute) and node.attr == "shape" and isinstance(node.value, ast.Name)
-                and node.value.id in pointers)
-            if not ok:
-                raise UsageError(f"--grid: '{ast.unparse(node)}' is not allowed in a grid expression (an input "
-                                 f"array's size is NAME.shape[K], NAME a pointer parameter: "
-                                 f"{', '.join(sorted(pointers)) or 'none'})")
-        if not isinstance(node, allowed):
-            what = _GRID_OPERATORS.get(type(node), type(node).__name__) if isinstance(
-                node, (ast.operator, ast.unaryop, ast.boolop, ast.cmpop)) else ast.unparse(node)
-            raise UsageError(f"--grid: '{what}' is not allowed in a grid expression "
-                            "(use integers, parameter names, ARRAY.shape[K], + - * / // %, cdiv, min, max)")
-        if isinstance(node, ast.Call) and not (isinstance(node.func, ast.Name)
-                                               and node.func.id in ("cdiv", "min", "max")):
-            raise UsageError(f"--grid: unknown function in '{ast.unparse(node)}' (cdiv, min, max are known)")
-        if isinstance(node, ast.Name) and node.id not in known | {"cdiv", "min", "max"}:
-            raise UsageError(f"--grid: unknown name '{node.id}' (parameters: {', '.join(sorted(known))})")
-        if isinstance(node, ast.Constant) and not isinstance(node.value, int):
-            raise UsageError(f"--grid: only integer constants are allowed, got {node.value!r}")
+    used, shapes = names(axes)
+    for name, k in sorted(shapes):
+        if name not in pointers:
+            raise UsageError(f"--grid: '{name}.shape[{k}]' is not allowed in a grid expression (an input array's "
+                             f"size is NAME.shape[K], NAME a pointer parameter: {', '.join(sorted(pointers)) or 'none'})")
+    for name in sorted(used - known):
+        raise UsageError(f"--grid: unknown name '{name}' (parameters: {', '.join(sorted(known))})")
     return [ast.unparse(a) for a in axes]
 
 
@@ -198,6 +172,7 @@ def compile_kernel(path: str, opts: Options, stop_after: str = "bin") -> Compila
     """Run the pipeline up to `stop_after` ('ir', 'asm' or 'bin')."""
     from mtiacc.ir.printer import print_ir
     from mtiacc.opt import split_tail
+    target = load_target(opts.target, opts.overrides)     # a bad --machine / --set before the kernel is read
     fe = run_frontend(path, opts)
     grid = parse_grid(opts.grid, fe) if opts.grid else None
     stages = ((fe.tuning or {}).get("config") or {}).get("num_stages")
@@ -211,7 +186,6 @@ def compile_kernel(path: str, opts: Options, stop_after: str = "bin") -> Compila
         return out
     from mtiacc.codegen import generate
     run_ir_passes(fe.module, legalize, opts)
-    target = load_target(opts.target)
     from mtiacc.codegen.vector.lmem import LocalMemoryFull
     try:
         asm = generate(fe.module, target, fe.source_file, fe.source_lines, _machine_hook(machine_passes, target, opts),

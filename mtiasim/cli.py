@@ -92,7 +92,10 @@ def cli():
 @click.option("-o", "--output", "output", metavar="OUT.npz",
               help="where to write the buffers after the run ('-': standard output)")
 @click.option("--stats", is_flag=True, help="print statistics")
-@click.option("--config", "config_path", metavar="MACHINE.yaml", help="machine description")
+@click.option("--machine", "--config", "config_path", metavar="MACHINE",
+              help="a built-in machine or a machine YAML file (default: mtia2i)")
+@click.option("--set", "set_items", multiple=True, metavar="KEY=VALUE",
+              help="change one key of the machine for this run, e.g. memory.dram.bw_bytes_per_s=409.6e9")
 @click.option("--max-steps", type=click.IntRange(min=1), default=50_000_000, show_default=True,
               help="stop a wave that executes more instruction steps than this")
 @click.option("--max-cycles", type=click.IntRange(min=1), default=DEFAULT_MAX_CYCLES, show_default=True,
@@ -110,8 +113,8 @@ def cli():
 @click.option("--sanitize", is_flag=True,
               help="report integer division by zero, reads of local memory never written and races between "
                    "programs (exit code 4 when there are any)")
-def run_cmd(binary, inputs_path, grid, arg_items, output, stats, config_path, max_steps, max_cycles, timeout,
-            max_input_bytes, seed, place_items, stats_json, trace_path, sanitize):
+def run_cmd(binary, inputs_path, grid, arg_items, output, stats, config_path, set_items, max_steps, max_cycles,
+            timeout, max_input_bytes, seed, place_items, stats_json, trace_path, sanitize):
     """Run kernel binary BINARY on the inputs and write every pointer buffer to OUT.npz."""
     from .sanitize import SanitizerError
     out = output or default_output(binary)
@@ -120,7 +123,7 @@ def run_cmd(binary, inputs_path, grid, arg_items, output, stats, config_path, ma
             check_writable(path)
     findings = None
     try:
-        result = _simulate(binary, inputs_path, grid, arg_items, config_path, max_steps, place_items,
+        result = _simulate(binary, inputs_path, grid, arg_items, (config_path, set_items), max_steps, place_items,
                            trace=bool(trace_path), seed=seed, max_cycles=max_cycles, timeout=timeout,
                            max_input_bytes=max_input_bytes, sanitize=sanitize)
     except SanitizerError as e:     # the run finished: its outputs are written, then the findings reported
@@ -144,18 +147,23 @@ def run_cmd(binary, inputs_path, grid, arg_items, output, stats, config_path, ma
         raise findings
 
 
-def _simulate(binary, inputs_path, grid, arg_items, config_path, max_steps=50_000_000, place_items=(),
+def _simulate(binary, inputs_path, grid, arg_items, machine, max_steps=50_000_000, place_items=(),
               max_input_bytes=MAX_INPUT_BYTES, **kw):
-    from .gridexpr import parse_grid_option
+    """Run ``binary``; ``machine`` is (``--machine`` file or None, the ``--set`` texts)."""
+    from mtiacc.asm.gridexpr import parse_grid_option
+    from mtiacc.machine.simulator import load_config
+
     from .runner import run
 
     grid_t = parse_grid_option(grid) if grid is not None else None
+    config_path, set_items = machine
+    cfg = load_config(config_path, tuple(set_items))     # --set problems first: they are flags
     args = parse_args_option(arg_items)
     place = parse_place_option(place_items)
     if not os.path.exists(binary):
         raise UserError(f"binary '{binary}' does not exist")
     inputs = load_inputs(inputs_path, max_input_bytes)
-    result = run(binary, inputs, grid=grid_t, args=args, config_path=config_path, max_steps=max_steps,
+    result = run(binary, inputs, grid=grid_t, args=args, config=cfg, max_steps=max_steps,
                  place=place, **kw)
     if result.unused_inputs:   # most likely a misspelt parameter name
         names = ", ".join(f"'{n}'" for n in result.unused_inputs)
@@ -171,7 +179,10 @@ def _common(f):
         click.option("--inputs", "inputs_path", required=True, metavar="NPZ", help="npz archive of the inputs"),
         click.option("--grid", "grid", metavar="X[,Y[,Z]]", help="launch grid (overrides the binary's)"),
         click.option("--arg", "arg_items", multiple=True, metavar="NAME=VALUE", help="scalar parameter value"),
-        click.option("--config", "config_path", metavar="MACHINE.yaml", help="machine description"),
+        click.option("--machine", "--config", "config_path", metavar="MACHINE",
+                     help="a built-in machine or a machine YAML file (default: mtia2i)"),
+        click.option("--set", "set_items", multiple=True, metavar="KEY=VALUE",
+                     help="change one key of the machine for this run"),
         click.option("--place", "place_items", multiple=True, metavar="NAME=sram|dram",
                      help="where a pointer parameter's buffer lives (default DRAM)"),
     ]):
@@ -183,24 +194,25 @@ def _common(f):
 @_common
 @click.option("--top", type=click.IntRange(min=1), default=20, show_default=True,
               help="instructions to list, most expensive first")
-def profile_cmd(binary, inputs_path, grid, arg_items, config_path, place_items, top):
+def profile_cmd(binary, inputs_path, grid, arg_items, config_path, set_items, place_items, top):
     """Cycles per kernel source line (annotated source) and per instruction."""
     from .profile import attribute, render_profile
-    result = _simulate(binary, inputs_path, grid, arg_items, config_path, place_items=place_items, profile=True)
+    result = _simulate(binary, inputs_path, grid, arg_items, (config_path, set_items), place_items=place_items,
+                       profile=True)
     click.echo(render_profile(attribute(result), top=top))
 
 
 @cli.command("roofline")
 @_common
 @click.option("--plot", "plot_path", metavar="PNG", help="draw the chart (needs matplotlib: pip install mtiacc[plot])")
-def roofline_cmd(binary, inputs_path, grid, arg_items, config_path, place_items, plot_path):
+def roofline_cmd(binary, inputs_path, grid, arg_items, config_path, set_items, place_items, plot_path):
     """Place the run on the chip's roofline: bound, achieved rates, arithmetic intensity."""
-    from .config import load_config
+    from mtiacc.machine.simulator import load_config
     from .roofline import plot, summary
     if plot_path:
         check_writable(plot_path)
-    result = _simulate(binary, inputs_path, grid, arg_items, config_path, place_items=place_items)
-    cfg = load_config(config_path)
+    result = _simulate(binary, inputs_path, grid, arg_items, (config_path, set_items), place_items=place_items)
+    cfg = load_config(config_path, tuple(set_items))
     click.echo(summary(result.stats, cfg))
     if plot_path:
         plot(result.stats, cfg, plot_path)

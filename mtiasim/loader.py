@@ -142,7 +142,7 @@ def check_target(meta: Dict[str, Any], machine: str, machine_path: str, filename
     target = meta.get("target")
     if target is not None and target != machine:
         raise UserError(f"binary '{filename}' was compiled for target '{target}'; the machine is '{machine}' "
-                        f"({machine_path}); pass the matching --config, or recompile with --target")
+                        f"({machine_path}); pass the matching --machine, or recompile with --machine")
 
 
 # --- the inputs: an npz archive of named arrays, checked before numpy allocates anything it declares ----------

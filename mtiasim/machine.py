@@ -13,8 +13,8 @@ from typing import Callable, List, Optional
 import numpy as np
 
 from mtiacc.diagnostics import KernelFault
+from mtiacc.machine.simulator import MachineConfig
 
-from .config import MachineConfig
 from .faults import SimFault
 from .loader import HALT_ADDRESS, Program  # noqa: F401 - HALT_ADDRESS: ra at launch, the end of a program
 from .memory import Dram

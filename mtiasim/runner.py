@@ -17,10 +17,10 @@ from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
+from mtiacc.asm.gridexpr import check_grid_sizes, evaluate
 from mtiacc.diagnostics import KernelFault, UserError
+from mtiacc.machine.simulator import MachineConfig, load_config
 
-from .config import MachineConfig, load_config
-from .gridexpr import check_grid_sizes, evaluate
 from .loader import Program, check_target, load_program
 from .machine import Machine
 from .memory import Dram
@@ -297,7 +297,7 @@ def run(binary, inputs: Dict[str, np.ndarray], grid=None, args: Optional[Dict[st
         config_path: Optional[str] = None, max_steps: int = 50_000_000, config: Optional[MachineConfig] = None,
         place: Optional[Dict[str, str]] = None, trace: bool = False, profile: bool = False, seed: int = 0,
         max_cycles: float = DEFAULT_MAX_CYCLES, pointer_at: Optional[Dict[str, Tuple[str, int]]] = None,
-        timeout: Optional[float] = None, sanitize: bool = False) -> RunResult:
+        timeout: Optional[float] = None, sanitize: bool = False, overrides=()) -> RunResult:
     """Simulate ``binary`` (a path, ELF bytes, a ``Binary`` or a loaded :class:`Program`) on ``inputs``.
 
     ``place`` maps pointer parameters to ``"dram"`` (default) or ``"sram"``; ``trace`` collects Chrome trace
@@ -307,9 +307,11 @@ def run(binary, inputs: Dict[str, np.ndarray], grid=None, args: Optional[Dict[st
     inside buffers (views, arguments sharing memory: see :func:`prepare`); a run taking more than ``timeout``
     seconds of host time stops with the same report as ``max_cycles``'s; ``sanitize`` checks the run for integer
     division by zero, reads of local memory never written and races between programs (:mod:`mtiasim.sanitize`),
-    and raises :class:`~mtiasim.sanitize.SanitizerError` (its ``result`` is this run's) when it finds any."""
+    and raises :class:`~mtiasim.sanitize.SanitizerError` (its ``result`` is this run's) when it finds any.
+    The machine is ``config``, else machine file ``config_path`` (default: the built-in mtia2i) with
+    ``overrides`` (``--set KEY=VALUE`` texts or a ``{key: value}`` mapping, :func:`mtiacc.machine.load`)."""
     t0 = time.perf_counter()
-    cfg = config or load_config(config_path)
+    cfg = config or load_config(config_path, overrides)
     program = binary if isinstance(binary, Program) else load_program(binary)
     check_target(program.meta, cfg.name, cfg.path, binary if isinstance(binary, str) else program.name)
     dram, blob, scalars, pointers = prepare(program, cfg, inputs, args, place, pointer_at)

@@ -8,18 +8,21 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # layer -> packages it may import (besides itself, the standard library and third-party packages)
 ALLOWED = {
+    # the machine description (schema, loader, YAML files) sits at the bottom beside the ISA table: its timing
+    # classes and SE functions are the ISA's
+    "mtiacc.machine": {"mtiacc.diagnostics", "mtiacc.asm"},
     "mtiacc.ir": {"mtiacc.diagnostics"},
     "mtiacc.frontend": {"mtiacc.diagnostics", "mtiacc.ir"},
     "mtiacc.opt": {"mtiacc.diagnostics", "mtiacc.ir"},
     "mtiacc.codegen": {"mtiacc.diagnostics", "mtiacc.ir", "mtiacc.target"},
     "mtiacc.asm": {"mtiacc.diagnostics"},
-    "mtiasim": {"mtiacc.diagnostics", "mtiacc.files", "mtiacc.asm"},
+    "mtiasim": {"mtiacc.diagnostics", "mtiacc.files", "mtiacc.asm", "mtiacc.machine"},
     # the Python API sits above the compiler and the simulator
-    "mtiacc.runtime": {"mtiacc.diagnostics", "mtiacc.driver", "mtiacc.frontend", "mtiasim"},
+    "mtiacc.runtime": {"mtiacc.diagnostics", "mtiacc.driver", "mtiacc.frontend", "mtiacc.machine", "mtiasim"},
     # the Triton backend (loaded by Triton through its entry point) sits on top of everything
-    "mtiacc.triton_backend": {"mtiacc.runtime", "mtiacc.driver", "mtiacc.diagnostics", "mtiasim"},
+    "mtiacc.triton_backend": {"mtiacc.runtime", "mtiacc.driver", "mtiacc.diagnostics", "mtiacc.machine", "mtiasim"},
     # torch.compile's backend (loaded by torch through its entry point) drives Inductor onto the Triton backend
-    "mtiacc.torch_backend": {"mtiacc.triton_backend", "mtiacc.runtime", "mtiasim"},
+    "mtiacc.torch_backend": {"mtiacc.triton_backend", "mtiacc.runtime", "mtiacc.machine", "mtiasim"},
 }
 
 
@@ -173,3 +176,60 @@ def test_strategies_never_import_each_other(folder):
     bad = [f"{m} imports {d}" for m in sorted(graph) if m.startswith(folder + ".") and m not in helpers
            for d in sorted(graph[m]) if d.startswith(folder + ".") and d not in helpers]
     assert not bad, "\n".join(bad)
+
+
+# --- one machine description ------------------------------------------------------------------------------------
+
+MACHINE_PACKAGE = ROOT / "mtiacc" / "machine"
+
+
+def _outside_machine_package():
+    return [p for p in _source_files() if MACHINE_PACKAGE not in p.parents]
+
+
+def yaml_reads(path: Path):
+    """(line, what) of each use of the YAML library in ``path``: importing it or reaching into it."""
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import) and any(a.name.split(".")[0] == "yaml" for a in node.names):
+            yield node.lineno, "import yaml"
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "yaml":
+            yield node.lineno, f"from {node.module} import"
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "yaml":
+            yield node.lineno, f"yaml.{node.attr}"
+
+
+def test_only_the_machine_package_reads_yaml():
+    """The machine is read in one place (mtiacc/machine/), against one schema: nothing else parses YAML."""
+    bad = [f"{p.relative_to(ROOT)}:{line}: {what}" for p in _outside_machine_package() for line, what in yaml_reads(p)]
+    assert not bad, "\n".join(bad)
+
+
+def machine_file_names(path: Path):
+    """(line, text) of each string in ``path`` (docstrings aside) naming a YAML file."""
+    import re
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docs = {id(n.body[0].value) for n in ast.walk(tree)
+            if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and n.body
+            and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs \
+                and re.search(r"\w\.ya?ml\b|configs/", node.value):
+            yield node.lineno, node.value
+
+
+def test_machine_files_live_in_the_machine_package():
+    """The YAML files are in mtiacc/machine/ and only its code names them (the rest asks mtiacc.machine)."""
+    stray = [str(p.relative_to(ROOT)) for top in ("mtiacc", "mtiasim") for p in (ROOT / top).rglob("*.y*ml")
+             if MACHINE_PACKAGE not in p.parents]
+    assert not stray, "machine files outside mtiacc/machine/: " + ", ".join(stray)
+    bad = [f"{p.relative_to(ROOT)}:{line}: {text!r}" for p in _outside_machine_package()
+           for line, text in machine_file_names(p)]
+    assert not bad, "\n".join(bad)
+
+
+def test_the_yaml_checks_find_a_reader(tmp_path):
+    """The two checks above fail on the readers this project had (an ad hoc read of the simulator's file)."""
+    f = tmp_path / "driver.py"
+    f.write_text('"""Reads mtia2i.yaml."""\nimport yaml\ncfg = yaml.safe_load(open("configs/mtia2i.yaml"))\n')
+    assert [w for _, w in yaml_reads(f)] == ["import yaml", "yaml.safe_load"]
+    assert [t for _, t in machine_file_names(f)] == ["configs/mtia2i.yaml"]

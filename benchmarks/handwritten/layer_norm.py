@@ -148,7 +148,7 @@ def build() -> bytes:
 
 def run_layer_norm(x: np.ndarray, w: np.ndarray, b: np.ndarray, eps: float = 1e-5, cfg=None):
     """``(cycles, stats)`` of the hand-written kernel (inputs in DRAM), after checking Y, Mean and Rstd."""
-    from mtiasim.config import load_config
+    from mtiacc.machine.simulator import load_config
     from mtiasim.runner import run
     m, n = x.shape
     cfg = cfg or load_config()

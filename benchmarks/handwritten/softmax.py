@@ -104,7 +104,7 @@ def build() -> bytes:
 
 def run_softmax(x: np.ndarray, cfg=None):
     """``(cycles, stats)`` of the hand-written kernel on ``x`` (M x N fp32, in DRAM), after checking its result."""
-    from mtiasim.config import load_config
+    from mtiacc.machine.simulator import load_config
     from mtiasim.runner import run
     m, n = x.shape
     if n % 128 or n > 4096:

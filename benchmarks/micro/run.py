@@ -17,7 +17,7 @@ sys.path.insert(0, str(HERE.parent.parent))
 
 from mtiacc.asm.assembler import assemble  # noqa: E402
 from mtiacc.asm.elf import build_elf  # noqa: E402
-from mtiasim.config import load_config  # noqa: E402
+from mtiacc.machine.simulator import load_config  # noqa: E402
 from mtiasim.runner import run  # noqa: E402
 
 

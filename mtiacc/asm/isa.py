@@ -1,7 +1,7 @@
 """The ISA table: the single source of truth for every instruction mtiacc emits and mtiasim runs.
 
 One row per instruction: mnemonic, format, operands (assembly order, by operand-kind name from
-:mod:`mtiacc.asm.operands`), timing class (keys of ``timing:`` in ``mtiasim/configs/mtia2i.yaml``), semantics
+:mod:`mtiacc.asm.operands`), timing class (keys of ``timing:`` in ``mtiacc/machine/mtia2i.yaml``), semantics
 ``"family op"`` (mtiasim has one function per family; the op selects the operation) and the fixed fields.
 A format supplies default fixed fields (the vector ones fix opcode and funct3) and the unit.
 

@@ -76,7 +76,7 @@ class Kernel:
             raise UserError(f"cannot read '{path}': {e.strerror}") from None
         fn, scope = choose_kernel_def(self.path, name)
         self.name = fn.name
-        self.options = dict(options)
+        self.options = _machine_options(dict(options))
         self.params = self._parameters(fn, scope)
         self.last_launch: Optional[Launch] = None
         self._binaries: Dict[str, Tuple[bytes, bool]] = {}
@@ -174,7 +174,11 @@ class Kernel:
         if memo in self._binaries:
             return self._binaries[memo][0], True
         from mtiacc.driver import Options, compile_kernel
-        k = cache.key(self.source, self.name, signature, defines, self.options)
+        keyed = dict(self.options)
+        if "target" in keyed or "overrides" in keyed:      # the machine's values, not its file's name
+            from mtiacc.machine import load as load_machine
+            keyed["machine"] = load_machine(keyed.get("target"), keyed.get("overrides", ())).digest
+        k = cache.key(self.source, self.name, signature, defines, keyed)
         binary = cache.load(k)
         cached = binary is not None
         if binary is None:
@@ -211,8 +215,10 @@ class Prepared:
         from mtiasim.sanitize import SanitizerError
         kw = {} if max_cycles is None else {"max_cycles": max_cycles}
         try:
+            opts = self.kernel.options
             result = simulate(self.binary, self.inputs, grid=self.grid, args=self.scalars, seed=seed,
-                              pointer_at=self.pointer_at, sanitize=sanitize, **kw)
+                              pointer_at=self.pointer_at, sanitize=sanitize, config_path=opts.get("target"),
+                              overrides=opts.get("overrides", ()), **kw)
         except SanitizerError as e:
             if e.result is not None:
                 self._write_back(e.result)
@@ -282,8 +288,30 @@ class _Unknown:
 _UNKNOWN = _Unknown()
 
 
+def _machine_options(options: dict) -> dict:
+    """``machine=`` (a built-in name or a machine YAML) and ``overrides=`` (``["KEY=VALUE", ...]`` or
+    ``{key: value}``) as the compiler's ``target`` and ``overrides``, checked now (the simulator runs the same
+    machine)."""
+    machine = options.pop("machine", None)
+    if machine is not None:
+        options["target"] = str(machine)
+    if "overrides" in options:
+        ov = options["overrides"] or ()
+        ov = tuple(ov.items()) if isinstance(ov, dict) else (ov,) if isinstance(ov, str) else tuple(ov)
+        if ov:
+            options["overrides"] = ov
+        else:
+            del options["overrides"]
+    if "target" in options or "overrides" in options:
+        from mtiacc.machine import load as load_machine
+        load_machine(options.get("target"), options.get("overrides", ()))
+    return options
+
+
 def load(path: str, name: Optional[str] = None, **options) -> Kernel:
     """The ``@triton.jit`` function ``name`` of file ``path`` (the only one when ``name`` is omitted), ready to
     launch: ``load("add.py", "add_kernel")[(n // 1024,)](x, y, out, n, BLOCK_SIZE=1024)``.  ``options`` are the
-    compiler's (:class:`mtiacc.driver.Options`: ``opt_level``, ``target`` ...)."""
+    compiler's (:class:`mtiacc.driver.Options`: ``opt_level`` ...); ``machine=`` (a built-in name or a machine
+    YAML) and ``overrides=`` (``["memory.dram.bw_bytes_per_s=409.6e9"]`` or ``{key: value}``) choose the machine
+    the kernel is compiled for and simulated on."""
     return Kernel(path, name, **options)

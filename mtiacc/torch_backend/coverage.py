@@ -80,7 +80,7 @@ def reset() -> None:
 
 
 def _peaks() -> Dict[str, float]:
-    from mtiasim.config import load_config
+    from mtiacc.machine.simulator import load_config
     from mtiasim.roofline import peaks
     return peaks(load_config())
 

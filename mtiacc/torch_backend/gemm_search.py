@@ -59,7 +59,7 @@ class Tile(NamedTuple):
 @functools.lru_cache(maxsize=None)
 def chip():
     """The machine the kernels run on (the simulator's description: its PEs and their local memory)."""
-    from mtiasim.config import load_config
+    from mtiacc.machine.simulator import load_config
     return load_config()
 
 

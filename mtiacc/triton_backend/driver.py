@@ -37,27 +37,12 @@ def _gpu_usable() -> bool:
         return False
 
 
-def _local_memory_bytes() -> int:
-    try:
-        import yaml
-        from pathlib import Path
-        import mtiasim
-        cfg = yaml.safe_load((Path(mtiasim.__file__).parent / "configs" / "mtia2i.yaml").read_text())
-        for section in cfg.values():
-            if isinstance(section, dict) and "local_memory_bytes" in section:
-                return int(section["local_memory_bytes"])
-    except Exception:
-        pass
-    return 384 * 1024
-
-
 # What a compiled kernel reports as its registers (``kernel.n_regs``): a program runs on one PE's scalar core,
 # whose integer register file has 32 registers.  The device's ``max_num_regs`` is nominal: large enough that
 # the occupancy Triton's tutorials compute, ``max_num_regs // (n_regs * warpSize * num_warps)``, is at least
 # one program per PE for every num_warps up to 64 (programs beyond the 64 PEs run in later waves).
 PROGRAM_REGS = 32
 MAX_NUM_REGS = PROGRAM_REGS * WARP_SIZE * 64
-NUM_PES = 64
 
 
 class _Utils:
@@ -76,7 +61,10 @@ class _Utils:
 
     def get_device_properties(self, device) -> dict:
         if self._props is None:
-            self._props = {"max_shared_mem": _local_memory_bytes(), "multiprocessor_count": NUM_PES,
+            from mtiacc.machine import load
+            machine = load()      # the chip the launcher compiles for and simulates
+            self._props = {"max_shared_mem": machine["pe.local_memory_bytes"],
+                           "multiprocessor_count": machine["grid.x"] * machine["grid.y"],
                            "max_num_regs": MAX_NUM_REGS, "warpSize": WARP_SIZE, "sm_clock_rate": 0,
                            "mem_clock_rate": 0, "mem_bus_width": 0}
         return self._props

@@ -83,9 +83,10 @@ def main(argv=None) -> None:
     ap = argparse.ArgumentParser(prog="python -m mtiasim.se.accuracy", description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=200_000, help="inputs per function")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--config", default=None, help="machine YAML (default: mtiasim/configs/mtia2i.yaml)")
+    ap.add_argument("--machine", "--config", dest="config", default=None,
+                    help="a built-in machine or a machine YAML (default: mtia2i)")
     a = ap.parse_args(argv)
-    from ..config import load_config
+    from mtiacc.machine.simulator import load_config
     print(table(load_config(a.config).se, a.n, a.seed))
 
 

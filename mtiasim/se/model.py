@@ -1,4 +1,4 @@
-"""The SE's numbers (the ``se:`` section of the machine YAML) and its numeric model.
+"""The SE's numeric model (its numbers: the ``se:`` section of the machine description, :class:`SeConfig`).
 
 A function ``f`` with ``bits`` is a table lookup with interpolation whose relative error stays below
 ``2^-bits``: the model computes ``f`` in float64 and rounds the result to ``bits`` significant bits (round to
@@ -9,64 +9,12 @@ the canonical NaN out; the limits are IEEE's (``log(0) = -inf``, ``log(-1) = NaN
 """
 from __future__ import annotations
 
-import dataclasses
 import math
-from typing import Dict, Optional, Tuple
+from typing import Dict
 
 import numpy as np
 
-from mtiacc.asm.isa import SE_FUNCTIONS
-from mtiacc.diagnostics import UserError
-
-
-@dataclasses.dataclass(frozen=True)
-class Accuracy:
-    """How close one function's table gets: a relative bound ``2^-bits`` or an absolute one ``2^-abs_bits``."""
-
-    bits: Optional[int] = None
-    abs_bits: Optional[int] = None
-
-    def describe(self) -> str:
-        return f"relative error < 2^-{self.bits}" if self.bits else f"absolute error < 2^-{self.abs_bits}"
-
-
-@dataclasses.dataclass(frozen=True)
-class SeConfig:
-    """The SE of a PE (``se:`` in the YAML)."""
-
-    elements_per_cycle: float = 32.0
-    functions: Tuple[Tuple[str, Accuracy], ...] = tuple((f, Accuracy(bits=22)) for f in SE_FUNCTIONS)
-
-    def accuracy(self, fn: str) -> Accuracy:
-        return dict(self.functions)[fn]
-
-
-def parse_se(sec, path: str) -> SeConfig:
-    """The ``se:`` section (the defaults of :class:`SeConfig` when it is absent)."""
-    if sec is None:
-        return SeConfig()
-    if not isinstance(sec, dict):
-        raise UserError(f"machine description {path}: 'se' must be a mapping")
-    dflt = SeConfig()
-    rate = float(sec.get("elements_per_cycle", dflt.elements_per_cycle))
-    if rate <= 0:
-        raise UserError(f"machine description {path}: se.elements_per_cycle must be positive")
-    raw = sec.get("functions", {})
-    if not isinstance(raw, dict):
-        raise UserError(f"machine description {path}: se.functions must be a mapping")
-    unknown = set(raw) - set(SE_FUNCTIONS)
-    if unknown:
-        raise UserError(f"machine description {path}: se.functions: unknown function '{sorted(unknown)[0]}' "
-                        f"(the SE's functions: {', '.join(SE_FUNCTIONS)})")
-    funcs = dict(dflt.functions)
-    for name, v in raw.items():
-        if not isinstance(v, dict) or len(set(v) & {"bits", "abs_bits"}) != 1:
-            raise UserError(f"machine description {path}: se.functions.{name} needs one of 'bits' or 'abs_bits'")
-        key, val = next((k, v[k]) for k in ("bits", "abs_bits") if k in v)
-        if isinstance(val, bool) or not isinstance(val, int) or not 1 <= val <= 52:
-            raise UserError(f"machine description {path}: se.functions.{name}.{key} must be an integer 1..52")
-        funcs[name] = Accuracy(**{key: val})
-    return SeConfig(rate, tuple((f, funcs[f]) for f in SE_FUNCTIONS))
+from mtiacc.machine.simulator import Accuracy, SeConfig  # noqa: F401 - the se: section, read by mtiacc.machine
 
 
 # ----------------------------------------------------------------------------------------------------------------

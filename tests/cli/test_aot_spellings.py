@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from mtiacc.diagnostics import UserError
-from mtiasim.gridexpr import evaluate
+from mtiacc.asm.gridexpr import evaluate
 from mtiasim.runner import run
 from tests.cli.helpers import clean, mtiacc
 

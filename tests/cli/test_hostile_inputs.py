@@ -125,7 +125,7 @@ def test_a_grid_beyond_int32_programs(capsys, tmp_path, stored, flag):
 
 # --- machine descriptions ----------------------------------------------------------------------------
 
-MACHINE = kernel.__globals__["__file__"].rsplit("/tests/", 1)[0] + "/mtiasim/configs/mtia2i.yaml"
+MACHINE = kernel.__globals__["__file__"].rsplit("/tests/", 1)[0] + "/mtiacc/machine/mtia2i.yaml"
 
 
 @pytest.mark.parametrize("text, fragments", [

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from mtiacc.diagnostics import UserError
-from mtiasim.config import load_config
+from mtiacc.machine.simulator import load_config
 from mtiasim.runner import run
 from tests.sim.helpers import P, build
 

@@ -5,7 +5,7 @@ import dataclasses
 import numpy as np
 import pytest
 
-from mtiasim.config import load_config
+from mtiacc.machine.simulator import load_config
 from mtiasim.runner import run
 from tests.sim.helpers import build
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mtiasim.config import load_config
+from mtiacc.machine.simulator import load_config
 from mtiasim.runner import run
 from tests.sim.helpers import P, build
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from mtiacc.diagnostics import UserError
-from mtiasim.gridexpr import evaluate, parse_grid_option
+from mtiacc.asm.gridexpr import evaluate, parse_grid_option
 from mtiasim.runner import run
 from tests.sim.helpers import P, build
 
@@ -168,7 +168,7 @@ def test_every_isa_row_has_an_implementation():
     from mtiacc.asm.encoding import decode, encode
     from mtiacc.asm.isa import INSTRUCTIONS, SEM_FAMILIES
     from mtiasim.semantics import FAMILIES, OPS, build_executor
-    from mtiasim.config import load_config
+    from mtiacc.machine.simulator import load_config
     from mtiasim.loader import Program
     from mtiasim.machine import Machine
     from mtiasim.memory import Dram
@@ -209,7 +209,7 @@ def test_every_isa_row_has_an_implementation():
 
 def test_every_timing_class_is_in_the_machine_description():
     from mtiacc.asm.isa import INSTRUCTIONS
-    from mtiasim.config import load_config
+    from mtiacc.machine.simulator import load_config
     cfg = load_config()
     assert {s.timing for s in INSTRUCTIONS} <= set(cfg.timing)
 

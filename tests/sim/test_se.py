@@ -8,7 +8,7 @@ import pytest
 from mtiacc.asm.isa import SE_FUNCTIONS
 from mtiacc.diagnostics import UserError
 from mtiasim import timing
-from mtiasim.config import load_config
+from mtiacc.machine.simulator import load_config
 from mtiasim.se.accuracy import inputs, measure
 from mtiasim.se.model import REFERENCE, Accuracy, evaluate, parse_se
 from tests.sim.helpers import run_asm

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 import yaml
 
-from mtiasim.config import DEFAULT_CONFIG, load_config
+from mtiacc.machine.simulator import DEFAULT_CONFIG, load_config
 from mtiasim.runner import run
 from tests.sim.helpers import P, build
 

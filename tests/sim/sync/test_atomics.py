@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from mtiacc.diagnostics import UserError
-from mtiasim.config import load_config
+from mtiacc.machine.simulator import load_config
 from mtiasim.runner import run
 from mtiasim.sync.atomics import AtomicUnits, perform
 from tests.sim.helpers import P, build
