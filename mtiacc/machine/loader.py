@@ -184,10 +184,10 @@ def apply_overrides(values: Dict[str, object], overrides, path: str) -> Dict[str
     out = dict(values)
     known = keys()
     for key, value, how in overrides:
+        if key in sections():
+            raise UsageError(f"{how}: '{key}' is a section: set one of its keys ({_children(key)})")
         if key not in known:
-            hint = suggest(key) or (f" ('{key}' is a section: set one of its keys, {_children(key)})"
-                                    if key in sections() else "")
-            raise UsageError(f"{how}: unknown key '{key}'{hint}")
+            raise UsageError(f"{how}: unknown key '{key}'{suggest(key)}")
         decl = known[key]
         v = coerce(decl, value)
         if isinstance(v, str) and decl.type is not str:

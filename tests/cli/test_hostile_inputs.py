@@ -129,12 +129,14 @@ MACHINE = kernel.__globals__["__file__"].rsplit("/tests/", 1)[0] + "/mtiacc/mach
 
 
 @pytest.mark.parametrize("text, fragments", [
-    ("hello world\n", ["t.yaml' is not a YAML mapping"]),          # was "string indices must be integers"
+    ("hello world\n", ["t.yaml:1:1: error: machine description: the file is not a YAML mapping"]),
     ('"""doc\n', ["t.yaml:", "not valid YAML"]),
-    ("pe: 3\n", ["has no 'pe.local_memory_bytes'"]),
-    ("MACHINE:local_memory_bytes: -4096", ["'pe.local_memory_bytes' must be a positive integer, got -4096"]),
-    ("MACHINE:local_memory_bytes: lots", ["'pe.local_memory_bytes' must be a positive integer, got 'lots'"]),
-    ("MACHINE:stack_bytes: 999999999", ["the stack (999999999 bytes) does not fit"]),
+    ("pe: 3\n", ["t.yaml:1:5: error: machine description: 'pe' must be a mapping (of local_memory_bytes,"]),
+    ("MACHINE:local_memory_bytes: -4096", ["'pe.local_memory_bytes' must be a positive integer, a multiple of 8 "
+                                           "(bytes), got -4096"]),
+    ("MACHINE:local_memory_bytes: lots", ["'pe.local_memory_bytes' must be a positive integer, a multiple of 8 "
+                                          "(bytes), got 'lots'"]),
+    ("MACHINE:stack_bytes: 999999999", ["the stack (999999999 bytes, 'pe.stack_bytes') does not fit"]),
 ])
 def test_target_files_that_are_not_a_target(capsys, tmp_path, text, fragments):
     target = tmp_path / "t.yaml"

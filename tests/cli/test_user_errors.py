@@ -175,7 +175,7 @@ def test_roofline_plot_into_a_missing_directory(capsys, add_bin, tmp_path):
     # a trailing comma was counted as a fifth entry ("has 5 entries")
     (["-D", "BLOCK_SIZE=256", "--signature", "*fp32,*fp32,*fp32,i32,"], ["signature entry 5 is empty"], 3),
     (["-D", "BLOCK_SIZE=256", "--signature", "*fp32,*f32,*fp32,i32"], ["'*f32'", "'B_ptr'", "unknown type"], 3),
-    (["-D", "BLOCK_SIZE=256", "--target", "gpu"], ["unknown target 'gpu'"], 3),
+    (["-D", "BLOCK_SIZE=256", "--target", "gpu"], ["unknown machine 'gpu' (built in: mtia2i"], 3),
     (["-D", "BLOCK_SIZE=256", "-O9"], ["'-O'", "9"], 2),
     (["-D", "BLOCK_SIZE=256", "--emit=foo"], ["--emit", "'foo'"], 2),
     (["-D", "BLOCK_SIZE=256", "--kernel", "nope"], ["no @triton.jit function 'nope'", "add_kernel"], 3),

@@ -6,11 +6,12 @@ import numpy as np
 import pytest
 
 from mtiacc.asm.isa import SE_FUNCTIONS
-from mtiacc.diagnostics import UserError
+from mtiacc.diagnostics import UsageError, UserError
+from mtiacc.machine import MACHINE_DIR, load
 from mtiasim import timing
 from mtiacc.machine.simulator import load_config
 from mtiasim.se.accuracy import inputs, measure
-from mtiasim.se.model import REFERENCE, Accuracy, evaluate, parse_se
+from mtiasim.se.model import REFERENCE, Accuracy, evaluate
 from tests.sim.helpers import run_asm
 from tests.sim.test_vector_float import check
 from tests.sim.vhelpers import FT, expected, vlmax, vrun
@@ -90,13 +91,17 @@ def test_coarser_table_is_measured_coarser():
     assert 2 ** 6 < r["max_ulp_f64"] <= 2 ** 7
 
 
-def test_yaml_errors_name_the_key():
-    with pytest.raises(UserError, match="unknown function 'gelu'"):
-        parse_se({"functions": {"gelu": {"bits": 20}}}, "m.yaml")
-    with pytest.raises(UserError, match="se.functions.exp needs one of 'bits' or 'abs_bits'"):
-        parse_se({"functions": {"exp": {"bits": 20, "abs_bits": 3}}}, "m.yaml")
-    with pytest.raises(UserError, match="se.elements_per_cycle must be positive"):
-        parse_se({"elements_per_cycle": 0}, "m.yaml")
+def test_yaml_errors_name_the_key(tmp_path):
+    with pytest.raises(UsageError, match=r"--set se.functions.gelu.bits=20: unknown key 'se.functions.gelu.bits'"):
+        load(None, ["se.functions.gelu.bits=20"])
+    m = tmp_path / "m.yaml"
+    text = (MACHINE_DIR / "mtia2i.yaml").read_text()
+    m.write_text(text.replace("exp:     {bits: 22}", "exp:     {bits: 22, abs_bits: 3}"))
+    with pytest.raises(UserError, match="'se.functions.exp' needs exactly one of 'bits' or 'abs_bits'") as e:
+        load(str(m))
+    assert e.value.loc.file == str(m) and "abs_bits: 3" in m.read_text().splitlines()[e.value.loc.line - 1]
+    with pytest.raises(UsageError, match="'se.elements_per_cycle' must be a positive number"):
+        load(None, ["se.elements_per_cycle=0"])
 
 
 # ---------------------------------------------------------------------------------------------------------------

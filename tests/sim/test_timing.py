@@ -3,7 +3,8 @@ import numpy as np
 import pytest
 import yaml
 
-from mtiacc.machine.simulator import DEFAULT_CONFIG, load_config
+from mtiacc.machine import MACHINE_DIR
+from mtiacc.machine.simulator import load_config
 from mtiasim.runner import run
 from tests.sim.helpers import P, build
 
@@ -226,7 +227,7 @@ def test_a_full_dma_queue_stalls_issue():
 
 
 def test_timing_classes_come_from_the_machine_description(tmp_path):
-    raw = yaml.safe_load(open(DEFAULT_CONFIG))
+    raw = yaml.safe_load(open(MACHINE_DIR / "mtia2i.yaml"))
     raw["timing"]["IntALU"] = {"issue": 2, "latency": 2}
     raw["timing"]["Branch"] = {"issue": 3, "latency": 1}
     path = tmp_path / "slow.yaml"
