@@ -136,9 +136,11 @@ def parse_grid(text: str, fe) -> List[str]:
     for name, k in sorted(shapes):
         if name not in pointers:
             raise UsageError(f"--grid: '{name}.shape[{k}]' is not allowed in a grid expression (an input array's "
-                             f"size is NAME.shape[K], NAME a pointer parameter: {', '.join(sorted(pointers)) or 'none'})")
-    for name in sorted(used - known):
-        raise UsageError(f"--grid: unknown name '{name}' (parameters: {', '.join(sorted(known))})")
+                             f"size is NAME.shape[K], NAME a pointer parameter: "
+                             f"{', '.join(sorted(pointers)) or 'none'})")
+    unknown = sorted(used - known)
+    if unknown:
+        raise UsageError(f"--grid: unknown name '{unknown[0]}' (parameters: {', '.join(sorted(known))})")
     return [ast.unparse(a) for a in axes]
 
 

@@ -131,7 +131,8 @@ MACHINE = kernel.__globals__["__file__"].rsplit("/tests/", 1)[0] + "/mtiacc/mach
 @pytest.mark.parametrize("text, fragments", [
     ("hello world\n", ["t.yaml:1:1: error: machine description: the file is not a YAML mapping"]),
     ('"""doc\n', ["t.yaml:", "not valid YAML"]),
-    ("pe: 3\n", ["t.yaml:1:5: error: machine description: 'pe' must be a mapping (of local_memory_bytes,"]),
+    ("pe: 3\n", ["t.yaml:1:5: error: machine description: 'pe' must be a mapping (of local_memory_bw_bytes_per_s, "
+                "local_memory_bytes, stack_bytes, vector), got '3'"]),
     ("MACHINE:local_memory_bytes: -4096", ["'pe.local_memory_bytes' must be a positive integer, a multiple of 8 "
                                            "(bytes), got -4096"]),
     ("MACHINE:local_memory_bytes: lots", ["'pe.local_memory_bytes' must be a positive integer, a multiple of 8 "
