@@ -128,10 +128,14 @@ def cycles(graph):
                 out.append(sorted(comp))
 
     import sys
-    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10000))
-    for v in sorted(graph):
-        if v not in index:
-            visit(v)
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 10000))
+    try:        # restored: a raised limit lets tests/cli's "nested too deeply" inputs through the parser
+        for v in sorted(graph):
+            if v not in index:
+                visit(v)
+    finally:
+        sys.setrecursionlimit(limit)
     return out
 
 
