@@ -82,6 +82,18 @@ class _Utils:
         return self._props
 
 
+# Triton's knobs this backend relies on, set where the user has not set them: floating-point contraction on
+# (Triton 3.9's default, which mtiacc's kernels are compiled and checked with); set, Triton no longer warns on
+# every run that its default will change.
+KNOBS = {"TRITON_DEFAULT_FP_FUSION": "1"}
+
+
+def _set_knobs() -> None:
+    for name, value in KNOBS.items():
+        if os.environ.get(name) is None:
+            os.environ[name] = value
+
+
 def _install_do_bench() -> None:
     """``triton.testing.do_bench`` measures on the simulated clock while this driver is active
     (:func:`mtiacc.triton_backend.clock.do_bench`); ``perf_report`` benchmarks call it as they are."""
@@ -107,6 +119,7 @@ class MtiaDriver(DriverBase):
         self.utils = _Utils()
         self.launcher_cls = MtiaLauncher
         _install_do_bench()
+        _set_knobs()
 
     def get_current_target(self) -> GPUTarget:
         return GPUTarget("cpu", ARCH, WARP_SIZE)

@@ -22,7 +22,7 @@ from typing import Dict, List, Optional
 from mtiacc.diagnostics import UserError
 from mtiacc.runtime import Kernel
 from mtiacc.runtime.signature import Reinterpreted, TensorDescriptor
-from mtiacc.triton_backend import clock, closures, records
+from mtiacc.triton_backend import clock, closures, progress, records
 from mtiacc.triton_backend.replay import Replay
 
 # Triton signature entries mtiacc takes as they are (pointers to these, and scalars of them)
@@ -200,11 +200,13 @@ class MtiaLauncher:
                     raise (surfaced(e) if isinstance(e, UserError) else e) from None
                 self.fallback_reason = _reason(e)
                 return self._on_host(grid, args)
+            progress.compiled(self.name, prepared.cached)
             try:
                 launch = prepared.execute()
             except UserError as e:     # a fault of the kernel on the chip: never hidden by a fallback
                 raise surfaced(e) from None
             self.replay.record(launch)
+        progress.simulated(self.name, getattr(getattr(launch, "stats", None), "cycles", None))
         clock.advance(launch.time_s)
         records.on_chip(self.path, self.name, launch)
         self.last_launch = launch
@@ -213,6 +215,7 @@ class MtiaLauncher:
         from mtiacc.triton_backend.fallback import run_on_host
         t0 = time.perf_counter()
         run_on_host(self.py_fn or _reloaded(self.path, self.name), grid, args)
+        progress.ran_on_host(self.name)
         nbytes = sum(a.numel() * a.element_size() for a in args if hasattr(a, "element_size"))
         records.fell_back(self.path, self.name, self.fallback_reason, time.perf_counter() - t0, nbytes)
 
