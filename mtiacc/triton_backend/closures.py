@@ -1,4 +1,4 @@
-"""A ``@triton.jit`` function as mtiacc's frontend takes it: a :class:`~mtiacc.frontend.source.KernelSource`.
+"""A ``@triton.jit`` function as mtiacc's frontend takes it: a :class:`~mtiacc.runtime.KernelSource`.
 
 The frontend compiles the function's own source (Triton's ``fn.src``, patched or not), located in the user's
 file at its ``def`` (Triton's ``def_file_line_number`` and column), with the values of the names it takes from
@@ -17,7 +17,6 @@ import textwrap
 from typing import Dict, List, Optional, Tuple
 
 from mtiacc.diagnostics import SourceLocation, UserError
-from mtiacc.frontend.source import Global, KernelSource
 
 
 def python_function(fn):
@@ -132,7 +131,7 @@ class _Unwritable(Exception):
 _SKIP = object()
 
 
-def _value(v, seen: Dict[int, KernelSource]):
+def _value(v, seen: Dict[int, object]):
     """A captured value as :class:`KernelSource` takes it, :data:`_SKIP` for one the file's own reading names
     the same (a class, a module other than Triton's), or :class:`_Unwritable`."""
     if type(v).__name__ == "constexpr" and hasattr(v, "value"):
@@ -146,6 +145,7 @@ def _value(v, seen: Dict[int, KernelSource]):
         return tuple(items)
     if _is_jit(v):
         return kernel_source(v, seen=seen)
+    from mtiacc.runtime import Global
     if type(v).__name__ == "module":
         return Global(v.__name__) if v.__name__.split(".")[0] in ("triton", "mtiacc") else _SKIP
     named = _language_name(v)
@@ -169,10 +169,10 @@ def _bound_names(text: str) -> set:
     return names
 
 
-def kernel_source(fn, tuples: Optional[Dict[str, object]] = None,
-                  seen: Optional[Dict[int, KernelSource]] = None) -> KernelSource:
-    """The :class:`KernelSource` of a JITFunction (see the module's docstring); ``tuples``: its tuple
-    parameters (name -> Triton type)."""
+def kernel_source(fn, tuples: Optional[Dict[str, object]] = None, seen: Optional[Dict[int, object]] = None):
+    """The :class:`~mtiacc.runtime.KernelSource` of a JITFunction (see the module's docstring); ``tuples``: its
+    tuple parameters (name -> Triton type)."""
+    from mtiacc.runtime import KernelSource
     seen = {} if seen is None else seen
     if id(fn) in seen:
         return seen[id(fn)]

@@ -19,7 +19,9 @@ import os
 import time
 from typing import Dict, List, Optional
 
-from mtiacc.diagnostics import UserError
+from triton.runtime.errors import OutOfResources
+
+from mtiacc.diagnostics import CompileError, UserError
 from mtiacc.runtime import Kernel
 from mtiacc.runtime.signature import Reinterpreted, TensorDescriptor
 from mtiacc.triton_backend import clock, closures, progress, records
@@ -32,6 +34,27 @@ _SCALARS = {"i1", "u1", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "f
 _kernels: Dict[tuple, Kernel] = {}
 
 
+class ConfigDoesNotCompile(OutOfResources):
+    """An autotune config mtiacc cannot compile for the chip (its blocks do not fit a PE's local memory, ...),
+    raised while Triton's autotuner measures it: the autotuner skips it as it skips a config that is out of a
+    GPU's resources.  The config it chooses is then launched as usual, and if none compiles, that launch
+    reports mtiacc's diagnostic."""
+
+    def __init__(self, err: UserError):
+        super().__init__(required="more", limit="what the chip has", name="mtiacc")
+        self.diagnostic = str(err)
+
+    def __str__(self) -> str:
+        return self.diagnostic
+
+    def __reduce__(self):
+        return (_config_error, (self.diagnostic,))
+
+
+def _config_error(text: str) -> "ConfigDoesNotCompile":
+    return ConfigDoesNotCompile(UserError(text))
+
+
 def surfaced(err: UserError) -> UserError:
     """``err`` with its rendered diagnostic as its text, and no traceback through Triton's or our frames."""
     if err.args and err.args[0] == err.message:
@@ -40,7 +63,7 @@ def surfaced(err: UserError) -> UserError:
 
 
 def _source_of(fn, tuples=None):
-    """What mtiacc compiles a JITFunction from: its :class:`~mtiacc.frontend.source.KernelSource` (its own
+    """What mtiacc compiles a JITFunction from: its :class:`~mtiacc.runtime.KernelSource` (its own
     source, located in its file, with the values it captures: :mod:`.closures`), or for a JITFunction Inductor
     pickled (it drops the Python function) the file it remembers."""
     py = getattr(fn, "fn", fn)
@@ -196,6 +219,8 @@ class MtiaLauncher:
             try:
                 prepared = self.kernel.prepare(*args, grid=grid, constants=self.constants)
             except Exception as e:     # the kernel cannot run on the chip with these arguments
+                if isinstance(e, CompileError) and clock.autotuning():
+                    raise ConfigDoesNotCompile(surfaced(e)) from None
                 if not records.fallback_enabled():
                     raise (surfaced(e) if isinstance(e, UserError) else e) from None
                 self.fallback_reason = _reason(e)

@@ -108,3 +108,43 @@ def test_the_reported_device_offers_the_stream_functions_tutorials_call():
     assert device_module.current_stream() is not None
     with pytest.raises(TypeError):
         device_module.set_stream("not a stream")
+
+
+@triton.autotune(configs=[triton.Config({"BLOCK": 256}), triton.Config({"BLOCK": 32})], key=["n"])
+@triton.jit
+def tile_copy_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    rows = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)[:, None]
+    cols = tl.arange(0, BLOCK)[None, :]
+    mask = (rows < n) & (cols < n)
+    tile = tl.load(x_ptr + rows * n + cols, mask=mask, other=0.0)
+    tl.store(out_ptr + rows * n + cols, tile * 2.0 + 1.0, mask=mask)
+
+
+def test_the_autotuner_skips_a_config_whose_blocks_do_not_fit_local_memory():
+    """A 256 x 256 fp32 tile and its result (512 KiB) do not fit a PE's local memory, though each block fits
+    Triton's own estimate: Triton's autotuner skips that config as it
+    skips one that is out of a GPU's resources, and chooses the one that fits."""
+    torch.manual_seed(0)
+    x = torch.randn(32, 32, device=DEVICE)
+    out = torch.empty_like(x)
+    tile_copy_kernel[lambda meta: (triton.cdiv(32, meta["BLOCK"]),)](x, out, 32)
+    torch.testing.assert_close(out, x * 2.0 + 1.0)
+    assert tile_copy_kernel.best_config.kwargs["BLOCK"] == 32
+
+
+@triton.autotune(configs=[triton.Config({"BLOCK": 256})], key=["n"])
+@triton.jit
+def only_too_big_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    rows = tl.arange(0, BLOCK)[:, None]
+    cols = tl.arange(0, BLOCK)[None, :]
+    tile = tl.load(x_ptr + rows * n + cols, mask=(rows < n) & (cols < n), other=0.0)
+    tl.store(out_ptr + rows * n + cols, tile + 1.0, mask=(rows < n) & (cols < n))
+
+
+def test_a_launch_whose_every_config_does_not_fit_reports_mtiaccs_diagnostic():
+    from mtiacc.diagnostics import UserError
+    x = torch.zeros(8, 8, device=DEVICE)
+    with pytest.raises(UserError) as e:
+        only_too_big_kernel[(1,)](x, torch.empty_like(x), 8)
+    text = str(e.value)
+    assert text.startswith(f"{__file__.rstrip('c')}:") and "local memory" in text.splitlines()[0], text
