@@ -50,7 +50,7 @@ class _Graph:
         table[name] = True
         i, n = len(table), len(self.kernels)
         if self.bar is not None:
-            self.bar.update(self.task, advance=1, description=f"{self.label}: kernel {i} of {n} {what} ({name})")
+            self.bar.update(self.task, advance=1, description=f"{self.label}: kernel {i} of {n} {what}")
         else:
             print(f"mtiacc: {self.label}: kernel {i} of {n} {what} ({detail})", file=self.stream, flush=True)
 

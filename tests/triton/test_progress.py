@@ -66,7 +66,10 @@ def test_a_bar_on_a_terminal_and_nothing_left_of_it(monkeypatch):
     monkeypatch.delenv(progress.QUIET_ENV, raising=False)
     out = _Terminal()
     _run_graph(out)
-    assert "kernel 1 of 2 compiled (progress_add_kernel)\n" not in out.getvalue()   # not the plain lines
+    text = out.getvalue()
+    assert "mtiacc: graph 0 (forward): kernel 2 of 2 simulated" in text, text   # the bar was drawn
+    assert "\x1b[" in text                                                  # with the terminal's controls
+    assert "kernel 1 of 2 compiled (progress_add_kernel)\n" not in text    # not the plain lines
 
 
 def test_quiet(monkeypatch):
