@@ -54,7 +54,8 @@ class Compilation:
 
 def run_frontend(path: str, opts: Options):
     from mtiacc.frontend import compile_file
-    check_source_path(path)
+    if isinstance(path, str):          # else a KernelSource (mtiacc.frontend.source), handed over in memory
+        check_source_path(path)
     return compile_file(path, kernel=opts.kernel, defines=opts.defines, signature=opts.signature,
                         config=opts.config)
 

@@ -66,15 +66,21 @@ def _define_text(name: str, v) -> str:
 class Kernel:
     """A ``@triton.jit`` function of a file, ready to launch: ``kernel[grid](*args, **kwargs)``."""
 
-    def __init__(self, path: str, name: Optional[str] = None, **options):
+    def __init__(self, path, name: Optional[str] = None, **options):
+        """``path``: the kernel's file, or a :class:`mtiacc.frontend.source.KernelSource` (a function as a
+        running program holds it, compiled as written in its file)."""
         from mtiacc.frontend.entry import choose_kernel_def
-        self.path = os.path.abspath(path)
-        try:
-            with open(self.path, encoding="utf-8") as f:
-                self.source = f.read()
-        except OSError as e:
-            raise UserError(f"cannot read '{path}': {e.strerror}") from None
-        fn, scope = choose_kernel_def(self.path, name)
+        from mtiacc.frontend.source import KernelSource
+        if isinstance(path, KernelSource):
+            self.unit, self.path, self.source = path, path.path, path.digest_text()
+        else:
+            self.path = self.unit = os.path.abspath(path)
+            try:
+                with open(self.path, encoding="utf-8") as f:
+                    self.source = f.read()
+            except OSError as e:
+                raise UserError(f"cannot read '{path}': {e.strerror}") from None
+        fn, scope = choose_kernel_def(self.unit, name)
         self.name = fn.name
         self.options = _machine_options(dict(options))
         self.params = self._parameters(fn, scope)
@@ -183,7 +189,7 @@ class Kernel:
         cached = binary is not None
         if binary is None:
             opts = Options(kernel=self.name, defines=dict(defines), signature=signature, **self.options)
-            binary = compile_kernel(self.path, opts).binary
+            binary = compile_kernel(self.unit, opts).binary
             cache.store(k, binary)
         self._binaries[memo] = (binary, cached)
         return binary, cached

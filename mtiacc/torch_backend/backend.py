@@ -15,11 +15,15 @@
   busy, instead of Inductor's ~15 CPU configs per GEMM, each of which would be compiled and simulated;
   ``TORCHINDUCTOR_MAX_AUTOTUNE_GEMM_SEARCH_SPACE=EXHAUSTIVE`` widens it); pointwise and reduction kernels'
   configs that leave most PEs idle are not run either (:mod:`.kernel_search`);
+- ``compile_threads=1`` (unless ``TORCHINDUCTOR_COMPILE_THREADS`` says otherwise): Inductor's Triton compiles
+  only build Triton's IR here (mtiacc compiles each kernel when it first runs, in this process), so a pool of
+  compile workers brings nothing and costs seconds at exit, when Python waits for its processes to stop;
 - ``options={...}`` (``torch.compile``'s) patched over these.
 
 Every graph Inductor compiles is recorded for the coverage report (:mod:`.coverage`): its wrapper code (which
 kernels and which aten operations it calls, and for which source nodes) and, each time it runs, the aten
-operations it ran on the host (:mod:`.offchip`).  Inductor's caches live in their own directory (under
+operations it ran on the host (:mod:`.offchip`).  A graph's first run reports its kernels compiled and simulated on
+stderr (:mod:`mtiacc.triton_backend.progress`; ``MTIACC_QUIET=1`` silences it).  Inductor's caches live in their own directory (under
 mtiacc's cache, unless ``TORCHINDUCTOR_CACHE_DIR`` says otherwise), and per-kernel fallback is on for the
 graphs' kernels: a kernel mtiacc cannot compile runs on the host and the model goes on (``MTIACC_FALLBACK=0``
 turns that off).
@@ -46,6 +50,8 @@ def config_patches(mode: Optional[str], options: Optional[Dict[str, Any]]) -> Di
         "triton.autotune_pointwise": autotune,
         "triton.cudagraphs": False,
     }
+    if not os.environ.get("TORCHINDUCTOR_COMPILE_THREADS"):
+        patches["compile_threads"] = 1
     if autotune:
         patches["max_autotune_gemm_backends"] = "TRITON"
         # convolutions as Triton templates too (tuned against aten's); their bias peeled off first, as Inductor
@@ -124,5 +130,20 @@ def _inner_compile(gm, example_inputs, **kwargs):
         return compiled
     graph = coverage.add_graph(code, backward=bool(kwargs.get("is_backward")),
                              inference=bool(kwargs.get("is_inference")))
-    compiled.current_callable = offchip.counted(run, graph)
+    compiled.current_callable = _first_run_progress(offchip.counted(run, graph), graph)
     return compiled
+
+
+def _first_run_progress(run, graph):
+    """``run``, its first call reporting the graph's kernels compiled and simulated (see the module's docstring)."""
+    from mtiacc.triton_backend import progress
+    label = f"graph {graph.index} ({'backward' if graph.backward else 'forward'})"
+    first = [True]
+
+    def call(inputs):
+        if not first[0]:
+            return run(inputs)
+        first[0] = False
+        with progress.graph(label, graph.code.names.values()):
+            return run(inputs)
+    return call

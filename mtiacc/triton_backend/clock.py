@@ -116,11 +116,23 @@ def measure(call) -> Tuple[float, int]:
     return (now_s() - t0) * 1e3, launches() - n0
 
 
+_benchmark = threading.local()
+
+
+def autotuning() -> bool:
+    """Whether Triton's autotuner is measuring a config (:func:`simulated_benchmarker` is running)."""
+    return getattr(_benchmark, "depth", 0) > 0
+
+
 def simulated_benchmarker(kernel_call, *, quantiles=None, return_mode: str = "mean", **_ignored):
     """Run ``kernel_call`` once and return the simulated milliseconds of the launches it made (the simulator
     is deterministic: every repetition would take the same time).  With ``TRITON_PRINT_AUTOTUNING=1`` it
     prints the time, so the autotuner's log shows what each config takes on the chip."""
-    ms, n = measure(kernel_call)
+    _benchmark.depth = getattr(_benchmark, "depth", 0) + 1
+    try:
+        ms, n = measure(kernel_call)
+    finally:
+        _benchmark.depth -= 1
     if _print_autotuning():
         print(f"  simulated time on mtiasim: {ms * 1e3:.3f} us over {n} launch(es)")
     return _summary([ms], quantiles, return_mode)

@@ -1,19 +1,18 @@
-"""A kernel defined inside a function, with the values it captures from the enclosing scope.
+"""A ``@triton.jit`` function as mtiacc's frontend takes it: a :class:`~mtiacc.runtime.KernelSource`.
 
-mtiacc compiles a kernel from a file, and a kernel defined in a function is compiled from a copy of its file with
-the kernel appended at the top level (:func:`mtiacc.triton_backend.launcher._source_of`), where the enclosing
-function's locals do not exist.  So each name the kernel takes from its closure is replaced, in the appended
-source, by the value it holds: a number, string, ``None`` or tuple of them (a ``tl.constexpr`` unwrapped) as its
-literal, a ``tl.dtype`` as ``triton.language.<name>``, and a ``@triton.jit`` function (a helper defined beside
-the kernel) by the name of its own appended copy, itself with its captures replaced.  The kernel then compiles
-as it would with those values written in, which is what Triton's code generator sees: captured names are
-constants to it.
+The frontend compiles the function's own source (Triton's ``fn.src``, patched or not), located in the user's
+file at its ``def`` (Triton's ``def_file_line_number`` and column), with the values of the names it takes from
+its surroundings: what an enclosing function binds (its closure), and module-level names whose value the file
+alone does not give (assigned under an ``if``, from a call).  Each is passed as what Triton's code generator sees,
+a constant: a number, string, ``None`` or tuple of them (a ``tl.constexpr`` unwrapped), a ``tl.dtype`` or other
+``triton.language`` object by its name, and a ``@triton.jit`` function as its own ``KernelSource``.  Nothing is
+written anywhere: errors point at the user's file and line, in nested kernels and their helpers too.
 """
 from __future__ import annotations
 
 import ast
 import inspect
-import math
+import os
 import textwrap
 from typing import Dict, List, Optional, Tuple
 
@@ -28,44 +27,22 @@ def python_function(fn):
     return py
 
 
-def _literal(v) -> str:
-    if v is None or isinstance(v, (bool, str, int)):
-        return repr(v)
-    if isinstance(v, float):
-        if math.isnan(v):
-            return "float('nan')"
-        if math.isinf(v):
-            return "float('inf')" if v > 0 else "-float('inf')"
-        return repr(v)
-    if isinstance(v, tuple):
-        return "(" + "".join(_literal(x) + ", " for x in v) + ")"
-    raise TypeError(type(v).__name__)
-
-
-def _language_name(v):
-    """``triton.language.<name>`` for a class or function that ``triton.language`` exports (not a dtype)."""
-    if not (isinstance(v, type) or callable(v)) or type(v).__name__ == "JITFunction":
-        return None
+def _language_name(v) -> Optional[str]:
+    """``triton.language.<name>`` for an object ``triton.language`` exports under that name (a dtype first by
+    identity, then by equality), else None."""
     try:
         import triton.language as tl
     except ImportError:          # pragma: no cover - the backend only runs under Triton
         return None
-    return next((f"triton.language.{n}" for n in ("constexpr_type",) if getattr(tl, n, None) is v), None)
-
-
-def _dtype_text(v):
-    try:
-        import triton.language as tl
-    except ImportError:          # pragma: no cover - the backend only runs under Triton
-        return None
-    if not isinstance(v, tl.dtype):
+    if type(v).__name__ == "JITFunction":
         return None
     for name in dir(tl):
         if not name.startswith("_") and getattr(tl, name) is v:
             return f"triton.language.{name}"
-    for name in dir(tl):
-        if not name.startswith("_") and isinstance(getattr(tl, name), tl.dtype) and getattr(tl, name) == v:
-            return f"triton.language.{name}"
+    if isinstance(v, tl.dtype):
+        for name in dir(tl):
+            if not name.startswith("_") and isinstance(getattr(tl, name), tl.dtype) and getattr(tl, name) == v:
+                return f"triton.language.{name}"
     return None
 
 
@@ -86,12 +63,13 @@ def captured(py) -> Dict[str, object]:
     return out
 
 
-def _static_names(text: str) -> set:
+def _static_names(path: str) -> set:
     """Names the file binds at its top level in a way mtiacc reads without running it: imports, ``def``,
     ``class``, and assignments whose value calls nothing but ``constexpr(...)``."""
     try:
-        tree = ast.parse(text)
-    except SyntaxError:
+        with open(path, encoding="utf-8") as f:
+            tree = ast.parse(f.read())
+    except (OSError, SyntaxError, ValueError):
         return set()
     out = set()
     for node in tree.body:
@@ -104,31 +82,6 @@ def _static_names(text: str) -> set:
             if all(ast.unparse(c.func).split(".")[-1] == "constexpr" for c in calls):
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 out |= {t.id for t in targets if isinstance(t, ast.Name)}
-    return out
-
-
-def unknown_globals(py, text: str) -> Dict[str, object]:
-    """The module-level names ``py`` uses whose value mtiacc's static reading of the file cannot know (assigned
-    under an ``if``, from a call, ...) while Python has it as a value :func:`appended_functions` can write in:
-    Triton sees them as the constexprs they hold, so the kernel is compiled with them written in too."""
-    code = getattr(py, "__code__", None)
-    names = [n for n in code.co_names if n in py.__globals__] if code is not None else []
-    if not names:
-        return {}
-    known = _static_names(text)
-    out = {}
-    for n in names:
-        if n in known:
-            continue
-        v = py.__globals__[n]
-        if type(v).__name__ == "constexpr" and hasattr(v, "value"):
-            v = v.value
-        if _dtype_text(v) is None:
-            try:
-                _literal(v)
-            except TypeError:
-                continue
-        out[n] = v
     return out
 
 
@@ -147,103 +100,108 @@ def _first_use(py, var: str, file: str) -> SourceLocation:
     return SourceLocation(file, start + n.lineno - 1, indent + n.col_offset + 1, indent + n.end_col_offset + 1)
 
 
-def _substituted(src: str, texts: Dict[str, str]) -> str:
-    """``src`` with every load of a name in ``texts`` replaced by its text (columns are UTF-8 byte offsets)."""
-    if not texts:
-        return src
-    lines = src.encode("utf-8").split(b"\n")
-    hits = [n for n in ast.walk(ast.parse(src)) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
-            and n.id in texts]
-    for n in sorted(hits, key=lambda n: (n.lineno, n.col_offset), reverse=True):
-        row = lines[n.lineno - 1]
-        lines[n.lineno - 1] = row[:n.col_offset] + texts[n.id].encode("utf-8") + row[n.end_col_offset:]
-    return b"\n".join(lines).decode("utf-8")
-
-
-def _renamed_def(src: str, old: str, new: str) -> str:
-    tree = ast.parse(src)
-    node = next(n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))
-    lines = src.split("\n")
-    row = lines[node.lineno - 1]
-    at = row.find(f"def {old}")
-    if at >= 0:
-        lines[node.lineno - 1] = row[:at] + f"def {new}" + row[at + 4 + len(old):]
-    return "\n".join(lines)
-
-
-def _bound_names(src: str) -> set:
-    """The names a function's source binds itself: its parameters and every name it assigns.  A kernel whose
-    source a test patched (``x = ...`` put in for a placeholder) may bind a name its original took from the
-    enclosing function."""
-    node = ast.parse(src).body[0]
-    names = {a.arg for a in ast.walk(node.args) if isinstance(a, ast.arg)}
-    names |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-    return names
-
-
 def function_source(fn) -> str:
     """A JITFunction's source from its ``def`` (Triton's ``fn.src``, which a test may have patched)."""
     src = getattr(fn, "src", None)
     if src is None:
         src = inspect.getsource(python_function(fn))
     src = textwrap.dedent(src)
-    # decorators of a nested definition come with inspect.getsource: the appended copy adds its own
-    tree = ast.parse(src)
-    node = tree.body[0]
-    if getattr(node, "decorator_list", None):
-        src = "\n".join(src.split("\n")[node.lineno - 1:])
+    if not src.startswith("def "):     # inspect.getsource's text starts at the decorators
+        lines = src.split("\n")
+        src = "\n".join(lines[next(i for i, line in enumerate(lines) if line.startswith("def ")):])
     return src
 
 
-def appended_functions(fn, name: str, suffix: str, file: str, tuples: Optional[Dict[str, object]] = None,
-                       text: str = "") -> Tuple[str, List[str]]:
-    """(the kernel's new name, the ``@triton.jit`` definitions to append: its helpers first, the kernel last)
-    with every captured name (and every module-level name of :func:`unknown_globals` in the file's ``text``)
-    replaced by its value, and the kernel's tuple parameters (``tuples``: name ->
-    Triton type) flattened (:func:`untupled`)."""
-    out: List[str] = []
-    seen: Dict[int, str] = {}
+def _position(fn, py) -> Tuple[str, int, int]:
+    """(file, line of the ``def``, its indentation) of a JITFunction."""
+    path = getattr(fn, "file_name", None) or inspect.getsourcefile(py)
+    line = getattr(fn, "def_file_line_number", None)
+    col = getattr(fn, "def_file_col_number", None)
+    if line is None or col is None:
+        lines, start = inspect.getsourcelines(py)
+        at = next((i for i, text in enumerate(lines) if text.lstrip().startswith("def ")), 0)
+        line, col = start + at, len(lines[at]) - len(lines[at].lstrip()) + 1
+    return os.path.abspath(path), int(line), int(col) - 1
 
-    def visit(f, fname: str) -> str:
-        if id(f) in seen:
-            return seen[id(f)]
-        new = f"{fname}__mtiacc_{suffix}"
-        seen[id(f)] = new
-        py = python_function(f)
-        texts: Dict[str, str] = {}
-        own = _bound_names(function_source(f))
-        for var, v in {**unknown_globals(py, text), **captured(py)}.items():
-            if var in own:
-                continue      # assigned in the (patched) source: the original's capture of it is not used
-            exported = _language_name(v)
-            if exported is not None:              # tl.constexpr_type imported in the enclosing function
-                texts[var] = exported
-                continue
-            if isinstance(v, type) or type(v).__name__ == "module":
-                continue                          # a class or module: the file's imports name it the same
-            if type(v).__name__ == "constexpr" and hasattr(v, "value"):
-                v = v.value
-            if _is_jit(v):
-                texts[var] = visit(v, getattr(v, "__name__", var))
-                continue
-            written = _dtype_text(v)
-            if written is None:
-                try:
-                    written = _literal(v)
-                except TypeError:
-                    raise UserError(
-                        f"kernel '{fname}' uses '{var}' from its enclosing function, a {type(v).__name__}: mtiacc "
-                        f"compiles captured numbers, strings, None, dtypes, tuples of them and @triton.jit "
-                        f"functions (pass anything else as an argument)", _first_use(py, var, file)) from None
-            texts[var] = written
-        src = _substituted(function_source(f), texts)
-        if f is fn:
-            src = untupled(src, tuples or {})
-        src = _renamed_def(src, fname, new)
-        out.append(src)
-        return new
 
-    return visit(fn, name), out
+class _Unwritable(Exception):
+    pass
+
+
+_SKIP = object()
+
+
+def _value(v, seen: Dict[int, object]):
+    """A captured value as :class:`KernelSource` takes it, :data:`_SKIP` for one the file's own reading names
+    the same (a class, a module other than Triton's), or :class:`_Unwritable`."""
+    if type(v).__name__ == "constexpr" and hasattr(v, "value"):
+        v = v.value
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return v
+    if isinstance(v, tuple):
+        items = [_value(x, seen) for x in v]
+        if any(x is _SKIP for x in items):
+            raise _Unwritable
+        return tuple(items)
+    if _is_jit(v):
+        return kernel_source(v, seen=seen)
+    from mtiacc.runtime import Global
+    if type(v).__name__ == "module":
+        return Global(v.__name__) if v.__name__.split(".")[0] in ("triton", "mtiacc") else _SKIP
+    named = _language_name(v)
+    if named is not None:
+        return Global(named)
+    if isinstance(v, type):
+        return _SKIP
+    raise _Unwritable
+
+
+def _names_read(text: str) -> set:
+    return {n.id for n in ast.walk(ast.parse(text)) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def _bound_names(text: str) -> set:
+    """The names a function's source binds itself: its parameters and every name it assigns (a patched source
+    may bind a name its original took from the enclosing function)."""
+    node = ast.parse(text).body[0]
+    names = {a.arg for a in ast.walk(node.args) if isinstance(a, ast.arg)}
+    names |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    return names
+
+
+def kernel_source(fn, tuples: Optional[Dict[str, object]] = None, seen: Optional[Dict[int, object]] = None):
+    """The :class:`~mtiacc.runtime.KernelSource` of a JITFunction (see the module's docstring); ``tuples``: its
+    tuple parameters (name -> Triton type)."""
+    from mtiacc.runtime import KernelSource
+    seen = {} if seen is None else seen
+    if id(fn) in seen:
+        return seen[id(fn)]
+    py = python_function(fn)
+    path, line, indent = _position(fn, py)
+    text = function_source(fn)
+    found: Dict[str, object] = {}
+    ks = seen[id(fn)] = KernelSource(path, py.__name__, text, line, indent, found, dict(tuples or {}))
+    read, own = _names_read(text), _bound_names(text)
+    glob = getattr(py, "__globals__", {})
+    known = _static_names(path)
+    values = {n: glob[n] for n in read if n in glob and n not in known}
+    values.update({n: v for n, v in captured(py).items() if n in read})
+    for var, v in sorted(values.items()):
+        if var in own:
+            continue
+        try:
+            out = _value(v, seen)
+        except _Unwritable:
+            if var not in captured(py):
+                continue          # a module-level name: the frontend says what it cannot use
+            v = v.value if type(v).__name__ == "constexpr" and hasattr(v, "value") else v
+            raise UserError(
+                f"kernel '{py.__name__}' uses '{var}' from its enclosing function, a {type(v).__name__}: mtiacc "
+                f"compiles captured numbers, strings, None, dtypes, tuples of them and @triton.jit "
+                f"functions (pass anything else as an argument)", _first_use(py, var, path)) from None
+        if out is not _SKIP:
+            found[var] = out
+    return ks
 
 
 # ---------------------------------------------------------------------------------------------- tuple parameters
@@ -263,73 +221,3 @@ def flat_values(v, ty) -> list:
     if not isinstance(ty, (tuple, list)):
         return [v]
     return [x for item, t in zip(v, ty) for x in flat_values(item, t)]
-
-
-class _Untupled(ast.NodeTransformer):
-    """The kernel's tuple parameters as their leaves: ``p[0][1]`` (constant indices) is ``p__0__1``, ``len(p)``
-    its length, ``p`` elsewhere the tuple expression of its leaves."""
-
-    def __init__(self, tuples: Dict[str, object]):
-        self.tuples = tuples
-
-    def _path(self, node):
-        """(parameter, its type at the indexed element, the flat name) of ``p[i][j]``, else None."""
-        idx = []
-        while isinstance(node, ast.Subscript):
-            if not (isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, int)):
-                return None
-            idx.append(node.slice.value)
-            node = node.value
-        if not isinstance(node, ast.Name) or node.id not in self.tuples:
-            return None
-        ty, name = self.tuples[node.id], node.id
-        for i in reversed(idx):
-            if not isinstance(ty, (tuple, list)) or not -len(ty) <= i < len(ty):
-                return None
-            i %= len(ty)
-            ty, name = ty[i], f"{name}__{i}"
-        return node.id, ty, name
-
-    def _expr(self, ty, name: str, like: ast.AST) -> ast.expr:
-        if isinstance(ty, (tuple, list)):
-            out = ast.Tuple([self._expr(t, f"{name}__{i}", like) for i, t in enumerate(ty)], ast.Load())
-        else:
-            out = ast.Name(name, ast.Load())
-        return ast.copy_location(out, like)
-
-    def visit_FunctionDef(self, node):
-        args = []
-        for a in node.args.args:
-            if a.arg in self.tuples:
-                args += [ast.copy_location(ast.arg(n), a) for n, _ in flat_names(a.arg, self.tuples[a.arg])]
-            else:
-                args.append(a)
-        node.args.args = args
-        node.body = [self.visit(s) for s in node.body]
-        return node
-
-    def visit_Call(self, node):
-        if isinstance(node.func, ast.Name) and node.func.id == "len" and len(node.args) == 1 and not node.keywords:
-            found = self._path(node.args[0])
-            if found is not None and isinstance(found[1], (tuple, list)):
-                return ast.copy_location(ast.Constant(len(found[1])), node)
-        return self.generic_visit(node)
-
-    def visit_Subscript(self, node):
-        found = self._path(node)
-        if found is not None:
-            return self._expr(found[1], found[2], node)
-        return self.generic_visit(node)
-
-    def visit_Name(self, node):
-        if node.id in self.tuples and isinstance(node.ctx, ast.Load):
-            return self._expr(self.tuples[node.id], node.id, node)
-        return node
-
-
-def untupled(src: str, tuples: Dict[str, object]) -> str:
-    """The kernel's source with its tuple parameters (``{name: Triton type}``) flattened (:class:`_Untupled`)."""
-    if not tuples:
-        return src
-    tree = _Untupled(tuples).visit(ast.parse(src))
-    return ast.unparse(ast.fix_missing_locations(tree)) + "\n"

@@ -70,6 +70,39 @@ class _Utils:
         return self._props
 
 
+# Triton's knobs this backend relies on, set where the user has not set them: floating-point contraction on
+# (Triton 3.9's default, which mtiacc's kernels are compiled and checked with); set, Triton no longer warns on
+# every run that its default will change.
+KNOBS = {"TRITON_DEFAULT_FP_FUSION": "1"}
+
+
+def _set_knobs() -> None:
+    for name, value in KNOBS.items():
+        if os.environ.get(name) is None:
+            os.environ[name] = value
+
+
+def _complete_torch_device() -> None:
+    """The torch device this driver reports is ``cpu``; programs written for GPUs call their device module's
+    stream functions through it (``getattr(torch, DEVICE.type).set_stream(stream)``, Triton's tutorial 02).
+    ``torch.cpu`` has ``Stream``, ``current_stream``, ``stream`` and ``synchronize``; the one it lacks,
+    ``set_stream``, is added: the simulated chip runs launches in order on one stream, so choosing a stream
+    changes nothing (a stream of another device is refused as CUDA's ``set_stream`` refuses it)."""
+    try:
+        import torch
+    except ImportError:
+        return
+    if hasattr(torch.cpu, "set_stream"):
+        return
+
+    def set_stream(stream) -> None:
+        if stream is not None and not isinstance(stream, torch.cpu.Stream):
+            raise TypeError(f"torch.cpu.set_stream takes a torch.cpu.Stream, not {type(stream).__name__}")
+
+    set_stream.__module__ = "torch.cpu"
+    torch.cpu.set_stream = set_stream
+
+
 def _install_do_bench() -> None:
     """``triton.testing.do_bench`` measures on the simulated clock while this driver is active
     (:func:`mtiacc.triton_backend.clock.do_bench`); ``perf_report`` benchmarks call it as they are."""
@@ -95,6 +128,8 @@ class MtiaDriver(DriverBase):
         self.utils = _Utils()
         self.launcher_cls = MtiaLauncher
         _install_do_bench()
+        _set_knobs()
+        _complete_torch_device()
 
     def get_current_target(self) -> GPUTarget:
         return GPUTarget("cpu", ARCH, WARP_SIZE)

@@ -2,7 +2,7 @@
 ``launcher(gx, gy, gz, stream, function, packed_metadata, launch_metadata, enter_hook, exit_hook, *args)``.
 
 Triton's stages only produced its TTIR; the binary that runs is mtiacc's, compiled from the kernel's Python
-source (the file of ``src.fn``, by the function's name) with Triton's signature: the arguments' types as
+source (``src.fn``'s, located in its file, with the values it captures: :mod:`.closures`) with Triton's signature: the arguments' types as
 Triton specialized them, the constexprs (and arguments Triton made constant, such as an int equal to 1) as
 constants.  :class:`mtiacc.runtime.Kernel` does the rest: it compiles once per signature and constants (a disk
 cache), runs the grid on the simulator on the tensors' memory (views, strides and storage offsets as they are)
@@ -14,16 +14,17 @@ An error mtiacc reports (a kernel it rejects, an argument it cannot pass) is rai
 """
 from __future__ import annotations
 
-import hashlib
 import inspect
 import os
 import time
 from typing import Dict, List, Optional
 
-from mtiacc.diagnostics import UserError
+from triton.runtime.errors import OutOfResources
+
+from mtiacc.diagnostics import CompileError, UserError
 from mtiacc.runtime import Kernel
 from mtiacc.runtime.signature import Reinterpreted, TensorDescriptor
-from mtiacc.triton_backend import clock, closures, records
+from mtiacc.triton_backend import clock, closures, progress, records
 from mtiacc.triton_backend.replay import Replay
 
 # Triton signature entries mtiacc takes as they are (pointers to these, and scalars of them)
@@ -33,6 +34,27 @@ _SCALARS = {"i1", "u1", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "f
 _kernels: Dict[tuple, Kernel] = {}
 
 
+class ConfigDoesNotCompile(OutOfResources):
+    """An autotune config mtiacc cannot compile for the chip (its blocks do not fit a PE's local memory, ...),
+    raised while Triton's autotuner measures it: the autotuner skips it as it skips a config that is out of a
+    GPU's resources.  The config it chooses is then launched as usual, and if none compiles, that launch
+    reports mtiacc's diagnostic."""
+
+    def __init__(self, err: UserError):
+        super().__init__(required="more", limit="what the chip has", name="mtiacc")
+        self.diagnostic = str(err)
+
+    def __str__(self) -> str:
+        return self.diagnostic
+
+    def __reduce__(self):
+        return (_config_error, (self.diagnostic,))
+
+
+def _config_error(text: str) -> "ConfigDoesNotCompile":
+    return ConfigDoesNotCompile(UserError(text))
+
+
 def surfaced(err: UserError) -> UserError:
     """``err`` with its rendered diagnostic as its text, and no traceback through Triton's or our frames."""
     if err.args and err.args[0] == err.message:
@@ -40,20 +62,14 @@ def surfaced(err: UserError) -> UserError:
     return err.with_traceback(None)
 
 
-def _source_of(fn, tuples=None) -> tuple:
-    """(file, function name) mtiacc compiles a JITFunction from.
-
-    A kernel defined at the top of its file, as written there, is compiled from the file.  One defined inside
-    a function, or whose source was changed after it was defined (``JITFunction._unsafe_update_src``, as
-    Triton's tests patch kernels), is compiled from a copy of its file with the kernel's source (Triton's
-    ``fn.src``) appended at the top level under a new name: it sees the module's names, and the values it
-    captures from an enclosing function are written in (:mod:`.closures`); errors in it point into that copy
-    (in the cache folder).  So is a kernel with tuple parameters, or one using a module-level constant mtiacc
-    cannot compute from the file (assigned under an ``if``, from a call)."""
+def _source_of(fn, tuples=None):
+    """What mtiacc compiles a JITFunction from: its :class:`~mtiacc.runtime.KernelSource` (its own
+    source, located in its file, with the values it captures: :mod:`.closures`), or for a JITFunction Inductor
+    pickled (it drops the Python function) the file it remembers."""
     py = getattr(fn, "fn", fn)
     while hasattr(py, "fn") and not inspect.isfunction(py):
         py = py.fn
-    if py is None:          # a JITFunction Inductor pickled (it drops the function): its file is remembered
+    if py is None:
         path, name = getattr(fn, "file_name", None), _jit_name(fn)
         if path and name and os.path.exists(path):
             return os.path.abspath(path), name
@@ -65,14 +81,7 @@ def _source_of(fn, tuples=None) -> tuple:
     if not path or not os.path.exists(path):
         raise UserError(f"mtiacc compiles a kernel from its source file, and '{py.__name__}' has none "
                         f"(defined in {getattr(py, '__module__', '?')}, not in a file)")
-    path = os.path.abspath(path)
-    src = getattr(fn, "src", None)
-    with open(path, encoding="utf-8") as f:
-        text = f.read()
-    if "<locals>" not in py.__qualname__ and (src is None or src in text) and not tuples \
-            and not closures.unknown_globals(py, text):
-        return path, py.__name__
-    return _with_kernel_appended(path, text, fn, py.__name__, tuples)
+    return closures.kernel_source(fn, tuples), py.__name__
 
 
 def _jit_name(fn) -> str:
@@ -81,29 +90,6 @@ def _jit_name(fn) -> str:
         return name
     full = getattr(fn, "_fn_name", "") or ""
     return full.rsplit(".", 1)[-1]
-
-
-_SUFFIX = "MTIACCSUFFIX"
-
-
-def _with_kernel_appended(path: str, text: str, fn, name: str, tuples=None) -> tuple:
-    """A copy of the file with the kernel (and the @triton.jit helpers it captures) appended under new names,
-    the values it captures from an enclosing function written in and its tuple parameters flattened
-    (:mod:`.closures`)."""
-    from mtiacc.runtime.cache import cache_dir
-    new_name, defs = closures.appended_functions(fn, name, _SUFFIX, path, tuples, text)
-    added = "".join(f"\n\n@triton.jit\n{d}\n" for d in defs)
-    digest = hashlib.sha256((path + "\0" + text + "\0" + added).encode()).hexdigest()[:16]
-    new_name, added = new_name.replace(_SUFFIX, digest[:8]), added.replace(_SUFFIX, digest[:8])
-    body = f"{text}\n\n\nimport triton\n{added}"
-    folder = cache_dir() / "sources"
-    out = folder / f"{os.path.splitext(os.path.basename(path))[0]}_{digest}.py"
-    if not out.exists():
-        folder.mkdir(parents=True, exist_ok=True)
-        tmp = out.with_suffix(f".tmp{os.getpid()}")
-        tmp.write_text(body, encoding="utf-8")
-        os.replace(tmp, out)
-    return str(out), new_name
 
 
 def _check_signature(name: str, signature: Dict[str, object]) -> None:
@@ -119,21 +105,24 @@ def _check_signature(name: str, signature: Dict[str, object]) -> None:
                             f"(it takes pointers to tensors, scalars and constexprs)")
 
 
-def kernel_for(path: str, name: str, num_stages: Optional[int], fp_fusion: bool = True) -> Kernel:
-    """The :class:`mtiacc.runtime.Kernel` of ``name`` in ``path`` (one per file version and options, so its
-    in-memory table of binaries lives as long as the process).  ``fp_fusion``: the launch's
+def kernel_for(unit, name: str, num_stages: Optional[int], fp_fusion: bool = True) -> Kernel:
+    """The :class:`mtiacc.runtime.Kernel` of ``name`` in ``unit`` (a file, or a KernelSource: one per source and
+    options, so its in-memory table of binaries lives as long as the process).  ``fp_fusion``: the launch's
     ``enable_fp_fusion`` (``contract-fma``)."""
-    try:
-        stamp = os.stat(path).st_mtime_ns
-    except OSError:
-        stamp = 0
-    key = (path, name, stamp, num_stages, fp_fusion)
+    if isinstance(unit, str):
+        try:
+            stamp = os.stat(unit).st_mtime_ns
+        except OSError:
+            stamp = 0
+        key = (unit, name, stamp, num_stages, fp_fusion)
+    else:
+        key = (unit.digest_text(), name, num_stages, fp_fusion)
     k = _kernels.get(key)
     if k is None:
         opts = {} if num_stages is None else {"num_stages": int(num_stages)}
         if not fp_fusion:
             opts["fp_fusion"] = False
-        k = _kernels[key] = Kernel(path, name, **opts)
+        k = _kernels[key] = Kernel(unit, name, **opts)
     return k
 
 
@@ -196,10 +185,10 @@ class MtiaLauncher:
         # parameters Triton compiled as constants: the constexpr ones, and arguments it specialized (1, None)
         self.constants: List[str] = [p for p, ty in signature.items() if ty == "constexpr"]
         try:
-            path, name = _source_of(fn, tuples)
-            self.path = path
+            unit, name = _source_of(fn, tuples)
+            self.path = unit if isinstance(unit, str) else unit.path
             _check_signature(name, signature)
-            self.kernel = kernel_for(path, name, getattr(metadata, "num_stages", None),
+            self.kernel = kernel_for(unit, name, getattr(metadata, "num_stages", None),
                                      bool(getattr(metadata, "enable_fp_fusion", True)))
         except Exception as e:
             if not records.fallback_enabled():
@@ -230,15 +219,19 @@ class MtiaLauncher:
             try:
                 prepared = self.kernel.prepare(*args, grid=grid, constants=self.constants)
             except Exception as e:     # the kernel cannot run on the chip with these arguments
+                if isinstance(e, CompileError) and clock.autotuning():
+                    raise ConfigDoesNotCompile(surfaced(e)) from None
                 if not records.fallback_enabled():
                     raise (surfaced(e) if isinstance(e, UserError) else e) from None
                 self.fallback_reason = _reason(e)
                 return self._on_host(grid, args)
+            progress.compiled(self.name, prepared.cached)
             try:
                 launch = prepared.execute()
             except UserError as e:     # a fault of the kernel on the chip: never hidden by a fallback
                 raise surfaced(e) from None
             self.replay.record(launch)
+        progress.simulated(self.name, getattr(getattr(launch, "stats", None), "cycles", None))
         clock.advance(launch.time_s)
         records.on_chip(self.path, self.name, launch)
         self.last_launch = launch
@@ -247,6 +240,7 @@ class MtiaLauncher:
         from mtiacc.triton_backend.fallback import run_on_host
         t0 = time.perf_counter()
         run_on_host(self.py_fn or _reloaded(self.path, self.name), grid, args)
+        progress.ran_on_host(self.name)
         nbytes = sum(a.numel() * a.element_size() for a in args if hasattr(a, "element_size"))
         records.fell_back(self.path, self.name, self.fallback_reason, time.perf_counter() - t0, nbytes)
 

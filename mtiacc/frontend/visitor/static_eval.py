@@ -17,6 +17,7 @@ import ast
 import dataclasses
 import itertools
 import operator
+import os
 from typing import Callable, Dict, List, Optional
 
 from mtiacc.frontend.values import Builtin, ForeignRef, FunctionRef, Marker, ModuleRef, NonConstantGlobal
@@ -123,13 +124,29 @@ _BUILTINS: Dict[str, Callable] = {
     "range": range, "len": len, "min": min, "max": max, "abs": abs, "int": int, "float": float,
     "bool": bool, "str": str, "list": list, "tuple": tuple, "dict": dict, "set": set, "zip": zip,
     "enumerate": enumerate, "sorted": sorted, "reversed": reversed, "sum": sum, "any": any, "all": all,
-    "round": round, "divmod": divmod, "isinstance": None, "print": None,
+    "round": round, "divmod": divmod, "filter": filter, "map": map, "isinstance": None, "print": None,
 }
 _FOREIGN: Dict[str, Callable] = {
     "itertools.product": itertools.product, "itertools.chain": itertools.chain,
     "math.ceil": __import__("math").ceil, "math.floor": __import__("math").floor,
     "math.log2": __import__("math").log2, "math.sqrt": __import__("math").sqrt,
 }
+
+
+@dataclasses.dataclass(frozen=True)
+class Target:
+    """What ``triton.runtime.driver.active.get_current_target()`` answers under the Triton backend that runs
+    kernels on this chip (``mtiacc.triton_backend``): a backend named ``cpu``, neither CUDA nor HIP, so a
+    file's target tests (``.backend == "cuda"``, ``.arch``) choose here as they do under Triton."""
+
+    backend: str = "cpu"
+    arch: str = "mtia2i"
+    warp_size: int = 32
+
+
+# the target queries of GPU programs, answered as on this chip: no CUDA device (``torch.cuda.is_available()``)
+_FOREIGN.update({"triton.runtime.driver.active.get_current_target": Target,
+                 "torch.cuda.is_available": lambda: False, "os.getenv": os.getenv})
 _TRITON: Dict[str, Callable] = {"triton.next_power_of_2": _next_power_of_2, "triton.cdiv": _cdiv}
 _SAFE_METHODS = {
     list: ("append", "extend", "copy", "index", "count", "insert", "pop", "reverse"),
@@ -249,12 +266,16 @@ class StaticEvaluator:
 
     def _e_Attribute(self, node, env):
         found = resolve_static(node, self.scope) if not _shadowed(node, env) else None
+        if isinstance(found, ForeignRef) and found.qualname == "os.environ":
+            return dict(os.environ)   # the file reads the environment it is compiled in, as run here it would
         if isinstance(found, (Marker, Builtin, Type, ForeignRef)):
             return found
         base = self.eval(node.value, env)
         if isinstance(base, (ModuleRef, ForeignRef)):
             return ForeignRef(f"{base.qualname}.{node.attr}")
         if isinstance(base, Config) and node.attr in ("kwargs",) + Config.OPTIONS:
+            return getattr(base, node.attr)
+        if isinstance(base, Target) and node.attr in Target.__dataclass_fields__:
             return getattr(base, node.attr)
         for kind, names in _SAFE_METHODS.items():
             if isinstance(base, kind) and node.attr in names:
@@ -440,6 +461,8 @@ class StaticEvaluator:
             return self._call_closure(fn, args, kwargs, node)
         if isinstance(fn, _Method):
             return self._call_method(fn, args, kwargs, node)
+        if (fn is filter or fn is map) and len(args) >= 2 and not kwargs:
+            return self._filter_map(fn, args, node)
         if isinstance(fn, Builtin) and fn.qualname in _TRITON:
             impl = _TRITON[fn.qualname]
         elif isinstance(fn, ForeignRef) and fn.qualname in _FOREIGN:
@@ -461,6 +484,15 @@ class StaticEvaluator:
         if isinstance(out, (zip, enumerate, reversed, itertools.product, itertools.chain)):
             out = list(self._iterate(out, node))
         return out
+
+    def _filter_map(self, fn, args, node) -> list:
+        """``filter(f, xs)`` and ``map(f, xs, ...)``, ``f`` any function this interpreter calls (as a list)."""
+        f, iterables = args[0], [list(self._iterate(a, node)) for a in args[1:]]
+        if fn is filter:
+            if len(iterables) != 1:
+                raise NotStatic(node, "filter() takes one iterable")
+            return [x for x in iterables[0] if (x if f is None else self.call(f, [x], {}, node))]
+        return [self.call(f, list(xs), {}, node) for xs in zip(*iterables)]
 
     def _charge(self, v, node):
         self.steps -= len(v)
