@@ -94,8 +94,8 @@ class RayExecutor:
         address = address or os.environ.get("RAY_ADDRESS") or None
         if not ray.is_initialized():
             kw = dict(include_dashboard=False, configure_logging=False, log_to_driver=False)
-            if address is None:
-                kw["num_cpus"] = jobs or os.cpu_count() or 1
+            if address is None:   # a Ray of this sweep's own, on this machine's loopback
+                kw.update(num_cpus=jobs or os.cpu_count() or 1, _node_ip_address="127.0.0.1")
             try:
                 ray.init(address=address, **kw)
             except ConnectionError as e:

@@ -4,6 +4,7 @@ node lost in the middle of a sweep loses no row.
 The cluster (a head and a second node, loopback only, no dashboard, no usage reports) lives and dies with this
 module.  CI installs Ray (the ``ray`` extra); elsewhere the module is skipped when Ray is missing.
 """
+import importlib.util
 import os
 import threading
 import time
@@ -14,8 +15,9 @@ from mtiacc.sweep import run_sweep
 
 from .conftest import read_rows, write_spec
 
-if not os.environ.get("CI"):
-    pytest.importorskip("ray")
+# not imported here: Ray reads its settings from the environment when it is first imported (the fixture sets them)
+if not os.environ.get("CI") and importlib.util.find_spec("ray") is None:
+    pytest.skip("Ray is not installed (pip install 'mtiacc[ray]')", allow_module_level=True)
 
 SPEC = """
     kernel: add.py
@@ -28,7 +30,10 @@ SPEC = """
 
 @pytest.fixture(scope="module")
 def cluster():
+    # loopback only: with this, Ray takes 127.0.0.1 as this node's address instead of the first interface's
+    saved = {k: os.environ.get(k) for k in ("RAY_USAGE_STATS_ENABLED", "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER")}
     os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
+    os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
     import ray
     from ray.cluster_utils import Cluster
     c = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False,
@@ -39,6 +44,11 @@ def cluster():
     yield c
     ray.shutdown()
     c.shutdown()
+    for k, v in saved.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v
 
 
 def test_ray_rows_are_the_local_rows(cluster, sweep_dir, monkeypatch):
