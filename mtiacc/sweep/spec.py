@@ -156,16 +156,5 @@ def axis_sizes(spec: Spec) -> Sequence[Tuple[str, int]]:
 
 def load_spec(path: str) -> Spec:
     """Read and check the spec file at ``path``."""
-    import yaml
-    try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-    except OSError as e:
-        raise UserError(f"cannot read sweep spec '{path}': {e.strerror}") from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark is not None else path
-        raise UserError(f"{where}: the sweep spec is not valid YAML: {getattr(e, 'problem', e)}") from None
-    return parse_spec(data, path)
+    from mtiacc.machine.loader import read_yaml
+    return parse_spec(read_yaml(path, "sweep spec"), path)
