@@ -15,9 +15,10 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install --quiet -e '.[test,plot]'
 	touch $@
 
-# triton, torch and transformers for tests/triton and tests/torch (torch pinned: an unpinned torch pulls CUDA)
+# triton, torch and transformers for tests/triton and tests/torch (torch pinned: an unpinned torch pulls CUDA);
+# Ray for tests/sweep's two-node cluster
 $(VENV)/.installed-torch: $(VENV)/.installed
-	$(PY) -m pip install --quiet -e '.[test,plot,torch]'
+	$(PY) -m pip install --quiet -e '.[test,plot,torch,ray]'
 	touch $@
 
 install: $(VENV)/.installed
@@ -66,6 +67,12 @@ bench-gemm: install
 .PHONY: bench-roofline
 bench-roofline: install
 	$(PY) benchmarks/bench_roofline.py $(ARGS)
+
+# `mtiacc sweep` throughput: local executor against the same jobs back to back, Ray against local, --resume
+# (`make bench-sweep [JOBS=2] [POINTS=16] [RAY=1]`)
+.PHONY: bench-sweep
+bench-sweep: install
+	$(PY) benchmarks/bench_sweep.py $(if $(JOBS),--jobs $(JOBS)) $(if $(POINTS),--points $(POINTS)) $(if $(RAY),--ray)
 
 .PHONY: bench-sim bench-micro
 bench-sim: install

@@ -255,7 +255,33 @@ def disasm_command(binary):
     run_guarded(go)
 
 
-SUBCOMMANDS = {"disasm": disasm_command, "opt": opt_command}
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("spec", type=click.Path(dir_okay=False))
+@click.option("-o", "output", required=True, type=click.Path(dir_okay=False), metavar="OUT.jsonl",
+              help="Where to write one JSON row per point (written whole at the end).")
+@click.option("--executor", type=click.Choice(["local", "ray"]), default="local", show_default=True,
+              help="Run the simulations in local processes or as Ray tasks.")
+@click.option("--address", metavar="ADDR", help="The Ray cluster: auto or HOST:PORT (default: $RAY_ADDRESS, else "
+              "a Ray started on this machine for the sweep).")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), metavar="N",
+              help="Parallel jobs (default: the machine's cores).")
+@click.option("--resume", is_flag=True, help="Keep the rows an interrupted or finished run of OUT.jsonl has; run "
+              "only the points without one.")
+def sweep_command(spec, output, executor, address, jobs, resume):
+    """Compile and simulate every point of a sweep SPEC (YAML: kernel, grid, inputs, defines, set, ...);
+    docs/sweeps.md describes the spec and the rows."""
+    def go():
+        from mtiacc.sweep import run_sweep
+        from mtiacc.sweep.progress import Progress
+        with Progress() as bar:
+            summary = run_sweep(spec, output, executor=executor, jobs=jobs, address=address, resume=resume,
+                                progress=bar.update)
+        print(summary.line(output), file=sys.stderr)
+
+    run_guarded(go)
+
+
+SUBCOMMANDS = {"disasm": disasm_command, "opt": opt_command, "sweep": sweep_command}
 
 
 def main(argv=None) -> None:

@@ -19,6 +19,9 @@ ALLOWED = {
     "mtiasim": {"mtiacc.diagnostics", "mtiacc.files", "mtiacc.asm", "mtiacc.machine"},
     # the Python API sits above the compiler and the simulator
     "mtiacc.runtime": {"mtiacc.diagnostics", "mtiacc.driver", "mtiacc.frontend", "mtiacc.machine", "mtiasim"},
+    # sweeps compile and simulate many points: above the compiler and the simulator, beside the Python API
+    "mtiacc.sweep": {"mtiacc.diagnostics", "mtiacc.driver", "mtiacc.files", "mtiacc.machine", "mtiacc.runtime",
+                     "mtiacc.target", "mtiasim"},
     # the Triton backend (loaded by Triton through its entry point) sits on top of everything
     "mtiacc.triton_backend": {"mtiacc.runtime", "mtiacc.driver", "mtiacc.diagnostics", "mtiacc.machine", "mtiasim"},
     # torch.compile's backend (loaded by torch through its entry point) drives Inductor onto the Triton backend

@@ -141,6 +141,27 @@ def check(raw: Dict[str, object], src: _File) -> Dict[str, object]:
     return out
 
 
+def read_yaml(path: str, what: str) -> object:
+    """The YAML document at ``path`` as plain data, for the project's other YAML files (a sweep's spec): this
+    module stays the one place that speaks YAML, and its errors read as a machine file's do (``what`` names the
+    document: ``sweep spec``)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except FileNotFoundError:
+        raise UserError(f"{what} '{path}' does not exist") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise UserError(f"cannot read {what} '{path}': {getattr(e, 'strerror', None) or e}") from None
+    try:
+        return yaml.load(text, Loader=_Loader)
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        if mark is not None:
+            raise UserError(f"{what} is not valid YAML: {e.problem}",
+                            SourceLocation(path, mark.line + 1, mark.column + 1)) from None
+        raise UserError(f"{what} '{path}' is not valid YAML: {e}") from None
+
+
 Overrides = Union[None, Dict[str, object], Iterable[str], Iterable[Tuple[str, object]]]
 
 
