@@ -30,6 +30,7 @@ turns that off).
 """
 from __future__ import annotations
 
+import functools
 import os
 from typing import Any, Dict, Optional
 
@@ -61,6 +62,13 @@ def config_patches(mode: Optional[str], options: Optional[Dict[str, Any]]) -> Di
         patches["post_grad_custom_pre_pass"] = PeelConvolutionBias()
         # benchmarking fusions writes stand-alone modules that torch 2.13 cannot import for CPU devices (its
         # get_raw_stream helper breaks their indentation): the templates are tuned, fusions are not benchmarked
+        patches["benchmark_epilogue_fusion"] = False
+        patches["benchmark_fusion"] = False
+    else:
+        # GEMMs as the chip's Triton templates, one config each from the cost model (gemm_search.py,
+        # gemm_cost.py), picked over aten's without a benchmark (deterministic mode); convolutions stay aten's
+        patches["max_autotune_gemm"] = True
+        patches["max_autotune_conv_backends"] = "ATEN"
         patches["benchmark_epilogue_fusion"] = False
         patches["benchmark_fusion"] = False
     patches.update(options or {})
@@ -113,16 +121,17 @@ def compile_graph(gm, example_inputs, mode: Optional[str] = None, options: Optio
     # where each graph is recorded; Inductor's FX graph cache (inside it) still saves the compile
     from mtiacc.triton_backend.records import fallback_scope
     with functorch_config.patch(enable_autograd_cache=False), fallback_scope():
-        return compile_fx(gm, example_inputs, inner_compile=_inner_compile, config_patches=patches)
+        inner = functools.partial(_inner_compile, autotune=mode in AUTOTUNE_MODES)
+        return compile_fx(gm, example_inputs, inner_compile=inner, config_patches=patches)
 
 
-def _inner_compile(gm, example_inputs, **kwargs):
+def _inner_compile(gm, example_inputs, autotune: bool = False, **kwargs):
     from torch._inductor.compile_fx import compile_fx_inner
     from mtiacc.torch_backend import coverage, offchip
     from mtiacc.torch_backend.gemm_search import chip_search_space
     from mtiacc.triton_backend.records import fallback_scope
     # a backward graph compiles later, when backward first runs
-    with fallback_scope(), chip_search_space():
+    with fallback_scope(), chip_search_space(autotune):
         compiled = compile_fx_inner(gm, example_inputs, **kwargs)
     code = getattr(compiled, "source_code", None)
     run = getattr(compiled, "current_callable", None)

@@ -1,0 +1,100 @@
+"""The GEMM templates' config in the default mode: one tile chosen by a cost model of the chip, no benchmark.
+
+In the default mode (no ``mode="max-autotune"``) a GEMM compiled for the chip gets exactly one candidate, so
+Inductor neither compiles nor runs any other: :func:`choose_tile` picks it among the chip's tiles
+(:data:`.gemm_search.CHIP_CONFIGS`, clamped to the problem and fitting a PE's local memory as
+:func:`.gemm_search.chip_configs` keeps them) by the smallest estimated time, from the machine's description
+(``mtiasim/configs/mtia2i.yaml``, :func:`.gemm_search.chip`):
+
+- **programs and waves**: ``batch * ceil(M / BM) * ceil(N / BN)`` programs, one per PE at a time: ``waves =
+  ceil(programs / PEs)``; the padding of a tile past the problem's edge is paid for;
+- **the matrix engine** (two 32 x 32 arrays, one row of a 32-wide K chunk per cycle at fp16 / bf16, two at
+  int8): per K block, ``ceil(BN / 32) * ceil(BK / 32)`` weight tiles, each streaming ``BM`` rows; a weight load
+  (``weight_load_cycles``) overlaps the other array's streaming, so a tile costs ``max(BM, weight_load_cycles)``
+  cycles; an fp32 GEMM takes ``passes`` bf16 products (:mod:`.precision`: 1, 3 or 6);
+- **the vector unit**, for fp32 operands split into bf16 parts: about ``parts`` vector operations per
+  ``vlen / 32`` elements of each operand block;
+- **DMA**: each K block's operand blocks at ``dma_pe_bytes_per_cycle`` per PE, and the chip's DRAM bandwidth
+  shared by the PEs of a wave;
+- **overheads**: ``dma_setup_cycles`` per transfer, a K block's loop bookkeeping, the accumulator's store.
+
+A program's K loop overlaps the engine, the vector unit and the DMA (``pipeline-dots``), so a K block costs
+the largest of the three.  The estimate is a ranking, not a prediction of cycles: ties go to the candidate
+listed first (the smaller tile).  ``benchmarks/bench_gemm.py`` and ``mode="max-autotune"`` measure.
+"""
+from __future__ import annotations
+
+import math
+from typing import List, NamedTuple, Optional
+
+from mtiacc.torch_backend.gemm_search import CHIP_CONFIGS, Tile, chip, chip_configs
+
+ARRAY = 32                 # the matrix engine's array: 32 x 32
+LOOP_CYCLES = 40.0         # a K block's bookkeeping on the scalar core (addresses, DMA commands, the branch)
+
+
+class Estimate(NamedTuple):
+    tile: Tile
+    cycles: float
+
+
+def program_cycles(tile: Tile, k: int, *, dtype_bytes: int, passes: int = 1, int8: bool = False,
+                   split_parts: int = 0, machine=None) -> float:
+    """A program's estimated cycles for its ``BM x BN`` tile over ``K``, alone on a PE."""
+    machine = machine or chip()
+    d = machine.dpe
+    bm, bn, bk = tile.block_m, tile.block_n, tile.block_k
+    rows_per_cycle = 2.0 if int8 else 1.0
+    k_blocks = math.ceil(k / bk)
+    weight_tiles = math.ceil(bn / ARRAY) * math.ceil(bk / ARRAY)
+    engine = passes * weight_tiles * max(bm / rows_per_cycle, float(d.weight_load_cycles))
+    elements = bm * bk + bk * bn
+    lanes = machine.vlen_bits // 32
+    vector = split_parts * 2 * elements / lanes
+    dma = elements * dtype_bytes / machine.dma_pe_bytes_per_cycle + 2 * machine.dma_setup_cycles
+    per_block = max(engine, vector, dma) + LOOP_CYCLES
+    store = bm * bn * 4 / d.acc_bytes_per_cycle + bm * bn * dtype_bytes / machine.dma_pe_bytes_per_cycle
+    return k_blocks * per_block + store + d.latency_cycles
+
+
+def estimate(m: int, n: int, k: int, tile: Tile, *, dtype_bytes: int, batch: int = 1, passes: int = 1,
+             int8: bool = False, split_parts: int = 0, machine=None) -> float:
+    """The GEMM's estimated cycles with ``tile``: waves of programs, and no faster than DRAM allows."""
+    machine = machine or chip()
+    programs = batch * math.ceil(m / tile.block_m) * math.ceil(n / tile.block_n)
+    waves = math.ceil(programs / machine.n_pes)
+    one = program_cycles(tile, k, dtype_bytes=dtype_bytes, passes=passes, int8=int8, split_parts=split_parts,
+                         machine=machine)
+    k_pad = math.ceil(k / tile.block_k) * tile.block_k
+    traffic = programs * (tile.block_m + tile.block_n) * k_pad * dtype_bytes + batch * m * n * dtype_bytes
+    dram = traffic / (machine.dram_bw_bytes_per_s / machine.clock_hz)
+    return max(waves * one, dram)
+
+
+def rank(m: int, n: int, k: int, *, dtype_bytes: int, batch: int = 1, passes: int = 1, int8: bool = False,
+         split_parts: int = 0, lmem_bytes: Optional[int] = None) -> List[Estimate]:
+    """Every chip tile that fits, with its estimate, fastest first (ties in :data:`CHIP_CONFIGS`'s order)."""
+    tiles = chip_configs(m, n, k, CHIP_CONFIGS, dtype_bytes=dtype_bytes, batch=batch, int8=int8,
+                         prune_idle=False, lmem_bytes=lmem_bytes)
+    machine = chip()
+    lmem = machine.local_memory_bytes if lmem_bytes is None else lmem_bytes
+    fitting = [t for t in tiles
+               if _footprint(t, dtype_bytes=dtype_bytes, split_parts=split_parts) <= lmem] or tiles
+    out = [Estimate(t, estimate(m, n, k, t, dtype_bytes=dtype_bytes, batch=batch, passes=passes, int8=int8,
+                                split_parts=split_parts, machine=machine)) for t in fitting]
+    return sorted(out, key=lambda e: e.cycles)
+
+
+def _footprint(tile: Tile, *, dtype_bytes: int, split_parts: int) -> int:
+    """Local-memory bytes of a program: its operand blocks for each stage, their bf16 parts, the accumulator."""
+    elements = tile.block_m * tile.block_k + tile.block_k * tile.block_n
+    return (tile.num_stages * elements * dtype_bytes + split_parts * elements * 2
+            + tile.block_m * tile.block_n * 4)
+
+
+def choose_tile(m: int, n: int, k: int, *, dtype_bytes: int, batch: int = 1, passes: int = 1, int8: bool = False,
+                split_parts: int = 0) -> Optional[Tile]:
+    """The default mode's tile for the GEMM (None when no chip tile fits a PE's local memory)."""
+    ranked = rank(m, n, k, dtype_bytes=dtype_bytes, batch=batch, passes=passes, int8=int8,
+                  split_parts=split_parts)
+    return ranked[0].tile if ranked else None
