@@ -98,8 +98,10 @@ def report() -> dict:
 
     kernels, seen = [], set()
     layers_total = layers_on = 0
+    host_layers: List[dict] = []
     for g in gs:
         layer_ok: Dict[str, bool] = {}
+        why: Dict[str, str] = {}
         for c in g.code.calls:
             if c.kind == "kernel":
                 r = recs.get((c.path, c.name)) or by_name.get(c.name)
@@ -114,8 +116,12 @@ def report() -> dict:
             for n in (c.nodes if c.kind == "kernel" else c.nodes[-1:]):
                 key = ("bw:" if g.backward else "") + n
                 layer_ok[key] = layer_ok.get(key, True) and ok
+                if not ok and key not in why:
+                    why[key] = host_reason(c, r if c.kind == "kernel" else None)
         layers_total += len(layer_ok)
         layers_on += sum(layer_ok.values())
+        host_layers += [{"layer": key, "graph": g.label, "reason": why[key]}
+                        for key, ok in layer_ok.items() if not ok]
     # kernels launched outside the graphs' calls: the candidates autotuning tried
     tuning = [r for r in recs.values() if (r.path, r.name) not in seen]
 
@@ -151,6 +157,8 @@ def report() -> dict:
         "kernels": kernels,
         "aten_ops": sorted(ops.values(), key=lambda e: -e["estimated_s"]),
         "fallbacks": [{"name": k["name"], "reason": k["reason"]} for k in kernels if not k["on_chip"]],
+        # every layer left on the host, with the reason (host_reason)
+        "host_layers": host_layers,
         # GEMM template candidates (launched outside the graphs' calls), and the configs of pointwise and
         # reduction kernels timed at their first call
         "autotuning": {"kernels": len(tuning) + sum(1 for r in recs.values() if r.tuning_launches),
@@ -159,6 +167,35 @@ def report() -> dict:
                        "simulated_s": sum(r.simulated_s + r.tuning_s for r in tuning)
                        + sum(r.tuning_s for r in recs.values() if (r.path, r.name) in seen)},
     }
+
+
+# why an aten operation Inductor left in a graph runs on the host, by the operation's name in the wrapper
+ATEN_REASONS: Dict[str, str] = {
+    "mm": "GEMM left to aten: no chip template for it (dtype, a zero or unbacked size, or out_dtype)",
+    "addmm": "GEMM left to aten: no chip template for it (dtype, a zero or unbacked size)",
+    "bmm": "GEMM left to aten: no chip template for it (dtype, a zero or unbacked size)",
+    "baddbmm": "GEMM left to aten: no chip template for it (dtype, a zero or unbacked size)",
+    "_int_mm": "int8 GEMM left to aten (no chip template in the default mode)",
+    "_mm_plus_mm": "mm + mm left to aten (Inductor's mm_plus_mm template is not the chip's)",
+    "convolution": "convolution left to aten (mode=\"max-autotune\" makes it a template on the chip)",
+    "_convolution": "convolution left to aten (mode=\"max-autotune\" makes it a template on the chip)",
+    "_scaled_dot_product_flash_attention_for_cpu": "attention: Inductor lowers CPU SDPA to aten, no template",
+    "_scaled_dot_product_efficient_attention": "attention: no chip template",
+    "embedding": "embedding: Inductor keeps it as an aten fallback",
+    "_embedding_bag": "embedding_bag: Inductor has no Triton lowering for it",
+    "_embedding_bag_forward_only": "embedding_bag: Inductor has no Triton lowering for it",
+}
+
+
+def host_reason(call, record) -> str:
+    """Why a call of a graph did not run on the chip: a kernel that fell back (mtiacc's reason) or was never
+    launched, or an aten operation (:data:`ATEN_REASONS`, else Inductor's fallback for an operation it has no
+    kernel for)."""
+    if call.kind == "kernel":
+        if record is None or record.launches == 0:
+            return f"kernel {call.name} was not launched"
+        return f"kernel {call.name} fell back to the host: {record.reason or 'no reason recorded'}"
+    return ATEN_REASONS.get(call.name, f"aten.{call.name}: Inductor has no Triton kernel for it (an aten fallback)")
 
 
 def _kernel_entry(r, nodes, pk) -> dict:

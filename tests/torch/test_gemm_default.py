@@ -1,0 +1,113 @@
+"""GEMMs on the chip in the default mode: the chip's templates with the cost model's tile, and fp32 precision.
+
+mtiacc/torch_backend/gemm_cost.py, precision.py, gemm_search.py (chip_search_space(autotune=False)).
+"""
+import pytest
+import torch
+
+from mtiacc.torch_backend import gemm_cost, precision, report
+from mtiacc.torch_backend.gemm_search import Tile
+
+
+class Small(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear(40, 24)
+
+    def forward(self, x, y, bias, q):
+        h = torch.relu(self.lin(x))                         # addmm, the weight transposed
+        s = torch.addmm(bias, x, x.t())                     # addmm
+        b = torch.bmm(y, y.transpose(1, 2))                 # bmm
+        d = torch.baddbmm(q, y, y.transpose(1, 2), beta=0.5)  # baddbmm
+        return h, s, b, d
+
+
+def _inputs():
+    g = torch.Generator().manual_seed(0)
+    return (torch.randn(20, 40, generator=g), torch.randn(2, 12, 24, generator=g), torch.randn(20, generator=g),
+            torch.randn(2, 12, 12, generator=g))
+
+
+def test_linear_addmm_bmm_baddbmm_run_on_the_chip_and_match_eager():
+    torch.manual_seed(0)
+    m = Small()
+    args = _inputs()
+    with torch.no_grad():
+        got, want = torch.compile(m, backend="mtia")(*args), m(*args)
+    for g, w in zip(got, want):
+        torch.testing.assert_close(g, w, rtol=1e-5, atol=1e-5)
+    rep = report()
+    assert rep["aten_ops"] == [] and rep["host_layers"] == []
+    gemms = [k for k in rep["kernels"] if k["gemm"]]
+    assert len(gemms) == 4 and all(k["on_chip"] and k["launches"] == 1 for k in gemms)
+    assert rep["autotuning"]["kernels"] == 0          # one candidate each: nothing benchmarked
+
+
+def test_a_layer_left_on_the_host_says_why():
+    m = torch.nn.EmbeddingBag(10, 4, mode="sum")
+    idx, off = torch.tensor([1, 2, 4, 5, 4, 3]), torch.tensor([0, 3])
+    with torch.no_grad():
+        torch.testing.assert_close(torch.compile(m, backend="mtia")(idx, off), m(idx, off))
+    rep = report()
+    assert rep["host_layers"], "the embedding bag runs on the host"
+    reasons = {h["reason"] for h in rep["host_layers"]}
+    assert any("embedding_bag" in r for r in reasons), reasons
+
+
+@pytest.mark.parametrize("level", ["highest", "high", "medium"])
+def test_fp32_gemm_precision_against_fp64(level):
+    """|C - C_fp64| <= bound * (|A| @ |B|), the bound documented in precision.py for each level; and each level
+    is measurably less accurate than the one above it (the passes really differ)."""
+    g = torch.Generator().manual_seed(1)
+    a, b = torch.randn(32, 96, generator=g), torch.randn(96, 48, generator=g)
+    before = torch.get_float32_matmul_precision()
+    torch.set_float32_matmul_precision(level)
+    try:
+        got = torch.compile(lambda a, b: a @ b, backend="mtia")(a, b)
+    finally:
+        torch.set_float32_matmul_precision(before)
+    assert report()["kernels_on_chip"] == 1
+    ref = a.double() @ b.double()
+    scale = a.double().abs() @ b.double().abs()
+    err = ((got.double() - ref).abs() / scale).max().item()
+    assert err <= precision.ERROR_BOUNDS[level]
+    coarser = {"highest": precision.ERROR_BOUNDS["high"] / 64, "high": precision.ERROR_BOUNDS["medium"] / 64}
+    if level in coarser:                 # finer than the next level's bound by far
+        assert err <= coarser[level]
+    if level != "highest":               # and not exact: the bf16 parts are really fewer
+        assert err > 2.0 ** -24
+
+
+def test_precision_constants_for_the_template():
+    before = torch.get_float32_matmul_precision()
+    try:
+        torch.set_float32_matmul_precision("medium")
+        assert precision.template_kwargs(torch.float32) == {"INPUT_PRECISION": "'ieee'", "DOT_TYPE": "tl.bfloat16"}
+        torch.set_float32_matmul_precision("high")
+        assert precision.template_kwargs(torch.float32) == {"INPUT_PRECISION": "'bf16x3'", "DOT_TYPE": "tl.float32"}
+        assert precision.template_kwargs(torch.bfloat16)["DOT_TYPE"] == "tl.bfloat16"
+    finally:
+        torch.set_float32_matmul_precision(before)
+    assert precision.chip_template("mm") is not None and precision.chip_template("bmm") is not None
+
+
+def test_cost_model_tiles():
+    # a GEMM too small to fill the chip takes small tiles that spread it over the PEs
+    small = gemm_cost.choose_tile(64, 64, 64, dtype_bytes=2)
+    assert small.block_m * small.block_n <= 32 * 32
+    # a large bf16 GEMM takes a large tile (the engine's weight loads amortized over many rows)
+    big = gemm_cost.choose_tile(2048, 2048, 2048, dtype_bytes=2)
+    assert big.block_m >= 128 and big.block_n >= 128
+    # the tile always fits a PE's local memory, also with the fp32 operands' bf16 parts
+    t = gemm_cost.choose_tile(4096, 4096, 4096, dtype_bytes=4, passes=6, split_parts=3)
+    assert gemm_cost._footprint(t, dtype_bytes=4, split_parts=3) <= gemm_cost.chip().local_memory_bytes
+    # clamped to the problem, as the autotuning candidates are
+    assert gemm_cost.choose_tile(8, 8, 8, dtype_bytes=4) == Tile(16, 16, 16, 1)
+
+
+def test_cost_model_ranks_tiles_as_the_simulator_times_them():
+    # 256 x 256 x 1024 bf16 in DRAM, benchmarks/kernels/matmul.py on mtiasim: 32 x 32 tiles 58,381 cycles,
+    # 64 x 64 31,253, 128 x 128 20,949 (64 programs re-reading the operands from DRAM against 4 on the engine)
+    est = {e.tile[:2]: e.cycles for e in gemm_cost.rank(256, 256, 1024, dtype_bytes=2)}
+    assert est[(128, 128)] < est[(64, 64)] < est[(32, 32)]
+    assert gemm_cost.choose_tile(256, 256, 1024, dtype_bytes=2)[:2] == (128, 128)
