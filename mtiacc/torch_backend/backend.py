@@ -18,6 +18,10 @@
 - ``compile_threads=1`` (unless ``TORCHINDUCTOR_COMPILE_THREADS`` says otherwise): Inductor's Triton compiles
   only build Triton's IR here (mtiacc compiles each kernel when it first runs, in this process), so a pool of
   compile workers brings nothing and costs seconds at exit, when Python waits for its processes to stop;
+- without autotuning, GEMMs as the chip's Triton templates too (``max_autotune_gemm``), each with the one
+  tile the cost model picks (:mod:`.gemm_cost`), chosen over aten's GEMM without a benchmark (the
+  deterministic pick, :func:`.gemm_search.chip_search_space`); convolutions stay aten's;
+- fp32 GEMMs as ``torch.set_float32_matmul_precision`` says (:mod:`.precision`), in both modes;
 - ``options={...}`` (``torch.compile``'s) patched over these.
 
 Every graph Inductor compiles is recorded for the coverage report (:mod:`.coverage`): its wrapper code (which
@@ -71,6 +75,9 @@ def config_patches(mode: Optional[str], options: Optional[Dict[str, Any]]) -> Di
         patches["max_autotune_conv_backends"] = "ATEN"
         patches["benchmark_epilogue_fusion"] = False
         patches["benchmark_fusion"] = False
+    # Inductor's FX graph cache keyed by the fp32 precision too (precision.py)
+    from mtiacc.torch_backend.precision import cache_key_pass
+    patches["post_grad_custom_post_pass"] = cache_key_pass()
     patches.update(options or {})
     return patches
 

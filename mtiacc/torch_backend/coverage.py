@@ -2,12 +2,14 @@
 
 - **Kernels**: every Triton kernel Inductor generated and launched, on the chip (with its simulated time and the
   fraction of its roofline reached) or fallen back to the host (with mtiacc's reason).
-- **Aten operations**: what Inductor left to aten (matmul, convolution and attention unless GEMM templates are
-  on, and any operation it has no kernel for), with their FLOPs and bytes.
+- **Aten operations**: what Inductor left to aten (convolution and attention unless their templates are on, a
+  GEMM with no chip template, and any operation it has no kernel for), with their FLOPs and bytes.
 - **Layers**: the source nodes of the graphs (dynamo's names for the model's operations), from the comments
   Inductor puts before each call: every source node a kernel computes, and the one an aten call computes (the
   last of its list).  A layer ran on the chip when every call computing it is a kernel that ran on the chip;
-  views and other operations no call computes are not layers.
+  views and other operations no call computes are not layers.  Every layer left on the host is listed with the
+  reason (``host_layers``, :func:`host_reason`): the first call computing it that did not run on the chip, a
+  kernel that fell back (mtiacc's reason) or an aten operation (why Inductor left it to aten).
 - **Time**: kernels on the chip count with their simulated time; work on the host (fallen-back kernels, aten
   operations) is priced at the chip's roofline for it: the bytes of its tensors at DRAM bandwidth, and for a
   GEMM its FLOPs at the matrix engines' peak if that takes longer.  Those prices are lower bounds, so the shares

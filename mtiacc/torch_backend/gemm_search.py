@@ -26,6 +26,9 @@ Inductor's ``max_autotune_gemm_search_space = "EXHAUSTIVE"`` (or
 ``mode=``) searches Inductor's exhaustive list instead, under the first three rules only.  A GEMM left with
 one candidate is not benchmarked at all (Inductor's rule).  The rules are an estimate made before compiling;
 the benchmark on the simulated clock still picks among the candidates left.
+
+In the default mode (no autotuning) the same heuristics give each GEMM one tile, the cost model's
+(:mod:`.gemm_cost`), and the GEMM runs as the chip's template without a benchmark (:func:`chip_search_space`).
 """
 from __future__ import annotations
 

@@ -103,3 +103,20 @@ def chip_template(name: str):
     chip_name = f"mtia_{name}"
     existing = TritonTemplate.all_templates.get(chip_name)
     return existing or TritonTemplate(name=chip_name, grid=grid, source=source, **extra)
+
+
+def cache_key_pass():
+    """A ``post_grad_custom_post_pass`` that changes nothing in the graph and keys Inductor's FX graph cache by
+    the fp32 precision: the cache keys by ``torch.backends.cuda.matmul.fp32_precision``, which is ``"tf32"``
+    for both "high" and "medium", so a graph compiled at one would be reused at the other."""
+    from torch._inductor.custom_graph_pass import CustomGraphPass, get_hash_for_files
+
+    class Fp32PrecisionKey(CustomGraphPass):
+        def __call__(self, graph) -> None:
+            return None
+
+        def uuid(self):
+            import torch
+            return (get_hash_for_files((__file__,)), torch.get_float32_matmul_precision())
+
+    return Fp32PrecisionKey()

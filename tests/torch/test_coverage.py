@@ -53,8 +53,8 @@ def test_figures_of_a_small_mlp():
     torch.manual_seed(0)
     m = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.GELU(), torch.nn.Linear(32, 8), torch.nn.Softmax(-1))
     x = torch.randn(4, 16)
-    with torch.no_grad():
-        torch.testing.assert_close(torch.compile(m, backend="mtia")(x), m(x))
+    with torch.no_grad():   # the GEMMs left to aten (options=: no templates), to count them
+        torch.testing.assert_close(torch.compile(m, backend="mtia", options={"max_autotune_gemm": False})(x), m(x))
     rep = report()
     # two linears left to aten; GELU and softmax each in a kernel on the chip
     assert {op["name"] for op in rep["aten_ops"]} == {"addmm"}

@@ -54,7 +54,7 @@ def test_a_layer_left_on_the_host_says_why():
     assert any("embedding_bag" in r for r in reasons), reasons
 
 
-@pytest.mark.parametrize("level", ["highest", "high", "medium"])
+@pytest.mark.parametrize("level", ["high", "medium", "highest"])
 def test_fp32_gemm_precision_against_fp64(level):
     """|C - C_fp64| <= bound * (|A| @ |B|), the bound documented in precision.py for each level; and each level
     is measurably less accurate than the one above it (the passes really differ)."""
@@ -71,11 +71,11 @@ def test_fp32_gemm_precision_against_fp64(level):
     scale = a.double().abs() @ b.double().abs()
     err = ((got.double() - ref).abs() / scale).max().item()
     assert err <= precision.ERROR_BOUNDS[level]
-    coarser = {"highest": precision.ERROR_BOUNDS["high"] / 64, "high": precision.ERROR_BOUNDS["medium"] / 64}
-    if level in coarser:                 # finer than the next level's bound by far
-        assert err <= coarser[level]
-    if level != "highest":               # and not exact: the bf16 parts are really fewer
-        assert err > 2.0 ** -24
+    # and coarser than the finer level's bound: the bf16 parts are really fewer (measured: highest 2^-24.2,
+    # high 2^-18.7, medium 2^-9.6); a graph compiled at another level and reused would fail one of these
+    finer = {"high": "highest", "medium": "high"}
+    if level in finer:
+        assert err > precision.ERROR_BOUNDS[finer[level]]
 
 
 def test_precision_constants_for_the_template():

@@ -28,7 +28,9 @@ def _check_report(on_chip_required=True):
 def test_model_matches_eager(name):
     err = zoo.run_model(name)
     assert err <= zoo.MODELS[name][1]
-    _check_report()
+    rep = _check_report()
+    # the default mode's GEMMs are the chip's templates: none left to aten
+    assert not {op["name"] for op in rep["aten_ops"]} & {"mm", "addmm", "bmm", "baddbmm"}, rep["aten_ops"]
 
 
 @pytest.mark.parametrize("name", ["gpt2", "bert"])
@@ -37,7 +39,9 @@ def test_transformers_model_matches_eager(name):
     err = zoo.run_model(name)
     assert err <= zoo.MODELS[name][1]
     rep = _check_report()
-    assert any(op["gemm"] for op in rep["aten_ops"])          # the matmuls were left to aten (no templates)
+    # the linears and matmuls are the chip's GEMM templates (attention's own kernel aside)
+    assert any(k["gemm"] and k["on_chip"] for k in rep["kernels"]), [k["name"] for k in rep["kernels"]]
+    assert not {op["name"] for op in rep["aten_ops"]} & {"mm", "addmm", "bmm", "baddbmm"}, rep["aten_ops"]
 
 
 def test_training_step_matches_eager():
