@@ -20,7 +20,7 @@
   compile workers brings nothing and costs seconds at exit, when Python waits for its processes to stop;
 - without autotuning, GEMMs as the chip's Triton templates too (``max_autotune_gemm``), each with the one
   tile the cost model picks (:mod:`.gemm_cost`), chosen over aten's GEMM without a benchmark (the
-  deterministic pick, :func:`.gemm_search.chip_search_space`); convolutions stay aten's;
+  deterministic pick, :func:`.gemm_choices.chip_search_space`); convolutions stay aten's;
 - fp32 GEMMs as ``torch.set_float32_matmul_precision`` says (:mod:`.precision`), in both modes;
 - ``options={...}`` (``torch.compile``'s) patched over these.
 
@@ -69,7 +69,7 @@ def config_patches(mode: Optional[str], options: Optional[Dict[str, Any]]) -> Di
         patches["benchmark_epilogue_fusion"] = False
         patches["benchmark_fusion"] = False
     else:
-        # GEMMs as the chip's Triton templates, one config each from the cost model (gemm_search.py,
+        # GEMMs as the chip's Triton templates, one config each from the cost model (gemm_choices.py,
         # gemm_cost.py), picked over aten's without a benchmark (deterministic mode); convolutions stay aten's
         patches["max_autotune_gemm"] = True
         patches["max_autotune_conv_backends"] = "ATEN"
@@ -135,7 +135,7 @@ def compile_graph(gm, example_inputs, mode: Optional[str] = None, options: Optio
 def _inner_compile(gm, example_inputs, autotune: bool = False, **kwargs):
     from torch._inductor.compile_fx import compile_fx_inner
     from mtiacc.torch_backend import coverage, offchip
-    from mtiacc.torch_backend.gemm_search import chip_search_space
+    from mtiacc.torch_backend.gemm_choices import chip_search_space
     from mtiacc.triton_backend.records import fallback_scope
     # a backward graph compiles later, when backward first runs
     with fallback_scope(), chip_search_space(autotune):

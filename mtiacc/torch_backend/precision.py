@@ -19,7 +19,7 @@ fp64 reference are in :data:`ERROR_BOUNDS`.  fp16 and bf16 GEMMs are one product
 Inductor's GEMM templates (``mm``, ``bmm``) call ``tl.dot(a, b, allow_tf32=ALLOW_TF32)``, which can say
 "tf32" or "ieee" only.  For the chip, :func:`chip_template` makes a template from Inductor's own source (read
 from the installed torch when first needed) whose dot takes ``input_precision=INPUT_PRECISION`` and its
-operands cast to ``DOT_TYPE``, two constants the chip's heuristics (:mod:`.gemm_search`) set from the
+operands cast to ``DOT_TYPE``, two constants the chip's heuristics (:mod:`.gemm_choices`) set from the
 precision; the GEMMs of graphs compiled for the chip use it in place of Inductor's.  If the installed torch's
 template does not have the dot this expects, Inductor's template is used as it is (its ``ALLOW_TF32``: bf16x3
 for "high" and "medium" on GEMMs of at least 16 x 512 x 512, else ``ieee``, exact fp32 products on the vector

@@ -1,6 +1,6 @@
 """GEMMs on the chip in the default mode: the chip's templates with the cost model's tile, and fp32 precision.
 
-mtiacc/torch_backend/gemm_cost.py, precision.py, gemm_search.py (chip_search_space(autotune=False)).
+mtiacc/torch_backend/gemm_cost.py, precision.py, gemm_choices.py (chip_search_space(autotune=False)).
 """
 import pytest
 import torch

@@ -46,7 +46,7 @@ def test_int8_k_blocks_are_at_least_32():
 def test_the_chip_search_space_replaces_inductors_cpu_heuristics_only_while_active():
     from torch._inductor.kernel.mm import mm_template
     from torch._inductor.template_heuristics.registry import get_template_heuristic
-    from mtiacc.torch_backend.gemm_search import chip_search_space
+    from mtiacc.torch_backend.gemm_choices import chip_search_space
     before = type(get_template_heuristic(mm_template.uid, "cpu", "addmm"))
     with chip_search_space():
         inside = get_template_heuristic(mm_template.uid, "cpu", "addmm")
@@ -57,7 +57,7 @@ def test_the_chip_search_space_replaces_inductors_cpu_heuristics_only_while_acti
 
 def test_convolution_templates_take_the_chip_tiles_while_active():
     from torch._inductor.choices import InductorChoices
-    from mtiacc.torch_backend.gemm_search import chip_search_space
+    from mtiacc.torch_backend.gemm_choices import chip_search_space
 
     def tiles():   # a 3x3 convolution of 2 x 3 x 16 x 16 to 8 channels: M = 2 * 16 * 16, N = 8, K = 3
         return [(c.kwargs["BLOCK_M"], c.kwargs["BLOCK_N"], c.kwargs["BLOCK_K"])
