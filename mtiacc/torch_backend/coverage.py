@@ -178,7 +178,8 @@ ATEN_REASONS: Dict[str, str] = {
     "bmm": "GEMM left to aten: no chip template for it (dtype, a zero or unbacked size)",
     "baddbmm": "GEMM left to aten: no chip template for it (dtype, a zero or unbacked size)",
     "_int_mm": "int8 GEMM left to aten (no chip template in the default mode)",
-    "_mm_plus_mm": "mm + mm left to aten (Inductor's mm_plus_mm template is not the chip's)",
+    "_mm_plus_mm": "mm + mm (Inductor's pattern when GEMM templates are on) left to aten: no chip variant of "
+                   "its template",
     "convolution": "convolution left to aten (mode=\"max-autotune\" makes it a template on the chip)",
     "_convolution": "convolution left to aten (mode=\"max-autotune\" makes it a template on the chip)",
     "_scaled_dot_product_flash_attention_for_cpu": "attention: Inductor lowers CPU SDPA to aten, no template",

@@ -111,3 +111,24 @@ def test_cost_model_ranks_tiles_as_the_simulator_times_them():
     est = {e.tile[:2]: e.cycles for e in gemm_cost.rank(256, 256, 1024, dtype_bytes=2)}
     assert est[(128, 128)] < est[(64, 64)] < est[(32, 32)]
     assert gemm_cost.choose_tile(256, 256, 1024, dtype_bytes=2)[:2] == (128, 128)
+
+
+def test_backward_gemms_run_on_the_chip_and_mm_plus_mm_says_why_it_does_not():
+    """The gradients' GEMMs are the chip's templates; x feeding two linears makes dx = dy1 @ w1 + dy2 @ w2,
+    which Inductor matches as mm_plus_mm and leaves to aten (no chip variant yet): the report says so."""
+    torch.manual_seed(0)
+    a, b = torch.nn.Linear(32, 32, bias=False), torch.nn.Linear(32, 32, bias=False)
+    fn = lambda x: (a(x) * b(x)).sum()          # noqa: E731
+    x = torch.randn(16, 32, requires_grad=True)
+    torch.compile(fn, backend="mtia")(x).backward()
+    got = [t.grad for t in (x, a.weight, b.weight)]
+    x.grad = a.weight.grad = b.weight.grad = None
+    fn(x).backward()
+    for g, t in zip(got, (x, a.weight, b.weight)):
+        torch.testing.assert_close(g, t.grad)
+    rep = report()
+    gemms = [k for k in rep["kernels"] if k["gemm"]]
+    assert len(gemms) >= 2 and all(k["on_chip"] for k in gemms)     # forward and weight-gradient GEMMs
+    assert [op["name"] for op in rep["aten_ops"]] == ["_mm_plus_mm"]
+    (host,) = rep["host_layers"]
+    assert host["layer"] == "bw:mm_plus_mm" and "no chip variant" in host["reason"]
