@@ -4,7 +4,7 @@ In the default mode (no ``mode="max-autotune"``) a GEMM compiled for the chip ge
 Inductor neither compiles nor runs any other: :func:`choose_tile` picks it among the chip's tiles
 (:data:`.gemm_search.CHIP_CONFIGS`, clamped to the problem and fitting a PE's local memory as
 :func:`.gemm_search.chip_configs` keeps them) by the smallest estimated time, from the machine's description
-(``mtiasim/configs/mtia2i.yaml``, :func:`.gemm_search.chip`):
+(``mtiacc/machine/mtia2i.yaml``, :func:`.gemm_search.chip`):
 
 - **programs and waves**: ``batch * ceil(M / BM) * ceil(N / BN)`` programs, one per PE at a time: ``waves =
   ceil(programs / PEs)``; the padding of a tile past the problem's edge is paid for;
