@@ -20,15 +20,18 @@ import traceback
 
 import click
 
-from mtiacc.diagnostics import ExitCode, UsageError, UserError, report, tool_version
+from mtiacc.diagnostics import ExitCode, UsageError, UserError, closed_pipe_exit, report, tool_version
 from mtiacc.driver import Options, compile_kernel, write_atomically
 
 
 def run_guarded(fn, *args, **kwargs) -> None:
     """Run a command: user errors print one diagnostic and exit with their kind's code (ExitCode); never a
-    traceback for them."""
+    traceback for them.  A closed standard output ends the command quietly (exit 141)."""
     try:
         fn(*args, **kwargs)
+        sys.stdout.flush()      # a closed pipe shows here, not at the interpreter's exit
+    except BrokenPipeError:     # `mtiacc ... -o - | head -1`: the reader went away; stop quietly
+        sys.exit(closed_pipe_exit())
     except UserError as e:
         report(e)
         sys.exit(e.exit_code)

@@ -38,6 +38,7 @@ class ExitCode(enum.IntEnum):
     KERNEL_FAULT = 4    # the kernel failed while it ran: out of bounds, device assert, deadlock, a limit
     INTERNAL = 70       # a bug in the tools (EX_SOFTWARE)
     INTERRUPTED = 130   # Ctrl-C
+    CLOSED_PIPE = 141   # standard output was closed early (``... | head``): 128 + SIGPIPE, as a shell tool's
 
 
 class UserError(Exception):
@@ -114,6 +115,20 @@ def format_diagnostic(severity: str, message: str, loc: Optional[SourceLocation]
             out.append(prefix + "^" + "~" * (width - 1))
     out.extend(f"note: {n}" for n in notes)
     return "\n".join(out)
+
+
+def closed_pipe_exit() -> int:
+    """What a tool does when the reader of its standard output went away (``mtiasim run ... | head -1``): stop
+    quietly, as ``cat`` does.  Standard output is pointed at ``/dev/null`` so that the interpreter's last flush of
+    the unwritten text does not fail again; returns :attr:`ExitCode.CLOSED_PIPE`."""
+    import os
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass    # standard output is not a file descriptor (a test's capture): nothing is left to flush into it
+    return ExitCode.CLOSED_PIPE
 
 
 def report(err: UserError, stream=None) -> None:

@@ -12,7 +12,7 @@ import traceback
 
 import click
 
-from mtiacc.diagnostics import ExitCode, UsageError, UserError, report, tool_version
+from mtiacc.diagnostics import ExitCode, UsageError, UserError, closed_pipe_exit, report, tool_version
 
 from .loader import MAX_INPUT_BYTES, load_inputs  # noqa: F401 - load_inputs is part of the CLI's API
 from .sync.progress import DEFAULT_MAX_CYCLES
@@ -54,8 +54,12 @@ def print_stats(stats, out_path=None) -> None:
     from rich.console import Console
 
     from .stats import render
+    class _Console(Console):
+        def on_broken_pipe(self) -> None:   # rich would exit 1; main() ends quietly (141)
+            raise BrokenPipeError()
+
     # with the outputs on stdout (-o -), the statistics go to stderr
-    render(stats, Console(file=sys.stderr if out_path == "-" else sys.stdout, width=110))
+    render(stats, _Console(file=sys.stderr if out_path == "-" else sys.stdout, width=110))
 
 
 def parse_place_option(items):
@@ -77,7 +81,19 @@ def write_json(path: str, obj) -> None:
         raise UserError(f"cannot write '{path}': {e.strerror}") from None
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _ClosedPipe(Exception):
+    """Standard output's reader went away while a command wrote to it (click would exit 1 on it)."""
+
+
+class _Group(click.Group):
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError:
+            raise _ClosedPipe() from None
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(version=tool_version("mtiasim"), message="%(version)s", help="Print the version and exit.")
 def cli():
     """mtiasim: an instruction-level simulator of an MTIA-2i-like accelerator."""
@@ -222,7 +238,10 @@ def roofline_cmd(binary, inputs_path, grid, arg_items, config_path, set_items, p
 def main(argv=None) -> int:
     try:
         cli.main(args=argv, prog_name="mtiasim", standalone_mode=False)
+        sys.stdout.flush()      # a closed pipe shows here, not at the interpreter's exit
         return 0
+    except (_ClosedPipe, BrokenPipeError):   # `mtiasim run ... --stats | head -1`: stop quietly
+        return closed_pipe_exit()
     except UserError as e:
         report(e)
         return e.exit_code
