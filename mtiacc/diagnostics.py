@@ -75,6 +75,17 @@ class KernelFault(UserError):
     exit_code = ExitCode.KERNEL_FAULT
 
 
+def surfaced(err: UserError) -> UserError:
+    """``err`` made ready to reach a Python caller (``mtiacc.load(...)[grid](...)``): its text is the whole
+    diagnostic as the command line prints it (``file:line:col: error: ...``, the source line, the caret, the notes)
+    and it has no traceback through the toolchain's frames.  Raise it with ``raise surfaced(e) from None`` from the
+    public entry point, so that the traceback shows the caller's line and that one frame.  ``message``, ``loc`` and
+    ``notes`` keep their values."""
+    if err.args and err.args[0] == err.message:
+        err.args = (err.render(),)
+    return err.with_traceback(None)
+
+
 def tool_version(tool: str) -> str:
     """``--version``'s text: the tool and the installed package's version."""
     try:

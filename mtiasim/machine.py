@@ -160,27 +160,10 @@ class Machine:
         self.sched.later = tuple(later)
 
     def enable_profile(self) -> None:
-        """Count, per instruction, the core cycles it takes (its stalls and issue), summed over programs."""
-        prof = self.profile = np.zeros(len(self.plain_execs))
-        ts, cyc = self.ts, self.cyc
-
-        def wrap(k, ex):
-            def pex(g):
-                if ts.on and g.__class__ is slice:
-                    c0 = ts.cyc
-                    r = ex(g)
-                    if ts.on:
-                        prof[k] += (ts.cyc - c0) * self.P
-                        return r
-                    prof[k] += float((cyc - c0).sum())
-                    return r
-                ts.materialize()
-                c0 = cyc[g].sum()
-                r = ex(g)
-                prof[k] += float(cyc[g].sum() - c0)
-                return r
-            return pex
-        self.execs = [wrap(k, ex) for k, ex in enumerate(self.plain_execs)]
+        """Count, per instruction, the core cycles it takes (its stalls and issue), summed over programs; a DMA
+        wait's stall is charged to the load or store that issued the transfer (:func:`.profile.instrument`)."""
+        from .profile import instrument
+        self.profile, self.profile_moved = instrument(self)
 
     def program_id(self, slot: int):
         return tuple(int(self.pid[a, slot]) for a in range(3))

@@ -53,6 +53,9 @@ class RunResult:
     program: Optional[Program] = None
     counts: Optional[np.ndarray] = None     # executions (PE-instructions) per instruction
     unused_inputs: Tuple[str, ...] = ()     # input arrays that match no parameter (the CLI warns)
+    # of ``profile``: DMA-wait stalls charged to the load or store that issued the transfer (+ there, - at the
+    # waits); ``profile - profile_moved`` is where the programs spent the cycles (the trace's line spans)
+    profile_moved: Optional[np.ndarray] = None
 
 
 def _params(meta) -> List[dict]:
@@ -400,6 +403,7 @@ def run(binary, inputs: Dict[str, np.ndarray], grid=None, args: Optional[Dict[st
         for s in range(launched):
             stats.pe_programs[s % n_pes] += -(-(total - s) // slots)
     prof = np.zeros(len(program.decoded)) if profile else None
+    moved = np.zeros(len(program.decoded)) if profile else None
     counts = np.zeros(len(program.decoded), np.int64)
     for m in machines.values():
         counts += np.asarray(m.counts, np.int64)
@@ -407,6 +411,7 @@ def run(binary, inputs: Dict[str, np.ndarray], grid=None, args: Optional[Dict[st
         stats.dma_bytes_out += m.dma_bytes_out
         if prof is not None:
             prof += m.profile
+            moved += m.profile_moved
         for k, c in enumerate(m.counts):
             if not c:
                 continue
@@ -431,7 +436,7 @@ def run(binary, inputs: Dict[str, np.ndarray], grid=None, args: Optional[Dict[st
         from .trace import build_trace
         events = build_trace(stats, waves, cfg, program._source)
     unused = tuple(sorted(set(inputs) - {p["name"] for p in _params(program.meta)}))
-    result = RunResult(outputs, stats, events, prof, program, counts, unused)
+    result = RunResult(outputs, stats, events, prof, program, counts, unused, moved)
     if san is not None and len(san.findings):
         from .sanitize import SanitizerError
         raise SanitizerError(san.findings, result)

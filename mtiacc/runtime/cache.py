@@ -1,7 +1,7 @@
 """The on-disk cache of compiled kernels.
 
 A binary is stored under ``$MTIACC_CACHE_DIR`` (default ``~/.cache/mtiacc``) by a key that covers everything
-its bytes depend on: the source text of the kernel's file, the kernel's name, the signature, the constexpr
+its bytes depend on: the source text of the kernel's file and its path (named by the line table), the kernel's name, the signature, the constexpr
 values, the options and the compiler's version (a hash of mtiacc's own sources, so a changed compiler never
 serves a stale binary).  Entries are written whole or not at all (a temporary file, then a rename), so
 concurrent processes can share the folder.
@@ -34,8 +34,10 @@ def compiler_version() -> str:
     return h.hexdigest()[:16]
 
 
-def key(source: str, kernel: str, signature: str, constexprs: dict, options: dict) -> str:
-    blob = json.dumps({"source": source, "kernel": kernel, "signature": signature,
+def key(source: str, kernel: str, signature: str, constexprs: dict, options: dict, path: str = "") -> str:
+    """The entry's name.  ``path`` is the file the source was read from: a binary's line table names it, so the
+    same text in another file is another entry (its errors point into that file)."""
+    blob = json.dumps({"source": source, "path": path, "kernel": kernel, "signature": signature,
                        "constexprs": {k: repr(v) for k, v in sorted(constexprs.items())},
                        "options": options, "compiler": compiler_version()}, sort_keys=True)
     return hashlib.sha256(blob.encode()).hexdigest()

@@ -11,14 +11,28 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import functools
 import os
 from typing import Callable, Collection, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from mtiacc.diagnostics import UserError
+from mtiacc.diagnostics import UserError, surfaced
 from mtiacc.runtime import cache
 from mtiacc.runtime.signature import Buffer, DescriptorArg, classify
+
+
+def _api(fn):
+    """A public entry point: a :class:`UserError` leaves it with the whole diagnostic as its text (location, source
+    line, caret, notes) and a traceback that ends here, not in the compiler's or the simulator's frames (as Triton's
+    ``CompilationError`` does)."""
+    @functools.wraps(fn)
+    def entry(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except UserError as e:
+            raise surfaced(e) from None
+    return entry
 
 
 @dataclasses.dataclass
@@ -106,7 +120,10 @@ class Kernel:
 
     def __getitem__(self, grid) -> Callable[..., Launch]:
         def launch(*args, **kwargs) -> Launch:
-            return self.run(*args, grid=grid, **kwargs)
+            try:
+                return self.run(*args, grid=grid, **kwargs)
+            except UserError as e:
+                raise surfaced(e) from None
         return launch
 
     def __repr__(self) -> str:
@@ -129,6 +146,7 @@ class Kernel:
                 raise UserError(f"{self.name}() is missing the argument '{p.name}'")
         return bound
 
+    @_api
     def run(self, *args, grid, seed: int = 0, max_cycles: Optional[float] = None, constants: Collection[str] = (),
             sanitize: bool = False, **kwargs) -> Launch:
         """Launch on the simulator.  ``constants`` names parameters (besides the constexpr ones) compiled as the
@@ -137,6 +155,7 @@ class Kernel:
         return self.prepare(*args, grid=grid, constants=constants, **kwargs).execute(
             seed=seed, max_cycles=max_cycles, sanitize=sanitize)
 
+    @_api
     def prepare(self, *args, grid, constants: Collection[str] = (), **kwargs) -> "Prepared":
         """Everything of a launch before the simulator runs: bind the arguments, infer the signature, compile
         (or find the binary in the cache) and evaluate the grid.  An error here means the kernel cannot run on
@@ -184,7 +203,7 @@ class Kernel:
         if "target" in keyed or "overrides" in keyed:      # the machine's values, not its file's name
             from mtiacc.machine import load as load_machine
             keyed["machine"] = load_machine(keyed.get("target"), keyed.get("overrides", ())).digest
-        k = cache.key(self.source, self.name, signature, defines, keyed)
+        k = cache.key(self.source, self.name, signature, defines, keyed, self.path)
         binary = cache.load(k)
         cached = binary is not None
         if binary is None:
@@ -211,6 +230,7 @@ class Prepared:
     buffers: Dict[str, Buffer] = dataclasses.field(default_factory=dict)
     descriptors: Dict[str, np.ndarray] = dataclasses.field(default_factory=dict)
 
+    @_api
     def execute(self, seed: int = 0, max_cycles: Optional[float] = None, sanitize: bool = False) -> Launch:
         """Run the grid on the simulator and write what the kernel stored back into the caller's arrays.
 
@@ -314,6 +334,7 @@ def _machine_options(options: dict) -> dict:
     return options
 
 
+@_api
 def load(path: str, name: Optional[str] = None, **options) -> Kernel:
     """The ``@triton.jit`` function ``name`` of file ``path`` (the only one when ``name`` is omitted), ready to
     launch: ``load("add.py", "add_kernel")[(n // 1024,)](x, y, out, n, BLOCK_SIZE=1024)``.  ``options`` are the

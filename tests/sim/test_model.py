@@ -212,7 +212,7 @@ def test_cli_profile_and_roofline(add_files, tmp_path):
     d = add_files
     proc = tool("profile", d / "add.bin", "--inputs", d / "in.npz", "--top", "5")
     assert proc.returncode == 0, proc.stderr
-    assert "tl.store(C_ptr + offsets, a + b, mask=mask)" in proc.stdout and "mtia.dma.wait" in proc.stdout
+    assert "tl.store(C_ptr + offsets, a + b, mask=mask)" in proc.stdout and "mtia.dma.in" in proc.stdout
     proc = tool("roofline", d / "add.bin", "--inputs", d / "in.npz")
     assert proc.returncode == 0, proc.stderr
     assert "bound by dram" in proc.stdout and "arithmetic intensity" in proc.stdout
