@@ -48,11 +48,13 @@ class Marker:
 
 @dataclasses.dataclass(frozen=True)
 class Unsupported:
-    """A Triton name this compiler does not implement yet (``tl.dot``)."""
+    """A Triton name this compiler does not implement yet (``tl.dot``), or (``missing``) a name that does not
+    exist at all (``tl.arnge``)."""
 
     qualname: str
     hint: str = ""  # e.g. "did you mean `tl.maximum`?" for a name Triton does not export either
     reason: str = ""  # the whole message, for a name this target will not support (`tl.dot_scaled`)
+    missing: bool = False  # Triton has no such name either: a typo
 
 
 @dataclasses.dataclass(frozen=True)
@@ -108,6 +110,10 @@ def check_supported(v, spelled: str) -> None:
     if isinstance(v, Unsupported):
         if v.reason:
             raise CompileError(v.reason)
+        if v.missing:
+            module = v.qualname.rpartition(".")[0]
+            raise CompileError(f"`{v.qualname}` does not exist" + (f"; {v.hint}" if v.hint else
+                                                                   f" (`{module}` has no such name)"))
         raise CompileError(f"`{v.qualname}` is not supported yet" + (f"; {v.hint}" if v.hint else ""))
     if isinstance(v, ForeignRef):
         raise CompileError(f"`{spelled}` ({v.qualname}) cannot be used inside a kernel")

@@ -134,7 +134,7 @@ def test_atomic_add_in_sram_places_the_buffer_there_and_is_faster():
     ("mtia.async_copy(mtia.local_buffer((16,), tl.int32), I + tl.arange(0, 32))",
      "the pointers point to tensor<32xi32>, the slot holds tensor<16xi32>"),
     ("mtia.barrier(H + i)", "mtia.barrier needs a scalar pointer to an int32 counter"),
-    ("mtia.async_copyy(H, i)", "`mtia.async_copyy` is not supported yet; did you mean `mtia.async_copy`?"),
+    ("mtia.async_copyy(H, i)", "`mtia.async_copyy` does not exist; did you mean `mtia.async_copy`?"),
 ])
 def test_errors_point_at_the_call(tmp_path, stmt, message):
     src = tmp_path / "k.py"

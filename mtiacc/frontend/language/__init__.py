@@ -32,7 +32,7 @@ from mtiacc.frontend.language import core, debug, dot, dot_scaled, join, memory,
 from mtiacc.frontend.language import math as tl_math
 from mtiacc.frontend.language import mtia
 from mtiacc.frontend.language import types as tl_types
-from mtiacc.frontend.language.exports import TL_NAMES
+from mtiacc.frontend.language.exports import RANDOM_EXPORTS, TL_EXPORTS, TL_NAMES, TRITON_EXPORTS  # noqa: F401
 from mtiacc.frontend.language.semantic import FValue, Semantic
 from mtiacc.frontend.values import JIT, Builtin, ForeignRef, Marker, ModuleRef, Unsupported
 
@@ -85,31 +85,50 @@ TRITON: Dict[str, object] = {
 }
 
 
-def _did_you_mean(attr: str, spelled: str, names) -> str:
-    """A hint for a likely typo: only for names Triton does not export either (tl.maximun)."""
-    if any(attr in group for group in TL_NAMES.values()):
+def _nearest(attr: str, spelled: str, names) -> str:
+    """``did you mean `tl.arange`?`` for the names nearest ``attr`` (up to three about as near as the nearest),
+    or nothing."""
+    close = difflib.get_close_matches(attr, sorted(n for n in names if not n.startswith("_")), n=3, cutoff=0.75)
+    if not close:
         return ""
-    close = difflib.get_close_matches(attr, [n for n in names if not n.startswith("_")], n=1, cutoff=0.8)
-    return f"did you mean `{spelled[:len(spelled) - len(attr)]}{close[0]}`?" if close else ""
+    score = [difflib.SequenceMatcher(None, attr, c).ratio() for c in close]
+    close = [c for c, r in zip(close, score) if r >= score[0] - 0.05]
+    prefix = spelled[:len(spelled) - len(attr)]
+    spelled_close = [f"`{prefix}{c}`" for c in close]
+    listed = spelled_close[0] if len(close) == 1 else ", ".join(spelled_close[:-1]) + " or " + spelled_close[-1]
+    return f"did you mean {listed}?"
+
+
+def _lookup(table, exported, attr: str, spelled: str) -> object:
+    """``attr`` of a module whose names we implement (``table``) and whose names in Triton are ``exported``: its
+    meaning; else a name Triton has that we do not ("not supported yet"), or a name that does not exist (a typo,
+    with the nearest names: ours first, then Triton's)."""
+    found = table.get(attr)
+    if found is not None:
+        return found
+    if attr in exported:
+        return Unsupported(spelled)
+    hint = _nearest(attr, spelled, table) or _nearest(attr, spelled, exported)
+    return Unsupported(spelled, hint, missing=True)
 
 
 def module_attr(module: ModuleRef, attr: str, spelled: str) -> object:
     """``module.attr``: the object it names, or :class:`Unsupported` (reported where used)."""
     if (module.qualname, attr) in (("triton.language.extra", "mtia"), ("mtiacc", "language")):
         return ModuleRef(module.qualname + "." + attr)
-    if module.qualname in mtia.NAMES:   # the MTIA extensions (language/mtia/)
-        return mtia.LANGUAGE.get(attr) or Unsupported(spelled, _did_you_mean(attr, spelled, mtia.LANGUAGE))
+    if module.qualname in mtia.NAMES:   # the MTIA extensions (language/mtia/): every name is ours
+        return _lookup(mtia.LANGUAGE, (), attr, spelled)
     if tl_math.is_math_module(module.qualname):
         found = tl_math.lookup(module.qualname, attr)
         return found if found is not None else Unsupported(spelled)
     if module.qualname == "triton.language":
         if attr in dot.NOT_ON_THIS_TARGET:
             return Unsupported(spelled, reason=dot.NOT_ON_THIS_TARGET[attr])
-        return LANGUAGE.get(attr) or Unsupported(spelled, _did_you_mean(attr, spelled, LANGUAGE))
+        return _lookup(LANGUAGE, TL_EXPORTS, attr, spelled)
     if module.qualname == random.MODULE:   # `tl.random.uint_to_uniform_float`
-        return random.LANGUAGE.get(attr) or Unsupported(spelled)
+        return _lookup(random.LANGUAGE, RANDOM_EXPORTS, attr, spelled)
     if module.qualname == "triton":
-        return TRITON.get(attr, Unsupported(spelled))
+        return _lookup(TRITON, TRITON_EXPORTS, attr, spelled)
     if module.qualname.startswith("triton."):
         return Unsupported(spelled)
     return ForeignRef(f"{module.qualname}.{attr}")

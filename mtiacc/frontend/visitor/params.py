@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import difflib
 import re
 from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple, Union
 
@@ -280,6 +281,8 @@ def resolve_params(src: SourceFile, fn: ast.FunctionDef, scope, kernel: str,
     args = a.posonlyargs + a.args
     defaults: Dict[str, ast.expr] = dict(zip([x.arg for x in args[len(args) - len(a.defaults):]], a.defaults))
 
+    _check_defines(src, args, scope, kernel, defines)
+
     params: List[Param] = []
     pending: List[Param] = []   # derived: computed last
     missing: Dict[str, CompileError] = {}
@@ -306,12 +309,6 @@ def resolve_params(src: SourceFile, fn: ast.FunctionDef, scope, kernel: str,
         else:
             params.append(Param(arg.arg, None, False))
 
-    constexpr_names = [p.name for p in params if p.constexpr]
-    for name in defines:
-        if name not in constexpr_names:
-            listing = ", ".join(constexpr_names) or "none"
-            raise CompileError(f"-D {name}: kernel '{kernel}' has no constexpr parameter '{name}' "
-                               f"(its constexpr parameters: {listing})")
 
     runtime = [p for p in params if not p.constexpr]
     by_name = {x.arg: x for x in args}
@@ -399,6 +396,26 @@ def _signature_constant(text: str):
         except ValueError:
             pass
     return None
+
+
+def _check_defines(src, args: List[ast.arg], scope, kernel: str, defines: Dict[str, str]) -> None:
+    """Every ``-D NAME`` names a parameter (a plain one is specialized to the value, as Triton's ``constants=``);
+    a misspelled one is named with its nearest constexpr parameter, before that parameter's missing value is."""
+    names = [a.arg for a in args]
+    constexprs = [a.arg for a in args if is_constexpr_annotation(a.annotation, scope)]
+    for name in defines:
+        if name in names:
+            continue
+        listing = ", ".join(constexprs) or "none"
+        near = (difflib.get_close_matches(name, constexprs, n=1, cutoff=0.6)
+                or difflib.get_close_matches(name, names, n=1, cutoff=0.6))
+        if not near:
+            raise CompileError(f"-D {name}: kernel '{kernel}' has no constexpr parameter '{name}' "
+                               f"(its constexpr parameters: {listing})")
+        at = next(a for a in args if a.arg == near[0])
+        raise CompileError(f"-D {name}: kernel '{kernel}' has no constexpr parameter '{name}'; did you mean "
+                           f"`{near[0]}`? (-D {near[0]}={defines[name]})", src.loc(at),
+                           notes=[f"its constexpr parameters: {listing}"])
 
 
 def _constexpr_value(src, arg: ast.arg, defaults, defines, scope):
