@@ -18,8 +18,9 @@
   non-GEMM time.  What autotuning ran (``mode="max-autotune"``: the GEMM and convolution template candidates,
   and the configs a pointwise or reduction kernel times at its first call) is counted apart, not as the model's.
 
-``MTIACC_REPORT=1`` prints the report as a table when the process exits; ``MTIACC_REPORT=path.json`` writes it
-as JSON there; :func:`report` returns it from Python.
+``MTIACC_REPORT=1`` prints the report when the process exits (as tables on a terminal; as Markdown tables, names
+whole, when standard error is a file or a pipe); ``MTIACC_REPORT=path.md`` writes the Markdown there,
+``MTIACC_REPORT=path.json`` the JSON; :func:`report` returns it from Python.
 """
 from __future__ import annotations
 
@@ -217,36 +218,80 @@ def _us(x: Optional[float]) -> str:
     return "-" if x is None else f"{x * 1e6:,.2f}"
 
 
+def _rows(rep: dict):
+    """The report's three tables as (title, columns, right-aligned columns, rows) of text."""
+    summary = ("", ["kernels on chip", "layers on chip", "non-GEMM time on chip", "total time on chip",
+                    "simulated (us)", "host work at roofline (us)"], set(range(6)),
+               [[f"{rep['kernels_on_chip']} / {rep['kernels_total']}",
+                 f"{rep['layers_on_chip']} / {rep['layers_total']} ({_pct(rep['layer_coverage'])})",
+                 _pct(rep["nongemm_time_share"]), _pct(rep["total_time_share"]), _us(rep["simulated_s"]),
+                 _us(rep["host_estimated_s"])]])
+    kernels = ("kernels", ["kernel", "where", "launches", "simulated (us)", "roofline", "bound / reason"], {2, 3, 4},
+               [[e["name"], "chip" if e["on_chip"] else "host", str(e["launches"]), _us(e["simulated_s"]),
+                 _pct(e["roofline_fraction"]), (e["bound"] or "") if e["on_chip"] else (e["reason"] or "")]
+                for e in rep["kernels"]])
+    tables = [summary, kernels]
+    if rep["aten_ops"]:
+        tables.append(("left to aten (on the host)", ["operation", "calls", "GEMM", "GFLOP", "MB",
+                                                      "at roofline (us)"], {1, 3, 4, 5},
+                       [[e["name"], str(e["calls"]), "yes" if e["gemm"] else "", f"{e['flops'] / 1e9:.3f}",
+                         f"{e['bytes'] / 1e6:.3f}", _us(e["estimated_s"])] for e in rep["aten_ops"]]))
+    return tables
+
+
+def _cell(text: str) -> str:
+    return " ".join(str(text).split()).replace("|", "\\|")
+
+
+def render_markdown(rep: Optional[dict] = None, title: str = "mtiacc: what ran on the chip") -> str:
+    """The report as Markdown tables: every name and reason whole, on one line (any width, any reader)."""
+    rep = report() if rep is None else rep
+    out = [f"# {title}", ""]
+    for name, cols, right, rows in _rows(rep):
+        if name:
+            out += [f"## {name}", ""]
+        body = [[_cell(c) for c in cols]] + [[_cell(c) for c in r] for r in rows]
+        widths = [max(len(r[i]) for r in body) for i in range(len(cols))]
+        rule = ["-" * (w - 1) + ":" if i in right else "-" * w for i, w in enumerate(widths)]
+
+        def line(cells):
+            return "| " + " | ".join(c.rjust(w) if i in right else c.ljust(w)
+                                     for i, (c, w) in enumerate(zip(cells, widths))) + " |"
+        out += [line(body[0]), line(rule)] + [line(r) for r in body[1:]] + [""]
+    return "\n".join(out)
+
+
 def print_report(rep: Optional[dict] = None, title: str = "mtiacc: what ran on the chip", console=None) -> None:
-    """The report as rich tables: the summary, the kernels, the aten operations."""
+    """The report on standard error: rich tables on a terminal (or on ``console``), else Markdown tables, so that
+    a log or a pipe gets whole names rather than names folded at 80 columns."""
+    import sys
+    rep = report() if rep is None else rep
+    if console is None and not (hasattr(sys.stderr, "isatty") and sys.stderr.isatty()):
+        sys.stderr.write(render_markdown(rep, title))
+        sys.stderr.flush()
+        return
     from rich.console import Console
     from rich.table import Table
-    rep = report() if rep is None else rep
     console = console or Console(stderr=True)
-    t = Table(title=title)
-    for col in ("kernels on chip", "layers on chip", "non-GEMM time on chip", "total time on chip",
-                "simulated (us)", "host work at roofline (us)"):
-        t.add_column(col, justify="right")
-    t.add_row(f"{rep['kernels_on_chip']} / {rep['kernels_total']}",
-              f"{rep['layers_on_chip']} / {rep['layers_total']} ({_pct(rep['layer_coverage'])})",
-              _pct(rep["nongemm_time_share"]), _pct(rep["total_time_share"]), _us(rep["simulated_s"]),
-              _us(rep["host_estimated_s"]))
-    console.print(t)
-    k = Table(title="kernels")
-    for col in ("kernel", "where", "launches", "simulated (us)", "roofline", "bound / reason"):
-        k.add_column(col, overflow="fold")
-    for e in rep["kernels"]:
-        k.add_row(e["name"], "chip" if e["on_chip"] else "host", str(e["launches"]), _us(e["simulated_s"]),
-                  _pct(e["roofline_fraction"]), (e["bound"] or "") if e["on_chip"] else (e["reason"] or ""))
-    console.print(k)
-    if rep["aten_ops"]:
-        a = Table(title="left to aten (on the host)")
-        for col in ("operation", "calls", "GEMM", "GFLOP", "MB", "at roofline (us)"):
-            a.add_column(col, justify="right")
-        for e in rep["aten_ops"]:
-            a.add_row(e["name"], str(e["calls"]), "yes" if e["gemm"] else "", f"{e['flops'] / 1e9:.3f}",
-                      f"{e['bytes'] / 1e6:.3f}", _us(e["estimated_s"]))
-        console.print(a)
+    for name, cols, right, rows in _rows(rep):
+        t = Table(title=name or title)
+        for col in cols:     # the kernels' names and reasons fold at the terminal's width
+            if name == "kernels":
+                t.add_column(col, overflow="fold")
+            else:
+                t.add_column(col, justify="right")
+        for r in rows:
+            t.add_row(*r)
+        console.print(t)
+
+
+def write_markdown(path: str, rep: Optional[dict] = None) -> None:
+    """The report as Markdown at ``path``, written whole or not at all."""
+    text = render_markdown(report() if rep is None else rep)
+    tmp = f"{path}.tmp{os.getpid()}"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(tmp, path)
 
 
 def write_json(path: str, rep: Optional[dict] = None) -> None:
@@ -264,6 +309,8 @@ def _at_exit() -> None:
     try:
         if target == "1":
             print_report()
+        elif target.lower().endswith(".md"):
+            write_markdown(target)
         elif target:
             write_json(target)
     except Exception as e:          # never a traceback at exit
