@@ -19,7 +19,7 @@ import numpy as np
 
 from mtiacc.diagnostics import UserError, surfaced
 from mtiacc.runtime import cache
-from mtiacc.runtime.signature import Buffer, DescriptorArg, classify
+from mtiacc.runtime.signature import Buffer, DescriptorArg, as_annotated, classify
 
 
 def _api(fn):
@@ -64,6 +64,7 @@ class _Param:
     constexpr: bool
     default: object = None
     has_default: bool = False
+    annotation: Optional[str] = None    # the type its annotation names, as a signature spells it ("*i32", "i64")
 
 
 def _define_text(name: str, v) -> str:
@@ -109,6 +110,8 @@ class Kernel:
         out = []
         for i, a in enumerate(args):
             p = _Param(a.arg, is_constexpr_annotation(a.annotation, scope))
+            if a.annotation is not None and not p.constexpr:
+                p.annotation = _annotated_type(a.annotation, scope)
             if i >= first_default:
                 p.has_default = True
                 try:
@@ -172,6 +175,8 @@ class Kernel:
                 defines[param.name] = _define_text(param.name, v)
                 continue
             ty, val = classify(param.name, v)
+            if param.annotation is not None and param.annotation != ty:
+                ty, val = _as_annotation(param, ty, val)
             signature.append(ty)
             if isinstance(val, DescriptorArg):
                 p.descriptors[param.name] = val.array
@@ -182,7 +187,7 @@ class Kernel:
                                         else val.span)
                 p.pointer_at[param.name] = (param.name, val.offset)
             else:
-                p.scalars[param.name] = repr(float(val)) if ty == "fp32" else str(int(val))
+                p.scalars[param.name] = repr(float(val)) if ty.startswith("fp") or ty == "bf16" else str(int(val))
         _share_memory(p.buffers, p.inputs, p.pointer_at)
         p.signature = ",".join(signature)
         p.binary, p.cached = self._binary(p.signature, defines)
@@ -256,16 +261,54 @@ class Prepared:
         return launch
 
     def _write_back(self, result) -> None:
+        """Copy what the kernel left in each buffer into the caller's memory.  A read-only array the kernel wrote
+        is an error (its new values could not be delivered), never silently left as it was."""
+        unwritable = []
         for name, buf in self.buffers.items():
             if name not in result.outputs:
                 continue                      # its memory came back with the argument it shares it with
             out = result.outputs[name]
             raw = np.ascontiguousarray(out).reshape(-1).view(np.uint8)
-            if buf.span.size and buf.span.flags.writeable:
-                buf.span[:] = raw
+            if not buf.span.size:
+                continue
+            if buf.readonly:
+                if not np.array_equal(buf.span, raw):
+                    unwritable.append(name)
+                continue
+            buf.span[:] = raw
         for name, arr in self.descriptors.items():
             if arr.flags.writeable:
                 arr[...] = result.outputs[name]
+            elif not np.array_equal(arr, result.outputs[name]):
+                unwritable.append(name)
+        if unwritable:
+            names = ", ".join(f"'{n}'" for n in unwritable)
+            raise UserError(f"the kernel wrote to argument{'s' if len(unwritable) > 1 else ''} {names}, "
+                            f"{'a read-only array' if len(unwritable) == 1 else 'read-only arrays'}: its values "
+                            f"could not be written back (pass a writable array, e.g. np.array(a) or "
+                            f"a.copy())")
+
+
+def _as_annotation(param: _Param, ty: str, val):
+    """An argument whose type differs from its parameter's annotation: the annotation's type, the value as the
+    kernel sees it (an array's bits reinterpreted; a scalar that fits the type)."""
+    ann = param.annotation
+    if isinstance(val, Buffer):
+        if not ann.startswith("*"):
+            raise UserError(f"argument '{param.name}' is an array ({ty}), but parameter '{param.name}' is annotated "
+                            f"{ann}, a scalar")
+        return ann, as_annotated(param.name, ann, val, ty)
+    if isinstance(val, DescriptorArg) or ty.startswith("*"):
+        return ty, val
+    if ann.startswith("*"):
+        raise UserError(f"argument '{param.name}' is a {type(val).__name__} ({ty}), but parameter '{param.name}' "
+                        f"is annotated {ann}, a pointer: pass an array")
+    if ann.startswith("fp") or ann == "bf16":
+        return ann, val
+    if isinstance(val, (float, np.floating)) and not float(val).is_integer():
+        raise UserError(f"argument '{param.name}' = {val!r} is not an integer, but parameter '{param.name}' is "
+                        f"annotated {ann}")
+    return ann, val
 
 
 def _share_memory(buffers: Dict[str, Buffer], inputs: Dict[str, np.ndarray],
@@ -304,6 +347,22 @@ def _share_memory(buffers: Dict[str, Buffer], inputs: Dict[str, np.ndarray],
 def _span_at(address: int, n: int) -> np.ndarray:
     import ctypes
     return np.frombuffer((ctypes.c_uint8 * n).from_address(address), np.uint8)
+
+
+def _annotated_type(ann: ast.expr, scope) -> Optional[str]:
+    """The Triton type a parameter's annotation names (``tl.pointer_type(tl.int32)``: ``*i32``), or None (no type,
+    or one the compiler reports itself)."""
+    from mtiacc.diagnostics import CompileError
+    from mtiacc.frontend.source import SourceFile
+    from mtiacc.frontend.visitor.params import _annotation_type, param_type_name
+    from mtiacc.ir.types import PointerType, Type
+    try:
+        t = _annotation_type(ann, scope, SourceFile("<annotation>", ""))
+    except (CompileError, ValueError):
+        return None
+    if isinstance(t, (PointerType, Type)):
+        return param_type_name(t)
+    return None
 
 
 class _Unknown:

@@ -42,6 +42,7 @@ class Buffer:
     span: np.ndarray
     offset: int
     dtype: np.dtype
+    readonly: bool = False    # the caller's array is read-only: ``span`` is a copy, and the kernel must not write it
 
 
 def is_torch_tensor(v) -> bool:
@@ -141,7 +142,7 @@ def classify(name: str, v):
         return _descriptor(name, v)
     if isinstance(v, Reinterpreted):
         _, buf = classify(name, v.base)
-        return "*" + v.ty, Buffer(buf.span, buf.offset, np.dtype(f"u{buf.dtype.itemsize}"))
+        return "*" + v.ty, Buffer(buf.span, buf.offset, np.dtype(f"u{buf.dtype.itemsize}"), buf.readonly)
     if is_torch_tensor(v):
         if v.device.type != "cpu":
             raise UserError(f"argument '{name}' is a tensor on '{v.device}': mtiacc runs CPU tensors")
@@ -156,8 +157,9 @@ def classify(name: str, v):
         if v.dtype not in NUMPY_TYPES:
             raise UserError(f"argument '{name}' has dtype {v.dtype}, which mtiacc does not support (bfloat16 "
                             f"data: pass a torch tensor, or uint16 bits to a kernel compiled for *bf16)")
-        if not v.flags.writeable:
-            v = v.copy()
+        if not v.flags.writeable:      # a copy the kernel may write; its span keeps the copy alive
+            copy = np.ascontiguousarray(v).copy()
+            return "*" + NUMPY_TYPES[v.dtype], Buffer(copy.reshape(-1).view(np.uint8), 0, v.dtype, True)
         span, off = byte_span(v)
         return "*" + NUMPY_TYPES[v.dtype], Buffer(span, off, v.dtype)
     return _scalar(name, v), v
@@ -166,3 +168,23 @@ def classify(name: str, v):
 def _torch_int_of(t):
     import torch
     return torch.int16 if t.element_size() == 2 else torch.uint8
+
+
+def storage_dtype(elem: str) -> np.dtype:
+    """The numpy dtype whose items hold one element of Triton type ``elem`` as mtiasim takes it (bf16 as uint16,
+    fp8 as uint8)."""
+    from mtiasim.runner import POINTER_DTYPES
+    return np.dtype(POINTER_DTYPES[elem][0])
+
+
+def as_annotated(name: str, annotation: str, buf: Buffer, given: str) -> Buffer:
+    """A pointer argument of type ``given`` (``*fp32``) passed to a parameter annotated ``annotation`` (``*i32``):
+    the kernel reads its bits as the annotation's elements, as Triton's compiled kernel does; never converted value
+    by value.  Refused when its bytes are not a whole number of such elements."""
+    dt = storage_dtype(annotation[1:])
+    if buf.span.size % dt.itemsize or buf.offset % dt.itemsize:
+        raise UserError(f"argument '{name}' is an array of {given[1:]} ({buf.span.size} bytes) and parameter "
+                        f"'{name}' is annotated {annotation}: its bytes are not a whole number of "
+                        f"{annotation[1:]} elements ({dt.itemsize} bytes each), so the kernel cannot read them as "
+                        f"such (pass an array of {annotation[1:]}, or .view() it)")
+    return Buffer(buf.span, buf.offset, dt, buf.readonly)
