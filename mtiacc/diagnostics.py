@@ -142,5 +142,18 @@ def closed_pipe_exit() -> int:
     return ExitCode.CLOSED_PIPE
 
 
+_warned: set = set()
+
+
+def warn(message: str, loc: Optional[SourceLocation] = None, notes: Iterable[str] = ()) -> None:
+    """A compiler warning: ``file:line:col: warning: message``, the source line and a caret, on standard error
+    (the command line and Python alike), once per place and message in a process."""
+    key = (loc, message)
+    if key in _warned:
+        return
+    _warned.add(key)
+    print(format_diagnostic("warning", message, loc, notes), file=sys.stderr)
+
+
 def report(err: UserError, stream=None) -> None:
     print(err.render(), file=stream or sys.stderr)

@@ -15,7 +15,7 @@ import click
 from mtiacc.diagnostics import ExitCode, UsageError, UserError, closed_pipe_exit, report, tool_version
 
 from .loader import MAX_INPUT_BYTES, load_inputs  # noqa: F401 - load_inputs is part of the CLI's API
-from .sync.progress import DEFAULT_MAX_CYCLES
+from .sync.progress import DEFAULT_MAX_CYCLES, DEFAULT_MAX_STEPS
 
 def check_writable(path: str, what: str = "") -> None:
     """Fail before a run whose result could not be written (a missing directory, a directory as the file)."""
@@ -112,8 +112,9 @@ def cli():
               help="a built-in machine or a machine YAML file (default: mtia2i)")
 @click.option("--set", "set_items", multiple=True, metavar="KEY=VALUE",
               help="change one key of the machine for this run, e.g. memory.dram.bw_bytes_per_s=409.6e9")
-@click.option("--max-steps", type=click.IntRange(min=1), default=50_000_000, show_default=True,
-              help="stop a wave that executes more instruction steps than this")
+@click.option("--max-steps", type=click.IntRange(min=1), default=DEFAULT_MAX_STEPS, show_default=True,
+              help="stop a run that executes more instruction steps than this, counted across its waves (about 10 s "
+                   "of host time; a grid too large for it is refused before it runs)")
 @click.option("--max-cycles", type=click.IntRange(min=1), default=DEFAULT_MAX_CYCLES, show_default=True,
               help="stop a run whose simulated time passes this many cycles (a runaway loop, a livelock)")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
@@ -163,7 +164,7 @@ def run_cmd(binary, inputs_path, grid, arg_items, output, stats, config_path, se
         raise findings
 
 
-def _simulate(binary, inputs_path, grid, arg_items, machine, max_steps=50_000_000, place_items=(),
+def _simulate(binary, inputs_path, grid, arg_items, machine, max_steps=None, place_items=(),
               max_input_bytes=MAX_INPUT_BYTES, **kw):
     """Run ``binary``; ``machine`` is (``--machine`` file or None, the ``--set`` texts)."""
     from mtiacc.asm.gridexpr import parse_grid_option
@@ -179,8 +180,8 @@ def _simulate(binary, inputs_path, grid, arg_items, machine, max_steps=50_000_00
     if not os.path.exists(binary):
         raise UserError(f"binary '{binary}' does not exist")
     inputs = load_inputs(inputs_path, max_input_bytes)
-    result = run(binary, inputs, grid=grid_t, args=args, config=cfg, max_steps=max_steps,
-                 place=place, **kw)
+    result = run(binary, inputs, grid=grid_t, args=args, config=cfg,
+                 max_steps=DEFAULT_MAX_STEPS if max_steps is None else max_steps, place=place, **kw)
     if result.unused_inputs:   # most likely a misspelt parameter name
         names = ", ".join(f"'{n}'" for n in result.unused_inputs)
         params = ", ".join(p["name"] for p in result.program.meta.get("params", []))

@@ -45,7 +45,8 @@ class Machine:
         self.vlenb = cfg.vlenb
         self.lmb = cfg.local_memory_bytes
         self.dram = dram
-        self.max_steps = max_steps
+        self.max_steps = max_steps          # the steps this wave may take (what the run's budget has left)
+        self.step_budget = max_steps        # the run's budget, for the message (runner.run sets both)
         # scalar and float registers, register-major
         self.X = np.zeros((32, P), np.int64)
         self.XU = self.X.view(np.uint64)
@@ -258,8 +259,8 @@ class Machine:
                 f"(0x{self.text_base:x}..0x{end:x}) and is not the halt address")
 
     def _runaway(self, g, pc, steps):
-        raise SimFault(f"the wave executed more than {self.max_steps} instruction steps without halting "
-                       f"(an endless loop? raise --max-steps if the kernel really is this long)")
+        raise SimFault(f"the run executed more than {self.step_budget} instruction steps without finishing, counted "
+                       f"across its waves (an endless loop? raise --max-steps if the kernel really is this long)")
 
     def _fault(self, f: SimFault, g, pc) -> KernelFault:
         from .faults import group_slots

@@ -25,7 +25,7 @@ from .loader import Program, check_target, load_program
 from .machine import Machine
 from .memory import Dram
 from .stats import STALLS, Stats
-from .sync.progress import DEFAULT_MAX_CYCLES
+from .sync.progress import DEFAULT_MAX_CYCLES, DEFAULT_MAX_STEPS, WAVE_STEPS
 from .timing import TimingModel, ceil_cycles, finish_cycles
 
 
@@ -297,7 +297,7 @@ def _local_memory(rows: int, size: int) -> np.ndarray:
 
 
 def run(binary, inputs: Dict[str, np.ndarray], grid=None, args: Optional[Dict[str, str]] = None,
-        config_path: Optional[str] = None, max_steps: int = 50_000_000, config: Optional[MachineConfig] = None,
+        config_path: Optional[str] = None, max_steps: int = DEFAULT_MAX_STEPS, config: Optional[MachineConfig] = None,
         place: Optional[Dict[str, str]] = None, trace: bool = False, profile: bool = False, seed: int = 0,
         max_cycles: float = DEFAULT_MAX_CYCLES, pointer_at: Optional[Dict[str, Tuple[str, int]]] = None,
         timeout: Optional[float] = None, sanitize: bool = False, overrides=()) -> RunResult:
@@ -306,7 +306,9 @@ def run(binary, inputs: Dict[str, np.ndarray], grid=None, args: Optional[Dict[st
     ``place`` maps pointer parameters to ``"dram"`` (default) or ``"sram"``; ``trace`` collects Chrome trace
     events (``RunResult.trace``); ``profile`` counts core cycles per instruction (``RunResult.profile``);
     ``seed`` orders programs whose atomics reach a memory in the same cycle; a run longer than ``max_cycles``
-    simulated cycles stops with an error naming where each program was; ``pointer_at`` places pointer parameters
+    simulated cycles stops with an error naming where each program was (checked within a wave and between waves);
+    a run of more than ``max_steps`` interpreter steps, counted across its waves (each also counting
+    ``WAVE_STEPS``), stops too, and a grid whose waves alone would take more is refused before it runs; ``pointer_at`` places pointer parameters
     inside buffers (views, arguments sharing memory: see :func:`prepare`); a run taking more than ``timeout``
     seconds of host time stops with the same report as ``max_cycles``'s; ``sanitize`` checks the run for integer
     division by zero, reads of local memory never written and races between programs (:mod:`mtiasim.sanitize`),
@@ -324,6 +326,7 @@ def run(binary, inputs: Dict[str, np.ndarray], grid=None, args: Optional[Dict[st
     # a persistent binary: its first `slots` programs each run programs p, p + slots, ... (the kernel's loop)
     slots = program.meta.get("persistent")
     launched = min(total, slots) if slots else total
+    _check_grid_budget((gx, gy, gz), launched, n_pes, max_steps)
     args_base = int(program.meta.get("args_base", 0) or 0)
     want = program.meta.get("lmem_bytes")
     if isinstance(want, int) and want > cfg.local_memory_bytes:
@@ -354,8 +357,14 @@ def run(binary, inputs: Dict[str, np.ndarray], grid=None, args: Optional[Dict[st
         from .sanitize import Sanitizer, attach
         san = Sanitizer(program, cfg, dram, pointers, (gx, gy, gz), total, used)
     cycles = float(stats.launch_cycles)
+    n_waves = -(-launched // n_pes)
     for start in range(0, launched, n_pes):
         P = min(n_pes, launched - start)
+        left = max_steps - stats.steps - WAVE_STEPS * (stats.waves + 1)
+        if left <= 0:
+            raise KernelFault(f"the run executed more than {max_steps} instruction steps without finishing, counted "
+                              f"across its waves ({WAVE_STEPS} for each wave's setup): {stats.waves:,} of its "
+                              f"{n_waves:,} waves ran (raise --max-steps if the kernel really is this long)")
         m = machines.get(P)
         if m is None:
             m = machines[P] = Machine(cfg, program, P, local_memory[:P], dram, timing, max_steps, max_cycles)
@@ -366,6 +375,7 @@ def run(binary, inputs: Dict[str, np.ndarray], grid=None, args: Optional[Dict[st
                 enable_trace(m)
             if san is not None:
                 attach(m, san)
+        m.max_steps, m.step_budget = left, max_steps
         m.sched.deadline = None if timeout is None else t0 + timeout
         m.dma.trace = [] if trace else None
         m.reset(np.arange(start, start + P), (gx, gy, gz), blob, args_base, seed=seed, wave=stats.waves,
@@ -397,6 +407,11 @@ def run(binary, inputs: Dict[str, np.ndarray], grid=None, args: Optional[Dict[st
         stats.wave_pes.append(P)
         cycles += wave
         stats.waves += 1
+        if cycles > max_cycles and start + P < launched:     # checked within a wave too (sync/progress.py)
+            raise KernelFault(f"the run passed --max-cycles ({max_cycles:.0f} cycles) without finishing: "
+                              f"{cycles:.0f} cycles after {stats.waves:,} of its {n_waves:,} waves (a grid too "
+                              f"large to simulate, or a runaway; raise --max-cycles if the kernel really runs this "
+                              f"long)")
     stats.cycles = ceil_cycles(cycles)
     if slots and total > launched:   # the programs each slot ran, on the PE it ran on
         stats.pe_programs[:] = 0
@@ -441,6 +456,18 @@ def run(binary, inputs: Dict[str, np.ndarray], grid=None, args: Optional[Dict[st
         from .sanitize import SanitizerError
         raise SanitizerError(san.findings, result)
     return result
+
+
+def _check_grid_budget(grid: Tuple[int, int, int], launched: int, n_pes: int, max_steps: int) -> None:
+    """Refuse, before it runs, a grid whose waves alone would take more than the step budget."""
+    waves = -(-launched // n_pes)
+    need = waves * WAVE_STEPS
+    if need <= max_steps:
+        return
+    raise KernelFault(f"the launch grid {grid} is too large to simulate: {launched:,} programs run in {waves:,} "
+                      f"waves of {n_pes}, at least {need:,} instruction steps ({WAVE_STEPS} for each wave's setup), "
+                      f"past --max-steps ({max_steps}); launch fewer programs, or raise --max-steps "
+                      f"(about {need / DEFAULT_MAX_STEPS * 10:,.0f} s of host time here)")
 
 
 def _account_wave(stats: Stats, m: Machine, P: int, fin: np.ndarray, wave: int) -> None:

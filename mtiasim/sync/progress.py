@@ -36,6 +36,12 @@ from ..faults import SimFault
 
 DEFAULT_MAX_CYCLES = 10_000_000   # simulated cycles (7.4 ms of the chip, seconds of host time) before a run is
 #                                  taken for a runaway (a 2048^3 GEMM takes 144,000): mtiasim run --max-cycles
+# The run's budget of interpreter steps (one instruction executed by a group of programs), counted across its waves,
+# each wave also counting WAVE_STEPS for its setup: about what this host simulates in 10 s, so a runaway stops by
+# then however it runs away (a loop in one program, a grid of cheap programs too large to simulate; a grid of 10^9
+# programs would take 2.3 * 10^9): mtiasim run --max-steps
+DEFAULT_MAX_STEPS = 2_500_000
+WAVE_STEPS = 150
 WINDOW = 2000.0          # cycles a program may run ahead of the slowest one before yielding at a backward branch
 CHECK_STEPS = 2048       # interpreter steps between two watchdog samples
 _INF = float("inf")

@@ -100,7 +100,8 @@ def half_bits(value: float, kind: str) -> int:
     """The 16-bit pattern of ``value`` as f16 or bf16 (round to nearest even)."""
     import numpy as np
     if kind == "f16":
-        return int(np.array(value, np.float16).view(np.uint16))
+        with np.errstate(over="ignore"):     # a value beyond f16's range is its infinity (the frontend warned)
+            return int(np.array(value, np.float16).view(np.uint16))
     x = np.array(value, np.float32)
     if x != x:
         return 0x7FC0

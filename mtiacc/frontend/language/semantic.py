@@ -44,17 +44,22 @@ import math
 import operator
 from typing import Callable, Dict, Optional, Sequence, Tuple, Union
 
-from mtiacc.diagnostics import CompileError
+from mtiacc.diagnostics import CompileError, warn
 from mtiacc.frontend.context import LoweringContext
 from mtiacc.ir import ops, scf
 from mtiacc.ir.shape_ops import ReduceOp, ReshapeOp
 from mtiacc.ir.core import Builder, Value
 from mtiacc.ir.folding import fits_int, normalize_int
-from mtiacc.ir.types import Type, bf16, f16, f32, f64, f8e5, i1, i32, i64, is_fp8, u8, u32, u64
+from mtiacc.ir.types import Type, bf16, f16, f32, f64, f8e5, i1, i32, i64, is_fp8, triton_type_name, u8, u32, u64
 
 Const = (bool, int, float)
 FValue = Union[Value, bool, int, float]
 F32_MAX = 3.4028234663852886e38
+
+
+# the smallest magnitude a float type rounds to infinity (its largest finite value plus half an ulp), and that value
+_OVERFLOW = {f16: (2 - 2.0 ** -11) * 2.0 ** 15, bf16: (2 - 2.0 ** -8) * 2.0 ** 127, f32: (2 - 2.0 ** -24) * 2.0 ** 127}
+_LARGEST = {f16: (2 - 2.0 ** -10) * 2.0 ** 15, bf16: (2 - 2.0 ** -7) * 2.0 ** 127, f32: (2 - 2.0 ** -23) * 2.0 ** 127}
 
 
 def is_const(x) -> bool:
@@ -175,6 +180,7 @@ class Semantic:
             raise CompileError(f"cannot use {describe(x)} as a pointer")
         if elem.is_float():
             value = float(x)
+            self._check_range(x, value, elem)
             if is_fp8(elem):
                 from mtiacc.ir import fp8
                 value = fp8.round_to(value, elem)
@@ -186,6 +192,15 @@ class Semantic:
                 raise CompileError(f"constant {value} does not fit in {elem}")
             value = normalize_int(value, elem)
         return self.emit(ops.ConstantOp.get(value, elem))
+
+    def _check_range(self, x, value: float, elem: Type) -> None:
+        """Warn of a finite constant that becomes infinite in ``elem`` (``1e39`` in an fp32 expression)."""
+        limit = _OVERFLOW.get(elem)
+        if limit is not None and math.isfinite(value) and abs(value) >= limit:
+            warn(f"the constant {x!r} is outside the range of {triton_type_name(elem)} (largest finite value "
+                 f"{_LARGEST[elem]:.6g}): "
+                 f"it becomes {'-' if value < 0 else ''}inf", self.builder.loc,
+                 notes=["write it as float('inf') if that is meant, or compute in a wider type (.to(tl.float64))"])
 
     def materialize(self, x: FValue) -> Value:
         """A run-time value for ``x`` (a constexpr takes its literal type)."""
