@@ -355,14 +355,12 @@ def _annotated_type(ann: ast.expr, scope) -> Optional[str]:
     from mtiacc.diagnostics import CompileError
     from mtiacc.frontend.source import SourceFile
     from mtiacc.frontend.visitor.params import _annotation_type, param_type_name
-    from mtiacc.ir.types import PointerType, Type
     try:
         t = _annotation_type(ann, scope, SourceFile("<annotation>", ""))
     except (CompileError, ValueError):
         return None
-    if isinstance(t, (PointerType, Type)):
-        return param_type_name(t)
-    return None
+    name = param_type_name(t) if t is not None else None
+    return None if name is None or name.startswith("tensordesc") else name
 
 
 class _Unknown:
