@@ -33,7 +33,11 @@ def compile(path: str, kernel=None, *, signature=None, constexprs=None, grid=Non
                    target=str(machine) if machine is not None else target, overrides=tuple(overrides or ()),
                    grid=",".join(map(str, grid)) if isinstance(grid, (list, tuple)) else grid,
                    fast_math=bool(fast_math), fp_fusion=bool(fp_fusion))
-    return compile_kernel(path, opts, stop_after=stop_after)
+    from mtiacc.diagnostics import UserError, surfaced
+    try:
+        return compile_kernel(path, opts, stop_after=stop_after)
+    except UserError as e:       # the whole diagnostic as its text, no compiler frames (as the launcher's)
+        raise surfaced(e) from None
 
 
 def __getattr__(name):

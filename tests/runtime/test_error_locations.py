@@ -95,6 +95,15 @@ def test_a_compile_error_from_a_launch_reads_like_the_cli(tmp_path):
     _shallow(e.value)
 
 
+def test_mtiacc_compile_reads_like_the_cli(tmp_path):
+    path = _write(tmp_path, "bad.py", COPY.replace("tl.load(X + offs)", "tl.load(X + ofs)"))
+    with pytest.raises(CompileError) as e:
+        mtiacc.compile(str(path), signature="*fp32,*fp32", constexprs={"BLOCK": 256})
+    assert str(e.value).splitlines()[0] == f"{path}:9:36: error: undefined name 'ofs'"
+    files = _frames(e.value)
+    assert files[0] == __file__ and len(files) == 2 and files[1].endswith("mtiacc/__init__.py"), files
+
+
 def test_run_and_prepare_surface_the_diagnostic_too(tmp_path):
     path = _write(tmp_path, "copy.py", COPY)
     k = mtiacc.load(str(path))
