@@ -308,8 +308,8 @@ def run(binary, inputs: Dict[str, np.ndarray], grid=None, args: Optional[Dict[st
     ``seed`` orders programs whose atomics reach a memory in the same cycle; a run longer than ``max_cycles``
     simulated cycles stops with an error naming where each program was (checked within a wave and between waves);
     a run of more than ``max_steps`` interpreter steps, counted across its waves (each also counting
-    ``WAVE_STEPS``), stops too, and a grid whose waves alone would take more is refused before it runs; ``pointer_at`` places pointer parameters
-    inside buffers (views, arguments sharing memory: see :func:`prepare`); a run taking more than ``timeout``
+    ``WAVE_STEPS``), stops too, and a grid whose waves alone would take more is refused before it runs;
+    ``pointer_at`` places pointer parameters inside buffers (views, arguments sharing memory: see :func:`prepare`); a run taking more than ``timeout``
     seconds of host time stops with the same report as ``max_cycles``'s; ``sanitize`` checks the run for integer
     division by zero, reads of local memory never written and races between programs (:mod:`mtiasim.sanitize`),
     and raises :class:`~mtiasim.sanitize.SanitizerError` (its ``result`` is this run's) when it finds any.

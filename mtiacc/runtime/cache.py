@@ -3,8 +3,8 @@
 A binary is stored under ``$MTIACC_CACHE_DIR`` (default ``~/.cache/mtiacc``) by a key that covers everything
 its bytes depend on: the source text of the kernel's file and its path (the line table names it), the kernel's
 name, the signature, the constexpr values, the options and the compiler's version (a hash of mtiacc's own
-sources, so a changed compiler never serves a stale binary).  Entries are written whole or not at all (a temporary file, then a rename), so
-concurrent processes can share the folder; each holds the SHA-256 of its binary, so a damaged one (truncated,
+sources, so a changed compiler never serves a stale binary).  Entries are written whole or not at all (a
+temporary file, then a rename), so concurrent processes can share the folder; each holds the SHA-256 of its binary, so a damaged one (truncated,
 overwritten) is compiled again and replaced rather than served.  A folder that cannot be written (read-only) is
 still read; what is compiled then goes to a temporary folder of the process (:func:`cache_dir`).
 """
