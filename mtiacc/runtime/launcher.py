@@ -151,12 +151,12 @@ class Kernel:
 
     @_api
     def run(self, *args, grid, seed: int = 0, max_cycles: Optional[float] = None, constants: Collection[str] = (),
-            sanitize: bool = False, **kwargs) -> Launch:
+            sanitize: bool = False, max_steps: Optional[int] = None, **kwargs) -> Launch:
         """Launch on the simulator.  ``constants`` names parameters (besides the constexpr ones) compiled as the
         constant value they are given, as Triton specializes an argument equal to 1; ``sanitize`` checks the run
         as ``mtiasim run --sanitize`` does (:meth:`Prepared.execute`)."""
         return self.prepare(*args, grid=grid, constants=constants, **kwargs).execute(
-            seed=seed, max_cycles=max_cycles, sanitize=sanitize)
+            seed=seed, max_cycles=max_cycles, sanitize=sanitize, max_steps=max_steps)
 
     @_api
     def prepare(self, *args, grid, constants: Collection[str] = (), **kwargs) -> "Prepared":
@@ -236,7 +236,8 @@ class Prepared:
     descriptors: Dict[str, np.ndarray] = dataclasses.field(default_factory=dict)
 
     @_api
-    def execute(self, seed: int = 0, max_cycles: Optional[float] = None, sanitize: bool = False) -> Launch:
+    def execute(self, seed: int = 0, max_cycles: Optional[float] = None, sanitize: bool = False,
+                max_steps: Optional[int] = None) -> Launch:
         """Run the grid on the simulator and write what the kernel stored back into the caller's arrays.
 
         With ``sanitize`` the run is checked for integer division by zero, reads of local memory never written and
@@ -245,6 +246,8 @@ class Prepared:
         from mtiasim.runner import run as simulate
         from mtiasim.sanitize import SanitizerError
         kw = {} if max_cycles is None else {"max_cycles": max_cycles}
+        if max_steps is not None:      # the run's step budget (mtiasim run --max-steps)
+            kw["max_steps"] = max_steps
         try:
             opts = self.kernel.options
             result = simulate(self.binary, self.inputs, grid=self.grid, args=self.scalars, seed=seed,

@@ -126,3 +126,13 @@ def test_a_float_literal_outside_its_types_range_is_warned_of(tmp_path, capsys, 
                         f"finite value {65504 if warned == 'fp16' else 3.40282e+38:g}): it becomes "
                         f"{'-' if lit.startswith('-') else ''}inf"), lines[0]
     assert lines[1] == f"    tl.store(Y + offs, x * {lit})" and lines[2] == " " * 23 + "^" + "~" * (3 + len(lit))
+
+
+def test_the_launcher_takes_the_budget(tmp_path, monkeypatch):
+    import mtiacc
+    monkeypatch.setenv("MTIACC_CACHE_DIR", str(tmp_path / "cache"))
+    path = tmp_path / "spin.py"
+    path.write_text(SPIN)
+    with pytest.raises(KernelFault) as e:
+        mtiacc.load(str(path))[(1,)](np.zeros(1, np.int32), 5, max_steps=40_000)
+    assert "more than 40000 instruction steps" in str(e.value) and f"{path}:" in str(e.value)
