@@ -31,7 +31,7 @@ CASES = [
     ("y = tl.random.uint_to_uniform_float(x.to(tl.int16))", "tl.random.uint_to_uniform_float(x.to(tl.int16))",
      "tl.uint_to_uniform_float(): needs int32, uint32, int64 or uint64 values, got i16"),
     ("y = tl.random.uint32_to_uniform_float(x)", "tl.random.uint32_to_uniform_float",
-     "`tl.random.uint32_to_uniform_float` is not supported yet"),
+     "`tl.random.uint32_to_uniform_float` does not exist; did you mean `tl.random.uint_to_uniform_float`?"),
 ]
 
 
