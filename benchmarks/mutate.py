@@ -310,7 +310,8 @@ def equivalents() -> Dict[Tuple[str, str], str]:
     out = {}
     if not DOC.exists():
         return out
-    for line in DOC.read_text().splitlines():
+    text = DOC.read_text()
+    for line in text[text.find("## Equivalent mutants"):].splitlines():
         m = re.match(r"^\|\s*`?([\w/.]+\.py)`?\s*\|\s*`(.+)`\s*\|\s*(.+?)\s*\|\s*$", line)
         if m:
             out[(m.group(1), m.group(2).replace("\\|", "|"))] = m.group(3)
