@@ -327,7 +327,7 @@ def report(mods: List[str], results: dict) -> int:
         rec = results.get(mod, {})
         got = rec.get("mutants", {})
         k = sum(1 for r in got.values() if r["status"] in ("fail", "timeout"))
-        e = sum(1 for key, r in got.items() if r["status"] == "pass" and (mod, key) in eq)
+        e = sum(1 for key, r in got.items() if r["status"] in ("pass", "equivalent") and (mod, key) in eq)
         s = [(key, r) for key, r in got.items() if r["status"] == "pass" and (mod, key) not in eq]
         n = len(got)
         survivors += [(mod, key, r) for key, r in s]
@@ -375,7 +375,11 @@ def main(argv=None) -> int:
             rec = results[mod] = {"source": digest, "mutants": {}}
         tests = tests_for(mod)
         if opts.rerun_survivors:
-            rec["mutants"] = {key: r for key, r in rec["mutants"].items() if r["status"] != "pass"}
+            rec["mutants"] = {key: r for key, r in rec["mutants"].items() if r["status"] not in ("pass", "equivalent")}
+        eq = equivalents()
+        for mu in mutants(mod, source):     # recorded as equivalent: not run again
+            if (mod, mu.key) in eq and mu.key not in rec["mutants"]:
+                rec["mutants"][mu.key] = {"status": "equivalent", "line": mu.line, "kind": mu.kind, "secs": 0}
         todo = [mu for mu in mutants(mod, source) if mu.key not in rec["mutants"]]
         rec["count"] = len(rec["mutants"]) + len(todo)
         rec["complete"] = not todo
