@@ -112,5 +112,5 @@ N ?= 200
 JOBS ?= 2
 .PHONY: fuzz
 fuzz: install
-	PYTHONPATH=. $(PY) -W ignore -m tests.fuzz.gen --count $(N) --jobs $(JOBS) --seed $(or $(SEED),0) --out fuzz-out/kernels
+	PYTHONPATH=. $(PY) -W ignore -m tests.fuzz.gen --count $(N) --jobs $(JOBS) --seed $(or $(SEED),0) --out fuzz-out/kernels --progress 50
 	PYTHONPATH=. $(PY) tests/fuzz_inputs.py --count $$(( $(N) * 10 )) --seed $(or $(SEED),0) --out fuzz-out/inputs
