@@ -35,17 +35,19 @@ def k(X, O, N, M):
     r = tl.load(X + (offs + M + M), mask=offs + N - N < M + M, other=0)
     s = tl.load(X + (M * 2 + (offs - M) * 3 + 4 * N))
     u = tl.load(X + offs + tl.broadcast_to(tl.arange(0, 1) + M, ({B},)))
-    tl.store(O + offs, a + b + c + d + e + f + g + h + j + q + r + s + u, mask=(offs < N) & (offs >= 0))
+    w = tl.load(X + offs * M)
+    z = tl.load(tl.broadcast_to(X + tl.arange(0, 1) + M, ({B},)))
+    tl.store(O + offs, a + b + c + d + e + f + g + h + j + q + r + s + u + w + z, mask=(offs < N) & (offs >= 0))
     grid = tl.arange(0, 4)[:, None] * 4 + tl.arange(0, 4)[None, :] + M
     tl.store(O + 1024 + grid, grid)
     tl.store(O + 2048 + offs, (offs.to(tl.float32) * 2.0 + M.to(tl.float32)).to(tl.int32))
 """.format(B=B)
 
 # the loads above, and their masks written as one bound (the store's is the & of two)
-LOADS = 13
+LOADS = 15
 PREFIXES = 8
-BITCAST_LINE, BCAST_LINE, GRID_LINE = (1 + next(i for i, ln in enumerate(SRC.splitlines()) if text in ln)
-                                        for text in ("bitcast=True", "tl.broadcast_to", "O + 1024"))
+UNRECOGNIZED = [1 + next(i for i, ln in enumerate(SRC.splitlines()) if text in ln)
+                for text in ("bitcast=True", "u = tl.load", "offs * M", "z = tl.load", "O + 1024")]
 
 
 def _values(func, pid, n, m):
@@ -131,13 +133,13 @@ def test_every_pointer_and_bound_the_kernel_writes_is_recognized(func):
     spelling) is a prefix: the analysis must find them, not just not be wrong."""
     mem = [op for op in func.entry.ops if isinstance(op, (O.LoadOp, O.StoreOp))]
     assert len(mem) == LOADS + 3
-    # all but the uint32 bitcast index (h: read through bitcasts only by index_range), the broadcast of a
-    # one-element block (u: not affine here) and the 2-D store
-    assert [op.loc.line for op in mem if pointer_affine(op.ptr) is None] == [BITCAST_LINE, BCAST_LINE, GRID_LINE]
+    # all but the uint32 bitcast index (h: read through bitcasts only by index_range), the broadcasts of a
+    # one-element block (u, z), the product of two run-time values (w) and the 2-D store
+    assert [op.loc.line for op in mem if pointer_affine(op.ptr) is None] == UNRECOGNIZED
     masks = [op.mask for op in mem if op.mask is not None and isinstance(op.mask.op, O.CmpIOp)]
     assert len(masks) == PREFIXES and all(prefix_count(m) is not None for m in masks)
     assert all(affine_of(op.ptr.op.offset) is not None for op in mem
-               if isinstance(op.ptr.op, O.AddPtrOp) and op.loc.line not in (BITCAST_LINE, BCAST_LINE, GRID_LINE))
+               if isinstance(op.ptr.op, O.AddPtrOp) and op.loc.line not in UNRECOGNIZED)
 
 
 def test_the_and_of_two_bounds_is_not_a_prefix(func):
