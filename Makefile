@@ -97,11 +97,20 @@ bench-compile: install
 models: $(VENV)/.installed-torch
 	$(PY) examples/torch_models.py $(if $(MODE),--mode $(MODE)) $(if $(JSON),--json $(JSON))
 
-# Random kernels against numpy at -O0 and -O3, and mutated binaries, metadata and inputs:
+# Mutation testing (docs/mutation.md): one planted bug at a time in the rooms where a wrong decision miscompiles,
+# each against its module's tests; resumable (build/mutate/results.json), prints the score per module and the
+# survivors: `make mutate [MODULES='mtiacc/opt/licm.py mtiacc/ir/analysis'] [MAX=N] [LIST=1] [REPORT=1]`
+.PHONY: mutate
+mutate: install
+	$(PY) benchmarks/mutate.py $(MODULES) $(if $(MAX),--max $(MAX)) $(if $(LIST),--list) $(if $(REPORT),--report)
+
+# Random kernels against numpy at -O0 and -O3 (and -O2 where a loop has constant bounds), with the boundary shapes
+# (mask spellings, loops that never run, backwards accesses, exact rounding ties), and mutated binaries, metadata and
+# inputs:
 # `make fuzz N=500 [SEED=0] [JOBS=2]`; each failure is minimized and written under fuzz-out/
 N ?= 200
 JOBS ?= 2
 .PHONY: fuzz
 fuzz: install
-	PYTHONPATH=. $(PY) -W ignore -m tests.fuzz.gen --count $(N) --jobs $(JOBS) --seed $(or $(SEED),0) --out fuzz-out/kernels
+	PYTHONPATH=. $(PY) -W ignore -m tests.fuzz.gen --count $(N) --jobs $(JOBS) --seed $(or $(SEED),0) --out fuzz-out/kernels --progress 50
 	PYTHONPATH=. $(PY) tests/fuzz_inputs.py --count $$(( $(N) * 10 )) --seed $(or $(SEED),0) --out fuzz-out/inputs

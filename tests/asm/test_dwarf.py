@@ -3,12 +3,12 @@ objdump find the kernel's source lines, and GNU as makes the same line rows from
 import bisect
 import functools
 import os
-import shutil
 import subprocess
 
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from tests.asm._binutils import need
 from tests.conftest import EXAMPLES
 from mtiacc.asm.assembler import assemble
 from mtiacc.asm.dwarf import debug_line, decode_line_table, line_program, sleb, uleb
@@ -28,9 +28,7 @@ def _softmax():
 
 
 def _need(*tools):
-    for tool in tools:
-        if shutil.which(tool) is None:
-            pytest.skip("binutils-riscv64-linux-gnu not installed: apt-get install -y binutils-riscv64-linux-gnu")
+    need(*tools)
 
 
 def _compress(rows):

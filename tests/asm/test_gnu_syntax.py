@@ -1,12 +1,12 @@
 """GNU-syntax assembly (`mtiacc --emit=asm --asm-syntax=gnu`): `.insn` for what binutils 2.40 lacks, the same bytes
 from GNU as as from our assembler; and our assembler's `.insn` directive."""
 import functools
-import shutil
 import subprocess
 
 import pytest
 
 from tests.asm._asm_samples import sample_operands
+from tests.asm._binutils import need
 from tests.cli.helpers import clean, mtiacc
 from tests.conftest import EXAMPLES, ROOT
 from mtiacc.asm import isa
@@ -57,8 +57,7 @@ def _gnu_text(tmp_path, text, name="k"):
 
 
 def _need_binutils():
-    if shutil.which(AS) is None or shutil.which(OBJCOPY) is None:
-        pytest.skip("binutils-riscv64-linux-gnu not installed: apt-get install -y binutils-riscv64-linux-gnu")
+    need(AS, OBJCOPY)
 
 
 # -- the spelling, against our assembler --------------------------------------------------------------------------

@@ -143,3 +143,55 @@ def test_random_kernels_are_clean_under_the_sanitizer(seed, tmp_path):
     k = generate(seed, size=2)
     v = check(k, str(tmp_path), timeout=60, levels=(3,), sanitize=True)
     assert v.kind in ("pass", "skip"), f"seed {seed}: {v.kind}: {v.detail}\n{emit.source(k)}"
+
+
+def _edges(k):
+    """The boundary shapes in ``k``: mask spellings and kinds, backwards accesses, loops that never run (by the
+    form of their bounds), one-element dims."""
+    out = set()
+    for s in m.walk_stmts(k.body):
+        accs = [s.access] if isinstance(s, m.Store) else []
+        accs += [n.access for e in m.stmt_exprs(s) for n in m.walk_expr(e) if isinstance(n, m.Load)]
+        for a in accs:
+            if a.mask:
+                out |= {("form", a.mask_form), ("mask", a.mask)}
+            if a.reverse:
+                out.add(("reverse",))
+        if isinstance(s, m.For) and any(isinstance(b, m.Store) and isinstance(b.value, m.Load) and b.value.access.far
+                                        for b in s.body):
+            out.add(("dead", "arg" if isinstance(s.hi, str) else "equal" if s.lo == s.hi else "reversed"))
+    if 1 in k.dims.values():
+        out.add(("dim1",))
+    return out
+
+
+def test_the_generator_makes_every_boundary_shape():
+    from tests.fuzz.gen.emit import MASK_FORMS
+    seen = set()
+    for seed in range(300):
+        seen |= _edges(generate(seed, size=1))
+    want = {("form", f) for f in MASK_FORMS} | {("mask", k) for k in ("arg", "half", "global")} | \
+        {("dead", f) for f in ("arg", "equal", "reversed")} | {("reverse",), ("dim1",)}
+    assert want <= seen, want - seen
+
+
+def test_each_mask_spelling_means_offs_below_n():
+    """Every spelling of emit.MASK_FORMS, evaluated by Python on integers, is ``o < n``."""
+    from tests.fuzz.gen.emit import MASK_FORMS
+    for name, form in MASK_FORMS.items():
+        for o in range(-1, 6):
+            for n in range(0, 5):
+                assert eval(form.format(o=o, n=n)) == (0 <= o < n if "&" in form else o < n), (name, o, n)
+
+
+# a small kernel with a loop that never runs, of constant bounds, around a load far past its buffer
+DEAD_SEED = next(s for s in range(1000) if ("dead", "equal") in _edges(generate(s, size=1)))
+
+
+def test_a_loop_that_never_runs_is_checked_at_O2_too(tmp_path):
+    from tests.fuzz.gen.runner import levels_for
+    k = generate(DEAD_SEED, size=1)
+    assert levels_for(k) == (0, 2, 3)
+    assert "range(" in emit.source(k) and f"+ {emit.FAR}" in emit.source(k)
+    v = check(k, str(tmp_path), timeout=60)
+    assert not v.failed, f"{v.kind} at -O{v.level}: {v.detail}\n{emit.source(k)}"

@@ -98,6 +98,7 @@ def main(argv=None) -> int:
     p.add_argument("--minimize-budget", type=float, default=150.0, help="seconds per failure")
     p.add_argument("--sanitize", action="store_true",
                    help="run under mtiasim's sanitizer: a finding (these kernels are UB-free) is a failure")
+    p.add_argument("--progress", type=int, default=0, metavar="N", help="print a count every N kernels")
     p.add_argument("--replay", metavar="DIR", help="re-check the reproducer in DIR and print its verdict")
     a = p.parse_args(argv)
     if a.replay:
@@ -118,6 +119,10 @@ def main(argv=None) -> int:
             counts[kind] += 1
             if kind not in ("pass", "skip"):
                 print(f"seed {seed}: {kind} at -O{lvl}: {detail}\n  -> {repro}", flush=True)
+            done = sum(counts.values())
+            if a.progress and done % a.progress == 0:
+                print(f"  {done} of {a.count} kernels, {done - counts['pass'] - counts['skip']} failed "
+                      f"({time.monotonic() - t0:.0f} s)", flush=True)
     total = sum(counts.values())
     failed = sum(n for kd, n in counts.items() if kd not in ("pass", "skip"))
     print(f"\n{'kernels':>14} {total}   ({time.monotonic() - t0:.0f} s, {a.jobs} jobs)")

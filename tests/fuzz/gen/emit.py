@@ -26,6 +26,12 @@ def _xor(a, b):
 
 '''
 BINOPS = {"+", "-", "*", "/", "//", "%", "&", "|", "^", "<<", ">>", "<", "<=", ">", ">=", "==", "!="}
+# the spellings of "offs < n" in a mask (one ``{o}``, one ``{n}``): each must mean exactly that
+MASK_FORMS = {
+    "lt": "{o} < {n}", "le": "{o} <= {n} - 1", "gt": "{n} > {o}", "ge": "{n} - 1 >= {o}", "ge1": "{n} >= {o} + 1",
+    "le1": "{o} + 1 <= {n}", "and": "({o} >= 0) & ({o} < {n})", "and-rev": "({n} - 1 >= {o}) & (0 <= {o})",
+}
+FAR = 1 << 28       # elements past a buffer's start that no buffer reaches: a load there faults
 MATH = {"exp", "log", "sqrt", "sin", "cos", "exp2", "log2", "floor", "ceil", "sigmoid", "rsqrt", "erf", "abs"}
 
 
@@ -83,22 +89,29 @@ class Emitter:
         terms = []
         for ax, (entry, st) in enumerate(zip(acc.shape, strides)):
             idx = "" if r == 1 else "[" + ", ".join(":" if i == ax else "None" for i in range(r)) + "]"
-            terms.append(f"tl.arange(0, {dim_text(entry)}){idx} * {st}")
+            if acc.reverse and st:
+                terms.append(f"({self.k.size(entry) - 1} - tl.arange(0, {dim_text(entry)})){idx} * {st}")
+            else:
+                terms.append(f"tl.arange(0, {dim_text(entry)}){idx} * {st}")
         return " + ".join(terms)
 
     def pointer(self, buf: str, acc: m.Access, ind: str):
         """(pointer expression text, mask keyword text) of an access to ``buf`` by program ``pid``."""
         k = self.k
-        base = f"pid * {m.span(k, acc)}"
+        base = f"pid * {m.span(k, acc)}" + (f" + {FAR}" if acc.far else "")
         if acc.kind == "scalar":
             return f"{buf} + {base} + {acc.offset}", ""
         need = acc.mask or acc.kind in ("gather", "scatter")
         flat = self.tmp(self.flat(acc.shape), ind) if need else "0"
         mask = ""
+        form = MASK_FORMS[acc.mask_form or "lt"]
         if acc.mask == "arg":
-            mask = f"{flat} < {acc.mask_arg}"
+            mask = form.format(o=flat, n=acc.mask_arg)
         elif acc.mask == "half":
-            mask = f"{flat} < {max(m.numel(k, acc.shape) // 2, 1)}"
+            mask = form.format(o=flat, n=max(m.numel(k, acc.shape) // 2, 1))
+        elif acc.mask == "global":
+            g = self.tmp(f"pid * {m.numel(k, acc.shape)} + {flat}", ind)
+            mask = form.format(o=g, n=acc.mask_arg)
         if acc.kind == "gather":
             idx = self.tmp(f"tl.load({acc.index_buf} + pid * {m.numel(k, acc.shape)} + {flat})", ind)
             return f"{buf} + {base} + {idx}", mask

@@ -172,6 +172,10 @@ class Evaluator:
             mask = flat < self.args[acc.mask_arg]
         elif acc.mask == "half":
             mask = flat < max(n // 2, 1)
+        elif acc.mask == "global":
+            mask = self.pid * n + flat < self.args[acc.mask_arg]
+        if acc.far:
+            raise AssertionError("a far access is only in loops that never run")
         if acc.kind in ("gather", "scatter"):
             idx = self.inputs[acc.index_buf][self.pid * n + flat]
             return base + idx.astype(np.int64), mask
@@ -179,7 +183,8 @@ class Evaluator:
         for ax, st in enumerate(m.strides(k, acc)):
             sh = [1] * len(dims)
             sh[ax] = dims[ax]
-            off = off + np.arange(dims[ax]).reshape(sh) * st
+            i = np.arange(dims[ax])
+            off = off + (dims[ax] - 1 - i if acc.reverse else i).reshape(sh) * st
         return base + off, mask
 
     def load(self, e: m.Load) -> V:

@@ -8,6 +8,13 @@ and store 2-D blocks through block pointers (``tl.make_block_ptr`` / ``tl.advanc
 padding) and tensor descriptors (``tl.make_tensor_descriptor``, ``desc.load`` / ``desc.store``) whose block may
 stick out of the program's tensor.
 
+The boundary shapes come from a second random stream (``Gen.edge``, so the rest of a seed's kernel is what it
+was): masks in every spelling (``emit.MASK_FORMS``: ``offs <= N - 1``, ``N > offs``, ``N >= offs + 1``, the ``&``
+of two bounds), masks over the whole grid that leave programs wholly past their bound, grids one program larger
+than the kernel needs, accesses running backwards (negative strides), one-element block dimensions, and loops
+that never run (``range(5, 5)``, ``range(7, 3)``, ``range(0, n)`` with ``n = 0``) around a load far outside
+its buffer: hoisting that load out of its loop faults.
+
 Undefined behaviour is kept out by construction: integer divisors are ``(d & 7) + 1``, shift amounts are literals
 below the width, float-to-int conversions and math outside a function's domain are left to the reference,
 which marks such elements unknown (:mod:`.evaluate`), every load and store stays inside its buffer (block
@@ -21,6 +28,7 @@ import random
 from typing import Dict, List, Optional
 
 from . import model as m
+from .emit import MASK_FORMS
 
 MATH = ["exp", "log", "sqrt", "sin", "cos", "exp2", "log2", "floor", "ceil", "sigmoid", "rsqrt", "erf"]
 F64_MATH = ["exp", "log", "sqrt", "sin", "cos", "exp2", "log2", "floor", "ceil", "sigmoid", "erf"]
@@ -50,10 +58,13 @@ def max_type(t: str) -> str:
 class Gen:
     def __init__(self, seed: int, size: int = 6):
         self.rng = random.Random(seed)
+        self.edge = random.Random(f"{seed}/edges")      # the boundary shapes' own stream
         self.seed = seed
         self.size = size
         r = self.rng
         self.dims = {"A": r.choice([2, 4, 8, 16]), "B": r.choice([1, 2, 4, 8]), "C": r.choice([2, 4])}
+        if self.edge.random() < 0.1:
+            self.dims[self.edge.choice("AC")] = 1       # a one-element block dimension
         self.dtypes = r.sample(m.INTS + m.FLOATS, k=r.randint(2, 5))
         self.buffers: List[m.Buffer] = []
         self.args: List = []
@@ -119,8 +130,16 @@ class Gen:
         index_buf = ""
         if kind in ("gather", "scatter"):
             index_buf = self.buf("int32", "index")
+        e = self.edge
+        form = e.choice(list(MASK_FORMS)) if mask else "lt"
+        if mask == "arg" and e.random() < 0.3:
+            # over the whole grid: pid * numel + flat < n, n up to the grid's (at most 4 programs) elements
+            mask = "global"
+            n = self.k_size("".join(shape))
+            self.args[-1] = (mask_arg, "int32", e.randint(0, 4 * n))
+        reverse = kind == "affine" and e.random() < 0.15
         return m.Access(shape=shape, perm=perm, scale=scale, bcast=bcast, kind=kind, index_buf=index_buf,
-                        mask=mask, mask_arg=mask_arg, other=0)
+                        mask=mask, mask_arg=mask_arg, other=0, mask_form=form, reverse=reverse)
 
     def boxed_access(self, shape: m.Shape, dtype: str) -> m.Access:
         """A 2-D block pointer or tensor descriptor access (``model.box``): the program's tensor is a few rows and
@@ -459,6 +478,24 @@ class Gen:
                     out.append(m.While(ivar, hi, tuple(body)))
         return out
 
+    def dead_loop(self) -> m.For:
+        """A loop that never runs around a load far past its buffer, stored: loop-invariant code motion must not
+        hoist the load (it would fault), whether the bounds are constants or an argument that is 0."""
+        e = self.edge
+        t = e.choice(self.dtypes)
+        t = "int32" if t == "int1" else t
+        shape = (e.choice("ABC"),)
+        load = m.Load(m.Ty(t, shape), self.buf(t, "in"), m.Access(shape=shape, far=True))
+        body = (m.Store(self.buf(t, "out"), m.Access(shape=shape), load),)
+        ivar = self.new_var().replace("v", "i")
+        kind = e.choice(["equal", "reversed", "arg"])
+        if kind == "arg":
+            name = f"n{len(self.args)}"
+            self.args.append((name, "int32", 0))
+            return m.For(ivar, 0, name, body)
+        lo = e.randint(0, 7)
+        return m.For(ivar, lo, lo if kind == "equal" else e.randint(0, lo), body)
+
     def kernel(self) -> m.Kernel:
         body = self.stmts(self.size)
         stored = {s.value for s in body if isinstance(s, m.Store)}
@@ -467,7 +504,12 @@ class Gen:
                 body.append(self.store(v))
         if not any(b.role in ("out", "atomic") for b in self.buffers):
             body.append(self.store(self.expr(self.rand_ty(), 2)))
-        return m.Kernel(dims=dict(self.dims), grid=self.rng.choice([1, 1, 2, 3]), buffers=tuple(self.buffers),
+        grid = self.rng.choice([1, 1, 2, 3])
+        if self.edge.random() < 0.3:
+            body.insert(self.edge.randint(0, len(body)), self.dead_loop())
+        if self.edge.random() < 0.15:
+            grid += 1               # one program more: with a grid-wide mask ("global"), often wholly past its bound
+        return m.Kernel(dims=dict(self.dims), grid=grid, buffers=tuple(self.buffers),
                         args=tuple(self.args), body=tuple(body), seed=self.seed)
 
 

@@ -142,8 +142,12 @@ class Access:
     bcast: Tuple[int, ...] = ()
     kind: str = "affine"
     index_buf: str = ""             # gather / scatter: the buffer holding the int32 indices
-    mask: str = ""                  # "", "arg": flat offset < the scalar argument named by mask_arg, "half"
+    mask: str = ""                  # "", "arg": flat offset < the scalar argument named by mask_arg, "half",
+    #                                 "global": pid * numel + flat offset < mask_arg (programs wholly past it)
     mask_arg: str = ""
+    mask_form: str = "lt"           # how the mask is spelled (emit.MASK_FORMS): offs <= N - 1, N > offs, ...
+    reverse: bool = False           # affine: every axis runs backwards (negative strides from the block's end)
+    far: bool = False               # an address far past the buffer: only in loops that never run (faults if read)
     other: object = 0
     offset: int = 0
     box: Tuple[int, ...] = ()       # block / desc: (rows - D0, cols - D1, off0, off1, adv0, adv1), see box()

@@ -17,6 +17,9 @@ from . import model as m
 from .evaluate import Indeterminate, evaluate, from_storage, to_storage
 
 LEVELS = (0, 3)
+# -O3 unrolls every loop of constant bounds (up to 16 trips) before licm sees it: a kernel with one also runs at
+# -O2, where licm decides whether the loop runs (a loop that never runs must keep its loads)
+LEVELS_CONSTANT_LOOPS = (0, 2, 3)
 KINDS = ("pass", "skip", "mismatch", "compile-error", "fault", "sanitizer", "internal", "timeout")
 
 
@@ -68,6 +71,22 @@ def random_values(dtype: str, n: int, rng) -> np.ndarray:
     return np.where(rng.random(n) < 0.75, small, wide).astype(m.DTYPES[dtype][1])
 
 
+def with_ties(x: np.ndarray, rng) -> np.ndarray:
+    """float32 ``x`` with about a quarter of its elements replaced by exact ties of a narrower format: the bits
+    below bf16's (16), fp16's (13) or an fp8 format's (21, 20) last kept bit are exactly half of it, the kept
+    last bit 0 or 1 (both ways of rounding to even), some with all kept bits 1 (the carry into the exponent)."""
+    n = x.size
+    pick = rng.random(n) < 0.25
+    drop = rng.choice(np.array([16, 13, 21, 20], np.uint32), n)
+    exp = rng.integers(124, 131, n).astype(np.uint32)          # 2**-3 .. 2**3: normal in every format
+    mant = rng.integers(0, 1 << 23, n).astype(np.uint32)
+    mant = np.where(rng.random(n) < 0.1, np.uint32((1 << 23) - 1), mant)
+    mant = (mant >> drop << drop) | (np.uint32(1) << (drop - 1))
+    mant = np.where(rng.random(n) < 0.5, mant ^ (np.uint32(1) << drop), mant) & np.uint32((1 << 23) - 1)
+    bits = (rng.integers(0, 2, n).astype(np.uint32) << 31) | (exp << 23) | mant
+    return np.where(pick, bits.view(np.float32), x.astype(np.float32))
+
+
 def _bf16(x):
     from .evaluate import bf16_round
     return bf16_round(np.asarray(x, np.float32))
@@ -98,6 +117,8 @@ def make_inputs(k: m.Kernel) -> Dict[str, np.ndarray]:
                 else np.full(size, 3, m.DTYPES[b.dtype][1])
         else:
             out[b.name] = random_values(b.dtype, size, rng)
+            if b.dtype == "float32":
+                out[b.name] = with_ties(out[b.name], np.random.default_rng([k.seed, zlib.crc32(b.name.encode()), 1]))
     for name, t, v in k.args:
         out[name] = np.array(v, m.DTYPES[t][1])
     return out
@@ -146,7 +167,13 @@ def compare(k: m.Kernel, expected, outputs) -> Optional[str]:
     return None
 
 
-def check(k: m.Kernel, workdir: Optional[str] = None, timeout: float = 60.0, levels=LEVELS,
+def levels_for(k: m.Kernel):
+    """The -O levels ``k`` is checked at: -O2 too where a loop has constant bounds (``LEVELS_CONSTANT_LOOPS``)."""
+    loops = [s for s in m.walk_stmts(k.body) if isinstance(s, m.For) and not s.static]
+    return LEVELS_CONSTANT_LOOPS if any(isinstance(s.hi, int) for s in loops) else LEVELS
+
+
+def check(k: m.Kernel, workdir: Optional[str] = None, timeout: float = 60.0, levels=None,
           sanitize: bool = False) -> Verdict:
     """Compile ``k`` at each level, run it (with ``sanitize``, under ``mtiasim run --sanitize``: a finding in a
     UB-free kernel is a failure of kind "sanitizer"), compare with the reference."""
@@ -162,7 +189,7 @@ def check(k: m.Kernel, workdir: Optional[str] = None, timeout: float = 60.0, lev
     path = Path(workdir or tempfile.mkdtemp(prefix="mtiafuzz-")) / f"{k.name}.py"
     path.write_text(emit.source(k))
     sig, cx = emit.signature(k), emit.constexprs(k)
-    for lvl in levels:
+    for lvl in levels or levels_for(k):
         try:
             with time_limit(timeout):
                 try:
