@@ -66,7 +66,7 @@ bench-gemm: install
 # (`make bench-roofline [ARGS='--compare --looped']`: --compare adds the runs without software pipelining)
 .PHONY: bench-roofline
 bench-roofline: install
-	$(PY) benchmarks/bench_roofline.py $(ARGS)
+	$(PY) benchmarks/bench_roofline.py $(if $(TUTORIALS),--tutorials $(TUTORIALS)) $(ARGS)
 
 # `mtiacc sweep` throughput: local executor against the same jobs back to back, Ray against local, --resume
 # (`make bench-sweep [JOBS=2] [POINTS=16] [RAY=1]`)
