@@ -10,7 +10,7 @@ from __future__ import annotations
 __all__ = ["load", "compile", "Kernel", "Launch", "TensorDescriptor"]
 
 
-def compile(path: str, kernel=None, *, signature=None, constexprs=None, grid=None, opt_level: int = 2,
+def compile(path: str, kernel=None, *, signature=None, constexprs=None, grid=None, opt_level=None,
             target=None, stop_after: str = "bin", fast_math: bool = False, fp_fusion: bool = True, machine=None,
             overrides=()):
     """Compile kernel ``kernel`` of ``path``: returns the :class:`mtiacc.driver.Compilation` (``.binary`` the ELF
@@ -29,10 +29,12 @@ def compile(path: str, kernel=None, *, signature=None, constexprs=None, grid=Non
         overrides = tuple(overrides.items())
     elif isinstance(overrides, str):
         overrides = (overrides,)
-    opts = Options(kernel=kernel, defines=defines, signature=signature, opt_level=int(opt_level),
+    opts = Options(kernel=kernel, defines=defines, signature=signature,
                    target=str(machine) if machine is not None else target, overrides=tuple(overrides or ()),
                    grid=",".join(map(str, grid)) if isinstance(grid, (list, tuple)) else grid,
                    fast_math=bool(fast_math), fp_fusion=bool(fp_fusion))
+    if opt_level is not None:             # else the compiler's default (Options.opt_level)
+        opts.opt_level = int(opt_level)
     return compile_kernel(path, opts, stop_after=stop_after)
 
 
