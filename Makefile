@@ -90,7 +90,7 @@ bench-behaviour: install
 # Compile time against another revision (BASE), side by side: `make bench-compile BASE=fad7d53 [CORPUS=DIR] [TUTORIALS=DIR]`
 .PHONY: bench-compile
 bench-compile: install
-	$(PY) benchmarks/bench_compile.py $(if $(BASE),--vs $(BASE)) $(if $(CORPUS),--corpus $(CORPUS)) $(if $(TUTORIALS),--tutorials $(TUTORIALS))
+	$(PY) benchmarks/bench_compile.py $(if $(BASE),--vs $(BASE)) $(if $(CORPUS),--corpus $(CORPUS)) $(if $(TUTORIALS),--tutorials $(TUTORIALS)) $(ARGS)
 
 # PyTorch models through torch.compile(backend="mtia"): the coverage table (`make models [MODE=max-autotune]`)
 .PHONY: models
