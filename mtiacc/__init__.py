@@ -19,7 +19,8 @@ def compile(path: str, kernel=None, *, signature=None, constexprs=None, grid=Non
     (every math function the SIMD engine has runs on it, at its table's accuracy); ``fp_fusion`` False is
     ``--no-fp-fusion`` (``a * b + c`` rounded twice instead of contracted into one fused multiply-add);
     ``machine`` (``--machine``: a built-in name or a machine YAML; ``target`` is its older name) and ``overrides``
-    (``--set``: ``["pe.local_memory_bytes=262144"]`` or ``{key: value}``) choose the machine compiled for."""
+    (``--set``: ``["pe.local_memory_bytes=262144"]`` or ``{key: value}``) choose the machine compiled for;
+    ``opt_level`` None is the compiler's default level (``-O3``), as ``mtiacc FILE.py`` without ``-O``."""
     from mtiacc.driver import Options, compile_kernel
     from mtiacc.runtime.launcher import _define_text
     if isinstance(signature, (list, tuple)):
