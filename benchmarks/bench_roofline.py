@@ -12,6 +12,9 @@ baselines the compiled kernels are measured against).  RMSNorm, GELU and bias + 
 generates them (benchmarks/kernels/
 inductor_*.py); RMSNorm and GELU also run with ``--fast-math`` (every function the SIMD engine has on it; GELU's erf
 is there by default: its 2 ULP is the library's guarantee).
+``--tutorials DIR`` (``make bench-roofline TUTORIALS=DIR``) adds Triton's tutorial kernels as their files have them
+(01 vector add, 02 fused softmax, 05 layer norm), read from DIR, at their benchmarks' sizes and their host code's
+launch parameters, compiled through the CLI at its default flags and through ``mtiacc.load``, side by side.
 ``--compare`` adds the same kernels compiled without ``persistent-programs`` (no prefetch across the programs
 of a PE) and without ``pipeline-loads`` too (the loops' DMA not overlapping their compute).
 
@@ -401,7 +404,7 @@ def main(argv=None):
     args = ap.parse_args(argv)
     m, n, vn, gn = (64, 1024, 1 << 16, 1 << 16) if args.quick else (4096, 4096, 1 << 20, 1 << 24)
     level = Options().opt_level if args.opt is None else args.opt
-    tutorials = tutorial_rows(Path(args.tutorials), args.quick, args.opt) \
+    tutorials = tutorial_rows(Path(args.tutorials).resolve(), args.quick, args.opt) \
         if args.tutorials else []
     rows = [] if args.tutorials_only else bench(m, n, vn, level, args.compare, args.looped, gn)
     cfg = load_config()
