@@ -306,16 +306,16 @@ def bench(m, n, vn, level=3, compare=False, looped=False, gn=None):
 # ------------------------------------------------------------------------------- Triton's tutorials, unmodified
 # The tutorials' kernels as their files have them (read from ``--tutorials DIR``, never copied here), at the sizes
 # their benchmarks run and with the launch parameters their host code computes on this backend (the device's
-# properties: 64 PEs, 384 KB of local memory; mtiacc.triton_backend.driver).  Each compiles twice: through the
+# properties, read from the machine description as mtiacc.triton_backend.driver reads them: 64 PEs, 384 KB of
+# local memory).  Each compiles twice: through the
 # CLI at its default flags (a subprocess, ``python -m mtiacc.cli FILE -n KERNEL -s SIG -D ...``) and through
 # ``mtiacc.load`` (the Python API at its defaults); both binaries run on the simulator on the same inputs.
-
-TUTORIAL_PES, TUTORIAL_LMEM = 64, 393216
-
 
 def tutorial_cases(folder: Path, quick: bool = False):
     """(row name, file, kernel, signature, constexprs, grid, inputs, unavoidable bytes, check) per tutorial kernel."""
     rng = np.random.default_rng(7)
+    cfg = load_config()
+    pes, lmem = cfg.n_pes, cfg.local_memory_bytes
     cases = []
     n = 1 << 16 if quick else 1 << 20                      # 01: size 2^12 .. 2^28 in its benchmark
     x, y = rng.random(n, dtype=F32), rng.random(n, dtype=F32)
@@ -328,8 +328,8 @@ def tutorial_cases(folder: Path, quick: bool = False):
     # the host code: BLOCK_SIZE = next_power_of_2(n_cols); num_stages = 4 if SIZE_SMEM > 200000 else 2;
     # num_programs = min(NUM_SM * occupancy, n_rows) with one program a PE
     cases.append((f"02 fused softmax {m}x{c}", "02-fused-softmax.py", "softmax_kernel", "*fp32,*fp32,i32,i32,i32,i32",
-                  {"BLOCK_SIZE": 1 << (c - 1).bit_length(), "num_stages": 4 if TUTORIAL_LMEM > 200000 else 2},
-                  (min(TUTORIAL_PES, m),),
+                  {"BLOCK_SIZE": 1 << (c - 1).bit_length(), "num_stages": 4 if lmem > 200000 else 2},
+                  (min(pes, m),),
                   {"output_ptr": np.zeros(m * c, F32), "input_ptr": xs, "input_row_stride": c,
                    "output_row_stride": c, "n_rows": m, "n_cols": c}, 2 * 4 * m * c,
                   lambda out, xs=xs, m=m, c=c: _softmax_check(xs, out["output_ptr"], m, c)))
