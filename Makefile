@@ -66,7 +66,7 @@ bench-gemm: install
 # (`make bench-roofline [ARGS='--compare --looped']`: --compare adds the runs without software pipelining)
 .PHONY: bench-roofline
 bench-roofline: install
-	$(PY) benchmarks/bench_roofline.py $(ARGS)
+	$(PY) benchmarks/bench_roofline.py $(if $(TUTORIALS),--tutorials $(TUTORIALS)) $(ARGS)
 
 # `mtiacc sweep` throughput: local executor against the same jobs back to back, Ray against local, --resume
 # (`make bench-sweep [JOBS=2] [POINTS=16] [RAY=1]`)
@@ -87,10 +87,10 @@ bench-micro: install
 bench-behaviour: install
 	$(PY) benchmarks/behaviour.py $(if $(CORPUS),--corpus $(CORPUS)) $(if $(OUT),--out $(OUT)) $(if $(BASE),--compare $(BASE))
 
-# Compile time against another revision (BASE), side by side: `make bench-compile BASE=fad7d53 [CORPUS=DIR]`
+# Compile time against another revision (BASE), side by side: `make bench-compile BASE=fad7d53 [CORPUS=DIR] [TUTORIALS=DIR]`
 .PHONY: bench-compile
 bench-compile: install
-	$(PY) benchmarks/bench_compile.py $(if $(BASE),--vs $(BASE)) $(if $(CORPUS),--corpus $(CORPUS))
+	$(PY) benchmarks/bench_compile.py $(if $(BASE),--vs $(BASE)) $(if $(CORPUS),--corpus $(CORPUS)) $(if $(TUTORIALS),--tutorials $(TUTORIALS)) $(ARGS)
 
 # PyTorch models through torch.compile(backend="mtia"): the coverage table (`make models [MODE=max-autotune]`)
 .PHONY: models

@@ -5,8 +5,14 @@ Compiles every example (and, with --corpus, every corpus kernel) at -O0 and -O3 
 done with the compiler of git revision REV (checked out in a temporary worktree), the two alternating
 round by round so that machine load falls on both; each compile keeps its fastest round.
 
+With ``--tutorials DIR`` it also times whole processes: ``python -m mtiacc.cli`` compiling Triton's tutorial
+kernels (01 vector add, 02 fused softmax, 05 layer norm, read from DIR) at the default level and at each of
+``--levels``, start-up and imports included, the CPU time (user + sys) of the child, fastest of the rounds.
+Python's bytecode cache is allowed (``PYTHONDONTWRITEBYTECODE`` is cleared), as in an installed compiler.
+
     python benchmarks/bench_compile.py --vs fad7d53 --corpus ../shared/corpus --rounds 3
     make bench-compile BASE=fad7d53 CORPUS=../shared/corpus
+    make bench-compile TUTORIALS=../shared/triton-tests/tutorials
 """
 from __future__ import annotations
 
@@ -55,6 +61,34 @@ def run_round(tree: Path, corpus: str, levels) -> dict:
     return json.loads(p.stdout)
 
 
+# (file, kernel, signature, constexprs): the tutorials' kernels at their benchmarks' sizes (bench_roofline.py)
+TUTORIALS = [("01-vector-add.py", "add_kernel", "*fp32,*fp32,*fp32,i32", {"BLOCK_SIZE": 1024}),
+             ("02-fused-softmax.py", "softmax_kernel", "*fp32,*fp32,i32,i32,i32,i32",
+              {"BLOCK_SIZE": 4096, "num_stages": 4}),
+             ("05-layer-norm.py", "_layer_norm_fwd_fused", "*fp32,*fp32,*fp32,*fp32,*fp32,*fp32,i32,i32,fp32",
+              {"BLOCK_SIZE": 4096})]
+
+
+def whole_process(tree: Path, folder: Path, levels) -> dict:
+    """{"file level": CPU seconds of one ``python -m mtiacc.cli`` process} (level None: no -O flag)."""
+    import resource
+    env = dict(os.environ, PYTHONPATH=str(tree))
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    out = {}
+    with tempfile.TemporaryDirectory(prefix="mtiacc-bin-") as tmp:
+        for f, kernel, sig, consts in TUTORIALS:
+            for level in levels:
+                cmd = [sys.executable, "-m", "mtiacc.cli", str(folder / f), "-n", kernel, "-s", sig,
+                       "-o", str(Path(tmp) / "k.bin")] + [f"-D{k}={v}" for k, v in consts.items()]
+                cmd += [] if level is None else [f"-O{level}"]
+                before = resource.getrusage(resource.RUSAGE_CHILDREN)
+                subprocess.run(cmd, env=env, cwd=str(tree), check=True, capture_output=True)
+                after = resource.getrusage(resource.RUSAGE_CHILDREN)
+                name = f"{f} " + ("default" if level is None else f"-O{level}")
+                out[name] = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return out
+
+
 def keep_min(best: dict, new: dict) -> None:
     for k, v in new.items():
         best[k] = min(best.get(k, v), v)
@@ -66,13 +100,14 @@ def main(argv=None) -> int:
     ap.add_argument("--corpus", help="a folder of corpus kernels")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--levels", default="0,3")
+    ap.add_argument("--tutorials", help="Triton's tutorials folder: also whole-process CLI compiles of 01, 02, 05")
     ap.add_argument("--measure", action="store_true", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     levels = [int(x) for x in a.levels.split(",")]
     if a.measure:
         print(json.dumps(measure(a.corpus, levels)))
         return 0
-    ours, theirs = {}, {}
+    ours, theirs, procs, procs_base = {}, {}, {}, {}
     with tempfile.TemporaryDirectory(prefix="mtiacc-base-") as tmp:
         base = Path(tmp) / "tree"
         if a.vs:
@@ -83,6 +118,11 @@ def main(argv=None) -> int:
                 keep_min(ours, run_round(ROOT, a.corpus, levels))
                 if a.vs:
                     keep_min(theirs, run_round(base, a.corpus, levels))
+                if a.tutorials:
+                    folder = Path(a.tutorials).resolve()
+                    keep_min(procs, whole_process(ROOT, folder, [None] + levels))
+                    if a.vs:
+                        keep_min(procs_base, whole_process(base, folder, [None] + levels))
                 print(f"round {r + 1} of {a.rounds} done", file=sys.stderr)
         finally:
             if a.vs:
@@ -101,6 +141,10 @@ def main(argv=None) -> int:
         common = [k for k in ours if k in theirs]
         worst = sorted(common, key=lambda k: ours[k] / theirs[k], reverse=True)[:5]
         print("largest ratios: " + ", ".join(f"{k} {ours[k] / theirs[k]:.2f}" for k in worst))
+    if procs:
+        print(f"\n{'whole process: python -m mtiacc.cli (CPU s)':<46} {'this':>7s}" + (f" {a.vs:>9s}" if a.vs else ""))
+        for k, v in procs.items():
+            print(f"{k:<46} {v:7.2f}" + (f" {procs_base[k]:9.2f}" if a.vs else ""))
     return 0
 
 

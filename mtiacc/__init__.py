@@ -10,7 +10,7 @@ from __future__ import annotations
 __all__ = ["load", "compile", "Kernel", "Launch", "TensorDescriptor"]
 
 
-def compile(path: str, kernel=None, *, signature=None, constexprs=None, grid=None, opt_level: int = 2,
+def compile(path: str, kernel=None, *, signature=None, constexprs=None, grid=None, opt_level=None,
             target=None, stop_after: str = "bin", fast_math: bool = False, fp_fusion: bool = True, machine=None,
             overrides=()):
     """Compile kernel ``kernel`` of ``path``: returns the :class:`mtiacc.driver.Compilation` (``.binary`` the ELF
@@ -19,7 +19,8 @@ def compile(path: str, kernel=None, *, signature=None, constexprs=None, grid=Non
     (every math function the SIMD engine has runs on it, at its table's accuracy); ``fp_fusion`` False is
     ``--no-fp-fusion`` (``a * b + c`` rounded twice instead of contracted into one fused multiply-add);
     ``machine`` (``--machine``: a built-in name or a machine YAML; ``target`` is its older name) and ``overrides``
-    (``--set``: ``["pe.local_memory_bytes=262144"]`` or ``{key: value}``) choose the machine compiled for."""
+    (``--set``: ``["pe.local_memory_bytes=262144"]`` or ``{key: value}``) choose the machine compiled for;
+    ``opt_level`` None is the compiler's default level (``-O3``), as ``mtiacc FILE.py`` without ``-O``."""
     from mtiacc.driver import Options, compile_kernel
     from mtiacc.runtime.launcher import _define_text
     if isinstance(signature, (list, tuple)):
@@ -29,10 +30,12 @@ def compile(path: str, kernel=None, *, signature=None, constexprs=None, grid=Non
         overrides = tuple(overrides.items())
     elif isinstance(overrides, str):
         overrides = (overrides,)
-    opts = Options(kernel=kernel, defines=defines, signature=signature, opt_level=int(opt_level),
+    opts = Options(kernel=kernel, defines=defines, signature=signature,
                    target=str(machine) if machine is not None else target, overrides=tuple(overrides or ()),
                    grid=",".join(map(str, grid)) if isinstance(grid, (list, tuple)) else grid,
                    fast_math=bool(fast_math), fp_fusion=bool(fp_fusion))
+    if opt_level is not None:             # else the compiler's default (Options.opt_level)
+        opts.opt_level = int(opt_level)
     from mtiacc.diagnostics import UserError, surfaced
     try:
         return compile_kernel(path, opts, stop_after=stop_after)

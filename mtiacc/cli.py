@@ -58,7 +58,7 @@ def parse_define(text: str):
 def pass_options(f):
     """The pass-manager flags shared by the compiler and `mtiacc opt`."""
     options = [
-        click.option("-O", "opt_level", type=click.IntRange(0, 3), default=2, show_default=True, metavar="LEVEL",
+        click.option("-O", "opt_level", type=click.IntRange(0, 3), default=Options.opt_level, show_default=True, metavar="LEVEL",
                      help="Optimization level: -O0 .. -O3 (named pipelines, see --dump-pipeline)."),
         click.option("--passes", help="Run this pass pipeline instead of the -O level's, e.g. "
                      "'canonicalize,cse,loop-unroll{max-trip=16},dce' (a compile adds the passes codegen needs)."),

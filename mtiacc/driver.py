@@ -27,7 +27,7 @@ class Options:
     defines: Dict[str, str] = dataclasses.field(default_factory=dict)
     signature: Optional[str] = None
     grid: Optional[str] = None
-    opt_level: int = 2
+    opt_level: int = 3                 # the default of every entry path (CLI, mtiacc.load/compile, Triton, torch)
     passes: Optional[str] = None       # an explicit pipeline overrides opt_level
     codegen: bool = True               # the pipeline feeds codegen: the required passes are added (not `mtiacc opt`)
     target: Optional[str] = None       # --machine: a built-in machine's name or a machine YAML (None: mtia2i)

@@ -18,9 +18,13 @@ show them like any other:
   pass that could change an access) and ``legalize-fp8`` (fp8 values become bytes; no optimization should
   see them so; an encoding, which changes no access).
 
-At ``-O2`` a compile runs ``inline,carry-pointer-offsets,canonicalize,..,dce,dot-accumulators,access-plan,
+``-O3`` is the default of every entry path (``mtiacc.driver.Options.opt_level``: the CLI, ``mtiacc.compile``
+and ``mtiacc.load``, the Triton backend, ``torch.compile``): it is the pipeline that reaches the roofline.
+``-O2`` leaves out ``loop-unroll``, ``persistent-programs``, ``keep-invariant`` and ``prefetch-rows`` (a
+faster compile of a slower kernel: docs/passes.md, "The default level").  At ``-O3`` a compile runs
+``inline,carry-pointer-offsets,contract-fma,canonicalize,..,dce,dot-accumulators,access-plan,
 legalize-fp8,machine-peephole,machine-schedule`` and at ``-O0``
-``inline,carry-pointer-offsets,dot-accumulators,access-plan,legalize-fp8``.  The
+``inline,carry-pointer-offsets,contract-fma,dot-accumulators,access-plan,legalize-fp8``.  The
 required passes cannot be disabled (``--disable-pass=inline`` is an error).  A ``--passes`` pipeline names
 none of them (they are added) or all of them at their places, as ``--dump-pipeline`` prints them, so that
 its output can be given back to ``--passes``.  ``--emit=ir`` shows every decision the compiler made

@@ -38,3 +38,22 @@ def no_pipeline_hint(Y, X, N, BLOCK: tl.constexpr):
     for off in tl.range(0, N, BLOCK, num_stages=1):
         cols = off + tl.arange(0, BLOCK)
         tl.store(Y + cols, tl.load(X + cols, mask=cols < N) + 1.0, mask=cols < N)
+
+
+@triton.jit
+def strided_rows(Y, X, stride, n_rows, n_cols, BLOCK: tl.constexpr, STAGES: tl.constexpr):
+    """Each program takes rows program_id, program_id + num_programs, ...: one row a trip, loaded, reduced,
+    stored (a persistent row loop whose step is known only at launch)."""
+    for r in tl.range(tl.program_id(0), n_rows, tl.num_programs(0), num_stages=STAGES):
+        cols = tl.arange(0, BLOCK)
+        x = tl.load(X + r * stride + cols, mask=cols < n_cols, other=float("-inf"))
+        tl.store(Y + r * stride + cols, x - tl.max(x, axis=0), mask=cols < n_cols)
+
+
+@triton.jit
+def rows_by_argument(Y, X, stride, n_rows, n_cols, step, BLOCK: tl.constexpr):
+    """The row loop of strided_rows with a step read from an argument (its sign unknown): left alone."""
+    for r in tl.range(tl.program_id(0), n_rows, step, num_stages=2):
+        cols = tl.arange(0, BLOCK)
+        x = tl.load(X + r * stride + cols, mask=cols < n_cols, other=0.0)
+        tl.store(Y + r * stride + cols, x * 2.0, mask=cols < n_cols)

@@ -102,6 +102,32 @@ def test_clamped_prefetch_and_guarded_first_tile(level, n):
     np.testing.assert_array_equal(out["Y"], want)
 
 
+@pytest.mark.parametrize("level", [0, 3])
+@pytest.mark.parametrize("rows, programs", [(0, 3), (2, 3), (3, 3), (7, 3), (9, 3), (10, 3), (5, 1), (6, 1)])
+def test_rows_strided_by_the_number_of_programs(level, rows, programs):
+    # trip counts 0 (a program with no row), 1, odd and even, for each program; the prefetch of the row after the
+    # last is guarded (the mask does not say it reads nothing)
+    stride, cols = 40, 37
+    rng = np.random.default_rng(rows * 10 + programs)
+    x = rng.standard_normal(max(rows, 1) * stride).astype(F32)
+    binary = _build(KERNELS, "strided_rows", "*fp32,*fp32,i32,i32,i32", level, BLOCK=64, STAGES=2)
+    out = run(binary, {"Y": np.full(x.size, 5, F32), "X": x, "stride": np.array(stride, I32),
+                       "n_rows": np.array(rows, I32), "n_cols": np.array(cols, I32)}, grid=(programs,)).outputs
+    want = np.full(x.size, 5, F32).reshape(-1, stride)
+    xs = x.reshape(-1, stride)[:rows, :cols]
+    if rows:
+        want[:rows, :cols] = xs - xs.max(axis=1, keepdims=True)
+    np.testing.assert_array_equal(out["Y"], want.ravel())
+
+
+def test_rows_strided_by_the_number_of_programs_are_pipelined():
+    sig = "*fp32,*fp32,i32,i32,i32"
+    assert "pipeline = 2" in _ir(KERNELS, "strided_rows", sig, 3, BLOCK=64, STAGES=2)
+    assert "pipeline = " not in _ir(KERNELS, "strided_rows", sig, 3, BLOCK=64, STAGES=1)
+    # a step read from an argument may be negative or zero: left alone
+    assert "pipeline = " not in _ir(KERNELS, "rows_by_argument", sig + ",i32", 3, BLOCK=64)
+
+
 def test_each_decision_is_in_the_ir():
     sig = "*fp32,*fp32,i32,i32"
     assert "pipeline = 2" in _ir(SOFTMAX, "softmax_looped", sig, 3, BLOCK=64)

@@ -273,6 +273,7 @@ def test_findings_before_a_fault_are_reported_then_the_fault(tmp_path):
     assert [f.kind for f in err.findings] == ["division by zero"]
     assert "out-of-bounds DMA write" in err.fault.message
     text = err.render()
+    # the store's DMA is reported at the store (10:5)
     div, oob = text.index(f"{path}:9:9: error: division by zero"), text.index(f"{path}:10:5: error: out-of-bounds")
     assert div < oob and "divides 5 by 0" in text
     assert text.rstrip().endswith("sanitizer: 1 finding: 1 division by zero, found before the run stopped at the "

@@ -15,8 +15,10 @@ BLOCK = 256
 
 @pytest.fixture(scope="module")
 def add_bin():
+    # -O2: one program a grid entry, so a large grid runs in waves (at -O3, the default, persistent-programs
+    # launches one program a PE that runs the grid's programs of its slot in turn: one wave)
     return compile_kernel(str(ROOT / "examples" / "vector_add.py"),
-                          Options(defines={"BLOCK_SIZE": str(BLOCK)}, grid="cdiv(N, BLOCK_SIZE)")).binary
+                          Options(defines={"BLOCK_SIZE": str(BLOCK)}, grid="cdiv(N, BLOCK_SIZE)", opt_level=2)).binary
 
 
 @pytest.fixture(scope="module")

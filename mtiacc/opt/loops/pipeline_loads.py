@@ -30,8 +30,11 @@ the loop (never from other carried values), and it cannot see a store of the loo
 writes through a pointer parameter other than the one the load reads through (distinct pointer parameters
 are distinct buffers, as ``mtiasim`` gives each its own array; a pointer not traced to a parameter blocks
 the loop), and its tile does not reach the pointer or mask of another load or store (a gather's indices:
-needed at once).  A loop with atomics, a barrier, a ``tt.dot`` (``pipeline-dots`` pipelines those) or a
-non-constant or non-positive step is left alone.
+needed at once).  A loop with atomics, a barrier or a ``tt.dot`` (``pipeline-dots`` pipelines those) is left alone, and so is
+one whose step is not known positive: a positive constant, or ``tl.num_programs(axis)``, the stride of a row
+loop the programs share (Triton's tutorial 02: ``for row in tl.range(tl.program_id(0), n_rows,
+tl.num_programs(0), num_stages=...)``), whose pairs then end at ``lower + (ceil((upper - lower) / step) // 2) *
+2 * step``, computed before the loop.
 
 Depth: the loop's ``num_stages`` hint (``tl.range(..., num_stages=)``) when it has one, else ``stages``
 (the kernel's config ``num_stages``, default 2); 1 turns the pass off for the loop.  Deeper prefetch buys
@@ -220,15 +223,43 @@ def _clone_body(loop: scf.ForOp, loads: Sequence[O.LoadOp], anchor: Operation, i
     return [mapping.get(id(v), v) for v in term.values]
 
 
+def positive_step(loop: scf.ForOp) -> bool:
+    """Whether ``loop``'s step is positive at every launch: a constant above 0, or ``tl.num_programs(axis)`` (at
+    least one program runs; the stride of a loop over rows shared by the programs, as in Triton's tutorial 02:
+    ``for row in tl.range(tl.program_id(0), n_rows, tl.num_programs(0))``)."""
+    step = O.const_value(loop.step)
+    if step is not None:
+        return isinstance(step, int) and step > 0
+    return _is(loop.step, O.GetNumProgramsOp)
+
+
+def _pairs_upper(loop: scf.ForOp):
+    """For a step known only at run time (``positive_step``): the upper bound of the two-iterations-a-trip
+    loop, ``lower + (ceil(max(upper - lower, 0) / step) // 2) * 2 * step``, and ``2 * step``."""
+    lo, hi, st, loc = loop.lower, loop.upper, loop.step, loop.loc
+
+    def const(v):
+        return _emit(O.ConstantOp.get(v, lo.type, loc=loc), loop)
+    diff = _emit(O.MaxSIOp.get(_emit(O.SubIOp.get(hi, lo, loc=loc), loop), const(0), loc=loc), loop)
+    count = _emit(O.DivSIOp.get(_emit(O.AddIOp.get(diff, _emit(O.SubIOp.get(st, const(1), loc=loc), loop),
+                                                   loc=loc), loop), st, loc=loc), loop)
+    pairs = _emit(O.DivSIOp.get(count, const(2), loc=loc), loop)
+    two = _emit(O.AddIOp.get(st, st, loc=loc), loop)
+    return _emit(O.AddIOp.get(lo, _emit(O.MulIOp.get(pairs, two, loc=loc), loop), loc=loc), loop), two
+
+
 def pipeline(loop: scf.ForOp, loads: Sequence[O.LoadOp], depth: int) -> None:
     """Two iterations a trip, ping-pong: tile B is fetched while the body computes on tile A, then A's
     home receives the tile after B while the body computes on B; an odd last iteration runs after."""
     loc, n, step = loop.loc, len(loop.inits), O.const_value(loop.step)
     trip = loop.constant_trip_count()
     first = _prologue(loop, loads)
-    hi = main_upper(loop, 2, step, trip)
     names = [a.name_hint for a in loop.block.args] + [None] * len(loads)
-    two = _emit(O.ConstantOp.get(2 * step, loop.step.type, loc=loc), loop)
+    if step is not None:
+        hi = main_upper(loop, 2, step, trip)
+        two = _emit(O.ConstantOp.get(2 * step, loop.step.type, loc=loc), loop)
+    else:
+        hi, two = _pairs_upper(loop)
     new = scf.ForOp.get(loop.lower, hi, two, list(loop.inits) + first, loc=loc, arg_names=names)
     new.attrs.update({k: v for k, v in loop.attrs.items() if k != "operandSegmentSizes"})
     new.attrs["pipeline"] = depth
@@ -270,10 +301,9 @@ def visit(block: Block, p: "PipelineLoads") -> bool:
                 changed |= visit(b, p)
         if not isinstance(op, scf.ForOp) or op.pipeline is not None or op.pipeline_stages is not None:
             continue
-        step = O.const_value(op.step)
         stages = op.num_stages if op.num_stages is not None else p.stages
         trip = op.constant_trip_count()
-        if not isinstance(step, int) or step <= 0 or stages < 2 or (trip is not None and trip < 2):
+        if not positive_step(op) or stages < 2 or (trip is not None and trip < 2):
             continue
         loads = movable_loads(op, p.lmem_bytes)
         if loads:
