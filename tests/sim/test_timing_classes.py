@@ -7,6 +7,7 @@ and as a dependence chain, and the simulated cycles must be exactly what the pin
 fails ``test_timing_class[<class>]``; a class added to the table without a pinned cost fails
 ``test_every_timing_class_is_pinned``.
 
+Each program runs twice, with the model's state as scalars (all programs agree) and as per-program arrays.
 A program's cycles end when its last instruction has issued and every unit it started is done; registers'
 ready times do not count, so a latency shows only where a later instruction reads the result.
 """
@@ -18,6 +19,7 @@ from mtiacc.asm.isa import BY_NAME, INSTRUCTIONS, TIMING_CLASSES
 from mtiacc.diagnostics import KernelFault
 from mtiacc.machine.simulator import load_config
 from mtiasim.runner import run
+from mtiasim.timing import UniformTiming
 from tests.sim.helpers import build
 from tests.sim.timing_programs import accumulates, chain_source, repeat, representative
 
@@ -50,7 +52,21 @@ VSETUP_CYCLES = 2
 
 
 def cycles(asm: str) -> float:
-    return run(build(asm), {}, grid=(1,)).stats.wave_cycles[0]
+    """The program's cycles, the same whether the model keeps its state as scalars or as per-program arrays."""
+    binary = build(asm)
+    fast = run(binary, {}, grid=(1,)).stats.wave_cycles[0]
+    reset = UniformTiming.reset
+
+    def arrays(self):          # the per-program arrays from the start
+        reset(self)
+        self.materialize()
+    UniformTiming.reset = arrays
+    try:
+        slow = run(binary, {}, grid=(1,)).stats.wave_cycles[0]
+    finally:
+        UniformTiming.reset = reset
+    assert fast == slow
+    return fast
 
 
 def chain(n: int, issue: int, latency: int) -> int:
