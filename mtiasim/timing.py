@@ -168,7 +168,8 @@ class _Rows:
 
 
 class _Acc:
-    """The accumulators at the view's group: ``acc[k]`` is ``m.acc[k][g]``."""
+    """The accumulators at the view's group, for ``acc[k] += x`` only: ``acc[k]`` is ``m.acc[k][g]``, which for a
+    slice ``g`` is a view the addition has already written through (for an index array, a copy to write back)."""
     __slots__ = ("acc", "view")
 
     def __init__(self, acc, view):
@@ -178,32 +179,46 @@ class _Acc:
         return self.acc[k][self.view.g]
 
     def __setitem__(self, k, value):
-        self.acc[k][self.view.g] = value
-
-
-def _column(name):
-    def get(self):
-        return getattr(self.m, name)[self.g]
-
-    def put(self, value):
-        getattr(self.m, name)[self.g] = value
-    return property(get, put)
+        g = self.view.g
+        if g.__class__ is not slice:
+            self.acc[k][g] = value
 
 
 class GroupTiming:
     """The view of group ``g`` (a slice or an index array) of the per-program arrays; names as
     :class:`UniformTiming`'s."""
 
-    cyc = _column("cyc")
-    vfree = _column("vfree")
-    sefree = _column("sefree")
-
     def __init__(self, m):
         self.m = m
         self.g = slice(None)
+        self._cyc, self._vfree, self._sefree = m.cyc, m.vfree, m.sefree
         self.regs = (_Rows(m.xr, self), _Rows(m.fr, self), _Rows(m.vr, self))
         self.acc = _Acc(m.acc, self)
         self.max = np.maximum
+
+    @property
+    def cyc(self):
+        return self._cyc[self.g]
+
+    @cyc.setter
+    def cyc(self, value):
+        self._cyc[self.g] = value
+
+    @property
+    def vfree(self):
+        return self._vfree[self.g]
+
+    @vfree.setter
+    def vfree(self, value):
+        self._vfree[self.g] = value
+
+    @property
+    def sefree(self):
+        return self._sefree[self.g]
+
+    @sefree.setter
+    def sefree(self, value):
+        self._sefree[self.g] = value
 
     def split(self, g):
         return self
