@@ -21,6 +21,12 @@ vector unit's free cycle ``m.vfree``; stall and work counters ``m.acc``).  While
 exactly the same instructions with the same vl and DMA sizes, their counters are equal and the model keeps them as
 Python scalars (:class:`UniformTiming`), several times cheaper per instruction; the first divergence broadcasts
 them into the arrays.
+
+Each rule is written once, over a *view* of the state of the programs it times: ``ts.at(g)`` is the
+:class:`UniformTiming` itself (scalars, the whole wave) or a :class:`GroupTiming` (the arrays at group ``g``).
+Both offer the same names -- ``cyc vfree sefree``, ``regs`` (the ready cycles of the ``x f v`` files), ``acc``,
+``max`` (``max`` or ``np.maximum``) -- and a rule that meets values differing between programs switches to the
+arrays with ``narrow`` or ``split``.
 """
 from __future__ import annotations
 
@@ -32,17 +38,20 @@ from mtiacc.diagnostics import UserError
 
 from .dpe import DpeTiming
 from .dpe.engine import params as dpe_params
+from .faults import group_slots
 from .se.timing import bind_se
 from .semantics.common import reg_deps
 
 _SINGLE_REG_FAMILIES = ("vred", "vfred", "vmv_scalar", "vcmp", "vfcmp", "vmask")
-# per-program accumulators: stall kinds (dependence, structural, DMA wait, DPE wait, atomic wait), vector-unit busy cycles, FLOPs, minimum vector cycles for those FLOPs at
-# the peak rate, local-memory bytes touched by loads and stores
+# per-program accumulators: stall kinds (dependence, structural, DMA wait, DPE wait, atomic wait), vector-unit busy
+# cycles, FLOPs, minimum vector cycles for those FLOPs at the peak rate, local-memory bytes touched by loads and
+# stores, SE busy cycles and elements
 ACC = ("dep", "struct", "dma", "dpe", "amo", "vbusy", "flops", "vflops", "vmin", "lm", "sebusy", "seelems")
 _FLOP_OPS = {"add", "sub", "rsub", "mul", "div", "rdiv", "min", "max"}
 _SCALAR_MEM = {"load": {"b": 1, "bu": 1, "h": 2, "hu": 2, "w": 4, "wu": 4, "d": 8},
                "store": {"b": 1, "h": 2, "w": 4, "d": 8}, "fload": {"w": 4}, "fstore": {"w": 4}}
 _FLOAT_FAMILIES = ("vfalu", "vfma", "vfcmp", "vfunary", "vfred")
+FILES = {"x": 0, "f": 1, "v": 2}     # a view's ``regs`` index
 
 
 def flops_per_element(d) -> int:
@@ -56,16 +65,22 @@ def flops_per_element(d) -> int:
     return 0
 
 
+# --------------------------------------------------------------------------------------------------------------
+# The two views of the timing state
+# --------------------------------------------------------------------------------------------------------------
 class UniformTiming:
-    """The timing state of a wave while all its programs agree (scalars), and the switch to arrays."""
+    """The timing state of a wave while all its programs agree (scalars), its view, and the switch to arrays."""
 
     def __init__(self, m):
         self.m = m
         self.x = [0.0] * 32
         self.f = [0.0] * 32
         self.v = [0.0] * 32
+        self.regs = (self.x, self.f, self.v)
         self.acc = dict.fromkeys(ACC, 0.0)
+        self.max = max
         self.engine = DpeTiming(m.cfg, m.P)     # the matrix engines' timing (always per-PE arrays)
+        self.group = GroupTiming(m)
         self.reset()
 
     def reset(self):
@@ -96,7 +111,138 @@ class UniformTiming:
         m.dma.materialize()
         self.on = False
 
+    # -- the view -------------------------------------------------------------------------------------------
+    def at(self, g):
+        """The view of group ``g``'s timing: these scalars while the wave is uniform (``g`` is then every
+        program), else the arrays at ``g``."""
+        if self.on and g.__class__ is slice:
+            return self
+        return self.split(g)
 
+    def split(self, g):
+        """The arrays' view of group ``g``, leaving the scalars."""
+        self.materialize()
+        view = self.group
+        view.g = g
+        return view
+
+    def narrow(self, a, g):
+        """``(view, value)`` for ``a``, a value per program of ``g``: a scalar while every program has the
+        same, else the arrays' view and ``a``."""
+        v = float(a[0])
+        if (a == v).all():
+            return self, v
+        return self.split(g), a
+
+    @staticmethod
+    def part(a):
+        """The group's part of a per-program quantity (while uniform, one scalar for all)."""
+        return a
+
+    def vmax(self, r, n):
+        """When vector registers ``r .. r + n - 1`` are all ready."""
+        return max(self.v[r:r + n])
+
+    def vset(self, r, n, t):
+        """Vector registers ``r .. r + n - 1`` (those that exist) are ready at ``t``."""
+        v = self.v
+        v[r:r + n] = [t] * len(v[r:r + n])
+
+    def outstanding(self, dma, t):
+        """The issue time of a DMA transfer wanted at ``t`` (a full queue delays it)."""
+        return dma.outstanding_uniform(t)
+
+
+class _Rows:
+    """Ready cycles of one register file at the view's group: ``rows[r]`` is ``a[r, g]``."""
+    __slots__ = ("a", "view")
+
+    def __init__(self, a, view):
+        self.a, self.view = a, view
+
+    def __getitem__(self, r):
+        return self.a[r, self.view.g]
+
+    def __setitem__(self, r, value):
+        self.a[r, self.view.g] = value
+
+
+class _Acc:
+    """The accumulators at the view's group, for ``acc[k] += x`` only: ``acc[k]`` is ``m.acc[k][g]``, which for a
+    slice ``g`` is a view the addition has already written through (for an index array, a copy to write back)."""
+    __slots__ = ("acc", "view")
+
+    def __init__(self, acc, view):
+        self.acc, self.view = acc, view
+
+    def __getitem__(self, k):
+        return self.acc[k][self.view.g]
+
+    def __setitem__(self, k, value):
+        g = self.view.g
+        if g.__class__ is not slice:
+            self.acc[k][g] = value
+
+
+class GroupTiming:
+    """The view of group ``g`` (a slice or an index array) of the per-program arrays; names as
+    :class:`UniformTiming`'s."""
+
+    def __init__(self, m):
+        self.m = m
+        self.g = slice(None)
+        self._cyc, self._vfree, self._sefree = m.cyc, m.vfree, m.sefree
+        self.regs = (_Rows(m.xr, self), _Rows(m.fr, self), _Rows(m.vr, self))
+        self.acc = _Acc(m.acc, self)
+        self.max = np.maximum
+
+    @property
+    def cyc(self):
+        return self._cyc[self.g]
+
+    @cyc.setter
+    def cyc(self, value):
+        self._cyc[self.g] = value
+
+    @property
+    def vfree(self):
+        return self._vfree[self.g]
+
+    @vfree.setter
+    def vfree(self, value):
+        self._vfree[self.g] = value
+
+    @property
+    def sefree(self):
+        return self._sefree[self.g]
+
+    @sefree.setter
+    def sefree(self, value):
+        self._sefree[self.g] = value
+
+    def split(self, g):
+        return self
+
+    def narrow(self, a, g):
+        return self, a
+
+    def part(self, a):
+        return a[self.g]
+
+    def vmax(self, r, n):
+        return self.m.vr[r:r + n, self.g].max(axis=0)
+
+    def vset(self, r, n, t):
+        self.m.vr[r:r + n, self.g] = t
+
+    def outstanding(self, dma, t):
+        slots = group_slots(self.g, self.m.P)
+        return dma.outstanding(slots, np.broadcast_to(t, (len(slots),)))
+
+
+# --------------------------------------------------------------------------------------------------------------
+# The rules
+# --------------------------------------------------------------------------------------------------------------
 class TimingModel:
     def __init__(self, cfg):
         self.cfg = cfg
@@ -121,9 +267,8 @@ class TimingModel:
         issue, lat = self.cost(cls, d.spec.name)
         fam = d.spec.sem_family
         srcs, dsts = reg_deps(d)
-        arrays = {"x": m.xr, "f": m.fr}
-        xs = [(arrays[f], f, r) for f, r in srcs if f != "v"]
-        xd = [(arrays[f], f, r) for f, r in dsts if f != "v"]
+        xs = [(FILES[f], r) for f, r in srcs if f != "v"]
+        xd = [(FILES[f], r) for f, r in dsts if f != "v"]
         if fam in ("amo", "fence"):
             return None      # timed by the executor itself (semantics/atomic.py, sync/atomics.py)
         if fam == "dma":
@@ -138,285 +283,150 @@ class TimingModel:
             return bind_se(d, m, issue, lat, srcs, dsts)
         if self.is_vector_class(cls):
             return self._bind_vector(d, m, issue, lat, srcs, dsts, xs, xd)
-        if not any(f == "v" for f, _ in srcs + dsts) and len(xs) <= 2 and len(xd) <= 1:
-            return self._bind_scalar(d, m, issue, lat, xs, xd)
-        return self._bind_vector(d, m, issue, lat, srcs, dsts, xs, xd, vector=False)
+        return self._bind_scalar(d, m, issue, lat, xs, xd)     # (no scalar class names a vector register)
 
     # ---------------------------------------------------------------------------------------------------------
     def _bind_scalar(self, d, m, issue, lat, xs, xd):
-        ts, cyc, acc = m.ts, m.cyc, m.acc
-        tacc = ts.acc
-        dep = acc["dep"]
-        (a1, f1, r1), (a2, f2, r2) = (xs + [(m.xr, "x", 0), (m.xr, "x", 0)])[:2]
-        l1 = ts.x if f1 == "x" else ts.f
-        l2 = ts.x if f2 == "x" else ts.f
-        ad, fd, rdd = xd[0] if xd else (None, None, None)
-        ld = (ts.x if fd == "x" else ts.f) if ad is not None else None
+        """The core alone: issue when the sources are ready, the destination ``lat`` later."""
+        at = m.ts.at
         lm = _SCALAR_MEM.get(d.spec.sem_family, {}).get(d.spec.sem_op, 0)
-        fl = flops_per_element(d)
-        if not lm and not fl:
-            def tm(g):
-                if ts.on and g.__class__ is slice:
-                    c = ts.cyc
-                    t = max(c, l1[r1], l2[r2])
-                    if ld is not None:
-                        ld[rdd] = t + lat
-                    if t > c:
-                        tacc["dep"] += t - c
-                    ts.cyc = t + issue
-                    return
-                ts.materialize()
-                c = cyc[g]
-                t = np.maximum(np.maximum(c, a1[r1, g]), a2[r2, g])
-                if ad is not None:
-                    ad[rdd, g] = t + lat
-                dep[g] += t - c
-                cyc[g] = t + issue
-            return tm
-        key, amount = ("lm", lm) if lm else ("flops", fl)
+        # (a gap kept from the model's first form: the fused multiply-adds, three sources, count no FLOPs)
+        fl = flops_per_element(d) if len(xs) <= 2 else 0
+        key, amount = ("lm", lm) if lm else ("flops", fl) if fl else (None, 0)
 
         def tm(g):
-            if ts.on and g.__class__ is slice:
-                c = ts.cyc
-                t = max(c, l1[r1], l2[r2])
-                if ld is not None:
-                    ld[rdd] = t + lat
-                tacc["dep"] += t - c
-                tacc[key] += amount
-                ts.cyc = t + issue
-                return
-            ts.materialize()
-            c = cyc[g]
-            t = np.maximum(np.maximum(c, a1[r1, g]), a2[r2, g])
-            if ad is not None:
-                ad[rdd, g] = t + lat
-            dep[g] += t - c
-            acc[key][g] += amount
-            cyc[g] = t + issue
+            s = at(g)
+            regs, mx, acc = s.regs, s.max, s.acc
+            c = t = s.cyc
+            for f, r in xs:
+                t = mx(t, regs[f][r])
+            for f, r in xd:
+                regs[f][r] = t + lat
+            acc["dep"] += t - c
+            if key is not None:
+                acc[key] += amount
+            s.cyc = t + issue
         return tm
 
     # ---------------------------------------------------------------------------------------------------------
-    def _bind_vector(self, d, m, issue, lat, srcs, dsts, xs, xd, vector=True):
+    def _bind_vector(self, d, m, issue, lat, srcs, dsts, xs, xd):
+        """The core and the vector unit: issue when the sources are ready and the unit free, occupy it
+        ``occupancy`` cycles, the destination ``lat`` after the last of them begins."""
+        at = m.ts.at
         fam = d.spec.sem_family
-        ts, cyc, vr, vfree, acc = m.ts, m.cyc, m.vr, m.vfree, m.acc
-        tacc = ts.acc
         single = fam in _SINGLE_REG_FAMILIES
         vs = [(r, not (r == 0 and fam != "vmerge") and not single) for f, r in srcs if f == "v"]
         vd = [(r, not single) for f, r in dsts if f == "v"]
-        xsl = [(a, ts.x if f == "x" else ts.f, r) for a, f, r in xs]
-        xdl = [(a, ts.x if f == "x" else ts.f, r) for a, f, r in xd]
-        tv = ts.v
         dp, vlen = self.datapath_bits, self.vlen
         # float arithmetic at SEW=64 runs at a fraction of the datapath's width (fp64_slowdown, from the YAML)
         dp64 = dp // max(self.cfg.fp64_slowdown, 1) if fam in _FLOAT_FAMILIES else dp
-        fl = flops_per_element(d) if vector else 0
-        mem = vector and bool(d.spec.effects & {"load", "store"})    # the vector loads and stores (ISA table)
+        fl = flops_per_element(d)
+        mem = bool(d.spec.effects & {"load", "store"})    # the vector loads and stores (ISA table)
         two_dp = 2.0 * dp
 
         def tm(g):
+            s = at(g)
             vl, sew = m.vl_u, m.sew_u
             if vl is not None and sew is not None:
-                nv = vl * sew
-                occ = max(-(-nv // (dp64 if sew == 64 else dp)), 1) if vector else 0
-                elems = vl
-            else:
-                ts.materialize()
-                vla = m.vl[g]
-                nva = vla * m.sew[g]
-                nv = int(nva.max())
-                occ = np.maximum(-(-nva // np.where(m.sew[g] == 64, dp64, dp)), 1) if vector else 0
-                elems = vla
-                sew = m.sew[g]
-            span = max(1, -(-nv // vlen))
-            if ts.on and g.__class__ is slice:
-                c = ts.cyc
-                t = c
-                for _a, lst, r in xsl:
-                    if lst[r] > t:
-                        t = lst[r]
-                for r, grp in vs:
-                    w = max(tv[r:r + span]) if grp and span > 1 else tv[r]
-                    if w > t:
-                        t = w
-                tacc["dep"] += t - c
-                if vector:
-                    t0 = t
-                    if ts.vfree > t:
-                        t = ts.vfree
-                    tacc["struct"] += t - t0
-                    ts.vfree = t + occ
-                    tacc["vbusy"] += occ
-                    done = t + occ - 1 + lat
-                    if fl:
-                        tacc["flops"] += elems * fl
-                        tacc["vflops"] += elems * fl
-                        tacc["vmin"] += elems * fl * sew / two_dp
-                    if mem:
-                        tacc["lm"] += elems * sew // 8
-                else:
-                    done = t + lat
-                for _a, lst, r in xdl:
-                    lst[r] = done
-                for r, grp in vd:
-                    n = span if grp else 1
-                    tv[r:r + n] = [done] * len(tv[r:r + n])
-                ts.cyc = t + issue
-                return
-            ts.materialize()
-            c = cyc[g]
-            t = c
-            for a, _l, r in xsl:
-                t = np.maximum(t, a[r, g])
+                bits = vl * sew
+                occ = max(-(-bits // (dp64 if sew == 64 else dp)), 1)
+            else:                    # the programs' vl or SEW differ
+                s = s.split(g)
+                vl, sew = m.vl[g], m.sew[g]
+                nva = vl * sew
+                bits = int(nva.max())
+                occ = np.maximum(-(-nva // np.where(sew == 64, dp64, dp)), 1)
+            span = max(1, -(-bits // vlen))
+            regs, mx, acc = s.regs, s.max, s.acc
+            c = t = s.cyc
+            for f, r in xs:
+                t = mx(t, regs[f][r])
+            vr = regs[2]
             for r, grp in vs:
-                if grp and span > 1:
-                    t = np.maximum(t, vr[r:r + span, g].max(axis=0))
-                else:
-                    t = np.maximum(t, vr[r, g])
-            acc["dep"][g] += t - c
-            if vector:
-                t0 = t
-                t = np.maximum(t, vfree[g])
-                acc["struct"][g] += t - t0
-                vfree[g] = t + occ
-                acc["vbusy"][g] += occ
-                done = t + occ - 1 + lat
-                if fl:
-                    acc["flops"][g] += elems * fl
-                    acc["vflops"][g] += elems * fl
-                    acc["vmin"][g] += elems * fl * sew / two_dp
-                if mem:
-                    acc["lm"][g] += elems * sew // 8
-            else:
-                done = t + lat
-            for a, _l, r in xdl:
-                a[r, g] = done
+                t = mx(t, s.vmax(r, span) if grp and span > 1 else vr[r])
+            acc["dep"] += t - c
+            t0 = t
+            t = mx(t, s.vfree)
+            acc["struct"] += t - t0
+            s.vfree = t + occ
+            acc["vbusy"] += occ
+            done = t + occ - 1 + lat
+            if fl:
+                acc["flops"] += vl * fl
+                acc["vflops"] += vl * fl
+                acc["vmin"] += vl * fl * sew / two_dp
+            if mem:
+                acc["lm"] += vl * sew // 8
+            for f, r in xd:
+                regs[f][r] = done
             for r, grp in vd:
-                vr[r:r + (span if grp else 1), g] = done
-            cyc[g] = t + issue
+                s.vset(r, span if grp else 1, done)
+            s.cyc = t + issue
         return tm
 
     # ---------------------------------------------------------------------------------------------------------
     def _bind_dma(self, d, m, issue, xs):
-        ts, cyc, acc, dma = m.ts, m.cyc, m.acc, m.dma
-        tacc = ts.acc
-        xsl = [(a, ts.x if f == "x" else ts.f, r) for a, f, r in xs]
-        eng = ts.engine
+        at, dma, eng = m.ts.at, m.dma, m.ts.engine
         held = _dma_hold(d, m, eng)
 
         def tm(g):
-            if ts.on and g.__class__ is slice:
-                c = ts.cyc
-                t = c
-                for _a, lst, r in xsl:
-                    if lst[r] > t:
-                        t = lst[r]
-                t2 = dma.outstanding_uniform(t)
-                tacc["dep"] += t - c
-                tacc["struct"] += t2 - t
-                ts.cyc = t2 + issue
-                if not eng.used:
-                    m.dma_issue_t = t2
-                    return
-                h = held(g)
-                h0 = float(h[0])
-                if (h == h0).all():
-                    m.dma_issue_t = max(t2, h0)
-                    return
-                ts.materialize()        # the programs' transfers are held until different times
-                m.dma_issue_t = np.maximum(t2, h)
-                return
-            ts.materialize()
-            c = cyc[g]
-            t = c
-            for a, _l, r in xsl:
-                t = np.maximum(t, a[r, g])
-            from .faults import group_slots
-            t2 = dma.outstanding(group_slots(g, m.P), np.broadcast_to(t, (len(group_slots(g, m.P)),)))
-            acc["dep"][g] += t - c
-            acc["struct"][g] += t2 - t
-            m.dma_issue_t = np.maximum(t2, held(g)) if eng.used else t2
-            cyc[g] = t2 + issue
+            s = at(g)
+            regs, mx, acc = s.regs, s.max, s.acc
+            c = t = s.cyc
+            for f, r in xs:
+                t = mx(t, regs[f][r])
+            t2 = s.outstanding(dma, t)
+            acc["dep"] += t - c
+            acc["struct"] += t2 - t
+            s.cyc = t2 + issue
+            if eng.used:     # held while an engine command uses the same local bytes
+                s, h = s.narrow(held(g), g)
+                t2 = s.max(t2, h)
+            m.dma_issue_t = t2
         return tm
 
     def _bind_wait(self, m, issue, keep):
         """``mtia.dma.wait keep``: until every transfer but the ``keep`` issued last has completed."""
-        ts, cyc, acc, dma = m.ts, m.cyc, m.acc, m.dma
-        tacc = ts.acc
+        at, dma = m.ts.at, m.dma
 
         def tm(g):
-            if ts.on and g.__class__ is slice:
-                c = ts.cyc
-                t = max(c, dma.done_but(keep))
-                tacc["dma"] += t - c
-                ts.cyc = t + issue
-                return
-            ts.materialize()
-            last = dma.done_but(keep)
-            c = cyc[g]
-            t = np.maximum(c, last[g])
-            acc["dma"][g] += t - c
-            cyc[g] = t + issue
+            s = at(g)
+            c = s.cyc
+            t = s.max(c, s.part(dma.done_but(keep)))
+            s.acc["dma"] += t - c
+            s.cyc = t + issue
         return tm
-
 
     # ---------------------------------------------------------------------------------------------------------
     def _bind_dpe(self, d, m, issue, xs):
-        ts, cyc, acc, vfree = m.ts, m.cyc, m.acc, m.vfree
-        tacc = ts.acc
-        xsl = [(a, ts.x if f == "x" else ts.f, r) for a, f, r in xs]
-        eng = ts.engine
+        at, eng = m.ts.at, m.ts.engine
         op = d.spec.sem_op
 
         def tm(g):
-            if ts.on and g.__class__ is slice:
-                c = ts.cyc
-                t = c
-                for _a, lst, r in xsl:
-                    if lst[r] > t:
-                        t = lst[r]
-                t2 = eng.command(g, op, t, ts.vfree, dpe_params(op, d, m, g, eng))
-                v = float(t2[0])
-                tacc["dep"] += t - c
-                if (t2 == v).all():
-                    tacc["struct"] += v - t
-                    ts.cyc = v + issue
-                    return
-                ts.materialize()        # the queue held the programs for different times
-                acc["struct"][g] += t2 - t
-                cyc[g] = t2 + issue
-                return
-            ts.materialize()
-            c = cyc[g]
-            t = c
-            for a, _l, r in xsl:
-                t = np.maximum(t, a[r, g])
-            t2 = eng.command(g, op, t, vfree[g], dpe_params(op, d, m, g, eng))
-            acc["dep"][g] += t - c
-            acc["struct"][g] += t2 - t
-            cyc[g] = t2 + issue
+            s = at(g)
+            regs, mx = s.regs, s.max
+            c = t = s.cyc
+            for f, r in xs:
+                t = mx(t, regs[f][r])
+            t2 = eng.command(g, op, t, s.vfree, dpe_params(op, d, m, g, eng))
+            s.acc["dep"] += t - c
+            s, t2 = s.narrow(t2, g)      # the queue may hold the programs for different times
+            s.acc["struct"] += t2 - t
+            s.cyc = t2 + issue
         return tm
 
     def _bind_dpe_wait(self, m, issue):
-        ts, cyc, acc = m.ts, m.cyc, m.acc
-        tacc = ts.acc
-        eng = ts.engine
+        at, eng = m.ts.at, m.ts.engine
 
         def tm(g):
-            if ts.on and g.__class__ is slice:
-                c = ts.cyc
-                done = eng.done
-                v = float(done[0])
-                if (done == v).all():
-                    t = max(c, v)
-                    tacc["dpe"] += t - c
-                    ts.cyc = t + issue
-                    return
-            ts.materialize()
-            c = cyc[g]
-            t = np.maximum(c, eng.done[g])
-            acc["dpe"][g] += t - c
-            cyc[g] = t + issue
+            s = at(g)
+            c = s.cyc
+            s, done = s.narrow(eng.done[g], g)
+            t = s.max(c, done)
+            s.acc["dpe"] += t - c
+            s.cyc = t + issue
         return tm
+
 
 def _dma_hold(d, m, eng):
     """``held(g)``: the time the command processor may hand group ``g``'s transfer to the DMA engine: its setup

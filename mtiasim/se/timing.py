@@ -6,6 +6,9 @@ cycles (at least one; ``se.elements_per_cycle`` of the YAML, whatever the SEW), 
 cycles (timing class ``SE``), and ``vd``'s group is ready ``latency`` cycles after the last occupancy cycle
 begins.  The vector unit is not involved: vector instructions and SE functions overlap, ordered only by their
 registers.  Counters: ``sebusy`` (occupancy cycles) and ``seelems`` (elements computed) per program.
+
+The rule is written once over a view of the timing state (:mod:`mtiasim.timing`: scalars while the wave is
+uniform, else the arrays of the group).
 """
 from __future__ import annotations
 
@@ -14,55 +17,37 @@ import numpy as np
 
 def bind_se(d, m, issue: float, lat: float, srcs, dsts):
     """``tm(g)``: the timing of SE instruction ``d`` for group ``g`` (before it executes)."""
-    ts, cyc, vr, acc = m.ts, m.cyc, m.vr, m.acc
-    tacc = ts.acc
-    tv = ts.v
+    at = m.ts.at
     vs = [r for f, r in srcs if f == "v"]
     vd = [r for f, r in dsts if f == "v"]
     rate = float(m.cfg.se.elements_per_cycle)
     vlen = m.cfg.vlen_bits
 
     def tm(g):
+        s = at(g)
         vl, sew = m.vl_u, m.sew_u
-        if vl is not None and sew is not None and ts.on and g.__class__ is slice:
+        if vl is not None and sew is not None:
             occ = max(-(-vl // rate), 1.0)
-            span = max(1, -(-(vl * sew) // vlen))
-            c = ts.cyc
-            t = c
-            for r in vs:
-                w = max(tv[r:r + span]) if r else tv[0]
-                if w > t:
-                    t = w
-            tacc["dep"] += t - c
-            t0 = t
-            if ts.sefree > t:
-                t = ts.sefree
-            tacc["struct"] += t - t0
-            ts.sefree = t + occ
-            tacc["sebusy"] += occ
-            tacc["seelems"] += vl
-            done = t + occ - 1 + lat
-            for r in vd:
-                tv[r:r + span] = [done] * len(tv[r:r + span])
-            ts.cyc = t + issue
-            return
-        ts.materialize()
-        vla = m.vl[g]
-        occ = np.maximum(np.ceil(vla / rate), 1.0)
-        span = max(1, -(-int((vla * m.sew[g]).max()) // vlen))
-        c = cyc[g]
-        t = c
+            bits = vl * sew
+        else:                    # the programs' vl or SEW differ
+            s = s.split(g)
+            vl = m.vl[g]
+            occ = np.maximum(np.ceil(vl / rate), 1.0)
+            bits = int((vl * m.sew[g]).max())
+        span = max(1, -(-bits // vlen))
+        mx, acc = s.max, s.acc
+        c = t = s.cyc
         for r in vs:
-            t = np.maximum(t, vr[r:r + span, g].max(axis=0) if r else vr[0, g])
-        acc["dep"][g] += t - c
+            t = mx(t, s.vmax(r, span) if r else s.regs[2][0])
+        acc["dep"] += t - c
         t0 = t
-        t = np.maximum(t, m.sefree[g])
-        acc["struct"][g] += t - t0
-        m.sefree[g] = t + occ
-        acc["sebusy"][g] += occ
-        acc["seelems"][g] += vla
+        t = mx(t, s.sefree)
+        acc["struct"] += t - t0
+        s.sefree = t + occ
+        acc["sebusy"] += occ
+        acc["seelems"] += vl
         done = t + occ - 1 + lat
         for r in vd:
-            vr[r:r + span, g] = done
-        cyc[g] = t + issue
+            s.vset(r, span, done)
+        s.cyc = t + issue
     return tm
