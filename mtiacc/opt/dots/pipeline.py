@@ -197,7 +197,8 @@ def visit(block: Block, p: "PipelineDots", ctx: PassContext, func: O.FuncOp) -> 
         stages = op.num_stages if op.num_stages is not None else p.stages
         per_stage = sum(_bytes(ld.result) for ld in loads)
         wanted = stages
-        free = p.lmem_bytes or plan_function(func, ctx.target).free_in(op, [ld.result for ld in loads])
+        plan = plan_function(func, ctx.target)
+        free = p.lmem_bytes or plan.share(2, plan.free_in(op, [ld.result for ld in loads]))
         while stages > 1 and stages * per_stage > free:
             stages -= 1
         if stages < wanted and not p.lmem_bytes:

@@ -141,9 +141,10 @@ def movable_loads(loop: scf.ForOp, lmem_bytes: int) -> List[O.LoadOp]:
 
 def free_for_loads(func: O.FuncOp, loop: scf.ForOp, ctx: PassContext) -> int:
     """The bytes the two copies of ``loop``'s moved tiles may take: what the local-memory plan leaves free while
-    the loop runs, its loads' own blocks left out (they are counted as their two copies)."""
-    loads = [op.result for op in loop.block.ops if isinstance(op, O.LoadOp)]
-    return plan_function(func, ctx.target).free_in(loop, loads)
+    the loop runs (a moved tile's own block still counted: one copy more than it needs, as its first copy
+    lives from before the loop)."""
+    plan = plan_function(func, ctx.target)
+    return plan.share(2, plan.free_in(loop))
 
 
 def _emit(op: Operation, before: Operation) -> Value:

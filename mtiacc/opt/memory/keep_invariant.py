@@ -54,9 +54,9 @@ a run-time check ``nprogs(0) == total`` joins the conditions:
     }
     scf.if %fill { mtia.slot_store %keptinv0, 0, %t }
 
-**Memory.**  The kept loads of a kernel share ``budget`` bytes (by default a sixth of what the local-memory
-plan, ``mtiacc.opt.memory.plan``, leaves free at the kernel's peak, next to the third ``reuse-loads`` may take
-and the tiles in flight): each buffer has ``share // tile bytes`` slots, and a run-time check before the inner
+**Memory.**  The kept loads of a kernel share ``budget`` bytes (by default its share of local memory, a sixth,
+no more than the local-memory plan, ``mtiacc.opt.memory.plan``, leaves free at the kernel's peak once
+``reuse-loads`` took its buffers): each buffer has ``share // tile bytes`` slots, and a run-time check before the inner
 loop, ``upper - lower <= slots * step``, chooses: when the row fits, the slot's first program fills the buffers
 and the others read them; when it does not, every program loads from DRAM as written.  A load whose tile does
 not fit its share is not kept, with a remark (a step of the local-memory ladder).
@@ -490,14 +490,14 @@ class KeepInvariant(ModulePass):
     """Keep the tiles every program of a slot loads alike in local memory (module docstring)."""
 
     name = "keep-invariant"
-    budget: int = 0   # bytes of local memory all kept buffers of a kernel may take; 0: a sixth of the plan's free
+    budget: int = 0   # bytes of local memory all kept buffers of a kernel may take; 0: the plan's share
     needs_context = True
 
     def run(self, module: O.ModuleOp, ctx: PassContext) -> bool:
         changed = False
         for op in list(module.body.block.ops):
             if isinstance(op, O.FuncOp):
-                budget = self.budget or plan_function(op, ctx.target).free() // 6
+                budget = self.budget or plan_function(op, ctx.target).share(6)
                 changed |= _Function(op, budget, ctx if not self.budget else None).run()
         return changed
 

@@ -18,7 +18,10 @@ codegen, on the IR as the passes leave it, so that a pass asks what fits instead
 * an op's **scratch**: the bf16 parts codegen splits the fp32 operands of an engine dot into, live at that op.
 
 A pass asks :meth:`LocalMemoryPlan.free_in` (the bytes left while a loop runs, its own candidate blocks left
-out) or :meth:`LocalMemoryPlan.free` (the bytes left at the kernel's peak).  :func:`annotate` writes the plan on
+out) or :meth:`LocalMemoryPlan.free` (the bytes left at the kernel's peak), and takes no more than its
+:meth:`LocalMemoryPlan.share` of the machine's local memory: the passes that keep blocks or fetch them ahead
+share it (tiles fetched ahead a half, rows reused by later loops a third, invariants kept for a slot a sixth),
+so that a kernel that fits compiles as it did when those shares were written into the passes.  :func:`annotate` writes the plan on
 the function (``--emit=ir``): ``lmem_capacity``, ``lmem_peak``, ``lmem_stack`` and ``lmem_blocks``, one
 ``"name offset size"`` entry per block.
 """
@@ -74,6 +77,13 @@ class LocalMemoryPlan:
     ends: Dict[int, Tuple[int, int]]   # id(op) -> (its position, the last position nested in it)
     scratch: Dict[int, int]            # position -> bytes an op needs besides its operands and results
     peak: int = 0
+    lmem_bytes: int = 0                # the machine's local memory, stack included
+
+    def share(self, parts: int, free: Optional[int] = None) -> int:
+        """What a pass that keeps or fetches ahead may take: its share of the machine's local memory (one of
+        ``parts``: pipeline buffers 2, reused rows 3, kept invariants 6, as the passes share it), no more than
+        the plan leaves free (``free``, or at the kernel's peak)."""
+        return max(0, min(self.lmem_bytes // parts, self.free() if free is None else free))
 
     def live_at(self, pos: int, exclude: Iterable[Value] = ()) -> int:
         ex = {id(v) for v in exclude}
@@ -227,7 +237,8 @@ def plan_function(func: O.FuncOp, target: Target) -> LocalMemoryPlan:
         else:                                   # one buffer through a loop: its init, carried block and result
             b.first, b.last = min(b.first, p), max(b.last, last)
             b.nbytes = max(b.nbytes, block_bytes(v.type))
-    plan = LocalMemoryPlan(capacity, base, target.stack_bytes, list(blocks.values()), ends, scratch)
+    plan = LocalMemoryPlan(capacity, base, target.stack_bytes, list(blocks.values()), ends, scratch,
+                           lmem_bytes=target.lmem_bytes)
     _assign(plan)
     return plan
 

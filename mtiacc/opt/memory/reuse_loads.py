@@ -23,9 +23,9 @@ its bytes counted against the budget.
 slot per iteration, the tile's size each, allocated once for the
 kernel (``mtia.local_alloc``, the first op of the function).  With constant bounds the trip count is
 known: the buffer is that many slots, and the reuse is skipped when it would take more than ``budget``
-bytes (by default a third of what the local-memory plan, ``mtiacc.opt.memory.plan``, leaves free at the
-kernel's peak: the rest stays for the tiles the later passes fetch ahead; all buffers of a kernel together stay
-within it).  With a
+bytes (by default its share of local memory, a third, no more than half of what the local-memory plan,
+``mtiacc.opt.memory.plan``, leaves free at the kernel's peak: the other half stays for the blocks the later
+passes hoist out of loops or fetch ahead; all buffers of a kernel together stay within it).  With a
 run-time bound (``range(0, N, BLOCK)``) the buffer takes what is left of the budget (shared by the kept
 loads of one loop), ``bytes // tile bytes`` slots, and a run-time
 check before the fill loop, ``upper - lower <= slots * step``, chooses: when the row fits, the fill
@@ -475,13 +475,14 @@ class ReuseLoads(ModulePass):
     """Keep a block that later loops load again in local memory (module docstring)."""
 
     name = "reuse-loads"
-    budget: int = 0   # bytes of local memory all kept buffers of a kernel may take; 0: a third of the plan's free
+    budget: int = 0   # bytes of local memory all kept buffers of a kernel may take; 0: the plan's share
     needs_context = True
 
     def run(self, module: O.ModuleOp, ctx: PassContext) -> bool:
         changed = False
         for op in list(module.body.block.ops):
             if isinstance(op, O.FuncOp):
-                budget = self.budget or plan_function(op, ctx.target).free() // 3
+                plan = plan_function(op, ctx.target)
+                budget = self.budget or plan.share(3, plan.free() // 2)
                 changed |= _Function(op, budget).run()
         return changed
