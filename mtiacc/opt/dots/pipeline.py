@@ -204,7 +204,7 @@ def visit(block: Block, p: "PipelineDots", ctx: PassContext, func: O.FuncOp) -> 
         if stages < wanted and not p.lmem_bytes:
             ctx.remark(Remark("stages", f"pipeline-dots: loop pipelined in {stages} stage(s) instead of {wanted}: "
                               f"{wanted} copies of its tiles take {wanted * per_stage} bytes of local memory, "
-                              f"{max(free, 0)} are free while it runs", op.loc,
+                              f"{max(free, 0)} bytes are available to them while it runs", op.loc,
                               f"{(wanted - stages) * per_stage} bytes of tiles no longer fetched ahead per "
                               f"{wanted} iterations"))
         trip = op.constant_trip_count()
