@@ -162,7 +162,8 @@ def _unset(op: Operation) -> None:
 class Lowering:
     """What every lowering function receives: the function being lowered and the parts above."""
 
-    __slots__ = ("func", "target", "se", "fn", "b", "homes", "order", "dma", "engine", "debug", "emit", "release")
+    __slots__ = ("func", "target", "se", "fn", "b", "homes", "order", "dma", "engine", "debug", "emit", "release",
+                 "release_dead")
 
     def __init__(self, func: O.FuncOp, target: Target, se: FrozenSet[str] = frozenset()):
         self.func = func
@@ -178,6 +179,9 @@ class Lowering:
         self.debug = DebugTable()
         self.emit: Callable[[Operation], None] = _unset     # lower one op (the hub sets it)
         self.release: Callable[[Operation], None] = _unset  # free what an op was the last reader of
+        # free block ``v`` now, inside the lowering of ``op``, when ``op`` is its last reader and nothing holds it;
+        # returns whether it did (the hub sets it)
+        self.release_dead: Callable[[Operation, Value], bool] = lambda op, v: False
 
     # The value homes, at hand: ``lw.get(v)`` reads better than ``lw.homes.get(v)`` in every lowering.
     def get(self, v: Value) -> VReg:

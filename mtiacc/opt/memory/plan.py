@@ -15,7 +15,9 @@ codegen, on the IR as the passes leave it, so that a pass asks what fits instead
 * a block is **live** from its definition to its last reader; a reader inside a loop that the block was defined
   outside of keeps it to the end of that loop (every iteration reads it); a loop's carried blocks live through
   the loop;
-* an op's **scratch**: the bf16 parts codegen splits the fp32 operands of an engine dot into, live at that op.
+* an op's **scratch**: the bf16 parts codegen splits the fp32 operands of an engine dot into, live at that op;
+  when they do not fit, codegen frees the first operand once split if the dot is its last reader (and writes a
+  loop's accumulator in place: the carried block's one buffer), and so does the plan.
 
 A pass asks :meth:`LocalMemoryPlan.free_in` (the bytes left while a loop runs, its own candidate blocks left
 out) or :meth:`LocalMemoryPlan.free` (the bytes left at the kernel's peak), and takes no more than its
@@ -76,6 +78,7 @@ class LocalMemoryPlan:
     blocks: List[Block_]
     ends: Dict[int, Tuple[int, int]]   # id(op) -> (its position, the last position nested in it)
     scratch: Dict[int, int]            # position -> bytes an op needs besides its operands and results
+    dying: Dict[int, Value] = dataclasses.field(default_factory=dict)   # position -> a split operand it frees
     peak: int = 0
     lmem_bytes: int = 0                # the machine's local memory, stack included
 
@@ -87,8 +90,12 @@ class LocalMemoryPlan:
 
     def live_at(self, pos: int, exclude: Iterable[Value] = ()) -> int:
         ex = {id(v) for v in exclude}
-        return (sum(b.size for b in self.blocks if b.first <= pos <= b.last and id(b.value) not in ex)
-                + self.scratch.get(pos, 0))
+        live = [b for b in self.blocks if b.first <= pos <= b.last and id(b.value) not in ex]
+        total = sum(b.size for b in live) + self.scratch.get(pos, 0)
+        dead = self.dying.get(pos)
+        if total > self.capacity and dead is not None:
+            total -= sum(b.size for b in live if b.value is dead and b.last == pos)
+        return total
 
     def free_in(self, op: Operation, exclude: Iterable[Value] = ()) -> int:
         """The bytes no block uses at any point while ``op`` (a loop) runs, ``exclude``'s blocks left out."""
@@ -188,6 +195,7 @@ def plan_function(func: O.FuncOp, target: Target) -> LocalMemoryPlan:
     ends: Dict[int, Tuple[int, int]] = {}
     loops: Dict[int, Tuple[Operation, ...]] = {}   # id(op) -> the loops around it, outermost first
     scratch: Dict[int, int] = {}
+    dying: Dict[int, Value] = {}
     defs: List[Tuple[Value, int, Tuple[Operation, ...]]] = []
 
     def number(block: Block, around: Tuple[Operation, ...]) -> None:
@@ -197,6 +205,7 @@ def plan_function(func: O.FuncOp, target: Target) -> LocalMemoryPlan:
             loops[id(op)] = around
             if _scratch(op):
                 scratch[p] = _scratch(op)
+                dying[p] = op.a
             if not isinstance(op, _CONTROL):
                 defs.extend((r, p, around) for r in op.results)
             else:
@@ -238,7 +247,7 @@ def plan_function(func: O.FuncOp, target: Target) -> LocalMemoryPlan:
             b.first, b.last = min(b.first, p), max(b.last, last)
             b.nbytes = max(b.nbytes, block_bytes(v.type))
     plan = LocalMemoryPlan(capacity, base, target.stack_bytes, list(blocks.values()), ends, scratch,
-                           lmem_bytes=target.lmem_bytes)
+                           dying={p: v for p, v in dying.items()}, lmem_bytes=target.lmem_bytes)
     _assign(plan)
     return plan
 
