@@ -23,7 +23,7 @@ from typing import Callable, Dict, FrozenSet, List, Optional, Set, Tuple
 
 from mtiacc.codegen.arith.scalar import constant
 from mtiacc.codegen.machine.mir import MBuilder, MFunction, VReg
-from mtiacc.codegen.vector.lmem import Buffer, LocalMemory
+from mtiacc.codegen.vector.lmem import Buffer, LocalMemory, LocalMemoryFull
 from mtiacc.codegen.vector.vloop import Src, elem_bytes
 from mtiacc.diagnostics import CompileError
 from mtiacc.ir import ops as O
@@ -195,6 +195,20 @@ class Lowering:
 
     def alloc(self, v: Value) -> Buffer:
         return self.homes.alloc(v)
+
+    def result_addr_in_place(self, op: Operation, v: Value):
+        """Where elementwise ``op`` writes block ``v`` (``Homes.result_addr``); when no buffer fits, the buffer of
+        an operand of the same shape and element size that ``op`` reads last: each element is read before it
+        is written over."""
+        try:
+            return self.homes.result_addr(v)
+        except LocalMemoryFull:
+            for x in op.operands:
+                if (len(op.results) == 1 and x.type.is_block() and x.type.shape == v.type.shape
+                        and elem_bytes(x.type) == elem_bytes(v.type)
+                        and id(x) in self.bufs and id(x) not in self.homes.views and self.release_dead(op, x)):
+                    return self.homes.result_addr(v)
+            raise
 
     @property
     def lmem(self) -> LocalMemory:

@@ -17,7 +17,9 @@ codegen, on the IR as the passes leave it, so that a pass asks what fits instead
   the loop;
 * an op's **scratch**: the bf16 parts codegen splits the fp32 operands of an engine dot into, live at that op;
   when they do not fit, codegen frees the first operand once split if the dot is its last reader (and writes a
-  loop's accumulator in place: the carried block's one buffer), and so does the plan.
+  loop's accumulator in place: the carried block's one buffer), and so does the plan;
+* when a block does not fit, an elementwise op writes its result over an operand of the same shape and element
+  size that it reads last (codegen's ``Lowering.result_addr_in_place``), and so does the plan.
 
 A pass asks :meth:`LocalMemoryPlan.free_in` (the bytes left while a loop runs, its own candidate blocks left
 out) or :meth:`LocalMemoryPlan.free` (the bytes left at the kernel's peak), and takes no more than its
@@ -78,7 +80,8 @@ class LocalMemoryPlan:
     blocks: List[Block_]
     ends: Dict[int, Tuple[int, int]]   # id(op) -> (its position, the last position nested in it)
     scratch: Dict[int, int]            # position -> bytes an op needs besides its operands and results
-    dying: Dict[int, Value] = dataclasses.field(default_factory=dict)   # position -> a split operand it frees
+    # position -> the operands an op may free or write over when its blocks do not fit (the docstring's rules)
+    dying: Dict[int, List[Value]] = dataclasses.field(default_factory=dict)
     peak: int = 0
     lmem_bytes: int = 0                # the machine's local memory, stack included
 
@@ -92,8 +95,9 @@ class LocalMemoryPlan:
         ex = {id(v) for v in exclude}
         live = [b for b in self.blocks if b.first <= pos <= b.last and id(b.value) not in ex]
         total = sum(b.size for b in live) + self.scratch.get(pos, 0)
-        dead = self.dying.get(pos)
-        if total > self.capacity and dead is not None:
+        for dead in self.dying.get(pos, ()):
+            if total <= self.capacity:
+                break
             total -= sum(b.size for b in live if b.value is dead and b.last == pos)
         return total
 
@@ -185,6 +189,13 @@ def _scratch(op: Operation) -> int:
     return 0
 
 
+def _elementwise(op: Operation) -> bool:
+    """An op codegen lowers as one loop over elements, writing element i after reading it (a fused loop included)."""
+    from mtiacc.ir.fused import FusedElementwiseOp
+    return (len(op.results) == 1 and op.results[0].type.is_block() and not isinstance(op, _CONTROL + (DotOp,))
+            and (not op.regions or isinstance(op, FusedElementwiseOp)))
+
+
 def plan_function(func: O.FuncOp, target: Target) -> LocalMemoryPlan:
     """The plan of ``func`` on ``target`` (the module docstring's rules)."""
     base = (target.args_base + 8 * len(func.args) + ALIGN - 1) // ALIGN * ALIGN
@@ -195,7 +206,7 @@ def plan_function(func: O.FuncOp, target: Target) -> LocalMemoryPlan:
     ends: Dict[int, Tuple[int, int]] = {}
     loops: Dict[int, Tuple[Operation, ...]] = {}   # id(op) -> the loops around it, outermost first
     scratch: Dict[int, int] = {}
-    dying: Dict[int, Value] = {}
+    dying: Dict[int, List[Value]] = {}
     defs: List[Tuple[Value, int, Tuple[Operation, ...]]] = []
 
     def number(block: Block, around: Tuple[Operation, ...]) -> None:
@@ -205,7 +216,10 @@ def plan_function(func: O.FuncOp, target: Target) -> LocalMemoryPlan:
             loops[id(op)] = around
             if _scratch(op):
                 scratch[p] = _scratch(op)
-                dying[p] = op.a
+                dying[p] = [op.a]
+            elif _elementwise(op):
+                dying[p] = [x for x in op.operands if x.type.is_block() and x.type.shape == op.results[0].type.shape
+                            and block_bytes(x.type) == block_bytes(op.results[0].type)][:1]
             if not isinstance(op, _CONTROL):
                 defs.extend((r, p, around) for r in op.results)
             else:
@@ -280,17 +294,29 @@ def _assign(plan: LocalMemoryPlan) -> None:
     high = 0
     for b in sorted(plan.blocks, key=lambda b: b.first):
         live = [x for x in live if x.last >= b.first]
-        cursor = 0
-        for x in sorted(live, key=lambda x: x.offset):
-            if x.offset - cursor >= b.size:
-                break
-            cursor = max(cursor, x.offset + x.size)
+        cursor = _first_fit(live, b.size)
+        if cursor + b.size > plan.capacity:       # written over an operand it reads last (codegen does so too)
+            for d in plan.dying.get(b.first, ()):
+                x = next((x for x in live if x.value is d and x.last == b.first), None)
+                if x is not None:
+                    live.remove(x)
+                    cursor = _first_fit(live, b.size)
+                    break
         b.offset = cursor
         live.append(b)
         high = max(high, cursor + b.size + plan.scratch.get(b.first, 0))
     for p, n in plan.scratch.items():
         high = max(high, plan.live_at(p))
     plan.peak = high
+
+
+def _first_fit(live: List[Block_], size: int) -> int:
+    cursor = 0
+    for x in sorted(live, key=lambda x: x.offset):
+        if x.offset - cursor >= size:
+            break
+        cursor = max(cursor, x.offset + x.size)
+    return cursor
 
 
 def kernel_of(module: O.ModuleOp) -> Optional[O.FuncOp]:

@@ -43,3 +43,20 @@ def test_tutorial_matmul_with_128x256x128_tiles(config, stages):
     want = (a.astype(np.float64) @ b.astype(np.float64)).astype(np.float16)
     np.testing.assert_allclose(res.outputs["c_ptr"].reshape(M, N).astype(np.float64), want.astype(np.float64),
                                rtol=2e-3, atol=2e-2)
+
+
+@pytest.mark.parametrize("level", [0, 2, 3])
+def test_softmax_of_a_256_kib_row(level):
+    """Triton's fused softmax with BLOCK_SIZE 65536: the row (256 KiB of fp32) and exp(row - max) do not fit side by
+    side; the exponentials are written over the row, which they read last."""
+    from tests.conftest import EXAMPLES
+    comp = compile_kernel(str(EXAMPLES / "softmax.py"), Options(signature="*fp32,*fp32,i32,i32,i32",
+                                                                defines={"BLOCK_SIZE": "65536"}, opt_level=level))
+    rows, n = 2, 40000
+    x = np.random.default_rng(level).standard_normal((rows, n)).astype(np.float32)
+    i32 = lambda v: np.array(v, np.int32)  # noqa: E731
+    res = run(comp.binary, {"output_ptr": np.zeros(rows * n, np.float32), "input_ptr": x.ravel(),
+                            "input_row_stride": i32(n), "output_row_stride": i32(n), "n_cols": i32(n)}, grid=(rows,))
+    e = np.exp(x.astype(np.float64) - x.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(res.outputs["output_ptr"].reshape(rows, n), e / e.sum(axis=1, keepdims=True),
+                               rtol=1e-5, atol=1e-9)
