@@ -28,6 +28,7 @@ from mtiacc.codegen.vector.vloop import Src, elem_bytes
 from mtiacc.diagnostics import CompileError
 from mtiacc.ir import ops as O
 from mtiacc.ir.core import Operation, OpResult, Value
+from mtiacc.ir.scf import ForOp, YieldOp
 from mtiacc.target import Target
 
 # Block ops that are only ever seen through their scalar (never materialized by themselves).
@@ -231,4 +232,32 @@ class Lowering:
         return self.homes.keep
 
 
-__all__ = ["Lowering", "Homes", "Numbering", "DmaState", "EngineState", "DebugTable", "SCALAR_BACKED"]
+def carried_home(lw: Lowering, op, v: Value):
+    """The home of a loop-carried block that ``v`` (a result of elementwise ``op``) can be computed into, so
+    that the yield copies nothing: ``v``'s one use is the ``scf.for``'s yield, and every reader of the
+    carried value is ``op`` or an op before it in the same block (each chunk is read before it is written)."""
+    if len(v.uses) != 1 or op.parent is None:
+        return None
+    term = v.uses[0].op
+    block = op.parent
+    loop = block.parent.parent if block.parent is not None else None
+    if not isinstance(term, YieldOp) or term is not block.terminator or not isinstance(loop, ForOp):
+        return None
+    i = [k for k, y in enumerate(term.values) if y is v]
+    if len(i) != 1:
+        return None
+    arg = loop.iter_args[i[0]]
+    home = lw.bufs.get(id(arg))
+    if home is None or id(arg) in lw.homes.views or arg.type != v.type:
+        return None
+    at = block.ops.index(op)
+    if any(u.op.parent is not block or block.ops.index(u.op) > at for u in arg.uses):
+        return None
+    if any(lw.bufs.get(id(r)) is home for u in arg.uses if u.op is not op for r in u.op.results):
+        return None   # an earlier reader made an alias of the carried block (read later, maybe)
+    lw.bufs[id(v)] = home
+    lw.keep.add(id(v))   # freed with the loop's result
+    return home
+
+
+__all__ = ["Lowering", "Homes", "Numbering", "DmaState", "EngineState", "DebugTable", "SCALAR_BACKED", "carried_home"]

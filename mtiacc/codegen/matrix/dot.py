@@ -24,7 +24,7 @@ from typing import List, Optional, Tuple
 
 from mtiacc.codegen.arith.casts import run_steps
 from mtiacc.codegen.arith.conversions import plan, widest, width, norm
-from mtiacc.codegen.context import SCALAR_BACKED, Lowering
+from mtiacc.codegen.context import SCALAR_BACKED, Lowering, carried_home
 from mtiacc.codegen.machine.mir import VReg
 from mtiacc.codegen.matrix import engine as E
 from mtiacc.codegen.matrix.engine import Addr
@@ -219,7 +219,6 @@ def lower(lw: Lowering, op: DotOp) -> None:
     except LocalMemoryFull:
         # no room for a second accumulator block: a loop's carried accumulator read by this dot alone is written
         # in place (each band of rows is loaded into the engine before its products are stored over it)
-        from mtiacc.codegen.control import carried_home
         res = carried_home(lw, op, op.result) if not narrow else None
         if res is None:
             raise
