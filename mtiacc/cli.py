@@ -138,10 +138,14 @@ Subcommands (mtiacc COMMAND --help for each):
 @click.option("--fp-fusion/--no-fp-fusion", "fp_fusion", default=True, show_default=True,
               help="Contract a * b + c into one fused multiply-add, rounded once, as Triton does by default "
               "(its enable_fp_fusion); --no-fp-fusion rounds the product and the sum apart.")
+@click.option("--remarks", "remarks", is_flag=True, help="Print what the compiler gave up to fit the kernel's "
+              "blocks in local memory (fewer pipeline stages, tiles not kept), with the op and the estimated cost.")
+@click.option("--Werror", "werror", type=click.Choice(["spill"]), multiple=True, help="--Werror=spill: a step "
+              "taken to fit local memory (see --remarks) is an error.")
 @pass_options
 def compile_command(file, output, kernel, defines, signature, grid, emit, asm_syntax, target, set_items, config,
-                    list_configs, fast_math, fp_fusion, opt_level, passes, dump_pipeline, print_before, print_after,
-                    print_ir_after_all, print_ir_after_change, disabled, time_passes, verify_each):
+                    list_configs, fast_math, fp_fusion, remarks, werror, opt_level, passes, dump_pipeline, print_before,
+                    print_after, print_ir_after_all, print_ir_after_change, disabled, time_passes, verify_each):
     """Compile a Triton kernel to an MTIA binary."""
     defs = dict(parse_define(d) for d in defines)
     if file is None and not dump_pipeline:
@@ -165,12 +169,16 @@ def compile_command(file, output, kernel, defines, signature, grid, emit, asm_sy
         opts = Options(kernel=kernel, defines=defs, signature=signature, grid=grid, opt_level=opt_level,
                        passes=passes, target=target, overrides=tuple(set_items), disabled_passes=tuple(disabled),
                        verify_each=verify_each,
-                       instrumentation=instr, config=config, fast_math=fast_math, fp_fusion=fp_fusion)
+                       instrumentation=instr, config=config, fast_math=fast_math, fp_fusion=fp_fusion,
+                       werror_spill="spill" in werror)
         try:
             result = compile_kernel(file, opts, stop_after=emit)
         finally:
             if instr is not None:
                 instr.report_times()
+        if remarks:
+            for r in result.remarks:
+                click.echo(r.render(), err=True)
         if emit in ("ir", "asm"):
             text = result.ir_text if emit == "ir" else result.asm_text
             if emit == "asm" and asm_syntax == "gnu":

@@ -12,7 +12,6 @@ from __future__ import annotations
 import ast
 import dataclasses
 import os
-import re
 from typing import Dict, List, Optional, Tuple
 
 from mtiacc.diagnostics import UsageError, UserError
@@ -39,6 +38,7 @@ class Options:
     num_stages: Optional[int] = None   # the kernel's software-pipelining depth (its config's num_stages)
     fast_math: bool = False            # --fast-math: every math function the SIMD engine has runs on it
     fp_fusion: bool = True             # contract-fma: a * b + c rounded once (Triton's enable_fp_fusion); --no-fp-fusion
+    werror_spill: bool = False         # --Werror=spill: a step of the local-memory ladder is an error
 
 
 @dataclasses.dataclass
@@ -50,6 +50,7 @@ class Compilation:
     asm_text: str = ""
     binary: bytes = b""
     meta: Optional[dict] = None
+    remarks: List[object] = dataclasses.field(default_factory=list)   # mtiacc.opt.Remark: the ladder's steps
 
 
 def run_frontend(path: str, opts: Options):
@@ -90,27 +91,33 @@ def pipeline_passes(opts: Options) -> list:
 def _with_stages(p, opts: Options):
     """A config's ``num_stages`` is the kernel's default pipelining depth, as in Triton: ``pipeline-dots``
     and ``pipeline-loads`` use it for the loops without their own ``tl.range(..., num_stages=)``, unless
-    ``--passes`` sets the pass's ``stages`` itself."""
-    if p.name not in ("pipeline-dots", "pipeline-loads", "persistent-programs") or (
-            opts.passes is not None and re.search(re.escape(p.name) + r"\s*\{[^}]*\bstages\s*=", opts.passes)):
+    the pipeline text sets the pass's ``stages`` itself."""
+    if p.name not in ("pipeline-dots", "pipeline-loads", "persistent-programs") or p.user_set("stages"):
         return p
-    return dataclasses.replace(p, stages=max(1, opts.num_stages))
+    return p.with_options(stages=max(1, opts.num_stages))
 
 
 def _with_slots(p, opts: Options):
-    """``persistent-programs`` strides over the target's PEs, unless ``--passes`` sets ``slots`` itself."""
-    if p.name != "persistent-programs" or (
-            opts.passes is not None and re.search(r"persistent-programs\s*\{[^}]*\bslots\s*=", opts.passes)):
+    """``persistent-programs`` strides over the target's PEs, unless the pipeline text sets ``slots`` itself."""
+    if p.name != "persistent-programs" or p.user_set("slots"):
         return p
-    return dataclasses.replace(p, slots=load_target(opts.target, opts.overrides).n_pes)
+    return p.with_options(slots=load_target(opts.target, opts.overrides).n_pes)
 
 
-def run_ir_passes(module, passes: list, opts: Options) -> None:
+def run_ir_passes(module, passes: list, opts: Options, context=None) -> None:
     """Run IR passes on ``module``, which the frontend (or the passes before) verified."""
     from mtiacc.opt import run_pipeline
     if passes:
         run_pipeline(module, passes, verify_each=opts.verify_each, instrumentation=opts.instrumentation,
-                     verify_input=False)
+                     verify_input=False, context=context)
+
+
+def plan_local_memory(module, target: Target) -> None:
+    """The local-memory plan of the kernel as the passes left it, written on its function (``--emit=ir``)."""
+    from mtiacc.opt.memory.plan import annotate, kernel_of, plan_function
+    func = kernel_of(module)
+    if func is not None:
+        annotate(func, plan_function(func, target))
 
 
 def _machine_hook(passes: list, target: Target, opts: Options):
@@ -182,32 +189,18 @@ def compile_kernel(path: str, opts: Options, stop_after: str = "bin") -> Compila
     if stages is not None:
         opts = dataclasses.replace(opts, num_stages=stages)
     optimize, legalize, machine_passes = split_tail(pipeline_passes(opts))
-    run_ir_passes(fe.module, optimize, opts)
-    out = Compilation(fe)
+    from mtiacc.opt import PassContext
+    ctx = PassContext(target=target, num_stages=opts.num_stages, werror_spill=opts.werror_spill)
+    run_ir_passes(fe.module, optimize, opts, ctx)
+    plan_local_memory(fe.module, target)
+    out = Compilation(fe, remarks=ctx.remarks)
     if stop_after == "ir":
         out.ir_text = print_ir(fe.module)
         return out
     from mtiacc.codegen import generate
-    run_ir_passes(fe.module, legalize, opts)
-    from mtiacc.codegen.vector.lmem import LocalMemoryFull
-    try:
-        asm = generate(fe.module, target, fe.source_file, fe.source_lines, _machine_hook(machine_passes, target, opts),
-                       fast_math=opts.fast_math)
-    except LocalMemoryFull:
-        # The tiles `keep-invariant` keeps for a slot's later programs, the blocks `reuse-loads` keeps for later
-        # loops, the second set of tiles `pipeline-loads` fetches ahead, or the copies of a dot loop's body (and
-        # its accumulator) `pipeline-dots` overlaps, do not fit next to the rest: compile without them (in that
-        # order).
-        ops = list(fe.module.walk())
-        for name, used in (("keep-invariant", any("keep_invariant" in getattr(op, "attrs", {}) for op in ops)),
-                           ("reuse-loads", any(op.name == "mtia.slot_store" for op in ops)),
-                           ("pipeline-loads", any("pipeline" in getattr(op, "attrs", {}) for op in ops)),
-                           ("pipeline-dots", any(getattr(op, "attrs", {}).get("pipeline_stages", 1) > 1
-                                                 for op in ops))):
-            if used and name not in opts.disabled_passes:
-                return compile_kernel(path, dataclasses.replace(opts, disabled_passes=(*opts.disabled_passes, name)),
-                                      stop_after)
-        raise
+    run_ir_passes(fe.module, legalize, opts, ctx)
+    asm = generate(fe.module, target, fe.source_file, fe.source_lines, _machine_hook(machine_passes, target, opts),
+                   fast_math=opts.fast_math)
     out.asm_text = asm.text
     if stop_after == "asm":
         return out

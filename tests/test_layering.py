@@ -13,7 +13,7 @@ ALLOWED = {
     "mtiacc.machine": {"mtiacc.diagnostics", "mtiacc.asm"},
     "mtiacc.ir": {"mtiacc.diagnostics"},
     "mtiacc.frontend": {"mtiacc.diagnostics", "mtiacc.ir"},
-    "mtiacc.opt": {"mtiacc.diagnostics", "mtiacc.ir"},
+    "mtiacc.opt": {"mtiacc.diagnostics", "mtiacc.ir", "mtiacc.target"},
     "mtiacc.codegen": {"mtiacc.diagnostics", "mtiacc.ir", "mtiacc.target"},
     "mtiacc.asm": {"mtiacc.diagnostics"},
     "mtiasim": {"mtiacc.diagnostics", "mtiacc.files", "mtiacc.asm", "mtiacc.machine"},
@@ -240,3 +240,39 @@ def test_the_yaml_checks_find_a_reader(tmp_path):
     f.write_text('"""Reads mtia2i.yaml."""\nimport yaml\ncfg = yaml.safe_load(open("configs/mtia2i.yaml"))\n')
     assert [w for _, w in yaml_reads(f)] == ["import yaml", "yaml.safe_load"]
     assert [t for _, t in machine_file_names(f)] == ["configs/mtia2i.yaml"]
+
+
+def _size_literals(path: Path):
+    """(line, name, value) for a local-memory size written into a pass: an integer of at least 4096 that is a
+    multiple of 1024, assigned (or given as a field's default) to a name about local memory or a budget."""
+    words = ("lmem", "budget", "local_memory", "local_mem")
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Assign):
+            targets, value = node.targets, node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            targets, value = [node.target], node.value
+        elif isinstance(node, ast.keyword) and node.arg:
+            targets, value = [ast.Name(node.arg)], node.value
+        else:
+            continue
+        names = [t.id if isinstance(t, ast.Name) else t.attr if isinstance(t, ast.Attribute) else "" for t in targets]
+        ints = [n.value for n in ast.walk(value) if isinstance(n, ast.Constant) and type(n.value) is int]
+        for name in names:
+            if any(w in name.lower() for w in words):
+                for v in ints:
+                    if v >= 4096 and v % 1024 == 0:
+                        yield node.lineno, name, v
+
+
+def test_no_local_memory_size_written_into_a_pass():
+    """Passes ask the local-memory plan (mtiacc/opt/memory/plan.py, sized from the target) what fits."""
+    bad = [f"{path.relative_to(ROOT)}:{line}: {name} = {value}"
+           for path in sorted((ROOT / "mtiacc" / "opt").rglob("*.py")) for line, name, value in _size_literals(path)]
+    assert not bad, "\n".join(bad)
+
+
+def test_the_size_check_finds_a_budget_literal(tmp_path):
+    f = tmp_path / "p.py"
+    f.write_text("class P:\n    budget: int = 65536\n    lmem_bytes = 3 * 65536\n    rows: int = 8192\n"
+                 "    step = 4096\n    budget_share = 3\n")
+    assert [(n, v) for _, n, v in _size_literals(f)] == [("budget", 65536), ("lmem_bytes", 65536)]

@@ -23,11 +23,12 @@ from typing import Callable, Dict, FrozenSet, List, Optional, Set, Tuple
 
 from mtiacc.codegen.arith.scalar import constant
 from mtiacc.codegen.machine.mir import MBuilder, MFunction, VReg
-from mtiacc.codegen.vector.lmem import Buffer, LocalMemory
+from mtiacc.codegen.vector.lmem import Buffer, LocalMemory, LocalMemoryFull
 from mtiacc.codegen.vector.vloop import Src, elem_bytes
 from mtiacc.diagnostics import CompileError
 from mtiacc.ir import ops as O
 from mtiacc.ir.core import Operation, OpResult, Value
+from mtiacc.ir.scf import ForOp, YieldOp
 from mtiacc.target import Target
 
 # Block ops that are only ever seen through their scalar (never materialized by themselves).
@@ -162,7 +163,8 @@ def _unset(op: Operation) -> None:
 class Lowering:
     """What every lowering function receives: the function being lowered and the parts above."""
 
-    __slots__ = ("func", "target", "se", "fn", "b", "homes", "order", "dma", "engine", "debug", "emit", "release")
+    __slots__ = ("func", "target", "se", "fn", "b", "homes", "order", "dma", "engine", "debug", "emit", "release",
+                 "release_dead")
 
     def __init__(self, func: O.FuncOp, target: Target, se: FrozenSet[str] = frozenset()):
         self.func = func
@@ -178,6 +180,9 @@ class Lowering:
         self.debug = DebugTable()
         self.emit: Callable[[Operation], None] = _unset     # lower one op (the hub sets it)
         self.release: Callable[[Operation], None] = _unset  # free what an op was the last reader of
+        # free block ``v`` now, inside the lowering of ``op``, when ``op`` is its last reader and nothing holds it;
+        # returns whether it did (the hub sets it)
+        self.release_dead: Callable[[Operation, Value], bool] = lambda op, v: False
 
     # The value homes, at hand: ``lw.get(v)`` reads better than ``lw.homes.get(v)`` in every lowering.
     def get(self, v: Value) -> VReg:
@@ -191,6 +196,20 @@ class Lowering:
 
     def alloc(self, v: Value) -> Buffer:
         return self.homes.alloc(v)
+
+    def result_addr_in_place(self, op: Operation, v: Value):
+        """Where elementwise ``op`` writes block ``v`` (``Homes.result_addr``); when no buffer fits, the buffer of
+        an operand of the same shape and element size that ``op`` reads last: each element is read before it
+        is written over."""
+        try:
+            return self.homes.result_addr(v)
+        except LocalMemoryFull:
+            for x in op.operands:
+                if (len(op.results) == 1 and x.type.is_block() and x.type.shape == v.type.shape
+                        and elem_bytes(x.type) == elem_bytes(v.type)
+                        and id(x) in self.bufs and id(x) not in self.homes.views and self.release_dead(op, x)):
+                    return self.homes.result_addr(v)
+            raise
 
     @property
     def lmem(self) -> LocalMemory:
@@ -213,4 +232,32 @@ class Lowering:
         return self.homes.keep
 
 
-__all__ = ["Lowering", "Homes", "Numbering", "DmaState", "EngineState", "DebugTable", "SCALAR_BACKED"]
+def carried_home(lw: Lowering, op, v: Value):
+    """The home of a loop-carried block that ``v`` (a result of elementwise ``op``) can be computed into, so
+    that the yield copies nothing: ``v``'s one use is the ``scf.for``'s yield, and every reader of the
+    carried value is ``op`` or an op before it in the same block (each chunk is read before it is written)."""
+    if len(v.uses) != 1 or op.parent is None:
+        return None
+    term = v.uses[0].op
+    block = op.parent
+    loop = block.parent.parent if block.parent is not None else None
+    if not isinstance(term, YieldOp) or term is not block.terminator or not isinstance(loop, ForOp):
+        return None
+    i = [k for k, y in enumerate(term.values) if y is v]
+    if len(i) != 1:
+        return None
+    arg = loop.iter_args[i[0]]
+    home = lw.bufs.get(id(arg))
+    if home is None or id(arg) in lw.homes.views or arg.type != v.type:
+        return None
+    at = block.ops.index(op)
+    if any(u.op.parent is not block or block.ops.index(u.op) > at for u in arg.uses):
+        return None
+    if any(lw.bufs.get(id(r)) is home for u in arg.uses if u.op is not op for r in u.op.results):
+        return None   # an earlier reader made an alias of the carried block (read later, maybe)
+    lw.bufs[id(v)] = home
+    lw.keep.add(id(v))   # freed with the loop's result
+    return home
+
+
+__all__ = ["Lowering", "Homes", "Numbering", "DmaState", "EngineState", "DebugTable", "SCALAR_BACKED", "carried_home"]

@@ -31,7 +31,7 @@ from __future__ import annotations
 from contextlib import contextmanager
 from typing import List, Optional, Sequence
 
-from mtiacc.codegen.context import Lowering
+from mtiacc.codegen.context import Lowering, carried_home  # noqa: F401  (control.carried_home, its readers' name)
 from mtiacc.codegen.machine.mir import LabelDef, MInstr
 from mtiacc.codegen.matrix import engine, resident
 from mtiacc.codegen.memory import kept
@@ -285,34 +285,6 @@ def _yielded_home(lw: Lowering, loop: ForOp, r: Value):
     if home is None or id(branch.results[i[0]]) in lw.homes.views or branch.results[i[0]].type != r.type:
         return None
     lw.keep.add(id(r))
-    return home
-
-
-def carried_home(lw: Lowering, op, v: Value):
-    """The home of a loop-carried block that ``v`` (a result of elementwise ``op``) can be computed into, so
-    that the yield copies nothing: ``v``'s one use is the ``scf.for``'s yield, and every reader of the
-    carried value is ``op`` or an op before it in the same block (each chunk is read before it is written)."""
-    if len(v.uses) != 1 or op.parent is None:
-        return None
-    term = v.uses[0].op
-    block = op.parent
-    loop = block.parent.parent if block.parent is not None else None
-    if not isinstance(term, YieldOp) or term is not block.terminator or not isinstance(loop, ForOp):
-        return None
-    i = [k for k, y in enumerate(term.values) if y is v]
-    if len(i) != 1:
-        return None
-    arg = loop.iter_args[i[0]]
-    home = lw.bufs.get(id(arg))
-    if home is None or id(arg) in lw.homes.views or arg.type != v.type:
-        return None
-    at = block.ops.index(op)
-    if any(u.op.parent is not block or block.ops.index(u.op) > at for u in arg.uses):
-        return None
-    if any(lw.bufs.get(id(r)) is home for u in arg.uses if u.op is not op for r in u.op.results):
-        return None   # an earlier reader made an alias of the carried block (read later, maybe)
-    lw.bufs[id(v)] = home
-    lw.keep.add(id(v))   # freed with the loop's result
     return home
 
 

@@ -53,6 +53,12 @@ class FuncOp(Operation):
     sym_name = attribute(str)
     function_type = attribute(FunctionType)
     arg_names = attribute(list, optional=True, default=())
+    # the local-memory plan (mtiacc/opt/memory/plan.py), written before instruction selection: the bytes for
+    # blocks, the stack above them, the planned peak, and one "name offset bytes" entry per block
+    lmem_capacity = attribute(int, optional=True)
+    lmem_stack = attribute(int, optional=True)
+    lmem_peak = attribute(int, optional=True)
+    lmem_blocks = attribute(list, optional=True)
     body = region()
 
     @classmethod

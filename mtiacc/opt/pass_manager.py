@@ -13,10 +13,47 @@ import time
 from typing import (Callable, ClassVar, Dict, List, Optional, Sequence, Set, TextIO, Tuple,
                     Union)
 
-from mtiacc.diagnostics import UsageError
+from mtiacc.diagnostics import CompileError, SourceLocation, UsageError, format_diagnostic
 from mtiacc.ir.core import VerifyError
 from mtiacc.ir.ops import ModuleOp
 from mtiacc.ir.verifier import verify_module
+from mtiacc.target import Target, load_target
+
+
+@dataclasses.dataclass(frozen=True)
+class Remark:
+    """A decision a pass made because something did not fit (``--remarks`` prints them): what was done, to which
+    op (its location), and the estimated cost."""
+
+    kind: str                 # the ladder step: "stages", "keep-invariant", "reuse-loads", "pipeline-loads", ...
+    message: str
+    loc: Optional[SourceLocation] = None
+    cost: str = ""
+
+    def render(self) -> str:
+        return format_diagnostic("remark", self.message + (f" (estimated cost: {self.cost})" if self.cost else ""),
+                                 self.loc)
+
+
+class SpillRemarkError(CompileError):
+    """``--Werror=spill``: a kernel the planner had to fit by a step of its ladder."""
+
+
+@dataclasses.dataclass
+class PassContext:
+    """What every pass run can consult besides the IR: the machine the code is compiled for, the depth a
+    kernel's config asks loops to be pipelined to, and where the remarks of the local-memory ladder go."""
+
+    target: Target = dataclasses.field(default_factory=load_target)
+    num_stages: Optional[int] = None   # the kernel's config num_stages (Triton's default pipelining depth)
+    remarks: List[Remark] = dataclasses.field(default_factory=list)
+    werror_spill: bool = False         # --Werror=spill: a ladder step is an error
+
+    def remark(self, r: Remark) -> None:
+        if self.werror_spill:
+            raise SpillRemarkError(r.message + (f" (estimated cost: {r.cost})" if r.cost else "")
+                                   + " [--Werror=spill]", r.loc)
+        self.remarks.append(r)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -24,11 +61,23 @@ class ModulePass:
     """Base of every pass: subclasses set ``name`` and implement ``run``."""
 
     name: ClassVar[str] = ""
+    # run(module, ctx) with the PassContext (the target, the remarks), rather than run(module)
+    needs_context: ClassVar[bool] = False
 
     def run(self, module: ModuleOp) -> Optional[bool]:
         """Transform ``module`` in place.  A pass may return False to say it changed nothing; the pass
         manager then skips verifying the IR after it (it is the IR that was verified before)."""
         raise NotImplementedError
+
+    def user_set(self, option: str) -> bool:
+        """Whether the pipeline text set ``option`` (a field name) of this pass, rather than leaving its default."""
+        return option in getattr(self, "_user_set", ())
+
+    def with_options(self, **changes) -> "ModulePass":
+        """This pass with other option values; the options the pipeline text set stay known as set."""
+        out = dataclasses.replace(self, **changes)
+        _remember(out, getattr(self, "_user_set", ()))
+        return out
 
     def spelling(self) -> str:
         """The pipeline text for this pass with its options."""
@@ -38,6 +87,12 @@ class ModulePass:
 
 
 PASSES: Dict[str, type] = {}
+
+
+def _remember(p: ModulePass, options) -> None:
+    """Record on ``p`` the option fields its pipeline text set: an attribute beside the frozen dataclass's fields,
+    so that its fields stay its options (its spelling, its equality)."""
+    object.__setattr__(p, "_user_set", frozenset(options))
 
 
 def register_pass(cls: type) -> type:
@@ -114,7 +169,9 @@ def parse_pipeline(text: str) -> List[ModulePass]:
                     raise UsageError(f"pass '{name}' has no option '{key}' (its options: {known})"
                                     if eq else f"pass '{name}': option '{item}' needs a value (name=value)")
                 options[field.name] = _convert(name, field, value)
-        passes.append(cls(**options))
+        p = cls(**options)
+        _remember(p, options)
+        passes.append(p)
     return passes
 
 
@@ -217,18 +274,23 @@ def spell_pipeline(passes: Sequence[ModulePass]) -> str:
 
 def run_pipeline(module: ModuleOp, pipeline: Union[str, Sequence[ModulePass]], verify_each: bool = True,
                  after_pass: Optional[Callable[[ModulePass, ModuleOp], None]] = None,
-                 instrumentation: Optional[Instrumentation] = None, verify_input: bool = True) -> List[PassRun]:
+                 instrumentation: Optional[Instrumentation] = None, verify_input: bool = True,
+                 context: Optional[PassContext] = None) -> List[PassRun]:
     """Run the passes of ``pipeline`` on ``module`` in order, verifying the IR before and after each
     (not after a pass that reports it changed nothing; not before the first with ``verify_input`` False,
     for a caller that verified ``module`` already).
 
     ``after_pass(pass, module)`` is called after each pass (for printing between passes).
-    Machine passes in the pipeline are skipped here (codegen runs them).  Returns the time each pass took.
+    Machine passes in the pipeline are skipped here (codegen runs them).  Passes that ask for it run with
+    ``context`` (by default the default target's).  Returns the time each pass took.
     """
     from mtiacc.ir.printer import print_ir
     passes = parse_pipeline(pipeline) if isinstance(pipeline, str) else list(pipeline)
     passes = [p for p in passes if not is_machine(p)]
     instr = instrumentation
+    ctx = context
+    if ctx is None and any(p.needs_context for p in passes):
+        ctx = PassContext()
     if verify_each and verify_input:
         _verify(module, "before the pipeline")
     runs: List[PassRun] = []
@@ -239,7 +301,7 @@ def run_pipeline(module: ModuleOp, pipeline: Union[str, Sequence[ModulePass]], v
             if instr.wants_text():
                 before_text = print_ir(module)
         start = time.perf_counter()
-        changed = p.run(module)
+        changed = p.run(module, ctx) if p.needs_context else p.run(module)
         run = PassRun(p.name, time.perf_counter() - start)
         runs.append(run)
         if verify_each and changed is not False:
@@ -284,6 +346,6 @@ def _verify(module: ModuleOp, when: str) -> None:
         raise VerifyError(f"IR verification failed {when}: {e.message}", e.loc) from e
 
 
-__all__: Tuple[str, ...] = ("ModulePass", "MachinePass", "PASSES", "register_pass", "parse_pipeline",
+__all__: Tuple[str, ...] = ("ModulePass", "MachinePass", "PassContext", "Remark", "SpillRemarkError", "PASSES", "register_pass", "parse_pipeline",
                             "run_pipeline", "run_machine_passes", "PassRun", "Instrumentation",
                             "remove_disabled", "spell_pipeline", "is_machine")

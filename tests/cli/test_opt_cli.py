@@ -32,13 +32,17 @@ def ir_file(tmp_path):
 
 
 def test_emit_ir_at_o0_is_the_frontend_output_with_its_access_plan():
+    """... and its local-memory plan on the function."""
+    from mtiacc.driver import plan_local_memory
     from mtiacc.frontend import compile_file
     from mtiacc.ir.printer import print_ir
     from mtiacc.opt.access_plan import AccessPlan
+    from mtiacc.target import load_target
     _, out, _ = cli(VECTOR_ADD, "--emit=ir", "-O0", "-D", "BLOCK_SIZE=64")
     module = compile_file(VECTOR_ADD, defines={"BLOCK_SIZE": "64"}).module
     AccessPlan().run(module)
-    assert out == print_ir(module) and out.count('access = "contiguous"') == 3
+    plan_local_memory(module, load_target())
+    assert out == print_ir(module) and out.count('access = "contiguous"') == 3 and "lmem_peak = " in out
 
 
 def test_opt_round_trips_and_runs_passes(ir_file, tmp_path):

@@ -99,3 +99,24 @@ def test_invalid_input_is_reported_before_any_pass():
     m, f, b = make_func([i32])
     with pytest.raises(VerifyError, match="before the pipeline"):
         run_pipeline(m, "dce")
+
+
+def test_a_parsed_pass_knows_which_options_its_text_set():
+    from mtiacc.opt import parse_pipeline
+    dots, loads, persist = parse_pipeline("pipeline-dots{stages=4},pipeline-loads,persistent-programs{slots=8}")
+    assert dots.user_set("stages") and not dots.user_set("lmem_bytes")   # set to its default value: still set
+    assert not loads.user_set("stages")
+    assert persist.user_set("slots") and not persist.user_set("stages")
+    changed = persist.with_options(stages=3)
+    assert changed.stages == 3 and changed.user_set("slots") and not changed.user_set("stages")
+
+
+def test_the_driver_leaves_options_the_pipeline_text_set():
+    """A config's num_stages and the target's PE count fill in only what --passes left unset."""
+    from mtiacc.driver import Options, pipeline_passes
+    text = "pipeline-dots{stages=4},pipeline-loads,persistent-programs{slots=8}"
+    got = {p.name: p for p in pipeline_passes(Options(passes=text, num_stages=2, codegen=False))}
+    assert got["pipeline-dots"].stages == 4 and got["pipeline-loads"].stages == 2
+    assert got["persistent-programs"].slots == 8 and got["persistent-programs"].stages == 2
+    got = {p.name: p for p in pipeline_passes(Options(passes="persistent-programs", codegen=False))}
+    assert got["persistent-programs"].slots == 64    # mtia2i's 8 x 8 PEs

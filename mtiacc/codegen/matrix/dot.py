@@ -24,14 +24,14 @@ from typing import List, Optional, Tuple
 
 from mtiacc.codegen.arith.casts import run_steps
 from mtiacc.codegen.arith.conversions import plan, widest, width, norm
-from mtiacc.codegen.context import SCALAR_BACKED, Lowering
+from mtiacc.codegen.context import SCALAR_BACKED, Lowering, carried_home
 from mtiacc.codegen.machine.mir import VReg
 from mtiacc.codegen.matrix import engine as E
 from mtiacc.codegen.matrix.engine import Addr
 from mtiacc.codegen.matrix.tiles import (ACC_BYTES, Geometry, configure, counted, init_rows, out_bytes, products,
                                          store_rows)
 from mtiacc.codegen.vector.blocks import lower_fill
-from mtiacc.codegen.vector.lmem import Buffer
+from mtiacc.codegen.vector.lmem import Buffer, LocalMemoryFull
 from mtiacc.codegen.vector.vloop import Src, emit_loop, elem_bytes
 from mtiacc.diagnostics import CompileError
 from mtiacc.ir import ops as O
@@ -112,7 +112,14 @@ def split_tf32(lw: Lowering, v: Value, loc, parts: int = 2) -> List[Buffer]:
     x = operand_buffer(lw, v, loc).offset
     name = v.name_hint or "operand"
     what = ("high", "low") if parts == 2 else ("high", "middle", "low")
-    bufs = [scratch(lw, 2 * n, f"the bf16 {w} part of `{name}` ({v.type}) for tt.dot", loc) for w in what]
+    bufs: List[Buffer] = []
+    try:
+        for w in what:
+            bufs.append(scratch(lw, 2 * n, f"the bf16 {w} part of `{name}` ({v.type}) for tt.dot", loc))
+    except LocalMemoryFull:
+        for buf in bufs:
+            lw.lmem.free(buf)
+        raise
     convert(lw, n, Src(F32, addr=x), Src(FloatType("bf16"), addr=bufs[0].offset))
     b = lw.b
 
@@ -144,7 +151,14 @@ def operands(lw: Lowering, op: DotOp) -> Tuple[Geometry, List[Tuple[int, int]], 
     if isinstance(a_t, FloatType) and a_t.kind == "f32":
         E.drain(lw, "the engine is done with memory the operand split writes")
         parts = 3 if op.input_precision == "bf16x6" else 2
-        a, b = split_tf32(lw, op.a, op.loc, parts), split_tf32(lw, bsrc, op.loc, parts)
+        a = split_tf32(lw, op.a, op.loc, parts)
+        try:
+            b = split_tf32(lw, bsrc, op.loc, parts)
+        except LocalMemoryFull:
+            # the f32 `a` is dead once split when the dot is its last reader: its bytes take b's parts
+            if not lw.release_dead(op, op.a):
+                raise
+            b = split_tf32(lw, bsrc, op.loc, parts)
         order = [(1, 0), (0, 1), (0, 0)] if parts == 2 else [(2, 0), (0, 2), (1, 1), (1, 0), (0, 1), (0, 0)]
         passes = [(a[i].offset, b[j].offset) for i, j in order]
         return geometry(op, trans, 2, 1), passes, a + b, a + b
@@ -200,7 +214,14 @@ def lower(lw: Lowering, op: DotOp) -> None:
     narrow = isinstance(acc_t, FloatType) and acc_t.kind == "f16"
     rb = op.read_back     # acc.st writes f16 / bf16: the result's arith.truncf is this buffer (an alias)
     total = batch * g.acc_bytes
-    res = lw.alloc(op.result)
+    try:
+        res = lw.alloc(op.result)
+    except LocalMemoryFull:
+        # no room for a second accumulator block: a loop's carried accumulator read by this dot alone is written
+        # in place (each band of rows is loaded into the engine before its products are stored over it)
+        res = carried_home(lw, op, op.result) if not narrow else None
+        if res is None:
+            raise
     out = scratch(lw, total, f"the fp32 result of tt.dot before it narrows to {op.result.type}", op.loc) \
         if narrow else res
     E.hold(lw, out)

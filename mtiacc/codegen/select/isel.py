@@ -75,6 +75,7 @@ class Selector:
         self.lw = Lowering(func, target, se)
         self.lw.emit = self.emit
         self.lw.release = self.release
+        self.lw.release_dead = self.release_dead
         self.frees: Dict[int, List[int]] = {}
         self.rows: Dict[int, Pattern] = {}  # id(op) -> its row of the pattern table, found once
 
@@ -193,6 +194,19 @@ class Selector:
                         lw.engine.deferred.append(buf)
                 else:
                     lw.lmem.free(buf)
+
+    def release_dead(self, op: Operation, v: Value) -> bool:
+        """Free block ``v`` while ``op`` is lowered, when ``op`` is its last reader and neither a kept block nor
+        one the engine's running commands read: ``op`` has taken what it needs from it."""
+        lw, key = self.lw, id(v)
+        frees = self.frees.get(lw.order.pos[id(op)], [])
+        buf = lw.bufs.get(key)
+        if key not in frees or buf is None or key in lw.keep or any(h is buf for h in lw.engine.held):
+            return False
+        frees.remove(key)
+        del lw.bufs[key]
+        lw.lmem.free(buf)
+        return True
 
     def load_args(self) -> None:
         lw, b = self.lw, self.lw.b

@@ -236,7 +236,7 @@ def _vector_loop(emit) -> Callable[[Lowering, Operation], None]:
         _check_rank(op)
         srcs = [lw.src(v) for v in op.operands]
         home = control.carried_home(lw, op, op.result)
-        addr = home.offset if home is not None else lw.homes.result_addr(op.result)
+        addr = home.offset if home is not None else lw.result_addr_in_place(op, op.result)
         emit(lw.b, op, srcs, Src(op.result.type.element_type, addr=addr))
     return lower
 

@@ -689,7 +689,7 @@ def lower(lw: Lowering, op: FusedElementwiseOp) -> None:
     for r, y in zip(op.results, yielded):
         if id(r) in lw.demanded:
             home = (control.carried_home(lw, op, r) if len(op.results) == 1 and getattr(y, "op", None) is work_last else None)
-            stores[id(y)] = Src(r.type.element_type, addr=home.offset if home else lw.homes.result_addr(r))
+            stores[id(y)] = Src(r.type.element_type, addr=home.offset if home else lw.result_addr_in_place(op, r))
             if id(y) in srcs:  # a yielded input: copy it through the loop
                 raise CompileError("internal: tt.fused_elementwise yields one of its inputs")
     scalars: Dict[int, VReg] = {}

@@ -13,7 +13,8 @@ A loop qualifies when its step is a positive constant and its body holds a ``tt.
 (``tl.range(..., num_stages=S)``, the loop's ``num_stages``) when it has one, else ``stages`` (4: the back
 edge, where the next iteration's first loads wait for the last dot's engine commands, comes once every 4 K
 steps; 4 beat 2 by 5% on a 512^3 bf16 GEMM and cost nothing on the large ones); it is lowered while S copies
-of the loaded tiles would take more than ``lmem-bytes`` (half of mtia2i's local memory), and to the trip count
+of the loaded tiles would take more than the local-memory plan leaves free while the loop runs
+(``mtiacc.opt.memory.plan``; ``lmem-bytes``, when set, instead), with a remark, and to the trip count
 when that is a smaller constant.  The loop gets ``{pipeline_stages = S}``.
 
 The unrolled loop runs ``trip // S`` times (its upper bound computed in the IR when the trip count is not
@@ -40,7 +41,8 @@ from mtiacc.ir.core import Block, Operation, OpResult, Pure, Value
 from mtiacc.ir.dot_ops import DotOp
 from mtiacc.ir.shape_ops import ExpandDimsOp, ReshapeOp, TransOp
 from mtiacc.opt.loop_unroll import _copy_body
-from mtiacc.opt.pass_manager import ModulePass, register_pass
+from mtiacc.opt.memory.plan import plan_function
+from mtiacc.opt.pass_manager import ModulePass, PassContext, Remark, register_pass
 
 THROUGH = (TransOp, ExpandDimsOp, ReshapeOp, O.CastOp, O.BroadcastOp)
 
@@ -180,12 +182,12 @@ def pipeline(loop: scf.ForOp, stages: int, step: int, trip: Optional[int]) -> No
     scf.erase_nested(loop)
 
 
-def visit(block: Block, p: "PipelineDots") -> bool:
+def visit(block: Block, p: "PipelineDots", ctx: PassContext, func: O.FuncOp) -> bool:
     changed = False
     for op in list(block.ops):
         for r in op.regions:
             for b in r.blocks:
-                changed |= visit(b, p)
+                changed |= visit(b, p, ctx, func)
         if not isinstance(op, scf.ForOp) or op.pipeline_stages is not None:
             continue
         step = O.const_value(op.step)
@@ -194,8 +196,17 @@ def visit(block: Block, p: "PipelineDots") -> bool:
             continue
         stages = op.num_stages if op.num_stages is not None else p.stages
         per_stage = sum(_bytes(ld.result) for ld in loads)
-        while stages > 1 and stages * per_stage > p.lmem_bytes:
+        wanted = stages
+        plan = plan_function(func, ctx.target)
+        free = p.lmem_bytes or plan.share(2, plan.free_in(op, [ld.result for ld in loads]))
+        while stages > 1 and stages * per_stage > free:
             stages -= 1
+        if stages < wanted and not p.lmem_bytes:
+            ctx.remark(Remark("stages", f"pipeline-dots: loop pipelined in {stages} stage(s) instead of {wanted}: "
+                              f"{wanted} copies of its tiles take {wanted * per_stage} bytes of local memory, "
+                              f"{max(free, 0)} bytes are available to them while it runs", op.loc,
+                              f"{(wanted - stages) * per_stage} bytes of tiles no longer fetched ahead per "
+                              f"{wanted} iterations"))
         trip = op.constant_trip_count()
         if trip is not None:
             stages = min(stages, trip)
@@ -213,7 +224,11 @@ def visit(block: Block, p: "PipelineDots") -> bool:
 class PipelineDots(ModulePass):
     name = "pipeline-dots"
     stages: int = 4
-    lmem_bytes: int = 196608
+    lmem_bytes: int = 0     # bytes the tiles of a loop's stages may take; 0: what the local-memory plan leaves
+    needs_context = True
 
-    def run(self, module: O.ModuleOp) -> Optional[bool]:
-        return None if visit(module.body.block, self) else False
+    def run(self, module: O.ModuleOp, ctx: PassContext) -> Optional[bool]:
+        changed = False
+        for func in [op for op in module.body.block.ops if isinstance(op, O.FuncOp)]:
+            changed |= visit(func.entry, self, ctx, func)
+        return None if changed else False

@@ -40,10 +40,10 @@ from mtiacc.ir.core import Operation, Value
 from mtiacc.ir.dot_ops import DotOp
 from mtiacc.ir.mtia import MTIA_OPS, LocalAllocOp
 from mtiacc.ir.types import i32
-from mtiacc.opt.loops.pipeline_loads import movable_loads
+from mtiacc.opt.loops.pipeline_loads import free_for_loads, movable_loads
 from mtiacc.opt.memory.keep_invariant import candidates
 from mtiacc.opt.memory.prefetch_rows import row_of
-from mtiacc.opt.pass_manager import ModulePass, register_pass
+from mtiacc.opt.pass_manager import ModulePass, PassContext, register_pass
 
 BLOCKERS = (AtomicRMWOp, AtomicCASOp, BarrierOp, DotOp, *[c for c in MTIA_OPS if c is not LocalAllocOp])
 
@@ -145,11 +145,13 @@ def _program_ids(w: _Wrapped) -> None:
         op.erase()
 
 
-def persist(func: O.FuncOp, slots: int, lmem_bytes: int) -> bool:
+def persist(func: O.FuncOp, slots: int, lmem_bytes: int, ctx: PassContext) -> bool:
+    """Wrap ``func`` in its slot loop when there is something to keep or fetch ahead (``lmem_bytes`` for the
+    tiles fetched ahead; 0: what the local-memory plan leaves)."""
     w = _wrap(func, slots)
     if w is None:
         return False
-    if not movable_loads(w.loop, lmem_bytes) and not candidates(w.loop) and row_of(w.loop, hoist=True) is None:
+    if not movable_loads(w.loop, lmem_bytes or free_for_loads(func, w.loop, ctx)) and not candidates(w.loop) and row_of(w.loop, hoist=True) is None:
         _unwrap(w)
         return False
     _program_ids(w)
@@ -162,11 +164,12 @@ class PersistentPrograms(ModulePass):
     name = "persistent-programs"
     slots: int = 64            # the target's PE count (the driver sets it from the target YAML)
     stages: int = 2            # the kernel's num_stages: 1 turns prefetching (and so this pass) off
-    lmem_bytes: int = 196608   # as pipeline-loads: the tiles it may fetch ahead
+    lmem_bytes: int = 0        # as pipeline-loads: the tiles it may fetch ahead (0: what the plan leaves)
+    needs_context = True
 
-    def run(self, module: O.ModuleOp) -> Optional[bool]:
+    def run(self, module: O.ModuleOp, ctx: PassContext) -> Optional[bool]:
         func = _kernel(module)
-        if func is None or self.stages < 2 or not persist(func, self.slots, self.lmem_bytes):
+        if func is None or self.stages < 2 or not persist(func, self.slots, self.lmem_bytes, ctx):
             return False
         return None
 

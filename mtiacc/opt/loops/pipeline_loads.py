@@ -39,7 +39,8 @@ tl.num_programs(0), num_stages=...)``), whose pairs then end at ``lower + (ceil(
 Depth: the loop's ``num_stages`` hint (``tl.range(..., num_stages=)``) when it has one, else ``stages``
 (the kernel's config ``num_stages``, default 2); 1 turns the pass off for the loop.  Deeper prefetch buys
 nothing with one completion barrier, so any depth above 1 is 2.  Loads stop moving once twice their bytes
-(the carried tile and the one in flight) would exceed ``lmem-bytes`` (half of mtia2i's local memory).
+(the carried tile and the one in flight) would exceed what the local-memory plan leaves free while the loop
+runs (``lmem-bytes``, when set).
 """
 from __future__ import annotations
 
@@ -55,7 +56,8 @@ from mtiacc.ir.analysis.slices import defined_in, pure_slice
 from mtiacc.ir.dot_ops import DotOp
 from mtiacc.opt.dots.pipeline import main_upper
 from mtiacc.opt.loop_unroll import clone_op
-from mtiacc.opt.pass_manager import ModulePass, register_pass
+from mtiacc.opt.memory.plan import plan_function
+from mtiacc.opt.pass_manager import ModulePass, PassContext, Remark, register_pass
 
 BLOCKERS = (AtomicRMWOp, AtomicCASOp, BarrierOp, DotOp)
 
@@ -138,6 +140,14 @@ def movable_loads(loop: scf.ForOp, lmem_bytes: int) -> List[O.LoadOp]:
         used += 2 * _bytes(t)
         out.append(op)
     return out
+
+
+def free_for_loads(func: O.FuncOp, loop: scf.ForOp, ctx: PassContext) -> int:
+    """The bytes the two copies of ``loop``'s moved tiles may take: what the local-memory plan leaves free while
+    the loop runs (a moved tile's own block still counted: one copy more than it needs, as its first copy
+    lives from before the loop)."""
+    plan = plan_function(func, ctx.target)
+    return plan.share(2, plan.free_in(loop))
 
 
 def _emit(op: Operation, before: Operation) -> Value:
@@ -293,19 +303,19 @@ def pipeline(loop: scf.ForOp, loads: Sequence[O.LoadOp], depth: int) -> None:
     scf.erase_nested(loop)
 
 
-def visit(block: Block, p: "PipelineLoads") -> bool:
+def visit(block: Block, p: "PipelineLoads", ctx: PassContext, func: O.FuncOp) -> bool:
     changed = False
     for op in list(block.ops):
         for r in op.regions:
             for b in r.blocks:
-                changed |= visit(b, p)
+                changed |= visit(b, p, ctx, func)
         if not isinstance(op, scf.ForOp) or op.pipeline is not None or op.pipeline_stages is not None:
             continue
         stages = op.num_stages if op.num_stages is not None else p.stages
         trip = op.constant_trip_count()
         if not positive_step(op) or stages < 2 or (trip is not None and trip < 2):
             continue
-        loads = movable_loads(op, p.lmem_bytes)
+        loads = movable_loads(op, p.lmem_bytes or free_for_loads(func, op, ctx))
         if loads:
             pipeline(op, loads, 2)
             changed = True
@@ -317,10 +327,14 @@ def visit(block: Block, p: "PipelineLoads") -> bool:
 class PipelineLoads(ModulePass):
     name = "pipeline-loads"
     stages: int = 2
-    lmem_bytes: int = 196608
+    lmem_bytes: int = 0     # bytes the tiles fetched ahead may take; 0: what the local-memory plan leaves
+    needs_context = True
 
-    def run(self, module: O.ModuleOp) -> Optional[bool]:
-        return None if visit(module.body.block, self) else False
+    def run(self, module: O.ModuleOp, ctx: PassContext) -> Optional[bool]:
+        changed = False
+        for func in [op for op in module.body.block.ops if isinstance(op, O.FuncOp)]:
+            changed |= visit(func.entry, self, ctx, func)
+        return None if changed else False
 
 
 __all__ = ["PipelineLoads", "root_pointer", "address_slice", "movable_loads", "empty_past_end"]

@@ -54,12 +54,12 @@ a run-time check ``nprogs(0) == total`` joins the conditions:
     }
     scf.if %fill { mtia.slot_store %keptinv0, 0, %t }
 
-**Memory.**  The kept loads of a kernel share ``budget`` bytes (default 64 KiB of MTIA-2i's 384 KiB, next
-to the 128 KiB ``reuse-loads`` may take and the tiles in flight): each buffer has ``share // tile bytes``
-slots, and a run-time check before the inner loop, ``upper - lower <= slots * step``, chooses: when the
-row fits, the slot's first program fills the buffers and the others read them; when it does not, every
-program loads from DRAM as written.  When codegen still runs out of local memory, the driver compiles the
-kernel again without this pass (``mtiacc/driver.py``).
+**Memory.**  The kept loads of a kernel share ``budget`` bytes (by default its share of local memory, a sixth,
+no more than the local-memory plan, ``mtiacc.opt.memory.plan``, leaves free at the kernel's peak once
+``reuse-loads`` took its buffers): each buffer has ``share // tile bytes`` slots, and a run-time check before the inner
+loop, ``upper - lower <= slots * step``, chooses: when the row fits, the slot's first program fills the buffers
+and the others read them; when it does not, every program loads from DRAM as written.  A load whose tile does
+not fit its share is not kept, with a remark (a step of the local-memory ladder).
 """
 from __future__ import annotations
 
@@ -75,7 +75,8 @@ from mtiacc.ir.mtia import LocalAllocOp
 from mtiacc.ir.mtia.kept import SlotLoadOp, SlotStoreOp
 from mtiacc.ir.types import i32
 from mtiacc.opt.loop_unroll import clone_op
-from mtiacc.opt.pass_manager import ModulePass, register_pass
+from mtiacc.opt.memory.plan import plan_function
+from mtiacc.opt.pass_manager import ModulePass, PassContext, Remark, register_pass
 
 # Ops that never write memory (besides Pure ops and the loops and branches, looked into).
 _READ_ONLY = {"tt.load", "tt.print", "tt.assert", "mtia.local_alloc", "mtia.slot_store", "mtia.slot_load",
@@ -346,8 +347,8 @@ def _slot_index(inner: scf.ForOp, anchor: Operation, loc) -> Value:
 
 
 class _Function:
-    def __init__(self, func: O.FuncOp, budget: int):
-        self.func, self.budget, self.count = func, budget, 0
+    def __init__(self, func: O.FuncOp, budget: int, ctx: Optional[PassContext] = None):
+        self.func, self.budget, self.count, self.ctx = func, budget, 0, ctx
 
     def run(self) -> bool:
         changed = False
@@ -355,6 +356,12 @@ class _Function:
             periodic = dict((id(ld), why) for ld, why in periodic_candidates(slot))
             loads = _inner_candidates(slot) + [ld for ld in slot.block.ops if id(ld) in periodic]
             share = self.budget // max(len(loads), 1)
+            if self.ctx is not None:
+                for ld in loads:
+                    if share // _tile_bytes(ld) == 0:
+                        self.ctx.remark(Remark("keep-invariant", f"keep-invariant: tile of {_tile_bytes(ld)} bytes not "
+                                               f"kept: {share} bytes of local memory are left for it", ld.loc,
+                                               "the slot's later programs load it from DRAM"))
             loads = [ld for ld in loads if share // _tile_bytes(ld) > 0]
             if not loads:
                 continue
@@ -483,13 +490,15 @@ class KeepInvariant(ModulePass):
     """Keep the tiles every program of a slot loads alike in local memory (module docstring)."""
 
     name = "keep-invariant"
-    budget: int = 65536   # bytes of local memory all kept buffers of a kernel may take
+    budget: int = 0   # bytes of local memory all kept buffers of a kernel may take; 0: the plan's share
+    needs_context = True
 
-    def run(self, module: O.ModuleOp) -> bool:
+    def run(self, module: O.ModuleOp, ctx: PassContext) -> bool:
         changed = False
         for op in list(module.body.block.ops):
             if isinstance(op, O.FuncOp):
-                changed |= _Function(op, self.budget).run()
+                budget = self.budget or plan_function(op, ctx.target).share(6)
+                changed |= _Function(op, budget, ctx if not self.budget else None).run()
         return changed
 
 

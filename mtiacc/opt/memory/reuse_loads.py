@@ -23,7 +23,9 @@ its bytes counted against the budget.
 slot per iteration, the tile's size each, allocated once for the
 kernel (``mtia.local_alloc``, the first op of the function).  With constant bounds the trip count is
 known: the buffer is that many slots, and the reuse is skipped when it would take more than ``budget``
-bytes (default 128 KiB of MTIA-2i's 384 KiB; all buffers of a kernel together stay within it).  With a
+bytes (by default its share of local memory, a third, no more than half of what the local-memory plan,
+``mtiacc.opt.memory.plan``, leaves free at the kernel's peak: the other half stays for the blocks the later
+passes hoist out of loops or fetch ahead; all buffers of a kernel together stay within it).  With a
 run-time bound (``range(0, N, BLOCK)``) the buffer takes what is left of the budget (shared by the kept
 loads of one loop), ``bytes // tile bytes`` slots, and a run-time
 check before the fill loop, ``upper - lower <= slots * step``, chooses: when the row fits, the fill
@@ -59,7 +61,8 @@ from mtiacc.ir.mtia import LocalAllocOp
 from mtiacc.ir.mtia.kept import PtrToIntOp, SlotLoadOp, SlotStoreOp
 from mtiacc.ir.shape_ops import ExpandDimsOp, ReduceOp, ReshapeOp
 from mtiacc.ir.types import i32, i64
-from mtiacc.opt.pass_manager import ModulePass, register_pass
+from mtiacc.opt.memory.plan import plan_function
+from mtiacc.opt.pass_manager import ModulePass, PassContext, register_pass
 
 # Ops that never write DRAM (loads, local-memory and debug ops); Pure ops and scf terminators neither.
 _READ_ONLY = {"tt.load", "tt.print", "tt.assert", "tt.return", "mtia.wait", "mtia.local_alloc", "mtia.local_load",
@@ -472,11 +475,14 @@ class ReuseLoads(ModulePass):
     """Keep a block that later loops load again in local memory (module docstring)."""
 
     name = "reuse-loads"
-    budget: int = 131072   # bytes of local memory all kept buffers of a kernel may take
+    budget: int = 0   # bytes of local memory all kept buffers of a kernel may take; 0: the plan's share
+    needs_context = True
 
-    def run(self, module: O.ModuleOp) -> bool:
+    def run(self, module: O.ModuleOp, ctx: PassContext) -> bool:
         changed = False
         for op in list(module.body.block.ops):
             if isinstance(op, O.FuncOp):
-                changed |= _Function(op, self.budget).run()
+                plan = plan_function(op, ctx.target)
+                budget = self.budget or plan.share(3, plan.free() // 2)
+                changed |= _Function(op, budget).run()
         return changed

@@ -1,0 +1,63 @@
+"""What the local-memory ladder costs on kernels whose blocks do not fit a PE's local memory.
+
+Each kernel is compiled for mtia2i (384 KiB of local memory: the ladder's steps, printed as remarks) and for the same
+machine with 4x the local memory (``--set pe.local_memory_bytes=1572864``: no step needed), and both run on the simulator with the same inputs: the cycles
+apart are the steps' measured cost.
+
+    python benchmarks/lmem_ladder.py
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from mtiacc.driver import Options, compile_kernel
+from mtiasim.runner import run
+
+ROOT = Path(__file__).resolve().parent.parent
+BIG = ("pe.local_memory_bytes=1572864",)    # mtia2i with 4x the local memory (--set, for the compiler and the simulator)
+
+
+def _cases():
+    rng = np.random.default_rng(2026)
+    K = 256
+    a, b = (rng.standard_normal(s).astype(np.float32) for s in ((256, K), (K, 256)))
+    yield ("GEMM: 256x256 fp32 accumulator, K tiles of 32, K=256", ROOT / "tests/codegen/matrix/big_blocks.py",
+           Options(kernel="acc256", signature="*fp32,*fp32,*fp32,i32", defines={"BLOCK": "256", "BK": "32"}),
+           {"A": a.ravel(), "B": b.ravel(), "C": np.zeros(256 * 256, np.float32), "K": np.array(K, np.int32)},
+           (1,), "C", a.astype(np.float64) @ b.astype(np.float64))
+    rows, n = 4, 60000
+    x = rng.standard_normal((rows, n)).astype(np.float32)
+    e = np.exp(x.astype(np.float64) - x.max(axis=1, keepdims=True))
+    i32 = lambda v: np.array(v, np.int32)  # noqa: E731
+    yield ("softmax: BLOCK_SIZE 65536 fp32 (256 KiB rows), 4 rows of 60000", ROOT / "examples/softmax.py",
+           Options(signature="*fp32,*fp32,i32,i32,i32", defines={"BLOCK_SIZE": "65536"}, opt_level=3),
+           {"output_ptr": np.zeros(rows * n, np.float32), "input_ptr": x.ravel(), "input_row_stride": i32(n),
+            "output_row_stride": i32(n), "n_cols": i32(n)}, (rows,), "output_ptr",
+           (e / e.sum(axis=1, keepdims=True)).ravel())
+
+
+def main() -> int:
+    for name, path, opts, inputs, grid, out, want in _cases():
+        print(name)
+        cycles = {}
+        for label, overrides in (("mtia2i", ()), ("4x local memory", BIG)):
+            o = Options(**{**opts.__dict__, "overrides": overrides})
+            comp = compile_kernel(str(path), o)
+            res = run(comp.binary, {k: v.copy() for k, v in inputs.items()}, grid=grid, overrides=overrides)
+            got = res.outputs[out].reshape(np.shape(want))
+            err = float(np.max(np.abs(got - want)))
+            cycles[label] = res.stats.cycles
+            print(f"  {label:16s} {res.stats.cycles:>10.0f} cycles  max |error| {err:.2e}  "
+                  f"lmem high water {comp.meta['lmem_bytes']} bytes")
+            for r in comp.remarks:
+                print(f"    remark: {r.message} (estimated cost: {r.cost})")
+        a, b = cycles["mtia2i"], cycles["4x local memory"]
+        print(f"  the ladder's cost: {a - b:+.0f} cycles ({100 * (a - b) / b:+.1f}%)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,336 @@
+"""The local-memory plan of a kernel: where every block lives in a PE's local memory, from one liveness-based
+allocation over the function, sized from the machine.
+
+Codegen gives each block value it materializes a buffer when the value is defined and frees it after its last
+reader, first fit in 64-byte units, between the kernel's argument area and the stack at the top of local
+memory (``codegen/vector/lmem.py``, ``codegen/context.py``).  The plan makes the same allocation ahead of
+codegen, on the IR as the passes leave it, so that a pass asks what fits instead of guessing:
+
+* the **capacity** is the machine's local memory less its stack and the argument area
+  (``target.lmem_bytes - target.stack_bytes - base``);
+* a **block** is a block-typed value of a function, loop or branch body (its pipeline buffers, kept tiles and
+  reused buffers included: they are blocks the passes made); a splat or a constant block is no buffer (codegen
+  broadcasts a register), nor is a loop's accumulator the matrix engine keeps across the loop (the dots of
+  :func:`mtiacc.opt.dots.accumulators.chain`, while their rows fit the engine's);
+* a block is **live** from its definition to its last reader; a reader inside a loop that the block was defined
+  outside of keeps it to the end of that loop (every iteration reads it); a loop's carried blocks live through
+  the loop;
+* an op's **scratch**: the bf16 parts codegen splits the fp32 operands of an engine dot into, live at that op;
+  when they do not fit, codegen frees the first operand once split if the dot is its last reader (and writes a
+  loop's accumulator in place: the carried block's one buffer), and so does the plan;
+* when a block does not fit, an elementwise op writes its result over an operand of the same shape and element
+  size that it reads last (codegen's ``Lowering.result_addr_in_place``), and so does the plan.
+
+A pass asks :meth:`LocalMemoryPlan.free_in` (the bytes left while a loop runs, its own candidate blocks left
+out) or :meth:`LocalMemoryPlan.free` (the bytes left at the kernel's peak), and takes no more than its
+:meth:`LocalMemoryPlan.share` of the machine's local memory: the passes that keep blocks or fetch them ahead
+share it (tiles fetched ahead a half, rows reused by later loops a third, invariants kept for a slot a sixth),
+so that a kernel that fits compiles as it did when those shares were written into the passes.  :func:`annotate` writes the plan on
+the function (``--emit=ir``): ``lmem_capacity``, ``lmem_peak``, ``lmem_stack`` and ``lmem_blocks``, one
+``"name offset size"`` entry per block.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+
+from mtiacc.ir import ops as O
+from mtiacc.ir.core import Block, BlockArgument, Operation, OpResult, Value
+from mtiacc.ir.dot_ops import SPLIT_PRECISIONS, DotOp
+from mtiacc.ir.scf import ForOp, IfOp, WhileOp
+from mtiacc.ir.types import FloatType, IntType, PointerType
+from mtiacc.target import Target
+
+ALIGN = 64          # codegen's buffer unit (codegen/vector/lmem.py)
+_CONTROL = (ForOp, IfOp, WhileOp, O.FuncOp)   # ops whose bodies hold blocks (other regions compute elements)
+
+
+def block_bytes(t) -> int:
+    """Bytes of a block of type ``t`` in local memory, as codegen stores it (i1 as one byte, pointers 8)."""
+    e = t.element_type
+    width = 64 if isinstance(e, PointerType) else max(getattr(e, "width", 8), 8)
+    return t.numel * width // 8
+
+
+def _aligned(n: int) -> int:
+    return (max(n, 1) + ALIGN - 1) // ALIGN * ALIGN
+
+
+@dataclasses.dataclass
+class Block_:
+    """One planned block: its value, where it lives and while which ops run (pre-order positions)."""
+
+    value: Value
+    nbytes: int
+    first: int
+    last: int
+    offset: int = -1
+    what: str = ""
+
+    @property
+    def size(self) -> int:
+        return _aligned(self.nbytes)
+
+
+@dataclasses.dataclass
+class LocalMemoryPlan:
+    capacity: int              # bytes for blocks
+    base: int                  # the first byte for blocks (after the argument area)
+    stack: int
+    blocks: List[Block_]
+    ends: Dict[int, Tuple[int, int]]   # id(op) -> (its position, the last position nested in it)
+    scratch: Dict[int, int]            # position -> bytes an op needs besides its operands and results
+    # position -> the operands an op may free or write over when its blocks do not fit (the docstring's rules)
+    dying: Dict[int, List[Value]] = dataclasses.field(default_factory=dict)
+    peak: int = 0
+    lmem_bytes: int = 0                # the machine's local memory, stack included
+
+    def share(self, parts: int, free: Optional[int] = None) -> int:
+        """What a pass that keeps or fetches ahead may take: its share of the machine's local memory (one of
+        ``parts``: pipeline buffers 2, reused rows 3, kept invariants 6, as the passes share it), no more than
+        the plan leaves free (``free``, or at the kernel's peak)."""
+        return max(0, min(self.lmem_bytes // parts, self.free() if free is None else free))
+
+    def live_at(self, pos: int, exclude: Iterable[Value] = ()) -> int:
+        ex = {id(v) for v in exclude}
+        live = [b for b in self.blocks if b.first <= pos <= b.last and id(b.value) not in ex]
+        total = sum(b.size for b in live) + self.scratch.get(pos, 0)
+        for dead in self.dying.get(pos, ()):
+            if total <= self.capacity:
+                break
+            total -= sum(b.size for b in live if b.value is dead and b.last == pos)
+        return total
+
+    def free_in(self, op: Operation, exclude: Iterable[Value] = ()) -> int:
+        """The bytes no block uses at any point while ``op`` (a loop) runs, ``exclude``'s blocks left out."""
+        ex = list(exclude)
+        lo, hi = self.ends[id(op)]
+        return self.capacity - max(self.live_at(p, ex) for p in range(lo, hi + 1))
+
+    def free(self) -> int:
+        """The bytes no block uses at the kernel's peak."""
+        return self.capacity - self.peak
+
+    def overflow(self) -> Optional[Tuple[int, List[Block_]]]:
+        """(the position, the blocks live there) where the blocks do not fit, or None."""
+        for p in sorted({b.first for b in self.blocks} | set(self.scratch)):
+            if self.live_at(p) > self.capacity:
+                return p, [b for b in self.blocks if b.first <= p <= b.last]
+        return None
+
+
+def _resident(func: O.FuncOp, rows: int) -> Tuple[set, set]:
+    """The values the matrix engine holds (loops' accumulator chains), by id, as ``dot-accumulators`` decides;
+    and the results of the dots of the other chains, which codegen writes into the loop's one accumulator
+    buffer (the carried block's)."""
+    from mtiacc.opt.dots.accumulators import chain, rows_of
+    out, shared = set(), set()
+
+    def visit(block: Block, used: int) -> None:
+        for op in block.ops:
+            inner = used
+            if isinstance(op, ForOp):
+                for i in range(len(op.iter_args)):
+                    dots = chain(op, i)
+                    if dots is None:
+                        continue
+                    if inner + rows_of(dots[0]) > rows:
+                        shared.update(id(d.result) for d in dots)
+                        continue
+                    inner += rows_of(dots[0])
+                    out.add(id(op.iter_args[i]))
+                    out.update(id(d.result) for d in dots)
+            for r in op.regions:
+                for b in r.blocks:
+                    visit(b, inner)
+    visit(func.entry, 0)
+    return out, shared
+
+
+def _materialized(v: Value, memo: Dict[int, bool]) -> bool:
+    """Whether codegen gives block ``v`` a buffer: a block of numbers some op reads as data.  Pointer blocks,
+    splats and constants are none, nor are index blocks read only to form addresses and masks (the access
+    plan moves a load or a store from their structure)."""
+    if not (v.type.is_block() and isinstance(v.type.element_type, (FloatType, IntType))):
+        return False
+    if isinstance(v, OpResult) and isinstance(v.op, (O.SplatOp, O.ConstantOp)):
+        return False
+    return _data(v, memo)
+
+
+def _data(v: Value, memo: Dict[int, bool]) -> bool:
+    """Whether a use of ``v``, or of a value made from it by integer or comparison ops, reads it as data."""
+    if id(v) in memo:
+        return memo[id(v)]
+    memo[id(v)] = False
+    out = False
+    for use in v.uses:
+        u = use.op
+        if isinstance(u, O.LoadOp) and v is not u.other or isinstance(u, O.StoreOp) and v is not u.value:
+            continue
+        if isinstance(u, O.AddPtrOp):
+            continue
+        if u.regions or not u.results or not all(r.type.is_block() and isinstance(
+                r.type.element_type, (IntType, PointerType)) for r in u.results):
+            out = True
+            break
+        if any(_data(r, memo) for r in u.results):
+            out = True
+            break
+    memo[id(v)] = out
+    return out
+
+
+def _scratch(op: Operation) -> int:
+    """The bf16 high and low parts codegen makes of an engine dot's fp32 operands."""
+    if isinstance(op, DotOp) and op.on_engine() and op.input_precision in SPLIT_PRECISIONS:
+        return sum(block_bytes(v.type) for v in (op.a, op.b)
+                   if isinstance(v.type.element_type, FloatType) and v.type.element_type.width == 32)
+    return 0
+
+
+def _elementwise(op: Operation) -> bool:
+    """An op codegen lowers as one loop over elements, writing element i after reading it (a fused loop included)."""
+    from mtiacc.ir.fused import FusedElementwiseOp
+    return (len(op.results) == 1 and op.results[0].type.is_block() and not isinstance(op, _CONTROL + (DotOp,))
+            and (not op.regions or isinstance(op, FusedElementwiseOp)))
+
+
+def plan_function(func: O.FuncOp, target: Target) -> LocalMemoryPlan:
+    """The plan of ``func`` on ``target`` (the module docstring's rules)."""
+    base = (target.args_base + 8 * len(func.args) + ALIGN - 1) // ALIGN * ALIGN
+    capacity = target.lmem_bytes - target.stack_bytes - base
+    resident, shared = _resident(func, target.dpe_accumulator_rows)
+    memo: Dict[int, bool] = {}
+    pos: Dict[int, int] = {}
+    ends: Dict[int, Tuple[int, int]] = {}
+    loops: Dict[int, Tuple[Operation, ...]] = {}   # id(op) -> the loops around it, outermost first
+    scratch: Dict[int, int] = {}
+    dying: Dict[int, List[Value]] = {}
+    defs: List[Tuple[Value, int, Tuple[Operation, ...]]] = []
+
+    def number(block: Block, around: Tuple[Operation, ...]) -> None:
+        for op in block.ops:
+            p = len(pos)
+            pos[id(op)] = p
+            loops[id(op)] = around
+            if _scratch(op):
+                scratch[p] = _scratch(op)
+                dying[p] = [op.a]
+            elif _elementwise(op):
+                dying[p] = [x for x in op.operands if x.type.is_block() and x.type.shape == op.results[0].type.shape
+                            and block_bytes(x.type) == block_bytes(op.results[0].type)][:1]
+            if not isinstance(op, _CONTROL):
+                defs.extend((r, p, around) for r in op.results)
+            else:
+                inner = around + (op,) if isinstance(op, (ForOp, WhileOp)) else around
+                for r in op.regions:
+                    for b in r.blocks:
+                        defs.extend((a, p, inner) for a in b.args)
+                        number(b, inner)
+                defs.extend((r, len(pos) - 1, around) for r in op.results)   # defined where the op ends
+            if not isinstance(op, _CONTROL):
+                for o in op.walk():       # element-wise bodies: scalars, no buffers; their reads count
+                    pos.setdefault(id(o), p)
+                    loops.setdefault(id(o), around)
+            ends[id(op)] = (p, len(pos) - 1)
+
+    number(func.entry, ())
+    group = _carried_groups(func)
+    blocks: Dict[int, Block_] = {}
+    for v, p, around in defs:
+        if id(v) in resident or id(v) in shared or not _materialized(v, memo):
+            continue
+        last = p
+        owner = v.block.parent.parent if isinstance(v, BlockArgument) and v.block.parent else None
+        if isinstance(owner, (ForOp, WhileOp)):
+            last = ends[id(owner)][1]
+        for use in v.uses:
+            u = use.op
+            upos = pos.get(id(u))
+            if upos is None:
+                continue
+            outer = next((lp for lp in loops.get(id(u), ()) if lp not in around), None)
+            last = max(last, ends[id(outer)][1] if outer is not None else upos)
+        what = f"`{v.name_hint}`" if v.name_hint else f"a block of {v.type}"
+        key = group.get(id(v), id(v))
+        b = blocks.get(key)
+        if b is None:
+            blocks[key] = Block_(v, block_bytes(v.type), p, last, what=what)
+        else:                                   # one buffer through a loop: its init, carried block and result
+            b.first, b.last = min(b.first, p), max(b.last, last)
+            b.nbytes = max(b.nbytes, block_bytes(v.type))
+    plan = LocalMemoryPlan(capacity, base, target.stack_bytes, list(blocks.values()), ends, scratch,
+                           dying={p: v for p, v in dying.items()}, lmem_bytes=target.lmem_bytes)
+    _assign(plan)
+    return plan
+
+
+def _carried_groups(func: O.FuncOp) -> Dict[int, int]:
+    """id(value) -> id of the first value of its buffer: a loop's carried block takes its init's buffer when the
+    loop is the init's only reader, and its result is the carried block's buffer."""
+    parent: Dict[int, int] = {}
+
+    def find(k: int) -> int:
+        while parent.get(k, k) != k:
+            k = parent[k]
+        return k
+
+    for op in func.walk():
+        if isinstance(op, ForOp):
+            inits = op.operands[len(op.operands) - len(op.iter_args):]
+            for init, arg, res in zip(inits, op.iter_args, op.results):
+                root = find(id(arg))
+                if len(init.uses) == 1:
+                    root = find(id(init))
+                    parent[id(arg)] = root
+                parent[id(res)] = root
+    return {k: find(k) for k in parent}
+
+
+def _assign(plan: LocalMemoryPlan) -> None:
+    """First fit in definition order, freeing after the last reader: codegen's allocator, ahead of time."""
+    live: List[Block_] = []
+    high = 0
+    for b in sorted(plan.blocks, key=lambda b: b.first):
+        live = [x for x in live if x.last >= b.first]
+        cursor = _first_fit(live, b.size)
+        if cursor + b.size > plan.capacity:       # written over an operand it reads last (codegen does so too)
+            for d in plan.dying.get(b.first, ()):
+                x = next((x for x in live if x.value is d and x.last == b.first), None)
+                if x is not None:
+                    live.remove(x)
+                    cursor = _first_fit(live, b.size)
+                    break
+        b.offset = cursor
+        live.append(b)
+        high = max(high, cursor + b.size + plan.scratch.get(b.first, 0))
+    for p, n in plan.scratch.items():
+        high = max(high, plan.live_at(p))
+    plan.peak = high
+
+
+def _first_fit(live: List[Block_], size: int) -> int:
+    cursor = 0
+    for x in sorted(live, key=lambda x: x.offset):
+        if x.offset - cursor >= size:
+            break
+        cursor = max(cursor, x.offset + x.size)
+    return cursor
+
+
+def kernel_of(module: O.ModuleOp) -> Optional[O.FuncOp]:
+    funcs = [op for op in module.body.block.ops if isinstance(op, O.FuncOp)]
+    return funcs[-1] if funcs else None
+
+
+def annotate(func: O.FuncOp, plan: LocalMemoryPlan) -> None:
+    """The plan on the function, for ``--emit=ir`` and FileCheck."""
+    func.attrs["lmem_capacity"] = plan.capacity
+    func.attrs["lmem_stack"] = plan.stack
+    func.attrs["lmem_peak"] = plan.peak
+    func.attrs["lmem_blocks"] = [f"{b.value.name_hint or '_'} {b.offset} {b.nbytes}"
+                                 for b in sorted(plan.blocks, key=lambda b: (b.first, b.offset))]
+
+
+__all__: Sequence[str] = ("LocalMemoryPlan", "plan_function", "annotate", "block_bytes", "kernel_of")
