@@ -13,7 +13,7 @@ import ast
 import dataclasses
 import functools
 import os
-from typing import Callable, Collection, Dict, List, Optional, Tuple
+from typing import Callable, Collection, Dict, List, Mapping, Optional, Tuple
 
 import numpy as np
 
@@ -159,10 +159,14 @@ class Kernel:
             seed=seed, max_cycles=max_cycles, sanitize=sanitize, max_steps=max_steps)
 
     @_api
-    def prepare(self, *args, grid, constants: Collection[str] = (), **kwargs) -> "Prepared":
+    def prepare(self, *args, grid, constants: Collection[str] = (), types: Optional[Mapping[str, str]] = None,
+                **kwargs) -> "Prepared":
         """Everything of a launch before the simulator runs: bind the arguments, infer the signature, compile
         (or find the binary in the cache) and evaluate the grid.  An error here means the kernel cannot run on
-        the chip with these arguments; an error from :meth:`Prepared.execute` is a fault of the kernel."""
+        the chip with these arguments; an error from :meth:`Prepared.execute` is a fault of the kernel.
+        ``types`` gives parameters' types as a signature spells them (``{"X": "*i32"}``: Triton's signature,
+        from the Triton backend): they are the kernel's, as an annotation's are, never worked out again from
+        the arguments (an array of another element type is read by its bits)."""
         bound = self.bind(args, kwargs)
         defines: Dict[str, str] = {}
         signature: List[str] = []
@@ -175,8 +179,9 @@ class Kernel:
                 defines[param.name] = _define_text(param.name, v)
                 continue
             ty, val = classify(param.name, v)
-            if param.annotation is not None and param.annotation != ty:
-                ty, val = _as_annotation(param, ty, val)
+            want = (types or {}).get(param.name) or param.annotation
+            if want is not None and want != ty:
+                ty, val = _as_annotation(param.name, want, ty, val)
             signature.append(ty)
             if isinstance(val, DescriptorArg):
                 p.descriptors[param.name] = val.array
@@ -292,24 +297,23 @@ class Prepared:
                             f"a.copy())")
 
 
-def _as_annotation(param: _Param, ty: str, val):
-    """An argument whose type differs from its parameter's annotation: the annotation's type, the value as the
-    kernel sees it (an array's bits reinterpreted; a scalar that fits the type)."""
-    ann = param.annotation
+def _as_annotation(name: str, ann: str, ty: str, val):
+    """An argument of type ``ty`` whose parameter has type ``ann`` (its annotation's, or Triton's signature's):
+    that type, and the value as the kernel sees it (an array's bits reinterpreted; a scalar that fits the type)."""
     if isinstance(val, Buffer):
         if not ann.startswith("*"):
-            raise UserError(f"argument '{param.name}' is an array ({ty}), but parameter '{param.name}' is annotated "
+            raise UserError(f"argument '{name}' is an array ({ty}), but parameter '{name}' is annotated "
                             f"{ann}, a scalar")
-        return ann, as_annotated(param.name, ann, val, ty)
+        return ann, as_annotated(name, ann, val, ty)
     if isinstance(val, DescriptorArg) or ty.startswith("*"):
         return ty, val
     if ann.startswith("*"):
-        raise UserError(f"argument '{param.name}' is a {type(val).__name__} ({ty}), but parameter '{param.name}' "
+        raise UserError(f"argument '{name}' is a {type(val).__name__} ({ty}), but parameter '{name}' "
                         f"is annotated {ann}, a pointer: pass an array")
     if ann.startswith("fp") or ann == "bf16":
         return ann, val
     if isinstance(val, (float, np.floating)) and not float(val).is_integer():
-        raise UserError(f"argument '{param.name}' = {val!r} is not an integer, but parameter '{param.name}' is "
+        raise UserError(f"argument '{name}' = {val!r} is not an integer, but parameter '{name}' is "
                         f"annotated {ann}")
     return ann, val
 

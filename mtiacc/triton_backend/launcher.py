@@ -105,6 +105,16 @@ def _check_signature(name: str, signature: Dict[str, object]) -> None:
                             f"(it takes pointers to tensors, scalars and constexprs)")
 
 
+def _mtiacc_type(ty) -> Optional[str]:
+    """A Triton signature entry as mtiacc spells the type (``*kfp32``, a ``tl.const`` pointer: ``*fp32``; Triton's
+    ``u1`` for bools: ``i1``), or None for what the arguments give (constexprs, tensor descriptors)."""
+    if not isinstance(ty, str) or ty == "constexpr" or ty.startswith("tensordesc"):
+        return None
+    ptr = "*" if ty.startswith("*") else ""
+    base = ty.removeprefix("*k").removeprefix("*")
+    return ptr + ("i1" if base == "u1" else base)
+
+
 def kernel_for(unit, name: str, num_stages: Optional[int], fp_fusion: bool = True) -> Kernel:
     """The :class:`mtiacc.runtime.Kernel` of ``name`` in ``unit`` (a file, or a KernelSource: one per source and
     options, so its in-memory table of binaries lives as long as the process).  ``fp_fusion``: the launch's
@@ -184,6 +194,8 @@ class MtiaLauncher:
         signature = dict(f for p, ty in src.signature.items() for f in closures.flat_names(p, ty))
         # parameters Triton compiled as constants: the constexpr ones, and arguments it specialized (1, None)
         self.constants: List[str] = [p for p, ty in signature.items() if ty == "constexpr"]
+        # the element types are Triton's signature's, as its compiled kernel reads them (never the tensors' again)
+        self.types: Dict[str, str] = {p: t for p, t in ((p, _mtiacc_type(ty)) for p, ty in signature.items()) if t}
         try:
             unit, name = _source_of(fn, tuples)
             self.path = unit if isinstance(unit, str) else unit.path
@@ -217,7 +229,7 @@ class MtiaLauncher:
         launch = self.replay.lookup(grid, args)
         if launch is None:
             try:
-                prepared = self.kernel.prepare(*args, grid=grid, constants=self.constants)
+                prepared = self.kernel.prepare(*args, grid=grid, constants=self.constants, types=self.types)
             except Exception as e:     # the kernel cannot run on the chip with these arguments
                 if isinstance(e, CompileError) and clock.autotuning():
                     raise ConfigDoesNotCompile(surfaced(e)) from None
