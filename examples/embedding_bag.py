@@ -2,11 +2,12 @@
 k in [offsets[b], offsets[b + 1]); one bag per program, BAG indices at a time, gathering a
 [BAG, BLOCK_D] tile of table rows per step.
 
+    mkdir -p build
     mtiacc examples/embedding_bag.py -D BAG=8 -D BLOCK_D=64 --signature '*fp32,*i32,*i32,*fp32,i32,i32' \\
-        --grid 'offsets.shape[0] - 1' -o embedding_bag.bin
-    python examples/inputs.py embedding_bag embedding_bag.npz   # small seeded inputs
-    mtiasim run embedding_bag.bin --inputs embedding_bag.npz -o embedding_bag.out.npz
-    python examples/inputs.py embedding_bag --check embedding_bag.npz embedding_bag.out.npz   # against numpy
+        --grid 'offsets.shape[0] - 1' -o build/embedding_bag.bin
+    python examples/inputs.py embedding_bag build/embedding_bag.npz   # small seeded inputs
+    mtiasim run build/embedding_bag.bin --inputs build/embedding_bag.npz -o build/embedding_bag.out.npz
+    python examples/inputs.py embedding_bag --check build/embedding_bag.npz build/embedding_bag.out.npz
 """
 import numpy as np
 import triton

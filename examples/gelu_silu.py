@@ -1,9 +1,10 @@
 """Fused activations: exact GELU (erf form) or SiLU, one block of elements per program.
 
-    mtiacc examples/gelu_silu.py -D ACTIVATION=0 -D BLOCK_SIZE=256 --grid 'cdiv(N, BLOCK_SIZE)' -o gelu_silu.bin
-    python examples/inputs.py gelu_silu gelu_silu.npz   # small seeded inputs
-    mtiasim run gelu_silu.bin --inputs gelu_silu.npz -o gelu_silu.out.npz
-    python examples/inputs.py gelu_silu --check gelu_silu.npz gelu_silu.out.npz   # against numpy
+    mkdir -p build
+    mtiacc examples/gelu_silu.py -D ACTIVATION=0 -D BLOCK_SIZE=256 --grid 'cdiv(N, BLOCK_SIZE)' -o build/gelu_silu.bin
+    python examples/inputs.py gelu_silu build/gelu_silu.npz   # small seeded inputs
+    mtiasim run build/gelu_silu.bin --inputs build/gelu_silu.npz -o build/gelu_silu.out.npz
+    python examples/inputs.py gelu_silu --check build/gelu_silu.npz build/gelu_silu.out.npz   # against numpy
 """
 import triton
 import triton.language as tl

@@ -92,7 +92,7 @@ def expect_matmul_nodot(i):
     return {"C": (i["A"].astype(np.float64) @ i["B"], 1e-5, 1e-5)}
 
 
-def mtia_double_buffer(programs=4, tiles=4, block=256):
+def mtia_double_buffer(programs=64, tiles=4, block=1024):
     n = programs * tiles * block
     x = _rng().standard_normal(n).astype(f32)
     return {"x_ptr": x, "y_ptr": np.zeros_like(x), "n": np.int32(n)}

@@ -5,11 +5,12 @@ Forward: y = (x - mean) * rstd * w + b; it also saves mean and rstd = 1 / sqrt(v
 Backward: dx per row (``layer_norm_bwd_dx``), and dw, db per block of columns summed over the rows
 (``layer_norm_bwd_dwdb``, one program per column block: no atomics needed).
 
+    mkdir -p build
     mtiacc examples/layer_norm.py --kernel layer_norm_fwd -D BLOCK_SIZE=256 \\
-        --signature '*fp32,*fp32,*fp32,*fp32,*fp32,*fp32,i32,i32,fp32' --grid 'Mean.shape[0]' -o layer_norm.bin
-    python examples/inputs.py layer_norm layer_norm.npz   # small seeded inputs
-    mtiasim run layer_norm.bin --inputs layer_norm.npz -o layer_norm.out.npz
-    python examples/inputs.py layer_norm --check layer_norm.npz layer_norm.out.npz   # against numpy
+        --signature '*fp32,*fp32,*fp32,*fp32,*fp32,*fp32,i32,i32,fp32' --grid 'Mean.shape[0]' -o build/layer_norm.bin
+    python examples/inputs.py layer_norm build/layer_norm.npz   # small seeded inputs
+    mtiasim run build/layer_norm.bin --inputs build/layer_norm.npz -o build/layer_norm.out.npz
+    python examples/inputs.py layer_norm --check build/layer_norm.npz build/layer_norm.out.npz   # against numpy
 """
 import numpy as np
 import triton

@@ -1,11 +1,12 @@
 """Loops with work for the loop passes: a constant-trip loop (loop-unroll), a runtime-trip loop with
 a loop-invariant scalar (licm) and a carried value that stays 0 (sccp removes the branch on it).
 
+    mkdir -p build
     mtiacc examples/loop_scale.py -D STEPS=4 -D BLOCK=256 --signature '*fp32,*fp32,i32,fp32,i32' \\
-        --grid 'cdiv(N, BLOCK)' -o loop_scale.bin
-    python examples/inputs.py loop_scale loop_scale.npz   # small seeded inputs
-    mtiasim run loop_scale.bin --inputs loop_scale.npz -o loop_scale.out.npz
-    python examples/inputs.py loop_scale --check loop_scale.npz loop_scale.out.npz   # against numpy
+        --grid 'cdiv(N, BLOCK)' -o build/loop_scale.bin
+    python examples/inputs.py loop_scale build/loop_scale.npz   # small seeded inputs
+    mtiasim run build/loop_scale.bin --inputs build/loop_scale.npz -o build/loop_scale.out.npz
+    python examples/inputs.py loop_scale --check build/loop_scale.npz build/loop_scale.out.npz   # against numpy
 """
 import triton
 import triton.language as tl

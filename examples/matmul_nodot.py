@@ -1,12 +1,14 @@
-"""Matrix multiply without tl.dot: C = A @ B by a broadcast multiply and tl.sum over k.
+r"""Matrix multiply without tl.dot: C = A @ B by a broadcast multiply and tl.sum over k.
 
 One BLOCK_M x BLOCK_N tile of C per program; the whole k extent in one BLOCK_K tile (K <= BLOCK_K).
 
+    mkdir -p build
     mtiacc examples/matmul_nodot.py -D BLOCK_M=8 -D BLOCK_N=8 -D BLOCK_K=16 \
-        --signature '*fp32,*fp32,*fp32,i32,i32,i32' --grid 'cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)' -o matmul_nodot.bin
-    python examples/inputs.py matmul_nodot matmul_nodot.npz   # small seeded inputs
-    mtiasim run matmul_nodot.bin --inputs matmul_nodot.npz -o matmul_nodot.out.npz
-    python examples/inputs.py matmul_nodot --check matmul_nodot.npz matmul_nodot.out.npz   # against numpy
+        --signature '*fp32,*fp32,*fp32,i32,i32,i32' --grid 'cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)' \
+        -o build/matmul_nodot.bin
+    python examples/inputs.py matmul_nodot build/matmul_nodot.npz   # small seeded inputs
+    mtiasim run build/matmul_nodot.bin --inputs build/matmul_nodot.npz -o build/matmul_nodot.out.npz
+    python examples/inputs.py matmul_nodot --check build/matmul_nodot.npz build/matmul_nodot.out.npz   # against numpy
 """
 import numpy as np
 import triton

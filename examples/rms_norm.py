@@ -1,11 +1,12 @@
 """RMSNorm: y = x / sqrt(mean(x^2) + eps) * w, one row per program, the row read in BLOCK_SIZE
 chunks (so any N works).
 
+    mkdir -p build
     mtiacc examples/rms_norm.py -D BLOCK_SIZE=256 --signature '*fp32,*fp32,*fp32,i32,i32,fp32' --grid 'X.shape[0]' \\
-        -o rms_norm.bin
-    python examples/inputs.py rms_norm rms_norm.npz   # small seeded inputs
-    mtiasim run rms_norm.bin --inputs rms_norm.npz -o rms_norm.out.npz
-    python examples/inputs.py rms_norm --check rms_norm.npz rms_norm.out.npz   # against numpy
+        -o build/rms_norm.bin
+    python examples/inputs.py rms_norm build/rms_norm.npz   # small seeded inputs
+    mtiasim run build/rms_norm.bin --inputs build/rms_norm.npz -o build/rms_norm.out.npz
+    python examples/inputs.py rms_norm --check build/rms_norm.npz build/rms_norm.out.npz   # against numpy
 """
 import numpy as np
 import triton

@@ -1,9 +1,11 @@
 """Row argmax: the index of the first maximum of each row (one row per program, -inf padding).
 
-    mtiacc examples/row_argmax.py -D BLOCK_N=1024 --signature '*fp32,*i32,i32,i32' --grid 'X.shape[0]' -o row_argmax.bin
-    python examples/inputs.py row_argmax row_argmax.npz   # small seeded inputs
-    mtiasim run row_argmax.bin --inputs row_argmax.npz -o row_argmax.out.npz
-    python examples/inputs.py row_argmax --check row_argmax.npz row_argmax.out.npz   # against numpy
+    mkdir -p build
+    mtiacc examples/row_argmax.py -D BLOCK_N=1024 --signature '*fp32,*i32,i32,i32' --grid 'X.shape[0]' \\
+        -o build/row_argmax.bin
+    python examples/inputs.py row_argmax build/row_argmax.npz   # small seeded inputs
+    mtiasim run build/row_argmax.bin --inputs build/row_argmax.npz -o build/row_argmax.out.npz
+    python examples/inputs.py row_argmax --check build/row_argmax.npz build/row_argmax.out.npz   # against numpy
 """
 import numpy as np
 import triton

@@ -1,9 +1,11 @@
 """Row cumsum: the inclusive running sum of each row (one row per program).
 
-    mtiacc examples/row_cumsum.py -D BLOCK_N=256 --signature '*fp32,*fp32,i32,i32' --grid 'X.shape[0]' -o row_cumsum.bin
-    python examples/inputs.py row_cumsum row_cumsum.npz   # small seeded inputs
-    mtiasim run row_cumsum.bin --inputs row_cumsum.npz -o row_cumsum.out.npz
-    python examples/inputs.py row_cumsum --check row_cumsum.npz row_cumsum.out.npz   # against numpy
+    mkdir -p build
+    mtiacc examples/row_cumsum.py -D BLOCK_N=256 --signature '*fp32,*fp32,i32,i32' --grid 'X.shape[0]' \\
+        -o build/row_cumsum.bin
+    python examples/inputs.py row_cumsum build/row_cumsum.npz   # small seeded inputs
+    mtiasim run build/row_cumsum.bin --inputs build/row_cumsum.npz -o build/row_cumsum.out.npz
+    python examples/inputs.py row_cumsum --check build/row_cumsum.npz build/row_cumsum.out.npz   # against numpy
 """
 import numpy as np
 import triton

@@ -1,9 +1,10 @@
 """Row sums of an M x N matrix: one program per row, looping over the columns in chunks of BLOCK.
 
-    mtiacc examples/row_sum.py -o row_sum.bin --signature '*fp32,*fp32,i32,i32' --grid M
-    python examples/inputs.py row_sum row_sum.npz   # small seeded inputs
-    mtiasim run row_sum.bin --inputs row_sum.npz -o row_sum.out.npz
-    python examples/inputs.py row_sum --check row_sum.npz row_sum.out.npz   # against numpy
+    mkdir -p build
+    mtiacc examples/row_sum.py -o build/row_sum.bin --signature '*fp32,*fp32,i32,i32' --grid M
+    python examples/inputs.py row_sum build/row_sum.npz   # small seeded inputs
+    mtiasim run build/row_sum.bin --inputs build/row_sum.npz -o build/row_sum.out.npz
+    python examples/inputs.py row_sum --check build/row_sum.npz build/row_sum.out.npz   # against numpy
 """
 import triton
 import triton.language as tl

@@ -1,11 +1,12 @@
 """Fused softmax: one row per program; the row is padded with -inf so the padding neither wins the
 max nor adds to the sum (exp(-inf) = 0).
 
+    mkdir -p build
     mtiacc examples/softmax.py -D BLOCK_SIZE=1024 --signature '*fp32,*fp32,i32,i32,i32' --grid 'input_ptr.shape[0]' \\
-        -o softmax.bin
-    python examples/inputs.py softmax softmax.npz   # small seeded inputs
-    mtiasim run softmax.bin --inputs softmax.npz -o softmax.out.npz
-    python examples/inputs.py softmax --check softmax.npz softmax.out.npz   # against numpy
+        -o build/softmax.bin
+    python examples/inputs.py softmax build/softmax.npz   # small seeded inputs
+    mtiasim run build/softmax.bin --inputs build/softmax.npz -o build/softmax.out.npz
+    python examples/inputs.py softmax --check build/softmax.npz build/softmax.out.npz   # against numpy
 """
 import numpy as np
 import triton

@@ -1,10 +1,11 @@
 """Strided 2-D transpose: Y = X.T, one BLOCK_M x BLOCK_N tile per program, runtime strides.
 
+    mkdir -p build
     mtiacc examples/transpose.py -D BLOCK_M=16 -D BLOCK_N=16 --signature '*fp32,*fp32,i32,i32,i32,i32,i32,i32' \\
-        --grid 'cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)' -o transpose.bin
-    python examples/inputs.py transpose transpose.npz   # small seeded inputs
-    mtiasim run transpose.bin --inputs transpose.npz -o transpose.out.npz
-    python examples/inputs.py transpose --check transpose.npz transpose.out.npz   # against numpy
+        --grid 'cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)' -o build/transpose.bin
+    python examples/inputs.py transpose build/transpose.npz   # small seeded inputs
+    mtiasim run build/transpose.bin --inputs build/transpose.npz -o build/transpose.out.npz
+    python examples/inputs.py transpose --check build/transpose.npz build/transpose.out.npz   # against numpy
 """
 import numpy as np
 import triton

@@ -1,9 +1,10 @@
 """Inputs for examples/vector_add.py, and a check of its output.
 
-    mtiacc examples/vector_add.py -D BLOCK_SIZE=256 --grid 'cdiv(N, BLOCK_SIZE)' -o add.bin
-    python examples/vector_add_inputs.py data.npz          # A = 1..N, B = N..1, C = 0, N = 1024
-    mtiasim run add.bin --inputs data.npz -o out.npz
-    python examples/vector_add_inputs.py --check out.npz   # C must be N + 1 everywhere
+    mkdir -p build
+    mtiacc examples/vector_add.py -D BLOCK_SIZE=256 --grid 'cdiv(N, BLOCK_SIZE)' -o build/add.bin
+    python examples/vector_add_inputs.py build/data.npz          # A = 1..N, B = N..1, C = 0, N = 1024
+    mtiasim run build/add.bin --inputs build/data.npz -o build/out.npz
+    python examples/vector_add_inputs.py --check build/out.npz   # C must be N + 1 everywhere
 """
 import sys
 
