@@ -2,6 +2,7 @@
 `python examples/...`, run with `mtiasim run`, check the outputs against numpy) work as written, in a fresh folder,
 and write nothing outside its build/ folder; the double-buffered example beats its plain loop at its documented size;
 and a grid stored as an input array's size (`--grid 'X.shape[0]'`) launches one program per row."""
+import importlib.util
 import json
 import runpy
 import shlex
@@ -112,3 +113,31 @@ def test_only_pointer_parameters_have_a_shape():
         compile_kernel(str(ROOT / "examples" / "softmax.py"),
                        Options(defines={"BLOCK_SIZE": "128"}, signature="*fp32,*fp32,i32,i32,i32",
                                grid="n_cols.shape[0]"))
+
+
+def _first_five_minutes():
+    """The README's "First five minutes": its shell blocks' command lines (set-up excepted) and its Python blocks."""
+    text = (ROOT / "README.md").read_text().split("## First five minutes", 1)[1].split("\n## ", 1)[0]
+    blocks = text.split("```")[1::2]
+    shell = [shlex.split(ln, comments=True) for b in blocks if not b.startswith("python")
+             for ln in b.replace("\\\n", " ").splitlines() if ln.strip().startswith(TOOLS)]
+    return shell, [b[len("python"):] for b in blocks if b.startswith("python")]
+
+
+def test_the_readmes_first_five_minutes_work_as_written(tmp_path, tmp_path_factory, monkeypatch, capsys):
+    monkeypatch.setenv("MTIACC_CACHE_DIR", str(tmp_path_factory.mktemp("mtiacc-cache")))
+    shell, python = _first_five_minutes()
+    assert [a[:2] for a in shell if a[0] != "mkdir"][:2] == [["mtiacc", "examples/vector_add.py"],
+                                                             ["python", "examples/vector_add_inputs.py"]]
+    assert len(python) == 2 and "torch.compile" in python[1]
+    monkeypatch.chdir(tmp_path)
+    for argv in shell:
+        code = _run(argv, monkeypatch)
+        out, err = capsys.readouterr()
+        assert code == 0, f"{shlex.join(argv)}: exit {code}\n{err}"
+    assert (tmp_path / "build" / "trace.json").is_file()
+    for src in python[:1] + python[1:] * (importlib.util.find_spec("torch") is not None):
+        exec(compile(src.replace('"examples/', f'"{ROOT}/examples/'), "README.md", "exec"), {})
+    outside = sorted(str(f.relative_to(tmp_path)) for f in tmp_path.rglob("*")
+                     if f.relative_to(tmp_path).parts[0] != "build")
+    assert outside == [], outside
