@@ -141,3 +141,25 @@ def test_the_readmes_first_five_minutes_work_as_written(tmp_path, tmp_path_facto
     outside = sorted(str(f.relative_to(tmp_path)) for f in tmp_path.rglob("*")
                      if f.relative_to(tmp_path).parts[0] != "build")
     assert outside == [], outside
+
+
+def _usage(start: str) -> str:
+    """The README's usage line that starts with ``start`` (in backquotes, possibly over several lines)."""
+    text = (ROOT / "README.md").read_text()
+    return text[text.index("`" + start):].split("`")[1]
+
+
+def test_the_readmes_usage_lines_list_every_flag():
+    from mtiacc.cli import compile_command
+    from mtiasim.cli import cli
+    for usage, command in ((_usage("mtiacc FILE.py"), compile_command), (_usage("mtiasim run BIN"),
+                                                                         cli.commands["run"])):
+        missing = [o.opts for o in command.params if o.opts[0].startswith("-")
+                   and not any(s in usage for s in o.opts + o.secondary_opts)]
+        assert missing == [], (usage.split()[:2], missing)
+
+
+def test_the_readmes_documentation_table_lists_every_doc():
+    table = (ROOT / "README.md").read_text().split("## Documentation", 1)[1].split("\n## ", 1)[0]
+    listed = {ln.split("`")[1] for ln in table.splitlines() if ln.startswith("| `docs/")}
+    assert listed == {f"docs/{p.name}" for p in (ROOT / "docs").glob("*.md")}
