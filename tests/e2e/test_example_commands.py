@@ -52,7 +52,8 @@ def _run(argv, monkeypatch):
 
 def test_every_example_documents_its_commands():
     names = {p.stem for p in EXAMPLES}
-    assert names >= {"embedding_bag", "mtia_double_buffer", "vector_add", "gelu_silu", "layer_norm", "loop_scale", "matmul_nodot", "rms_norm",
+    assert names >= {"embedding_bag", "mtia_double_buffer", "vector_add",
+                     "gelu_silu", "layer_norm", "loop_scale", "matmul_nodot", "rms_norm",
                      "row_argmax", "row_cumsum", "row_sum", "softmax", "transpose", "vector_add_inputs"}
     for path in EXAMPLES:
         tools = [c[0] + (" --check" if "--check" in c else "") for c in commands(path)]
