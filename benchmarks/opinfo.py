@@ -29,8 +29,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-sys.path[:0] = [ROOT, HERE]
-os.environ["PYTHONPATH"] = os.pathsep.join([ROOT, HERE, os.environ.get("PYTHONPATH", "")])
+if HERE not in sys.path:
+    sys.path.insert(0, HERE)
 
 import opinfo_run  # noqa: E402
 
@@ -86,7 +86,8 @@ def summarize(results: dict) -> dict:
                 elif r["status"] in causes:
                     causes[r["status"]][_norm(r.get("detail", ""))] += 1
     captured = sum(by_sample[s] for s in ("chip", "host", "wrong", "error"))
-    return {"ops": len(results), "by_op": {s: by_op[s] for s in STATUSES},
+    no_dtype = sum(1 for r in results.values() if "error" not in r and not r["dtypes"])
+    return {"ops": len(results), "ops_without_chosen_dtype": no_dtype, "by_op": {s: by_op[s] for s in STATUSES},
             "by_sample": {s: by_sample[s] for s in STATUSES}, "samples": sum(by_sample.values()),
             "captured_samples_on_chip": (by_sample["chip"] / captured) if captured else None,
             "causes": {k: c.most_common() for k, c in causes.items()}}
@@ -127,7 +128,8 @@ def markdown(meta: dict, results: dict, summary: dict) -> str:
         L.append(f"| {what} | " + " | ".join(str(summary[key][s]) for s in STATUSES) + f" | {total} |")
     frac = summary["captured_samples_on_chip"]
     L += ["", f"Samples dynamo captured that ran wholly on the chip: "
-          f"{'-' if frac is None else f'{100 * frac:.1f}%'}.", ""]
+          f"{'-' if frac is None else f'{100 * frac:.1f}%'}. Entries that support none of the chosen dtypes "
+          f"(counted as skipped): {summary['ops_without_chosen_dtype']}.", ""]
     titles = {"host": "Host work (aten calls and kernels on the host, by samples)", "wrong": "Wrong results",
               "error": "Errors", "uncapturable": "Not capturable by dynamo", "skipped": "Skipped samples"}
     for k, title in titles.items():
@@ -156,24 +158,41 @@ def write(path, text) -> None:
     os.replace(tmp, path)
 
 
+class Inline:
+    """``--executor inline``: the chunks one after the other in this process (tests, debugging)."""
+
+    def run(self, fn, args):
+        for i, row in enumerate(args):
+            yield i, fn(*row)
+
+    def close(self) -> None:
+        pass
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--ops", help="entries to run: names (all their variants) or name.variant, comma-separated")
     p.add_argument("--dtypes", default=",".join(opinfo_run.DTYPES))
     p.add_argument("--limit-samples", type=int, default=None, help="at most N samples per dtype")
     p.add_argument("--jobs", type=int, default=1)
-    p.add_argument("--executor", default="local", help="local or ray (mtiacc.sweep.executors)")
+    p.add_argument("--executor", default="local", help="local or ray (mtiacc.sweep.executors), or inline: in this process")
     p.add_argument("--chunk", type=int, default=8, help="entries per process")
     p.add_argument("--timeout", type=float, default=600, help="seconds an entry may take")
     p.add_argument("--json", default="build/opinfo.json")
     p.add_argument("--md", default=None, help="the markdown table (docs/opinfo.md)")
     p.add_argument("--resume", action="store_true", help="keep the entries --json already has")
+    p.add_argument("--report-only", action="store_true", help="write --md from --json without running anything")
     a = p.parse_args(argv)
     dtypes = [d.strip() for d in a.dtypes.split(",") if d.strip()]
     bad = [d for d in dtypes if d not in opinfo_run.DTYPES]
     if bad:
         raise SystemExit(f"opinfo: error: --dtypes takes {', '.join(opinfo_run.DTYPES)}; got {', '.join(bad)}")
 
+    if a.report_only:
+        with open(a.json, encoding="utf-8") as f:
+            old = json.load(f)
+        write(a.md or "docs/opinfo.md", markdown(old["meta"], old["results"], summarize(old["results"])))
+        return 0
     import torch
     keys = [opinfo_run.op_key(op) for op in opinfo_run._load_op_db()]
     chosen = select(keys, a.ops)
@@ -200,10 +219,13 @@ def main(argv=None) -> int:
 
     from mtiacc.sweep.executors import Lost, make_executor
     chunks = [todo[i:i + a.chunk] for i in range(0, len(todo), a.chunk)]
-    ex = make_executor(a.executor, a.jobs)
+    if a.executor != "inline":   # the executor's workers import opinfo_run
+        os.environ["PYTHONPATH"] = os.pathsep.join([ROOT, HERE, os.environ.get("PYTHONPATH", "")])
+    ex = Inline() if a.executor == "inline" else make_executor(a.executor, a.jobs)
+    job = opinfo_run.run_inline if a.executor == "inline" else opinfo_run.run_chunk
     t0 = time.time()
     try:
-        for i, out in ex.run(opinfo_run.run_chunk,
+        for i, out in ex.run(job,
                              [(c, dtypes, a.limit_samples, a.timeout) for c in chunks]):
             if isinstance(out, Lost):
                 out = [{"op": k, "error": out.reason} for k in chunks[i]]

@@ -36,7 +36,7 @@ STARTUP_S = 180      # importing torch and OpInfo's database, and the first comp
 DTYPES = ("float32", "float16", "bfloat16", "int32", "int64", "bool")
 
 
-class Timeout(Exception):
+class Timeout(BaseException):   # not caught by the compiler's own `except Exception`
     pass
 
 
@@ -132,7 +132,7 @@ def run_sample(op, sample, dtype) -> dict:
     except Timeout:
         raise
     except torch._dynamo.exc.Unsupported as e:
-        return {"status": "uncapturable", "detail": first_line(e)}
+        return {"status": "uncapturable", "detail": first_line(e) + _context(e)}
     except Exception as e:  # noqa: BLE001 - the row says what went wrong
         return {"status": "error", "detail": first_line(e)}
     rep = tb.report()
@@ -148,6 +148,14 @@ def run_sample(op, sample, dtype) -> dict:
     if host:
         out["host"] = host
     return out
+
+
+def _context(e) -> str:
+    """Dynamo's debug context of an Unsupported (what it would not trace: the function, the operator)."""
+    for ln in str(e).splitlines():
+        if "Developer debug context:" in ln:
+            return " (" + ln.split("Developer debug context:", 1)[1].strip()[:200] + ")"
+    return ""
 
 
 def _mismatch(e) -> str:
@@ -208,7 +216,8 @@ def run_chunk(keys, dtypes, limit, timeout) -> list:
                "--timeout", str(timeout), "--out", out]
         if limit is not None:
             cmd += ["--limit-samples", str(limit)]
-        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        err = tempfile.TemporaryFile()   # a file, not a pipe: a chatty process never blocks on it
+        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=err)
         done, last, why = 0, time.time(), None
         while True:
             try:
@@ -220,8 +229,9 @@ def run_chunk(keys, dtypes, limit, timeout) -> list:
                 done, last = n, time.time()
             if proc.returncode is not None:
                 if n < len(todo):
-                    err = (proc.stderr.read() or b"").decode(errors="replace").strip().splitlines()
-                    why = f"the process died (exit {proc.returncode}): {err[-1] if err else ''}"[:300]
+                    err.seek(0)
+                    tail = err.read().decode(errors="replace").strip().splitlines()
+                    why = f"the process died (exit {proc.returncode}): {tail[-1] if tail else ''}"[:300]
                 break
             if time.time() - last > timeout + STARTUP_S:
                 proc.kill()
@@ -229,13 +239,29 @@ def run_chunk(keys, dtypes, limit, timeout) -> list:
                 _read_lines(out, results)
                 why = f"timeout: hung for more than {timeout:.0f} s"
                 break
-        proc.stderr.close()
+        err.close()
         os.unlink(out)
         todo = [k for k in todo if k not in results]
         if todo:
             results[todo[0]] = {"op": todo[0], "error": why or "the process ended without a result"}
             todo = todo[1:]
     return [results[k] for k in keys]
+
+
+_DB = {}
+
+
+def run_inline(keys, dtypes, limit, timeout) -> list:
+    """The results of the OpInfo entries ``keys``, in this process (``--executor inline``: tests, debugging)."""
+    import torch._dynamo
+    os.environ.setdefault("MTIACC_QUIET", "1")
+    if not _DB:
+        _DB.update((op_key(op), op) for op in _load_op_db())
+    out = []
+    for key in keys:
+        out.append(run_op(_DB[key], dtypes, limit, timeout))
+        torch._dynamo.reset()
+    return out
 
 
 def _read_lines(path, results) -> int:
