@@ -16,7 +16,8 @@ A sample's status:
   aten (``aten:NAME``) and the kernels mtiacc could not compile (``kernel:NAME: reason``);
 - ``wrong``: the compiled result differs from eager beyond the tolerances (``detail`` says by how much);
 - ``error``: compiling or running raised (``detail``: the exception's type and first line);
-- ``uncapturable``: dynamo cannot capture the op as one graph (``Unsupported``: graph breaks), counted apart;
+- ``uncapturable``: dynamo cannot capture the op as one graph (``Unsupported``: graph breaks; ``UserError``:
+  guards on data-dependent values), counted apart;
 - ``skipped``: eager itself raises on the sample, or the op draws random numbers (two eager runs under two
   seeds differ), so there is nothing to compare against.
 """
@@ -131,7 +132,7 @@ def run_sample(op, sample, dtype) -> dict:
         actual = compiled(*copy.deepcopy(operands))
     except Timeout:
         raise
-    except torch._dynamo.exc.Unsupported as e:
+    except (torch._dynamo.exc.Unsupported, torch._dynamo.exc.UserError) as e:   # graph breaks, data-dependent guards
         return {"status": "uncapturable", "detail": first_line(e) + _context(e)}
     except Exception as e:  # noqa: BLE001 - the row says what went wrong
         return {"status": "error", "detail": first_line(e)}
