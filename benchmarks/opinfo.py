@@ -181,7 +181,7 @@ def main(argv=None) -> int:
     p.add_argument("--json", default="build/opinfo.json")
     p.add_argument("--md", default=None, help="the markdown table (docs/opinfo.md)")
     p.add_argument("--resume", action="store_true", help="keep the entries --json already has")
-    p.add_argument("--redo", default="", help="with --resume: run again the entries of these statuses (error,wrong)")
+    p.add_argument("--redo", default="", help="with --resume: run again the entries of these statuses (error,wrong) or keys")
     p.add_argument("--report-only", action="store_true", help="write --md from --json without running anything")
     a = p.parse_args(argv)
     dtypes = [d.strip() for d in a.dtypes.split(",") if d.strip()]
@@ -209,7 +209,7 @@ def main(argv=None) -> int:
             raise SystemExit(f"opinfo: error: --resume: {a.json} was run with other --dtypes or --limit-samples")
         meta["command"] = old["meta"]["command"] + "; then " + meta["command"]
         redo = {x for x in a.redo.split(",") if x}
-        results = {k: v for k, v in old["results"].items() if k in chosen and op_status(v) not in redo}
+        results = {k: v for k, v in old["results"].items() if k in chosen and op_status(v) not in redo and k not in redo}
     todo = [k for k in chosen if k not in results]
 
     def save():
