@@ -114,3 +114,12 @@ JOBS ?= 2
 fuzz: install
 	PYTHONPATH=. $(PY) -W ignore -m tests.fuzz.gen --count $(N) --jobs $(JOBS) --seed $(or $(SEED),0) --out fuzz-out/kernels --progress 50
 	PYTHONPATH=. $(PY) tests/fuzz_inputs.py --count $$(( $(N) * 10 )) --seed $(or $(SEED),0) --out fuzz-out/inputs
+
+# PyTorch's OpInfo database through torch.compile(backend="mtia", fullgraph=True) against eager: docs/opinfo.md and
+# build/opinfo.json (`make opinfo [OPS=add,sum] [DTYPES=float32] [LIMIT=1] [JOBS=2] [EXECUTOR=local|ray] [RESUME=1]`)
+EXECUTOR ?= local
+.PHONY: opinfo
+opinfo: $(VENV)/.installed-torch
+	$(PY) benchmarks/opinfo.py --jobs $(JOBS) --executor $(EXECUTOR) --json $(BUILD)/opinfo.json --md docs/opinfo.md \
+		$(if $(OPS),--ops '$(OPS)') $(if $(DTYPES),--dtypes '$(DTYPES)') $(if $(LIMIT),--limit-samples $(LIMIT)) \
+		$(if $(RESUME),--resume)

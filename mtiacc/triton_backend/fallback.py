@@ -191,6 +191,10 @@ def run_on_host(py_fn, grid, args) -> None:
     """Run the kernel ``py_fn`` (the Python function under ``@triton.jit``) over ``grid`` on the host, on
     ``args`` (torch tensors, scalars and constexpr values, in parameter order)."""
     from triton.runtime import interpreter
+    # Triton imports gluon the first time it types a launch's scalar argument; imported under the interpreter's
+    # patched triton.language, gluon's module body fails (an AssertionError, then "Cannot call @triton.jit'd
+    # outside of the scope of a kernel" on every later launch): import it here first
+    import triton.experimental.gluon  # noqa: F401
     with _interpreted(_namespaces(py_fn)), _patched_once(interpreter):
         interpreter.InterpretedFunction(py_fn)[tuple(grid)](*args)
 

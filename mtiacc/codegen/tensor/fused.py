@@ -53,6 +53,12 @@ _FLOAT_BITS = {(f32, 1): 0x3F800000, (f32, -1): 0xBF800000,
 POOLS = {4: tuple(f"v{i}" for i in range(4, 32, 4)), 2: tuple(f"v{i}" for i in range(2, 32, 2))}
 # i1 blocks live in mask registers; arithmetic on them wraps at one bit (Triton keeps `a + b` of two
 # booleans int1): + and - are xor, * is and
+# comparisons of i1 blocks as mask logicals (vs2, vs1 = the operands, swapped when the flag says so): unsigned,
+# true (1) > false (0), so a > b is a & ~b (vmandn) and a >= b is a | ~b (vmorn); signed, true is -1 < false
+BOOL_COMPARE = {"eq": ("vmxnor.mm", False), "ne": ("vmxor.mm", False),
+                "ugt": ("vmandn.mm", False), "ult": ("vmandn.mm", True), "uge": ("vmorn.mm", False),
+                "ule": ("vmorn.mm", True), "sgt": ("vmandn.mm", True), "slt": ("vmandn.mm", False),
+                "sge": ("vmorn.mm", True), "sle": ("vmorn.mm", False)}
 MASK_BINARY = {O.AndIOp: "vmand.mm", O.OrIOp: "vmor.mm", O.XOrIOp: "vmxor.mm",
                O.AddIOp: "vmxor.mm", O.SubIOp: "vmxor.mm", O.MulIOp: "vmand.mm"}
 
@@ -316,9 +322,10 @@ class Segment:
         elif isinstance(op, (O.CmpIOp, O.CmpFOp)):
             table = FLOAT_COMPARE if isinstance(op, O.CmpFOp) else INT_COMPARE
             if elem.is_bool():
-                if pred not in ("eq", "ne"):
+                if pred not in BOOL_COMPARE:
                     raise CompileError(f"comparison predicate '{pred}' on i1 blocks is not supported yet")
-                self("vmxnor.mm" if pred == "eq" else "vmxor.mm", d, g[0], g[1])
+                mn, swap = BOOL_COMPARE[pred]
+                self(mn, d, *((g[1], g[0]) if swap else (g[0], g[1])))
             elif pred == "one":
                 self.ensure(elem)
                 self("vmflt.vv", d, g[1], g[0])
