@@ -176,10 +176,6 @@ def _dlrm(size, mode="sum", weighted=False):
     return model, tuple(args)
 
 
-def _image(model, c=3, hw=32, batch=2):
-    return lambda size: (model() if size == "tiny" else model(), (torch.randn(batch, c, hw, hw),))
-
-
 def _real_image(tiny, real, c=3, hw_tiny=32, hw_real=224):
     def build(size):
         if size == "tiny":
@@ -198,7 +194,8 @@ MODELS = {
     "tcn": ("cnn", lambda size: (TCN() if size == "tiny" else TCN(128, 8, 32),
                                  (torch.randn(2, 4, 32) if size == "tiny" else torch.randn(16, 32, 1024),))),
     "conv3d": ("cnn", lambda size: (Conv3dNet() if size == "tiny" else Conv3dNet(32),
-                                    (torch.randn(2, 1, 8, 8, 8) if size == "tiny" else torch.randn(4, 1, 32, 64, 64),))),
+                                    (torch.randn(2, 1, 8, 8, 8) if size == "tiny"
+                                     else torch.randn(4, 1, 32, 64, 64),))),
     "dlrm": ("recommendation", lambda size: _dlrm(size)),
     "dlrm-mean": ("recommendation", lambda size: _dlrm(size, mode="mean")),
     "dlrm-max": ("recommendation", lambda size: _dlrm(size, mode="max")),
