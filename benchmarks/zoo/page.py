@@ -34,14 +34,18 @@ def summary(rows: List[dict]) -> Dict[str, object]:
     done = [r for r in rows if r["status"] in ("ok", "mismatch")]
     on, total = sum(r["layers_on_chip"] for r in done), sum(r["layers_total"] for r in done)
     causes: Dict[str, int] = {}
+    why: Dict[str, int] = {}
     for r in done:
+        for reason, n in (r.get("host_layer_reasons") or {}).items():
+            why[reason] = why.get(reason, 0) + n
         for op, n in (r.get("host_ops") or {}).items():
             causes[op] = causes.get(op, 0) + n
         for reason, n in (r.get("fallback_reasons") or {}).items():
             causes["kernel: " + reason] = causes.get("kernel: " + reason, 0) + n
     return {"models": len(rows), "ran": len(done), "match": sum(r["status"] == "ok" for r in rows),
             "layers_on_chip": on, "layers_total": total, "layer_coverage": on / total if total else None,
-            "host_causes": dict(sorted(causes.items(), key=lambda kv: -kv[1]))}
+            "host_causes": dict(sorted(causes.items(), key=lambda kv: -kv[1])),
+            "host_layer_reasons": dict(sorted(why.items(), key=lambda kv: -kv[1]))}
 
 
 def table(rows: List[dict]) -> str:
@@ -66,6 +70,11 @@ def table(rows: List[dict]) -> str:
     if s["host_causes"]:
         out.append("Left on the host (calls over all models): "
                    + ", ".join(f"{k} x{v}" for k, v in s["host_causes"].items()) + ".")
+    if s["host_layer_reasons"]:
+        out.append("")
+        out.append("Layers left on the host, by reason (over all models):")
+        out.append("")
+        out += [f"- {n} layers: {reason}" for reason, n in s["host_layer_reasons"].items()]
     return "\n".join(out)
 
 

@@ -136,7 +136,10 @@ def summarize(rep: dict) -> dict:
     reasons = {}
     for f in rep["fallbacks"]:
         reasons[f["reason"] or "unknown"] = reasons.get(f["reason"] or "unknown", 0) + 1
+    layers_why = {}
+    for h in rep.get("host_layers", ()):
+        layers_why[h["reason"]] = layers_why.get(h["reason"], 0) + 1
     keep = ("graphs", "kernels_total", "kernels_on_chip", "layers_total", "layers_on_chip", "layer_coverage",
             "nongemm_time_share", "total_time_share", "simulated_s", "host_estimated_s")
     return {**{k: rep[k] for k in keep}, "roofline_fraction": roof, "host_ops": host_ops,
-            "fallback_reasons": reasons}
+            "fallback_reasons": reasons, "host_layer_reasons": layers_why}
