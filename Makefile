@@ -97,6 +97,15 @@ bench-compile: install
 models: $(VENV)/.installed-torch
 	$(PY) examples/torch_models.py $(if $(MODE),--mode $(MODE)) $(if $(JSON),--json $(JSON))
 
+# The model zoo (benchmarks/zoo): 60 architectures through torch.compile(backend="mtia"), each against eager, with
+# its layers and time on the chip: `make zoo [SIZE=real] [TRAIN=1] [MODELS=a,b] [JOBS=2] [EXECUTOR=local|ray]
+# [TIMEOUT=S] [RESUME=1]`; the table on stdout, build/zoo.json and build/zoo.html
+.PHONY: zoo
+zoo: $(VENV)/.installed-torch
+	HF_HUB_OFFLINE=1 $(PY) -m benchmarks.zoo $(if $(SIZE),--size $(SIZE)) $(if $(TRAIN),--train) \
+		$(if $(MODELS),--models $(MODELS)) $(if $(JOBS),--jobs $(JOBS)) $(if $(EXECUTOR),--executor $(EXECUTOR)) \
+		$(if $(TIMEOUT),--timeout $(TIMEOUT)) $(if $(RESUME),--resume) --out $(BUILD)/zoo
+
 # Mutation testing (docs/mutation.md): one planted bug at a time in the rooms where a wrong decision miscompiles,
 # each against its module's tests; resumable (build/mutate/results.json), prints the score per module and the
 # survivors: `make mutate [MODULES='mtiacc/opt/licm.py mtiacc/ir/analysis'] [MAX=N] [LIST=1] [REPORT=1]`

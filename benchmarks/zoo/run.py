@@ -1,0 +1,145 @@
+"""One zoo model through ``torch.compile(model, backend="mtia")``: its outputs (and, for a training step, its
+gradients) against eager PyTorch, and what of it ran on the chip.
+
+The error of a tensor is ``max |compiled - eager| / max |eager|`` (relative to the tensor's largest magnitude),
+the largest over the model's output tensors (inference) or over its parameters' gradients (a training step:
+forward, the loss ``mean(out ** 2)`` of the first output, backward).  Models run in eval mode (dropout off,
+batch norm on its running statistics), so eager and compiled compute the same function.  A row matches when the
+error is within the tolerance of its dtype (:data:`TOLERANCE`).
+"""
+from __future__ import annotations
+
+import os
+import signal
+import time
+import traceback
+
+# fp32 kernels reassociate sums; bf16 rounds every stored intermediate to 8 bits of mantissa
+TOLERANCE = {"float32": 1e-3, "bfloat16": 5e-2}
+
+
+def families():
+    from benchmarks.zoo import hf, nets
+    out = {n: e[0] for n, e in hf.MODELS.items()}
+    out.update({n: e[0] for n, e in nets.MODELS.items()})
+    return out
+
+
+def build(name: str, size: str):
+    """(model, positional inputs, keyword inputs), seeded; ``size="real"`` models in bfloat16."""
+    import torch
+    from benchmarks.zoo import hf, nets
+    torch.manual_seed(0)
+    if name in hf.MODELS:
+        model, kwargs = hf.build(name, size)
+        args = ()
+    else:
+        model, args = nets.MODELS[name][1](size)
+        kwargs = {}
+    model.eval()
+    if size == "real":
+        model = model.to(torch.bfloat16)
+        cast = lambda t: t.to(torch.bfloat16) if t.is_floating_point() else t
+        args = tuple(cast(a) for a in args)
+        kwargs = {k: cast(v) for k, v in kwargs.items()}
+    return model, args, kwargs
+
+
+def _tensors(out):
+    import torch
+    if isinstance(out, torch.Tensor):
+        return [out]
+    if hasattr(out, "to_tuple"):
+        out = out.to_tuple()
+    if isinstance(out, (tuple, list)):
+        return [t for o in out for t in _tensors(o)]
+    return []
+
+
+def _rel_err(got, want) -> float:
+    g, w = got.detach().float(), want.detach().float()
+    scale = w.abs().max().item()
+    return (g - w).abs().max().item() / (scale if scale > 0 else 1.0)
+
+
+def _compare(got, want) -> float:
+    if len(got) != len(want):
+        return float("inf")
+    return max((_rel_err(g, w) for g, w in zip(got, want)), default=0.0)
+
+
+def _infer(model, args, kwargs, compiled):
+    import torch
+    with torch.no_grad():
+        return _tensors(compiled(*args, **kwargs)), _tensors(model(*args, **kwargs))
+
+
+def _train(model, args, kwargs, compiled):
+    grads = []
+    for fn in (compiled, model):
+        model.zero_grad(set_to_none=True)
+        out = _tensors(fn(*args, **kwargs))[0]
+        out.float().pow(2).mean().backward()
+        grads.append([p.grad.detach().clone() for p in model.parameters() if p.grad is not None])
+    return grads
+
+
+class _Timeout(Exception):
+    pass
+
+
+def _alarm(signum, frame):
+    raise _Timeout()
+
+
+def run_model(name: str, size: str = "tiny", train: bool = False, timeout: float = 0, mode=None) -> dict:
+    """The zoo's row for one model (never raises: an error is the row's status and message)."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    row = {"model": name, "family": families()[name], "size": size, "train": train,
+           "dtype": "bfloat16" if size == "real" else "float32"}
+    row["tolerance"] = TOLERANCE[row["dtype"]]
+    start = time.perf_counter()
+    old = signal.signal(signal.SIGALRM, _alarm) if timeout else None
+    if timeout:
+        signal.setitimer(signal.ITIMER_REAL, timeout)
+    try:
+        import torch
+        from mtiacc.torch_backend import report, reset
+        torch._dynamo.reset()
+        reset()
+        model, args, kwargs = build(name, size)
+        compiled = torch.compile(model, backend="mtia", mode=mode)
+        got, want = (_train if train else _infer)(model, args, kwargs, compiled)
+        row["error"] = _compare(got, want)
+        row["status"] = "ok" if row["error"] <= row["tolerance"] else "mismatch"
+        row.update(summarize(report()))
+    except _Timeout:
+        row["status"], row["message"] = "timeout", f"not finished after {timeout:g} s"
+    except Exception as e:   # noqa: BLE001 - a model that does not compile is a row saying why
+        row["status"] = "error"
+        row["message"] = f"{type(e).__name__}: {str(e).strip().splitlines()[0] if str(e).strip() else ''}"[:500]
+        row["traceback"] = traceback.format_exc()[-4000:]
+    finally:
+        if timeout:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, old)
+    row["wall_s"] = round(time.perf_counter() - start, 2)
+    return row
+
+
+def summarize(rep: dict) -> dict:
+    """The zoo's columns from a coverage report (mtiacc.torch_backend.coverage)."""
+    chip = [k for k in rep["kernels"] if k["on_chip"] and k["simulated_s"]]
+    sim = sum(k["simulated_s"] for k in chip)
+    roof = sum(k["simulated_s"] * k["roofline_fraction"] for k in chip) / sim if sim else None
+    host_ops = {op["name"]: op["calls"] for op in rep["aten_ops"]}
+    reasons = {}
+    for f in rep["fallbacks"]:
+        reasons[f["reason"] or "unknown"] = reasons.get(f["reason"] or "unknown", 0) + 1
+    layers_why = {}
+    for h in rep.get("host_layers", ()):
+        layers_why[h["reason"]] = layers_why.get(h["reason"], 0) + 1
+    keep = ("graphs", "kernels_total", "kernels_on_chip", "layers_total", "layers_on_chip", "layer_coverage",
+            "nongemm_time_share", "total_time_share", "simulated_s", "host_estimated_s")
+    return {**{k: rep[k] for k in keep}, "roofline_fraction": roof, "host_ops": host_ops,
+            "fallback_reasons": reasons, "host_layer_reasons": layers_why}

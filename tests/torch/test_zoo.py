@@ -1,0 +1,49 @@
+"""The model zoo's slice in the suite: three tiny models (a transformer encoder, the DLRM, a CNN) through the
+zoo's runner in a worker process, each matched against eager, and the rows of build/zoo.json, its table and its
+HTML page."""
+import json
+
+import pytest
+
+pytest.importorskip("transformers")
+
+from benchmarks.zoo import __main__ as zoo  # noqa: E402
+from benchmarks.zoo import run  # noqa: E402
+
+MODELS = ["distilbert", "dlrm", "lenet"]
+
+
+def test_zoo_rows(tmp_path, capsys):
+    out = tmp_path / "zoo"
+    status = zoo.main(["--models", ",".join(MODELS), "--jobs", "1", "--timeout", "600", "--out", str(out)])
+    doc = json.loads((tmp_path / "zoo.json").read_text())
+    rows = {r["model"]: r for r in doc["rows"]}
+    assert list(rows) == MODELS
+    for name, r in rows.items():
+        assert r["status"] == "ok", r
+        assert r["family"] == run.families()[name] and r["size"] == "tiny" and r["train"] is False
+        assert 0 <= r["error"] <= r["tolerance"] == run.TOLERANCE["float32"]
+        assert 0 < r["layers_on_chip"] <= r["layers_total"]
+        assert r["layer_coverage"] == pytest.approx(r["layers_on_chip"] / r["layers_total"])
+        assert 0 < r["total_time_share"] <= 1 and r["simulated_s"] > 0
+        assert 0 < r["roofline_fraction"] <= 1
+        assert all(isinstance(op, str) and n > 0 for op, n in r["host_ops"].items())
+    assert status == 0
+    s = doc["summary"]
+    assert (s["models"], s["ran"], s["match"]) == (3, 3, 3)
+    assert s["layers_total"] == sum(r["layers_total"] for r in rows.values())
+    table = capsys.readouterr().out
+    assert all(f"| {name} |" in table for name in MODELS)
+    assert "3 of 3 models ran, 3 match eager" in table
+    page = (tmp_path / "zoo.html").read_text()
+    assert page.count("data:image/png;base64,") == 3 and "<td>dlrm</td>" in page
+
+    # --resume keeps the finished rows: nothing runs again
+    assert zoo.main(["--models", "dlrm", "--resume", "--out", str(out)]) == 0
+    again = {r["model"]: r for r in json.loads((tmp_path / "zoo.json").read_text())["rows"]}
+    assert again == rows          # the same rows, their wall times too
+
+
+def test_unknown_model_is_a_usage_error(tmp_path, capsys):
+    assert zoo.main(["--models", "dlrm,nosuch", "--out", str(tmp_path / "zoo")]) == 2
+    assert "zoo: error: unknown model(s) nosuch" in capsys.readouterr().err
