@@ -110,7 +110,7 @@ def test_the_reported_device_offers_the_stream_functions_tutorials_call():
         device_module.set_stream("not a stream")
 
 
-@triton.autotune(configs=[triton.Config({"BLOCK": 256}), triton.Config({"BLOCK": 32})], key=["n"])
+@triton.autotune(configs=[triton.Config({"BLOCK": 512}), triton.Config({"BLOCK": 32})], key=["n"])
 @triton.jit
 def tile_copy_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     rows = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)[:, None]
@@ -121,9 +121,9 @@ def tile_copy_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
 
 
 def test_the_autotuner_skips_a_config_whose_blocks_do_not_fit_local_memory():
-    """A 256 x 256 fp32 tile and its result (512 KiB) do not fit a PE's local memory, though each block fits
-    Triton's own estimate: Triton's autotuner skips that config as it
-    skips one that is out of a GPU's resources, and chooses the one that fits."""
+    """A 512 x 512 fp32 tile (1 MiB) is larger than a PE's whole local memory (384 KiB; a block that fits is
+    written in place or planned around): Triton's autotuner skips that config as it skips one that is out of a
+    GPU's resources, and chooses the one that fits."""
     torch.manual_seed(0)
     x = torch.randn(32, 32, device=DEVICE)
     out = torch.empty_like(x)
@@ -135,10 +135,14 @@ def test_the_autotuner_skips_a_config_whose_blocks_do_not_fit_local_memory():
 @triton.autotune(configs=[triton.Config({"BLOCK": 256})], key=["n"])
 @triton.jit
 def only_too_big_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    # two 256 x 256 fp32 tiles live at once (512 KiB): more than a PE's local memory, while Triton's own estimate
+    # of the shared memory a GPU needs for this kernel is small
     rows = tl.arange(0, BLOCK)[:, None]
     cols = tl.arange(0, BLOCK)[None, :]
-    tile = tl.load(x_ptr + rows * n + cols, mask=(rows < n) & (cols < n), other=0.0)
-    tl.store(out_ptr + rows * n + cols, tile + 1.0, mask=(rows < n) & (cols < n))
+    mask = (rows < n) & (cols < n)
+    tile = tl.load(x_ptr + rows * n + cols, mask=mask, other=0.0)
+    flipped = tl.load(x_ptr + cols * n + rows, mask=mask, other=0.0)
+    tl.store(out_ptr + rows * n + cols, tile + flipped, mask=mask)
 
 
 def test_a_launch_whose_every_config_does_not_fit_reports_mtiaccs_diagnostic():
