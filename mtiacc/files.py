@@ -20,6 +20,18 @@ def _umask() -> int:
     return mask
 
 
+def check_writable(path: str) -> None:
+    """Fail before work whose result could not be written (a missing folder, a folder as the file, no write
+    permission): a long run should not end in an error it could have given at its start."""
+    directory = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise UserError(f"cannot write '{path}': Is a directory")
+    if not os.path.isdir(directory):
+        raise UserError(f"cannot write '{path}': No such file or directory")
+    if not os.access(directory, os.W_OK):
+        raise UserError(f"cannot write '{path}': Permission denied")
+
+
 def write_whole(path: str, data: Union[bytes, Callable[[BinaryIO], None]], what: str = "output") -> None:
     """Write ``data`` (bytes, or a function writing to a binary file) to ``path``: ``-`` is standard output;
     a file is written to a temporary file in the same folder and renamed, so it is whole or absent, and

@@ -13,20 +13,10 @@ import traceback
 import click
 
 from mtiacc.diagnostics import ExitCode, UsageError, UserError, closed_pipe_exit, report, tool_version
+from mtiacc.files import check_writable
 
 from .loader import MAX_INPUT_BYTES, load_inputs  # noqa: F401 - load_inputs is part of the CLI's API
 from .sync.progress import DEFAULT_MAX_CYCLES, DEFAULT_MAX_STEPS
-
-def check_writable(path: str, what: str = "") -> None:
-    """Fail before a run whose result could not be written (a missing directory, a directory as the file)."""
-    directory = os.path.dirname(os.path.abspath(path))
-    if os.path.isdir(path):
-        raise UserError(f"cannot write '{path}': Is a directory")
-    if not os.path.isdir(directory):
-        raise UserError(f"cannot write '{path}': No such file or directory")
-    if not os.access(directory, os.W_OK):
-        raise UserError(f"cannot write '{path}': Permission denied")
-
 
 def parse_args_option(items):
     out = {}

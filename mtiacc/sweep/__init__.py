@@ -19,6 +19,7 @@ import time
 from typing import Callable, Dict, List, Optional
 
 from mtiacc.diagnostics import UserError
+from mtiacc.files import check_writable
 from mtiacc.target import target_of
 
 from . import results
@@ -63,24 +64,13 @@ def _digest_file(path: str) -> str:
     return h.hexdigest()
 
 
-def _check_writable(out: str) -> None:
-    """Fail before hours of simulation whose rows could not be written."""
-    folder = os.path.dirname(os.path.abspath(out))
-    if os.path.isdir(out):
-        raise UserError(f"cannot write '{out}': Is a directory")
-    if not os.path.isdir(folder):
-        raise UserError(f"cannot write '{out}': No such file or directory")
-    if not os.access(folder, os.W_OK):
-        raise UserError(f"cannot write '{out}': Permission denied")
-
-
 def run_sweep(spec_path: str, out: str, executor: str = "local", jobs: Optional[int] = None,
               address: Optional[str] = None, resume: bool = False,
               progress: Optional[Callable[[int, int], None]] = None) -> Summary:
     """Run the sweep of ``spec_path`` and write its rows to ``out``; ``progress(done, total)`` is called as
     points finish."""
     start = time.monotonic()
-    _check_writable(out)
+    check_writable(out)      # before hours of simulation whose rows could not be written
     spec = load_spec(spec_path)
     pts = points(spec)
     folder = os.path.dirname(os.path.abspath(spec.path))
