@@ -74,6 +74,13 @@ bench-roofline: install
 bench-sweep: install
 	$(PY) benchmarks/bench_sweep.py $(if $(JOBS),--jobs $(JOBS)) $(if $(POINTS),--points $(POINTS)) $(if $(RAY),--ray)
 
+# Design-space exploration over a corpus of real models' kernels: latency against DRAM bandwidth, SRAM bandwidth
+# and local-memory size (`make dse CORPUS=../shared/corpus [MODELS=a,b] [EXECUTOR=ray] [JOBS=N]`; docs/sweeps.md)
+.PHONY: dse
+dse: install
+	$(PY) benchmarks/dse.py --corpus $(or $(CORPUS),../shared/corpus) --out $(BUILD)/dse $(if $(MODELS),--models $(MODELS)) \
+		$(if $(EXECUTOR),--executor $(EXECUTOR)) $(if $(JOBS),--jobs $(JOBS))
+
 .PHONY: bench-sim bench-micro
 bench-sim: install
 	$(PY) benchmarks/bench_sim.py
