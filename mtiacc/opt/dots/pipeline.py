@@ -70,6 +70,10 @@ def stage_loads(loop: scf.ForOp) -> List[O.LoadOp]:
     return out
 
 
+def _aligned(n: int) -> int:
+    return (n + 63) // 64 * 64
+
+
 def _bytes(v: Value) -> int:
     t = v.type
     return t.numel * max(getattr(t.element_type, "width", 8), 8) // 8
@@ -197,17 +201,26 @@ def visit(block: Block, p: "PipelineDots", ctx: PassContext, func: O.FuncOp) -> 
         stages = op.num_stages if op.num_stages is not None else p.stages
         per_stage = sum(_bytes(ld.result) for ld in loads)
         wanted = stages
+        trip = op.constant_trip_count()
         plan = plan_function(func, ctx.target)
         free = p.lmem_bytes or plan.share(2, plan.free_in(op, [ld.result for ld in loads]))
-        while stages > 1 and stages * per_stage > free:
+        # the loop of the last trip % S iterations runs the body as it is, its carried blocks in buffers of
+        # their own while the pipelined loop's results (its inits) stay live: that many bytes more
+        carried = sum(_aligned(_bytes(r)) for r in op.results if r.type.is_block())
+        rest = None if p.lmem_bytes else plan.free_in(op)
+        while stages > 1 and (stages * per_stage > free or rest is not None and carried > rest
+                              and (trip is None or trip % stages)):
             stages -= 1
         if stages < wanted and not p.lmem_bytes:
+            if wanted * per_stage > free:
+                why = (f"{wanted} copies of its tiles take {wanted * per_stage} bytes of local memory, "
+                       f"{max(free, 0)} bytes are available to them while it runs")
+            else:
+                why = (f"the loop after it for the last iterations holds its carried blocks a second time "
+                       f"({carried} bytes), {max(rest, 0)} bytes are free while it runs")
             ctx.remark(Remark("stages", f"pipeline-dots: loop pipelined in {stages} stage(s) instead of {wanted}: "
-                              f"{wanted} copies of its tiles take {wanted * per_stage} bytes of local memory, "
-                              f"{max(free, 0)} bytes are available to them while it runs", op.loc,
-                              f"{(wanted - stages) * per_stage} bytes of tiles no longer fetched ahead per "
-                              f"{wanted} iterations"))
-        trip = op.constant_trip_count()
+                              f"{why}", op.loc, f"{(wanted - stages) * per_stage} bytes of tiles no longer fetched "
+                              f"ahead per {wanted} iterations"))
         if trip is not None:
             stages = min(stages, trip)
         if stages <= 1:

@@ -15,9 +15,10 @@ codegen, on the IR as the passes leave it, so that a pass asks what fits instead
 * a block is **live** from its definition to its last reader; a reader inside a loop that the block was defined
   outside of keeps it to the end of that loop (every iteration reads it); a loop's carried blocks live through
   the loop;
-* an op's **scratch**: the bf16 parts codegen splits the fp32 operands of an engine dot into, live at that op;
-  when they do not fit, codegen frees the first operand once split if the dot is its last reader (and writes a
-  loop's accumulator in place: the carried block's one buffer), and so does the plan;
+* an op's **scratch**: the bf16 parts codegen splits the fp32 operands of an engine dot into, and the 16-bit
+  copies ``legalize-fp8`` widens an engine dot's fp8 operands to, live at that op; when split parts do not
+  fit, codegen frees the first operand once split if the dot is its last reader (and writes a loop's
+  accumulator in place: the carried block's one buffer), and so does the plan;
 * when a block does not fit, an elementwise op writes its result over an operand of the same shape and element
   size that it reads last (codegen's ``Lowering.result_addr_in_place``), and so does the plan.
 
@@ -182,11 +183,21 @@ def _data(v: Value, memo: Dict[int, bool]) -> bool:
 
 
 def _scratch(op: Operation) -> int:
-    """The bf16 high and low parts codegen makes of an engine dot's fp32 operands."""
-    if isinstance(op, DotOp) and op.on_engine() and op.input_precision in SPLIT_PRECISIONS:
-        return sum(block_bytes(v.type) for v in (op.a, op.b)
-                   if isinstance(v.type.element_type, FloatType) and v.type.element_type.width == 32)
-    return 0
+    """The bf16 high and low parts codegen makes of an engine dot's fp32 operands; the 16-bit copies
+    ``legalize-fp8`` (after the plan) widens an engine dot's fp8 operands to (``arith.extf`` blocks the dot
+    reads, two bytes an element: :func:`mtiacc.opt.legalize_fp8.engine_type`)."""
+    if not (isinstance(op, DotOp) and op.on_engine()):
+        return 0
+    return _split(op) + sum(2 * v.type.numel for v in (op.a, op.b)
+                            if isinstance(v.type.element_type, FloatType) and v.type.element_type.is_fp8)
+
+
+def _split(op: DotOp) -> int:
+    """The bf16 parts of an engine dot's fp32 operands."""
+    if op.input_precision not in SPLIT_PRECISIONS:
+        return 0
+    return sum(block_bytes(v.type) for v in (op.a, op.b)
+               if isinstance(v.type.element_type, FloatType) and v.type.element_type.width == 32)
 
 
 def _elementwise(op: Operation) -> bool:
@@ -216,7 +227,7 @@ def plan_function(func: O.FuncOp, target: Target) -> LocalMemoryPlan:
             loops[id(op)] = around
             if _scratch(op):
                 scratch[p] = _scratch(op)
-                dying[p] = [op.a]
+                dying[p] = [op.a] if _split(op) else []
             elif _elementwise(op):
                 dying[p] = [x for x in op.operands if x.type.is_block() and x.type.shape == op.results[0].type.shape
                             and block_bytes(x.type) == block_bytes(op.results[0].type)][:1]
@@ -228,15 +239,19 @@ def plan_function(func: O.FuncOp, target: Target) -> LocalMemoryPlan:
                     for b in r.blocks:
                         defs.extend((a, p, inner) for a in b.args)
                         number(b, inner)
-                defs.extend((r, len(pos) - 1, around) for r in op.results)   # defined where the op ends
+                defs.extend((r, p, around) for r in op.results)   # codegen gives them their home before the op
             if not isinstance(op, _CONTROL):
-                for o in op.walk():       # element-wise bodies: scalars, no buffers; their reads count
+                # Element-wise bodies (a fused loop's, a reduce or scan's combine function, the loops and
+                # branches inside them) compute scalars: no buffers.  Every op in them runs while ``op`` does,
+                # at its position, and their reads of the blocks around count there.
+                for o in op.walk():
                     pos.setdefault(id(o), p)
                     loops.setdefault(id(o), around)
+                    ends.setdefault(id(o), (p, p))
             ends[id(op)] = (p, len(pos) - 1)
 
     number(func.entry, ())
-    group = _carried_groups(func)
+    group = _carried_groups(func, resident)
     blocks: Dict[int, Block_] = {}
     for v, p, around in defs:
         if id(v) in resident or id(v) in shared or not _materialized(v, memo):
@@ -251,6 +266,8 @@ def plan_function(func: O.FuncOp, target: Target) -> LocalMemoryPlan:
             if upos is None:
                 continue
             outer = next((lp for lp in loops.get(id(u), ()) if lp not in around), None)
+            if outer is None and isinstance(u, (ForOp, WhileOp)):
+                outer = u                         # an init: codegen frees it once the loop is lowered
             last = max(last, ends[id(outer)][1] if outer is not None else upos)
         what = f"`{v.name_hint}`" if v.name_hint else f"a block of {v.type}"
         key = group.get(id(v), id(v))
@@ -266,9 +283,11 @@ def plan_function(func: O.FuncOp, target: Target) -> LocalMemoryPlan:
     return plan
 
 
-def _carried_groups(func: O.FuncOp) -> Dict[int, int]:
+def _carried_groups(func: O.FuncOp, resident: set) -> Dict[int, int]:
     """id(value) -> id of the first value of its buffer: a loop's carried block takes its init's buffer when the
-    loop is the init's only reader, and its result is the carried block's buffer."""
+    init is a loaded block the loop is the only reader of and the engine does not keep it (codegen's
+    ``control._adopted``: another init is copied into a home of the loop's, or loaded into the engine, and
+    lives to the loop's end), and its result is the carried block's buffer."""
     parent: Dict[int, int] = {}
 
     def find(k: int) -> int:
@@ -281,7 +300,8 @@ def _carried_groups(func: O.FuncOp) -> Dict[int, int]:
             inits = op.operands[len(op.operands) - len(op.iter_args):]
             for init, arg, res in zip(inits, op.iter_args, op.results):
                 root = find(id(arg))
-                if len(init.uses) == 1:
+                if len(init.uses) == 1 and isinstance(init, OpResult) and isinstance(init.op, O.LoadOp) \
+                        and id(arg) not in resident:
                     root = find(id(init))
                     parent[id(arg)] = root
                 parent[id(res)] = root
