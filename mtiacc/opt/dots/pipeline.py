@@ -14,8 +14,11 @@ A loop qualifies when its step is a positive constant and its body holds a ``tt.
 edge, where the next iteration's first loads wait for the last dot's engine commands, comes once every 4 K
 steps; 4 beat 2 by 5% on a 512^3 bf16 GEMM and cost nothing on the large ones); it is lowered while S copies
 of the loaded tiles would take more than the local-memory plan leaves free while the loop runs
-(``mtiacc.opt.memory.plan``; ``lmem-bytes``, when set, instead), with a remark, and to the trip count
-when that is a smaller constant.  The loop gets ``{pipeline_stages = S}``.
+(``mtiacc.opt.memory.plan``; ``lmem-bytes``, when set, instead), or, unless the trip count is a constant
+multiple of S, while the loop of the last iterations would not fit (it runs the body as it is, its carried
+blocks in homes of their own while the pipelined loop's results, its inits, stay live: the plan's free bytes
+while the loop runs must hold the carried blocks a second time), with a remark; and to the trip count when that
+is a smaller constant.  The loop gets ``{pipeline_stages = S}``.
 
 The unrolled loop runs ``trip // S`` times (its upper bound computed in the IR when the trip count is not
 a constant); the ``trip % S`` iterations left run in a second loop of the original body, marked
@@ -212,7 +215,7 @@ def visit(block: Block, p: "PipelineDots", ctx: PassContext, func: O.FuncOp) -> 
                               and (trip is None or trip % stages)):
             stages -= 1
         if stages < wanted and not p.lmem_bytes:
-            if wanted * per_stage > free:
+            if (stages + 1) * per_stage > free:   # the tiles of one stage more would not fit
                 why = (f"{wanted} copies of its tiles take {wanted * per_stage} bytes of local memory, "
                        f"{max(free, 0)} bytes are available to them while it runs")
             else:
