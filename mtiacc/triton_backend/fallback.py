@@ -181,7 +181,7 @@ def _namespaces(py_fn) -> List[dict]:
              if name.startswith("triton.language") and isinstance(m, types.ModuleType)]
     out, seen = [py_fn.__globals__], {id(py_fn.__globals__)}
     for mod in mods:
-        if id(vars(mod)) not in seen and not mod.__name__.startswith(("numpy", "torch.", "builtins")):
+        if id(vars(mod)) not in seen and not mod.__name__.startswith(("numpy", "builtins")):
             seen.add(id(vars(mod)))
             out.append(vars(mod))
     return out

@@ -11,6 +11,8 @@ torch = pytest.importorskip("torch")
 triton = pytest.importorskip("triton")
 import triton.language as tl  # noqa: E402
 
+from torch._inductor.runtime import triton_helpers  # noqa: E402
+
 from mtiacc.triton_backend import fallback  # noqa: E402
 
 
@@ -34,6 +36,14 @@ def _dot_bf16x6(A, B, C, N: tl.constexpr):
     a = tl.load(A + r[:, None] * N + r[None, :])
     b = tl.load(B + r[:, None] * N + r[None, :])
     tl.store(C + r[:, None] * N + r[None, :], tl.dot(a, b, input_precision="bf16x6"))
+
+
+@triton.jit
+def _clamp_with_inductors_helpers(X, Out, n, lo, hi, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(X + offs, mask=offs < n, other=0)
+    y = triton_helpers.maximum(tl.full([1], lo, tl.int64), triton_helpers.minimum(tl.full([1], hi, tl.int64), x))
+    tl.store(Out + offs, y, mask=offs < n)
 
 
 @triton.jit
@@ -69,6 +79,18 @@ def test_dot_of_mtiaccs_split_precision_runs_on_the_host():
     fallback.run_on_host(_dot_bf16x6.fn, (1, 1, 1), [torch.from_numpy(a), torch.from_numpy(b), c, 16])
     np.testing.assert_allclose(c.numpy(), a @ b, rtol=1e-5, atol=1e-5)
     assert "bf16x6" not in interpreter.interpreter_builder.options.allowed_dot_input_precisions
+
+
+def test_inductors_triton_helpers_run_on_the_host():
+    # Inductor's kernels call triton_helpers.minimum/maximum (torch._inductor.runtime.triton_helpers, @triton.jit
+    # functions): the fallback left torch's modules out of those it binds to the interpreter, so they failed
+    # with "Cannot call @triton.jit'd outside of the scope of a kernel" (an embedding's backward in DistilBERT)
+    from triton.runtime.jit import JITFunction
+    x = np.random.default_rng(2).integers(-100, 100, 20)
+    out = torch.zeros(20, dtype=torch.int64)
+    fallback.run_on_host(_clamp_with_inductors_helpers.fn, (1, 1, 1), [torch.from_numpy(x), out, 20, -64, 63, 32])
+    np.testing.assert_array_equal(out.numpy(), np.clip(x, -64, 63))
+    assert isinstance(triton_helpers.minimum, JITFunction)        # bound back after the run
 
 
 def test_triton_language_is_left_unpatched():
