@@ -181,7 +181,7 @@ def _namespaces(py_fn) -> List[dict]:
              if name.startswith("triton.language") and isinstance(m, types.ModuleType)]
     out, seen = [py_fn.__globals__], {id(py_fn.__globals__)}
     for mod in mods:
-        if id(vars(mod)) not in seen and not mod.__name__.startswith(("numpy", "torch.", "builtins")):
+        if id(vars(mod)) not in seen and not mod.__name__.startswith(("numpy", "builtins")):
             seen.add(id(vars(mod)))
             out.append(vars(mod))
     return out
@@ -195,24 +195,46 @@ def run_on_host(py_fn, grid, args) -> None:
     # patched triton.language, gluon's module body fails (an AssertionError, then "Cannot call @triton.jit'd
     # outside of the scope of a kernel" on every later launch): import it here first
     import triton.experimental.gluon  # noqa: F401
-    with _interpreted(_namespaces(py_fn)), _patched_once(interpreter):
+    with _interpreted(_namespaces(py_fn)), _patched_once(interpreter), _split_precisions(interpreter):
         interpreter.InterpretedFunction(py_fn)[tuple(grid)](*args)
 
 
 @contextlib.contextmanager
 def _patched_once(interpreter) -> Iterator[None]:
-    """The interpreter patches ``triton.language`` for the grid and undoes it after; a helper it calls patches
-    it again and never undoes that, which would leave this process's ``triton.language`` patched.  During the
-    run, only the first patching happens (every helper sees the same ``triton.language``)."""
+    """The interpreter patches the ``triton.language`` modules a function's globals name (``tl``, and ``core``
+    for ``triton.language``'s own helpers: ``tl.zeros`` calls ``core.full``) when it runs the function, and a
+    helper's patching is never undone, which would leave this process's ``triton.language`` patched.  For the
+    run, both modules are patched once, up front, and undone after; the interpreter's own patchings do nothing
+    (so a helper that names ``core``, called from a kernel that names only ``tl``, sees it patched)."""
+    import types
+
+    import triton.language as tl
     real = interpreter._patch_lang
-    calls = []
-
-    def patch_lang(fn):
-        calls.append(fn)
-        return real(fn) if len(calls) == 1 else interpreter._LangPatchScope()
-
-    interpreter._patch_lang = patch_lang
+    scope = real(types.FunctionType(_names_lang.__code__, {"tl": tl, "core": tl.core}))
+    interpreter._patch_lang = lambda fn: interpreter._LangPatchScope()
     try:
         yield
     finally:
         interpreter._patch_lang = real
+        scope.restore()
+
+
+@contextlib.contextmanager
+def _split_precisions(interpreter) -> Iterator[None]:
+    """``tl.dot``'s ``input_precision`` ``bf16x3`` and ``bf16x6`` (mtiacc's, which backend="mtia"'s fp32 GEMM
+    templates name: mtiacc/torch_backend/precision.py) accepted by the interpreter, which rejects them; its dot is
+    a numpy product of the fp32 operands whatever the precision, at least as exact as either split."""
+    import dataclasses
+    builder = interpreter.interpreter_builder
+    saved = builder.options
+    extra = tuple(p for p in ("bf16x3", "bf16x6") if p not in saved.allowed_dot_input_precisions)
+    builder.options = dataclasses.replace(saved, allowed_dot_input_precisions=saved.allowed_dot_input_precisions
+                                          + extra)
+    try:
+        yield
+    finally:
+        builder.options = saved
+
+
+def _names_lang() -> None:
+    """The code of a function whose globals name ``triton.language`` as ``tl`` and ``core`` (see above)."""

@@ -47,3 +47,46 @@ def test_zoo_rows(tmp_path, capsys):
 def test_unknown_model_is_a_usage_error(tmp_path, capsys):
     assert zoo.main(["--models", "dlrm,nosuch", "--out", str(tmp_path / "zoo")]) == 2
     assert "zoo: error: unknown model(s) nosuch" in capsys.readouterr().err
+
+
+class _LinearLayerNorm:
+    """A linear layer into a LayerNorm (unit weight, zero bias, as initialized): the end of every encoder."""
+
+    def __new__(cls, dtype):
+        import torch
+        torch.manual_seed(0)
+        model = torch.nn.Sequential(torch.nn.Linear(32, 64), torch.nn.GELU(), torch.nn.Linear(64, 64),
+                                    torch.nn.LayerNorm(64)).to(dtype)
+        x = torch.randn(2, 8, 32, generator=torch.Generator().manual_seed(1)).to(dtype)
+        return model, (x,)
+
+
+def test_training_loss_gradients_are_not_rounding_noise():
+    # mean(out ** 2) through a final LayerNorm has a zero gradient (sum(y ** 2) of a normalized row is constant):
+    # fp32 gradients were rounding noise, 1e6 times off fp64's, and compiled-vs-eager errors of ~1 meant nothing
+    import torch
+    m32, (x32,) = _LinearLayerNorm(torch.float32)
+    m64, (x64,) = _LinearLayerNorm(torch.float64)
+    g32 = run._train(m32, (x32,), {}, m32)[0]
+    g64 = run._train(m64, (x64,), {}, m64)[0]
+    assert len(g32) == 6
+    assert run._compare(g32, g64, run.GRAD_FLOOR) <= 1e-5
+
+
+def test_training_step_through_the_chip_matches_eager():
+    import torch
+    from mtiacc.torch_backend import reset
+    torch._dynamo.reset()
+    reset()
+    model, args = _LinearLayerNorm(torch.float32)
+    got, want = run._train(model, args, {}, torch.compile(model, backend="mtia"))
+    assert len(got) == len(want) == 6
+    assert run._compare(got, want, run.GRAD_FLOOR) <= 1e-4
+
+
+def test_gradient_error_floor():
+    import torch
+    want = [torch.tensor([100.0, -50.0]), torch.tensor([1e-12, -1e-12])]     # the second: zero up to rounding
+    got = [torch.tensor([100.0, -50.01]), torch.tensor([3e-12, 0.0])]
+    assert run._compare(got, want) == pytest.approx(2.0)                      # relative to its own magnitude
+    assert run._compare(got, want, run.GRAD_FLOOR) == pytest.approx(1e-4, rel=1e-3)   # the first's 0.01 / 100
