@@ -166,7 +166,7 @@ def test_roofline_plot_into_a_missing_directory(capsys, add_bin, tmp_path):
     (["-D", "BLOCK_SIZE=abc"], ["-D BLOCK_SIZE=abc", "quoted"], 3),
     (["-D", "BLOCK_SIZE=256", "-D", "NOPE=1"], ["no constexpr parameter 'NOPE'", "BLOCK_SIZE"], 3),
     (["-D", "BLOCK_SIZE=256", "--signature", "*fp32,*fp32"],
-     ["vector_add.py:11:1: error: the signature has 2 entries", "4 non-constexpr parameters"], 3),
+     ["vector_add.py:18:1: error: the signature has 2 entries", "4 non-constexpr parameters"], 3),
     (["-D", "BLOCK_SIZE=256", "--signature", ""], ["has 0 entries"], 3),
     # one entry per parameter is Triton's spelling: the fifth is BLOCK_SIZE's value
     (["-D", "BLOCK_SIZE=256", "--signature", "*fp32,*fp32,*fp32,i32,i32"],

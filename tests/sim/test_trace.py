@@ -185,7 +185,7 @@ def test_source_line_spans_tile_the_core_time_and_agree_with_the_profile(add_bin
         assert any(e["pid"] == w["pid"] and e["ts"] - 1e-6 <= w["ts"] and w["ts"] + w["dur"] <= e["ts"] + e["dur"]
                    + 1e-6 for e in lines)
     if kernel == "add":
-        assert "line 17: tl.store(C_ptr + offsets, a + b, mask=mask)" in {e["name"] for e in lines}
+        assert "line 24: tl.store(C_ptr + offsets, a + b, mask=mask)" in {e["name"] for e in lines}
     else:
         names = {e["name"] for e in lines}
         assert any(n.startswith("line 13: acc = acc + tl.load(X + offs) * 2.0") for n in names), names

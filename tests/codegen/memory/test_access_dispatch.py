@@ -43,5 +43,5 @@ def test_codegen_reads_the_plan():
 
 def test_a_load_or_store_without_a_plan_is_a_compiler_bug():
     fe, module = _module()  # no access-plan pass: isel meets the store first (it reads backwards)
-    with pytest.raises(memory.AccessPlanError, match="'tt.store' at .*vector_add.py:17:5: no access plan"):
+    with pytest.raises(memory.AccessPlanError, match="'tt.store' at .*vector_add.py:24:5: no access plan"):
         generate(module, load_target(), fe.source_file, fe.source_lines)
