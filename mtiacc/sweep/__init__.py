@@ -111,18 +111,20 @@ def run_sweep(spec_path: str, out: str, executor: str = "local", jobs: Optional[
         setting_of[p.index] = key
     keys = list(settings)
     binaries: Dict[str, dict] = {}
-    if keys:
-        compiler = LocalExecutor(jobs)
-        try:
-            for i, outcome in compiler.run(compile_job, [(settings[k],) for k in keys]):
-                binaries[keys[i]] = outcome if isinstance(outcome, dict) else {"error": outcome.reason}
-        finally:
-            compiler.close()
-    summary.compiled = len(keys)
-
-    # 4. simulate what the cache does not know
     ex = make_executor(executor, jobs, address)
     try:
+        if keys:
+            # one pool of local workers: the sweep's own when it runs locally (its workers simulate next)
+            compiler = ex if isinstance(ex, LocalExecutor) else LocalExecutor(jobs)
+            try:
+                for i, outcome in compiler.run(compile_job, [(settings[k],) for k in keys]):
+                    binaries[keys[i]] = outcome if isinstance(outcome, dict) else {"error": outcome.reason}
+            finally:
+                if compiler is not ex:
+                    compiler.close()
+        summary.compiled = len(keys)
+
+        # 4. simulate what the cache does not know
         inputs_digest = {}
         inputs_data = {}
         sims: List[tuple] = []
