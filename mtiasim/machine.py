@@ -18,6 +18,7 @@ from mtiacc.machine.simulator import MachineConfig
 from .faults import SimFault
 from .loader import HALT_ADDRESS, Program  # noqa: F401 - HALT_ADDRESS: ra at launch, the end of a program
 from .memory import Dram
+from .sync.progress import CHECK_STEPS
 
 ALL = slice(None)
 _BIG = 1 << 62
@@ -216,6 +217,8 @@ class Machine:
                         if steps >= check:
                             if steps > limit:
                                 self._runaway(g, pc if pc != _BIG else None, steps)
+                            if coop and steps < check + CHECK_STEPS and not (r.__class__ is int and r <= base + (k << 2)):
+                                continue    # the watchdog samples a cooperating wave at a back-edge (sync/progress.py)
                             if pc != _BIG:
                                 pcs[g] = pc
                             sched.check(steps, pcs, HALT_ADDRESS)

@@ -16,7 +16,9 @@ wave is also scheduled by simulated time:
 Both rules only reorder the simulation; the result of a run is fully determined by its seed (which orders
 programs reaching an atomic unit in the same cycle).
 
-**The watchdog** samples every running program every ``CHECK_STEPS`` interpreter steps.  A program whose whole
+**The watchdog** samples every running program every ``CHECK_STEPS`` interpreter steps; in a cooperating wave at the
+first backward branch after that (within another ``CHECK_STEPS``), so a spinning loop is seen at the same place
+each time and found in a few samples, however long its body.  A program whose whole
 state (pc, registers, local memory, DMA and matrix-engine registers) recurs while no program has written DRAM
 or SRAM in between will repeat itself forever unless another program writes memory: it is *stuck*.  When every
 running program of a wave is stuck, the run stops: a **deadlock** if some of them read memory while spinning
