@@ -46,6 +46,7 @@ conformance: $(VENV)/.installed-torch
 
 docs: install
 	$(PY) -m mtiacc.asm.isadoc > docs/isa.md
+	$(PY) -m mtiacc.ir --write
 
 clean:
 	rm -rf $(BUILD) .pytest_cache

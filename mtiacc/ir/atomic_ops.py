@@ -79,9 +79,13 @@ class AtomicRMWOp(Operation):
     val = operand(AnyType)
     mask = opt_operand(BoolLike)
     result = result(AnyType)
-    kind = attribute(str)
-    sem = attribute(str)
-    scope = attribute(str)
+    kind = attribute(str, doc="the operation: add, fadd, max, umax, min, umin, and, or, xor or xchg")
+    sem = attribute(str, doc="the memory ordering: acquire, release, acq_rel or relaxed")
+    scope = attribute(str, doc="which programs it orders against: gpu, cta or sys")
+    memory = attribute(str, optional=True,
+                       doc='mtia.atomic_add(..., scope=...): the memory whose atomic unit performs it, "dram" or "sram"')
+    buffer = attribute(str, optional=True,
+                       doc='with memory = "sram": the pointer parameter whose buffer the simulator places in SRAM')
 
     @classmethod
     def get(cls, kind: str, ptr: Value, val: Value, mask: Optional[Value] = None, sem: str = DEFAULT_SEM,
@@ -99,6 +103,10 @@ class AtomicRMWOp(Operation):
         elem = self.result.type.element_type
         if not rmw_accepts(self.kind, elem):
             self._fail(f"kind '{self.kind}' does not apply to {elem} elements")
+        if self.memory not in (None, "dram", "sram"):
+            self._fail(f"memory must be \"dram\" or \"sram\", got \"{self.memory}\"")
+        if self.buffer is not None and self.memory != "sram":
+            self._fail("a buffer is named only with memory = \"sram\"")
 
 
 class AtomicCASOp(Operation):
@@ -109,8 +117,8 @@ class AtomicCASOp(Operation):
     cmp = operand(AnyType)
     val = operand(AnyType)
     result = result(AnyType)
-    sem = attribute(str)
-    scope = attribute(str)
+    sem = attribute(str, doc="the memory ordering: acquire, release, acq_rel or relaxed")
+    scope = attribute(str, doc="which programs it orders against: gpu, cta or sys")
 
     @classmethod
     def get(cls, ptr: Value, cmp: Value, val: Value, sem: str = DEFAULT_SEM, scope: str = DEFAULT_SCOPE,

@@ -97,6 +97,7 @@ def verify_combine_form(op: Operation) -> None:
         op._fail(f"expected one combine region, got {len(op.regions)}")
     if "kind" in op.attrs:
         op._fail("has both a built-in 'kind' and a combine region")
+    op.verify_attributes(require=False)   # the declared ones only (this form has no 'kind')
     axis = op.attrs.get("axis")
     if not isinstance(axis, int) or isinstance(axis, bool):
         op._fail("missing attribute 'axis'")

@@ -162,16 +162,47 @@ class result(_Def):
 
 
 class attribute(_Def):
-    def __init__(self, kind: type | tuple = object, optional: bool = False, default: Any = None):
+    """A declared attribute: its Python ``kind`` (a type or a tuple of types; ``int`` does not admit ``bool``
+    unless ``bool`` is listed too), ``of`` the kind of a list's items, whether the op must carry it, the value
+    ``op.NAME`` reads when an optional one is absent, and ``doc``: what it says, in a phrase (and, for a marker
+    a pass leaves, which pass). The verifier rejects an attribute an op does not declare; docs/architecture.md
+    lists every op's (``python -m mtiacc.ir --write``)."""
+
+    def __init__(self, kind: type | tuple = object, optional: bool = False, default: Any = None, doc: str = "",
+                 of: type | tuple | None = None):
         super().__init__()
         self.kind = kind
         self.optional = optional
         self.default = default
+        self.doc = doc
+        self.of = of
 
     def __get__(self, op, owner=None):
         if op is None:
             return self
         return op.attrs.get(self.name, self.default)
+
+    def admits(self, value: Any) -> bool:
+        """Whether ``value`` is of the declared kind (and its items of ``of``)."""
+        if not _is_kind(value, self.kind):
+            return False
+        return self.of is None or all(_is_kind(x, self.of) for x in value)
+
+    def kind_name(self) -> str:
+        """The kind as the docs spell it: ``int``, ``str | int``, ``list of str``."""
+        spelled = " | ".join(k.__name__ for k in _kinds(self.kind))
+        return spelled + (f" of {' | '.join(k.__name__ for k in _kinds(self.of))}" if self.of is not None else "")
+
+
+def _kinds(kind) -> tuple:
+    return kind if isinstance(kind, tuple) else (kind,)
+
+
+def _is_kind(value: Any, kind) -> bool:
+    kinds = _kinds(kind)
+    if isinstance(value, bool) and bool not in kinds and object not in kinds:
+        return False   # True is an int to Python, not to an attribute declared int
+    return isinstance(value, kinds)
 
 
 class region(_Def):
@@ -326,12 +357,7 @@ class Operation:
             for d, r in zip(self._result_defs, self.results):
                 if not d.constraint(r.type):
                     self._fail(f"result '{d.name}' must be {d.constraint.name}, got {r.type}")
-        for d in self._attr_defs:
-            if d.name not in self.attrs:
-                if not d.optional:
-                    self._fail(f"missing attribute '{d.name}'")
-            elif not isinstance(self.attrs[d.name], d.kind):
-                self._fail(f"attribute '{d.name}' has the wrong kind: {self.attrs[d.name]!r}")
+        self.verify_attributes()
         if len(self.regions) != len(self._region_defs):
             self._fail(f"expected {len(self._region_defs)} regions, got {len(self.regions)}")
         if SameOperandsAndResultType in self.traits:
@@ -340,6 +366,21 @@ class Operation:
                 self._fail("operands and result must have the same type, got "
                            + ", ".join(sorted(map(str, types))))
         self.verify_()
+
+    def verify_attributes(self, require: bool = True) -> None:
+        """Every attribute the op carries is one it declares, of its declared kind; with ``require``, every
+        required one is there."""
+        declared = {d.name: d for d in self._attr_defs}
+        for key in self.attrs:
+            if key not in declared:
+                names = ", ".join(f"'{d}'" for d in declared) or "none"
+                self._fail(f"has attribute '{key}', which '{self.name}' does not declare (it declares: {names})")
+        for d in self._attr_defs:
+            if d.name not in self.attrs:
+                if require and not d.optional:
+                    self._fail(f"missing attribute '{d.name}'")
+            elif not d.admits(self.attrs[d.name]):
+                self._fail(f"attribute '{d.name}' must be {d.kind_name()}, got {self.attrs[d.name]!r}")
 
     def verify_(self) -> None:
         """Op-specific rules; override."""

@@ -60,10 +60,15 @@ class DotOp(Operation):
     b = operand(BlockLike)
     acc = operand(BlockLike)
     result = result(BlockLike)
-    input_precision = attribute(str, optional=True)
-    max_num_imprecise_acc = attribute(int, optional=True)
-    accumulator = attribute(str, optional=True)
-    read_back = attribute(str, optional=True)
+    input_precision = attribute(str, optional=True,
+                                doc="how f32 operands are multiplied: ieee, tf32, tf32x3, bf16x3 or bf16x6")
+    max_num_imprecise_acc = attribute(int, optional=True, doc="Triton's hint, kept (the engine accumulates exactly)")
+    accumulator = attribute(str, optional=True,
+                            doc='"engine": the accumulator stays in the matrix engine across the loop '
+                                "(`dot-accumulators`)")
+    read_back = attribute(str, optional=True,
+                          doc="the engine writes the result back as this narrower float, f16 or bf16 "
+                              "(`dot-accumulators`)")
     traits = frozenset({Pure})
 
     @classmethod

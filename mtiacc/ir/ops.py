@@ -50,15 +50,19 @@ class FuncOp(Operation):
     """A kernel or helper. ``arg_names`` keeps the Python parameter names for printing and the ABI."""
 
     name = "tt.func"
-    sym_name = attribute(str)
-    function_type = attribute(FunctionType)
-    arg_names = attribute(list, optional=True, default=())
+    sym_name = attribute(str, doc="the function's name")
+    function_type = attribute(FunctionType, doc="its argument and result types")
+    arg_names = attribute(list, optional=True, default=(), of=str,
+                          doc="the Python parameter names, one per argument (printing, the kernel ABI)")
+    sym_visibility = attribute(str, optional=True,
+                               doc='"private": a helper the frontend lowered, which `inline` inlines and removes')
     # the local-memory plan (mtiacc/opt/memory/plan.py), written before instruction selection: the bytes for
     # blocks, the stack above them, the planned peak, and one "name offset bytes" entry per block
-    lmem_capacity = attribute(int, optional=True)
-    lmem_stack = attribute(int, optional=True)
-    lmem_peak = attribute(int, optional=True)
-    lmem_blocks = attribute(list, optional=True)
+    lmem_capacity = attribute(int, optional=True, doc="the local-memory plan: the bytes for blocks")
+    lmem_stack = attribute(int, optional=True, doc="the local-memory plan: the stack's bytes, above the blocks")
+    lmem_peak = attribute(int, optional=True, doc="the local-memory plan: the most bytes of blocks live at once")
+    lmem_blocks = attribute(list, optional=True, of=str,
+                            doc='the local-memory plan: "name offset bytes", one entry per block')
     body = region()
 
     @classmethod
@@ -93,7 +97,7 @@ class ConstantOp(Operation):
     """A scalar constant, or a block with every element equal to ``value`` (a splat constant)."""
 
     name = "arith.constant"
-    value = attribute((int, float, bool))
+    value = attribute((int, float, bool), doc="the constant (every element's, for a block)")
     result = result(AnyType)
     traits = frozenset({Pure, ConstantLike})
 
@@ -122,7 +126,7 @@ class ConstantOp(Operation):
 
 class GetProgramIdOp(Operation):
     name = "tt.get_program_id"
-    axis = attribute(int)
+    axis = attribute(int, doc="the launch grid's axis: 0, 1 or 2")
     result = result(ScalarInt)
     traits = frozenset({Pure})
 
@@ -143,8 +147,8 @@ class MakeRangeOp(Operation):
     """``tt.make_range``: the block ``[start, start+1, ..., end-1]`` of i32."""
 
     name = "tt.make_range"
-    start = attribute(int)
-    end = attribute(int)
+    start = attribute(int, doc="the first element")
+    end = attribute(int, doc="one past the last element")
     result = result(BlockLike)
     traits = frozenset({Pure})
 
@@ -311,7 +315,7 @@ FLOAT_PREDICATES = ("oeq", "one", "olt", "ole", "ogt", "oge", "ueq", "une", "ult
 
 class CmpIOp(Operation):
     name = "arith.cmpi"
-    predicate = attribute(str)
+    predicate = attribute(str, doc="the comparison: eq, ne, slt, sle, sgt, sge, ult, ule, ugt or uge")
     lhs = operand(IntLike)
     rhs = operand(IntLike)
     result = result(BoolLike)
@@ -384,6 +388,8 @@ _SAME_ELEMENTS = ("tt.expand_dims", "tt.reshape", "tt.trans")
 
 class CmpFOp(CmpIOp):
     name = "arith.cmpf"
+    predicate = attribute(str, doc="the comparison: oeq, one, olt, ole, ogt, oge (ordered: false on a NaN) or "
+                                   "ueq, une, ult, ule, ugt, uge (unordered: true on a NaN)")
     lhs = operand(FloatLike)
     rhs = operand(FloatLike)
 
@@ -474,7 +480,7 @@ class FloatCastOp(CastOp):
     wider float, ``arith.truncf`` encodes a float into ``u8``.  Without ``fp8`` both ends are floats.
     """
 
-    fp8 = attribute(str, optional=True)
+    fp8 = attribute(str, optional=True, doc="the fp8 format the u8 end holds (`legalize-fp8`)")
 
     def fp8_ends(self) -> Optional[Tuple[Type, Type]]:
         """(source, result) element types with the fp8 end as its format, or None without ``fp8``."""
@@ -556,9 +562,11 @@ class LoadOp(Operation):
     other = opt_operand(AnyType)
     guard = opt_operand(ScalarBool)
     result = result(AnyType)
-    access = attribute(str, optional=True)
-    volatile = attribute(bool, optional=True, default=False)
-    prefetch = attribute(bool, optional=True, default=False)   # pipeline-loads: the next iteration's tile
+    access = attribute(str, optional=True, doc="how it moves from DRAM, a kind of the access plan (`access-plan`)")
+    volatile = attribute(bool, optional=True, default=False,
+                         doc="tl.load(..., volatile=True): it reads memory each time, its result used or not")
+    prefetch = attribute(bool, optional=True, default=False,
+                         doc="it fetches the next iteration's tile (`pipeline-loads`, `pipeline-dots`)")
 
     @classmethod
     def get(cls, ptr: Value, mask: Optional[Value] = None, other: Optional[Value] = None, loc=None,
@@ -599,8 +607,9 @@ class StoreOp(Operation):
     ptr = operand(PtrLike)
     value = operand(AnyType)
     mask = opt_operand(BoolLike)
-    access = attribute(str, optional=True)
-    row_bands = attribute(int, optional=True)
+    access = attribute(str, optional=True, doc="how it moves to DRAM, a kind of the access plan (`access-plan`)")
+    row_bands = attribute(int, optional=True,
+                          doc="a resident dot's accumulators, stored in this many bands of rows (`dot-accumulators`)")
 
     @classmethod
     def get(cls, ptr: Value, value: Value, mask: Optional[Value] = None, loc=None, attrs=None):
@@ -635,7 +644,8 @@ class MathUnaryOp(Operation):
     (codegen/mathlib/se.py says where its accuracy allows)."""
     x = operand(FloatLike)
     result = result(FloatLike)
-    approx = attribute(bool, optional=True, default=False)
+    approx = attribute(bool, optional=True, default=False,
+                       doc="it may be computed approximately (--fast-math, tl.exp as Triton's GPU backends)")
     traits = frozenset({Pure, Elementwise, SameOperandsAndResultType})
     _np_fn = None
 
@@ -724,8 +734,8 @@ class MathFmaOp(Operation):
 # ---------------------------------------------------------------------------------------------------------------
 class PrintOp(Operation):
     name = "tt.print"
-    prefix = attribute(str)
-    hex = attribute(bool)
+    prefix = attribute(str, doc="the text printed before the values")
+    hex = attribute(bool, doc="the values printed in hexadecimal")
     values = var_operand()
 
     @classmethod
@@ -740,7 +750,7 @@ class PrintOp(Operation):
 
 class AssertOp(Operation):
     name = "tt.assert"
-    message = attribute(str)
+    message = attribute(str, doc="the text printed when an element of the condition is false")
     condition = operand(AnyType)
 
     @classmethod

@@ -55,8 +55,8 @@ class SortOp(Operation):
     """``tl.sort`` (``k`` = the last dimension) and ``tl.topk``: Triton's bitonic network."""
 
     name = "tt.sort"
-    k = attribute(int)
-    descending = attribute(bool)
+    k = attribute(int, doc="how many elements of the last dimension it keeps (tl.topk), all for tl.sort")
+    descending = attribute(bool, doc="largest first")
     src = operand(BlockLike)
     result = result(BlockLike)
     traits = frozenset({Pure})
@@ -81,7 +81,7 @@ class GatherOp(Operation):
     """``tl.gather(src, index, axis)``: ``src`` re-indexed along ``axis`` by ``index``."""
 
     name = "tt.gather"
-    axis = attribute(int)
+    axis = attribute(int, doc="the dimension the index re-indexes")
     src = operand(BlockLike)
     index = operand(IntLike)
     result = result(BlockLike)
@@ -109,7 +109,7 @@ class HistogramOp(Operation):
     """``tl.histogram(input, num_bins, mask)``: counts of ``0 .. num_bins - 1`` as i32."""
 
     name = "tt.histogram"
-    num_bins = attribute(int)
+    num_bins = attribute(int, doc="the counts' length: the values 0 .. num_bins - 1 are counted")
     src = operand(IntLike)
     mask = opt_operand(BoolLike)
     result = result(BlockLike)
@@ -169,7 +169,7 @@ class SplitOp(Operation):
     """``src[..., index]``: one half of a block whose last dimension is 2."""
 
     name = "tt.split"
-    index = attribute(int)
+    index = attribute(int, doc="which half: 0 or 1")
     src = operand(BlockLike)
     result = result(BlockLike)
     traits = frozenset({Pure})
@@ -194,7 +194,7 @@ class CatOp(Operation):
     """``lhs`` then ``rhs`` along ``dim`` (both of one shape)."""
 
     name = "tt.cat"
-    dim = attribute(int)
+    dim = attribute(int, doc="the dimension the operands are joined along")
     lhs = operand(BlockLike)
     rhs = operand(BlockLike)
     result = result(BlockLike)
@@ -220,7 +220,7 @@ class FlipOp(Operation):
     """``src`` reversed along ``dim``."""
 
     name = "tt.flip"
-    dim = attribute(int)
+    dim = attribute(int, doc="the dimension reversed")
     src = operand(BlockLike)
     result = result(BlockLike)
     traits = frozenset({Pure})

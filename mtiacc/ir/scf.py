@@ -95,10 +95,19 @@ class ForOp(Operation):
     inits = var_operand()
     results_ = result(AnyType, variadic=True)
     body = region()
-    num_stages = attribute(int, optional=True)        # the kernel's hint: tl.range(..., num_stages=)
-    pipeline_stages = attribute(int, optional=True)   # pipeline-dots unrolled the body into this many stages
-    pipeline = attribute(int, optional=True)          # pipeline-loads: each load runs this many stages deep
-    persistent = attribute(int, optional=True)        # persistent-programs: the loop over a slot's programs
+    num_stages = attribute(int, optional=True, doc="the kernel's hint, tl.range(..., num_stages=)")
+    pipeline_stages = attribute(int, optional=True,
+                                doc="`pipeline-dots` unrolled the body into this many stages")
+    pipeline = attribute(int, optional=True, doc="`pipeline-loads`: each load runs this many stages deep")
+    persistent = attribute(int, optional=True,
+                           doc="`persistent-programs`: the loop over a slot's programs, this many slots")
+    keep_invariant = attribute(int, optional=True,
+                               doc="`keep-invariant`: how many of the slot loop's loads it keeps for later programs")
+    prefetch_rows = attribute(int, optional=True,
+                              doc="`prefetch-rows`: the slots in each half of the kept buffer (this program's row "
+                                  "in one, the next program's fetched into the other)")
+    flush_rows = attribute(int, optional=True,
+                           doc="`prefetch-rows`: how many stores of a row the next program flushes in one transfer")
 
     @classmethod
     def get(cls, lower: Value, upper: Value, step: Value, inits: Sequence[Value] = (), loc=None,
@@ -145,6 +154,9 @@ class IfOp(Operation):
     results_ = result(AnyType, variadic=True)
     then_region = region()
     else_region = region()
+    kept = attribute(str, optional=True,
+                     doc="`keep-invariant`: why a slot's later programs read the load from local memory (then) "
+                         "rather than DRAM (else)")
 
     @classmethod
     def get(cls, cond: Value, result_types: Sequence[Type] = (), then_block: Optional[Block] = None,
@@ -199,7 +211,7 @@ class WhileOp(Operation):
 
 class CallOp(Operation):
     name = "tt.call"
-    callee = attribute(str)
+    callee = attribute(str, doc="the called function's name")
     args = var_operand()
     results_ = result(AnyType, variadic=True)
 

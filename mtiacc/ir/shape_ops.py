@@ -40,7 +40,7 @@ class ExpandDimsOp(Operation):
     """A new dimension of size 1 at ``axis`` (no data moves)."""
 
     name = "tt.expand_dims"
-    axis = attribute(int)
+    axis = attribute(int, doc="where the new dimension goes")
     src = operand(AnyType)
     result = result(BlockLike)
     traits = frozenset({Pure})
@@ -89,7 +89,7 @@ class TransOp(Operation):
     """Permuted dimensions: result dimension ``i`` is source dimension ``order[i]``."""
 
     name = "tt.trans"
-    order = attribute(list)
+    order = attribute(list, of=int, doc="the source dimension each result dimension is")
     src = operand(BlockLike)
     result = result(BlockLike)
     traits = frozenset({Pure})
@@ -120,8 +120,9 @@ class ReduceOp(Operation):
     """``tl.sum``/``max``/``min``/``xor_sum``/``argmax``/``argmin`` along ``axis``."""
 
     name = "tt.reduce"
-    axis = attribute(int)
-    kind = attribute(str)
+    axis = attribute(int, doc="the dimension reduced")
+    kind = attribute(str, doc="the reduction: sum, max, min, xor_sum, argmax, argmin, argmax_last or "
+                              "argmin_last; absent with a combine region")
     src = operand(BlockLike)
     result = result(AnyType)
     traits = frozenset({Pure})
@@ -149,9 +150,9 @@ class ScanOp(Operation):
     """``tl.cumsum`` / ``tl.cumprod``: the inclusive scan along ``axis`` (backwards if ``reverse``)."""
 
     name = "tt.scan"
-    axis = attribute(int)
-    kind = attribute(str)
-    reverse = attribute(bool, optional=True, default=False)
+    axis = attribute(int, doc="the dimension scanned")
+    kind = attribute(str, doc="the scan: sum or prod; absent with a combine region")
+    reverse = attribute(bool, optional=True, default=False, doc="from the last element to the first")
     src = operand(BlockLike)
     result = result(BlockLike)
     traits = frozenset({Pure})

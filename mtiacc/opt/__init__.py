@@ -1,6 +1,6 @@
 """The optimizer: a pass manager, one pass per file, and the named pipelines of ``-O0`` .. ``-O3``."""
 from mtiacc.opt.pass_manager import (PASSES, Instrumentation, MachinePass, ModulePass, PassContext, PassRun, Remark,
-                                     SpillRemarkError, is_machine,
+                                     PassVerifyError, SpillRemarkError, is_machine,
                                      parse_pipeline, register_pass, remove_disabled, run_machine_passes,
                                      run_pipeline, spell_pipeline)
 from mtiacc.opt.pipelines import (CODEGEN_ONLY, PIPELINES, REQUIRED_PREFIX, REQUIRED_TAIL, for_codegen,

@@ -13,7 +13,7 @@ import time
 from typing import (Callable, ClassVar, Dict, List, Optional, Sequence, Set, TextIO, Tuple,
                     Union)
 
-from mtiacc.diagnostics import CompileError, SourceLocation, UsageError, format_diagnostic
+from mtiacc.diagnostics import CompileError, ExitCode, SourceLocation, UsageError, format_diagnostic
 from mtiacc.ir.core import VerifyError
 from mtiacc.ir.ops import ModuleOp
 from mtiacc.ir.verifier import verify_module
@@ -305,7 +305,7 @@ def run_pipeline(module: ModuleOp, pipeline: Union[str, Sequence[ModulePass]], v
         run = PassRun(p.name, time.perf_counter() - start)
         runs.append(run)
         if verify_each and changed is not False:
-            _verify(module, f"after pass '{p.spelling()}'")
+            _verify(module, f"after pass '{p.spelling()}'", internal=True)
         if instr is not None:
             run.changed = instr.after(p, lambda: print_ir(module), before_text)
             instr.record(run)
@@ -339,13 +339,27 @@ def run_machine_passes(fn, target, passes: Sequence[ModulePass], impls: Dict[str
     return runs
 
 
-def _verify(module: ModuleOp, when: str) -> None:
+class PassVerifyError(VerifyError):
+    """A pass left IR that breaks an invariant (an op's rules, an attribute it does not declare): a bug in the
+    compiler, whatever the input, so the tools exit as for an internal error."""
+
+    exit_code = ExitCode.INTERNAL
+
+
+def _verify(module: ModuleOp, when: str, internal: bool = False) -> None:
+    """Verify ``module``; a failure names ``when`` (the pass just run). ``internal``: the IR is a pass's output,
+    and a failure is the compiler's bug (the input was verified before the pipeline)."""
     try:
         verify_module(module)
     except VerifyError as e:
-        raise VerifyError(f"IR verification failed {when}: {e.message}", e.loc) from e
+        if not internal:
+            raise VerifyError(f"IR verification failed {when}: {e.message}", e.loc) from e
+        raise PassVerifyError(f"internal compiler error: IR verification failed {when}: {e.message}", e.loc,
+                              notes=["this is a bug in mtiacc; rerun with --print-ir-after-all to see the pass's "
+                                     "output, and report it"]) from e
 
 
-__all__: Tuple[str, ...] = ("ModulePass", "MachinePass", "PassContext", "Remark", "SpillRemarkError", "PASSES", "register_pass", "parse_pipeline",
+__all__: Tuple[str, ...] = ("ModulePass", "MachinePass", "PassContext", "Remark", "SpillRemarkError", "PassVerifyError",
+                            "PASSES", "register_pass", "parse_pipeline",
                             "run_pipeline", "run_machine_passes", "PassRun", "Instrumentation",
                             "remove_disabled", "spell_pipeline", "is_machine")

@@ -64,7 +64,7 @@ def test_attribute_of_the_wrong_kind_and_op_rules():
     m, f, b = make_func()
     b.insert(ops.GetProgramIdOp([], [i32], {"axis": "x"}))
     ret(b)
-    fails(m, "attribute 'axis' has the wrong kind")
+    fails(m, "attribute 'axis' must be int, got 'x'")
     m, f, b = make_func()
     b.insert(ops.MakeRangeOp.get(0, 12))
     ret(b)

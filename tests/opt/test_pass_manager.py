@@ -3,7 +3,7 @@ import dataclasses
 
 import pytest
 
-from mtiacc.diagnostics import UserError
+from mtiacc.diagnostics import ExitCode, UserError
 from mtiacc.ir import ops
 from mtiacc.ir.core import VerifyError
 from mtiacc.ir.types import i32
@@ -88,8 +88,9 @@ class BreakIR(ModulePass):
 def test_verifier_failure_names_the_pass():
     with pytest.raises(VerifyError) as info:
         run_pipeline(module_with_dead_code(), "canonicalize,test-break-ir{really=true},dce")
-    assert info.value.message.startswith("IR verification failed after pass 'test-break-ir': "
-                                         "'tt.return' op must be the last op of its block")
+    assert info.value.message.startswith("internal compiler error: IR verification failed after pass "
+                                         "'test-break-ir': 'tt.return' op must be the last op of its block")
+    assert info.value.exit_code == ExitCode.INTERNAL   # a pass's output: the compiler's bug
     run_pipeline(module_with_dead_code(), "test-break-ir{really=false}")
     # Without verification the broken IR goes through.
     run_pipeline(module_with_dead_code(), "test-break-ir", verify_each=False)

@@ -67,8 +67,8 @@ class AsyncCopyOp(Operation):
     mask = opt_operand(BoolLike)
     other = opt_operand(AnyType)
     token = result(ScalarInt)
-    slot = attribute(int)
-    access = attribute(str, optional=True)
+    slot = attribute(int, doc="the buffer's slot it copies into")
+    access = attribute(str, optional=True, doc="how it moves from DRAM, as on tt.load (`access-plan`)")
 
     @classmethod
     def get(cls, buf: Value, slot: int, ptr: Value, mask: Optional[Value] = None, other: Optional[Value] = None,
@@ -114,7 +114,7 @@ class LocalLoadOp(Operation):
     name = "mtia.local_load"
     buf = operand(BlockLike)
     result = result(BlockLike)
-    slot = attribute(int)
+    slot = attribute(int, doc="the buffer's slot it reads")
 
     @classmethod
     def get(cls, buf: Value, slot: int, loc=None):

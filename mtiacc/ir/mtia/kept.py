@@ -151,7 +151,8 @@ class SlotWaitOp(Operation):
     """Wait for the fetches issued so far; ``behind``: the transfers issued after them, left in flight."""
 
     name = "mtia.slot_wait"
-    behind = attribute(int, optional=True, default=0)
+    behind = attribute(int, optional=True, default=0,
+                       doc="the transfers issued after the fetches waited for, left in flight")
 
     @classmethod
     def get(cls, behind: int = 0, loc=None):
