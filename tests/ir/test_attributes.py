@@ -202,15 +202,22 @@ def test_every_attribute_the_sources_write_is_declared_by_an_op():
 
 # --------------------------------------------------------------------------- compiles
 
+def _round_trips(module) -> None:
+    text = print_ir(module)
+    assert print_ir(parse_ir(text)) == text
+
+
 @pytest.fixture
 def seen(monkeypatch):
-    """Every (op, attribute) the verifier saw: on the frontend's IR, and the pass manager's after each pass."""
+    """Every (op, attribute) the verifier saw: on the frontend's IR, and the pass manager's after each pass (each
+    IR also printed, parsed and printed again: the same text)."""
     from mtiacc.frontend import entry
     pairs = set()
     verify = pass_manager.verify_module
 
     def recording(module):
         verify(module)
+        _round_trips(module)
         pairs.update((op.name, k) for op in module.walk() for k in op.attrs)
     monkeypatch.setattr(pass_manager, "verify_module", recording)
     monkeypatch.setattr(entry, "verify_module", recording)
@@ -225,7 +232,8 @@ def _bench():
 
 
 def test_every_example_compiles_with_declared_attributes_only(seen):
-    """Each examples/*.py kernel compiled to a binary at -O3 (the most passes) and -O1, verified after each pass."""
+    """Each examples/*.py kernel compiled to a binary at -O3 (the most passes) and -O1, verified (and its IR
+    round-tripped through the printer and the parser) after each pass."""
     from mtiacc.driver import Options, compile_kernel
     bench = _bench()
     assert {p.name for p in EXAMPLES.glob("*.py")} >= set(bench.EXAMPLES)
