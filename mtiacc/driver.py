@@ -118,6 +118,7 @@ def plan_local_memory(module, target: Target) -> None:
     func = kernel_of(module)
     if func is not None:
         annotate(func, plan_function(func, target))
+        func.verify_attributes()     # the plan's attributes are declared on tt.func
 
 
 def _machine_hook(passes: list, target: Target, opts: Options):
