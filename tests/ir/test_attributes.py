@@ -232,14 +232,15 @@ def _bench():
 
 
 def test_every_example_compiles_with_declared_attributes_only(seen):
-    """Each examples/*.py kernel compiled to a binary at -O3 (the most passes) and -O1, verified (and its IR
-    round-tripped through the printer and the parser) after each pass."""
+    """Each examples/*.py kernel compiled to a binary at the default -O3 (the most passes), verified (and its IR
+    round-tripped through the printer and the parser) after each pass (every other compile of the suite verifies
+    after each pass too)."""
     from mtiacc.driver import Options, compile_kernel
     bench = _bench()
     assert {p.name for p in EXAMPLES.glob("*.py")} >= set(bench.EXAMPLES)
     for example in sorted(bench.EXAMPLES):
         spec = bench.EXAMPLES[example]
-        for level in (3, 1):
+        for level in (3,):
             opts = Options(kernel=spec.get("kernel"), defines=dict(spec["defines"]), signature=spec["signature"],
                            grid=spec["grid"], opt_level=level)
             out = compile_kernel(str(EXAMPLES / example), opts)
