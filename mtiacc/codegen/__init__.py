@@ -4,9 +4,10 @@ The steps, in order (each in its own module):
 
 1. `isel`: instruction selection over virtual registers; blocks to local memory; DMA for loads
    and stores; strip-mined vector loops (`vloop`) for elementwise block ops.
-2. `regalloc`: liveness, linear scan with spilling.
-3. frame: the spill area is carved from the stack (`sp` starts at the top of local memory).
-4. `emit`: GNU `as` text with `.loc` lines.
+2. `insert_waits`: the counts of the DMA waits, from what isel tagged its transfers and waits with.
+3. `regalloc`: liveness, linear scan with spilling.
+4. frame: the spill area is carved from the stack (`sp` starts at the top of local memory).
+5. `emit`: GNU `as` text with `.loc` lines.
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import dataclasses
 from typing import Dict
 
 from mtiacc.codegen.machine.emit import emit_function
+from mtiacc.codegen.machine.insert_waits import insert_waits
 from mtiacc.codegen.mathlib import se_ops
 from mtiacc.codegen.select.isel import select_instructions
 from mtiacc.codegen.machine.mir import LabelDef, Mem, MInstr, format_instr
@@ -75,6 +77,7 @@ def generate(module: O.ModuleOp, target: Target, source_file: str,
         raise CompileError(f"codegen expects one kernel function, found {len(funcs)}")
     lw = select_instructions(funcs[0], target, se_ops(target, fast_math))
     fn = lw.fn
+    insert_waits(fn)
     allocate(fn)
     if machine_hook is not None:
         machine_hook(fn)

@@ -114,28 +114,25 @@ class Numbering:
 
 @dataclasses.dataclass(eq=False)
 class DmaState:
+    """Which DMA transfers the lowering knows may be in flight, to decide where waits go (the machine pass
+    ``insert-waits`` counts them: ``select/waits.py``)."""
+
     pending_in: bool = False  # a DMA into local memory was issued and not yet waited for
-    inflight: Set[int] = dataclasses.field(default_factory=set)  # prefetched blocks (pipeline-loads) not waited for
+    inflight: Set[Value] = dataclasses.field(default_factory=set)  # prefetched blocks (pipeline-loads) not waited for
     # the prefetched blocks issued since the last op that touches local memory: one group, no wait between them
-    fresh: Set[int] = dataclasses.field(default_factory=set)
+    fresh: Set[Value] = dataclasses.field(default_factory=set)
     # a prefetch's wait for the tiles in flight, not yet emitted: the load's lowering emits it once its address
     # arithmetic is done, just before its transfers issue (``wait_before_transfers``), else it goes first
     wait_at_issue: bool = False
     # in a loop whose stores wait for each other (control.py ``deferred_store``): the stored blocks whose transfer
     # may be in flight (their buffers are written again only after a wait); None elsewhere
-    out_values: Optional[Set[int]] = None
-    # the prefetches issued last, which a counted ``mtia.dma.wait N`` leaves in flight (select/waits.py)
-    tail: Optional[object] = None
-    # the transfers of block stores from a buffer of their own (kept: never freed nor a view of another block),
-    # which may stay in flight with the tail that follows them (select/waits.py)
-    own_stores: Set[int] = dataclasses.field(default_factory=set)
-    # a pipelined loop whose last transfer is a store left in flight across its back-edge (control.py
-    # ``store_across_back_edge``): the stored block's id and the index of the body's first item; the body's first
-    # tail counts that store (select/waits.py ``Tail.extra``)
-    across: Optional[tuple] = None
-    across_covered: bool = False    # a wait since the body's start has covered that store
-    across_waits: List[object] = dataclasses.field(default_factory=list)   # the waits that counted it
-    across_begin: Optional[int] = None   # where the store's own code begins (table.py)
+    out_values: Optional[Set[Value]] = None
+    # the counted prefetches issued last, which a wait may leave in flight (select/waits.py)
+    group: Optional[object] = None
+    # in the body of a pipelined loop whose last transfer is a store left in flight across its back-edge
+    # (control.py ``store_across_back_edge``): the stored block; the op computing it again waits for that store
+    # where it may be in flight (insert-waits decides), and the waits of the body may leave it in flight
+    across: Optional[Value] = None
 
 
 @dataclasses.dataclass(eq=False)

@@ -32,10 +32,9 @@ from contextlib import contextmanager
 from typing import List, Optional, Sequence
 
 from mtiacc.codegen.context import Lowering, carried_home  # noqa: F401  (control.carried_home, its readers' name)
-from mtiacc.codegen.machine.mir import LabelDef, MInstr
+from mtiacc.codegen.machine.mir import DmaTag
 from mtiacc.codegen.matrix import engine, resident
 from mtiacc.codegen.memory import kept
-from mtiacc.codegen.select import waits
 from mtiacc.codegen.vector.blocks import VECTOR_BINARY, lower_fill
 from mtiacc.codegen.vector.lmem import Buffer
 from mtiacc.codegen.vector.vloop import Src, elem_bytes
@@ -156,7 +155,7 @@ def write(lw: Lowering, values: Sequence[Value], homes: Sequence) -> None:
     flight, when a block is copied: one of them may be the block's)."""
     b = lw.b
     copied = [v for v, h in zip(values, homes) if _copies(lw, v, h)]
-    if copied and (lw.dma.pending_in or any(id(v) in lw.dma.inflight for v in copied)):
+    if copied and (lw.dma.pending_in or any(v in lw.dma.inflight for v in copied)):
         b("mtia.dma.wait", comment="loaded blocks complete before they are copied")
         lw.dma.pending_in = False
         lw.dma.inflight.clear()
@@ -315,7 +314,7 @@ def deferred_store(op: ForOp):
 def store_across_back_edge(op: ForOp) -> Optional[Value]:
     """The block stored last in a ``pipeline-loads`` loop whose body ends with that store, when its transfer may
     stay in flight across the back-edge: the next trip's first wait (for the tiles prefetched before the store)
-    leaves it in flight too (select/waits.py ``Tail.extra``; a zero-byte transfer before the loop stands in for
+    leaves it in flight too (insert-waits counts it; a zero-byte transfer before the loop stands in for
     it on the first trip), and the op computing the block again waits first unless a wait since the trip's start
     covered it (isel.py).  As in :func:`deferred_store`: a contiguous store of a block an elementwise op of the
     body computes into a buffer of its own."""
@@ -330,30 +329,6 @@ def store_across_back_edge(op: ForOp) -> Optional[Value]:
     if not (isinstance(v.op, FusedElementwiseOp) or type(v.op) in VECTOR_BINARY):
         return None
     return v
-
-
-def _across_done(lw: Lowering, body: int) -> None:
-    """After the body of a loop of :func:`store_across_back_edge` (its items from ``body``): the store's transfer
-    issues on every path (a zero-byte one too) and is the body's last; else the waits that counted it count one
-    fewer (a count of 0: every transfer)."""
-    items = lw.b.fn.items
-    begin = lw.dma.across_begin
-    ok = begin is not None and begin >= body
-    if ok:
-        waits.issue_every_transfer(items, begin)
-        outs = [i for i in range(begin, len(items)) if isinstance(items[i], MInstr) and items[i].op in waits.TRANSFERS]
-        ok = len(outs) == 1 and items[outs[0]].op == "mtia.dma.out" and not any(
-            isinstance(x, MInstr) and (x.target is not None or x.op == "mtia.dma.wait") for x in items[outs[0]:])
-        if ok:
-            inside = {y.label.name for y in items[begin:] if isinstance(y, LabelDef)}
-            ok = not any(isinstance(x, MInstr) and x.target is not None and x.target.name in inside
-                         for x in items[:begin])
-    if not ok:
-        for w in lw.dma.across_waits:
-            n = w.args[0] - 1
-            w.args = [n] if n else []
-            w.comment = (w.comment or "").split(" (")[0]
-    lw.dma.across, lw.dma.across_waits, lw.dma.across_begin, lw.dma.across_covered = None, [], None, False
 
 
 def _double_buffer(lw: Lowering, op: ForOp, v: Value):
@@ -395,17 +370,17 @@ def lower_for(lw: Lowering, op: ForOp) -> None:
     if across is not None:
         b("mtia.dma.out", "zero", "zero", "zero", comment="no store yet: the first trip's stand-in for the store "
                                                           "a trip leaves in flight at its end")
+        b.fn.items[-1].dma = DmaTag(across=True)
     with counted_loop(lw, op, "scf.for"):
-        body = len(b.fn.items)
         if across is not None:
-            lw.dma.across, lw.dma.across_covered, lw.dma.across_waits = (id(across), body), False, []
+            lw.dma.across = across
         if op.pipeline:   # the previous iteration's prefetches may still fill the carried blocks
             lw.dma.pending_in = True
-        if last is not None:   # the previous iteration's last store may be in flight
-            lw.dma.out_values = {id(last)} if swap is None else {-1}
+        if last is not None:   # the previous iteration's last store may be in flight (None: the other buffer's)
+            lw.dma.out_values = {last} if swap is None else {None}
         _emit_block(lw, op.block, homes, kept)
         if across is not None:
-            _across_done(lw, body)
+            lw.dma.across = None
         if swap is not None:
             b("xor", swap[0], swap[0], b.li(swap[1]), comment="the other buffer of the stored block")
         engine.loop_bottom(lw, top)

@@ -54,12 +54,54 @@ class VMem:
 Operand = Union[VReg, str, int, Label, Mem, VMem]
 
 
+@dataclasses.dataclass(eq=False)
+class DmaTag:
+    """What instruction selection tells the ``insert-waits`` pass (``machine/insert_waits.py``) about one
+    instruction: on a DMA transfer, what it moves; on an ``mtia.dma.wait``, what it may leave in flight; on the
+    first instruction of a prefetch group's code, that the group begins there.
+
+    * ``block``: the IR value whose local-memory home the transfer fills or reads (None: not known).
+    * ``group``: the prefetch group (``pipeline-loads``' next tiles, issued together) the transfer belongs to, or
+      that a wait may leave in flight, or that begins here (``opens``).  One object per group of the lowering.
+    * ``own``: a store's transfer from a buffer of its own (kept: never freed, nor a view of another block).
+    * ``across``: the store a pipelined loop leaves in flight across its back-edge (or its zero-byte stand-in
+      before the loop); on a wait: that store may stay in flight too.
+    * ``before``: on a wait: it goes right before the group's code (where the group would have waited).
+    * ``if_pending``: on a wait: only when an ``across`` store may be in flight here (else it goes).
+    """
+
+    block: object = None
+    group: object = None
+    opens: bool = False
+    own: bool = False
+    across: bool = False
+    before: object = None
+    if_pending: bool = False
+
+
 @dataclasses.dataclass
 class MInstr:
     op: str
     args: List[Operand]
     loc: Optional[SourceLocation] = None
     comment: str = ""
+    dma: Optional[DmaTag] = None    # instruction selection's facts for insert-waits (transfers, waits)
+
+    @property
+    def info(self):
+        """The ISA table's row (None for a mnemonic the table does not know)."""
+        return instruction_info(self.op, len(self.args))
+
+    @property
+    def is_transfer(self) -> bool:
+        """A DMA transfer: the ISA table's effects say it issues DMA and reads or writes local memory."""
+        row = self.info
+        return row is not None and "dma" in row.effects and bool(row.effects & {"load", "store"})
+
+    @property
+    def is_dma_wait(self) -> bool:
+        row = self.info
+        return row is not None and row.sem_family == "dma_wait"
 
     @property
     def first_access(self) -> str:

@@ -15,7 +15,7 @@ from typing import Dict, FrozenSet, List, Set
 
 from mtiacc.codegen import mathlib, memory
 from mtiacc.codegen.context import SCALAR_BACKED, Lowering
-from mtiacc.codegen.machine.mir import Mem
+from mtiacc.codegen.machine.mir import DmaTag, Mem, MInstr
 from mtiacc.codegen import control
 from mtiacc.codegen.memory import atomics, kept
 from mtiacc.codegen.matrix import engine, mlu
@@ -34,6 +34,7 @@ from mtiacc.target import Target
 
 # store plans that only move the stored block by DMA (no core or vector access to it)
 DMA_ONLY = ("contiguous", "elements", "runs", "split-tiles", "tiles")
+REWRITE_WAIT = "the store of this block's last value completes before it is written"
 
 
 def readers(lw: Lowering, ops: List[Operation], rows: Dict[int, Pattern]) -> Dict[int, int]:
@@ -108,22 +109,22 @@ class Selector:
         if not alone:   # prefetches on either side of this op are two groups (table.py waits between them)
             lw.dma.fresh.clear()
         if lw.dma.pending_in and not alone:
-            waits.wait(lw, "loads above complete before their data is read", self.reads_tail(op))
+            waits.wait(lw, "loads above complete before their data is read", self.reads_group(op))
             lw.dma.pending_in = False
         elif lw.dma.inflight and self.reads_inflight(op):
-            waits.wait(lw, "the prefetched tiles complete before their data is read", self.reads_tail(op))
+            waits.wait(lw, "the prefetched tiles complete before their data is read", self.reads_group(op))
             lw.dma.fresh.clear()
-        across = lw.dma.across is not None and not lw.dma.across_covered
-        if any((across and id(r) == lw.dma.across[0]) or (lw.dma.out_values and id(r) in lw.dma.out_values)
-               for r in op.results):   # its buffer is what a store that may be in flight reads
-            lw.b("mtia.dma.wait", comment="the store of this block's last value completes before it is written")
-            lw.dma.across_covered = True
-            if lw.dma.out_values:
-                lw.dma.out_values = set()
+        # its buffer is what a store that may be in flight reads
+        if lw.dma.out_values and any(r in lw.dma.out_values for r in op.results):
+            lw.b("mtia.dma.wait", comment=REWRITE_WAIT)
+            lw.dma.out_values = set()
+        elif lw.dma.across is not None and any(r is lw.dma.across for r in op.results):
+            lw.b.fn.items.append(MInstr("mtia.dma.wait", [], lw.b.loc, REWRITE_WAIT, DmaTag(if_pending=True)))
         if lw.engine.busy and self.disturbs_engine(op):
             engine.drain(lw)
-        if isinstance(op, control.LOOP_OPS):   # its labels are reached from elsewhere (waits.py); an scf.if's are
-            lw.dma.tail = None                 # reached from within its code, which waits.count reads
+        if isinstance(op, control.LOOP_OPS):   # a group ends at a loop: its code runs once more per trip
+            lw.dma.group = None
+        begin = len(lw.b.fn.items)
         row = self.rows[id(op)]
         try:
             if applies(row.lower_when, op, lw.demanded):
@@ -134,19 +135,22 @@ class Selector:
                 e.loc = op.loc
             raise
         if isinstance(op, control.LOOP_OPS):
-            lw.dma.tail = None
+            lw.dma.group = None
+        elif not isinstance(op, control.REGION_OPS):
+            moved = op.value if isinstance(op, O.StoreOp) else op.results[0] if op.results else None
+            waits.tag_transfers(lw, begin, block=moved)
         self.release(op)
 
     def reads_inflight(self, op: Operation) -> bool:
         """Whether ``op`` (or an op in its regions, which may not run) reads a prefetched block in flight."""
         inflight = self.lw.dma.inflight   # any use: a value computed from one may be read lazily, later
-        return any(id(v) in inflight for nested in op.walk() for v in nested.operands)
+        return any(v in inflight for nested in op.walk() for v in nested.operands)
 
-    def reads_tail(self, op: Operation) -> bool:
-        """Whether ``op`` (or an op in its regions) reads a block whose transfers a counted wait leaves in
-        flight."""
-        tail = self.lw.dma.tail
-        return tail is not None and any(id(v) in tail.values for nested in op.walk() for v in nested.operands)
+    def reads_group(self, op: Operation) -> bool:
+        """Whether ``op`` (or an op in its regions) reads a block of the prefetch group a counted wait may leave
+        in flight."""
+        g = self.lw.dma.group
+        return g is not None and any(v in g.values for nested in op.walk() for v in nested.operands)
 
     def leaves_local_memory_alone(self, op: Operation) -> bool:
         """True for ops that neither read local memory nor branch: block loads (their DMA transfers

@@ -87,16 +87,16 @@ def _store(lw: Lowering, op: O.StoreOp) -> None:
         lw.b("mtia.dma.wait", comment="the store before completes (it ran under the compute since)")
         lw.dma.out_values = set()
     begin = len(lw.b.fn.items)
-    if lw.dma.across is not None and lw.dma.across[0] == id(op.value):
-        lw.dma.across_begin = begin      # control.py: this store's transfer stays in flight across the back-edge
     memory.lower_store(lw, op)
+    if lw.dma.across is op.value:   # control.py: this store's transfer stays in flight across the back-edge
+        waits.tag_transfers(lw, begin, across=True)
     if lw.dma.out_values is not None:
-        lw.dma.out_values.add(id(op.value))
+        lw.dma.out_values.add(op.value)
     for v in memory.needs_buffers(op):
         if v is op.value:  # the stored buffer is read by a DMA that may still be in flight
             lw.keep.update(ndblocks.alias_chain(v))
     if op.value.type.is_block() and id(op.value) in lw.keep and id(op.value) not in lw.homes.views:
-        lw.dma.own_stores.update(id(x) for x in lw.b.fn.items[begin:] if getattr(x, "op", None) == "mtia.dma.out")
+        waits.tag_transfers(lw, begin, own=True)   # may stay in flight with the prefetches after it (insert-waits)
 
 
 def _volatile_fence(lw: Lowering, op: O.LoadOp) -> None:
@@ -148,10 +148,9 @@ def _block_load(lw: Lowering, op: O.LoadOp) -> None:
     if home is not None:   # straight into the carried block it becomes: no copy at the yield
         lw.homes.placed[id(op.result)] = home
         lw.keep.add(id(op.result))
-    guard = None
     if op.guard is not None:   # a prefetch past the loop's end moves nothing
         skip, scope = lw.b.new_label("noprefetch"), lw.homes.scope
-        guard = lw.b("beqz", lw.get(op.guard), skip)
+        lw.b("beqz", lw.get(op.guard), skip)
         lw.homes.scope = scope + (op,)   # constants set up inside are not reused after it
         memory.lower_load(lw, op)
         lw.homes.scope = scope
@@ -165,16 +164,15 @@ def _block_load(lw: Lowering, op: O.LoadOp) -> None:
             lw.b.label(skip)
     else:
         memory.lower_load(lw, op)
-    if counted:
-        waits.issue_every_transfer(lw.b.fn.items, begin)
-        waits.add_to_tail(lw, op, begin, guard)
+    if counted:   # its transfers issue on every path (insert-waits drops their zero-byte skips) and are counted
+        waits.add_to_group(lw, op, begin)
     if start is not None and lw.dma.wait_at_issue:
         lw.dma.wait_at_issue = False
         lw.b.fn.items.insert(start, MInstr("mtia.dma.wait", [], op.loc, PREFETCH_WAIT))
     if op.prefetch:   # a later tile: only its readers wait for it (isel.py), and the yield that copies it
         lw.dma.pending_in = waiting
-        lw.dma.inflight.add(id(op.result))
-        lw.dma.fresh.add(id(op.result))
+        lw.dma.inflight.add(op.result)
+        lw.dma.fresh.add(op.result)
 
 
 def _carried_home(lw: Lowering, op: O.LoadOp):

@@ -1,0 +1,157 @@
+"""``insert-waits`` on machine code written by hand: the count a wait gets from the tagged transfers before it, on
+every path (a loop's back-edge, a branch skipping a transfer, a guard whose skip path waits for every transfer)."""
+from mtiacc.codegen.machine.insert_waits import insert_waits
+from mtiacc.codegen.machine.mir import DmaTag, LabelDef, MBuilder, MFunction, MInstr
+
+
+class Kernel:
+    """A function being written: ``load`` (a plain transfer in), ``prefetch`` (one of ``group``'s transfers),
+    ``wait`` (a wait that may leave ``group`` in flight), labels and branches."""
+
+    def __init__(self):
+        self.fn = MFunction("k")
+        self.b = MBuilder(self.fn)
+        self.group = object()
+        self.n, self.local, self.dram = self.b.li(64, "bytes"), self.b.li(0), self.b.li(4096)
+
+    def load(self, **facts):
+        ins = self.b("mtia.dma.in", self.local, self.dram, self.n)
+        ins.dma = DmaTag(**facts)
+        return ins
+
+    def store(self, **facts):
+        ins = self.b("mtia.dma.out", self.dram, self.local, self.n)
+        ins.dma = DmaTag(**facts)
+        return ins
+
+    def prefetch(self, opens=True):
+        return self.load(group=self.group, opens=opens)
+
+    def wait(self, **facts):
+        ins = MInstr("mtia.dma.wait", [], None, "w", DmaTag(**facts))
+        self.fn.items.append(ins)
+        return ins
+
+    def counts(self):
+        insert_waits(self.fn)
+        return [it.args[0] if it.args else 0 for it in self.fn.items if isinstance(it, MInstr)
+                and it.op == "mtia.dma.wait"]
+
+
+def test_a_wait_leaves_the_group_issued_since_in_flight():
+    k = Kernel()
+    k.load()
+    k.prefetch()
+    k.prefetch(opens=False)
+    k.wait(group=k.group)
+    assert k.counts() == [2]
+
+
+def test_a_wait_for_a_block_of_the_group_waits_for_every_transfer():
+    k = Kernel()
+    k.load()
+    k.prefetch()
+    k.wait()                 # no group: its reader reads a prefetched block
+    assert k.counts() == [0]
+
+
+def test_a_plain_load_after_the_group_is_waited_for():
+    k = Kernel()
+    k.prefetch()
+    k.load()
+    k.wait(group=k.group)
+    assert k.counts() == [0]
+
+
+def test_a_branch_skipping_a_transfer_of_the_group_leaves_no_count():
+    k = Kernel()
+    k.load()
+    skip = k.b.new_label("skip")
+    k.b("beqz", k.b.li(1), skip)
+    k.prefetch()
+    k.b.label(skip)
+    k.wait(group=k.group)
+    assert k.counts() == [0]
+
+
+def test_a_guard_whose_skip_path_waits_keeps_the_count():
+    k = Kernel()
+    k.load()
+    skip, done = k.b.new_label("noprefetch"), k.b.new_label("prefetched")
+    k.b("beqz", k.b.li(1), skip)
+    k.prefetch()
+    k.b("j", done)
+    k.b.label(skip)
+    k.b("mtia.dma.wait")
+    k.b.label(done)
+    k.wait(group=k.group)
+    assert k.counts() == [0, 1]
+
+
+def test_a_zero_byte_skip_of_the_group_goes():
+    k = Kernel()
+    k.load()
+    skip = k.b.new_label("nodma")
+    k.b("beqz", k.n, skip)
+    k.prefetch()
+    k.b.label(skip)
+    k.wait(group=k.group)
+    assert k.counts() == [1]
+    assert not any(isinstance(it, LabelDef) for it in k.fn.items)
+
+
+def test_the_previous_trips_prefetch_is_waited_for():
+    """In a loop, the group's transfer issued by the previous trip is the tile read now: the count leaves only
+    this trip's in flight."""
+    k = Kernel()
+    k.load()
+    top = k.b.new_label("for")
+    k.b.label(top)
+    k.prefetch()
+    k.wait(group=k.group)
+    k.b("blt", k.b.li(0), k.b.li(1), top)
+    assert k.counts() == [1]
+
+
+def test_the_store_across_the_back_edge_stays_in_flight_and_its_block_waits_before_it_is_written():
+    k = Kernel()
+    k.load()
+    k.store(across=True)        # the first trip's stand-in
+    top = k.b.new_label("for")
+    k.b.label(top)
+    k.prefetch()
+    w = k.wait(group=k.group, across=True)
+    again = k.wait(if_pending=True)
+    k.store(across=True)
+    k.b("blt", k.b.li(0), k.b.li(1), top)
+    assert k.counts() == [2, 0]
+    assert "and the store before the loop's top" in w.comment
+    assert again in k.fn.items
+
+
+def test_a_conditional_wait_goes_when_the_store_is_complete():
+    k = Kernel()
+    k.store(across=True)
+    k.b("mtia.dma.wait")
+    again = k.wait(if_pending=True)
+    assert k.counts() == [0]
+    assert again not in k.fn.items
+
+
+def test_a_store_issued_right_before_the_group_joins_it():
+    k = Kernel()
+    k.load()
+    k.store(own=True)
+    k.b("addi", k.b.x(), k.b.x(), 1)      # scalar code between
+    k.prefetch()
+    k.wait(group=k.group)
+    assert k.counts() == [2]
+
+
+def test_a_wait_before_the_group_moves_to_its_start():
+    k = Kernel()
+    k.load()
+    first = k.prefetch()
+    w = k.wait(before=k.group)
+    assert k.counts() == [0]
+    assert k.fn.items.index(w) == k.fn.items.index(first) - 1
