@@ -364,7 +364,7 @@ def lower_for(lw: Lowering, op: ForOp) -> None:
         _bind_home(lw, res, h)
     top = engine.loop_top(lw, op)
     last = deferred_store(op)
-    outer = lw.dma.out_values
+    outer = lw.dma.deferred
     swap = _double_buffer(lw, op, last) if last is not None else None
     across = store_across_back_edge(op) if lw.dma.across is None else None
     if across is not None:
@@ -376,8 +376,9 @@ def lower_for(lw: Lowering, op: ForOp) -> None:
             lw.dma.across = across
         if op.pipeline:   # the previous iteration's prefetches may still fill the carried blocks
             lw.dma.pending_in = True
-        if last is not None:   # the previous iteration's last store may be in flight (None: the other buffer's)
-            lw.dma.out_values = {last} if swap is None else {None}
+        if last is not None:   # the previous iteration's stores may be in flight (but the other buffer's)
+            lw.dma.deferred = (op, frozenset() if swap is not None else
+                               frozenset(o.value for o in op.walk() if isinstance(o, O.StoreOp)))
         _emit_block(lw, op.block, homes, kept)
         if across is not None:
             lw.dma.across = None
@@ -389,7 +390,7 @@ def lower_for(lw: Lowering, op: ForOp) -> None:
         # prefetches issued before that wait land after the stores read their bytes (transfers run in issue order)
         if _stores_inside(op) and last is None and not op.pipeline and not _waits_first(op.block):
             b("mtia.dma.wait", comment="this iteration's stores complete before the next")
-    lw.dma.out_values = outer
+    lw.dma.deferred = outer
     if op.pipeline:
         lw.dma.pending_in = True
     resident.end(lw, op, homes, kept)

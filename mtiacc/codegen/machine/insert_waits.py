@@ -19,8 +19,8 @@ that into code, over the machine CFG, the way a GPU compiler counts its memory w
    group (and the ``across`` store) in flight gets ``N`` = the smallest age of the others: every other transfer
    has completed on every path once it returns, and the group's transfers, all younger, stay in flight (none:
    a wait for every transfer).  A transfer of the group issued on an earlier trip (before the group's code began
-   again) is one of the others.  A wait tagged ``if_pending`` stays only where an ``across`` store may be in
-   flight.  The ISA table's effects columns say which instructions are transfers (``dma`` with a local-memory
+   again) is one of the others.  A wait tagged ``only_if`` stays only where a transfer its predicate names may be
+   in flight (the store of a block about to be written again).  The ISA table's effects columns say which instructions are transfers (``dma`` with a local-memory
    ``load`` or ``store``) and which are waits.
 """
 from __future__ import annotations
@@ -141,7 +141,7 @@ class _Counts:
         self.labels = {it.label.name: i for i, it in enumerate(items) if isinstance(it, LabelDef)}
         self.at_label: Dict[int, State] = {}
         self.count: Dict[int, int] = {}      # tagged wait -> its count so far
-        self.needed: Dict[int, bool] = {}    # ``if_pending`` wait -> whether it stays
+        self.needed: Dict[int, bool] = {}    # ``only_if`` wait -> whether it stays
         self.kept: Dict[int, bool] = {}      # tagged wait -> whether an ``across`` store stays in flight past it
         # what each item is, found once: "label", "transfer", "wait" or "" (anything else)
         self.kind = ["label" if isinstance(it, LabelDef) else "transfer" if it.is_transfer else
@@ -162,8 +162,8 @@ class _Counts:
 
     def _wait(self, i: int, w: MInstr, state: State) -> State:
         tag = w.dma
-        if tag is not None and tag.if_pending:
-            pending = any(self._tag(k) is not None and self._tag(k).across for k in state)
+        if tag is not None and tag.only_if is not None:
+            pending = any(self._tag(k) is not None and tag.only_if(self._tag(k)) for k in state)
             self.needed[i] = self.needed.get(i, False) or pending
             n = 0 if self.needed[i] else MAX_KEEP + 1
         elif tag is not None and (tag.group is not None or tag.across):
@@ -242,7 +242,7 @@ def place_counts(items: List) -> None:
     out = []
     for i, it in enumerate(items):
         if isinstance(it, MInstr) and it.dma is not None and it.is_dma_wait:
-            if it.dma.if_pending and not counts.needed.get(i, False):
+            if it.dma.only_if is not None and not counts.needed.get(i, False):
                 continue
             n = counts.count.get(i, 0)
             if n:

@@ -8,7 +8,7 @@ use fixed register groups.
 from __future__ import annotations
 
 import dataclasses
-from typing import List, Optional, Sequence, Union
+from typing import Callable, List, Optional, Sequence, Union
 
 from mtiacc.diagnostics import SourceLocation
 from mtiacc.target import instruction_info
@@ -67,7 +67,10 @@ class DmaTag:
     * ``across``: the store a pipelined loop leaves in flight across its back-edge (or its zero-byte stand-in
       before the loop); on a wait: that store may stay in flight too.
     * ``before``: on a wait: it goes right before the group's code (where the group would have waited).
-    * ``if_pending``: on a wait: only when an ``across`` store may be in flight here (else it goes).
+    * ``deferred``: a store's transfer in a loop whose stores wait for each other (control.py ``deferred_store``):
+      that loop.
+    * ``only_if``: on a wait: it stays only where a transfer whose tag satisfies this predicate may be in flight
+      (the store of the block the next op writes, say); else it goes.
     """
 
     block: object = None
@@ -76,7 +79,8 @@ class DmaTag:
     own: bool = False
     across: bool = False
     before: object = None
-    if_pending: bool = False
+    deferred: object = None
+    only_if: Optional[Callable[["DmaTag"], bool]] = None
 
 
 @dataclasses.dataclass

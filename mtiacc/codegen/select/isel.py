@@ -15,7 +15,7 @@ from typing import Dict, FrozenSet, List, Set
 
 from mtiacc.codegen import mathlib, memory
 from mtiacc.codegen.context import SCALAR_BACKED, Lowering
-from mtiacc.codegen.machine.mir import DmaTag, Mem, MInstr
+from mtiacc.codegen.machine.mir import Mem
 from mtiacc.codegen import control
 from mtiacc.codegen.memory import atomics, kept
 from mtiacc.codegen.matrix import engine, mlu
@@ -114,12 +114,13 @@ class Selector:
         elif lw.dma.inflight and self.reads_inflight(op):
             waits.wait(lw, "the prefetched tiles complete before their data is read", self.reads_group(op))
             lw.dma.fresh.clear()
-        # its buffer is what a store that may be in flight reads
-        if lw.dma.out_values and any(r in lw.dma.out_values for r in op.results):
-            lw.b("mtia.dma.wait", comment=REWRITE_WAIT)
-            lw.dma.out_values = set()
+        # its buffer is what a store that may be in flight reads (insert-waits keeps the wait where one may be)
+        if lw.dma.deferred is not None and any(r in lw.dma.deferred[1] for r in op.results):
+            loop, results = lw.dma.deferred[0], op.results
+            waits.wait_for_stores(lw, REWRITE_WAIT,
+                                  lambda t: t.deferred is loop and any(t.block is r for r in results))
         elif lw.dma.across is not None and any(r is lw.dma.across for r in op.results):
-            lw.b.fn.items.append(MInstr("mtia.dma.wait", [], lw.b.loc, REWRITE_WAIT, DmaTag(if_pending=True)))
+            waits.wait_for_stores(lw, REWRITE_WAIT, lambda t: t.across)
         if lw.engine.busy and self.disturbs_engine(op):
             engine.drain(lw)
         if isinstance(op, control.LOOP_OPS):   # a group ends at a loop: its code runs once more per trip

@@ -83,15 +83,16 @@ def _skip(lw: Lowering, op: Operation) -> None:
 
 
 def _store(lw: Lowering, op: O.StoreOp) -> None:
-    if lw.dma.out_values:   # in a loop of control.deferred_store: the store before this one completes first
-        lw.b("mtia.dma.wait", comment="the store before completes (it ran under the compute since)")
-        lw.dma.out_values = set()
+    loop = lw.dma.deferred[0] if lw.dma.deferred is not None else None
+    if loop is not None:   # in a loop of control.deferred_store: the store before this one completes first
+        waits.wait_for_stores(lw, "the store before completes (it ran under the compute since)",
+                              lambda t: t.deferred is loop)
     begin = len(lw.b.fn.items)
     memory.lower_store(lw, op)
     if lw.dma.across is op.value:   # control.py: this store's transfer stays in flight across the back-edge
         waits.tag_transfers(lw, begin, across=True)
-    if lw.dma.out_values is not None:
-        lw.dma.out_values.add(op.value)
+    if loop is not None:
+        waits.tag_transfers(lw, begin, deferred=loop)
     for v in memory.needs_buffers(op):
         if v is op.value:  # the stored buffer is read by a DMA that may still be in flight
             lw.keep.update(ndblocks.alias_chain(v))

@@ -14,7 +14,7 @@ loop (``scf.for`` / ``scf.while``, isel) and after a wait for every transfer.  S
 from __future__ import annotations
 
 import dataclasses
-from typing import Optional, Set
+from typing import Callable, Optional, Set
 
 from mtiacc.codegen.context import Lowering
 from mtiacc.codegen.machine.mir import DmaTag, MInstr
@@ -82,3 +82,9 @@ def wait(lw: Lowering, comment: str, reads_group: bool = False) -> None:
     lw.b.fn.items.append(MInstr("mtia.dma.wait", [], lw.b.loc, comment,
                                 DmaTag(group=g, across=lw.dma.across is not None)))
     lw.dma.inflight &= g.values
+
+
+def wait_for_stores(lw: Lowering, comment: str, which: Callable[[DmaTag], bool]) -> None:
+    """A wait for every transfer where a store ``which`` names may be in flight (insert-waits drops it elsewhere):
+    before a store that waits for the one before it, before an op that writes a stored block's buffer again."""
+    lw.b.fn.items.append(MInstr("mtia.dma.wait", [], lw.b.loc, comment, DmaTag(only_if=which)))

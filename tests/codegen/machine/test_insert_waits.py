@@ -121,7 +121,7 @@ def test_the_store_across_the_back_edge_stays_in_flight_and_its_block_waits_befo
     k.b.label(top)
     k.prefetch()
     w = k.wait(group=k.group, across=True)
-    again = k.wait(if_pending=True)
+    again = k.wait(only_if=lambda t: t.across)
     k.store(across=True)
     k.b("blt", k.b.li(0), k.b.li(1), top)
     assert k.counts() == [2, 0]
@@ -133,7 +133,7 @@ def test_a_conditional_wait_goes_when_the_store_is_complete():
     k = Kernel()
     k.store(across=True)
     k.b("mtia.dma.wait")
-    again = k.wait(if_pending=True)
+    again = k.wait(only_if=lambda t: t.across)
     assert k.counts() == [0]
     assert again not in k.fn.items
 
