@@ -106,10 +106,10 @@ class Numbering:
     """Ops in pre-order through their regions."""
 
     flat: List[Operation] = dataclasses.field(default_factory=list)
-    pos: Dict[int, int] = dataclasses.field(default_factory=dict)      # id(op) -> position
-    anc: Dict[int, tuple] = dataclasses.field(default_factory=dict)    # id(op) -> enclosing region ops
-    blocks: Dict[int, tuple] = dataclasses.field(default_factory=dict)  # id(op) -> enclosing blocks (scopes)
-    ends: Dict[int, int] = dataclasses.field(default_factory=dict)     # id(region op) -> last nested position
+    pos: Dict[Operation, int] = dataclasses.field(default_factory=dict)      # op -> position
+    anc: Dict[Operation, tuple] = dataclasses.field(default_factory=dict)    # op -> enclosing region ops
+    blocks: Dict[Operation, tuple] = dataclasses.field(default_factory=dict)  # op -> enclosing blocks (scopes)
+    ends: Dict[Operation, int] = dataclasses.field(default_factory=dict)     # region op -> last nested position
 
 
 @dataclasses.dataclass(eq=False)

@@ -59,15 +59,15 @@ def number(lw: Lowering, entry: Block) -> List:
 
     def walk(block: Block, anc: tuple, blocks: tuple):
         for op in block.ops:
-            order.pos[id(op)] = len(order.flat)
-            order.anc[id(op)] = anc
-            order.blocks[id(op)] = blocks
+            order.pos[op] = len(order.flat)
+            order.anc[op] = anc
+            order.blocks[op] = blocks
             order.flat.append(op)
             for r in op.regions:
                 for b in r.blocks:
                     walk(b, anc + (op,), blocks + (b,))
             if op.regions:
-                order.ends[id(op)] = len(order.flat) - 1
+                order.ends[op] = len(order.flat) - 1
 
     walk(entry, (), ())
     return order.flat
@@ -80,11 +80,11 @@ def _owner(v: BlockArgument):
 
 def _def_scope(lw: Lowering, v: Value) -> tuple:
     if isinstance(v, OpResult):
-        return lw.order.anc.get(id(v.op), ())
+        return lw.order.anc.get(v.op, ())
     if isinstance(v, BlockArgument):
         owner = _owner(v)
-        if owner is not None and id(owner) in lw.order.anc:
-            return lw.order.anc[id(owner)] + (owner,)
+        if owner is not None and owner in lw.order.anc:
+            return lw.order.anc[owner] + (owner,)
     return ()
 
 
@@ -93,16 +93,16 @@ def remap(lw: Lowering, v: Value, i: int):
     if isinstance(v, BlockArgument):
         owner = _owner(v)
         if isinstance(owner, ForOp) and v.index > 0:
-            v, i = owner.results[v.index - 1], max(i, lw.order.ends[id(owner)])
+            v, i = owner.results[v.index - 1], max(i, lw.order.ends[owner])
         elif isinstance(owner, WhileOp):
-            i = max(i, lw.order.ends[id(owner)])
+            i = max(i, lw.order.ends[owner])
             if v.block is owner.after_block:
                 v = owner.results[v.index]
     if 0 <= i < len(lw.order.flat):
         scope = _def_scope(lw, v)
-        for loop in lw.order.anc[id(lw.order.flat[i])]:
+        for loop in lw.order.anc[lw.order.flat[i]]:
             if isinstance(loop, (ForOp, WhileOp)) and loop not in scope:
-                i = max(i, lw.order.ends[id(loop)])
+                i = max(i, lw.order.ends[loop])
                 break
     return v, i
 
@@ -386,7 +386,7 @@ def lower_for(lw: Lowering, op: ForOp) -> None:
             b("xor", swap[0], swap[0], b.li(swap[1]), comment="the other buffer of the stored block")
         engine.loop_bottom(lw, top)
         # in a pipelined loop the first op of the next trip that touches local memory waits (pending_in below):
-        # for every transfer but the prefetches issued before it (select/waits.py), so for these stores too; the
+        # for every transfer but the prefetches issued before it (insert-waits), so for these stores too; the
         # prefetches issued before that wait land after the stores read their bytes (transfers run in issue order)
         if _stores_inside(op) and last is None and not op.pipeline and not _waits_first(op.block):
             b("mtia.dma.wait", comment="this iteration's stores complete before the next")

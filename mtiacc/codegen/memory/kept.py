@@ -50,8 +50,8 @@ def place_in_slot(lw: Lowering, op) -> None:
     if not isinstance(store, SlotStoreOp) or store.value is not res or store.parent is not op.parent:
         return
     slot = store.slot
-    where = lw.order.pos.get(id(slot.op)) if hasattr(slot, "op") else None
-    if where is None or where > lw.order.pos[id(op)]:
+    where = lw.order.pos.get(slot.op) if hasattr(slot, "op") else None
+    if where is None or where > lw.order.pos[op]:
         return
     lw.homes.views[id(res)] = _slot_address(lw, store.buf, slot)
     lw.homes.in_slot.add(id(store))

@@ -37,7 +37,7 @@ DMA_ONLY = ("contiguous", "elements", "runs", "split-tiles", "tiles")
 REWRITE_WAIT = "the store of this block's last value completes before it is written"
 
 
-def readers(lw: Lowering, ops: List[Operation], rows: Dict[int, Pattern]) -> Dict[int, int]:
+def readers(lw: Lowering, ops: List[Operation], rows: Dict[Operation, Pattern]) -> Dict[int, int]:
     """Which block values get materialized (``lw.demanded``), and the index of the last op reading each
     (``rows``: each op's pattern)."""
     last: Dict[int, int] = {}
@@ -54,7 +54,7 @@ def readers(lw: Lowering, ops: List[Operation], rows: Dict[int, Pattern]) -> Dic
 
     for i in reversed(range(len(ops))):
         op = ops[i]
-        row = rows[id(op)]
+        row = rows[op]
         if not applies(row.reads_when, op, demanded):
             continue
         if ndblocks.is_alias(op) and id(op.results[0]) in demanded:
@@ -63,7 +63,7 @@ def readers(lw: Lowering, ops: List[Operation], rows: Dict[int, Pattern]) -> Dic
             need(v, i)
     for op in ops:  # an alias and its source (a carried block: the loop's result) free their shared buffer together
         if ndblocks.is_alias(op) and id(op.results[0]) in last:
-            src, _ = control.remap(lw, op.src, lw.order.pos[id(op)])
+            src, _ = control.remap(lw, op.src, lw.order.pos[op])
             if id(src) in last:
                 last[id(op.results[0])] = last[id(src)]
     return last
@@ -78,13 +78,13 @@ class Selector:
         self.lw.release = self.release
         self.lw.release_dead = self.release_dead
         self.frees: Dict[int, List[int]] = {}
-        self.rows: Dict[int, Pattern] = {}  # id(op) -> its row of the pattern table, found once
+        self.rows: Dict[Operation, Pattern] = {}  # op -> its row of the pattern table, found once
 
     def run(self) -> Lowering:
         lw, b = self.lw, self.lw.b
         ops = list(lw.func.entry.ops)
         flat = control.number(lw, lw.func.entry)  # regions in pre-order
-        self.rows = {id(op): pattern_for(op) for op in flat}
+        self.rows = {op: pattern_for(op) for op in flat}
         last_read = readers(lw, flat, self.rows)
         for key, i in last_read.items():
             self.frees.setdefault(i, []).append(key)
@@ -104,7 +104,7 @@ class Selector:
         """Lower ``op`` (control.py calls this for the ops in regions), then free dead buffers."""
         lw = self.lw
         lw.b.loc = op.loc
-        lw.homes.scope = lw.order.blocks.get(id(op), ())   # a constant set up in one branch is not the other's
+        lw.homes.scope = lw.order.blocks.get(op, ())   # a constant set up in one branch is not the other's
         alone = self.leaves_local_memory_alone(op)
         if not alone:   # prefetches on either side of this op are two groups (table.py waits between them)
             lw.dma.fresh.clear()
@@ -126,7 +126,7 @@ class Selector:
         if isinstance(op, control.LOOP_OPS):   # a group ends at a loop: its code runs once more per trip
             lw.dma.group = None
         begin = len(lw.b.fn.items)
-        row = self.rows[id(op)]
+        row = self.rows[op]
         try:
             if applies(row.lower_when, op, lw.demanded):
                 kept.place_in_slot(lw, op)
@@ -191,7 +191,7 @@ class Selector:
         """Free the buffers whose last reader is ``op`` (those running engine commands read: at the next
         ``mtia.dpe.wait`` or the end of the loop body, ``engine.py``)."""
         lw = self.lw
-        for key in self.frees.get(lw.order.pos[id(op)], ()):
+        for key in self.frees.get(lw.order.pos[op], ()):
             if key in lw.bufs and key not in lw.keep:
                 buf = lw.bufs[key]
                 if any(h is buf for h in lw.engine.held):
@@ -204,7 +204,7 @@ class Selector:
         """Free block ``v`` while ``op`` is lowered, when ``op`` is its last reader and neither a kept block nor
         one the engine's running commands read: ``op`` has taken what it needs from it."""
         lw, key = self.lw, id(v)
-        frees = self.frees.get(lw.order.pos[id(op)], [])
+        frees = self.frees.get(lw.order.pos[op], [])
         buf = lw.bufs.get(key)
         if key not in frees or buf is None or key in lw.keep or any(h is buf for h in lw.engine.held):
             return False
