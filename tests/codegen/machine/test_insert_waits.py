@@ -155,3 +155,108 @@ def test_a_wait_before_the_group_moves_to_its_start():
     w = k.wait(before=k.group)
     assert k.counts() == [0]
     assert k.fn.items.index(w) == k.fn.items.index(first) - 1
+
+
+# ----------------------------------------------------------------------------- every count, on every path
+
+def _random_kernel(rng) -> Kernel:
+    """Straight-line pieces, forward branches and loops, over plain loads, prefetch groups, stores (one of them the
+    store left in flight across a loop's back-edge) and waits of every kind."""
+    k = Kernel()
+    k.groups = [object(), object()]
+    k.opened = set()
+
+    def piece(depth):
+        for _ in range(rng.randint(1, 4)):
+            r = rng.random()
+            if r < 0.15:
+                k.load()
+            elif r < 0.35:
+                g = rng.choice(k.groups)
+                for j in range(rng.randint(1, 2)):
+                    k.load(group=g, opens=j == 0)
+            elif r < 0.45:
+                k.store(across=rng.random() < 0.5)
+            elif r < 0.6:
+                k.wait(group=rng.choice(k.groups), across=rng.random() < 0.5)
+            elif r < 0.65:
+                k.wait(only_if=lambda t: t.across)
+            elif r < 0.7:
+                k.b("mtia.dma.wait")
+            elif r < 0.85 and depth < 2:
+                skip = k.b.new_label("skip")
+                k.b("beqz", k.b.li(1), skip)
+                piece(depth + 1)
+                k.b.label(skip)
+            elif depth < 2:
+                top = k.b.new_label("for")
+                k.b.label(top)
+                piece(depth + 1)
+                k.b("blt", k.b.li(0), k.b.li(1), top)
+
+    piece(0)
+    k.b("ret")
+    return k
+
+
+def _check_every_path(items) -> None:
+    """Walk every path (each back-edge taken up to twice) and check each counted wait against the transfers in
+    flight on it: its count leaves in flight only transfers it may (its group's, issued since the group's code last
+    began, and ``across`` stores)."""
+    labels = {it.label.name: i for i, it in enumerate(items) if isinstance(it, LabelDef)}
+    # pc, the transfers in flight (tag, group generation, transfers issued after it), generations, back-edges taken
+    stack = [(0, (), (), ())]
+    seen = set()
+    while stack:
+        state = stack.pop()
+        if state in seen:
+            continue
+        seen.add(state)
+        pc, flying, gens, taken = state
+        if pc >= len(items):
+            continue
+        it = items[pc]
+        if isinstance(it, LabelDef):
+            stack.append((pc + 1, flying, gens, taken))
+            continue
+        if it.dma is not None and it.dma.opens:
+            d = dict(gens)
+            d[it.dma.group] = d.get(it.dma.group, 0) + 1
+            gens = tuple(d.items())
+        if it.is_transfer:
+            g = it.dma.group if it.dma is not None else None
+            flying = tuple((t, gen, age + 1) for t, gen, age in flying) + ((it.dma, dict(gens).get(g, 0), 0),)
+        elif it.is_dma_wait:
+            n = it.args[0] if it.args else 0
+            if it.dma is not None and (it.dma.group is not None or it.dma.across):
+                for tag, gen, age in flying:
+                    if age < n:
+                        may = tag is not None and ((tag.across and it.dma.across) or (
+                            tag.group is not None and tag.group is it.dma.group
+                            and gen == dict(gens).get(tag.group, 0)))
+                        assert may, f"wait {n} at {pc} leaves in flight a transfer it must wait for"
+            flying = tuple(f for f in flying if f[2] < n)
+        if it.op == "ret":
+            continue
+        if it.target is not None:
+            j = labels[it.target.name]
+            times = dict(taken).get(pc, 0)
+            if j > pc:
+                stack.append((j, flying, gens, taken))
+            elif times < 2:
+                stack.append((j, flying, gens, tuple({**dict(taken), pc: times + 1}.items())))
+            if it.is_unconditional:
+                continue
+        stack.append((pc + 1, flying, gens, taken))
+
+
+def test_every_count_is_exact_or_smaller_on_every_path():
+    import random
+    rng = random.Random(20261207)
+    counted = 0
+    for _ in range(300):
+        k = _random_kernel(rng)
+        insert_waits(k.fn)
+        _check_every_path(k.fn.items)
+        counted += sum(1 for it in k.fn.items if isinstance(it, MInstr) and it.is_dma_wait and it.args)
+    assert counted > 20     # the kernels do exercise counts
