@@ -123,6 +123,20 @@ def hoist(items: List) -> None:
 
 # ----------------------------------------------------------------------------------------- the counts
 
+_KINDS: Dict[Tuple[str, int], Tuple[str, bool]] = {}
+
+
+def _kind(it: MInstr) -> Tuple[str, Optional[str], bool]:
+    """What ``it`` is to the dataflow, from the ISA table (once per mnemonic): "transfer", "wait" or ""; the label
+    it branches to; whether control never falls through it."""
+    key = (it.op, len(it.args))
+    k = _KINDS.get(key)
+    if k is None:
+        k = _KINDS[key] = ("transfer" if it.is_transfer else "wait" if it.is_dma_wait else "", it.is_unconditional)
+    target = it.target
+    return k[0], target.name if target is not None else None, k[1]
+
+
 def _merge(into: State, other: State) -> bool:
     changed = False
     for k, age in other.items():
@@ -143,10 +157,16 @@ class _Counts:
         self.count: Dict[int, int] = {}      # tagged wait -> its count so far
         self.needed: Dict[int, bool] = {}    # ``only_if`` wait -> whether it stays
         self.kept: Dict[int, bool] = {}      # tagged wait -> whether an ``across`` store stays in flight past it
-        # what each item is, found once: "label", "transfer", "wait" or "" (anything else)
-        self.kind = ["label" if isinstance(it, LabelDef) else "transfer" if it.is_transfer else
-                     "wait" if it.is_dma_wait else "" for it in items]
-        self.jumps = [isinstance(it, MInstr) and it.is_unconditional for it in items]
+        # the items the dataflow looks at, found once: (index, kind, the label a branch goes to, whether control
+        # never falls through); kind "label", "transfer", "wait" or "" (a branch, or a group's first instruction)
+        self.events: List[Tuple[int, str, Optional[int], bool]] = []
+        for i, it in enumerate(items):
+            if isinstance(it, LabelDef):
+                self.events.append((i, "label", None, False))
+                continue
+            kind, target, jump = _kind(it)
+            if kind or target is not None or jump or (it.dma is not None and it.dma.opens):
+                self.events.append((i, kind, self.labels.get(target) if target is not None else None, jump))
 
     def _tag(self, key: Key):
         return self.items[key[0]].dma
@@ -197,8 +217,8 @@ class _Counts:
     def sweep(self) -> bool:
         changed = False
         state: Optional[State] = {}
-        for i, it in enumerate(self.items):
-            kind = self.kind[i]
+        for i, kind, target, jump in self.events:
+            it = self.items[i]
             if kind == "label":
                 mine = self.at_label.setdefault(i, {})
                 if state is not None and _merge(mine, state):
@@ -215,11 +235,9 @@ class _Counts:
                 before = (self.count.get(i), self.needed.get(i))
                 state = self._wait(i, it, state)
                 changed |= before != (self.count.get(i), self.needed.get(i))
-            if it.target is not None:
-                j = self.labels.get(it.target.name)
-                if j is not None and _merge(self.at_label.setdefault(j, {}), state):
-                    changed = True
-            if self.jumps[i]:
+            if target is not None and _merge(self.at_label.setdefault(target, {}), state):
+                changed = True
+            if jump:
                 state = None
         return changed
 
