@@ -56,6 +56,10 @@ def _drop_skip(items: List, i: int) -> int:
     k = _skip_of(items, i)
     if k is None:
         return i
+    br, tr = items[k], items[i]
+    if br.dma is not None and br.dma.opens:   # the group's code began at the skip: it begins at the transfer now
+        tr.dma = tr.dma or br.dma
+        tr.dma.group, tr.dma.opens = br.dma.group, True
     del items[i + 1], items[k]
     return i - 1
 

@@ -269,3 +269,19 @@ def test_every_count_and_every_dropped_wait_holds_on_every_path():
         _check_every_path(before, {id(it) for it in before if id(it) not in kept})
         counted += sum(1 for it in k.fn.items if isinstance(it, MInstr) and it.is_dma_wait and it.args)
     assert counted > 20     # the kernels do exercise counts
+
+
+def test_a_group_whose_code_begins_at_a_zero_byte_skip_begins_at_its_transfer():
+    k = Kernel()
+    k.load()
+    top = k.b.new_label("for")
+    k.b.label(top)
+    skip = k.b.new_label("nodma")
+    br = k.b("beqz", k.n, skip)
+    br.dma = DmaTag(group=k.group, opens=True)
+    tr = k.load(group=k.group)
+    k.b.label(skip)
+    k.wait(group=k.group)
+    k.b("blt", k.b.li(0), k.b.li(1), top)
+    assert k.counts() == [1]
+    assert br not in k.fn.items and tr.dma.opens
