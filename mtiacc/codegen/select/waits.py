@@ -34,7 +34,7 @@ def countable(op) -> bool:
 
 
 def tag_transfers(lw: Lowering, start: int, **facts) -> None:
-    """Tag the transfers lowered at ``items[start:]`` (those tagged already keep their block)."""
+    """Set ``facts`` on the tags of the transfers lowered at ``items[start:]``."""
     for it in lw.b.fn.items[start:]:
         if isinstance(it, MInstr) and it.is_transfer:
             if it.dma is None:
