@@ -9,8 +9,8 @@ that into code, over the machine CFG, the way a GPU compiler counts its memory w
 1. A transfer of a prefetch group, or the store a pipelined loop leaves in flight across its back-edge, issues on
    every path through its code: ``beqz nbytes, L; transfer; L:`` becomes ``transfer`` (a zero-byte transfer
    issues and counts, complete at once), so that a count over it is exact.
-2. A store from a buffer of its own issued right before a group's code (only scalar code between, whose branches
-   stay within it) joins the group, so that it stays in flight under the next compute too: the op that computes
+2. A store from a buffer of its own issued right before a group's code (only scalar code between, by the ISA
+   table's unit column, whose branches stay within it) joins the group, so that it stays in flight under the next compute too: the op that computes
    its block again, in the next trip of a pipelined loop, comes after that trip's first wait, which covers every
    transfer but the prefetches it issued.
 3. A wait tagged ``before`` a group moves to the group's start.
@@ -75,6 +75,12 @@ def issue_every_transfer(items: List) -> None:
         i += 1
 
 
+def _unit(it: MInstr) -> Optional[str]:
+    """The unit that runs ``it`` (the ISA table's unit column; a pseudo-instruction's base's), None if unknown."""
+    row = it.info
+    return getattr(row, "base", row).unit if row is not None else None
+
+
 def _join_store_before(items: List, start: int, group) -> None:
     """Step 2 for the group whose code begins at ``items[start]``."""
     i = start - 1
@@ -82,8 +88,8 @@ def _join_store_before(items: List, start: int, group) -> None:
         it = items[i]
         if isinstance(it, MInstr) and it.is_transfer and it.info.sem_op == "out":
             break
-        if isinstance(it, MInstr) and (it.op.startswith(("v", "mtia.")) or it.op in _CALLS):
-            return
+        if isinstance(it, MInstr) and (_unit(it) != "scalar" or it.op in _CALLS):
+            return     # not scalar code (the ISA table's unit column): a vector loop, an engine command, ...
         i -= 1
     if i < 0 or items[i].dma is None or not items[i].dma.own:
         return
@@ -117,10 +123,11 @@ def hoist(items: List) -> None:
     that joined it, when one did)."""
     moved = [it for it in items if isinstance(it, MInstr) and it.dma is not None and it.dma.before is not None]
     for w in moved:
-        items.remove(w)
+        at = items.index(w)
+        del items[at]
         group = w.dma.before
-        first = next(i for i, it in enumerate(items) if isinstance(it, MInstr) and it.dma is not None
-                     and it.dma.group is group and (it.dma.opens or it.is_transfer))
+        first = next((i for i, it in enumerate(items) if isinstance(it, MInstr) and it.dma is not None
+                      and it.dma.group is group and (it.dma.opens or it.is_transfer)), at)
         w.dma = None
         items.insert(first, w)
 
