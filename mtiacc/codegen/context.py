@@ -8,7 +8,8 @@ state:
   buffers; which blocks are read as data at all (``demanded``) and which buffers are never freed.
 * :class:`Numbering`: the ops in pre-order through their regions, each op's enclosing region ops
   and each region op's last nested position (buffer lifetimes across loops; ``control.py``).
-* :class:`DmaState`: whether a DMA into local memory was issued and not yet waited for.
+* :class:`DmaState`: which DMA transfers the lowering knows may be in flight, to decide where waits go (the machine
+  pass ``insert-waits`` counts them).
 * :class:`DebugTable`: the ``tl.device_print`` / ``tl.device_assert`` entries (``meta["strings"]``).
 * :class:`EngineState`: the matrix engine: configuration registers known, commands not waited for, buffers they
   read, accumulator rows taken (``codegen/matrix/engine.py``).

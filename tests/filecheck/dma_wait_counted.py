@@ -1,5 +1,6 @@
-# Counted DMA waits (select/waits.py): in vector add's pipelined loop (persistent programs, two tiles a trip) each
-# trip issues the next tile's two transfers first, then waits for this tile's with `mtia.dma.wait 2`: the two
+# Counted DMA waits (counted by machine/insert_waits.py): in vector add's pipelined loop (persistent programs, two
+# tiles a trip) each trip issues the next tile's two transfers first, then waits for this tile's with
+# `mtia.dma.wait 2`: the two
 # issued since stay in flight, so the DMA queue does not drain between tiles.  The prefetches issue even when
 # their byte count is 0 (a zero-length transfer counts, complete at once) rather than branching around their
 # transfer; a guarded prefetch (past the loop's end) waits for every transfer on its skip path instead.  The

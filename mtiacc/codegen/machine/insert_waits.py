@@ -10,9 +10,9 @@ that into code, over the machine CFG, the way a GPU compiler counts its memory w
    every path through its code: ``beqz nbytes, L; transfer; L:`` becomes ``transfer`` (a zero-byte transfer
    issues and counts, complete at once), so that a count over it is exact.
 2. A store from a buffer of its own issued right before a group's code (only scalar code between, by the ISA
-   table's unit column, whose branches stay within it) joins the group, so that it stays in flight under the next compute too: the op that computes
-   its block again, in the next trip of a pipelined loop, comes after that trip's first wait, which covers every
-   transfer but the prefetches it issued.
+   table's unit column, whose branches stay within it) joins the group, so that it stays in flight under the next
+   compute too: the op that computes its block again, in the next trip of a pipelined loop, comes after that
+   trip's first wait, which covers every transfer but the prefetches it issued.
 3. A wait tagged ``before`` a group moves to the group's start.
 4. The counts, by a forward dataflow over the CFG: the state at a point is the transfers that may be in flight
    there, each with the fewest transfers issued after it on any path (its *age*).  A wait that may leave its
@@ -20,8 +20,8 @@ that into code, over the machine CFG, the way a GPU compiler counts its memory w
    has completed on every path once it returns, and the group's transfers, all younger, stay in flight (none:
    a wait for every transfer).  A transfer of the group issued on an earlier trip (before the group's code began
    again) is one of the others.  A wait tagged ``only_if`` stays only where a transfer its predicate names may be
-   in flight (the store of a block about to be written again).  The ISA table's effects columns say which instructions are transfers (``dma`` with a local-memory
-   ``load`` or ``store``) and which are waits.
+   in flight (the store of a block about to be written again).  The ISA table's effects columns say which
+   instructions are transfers (``dma`` with a local-memory ``load`` or ``store``) and which are waits.
 """
 from __future__ import annotations
 
