@@ -14,7 +14,8 @@ from tests.fuzz.gen.generate import generate
 from tests.fuzz.gen.minimize import TIMEOUT_TRY, TRY_FLOOR, candidates, try_timeout, well_formed
 from tests.fuzz.gen.runner import check, compare, make_inputs
 
-SEEDS = range(30)
+# the suite's slice: 12 kernels here, the rest (`pytest -m slow`) and `make fuzz` (thousands, resumable)
+SEEDS = [*range(12), *(pytest.param(s, marks=pytest.mark.slow) for s in range(12, 30))]
 
 
 @pytest.mark.parametrize("seed", SEEDS)

@@ -33,7 +33,7 @@ def test_model_matches_eager(name):
     assert not {op["name"] for op in rep["aten_ops"]} & {"mm", "addmm", "bmm", "baddbmm"}, rep["aten_ops"]
 
 
-@pytest.mark.parametrize("name", ["gpt2", "bert"])
+@pytest.mark.parametrize("name", [pytest.param("gpt2", marks=pytest.mark.slow), "bert"])   # the zoo: make zoo
 def test_transformers_model_matches_eager(name):
     pytest.importorskip("transformers")
     err = zoo.run_model(name)
@@ -72,9 +72,9 @@ def test_max_autotune_runs_gemm_templates_tuned_by_simulated_time():
     assert ms == pytest.approx((clock.now_s() - t0) * 1e3) and ms > 0
 
 
-# the transformers' GEMMs run on the chip in the default mode (above); under max-autotune they are the exhaustive
-# part (`pytest -m slow`), the small models keep the template search in the suite
-_SLOW_AUTOTUNE = ("transformer", "gpt2", "bert")
+# every model's GEMMs run on the chip in the default mode (above); under max-autotune the float32 MLP, the CNN
+# and the training step keep the template search in the suite, the rest are the exhaustive part (`pytest -m slow`)
+_SLOW_AUTOTUNE = ("transformer", "gpt2", "bert", "mlp-fp16", "mlp-bf16", "dlrm")
 
 
 @pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n in _SLOW_AUTOTUNE else n
