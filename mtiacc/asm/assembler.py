@@ -1,6 +1,6 @@
 """The assembler: GNU-as-style text -> machine code, symbols and a source line table.
 
-The grammar (``asm.lark``) knows lines, labels, directives and the shapes of operands, but no mnemonic: a
+The syntax (``syntax.py``) knows lines, labels, directives and the shapes of operands, but no mnemonic: a
 statement's name is looked up in the ISA table (then the pseudo table) and each operand is parsed by the operand
 kind of the matched row.  Two passes: the first places labels (every instruction is 4 bytes; ``li`` expands to
 a value-dependent count), the second parses operands with all labels known and encodes.
@@ -11,10 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-import os
 from typing import Dict, FrozenSet, List, Optional, Sequence, Set, Tuple, Union
-
-import lark
 
 from ..diagnostics import SourceLocation, UserError
 from .encoding import EncodeError, encode, operand_values
@@ -22,9 +19,8 @@ from .insn import encode_insn
 from .isa import BY_NAME, InstrSpec
 from .operands import KINDS, EvalContext, Kind, Node, OperandError
 from .pseudo import BY_PSEUDO_NAME, Pseudo
-
-with open(os.path.join(os.path.dirname(__file__), "asm.lark"), encoding="utf-8") as _f:
-    _PARSER = lark.Lark(_f.read(), parser="lalr", propagate_positions=True, maybe_placeholders=True)
+from .syntax import Label, Statement, SyntaxProblem
+from .syntax import parse as parse_text
 
 NOP = 0x00000013
 Form = Union[InstrSpec, Pseudo]
@@ -62,31 +58,12 @@ class Placed:
 
 
 @dataclasses.dataclass
-class _Stmt:
-    name: str
-    line: int
-    col: int
-    end_col: int
-    nodes: List[Node]
-    bare: List[Node]  # operands not preceded by a comma
-
-
-@dataclasses.dataclass
 class _Item:
-    stmt: _Stmt
+    stmt: Statement
     offset: int
     size: int
     loc: Optional[Tuple[int, int]]
     form: Optional[Form] = None   # None for data words (.word)
-
-
-def _int_token(text: str) -> int:
-    t = text.lower()
-    if t.startswith(("0x", "0b")):
-        return int(t, 0)
-    if len(t) > 1 and t.startswith("0"):
-        return int(t, 8)
-    return int(t)
 
 
 def assign(kinds: Sequence[Kind], nodes: Sequence[Node]) -> Optional[List[List[Node]]]:
@@ -157,106 +134,38 @@ class _Assembler:
         src = self.src_lines[line - 1] if 0 < line <= len(self.src_lines) else None
         return AsmError(message, SourceLocation(self.filename, line, col, end_col), notes, source_line=src)
 
-    def node_error(self, message: str, stmt: _Stmt, node: Optional[Node]) -> AsmError:
+    def node_error(self, message: str, stmt: Statement, node: Optional[Node]) -> AsmError:
         if node is None:
             return self.error(message, stmt.line, stmt.col, stmt.end_col)
         return self.error(message, stmt.line, node.col, node.end_col)
 
     # -- parsing -----------------------------------------------------------------------------------------------
-    def parse(self) -> lark.Tree:
+    def parse(self) -> List[Union[Label, Statement]]:
         try:
-            return _PARSER.parse(self.text)
-        except lark.UnexpectedCharacters as e:
-            ch = self.text[e.pos_in_stream] if e.pos_in_stream < len(self.text) else ""
-            notes = ["relocation operators such as %hi/%lo are not supported"] if ch == "%" else []
-            raise self.error(f"unexpected character {ch!r}", e.line, e.column, notes=notes) from None
-        except lark.UnexpectedToken as e:
-            tok = e.token
-            if tok.type == "$END":
-                line = len(self.src_lines)
-                raise self.error("syntax error: unexpected end of input", line, len(self.src_lines[-1]) + 1) from None
-            what = "end of line" if tok.type == "_SEP" else f"'{tok}'"
-            raise self.error(f"syntax error: unexpected {what}", tok.line, tok.column,
-                             tok.column + max(len(str(tok)), 1) if tok.type != "_SEP" else None) from None
-        except lark.UnexpectedInput as e:  # pragma: no cover - other lark errors
-            raise self.error(f"syntax error: {e}", getattr(e, "line", 1), getattr(e, "column", 1)) from None
-
-    def node(self, tree, line: int) -> Node:
-        text_line = self.src_lines[line - 1] if 0 < line <= len(self.src_lines) else ""
-        if isinstance(tree, lark.Token):  # a bare STRING
-            col = tree.column
-            return Node("str", text=str(tree), col=col, end_col=col + len(tree))
-        if tree.data == "bare_operand":
-            return self.node(tree.children[0], line)
-        col, end_col = tree.meta.column, tree.meta.end_column
-        text = text_line[col - 1:end_col - 1]
-        if tree.data in ("expr_operand", "bare_expr"):
-            expr = tree.children[0] if tree.data == "expr_operand" else tree
-            return Node("expr", self.terms(expr), text=text, col=col, end_col=end_col)
-        if tree.data == "mem_operand":
-            offset, base = tree.children
-            return Node("mem", self.terms(offset) if offset is not None else (), base=str(base), text=text,
-                        col=col, end_col=end_col)
-        if tree.data == "str_operand":
-            return Node("str", text=str(tree.children[0]), col=col, end_col=end_col)
-        if tree.data == "at_operand":
-            return Node("at", text=str(tree.children[0]), col=col, end_col=end_col)
-        raise AssertionError(tree.data)  # pragma: no cover
-
-    @staticmethod
-    def terms(expr: lark.Tree) -> Tuple:
-        children = list(expr.children)
-        if expr.data == "expr":
-            first_sign = children.pop(0)
-            children.insert(0, first_sign if first_sign is not None else "+")
-        else:
-            children.insert(0, "+")
-        out = []
-        for sign, atom in zip(children[0::2], children[1::2]):
-            value = _int_token(atom) if atom.type == "INT" else str(atom)
-            out.append((-1 if str(sign) == "-" else 1, value))
-        return tuple(out)
-
-    def statement(self, tree: lark.Tree) -> _Stmt:
-        name_tok = tree.children[0]
-        line = name_tok.line
-        nodes, bare = [], []
-        for child in tree.children[1:]:
-            if child is None or (isinstance(child, lark.Token) and child.type == "COMMA"):
-                continue
-            n = self.node(child, line)
-            nodes.append(n)
-            if isinstance(child, lark.Token) or child.data == "bare_operand":
-                bare.append(n)
-        return _Stmt(str(name_tok), line, name_tok.column, name_tok.column + len(name_tok), nodes, bare)
+            return parse_text(self.text)
+        except SyntaxProblem as e:
+            raise self.error(e.message, e.line, e.col, e.end_col, e.notes) from None
 
     # -- pass 1 ------------------------------------------------------------------------------------------------
-    def pass1(self, tree: lark.Tree) -> None:
-        for line in tree.children:
-            if not isinstance(line, lark.Tree):
-                continue
-            for child in line.children:
-                if child is None:
-                    continue
-                if child.data == "label":
-                    self.define_label(child.children[0])
-                else:
-                    stmt = self.statement(child)
-                    if stmt.name.startswith("."):
-                        self.directive(stmt)
-                    else:
-                        self.instruction(stmt)
+    def pass1(self, items: Sequence[Union[Label, Statement]]) -> None:
+        for item in items:
+            if isinstance(item, Label):
+                self.define_label(item)
+            elif item.name.startswith("."):
+                self.directive(item)
+            else:
+                self.instruction(item)
 
-    def define_label(self, tok: lark.Token) -> None:
-        name = str(tok)
+    def define_label(self, label: Label) -> None:
+        name = label.name
         if name in self.labels or name in self.consts:
             prev = self.label_lines.get(name)
             raise self.error(f"symbol '{name}' is already defined" + (f" (line {prev})" if prev else ""),
-                             tok.line, tok.column, tok.column + len(name))
+                             label.line, label.col, label.col + len(name))
         self.labels[name] = self.offset
-        self.label_lines[name] = tok.line
+        self.label_lines[name] = label.line
 
-    def forms(self, stmt: _Stmt) -> List[Form]:
+    def forms(self, stmt: Statement) -> List[Form]:
         forms: List[Form] = []
         name = stmt.name.lower()
         if name in BY_NAME:
@@ -269,7 +178,7 @@ class _Assembler:
             raise self.error(f"unknown instruction '{stmt.name}'", stmt.line, stmt.col, stmt.end_col, notes)
         return forms
 
-    def select(self, stmt: _Stmt) -> Tuple[Form, List[List[Node]]]:
+    def select(self, stmt: Statement) -> Tuple[Form, List[List[Node]]]:
         forms = self.forms(stmt)
         for form in forms:
             groups = assign(form.operands, stmt.nodes)
@@ -283,7 +192,7 @@ class _Assembler:
         raise self.error(f"'{stmt.name}' takes {want} operand{'s' if counts != [1] else ''}, got {n}",
                          stmt.line, stmt.col, stmt.end_col, [f"syntax: {syntaxes}"])
 
-    def instruction(self, stmt: _Stmt) -> None:
+    def instruction(self, stmt: Statement) -> None:
         if not self.section.startswith(".text"):
             raise self.error(f"instructions must be in .text, not {self.section}", stmt.line, stmt.col,
                              stmt.end_col)
@@ -299,14 +208,14 @@ class _Assembler:
         self.items.append(_Item(stmt, self.offset, size, self.loc, form))
         self.offset += size
 
-    def parse_or_raise(self, form: Form, groups, stmt: _Stmt, ctx: EvalContext) -> Dict[str, int]:
+    def parse_or_raise(self, form: Form, groups, stmt: Statement, ctx: EvalContext) -> Dict[str, int]:
         try:
             return parse_operands(form, groups, ctx)
         except OperandError as e:
             raise self.node_error(e.message, stmt, e.node) from None
 
     # -- directives --------------------------------------------------------------------------------------------
-    def const(self, stmt: _Stmt, node: Node, labels: bool = False) -> int:
+    def const(self, stmt: Statement, node: Node, labels: bool = False) -> int:
         try:
             if node.kind != "expr":
                 raise OperandError("expected a number", node)
@@ -314,20 +223,20 @@ class _Assembler:
         except OperandError as e:
             raise self.node_error(e.message, stmt, e.node) from None
 
-    def args(self, stmt: _Stmt, lo: int, hi: int) -> List[Node]:
+    def args(self, stmt: Statement, lo: int, hi: int) -> List[Node]:
         if not lo <= len(stmt.nodes) <= hi:
             want = str(lo) if lo == hi else f"{lo} to {hi}"
             raise self.error(f"'{stmt.name}' takes {want} argument{'s' if hi != 1 else ''}, got {len(stmt.nodes)}",
                              stmt.line, stmt.col, stmt.end_col)
         return stmt.nodes
 
-    def symbol_arg(self, stmt: _Stmt, node: Node) -> str:
+    def symbol_arg(self, stmt: Statement, node: Node) -> str:
         name = node.name()
         if name is None:
             raise self.node_error("expected a symbol name", stmt, node)
         return name
 
-    def string_arg(self, stmt: _Stmt, node: Node) -> str:
+    def string_arg(self, stmt: Statement, node: Node) -> str:
         if node.kind != "str":
             raise self.node_error("expected a string", stmt, node)
         return node.text[1:-1].encode("latin-1", "backslashreplace").decode("unicode_escape")
@@ -335,7 +244,7 @@ class _Assembler:
     _IGNORED = {".option", ".attribute", ".ident", ".addrsig", ".cfi_startproc", ".cfi_endproc", ".size",
                 ".type", ".local", ".weak", ".hidden", ".variant_cc"}
 
-    def directive(self, stmt: _Stmt) -> None:
+    def directive(self, stmt: Statement) -> None:
         d = stmt.name.lower()
         if d in self._IGNORED:
             return
@@ -393,7 +302,7 @@ class _Assembler:
             if not self.section.startswith(".text"):
                 raise self.error(f"data must be in .text, not {self.section}", stmt.line, stmt.col, stmt.end_col)
             for _node in self.args(stmt, 1, 256):
-                self.items.append(_Item(_Stmt(stmt.name, stmt.line, _node.col, _node.end_col, [_node], []),
+                self.items.append(_Item(Statement(stmt.name, stmt.line, _node.col, _node.end_col, [_node], []),
                                         self.offset, 4, None, None))
                 self.offset += 4
         else:
@@ -491,10 +400,10 @@ def assemble(text: str, filename: str = "<asm>") -> AssembledProgram:
     Conditional branches to targets beyond +-4 KiB are relaxed to three words (see ``relaxed_branch``);
     relaxing moves later code, so pass 1 repeats until no further branch needs it."""
     relaxed: FrozenSet[Tuple[int, int]] = frozenset()
-    tree = _Assembler(text, filename).parse()
+    items = _Assembler(text, filename).parse()
     while True:
         asm = _Assembler(text, filename, relaxed)
-        asm.pass1(tree)
+        asm.pass1(items)
         far = asm.far_branches() - relaxed
         if not far:
             break
