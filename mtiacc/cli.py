@@ -108,8 +108,16 @@ Subcommands (mtiacc COMMAND --help for each):
   mtiacc disasm BIN                                     metadata, disassembly and source lines of a binary"""
 
 
+def _print_version(ctx: click.Context, value: bool) -> None:
+    """``--version``: looked up only when asked (reading the package metadata costs every compile ~20 ms)."""
+    if value and not ctx.resilient_parsing:
+        click.echo(tool_version("mtiacc"))
+        ctx.exit()
+
+
 @click.command(context_settings={"help_option_names": ["-h", "--help"]}, epilog=SUBCOMMAND_HELP)
-@click.version_option(version=tool_version("mtiacc"), message="%(version)s", help="Print the version and exit.")
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True, help="Print the version and exit.",
+              callback=lambda ctx, _param, value: _print_version(ctx, value))
 @click.argument("file", type=click.Path(dir_okay=False), required=False)
 @click.option("-o", "output", type=click.Path(dir_okay=False), help="Output file, '-' for stdout (default: FILE's "
               "stem + .bin; stdout for --emit=ir/asm).")

@@ -30,12 +30,14 @@ from typing import List, Optional, Tuple, Union
 
 from .operands import Node
 
-_NAME_START = "A-Za-z_.$\u0080-\U0010ffff"
+# NAME's characters, A-Za-z_.$ and every one beyond ASCII, as the ASCII characters they are not (a class of all
+# non-ASCII characters takes Python's regex compiler milliseconds to build; its complement, none)
+_NOT_NAME = r"\x00-\x23\x25-\x2d\x2f\x3a-\x40\x5b-\x5e\x60\x7b-\x7f"
 _TOKEN = re.compile(
     r"(?P<WS>[ \t\f\r]+)"
     r"|(?P<COMMENT>#[^\n]*)"
     r"|(?P<INT>0[xX][0-9a-fA-F]+|0[bB][01]+|[0-9]+)"
-    rf"|(?P<NAME>[{_NAME_START}][{_NAME_START}0-9]*)"
+    rf"|(?P<NAME>[^0-9{_NOT_NAME}][^{_NOT_NAME}]*)"
     r'|(?P<STRING>"(?:[^"\\\n]|\\.)*")'
     r"|(?P<PUNCT>[-+,:()@;])")
 _ENDS = (";", "EOL", "END")      # what ends a statement

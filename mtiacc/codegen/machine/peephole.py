@@ -120,15 +120,26 @@ def _cfg(items: List):
 
 def remove_dead_defs(items: List) -> bool:
     blocks, succs = _cfg(items)
+    effs = {i: effects(items[i]) for idx in blocks for i in idx}
+    # each block as live-in = uses + (live-out - defs): the registers it reads before writing them, and writes
+    gen: List[Set[str]] = []
+    kill: List[Set[str]] = []
+    for idx in blocks:
+        g: Set[str] = set()
+        k: Set[str] = set()
+        for i in reversed(idx):
+            e = effs[i]
+            g = (g - e.defs) | e.uses
+            k |= e.defs
+        gen.append(g)
+        kill.append(k)
     live_in: List[Set[str]] = [set() for _ in blocks]
     changed_any = True
     while changed_any:
         changed_any = False
         for b in reversed(range(len(blocks))):
             live = set().union(*(live_in[s] for s in succs[b])) if succs[b] else {"ra", "sp"}
-            for i in reversed(blocks[b]):
-                e = effects(items[i])
-                live = (live - e.defs) | e.uses
+            live = (live - kill[b]) | gen[b]
             if live != live_in[b]:
                 live_in[b] = live
                 changed_any = True
@@ -137,7 +148,7 @@ def remove_dead_defs(items: List) -> bool:
         live = set().union(*(live_in[s] for s in succs[b])) if succs[b] else {"ra", "sp"}
         for i in reversed(idx):
             it = items[i]
-            e = effects(it)
+            e = effs[i]
             if (not e.barrier and e.timing in _REMOVABLE_TIMING and e.defs and not is_terminator(it)
                     and not (e.defs & live) and all(d[0] in "tsa" or d in ("ra", "gp", "tp") for d in e.defs)
                     and "sp" not in e.defs):
