@@ -64,6 +64,7 @@ class _Item:
     size: int
     loc: Optional[Tuple[int, int]]
     form: Optional[Form] = None   # None for data words (.word)
+    groups: Optional[List[List[Node]]] = None   # the operands by the form's kinds (instructions)
 
 
 def assign(kinds: Sequence[Kind], nodes: Sequence[Node]) -> Optional[List[List[Node]]]:
@@ -112,8 +113,10 @@ _BRANCH_RANGE = range(-4096, 4096)
 
 
 class _Assembler:
-    def __init__(self, text: str, filename: str, relaxed: FrozenSet[Tuple[int, int]] = frozenset()):
+    def __init__(self, text: str, filename: str, relaxed: FrozenSet[Tuple[int, int]] = frozenset(),
+                 selected: Optional[Dict[int, Tuple[Form, List[List[Node]]]]] = None):
         self.relaxed = relaxed     # (line, col) of conditional branches too far for 13 bits: 3 words
+        self.selected = {} if selected is None else selected   # id(statement) -> select(statement), every pass
         self.text = text
         self.filename = filename
         self.src_lines = text.split("\n")
@@ -198,14 +201,17 @@ class _Assembler:
                              stmt.end_col)
         if stmt.bare:
             raise self.node_error("expected ',' between operands", stmt, stmt.bare[0])
-        form, groups = self.select(stmt)
+        sel = self.selected.get(id(stmt))
+        if sel is None:
+            sel = self.selected[id(stmt)] = self.select(stmt)
+        form, groups = sel
         size = 4
         if isinstance(form, Pseudo) and form.expander is not None:
             vals = self.parse_or_raise(form, groups, stmt, EvalContext(self.offset, None, self.consts))
             size = 4 * len(expand(form, vals))
         if (stmt.line, stmt.col) in self.relaxed:
             size = 12
-        self.items.append(_Item(stmt, self.offset, size, self.loc, form))
+        self.items.append(_Item(stmt, self.offset, size, self.loc, form, groups))
         self.offset += size
 
     def parse_or_raise(self, form: Form, groups, stmt: Statement, ctx: EvalContext) -> Dict[str, int]:
@@ -329,7 +335,7 @@ class _Assembler:
             elif item.size == 12 and (stmt.line, stmt.col) in self.relaxed:
                 words = self.relaxed_branch(item)
             else:
-                form, groups = self.select(stmt)
+                form, groups = item.form, item.groups
                 vals = self.parse_or_raise(form, groups, stmt, EvalContext(item.offset, self.labels, self.consts))
                 words, specs = [], []
                 for spec, v in expand(form, vals):
@@ -356,9 +362,7 @@ class _Assembler:
         """The byte offset to a conditional branch's target (unchecked), or None if not a branch."""
         if item.form is None or _BTARGET not in item.form.operands:
             return None
-        form, groups = self.select(item.stmt)
-        if _BTARGET not in form.operands:
-            return None
+        form, groups = item.form, item.groups
         node = groups[form.operands.index(_BTARGET)][0]
         try:
             return EvalContext(item.offset, self.labels, self.consts).evaluate(node, allow_labels=True) - item.offset
@@ -381,7 +385,7 @@ class _Assembler:
         if not -(1 << 20) <= off - 8 < (1 << 20):
             raise self.error(f"branch target out of range: offset {off} is beyond a jump's 1 MiB",
                              stmt.line, stmt.col, stmt.end_col)
-        form, groups = self.select(stmt)
+        form, groups = item.form, item.groups
         try:
             vals = parse_operands(form, groups, EvalContext(item.offset, self.labels, self.consts),
                                   override=(_BTARGET, {"imm": 8}))
@@ -401,8 +405,9 @@ def assemble(text: str, filename: str = "<asm>") -> AssembledProgram:
     relaxing moves later code, so pass 1 repeats until no further branch needs it."""
     relaxed: FrozenSet[Tuple[int, int]] = frozenset()
     items = _Assembler(text, filename).parse()
+    selected: Dict[int, Tuple[Form, List[List[Node]]]] = {}
     while True:
-        asm = _Assembler(text, filename, relaxed)
+        asm = _Assembler(text, filename, relaxed, selected)
         asm.pass1(items)
         far = asm.far_branches() - relaxed
         if not far:
