@@ -11,8 +11,6 @@ import math
 import struct
 from typing import Optional
 
-import numpy as np
-
 from mtiacc.ir.types import FloatType, IntType, Type
 
 
@@ -67,14 +65,33 @@ def c_rem(a: int, b: int) -> Optional[int]:
 
 # --------------------------------------------------------------------------- floats
 
-_NP = {"f16": np.float16, "f32": np.float32, "f64": np.float64}
+def numpy():
+    """numpy, imported on first use: most compiles fold no float arithmetic, and importing it costs ~0.1 s."""
+    import numpy as np
+    return np
+
+
+_NP = {"f16": "float16", "f32": "float32", "f64": "float64"}
+_PACK = {"f16": "<e", "f32": "<f"}
 
 
 def round_float(x: float, t: FloatType) -> float:
-    """``x`` rounded (to nearest even) to ``t``'s precision, as a Python float."""
+    """``x`` rounded (to nearest even) to ``t``'s precision, as a Python float.
+
+    f16 and f32 go through ``struct``, which rounds a double as numpy does (an infinity beyond the range); an f16
+    NaN goes through numpy, whose payload ``struct`` does not keep."""
+    if t.kind == "f64":
+        return float(x)
+    fmt = _PACK.get(t.kind)
+    if fmt is not None and not (t.kind == "f16" and x != x):
+        try:
+            return struct.unpack(fmt, struct.pack(fmt, x))[0]
+        except OverflowError:  # rounds to an infinity
+            return math.copysign(math.inf, x)
     if t.kind in _NP:
+        np = numpy()
         with np.errstate(over="ignore", invalid="ignore"):
-            return float(_NP[t.kind](x))
+            return float(getattr(np, _NP[t.kind])(x))
     if t.is_fp8:  # Triton's conversion to fp8 (saturating; see mtiacc/ir/fp8.py)
         from mtiacc.ir import fp8
         return fp8.round_to(x, t)
@@ -87,11 +104,13 @@ def round_float(x: float, t: FloatType) -> float:
     return struct.unpack("<f", struct.pack("<I", bits & 0xFFFFFFFF))[0]
 
 
-def float_binary(fn, a: float, b: float, t: FloatType) -> float:
-    """``fn(a, b)`` computed in ``t``'s precision (numpy's IEEE arithmetic, rounded to ``t``)."""
-    np_t = _NP.get(t.kind, np.float32)
+def float_binary(fn: str, a: float, b: float, t: FloatType) -> float:
+    """numpy's ``fn`` (a ufunc's name) of ``a`` and ``b`` computed in ``t``'s precision (IEEE arithmetic, rounded
+    to ``t``)."""
+    np = numpy()
+    np_t = getattr(np, _NP.get(t.kind, "float32"))
     with np.errstate(all="ignore"):
-        r = fn(np_t(a), np_t(b))
+        r = getattr(np, fn)(np_t(a), np_t(b))
     return round_float(float(r), t)
 
 

@@ -8,8 +8,6 @@ from __future__ import annotations
 import math
 from typing import Optional, Sequence, Tuple
 
-import numpy as np
-
 from mtiacc.ir.core import (AnyType, BlockLike, BoolLike, Commutative, ConstantLike, Elementwise,
                             FloatLike, IntLike, NumLike, Operation, PtrLike, Pure, Region,
                             SameOperandsAndResultType, ScalarBool, ScalarInt, Terminator, Value, attribute,
@@ -259,8 +257,8 @@ def _divsi(a, b, t):
     return F.c_div(a, b)
 
 
-def _f(np_fn):
-    """A float fold computed in the type's own precision."""
+def _f(np_fn: str):
+    """A float fold computed in the type's own precision (numpy's ufunc ``np_fn``)."""
     return lambda a, b, t: F.float_binary(np_fn, a, b, t)
 
 
@@ -283,13 +281,13 @@ MaxSIOp = _binary("MaxSIOp", "arith.maxsi", IntLike, True, _s(lambda a, b, t: ma
 MinSIOp = _binary("MinSIOp", "arith.minsi", IntLike, True, _s(lambda a, b, t: min(a, b)))
 MaxUIOp = _binary("MaxUIOp", "arith.maxui", IntLike, True, _u(lambda a, b, t: max(a, b)))
 MinUIOp = _binary("MinUIOp", "arith.minui", IntLike, True, _u(lambda a, b, t: min(a, b)))
-AddFOp = _binary("AddFOp", "arith.addf", FloatLike, True, _f(np.add))
-SubFOp = _binary("SubFOp", "arith.subf", FloatLike, False, _f(np.subtract))
-MulFOp = _binary("MulFOp", "arith.mulf", FloatLike, True, _f(np.multiply))
-DivFOp = _binary("DivFOp", "arith.divf", FloatLike, False, _f(np.divide))
-RemFOp = _binary("RemFOp", "arith.remf", FloatLike, False, _f(np.fmod))
-MaxNumFOp = _binary("MaxNumFOp", "arith.maxnumf", FloatLike, True, _f(np.fmax))
-MinNumFOp = _binary("MinNumFOp", "arith.minnumf", FloatLike, True, _f(np.fmin))
+AddFOp = _binary("AddFOp", "arith.addf", FloatLike, True, _f("add"))
+SubFOp = _binary("SubFOp", "arith.subf", FloatLike, False, _f("subtract"))
+MulFOp = _binary("MulFOp", "arith.mulf", FloatLike, True, _f("multiply"))
+DivFOp = _binary("DivFOp", "arith.divf", FloatLike, False, _f("divide"))
+RemFOp = _binary("RemFOp", "arith.remf", FloatLike, False, _f("fmod"))
+MaxNumFOp = _binary("MaxNumFOp", "arith.maxnumf", FloatLike, True, _f("fmax"))
+MinNumFOp = _binary("MinNumFOp", "arith.minnumf", FloatLike, True, _f("fmin"))
 
 
 class NegFOp(Operation):
@@ -658,12 +656,15 @@ class MathUnaryOp(Operation):
         if a is None or type(self)._np_fn is None:
             return None
         t = self.result.type.element_type
+        np = F.numpy()
+        fn = type(self)._np_fn
         with np.errstate(all="ignore"):
-            r = type(self)._np_fn(np.float64(a))
+            r = (getattr(np, fn) if isinstance(fn, str) else fn)(np.float64(a))
         return F.round_float(float(r), t)
 
 
 def _math_unary(fn_name: str, np_fn) -> type:
+    """``np_fn``: the name of numpy's ufunc, or a function of a float64, or None (not folded)."""
     cls_name = "Math" + "".join(p.capitalize() for p in fn_name.split("_")) + "Op"
     return type(cls_name, (MathUnaryOp,), {"name": f"math.{fn_name}", "__module__": __name__,
                                            "_np_fn": staticmethod(np_fn)})
@@ -674,13 +675,13 @@ def _erf(x):
 
 
 MATH_UNARY = {name: _math_unary(name, fn) for name, fn in (
-    ("exp", np.exp), ("exp2", np.exp2), ("log", np.log), ("log2", np.log2), ("sqrt", np.sqrt),
-    ("rsqrt", lambda x: 1.0 / np.sqrt(x)), ("sin", np.sin), ("cos", np.cos), ("absf", np.abs),
-    ("floor", np.floor), ("ceil", np.ceil), ("erf", _erf), ("tanh", np.tanh), ("log1p", np.log1p),
-    ("expm1", np.expm1), ("trunc", np.trunc), ("rint", np.rint),
-    ("tan", np.tan), ("atan", np.arctan), ("asin", np.arcsin), ("acos", np.arccos), ("sinh", np.sinh),
-    ("cosh", np.cosh), ("asinh", np.arcsinh), ("acosh", np.arccosh), ("atanh", np.arctanh),
-    ("log10", np.log10), ("cbrt", np.cbrt), ("erfc", lambda x: math.erfc(x) if not math.isnan(x) else x),
+    ("exp", "exp"), ("exp2", "exp2"), ("log", "log"), ("log2", "log2"), ("sqrt", "sqrt"),
+    ("rsqrt", lambda x: 1.0 / F.numpy().sqrt(x)), ("sin", "sin"), ("cos", "cos"), ("absf", "abs"),
+    ("floor", "floor"), ("ceil", "ceil"), ("erf", _erf), ("tanh", "tanh"), ("log1p", "log1p"),
+    ("expm1", "expm1"), ("trunc", "trunc"), ("rint", "rint"),
+    ("tan", "tan"), ("atan", "arctan"), ("asin", "arcsin"), ("acos", "arccos"), ("sinh", "sinh"),
+    ("cosh", "cosh"), ("asinh", "arcsinh"), ("acosh", "arccosh"), ("atanh", "arctanh"),
+    ("log10", "log10"), ("cbrt", "cbrt"), ("erfc", lambda x: math.erfc(x) if not math.isnan(x) else x),
     ("erfinv", None), ("lgamma", lambda x: math.lgamma(x) if math.isfinite(x) and not (x <= 0 and x == int(x))
                             else (x if math.isnan(x) else math.inf)))}
 
@@ -690,7 +691,7 @@ class MathPowFOp(BinaryOp):
     lhs = operand(FloatLike)
     rhs = operand(FloatLike)
     result = result(FloatLike)
-    _fold_fn = staticmethod(lambda a, b, t: F.float_binary(np.power, a, b, t))
+    _fold_fn = staticmethod(lambda a, b, t: F.float_binary("power", a, b, t))
 
 
 class MathAtan2Op(BinaryOp):
@@ -700,7 +701,7 @@ class MathAtan2Op(BinaryOp):
     lhs = operand(FloatLike)
     rhs = operand(FloatLike)
     result = result(FloatLike)
-    _fold_fn = staticmethod(lambda a, b, t: F.float_binary(np.arctan2, a, b, t))
+    _fold_fn = staticmethod(lambda a, b, t: F.float_binary("arctan2", a, b, t))
 
 
 class MathHypotOp(BinaryOp):
@@ -708,7 +709,7 @@ class MathHypotOp(BinaryOp):
     lhs = operand(FloatLike)
     rhs = operand(FloatLike)
     result = result(FloatLike)
-    _fold_fn = staticmethod(lambda a, b, t: F.float_binary(np.hypot, a, b, t))
+    _fold_fn = staticmethod(lambda a, b, t: F.float_binary("hypot", a, b, t))
 
 
 class MathFmaOp(Operation):

@@ -21,11 +21,11 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Callable, Dict, List
 
-import numpy as np
-
 from mtiacc.codegen.arith.scalar import f32_bits
 from mtiacc.codegen.machine.mir import MBuilder, VReg
 from mtiacc.diagnostics import CompileError
+from mtiacc.ir.folding import round_float
+from mtiacc.ir.types import FloatType
 
 TEMPS = ("v2", "v4", "v6", "v10", "v12", "v14", "v18", "v20", "v22", "v26", "v28", "v30")
 
@@ -242,11 +242,16 @@ def two_over_sqrtpi() -> decimal.Decimal:
         return 2 / (decimal.Decimal(PI.numerator) / decimal.Decimal(PI.denominator)).sqrt()
 
 
+def f32(x: float) -> float:
+    """``x`` rounded to the nearest f32 (as numpy's ``float32``), as a Python float."""
+    return round_float(x, FloatType("f32"))
+
+
 def f32_parts(value: Fraction, count: int):
     """``count`` f32s, each the rounding of what the previous ones leave of ``value``."""
     out = []
     for _ in range(count):
-        f = float(np.float32(float(value)))
+        f = f32(float(value))
         out.append(f)
         value -= Fraction(f)
     return tuple(out)

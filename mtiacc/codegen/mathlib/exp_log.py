@@ -33,9 +33,7 @@ import math
 from dataclasses import dataclass
 from typing import Optional, Tuple
 
-import numpy as np
-
-from mtiacc.codegen.mathlib.base import F32, F64, VMath, abs_, atanh_series, head, odd_poly, taylor_exp
+from mtiacc.codegen.mathlib.base import F32, F64, VMath, abs_, atanh_series, f32, head, odd_poly, taylor_exp
 
 
 @dataclass(frozen=True)
@@ -81,7 +79,7 @@ CONSTS = {
 SINH_POLY = tuple(1.0 / math.factorial(2 * k + 1) for k in range(6, 0, -1))   # a + a^3 (1/6 + ...)
 LOG10_2_HI = round(math.log10(2.0) * 2 ** 16) / 2 ** 16               # 16 bits: k * HI is exact
 LOG10_2_LO = math.log10(2.0) - LOG10_2_HI
-LOG10E, LOG10E_LO = float(np.float32(math.log10(math.e))), math.log10(math.e) - float(np.float32(math.log10(math.e)))
+LOG10E, LOG10E_LO = f32(math.log10(math.e)), math.log10(math.e) - f32(math.log10(math.e))
 
 
 # ------------------------------------------------------------------------------------------ exp
