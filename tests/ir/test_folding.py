@@ -134,3 +134,24 @@ def test_normalize_and_fits():
     assert F.normalize_int(3, i1) is True
     assert F.fits_int(255, i8) and not F.fits_int(255, i8, allow_wrap=False) and not F.fits_int(256, u8)
     assert F.fits_int(2**63, i64) and not F.fits_int(2**64, i64)
+
+
+def _np_round(x, kind):
+    with np.errstate(over="ignore", invalid="ignore"):
+        return float({"f16": np.float16, "f32": np.float32}[kind](x))
+
+
+_ROUNDING_EDGES = [0.0, -0.0, math.inf, -math.inf, math.nan, 65504.0, 65519.99, 65520.0, -65520.0, 3.4028235e38,
+                   3.4028235677973366e38, 3.402823669209385e38, -1e39, 2.9802322387695312e-08, 5.960464477539063e-08,
+                   7.006492321624085e-46, 7.006492321624086e-46, 1.401298464324817e-45, 1e-300, 0.1, 1 / 3,
+                   1 + 2.0 ** -24, 1 + 2.0 ** -11, 1 + 3 * 2.0 ** -24, 1 + 3 * 2.0 ** -11]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.sampled_from(_ROUNDING_EDGES)),
+       st.sampled_from([(f16, "f16"), (f32, "f32")]))
+def test_rounding_a_constant_matches_numpy_bit_for_bit(x, t):
+    """round_float rounds without numpy (struct): halfway cases to even, subnormals, beyond the range an infinity."""
+    t, kind = t
+    got, want = F.round_float(x, t.element_type), _np_round(x, kind)
+    assert np.float64(got).tobytes() == np.float64(want).tobytes()
