@@ -14,7 +14,7 @@ import difflib
 from typing import Dict, FrozenSet, List, Optional, Sequence, Set, Tuple, Union
 
 from ..diagnostics import SourceLocation, UserError
-from .encoding import EncodeError, encode, operand_values
+from .encoding import EncodeError, encode
 from .insn import encode_insn
 from .isa import BY_NAME, InstrSpec
 from .operands import KINDS, EvalContext, Kind, Node, OperandError
@@ -340,7 +340,7 @@ class _Assembler:
                 words, specs = [], []
                 for spec, v in expand(form, vals):
                     try:
-                        words.append(encode(spec, **operand_values(spec, v)))
+                        words.append(encode(spec, **v))
                     except EncodeError as e:
                         raise self.error(e.message, stmt.line, stmt.col, stmt.end_col) from None
                     specs.append(spec)
@@ -393,7 +393,7 @@ class _Assembler:
             raise self.node_error(e.message, stmt, e.node) from None
         jal = BY_NAME["jal"]
         parts = expand(form, vals) + [(jal, {"rd": 0, "imm": 8}), (jal, {"rd": 0, "imm": off - 8})]
-        words = [encode(spec, **operand_values(spec, v)) for spec, v in parts]
+        words = [encode(spec, **v) for spec, v in parts]
         self.place(item, [spec for spec, _v in parts], words, relaxed=True)
         return words
 

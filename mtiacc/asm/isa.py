@@ -604,7 +604,7 @@ class InstrSpec:
         """Whether the instruction writes a register (a ``jal``/``jalr`` that does is a call, not a jump)."""
         return any("w" in a for a in self.access)
 
-    @property
+    @functools.cached_property
     def attrs(self) -> Tuple[str, ...]:
         """The decoded attribute names this instruction has, e.g. ``("rd", "rs1", "imm")``."""
         return tuple(a for k in self.operands for a in k.attrs)

@@ -24,6 +24,7 @@ soonest; ties go to the longest latency-weighted path to the block's end, then t
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import Dict, List, Optional, Set, Tuple
 
 from mtiacc.codegen.machine.mir import LabelDef, Mem, MFunction, MInstr, VMem
@@ -78,7 +79,19 @@ _RESOURCES = {
 
 
 def effects(ins: MInstr, lmul: int = 0) -> Effects:
-    """What ``ins`` reads and writes; ``lmul``: the LMUL in effect (0: unknown, groups of eight)."""
+    """What ``ins`` reads and writes; ``lmul``: the LMUL in effect (0: unknown, groups of eight).
+
+    A function of the mnemonic, the operands and ``lmul`` only, so remembered by them: the peephole rules and the
+    scheduler ask again for the same instructions, round after round."""
+    try:
+        return _effects(ins.op, tuple(ins.args), lmul)
+    except TypeError:       # an operand that cannot be a key
+        return _effects.__wrapped__(ins.op, tuple(ins.args), lmul)
+
+
+@functools.lru_cache(maxsize=16384)
+def _effects(op: str, args: tuple, lmul: int) -> Effects:
+    ins = MInstr(op, list(args))
     row = instruction_info(ins.op, len(ins.args))
     if row is None:
         return Effects(frozenset(), frozenset(), "System", barrier=True)
