@@ -202,6 +202,10 @@ def _kept(wait: MInstr) -> int:
 
 def drop_covered_dma_waits(items: List) -> bool:
     labels_at = {it.label.name: i for i, it in enumerate(items) if isinstance(it, LabelDef)}
+    last_branch_to = {}     # label -> the index of the last instruction branching to it
+    for i, x in enumerate(items):
+        if isinstance(x, MInstr) and x.target is not None:
+            last_branch_to[x.target] = i
     for w, it in enumerate(items):
         if not (isinstance(it, MInstr) and it.op == "mtia.dma.wait"):
             continue
@@ -210,7 +214,7 @@ def drop_covered_dma_waits(items: List) -> bool:
         for k in range(w - 1, -1, -1):
             prev = items[k]
             if isinstance(prev, LabelDef):
-                if any(isinstance(x, MInstr) and x.target == prev.label for x in items[k + 1:]):
+                if last_branch_to.get(prev.label, -1) > k:
                     ok = False     # a branch back to here: paths we did not scan
                     break
                 continue
