@@ -125,9 +125,16 @@ def keys() -> Dict[str, Key]:
 _KEYS: Optional[Dict[str, Key]] = None
 
 
-def sections() -> set:
-    """Every dotted prefix of a key (``memory``, ``memory.dram``): the keys whose value is a mapping."""
-    return {".".join(k.split(".")[:i]) for k in keys() for i in range(1, k.count(".") + 1)}
+def sections() -> frozenset:
+    """Every dotted prefix of a key (``memory``, ``memory.dram``): the keys whose value is a mapping (computed
+    once: reading a machine file asks at every mapping)."""
+    global _SECTIONS
+    if _SECTIONS is None:
+        _SECTIONS = frozenset(".".join(k.split(".")[:i]) for k in keys() for i in range(1, k.count(".") + 1))
+    return _SECTIONS
+
+
+_SECTIONS: Optional[frozenset] = None
 
 
 def coerce(key: Key, value) -> object:
