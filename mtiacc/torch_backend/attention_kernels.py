@@ -18,14 +18,20 @@ does, so either side's backward can use it).  The backward is three kernels: ``d
 ``dK, dV`` (a program per key block, looping over the query blocks), then ``dQ`` (a program per query block,
 looping over the key blocks), recomputing ``P`` from the log-sum-exp.
 
-Dots take their operands as ``DOT_TYPE`` with ``input_precision=INPUT_PRECISION`` (:mod:`.precision`: fp32 follows
+Dots take their operands rounded to bf16 when ``DOT_BF16`` says so, with ``input_precision=INPUT_PRECISION`` (:mod:`.precision`: fp32 follows
 ``torch.set_float32_matmul_precision``); ``P`` and ``dS`` go to the value type before their dot, as on GPUs.
 """
 import triton
 import triton.language as tl
 
-LOG2E = 1.4426950408889634
-LN2 = 0.6931471805599453
+
+
+@triton.jit
+def _mm(a, b, DOT_BF16: tl.constexpr, INPUT_PRECISION: tl.constexpr):
+    """``a @ b`` on the matrix engine, fp32 accumulation; with ``DOT_BF16`` the operands rounded to bf16 first."""
+    if DOT_BF16:
+        return tl.dot(a.to(tl.bfloat16), b.to(tl.bfloat16), input_precision=INPUT_PRECISION)
+    return tl.dot(a, b, input_precision=INPUT_PRECISION)
 
 
 @triton.jit
@@ -34,7 +40,7 @@ def sdpa_fwd_kernel(Q, K, V, Mask, Out, Lse, sm_scale,
                     smz, smh, smm, smn, soz, soh, som, sod, slz, slh, slm,
                     H, H_KV, L, S, D,
                     HAS_MASK: tl.constexpr, IS_CAUSAL: tl.constexpr, BLOCK_M: tl.constexpr,
-                    BLOCK_N: tl.constexpr, BLOCK_D: tl.constexpr, DOT_TYPE: tl.constexpr,
+                    BLOCK_N: tl.constexpr, BLOCK_D: tl.constexpr, DOT_BF16: tl.constexpr,
                     INPUT_PRECISION: tl.constexpr):
     start_m = tl.program_id(0)
     off_hz = tl.program_id(1)
@@ -51,6 +57,7 @@ def sdpa_fwd_kernel(Q, K, V, Mask, Out, Lse, sm_scale,
     k_base = K + off_z * skz + off_hk * skh
     v_base = V + off_z * svz + off_hk * svh
     mask_base = Mask + off_z * smz + off_h * smh
+    sm_scale = sm_scale.to(tl.float32)
     qk_scale = sm_scale * 1.4426950408889634
     m_i = tl.full([BLOCK_M], float("-inf"), tl.float32)
     l_i = tl.zeros([BLOCK_M], tl.float32)
@@ -63,7 +70,7 @@ def sdpa_fwd_kernel(Q, K, V, Mask, Out, Lse, sm_scale,
         col_ok = cols < S
         kt = tl.load(k_base + cols[None, :] * skn + offs_d[:, None] * skd,
                      mask=col_ok[None, :] & d_ok[:, None], other=0.0)
-        s = tl.dot(q.to(DOT_TYPE), kt.to(DOT_TYPE), input_precision=INPUT_PRECISION) * qk_scale
+        s = _mm(q, kt, DOT_BF16, INPUT_PRECISION) * qk_scale
         if HAS_MASK:
             add = tl.load(mask_base + offs_m[:, None] * smm + cols[None, :] * smn,
                           mask=row_ok[:, None] & col_ok[None, :], other=0.0)
@@ -80,7 +87,7 @@ def sdpa_fwd_kernel(Q, K, V, Mask, Out, Lse, sm_scale,
         v = tl.load(v_base + cols[:, None] * svn + offs_d[None, :] * svd,
                     mask=col_ok[:, None] & d_ok[None, :], other=0.0)
         acc = acc * alpha[:, None]
-        acc += tl.dot(p.to(v.dtype).to(DOT_TYPE), v.to(DOT_TYPE), input_precision=INPUT_PRECISION)
+        acc += _mm(p.to(v.dtype), v, DOT_BF16, INPUT_PRECISION)
         m_i = m_new
     empty = l_i == 0.0
     out = acc / tl.where(empty, 1.0, l_i)[:, None]
@@ -110,13 +117,13 @@ def sdpa_bwd_delta_kernel(Out, DO, Delta, soz, soh, som, sod, sdz, sdh, sdm, sdd
 @triton.jit
 def sdpa_bwd_dkdv_kernel(Q, K, V, Mask, DO, Lse, Delta, DK, DV, sm_scale,
                          sqz, sqh, sqm, sqd, skz, skh, skn, skd, svz, svh, svn, svd,
-                         smz, smh, smm, smn, sdz, sdh, sdm, sdd, slz, slh, slm,
+                         smz, smh, smm, smn, sdz, sdh, sdm, sdd, slz, slh, slm, sgz, sgh, sgn, sgd,
                          H, H_KV, L, S, D,
                          HAS_MASK: tl.constexpr, IS_CAUSAL: tl.constexpr, BLOCK_M: tl.constexpr,
-                         BLOCK_N: tl.constexpr, BLOCK_D: tl.constexpr, DOT_TYPE: tl.constexpr,
+                         BLOCK_N: tl.constexpr, BLOCK_D: tl.constexpr, DOT_BF16: tl.constexpr,
                          INPUT_PRECISION: tl.constexpr):
     """dK and dV of a ``BLOCK_N`` block of keys of one (batch, key/value head), over the query heads sharing
-    it; dK and dV are contiguous (batch, H_KV, S, D)."""
+    it; dK and dV have the same strides (``sg*``)."""
     start_n = tl.program_id(0)
     off_hkz = tl.program_id(1)
     off_z = off_hkz // H_KV
@@ -132,6 +139,7 @@ def sdpa_bwd_dkdv_kernel(Q, K, V, Mask, DO, Lse, Delta, DK, DV, sm_scale,
                 other=0.0)
     v = tl.load(V + off_z * svz + off_hk * svh + offs_n[:, None] * svn + offs_d[None, :] * svd, mask=kv_ok,
                 other=0.0)
+    sm_scale = sm_scale.to(tl.float32)
     qk_scale = sm_scale * 1.4426950408889634
     dk = tl.zeros([BLOCK_N, BLOCK_D], tl.float32)
     dv = tl.zeros([BLOCK_N, BLOCK_D], tl.float32)
@@ -150,7 +158,7 @@ def sdpa_bwd_dkdv_kernel(Q, K, V, Mask, DO, Lse, Delta, DK, DV, sm_scale,
             row_ok = rows < L
             qt = tl.load(q_base + rows[None, :] * sqm + offs_d[:, None] * sqd,
                          mask=row_ok[None, :] & d_ok[:, None], other=0.0)
-            st = tl.dot(k.to(DOT_TYPE), qt.to(DOT_TYPE), input_precision=INPUT_PRECISION) * qk_scale
+            st = _mm(k, qt, DOT_BF16, INPUT_PRECISION) * qk_scale
             if HAS_MASK:
                 add = tl.load(mask_base + rows[None, :] * smm + offs_n[:, None] * smn,
                               mask=row_ok[None, :] & col_ok[:, None], other=0.0)
@@ -162,16 +170,16 @@ def sdpa_bwd_dkdv_kernel(Q, K, V, Mask, DO, Lse, Delta, DK, DV, sm_scale,
             pt = tl.where(seen, tl.math.exp2(st - lse[None, :]), 0.0)
             do = tl.load(do_base + rows[:, None] * sdm + offs_d[None, :] * sdd,
                          mask=row_ok[:, None] & d_ok[None, :], other=0.0)
-            dv += tl.dot(pt.to(do.dtype).to(DOT_TYPE), do.to(DOT_TYPE), input_precision=INPUT_PRECISION)
+            dv += _mm(pt.to(do.dtype), do, DOT_BF16, INPUT_PRECISION)
             dot = tl.load(do_base + rows[None, :] * sdm + offs_d[:, None] * sdd,
                           mask=row_ok[None, :] & d_ok[:, None], other=0.0)
-            dpt = tl.dot(v.to(DOT_TYPE), dot.to(DOT_TYPE), input_precision=INPUT_PRECISION)
+            dpt = _mm(v, dot, DOT_BF16, INPUT_PRECISION)
             delta = tl.load(Delta + row_base + rows, mask=row_ok, other=0.0)
             dst = pt * (dpt - delta[None, :])
             q = tl.load(q_base + rows[:, None] * sqm + offs_d[None, :] * sqd,
                         mask=row_ok[:, None] & d_ok[None, :], other=0.0)
-            dk += tl.dot(dst.to(q.dtype).to(DOT_TYPE), q.to(DOT_TYPE), input_precision=INPUT_PRECISION)
-    out = off_hkz * S * D + offs_n[:, None] * D + offs_d[None, :]
+            dk += _mm(dst.to(q.dtype), q, DOT_BF16, INPUT_PRECISION)
+    out = off_z * sgz + off_hk * sgh + offs_n[:, None] * sgn + offs_d[None, :] * sgd
     tl.store(DK + out, (dk * sm_scale).to(DK.dtype.element_ty), mask=kv_ok)
     tl.store(DV + out, dv.to(DV.dtype.element_ty), mask=kv_ok)
 
@@ -179,12 +187,12 @@ def sdpa_bwd_dkdv_kernel(Q, K, V, Mask, DO, Lse, Delta, DK, DV, sm_scale,
 @triton.jit
 def sdpa_bwd_dq_kernel(Q, K, V, Mask, DO, Lse, Delta, DQ, sm_scale,
                        sqz, sqh, sqm, sqd, skz, skh, skn, skd, svz, svh, svn, svd,
-                       smz, smh, smm, smn, sdz, sdh, sdm, sdd, slz, slh, slm,
+                       smz, smh, smm, smn, sdz, sdh, sdm, sdd, slz, slh, slm, sgz, sgh, sgm, sgd,
                        H, H_KV, L, S, D,
                        HAS_MASK: tl.constexpr, IS_CAUSAL: tl.constexpr, BLOCK_M: tl.constexpr,
-                       BLOCK_N: tl.constexpr, BLOCK_D: tl.constexpr, DOT_TYPE: tl.constexpr,
+                       BLOCK_N: tl.constexpr, BLOCK_D: tl.constexpr, DOT_BF16: tl.constexpr,
                        INPUT_PRECISION: tl.constexpr):
-    """dQ of a ``BLOCK_M`` block of query rows of one (batch, head); dQ is contiguous (batch, H, L, D)."""
+    """dQ of a ``BLOCK_M`` block of query rows of one (batch, head); dQ's strides are ``sg*``."""
     start_m = tl.program_id(0)
     off_hz = tl.program_id(1)
     off_z = off_hz // H
@@ -205,6 +213,7 @@ def sdpa_bwd_dq_kernel(Q, K, V, Mask, DO, Lse, Delta, DQ, sm_scale,
     k_base = K + off_z * skz + off_hk * skh
     v_base = V + off_z * svz + off_hk * svh
     mask_base = Mask + off_z * smz + off_h * smh
+    sm_scale = sm_scale.to(tl.float32)
     qk_scale = sm_scale * 1.4426950408889634
     dq = tl.zeros([BLOCK_M, BLOCK_D], tl.float32)
     hi = S
@@ -215,7 +224,7 @@ def sdpa_bwd_dq_kernel(Q, K, V, Mask, DO, Lse, Delta, DQ, sm_scale,
         col_ok = cols < S
         kt = tl.load(k_base + cols[None, :] * skn + offs_d[:, None] * skd,
                      mask=col_ok[None, :] & d_ok[:, None], other=0.0)
-        s = tl.dot(q.to(DOT_TYPE), kt.to(DOT_TYPE), input_precision=INPUT_PRECISION) * qk_scale
+        s = _mm(q, kt, DOT_BF16, INPUT_PRECISION) * qk_scale
         if HAS_MASK:
             add = tl.load(mask_base + offs_m[:, None] * smm + cols[None, :] * smn,
                           mask=row_ok[:, None] & col_ok[None, :], other=0.0)
@@ -226,10 +235,10 @@ def sdpa_bwd_dq_kernel(Q, K, V, Mask, DO, Lse, Delta, DQ, sm_scale,
         p = tl.where(seen, tl.math.exp2(s - lse[:, None]), 0.0)
         vt = tl.load(v_base + cols[None, :] * svn + offs_d[:, None] * svd,
                      mask=col_ok[None, :] & d_ok[:, None], other=0.0)
-        dp = tl.dot(do.to(DOT_TYPE), vt.to(DOT_TYPE), input_precision=INPUT_PRECISION)
+        dp = _mm(do, vt, DOT_BF16, INPUT_PRECISION)
         ds = p * (dp - delta[:, None])
         k = tl.load(k_base + cols[:, None] * skn + offs_d[None, :] * skd,
                     mask=col_ok[:, None] & d_ok[None, :], other=0.0)
-        dq += tl.dot(ds.to(k.dtype).to(DOT_TYPE), k.to(DOT_TYPE), input_precision=INPUT_PRECISION)
-    tl.store(DQ + off_hz * L * D + offs_m[:, None] * D + offs_d[None, :], (dq * sm_scale).to(DQ.dtype.element_ty),
-             mask=q_ok)
+        dq += _mm(ds.to(k.dtype), k, DOT_BF16, INPUT_PRECISION)
+    tl.store(DQ + off_z * sgz + off_h * sgh + offs_m[:, None] * sgm + offs_d[None, :] * sgd,
+             (dq * sm_scale).to(DQ.dtype.element_ty), mask=q_ok)

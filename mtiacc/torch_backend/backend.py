@@ -22,6 +22,7 @@
   tile the cost model picks (:mod:`.gemm_cost`), chosen over aten's GEMM without a benchmark (the
   deterministic pick, :func:`.gemm_choices.chip_search_space`); convolutions stay aten's;
 - fp32 GEMMs as ``torch.set_float32_matmul_precision`` says (:mod:`.precision`), in both modes;
+- scaled dot-product attention as the chip's flash-attention kernels (:mod:`.attention`), in both modes;
 - ``options={...}`` (``torch.compile``'s) patched over these.
 
 Every graph Inductor compiles is recorded for the coverage report (:mod:`.coverage`): its wrapper code (which
@@ -135,10 +136,11 @@ def compile_graph(gm, example_inputs, mode: Optional[str] = None, options: Optio
 def _inner_compile(gm, example_inputs, autotune: bool = False, **kwargs):
     from torch._inductor.compile_fx import compile_fx_inner
     from mtiacc.torch_backend import coverage, offchip
+    from mtiacc.torch_backend.attention import chip_attention
     from mtiacc.torch_backend.gemm_choices import chip_search_space
     from mtiacc.triton_backend.records import fallback_scope
     # a backward graph compiles later, when backward first runs
-    with fallback_scope(), chip_search_space(autotune):
+    with fallback_scope(), chip_search_space(autotune), chip_attention():
         compiled = compile_fx_inner(gm, example_inputs, **kwargs)
     code = getattr(compiled, "source_code", None)
     run = getattr(compiled, "current_callable", None)
