@@ -2,8 +2,9 @@
 
 - **Kernels**: every Triton kernel Inductor generated and launched, on the chip (with its simulated time and the
   fraction of its roofline reached) or fallen back to the host (with mtiacc's reason).
-- **Aten operations**: what Inductor left to aten (convolution and attention unless their templates are on, a
-  GEMM with no chip template, and any operation it has no kernel for), with their FLOPs and bytes.
+- **Aten operations**: what Inductor left to aten (convolution unless its templates are on, attention the chip's
+  kernels do not take (:mod:`.attention`), a GEMM with no chip template, and any operation it has no kernel
+  for), with their FLOPs and bytes.
 - **Layers**: the source nodes of the graphs (dynamo's names for the model's operations), from the comments
   Inductor puts before each call: every source node a kernel computes, and the one an aten call computes (the
   last of its list).  A layer ran on the chip when every call computing it is a kernel that ran on the chip;
@@ -183,7 +184,11 @@ ATEN_REASONS: Dict[str, str] = {
                    "its template",
     "convolution": "convolution left to aten (mode=\"max-autotune\" makes it a template on the chip)",
     "_convolution": "convolution left to aten (mode=\"max-autotune\" makes it a template on the chip)",
-    "_scaled_dot_product_flash_attention_for_cpu": "attention: Inductor lowers CPU SDPA to aten, no template",
+    "_scaled_dot_product_flash_attention_for_cpu": "attention left to aten: the chip's kernels do not take it "
+                                                   "(attention.unsupported: dropout inside the fused operation, "
+                                                   "head dimension above 256, or its dtypes)",
+    "_scaled_dot_product_flash_attention_for_cpu_backward": "attention backward left to aten: the chip's kernels "
+                                                            "do not take it (attention.unsupported)",
     "_scaled_dot_product_efficient_attention": "attention: no chip template",
     "embedding": "embedding: Inductor keeps it as an aten fallback",
     "_embedding_bag": "embedding_bag: Inductor has no Triton lowering for it",
