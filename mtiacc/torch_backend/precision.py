@@ -125,8 +125,9 @@ def cache_key_pass():
 
         def uuid(self):
             import torch
-            from mtiacc.torch_backend import attention, attention_kernels
-            files = (__file__, attention.__file__, attention_kernels.__file__)
+            from pathlib import Path
+            here = Path(__file__)
+            files = (__file__, str(here.with_name("attention.py")), str(here.with_name("attention_kernels.py")))
             return (get_hash_for_files(files), torch.get_float32_matmul_precision())
 
     return Fp32PrecisionKey()
