@@ -18,8 +18,9 @@ does, so either side's backward can use it).  The backward is three kernels: ``d
 ``dK, dV`` (a program per key block, looping over the query blocks), then ``dQ`` (a program per query block,
 looping over the key blocks), recomputing ``P`` from the log-sum-exp.
 
-Dots take their operands rounded to bf16 when ``DOT_BF16`` says so, with ``input_precision=INPUT_PRECISION`` (:mod:`.precision`: fp32 follows
-``torch.set_float32_matmul_precision``); ``P`` and ``dS`` go to the value type before their dot, as on GPUs.
+Dots take their operands rounded to bf16 when ``DOT_BF16`` says so, with ``input_precision=INPUT_PRECISION``
+(:mod:`.precision`: fp32 follows ``torch.set_float32_matmul_precision``); ``P`` and ``dS`` go to the value type
+before their dot, as on GPUs.
 """
 import triton
 import triton.language as tl
