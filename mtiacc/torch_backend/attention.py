@@ -41,9 +41,16 @@ def _pow2(x: int) -> int:
     return 1 << max(0, int(x) - 1).bit_length()
 
 
-def _footprint(bm: int, bn: int, bd: int, dtype_bytes: int) -> int:
-    """Local-memory bytes of a forward program: Q, two stages of K and V, the scores and the accumulator."""
-    return bm * bd * dtype_bytes + 2 * 2 * bn * bd * dtype_bytes + 2 * bm * bn * 4 + 2 * bm * bd * 4
+def _footprint(bm: int, bn: int, bd: int, dtype_bytes: int, split_parts: int = 0) -> int:
+    """Local-memory bytes of a program, conservatively (the backward's are the larger): eight fp32 blocks the
+    size of the scores live at once (scores, probabilities, their masks and gradients), the query-side blocks
+    (Q, dO in the operands' type; the accumulator, its rescaled copy and the output in fp32), two stages of the
+    key and value blocks, and the bf16 parts of fp32 operands split for the matrix engine."""
+    scores = 8 * bm * bn * 4
+    rows = bm * bd * (2 * dtype_bytes + 3 * 4)
+    keys = 2 * 2 * bn * bd * dtype_bytes + 2 * bn * bd * 4
+    split = split_parts * 2 * (bm * bd + bn * bd + bm * bn)
+    return scores + rows + keys + split
 
 
 def estimate(batch_heads: int, l: int, s: int, d: int, blocks: Blocks, *, dtype_bytes: int, passes: int = 1,
@@ -74,7 +81,7 @@ CANDIDATES = (16, 32, 64, 128)
 
 
 def choose_blocks(batch_heads: int, l: int, s: int, d: int, *, dtype_bytes: int, passes: int = 1,
-                  causal: bool = False) -> Blocks:
+                  split_parts: int = 0, causal: bool = False) -> Blocks:
     """The block sizes for an attention of ``batch_heads`` (batch x heads) of ``l`` queries, ``s`` keys and head
     dimension ``d``: the candidates clamped to the problem (at most the next power of two of ``l`` and ``s``,
     at least 16) that fit a PE's local memory, the one of smallest :func:`estimate` (ties: the smaller)."""
@@ -84,7 +91,7 @@ def choose_blocks(batch_heads: int, l: int, s: int, d: int, *, dtype_bytes: int,
     best: Optional[tuple] = None
     for bm in sorted({min(c, max(16, _pow2(l))) for c in CANDIDATES}):
         for bn in sorted({min(c, max(16, _pow2(s))) for c in CANDIDATES}):
-            if _footprint(bm, bn, bd, dtype_bytes) > machine.local_memory_bytes:
+            if _footprint(bm, bn, bd, dtype_bytes, split_parts) > machine.local_memory_bytes:
                 continue
             cost = estimate(batch_heads, l, s, d, Blocks(bm, bn), dtype_bytes=dtype_bytes, passes=passes,
                             causal=causal, machine=machine)
@@ -171,7 +178,8 @@ def _common(query, key, value, attn_mask, scale, is_causal):
     dtype = query.get_dtype()
     p = precision.engine_passes(dtype)
     blocks = choose_blocks(int(hint(b * h)), int(hint(l)), int(hint(s)), int(hint(d)),
-                           dtype_bytes=dtype.itemsize, passes=p.passes, causal=is_causal)
+                           dtype_bytes=dtype.itemsize, passes=p.passes, split_parts=p.split_parts,
+                           causal=is_causal)
     mask = attn_mask if attn_mask is not None else query
     mstride = _mask_strides(attn_mask, (b, h, l, s)) if attn_mask is not None else [0, 0, 0, 0]
     sm_scale = float(scale) if scale is not None else 1.0 / math.sqrt(int(hint(d)))
