@@ -57,6 +57,12 @@ bench: install
 bench-passes: install
 	$(PY) benchmarks/bench_passes.py --out docs/passes.md
 
+# Flash attention's forward (the torch backend's kernel; with TUTORIALS=DIR, tutorial 06's): % of the DPE peak
+# (`make bench-attention [TUTORIALS=DIR] [ARGS='--ctx 2048 --dim 128 --causal']`)
+.PHONY: bench-attention
+bench-attention: $(VENV)/.installed-torch
+	$(PY) benchmarks/bench_attention.py $(if $(TUTORIALS),--tutorials $(TUTORIALS)) $(ARGS)
+
 # GEMMs on the matrix engine: % of the DPE peak, % of the roofline, against the hand-written kernel
 .PHONY: bench-gemm
 bench-gemm: install
