@@ -62,6 +62,7 @@ def test_training_additive_mask_gqa_causal_fp32_gradients_match_eager():
                                     "sdpa_bwd_dq_kernel"])
 
 
+@pytest.mark.slow      # the training test above runs the backward kernels in the suite
 def test_causal_backward_matches_eager():
     """The causal backward (its loops start and stop at the diagonal), MQA: one key/value head for 2 heads."""
     g = torch.Generator().manual_seed(2)
