@@ -136,9 +136,10 @@ def _inner_compile(gm, example_inputs, autotune: bool = False, **kwargs):
     from torch._inductor.compile_fx import compile_fx_inner
     from mtiacc.torch_backend import coverage, offchip
     from mtiacc.torch_backend.gemm_choices import chip_search_space
+    from mtiacc.torch_backend.overrides import chip_lowerings
     from mtiacc.triton_backend.records import fallback_scope
     # a backward graph compiles later, when backward first runs
-    with fallback_scope(), chip_search_space(autotune):
+    with fallback_scope(), chip_search_space(autotune), chip_lowerings(autotune):
         compiled = compile_fx_inner(gm, example_inputs, **kwargs)
     code = getattr(compiled, "source_code", None)
     run = getattr(compiled, "current_callable", None)
