@@ -39,12 +39,9 @@ def _pow2_at_least(x: int) -> int:
     return 1 << max(0, int(x) - 1).bit_length()
 
 
-def estimate(bags: int, d: int, length: int, blocks: Blocks, *, dtype_bytes: int, index_bytes: int,
-             weighted: bool, machine=None) -> float:
-    """The kernel's estimated cycles with ``blocks`` for ``bags`` bags of ``length`` indices in all over ``d``
-    columns: waves of programs, each a loop over its bag's indices; each step's DMA (the indices, one transfer
-    per gathered row, the weights) and vector work (the rows' reduction), and no faster than DRAM allows."""
-    machine = machine or chip()
+def _cycles(bags: int, d: int, length: int, blocks: Blocks, *, dtype_bytes: int, index_bytes: int,
+            weighted: bool, machine):
+    """(the programs' cycles on the PEs, the cycles DRAM needs for the kernel's traffic)."""
     bd, bj = blocks
     programs = bags * math.ceil(d / bd)
     waves = math.ceil(programs / machine.n_pes)
@@ -57,15 +54,25 @@ def estimate(bags: int, d: int, length: int, blocks: Blocks, *, dtype_bytes: int
     vector = 2 * bj * bd / lanes
     one = steps * (max(dma, vector) + LOOP_CYCLES) + bd * dtype_bytes / machine.dma_pe_bytes_per_cycle
     traffic = length * (index_bytes + min(bd, d) * dtype_bytes) * math.ceil(d / bd) + bags * d * dtype_bytes
-    dram = traffic / (machine.dram_bw_bytes_per_s / machine.clock_hz)
-    return max(waves * one, dram)
+    return waves * one, traffic / (machine.dram_bw_bytes_per_s / machine.clock_hz)
+
+
+def estimate(bags: int, d: int, length: int, blocks: Blocks, *, dtype_bytes: int, index_bytes: int,
+             weighted: bool, machine=None) -> float:
+    """The kernel's estimated cycles with ``blocks`` for ``bags`` bags of ``length`` indices in all over ``d``
+    columns: waves of programs, each a loop over its bag's indices; each step's DMA (the indices, one transfer
+    per gathered row, the weights) and vector work (the rows' reduction), and no faster than DRAM allows."""
+    pes, dram = _cycles(bags, d, length, blocks, dtype_bytes=dtype_bytes, index_bytes=index_bytes,
+                        weighted=weighted, machine=machine or chip())
+    return max(pes, dram)
 
 
 def choose_blocks(bags: int, d: int, length: int, *, dtype_bytes: int, index_bytes: int = 8,
                   weighted: bool = False) -> Blocks:
     """The blocks with the smallest estimate (:func:`estimate`) among those clamped to the problem (``BLOCK_D``
     at most the next power of two of ``d``, ``BLOCK_J`` of the average bag) and fitting a PE's local memory;
-    ties go to the smaller blocks."""
+    between blocks DRAM's bandwidth makes equal, the one whose programs take the fewest cycles, then the
+    smaller blocks."""
     machine = chip()
     d_hi = max(_pow2_at_least(d), BLOCK_DS[0])
     j_hi = max(_pow2_at_least(math.ceil(length / max(bags, 1))), BLOCK_JS[0])
@@ -76,8 +83,12 @@ def choose_blocks(bags: int, d: int, length: int, *, dtype_bytes: int, index_byt
             if b in seen or b.block_j * b.block_d * 4 * 2 > machine.local_memory_bytes:
                 continue
             seen.append(b)
-    return min(seen, key=lambda b: estimate(bags, d, length, b, dtype_bytes=dtype_bytes, index_bytes=index_bytes,
-                                            weighted=weighted, machine=machine))
+
+    def key(b: Blocks):
+        pes, dram = _cycles(bags, d, length, b, dtype_bytes=dtype_bytes, index_bytes=index_bytes,
+                            weighted=weighted, machine=machine)
+        return max(pes, dram), pes
+    return min(seen, key=key)
 
 
 def _grid(bags, d, meta, *, cdiv):
