@@ -83,26 +83,34 @@ def _source(ndim: int, transposed: bool) -> str:
               '    for k in range(0, K, BLOCK_K):',
               '        rk = k + tl.arange(0, BLOCK_K)',
               '        k_ok = rk < K',
+              '{% if TAPS == 1 %}',
+              '        c = rk',
+              '{% else %}',
               '        c = rk % GROUP_IN_C',
               '        tap = rk // GROUP_IN_C']
     for d in reversed(dims):
         lines += [f'        t{d} = tap % KERNEL_{d}', f'        tap = tap // KERNEL_{d}']
-    x_off, mask = ['x_rows[:, None]', '(c * stride_xc)[None, :]'], ['row_ok[:, None]', 'k_ok[None, :]']
+    lines.append('{% endif %}')
+    x_off, mask = ['x_rows[:, None]', '(c * stride_xc)[None, :]'], 'row_ok[:, None] & k_ok[None, :]'
     for d in dims:
+        # specialized where the configuration allows: no tap terms for a 1 x 1 kernel, no bounds checks
+        # without padding (every tap of an output position then falls inside the input), no divisibility check
+        # for a transposed convolution of stride 1
+        tap = f'{{% if TAPS > 1 %}} - (t{d} * DILATION_{d})[None, :]{{% endif %}}'
         if transposed:
-            lines += [f'        j{d} = (o{d} + PADDING_{d})[:, None] - (t{d} * DILATION_{d})[None, :]',
-                      f'        i{d} = j{d} // STRIDE_{d}']
-            mask += [f'(j{d} >= 0)', f'(j{d} % STRIDE_{d} == 0)', f'(i{d} < IN_{d})']
+            lines += [f'        j{d} = (o{d} + PADDING_{d})[:, None]{tap}',
+                      f'        i{d} = j{d}{{% if STRIDE_{d} > 1 %}} // STRIDE_{d}{{% endif %}}']
+            mask += f' & (j{d} >= 0){{% if STRIDE_{d} > 1 %}} & (j{d} % STRIDE_{d} == 0){{% endif %}} & (i{d} < IN_{d})'
         else:
-            lines.append(f'        i{d} = (o{d} * STRIDE_{d} - PADDING_{d})[:, None] + (t{d} * DILATION_{d})[None, :]')
-            mask += [f'(i{d} >= 0)', f'(i{d} < IN_{d})']
+            lines.append(f'        i{d} = (o{d} * STRIDE_{d} - PADDING_{d})[:, None]{tap.replace(" - ", " + ")}')
+            mask += f'{{% if PADDING_{d} > 0 %}} & (i{d} >= 0) & (i{d} < IN_{d}){{% endif %}}'
         x_off.append(f'i{d} * stride_x{d}')
-    taps = " + ".join(f"t{d} * stride_k{d}" for d in dims)
+    taps = "{% if TAPS > 1 %} + " + " + ".join(f"t{d} * stride_k{d}" for d in dims) + "{% endif %}"
     if transposed:
-        w_rows = f'(group * GROUP_IN_C + c) * stride_w0 + {taps}'
+        w_rows = f'(group * GROUP_IN_C + c) * stride_w0{taps}'
     else:
-        w_rows = f'c * stride_w1 + {taps}'
-    lines += ['        mask_x = ' + " & ".join(mask),
+        w_rows = f'c * stride_w1{taps}'
+    lines += ['        mask_x = ' + mask,
               '        a = tl.load(X + (' + " + ".join(x_off) + '), mask=mask_x, other=0.0)',
               f'        w_rows = {w_rows}',
               '        b = tl.load(W + (w_rows[:, None] + w_cols[None, :]), mask=k_ok[:, None] & col_ok[None, :],'
@@ -194,8 +202,8 @@ def lowering(original, autotune: bool):
             return L[aten.add](out, L[aten.view](bias, [out.get_size()[1]] + [1] * ndim))
         kwargs = dict(stride=stride, padding=padding, dilation=dilation, transposed=transposed,
                       output_padding=output_padding, groups=groups)
-        x.realize()
-        weight.realize()
+        # the template reads any strides: a view (a permute, a slice) is read where it lies, not copied
+        x, weight = ir.ExternKernel.realize_input(x), ir.ExternKernel.realize_input(weight)
         layout = conv_layout(x, weight, None, **kwargs)
         out_size, x_size = _hints(layout.size), _hints(x.get_size())
         if 0 in out_size or 0 in x_size:
