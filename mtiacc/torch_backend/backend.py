@@ -9,9 +9,9 @@
   compiles to the same kernels each time;
 - with ``mode="max-autotune"``: autotuning on the simulated clock (Inductor's CPU benchmarker reads it for
   candidates that ran on the simulator), and GEMMs and convolutions as Triton templates
-  (``max_autotune_gemm_backends="TRITON"``; convolutions the chip's template, :mod:`.conv_choices`, and their
-  2-D gradients Inductor's, ``max_autotune_conv_backends="TRITON"``, a convolution's bias peeled off first by
-  :mod:`.conv_bias`), which mtiacc compiles for the matrix engine, tuned over
+  (``max_autotune_gemm_backends="TRITON"``; convolutions and their gradients the chip's templates,
+  :mod:`.conv_choices`, a convolution's bias peeled off first by :mod:`.conv_bias`), which mtiacc compiles for
+  the matrix engine, tuned over
   the chip's search space (:mod:`.gemm_search`: a few tiles that fit a PE's local memory and keep the PEs
   busy, instead of Inductor's ~15 CPU configs per GEMM, each of which would be compiled and simulated;
   ``TORCHINDUCTOR_MAX_AUTOTUNE_GEMM_SEARCH_SPACE=EXHAUSTIVE`` widens it); pointwise and reduction kernels'
@@ -22,7 +22,8 @@
 - without autotuning, GEMMs as the chip's Triton templates too (``max_autotune_gemm``), each with the one
   tile the cost model picks (:mod:`.gemm_cost`), chosen over aten's GEMM without a benchmark (the
   deterministic pick, :func:`.gemm_choices.chip_search_space`);
-- in both modes, convolutions as the chip's convolution template (:mod:`.conv_choices`) and embedding bags as
+- in both modes, convolutions and their gradients as the chip's convolution templates (:mod:`.conv_choices`,
+  :mod:`.conv_grad`) and embedding bags as
   the chip's kernel (:mod:`.embedding`), Inductor's lowerings replaced while the graph compiles
   (:mod:`.overrides`); the convolution's tile from the same cost model, or benchmarked under max-autotune;
 - fp32 GEMMs as ``torch.set_float32_matmul_precision`` says (:mod:`.precision`), in both modes;
@@ -74,8 +75,8 @@ def config_patches(mode: Optional[str], options: Optional[Dict[str, Any]]) -> Di
         patches["benchmark_fusion"] = False
     else:
         # GEMMs as the chip's Triton templates, one config each from the cost model (gemm_choices.py,
-        # gemm_cost.py), picked over aten's without a benchmark (deterministic mode); convolutions are the
-        # chip's template in both modes (overrides.py), their gradients aten's
+        # gemm_cost.py), picked over aten's without a benchmark (deterministic mode); convolutions and their
+        # gradients are the chip's templates in both modes (overrides.py)
         patches["max_autotune_gemm"] = True
         patches["max_autotune_conv_backends"] = "ATEN"
         patches["benchmark_epilogue_fusion"] = False

@@ -183,7 +183,7 @@ ATEN_REASONS: Dict[str, str] = {
                    "its template",
     "convolution": "convolution left to aten: no chip template for it (dtype, or a zero size)",
     "_convolution": "convolution left to aten: no chip template for it (dtype, or a zero size)",
-    "convolution_backward": "convolution's gradient left to aten: no chip template for it",
+    "convolution_backward": "convolution's gradient left to aten: no chip template for it (dtype, or a zero size)",
     "_scaled_dot_product_flash_attention_for_cpu": "attention: Inductor lowers CPU SDPA to aten, no template",
     "_scaled_dot_product_efficient_attention": "attention: no chip template",
     "embedding": "embedding: Inductor keeps it as an aten fallback",

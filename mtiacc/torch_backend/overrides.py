@@ -6,6 +6,8 @@ only while :func:`chip_lowerings` is active (around ``compile_fx_inner``, in :mo
 and graphs compiled after it, see Inductor's table as it was.
 
 - ``aten.convolution``, ``aten._convolution``: the chip's convolution template (:mod:`.conv_choices`);
+- ``aten.convolution_backward``: the chip's templates for the input's and the weight's gradients
+  (:mod:`.conv_grad`);
 - ``aten._embedding_bag``, ``aten._embedding_bag_forward_only``: the chip's embedding-bag kernel
   (:mod:`.embedding`).
 
@@ -20,7 +22,7 @@ from typing import Callable, Dict, Iterator
 def _replacements(autotune: bool) -> Dict[object, Callable]:
     import torch
     from torch._inductor.lowering import lowerings
-    from mtiacc.torch_backend import conv_choices, embedding
+    from mtiacc.torch_backend import conv_choices, conv_grad, embedding
     aten = torch.ops.aten
     out: Dict[object, Callable] = {}
     conv = conv_choices.lowering(lowerings[aten.convolution.default], autotune)
@@ -30,6 +32,8 @@ def _replacements(autotune: bool) -> Dict[object, Callable]:
 
     out[aten.convolution.default] = conv
     out[aten._convolution.default] = _convolution
+    out[aten.convolution_backward.default] = conv_grad.lowering(lowerings[aten.convolution_backward.default], conv,
+                                                                autotune)
     for op in (aten._embedding_bag.default, aten._embedding_bag_forward_only.default):
         out[op] = embedding.lowering(lowerings[op])
     return out

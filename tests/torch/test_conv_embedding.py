@@ -113,7 +113,8 @@ def test_inductors_lowerings_are_restored_after_a_chip_compile():
     """The chip's lowerings replace Inductor's only while a graph compiles for the chip (other backends never
     see them)."""
     from torch._inductor.lowering import lowerings
-    before = {op: lowerings[op] for op in (aten.convolution.default, aten._embedding_bag.default)}
+    before = {op: lowerings[op] for op in (aten.convolution.default, aten.convolution_backward.default,
+                                                    aten._embedding_bag.default)}
     fn = CONVS["conv2d-depthwise"][0]
     torch.compile(fn, backend="mtia")(torch.randn(1, 4, 4, 4), torch.randn(4, 1, 3, 3), None)
     assert {op: lowerings[op] for op in before} == before
