@@ -109,6 +109,22 @@ def test_a_training_forward_keeps_aten_embedding_bag_and_says_why():
     assert any("embedding_bag" in r and "other outputs" in r for r in reasons), reasons
 
 
+def test_index_select_gather_and_scatter_run_on_the_chip():
+    """Inductor's own lowerings make these indexing kernels: on the chip, nothing left to aten."""
+    g = torch.Generator().manual_seed(0)
+    x, src = torch.randn(6, 5, generator=g), torch.randn(6, 1, generator=g)
+    i, gi = torch.tensor([4, 0, 2, 2]), torch.randint(0, 5, (6, 3), generator=g)
+
+    def fn(x, i, gi, src):
+        return torch.index_select(x, 0, i) * 2, torch.gather(x, 1, gi) + 1, torch.scatter(x, 1, gi[:, :1], src)
+
+    for got, want in zip(torch.compile(fn, backend="mtia")(x, i, gi, src), fn(x, i, gi, src)):
+        torch.testing.assert_close(got, want, rtol=0, atol=0)
+    rep = report()
+    assert rep["host_layers"] == [] and rep["aten_ops"] == [], (rep["host_layers"], rep["aten_ops"])
+    assert rep["kernels"] and all(k["on_chip"] for k in rep["kernels"])
+
+
 def test_inductors_lowerings_are_restored_after_a_chip_compile():
     """The chip's lowerings replace Inductor's only while a graph compiles for the chip (other backends never
     see them)."""

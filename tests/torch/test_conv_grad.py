@@ -16,7 +16,9 @@ CASES = {
 }
 
 
-@pytest.mark.parametrize("name", CASES)
+# the grouped, dilated 1-D case takes the same templates as the others: in the exhaustive part (pytest -m slow)
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n == "conv1d-grouped-dilated" else n
+                                  for n in CASES])
 def test_convolution_gradients_run_on_the_chip_and_match_eager(name):
     fn, x_shape, w_shape, channels = CASES[name]
     g = torch.Generator().manual_seed(len(name))
