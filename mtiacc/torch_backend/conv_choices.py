@@ -17,7 +17,9 @@ grouped and depthwise, strided, padded and dilated, and transposed (with ``outpu
 - a transposed convolution reads, for output position ``o`` and tap ``t``, the input at ``(o + pad - t *
   dilation) / stride`` where that divides exactly and falls inside the input (its weight is ``C_in x C_out /
   groups x taps``);
-- a bias is peeled off into an add after the template, which Inductor fuses as the template's epilogue.
+- a bias is peeled off into an add after the template, which Inductor fuses as the template's epilogue;
+- a depthwise convolution (one input channel per group) is summed over its taps on the vector unit instead
+  when the cost model says that is faster (:mod:`.conv_direct`).
 
 The tile is the GEMM cost model's (:mod:`.gemm_cost`) for that ``M x N x K`` GEMM, ``groups`` of them, in the
 default mode; with ``mode="max-autotune"`` the candidates are the GEMM search space's
@@ -176,7 +178,7 @@ def lowering(original, autotune: bool):
     from torch._inductor.select_algorithm import autotune_select_algorithm
     from torch._inductor.utils import pad_listlike
     from torch._inductor.virtualized import V
-    from mtiacc.torch_backend import precision
+    from mtiacc.torch_backend import conv_direct, precision
     aten = torch.ops.aten
 
     def convolution(x, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
@@ -209,6 +211,9 @@ def lowering(original, autotune: bool):
         if 0 in out_size or 0 in x_size:
             return original(*args)
         m, n, k = gemm_shape(x_size, out_size, w_size, groups, transposed)
+        taps = math.prod(w_size[2:])
+        if conv_direct.prefer_direct(m, n, k, groups, taps, dtype=x.get_dtype(), transposed=bool(transposed)):
+            return conv_direct.lower(x, weight, layout.size, w_size, stride, padding, dilation, groups)
         choices: list = []
         consts = dict(GROUPS=groups, TAPS=math.prod(w_size[2:]), **precision.template_kwargs(x.get_dtype()))
         for d in range(ndim):

@@ -19,6 +19,8 @@ CONVS = {
     "conv3d": (lambda x, w, b: F.conv3d(x, w, b, padding=(1, 0, 1)), (1, 2, 4, 4, 4), (3, 2, 3, 3, 3), 3),
     "conv2d-grouped": (lambda x, w, b: F.conv2d(x, w, b, groups=2, stride=2), (2, 4, 7, 7), (6, 2, 3, 3), 6),
     "conv2d-depthwise": (lambda x, w, b: F.conv2d(x, w, b, groups=4, padding=1), (2, 4, 6, 6), (4, 1, 3, 3), 4),
+    "conv2d-depthwise-multiplier": (lambda x, w, b: F.conv2d(x, w, b, groups=4, padding=(0, 1), stride=(1, 2)),
+                                    (2, 4, 6, 6), (8, 1, 3, 3), 8),
     "conv-transpose2d": (lambda x, w, b: F.conv_transpose2d(x, w, b, stride=2, padding=1, output_padding=1),
                          (2, 4, 5, 5), (4, 3, 3, 3), 3),
     "conv-transpose1d-grouped-dilated": (lambda x, w, b: F.conv_transpose1d(x, w, b, stride=2, groups=2,
@@ -26,10 +28,11 @@ CONVS = {
 }
 
 
-def _on_chip(rep, template):
-    """Every layer ran on the chip, nothing was left to aten, and the chip's template was one of the kernels."""
+def _on_chip(rep, template, gemm=True):
+    """Every layer ran on the chip, nothing was left to aten, and the chip's template (or, not ``gemm``, a
+    pointwise kernel) computing ``template`` was one of the kernels."""
     assert rep["host_layers"] == [] and rep["aten_ops"] == [], (rep["host_layers"], rep["aten_ops"])
-    kernels = [k for k in rep["kernels"] if k["gemm"]]
+    kernels = [k for k in rep["kernels"] if k["gemm"] == gemm]
     assert kernels and all(k["on_chip"] and k["launches"] == 1 for k in kernels), rep["kernels"]
     assert any(template in k["name"] for k in kernels), [k["name"] for k in kernels]
 
@@ -44,8 +47,19 @@ def test_convolution_runs_on_the_chip_and_matches_eager(name):
     # fp32 at "highest" (precision.py): fp32's own rounding, summed over at most a few dozen products
     torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-5)
     rep = report()
-    _on_chip(rep, "convolution")
+    # a depthwise convolution is summed over its taps on the vector unit (conv_direct.py), the others are the
+    # chip's GEMM template
+    _on_chip(rep, "convolution", gemm="depthwise" not in name)
     assert rep["autotuning"]["kernels"] == 0          # the cost model's one tile: nothing benchmarked
+
+
+def test_depthwise_on_the_vector_unit_or_the_engine_by_the_cost_model():
+    """One channel per group and a multiplier of 1: 1/32 of each engine tile's columns would be used, the
+    vector unit is cheaper; with 8 output channels per group over a large image, the engine is."""
+    from mtiacc.torch_backend import conv_direct
+    assert conv_direct.prefer_direct(2 * 16 * 16, 1, 9, 64, 9, dtype=torch.float32, transposed=False)
+    assert not conv_direct.prefer_direct(8 * 64 * 64, 8, 9, 4, 9, dtype=torch.bfloat16, transposed=False)
+    assert not conv_direct.prefer_direct(2 * 16 * 16, 1, 18, 64, 9, dtype=torch.float32, transposed=False)
 
 
 def test_a_bf16_convolution_module_with_an_epilogue():
