@@ -10,7 +10,7 @@
 - with ``mode="max-autotune"``: autotuning on the simulated clock (Inductor's CPU benchmarker reads it for
   candidates that ran on the simulator), and GEMMs and convolutions as Triton templates
   (``max_autotune_gemm_backends="TRITON"``; convolutions and their gradients the chip's templates,
-  :mod:`.conv_choices`, a convolution's bias peeled off first by :mod:`.conv_bias`), which mtiacc compiles for
+  :mod:`.ops.conv`, a convolution's bias peeled off first by :mod:`.conv_bias`), which mtiacc compiles for
   the matrix engine, tuned over
   the chip's search space (:mod:`.gemm_search`: a few tiles that fit a PE's local memory and keep the PEs
   busy, instead of Inductor's ~15 CPU configs per GEMM, each of which would be compiled and simulated;
@@ -22,9 +22,9 @@
 - without autotuning, GEMMs as the chip's Triton templates too (``max_autotune_gemm``), each with the one
   tile the cost model picks (:mod:`.gemm_cost`), chosen over aten's GEMM without a benchmark (the
   deterministic pick, :func:`.gemm_choices.chip_search_space`);
-- in both modes, convolutions and their gradients as the chip's convolution templates (:mod:`.conv_choices`,
-  :mod:`.conv_grad`) and embedding bags as
-  the chip's kernel (:mod:`.embedding`), Inductor's lowerings replaced while the graph compiles
+- in both modes, convolutions and their gradients as the chip's convolution templates (:mod:`.ops.conv`,
+  :mod:`.ops.conv_grad`) and embedding bags as
+  the chip's kernel (:mod:`.ops.embedding`), Inductor's lowerings replaced while the graph compiles
   (:mod:`.overrides`); the convolution's tile from the same cost model, or benchmarked under max-autotune;
 - fp32 GEMMs as ``torch.set_float32_matmul_precision`` says (:mod:`.precision`), in both modes;
 - ``options={...}`` (``torch.compile``'s) patched over these.

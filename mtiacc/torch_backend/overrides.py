@@ -5,11 +5,11 @@ operations below, a graph compiled with ``backend="mtia"`` gets the chip's lower
 only while :func:`chip_lowerings` is active (around ``compile_fx_inner``, in :mod:`.backend`): other backends,
 and graphs compiled after it, see Inductor's table as it was.
 
-- ``aten.convolution``, ``aten._convolution``: the chip's convolution template (:mod:`.conv_choices`);
+- ``aten.convolution``, ``aten._convolution``: the chip's convolution template (:mod:`.ops.conv`);
 - ``aten.convolution_backward``: the chip's templates for the input's and the weight's gradients
-  (:mod:`.conv_grad`);
+  (:mod:`.ops.conv_grad`);
 - ``aten._embedding_bag``, ``aten._embedding_bag_forward_only``: the chip's embedding-bag kernel
-  (:mod:`.embedding`).
+  (:mod:`.ops.embedding`).
 
 Each lowering is given Inductor's own, which it calls for what it does not take.
 """
@@ -22,18 +22,18 @@ from typing import Callable, Dict, Iterator
 def _replacements(autotune: bool) -> Dict[object, Callable]:
     import torch
     from torch._inductor.lowering import lowerings
-    from mtiacc.torch_backend import conv_choices, conv_grad, embedding
+    from mtiacc.torch_backend.ops import conv, conv_grad, embedding
     aten = torch.ops.aten
     out: Dict[object, Callable] = {}
-    conv = conv_choices.lowering(lowerings[aten.convolution.default], autotune)
+    convolution = conv.lowering(lowerings[aten.convolution.default], autotune)
 
     def _convolution(x, weight, bias, stride, padding, dilation, transposed, output_padding, groups, *_flags):
-        return conv(x, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+        return convolution(x, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
 
-    out[aten.convolution.default] = conv
+    out[aten.convolution.default] = convolution
     out[aten._convolution.default] = _convolution
-    out[aten.convolution_backward.default] = conv_grad.lowering(lowerings[aten.convolution_backward.default], conv,
-                                                                autotune)
+    backward = aten.convolution_backward.default
+    out[backward] = conv_grad.lowering(lowerings[backward], convolution, autotune)
     for op in (aten._embedding_bag.default, aten._embedding_bag_forward_only.default):
         out[op] = embedding.lowering(lowerings[op])
     return out

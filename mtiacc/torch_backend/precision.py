@@ -127,7 +127,7 @@ def cache_key_pass():
         def uuid(self):
             import torch
             from pathlib import Path
-            files = tuple(sorted(str(p) for p in Path(__file__).parent.glob("*.py")))
+            files = tuple(sorted(str(p) for p in Path(__file__).parent.rglob("*.py")))
             return (get_hash_for_files(files), torch.get_float32_matmul_precision())
 
     return Fp32PrecisionKey()

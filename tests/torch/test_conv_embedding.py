@@ -1,12 +1,13 @@
 """Convolutions and embedding bags on the chip in the default mode: every variant against eager, and the report
 saying it ran on the chip.
 
-mtiacc/torch_backend/conv_choices.py, embedding.py, overrides.py.
+mtiacc/torch_backend/ops/conv.py, conv_direct.py, embedding.py; mtiacc/torch_backend/overrides.py.
 """
 import pytest
 import torch
 
-from mtiacc.torch_backend import conv_choices, embedding, report
+from mtiacc.torch_backend import report
+from mtiacc.torch_backend.ops import conv, embedding
 
 F = torch.nn.functional
 aten = torch.ops.aten
@@ -47,7 +48,7 @@ def test_convolution_runs_on_the_chip_and_matches_eager(name):
     # fp32 at "highest" (precision.py): fp32's own rounding, summed over at most a few dozen products
     torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-5)
     rep = report()
-    # a depthwise convolution is summed over its taps on the vector unit (conv_direct.py), the others are the
+    # a depthwise convolution is summed over its taps on the vector unit (ops/conv_direct.py), the others are the
     # chip's GEMM template
     _on_chip(rep, "convolution", gemm="depthwise" not in name)
     assert rep["autotuning"]["kernels"] == 0          # the cost model's one tile: nothing benchmarked
@@ -56,7 +57,7 @@ def test_convolution_runs_on_the_chip_and_matches_eager(name):
 def test_depthwise_on_the_vector_unit_or_the_engine_by_the_cost_model():
     """One channel per group and a multiplier of 1: 1/32 of each engine tile's columns would be used, the
     vector unit is cheaper; with 8 output channels per group over a large image, the engine is."""
-    from mtiacc.torch_backend import conv_direct
+    from mtiacc.torch_backend.ops import conv_direct
     assert conv_direct.prefer_direct(2 * 16 * 16, 1, 9, 64, 9, dtype=torch.float32, transposed=False)
     assert not conv_direct.prefer_direct(8 * 64 * 64, 8, 9, 4, 9, dtype=torch.bfloat16, transposed=False)
     assert not conv_direct.prefer_direct(2 * 16 * 16, 1, 18, 64, 9, dtype=torch.float32, transposed=False)
@@ -154,12 +155,12 @@ def test_convolution_as_a_gemm_and_its_tile():
     """A convolution is ``groups`` GEMMs of (batch x output positions) x (a group's output channels) x (a
     group's input channels x taps); its tile is the GEMM cost model's for them."""
     from mtiacc.torch_backend import gemm_cost
-    assert conv_choices.gemm_shape((2, 3, 8, 8), (2, 16, 8, 8), (16, 3, 3, 3), 1, False) == (128, 16, 27)
-    assert conv_choices.gemm_shape((2, 32, 8, 8), (2, 32, 8, 8), (32, 1, 3, 3), 32, False) == (128, 1, 9)
-    assert conv_choices.gemm_shape((2, 4, 5, 5), (2, 6, 10, 10), (4, 3, 3, 3), 2, True) == (200, 3, 18)
-    tile, = conv_choices.tiles(128, 64, 576, 1, torch.bfloat16, autotune=False)
+    assert conv.gemm_shape((2, 3, 8, 8), (2, 16, 8, 8), (16, 3, 3, 3), 1, False) == (128, 16, 27)
+    assert conv.gemm_shape((2, 32, 8, 8), (2, 32, 8, 8), (32, 1, 3, 3), 32, False) == (128, 1, 9)
+    assert conv.gemm_shape((2, 4, 5, 5), (2, 6, 10, 10), (4, 3, 3, 3), 2, True) == (200, 3, 18)
+    tile, = conv.tiles(128, 64, 576, 1, torch.bfloat16, autotune=False)
     assert tile == gemm_cost.choose_tile(128, 64, 576, dtype_bytes=2)
-    many = conv_choices.tiles(4096, 64, 576, 1, torch.bfloat16, autotune=True)
+    many = conv.tiles(4096, 64, 576, 1, torch.bfloat16, autotune=True)
     assert len(many) > 1 and tile.block_k == 64
 
 

@@ -1,4 +1,4 @@
-"""Convolutions' gradients on the chip in the default mode (mtiacc/torch_backend/conv_grad.py): the input's, the
+"""Convolutions' gradients on the chip in the default mode (mtiacc/torch_backend/ops/conv_grad.py): the input's, the
 weight's and the bias's against eager, every layer of the backward graph on the chip."""
 import pytest
 import torch

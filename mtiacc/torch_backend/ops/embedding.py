@@ -1,7 +1,7 @@
 """Embedding bags on the chip: a Triton kernel gathering each bag's rows and reducing them.
 
 Inductor leaves ``aten._embedding_bag`` to aten (a fallback: on the host).  While a graph is compiled for the chip
-(:mod:`.overrides`) it is lowered here to the template ``mtia_embedding_bag``, for every mode aten has:
+(:mod:`..overrides`) it is lowered here to the template ``mtia_embedding_bag``, for every mode aten has:
 
 - a program reduces one bag (its indices ``offsets[b]`` up to ``offsets[b + 1]``, the last bag up to the end of
   ``indices`` unless ``include_last_offset``) over ``BLOCK_D`` columns of the table: ``BLOCK_J`` indices at a

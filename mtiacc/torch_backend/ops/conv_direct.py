@@ -8,7 +8,7 @@ chip's vector unit, in fp32, which Inductor fuses with what follows, a batch nor
 loads masked where a tap falls in the padding.
 
 :func:`prefer_direct` compares the two by the chip's description: the GEMM template's estimate
-(:func:`.gemm_cost.estimate`, its tile the cost model's) against the direct form's (each output's taps a
+(:func:`..gemm_cost.estimate`, its tile the cost model's) against the direct form's (each output's taps a
 multiply-add and a load a ``vlen / 32``-lane vector instruction each, over the PEs; no faster than DRAM allows).
 """
 from __future__ import annotations

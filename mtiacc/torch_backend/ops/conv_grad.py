@@ -1,11 +1,11 @@
 """Convolutions' gradients on the chip: ``aten.convolution_backward`` as the chip's Triton templates.
 
-While a graph is compiled for the chip (:mod:`.overrides`), a convolution's backward is lowered here:
+While a graph is compiled for the chip (:mod:`..overrides`), a convolution's backward is lowered here:
 
 - **the input's gradient** is itself a convolution of the output's gradient with the same weight, the other way
   round: a transposed convolution for a convolution (its ``output_padding`` the rows the forward's stride left
   over), a convolution for a transposed one; it takes the chip's convolution template
-  (:mod:`.conv_choices`);
+  (:mod:`.conv`);
 - **the weight's gradient** is the template ``mtia_conv{1,2,3}d_weight_grad``, an implicit GEMM per group: its
   rows the channels of the operand read along its positions ``R`` (the output's gradient; the input, for a
   transposed convolution), its columns the other operand's channels times the taps, its K the batch times
@@ -13,7 +13,7 @@ While a graph is compiled for the chip (:mod:`.overrides`), a convolution's back
   stride - padding + tap * dilation``, masked where that falls in the padding;
 - **the bias's gradient** is a sum of the output's gradient (Inductor's reduction kernel).
 
-Each template's tile is the GEMM cost model's (:mod:`.gemm_cost`) in the default mode, the search space's
+Each template's tile is the GEMM cost model's (:mod:`..gemm_cost`) in the default mode, the search space's
 candidates under ``mode="max-autotune"``, as for the forward.  What the templates do not take (an integer or
 fp64 convolution, a zero size) keeps Inductor's lowering.
 """
@@ -22,7 +22,7 @@ from __future__ import annotations
 import functools
 import math
 
-from mtiacc.torch_backend.conv_choices import DTYPES, tiles
+from mtiacc.torch_backend.ops.conv import DTYPES, tiles
 
 
 def _grid(*args, cdiv):

@@ -2,7 +2,7 @@
 
 Inductor's own Triton convolution templates cover 2-D and 3-D convolutions without dilation, not transposed,
 and it uses them only when autotuning; a CPU tensor's convolution (the chip's, to Inductor) is otherwise aten's,
-on the host.  While a graph is compiled for the chip (:mod:`.overrides`), ``aten.convolution`` is lowered here
+on the host.  While a graph is compiled for the chip (:mod:`..overrides`), ``aten.convolution`` is lowered here
 instead, to the chip's template ``mtia_conv{1,2,3}d``: an implicit GEMM, for 1-D, 2-D and 3-D convolutions,
 grouped and depthwise, strided, padded and dilated, and transposed (with ``output_padding``):
 
@@ -12,7 +12,7 @@ grouped and depthwise, strided, padded and dilated, and transposed (with ``outpu
   channels fastest), ``BLOCK_K`` at a time: each step loads the input block as the im2col matrix would hold
   it (the input position of each output position and tap, masked where it falls in the padding) and the
   weight block, and multiplies them on the matrix engine (``tl.dot``, fp32 as ``torch.set_float32_matmul_
-  precision`` says, :mod:`.precision`).  Folding the taps into K keeps the engine's K blocks full when a
+  precision`` says, :mod:`..precision`).  Folding the taps into K keeps the engine's K blocks full when a
   group has few channels (a network's first layer, a depthwise convolution: ``K`` = the taps);
 - a transposed convolution reads, for output position ``o`` and tap ``t``, the input at ``(o + pad - t *
   dilation) / stride`` where that divides exactly and falls inside the input (its weight is ``C_in x C_out /
@@ -21,9 +21,9 @@ grouped and depthwise, strided, padded and dilated, and transposed (with ``outpu
 - a depthwise convolution (one input channel per group) is summed over its taps on the vector unit instead
   when the cost model says that is faster (:mod:`.conv_direct`).
 
-The tile is the GEMM cost model's (:mod:`.gemm_cost`) for that ``M x N x K`` GEMM, ``groups`` of them, in the
+The tile is the GEMM cost model's (:mod:`..gemm_cost`) for that ``M x N x K`` GEMM, ``groups`` of them, in the
 default mode; with ``mode="max-autotune"`` the candidates are the GEMM search space's
-(:func:`.gemm_search.chip_configs`) and Inductor benchmarks them on the simulated clock.  A convolution the
+(:func:`..gemm_search.chip_configs`) and Inductor benchmarks them on the simulated clock.  A convolution the
 template does not take (an integer or fp64 one, a zero-sized one) keeps Inductor's lowering.
 """
 from __future__ import annotations
@@ -178,7 +178,8 @@ def lowering(original, autotune: bool):
     from torch._inductor.select_algorithm import autotune_select_algorithm
     from torch._inductor.utils import pad_listlike
     from torch._inductor.virtualized import V
-    from mtiacc.torch_backend import conv_direct, precision
+    from mtiacc.torch_backend import precision
+    from mtiacc.torch_backend.ops import conv_direct
     aten = torch.ops.aten
 
     def convolution(x, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
