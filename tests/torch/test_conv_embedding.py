@@ -61,6 +61,8 @@ def test_depthwise_on_the_vector_unit_or_the_engine_by_the_cost_model():
     assert conv_direct.prefer_direct(2 * 16 * 16, 1, 9, 64, 9, dtype=torch.float32, transposed=False)
     assert not conv_direct.prefer_direct(8 * 64 * 64, 8, 9, 4, 9, dtype=torch.bfloat16, transposed=False)
     assert not conv_direct.prefer_direct(2 * 16 * 16, 1, 18, 64, 9, dtype=torch.float32, transposed=False)
+    # a 7 x 7 kernel stays on the template: the direct form's unrolled taps would take long to compile
+    assert not conv_direct.prefer_direct(2 * 16 * 16, 1, 49, 64, 49, dtype=torch.float32, transposed=False)
 
 
 def test_a_bf16_convolution_module_with_an_epilogue():
