@@ -9,8 +9,9 @@
   compiles to the same kernels each time;
 - with ``mode="max-autotune"``: autotuning on the simulated clock (Inductor's CPU benchmarker reads it for
   candidates that ran on the simulator), and GEMMs and convolutions as Triton templates
-  (``max_autotune_gemm_backends="TRITON"``, ``max_autotune_conv_backends="TRITON"``, a convolution's bias peeled
-  off first by :mod:`.conv_bias`), which mtiacc compiles for the matrix engine, tuned over
+  (``max_autotune_gemm_backends="TRITON"``; convolutions and their gradients the chip's templates,
+  :mod:`.ops.conv`, a convolution's bias peeled off first by :mod:`.conv_bias`), which mtiacc compiles for
+  the matrix engine, tuned over
   the chip's search space (:mod:`.gemm_search`: a few tiles that fit a PE's local memory and keep the PEs
   busy, instead of Inductor's ~15 CPU configs per GEMM, each of which would be compiled and simulated;
   ``TORCHINDUCTOR_MAX_AUTOTUNE_GEMM_SEARCH_SPACE=EXHAUSTIVE`` widens it); pointwise and reduction kernels'
@@ -20,7 +21,11 @@
   compile workers brings nothing and costs seconds at exit, when Python waits for its processes to stop;
 - without autotuning, GEMMs as the chip's Triton templates too (``max_autotune_gemm``), each with the one
   tile the cost model picks (:mod:`.gemm_cost`), chosen over aten's GEMM without a benchmark (the
-  deterministic pick, :func:`.gemm_choices.chip_search_space`); convolutions stay aten's;
+  deterministic pick, :func:`.gemm_choices.chip_search_space`);
+- in both modes, convolutions and their gradients as the chip's convolution templates (:mod:`.ops.conv`,
+  :mod:`.ops.conv_grad`) and embedding bags as
+  the chip's kernel (:mod:`.ops.embedding`), Inductor's lowerings replaced while the graph compiles
+  (:mod:`.overrides`); the convolution's tile from the same cost model, or benchmarked under max-autotune;
 - fp32 GEMMs as ``torch.set_float32_matmul_precision`` says (:mod:`.precision`), in both modes;
 - scaled dot-product attention as the chip's flash-attention kernels (:mod:`.attention`), in both modes;
 - ``options={...}`` (``torch.compile``'s) patched over these.
@@ -71,7 +76,8 @@ def config_patches(mode: Optional[str], options: Optional[Dict[str, Any]]) -> Di
         patches["benchmark_fusion"] = False
     else:
         # GEMMs as the chip's Triton templates, one config each from the cost model (gemm_choices.py,
-        # gemm_cost.py), picked over aten's without a benchmark (deterministic mode); convolutions stay aten's
+        # gemm_cost.py), picked over aten's without a benchmark (deterministic mode); convolutions and their
+        # gradients are the chip's templates in both modes (overrides.py)
         patches["max_autotune_gemm"] = True
         patches["max_autotune_conv_backends"] = "ATEN"
         patches["benchmark_epilogue_fusion"] = False
@@ -138,9 +144,10 @@ def _inner_compile(gm, example_inputs, autotune: bool = False, **kwargs):
     from mtiacc.torch_backend import coverage, offchip
     from mtiacc.torch_backend.attention import chip_attention
     from mtiacc.torch_backend.gemm_choices import chip_search_space
+    from mtiacc.torch_backend.overrides import chip_lowerings
     from mtiacc.triton_backend.records import fallback_scope
     # a backward graph compiles later, when backward first runs
-    with fallback_scope(), chip_search_space(autotune), chip_attention():
+    with fallback_scope(), chip_search_space(autotune), chip_lowerings(autotune), chip_attention():
         compiled = compile_fx_inner(gm, example_inputs, **kwargs)
     code = getattr(compiled, "source_code", None)
     run = getattr(compiled, "current_callable", None)

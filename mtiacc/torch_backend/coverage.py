@@ -2,9 +2,9 @@
 
 - **Kernels**: every Triton kernel Inductor generated and launched, on the chip (with its simulated time and the
   fraction of its roofline reached) or fallen back to the host (with mtiacc's reason).
-- **Aten operations**: what Inductor left to aten (convolution unless its templates are on, attention the chip's
-  kernels do not take (:mod:`.attention`), a GEMM with no chip template, and any operation it has no kernel
-  for), with their FLOPs and bytes.
+- **Aten operations**: what Inductor left to aten (attention the chip's kernels do not take (:mod:`.attention`),
+  a GEMM or convolution with no chip template, and any operation it has no kernel for), with their FLOPs and
+  bytes.
 - **Layers**: the source nodes of the graphs (dynamo's names for the model's operations), from the comments
   Inductor puts before each call: every source node a kernel computes, and the one an aten call computes (the
   last of its list).  A layer ran on the chip when every call computing it is a kernel that ran on the chip;
@@ -182,8 +182,9 @@ ATEN_REASONS: Dict[str, str] = {
     "_int_mm": "int8 GEMM left to aten (no chip template in the default mode)",
     "_mm_plus_mm": "mm + mm (Inductor's pattern when GEMM templates are on) left to aten: no chip variant of "
                    "its template",
-    "convolution": "convolution left to aten (mode=\"max-autotune\" makes it a template on the chip)",
-    "_convolution": "convolution left to aten (mode=\"max-autotune\" makes it a template on the chip)",
+    "convolution": "convolution left to aten: no chip template for it (dtype, or a zero size)",
+    "_convolution": "convolution left to aten: no chip template for it (dtype, or a zero size)",
+    "convolution_backward": "convolution's gradient left to aten: no chip template for it (dtype, or a zero size)",
     "_scaled_dot_product_flash_attention_for_cpu": "attention left to aten: the chip's kernels do not take it "
                                                    "(attention.unsupported: dropout inside the fused operation, "
                                                    "head dimension above 256, or its dtypes)",
@@ -191,8 +192,9 @@ ATEN_REASONS: Dict[str, str] = {
                                                             "do not take it (attention.unsupported)",
     "_scaled_dot_product_efficient_attention": "attention: no chip template",
     "embedding": "embedding: Inductor keeps it as an aten fallback",
-    "_embedding_bag": "embedding_bag: Inductor has no Triton lowering for it",
-    "_embedding_bag_forward_only": "embedding_bag: Inductor has no Triton lowering for it",
+    "_embedding_bag": "embedding_bag left to aten: its other outputs are read (a training step's forward: its "
+                      "backward needs them), or its dtype or mode has no chip kernel",
+    "_embedding_bag_forward_only": "embedding_bag left to aten: its dtype or mode has no chip kernel",
 }
 
 

@@ -115,8 +115,9 @@ def chip_template(name: str):
 def cache_key_pass():
     """A ``post_grad_custom_post_pass`` that changes nothing in the graph and keys Inductor's FX graph cache by
     the fp32 precision: the cache keys by ``torch.backends.cuda.matmul.fp32_precision``, which is ``"tf32"``
-    for both "high" and "medium", so a graph compiled at one would be reused at the other.  The key takes the
-    attention lowerings' sources too (:mod:`.attention`: lowerings Inductor's own key does not see)."""
+    for both "high" and "medium", so a graph compiled at one would be reused at the other.  It keys it by the
+    source of the chip's templates and lowerings too (this folder's modules), which Inductor's key does not
+    see."""
     from torch._inductor.custom_graph_pass import CustomGraphPass, get_hash_for_files
 
     class Fp32PrecisionKey(CustomGraphPass):
@@ -126,8 +127,7 @@ def cache_key_pass():
         def uuid(self):
             import torch
             from pathlib import Path
-            here = Path(__file__)
-            files = (__file__, str(here.with_name("attention.py")), str(here.with_name("attention_kernels.py")))
+            files = tuple(sorted(str(p) for p in Path(__file__).parent.rglob("*.py")))
             return (get_hash_for_files(files), torch.get_float32_matmul_precision())
 
     return Fp32PrecisionKey()
