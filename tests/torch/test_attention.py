@@ -96,6 +96,7 @@ def test_cost_model_blocks_fit_and_are_clamped(l, s, d):
     assert attention.estimate(16, l, s, d, blocks, dtype_bytes=2) == ranked[0]
 
 
+@pytest.mark.slow      # Inductor's GEMM, softmax and dropout kernels, each tested in the suite on its own
 def test_dropout_takes_the_math_path_on_the_chip():
     """dropout_p > 0: PyTorch's CPU dispatch runs the math path (no fused operation), which Inductor compiles to
     GEMMs, softmax and dropout kernels, every layer on the chip; only Inductor's seed for its random numbers

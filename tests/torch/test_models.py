@@ -72,9 +72,9 @@ def test_max_autotune_runs_gemm_templates_tuned_by_simulated_time():
     assert ms == pytest.approx((clock.now_s() - t0) * 1e3) and ms > 0
 
 
-# every model's GEMMs run on the chip in the default mode (above); under max-autotune the float32 MLP, the CNN
-# and the training step keep the template search in the suite, the rest are the exhaustive part (`pytest -m slow`)
-_SLOW_AUTOTUNE = ("transformer", "gpt2", "bert", "mlp-fp16", "mlp-bf16", "dlrm")
+# every model's GEMMs and convolutions run on the chip in the default mode (above); under max-autotune the float32
+# MLP and the training step keep the template search in the suite, the rest are the exhaustive part (`pytest -m slow`)
+_SLOW_AUTOTUNE = ("transformer", "gpt2", "bert", "mlp-fp16", "mlp-bf16", "dlrm", "cnn")
 
 
 @pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n in _SLOW_AUTOTUNE else n
