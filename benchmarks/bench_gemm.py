@@ -8,8 +8,15 @@ prints, side by side:
   for fp16 / bf16, twice the rate for int8) over the simulated time;
 - ``% roofline``: the run's roofline bound (the slowest resource alone, job launch included) over the simulated
   time;
-- ``vs hand``: the hand-written assembly GEMM's simulated cycles (``benchmarks/handwritten/``) over the compiled
-  kernel's (>= 1.0: the compiled kernel is at least as fast).
+- ``vs hand``: the hand-written assembly GEMM's simulated cycles (``benchmarks/handwritten/``, row-major A and B)
+  over the compiled kernel's (>= 1.0: the compiled kernel is at least as fast).
+
+The layout column says how the operands are stored, as a torch tensor arrives: ``A`` row-major ``[M, K]``,
+``At`` the transpose of a row-major ``[K, M]`` (``stride_am`` 1), ``B`` row-major ``[K, N]``, ``Bt`` the
+transpose of a row-major ``[N, K]`` (``stride_bk`` 1, as ``nn.Linear`` multiplies by its weight).  A stride equal
+to 1 is compiled as the constant 1, as Triton specializes an integer argument equal to 1; the others are run-time
+arguments.  The decode rows (``M`` of 1 to 16, the weights in DRAM) are bound by DRAM: their ``% roofline`` is the
+figure to read.
 
 ``--quick`` runs the small cases only.
 """
@@ -31,18 +38,22 @@ from mtiasim.runner import run  # noqa: E402
 
 KERNEL = HERE / "kernels" / "matmul.py"
 
-# (M, N, K, dtype, placement, block sizes (M, N, K), group size)
+LAYOUTS = ("A B", "A Bt", "At B", "At Bt")
+BLOCKS = {"bf16": (256, 128, 64), "fp16": (256, 128, 64), "int8": (256, 128, 128)}
+
+# (M, N, K, dtype, placement, block sizes (M, N, K), group size, layout)
 CASES = [
-    (2048, 2048, 2048, "bf16", "sram", (256, 128, 64), 8),
-    (2048, 2048, 2048, "bf16", "dram", (256, 128, 64), 8),
-    (512, 512, 512, "bf16", "sram", (64, 64, 64), 8),
-    (512, 512, 512, "fp16", "sram", (64, 64, 64), 8),
-    (512, 512, 512, "int8", "sram", (64, 64, 128), 8),
-    (4096, 4096, 512, "fp16", "sram", (256, 128, 64), 8),
-    (4096, 4096, 512, "fp16", "dram", (256, 128, 64), 8),
-    (4096, 4096, 512, "int8", "sram", (256, 128, 128), 8),
+    (2048, 2048, 2048, "bf16", "dram", (256, 128, 64), 8, "A B"),
+    *[(2048, 2048, 2048, t, "sram", BLOCKS[t], 8, lay) for t in ("bf16", "fp16", "int8") for lay in LAYOUTS],
+    *[(4096, 4096, 512, t, "sram", BLOCKS[t], 8, lay) for t in ("bf16", "fp16", "int8") for lay in LAYOUTS],
+    (4096, 4096, 512, "fp16", "dram", (256, 128, 64), 8, "A B"),
+    *[(512, 512, 512, t, "sram", (64, 64, 128 if t == "int8" else 64), 8, lay)
+      for t in ("bf16", "fp16", "int8") for lay in LAYOUTS],
+    # decode: a few rows of activations times weights in DRAM (nn.Linear: A x Bt), one program per 64 columns
+    *[(m, 4096, 4096, t, "dram", (16, 64, 512), 1, lay) for m in (1, 16) for t in ("bf16", "int8")
+      for lay in ("A B", "A Bt")],
 ]
-QUICK = [c for c in CASES if c[0] * c[1] * c[2] <= 512 ** 3]
+QUICK = [c for c in CASES if c[0] == 512 and c[3] != "fp16"] + [(1, 4096, 4096, "bf16", "dram", (16, 64, 512), 1, "A Bt")]
 
 
 def _operands(rng, M, N, K, dtype):
@@ -69,24 +80,38 @@ def _as_float(c, ctype):
     return c.astype(np.float64)
 
 
-def compile_case(M, N, K, dtype, blocks, group):
+NAMES = ["M", "N", "K", "stride_am", "stride_ak", "stride_bk", "stride_bn", "stride_cm", "stride_cn"]
+
+
+def strides(M, N, K, layout):
+    """The kernel's scalar arguments for operands stored as ``layout`` says."""
+    at, bt = layout.split()[0] == "At", layout.split()[1] == "Bt"
+    return [M, N, K, *((1, M) if at else (K, 1)), *((1, K) if bt else (N, 1)), N, 1]
+
+
+def compile_case(M, N, K, dtype, blocks, group, layout="A B"):
+    """The binary, and the scalar parameters compiled as constants (the strides equal to 1, as Triton
+    specializes them)."""
+    consts = [n for n, v in zip(NAMES, strides(M, N, K, layout)) if n.startswith("stride") and v == 1]
     ab = {"int8": "i8"}.get(dtype, dtype)
     ct = {"int8": "i32"}.get(dtype, dtype)
-    sig = f"*{ab},*{ab},*{ct}," + ",".join(["i32"] * 9)
+    sig = f"*{ab},*{ab},*{ct}," + ",".join(["i32"] * (len(NAMES) - len(consts)))
     bm, bn, bk = blocks
     defines = {"BLOCK_SIZE_M": str(bm), "BLOCK_SIZE_N": str(bn), "BLOCK_SIZE_K": str(bk),
-               "GROUP_SIZE_M": str(group), "ACTIVATION": '""', "INTEGER": str(int(dtype == "int8"))}
+               "GROUP_SIZE_M": str(group), "ACTIVATION": '""', "INTEGER": str(int(dtype == "int8")),
+               **{n: "1" for n in consts}}
     opts = Options(kernel="matmul_kernel", signature=sig, opt_level=3, defines=defines)
-    return compile_kernel(str(KERNEL), opts).binary
+    return compile_kernel(str(KERNEL), opts).binary, consts
 
 
 def measure(case, cfg, rng):
-    M, N, K, dtype, place, blocks, group = case
-    binary = compile_case(M, N, K, dtype, blocks, group)
+    M, N, K, dtype, place, blocks, group, layout = case
+    binary, consts = compile_case(M, N, K, dtype, blocks, group, layout)
     a, b, fa, fb, c, _abt, ctype = _operands(rng, M, N, K, dtype)
-    scalars = [M, N, K, K, 1, N, 1, N, 1]
-    names = ["M", "N", "K", "stride_am", "stride_ak", "stride_bk", "stride_bn", "stride_cm", "stride_cn"]
-    inputs = {"a_ptr": a, "b_ptr": b, "c_ptr": c, **{n: np.array(v, np.int32) for n, v in zip(names, scalars)}}
+    a_stored = np.ascontiguousarray(a.T) if layout.startswith("At") else a
+    b_stored = np.ascontiguousarray(b.T) if layout.endswith("Bt") else b
+    inputs = {"a_ptr": a_stored, "b_ptr": b_stored, "c_ptr": c,
+              **{n: np.array(v, np.int32) for n, v in zip(NAMES, strides(M, N, K, layout)) if n not in consts}}
     grid = ((M + blocks[0] - 1) // blocks[0] * ((N + blocks[1] - 1) // blocks[1]),)
     place_all = {"a_ptr": place, "b_ptr": place, "c_ptr": place}
     t0 = time.perf_counter()
@@ -103,39 +128,50 @@ def measure(case, cfg, rng):
     s = res.stats
     macs_per_cycle = cfg.dpe.macs("int8" if dtype == "int8" else "bf16")
     dpe_peak_s = M * N * K / (macs_per_cycle * cfg.n_pes * cfg.clock_hz)
-    return {"case": f"{M}x{N}x{K} {dtype} {place}", "blocks": "x".join(map(str, blocks)), "cycles": s.cycles,
+    return {"case": f"{M}x{N}x{K} {dtype} {place}", "layout": layout, "blocks": "x".join(map(str, blocks)), "cycles": s.cycles,
             "time_us": s.time_s * 1e6, "peak": dpe_peak_s / s.time_s, "roofline": s.roofline()[2],
             "bound": s.roofline()[0], "ok": ok, "err": err, "wall": wall}
 
 
+_HAND = {}
+
+
 def handwritten_cycles(case, cfg, rng):
+    """The hand-written kernel's cycles for the case's shape, type, placement and blocks (row-major operands: the
+    same figure beside every layout of a shape)."""
     try:
         from handwritten.gemm import run_gemm  # benchmarks/handwritten/gemm.py
     except ImportError:
         return None
-    M, N, K, dtype, place, blocks, _group = case
-    return run_gemm(M, N, K, dtype, place, blocks, cfg=cfg, rng=rng)
+    M, N, K, dtype, place, blocks, _group, _layout = case
+    key = (M, N, K, dtype, place, blocks)
+    if key not in _HAND:
+        _HAND[key] = run_gemm(M, N, K, dtype, place, blocks, cfg=cfg, rng=rng)
+    return _HAND[key]
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="only the small cases")
+    ap.add_argument("--match", default="", help="only the cases whose 'case layout' text contains this")
     args = ap.parse_args(argv)
     sys.path.insert(0, str(HERE))
     cfg = load_config(None)
     rng = np.random.default_rng(0)
-    print(f"{'case':<26} {'blocks':<12} {'cycles':>11} {'us':>9} {'% DPE peak':>10} {'% roofline':>10} "
+    print(f"{'case':<26} {'layout':<6} {'blocks':<12} {'cycles':>11} {'us':>9} {'% DPE peak':>10} {'% roofline':>10} "
           f"{'bound':>8} {'hand cycles':>11} {'vs hand':>7} {'check':>12} {'wall s':>7}")
     failed = 0
     for case in (QUICK if args.quick else CASES):
+        if args.match not in f"{case[0]}x{case[1]}x{case[2]} {case[3]} {case[4]} {case[7]}":
+            continue
         r = measure(case, cfg, rng)
         hand = handwritten_cycles(case, cfg, rng)
         vs = f"{hand / r['cycles']:.3f}" if hand else "-"
         check = "exact" if r["ok"] and case[3] == "int8" else (f"ok {r['err']:.1e}" if r["ok"] else "WRONG")
         failed += not r["ok"]
-        print(f"{r['case']:<26} {r['blocks']:<12} {r['cycles']:>11,} {r['time_us']:>9.2f} {100 * r['peak']:>9.1f}% "
+        print(f"{r['case']:<26} {r['layout']:<6} {r['blocks']:<12} {r['cycles']:>11,} {r['time_us']:>9.2f} {100 * r['peak']:>9.1f}% "
               f"{100 * r['roofline']:>9.1f}% {r['bound']:>8} {hand or '-':>11} {vs:>7} {check:>12} "
-              f"{r['wall']:>7.1f}")
+              f"{r['wall']:>7.1f}", flush=True)
     return 1 if failed else 0
 
 

@@ -41,10 +41,10 @@ from mtiacc.opt.pass_manager import PASSES, ModulePass, is_machine, parse_pipeli
 
 PIPELINES = {
     0: "contract-fma",
-    1: "contract-fma,canonicalize,dce,pipeline-dots,pipeline-loads,dce,machine-peephole",
-    2: "contract-fma,canonicalize,sccp,cse,licm,canonicalize,pipeline-dots,fuse-elementwise,reuse-loads,"
+    1: "contract-fma,canonicalize,dce,transposed-loads,pipeline-dots,pipeline-loads,dce,machine-peephole",
+    2: "contract-fma,canonicalize,sccp,cse,licm,canonicalize,transposed-loads,pipeline-dots,fuse-elementwise,reuse-loads,"
        "pipeline-loads,dce,machine-peephole,machine-schedule",
-    3: "contract-fma,canonicalize,sccp,loop-unroll,canonicalize,cse,licm,canonicalize,pipeline-dots,fuse-elementwise,"
+    3: "contract-fma,canonicalize,sccp,loop-unroll,canonicalize,cse,licm,canonicalize,transposed-loads,pipeline-dots,fuse-elementwise,"
        "reuse-loads,"
        "persistent-programs,licm,keep-invariant,prefetch-rows,pipeline-loads,dce,machine-peephole,machine-schedule",
 }

@@ -1,5 +1,6 @@
 # A K-major first operand of tl.dot (tl.trans of a [K, M] block) is transposed by the memory layout unit:
-# one mtia.mlu.trans per k-step, in the engine's command order before the mm that streams it, no vector copy.
+# one mtia.mlu.trans per K panel (32 rows of the source), in the engine's command order before the mm that
+# streams it, no vector copy.
 # RUN: mtiacc %s --emit=asm -O0 --signature '*fp16,*fp16,*fp32' | filecheck %s
 import triton
 import triton.language as tl
@@ -18,7 +19,7 @@ def dot_at(AT, B, C):
 # CHECK-NOT: vlse
 # CHECK: li [[SHAPE:[a-z0-9]+]], 2097184
 # CHECK-NOT: mtia.dpe.wait
-# CHECK: mtia.mlu.trans.e16 {{[a-z0-9]+}}, {{[a-z0-9]+}}, [[SHAPE]] # 32 x 32 -> 32 x 32
+# CHECK: mtia.mlu.trans.e16 {{[a-z0-9]+}}, {{[a-z0-9]+}}, [[SHAPE]] # K panel 0: 32 x 32 -> 32 x 32
 # CHECK-NOT: vlse
 # CHECK-NOT: mtia.dpe.wait
 # CHECK: mtia.dpe.mm

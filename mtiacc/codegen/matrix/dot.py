@@ -7,6 +7,10 @@
   the smallest first (``lo @ hi``, ``hi @ lo``, ``mid @ mid``, ``mid @ hi``, ``hi @ mid``, ``hi @ hi``), as Triton's
   ``bf16x6``.  ``ieee`` f32 and f64 dots are ``exact.py``'s.
 * A ``tt.trans`` feeding ``b`` is not materialized: the engine reads its source with ``w_trans``.
+* A ``tt.trans`` feeding ``a`` of a 2-D dot is not materialized either: the dot transposes its ``[K, M]``
+  source on the MLU itself, one K panel of at most 32 rows at a time, each right before the products that
+  stream it (``tiles.panel_products``), so that the transposes overlap the engine's streaming instead of
+  preceding all of it.
 * The accumulators are fp32 (int32 for 8-bit integers).  They start cleared (``acc`` a zero constant) or loaded
   from ``acc`` (``acc.ld``; an f16 ``acc`` is widened to fp32 first, another constant filled in); at the end they
   are stored (``acc.st``) into the result, or into an fp32 scratch block that the vector unit narrows to f16
@@ -28,8 +32,9 @@ from mtiacc.codegen.context import SCALAR_BACKED, Lowering, carried_home
 from mtiacc.codegen.machine.mir import VReg
 from mtiacc.codegen.matrix import engine as E
 from mtiacc.codegen.matrix.engine import Addr
-from mtiacc.codegen.matrix.tiles import (ACC_BYTES, Geometry, configure, counted, init_rows, out_bytes, products,
-                                         store_rows)
+from mtiacc.codegen.matrix.mlu import MAX_SIDE
+from mtiacc.codegen.matrix.tiles import (ACC_BYTES, Geometry, configure, counted, init_rows, out_bytes,
+                                         panel_products, products, store_rows, transpose_panel)
 from mtiacc.codegen.vector.blocks import lower_fill
 from mtiacc.codegen.vector.lmem import Buffer, LocalMemoryFull
 from mtiacc.codegen.vector.vloop import Src, emit_loop, elem_bytes
@@ -56,9 +61,24 @@ def weight_source(op: DotOp) -> Tuple[Value, bool]:
     return b, False
 
 
+def stream_source(op: DotOp) -> Tuple[Value, bool]:
+    """The block the lowering reads for ``a``, and whether it is ``a``'s ``[K, M]`` transpose (``tt.trans`` of a
+    2-D block of 1- or 2-byte elements feeding ``a``: the dot transposes it on the MLU in K panels)."""
+    a = op.a
+    if not (op.on_engine() and isinstance(a, OpResult) and isinstance(a.op, TransOp)
+            and len(a.type.shape) == 2 and list(a.op.order) == [1, 0]):
+        return a, False
+    src = a.op.src
+    if isinstance(src, OpResult) and isinstance(src.op, SCALAR_BACKED):
+        return a, False
+    if elem_bytes(src.type) not in (1, 2) or max(src.type.shape) > MAX_SIDE:
+        return a, False
+    return src, True
+
+
 def reads(op: DotOp) -> List[Value]:
-    """The blocks the lowering reads (isel's table): ``a``, what the engine reads as ``b``, ``acc``."""
-    return [op.a, weight_source(op)[0], op.acc]
+    """The blocks the lowering reads (isel's table): what it reads for ``a`` and ``b``, ``acc``."""
+    return [stream_source(op)[0], weight_source(op)[0], op.acc]
 
 
 def is_zero(v: Value) -> bool:
@@ -138,14 +158,16 @@ def split_tf32(lw: Lowering, v: Value, loc, parts: int = 2) -> List[Buffer]:
     return bufs
 
 
-def geometry(op: DotOp, trans: bool, esize: int, code: int) -> Geometry:
+def geometry(op: DotOp, trans: bool, esize: int, code: int, panels: bool = False) -> Geometry:
     _, M, N, K = op.shape
-    return Geometry(M, N, K, esize, trans, code)
+    return Geometry(M, N, K, esize, trans, code, panels)
 
 
-def operands(lw: Lowering, op: DotOp) -> Tuple[Geometry, List[Tuple[int, int]], List[Buffer], List[Buffer]]:
-    """The geometry, the (a, b) address pairs of the passes, the buffers the engine reads, and the scratch blocks
-    among them, which the caller defers (:func:`operand_buffer`)."""
+def operands(lw: Lowering, op: DotOp) -> Tuple[Geometry, List[Tuple[int, int]], List[Buffer], List[Buffer],
+                                               Optional[int]]:
+    """The geometry, the (a, b) address pairs of the passes, the buffers the engine reads, the scratch blocks
+    among them, which the caller defers (:func:`operand_buffer`), and the address of ``a``'s ``[K, M]`` source
+    when the dot transposes it into K panels (the pass's ``a`` address is then the panels' scratch block)."""
     a_t = op.a.type.element_type
     bsrc, trans = weight_source(op)
     if isinstance(a_t, FloatType) and a_t.kind == "f32":
@@ -161,12 +183,20 @@ def operands(lw: Lowering, op: DotOp) -> Tuple[Geometry, List[Tuple[int, int]], 
             b = split_tf32(lw, bsrc, op.loc, parts)
         order = [(1, 0), (0, 1), (0, 0)] if parts == 2 else [(2, 0), (0, 2), (1, 1), (1, 0), (0, 1), (0, 0)]
         passes = [(a[i].offset, b[j].offset) for i, j in order]
-        return geometry(op, trans, 2, 1), passes, a + b, a + b
+        return geometry(op, trans, 2, 1), passes, a + b, a + b, None
     if isinstance(a_t, FloatType) and a_t.is_fp8:
         raise CompileError("tt.dot of fp8 operands is not supported by codegen yet")
     own: List[Buffer] = []
+    asrc, panels = stream_source(op)
+    if panels:
+        src, b = lw.buffer(asrc), operand_buffer(lw, bsrc, op.loc, own)
+        a = scratch(lw, op.a.type.numel * elem_bytes(op.a.type), f"the K panels of `{asrc.name_hint or 'a'}` "
+                    f"transposed for tt.dot", op.loc)
+        own.append(a)
+        g = geometry(op, trans, elem_bytes(op.a.type), E.type_code(a_t), panels=True)
+        return g, [(a.offset, b.offset)], [src, a, b], own, src.offset
     a, b = operand_buffer(lw, op.a, op.loc, own), operand_buffer(lw, bsrc, op.loc, own)
-    return geometry(op, trans, elem_bytes(op.a.type), E.type_code(a_t)), [(a.offset, b.offset)], [a, b], own
+    return geometry(op, trans, elem_bytes(op.a.type), E.type_code(a_t)), [(a.offset, b.offset)], [a, b], own, None
 
 
 def acc_source(lw: Lowering, acc: Value, nbytes: int, loc) -> Optional[int]:
@@ -196,7 +226,7 @@ def acc_source(lw: Lowering, acc: Value, nbytes: int, loc) -> Optional[int]:
 
 def lower(lw: Lowering, op: DotOp) -> None:
     batch = op.shape[0]
-    g, passes, bufs, own = operands(lw, op)
+    g, passes, bufs, own, src = operands(lw, op)
     rows = lw.engine.resident.get(id(op.acc)) if op.accumulator == "engine" else None
     init = acc_source(lw, op.acc, batch * g.acc_bytes, op.loc) if rows is None else None
     lw.engine.deferred.extend(own)        # after the accumulators' fill, whose drain would free them
@@ -205,6 +235,9 @@ def lower(lw: Lowering, op: DotOp) -> None:
     ptrs: List[Tuple[Addr, int]] = [(p, s) for a, b in passes for p, s in ((a, g.a_bytes), (b, g.b_bytes))]
     if rows is not None:   # the accumulators stay in the engine: only the products
         lw.engine.resident[id(op.result)] = rows
+        if src is not None:   # a 2-D dot: no batch loop
+            panel_products(lw, g, src, passes[0][0], passes[0][1], rows)
+            return
         with counted(lw, batch, ptrs + [(rows, g.rows)]) as regs:
             ps = [(regs[2 * i], regs[2 * i + 1]) for i in range(len(passes))]
             for j, (n0, w) in enumerate(g.groups):
@@ -234,6 +267,9 @@ def lower(lw: Lowering, op: DotOp) -> None:
     ptrs.append((out.offset, g.M * g.N * out_bytes(rb)))
     if init is not None:
         ptrs.append((init, g.acc_bytes))
+    if src is not None:   # a 2-D dot: the panels once, before the chunks that stream them
+        for k0, _ in g.ktiles:
+            transpose_panel(lw, g, src, passes[0][0], k0)
     with counted(lw, batch, ptrs) as regs:
         ps = [(regs[2 * i], regs[2 * i + 1]) for i in range(len(passes))]
         o = regs[2 * len(passes)]
@@ -253,4 +289,4 @@ def lower(lw: Lowering, op: DotOp) -> None:
         lw.lmem.free(out)
 
 
-__all__ = ["lower", "reads", "weight_source", "is_zero", "convert", "acc_source"]
+__all__ = ["lower", "reads", "weight_source", "stream_source", "is_zero", "convert", "acc_source"]

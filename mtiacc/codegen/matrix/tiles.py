@@ -5,6 +5,11 @@
 ``ceil(N / 32)`` column groups of accumulator rows.  Work goes group by group (the tile width, ``cfg n``, changes
 only at the last, ragged group), and within a group K tile by K tile.
 
+When ``a`` is the transpose of a block stored ``[K, M]`` (``panels``), it streams from *K panels*: the MLU
+transposes the source's rows ``k0 .. k0 + kk`` (a dense ``kk x M`` block) into panel ``[M, kk]`` of a scratch
+block (panel ``k0`` at ``k0 * M`` elements; ``x_stride`` ``kk`` elements), K tile by K tile
+(:func:`panel_products`), so that each transpose overlaps the engine's streaming of the command before it.
+
 Everything here works on one matrix at addresses that are integers (blocks have static local-memory offsets)
 or registers (inside the batch loop of a 3-D dot).
 """
@@ -29,6 +34,7 @@ class Geometry:
     esize: int          # operand element bytes
     trans: bool         # b is stored as [N, K] (w_trans)
     type_code: int
+    panels: bool = False  # a streams from K panels [M, kk] (the MLU transposes a's [K, M] source into them)
 
     @property
     def groups(self) -> List[Tuple[int, int]]:
@@ -43,7 +49,13 @@ class Geometry:
         return ((n0 * self.K + k0) if self.trans else (k0 * self.N + n0)) * self.esize
 
     def x_offset(self, m0: int, k0: int) -> int:
+        if self.panels:
+            return (k0 * self.M + m0 * min(TILE, self.K - k0)) * self.esize
         return (m0 * self.K + k0) * self.esize
+
+    def x_stride(self, k0: int) -> int:
+        """Bytes between the streamed rows of K tile ``k0``."""
+        return (min(TILE, self.K - k0) if self.panels else self.K) * self.esize
 
     def acc_offset(self, m0: int, n0: int, esize: int = ACC_BYTES) -> int:
         return (m0 * self.N + n0) * esize
@@ -71,7 +83,7 @@ def configure(lw: Lowering, g: Geometry) -> None:
     """The configuration every command of this dot assumes (the tile width is set per group)."""
     E.config(lw, E.TYPE, g.type_code)
     E.config(lw, E.W_STRIDE, (g.K if g.trans else g.N) * g.esize)
-    E.config(lw, E.X_STRIDE, g.K * g.esize)
+    E.config(lw, E.X_STRIDE, g.x_stride(0))
     E.config(lw, E.ACC_STRIDE, g.N * ACC_BYTES)
     E.config(lw, E.W_TRANS, int(g.trans))
 
@@ -83,8 +95,34 @@ def products(lw: Lowering, g: Geometry, passes: Sequence[Tuple[Addr, Addr]], row
     E.config(lw, E.N, width)
     for a, b in passes:
         for k0, kk in g.ktiles:
+            E.config(lw, E.X_STRIDE, g.x_stride(k0))
             E.ldw(lw, b, kk, g.w_offset(k0, n0))
             E.mm(lw, rows, a, mc, g.x_offset(m0, k0), rows_off)
+
+
+def transpose_panel(lw: Lowering, g: Geometry, src: Addr, panels: Addr, k0: int) -> None:
+    """The MLU transposes rows ``k0 .. k0 + kk`` of ``a``'s ``[K, M]`` source into K panel ``k0``."""
+    kk = min(TILE, g.K - k0)
+    off = k0 * g.M * g.esize
+    lw.b(f"mtia.mlu.trans.e{8 * g.esize}", E.reg_of(lw.b, panels, off), E.reg_of(lw.b, src, off),
+         lw.b.li((kk << 16) | g.M, "shape"), comment=f"K panel {k0}: {kk} x {g.M} -> {g.M} x {kk}")
+    lw.engine.busy = True
+
+
+def panel_products(lw: Lowering, g: Geometry, src: Addr, panels: Addr, b: Addr, rows: Addr) -> None:
+    """``acc[rows + j * M + i] += a[i, :] @ b[:, group j]`` for every group, K tile by K tile: each K panel is
+    transposed right before the first product that streams it, after that product's weight load, so that the
+    transpose and the weight load both overlap the streaming of the previous product (an engine command starts
+    once the transposes issued before it are done).  Per accumulator element the K tiles add in the same order
+    as :func:`products`' (the same result, bit for bit)."""
+    for k0, kk in g.ktiles:
+        E.config(lw, E.X_STRIDE, g.x_stride(k0))
+        for j, (n0, width) in enumerate(g.groups):
+            E.config(lw, E.N, width)
+            E.ldw(lw, b, kk, g.w_offset(k0, n0))
+            if j == 0:
+                transpose_panel(lw, g, src, panels, k0)
+            E.mm(lw, rows, panels, g.M, g.x_offset(0, k0), j * g.M)
 
 
 def init_rows(lw: Lowering, g: Geometry, acc: Optional[Addr], rows: Addr, rows_off: int, m0: int, mc: int,
@@ -152,4 +190,4 @@ def counted(lw: Lowering, count: int, ptrs: Sequence[Tuple[Addr, int]]) -> Itera
     b("bnez", n, top)
 
 
-__all__ = ["Geometry", "configure", "products", "init_rows", "store_rows", "out_bytes", "counted", "ACC_BYTES"]
+__all__ = ["Geometry", "configure", "products", "transpose_panel", "panel_products", "init_rows", "store_rows", "out_bytes", "counted", "ACC_BYTES"]

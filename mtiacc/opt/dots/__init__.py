@@ -1,3 +1,3 @@
-"""Passes about matrix products (``tt.dot``), one per file: ``pipeline-dots`` (``pipeline.py``) and
-``dot-accumulators`` (``accumulators.py``)."""
-from mtiacc.opt.dots import accumulators, pipeline  # noqa: F401  (registers the passes)
+"""Passes about matrix products (``tt.dot``), one per file: ``transposed-loads`` (``transposed_loads.py``),
+``pipeline-dots`` (``pipeline.py``) and ``dot-accumulators`` (``accumulators.py``)."""
+from mtiacc.opt.dots import accumulators, pipeline, transposed_loads  # noqa: F401  (registers the passes)

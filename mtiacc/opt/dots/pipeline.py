@@ -73,6 +73,20 @@ def stage_loads(loop: scf.ForOp) -> List[O.LoadOp]:
     return out
 
 
+def _copies(loop: scf.ForOp) -> List[Value]:
+    """The transposed copies of loaded tiles that the body's dots read as ``a`` (``tt.trans`` of a load, on the
+    memory layout unit): a buffer per stage beside the loaded tile (a ``tt.trans`` read as ``b`` is none:
+    the engine reads its source)."""
+    out: List[Value] = []
+    for op in loop.block.ops:
+        if isinstance(op, DotOp):
+            v = op.a
+            if (isinstance(v, OpResult) and isinstance(v.op, TransOp) and v.op.parent is loop.block
+                    and _loaded(v, loop.block) is not None and v not in out):
+                out.append(v)
+    return out
+
+
 def _aligned(n: int) -> int:
     return (n + 63) // 64 * 64
 
@@ -202,11 +216,12 @@ def visit(block: Block, p: "PipelineDots", ctx: PassContext, func: O.FuncOp) -> 
         if not loads or not isinstance(step, int) or step <= 0:
             continue
         stages = op.num_stages if op.num_stages is not None else p.stages
-        per_stage = sum(_bytes(ld.result) for ld in loads)
+        tiles = [ld.result for ld in loads] + _copies(op)
+        per_stage = sum(_bytes(v) for v in tiles)
         wanted = stages
         trip = op.constant_trip_count()
         plan = plan_function(func, ctx.target)
-        free = p.lmem_bytes or plan.share(2, plan.free_in(op, [ld.result for ld in loads]))
+        free = p.lmem_bytes or plan.share(2, plan.free_in(op, tiles))
         # the loop of the last trip % S iterations runs the body as it is, its carried blocks in buffers of
         # their own while the pipelined loop's results (its inits) stay live: that many bytes more
         carried = sum(_aligned(_bytes(r)) for r in op.results if r.type.is_block())
