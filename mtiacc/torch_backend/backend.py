@@ -60,6 +60,9 @@ def config_patches(mode: Optional[str], options: Optional[Dict[str, Any]]) -> Di
         "coordinate_descent_tuning": False,
         "triton.autotune_pointwise": autotune,
         "triton.cudagraphs": False,
+        # topk, kthvalue, median and mode as sorts on the chip, and sorts of any length as one program's
+        # bitonic network (Inductor's own lowerings, which leave them to aten unless this is set)
+        "triton.decompose_sort_ops": True,
     }
     if not os.environ.get("TORCHINDUCTOR_COMPILE_THREADS"):
         patches["compile_threads"] = 1
@@ -142,12 +145,14 @@ def compile_graph(gm, example_inputs, mode: Optional[str] = None, options: Optio
 def _inner_compile(gm, example_inputs, autotune: bool = False, **kwargs):
     from torch._inductor.compile_fx import compile_fx_inner
     from mtiacc.torch_backend import coverage, offchip
+    from mtiacc.torch_backend import lowerings
     from mtiacc.torch_backend.attention import chip_attention
     from mtiacc.torch_backend.gemm_choices import chip_search_space
     from mtiacc.torch_backend.overrides import chip_lowerings
     from mtiacc.triton_backend.records import fallback_scope
     # a backward graph compiles later, when backward first runs
-    with fallback_scope(), chip_search_space(autotune), chip_lowerings(autotune), chip_attention():
+    with fallback_scope(), chip_search_space(autotune), chip_lowerings(autotune), chip_attention(), \
+            lowerings.installed():
         compiled = compile_fx_inner(gm, example_inputs, **kwargs)
     code = getattr(compiled, "source_code", None)
     run = getattr(compiled, "current_callable", None)
