@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Dict, Tuple
 
-from mtiacc.torch_backend.lowerings import lowering, triton_op
+from mtiacc.torch_backend.lowerings import lowering, polynomials, triton_op
 
 # name -> (Triton source with {name} for its own name and __dep__ for a helper it calls, helpers it calls)
 SOURCES: Dict[str, Tuple[str, Tuple[str, ...]]] = {}
@@ -136,19 +136,13 @@ def helper(name: str) -> str:
     return V.kernel.helper_functions.add(text, base_name=f"_mtia_{name}")
 
 
-@triton_op("digamma")
-def _digamma(x):
-    return f"{helper('digamma')}({x})"
-
-
-@triton_op("zeta")
-def _zeta(x, q):
-    return f"{helper('zeta')}({x}, {q})"
-
-
-@triton_op("polygamma")
-def _polygamma(n, x):
-    return f"{helper('polygamma')}({n}, {x})"
+def _triton(name: str, arity: int):
+    """``ops.<name>``'s Triton code: a call of helper ``name``."""
+    def code(*args):
+        assert len(args) == arity, (name, args)
+        return f"{helper(name)}({', '.join(str(a) for a in args)})"
+    code.__name__ = name
+    triton_op(name)(code)
 
 
 def _pointwise(name: str):
@@ -172,9 +166,16 @@ def _register_pointwise(name: str, *ops):
 def _register_all():
     import torch
     aten = torch.ops.aten
-    _register_pointwise("digamma", aten.digamma, aten.special_psi, aten.special_digamma)
+    SOURCES.update(polynomials.sources())
+    _register_pointwise("digamma", aten.digamma)
     _register_pointwise("zeta", aten.special_zeta)
-    _register_polygamma(aten.polygamma, aten.special_polygamma)
+    _register_polygamma(aten.polygamma)
+    for name in polynomials.sources():
+        _register_pointwise(name, getattr(aten, f"special_{name}"))
+    for name, (text, _) in SOURCES.items():
+        if name == "trigamma":      # polygamma(1, x)'s, not an operation of its own
+            continue
+        _triton(name, text.split("(", 1)[1].split(")", 1)[0].count(",") + 1)
 
 
 def _register_polygamma(*ops):
