@@ -57,3 +57,14 @@ def test_inductor_tables_restored():
         assert L.lowerings[op] is not before
         assert TritonOverrides.__dict__["digamma"] is not before_op
     assert L.lowerings[op] is before and TritonOverrides.__dict__["digamma"] is before_op
+
+
+def test_bessel_family():
+    g = torch.Generator().manual_seed(3)
+    # 0 and -0 (K's poles), the series' boundaries 2 and 8 on both sides, tiny and large arguments, infinity
+    x = torch.cat([torch.tensor([0.0, -0.0, 2.0, 8.0, -8.0, 0.3, 1e-3, 30.0, float("inf")]),
+                   torch.randn(40, generator=g) * 6])
+    s = torch.special
+    _on_chip_matches(lambda a: (s.i0e(a), s.i1e(a), s.modified_bessel_k0(a), s.modified_bessel_k1(a),
+                                s.scaled_modified_bessel_k0(a), s.scaled_modified_bessel_k1(a),
+                                s.spherical_bessel_j0(a)), x)

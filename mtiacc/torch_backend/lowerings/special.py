@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Dict, Tuple
 
-from mtiacc.torch_backend.lowerings import lowering, polynomials, triton_op
+from mtiacc.torch_backend.lowerings import bessel, lowering, polynomials, triton_op
 
 # name -> (Triton source with {name} for its own name and __dep__ for a helper it calls, helpers it calls)
 SOURCES: Dict[str, Tuple[str, Tuple[str, ...]]] = {}
@@ -167,14 +167,19 @@ def _register_all():
     import torch
     aten = torch.ops.aten
     SOURCES.update(polynomials.sources())
-    _register_pointwise("digamma", aten.digamma)
-    _register_pointwise("zeta", aten.special_zeta)
-    _register_polygamma(aten.polygamma)
+    SOURCES.update(bessel.sources())
+    # Inductor's ops name -> the ATen operation lowered to it
+    lowered = {"digamma": aten.digamma, "zeta": aten.special_zeta}
     for name in polynomials.sources():
-        _register_pointwise(name, getattr(aten, f"special_{name}"))
-    for name, (text, _) in SOURCES.items():
-        if name == "trigamma":      # polygamma(1, x)'s, not an operation of its own
-            continue
+        lowered[name] = getattr(aten, f"special_{name}")
+    for name in ("i0e", "i1e", "modified_bessel_k0", "modified_bessel_k1", "scaled_modified_bessel_k0",
+                 "scaled_modified_bessel_k1", "spherical_bessel_j0"):
+        lowered[name] = getattr(aten, f"special_{name}")
+    for name, op in lowered.items():
+        _register_pointwise(name, op)
+    _register_polygamma(aten.polygamma)
+    for name in (*lowered, "polygamma"):
+        text = SOURCES[name][0]
         _triton(name, text.split("(", 1)[1].split(")", 1)[0].count(",") + 1)
 
 
