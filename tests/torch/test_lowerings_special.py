@@ -68,3 +68,13 @@ def test_bessel_family():
     _on_chip_matches(lambda a: (s.i0e(a), s.i1e(a), s.modified_bessel_k0(a), s.modified_bessel_k1(a),
                                 s.scaled_modified_bessel_k0(a), s.scaled_modified_bessel_k1(a),
                                 s.spherical_bessel_j0(a)), x)
+
+
+def test_ndtri_airy_ai():
+    g = torch.Generator().manual_seed(4)
+    # ndtri: 0, 1, the middle and both tails (below and above exp(-32)), outside [0, 1]
+    p = torch.cat([torch.tensor([0.0, 1.0, 0.5, 1e-20, 1 - 1e-7, 0.1, 0.9, -0.1, 1.1]), torch.rand(40, generator=g)])
+    # airy_ai: each form's boundaries (-2.09, 2.09, 8.32), past 103.892, infinity
+    x = torch.cat([torch.tensor([-2.09, 2.09, 8.32, 8.33, -2.1, 0.0, 110.0, -30.0, 1.0, float("inf")]),
+                   torch.randn(40, generator=g) * 5])
+    _on_chip_matches(lambda a, b: (torch.special.ndtri(a), torch.special.airy_ai(b)), p, x)
