@@ -38,3 +38,12 @@ def test_index_reduce():
     fns = [lambda a, i, s, r=r, inc=inc: a.index_reduce(1, i, s, r, include_self=inc)
            for r in ("prod", "mean", "amax", "amin") for inc in (True, False)]
     _check(lambda a, i, s: tuple(f(a, i, s) for f in fns), x, idx, src)
+
+
+def test_index_reduce_zero_dim():
+    warnings.filterwarnings("ignore", "index_reduce")
+    x, src = torch.tensor(1.5), torch.tensor(-2.0)
+    idx = torch.tensor([0])
+    fns = [lambda a, i, s, r=r, inc=inc: a.index_reduce(0, i, s, r, include_self=inc)
+           for r in ("prod", "mean", "amax", "amin") for inc in (True, False)]
+    _check(lambda a, i, s: tuple(f(a, i, s) for f in fns), x, idx, src)

@@ -78,3 +78,11 @@ def test_ndtri_airy_ai():
     x = torch.cat([torch.tensor([-2.09, 2.09, 8.32, 8.33, -2.1, 0.0, 110.0, -30.0, 1.0, float("inf")]),
                    torch.randn(40, generator=g) * 5])
     _on_chip_matches(lambda a, b: (torch.special.ndtri(a), torch.special.airy_ai(b)), p, x)
+
+
+def test_zero_dim_operands():
+    # Inductor loads a 0-d operand as a scalar: the helpers' block-wide trip counts must take it
+    a, b = torch.tensor(-8.4784), torch.tensor(-1.7658)
+    s = torch.special
+    _on_chip_matches(lambda x, n: (s.zeta(x, n), s.zeta(n.abs() + 2, x), s.chebyshev_polynomial_t(x, n.abs() * 3),
+                                   s.hermite_polynomial_h(n, x.abs()), s.airy_ai(n)), a, b)

@@ -22,7 +22,7 @@ import os
 from typing import Callable, Dict, Iterator, List, Tuple
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-_MODULES = ("special", "polynomials", "bessel", "cephes", "scatter", "sorting")
+_MODULES = ("special", "polynomials", "bessel", "cephes", "scatter", "sorting", "histogram")
 
 # (aten operation, lowering, type promotion kind or None, broadcast)
 _LOWERINGS: List[Tuple[object, Callable, object, bool]] = []

@@ -125,7 +125,7 @@ def {name}(x):
     z3 = x * x * x
     series = (ax <= 8.3203353) & (x >= -2.09)
     going = series
-    while tl.max(going.to(tl.int32)) > 0:
+    while tl.max(going.to(tl.int32) + tl.zeros([1], tl.int32)) > 0:
         m2 = m * z3
         k2 = k + 1.0
         m2 = m2 / k2

@@ -26,12 +26,14 @@ _TRIG_FROM = {"t": (6, 6), "u": (8, 6), "v": (8, 6), "w": (8, 4)}
 
 _HEAD = """@triton.jit
 def {name}(x, n):
-    x = x.to(tl.float32)
-    nf = libdevice.trunc(n.to(tl.float32))
+    # one block shape for both (a 0-d operand comes as a scalar), so the loop's values keep their type
+    x, n = tl.broadcast(x.to(tl.float32) + tl.zeros([1], tl.float32), n.to(tl.float32) + tl.zeros([1], tl.float32))
+    nf = libdevice.trunc(n)
     even = libdevice.fmod(nf, 2.0) == 0.0
 """
-# the recurrence's trip count: the largest degree in the block among the elements that need it
-_NMAX = """    nmax = tl.max(tl.where({need}, tl.minimum(tl.maximum(nf, 0.0), {cap}), 0.0)).to(tl.int32)
+# the recurrence's trip count: the largest degree in the block among the elements that need it (a block of
+# one element for a 0-d operand, which Inductor loads as a scalar)
+_NMAX = """    nmax = tl.max(tl.where({need}, tl.minimum(tl.maximum(nf, 0.0), {cap}), 0.0) + tl.zeros([1], tl.float32)).to(tl.int32)
 """
 
 

@@ -126,7 +126,13 @@ def scatter_reduce(self, dim: int, index, src, reduce: str, *, include_self: boo
 @lowering(torch.ops.aten.index_reduce.default)
 def index_reduce(self, dim: int, index, source, reduce: str, *, include_self: bool = True):
     from torch._inductor.virtualized import ops
+    from torch._inductor.lowering import view
     op = torch.ops.aten.index_reduce.default
+    if len(self.get_size()) == 0:        # a 0-d self as one element, the index's and source's too
+        out = index_reduce(view(self, [1]), 0, view(index, [1]) if not index.get_size() else index,
+                           view(source, [1]) if not source.get_size() else source, reduce,
+                           include_self=include_self)
+        return view(out, [])
     ndim = len(self.get_size())
     isize = list(index.get_size())
     if reduce not in _REDUCTION or ndim == 0 or len(isize) != 1 or not _small(self, isize[0]):

@@ -80,15 +80,16 @@ _ZETA_A = (12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606
 _source("zeta")("""
 @triton.jit
 def {name}(x, q):
-    x = x.to(tl.float32)
-    q = q.to(tl.float32)
+    # one block shape for both (a 0-d operand comes as a scalar), so the loop's values keep their type
+    x, q = tl.broadcast(x.to(tl.float32) + tl.zeros([1], tl.float32), q.to(tl.float32) + tl.zeros([1], tl.float32))
     MACHEP: tl.constexpr = 1.11022302462515654042E-16
     s = libdevice.pow(q, -x)
     a = q
     b = tl.zeros_like(s)
     done = tl.zeros_like(s) != 0.0
     # terms until both 9 of them and a > 9 (the trip count: the block's largest)
-    trips = tl.maximum(tl.max(tl.where(q < 9.0, 9.0 - libdevice.floor(q), 0.0)), 9.0).to(tl.int32) + 1
+    trips = tl.maximum(tl.max(tl.where(q < 9.0, 9.0 - libdevice.floor(q), 0.0) + tl.zeros([1], tl.float32)),
+                        9.0).to(tl.int32) + 1
     for i in range(trips):
         more = ~done & ((i < 9) | (a <= 9.0))
         a = tl.where(more, a + 1.0, a)
