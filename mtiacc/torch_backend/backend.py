@@ -28,6 +28,9 @@
   (:mod:`.overrides`); the convolution's tile from the same cost model, or benchmarked under max-autotune;
 - fp32 GEMMs as ``torch.set_float32_matmul_precision`` says (:mod:`.precision`), in both modes;
 - scaled dot-product attention as the chip's flash-attention kernels (:mod:`.attention`), in both modes;
+- the backend's own lowerings (:mod:`.lowerings`) of what Inductor leaves to aten (special functions,
+  scatter_reduce / index_reduce, long sorts, nanmedian, histc), in Inductor's tables only while a graph of
+  this backend compiles, and ``triton.decompose_sort_ops`` (topk, kthvalue, median, mode as sorts);
 - ``options={...}`` (``torch.compile``'s) patched over these.
 
 Every graph Inductor compiles is recorded for the coverage report (:mod:`.coverage`): its wrapper code (which

@@ -6,10 +6,13 @@ code for each pointwise operation on one class (``TritonOverrides``).  :func:`in
 entries there only while one of its graphs is lowered and generated (``backend._inner_compile``) and puts
 Inductor's own back afterwards, so ``backend="inductor"`` and every other backend are left as they were.
 
-- :mod:`.special`: special functions (digamma, polygamma, zeta, the Bessel family, orthogonal polynomials,
-  ...) as Triton functions written into the kernel that uses them, fused with the operations around them;
+- :mod:`.special`: special functions (digamma, polygamma, zeta) as Triton functions written into the kernel
+  that uses them, fused with the operations around them; :mod:`.polynomials` (Chebyshev, Hermite, Laguerre,
+  Legendre), :mod:`.bessel` (I0e, I1e, K0, K1, scaled K0/K1, spherical j0) and :mod:`.cephes` (ndtri,
+  airy_ai) give it their functions' Triton source;
 - :mod:`.scatter`: ``scatter_reduce`` and ``index_reduce`` with every reduction, as reductions over the index;
-- :mod:`.sorting`: ``nanmedian`` as a sort on the chip.
+- :mod:`.sorting`: sorts longer than one program's bitonic network as rank sorts, and ``nanmedian``;
+- :mod:`.histogram`: ``histc``.
 
 Each module lists its entries with :func:`lowering` (an ATen operation's lowering) and :func:`triton_op` (the
 Triton code of an operation of Inductor's ``ops``).
