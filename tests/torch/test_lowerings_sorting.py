@@ -53,3 +53,20 @@ def test_sort_based_ops():
     x = torch.randn(2, 6, 3, generator=g)
     _check(lambda a: (*torch.topk(a, 3, dim=1), *torch.kthvalue(a, 2, dim=-1), *torch.median(a, dim=0),
                       torch.median(a), *torch.mode(a.round(), dim=1)), x)
+
+
+def test_long_sort_based_ops(short_bitonic):
+    # topk / kthvalue / median sort with the backend's sort: past the network's length, a rank sort
+    g = torch.Generator().manual_seed(3)
+    x = torch.randn(2, 40, generator=g)
+    _check(lambda a: (*torch.topk(a, 5), *torch.kthvalue(a, 7), *torch.median(a, dim=1)), x)
+
+
+def test_long_int64_sort_is_aten_s(short_bitonic):
+    # no rank-sort key for int64: aten's sort, not a network of 64 elements in one program
+    x = torch.randint(-100, 100, (64,), generator=torch.Generator().manual_seed(4))
+    got = torch.compile(lambda a: torch.sort(a, stable=True), backend="mtia", fullgraph=True)(x)
+    want = torch.sort(x, stable=True)
+    torch.testing.assert_close(got[0], want[0])
+    torch.testing.assert_close(got[1], want[1])
+    assert [op["name"] for op in report()["aten_ops"]] == ["sort"]

@@ -52,11 +52,13 @@ def test_inductor_tables_restored():
     from torch._inductor.codegen.triton import TritonOverrides
     from mtiacc.torch_backend import lowerings
     op = torch.ops.aten.digamma.default
-    before, before_op = L.lowerings[op], TritonOverrides.__dict__["digamma"]
+    before, before_op, before_fn = L.lowerings[op], TritonOverrides.__dict__["digamma"], L.sort_stable
     with lowerings.installed():
         assert L.lowerings[op] is not before
         assert TritonOverrides.__dict__["digamma"] is not before_op
+        assert L.sort_stable is not before_fn
     assert L.lowerings[op] is before and TritonOverrides.__dict__["digamma"] is before_op
+    assert L.sort_stable is before_fn
 
 
 def test_bessel_family():

@@ -30,6 +30,8 @@ _MODULES = ("special", "polynomials", "bessel", "cephes", "scatter", "sorting", 
 # (aten operation, lowering, type promotion kind or None, broadcast)
 _LOWERINGS: List[Tuple[object, Callable, object, bool]] = []
 _TRITON_OPS: Dict[str, Callable[..., str]] = {}
+# functions of torch._inductor.lowering that Inductor's other lowerings call by name
+_FUNCTIONS: Dict[str, Callable] = {}
 
 
 def lowering(*ops, type_promotion_kind=None, broadcast: bool = False):
@@ -47,6 +49,15 @@ def triton_op(name: str):
     Triton expressions and returns the result's)."""
     def deco(fn):
         _TRITON_OPS[name] = fn
+        return fn
+    return deco
+
+
+def replaces(name: str):
+    """Register the decorated function in place of ``torch._inductor.lowering.<name>``, which Inductor's own
+    lowerings call directly (not through the table)."""
+    def deco(fn):
+        _FUNCTIONS[name] = fn
         return fn
     return deco
 
@@ -83,7 +94,10 @@ def installed() -> Iterator[None]:
     table, triton_ops = _table()
     saved = {op: L.lowerings.get(op, _MISSING) for op in table}
     saved_ops = {name: TritonOverrides.__dict__.get(name, _MISSING) for name in triton_ops}
+    saved_functions = {name: getattr(L, name) for name in _FUNCTIONS}
     L.lowerings.update(table)
+    for name, fn in _FUNCTIONS.items():
+        setattr(L, name, fn)
     for name, fn in triton_ops.items():
         setattr(TritonOverrides, name, staticmethod(fn))
     try:
@@ -94,6 +108,8 @@ def installed() -> Iterator[None]:
                 L.lowerings.pop(op, None)
             else:
                 L.lowerings[op] = old
+        for name, old in saved_functions.items():
+            setattr(L, name, old)
         for name, old in saved_ops.items():
             if old is _MISSING:
                 delattr(TritonOverrides, name)

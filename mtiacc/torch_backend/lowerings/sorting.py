@@ -2,7 +2,8 @@
 
 Inductor sorts a dimension of up to 512 elements with a bitonic network in one program (``ir.Sort``, what
 ``sort``, ``argsort``, ``topk``, ``kthvalue``, ``median`` and ``mode`` become with ``decompose_sort_ops``,
-``backend.py``), and leaves longer ones to aten.  Here a longer sort (up to ``MAX_LEN`` elements) is a
+``backend.py``), and leaves longer ones to aten (with ``decompose_sort_ops`` it would build a network of
+any length in one program, too slow to run: here those go to a rank sort, or else to aten).  Here a longer sort (up to ``MAX_LEN`` elements) is a
 *rank sort*: each element's key is a 64-bit integer ordered as ``torch.sort(stable=True)`` orders (the
 value's bits, mapped so that integer order is the float order, -0.0 as 0.0, NaN above everything, flipped
 for a descending sort, then the element's index), its rank the number of keys below it (a reduction over
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 import torch
 
-from mtiacc.torch_backend.lowerings import lowering
+from mtiacc.torch_backend.lowerings import lowering, replaces
 
 BITONIC_MAX = 512      # Inductor's own bound for a sort in one program
 MAX_LEN = 16384
@@ -104,11 +105,18 @@ _ORIGINAL = {}
 
 
 @lowering(torch.ops.aten.sort.stable)
+@replaces("sort_stable")       # what Inductor's topk, kthvalue, median and mode lowerings sort with
 def sort_stable(x, *, stable=None, dim=-1, descending=False):
+    from torch._inductor.lowering import fallback_handler
+    from torch._inductor.virtualized import V
     ndim = len(x.get_size())
     d = dim % ndim if ndim else 0
     if _long(x, d):
         return rank_sort(x, d, descending)
+    if ndim and not V.graph.sizevars.statically_known_leq(x.get_size()[d], BITONIC_MAX):
+        # too long for one program's network and not a rank sort's: aten's, as without decompose_sort_ops
+        return fallback_handler(torch.ops.aten.sort.stable, add_to_fallback_set=False)(
+            x, stable=stable, dim=dim, descending=descending)
     return _ORIGINAL[torch.ops.aten.sort.stable](x, stable=stable, dim=dim, descending=descending)
 
 
