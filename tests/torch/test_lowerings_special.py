@@ -88,3 +88,8 @@ def test_zero_dim_operands():
     s = torch.special
     _on_chip_matches(lambda x, n: (s.zeta(x, n), s.zeta(n.abs() + 2, x), s.chebyshev_polynomial_t(x, n.abs() * 3),
                                    s.hermite_polynomial_h(n, x.abs()), s.airy_ai(n)), a, b)
+
+
+def test_polygamma_of_integers_is_float():
+    x = torch.tensor([1, 2, 5, 9], dtype=torch.int32)
+    _on_chip_matches(lambda a: (torch.polygamma(0, a), torch.polygamma(2, a)), x)

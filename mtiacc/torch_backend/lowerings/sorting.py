@@ -177,9 +177,33 @@ def _nanmedian_dim(x, dim, keepdim):
     return values, indices
 
 
+# topk and kthvalue as sorts only where ties are rare: a stable sort gives the first index of equal values,
+# aten's selection algorithms one of its own choosing, so integer and 16-bit float inputs (ties common) stay
+# aten's
+SELECT_BY_SORT = (torch.float32,)
+
+
+@lowering(torch.ops.aten.topk.default)
+def topk(x, k, dim=-1, largest=True, sorted=True):
+    from torch._inductor.lowering import fallback_handler
+    op = torch.ops.aten.topk.default
+    if x.get_dtype() not in SELECT_BY_SORT:
+        return fallback_handler(op, add_to_fallback_set=False)(x, k, dim, largest, sorted)
+    return _ORIGINAL[op](x, k, dim, largest, sorted)
+
+
+@lowering(torch.ops.aten.kthvalue.default)
+def kthvalue(x, k, dim=-1, keepdim=False):
+    from torch._inductor.lowering import fallback_handler
+    op = torch.ops.aten.kthvalue.default
+    if x.get_dtype() not in SELECT_BY_SORT:
+        return fallback_handler(op, add_to_fallback_set=False)(x, k, dim, keepdim)
+    return _ORIGINAL[op](x, k, dim, keepdim)
+
+
 def _capture_originals():
     from torch._inductor import lowering as L
-    for op in (torch.ops.aten.sort.stable,):
+    for op in (torch.ops.aten.sort.stable, torch.ops.aten.topk.default, torch.ops.aten.kthvalue.default):
         _ORIGINAL[op] = L.lowerings[op]
 
 

@@ -194,6 +194,9 @@ def _register_polygamma(*ops):
         from torch._inductor.lowering import make_pointwise
         from torch._inductor.virtualized import ops
         import torch
+        from torch._inductor.lowering import to_dtype
+        if not x.get_dtype().is_floating_point:       # integer input: a float result, as eager's
+            x = to_dtype(x, torch.get_default_dtype())
         return make_pointwise(lambda v: ops.polygamma(ops.constant(n, torch.int32), v))(x)
     lowering(*ops, type_promotion_kind=None)(polygamma)
 
