@@ -111,7 +111,9 @@ def sort_stable(x, *, stable=None, dim=-1, descending=False):
     from torch._inductor.virtualized import V
     ndim = len(x.get_size())
     d = dim % ndim if ndim else 0
-    if _long(x, d):
+    # a rank sort is stable; aten's unstable sort orders ties its own way, so an unstable sort of a type
+    # where ties are common (16-bit floats, integers) stays aten's
+    if _long(x, d) and (stable or x.get_dtype() in SELECT_BY_SORT):
         return rank_sort(x, d, descending)
     if ndim and not V.graph.sizevars.statically_known_leq(x.get_size()[d], BITONIC_MAX):
         # too long for one program's network and not a rank sort's: aten's, as without decompose_sort_ops
