@@ -21,10 +21,8 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import os
 from typing import Callable, Dict, Iterator, List, Tuple
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 _MODULES = ("special", "polynomials", "bessel", "cephes", "scatter", "sorting", "histogram")
 
 # (aten operation, lowering, type promotion kind or None, broadcast)
@@ -60,11 +58,6 @@ def replaces(name: str):
         _FUNCTIONS[name] = fn
         return fn
     return deco
-
-
-def source_files() -> List[str]:
-    """The files the lowerings come from (Inductor's FX graph cache is keyed by them, ``precision.py``)."""
-    return [os.path.join(HERE, f"{m}.py") for m in ("__init__",) + _MODULES]
 
 
 @functools.lru_cache(maxsize=None)
