@@ -129,10 +129,6 @@ class DmaState:
     deferred: Optional[Tuple[object, FrozenSet[Value]]] = None
     # the counted prefetches issued last, which a wait may leave in flight (select/waits.py)
     group: Optional[object] = None
-    # in the body of a pipelined loop whose last transfer is a store left in flight across its back-edge
-    # (control.py ``store_across_back_edge``): the stored block; the op computing it again waits for that store
-    # where it may be in flight (insert-waits decides), and the waits of the body may leave it in flight
-    across: Optional[Value] = None
 
 
 @dataclasses.dataclass(eq=False)

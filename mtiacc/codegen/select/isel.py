@@ -119,7 +119,7 @@ class Selector:
             loop, results = lw.dma.deferred[0], op.results
             waits.wait_for_stores(lw, REWRITE_WAIT,
                                   lambda t: t.deferred is loop and any(t.block is r for r in results))
-        elif lw.dma.across is not None and any(r is lw.dma.across for r in op.results):
+        elif control.computes_across_store(op):
             waits.wait_for_stores(lw, REWRITE_WAIT, lambda t: t.across)
         if lw.engine.busy and self.disturbs_engine(op):
             engine.drain(lw)

@@ -89,8 +89,6 @@ def _store(lw: Lowering, op: O.StoreOp) -> None:
                               lambda t: t.deferred is loop)
     begin = len(lw.b.fn.items)
     memory.lower_store(lw, op)
-    if lw.dma.across is op.value:   # control.py: this store's transfer stays in flight across the back-edge
-        waits.tag_transfers(lw, begin, across=True)
     if loop is not None:
         waits.tag_transfers(lw, begin, deferred=loop)
     for v in memory.needs_buffers(op):
