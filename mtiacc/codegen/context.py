@@ -122,11 +122,6 @@ class DmaState:
     inflight: Set[Value] = dataclasses.field(default_factory=set)  # prefetched blocks (pipeline-loads) not waited for
     # the prefetched blocks issued since the last op that touches local memory: one group, no wait between them
     fresh: Set[Value] = dataclasses.field(default_factory=set)
-    # in a loop whose stores wait for each other (control.py ``deferred_store``): the loop, and the stored blocks
-    # whose buffers the next trip writes again (none when the stored block alternates between two buffers); the
-    # store's transfers are tagged with the loop, and insert-waits keeps the waits for them where they may be in
-    # flight; None elsewhere
-    deferred: Optional[Tuple[object, FrozenSet[Value]]] = None
     # the counted prefetches issued last, which a wait may leave in flight (select/waits.py)
     group: Optional[object] = None
 

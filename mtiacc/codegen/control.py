@@ -331,26 +331,49 @@ def store_across_back_edge(op: ForOp) -> Optional[Value]:
     return v
 
 
+def _loops_around(op: Operation):
+    """The ``scf.for`` ops around ``op``, innermost first."""
+    block = op.parent
+    while block is not None and block.parent is not None and block.parent.parent is not None:
+        outer = block.parent.parent
+        if isinstance(outer, ForOp):
+            yield outer
+        block = outer.parent
+
+
+def _stored(op: Operation) -> bool:
+    """Whether a result of ``op`` is the block a ``tt.store`` writes."""
+    return any(isinstance(u.op, O.StoreOp) and u.op.value is r for r in op.results for u in r.uses)
+
+
 def across_store(op: ForOp) -> Optional[Value]:
     """:func:`store_across_back_edge` of ``op``, unless a loop around it leaves a store in flight across its
     back-edge already (one such store at a time: the outer loop's)."""
-    outer = op.parent.parent.parent if op.parent is not None and op.parent.parent is not None else None
-    while outer is not None:
-        if isinstance(outer, ForOp) and store_across_back_edge(outer) is not None:
-            return None
-        block = outer.parent
-        outer = block.parent.parent if block is not None and block.parent is not None else None
+    if any(store_across_back_edge(outer) is not None for outer in _loops_around(op)):
+        return None
     return store_across_back_edge(op)
 
 
 def computes_across_store(op: Operation) -> bool:
     """Whether ``op`` computes the block its loop's last store leaves in flight across the back-edge (then it
     waits first where that store may still be in flight: insert-waits decides)."""
-    loop = op.parent.parent.parent if op.parent is not None and op.parent.parent is not None else None
-    if not isinstance(loop, ForOp):
+    if not _stored(op):
         return False
-    v = across_store(loop)
+    loop = next(_loops_around(op), None)
+    v = across_store(loop) if loop is not None and op.parent is loop.block else None
     return v is not None and any(r is v for r in op.results)
+
+
+def deferred_loop(op: Operation) -> Optional[ForOp]:
+    """The loop around ``op`` whose stores wait for each other (:func:`deferred_store`), or None.  Its stores are
+    all in its body, so no loop around it or in it is one too."""
+    return next((loop for loop in _loops_around(op) if deferred_store(loop) is not None), None)
+
+
+def rewrites_deferred_store(op: Operation) -> Optional[ForOp]:
+    """The loop of :func:`deferred_loop` when ``op`` computes a block one of its stores writes (then it waits first
+    where that store, of the trip before, may still be in flight: insert-waits decides), else None."""
+    return deferred_loop(op) if _stored(op) else None
 
 
 def _tag_across(items: List, v: Value) -> None:
@@ -399,7 +422,6 @@ def lower_for(lw: Lowering, op: ForOp) -> None:
         _bind_home(lw, res, h)
     top = engine.loop_top(lw, op)
     last = deferred_store(op)
-    outer = lw.dma.deferred
     swap = _double_buffer(lw, op, last) if last is not None else None
     across = across_store(op)
     if across is not None:
@@ -410,12 +432,13 @@ def lower_for(lw: Lowering, op: ForOp) -> None:
         body = len(b.fn.items)
         if op.pipeline:   # the previous iteration's prefetches may still fill the carried blocks
             lw.dma.pending_in = True
-        if last is not None:   # the previous iteration's stores may be in flight (but the other buffer's)
-            lw.dma.deferred = (op, frozenset() if swap is not None else
-                               frozenset(o.value for o in op.walk() if isinstance(o, O.StoreOp)))
         _emit_block(lw, op.block, homes, kept)
         if across is not None:
             _tag_across(b.fn.items[body:], across)
+        if swap is not None:   # the previous iteration's store reads the other buffer
+            for it in b.fn.items[body:]:
+                if isinstance(it, MInstr) and it.dma is not None and it.dma.deferred is op:
+                    it.dma.alternates = True
         if swap is not None:
             b("xor", swap[0], swap[0], b.li(swap[1]), comment="the other buffer of the stored block")
         engine.loop_bottom(lw, top)
@@ -424,7 +447,6 @@ def lower_for(lw: Lowering, op: ForOp) -> None:
         # prefetches issued before that wait land after the stores read their bytes (transfers run in issue order)
         if _stores_inside(op) and last is None and not op.pipeline and not _waits_first(op.block):
             b("mtia.dma.wait", comment="this iteration's stores complete before the next")
-    lw.dma.deferred = outer
     if op.pipeline:
         lw.dma.pending_in = True
     resident.end(lw, op, homes, kept)

@@ -83,7 +83,7 @@ def _skip(lw: Lowering, op: Operation) -> None:
 
 
 def _store(lw: Lowering, op: O.StoreOp) -> None:
-    loop = lw.dma.deferred[0] if lw.dma.deferred is not None else None
+    loop = control.deferred_loop(op)
     if loop is not None:   # in a loop of control.deferred_store: the store before this one completes first
         waits.wait_for_stores(lw, "the store before completes (it ran under the compute since)",
                               lambda t: t.deferred is loop)
