@@ -122,20 +122,8 @@ class DmaState:
     inflight: Set[Value] = dataclasses.field(default_factory=set)  # prefetched blocks (pipeline-loads) not waited for
     # the prefetched blocks issued since the last op that touches local memory: one group, no wait between them
     fresh: Set[Value] = dataclasses.field(default_factory=set)
-    # a prefetch's wait for the tiles in flight, not yet emitted: the load's lowering emits it once its address
-    # arithmetic is done, just before its transfers issue (``wait_before_transfers``), else it goes first
-    wait_at_issue: bool = False
-    # in a loop whose stores wait for each other (control.py ``deferred_store``): the loop, and the stored blocks
-    # whose buffers the next trip writes again (none when the stored block alternates between two buffers); the
-    # store's transfers are tagged with the loop, and insert-waits keeps the waits for them where they may be in
-    # flight; None elsewhere
-    deferred: Optional[Tuple[object, FrozenSet[Value]]] = None
     # the counted prefetches issued last, which a wait may leave in flight (select/waits.py)
     group: Optional[object] = None
-    # in the body of a pipelined loop whose last transfer is a store left in flight across its back-edge
-    # (control.py ``store_across_back_edge``): the stored block; the op computing it again waits for that store
-    # where it may be in flight (insert-waits decides), and the waits of the body may leave it in flight
-    across: Optional[Value] = None
 
 
 @dataclasses.dataclass(eq=False)

@@ -32,7 +32,7 @@ from contextlib import contextmanager
 from typing import List, Optional, Sequence
 
 from mtiacc.codegen.context import Lowering, carried_home  # noqa: F401  (control.carried_home, its readers' name)
-from mtiacc.codegen.machine.mir import DmaTag
+from mtiacc.codegen.machine.mir import DmaTag, MInstr
 from mtiacc.codegen.matrix import engine, resident
 from mtiacc.codegen.memory import kept
 from mtiacc.codegen.vector.blocks import VECTOR_BINARY, lower_fill
@@ -40,7 +40,7 @@ from mtiacc.codegen.vector.lmem import Buffer
 from mtiacc.codegen.vector.vloop import Src, elem_bytes
 from mtiacc.diagnostics import CompileError
 from mtiacc.ir import ops as O
-from mtiacc.ir.core import Block, BlockArgument, OpResult, Pure, Value
+from mtiacc.ir.core import Block, BlockArgument, OpResult, Operation, Pure, Value
 from mtiacc.ir.fused import FusedElementwiseOp
 from mtiacc.ir.mtia.kept import SlotFlushOp, SlotWaitOp
 from mtiacc.ir.scf import ConditionOp, ForOp, IfOp, WhileOp, YieldOp
@@ -331,6 +331,64 @@ def store_across_back_edge(op: ForOp) -> Optional[Value]:
     return v
 
 
+def _loops_around(op: Operation):
+    """The ``scf.for`` ops around ``op``, innermost first."""
+    block = op.parent
+    while block is not None and block.parent is not None and block.parent.parent is not None:
+        outer = block.parent.parent
+        if isinstance(outer, ForOp):
+            yield outer
+        block = outer.parent
+
+
+def _stored(op: Operation) -> bool:
+    """Whether a result of ``op`` is the block a ``tt.store`` writes."""
+    return any(isinstance(u.op, O.StoreOp) and u.op.value is r for r in op.results for u in r.uses)
+
+
+def across_store(op: ForOp) -> Optional[Value]:
+    """:func:`store_across_back_edge` of ``op``, unless a loop around it leaves a store in flight across its
+    back-edge already (one such store at a time: the outer loop's)."""
+    if any(store_across_back_edge(outer) is not None for outer in _loops_around(op)):
+        return None
+    return store_across_back_edge(op)
+
+
+def computes_across_store(op: Operation) -> bool:
+    """Whether ``op`` computes the block its loop's last store leaves in flight across the back-edge (then it
+    waits first where that store may still be in flight: insert-waits decides)."""
+    if not _stored(op):
+        return False
+    loop = next(_loops_around(op), None)
+    v = across_store(loop) if loop is not None and op.parent is loop.block else None
+    return v is not None and any(r is v for r in op.results)
+
+
+def deferred_loop(op: Operation) -> Optional[ForOp]:
+    """The loop around ``op`` whose stores wait for each other (:func:`deferred_store`), or None.  Its stores are
+    all in its body, so no loop around it or in it is one too."""
+    return next((loop for loop in _loops_around(op) if deferred_store(loop) is not None), None)
+
+
+def rewrites_deferred_store(op: Operation) -> Optional[ForOp]:
+    """The loop of :func:`deferred_loop` when ``op`` computes a block one of its stores writes (then it waits first
+    where that store, of the trip before, may still be in flight: insert-waits decides), else None."""
+    return deferred_loop(op) if _stored(op) else None
+
+
+def _tag_across(items: List, v: Value) -> None:
+    """In the body of a loop that leaves the store of ``v`` in flight across its back-edge: that store's
+    transfers are tagged ``across``, and so are the waits that may leave the body's prefetch group in flight (they
+    may leave that store in flight too)."""
+    for it in items:
+        if not isinstance(it, MInstr) or it.dma is None:
+            continue
+        if it.is_transfer and it.dma.block is v:
+            it.dma.across = True
+        elif it.is_dma_wait and it.dma.group is not None and not it.dma.opens:
+            it.dma.across = True
+
+
 def _double_buffer(lw: Lowering, op: ForOp, v: Value):
     """When the loop's one store writes ``v`` and nothing else reads it, two buffers that ``v`` alternates
     between (iteration k computes into one while the store of iteration k - 1 reads the other); ``v`` is read
@@ -364,24 +422,23 @@ def lower_for(lw: Lowering, op: ForOp) -> None:
         _bind_home(lw, res, h)
     top = engine.loop_top(lw, op)
     last = deferred_store(op)
-    outer = lw.dma.deferred
     swap = _double_buffer(lw, op, last) if last is not None else None
-    across = store_across_back_edge(op) if lw.dma.across is None else None
+    across = across_store(op)
     if across is not None:
         b("mtia.dma.out", "zero", "zero", "zero", comment="no store yet: the first trip's stand-in for the store "
                                                           "a trip leaves in flight at its end")
         b.fn.items[-1].dma = DmaTag(across=True)
     with counted_loop(lw, op, "scf.for"):
-        if across is not None:
-            lw.dma.across = across
+        body = len(b.fn.items)
         if op.pipeline:   # the previous iteration's prefetches may still fill the carried blocks
             lw.dma.pending_in = True
-        if last is not None:   # the previous iteration's stores may be in flight (but the other buffer's)
-            lw.dma.deferred = (op, frozenset() if swap is not None else
-                               frozenset(o.value for o in op.walk() if isinstance(o, O.StoreOp)))
         _emit_block(lw, op.block, homes, kept)
         if across is not None:
-            lw.dma.across = None
+            _tag_across(b.fn.items[body:], across)
+        if swap is not None:   # the previous iteration's store reads the other buffer
+            for it in b.fn.items[body:]:
+                if isinstance(it, MInstr) and it.dma is not None and it.dma.deferred is op:
+                    it.dma.alternates = True
         if swap is not None:
             b("xor", swap[0], swap[0], b.li(swap[1]), comment="the other buffer of the stored block")
         engine.loop_bottom(lw, top)
@@ -390,7 +447,6 @@ def lower_for(lw: Lowering, op: ForOp) -> None:
         # prefetches issued before that wait land after the stores read their bytes (transfers run in issue order)
         if _stores_inside(op) and last is None and not op.pipeline and not _waits_first(op.block):
             b("mtia.dma.wait", comment="this iteration's stores complete before the next")
-    lw.dma.deferred = outer
     if op.pipeline:
         lw.dma.pending_in = True
     resident.end(lw, op, homes, kept)

@@ -69,6 +69,8 @@ class DmaTag:
     * ``before``: on a wait: it goes right before the group's code (where the group would have waited).
     * ``deferred``: a store's transfer in a loop whose stores wait for each other (control.py ``deferred_store``):
       that loop.
+    * ``alternates``: on such a store's transfer: the stored block alternates between two buffers (control.py
+      ``_double_buffer``), so the op computing it again writes the other one.
     * ``only_if``: on a wait: it stays only where a transfer whose tag satisfies this predicate may be in flight
       (the store of the block the next op writes, say); else it goes.
     """
@@ -80,6 +82,7 @@ class DmaTag:
     across: bool = False
     before: object = None
     deferred: object = None
+    alternates: bool = False
     only_if: Optional[Callable[["DmaTag"], bool]] = None
 
 

@@ -32,6 +32,9 @@ class Strategy:
     lower_load: Optional[Callable[[Lowering, Operation], None]] = None
     lower_store: Optional[Callable[[Lowering, Operation], None]] = None
     lower_scalar_load: Optional[Callable[[Lowering, Operation], VReg]] = None  # returns the result register
+    # a load that first waits for every transfer in flight, its addresses computed meanwhile: the wait goes right
+    # before its transfers issue (None: the caller waits before the load's code)
+    lower_load_waiting: Optional[Callable[[Lowering, Operation], None]] = None
 
 
 STRATEGIES: Dict[str, Strategy] = {
@@ -40,7 +43,8 @@ STRATEGIES: Dict[str, Strategy] = {
     "runs": Strategy(runs.needs_buffers, runs.lower_load, runs.lower_store),
     "split-tiles": Strategy(split_tiles.needs_buffers, split_tiles.lower_load, split_tiles.lower_store),
     "tiles": Strategy(tiles.needs_buffers, tiles.lower_load, tiles.lower_store),
-    "wrapped-tiles": Strategy(wrapped.needs_buffers, wrapped.lower_load, wrapped.lower_store),
+    "wrapped-tiles": Strategy(wrapped.needs_buffers, wrapped.lower_load, wrapped.lower_store,
+                              lower_load_waiting=wrapped.lower_load_waiting),
     "gather": Strategy(gather.needs_buffers, lower_load=gather.lower_load),
     "scatter": Strategy(gather.needs_buffers, lower_store=gather.lower_store),
     "scalar": Strategy(gather.needs_buffers, lower_store=gather.lower_scalar_store,
@@ -64,8 +68,17 @@ def needs_buffers(op) -> List[Value]:
     return _lowering(op, "needs_buffers")(op)
 
 
-def lower_load(lw: Lowering, op) -> None:
+def lower_load(lw: Lowering, op, wait_first: bool = False) -> bool:
+    """Lower block load ``op``.  ``wait_first``: every transfer in flight completes before its transfers issue
+    (a prefetch's one completion barrier); returns whether the load's lowering placed that wait, after its address
+    arithmetic, else the caller waits before the load's code."""
+    if wait_first:
+        strategy = STRATEGIES.get(op.attrs.get("access"))
+        if strategy is not None and strategy.lower_load_waiting is not None:
+            strategy.lower_load_waiting(lw, op)
+            return True
     _lowering(op, "lower_load")(lw, op)
+    return False
 
 
 def lower_store(lw: Lowering, op) -> None:

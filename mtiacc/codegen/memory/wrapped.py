@@ -202,7 +202,8 @@ def _axis_runs(b: MBuilder, ax: _Axis, body: Callable[[VReg, VReg, VReg, bool], 
 
 # --------------------------------------------------------------------------- the transfer
 
-def _transfer(lw: Lowering, acc: WrappedAccess, axes: List[_Axis], lmem: int, esize: int, inbound: bool) -> None:
+def _transfer(lw: Lowering, acc: WrappedAccess, axes: List[_Axis], lmem: int, esize: int, inbound: bool,
+              owed: bool = False) -> None:
     b: MBuilder = lw.b
     rank = len(axes)
     rows_ax, last_ax = axes[rank - 2], axes[rank - 1]
@@ -210,10 +211,9 @@ def _transfer(lw: Lowering, acc: WrappedAccess, axes: List[_Axis], lmem: int, es
     def cfg(value: Step, reg: int) -> None:
         b("mtia.dma.cfg", b.li(value) if isinstance(value, int) else value, reg)
 
-    # A prefetch's wait for the tiles in flight (``lw.dma.wait_at_issue``) goes right before each transfer, its
-    # addresses computed while those tiles still move; a path issuing none waits at the end (``issued``).
-    owed = lw.dma.wait_at_issue
-    lw.dma.wait_at_issue = False
+    # A prefetch's wait for the tiles in flight (``owed``: :func:`lower_load_waiting`) goes right before each
+    # transfer, its addresses computed while those tiles still move; a path issuing none waits at the end
+    # (``issued``).
     issued = b.li(0, "issued") if owed else None
 
     def dma(dram: VReg, local: VReg, nbytes: Step) -> None:
@@ -374,7 +374,7 @@ def _fill_unless_full(lw: Lowering, axes: List[_Axis], shape: Sequence[int], oth
     b.label(full)
 
 
-def lower_load(lw: Lowering, op) -> None:
+def lower_load(lw: Lowering, op, owed: bool = False) -> None:
     t = op.result.type
     acc = WrappedAccess(op, t.shape)
     esize = elem_bytes(t.element_type)
@@ -382,8 +382,13 @@ def lower_load(lw: Lowering, op) -> None:
     axes = _axes(lw, acc, esize)
     if op.mask is not None and op.other is not None:
         _fill_unless_full(lw, axes, acc.shape, lw.src(op.other), Src(t.element_type, addr=dst.offset), t.numel)
-    _transfer(lw, acc, axes, dst.offset, esize, True)
+    _transfer(lw, acc, axes, dst.offset, esize, True, owed)
     lw.dma.pending_in = True  # isel waits before the first reader
+
+
+def lower_load_waiting(lw: Lowering, op) -> None:
+    """A prefetch that first waits for every transfer in flight: the wait goes right before each transfer."""
+    lower_load(lw, op, owed=True)
 
 
 def lower_store(lw: Lowering, op) -> None:

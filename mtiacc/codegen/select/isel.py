@@ -115,11 +115,12 @@ class Selector:
             waits.wait(lw, "the prefetched tiles complete before their data is read", self.reads_group(op))
             lw.dma.fresh.clear()
         # its buffer is what a store that may be in flight reads (insert-waits keeps the wait where one may be)
-        if lw.dma.deferred is not None and any(r in lw.dma.deferred[1] for r in op.results):
-            loop, results = lw.dma.deferred[0], op.results
-            waits.wait_for_stores(lw, REWRITE_WAIT,
-                                  lambda t: t.deferred is loop and any(t.block is r for r in results))
-        elif lw.dma.across is not None and any(r is lw.dma.across for r in op.results):
+        loop = control.rewrites_deferred_store(op)
+        if loop is not None:
+            results = op.results
+            waits.wait_for_stores(lw, REWRITE_WAIT, lambda t: t.deferred is loop and not t.alternates
+                                  and any(t.block is r for r in results))
+        elif control.computes_across_store(op):
             waits.wait_for_stores(lw, REWRITE_WAIT, lambda t: t.across)
         if lw.engine.busy and self.disturbs_engine(op):
             engine.drain(lw)

@@ -83,14 +83,12 @@ def _skip(lw: Lowering, op: Operation) -> None:
 
 
 def _store(lw: Lowering, op: O.StoreOp) -> None:
-    loop = lw.dma.deferred[0] if lw.dma.deferred is not None else None
+    loop = control.deferred_loop(op)
     if loop is not None:   # in a loop of control.deferred_store: the store before this one completes first
         waits.wait_for_stores(lw, "the store before completes (it ran under the compute since)",
                               lambda t: t.deferred is loop)
     begin = len(lw.b.fn.items)
     memory.lower_store(lw, op)
-    if lw.dma.across is op.value:   # control.py: this store's transfer stays in flight across the back-edge
-        waits.tag_transfers(lw, begin, across=True)
     if loop is not None:
         waits.tag_transfers(lw, begin, deferred=loop)
     for v in memory.needs_buffers(op):
@@ -138,9 +136,8 @@ def _block_load(lw: Lowering, op: O.LoadOp) -> None:
         pass   # its group's counted prefetches went first: the wait went before them
     elif op.prefetch and (lw.dma.pending_in or lw.dma.inflight - lw.dma.fresh):
         # one completion barrier: the tiles in flight (needed next) are waited for before this one issues,
-        # after its address arithmetic when its lowering can place the wait there (wait_before_transfers)
+        # after its address arithmetic when its lowering can place the wait there (memory.lower_load)
         start = len(lw.b.fn.items)
-        lw.dma.wait_at_issue = True
         lw.dma.pending_in = False
         lw.dma.inflight.clear()
         lw.dma.fresh.clear()
@@ -153,7 +150,7 @@ def _block_load(lw: Lowering, op: O.LoadOp) -> None:
         skip, scope = lw.b.new_label("noprefetch"), lw.homes.scope
         lw.b("beqz", lw.get(op.guard), skip)
         lw.homes.scope = scope + (op,)   # constants set up inside are not reused after it
-        memory.lower_load(lw, op)
+        placed = memory.lower_load(lw, op, wait_first=start is not None)
         lw.homes.scope = scope
         if counted:   # skipped, it leaves the count of transfers in flight unknown: wait for all of them
             done = lw.b.new_label("prefetched")
@@ -164,11 +161,10 @@ def _block_load(lw: Lowering, op: O.LoadOp) -> None:
         else:
             lw.b.label(skip)
     else:
-        memory.lower_load(lw, op)
+        placed = memory.lower_load(lw, op, wait_first=start is not None)
     if counted:   # its transfers issue on every path (insert-waits drops their zero-byte skips) and are counted
         waits.add_to_group(lw, op, begin)
-    if start is not None and lw.dma.wait_at_issue:
-        lw.dma.wait_at_issue = False
+    if start is not None and not placed:
         lw.b.fn.items.insert(start, MInstr("mtia.dma.wait", [], op.loc, PREFETCH_WAIT))
     if op.prefetch:   # a later tile: only its readers wait for it (isel.py), and the yield that copies it
         lw.dma.pending_in = waiting

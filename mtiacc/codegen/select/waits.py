@@ -79,8 +79,7 @@ def wait(lw: Lowering, comment: str, reads_group: bool = False) -> None:
         lw.dma.inflight.clear()
         lw.dma.group = None
         return
-    lw.b.fn.items.append(MInstr("mtia.dma.wait", [], lw.b.loc, comment,
-                                DmaTag(group=g, across=lw.dma.across is not None)))
+    lw.b.fn.items.append(MInstr("mtia.dma.wait", [], lw.b.loc, comment, DmaTag(group=g)))
     lw.dma.inflight &= g.values
 
 
