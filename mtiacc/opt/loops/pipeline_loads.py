@@ -45,7 +45,7 @@ runs (``lmem-bytes``, when set).
 from __future__ import annotations
 
 import dataclasses
-from typing import Dict, List, Optional, Sequence
+from typing import Callable, Dict, List, Optional, Sequence, Union
 
 from mtiacc.ir import ops as O
 from mtiacc.ir import scf
@@ -56,7 +56,7 @@ from mtiacc.ir.analysis.slices import defined_in, pure_slice
 from mtiacc.ir.dot_ops import DotOp
 from mtiacc.opt.dots.pipeline import main_upper
 from mtiacc.opt.loop_unroll import clone_op
-from mtiacc.opt.memory.plan import plan_function
+from mtiacc.opt.memory.plan import LocalMemoryPlan, plan_function
 from mtiacc.opt.pass_manager import ModulePass, PassContext, Remark, register_pass
 
 BLOCKERS = (AtomicRMWOp, AtomicCASOp, BarrierOp, DotOp)
@@ -113,8 +113,9 @@ def _bytes(t) -> int:
     return t.numel * max(getattr(t.element_type, "width", 8), 8) // 8
 
 
-def movable_loads(loop: scf.ForOp, lmem_bytes: int) -> List[O.LoadOp]:
-    """The loads of ``loop``'s body this pass moves (the module docstring's rules)."""
+def movable_loads(loop: scf.ForOp, lmem_bytes: Union[int, Callable[[], int]]) -> List[O.LoadOp]:
+    """The loads of ``loop``'s body this pass moves (the module docstring's rules).  ``lmem_bytes`` may be a
+    function giving the bytes, called only when a load is otherwise movable (planning costs compile time)."""
     stored = []
     for op in loop.walk():
         if isinstance(op, BLOCKERS):
@@ -135,6 +136,8 @@ def movable_loads(loop: scf.ForOp, lmem_bytes: int) -> List[O.LoadOp]:
         if root is None or any(root is s for s in stored) or address_slice(op, loop) is None \
                 or feeds_addresses(op, loop):
             continue
+        if callable(lmem_bytes):
+            lmem_bytes = lmem_bytes()
         if used + 2 * _bytes(t) > lmem_bytes:
             continue
         used += 2 * _bytes(t)
@@ -142,11 +145,12 @@ def movable_loads(loop: scf.ForOp, lmem_bytes: int) -> List[O.LoadOp]:
     return out
 
 
-def free_for_loads(func: O.FuncOp, loop: scf.ForOp, ctx: PassContext) -> int:
+def free_for_loads(func: O.FuncOp, loop: scf.ForOp, ctx: PassContext,
+                   plan: Optional[LocalMemoryPlan] = None) -> int:
     """The bytes the two copies of ``loop``'s moved tiles may take: what the local-memory plan leaves free while
     the loop runs (a moved tile's own block still counted: one copy more than it needs, as its first copy
-    lives from before the loop)."""
-    plan = plan_function(func, ctx.target)
+    lives from before the loop).  ``plan``: ``func``'s plan, when the caller has it for ``func`` as it is."""
+    plan = plan or plan_function(func, ctx.target)
     return plan.share(2, plan.free_in(loop))
 
 
@@ -303,21 +307,28 @@ def pipeline(loop: scf.ForOp, loads: Sequence[O.LoadOp], depth: int) -> None:
     scf.erase_nested(loop)
 
 
-def visit(block: Block, p: "PipelineLoads", ctx: PassContext, func: O.FuncOp) -> bool:
+def visit(block: Block, p: "PipelineLoads", ctx: PassContext, func: O.FuncOp, plans: list) -> bool:
+    """Pipeline the loops nested in ``block``, innermost first.  ``plans``: ``func``'s local-memory plan once
+    computed (``[plan]``), emptied when a loop is pipelined (the function changed)."""
     changed = False
     for op in list(block.ops):
         for r in op.regions:
             for b in r.blocks:
-                changed |= visit(b, p, ctx, func)
+                changed |= visit(b, p, ctx, func, plans)
         if not isinstance(op, scf.ForOp) or op.pipeline is not None or op.pipeline_stages is not None:
             continue
         stages = op.num_stages if op.num_stages is not None else p.stages
         trip = op.constant_trip_count()
         if not positive_step(op) or stages < 2 or (trip is not None and trip < 2):
             continue
-        loads = movable_loads(op, p.lmem_bytes or free_for_loads(func, op, ctx))
+        def free(loop=op) -> int:
+            if not plans:
+                plans.append(plan_function(func, ctx.target))
+            return free_for_loads(func, loop, ctx, plans[0])
+        loads = movable_loads(op, p.lmem_bytes or free)
         if loads:
             pipeline(op, loads, 2)
+            plans.clear()
             changed = True
     return changed
 
@@ -333,7 +344,7 @@ class PipelineLoads(ModulePass):
     def run(self, module: O.ModuleOp, ctx: PassContext) -> Optional[bool]:
         changed = False
         for func in [op for op in module.body.block.ops if isinstance(op, O.FuncOp)]:
-            changed |= visit(func.entry, self, ctx, func)
+            changed |= visit(func.entry, self, ctx, func, [])
         return None if changed else False
 
 
