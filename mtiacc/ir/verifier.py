@@ -13,7 +13,18 @@ from mtiacc.ir.ops import FuncOp, ModuleOp, ReturnOp
 
 
 def _verify_block(block: Block, visible: Set[int]) -> None:
-    visible = set(visible) | {id(a) for a in block.args}
+    """Verify ``block``'s ops; ``visible``: the ids of the values defined where the block is (the block adds its
+    own while it is checked and takes them out after, so one set serves the whole function)."""
+    added = [id(a) for a in block.args if id(a) not in visible]
+    visible.update(added)
+    try:
+        _verify_ops(block, visible, added)
+    finally:
+        visible.difference_update(added)
+
+
+def _verify_ops(block: Block, visible: Set[int], added: list) -> None:
+    last = len(block.ops) - 1
     for i, op in enumerate(block.ops):
         if op.parent is not block:
             raise VerifyError(f"'{op.name}' op is in a block that is not its parent", op.loc)
@@ -21,9 +32,12 @@ def _verify_block(block: Block, visible: Set[int]) -> None:
             if id(v) not in visible:
                 raise VerifyError(f"'{op.name}' op operand #{index} is used before it is defined "
                                   "(or is not defined in this scope)", op.loc)
-            if not any(u.op is op and u.index == index for u in v.uses):
+            for u in v.uses:
+                if u.op is op and u.index == index:
+                    break
+            else:
                 raise VerifyError(f"'{op.name}' op operand #{index} is missing from its value's uses", op.loc)
-        if Terminator in op.traits and i != len(block.ops) - 1:
+        if i != last and Terminator in op.traits:
             raise VerifyError(f"'{op.name}' op must be the last op of its block", op.loc)
         op.verify()
         for r in op.regions:
@@ -31,7 +45,10 @@ def _verify_block(block: Block, visible: Set[int]) -> None:
                 raise VerifyError(f"'{op.name}' op has a region whose parent is another op", op.loc)
             for b in r.blocks:
                 _verify_block(b, visible)
-        visible.update(id(r) for r in op.results)
+        for r in op.results:
+            if id(r) not in visible:
+                visible.add(id(r))
+                added.append(id(r))
 
 
 def _verify_func(func: FuncOp) -> None:
