@@ -8,6 +8,7 @@ use fixed register groups.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import Callable, List, Optional, Sequence, Union
 
 from mtiacc.diagnostics import SourceLocation
@@ -150,7 +151,10 @@ class MInstr:
 
     @property
     def is_branch(self) -> bool:
-        return any(isinstance(a, Label) for a in self.args)
+        for a in self.args:
+            if isinstance(a, Label):
+                return True
+        return False
 
     @property
     def target(self) -> Optional[Label]:
@@ -162,8 +166,13 @@ class MInstr:
     @property
     def is_unconditional(self) -> bool:
         """A jump that does not link (``j``, ``jr``, ``ret``): control never falls through."""
-        row = instruction_info(self.op, len(self.args))
-        return row is not None and "jump" in row.effects and not row.links
+        return _unconditional(self.op, len(self.args))
+
+
+@functools.lru_cache(maxsize=None)
+def _unconditional(op: str, nargs: int) -> bool:
+    row = instruction_info(op, nargs)
+    return row is not None and "jump" in row.effects and not row.links
 
 
 @dataclasses.dataclass

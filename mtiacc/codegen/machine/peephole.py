@@ -129,7 +129,8 @@ def remove_dead_defs(items: List) -> bool:
         k: Set[str] = set()
         for i in reversed(idx):
             e = effs[i]
-            g = (g - e.defs) | e.uses
+            g -= e.defs
+            g |= e.uses
             k |= e.defs
         gen.append(g)
         kill.append(k)
@@ -154,7 +155,8 @@ def remove_dead_defs(items: List) -> bool:
                     and "sp" not in e.defs):
                 dead.append(i)
                 continue
-            live = (live - e.defs) | e.uses
+            live -= e.defs
+            live |= e.uses
     for i in sorted(dead, reverse=True):
         del items[i]
     return bool(dead)
