@@ -84,11 +84,13 @@ class Rewriter:
     """Replaces ops in place, keeping uses and locations right."""
 
     def __init__(self):
-        self.changed = False
+        self.changed = False     # an op was replaced or erased: sweep again
+        self.made = False        # a constant was inserted (by a pattern that may still have failed)
 
     def constant(self, value, type, before: Operation) -> Value:
         c = O.ConstantOp.get(value, type, loc=before.loc)
         before.parent.insert_before(before, c)
+        self.made = True
         return c.result
 
     def replace(self, op: Operation, value: Value) -> None:
@@ -365,7 +367,9 @@ PATTERNS: List[Callable[[Rewriter, Operation], bool]] = [fold, identities, masks
                                                          reduce_iota]
 
 
-def canonicalize_block(block: Block, max_iterations: int) -> None:
+def canonicalize_block(block: Block, max_iterations: int) -> bool:
+    """Rewrite ``block`` and the blocks nested in it to a fixed point; whether anything changed."""
+    changed = False
     for _ in range(max_iterations):
         rw = Rewriter()
         for op in list(block.ops):
@@ -373,12 +377,15 @@ def canonicalize_block(block: Block, max_iterations: int) -> None:
                 continue
             for r in op.regions:
                 for b in r.blocks:
-                    canonicalize_block(b, max_iterations)
+                    changed |= canonicalize_block(b, max_iterations)
             for pattern in PATTERNS:
                 if pattern(rw, op):
+                    changed = True
                     break
+        changed |= rw.changed or rw.made
         if not rw.changed:
-            return
+            return changed
+    return changed
 
 
 @register_pass
@@ -387,5 +394,5 @@ class Canonicalize(ModulePass):
     name = "canonicalize"
     max_iterations: int = 10
 
-    def run(self, module) -> None:
-        canonicalize_block(module.body.block, self.max_iterations)
+    def run(self, module) -> bool:
+        return canonicalize_block(module.body.block, self.max_iterations)

@@ -24,12 +24,15 @@ def _key(op: Operation) -> Tuple:
             tuple(str(r.type) for r in op.results))
 
 
-def cse_block(block: Block, seen: Dict[Tuple, Operation]) -> None:
+def cse_block(block: Block, seen: Dict[Tuple, Operation]) -> bool:
+    """Replace each pure op of ``block`` (and the blocks nested in it) equal to one seen before by that one;
+    whether any was."""
+    changed = False
     seen = dict(seen)
     for op in list(block.ops):
         for r in op.regions:
             for b in r.blocks:
-                cse_block(b, {} if IsolatedFromAbove in op.traits else seen)
+                changed |= cse_block(b, {} if IsolatedFromAbove in op.traits else seen)
         if Pure not in op.traits or op.regions:
             continue
         key = _key(op)
@@ -40,6 +43,8 @@ def cse_block(block: Block, seen: Dict[Tuple, Operation]) -> None:
         for old, new in zip(op.results, earlier.results):
             old.replace_all_uses_with(new)
         op.erase()
+        changed = True
+    return changed
 
 
 @register_pass
@@ -47,5 +52,5 @@ def cse_block(block: Block, seen: Dict[Tuple, Operation]) -> None:
 class CommonSubexpressionElimination(ModulePass):
     name = "cse"
 
-    def run(self, module: ModuleOp) -> None:
-        cse_block(module.body.block, {})
+    def run(self, module: ModuleOp) -> bool:
+        return cse_block(module.body.block, {})

@@ -265,6 +265,8 @@ def fuse_block(block: Block, structural: Set[int]) -> int:
 class FuseElementwise(ModulePass):
     name = "fuse-elementwise"
 
-    def run(self, module: O.ModuleOp) -> None:
+    def run(self, module: O.ModuleOp) -> bool:
+        fused = 0
         for f in module.funcs:
-            fuse_block(f.entry, structural_values(f))
+            fused += fuse_block(f.entry, structural_values(f))
+        return fused > 0

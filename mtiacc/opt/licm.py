@@ -110,5 +110,5 @@ def licm_block(block: Block) -> int:
 class LoopInvariantCodeMotion(ModulePass):
     name = "licm"
 
-    def run(self, module: O.ModuleOp) -> None:
-        licm_block(module.body.block)
+    def run(self, module: O.ModuleOp) -> bool:
+        return licm_block(module.body.block) > 0

@@ -96,11 +96,13 @@ def partial_unroll(loop: scf.ForOp, factor: int) -> None:
     scf.erase_nested(loop)
 
 
-def unroll_block(block: Block, max_trip: int, factor: int) -> None:
+def unroll_block(block: Block, max_trip: int, factor: int) -> bool:
+    """Unroll the loops of ``block`` and the blocks nested in it; whether any was unrolled."""
+    changed = False
     for op in list(block.ops):
         for r in op.regions:
             for b in r.blocks:
-                unroll_block(b, max_trip, factor)
+                changed |= unroll_block(b, max_trip, factor)
         if not isinstance(op, scf.ForOp):
             continue
         trip = op.constant_trip_count()
@@ -109,8 +111,11 @@ def unroll_block(block: Block, max_trip: int, factor: int) -> None:
         if factor > 1:
             if trip % factor == 0 and trip >= factor:
                 partial_unroll(op, factor)
+                changed = True
         elif trip <= max_trip:
             full_unroll(op, trip)
+            changed = True
+    return changed
 
 
 @register_pass
@@ -120,5 +125,5 @@ class LoopUnroll(ModulePass):
     max_trip: int = 16
     factor: int = 0
 
-    def run(self, module: O.ModuleOp) -> None:
-        unroll_block(module.body.block, self.max_trip, self.factor)
+    def run(self, module: O.ModuleOp) -> bool:
+        return unroll_block(module.body.block, self.max_trip, self.factor)

@@ -177,5 +177,5 @@ def sccp(module: O.ModuleOp) -> bool:
 class SparseConditionalConstantPropagation(ModulePass):
     name = "sccp"
 
-    def run(self, module: O.ModuleOp) -> None:
-        sccp(module)
+    def run(self, module: O.ModuleOp) -> bool:
+        return sccp(module)
