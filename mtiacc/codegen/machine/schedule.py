@@ -197,11 +197,13 @@ def schedule_block(block: List[MInstr], latency) -> List[MInstr]:
     placed_at: Dict[int, int] = {}
     waiting = {j: len(p) for j, p in enumerate(preds)}
     ready = [j for j, c in waiting.items() if c == 0]
+    # the cycle a ready instruction's operands allow it to start: fixed once it is ready (its preds are placed)
+    earliest = {j: 0 for j in ready}
     order: List[int] = []
     cycle = 0
     while ready:
         def start(j):
-            return max([cycle] + [placed_at[i] + d for i, d in preds[j].items()])
+            return max(cycle, earliest[j])
         best = min(ready, key=lambda j: (start(j), -height[j], j))
         ready.remove(best)
         t = start(best)
@@ -212,6 +214,7 @@ def schedule_block(block: List[MInstr], latency) -> List[MInstr]:
             waiting[s] -= 1
             if waiting[s] == 0:
                 ready.append(s)
+                earliest[s] = max(placed_at[i] + d for i, d in preds[s].items())
     assert len(order) == len(body), "scheduling lost an instruction"
     return [body[j] for j in order] + block[len(body):]
 
