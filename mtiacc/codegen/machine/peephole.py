@@ -262,11 +262,19 @@ RULES = (drop_self_moves, fold_constants, remove_dead_defs, drop_repeated_vsetvl
 
 
 def peephole_function(fn: MFunction, max_rounds: int = 10) -> None:
+    """Apply the rules in turn, each until it changes nothing, round after round until a round changes nothing.
+    A rule is a function of the instruction list that changes the list exactly when it returns True, so a rule
+    that found nothing is not asked again until another rule has changed the list."""
+    idle = set()     # the rules that found nothing in the list as it is now
     for _ in range(max_rounds):
         changed = False
         for rule in RULES:
+            if rule in idle:
+                continue
             while rule(fn.items):
                 changed = True
+                idle.clear()
+            idle.add(rule)
         if not changed:
             return
 
