@@ -98,9 +98,13 @@ def live_intervals(fn: MFunction) -> Dict[int, Interval]:
     spans: Dict[int, List[int]] = {}
 
     def touch(rid: int, pos: int):
-        s = spans.setdefault(rid, [pos, pos])
-        s[0] = min(s[0], pos)
-        s[1] = max(s[1], pos)
+        s = spans.get(rid)
+        if s is None:
+            spans[rid] = [pos, pos]
+        elif pos < s[0]:
+            s[0] = pos
+        elif pos > s[1]:
+            s[1] = pos
 
     for i, (_, instrs) in enumerate(blocks):
         if not instrs:
