@@ -27,7 +27,7 @@ the last band.
 from __future__ import annotations
 
 import dataclasses
-from typing import List, Optional
+from typing import Iterator, List, Optional, Tuple
 
 from mtiacc.ir import ops as O
 from mtiacc.ir.core import Block, OpResult, Value
@@ -92,7 +92,11 @@ def mark_store_bands(module: O.ModuleOp) -> None:
                 op.attrs["row_bands"] = bands
 
 
-def decide(block: Block, used: int, capacity: int) -> None:
+def engine_chains(block: Block, capacity: int, used: int = 0) -> Iterator[Tuple[ForOp, int, list, bool]]:
+    """Every loop's accumulator chain under ``block``, in program order: ``(loop, index of its iter_arg, the chain's
+    dots, whether the chain is the engine's)``.  A chain is the engine's when its rows fit beside those of the
+    enclosing loops' engine chains within ``capacity``, or when its dots are already marked so; a consumer that
+    marks a chain does it before asking for the next."""
     for op in block.ops:
         inner = used
         if isinstance(op, ForOp):
@@ -101,15 +105,21 @@ def decide(block: Block, used: int, capacity: int) -> None:
                 if dots is None:
                     continue
                 need = rows_of(dots[0])
-                if not all(d.accumulator == "engine" for d in dots):
-                    if inner + need > capacity:
-                        continue
-                    for d in dots:
-                        d.attrs["accumulator"] = "engine"
-                inner += need
+                engine = all(d.accumulator == "engine" for d in dots) or inner + need <= capacity
+                yield op, i, dots, engine
+                if engine:
+                    inner += need
         for r in op.regions:
             for b in r.blocks:
-                decide(b, inner, capacity)
+                yield from engine_chains(b, capacity, inner)
+
+
+def decide(block: Block, capacity: int) -> None:
+    """Mark the dots of every chain the engine holds (:func:`engine_chains`) ``accumulator = "engine"``."""
+    for _loop, _i, dots, engine in engine_chains(block, capacity):
+        if engine:
+            for d in dots:
+                d.attrs["accumulator"] = "engine"
 
 
 @register_pass
@@ -122,7 +132,7 @@ class DotAccumulators(ModulePass):
     def run(self, module: O.ModuleOp) -> Optional[bool]:
         if not any(isinstance(op, DotOp) for op in module.walk()):
             return False
-        decide(module.body.block, 0, self.accumulator_rows)
+        decide(module.body.block, self.accumulator_rows)
         if self.read_back:
             mark_read_back(module)
         mark_store_bands(module)

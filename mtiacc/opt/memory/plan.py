@@ -121,30 +121,17 @@ class LocalMemoryPlan:
 
 
 def _resident(func: O.FuncOp, rows: int) -> Tuple[set, set]:
-    """The values the matrix engine holds (loops' accumulator chains), by id, as ``dot-accumulators`` decides;
-    and the results of the dots of the other chains, which codegen writes into the loop's one accumulator
-    buffer (the carried block's)."""
-    from mtiacc.opt.dots.accumulators import chain, rows_of
+    """The values the matrix engine holds (loops' accumulator chains), by id, as ``dot-accumulators`` decides
+    (:func:`~mtiacc.opt.dots.accumulators.engine_chains`); and the results of the dots of the other chains, which
+    codegen writes into the loop's one accumulator buffer (the carried block's)."""
+    from mtiacc.opt.dots.accumulators import engine_chains
     out, shared = set(), set()
-
-    def visit(block: Block, used: int) -> None:
-        for op in block.ops:
-            inner = used
-            if isinstance(op, ForOp):
-                for i in range(len(op.iter_args)):
-                    dots = chain(op, i)
-                    if dots is None:
-                        continue
-                    if inner + rows_of(dots[0]) > rows:
-                        shared.update(id(d.result) for d in dots)
-                        continue
-                    inner += rows_of(dots[0])
-                    out.add(id(op.iter_args[i]))
-                    out.update(id(d.result) for d in dots)
-            for r in op.regions:
-                for b in r.blocks:
-                    visit(b, inner)
-    visit(func.entry, 0)
+    for loop, i, dots, engine in engine_chains(func.entry, rows):
+        if engine:
+            out.add(id(loop.iter_args[i]))
+            out.update(id(d.result) for d in dots)
+        else:
+            shared.update(id(d.result) for d in dots)
     return out, shared
 
 
