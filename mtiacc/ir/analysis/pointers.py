@@ -11,6 +11,7 @@ from typing import Optional
 from mtiacc.ir import ops as O
 from mtiacc.ir.core import BlockArgument, Value
 from mtiacc.ir.shape_ops import ExpandDimsOp, ReshapeOp
+from mtiacc.ir.types import PointerType, i1, i8
 
 POINTER_THROUGH = (O.AddPtrOp, O.SplatOp, O.BroadcastOp, ExpandDimsOp, ReshapeOp)
 
@@ -19,13 +20,26 @@ POINTER_THROUGH = (O.AddPtrOp, O.SplatOp, O.BroadcastOp, ExpandDimsOp, ReshapeOp
 OFFSETS_THROUGH = (O.AddPtrOp, O.SplatOp, O.BroadcastOp)
 
 
+def is_byte_view(op) -> bool:
+    """``tt.bitcast`` of pointers to i1 into pointers to i8: how a load through an i1 pointer reads its bytes
+    (Triton's rule, the frontend's ``_load_bool``).  The same buffer, and offsets in the same 1-byte elements."""
+    if not isinstance(op, O.BitcastOp):
+        return False
+    src, dst = op.src.type.element_type, op.result.type.element_type
+    return isinstance(src, PointerType) and isinstance(dst, PointerType) and src.pointee == i1 \
+        and dst.pointee == i8
+
+
 def root_pointer(v: Value, through=POINTER_THROUGH) -> Optional[BlockArgument]:
     """The function parameter a pointer (block) is computed from by the ops ``through`` (offsets and shape ops by
-    default), if any."""
+    default) and byte views of i1 pointers (:func:`is_byte_view`), if any."""
     while True:
         if isinstance(v, BlockArgument):
             owner = v.block.parent.parent if v.block.parent is not None else None
             return v if isinstance(owner, O.FuncOp) else None
+        if is_byte_view(v.op):
+            v = v.op.src
+            continue
         if not isinstance(v.op, through):
             return None
         v = v.op.operands[0]
