@@ -161,3 +161,24 @@ def mismatches(d: DType, got: Dict[str, np.ndarray], want: Dict[str, np.ndarray]
         if bad.any():
             out[name] = [(int(i), g[i], w[i]) for i in np.flatnonzero(bad)[:4]]
     return out
+
+
+# scalar parameters of each type (fp8 has none: Triton's signatures take no fp8 scalar): a value, as a Python
+# number, near the type's edge
+SCALARS = {"i1": True, "i8": -100, "i16": -30000, "i32": -2000000000, "i64": -9000000000000000000, "u8": 250,
+           "u16": 65000, "u32": 4000000000, "u64": 18000000000000000000, "fp16": 1.5, "bf16": -2.75,
+           "fp32": 3.0e38, "fp64": -1.0e300}
+
+
+def expected_scalar(d: DType, x: np.ndarray, s) -> Dict[str, np.ndarray]:
+    """Z and M of ``add_scalar`` on ``x`` and the scalar ``s``."""
+    vx = values(d, x)
+    with np.errstate(all="ignore"):
+        if d.ty == "i1":
+            z = x ^ bool(s)
+        elif d.ty == "bf16":
+            z = to_bf16(vx + np.float32(s))
+        else:
+            z = x + np.array(s).astype(d.storage)
+        m = vx < (np.float32(s) if d.ty == "bf16" else np.array(s).astype(d.storage))
+    return {"Z": z.astype(d.storage), "M": m}

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from tests.cli.helpers import clean, mtiacc, mtiasim
-from tests.dtype_table import BY_TYPE, DTYPES, N, expected, inputs, mismatches
+from tests.dtype_table import BY_TYPE, DTYPES, N, SCALARS, expected, expected_scalar, inputs, mismatches
 
 KERNELS = Path(__file__).resolve().parents[1] / "kernels" / "dtype_ops.py"
 
@@ -77,3 +77,27 @@ def test_bytes_for_an_i1_pointer_are_true_when_nonzero(capsys, tmp_path, byte_ty
     with np.load(out) as f:
         got = {k: f[k] for k in ("Z", "M", "W")}
     assert not mismatches(d, got, expected(d, bx != 0, by != 0))
+
+
+@pytest.mark.parametrize("ty", list(SCALARS), ids=list(SCALARS))
+@pytest.mark.parametrize("how", ["--arg", "npz"])
+def test_a_scalar_of_every_type(capsys, tmp_path, ty, how):
+    """A scalar parameter of each type, given by ``--arg s=VALUE`` or as a 0-d array in the npz (bf16 as a
+    float32 value)."""
+    d, s = BY_TYPE[ty], SCALARS[ty]
+    binary = tmp_path / f"scalar_{ty}.bin"
+    code, _, err = mtiacc(capsys, KERNELS, "-n", "add_scalar", "-s", f"*{ty},{ty},*{ty},*i1", "-D", f"N={N}",
+                          "-g", "1", "-o", binary)
+    assert code == 0, err
+    x, _ = inputs(d)
+    arrays = dict(X=x, Z=np.zeros(N, d.storage), M=np.ones(N, np.bool_))
+    if how == "npz":
+        arrays["s"] = np.array(s, np.float32 if ty == "bf16" else d.storage)
+    src, out = tmp_path / "in.npz", tmp_path / "out.npz"
+    np.savez(src, **arrays)
+    extra = ["--arg", f"s={int(s) if isinstance(s, bool) else s}"] if how == "--arg" else []
+    code, _, err = mtiasim(capsys, "run", binary, "--inputs", src, "-o", out, *extra)
+    assert code == 0, err
+    with np.load(out) as f:
+        got = {k: f[k] for k in ("Z", "M")}
+    assert not mismatches(d, got, expected_scalar(d, x, s))

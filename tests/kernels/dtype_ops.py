@@ -39,3 +39,12 @@ def ops_strided(X, sx, Y, sy, Z, M, W, N: tl.constexpr):
     m = x < y
     tl.store(M + off, m)
     tl.store(W + off, tl.where(m, x, y))
+
+
+@triton.jit
+def add_scalar(X, s, Z, M, N: tl.constexpr):
+    """A scalar parameter of the block's type: Z = X + s, M = X < s."""
+    off = tl.arange(0, N)
+    x = tl.load(X + off)
+    tl.store(Z + off, x + s)
+    tl.store(M + off, x < s)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from mtiacc.runtime import load
-from tests.dtype_table import BY_TYPE, DTYPES, N, expected, inputs, mismatches
+from tests.dtype_table import BY_TYPE, DTYPES, N, SCALARS, expected, expected_scalar, inputs, mismatches
 
 KERNELS = Path(__file__).resolve().parents[1] / "kernels" / "dtype_ops.py"
 NUMPY_TYPED = [d for d in DTYPES if d.ty not in ("bf16",) and not d.fp8]
@@ -20,7 +20,7 @@ def _cache(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("MTIACC_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "dtype-cache"))
 
 
-def _run(kernel, x, y, d, grid=(1,), z_like=None, **extra):
+def _run(kernel, x, y, d, grid=(1,), **extra):
     z = np.zeros(N, d.z_storage)
     m = np.ones(N, np.bool_)         # ones: a False the kernel did not write shows
     w = np.zeros(N, d.storage)
@@ -62,8 +62,6 @@ def test_every_type_through_an_annotation_on_its_bits(d, tmp_path):
     src = tmp_path / f"typed_{d.ty}.py"
     src.write_text(ANNOTATED.format(t=d.ty, z=d.z_ty, body=WIDE if d.fp8 else PLAIN))
     x, y = inputs(d)
-    got = _run(load(src, "typed"), x, y, d)
-    assert load(src, "typed").last_launch is None
     kernel = load(src, "typed")
     got = _run(kernel, x, y, d)
     assert kernel.last_launch.signature == f"*{d.ty},*{d.ty},*{d.z_ty},*i1,*{d.ty}"
@@ -130,3 +128,31 @@ def test_non_contiguous_views_of_every_numpy_type(d):
     assert not xv.flags.c_contiguous and not yv.flags.c_contiguous
     got = _run(load(KERNELS, "ops_strided"), xv, yv, d, sx=3, sy=2)
     assert not mismatches(d, got, expected(d, x, y))
+
+
+SCALAR_ANNOTATED = '''import triton
+import triton.language as tl
+
+
+@triton.jit
+def add_scalar(X: "*{t}", s: "{t}", Z: "*{t}", M: "*i1", N: tl.constexpr):
+    off = tl.arange(0, N)
+    x = tl.load(X + off)
+    tl.store(Z + off, x + s)
+    tl.store(M + off, x < s)
+'''
+
+
+@pytest.mark.parametrize("ty", list(SCALARS), ids=list(SCALARS))
+def test_a_scalar_of_every_type_through_an_annotation(ty, tmp_path):
+    """A Python number for a scalar parameter annotated with each type is that type's value (u64 beyond i64,
+    bf16 rounded from the float)."""
+    d, s = BY_TYPE[ty], SCALARS[ty]
+    src = tmp_path / f"scalar_{ty}.py"
+    src.write_text(SCALAR_ANNOTATED.format(t=ty))
+    x, _ = inputs(d)
+    z, m = np.zeros(N, d.storage), np.ones(N, np.bool_)
+    kernel = load(src, "add_scalar")
+    kernel[(1,)](x, s, z, m, N)
+    assert kernel.last_launch.signature == f"*{ty},{ty},*{ty},*i1"
+    assert not mismatches(d, {"Z": z, "M": m}, expected_scalar(d, x, s))

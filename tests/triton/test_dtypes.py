@@ -12,7 +12,7 @@ torch = pytest.importorskip("torch")
 import triton.language as tl  # noqa: E402
 
 from mtiacc.triton_backend.driver import MtiaDriver  # noqa: E402
-from tests.dtype_table import BY_TYPE, DTYPES, N, expected, inputs, mismatches  # noqa: E402
+from tests.dtype_table import BY_TYPE, DTYPES, N, expected, expected_scalar, inputs, mismatches  # noqa: E402
 from tests.kernels import dtype_ops  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not MtiaDriver.is_active(), reason="another Triton backend is active here")
@@ -100,3 +100,20 @@ def test_non_contiguous_views_of_every_type(d):
     assert not tx.is_contiguous() and ty.storage_offset() == 1
     _, got = _launch(d, tx, ty, sx=tx.stride(0), sy=ty.stride(0))
     assert not mismatches(d, got, expected(d, x, y))
+
+
+# Python scalars as Triton types them (int: i32, i64 or u64 by value; float: fp32; bool: u1)
+PY_SCALARS = [("i32", -2000000000), ("i64", -9000000000000000000), ("u64", 18000000000000000000),
+              ("fp32", 3.0e38), ("i1", True)]
+
+
+@pytest.mark.parametrize("ty, s", PY_SCALARS, ids=[p[0] for p in PY_SCALARS])
+def test_python_scalars_take_tritons_types(ty, s):
+    d = BY_TYPE[ty]
+    x, _ = inputs(d)
+    tdt = getattr(torch, d.torch)
+    z, m = torch.zeros(N, dtype=tdt), torch.ones(N, dtype=torch.bool)
+    compiled = dtype_ops.add_scalar[(1,)](torch.from_numpy(x), s, z, m, N)
+    assert compiled.src.signature["s"] == ("u1" if ty == "i1" else ty)
+    got = {"Z": _bits(z, d.storage), "M": m.numpy()}
+    assert not mismatches(d, got, expected_scalar(d, x, s))
