@@ -27,6 +27,10 @@ base instead (``_rewrite_if_bases``).  Loops whose carried pointer block is
 yielded any other way are left alone: codegen carries the block as data (64-bit addresses in local
 memory) and its loads and stores take the gather/scatter path.
 
+A load through pointers to i1 reads their bytes through pointers to i8 (the frontend's ``tt.bitcast``, Triton's
+rule): once the loops carry offsets, that bitcast is moved to the scalar base (``_sink_byte_view``), so the
+byte pointers are structure too.
+
 Every compile runs this pass, after ``inline`` and before the optimizations (``REQUIRED_PREFIX`` in
 ``mtiacc/opt/pipelines.py``).
 """
@@ -36,6 +40,7 @@ import dataclasses
 from typing import List, Optional
 
 from mtiacc.ir import ops as O
+from mtiacc.ir.analysis.pointers import is_byte_view
 from mtiacc.ir import scf
 from mtiacc.ir.core import OpResult, Pure, Value
 from mtiacc.ir.types import block_of
@@ -325,7 +330,41 @@ def carry_pointer_offsets(module) -> bool:
             for k, a in enumerate(op.before_block.args):
                 if a.type.is_block() and a.type.is_ptr():
                     changed |= _rewrite_while(op, k)
+    for op in list(module.walk()):
+        if is_byte_view(op) and op.result.type.is_block():
+            changed |= _sink_byte_view(op)
     return changed
+
+
+def _sink_byte_view(op: O.BitcastOp) -> bool:
+    """A byte view of a pointer block to i1 (the frontend's load of ``*i1``: ``tt.bitcast`` to ``*i8``) moved to
+    the scalar base: ``bitcast(addptr(splat(P), o))`` is ``addptr(splat(bitcast(P)), o)``, the same addresses in
+    elements of the same byte, so the block stays structure (a base and offsets) as codegen needs.  Through
+    ``tt.addptr``, ``tt.splat`` and ``tt.broadcast``; a block built otherwise keeps its bitcast."""
+    def rebuild(v: Value, depth: int) -> Optional[Value]:
+        if not v.type.is_block():
+            new = O.BitcastOp.get(v, op.result.type.element_type, loc=op.loc)
+        elif depth > 32 or not isinstance(v, OpResult):
+            return None
+        elif isinstance(v.op, O.AddPtrOp):
+            base = rebuild(v.op.ptr, depth + 1)
+            new = None if base is None else O.AddPtrOp.get(base, v.op.offset, loc=v.op.loc)
+        elif isinstance(v.op, (O.SplatOp, O.BroadcastOp)):
+            src = rebuild(v.op.src, depth + 1)
+            new = None if src is None else type(v.op).get(src, v.type.shape, loc=v.op.loc)
+        else:
+            return None
+        if new is None:
+            return None
+        op.parent.insert_before(op, new)
+        return new.result
+
+    p = rebuild(op.src, 0)
+    if p is None:
+        return False
+    op.result.replace_all_uses_with(p)
+    op.erase()
+    return True
 
 
 @register_pass

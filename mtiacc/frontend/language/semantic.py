@@ -48,7 +48,7 @@ from mtiacc.diagnostics import CompileError, warn
 from mtiacc.frontend.context import LoweringContext
 from mtiacc.ir import ops, scf
 from mtiacc.ir.shape_ops import ReduceOp, ReshapeOp
-from mtiacc.ir.core import Builder, OpResult, Value
+from mtiacc.ir.core import Builder, Value
 from mtiacc.ir.folding import fits_int, normalize_int
 from mtiacc.ir.types import (PointerType, Type, bf16, f16, f32, f64, f8e5, i1, i8, i32, i64, is_fp8, triton_type_name,
                              u8, u32, u64)
@@ -608,24 +608,11 @@ class Semantic:
 
     def _load_bool(self, ptr: Value, mask: Optional[Value], other: Optional[Value], attrs) -> Value:
         """A load through a pointer to i1, as Triton does it: the bytes through a pointer to i8, each compared
-        with zero, so a byte other than 0 or 1 (a bool view of bytes) reads as true."""
-        ptr8 = self._byte_pointers(ptr)
+        with zero, so a byte other than 0 or 1 (a bool view of bytes) reads as true.  ``carry-pointer-offsets``
+        moves the ``tt.bitcast`` to the scalar base."""
+        ptr8 = self.emit(ops.BitcastOp.get(ptr, PointerType(i8)))
         other8 = self.emit(ops.ExtUIOp.get(other, i8)) if other is not None else None
         return self.compare("ne", self.emit(ops.LoadOp.get(ptr8, mask, other8, attrs=attrs)), 0)
-
-    def _byte_pointers(self, ptr: Value, depth: int = 0) -> Value:
-        """Pointers to i1 ``ptr`` as pointers to i8 at the same addresses, rebuilt through ``tt.splat``,
-        ``tt.addptr`` and ``tt.broadcast`` down to the scalar pointer (one ``tt.bitcast`` there), so that a load
-        through them is planned from its base and offsets as before; else one ``tt.bitcast`` of ``ptr``."""
-        op = ptr.op if isinstance(ptr, OpResult) else None
-        if depth < 32 and ptr.type.is_block():
-            if isinstance(op, ops.SplatOp):
-                return self.emit(ops.SplatOp.get(self._byte_pointers(op.src, depth + 1), ptr.type.shape))
-            if isinstance(op, ops.AddPtrOp):
-                return self.emit(ops.AddPtrOp.get(self._byte_pointers(op.ptr, depth + 1), op.offset))
-            if isinstance(op, ops.BroadcastOp):
-                return self.emit(ops.BroadcastOp.get(self._byte_pointers(op.src, depth + 1), ptr.type.shape))
-        return self.emit(ops.BitcastOp.get(ptr, PointerType(i8)))
 
     def store(self, ptr: FValue, value: FValue, mask: Optional[FValue] = None) -> None:
         ptr = self._pointer(ptr, "tl.store")
