@@ -164,7 +164,10 @@ def _pointer_array(name: str, ty: str, elem: str, inputs, what: str) -> np.ndarr
     ok = POINTER_DTYPES[elem]
     if arr.dtype.type not in ok:
         exp = " or ".join(np.dtype(t).name for t in ok)
-        raise UserError(f"parameter '{name}' is {ty}: expected an array of dtype {exp}, got {arr.dtype}")
+        bits = {"bf16": "bfloat16 elements as their uint16 bits"}.get(elem) or \
+            (f"{elem} elements as their bytes" if elem.startswith("fp8") else None)
+        raise UserError(f"parameter '{name}' is {ty}: expected an array of dtype {exp}, got {arr.dtype}"
+                        + (f" (numpy has no {elem}: the npz holds {bits})" if bits else ""))
     return arr
 
 

@@ -42,11 +42,13 @@ def test_every_type_through_the_command_lines(capsys, tmp_path, d):
 
 
 # (parameter type, the npz array's dtype, what the error names)
-WRONG = [("bf16", np.float16, "expected an array of dtype uint16, got float16"),
+WRONG = [("bf16", np.float16, "expected an array of dtype uint16, got float16 (numpy has no bf16: the npz holds "
+                               "bfloat16 elements as their uint16 bits)"),
          ("bf16", np.float32, "expected an array of dtype uint16, got float32"),
          ("i32", np.float32, "expected an array of dtype int32, got float32"),
          ("u16", np.int16, "expected an array of dtype uint16, got int16"),
-         ("fp8e4nv", np.int8, "expected an array of dtype uint8, got int8"),
+         ("fp8e4nv", np.int8, "expected an array of dtype uint8, got int8 (numpy has no fp8e4nv: the npz holds "
+                              "fp8e4nv elements as their bytes)"),
          ("fp16", np.uint16, "expected an array of dtype float16, got uint16"),
          ("i1", np.int16, "expected an array of dtype bool or int8 or uint8, got int16")]
 
