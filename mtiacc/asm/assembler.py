@@ -10,7 +10,6 @@ Errors are :class:`UserError` with ``file:line:col`` of the assembly text and th
 from __future__ import annotations
 
 import dataclasses
-import difflib
 from typing import Dict, FrozenSet, List, Optional, Sequence, Set, Tuple, Union
 
 from ..diagnostics import SourceLocation, UserError
@@ -176,6 +175,7 @@ class _Assembler:
         forms.extend(BY_PSEUDO_NAME.get(name, ()))
         if not forms:
             known = list(BY_NAME) + list(BY_PSEUDO_NAME)
+            import difflib
             close = difflib.get_close_matches(name, known, n=1)
             notes = [f"did you mean '{close[0]}'?"] if close else []
             raise self.error(f"unknown instruction '{stmt.name}'", stmt.line, stmt.col, stmt.end_col, notes)

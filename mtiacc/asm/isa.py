@@ -13,8 +13,9 @@ from the timing class and unit, a row adds the rest with ``effects=``).
 
 Everything else is derived: ``match``/``mask`` (from the fixed fields), the encoder and decoder
 (:mod:`mtiacc.asm.encoding`), the assembler and disassembler, ``docs/isa.md`` and mtiasim's dispatch.
-:func:`check_table` (run at import) verifies that every row covers its 32 bits exactly once with fixed fields and
-operand fields and that no two rows overlap unless both name each other in ``overlaps``.
+:func:`check_table` verifies that every row covers its 32 bits exactly once with fixed fields and operand fields and
+that no two rows overlap unless both name each other in ``overlaps``; tests/asm/test_isa_table.py runs it (not every
+import: it would cost every compile and every simulation its time, on a table that changes only with this file).
 
 Vector rows are written one line per operation with its forms (``.vv .vx .vi`` ...), and the F and D rows come
 from one list of floating-point operations expanded per format (:func:`_float_rows`), like TableGen multiclasses.
@@ -644,7 +645,7 @@ class InstrSpec:
 
 
 class TableError(Exception):
-    """The table itself is inconsistent (a bug in this file, caught at import)."""
+    """The table itself is inconsistent (a bug in this file, caught by :func:`check_table` in the tests)."""
 
 
 def register_operands(kinds: Sequence[Kind], access: Sequence[str]) -> Tuple[Tuple[str, Optional[str], str], ...]:
@@ -753,5 +754,3 @@ def check_table(specs: List[InstrSpec] = INSTRUCTIONS) -> None:
                         continue
                     raise TableError(f"encodings of {a.name} and {b.name} overlap")
 
-
-check_table()

@@ -6,7 +6,6 @@ missing key, a value of the wrong type or out of its bounds.
 """
 from __future__ import annotations
 
-import difflib
 import os
 from typing import Dict, Iterable, List, Optional, Tuple, Union
 
@@ -110,6 +109,7 @@ def _children(prefix: str) -> str:
 
 def suggest(dotted: str) -> str:
     """`` (did you mean 'x.y'?)`` for the declared key nearest a misspelt one, else ``''``."""
+    import difflib
     near = difflib.get_close_matches(dotted, list(keys()) + sorted(sections()), n=1, cutoff=0.75)
     return f" (did you mean '{near[0]}'?)" if near else ""
 
