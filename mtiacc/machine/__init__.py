@@ -93,7 +93,8 @@ def resolve(path: Optional[str]) -> str:
 
 @functools.lru_cache(maxsize=64)
 def _read(path: str, stamp) -> Tuple[Tuple[str, object], ...]:
-    return tuple(read_file(path).items())
+    from .cache import read_values
+    return tuple(read_values(path, read_file).items())
 
 
 def load(path: Optional[str] = None, overrides: Overrides = ()) -> MachineDescription:
