@@ -13,7 +13,7 @@ import dataclasses
 from typing import Dict, FrozenSet, List, Optional, Sequence, Set, Tuple, Union
 
 from ..diagnostics import SourceLocation, UserError
-from .encoding import EncodeError, encode
+from .encoding import EncodeError, encode, encode_checked
 from .insn import encode_insn
 from .isa import BY_NAME, InstrSpec
 from .operands import KINDS, EvalContext, Kind, Node, OperandError
@@ -337,13 +337,16 @@ class _Assembler:
             else:
                 form, groups = item.form, item.groups
                 vals = self.parse_or_raise(form, groups, stmt, EvalContext(item.offset, self.labels, self.consts))
-                words, specs = [], []
-                for spec, v in expand(form, vals):
-                    try:
-                        words.append(encode(spec, **v))
-                    except EncodeError as e:
-                        raise self.error(e.message, stmt.line, stmt.col, stmt.end_col) from None
-                    specs.append(spec)
+                if isinstance(form, Pseudo):
+                    words, specs = [], []
+                    for spec, v in expand(form, vals):
+                        try:
+                            words.append(encode(spec, **v))
+                        except EncodeError as e:
+                            raise self.error(e.message, stmt.line, stmt.col, stmt.end_col) from None
+                        specs.append(spec)
+                else:               # parse_operands filled in every operand and checked it
+                    words, specs = [encode_checked(form, vals)], [form]
                 assert len(words) * 4 == item.size
                 self.place(item, specs, words)
             for i, w in enumerate(words):
