@@ -70,7 +70,7 @@ TUTORIALS = [("01-vector-add.py", "add_kernel", "*fp32,*fp32,*fp32,i32", {"BLOCK
               {"BLOCK_SIZE": 4096, "num_stages": 4}),
              ("05-layer-norm.py", "_layer_norm_fwd_fused", "*fp32,*fp32,*fp32,*fp32,*fp32,*fp32,i32,i32,fp32",
               {"BLOCK_SIZE": 4096}),
-             ("03-matrix-multiplication.py", "matmul_kernel", _GEMM, {"ACTIVATION": '""', "--config": 0}),
+             ("03-matrix-multiplication.py", "matmul_kernel", _GEMM, {"ACTIVATION": '""', "--config": 6}),
              ("08-grouped-gemm.py", "grouped_matmul_kernel", "*i64,*i64,*i64,*i32,*i32,i32", {"--config": 0}),
              ("09-persistent-matmul.py", "matmul_kernel_persistent", _GEMM, {"NUM_SMS": 64, "--config": 0})]
 
