@@ -308,11 +308,11 @@ SUBCOMMANDS = {"disasm": disasm_command, "opt": opt_command, "sweep": sweep_comm
 def collect_garbage_rarely() -> None:
     """A compile is a short process that allocates many objects (the IR, the machine code, the modules it
     imports) and frees most by reference counting: the cycle collector's default thresholds (700, 10, 10) make it
-    walk them hundreds of times for little.  Collect a young generation every 50,000 allocations instead, and
+    walk them hundreds of times for little.  Collect a young generation every 200,000 allocations instead, and
     leave what was built before (the command line's imports) out of the collections (gc.freeze).  Only for the
     process the command is (not for `mtiacc sweep`, a long one, nor for a caller of :func:`main`)."""
     gc.freeze()
-    gc.set_threshold(50_000, 20, 20)
+    gc.set_threshold(200_000, 20, 20)
 
 
 def main(argv=None) -> None:
