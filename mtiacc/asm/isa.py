@@ -664,8 +664,25 @@ def _operand(text: str) -> Tuple[str, Optional[str]]:
     return name.strip(), access.strip() if _sep else None
 
 
+@functools.lru_cache(maxsize=None)
+def _kinds(names: Tuple[str, ...]) -> Tuple[Kind, ...]:
+    return tuple(KINDS[n] for n in names)
+
+
 def _field_mask(hi: int, lo: int) -> int:
     return ((1 << (hi - lo + 1)) - 1) << lo
+
+
+@functools.lru_cache(maxsize=None)
+def _operand_list(text: str) -> Tuple[Tuple[str, ...], Tuple[str, ...]]:
+    """The kind names and accesses of a row's operand text, ``"xd, xs1:r"``; rows share a few dozen texts."""
+    ops = [_operand(n) for n in text.split(",") if n.strip()]
+    for n, acc in ops:
+        if n not in KINDS:
+            raise TableError(f"unknown operand kind {n}")
+        if acc is not None and (acc not in ACCESS or not KINDS[n].access):
+            raise TableError(f"operand {n} cannot have access '{acc}'")
+    return tuple(n for n, _acc in ops), tuple(KINDS[n].access if acc is None else acc for n, acc in ops)
 
 
 def _build(ext: str, row: Row) -> InstrSpec:
@@ -685,14 +702,10 @@ def _build(ext: str, row: Row) -> InstrSpec:
             raise TableError(f"{row.name}: value {value} does not fit fixed field {fname}")
         match |= value << lo
         mask |= fm
-    ops = [_operand(n) for n in row.operands.split(",") if n.strip()]
-    for n, acc in ops:
-        if n not in KINDS:
-            raise TableError(f"{row.name}: unknown operand kind {n}")
-        if acc is not None and (acc not in ACCESS or not KINDS[n].access):
-            raise TableError(f"{row.name}: operand {n} cannot have access '{acc}'")
-    names = tuple(n for n, _acc in ops)
-    access = tuple(KINDS[n].access if acc is None else acc for n, acc in ops)
+    try:
+        names, access = _operand_list(row.operands)
+    except TableError as e:
+        raise TableError(f"{row.name}: {e}") from None
     unit = row.unit or unit
     effects = set(row.effects.split())
     effects.update(_TIMING_EFFECTS.get(row.timing, "").split())
@@ -700,7 +713,7 @@ def _build(ext: str, row: Row) -> InstrSpec:
         effects.add("vtype")
     family, _sep, op = row.sem.partition(" ")
     return InstrSpec(name=row.name, format=row.fmt, extension=ext, fixed=tuple(fixed.items()),
-                     operands=tuple(KINDS[n] for n in names), operand_names=names, timing=row.timing,
+                     operands=_kinds(names), operand_names=names, timing=row.timing,
                      unit=unit, sem_family=family, sem_op=op, match=match, mask=mask,
                      overlaps=row.overlaps, access=access, effects=frozenset(effects))
 
