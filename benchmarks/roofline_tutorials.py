@@ -311,7 +311,7 @@ def tutorial_rows(folder: Path, quick: bool = False, opt=None, only=None) -> Lis
             try:
                 t, host = fn()
             except Exception as e:          # a kernel the path cannot run: its first line, in the row
-                row["paths"][label] = (None, f"{type(e).__name__}: {str(e).splitlines()[0][:150]}")
+                row["paths"][label] = (None, f"{type(e).__name__}: {str(e).splitlines()[0][:300]}")
                 continue
             sim_s = t / cfg.clock_hz if label != "Triton" else t
             ratio = roof_s / sim_s
