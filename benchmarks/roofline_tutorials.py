@@ -293,7 +293,11 @@ def tutorial_rows(folder: Path, quick: bool = False, opt=None, only=None) -> Lis
         cases = [c for c in cases if c.name.startswith(tuple(only))]
     cli_flags, api_options = ((), {}) if opt is None else ((f"-O{opt}",), {"opt_level": opt})
     no_triton = _triton_available()
-    os.environ.setdefault("MTIACC_CACHE_DIR", tempfile.mkdtemp(prefix="mtiacc-bench-cache-"))
+    if "MTIACC_CACHE_DIR" not in os.environ:        # every path compiles: no binary from an earlier run
+        import atexit
+        import shutil
+        os.environ["MTIACC_CACHE_DIR"] = tempfile.mkdtemp(prefix="mtiacc-bench-cache-")
+        atexit.register(shutil.rmtree, os.environ["MTIACC_CACHE_DIR"], True)
     rows = []
     for case in cases:
         path = str(folder / case.file)
