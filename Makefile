@@ -69,8 +69,11 @@ bench-gemm: install
 	$(PY) benchmarks/bench_gemm.py $(if $(QUICK),--quick)
 
 # Vector add, softmax, layer norm and the Inductor-form RMSNorm, GELU and bias + residual + dropout against the
-# roofline of the bytes they cannot avoid moving
-# (`make bench-roofline [ARGS='--compare --looped']`: --compare adds the runs without software pipelining)
+# roofline of the bytes they cannot avoid moving; with TUTORIALS=DIR also Triton's tutorial kernels as written (01,
+# 02, 05, and the GEMMs 03, 08, 09 against max(bytes at DRAM bandwidth, FLOPs at the DPE peak)), each through the
+# CLI, mtiacc.load and Triton running the tutorial's host code (the Triton column needs the torch extra)
+# (`make bench-roofline [TUTORIALS=DIR] [ARGS='--compare --looped' | ARGS='--quick' | ARGS='--tutorials-only
+# --only 03 09']`: --compare adds the runs without software pipelining)
 .PHONY: bench-roofline
 bench-roofline: install
 	$(PY) benchmarks/bench_roofline.py $(if $(TUTORIALS),--tutorials $(TUTORIALS)) $(ARGS)

@@ -6,7 +6,8 @@ done with the compiler of git revision REV (checked out in a temporary worktree)
 round by round so that machine load falls on both; each compile keeps its fastest round.
 
 With ``--tutorials DIR`` it also times whole processes: ``python -m mtiacc.cli`` compiling Triton's tutorial
-kernels (01 vector add, 02 fused softmax, 05 layer norm, read from DIR) at the default level and at each of
+kernels (01 vector add, 02 fused softmax, 05 layer norm, 03 matmul, 08 grouped GEMM, 09 persistent matmul, read
+from DIR) at the default level and at each of
 ``--levels``, start-up and imports included, the CPU time (user + sys) of the child, fastest of the rounds.
 Python's bytecode cache is allowed (``PYTHONDONTWRITEBYTECODE`` is cleared), as in an installed compiler.
 
@@ -61,12 +62,17 @@ def run_round(tree: Path, corpus: str, levels) -> dict:
     return json.loads(p.stdout)
 
 
-# (file, kernel, signature, constexprs): the tutorials' kernels at their benchmarks' sizes (bench_roofline.py)
+# (file, kernel, signature, constexprs): the tutorials' kernels at their benchmarks' sizes and, for an autotuned
+# kernel, the config benchmarks/roofline_tutorials.py compiles (a "--config" entry)
+_GEMM = "*fp16,*fp16,*fp16,i32,i32,i32,i32,i32,i32,i32,i32,i32"
 TUTORIALS = [("01-vector-add.py", "add_kernel", "*fp32,*fp32,*fp32,i32", {"BLOCK_SIZE": 1024}),
              ("02-fused-softmax.py", "softmax_kernel", "*fp32,*fp32,i32,i32,i32,i32",
               {"BLOCK_SIZE": 4096, "num_stages": 4}),
              ("05-layer-norm.py", "_layer_norm_fwd_fused", "*fp32,*fp32,*fp32,*fp32,*fp32,*fp32,i32,i32,fp32",
-              {"BLOCK_SIZE": 4096})]
+              {"BLOCK_SIZE": 4096}),
+             ("03-matrix-multiplication.py", "matmul_kernel", _GEMM, {"ACTIVATION": '""', "--config": 6}),
+             ("08-grouped-gemm.py", "grouped_matmul_kernel", "*i64,*i64,*i64,*i32,*i32,i32", {"--config": 0}),
+             ("09-persistent-matmul.py", "matmul_kernel_persistent", _GEMM, {"NUM_SMS": 64, "--config": 0})]
 
 
 def whole_process(tree: Path, folder: Path, levels) -> dict:
@@ -79,7 +85,8 @@ def whole_process(tree: Path, folder: Path, levels) -> dict:
         for f, kernel, sig, consts in TUTORIALS:
             for level in levels:
                 cmd = [sys.executable, "-m", "mtiacc.cli", str(folder / f), "-n", kernel, "-s", sig,
-                       "-o", str(Path(tmp) / "k.bin")] + [f"-D{k}={v}" for k, v in consts.items()]
+                       "-o", str(Path(tmp) / "k.bin")]
+                cmd += [f"{k}={v}" if k.startswith("--") else f"-D{k}={v}" for k, v in consts.items()]
                 cmd += [] if level is None else [f"-O{level}"]
                 before = resource.getrusage(resource.RUSAGE_CHILDREN)
                 subprocess.run(cmd, env=env, cwd=str(tree), check=True, capture_output=True)
@@ -100,7 +107,8 @@ def main(argv=None) -> int:
     ap.add_argument("--corpus", help="a folder of corpus kernels")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--levels", default="0,3")
-    ap.add_argument("--tutorials", help="Triton's tutorials folder: also whole-process CLI compiles of 01, 02, 05")
+    ap.add_argument("--tutorials", help="Triton's tutorials folder: also whole-process CLI compiles of 01, 02, 03, "
+                    "05, 08, 09")
     ap.add_argument("--measure", action="store_true", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     levels = [int(x) for x in a.levels.split(",")]

@@ -13,8 +13,10 @@ generates them (benchmarks/kernels/
 inductor_*.py); RMSNorm and GELU also run with ``--fast-math`` (every function the SIMD engine has on it; GELU's erf
 is there by default: its 2 ULP is the library's guarantee).
 ``--tutorials DIR`` (``make bench-roofline TUTORIALS=DIR``) adds Triton's tutorial kernels as their files have them
-(01 vector add, 02 fused softmax, 05 layer norm), read from DIR, at their benchmarks' sizes and their host code's
-launch parameters, compiled through the CLI at its default flags and through ``mtiacc.load``, side by side.
+(01 vector add, 02 fused softmax, 05 layer norm, 03 matmul, 08 grouped GEMM, 09 persistent matmul), read from DIR,
+at their benchmarks' sizes and their host code's launch parameters, through the CLI at its default flags, through
+``mtiacc.load`` and through Triton running the tutorial's host code on the ``cpu`` backend, side by side; the GEMMs'
+roofline is the larger of their bytes' time and their FLOPs' time at the DPE peak (benchmarks/roofline_tutorials.py).
 ``--compare`` adds the same kernels compiled without ``persistent-programs`` (no prefetch across the programs
 of a PE) and without ``pipeline-loads`` too (the loops' DMA not overlapping their compute).
 
@@ -36,6 +38,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from mtiacc.driver import Options, compile_kernel  # noqa: E402
 from mtiacc.machine.simulator import load_config  # noqa: E402
 from mtiasim.runner import run  # noqa: E402
+from roofline_tutorials import print_tutorial_rows, tutorial_rows  # noqa: E402
 
 F32, I32 = np.float32, np.int32
 
@@ -246,6 +249,9 @@ def _row(name, build, cycles, unavoidable, ops, wall):
     roof_s, sim_s = unavoidable / cfg.dram_bw_bytes_per_s, cycles / cfg.clock_hz
     ops_s = ops / vector_ops_per_s(cfg) if ops else 0.0
     both_s = max(roof_s, ops_s)
+    if both_s > sim_s:
+        raise AssertionError(f"{name} ({build}): {100 * both_s / sim_s:.1f}% of its roofline (above 100%: the roofline "
+                             "or the simulated time is wrong)")
     return dict(name=name, build=build, sim_us=sim_s * 1e6, roof_us=roof_s * 1e6, ratio=roof_s / sim_s,
                 ops_us=ops_s * 1e6 if ops else None, ratio_ops=both_s / sim_s, cycles=cycles,
                 mbytes=unavoidable / 1e6, wall=wall)
@@ -303,113 +309,32 @@ def bench(m, n, vn, level=3, compare=False, looped=False, gn=None):
     return rows
 
 
-# ------------------------------------------------------------------------------- Triton's tutorials, unmodified
-# The tutorials' kernels as their files have them (read from ``--tutorials DIR``, never copied here), at the sizes
-# their benchmarks run and with the launch parameters their host code computes on this backend (the device's
-# properties, read from the machine description as mtiacc.triton_backend.driver reads them: 64 PEs, 384 KB of
-# local memory).  Each compiles twice: through the
-# CLI at its default flags (a subprocess, ``python -m mtiacc.cli FILE -n KERNEL -s SIG -D ...``) and through
-# ``mtiacc.load`` (the Python API at its defaults); both binaries run on the simulator on the same inputs.
-
-def tutorial_cases(folder: Path, quick: bool = False):
-    """(row name, file, kernel, signature, constexprs, grid, inputs, unavoidable bytes, check) per tutorial kernel."""
-    rng = np.random.default_rng(7)
-    cfg = load_config()
-    pes, lmem = cfg.n_pes, cfg.local_memory_bytes
-    cases = []
-    n = 1 << 16 if quick else 1 << 20                      # 01: size 2^12 .. 2^28 in its benchmark
-    x, y = rng.random(n, dtype=F32), rng.random(n, dtype=F32)
-    cases.append((f"01 vector add 2^{n.bit_length() - 1}", "01-vector-add.py", "add_kernel", "*fp32,*fp32,*fp32,i32",
-                  {"BLOCK_SIZE": 1024}, ((n + 1023) // 1024,),
-                  {"x_ptr": x, "y_ptr": y, "output_ptr": np.zeros(n, F32), "n_elements": n}, 3 * 4 * n,
-                  lambda out, x=x, y=y: np.testing.assert_array_equal(out["output_ptr"], x + y)))
-    m, c = (256, 1024) if quick else (4096, 4096)         # 02: M = 4096, N = 128 * i in its benchmark
-    xs = rng.standard_normal(m * c).astype(F32)
-    # the host code: BLOCK_SIZE = next_power_of_2(n_cols); num_stages = 4 if SIZE_SMEM > 200000 else 2;
-    # num_programs = min(NUM_SM * occupancy, n_rows) with one program a PE
-    cases.append((f"02 fused softmax {m}x{c}", "02-fused-softmax.py", "softmax_kernel", "*fp32,*fp32,i32,i32,i32,i32",
-                  {"BLOCK_SIZE": 1 << (c - 1).bit_length(), "num_stages": 4 if lmem > 200000 else 2},
-                  (min(pes, m),),
-                  {"output_ptr": np.zeros(m * c, F32), "input_ptr": xs, "input_row_stride": c,
-                   "output_row_stride": c, "n_rows": m, "n_cols": c}, 2 * 4 * m * c,
-                  lambda out, xs=xs, m=m, c=c: _softmax_check(xs, out["output_ptr"], m, c)))
-    m, c = (256, 1024) if quick else (4096, 4096)         # 05: M = 4096, N = 512 * i in its benchmark
-    sys.path.insert(0, str(ROOT / "examples"))
-    import layer_norm as ln
-    xl = rng.standard_normal((m, c)).astype(F32)
-    w, b = rng.uniform(0.5, 1.5, c).astype(F32), rng.standard_normal(c).astype(F32)
-
-    def ln_check(out, xl=xl, w=w, b=b, m=m, c=c):
-        ref, mean, rstd = ln.reference(xl, w, b, 1e-5)
-        np.testing.assert_allclose(out["Y"].reshape(m, c), ref, rtol=1e-4, atol=1e-4)
-        np.testing.assert_allclose(out["Mean"], mean, rtol=1e-4, atol=1e-5)
-    # the host code: BLOCK_SIZE = min(65536 // element_size, next_power_of_2(N)); grid (M,)
-    cases.append((f"05 layer norm fwd {m}x{c}", "05-layer-norm.py", "_layer_norm_fwd_fused",
-                  "*fp32,*fp32,*fp32,*fp32,*fp32,*fp32,i32,i32,fp32",
-                  {"BLOCK_SIZE": min(65536 // 4, 1 << (c - 1).bit_length())}, (m,),
-                  {"X": xl.ravel(), "Y": np.zeros(m * c, F32), "W": w, "B": b, "Mean": np.zeros(m, F32),
-                   "Rstd": np.zeros(m, F32), "stride": c, "N": c, "eps": F32(1e-5)},
-                  4 * (2 * m * c + 2 * c + 2 * m), ln_check))
-    return [(name, str(folder / f), *rest) for name, f, *rest in cases]
-
-
-def _scalar_inputs(inputs):
-    return {k: (v if isinstance(v, np.ndarray) else np.array(v, F32 if isinstance(v, (float, np.floating)) else I32))
-            for k, v in inputs.items()}
-
-
-def tutorial_rows(folder: Path, quick: bool = False, opt=None):
-    """Per tutorial kernel: % of the roofline through the CLI at its defaults and through ``mtiacc.load``."""
-    import subprocess
-    import tempfile
-    import mtiacc
-    rows = []
-    cli_flags, api_options = ((), {}) if opt is None else ((f"-O{opt}",), {"opt_level": opt})
-    for name, path, kernel, sig, consts, grid, inputs, unavoidable, check in tutorial_cases(folder, quick):
-        with tempfile.TemporaryDirectory(prefix="mtiacc-tut-") as tmp:
-            out = Path(tmp) / "k.bin"
-            cmd = [sys.executable, "-m", "mtiacc.cli", path, "-n", kernel, "-s", sig, "-o", str(out), *cli_flags]
-            cmd += [f"-D{k}={v}" for k, v in consts.items()]
-            subprocess.run(cmd, check=True, cwd=str(ROOT), stdout=subprocess.DEVNULL, env=dict(__import__("os").environ, PYTHONPATH=str(ROOT)))
-            binary = out.read_bytes()
-        t0 = time.perf_counter()
-        res = run(binary, _scalar_inputs(inputs), grid=grid, max_cycles=1e9)
-        check(res.outputs)
-        cli = _row(name, "CLI " + (" ".join(cli_flags) or "(default flags)"), res.stats.cycles, unavoidable, None,
-                   time.perf_counter() - t0)
-        args = {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in inputs.items()}
-        launch = mtiacc.load(path, kernel, **api_options)[grid](**args, **consts)
-        check({k: v for k, v in args.items() if isinstance(v, np.ndarray)})
-        api = _row(name, "mtiacc.load" + "".join(f" {f}" for f in cli_flags), launch.cycles, unavoidable, None, 0.0)
-        rows.append((cli, api))
-    return rows
-
-
-def print_tutorial_rows(rows):
-    print(f"\n{'Triton tutorial kernel (unmodified)':<38} {'MB moved':>9} {'roofline us':>12} "
-          f"{'CLI us':>9} {'CLI':>7} {'load us':>9} {'load':>7}")
-    for cli, api in rows:
-        print(f"{cli['name']:<38} {cli['mbytes']:>9.2f} {cli['roof_us']:>12.1f} {cli['sim_us']:>9.1f} "
-              f"{100 * cli['ratio']:>6.1f}% {api['sim_us']:>9.1f} {100 * api['ratio']:>6.1f}%")
-
-
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="small sizes (a smoke test)")
     ap.add_argument("--compare", action="store_true", help="also without pipeline-loads")
     ap.add_argument("--looped", action="store_true", help="also the looped softmax (benchmarks/kernels)")
     ap.add_argument("--opt", type=int, default=None, help="optimization level (default: the compiler's)")
-    ap.add_argument("--tutorials", help="Triton's tutorials folder: also its kernels as written (01, 02, 05)")
+    ap.add_argument("--tutorials", help="Triton's tutorials folder: also its kernels as written (01, 02, 03, 05, 08, "
+                    "09), through the CLI, mtiacc.load and Triton (benchmarks/roofline_tutorials.py)")
+    ap.add_argument("--only", nargs="+", metavar="PREFIX", help="only the tutorial rows whose names start so (e.g. 03 09)")
     ap.add_argument("--tutorials-only", action="store_true", help="only the tutorials' rows")
     args = ap.parse_args(argv)
     m, n, vn, gn = (64, 1024, 1 << 16, 1 << 16) if args.quick else (4096, 4096, 1 << 20, 1 << 24)
     level = Options().opt_level if args.opt is None else args.opt
-    tutorials = tutorial_rows(Path(args.tutorials).resolve(), args.quick, args.opt) \
+    tutorials = tutorial_rows(Path(args.tutorials).resolve(), args.quick, args.opt, args.only) \
         if args.tutorials else []
     rows = [] if args.tutorials_only else bench(m, n, vn, level, args.compare, args.looped, gn)
     cfg = load_config()
     print(f"DRAM bandwidth {cfg.dram_bw_bytes_per_s / 1e9:.0f} GB/s, clock {cfg.clock_hz / 1e9:.2f} GHz "
           "(mtiacc/machine/mtia2i.yaml)")
+    if rows:
+        print_rows(rows, cfg)
+    if tutorials:
+        print_tutorial_rows(tutorials)
+
+
+def print_rows(rows, cfg):
     print(f"vector unit {vector_ops_per_s(cfg) / 1e9:.0f} G 32-bit operations/s ({cfg.datapath_bits}-bit datapath, "
           f"{cfg.n_pes} PEs); 'of roofline': bytes only; 'bytes+ops': max(bytes, ops) for kernels with an operations "
           "count (the same elsewhere)")
@@ -419,8 +344,6 @@ def main(argv=None):
         ops = f"{r['ops_us']:>8.1f}" if r["ops_us"] is not None else f"{'-':>8}"
         print(f"{r['name']:<38} {r['build']:<64} {r['mbytes']:>9.2f} {r['sim_us']:>13.1f} {r['roof_us']:>12.1f} "
               f"{ops} {100 * r['ratio']:>11.1f}% {100 * r['ratio_ops']:>9.1f}%")
-    if tutorials:
-        print_tutorial_rows(tutorials)
 
 
 if __name__ == "__main__":

@@ -12,10 +12,12 @@ from __future__ import annotations
 import ast
 import dataclasses
 import os
-from typing import Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 from mtiacc.diagnostics import UsageError, UserError
-from mtiacc.target import Target, load_target
+
+if TYPE_CHECKING:     # the target (and the YAML reader under it) is imported when a compile starts
+    from mtiacc.target import Target
 
 FORMAT_VERSION = 1
 
@@ -101,6 +103,7 @@ def _with_slots(p, opts: Options):
     """``persistent-programs`` strides over the target's PEs, unless the pipeline text sets ``slots`` itself."""
     if p.name != "persistent-programs" or p.user_set("slots"):
         return p
+    from mtiacc.target import load_target
     return p.with_options(slots=load_target(opts.target, opts.overrides).n_pes)
 
 
@@ -183,6 +186,7 @@ def compile_kernel(path: str, opts: Options, stop_after: str = "bin") -> Compila
     """Run the pipeline up to `stop_after` ('ir', 'asm' or 'bin')."""
     from mtiacc.ir.printer import print_ir
     from mtiacc.opt import split_tail
+    from mtiacc.target import load_target
     target = load_target(opts.target, opts.overrides)     # a bad --machine / --set before the kernel is read
     fe = run_frontend(path, opts)
     grid = parse_grid(opts.grid, fe) if opts.grid else None

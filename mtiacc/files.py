@@ -6,7 +6,6 @@ import io
 import os
 import sys
 import tempfile
-import zipfile
 from typing import BinaryIO, Callable, Dict, Union
 
 from mtiacc.diagnostics import UserError
@@ -68,6 +67,8 @@ def write_whole(path: str, data: Union[bytes, Callable[[BinaryIO], None]], what:
 def save_npz(f: BinaryIO, arrays: Dict[str, object]) -> None:
     """What ``np.savez(f, **arrays)`` writes, for any array names (``np.savez`` takes ``file`` and
     ``allow_pickle`` as its own arguments, so a parameter so named could not be saved through it)."""
+    import zipfile
+
     import numpy as np
     with zipfile.ZipFile(f, "w", zipfile.ZIP_STORED, allowZip64=True) as zf:
         for name, arr in arrays.items():

@@ -10,11 +10,10 @@ Errors are :class:`UserError` with ``file:line:col`` of the assembly text and th
 from __future__ import annotations
 
 import dataclasses
-import difflib
 from typing import Dict, FrozenSet, List, Optional, Sequence, Set, Tuple, Union
 
 from ..diagnostics import SourceLocation, UserError
-from .encoding import EncodeError, encode
+from .encoding import EncodeError, encode, encode_checked
 from .insn import encode_insn
 from .isa import BY_NAME, InstrSpec
 from .operands import KINDS, EvalContext, Kind, Node, OperandError
@@ -176,6 +175,7 @@ class _Assembler:
         forms.extend(BY_PSEUDO_NAME.get(name, ()))
         if not forms:
             known = list(BY_NAME) + list(BY_PSEUDO_NAME)
+            import difflib
             close = difflib.get_close_matches(name, known, n=1)
             notes = [f"did you mean '{close[0]}'?"] if close else []
             raise self.error(f"unknown instruction '{stmt.name}'", stmt.line, stmt.col, stmt.end_col, notes)
@@ -337,13 +337,16 @@ class _Assembler:
             else:
                 form, groups = item.form, item.groups
                 vals = self.parse_or_raise(form, groups, stmt, EvalContext(item.offset, self.labels, self.consts))
-                words, specs = [], []
-                for spec, v in expand(form, vals):
-                    try:
-                        words.append(encode(spec, **v))
-                    except EncodeError as e:
-                        raise self.error(e.message, stmt.line, stmt.col, stmt.end_col) from None
-                    specs.append(spec)
+                if isinstance(form, Pseudo):
+                    words, specs = [], []
+                    for spec, v in expand(form, vals):
+                        try:
+                            words.append(encode(spec, **v))
+                        except EncodeError as e:
+                            raise self.error(e.message, stmt.line, stmt.col, stmt.end_col) from None
+                        specs.append(spec)
+                else:               # parse_operands filled in every operand and checked it
+                    words, specs = [encode_checked(form, vals)], [form]
                 assert len(words) * 4 == item.size
                 self.place(item, specs, words)
             for i, w in enumerate(words):

@@ -92,6 +92,15 @@ def operand_values(spec: InstrSpec, values: Dict[str, int]) -> Dict[str, int]:
     return vals
 
 
+def encode_checked(spec: InstrSpec, vals: Dict[str, int]) -> int:
+    """The word of ``spec`` from values already complete and checked: every attribute of its operands, each
+    kind's ``check`` passed (the assembler's parse of an instruction's operands)."""
+    word = spec.match
+    for kind in spec.operands:
+        word |= kind.encode(vals)
+    return word
+
+
 def encode(spec_or_name: Union[str, InstrSpec], **values: int) -> int:
     """The 32-bit word of an instruction from its operand values (attribute names as in :class:`Decoded`)."""
     spec = lookup(spec_or_name) if isinstance(spec_or_name, str) else spec_or_name

@@ -13,8 +13,9 @@ from the timing class and unit, a row adds the rest with ``effects=``).
 
 Everything else is derived: ``match``/``mask`` (from the fixed fields), the encoder and decoder
 (:mod:`mtiacc.asm.encoding`), the assembler and disassembler, ``docs/isa.md`` and mtiasim's dispatch.
-:func:`check_table` (run at import) verifies that every row covers its 32 bits exactly once with fixed fields and
-operand fields and that no two rows overlap unless both name each other in ``overlaps``.
+:func:`check_table` verifies that every row covers its 32 bits exactly once with fixed fields and operand fields and
+that no two rows overlap unless both name each other in ``overlaps``; tests/asm/test_isa_table.py runs it (not every
+import: it would cost every compile and every simulation its time, on a table that changes only with this file).
 
 Vector rows are written one line per operation with its forms (``.vv .vx .vi`` ...), and the F and D rows come
 from one list of floating-point operations expanded per format (:func:`_float_rows`), like TableGen multiclasses.
@@ -644,7 +645,7 @@ class InstrSpec:
 
 
 class TableError(Exception):
-    """The table itself is inconsistent (a bug in this file, caught at import)."""
+    """The table itself is inconsistent (a bug in this file, caught by :func:`check_table` in the tests)."""
 
 
 def register_operands(kinds: Sequence[Kind], access: Sequence[str]) -> Tuple[Tuple[str, Optional[str], str], ...]:
@@ -663,8 +664,25 @@ def _operand(text: str) -> Tuple[str, Optional[str]]:
     return name.strip(), access.strip() if _sep else None
 
 
+@functools.lru_cache(maxsize=None)
+def _kinds(names: Tuple[str, ...]) -> Tuple[Kind, ...]:
+    return tuple(KINDS[n] for n in names)
+
+
 def _field_mask(hi: int, lo: int) -> int:
     return ((1 << (hi - lo + 1)) - 1) << lo
+
+
+@functools.lru_cache(maxsize=None)
+def _operand_list(text: str) -> Tuple[Tuple[str, ...], Tuple[str, ...]]:
+    """The kind names and accesses of a row's operand text, ``"xd, xs1:r"``; rows share a few dozen texts."""
+    ops = [_operand(n) for n in text.split(",") if n.strip()]
+    for n, acc in ops:
+        if n not in KINDS:
+            raise TableError(f"unknown operand kind {n}")
+        if acc is not None and (acc not in ACCESS or not KINDS[n].access):
+            raise TableError(f"operand {n} cannot have access '{acc}'")
+    return tuple(n for n, _acc in ops), tuple(KINDS[n].access if acc is None else acc for n, acc in ops)
 
 
 def _build(ext: str, row: Row) -> InstrSpec:
@@ -684,14 +702,10 @@ def _build(ext: str, row: Row) -> InstrSpec:
             raise TableError(f"{row.name}: value {value} does not fit fixed field {fname}")
         match |= value << lo
         mask |= fm
-    ops = [_operand(n) for n in row.operands.split(",") if n.strip()]
-    for n, acc in ops:
-        if n not in KINDS:
-            raise TableError(f"{row.name}: unknown operand kind {n}")
-        if acc is not None and (acc not in ACCESS or not KINDS[n].access):
-            raise TableError(f"{row.name}: operand {n} cannot have access '{acc}'")
-    names = tuple(n for n, _acc in ops)
-    access = tuple(KINDS[n].access if acc is None else acc for n, acc in ops)
+    try:
+        names, access = _operand_list(row.operands)
+    except TableError as e:
+        raise TableError(f"{row.name}: {e}") from None
     unit = row.unit or unit
     effects = set(row.effects.split())
     effects.update(_TIMING_EFFECTS.get(row.timing, "").split())
@@ -699,7 +713,7 @@ def _build(ext: str, row: Row) -> InstrSpec:
         effects.add("vtype")
     family, _sep, op = row.sem.partition(" ")
     return InstrSpec(name=row.name, format=row.fmt, extension=ext, fixed=tuple(fixed.items()),
-                     operands=tuple(KINDS[n] for n in names), operand_names=names, timing=row.timing,
+                     operands=_kinds(names), operand_names=names, timing=row.timing,
                      unit=unit, sem_family=family, sem_op=op, match=match, mask=mask,
                      overlaps=row.overlaps, access=access, effects=frozenset(effects))
 
@@ -753,5 +767,3 @@ def check_table(specs: List[InstrSpec] = INSTRUCTIONS) -> None:
                         continue
                     raise TableError(f"encodings of {a.name} and {b.name} overlap")
 
-
-check_table()

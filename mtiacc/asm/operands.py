@@ -35,7 +35,7 @@ class OperandError(Exception):
 Term = Tuple[int, Union[int, str]]  # (sign +1/-1, integer | symbol name | "." for the current address)
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(slots=True)
 class Node:
     """One comma-separated operand.
 

@@ -27,7 +27,7 @@ class Pseudo:
     alias: bool
     expander: Optional[Callable[[Dict[str, int]], Expansion]] = None
 
-    @property
+    @functools.cached_property
     def operands(self) -> Tuple[Kind, ...]:
         return tuple(KINDS[n] for n in self.operand_names)
 

@@ -231,6 +231,7 @@ class Operation:
     _operand_defs: ClassVar[List[operand]] = []
     _result_defs: ClassVar[List[result]] = []
     _attr_defs: ClassVar[List[attribute]] = []
+    _attr_by_name: ClassVar[Dict[str, attribute]] = {}
     _region_defs: ClassVar[List[region]] = []
 
     def __init_subclass__(cls, **kw):
@@ -244,6 +245,7 @@ class Operation:
         cls._operand_defs = [d for d in ordered if isinstance(d, operand)]
         cls._result_defs = [d for d in ordered if isinstance(d, result)]
         cls._attr_defs = [d for d in ordered if isinstance(d, attribute)]
+        cls._attr_by_name = {d.name: d for d in cls._attr_defs}
         cls._region_defs = [d for d in ordered if isinstance(d, region)]
         for group in (cls._operand_defs, cls._result_defs, cls._region_defs):
             for i, d in enumerate(group):
@@ -341,15 +343,20 @@ class Operation:
                 self._fail(f"operand segments {self.segments} do not match {len(self.operands)} operands")
         elif len(self.operands) != n_defs:
             self._fail(f"expected {n_defs} operands, got {len(self.operands)}")
-        for d in self._operand_defs:
-            start, size = self._segment(d.index)
-            if size == 0 and not (d.optional or d.variadic):
-                self._fail(f"operand '{d.name}' is required")
-            if size > 1 and not d.variadic:
-                self._fail(f"operand '{d.name}' takes one value")
-            for v in self.operands[start:start + size]:
+        if self.segments is None:       # one value an operand, in order
+            for d, v in zip(self._operand_defs, self.operands):
                 if not d.constraint(v.type):
                     self._fail(f"operand '{d.name}' must be {d.constraint.name}, got {v.type}")
+        else:
+            for d in self._operand_defs:
+                start, size = self._segment(d.index)
+                if size == 0 and not (d.optional or d.variadic):
+                    self._fail(f"operand '{d.name}' is required")
+                if size > 1 and not d.variadic:
+                    self._fail(f"operand '{d.name}' takes one value")
+                for v in self.operands[start:start + size]:
+                    if not d.constraint(v.type):
+                        self._fail(f"operand '{d.name}' must be {d.constraint.name}, got {v.type}")
         variadic_results = any(d.variadic for d in self._result_defs)
         if not variadic_results and len(self.results) != len(self._result_defs):
             self._fail(f"expected {len(self._result_defs)} results, got {len(self.results)}")
@@ -370,7 +377,7 @@ class Operation:
     def verify_attributes(self, require: bool = True) -> None:
         """Every attribute the op carries is one it declares, of its declared kind; with ``require``, every
         required one is there."""
-        declared = {d.name: d for d in self._attr_defs}
+        declared = self._attr_by_name
         for key in self.attrs:
             if key not in declared:
                 names = ", ".join(f"'{d}'" for d in declared) or "none"

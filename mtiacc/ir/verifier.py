@@ -6,24 +6,25 @@ enclosing block.
 """
 from __future__ import annotations
 
-from typing import Set
+from typing import List, Set
 
 from mtiacc.ir.core import Block, Operation, Terminator, VerifyError
 from mtiacc.ir.ops import FuncOp, ModuleOp, ReturnOp
 
 
-def _verify_block(block: Block, visible: Set[int]) -> None:
+def _verify_block(block: Block, visible: Set[int], funcs: List[FuncOp]) -> None:
     """Verify ``block``'s ops; ``visible``: the ids of the values defined where the block is (the block adds its
-    own while it is checked and takes them out after, so one set serves the whole function)."""
+    own while it is checked and takes them out after, so one set serves the whole function); ``funcs`` gathers the
+    functions met, in pre-order, for the checks that follow."""
     added = [id(a) for a in block.args if id(a) not in visible]
     visible.update(added)
     try:
-        _verify_ops(block, visible, added)
+        _verify_ops(block, visible, added, funcs)
     finally:
         visible.difference_update(added)
 
 
-def _verify_ops(block: Block, visible: Set[int], added: list) -> None:
+def _verify_ops(block: Block, visible: Set[int], added: list, funcs: List[FuncOp]) -> None:
     last = len(block.ops) - 1
     for i, op in enumerate(block.ops):
         if op.parent is not block:
@@ -40,11 +41,13 @@ def _verify_ops(block: Block, visible: Set[int], added: list) -> None:
         if i != last and Terminator in op.traits:
             raise VerifyError(f"'{op.name}' op must be the last op of its block", op.loc)
         op.verify()
+        if isinstance(op, FuncOp):
+            funcs.append(op)
         for r in op.regions:
             if r.parent is not op:
                 raise VerifyError(f"'{op.name}' op has a region whose parent is another op", op.loc)
             for b in r.blocks:
-                _verify_block(b, visible)
+                _verify_block(b, visible, funcs)
         for r in op.results:
             if id(r) not in visible:
                 visible.add(id(r))
@@ -72,12 +75,12 @@ def _verify_func(func: FuncOp) -> None:
 def verify_op(op: Operation) -> None:
     """Verify ``op`` and everything nested in it."""
     op.verify()
+    funcs: List[FuncOp] = [op] if isinstance(op, FuncOp) else []
     for r in op.regions:
         for b in r.blocks:
-            _verify_block(b, set())
-    for nested in op.walk():
-        if isinstance(nested, FuncOp):
-            _verify_func(nested)
+            _verify_block(b, set(), funcs)
+    for func in funcs:        # every function nested in ``op``, in pre-order (as op.walk() meets them)
+        _verify_func(func)
 
 
 def verify_module(module: ModuleOp) -> None:

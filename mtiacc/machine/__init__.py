@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import hashlib
-import json
 import os
 from pathlib import Path
 from typing import Dict, Optional, Tuple
@@ -72,6 +70,8 @@ class MachineDescription:
     def digest(self) -> str:
         """SHA-256 of the values (sorted keys, numbers as Python writes them): stable across runs, comments,
         spelling (``1.35e9`` or ``1350000000.0``) and key order."""
+        import hashlib
+        import json
         blob = json.dumps(sorted(self.items), separators=(",", ":"), default=repr)
         return hashlib.sha256(blob.encode()).hexdigest()
 
@@ -93,7 +93,8 @@ def resolve(path: Optional[str]) -> str:
 
 @functools.lru_cache(maxsize=64)
 def _read(path: str, stamp) -> Tuple[Tuple[str, object], ...]:
-    return tuple(read_file(path).items())
+    from .cache import read_values
+    return tuple(read_values(path, read_file).items())
 
 
 def load(path: Optional[str] = None, overrides: Overrides = ()) -> MachineDescription:

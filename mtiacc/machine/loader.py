@@ -6,17 +6,19 @@ missing key, a value of the wrong type or out of its bounds.
 """
 from __future__ import annotations
 
-import difflib
 import os
 from typing import Dict, Iterable, List, Optional, Tuple, Union
-
-import yaml
 
 from mtiacc.diagnostics import SourceLocation, UsageError, UserError
 
 from .schema import coerce, keys, sections
 
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+def _yaml():
+    """The yaml module and its fastest safe loader, imported when a YAML text is read (the import costs a compile
+    ~15 ms; a machine file read before comes from its record, :mod:`.cache`, without it)."""
+    import yaml
+    return yaml, getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class _File:
@@ -52,7 +54,8 @@ def read_file(path: str) -> Dict[str, object]:
         raise UserError(f"cannot read machine description '{path}': {getattr(e, 'strerror', None) or e}") \
             from None
     src = _File(path)
-    loader = _Loader(text)
+    yaml, loader_class = _yaml()
+    loader = loader_class(text)
     try:
         root = loader.get_single_node()
         raw: Dict[str, object] = {}
@@ -75,6 +78,7 @@ def read_file(path: str) -> Dict[str, object]:
 
 
 def _walk(node, prefix: str, out: Dict[str, object], src: _File, loader) -> None:
+    yaml, _loader_class = _yaml()
     known, groups = keys(), sections()
     seen = set()
     for knode, vnode in node.value:
@@ -98,6 +102,7 @@ def _walk(node, prefix: str, out: Dict[str, object], src: _File, loader) -> None
 
 
 def _text(node) -> str:
+    yaml, _loader_class = _yaml()
     if isinstance(node, yaml.ScalarNode):
         return repr(node.value)
     return "a list" if isinstance(node, yaml.SequenceNode) else "a mapping"
@@ -110,6 +115,7 @@ def _children(prefix: str) -> str:
 
 def suggest(dotted: str) -> str:
     """`` (did you mean 'x.y'?)`` for the declared key nearest a misspelt one, else ``''``."""
+    import difflib
     near = difflib.get_close_matches(dotted, list(keys()) + sorted(sections()), n=1, cutoff=0.75)
     return f" (did you mean '{near[0]}'?)" if near else ""
 
@@ -152,8 +158,9 @@ def read_yaml(path: str, what: str) -> object:
         raise UserError(f"{what} '{path}' does not exist") from None
     except (OSError, UnicodeDecodeError) as e:
         raise UserError(f"cannot read {what} '{path}': {getattr(e, 'strerror', None) or e}") from None
+    yaml, loader_class = _yaml()
     try:
-        return yaml.load(text, Loader=_Loader)
+        return yaml.load(text, Loader=loader_class)
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         if mark is not None:
@@ -171,8 +178,9 @@ def parse_set(text: str) -> Tuple[str, object]:
     key = key.strip()
     if not eq or not key:
         raise UsageError(f"--set '{text}' must be KEY=VALUE, e.g. --set memory.dram.bw_bytes_per_s=409.6e9")
+    yaml, loader_class = _yaml()
     try:
-        parsed = yaml.load(value, Loader=_Loader) if value.strip() else None
+        parsed = yaml.load(value, Loader=loader_class) if value.strip() else None
     except yaml.YAMLError:
         raise UsageError(f"--set '{text}': '{value}' is not a YAML scalar") from None
     if isinstance(parsed, (dict, list)):

@@ -34,3 +34,28 @@ def test_philox_operation_counts():
     import bench_roofline
     assert bench_roofline.philox_ops((0,)) == {"high multiply": 16, "multiply": 14, "xor": 30}
     assert bench_roofline.philox_ops((0, 1, 2, 3)) == {"high multiply": 18, "multiply": 18, "xor": 34}
+
+
+def test_a_tutorials_definitions_leave_out_its_demonstration(tmp_path):
+    # benchmarks/tutorial_host.py: imports, functions, classes and the module-level names they read are run; the
+    # unit test and the benchmark the module runs (calls of its own functions, prints, loops, what reads their
+    # results, the __main__ block) are not; the target's questions (is_cuda()) may be asked
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from tutorial_host import load_definitions
+    src = tmp_path / "99-demo.py"
+    src.write_text("import math\n"
+                   "DEVICE = 'cpu'\n"
+                   "def is_cuda():\n    return False\n"
+                   "def add(x, y):\n    return x + y\n"
+                   "CONFIGS = [1, 2] if is_cuda() else [3]\n"
+                   "class Op:\n    apply = staticmethod(add)\n"
+                   "op = Op.apply\n"
+                   "out = add(1, 2)\n"
+                   "print(out)\n"
+                   "if out != 3:\n    raise SystemExit('ran the demo')\n"
+                   "for i in range(3):\n    raise SystemExit('ran the loop')\n"
+                   "assert False, 'ran the assertion'\n"
+                   "if __name__ == '__main__':\n    raise SystemExit('ran main')\n")
+    mod = load_definitions(src)
+    assert mod.add(2, 3) == 5 and mod.op(1, 1) == 2 and mod.CONFIGS == [3] and mod.DEVICE == "cpu"
+    assert not hasattr(mod, "out") and mod.math.pi > 3

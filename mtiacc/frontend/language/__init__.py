@@ -23,7 +23,6 @@ are used.  The builtins never import the visitor; the few that lower user code r
 """
 from __future__ import annotations
 
-import difflib
 import inspect
 from typing import Dict, Optional, Sequence
 
@@ -88,6 +87,7 @@ TRITON: Dict[str, object] = {
 def _nearest(attr: str, spelled: str, names) -> str:
     """``did you mean `tl.arange`?`` for the names nearest ``attr`` (up to three about as near as the nearest),
     or nothing."""
+    import difflib
     close = difflib.get_close_matches(attr, sorted(n for n in names if not n.startswith("_")), n=3, cutoff=0.75)
     if not close:
         return ""

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-import difflib
 import re
 from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple, Union
 
@@ -407,6 +406,7 @@ def _check_defines(src, args: List[ast.arg], scope, kernel: str, defines: Dict[s
         if name in names:
             continue
         listing = ", ".join(constexprs) or "none"
+        import difflib
         near = (difflib.get_close_matches(name, constexprs, n=1, cutoff=0.6)
                 or difflib.get_close_matches(name, names, n=1, cutoff=0.6))
         if not near:
