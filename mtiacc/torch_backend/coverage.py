@@ -192,8 +192,9 @@ ATEN_REASONS: Dict[str, str] = {
                                                             "do not take it (attention.unsupported)",
     "_scaled_dot_product_efficient_attention": "attention: no chip template",
     "embedding": "embedding: Inductor keeps it as an aten fallback",
-    "_embedding_bag": "embedding_bag left to aten: its other outputs are read (a training step's forward: its "
-                      "backward needs them), or its dtype or mode has no chip kernel",
+    "_embedding_bag": "embedding_bag left to aten: its dtype or mode has no chip kernel, or its sizes are dynamic",
+    "_embedding_bag_backward": "embedding_bag's gradient left to aten: sparse, scale_grad_by_freq, its dtype, or "
+                               "dynamic sizes",
     "_embedding_bag_forward_only": "embedding_bag left to aten: its dtype or mode has no chip kernel",
 }
 

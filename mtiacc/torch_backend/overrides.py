@@ -9,7 +9,9 @@ and graphs compiled after it, see Inductor's table as it was.
 - ``aten.convolution_backward``: the chip's templates for the input's and the weight's gradients
   (:mod:`.ops.conv_grad`);
 - ``aten._embedding_bag``, ``aten._embedding_bag_forward_only``: the chip's embedding-bag kernel
-  (:mod:`.ops.embedding`).
+  (:mod:`.ops.embedding`), with a training step's other outputs (:mod:`.ops.embedding_grad`);
+- ``aten._embedding_bag_backward``, ``_embedding_bag_dense_backward``,
+  ``_embedding_bag_per_sample_weights_backward``: the gradients on the chip (:mod:`.ops.embedding_grad`).
 
 Each lowering is given Inductor's own, which it calls for what it does not take.
 """
@@ -22,7 +24,7 @@ from typing import Callable, Dict, Iterator
 def _replacements(autotune: bool) -> Dict[object, Callable]:
     import torch
     from torch._inductor.lowering import lowerings
-    from mtiacc.torch_backend.ops import conv, conv_grad, embedding
+    from mtiacc.torch_backend.ops import conv, conv_grad, embedding, embedding_grad
     aten = torch.ops.aten
     out: Dict[object, Callable] = {}
     convolution = conv.lowering(lowerings[aten.convolution.default], autotune)
@@ -36,6 +38,12 @@ def _replacements(autotune: bool) -> Dict[object, Callable]:
     out[backward] = conv_grad.lowering(lowerings[backward], convolution, autotune)
     for op in (aten._embedding_bag.default, aten._embedding_bag_forward_only.default):
         out[op] = embedding.lowering(lowerings[op])
+    for op, make in ((aten._embedding_bag_backward.default, embedding_grad.backward),
+                     (aten._embedding_bag_dense_backward.default, embedding_grad.dense_backward),
+                     (aten._embedding_bag_per_sample_weights_backward.default,
+                      embedding_grad.per_sample_weights_backward)):
+        if op in lowerings:
+            out[op] = make(lowerings[op])
     return out
 
 

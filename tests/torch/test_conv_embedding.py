@@ -116,14 +116,14 @@ def test_embedding_bag_of_2d_indices_in_a_module():
     _on_chip(report(), "embedding_bag")
 
 
-def test_a_training_forward_keeps_aten_embedding_bag_and_says_why():
-    """A forward whose embedding bag feeds a backward reads its other outputs: aten computes them."""
+def test_a_training_forward_runs_its_embedding_bag_on_the_chip():
+    """A forward whose embedding bag feeds a backward reads its other outputs: the chip computes them too
+    (ops/embedding_grad.py; the training step's checks are in test_embedding_training.py)."""
     torch.manual_seed(0)
     m = torch.nn.EmbeddingBag(10, 4, mode="sum")
     idx, off = torch.tensor([1, 2, 4, 5, 4, 3]), torch.tensor([0, 3])
     torch.testing.assert_close(torch.compile(m, backend="mtia")(idx, off), m(idx, off))
-    reasons = {h["reason"] for h in report()["host_layers"]}
-    assert any("embedding_bag" in r and "other outputs" in r for r in reasons), reasons
+    _on_chip(report(), "embedding_bag")
 
 
 def test_index_select_gather_and_scatter_run_on_the_chip():

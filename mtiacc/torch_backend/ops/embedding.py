@@ -11,9 +11,10 @@ Inductor leaves ``aten._embedding_bag`` to aten (a fallback: on the host).  Whil
 - it accumulates in fp32 and stores in the table's dtype.
 
 Aten's embedding bag has three more outputs (the bag of each index, each bag's size, the index of each maximum),
-which only its backward reads: a graph that uses them (a training step's forward) keeps aten's fallback, which
-computes them; inference needs the first output only.  ``BLOCK_D`` and ``BLOCK_J`` come from a cost model of the
-chip (:func:`choose_blocks`), in both modes (one config: nothing to benchmark).
+which only its backward reads: a graph that uses them (a training step's forward) gets them from
+:mod:`.embedding_grad`, on the chip too; ``MODE == 3`` of the template gives a ``max`` bag's index of each
+column's maximum.  ``BLOCK_D`` and ``BLOCK_J`` come from a cost model of the chip (:func:`choose_blocks`), in
+both modes (one config: nothing to benchmark).
 """
 from __future__ import annotations
 
@@ -113,12 +114,15 @@ def _source(weighted: bool) -> str:
 {%% else %%}
     end = tl.where(bag + 1 < NUM_BAGS, tl.load(OFF + tl.minimum(bag + 1, NUM_BAGS - 1)).to(INDEX_DTYPE), L)
 {%% endif %%}
-{%% if MODE == 2 %%}
+{%% if MODE >= 2 %%}
     acc = tl.full((BLOCK_D,), float("-inf"), tl.float32)
 {%% else %%}
     acc = tl.zeros((BLOCK_D,), dtype=tl.float32)
 {%% endif %%}
     count = 0
+{%% if MODE == 3 %%}
+    arg = tl.zeros((BLOCK_D,), dtype=INDEX_DTYPE)
+{%% endif %%}
     for j in range(start, end, BLOCK_J):
         rj = j + tl.arange(0, BLOCK_J)
         j_ok = rj < end
@@ -134,6 +138,15 @@ def _source(weighted: bool) -> str:
 {%% endif %%}
 {%% if MODE == 2 %%}
         acc = tl.maximum(acc, tl.max(tl.where(ok, rows, float("-inf")), axis=0))
+{%% elif MODE == 3 %%}
+        vals = tl.where(ok, rows, float("-inf"))
+        top = tl.max(vals, axis=0)
+        # the first index of the block reaching its maximum, kept only if strictly above the bag's so far
+        first = tl.min(tl.where(ok & (vals == top[None, :]), rj[:, None], end), axis=0)
+        word = tl.sum(tl.where(rj[:, None] == first[None, :], idx[:, None], 0), axis=0)
+        take = (first < end) & ((top > acc) | (count == 0))
+        acc = tl.where(take, top, acc)
+        arg = tl.where(take, word, arg)
 {%% else %%}
         acc += tl.sum(rows, axis=0)
 {%% endif %%}
@@ -142,6 +155,9 @@ def _source(weighted: bool) -> str:
     acc = acc / tl.maximum(count, 1).to(tl.float32)
 {%% elif MODE == 2 %%}
     acc = tl.where(count > 0, acc, 0.0)
+{%% endif %%}
+{%% if MODE == 3 %%}
+    acc = arg
 {%% endif %%}
     idx_b = bag + tl.zeros((BLOCK_D,), dtype=INDEX_DTYPE)
     idx_d = rd
@@ -168,14 +184,44 @@ def _only_first_output_used() -> bool:
     return all(u.op == "call_function" and u.target is operator.getitem and u.args[1] == 0 for u in node.users)
 
 
+def kernel(weight, indices, offsets, per_sample_weights, *, mode: int, padding_idx: int,
+           include_last_offset: bool, layout):
+    """The chip's embedding-bag template on these (realized) inputs into ``layout`` (``[bags, D]``): the bags'
+    reductions (``mode`` 0, 1, 2: sum, mean, max), or with ``mode`` 3 the table row of each column's maximum
+    (the first index reaching it; 0 in an empty bag), as aten's ``max_indices``.  None if the template gives no
+    choice."""
+    import torch
+    from torch._inductor.select_algorithm import autotune_select_algorithm
+    from torch._inductor.virtualized import V
+    sizevars = V.graph.sizevars
+    bags, d = layout.size
+    hints = [int(sizevars.optimization_hint(s)) for s in (bags, d, indices.get_size()[0])]
+    inputs = [weight, indices, offsets] + ([per_sample_weights] if per_sample_weights is not None else [])
+    for t in inputs:
+        t.realize()
+    blocks = choose_blocks(*hints, dtype_bytes=weight.get_dtype().itemsize,
+                           index_bytes=indices.get_dtype().itemsize, weighted=per_sample_weights is not None)
+    choices: list = []
+    # the indices of MODE 3 are integers (Inductor takes a template's value for fp32 unless told)
+    extra = {"ACC_TYPE": "tl.int64" if layout.dtype == torch.int64 else "tl.int32"} if mode == 3 else {}
+    template(per_sample_weights is not None).maybe_append_choice(
+        choices, input_nodes=tuple(inputs), layout=layout, num_stages=1, num_warps=1,
+        BLOCK_D=blocks.block_d, BLOCK_J=blocks.block_j, MODE=int(mode), PADDING_IDX=padding_idx,
+        LAST_OFFSET=bool(include_last_offset), WEIGHTED=per_sample_weights is not None, **extra)
+    if not choices:
+        return None
+    out, _ = autotune_select_algorithm("embedding_bag", choices, inputs, layout)
+    return out
+
+
 def lowering(original):
     """Inductor's lowering of ``aten._embedding_bag`` (and ``_forward_only``) for graphs compiled for the chip:
     the chip's kernel, or ``original`` for what it does not take (see the module's docstring)."""
     import torch
     from torch._inductor import ir
     from torch._inductor.lowering import lowerings as L
-    from torch._inductor.select_algorithm import autotune_select_algorithm
     from torch._inductor.virtualized import V
+    from mtiacc.torch_backend.ops import embedding_grad
     aten = torch.ops.aten
 
     def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False,
@@ -185,8 +231,7 @@ def lowering(original):
         dtype = weight.get_dtype()
         if (str(dtype) not in ("torch.float32", "torch.float16", "torch.bfloat16")
                 or len(weight.get_size()) != 2 or len(indices.get_size()) != 1 or len(offsets.get_size()) != 1
-                or ir.get_device_type(weight) != "cpu" or mode not in (0, 1, 2)
-                or not _only_first_output_used()):
+                or ir.get_device_type(weight) != "cpu" or mode not in (0, 1, 2)):
             return original(*args)
         if per_sample_weights is not None and (mode != 0 or per_sample_weights.get_dtype() != dtype):
             return original(*args)
@@ -196,21 +241,17 @@ def lowering(original):
         hints = [int(sizevars.optimization_hint(s)) for s in (bags, d, indices.get_size()[0])]
         if 0 in hints:
             return original(*args)
-        inputs = [weight, indices, offsets] + ([per_sample_weights] if per_sample_weights is not None else [])
-        for t in inputs:
-            t.realize()
-        blocks = choose_blocks(*hints, dtype_bytes=dtype.itemsize, index_bytes=indices.get_dtype().itemsize,
-                               weighted=per_sample_weights is not None)
-        layout = ir.FixedLayout(weight.get_device_or_error(), dtype, [bags, d], [d, 1])
-        choices: list = []
         padding = int(padding_idx) if padding_idx is not None else -1
-        template(per_sample_weights is not None).maybe_append_choice(
-            choices, input_nodes=tuple(inputs), layout=layout, num_stages=1, num_warps=1,
-            BLOCK_D=blocks.block_d, BLOCK_J=blocks.block_j, MODE=int(mode), PADDING_IDX=padding,
-            LAST_OFFSET=bool(include_last_offset), WEIGHTED=per_sample_weights is not None)
-        if not choices:
+        if not _only_first_output_used():
+            # a training step's forward: the other outputs too (ops/embedding_grad.py)
+            out = embedding_grad.forward(weight, indices, offsets, per_sample_weights, mode=int(mode),
+                                         padding_idx=padding, include_last_offset=bool(include_last_offset))
+            return out if out is not None else original(*args)
+        layout = ir.FixedLayout(weight.get_device_or_error(), dtype, [bags, d], [d, 1])
+        out = kernel(weight, indices, offsets, per_sample_weights, mode=int(mode), padding_idx=padding,
+                     include_last_offset=bool(include_last_offset), layout=layout)
+        if out is None:
             return original(*args)
-        out, _ = autotune_select_algorithm("embedding_bag", choices, inputs, layout)
         # the other outputs are not read (_only_first_output_used): empty placeholders, never computed
         index_dtype = indices.get_dtype()
         device = weight.get_device_or_error()
@@ -218,4 +259,3 @@ def lowering(original):
         return (out, *empty)
 
     return embedding_bag
-
