@@ -93,3 +93,18 @@ def test_zero_dim_operands():
 def test_polygamma_of_integers_is_float():
     x = torch.tensor([1, 2, 5, 9], dtype=torch.int32)
     _on_chip_matches(lambda a: (torch.polygamma(0, a), torch.polygamma(2, a)), x)
+
+
+def test_igamma_igammac():
+    """P and Q (lowerings/gamma.py) in each of Cephes' regions: P's series, Q's continued fraction and series,
+    the Lanczos prefactor near a == x (below and above 200), large a near x (where eager uses Temme's expansion),
+    and the edges (zeros, negatives, infinities)."""
+    g = torch.Generator().manual_seed(5)
+    a = torch.cat([torch.tensor([0.0, 0.0, 1.0, -1.0, 2.0, float("inf"), 3.0, 0.5, 30.0, 30.0, 250.0, 1.0, 5.0,
+                                 1e-3, 0.2, 2.0]),
+                   torch.rand(40, generator=g) * 10, torch.rand(20, generator=g) * 100 + 20])
+    x = torch.cat([torch.tensor([1.0, 0.0, 0.0, 1.0, -1.0, 3.0, float("inf"), 0.3, 31.0, 20.0, 255.0, 1.05, 1e-4,
+                                 2.0, 0.01, 0.7]),
+                   torch.rand(40, generator=g) * 12, torch.rand(20, generator=g) * 100 + 20])
+    _on_chip_matches(lambda a, x: (torch.special.gammainc(a, x), torch.special.gammaincc(a, x),
+                                   torch.igamma(x, a)), a, x)

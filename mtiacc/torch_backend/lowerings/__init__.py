@@ -8,8 +8,8 @@ Inductor's own back afterwards, so ``backend="inductor"`` and every other backen
 
 - :mod:`.special`: special functions (digamma, polygamma, zeta) as Triton functions written into the kernel
   that uses them, fused with the operations around them; :mod:`.polynomials` (Chebyshev, Hermite, Laguerre,
-  Legendre), :mod:`.bessel` (I0e, I1e, K0, K1, scaled K0/K1, spherical j0) and :mod:`.cephes` (ndtri,
-  airy_ai) give it their functions' Triton source;
+  Legendre), :mod:`.bessel` (I0e, I1e, K0, K1, scaled K0/K1, spherical j0), :mod:`.cephes` (ndtri,
+  airy_ai) and :mod:`.gamma` (igamma, igammac) give it their functions' Triton source;
 - :mod:`.scatter`: ``scatter_reduce`` and ``index_reduce`` with every reduction, as reductions over the index;
 - :mod:`.sorting`: sorts longer than one program's bitonic network as rank sorts, and ``nanmedian``;
 - :mod:`.histogram`: ``histc``.
@@ -23,7 +23,7 @@ import contextlib
 import functools
 from typing import Callable, Dict, Iterator, List, Tuple
 
-_MODULES = ("special", "polynomials", "bessel", "cephes", "scatter", "sorting", "histogram")
+_MODULES = ("special", "polynomials", "bessel", "cephes", "gamma", "scatter", "sorting", "histogram")
 
 # (aten operation, lowering, type promotion kind or None, broadcast)
 _LOWERINGS: List[Tuple[object, Callable, object, bool]] = []

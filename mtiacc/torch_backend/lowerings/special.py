@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Dict, Tuple
 
-from mtiacc.torch_backend.lowerings import bessel, cephes, lowering, polynomials, triton_op
+from mtiacc.torch_backend.lowerings import bessel, cephes, gamma, lowering, polynomials, triton_op
 
 # name -> (Triton source with {name} for its own name and __dep__ for a helper it calls, helpers it calls)
 SOURCES: Dict[str, Tuple[str, Tuple[str, ...]]] = {}
@@ -170,8 +170,9 @@ def _register_all():
     SOURCES.update(polynomials.sources())
     SOURCES.update(bessel.sources())
     SOURCES.update(cephes.sources())
+    SOURCES.update(gamma.sources())
     # Inductor's ops name -> the ATen operation lowered to it
-    lowered = {"digamma": aten.digamma, "zeta": aten.special_zeta}
+    lowered = {"digamma": aten.digamma, "zeta": aten.special_zeta, "igamma": aten.igamma, "igammac": aten.igammac}
     for name in polynomials.sources():
         lowered[name] = getattr(aten, f"special_{name}")
     for name in ("i0e", "i1e", "modified_bessel_k0", "modified_bessel_k1", "scaled_modified_bessel_k0",
