@@ -18,3 +18,49 @@ def test_histc():
     rep = report()
     assert rep["aten_ops"] == [], rep["aten_ops"]
     assert rep["kernels_total"] > 0 and rep["kernels_on_chip"] == rep["kernels_total"], rep["fallbacks"]
+
+
+def _matches_on_chip(fn, *args):
+    got = torch.compile(fn, backend="mtia", fullgraph=True)(*args)
+    want = fn(*args)
+    for g_, w in zip(got, want):
+        torch.testing.assert_close(g_.hist, w.hist, equal_nan=True)
+        for a, b in zip(g_.bin_edges, w.bin_edges):        # the edges bit for bit: the bins depend on them
+            assert torch.equal(a, b), (a, b)
+    rep = report()
+    assert rep["aten_ops"] == [], rep["aten_ops"]
+    assert rep["kernels_total"] > 0 and rep["kernels_on_chip"] == rep["kernels_total"], rep["fallbacks"]
+
+
+def test_histogram():
+    g = torch.Generator().manual_seed(1)
+    x = torch.randn(60, generator=g) * 3
+    x[0] = float("nan")                                         # in no bin
+    x[1:7] = torch.tensor([-2.0, -1.0, 0.0, 2.0, 3.0, 3.5])     # on the edges of range=(-2, 3), and outside
+    w = torch.rand(60, generator=g)
+    e = torch.tensor([-4.0, -1.0, -1.0, 0.5, 2.0, 6.0])         # an empty bin (its density 0/0 = NaN, as eager's)
+    fn = lambda x, w, e: (torch.histogram(x[1:], bins=7),                       # the range from the data
+                          torch.histogram(x, bins=5, range=(-2.0, 3.0), weight=w),
+                          torch.histogram(x, bins=e, density=True),
+                          torch.histogram(x[9:10], bins=3),                     # one element: widened by 1/2
+                          torch.histogram(x.reshape(3, -1), bins=37, range=(-3.3, 4.1), density=True))
+    _matches_on_chip(fn, x, w, e)
+
+
+def test_histogramdd():
+    g = torch.Generator().manual_seed(2)
+    y = torch.randn(40, 2, generator=g)
+    w = torch.rand(40, generator=g)
+    fn = lambda y, w: (torch.histogramdd(y, bins=[3, 4]),
+                       torch.histogramdd(y, bins=[2, 5], range=[-1.0, 1.0, 0.0, 2.0], weight=w, density=True))
+    _matches_on_chip(fn, y, w)
+
+
+def test_linspace_edges_bit_for_bit():
+    """Aten's edges are fused multiply-adds from both ends (one rounding each): bin counts and ranges (given, and
+    from the data) where ``start + step * i`` rounded twice would differ in 2 to 78 edges."""
+    g = torch.Generator().manual_seed(3)
+    x = torch.randn(64, generator=g) * 7 + 1.3
+    fn = lambda x: tuple(torch.histogram(x, bins=b) for b in (3, 10, 100, 255)) + \
+        (torch.histogram(x, bins=97, range=(-1.7, 12.9)),)
+    _matches_on_chip(fn, x)
