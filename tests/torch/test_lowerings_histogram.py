@@ -64,3 +64,20 @@ def test_linspace_edges_bit_for_bit():
     fn = lambda x: tuple(torch.histogram(x, bins=b) for b in (3, 10, 100, 255)) + \
         (torch.histogram(x, bins=97, range=(-1.7, 12.9)),)
     _matches_on_chip(fn, x)
+
+
+def test_bincount():
+    """Its length from the data (a size the graph binds at run time), minlength below and above it, weights,
+    int32 values, no values at all."""
+    g = torch.Generator().manual_seed(4)
+    x = torch.randint(0, 9, (40,), generator=g)
+    w = torch.rand(40, generator=g)
+    fn = lambda x, w: (torch.bincount(x), torch.bincount(x, w, minlength=3), torch.bincount(x, minlength=15),
+                       torch.bincount(x.to(torch.int32)[:7]), torch.bincount(x[:0], minlength=4))
+    got = torch.compile(fn, backend="mtia", fullgraph=True)(x, w)
+    for g_, w_ in zip(got, fn(x, w)):
+        assert g_.dtype == w_.dtype and g_.shape == w_.shape, (g_, w_)
+        torch.testing.assert_close(g_, w_)
+    rep = report()
+    assert rep["aten_ops"] == [], rep["aten_ops"]
+    assert rep["kernels_total"] > 0 and rep["kernels_on_chip"] == rep["kernels_total"], rep["fallbacks"]

@@ -12,7 +12,7 @@ Inductor's own back afterwards, so ``backend="inductor"`` and every other backen
   airy_ai) and :mod:`.gamma` (igamma, igammac) give it their functions' Triton source;
 - :mod:`.scatter`: ``scatter_reduce`` and ``index_reduce`` with every reduction, as reductions over the index;
 - :mod:`.sorting`: sorts longer than one program's bitonic network as rank sorts, and ``nanmedian``;
-- :mod:`.histogram`: ``histc``.
+- :mod:`.histogram`: ``histc``, ``histogram``, ``histogramdd``, ``bincount``.
 
 Each module lists its entries with :func:`lowering` (an ATen operation's lowering) and :func:`triton_op` (the
 Triton code of an operation of Inductor's ``ops``).

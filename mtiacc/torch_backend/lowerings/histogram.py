@@ -1,5 +1,5 @@
-"""``histc``, ``histogram`` and ``histogramdd`` on the chip, which Inductor leaves to aten: each bin's count a
-reduction over the input.
+"""``histc``, ``histogram``, ``histogramdd`` and ``bincount`` on the chip, which Inductor leaves to aten: each
+bin's count a reduction over the input (``bincount``: atomic adds, its length read back from the chip).
 
 ``histogram`` (an int ``bins`` or a tensor of edges) and ``histogramdd`` (``_histogramdd_bin_edges`` and
 ``_histogramdd_from_bin_cts``): edges and bins as aten's (:func:`linear_edges`, :func:`counts`), weights and
@@ -260,3 +260,61 @@ def histogramdd_from_bin_cts(x, bins, *, range=None, weight=None, density=False)
             x, bins, range=range, weight=weight, density=density)
     points, m, edges = got
     return counts(points, m, edges, _flat_weight(weight, m), density)
+
+
+def numel_too_large(x) -> bool:
+    """Whether ``x`` has dynamic or int32-overflowing sizes (``bincount``'s counts are int32 on the chip)."""
+    n = x.get_numel()
+    return not isinstance(n, (int, sympy.Integer)) or int(n) >= 1 << 31
+
+
+@lowering(torch.ops.aten.bincount.default)
+def bincount(x, weights=None, minlength=0):
+    """``bincount``: its length is the data's (the largest value plus one, at least ``minlength``), a size the
+    graph knows only as a symbol bound by the op: the largest value is a reduction on the chip, read back as that
+    symbol (Inductor's ``DynamicScalar``, as for ``.item()``); then every value adds one (or its weight) to its
+    bin, Inductor's ``index_put`` with ``accumulate`` (atomic adds on the chip)."""
+    from torch._inductor import ir
+    from torch._inductor.lowering import fallback_handler, lowerings as L, make_reduction, to_dtype
+    from torch._inductor.virtualized import V, ops
+    from torch.fx.experimental.symbolic_shapes import resolve_unbacked_bindings
+    op = torch.ops.aten.bincount.default
+    node = V.graph.current_node
+    bindings = resolve_unbacked_bindings(V.graph.sizevars.shape_env, node.meta.get("unbacked_bindings"))
+    val = node.meta.get("val")
+    if (not bindings or len(bindings) != 1 or val is None or len(x.get_size()) != 1 or x.get_dtype().is_floating_point
+            or x.get_dtype() == torch.bool or not isinstance(x.get_size()[0], (int, sympy.Integer))
+            or numel_too_large(x) or (weights is not None and weights.get_dtype() != torch.float32)
+            or (weights is not None and val.dtype != torch.float32)):
+        return fallback_handler(op, add_to_fallback_set=False)(x, weights, minlength)
+    sym, _ = next(iter(bindings.items()))
+    device = x.get_device()
+    numel = int(x.get_size()[0])
+    if numel:
+        top = make_reduction("max")(x, [0], False)
+        top.realize()
+        top_load = top.make_loader()
+
+    def length(idx):
+        n = ops.add(ops.to_dtype(top_load([]), torch.int64), ops.constant(1, torch.int64)) if numel else \
+            ops.constant(0, torch.int64)
+        return ops.maximum(n, ops.constant(int(minlength), torch.int64))
+    size = ir.Pointwise.create(device=device, dtype=torch.int64, inner_fn=length, ranges=[])
+    size.realize()
+    scalar = ir.DynamicScalar(sym, (), size)
+    scalar.name = V.graph.register_buffer(scalar)
+    V.graph.register_operation(scalar)
+    dtype = val.dtype
+    # counts in int32 (the chip's atomic adds take no int64), widened at the end
+    acc = torch.int32 if weights is None else dtype
+    out = L[torch.ops.aten.full.default]([val.shape[0].node.expr], 0, dtype=acc, device=device)
+    if numel:
+        if weights is None:
+            values = L[torch.ops.aten.full.default]([numel], 1, dtype=acc, device=device)
+        else:
+            w_load = weights.make_loader()
+            values = ir.Pointwise.create(device=device, dtype=acc, ranges=[numel],
+                                         inner_fn=lambda idx: ops.to_dtype(w_load(idx), acc))
+        index = x if x.get_dtype() == torch.int64 else to_dtype(x, torch.int64)
+        out = L[torch.ops.aten.index_put.default](out, [index], values, True)
+    return out if acc == dtype else to_dtype(out, dtype)

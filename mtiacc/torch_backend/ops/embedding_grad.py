@@ -201,7 +201,7 @@ def dense_backward(original):
 def _dense(grad, indices, bags_of, bag_size, max_indices, num_weights, scale_grad_by_freq, mode,
            per_sample_weights, padding_idx):
     from torch._inductor import ir
-    from torch._inductor.lowering import lowerings as L, view
+    from torch._inductor.lowering import lowerings as L, to_dtype, view
     from torch._inductor.virtualized import ops
     dtype = grad.get_dtype()
     if (scale_grad_by_freq or dtype not in FLOATS or len(grad.get_size()) != 2 or mode not in (0, 1, 2)
@@ -248,7 +248,7 @@ def _dense(grad, indices, bags_of, bag_size, max_indices, num_weights, scale_gra
             v = ops.where(pad, ops.constant(0.0, dtype), v)
         return v
     values = ir.Pointwise.create(device=device, dtype=dtype, inner_fn=row, ranges=[length, d])
-    index = indices if indices.get_dtype() == torch.int64 else L[aten._to_copy.default](indices, dtype=torch.int64)
+    index = indices if indices.get_dtype() == torch.int64 else to_dtype(indices, torch.int64)
     return L[aten.index_put.default](zeros, [index], values, True)
 
 
