@@ -37,7 +37,7 @@ def _replacements(autotune: bool) -> Dict[object, Callable]:
     backward = aten.convolution_backward.default
     out[backward] = conv_grad.lowering(lowerings[backward], convolution, autotune)
     for op in (aten._embedding_bag.default, aten._embedding_bag_forward_only.default):
-        out[op] = embedding.lowering(lowerings[op])
+        out[op] = embedding.lowering(lowerings[op], training=embedding_grad.forward)
     for op, make in ((aten._embedding_bag_backward.default, embedding_grad.backward),
                      (aten._embedding_bag_dense_backward.default, embedding_grad.dense_backward),
                      (aten._embedding_bag_per_sample_weights_backward.default,

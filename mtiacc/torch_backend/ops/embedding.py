@@ -214,14 +214,14 @@ def kernel(weight, indices, offsets, per_sample_weights, *, mode: int, padding_i
     return out
 
 
-def lowering(original):
+def lowering(original, training=None):
     """Inductor's lowering of ``aten._embedding_bag`` (and ``_forward_only``) for graphs compiled for the chip:
-    the chip's kernel, or ``original`` for what it does not take (see the module's docstring)."""
+    the chip's kernel, or ``original`` for what it does not take (see the module's docstring).  ``training``
+    (:func:`.embedding_grad.forward`) computes all four outputs where the graph reads more than the first."""
     import torch
     from torch._inductor import ir
     from torch._inductor.lowering import lowerings as L
     from torch._inductor.virtualized import V
-    from mtiacc.torch_backend.ops import embedding_grad
     aten = torch.ops.aten
 
     def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False,
@@ -243,9 +243,11 @@ def lowering(original):
             return original(*args)
         padding = int(padding_idx) if padding_idx is not None else -1
         if not _only_first_output_used():
+            if training is None:
+                return original(*args)
             # a training step's forward: the other outputs too (ops/embedding_grad.py)
-            out = embedding_grad.forward(weight, indices, offsets, per_sample_weights, mode=int(mode),
-                                         padding_idx=padding, include_last_offset=bool(include_last_offset))
+            out = training(weight, indices, offsets, per_sample_weights, mode=int(mode),
+                           padding_idx=padding, include_last_offset=bool(include_last_offset))
             return out if out is not None else original(*args)
         layout = ir.FixedLayout(weight.get_device_or_error(), dtype, [bags, d], [d, 1])
         out = kernel(weight, indices, offsets, per_sample_weights, mode=int(mode), padding_idx=padding,
