@@ -51,9 +51,11 @@ def test_histogramdd():
     g = torch.Generator().manual_seed(2)
     y = torch.randn(40, 2, generator=g)
     w = torch.rand(40, generator=g)
-    fn = lambda y, w: (torch.histogramdd(y, bins=[3, 4]),
-                       torch.histogramdd(y, bins=[2, 5], range=[-1.0, 1.0, 0.0, 2.0], weight=w, density=True))
-    _matches_on_chip(fn, y, w)
+    e = [torch.tensor([-2.0, -0.5, 0.0, 1.5]), torch.tensor([-1.0, 1.0, 1.0, 3.0])]
+    fn = lambda y, w, e0, e1: (torch.histogramdd(y, bins=[3, 4]),
+                               torch.histogramdd(y, bins=[2, 5], range=[-1.0, 1.0, 0.0, 2.0], weight=w, density=True),
+                               torch.histogramdd(y, bins=[e0, e1], weight=w))
+    _matches_on_chip(fn, y, w, *e)
 
 
 def test_linspace_edges_bit_for_bit():
@@ -73,7 +75,8 @@ def test_bincount():
     x = torch.randint(0, 9, (40,), generator=g)
     w = torch.rand(40, generator=g)
     fn = lambda x, w: (torch.bincount(x), torch.bincount(x, w, minlength=3), torch.bincount(x, minlength=15),
-                       torch.bincount(x.to(torch.int32)[:7]), torch.bincount(x[:0], minlength=4))
+                       torch.bincount(x.to(torch.int32)[:7]), torch.bincount(x[:0], minlength=4),
+                       torch.bincount(x[:9], x[9:18]))                          # int weights: a float64 result
     got = torch.compile(fn, backend="mtia", fullgraph=True)(x, w)
     for g_, w_ in zip(got, fn(x, w)):
         assert g_.dtype == w_.dtype and g_.shape == w_.shape, (g_, w_)

@@ -1,8 +1,8 @@
 """``histc``, ``histogram``, ``histogramdd`` and ``bincount`` on the chip, which Inductor leaves to aten: each
 bin's count a reduction over the input (``bincount``: atomic adds, its length read back from the chip).
 
-``histogram`` (an int ``bins`` or a tensor of edges) and ``histogramdd`` (``_histogramdd_bin_edges`` and
-``_histogramdd_from_bin_cts``): edges and bins as aten's (:func:`linear_edges`, :func:`counts`), weights and
+``histogram`` (an int ``bins`` or a tensor of edges) and ``histogramdd`` (``_histogramdd_bin_edges``,
+``_histogramdd_from_bin_cts`` and ``_histogramdd_from_bin_tensors``): edges and bins as aten's (:func:`linear_edges`, :func:`counts`), weights and
 ``density`` included; their work is ``bins * numel`` terms too (the product of the bins for ``histogramdd``).
 
 ``histc``: an element ``x`` in ``[min, max]`` falls in bin ``int((x - min) * bins / (max - min))`` (``max`` itself in the
@@ -284,8 +284,7 @@ def bincount(x, weights=None, minlength=0):
     val = node.meta.get("val")
     if (not bindings or len(bindings) != 1 or val is None or len(x.get_size()) != 1 or x.get_dtype().is_floating_point
             or x.get_dtype() == torch.bool or not isinstance(x.get_size()[0], (int, sympy.Integer))
-            or numel_too_large(x) or (weights is not None and weights.get_dtype() != torch.float32)
-            or (weights is not None and val.dtype != torch.float32)):
+            or numel_too_large(x) or (weights is not None and val.dtype not in (torch.float32, torch.float64))):
         return fallback_handler(op, add_to_fallback_set=False)(x, weights, minlength)
     sym, _ = next(iter(bindings.items()))
     device = x.get_device()
@@ -318,3 +317,26 @@ def bincount(x, weights=None, minlength=0):
         index = x if x.get_dtype() == torch.int64 else to_dtype(x, torch.int64)
         out = L[torch.ops.aten.index_put.default](out, [index], values, True)
     return out if acc == dtype else to_dtype(out, dtype)
+
+
+@lowering(torch.ops.aten._histogramdd_from_bin_tensors.default)
+def histogramdd_from_bin_tensors(x, bins, *, weight=None, density=False):
+    """``histogramdd`` with a tensor of edges a dimension (aten's binary search: :func:`counts`)."""
+    from torch._inductor import ir
+    from torch._inductor.lowering import fallback_handler
+    dims = int(x.get_size()[-1]) if x.get_size() else 0
+    pts = _points(x, dims) if dims and len(bins) == dims else None
+    sizes = [b.get_size()[0] if len(b.get_size()) == 1 else None for b in bins]
+    work = pts[1] if pts is not None else 0
+    for n in sizes:
+        work = work * int(n) if isinstance(n, (int, sympy.Integer)) and int(n) >= 2 else MAX_WORK + 1
+    if (pts is None or any(b.get_dtype() != x.get_dtype() for b in bins) or not _takes(x, weight, work)):
+        return fallback_handler(torch.ops.aten._histogramdd_from_bin_tensors.default, add_to_fallback_set=False)(
+            x, bins, weight=weight, density=density)
+    points, m = pts
+    edges = []
+    for b, n in zip(bins, sizes):
+        e = ir.Pointwise.create(device=b.get_device(), dtype=b.get_dtype(), inner_fn=b.make_loader(), ranges=[int(n)])
+        e.realize()
+        edges.append(e)
+    return counts(points, m, edges, _flat_weight(weight, m), density)
