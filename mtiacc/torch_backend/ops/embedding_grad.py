@@ -135,9 +135,12 @@ def forward(weight, indices, offsets, per_sample_weights, *, mode: int, padding_
     index_dtype = vals[1].dtype
     device = weight.get_device_or_error()
     dtype = weight.get_dtype()
-    sizes = bag_sizes(indices, offsets, bags, length, padding_idx, include_last_offset, index_dtype)
-    if sizes is None:
-        return None
+    if mode == 0:       # aten zeroes a sum's bag sizes (its backward does not read them)
+        sizes = L[aten.full.default]([bags], 0, dtype=index_dtype, device=device)
+    else:
+        sizes = bag_sizes(indices, offsets, bags, length, padding_idx, include_last_offset, index_dtype)
+        if sizes is None:
+            return None
     o2b = (offset2bag(offsets, bags, length, index_dtype) if vals[1].numel() else
            L[aten.full.default]([0], 0, dtype=index_dtype, device=device))
     if mode != 2:
@@ -146,8 +149,6 @@ def forward(weight, indices, offsets, per_sample_weights, *, mode: int, padding_
                                include_last_offset=include_last_offset, layout=layout)
         if out is None:
             return None
-        if mode == 0:       # aten zeroes a sum's bag sizes (its backward does not read them)
-            sizes = L[aten.full.default]([bags], 0, dtype=index_dtype, device=device)
         return out, o2b, sizes, _copy(sizes)
     layout = ir.FixedLayout(device, index_dtype, [bags, d], [d, 1])
     arg = embedding.kernel(weight, indices, offsets, None, mode=3, padding_idx=padding_idx,
