@@ -64,13 +64,23 @@ def matmul_plus(A, B, C, M, N, K, stride_am, BM: tl.constexpr, BN: tl.constexpr,
 # PLUS-NEXT: "scf.yield"(%[[SUM]])
 
 # O2: %acc = "arith.constant"() {value = 0.0} : () -> tensor<64x32xf32>
-# O2: ^bb0(%k: i32, %[[ACC:[0-9]+]]: tensor<64x32xf32>, {{.*}}):
-# O2: %a = "tt.load"({{.*}}) {access = "tiles"
-# O2: %b = "tt.load"({{.*}}) {access = "tiles"
+# The first stage's tiles of the first trip load before the loop, guarded by the loop running (K is a run-time
+# value); the loop carries them.
+# O2: [[RUNS:%[0-9]+]] = "arith.cmpi"({{.*}}) {predicate = "slt"} : (i32, i32)
+# O2: [[A0:%[0-9]+]] = "tt.load"({{.*}}, [[RUNS]]) {access = "tiles"
+# O2: [[B0:%[0-9]+]] = "tt.load"({{.*}}, [[RUNS]]) {access = "tiles"
+# O2: "scf.for"({{.*}}, %acc, {{.*}}, [[A0]], [[B0]]) {pipeline_stages = 4, pipeline = 2
+# O2-NEXT: ^bb0(%k: i32, %[[ACC:[0-9]+]]: tensor<64x32xf32>, {{.*}}, %a: tensor<64x32xf16>, %b: tensor<32x32xf16>):
 # The next stage's loads come before this stage's dot, marked prefetch (pipeline-dots).
 # O2: "tt.load"({{.*}}) {prefetch = true, access = "tiles"
 # O2: "tt.load"({{.*}}) {prefetch = true, access = "tiles"
 # O2-NEXT: %[[D:[0-9]+]] = "tt.dot"(%a, %b, %[[ACC]]) {accumulator = "engine"} : (tensor<64x32xf16>, tensor<32x32xf16>, tensor<64x32xf32>) -> tensor<64x32xf32>
+# The next trip's first tiles load before the last stage's dot, guarded by that trip running.
+# O2: [[MORE:%[0-9]+]] = "arith.cmpi"({{.*}}) {predicate = "slt"} : (i32, i32)
+# O2: [[NA:%[0-9]+]] = "tt.load"({{.*}}, [[MORE]]) {prefetch = true, access = "tiles"
+# O2: [[NB:%[0-9]+]] = "tt.load"({{.*}}, [[MORE]]) {prefetch = true, access = "tiles"
+# O2-NEXT: [[LAST:%[0-9]+]] = "tt.dot"
+# O2-NEXT: "scf.yield"([[LAST]], {{.*}}, [[NA]], [[NB]])
 # O2: %c = "arith.truncf"
 
 # ASM-LABEL: matmul:

@@ -1,6 +1,7 @@
 # Tutorial 03's GEMM on the engine, as `make bench-gemm` compiles it.  pipeline-dots unrolls the K loop into
 # 4 stages (no num_stages given: as many as local memory holds, up to 4) and moves each stage's operand loads
-# up before the previous stage's dot, marked prefetch.  Codegen waits for the tiles in flight right before a
+# up before the previous stage's dot, marked prefetch; the next trip's first-stage loads go before the last
+# stage's dot, the loop carrying those tiles ({pipeline = 2}; the first trip's load before the loop).  Codegen waits for the tiles in flight right before a
 # prefetch's transfer, its address arithmetic done, and not again before the previous stage's dot.  The accumulators go back to local memory in row
 # bands (dot-accumulators marks the store {row_bands = 2}), each band's DMA issued as its own transfer.
 # Signed / and % by 64 are shifts, and a spilled constant is rematerialized, not reloaded.
@@ -46,25 +47,33 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
     c_mask = (offs_cm[:, None] < M) & (offs_cn[None, :] < N)
     tl.store(c_ptrs, c, mask=c_mask)
 
-# IR: "scf.for"{{.*}}pipeline_stages = 4
-# IR: %a = "tt.load"({{.*}}) {access = "wrapped-tiles"
-# IR: %b = "tt.load"({{.*}}) {access = "wrapped-tiles"
+# IR: [[A0:%[0-9]+]] = "tt.load"({{.*}}) {access = "wrapped-tiles"
+# IR: [[B0:%[0-9]+]] = "tt.load"({{.*}}) {access = "wrapped-tiles"
+# IR: "scf.for"({{.*}}, [[A0]], [[B0]]) {pipeline_stages = 4, pipeline = 2
+# IR-NEXT: ^bb0({{.*}}, %a: tensor<64x64xbf16>, %b: tensor<64x64xbf16>):
 # IR: "tt.load"({{.*}}) {prefetch = true, access = "wrapped-tiles"
 # IR: "tt.load"({{.*}}) {prefetch = true, access = "wrapped-tiles"
 # IR-NEXT: "tt.dot"(%a, %b, {{.*}}) {accumulator = "engine"}
+# IR: [[NA:%[0-9]+]] = "tt.load"({{.*}}) {prefetch = true, access = "wrapped-tiles", operandSegmentSizes = [1, 1, 1, 1]}
+# IR: [[NB:%[0-9]+]] = "tt.load"({{.*}}) {prefetch = true, access = "wrapped-tiles", operandSegmentSizes = [1, 1, 1, 1]}
+# IR-NEXT: "tt.dot"
+# IR-NEXT: "scf.yield"({{.*}}, [[NA]], [[NB]])
 # IR: "scf.for"{{.*}}pipeline_stages = 1
 # IR: "tt.store"({{.*}}) {row_bands = 2, access = "tiles"
 
 # ASM-LABEL: matmul_kernel:
 # ASM: srai{{w?}} {{.*}} # signed / 64: shifts
 # ASM: # rematerialize
-# ASM: mtia.dpe.zero
-# ASM: .Lfor{{[0-9]+}}:
-# ASM-NOT: mtia.dma.wait
+# The first trip's first tiles move while the engine clears the accumulators: no wait before the loop.
 # ASM: mtia.dma.in2d
-# The second stage's A tile: the wait for the first stage's tiles right before its transfer (on each path, and at
-# the end of a path that moved nothing), then B's tile in the same group (no wait), then the first stage's dot
-# with no wait of its own.
+# ASM-NOT: mtia.dma.wait
+# ASM: mtia.dpe.zero
+# ASM-NOT: mtia.dma.wait
+# ASM: .Lfor{{[0-9]+}}:
+# ASM-NOT: mtia.dpe.mm
+# The second stage's A tile: the wait for the first stage's tiles (fetched a trip ahead, or before the loop)
+# right before its transfer (on each path, and at the end of a path that moved nothing), then B's tile in the
+# same group (no wait), then the first stage's dot with no wait of its own.
 # ASM: mtia.dma.wait {{.*}}# the tiles in flight complete before the next prefetch, its addresses computed
 # ASM-NEXT: mtia.dma.in2d
 # ASM: bnez {{.*}}, .Lwwaited

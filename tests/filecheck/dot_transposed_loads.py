@@ -44,15 +44,22 @@ def not_only_dots(a_ptr, b_ptr, c_ptr, s_ptr, M):
     tl.store(s_ptr + rm, tl.sum(a.to(tl.float32), axis=1))
 
 # IR-LABEL: sym_name = "matmul_tt"
-# IR: "scf.for"
+# The first trip's first-stage tiles (pipeline-dots loads them before the loop): the transposed pointer and mask
+# blocks, the load, and the loop carries the loaded tile; inside, the tt.trans of the carried tile feeds the dot.
 # IR: [[PA:%[0-9]+]] = "tt.trans"(%{{[0-9]+}}) {order = [1, 0]} : (tensor<64x64x!tt.ptr<bf16>>)
 # IR-NEXT: [[MA:%[0-9]+]] = "tt.trans"(%{{[0-9]+}}) {order = [1, 0]} : (tensor<64x64xi1>)
-# IR-NEXT: %a = "tt.load"([[PA]], [[MA]], %{{[0-9]+}}) {access = "wrapped-tiles"
-# IR-NEXT: [[A:%[0-9]+]] = "tt.trans"(%a) {order = [1, 0]} : (tensor<64x64xbf16>) -> tensor<64x64xbf16>
+# IR: [[A0:%[0-9]+]] = "tt.load"([[PA]], [[MA]], %{{[0-9]+}}, %{{[0-9]+}}) {access = "wrapped-tiles"
 # IR: [[PB:%[0-9]+]] = "tt.trans"(%{{[0-9]+}}) {order = [1, 0]} : (tensor<64x64x!tt.ptr<bf16>>)
 # IR-NEXT: [[MB:%[0-9]+]] = "tt.trans"(%{{[0-9]+}}) {order = [1, 0]} : (tensor<64x64xi1>)
-# IR-NEXT: %b = "tt.load"([[PB]], [[MB]], %{{[0-9]+}}) {access = "wrapped-tiles"
+# IR: [[B0:%[0-9]+]] = "tt.load"([[PB]], [[MB]], %{{[0-9]+}}, %{{[0-9]+}}) {access = "wrapped-tiles"
+# IR: "scf.for"({{.*}}, [[A0]], [[B0]]) {pipeline_stages = 4, pipeline = 2
+# IR-NEXT: ^bb0({{.*}}, %a: tensor<64x64xbf16>, %b: tensor<64x64xbf16>):
+# IR-NEXT: [[A:%[0-9]+]] = "tt.trans"(%a) {order = [1, 0]} : (tensor<64x64xbf16>) -> tensor<64x64xbf16>
 # IR-NEXT: [[B:%[0-9]+]] = "tt.trans"(%b) {order = [1, 0]} : (tensor<64x64xbf16>) -> tensor<64x64xbf16>
+# The second stage's tiles load the same way (prefetched before the first stage's dot).
+# IR: [[PA1:%[0-9]+]] = "tt.trans"(%{{[0-9]+}}) {order = [1, 0]} : (tensor<64x64x!tt.ptr<bf16>>)
+# IR-NEXT: [[MA1:%[0-9]+]] = "tt.trans"(%{{[0-9]+}}) {order = [1, 0]} : (tensor<64x64xi1>)
+# IR-NEXT: "tt.load"([[PA1]], [[MA1]], %{{[0-9]+}}) {prefetch = true, access = "wrapped-tiles"
 # IR: "tt.dot"([[A]], [[B]], %{{[0-9]+}}) {accumulator = "engine"}
 
 # ASM-LABEL: matmul_tt:

@@ -22,7 +22,8 @@ from mtiacc.codegen.matrix.dot import acc_source, convert, is_zero, weight_sourc
 from mtiacc.codegen.matrix.tiles import ACC_BYTES, Geometry, configure, counted, init_rows, out_bytes, store_rows
 from mtiacc.codegen.vector.lmem import Buffer
 from mtiacc.codegen.vector.vloop import Src, elem_bytes
-from mtiacc.ir.core import Value
+from mtiacc.ir.core import OpResult, Value
+from mtiacc.ir.ops import LoadOp
 from mtiacc.ir.dot_ops import DotOp, read_back_bands
 from mtiacc.ir.scf import ForOp
 from mtiacc.ir.types import FloatType
@@ -92,6 +93,25 @@ def begin(lw: Lowering, loop: ForOp) -> Dict[int, DotOp]:
     return out
 
 
+def first_tiles_in_flight(loop: ForOp) -> bool:
+    """Whether ``loop`` may start while the DMA of its first tiles is in flight: a ``pipeline-dots`` loop
+    whose first stage's tiles come a trip ahead (``pipeline``), each block it carries being such a tile (a load
+    only the loop reads: it becomes the carried block's home, no copy) or an accumulator the engine keeps from
+    a zero constant.  Its body waits at the top (``control.lower_for``), so the accumulators are cleared while
+    the first tiles move instead of after them."""
+    if not (loop.pipeline and loop.pipeline_stages):
+        return False
+    for arg, init in zip(loop.iter_args, loop.inits):
+        if not init.type.is_block():
+            continue
+        if resident_dot(arg) is not None and is_zero(init):
+            continue
+        if isinstance(init, OpResult) and isinstance(init.op, LoadOp) and len(init.uses) == 1:
+            continue
+        return False
+    return True
+
+
 def _next_loop_takes(loop: ForOp, i: int, dot: DotOp) -> bool:
     """Whether loop result ``i`` only starts a resident accumulator of the same shape in a later loop of the same
     block (a pipelined loop's remainder loop): its rows then stay in the engine, neither stored nor reloaded."""
@@ -139,4 +159,4 @@ def end(lw: Lowering, loop: ForOp, homes, kept: Dict[int, DotOp]) -> None:
             E.hold(lw, home)
 
 
-__all__ = ["begin", "end", "resident_dot", "ACC_BYTES"]
+__all__ = ["begin", "end", "resident_dot", "first_tiles_in_flight", "ACC_BYTES"]

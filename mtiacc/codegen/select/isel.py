@@ -18,7 +18,7 @@ from mtiacc.codegen.context import SCALAR_BACKED, Lowering
 from mtiacc.codegen.machine.mir import Mem
 from mtiacc.codegen import control
 from mtiacc.codegen.memory import atomics, kept
-from mtiacc.codegen.matrix import engine, mlu
+from mtiacc.codegen.matrix import engine, mlu, resident
 from mtiacc.codegen.select import waits
 from mtiacc.codegen.select.table import Pattern, applies, pattern_for
 from mtiacc.codegen.tensor import ndblocks
@@ -27,6 +27,7 @@ from mtiacc.ir import ops as O
 from mtiacc.ir.core import Operation, OpResult, Value
 from mtiacc.ir.dot_ops import DotOp, read_back_source
 from mtiacc.ir.mtia import AsyncCopyOp, WaitOp
+from mtiacc.ir.scf import ForOp
 from mtiacc.ir.mtia.kept import SlotFetchOp, SlotFlushOp, SlotWaitOp
 from mtiacc.ir.shape_ops import ReduceOp, ScanOp
 from mtiacc.ir.types import FloatType, IntType
@@ -165,7 +166,9 @@ class Selector:
             return not memory.needs_buffers(op)
         if isinstance(op, (WaitOp, SlotWaitOp, SlotFetchOp, SlotFlushOp)):   # they wait themselves, or are waited for
             return True
-        if isinstance(op, control.REGION_OPS) or not op.results:
+        if isinstance(op, control.REGION_OPS):   # a dot loop whose first tiles may still move: its body waits
+            return resident.first_tiles_in_flight(op) if isinstance(op, ForOp) else False
+        if not op.results:
             return False
         if read_back_source(op) is not None:
             return True   # the arith.truncf the engine's accumulator store did: no code

@@ -43,6 +43,7 @@ from mtiacc.ir.atomic_ops import AtomicCASOp, AtomicRMWOp, BarrierOp
 from mtiacc.ir.core import Block, Operation, OpResult, Pure, Value
 from mtiacc.ir.dot_ops import DotOp
 from mtiacc.ir.shape_ops import ExpandDimsOp, ReshapeOp, TransOp
+from mtiacc.opt.dots.rotate import prefetch_across
 from mtiacc.opt.loop_unroll import _copy_body
 from mtiacc.opt.memory.plan import plan_function
 from mtiacc.opt.pass_manager import ModulePass, PassContext, Remark, register_pass
@@ -192,9 +193,11 @@ def pipeline(loop: scf.ForOp, stages: int, step: int, trip: Optional[int]) -> No
     main = _new_loop(loop, loop.lower, hi, big_step, loop.inits, stages)
     _fill(main, loop, stages, step)
     hoist_next_loads(main)
-    results = list(main.results)
+    rotated = prefetch_across(main, _loaded, trip is None or trip < stages)
+    main = rotated or main
+    results = list(main.results[:len(loop.results)])
     if trip is None or trip % stages:
-        rest = _new_loop(loop, hi, loop.upper, loop.step, main.results, 1)
+        rest = _new_loop(loop, hi, loop.upper, loop.step, results, 1)
         _fill(rest, loop, 1, step)
         results = list(rest.results)
     for r, nr in zip(loop.results, results):
