@@ -98,7 +98,8 @@ class ForOp(Operation):
     num_stages = attribute(int, optional=True, doc="the kernel's hint, tl.range(..., num_stages=)")
     pipeline_stages = attribute(int, optional=True,
                                 doc="`pipeline-dots` unrolled the body into this many stages")
-    pipeline = attribute(int, optional=True, doc="`pipeline-loads`: each load runs this many stages deep")
+    pipeline = attribute(int, optional=True, doc="`pipeline-loads`: each load runs this many stages deep; "
+                         "`pipeline-dots`: 2, the first stage's tiles load a trip ahead")
     persistent = attribute(int, optional=True,
                            doc="`persistent-programs`: the loop over a slot's programs, this many slots")
     keep_invariant = attribute(int, optional=True,
