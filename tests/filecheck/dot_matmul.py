@@ -88,3 +88,12 @@ def matmul_plus(A, B, C, M, N, K, stride_am, BM: tl.constexpr, BN: tl.constexpr,
 # ASM: mtia.dpe.mm
 # ASM: mtia.dpe.acc.st
 # ASM-NOT: Traceback
+
+# f32 operands (tf32: split into bf16 parts on the vector unit) pipeline in stages, but the first stage's tiles
+# are not fetched a trip ahead: the vector unit paces that loop (pipeline-dots, rotate.py).
+# RUN: mtiacc %s --emit=ir -O2 --kernel=matmul -D BM=64 -D BN=32 -D BK=32 --signature=*fp32,*fp32,*fp32,i32,i32,i32,i32 \
+# RUN:   | filecheck %s --check-prefix=F32
+# F32: "scf.for"({{.*}}, %acc, %{{[0-9]+}}, %{{[0-9]+}}) {pipeline_stages = 4, operandSegmentSizes = [1, 1, 1, 3]}
+# F32-NEXT: ^bb0(%k: i32, %{{[0-9]+}}: tensor<64x32xf32>, %{{[0-9]+}}: i32, %{{[0-9]+}}: i32):
+# F32: %a = "tt.load"
+# F32-NOT: pipeline = 2
