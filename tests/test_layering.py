@@ -23,7 +23,8 @@ ALLOWED = {
     "mtiacc.sweep": {"mtiacc.diagnostics", "mtiacc.driver", "mtiacc.files", "mtiacc.machine", "mtiacc.runtime",
                      "mtiacc.target", "mtiasim"},
     # the Triton backend (loaded by Triton through its entry point) sits on top of everything
-    "mtiacc.triton_backend": {"mtiacc.runtime", "mtiacc.driver", "mtiacc.diagnostics", "mtiacc.machine", "mtiasim"},
+    "mtiacc.triton_backend": {"mtiacc.runtime", "mtiacc.driver", "mtiacc.diagnostics", "mtiacc.machine", "mtiasim",
+                              "mtiacc.sweep"},
     # torch.compile's backend (loaded by torch through its entry point) drives Inductor onto the Triton backend
     "mtiacc.torch_backend": {"mtiacc.triton_backend", "mtiacc.runtime", "mtiacc.machine", "mtiasim"},
 }

@@ -160,13 +160,15 @@ class Kernel:
 
     @_api
     def prepare(self, *args, grid, constants: Collection[str] = (), types: Optional[Mapping[str, str]] = None,
-                **kwargs) -> "Prepared":
+                compile: bool = True, **kwargs) -> "Prepared":
         """Everything of a launch before the simulator runs: bind the arguments, infer the signature, compile
         (or find the binary in the cache) and evaluate the grid.  An error here means the kernel cannot run on
         the chip with these arguments; an error from :meth:`Prepared.execute` is a fault of the kernel.
         ``types`` gives parameters' types as a signature spells them (``{"X": "*i32"}``: Triton's signature,
         from the Triton backend): they are the kernel's, as an annotation's are, never worked out again from
-        the arguments (an array of another element type is read by its bits)."""
+        the arguments (an array of another element type is read by its bits).  With ``compile=False`` nothing is
+        compiled: the launch's ``binary`` is empty, and its ``compile_request`` says what to compile
+        (:meth:`compile_job`, :meth:`install_binary`), so that it can be compiled elsewhere."""
         bound = self.bind(args, kwargs)
         defines: Dict[str, str] = {}
         signature: List[str] = []
@@ -195,7 +197,9 @@ class Kernel:
                 p.scalars[param.name] = repr(float(val)) if ty.startswith("fp") or ty == "bf16" else str(int(val))
         _share_memory(p.buffers, p.inputs, p.pointer_at)
         p.signature = ",".join(signature)
-        p.binary, p.cached = self._binary(p.signature, defines)
+        p.compile_request = (p.signature, dict(defines))
+        if compile:
+            p.binary, p.cached = self._binary(p.signature, defines)
         meta = {q.name: (bound[q.name] if q.name in bound else q.default) for q in self.params}
         g = grid(meta) if callable(grid) else grid
         g = (g,) if isinstance(g, (int, np.integer)) else tuple(int(x) for x in g)
@@ -208,20 +212,37 @@ class Kernel:
         memo = f"{signature}|{sorted(defines.items())}"
         if memo in self._binaries:
             return self._binaries[memo][0], True
-        from mtiacc.driver import Options, compile_kernel
+        from mtiacc.driver import compile_kernel
+        k = self.cache_key(signature, defines)
+        binary = cache.load(k)
+        cached = binary is not None
+        if binary is None:
+            unit, opts = self.compile_job(signature, defines)
+            binary = compile_kernel(unit, opts).binary
+            cache.store(k, binary)
+        self._binaries[memo] = (binary, cached)
+        return binary, cached
+
+    def cache_key(self, signature: str, defines: Mapping[str, str]) -> str:
+        """The disk cache's key of the binary for ``signature`` and constexpr values ``defines``."""
         keyed = dict(self.options)
         if "target" in keyed or "overrides" in keyed:      # the machine's values, not its file's name
             from mtiacc.machine import load as load_machine
             keyed["machine"] = load_machine(keyed.get("target"), keyed.get("overrides", ())).digest
-        k = cache.key(self.source, self.name, signature, defines, keyed, self.path)
-        binary = cache.load(k)
-        cached = binary is not None
-        if binary is None:
-            opts = Options(kernel=self.name, defines=dict(defines), signature=signature, **self.options)
-            binary = compile_kernel(self.unit, opts).binary
-            cache.store(k, binary)
-        self._binaries[memo] = (binary, cached)
-        return binary, cached
+        return cache.key(self.source, self.name, signature, dict(defines), keyed, self.path)
+
+    def compile_job(self, signature: str, defines: Mapping[str, str]):
+        """What :func:`mtiacc.driver.compile_kernel` takes to compile this kernel for ``signature`` and
+        ``defines``: ``(unit, options)``, plain data another process can compile from (it reads the kernel's file
+        at its path)."""
+        from mtiacc.driver import Options
+        return self.unit, Options(kernel=self.name, defines=dict(defines), signature=signature, **self.options)
+
+    def install_binary(self, signature: str, defines: Mapping[str, str], binary: bytes) -> None:
+        """A binary compiled elsewhere from :meth:`compile_job`: kept as this process's own compile would keep it
+        (in memory, and in the disk cache), so the launch that needs it compiles nothing."""
+        cache.store(self.cache_key(signature, defines), binary)
+        self._binaries[f"{signature}|{sorted(dict(defines).items())}"] = (binary, False)
 
 
 @dataclasses.dataclass
@@ -239,6 +260,7 @@ class Prepared:
     pointer_at: Dict[str, Tuple[str, int]] = dataclasses.field(default_factory=dict)
     buffers: Dict[str, Buffer] = dataclasses.field(default_factory=dict)
     descriptors: Dict[str, np.ndarray] = dataclasses.field(default_factory=dict)
+    compile_request: Optional[Tuple[str, Dict[str, str]]] = None   # (signature, constexprs) the binary is of
 
     @_api
     def execute(self, seed: int = 0, max_cycles: Optional[float] = None, sanitize: bool = False,
@@ -262,6 +284,11 @@ class Prepared:
             if e.result is not None:
                 self._write_back(e.result)
             raise
+        return self.finish(result)
+
+    def finish(self, result) -> Launch:
+        """The launch whose simulator result is ``result`` (this launch's, simulated here or elsewhere): what the
+        kernel stored is written back into the caller's arrays."""
         self._write_back(result)
         g = self.grid
         launch = Launch(result, tuple(list(g) + [1] * (3 - len(g))), self.signature, self.cached)

@@ -10,7 +10,9 @@ from __future__ import annotations
 import concurrent.futures as cf
 import dataclasses
 import multiprocessing
+import multiprocessing.context
 import os
+from multiprocessing import popen_forkserver, spawn
 from typing import Callable, Iterator, List, Optional, Sequence, Tuple
 
 from mtiacc.diagnostics import UsageError
@@ -22,6 +24,40 @@ _BIG = 64 * 1024     # Ray: an argument at least this large goes to the object s
 @dataclasses.dataclass(frozen=True)
 class Lost:
     reason: str
+
+
+class _WorkerPopen(popen_forkserver.Popen):
+    """A worker started by the fork server without running the program's main module again.
+
+    ``multiprocessing`` runs the parent's ``__main__`` file in each new process (so that functions defined there
+    can be found); a Triton program that autotunes is a script without an ``if __name__ == "__main__"`` guard, and
+    running it again in a worker would run the whole program there.  The jobs are functions of importable modules,
+    so the worker needs only ``sys.path``: the rest of the preparation data is passed, the main module's not."""
+
+    def _launch(self, process_obj):
+        real = spawn.get_preparation_data
+
+        def without_main(name):
+            data = real(name)
+            data.pop("init_main_from_path", None)
+            data.pop("init_main_from_name", None)
+            return data
+
+        spawn.get_preparation_data = without_main
+        try:
+            super()._launch(process_obj)
+        finally:
+            spawn.get_preparation_data = real
+
+
+class _WorkerProcess(multiprocessing.context.ForkServerProcess):
+    @staticmethod
+    def _Popen(process_obj):
+        return _WorkerPopen(process_obj)
+
+
+class _WorkerContext(multiprocessing.context.ForkServerContext):
+    Process = _WorkerProcess
 
 
 class LocalExecutor:
@@ -39,8 +75,8 @@ class LocalExecutor:
         self._pool: Optional[cf.ProcessPoolExecutor] = None
 
     def _new_pool(self) -> cf.ProcessPoolExecutor:
-        ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload(["mtiacc.sweep.jobs", "mtiacc.driver", "mtiasim.runner"])
+        ctx = _WorkerContext()
+        ctx.set_forkserver_preload(["mtiacc.sweep.jobs", "mtiacc.sweep.launches", "mtiacc.driver", "mtiasim.runner"])
         return cf.ProcessPoolExecutor(max_workers=self.jobs, mp_context=ctx)
 
     def run(self, fn: Callable, args: Sequence[Tuple]) -> Iterator[Tuple[int, object]]:

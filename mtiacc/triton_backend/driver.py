@@ -15,6 +15,7 @@ from triton.backends.driver import DriverBase
 from mtiacc.triton_backend.clock import SimulatedDevice, simulated_benchmarker
 from mtiacc.triton_backend.clock import do_bench as simulated_do_bench
 from mtiacc.triton_backend.compiler import ARCH, WARP_SIZE
+from mtiacc.triton_backend import tuning
 from mtiacc.triton_backend.launcher import MtiaLauncher
 
 ENV = "MTIACC_TRITON"
@@ -128,6 +129,7 @@ class MtiaDriver(DriverBase):
         self.utils = _Utils()
         self.launcher_cls = MtiaLauncher
         _install_do_bench()
+        tuning.install()        # the autotuner's configs compiled and simulated in parallel
         _set_knobs()
         _complete_torch_device()
 

@@ -24,7 +24,7 @@ from triton.runtime.errors import OutOfResources
 from mtiacc.diagnostics import CompileError, UserError
 from mtiacc.runtime import Kernel
 from mtiacc.runtime.signature import Reinterpreted, TensorDescriptor
-from mtiacc.triton_backend import clock, closures, progress, records
+from mtiacc.triton_backend import clock, closures, progress, records, tuning
 from mtiacc.triton_backend.replay import Replay
 
 # Triton signature entries mtiacc takes as they are (pointers to these, and scalars of them)
@@ -222,10 +222,12 @@ class MtiaLauncher:
 
     def _launch(self, grid, args) -> None:
         if self.fallback_reason is not None:
-            return self._on_host(grid, args)
+            return None if tuning.capturing() else self._on_host(grid, args)
         if any(self.tuple_types):
             args = [x for a, ty in zip(args, self.tuple_types) for x in closures.flat_values(a, ty)]
         args = [_unwrapped(a) for a in args]
+        if tuning.capturing():     # autotuning's candidates, about to run in parallel (tuning.prefetch)
+            return tuning.capture(self.kernel, args, grid, self.constants, self.types)
         launch = self.replay.lookup(grid, args)
         if launch is None:
             try:
@@ -239,7 +241,9 @@ class MtiaLauncher:
                 return self._on_host(grid, args)
             progress.compiled(self.name, prepared.cached)
             try:
-                launch = prepared.execute()
+                launch = tuning.measured(prepared)     # simulated already, with the other candidates
+                if launch is None:
+                    launch = prepared.execute()
             except UserError as e:     # a fault of the kernel on the chip: never hidden by a fallback
                 raise surfaced(e) from None
             self.replay.record(launch)
