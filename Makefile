@@ -34,15 +34,21 @@ test: install $(VENV)/.installed-torch
 	$(PY) -m pytest
 
 # Triton's language tests on the `cpu` backend and on Triton's interpreter: docs/conformance.md
-# `make conformance TRITON_TESTS=../shared/triton-tests [BUDGET=3600] [ONLY=test_a,test_b] [RERUN=1] [WORKERS=2]`
-# ours runs in chunks of test functions and resumes where a run stopped (reports in build/conformance/)
+# `make conformance TRITON_TESTS=../shared/triton-tests [BUDGET=3600] [ONLY=test_a,test_b] [RERUN=1] [WORKERS=2]
+#  [EXECUTOR=local|ray [JOBS=N] [ADDRESS=auto|HOST:PORT]]`
+# ours runs in chunks of test functions and resumes where a run stopped (reports in build/conformance/); with
+# EXECUTOR the chunks run at once as a sweep executor's jobs (one core each) instead of one by one with WORKERS
 TRITON_TESTS ?= ../shared/triton-tests
 BUDGET ?= 3600
 WORKERS ?= 2
+# EXECUTOR only when given (opinfo's below defaults to local; conformance's default is one chunk after another)
+CONFORMANCE_EXECUTOR := $(if $(filter command line environment,$(origin EXECUTOR)),$(EXECUTOR))
 .PHONY: conformance
 conformance: $(VENV)/.installed-torch
 	$(PY) benchmarks/conformance.py --tests $(TRITON_TESTS) --budget $(BUDGET) --case-timeout 60 \
-		$(if $(ONLY),--only '$(ONLY)') $(if $(RERUN),--rerun) -- -n $(WORKERS)
+		$(if $(ONLY),--only '$(ONLY)') $(if $(RERUN),--rerun) \
+		$(if $(CONFORMANCE_EXECUTOR),--executor $(CONFORMANCE_EXECUTOR) $(if $(JOBS),--jobs $(JOBS)) \
+		$(if $(ADDRESS),--address $(ADDRESS)),-- -n $(WORKERS))
 
 docs: install
 	$(PY) -m mtiacc.asm.isadoc > docs/isa.md

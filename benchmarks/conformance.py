@@ -12,6 +12,12 @@ finished is not run again (``--rerun`` runs the chosen chunks again), so a run s
 where it stopped.  A chunk cut off by the budget counts the cases that finished and is marked partial; a case
 longer than ``--case-timeout`` fails (conformance_timeout.py).  The table says per function whether it ran
 completely, partly or not at all.
+
+With ``--executor local|ray`` the chunks run at once, ``--jobs`` at a time, as jobs of a sweep's executor
+(:mod:`mtiacc.sweep.executors`): local processes, or Ray tasks (``--address``, else ``RAY_ADDRESS``, else a Ray of
+its own on this machine).  Each job runs its chunk's pytest process (one core: pass no ``-n``) and hands back its
+junit report, so a node of a cluster needs the project and the tests' folder at the same paths, not the results
+folder.  Without ``--executor`` the chunks run one after another here.
 """
 from __future__ import annotations
 
@@ -68,6 +74,23 @@ def run(tests: Path, cmd: list, env_extra: dict, timeout: float) -> tuple:
             proc.kill()
             proc.wait()
     return complete, time.time() - t0
+
+
+def run_chunk(tests: str, nodes: list, case_timeout: float, extra: list, env_extra: dict, deadline: float):
+    """One chunk as an executor's job: ``{"complete", "seconds", "report"}`` (the junit report's text), or None
+    when the budget's ``deadline`` (a wall-clock time) left it less than 30 s to run."""
+    import tempfile
+    left = deadline - time.time()
+    if left < 30:
+        return None
+    fd, report = tempfile.mkstemp(prefix="conformance-", suffix=".xml")
+    os.close(fd)
+    try:
+        done, secs = run(Path(tests), pytest_cmd(Path(report), nodes, case_timeout, extra), env_extra, left)
+        text = Path(report).read_text(encoding="utf-8", errors="replace")
+    finally:
+        os.unlink(report)
+    return {"complete": done, "seconds": secs, "report": text}
 
 
 def cases(report: Path) -> dict:
@@ -235,6 +258,9 @@ def main() -> None:
     ap.add_argument("--report-only", action="store_true", help="write the table from the reports, run nothing")
     ap.add_argument("--no-interpreter", action="store_true")
     ap.add_argument("--out", default=str(ROOT / "docs" / "conformance.md"))
+    ap.add_argument("--executor", choices=("local", "ray"), help="run the chunks at once on this executor")
+    ap.add_argument("--jobs", type=int, default=None, help="chunks at once (default: the machine's cores)")
+    ap.add_argument("--address", default=None, help="--executor ray: the cluster (auto, HOST:PORT)")
     ap.add_argument("pytest_args", nargs="*", help="more pytest arguments (after --), e.g. -n 2")
     a = ap.parse_args()
     tests, res = Path(a.tests).resolve(), Path(a.results).resolve()
@@ -259,27 +285,37 @@ def main() -> None:
     only = set(filter(None, a.only.split(",")))
     sizes = counts_total(theirs)
     deadline = time.time() + a.budget
+    todo = []
     for ch in ([] if a.report_only else state["chunks"]):
         if only and not only & set(ch["functions"]):
             continue
         rec = state["ours"].get(ch["id"])
         if rec and rec["complete"] and not a.rerun:
             continue
-        left = deadline - time.time()
-        if left < 30:
-            break
         nodes = [f"{FILE}::{f}" for f in ch["functions"]]
         sample = 0
         if a.sample > 1 and sum(sizes.get(f, 0) for f in ch["functions"]) > BIG:
             # every a.sample-th case of the interpreter's report (in its order), not the whole function
             sample = a.sample
             nodes = [f"{FILE}::{cid}" for cid in sorted(theirs) if function_of(cid) in ch["functions"]][::sample]
-        done, secs = run(tests, pytest_cmd(res / f"{ch['id']}.xml", nodes, a.case_timeout, a.pytest_args),
-                         {"MTIACC_TRITON": "1", "MTIACC_FALLBACK": "0"}, left)
+        todo.append((ch, nodes, sample))
+    env_ours = {"MTIACC_TRITON": "1", "MTIACC_FALLBACK": "0"}
+
+    def finished(ch, sample, done, secs):
         state["ours"][ch["id"]] = {"complete": done, "seconds": secs, "sample": sample, "commit": _commit(),
                                    "finished": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime())}
         save()
         print(f"{ch['id']}: {'complete' if done else 'partial'}, {secs:.0f} s", flush=True)
+
+    if a.executor:
+        run_on_executor(a, tests, res, todo, env_ours, deadline, finished)
+    for ch, nodes, sample in ([] if a.executor else todo):
+        left = deadline - time.time()
+        if left < 30:
+            break
+        done, secs = run(tests, pytest_cmd(res / f"{ch['id']}.xml", nodes, a.case_timeout, a.pytest_args),
+                         env_ours, left)
+        finished(ch, sample, done, secs)
     ours = {}
     for ch in state["chunks"]:
         if ch["id"] in state["ours"]:
@@ -291,6 +327,32 @@ def main() -> None:
              "interpreter": show(i_cmd).replace(" -p conformance_timeout --case-timeout 0", "")}
     write_doc(Path(a.out), tests, state, ours, theirs, fns, shown)
     print(f"wrote {a.out}")
+
+
+def run_on_executor(a, tests: Path, res: Path, todo: list, env_ours: dict, deadline: float, finished) -> None:
+    """The chunks of ``todo`` as jobs of ``--executor`` (:func:`run_chunk`), each report written as it comes back."""
+    sys.path.insert(0, str(ROOT))
+    from mtiacc.sweep.executors import Lost, make_executor
+    import conformance          # the job by its module's name (not __main__), which the workers import
+    # the executor's workers find this module, and the project, on PYTHONPATH
+    os.environ["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(HERE), os.environ.get("PYTHONPATH", "")])
+    ex = make_executor(a.executor, a.jobs, a.address)
+    if a.executor == "ray":     # the job's code travels with it: a node need not have benchmarks/ on its path
+        import ray.cloudpickle
+        ray.cloudpickle.register_pickle_by_value(conformance)
+    try:
+        args = [(str(tests), nodes, a.case_timeout, a.pytest_args, env_ours, deadline) for _ch, nodes, _s in todo]
+        for i, out in ex.run(conformance.run_chunk, args):
+            ch, _nodes, sample = todo[i]
+            if isinstance(out, Lost):
+                print(f"{ch['id']}: lost ({out.reason})", flush=True)
+                continue
+            if out is None:
+                continue        # the budget ran out before it started
+            (res / f"{ch['id']}.xml").write_text(out["report"], encoding="utf-8")
+            finished(ch, sample, out["complete"], out["seconds"])
+    finally:
+        ex.close()
 
 
 def _commit() -> str:

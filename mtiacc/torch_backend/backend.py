@@ -8,7 +8,8 @@
 - ``deterministic=True`` unless the user asked for autotuning (``mode="max-autotune"``), so the same model
   compiles to the same kernels each time;
 - with ``mode="max-autotune"``: autotuning on the simulated clock (Inductor's CPU benchmarker reads it for
-  candidates that ran on the simulator), and GEMMs and convolutions as Triton templates
+  candidates that ran on the simulator), the candidates compiled and simulated in parallel first
+  (:mod:`mtiacc.triton_backend.tuning`: ``MTIACC_JOBS`` local processes, or Ray with ``MTIACC_EXECUTOR=ray``), and GEMMs and convolutions as Triton templates
   (``max_autotune_gemm_backends="TRITON"``; convolutions and their gradients the chip's templates,
   :mod:`.ops.conv`, a convolution's bias peeled off first by :mod:`.conv_bias`), which mtiacc compiles for
   the matrix engine, tuned over
@@ -111,12 +112,15 @@ def _simulated_benchmarks() -> None:
     candidate that launched kernels on the simulator is timed by the simulated clock instead, once, as
     ``triton.testing.do_bench`` is (the simulator is deterministic).  Host-only callables keep the host clock."""
     from torch._inductor.runtime.benchmarking import benchmarker
-    from mtiacc.triton_backend import clock
+    from mtiacc.triton_backend import clock, tuning
     if getattr(benchmarker, "_mtiacc_simulated", False):
         return
     host = benchmarker.benchmark_cpu
 
     def benchmark_cpu(_callable, *args, **kwargs) -> float:
+        if tuning.capturing():     # the candidates' launches, collected to run in parallel: once is enough
+            _callable()
+            return 0.0
         ms, n = clock.measure(_callable)
         return ms if n else host(_callable, *args, **kwargs)
 
@@ -132,8 +136,9 @@ def compile_graph(gm, example_inputs, mode: Optional[str] = None, options: Optio
     patches = config_patches(mode, options)
     if mode in AUTOTUNE_MODES:
         _simulated_benchmarks()
-        from mtiacc.torch_backend import kernel_search
+        from mtiacc.torch_backend import gemm_search, kernel_search
         kernel_search.install()
+        gemm_search.benchmark_in_parallel()
     _cache_dir()
     from mtiacc.torch_backend import coverage
     coverage.enable_from_env()

@@ -29,12 +29,19 @@ the benchmark on the simulated clock still picks among the candidates left.
 
 In the default mode (no autotuning) each GEMM gets one of these tiles, the cost model's (:mod:`.gemm_cost`).
 Inductor's heuristics are replaced by ones with these rules in :mod:`.gemm_choices`.
+
+The candidates left are compiled and simulated in parallel (:func:`benchmark_in_parallel`): Inductor's
+``benchmark_choices`` measures them one after another as always, each from a result
+:func:`mtiacc.triton_backend.tuning.prefetch` computed beforehand on the executor (``MTIACC_EXECUTOR``,
+``MTIACC_JOBS``), with the same timings and choice.
 """
 from __future__ import annotations
 
 import functools
 import math
 from typing import Iterable, List, NamedTuple, Optional, Tuple
+
+from mtiacc.triton_backend import tuning
 
 # (BLOCK_M, BLOCK_N, BLOCK_K, num_stages): small tiles for GEMMs that cannot fill 64 PEs, one and several
 # 32 x 32 matrix-engine tiles per program, and the large tiles benchmarks/bench_gemm.py finds best for big GEMMs
@@ -97,3 +104,24 @@ def keep_busy(candidates: List, busy: List[int]) -> List:
     """The ``candidates`` keeping at least half as many PEs busy (``busy``, in the same order) as the busiest."""
     most = max(busy, default=0)
     return [c for c, b in zip(candidates, busy) if 2 * b >= most]
+
+
+def benchmark_in_parallel() -> None:
+    """Inductor's ``AlgorithmSelectorCache.benchmark_choices`` with its template candidates compiled and simulated in
+    parallel first (:func:`mtiacc.triton_backend.tuning.in_parallel`); aten's candidates run on the host, as
+    measured."""
+    from torch._inductor.select_algorithm import AlgorithmSelectorCache as cache
+    original = cache.__dict__["benchmark_choices"]
+    if getattr(original, "_mtiacc", False):
+        return
+    inner = original.__func__
+
+    def benchmark_choices(cls, choices, autotune_args, is_collective=False):
+        calls = [functools.partial(cls.benchmark_choice, c, autotune_args) for c in choices
+                 if not cls._is_extern(c)]
+        with tuning.in_parallel([] if is_collective else calls):
+            return inner(cls, choices, autotune_args, is_collective)
+
+    benchmark_choices._mtiacc = True
+    cache.benchmark_choices = classmethod(benchmark_choices)
+    cache.__dict__["benchmark_choices"].__func__._mtiacc = True

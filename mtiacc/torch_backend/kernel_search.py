@@ -8,17 +8,19 @@ PEs busy as the config keeping the most busy (the GEMM templates' rule, :func:`.
 16-row layer norm, ``XBLOCK=8`` (2 programs) goes and ``XBLOCK=1`` (16 programs) stays.  Programs are counted
 from the kernel's size hints (numels rounded up to powers of two) over the config's ``XBLOCK``/``YBLOCK``/
 ``ZBLOCK``; a kernel whose configs do not name a block for each of its program dimensions is left alone, and
-so is every kernel not compiled for the chip.  The launches that time the configs left are recorded as
-tuning (:func:`mtiacc.triton_backend.records.tuning`): the coverage report counts them with autotuning's, not as
-the model's runs of the kernel.
+so is every kernel not compiled for the chip.  The configs left are compiled and simulated in parallel
+(:func:`mtiacc.triton_backend.tuning.in_parallel`), then timed one after another from those results.  The
+launches that time them are recorded as tuning (:func:`mtiacc.triton_backend.records.tuning`): the coverage
+report counts them with autotuning's, not as the model's runs of the kernel.
 """
 from __future__ import annotations
 
+import functools
 import math
 from typing import Dict, Mapping, Optional
 
 from mtiacc.torch_backend.gemm_search import chip, keep_busy
-from mtiacc.triton_backend import records
+from mtiacc.triton_backend import records, tuning
 
 PROGRAM_DIMS = ("x", "y", "z")
 
@@ -47,7 +49,9 @@ def _plugin_class():
             if hints and None not in busy:
                 autotuner.launchers = keep_busy(autotuner.launchers, busy)
             if len(autotuner.launchers) > 1:   # timing the configs is tuning, not the model's runs
-                with records.tuning():
+                calls = [functools.partial(autotuner.bench, launcher, *args, **kwargs)
+                         for launcher in autotuner.launchers]
+                with records.tuning(), tuning.in_parallel(calls):
                     autotuner.autotune_to_one_config(*args, **kwargs)
             return th.DEFER
 

@@ -221,4 +221,11 @@ def install() -> None:
 
 
 def _bound(bench, tuner, args, config, meta):
-    return lambda: bench(tuner, *args, config=config, **meta)
+    """A config's measurement, to capture: quietly (``TRITON_PRINT_AUTOTUNING`` prints the measurement that
+    follows)."""
+    def call():
+        from triton import knobs
+        with knobs.autotuning.scope():
+            knobs.autotuning.print = False
+            return bench(tuner, *args, config=config, **meta)
+    return call

@@ -31,3 +31,53 @@ def write_spec(folder, text: str):
 
 def read_rows(path):
     return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+# a slice of a Triton tests folder for benchmarks/conformance.py: three test functions, the second of more cases
+# than a chunk holds, so that the run is three chunks (test_a; test_b; test_c)
+TEST_CORE = '''
+import pytest
+
+
+def test_a():
+    pass
+
+
+@pytest.mark.parametrize("x", range(260))
+def test_b(x):
+    assert x % 100 != 7
+
+
+def test_c():
+    pytest.skip("not on this device")
+'''
+
+CONFTEST = '''
+def pytest_addoption(parser):
+    parser.addoption("--device", default="cpu")
+'''
+
+CONFORMANCE = EXAMPLES.parent / "benchmarks" / "conformance.py"
+
+
+@pytest.fixture
+def conformance_slice(tmp_path):
+    tests = tmp_path / "triton-tests"
+    (tests / "language").mkdir(parents=True)
+    (tests / "language" / "test_core.py").write_text(TEST_CORE)
+    (tests / "conftest.py").write_text(CONFTEST)
+    return tests
+
+
+def run_conformance(tests, results, *extra):
+    """benchmarks/conformance.py on ``tests`` (no interpreter): its table's rows (the summary lines above it name
+    the run's seconds) and the state it saved."""
+    import subprocess
+    import sys
+    out = results / "conformance.md"
+    proc = subprocess.run([sys.executable, str(CONFORMANCE), "--tests", str(tests), "--results", str(results),
+                           "--no-interpreter", "--out", str(out), "--case-timeout", "60", *extra],
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    rows = [ln for ln in out.read_text().splitlines() if ln.startswith("| `")]
+    return rows, json.loads((results / "state.json").read_text())

@@ -13,7 +13,7 @@ import pytest
 
 from mtiacc.sweep import run_sweep
 
-from .conftest import read_rows, write_spec
+from .conftest import read_rows, run_conformance, write_spec
 
 # not imported here: Ray reads its settings from the environment when it is first imported (the fixture sets them)
 if not os.environ.get("CI") and importlib.util.find_spec("ray") is None:
@@ -58,6 +58,15 @@ def test_ray_rows_are_the_local_rows(cluster, sweep_dir, monkeypatch):
     s = run_sweep(spec, str(sweep_dir / "ray.jsonl"), executor="ray", address=cluster.address)
     assert s.simulated == 12
     assert read_rows(sweep_dir / "ray.jsonl") == read_rows(sweep_dir / "local.jsonl")
+
+
+def test_conformance_chunks_on_ray_give_the_serial_table(cluster, conformance_slice, tmp_path):
+    """``make conformance EXECUTOR=ray`` on a slice of a tests folder: its chunks as Ray tasks on the two nodes."""
+    serial, _ = run_conformance(conformance_slice, tmp_path / "serial")
+    rows, state = run_conformance(conformance_slice, tmp_path / "ray", "--executor", "ray",
+                                  "--address", cluster.address)
+    assert rows == serial and len(rows) == 3
+    assert len(state["ours"]) == 3 and all(r["complete"] for r in state["ours"].values())
 
 
 def test_a_node_lost_mid_sweep_loses_no_row(cluster, sweep_dir, monkeypatch):
