@@ -76,7 +76,7 @@ class LocalExecutor:
 
     def _new_pool(self) -> cf.ProcessPoolExecutor:
         ctx = _WorkerContext()
-        ctx.set_forkserver_preload(["mtiacc.sweep.jobs", "mtiacc.sweep.launches", "mtiacc.driver", "mtiasim.runner"])
+        ctx.set_forkserver_preload(["mtiacc.sweep.jobs", "mtiacc.sweep.launches", "mtiacc.sweep.warm"])
         return cf.ProcessPoolExecutor(max_workers=self.jobs, mp_context=ctx)
 
     def run(self, fn: Callable, args: Sequence[Tuple]) -> Iterator[Tuple[int, object]]:

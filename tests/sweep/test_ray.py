@@ -69,6 +69,37 @@ def test_conformance_chunks_on_ray_give_the_serial_table(cluster, conformance_sl
     assert len(state["ours"]) == 3 and all(r["complete"] for r in state["ours"].values())
 
 
+def test_autotuning_launches_on_ray_are_the_local_ones(cluster, sweep_dir):
+    """``MTIACC_EXECUTOR=ray``: autotuning's candidates (mtiacc.sweep.launches) compiled here and simulated as
+    Ray tasks give the results of the local workers."""
+    import numpy as np
+
+    import mtiacc
+    from mtiacc.sweep.executors import LocalExecutor, RayExecutor
+    from mtiacc.sweep.launches import LaunchJob, run_launches
+    kernel = mtiacc.load(str(sweep_dir / "add.py"))
+    rng = np.random.default_rng(2)
+    a, b = rng.standard_normal(3000).astype(np.float32), rng.standard_normal(3000).astype(np.float32)
+    jobs = []
+    for block in (128, 512, 2048):
+        p = kernel.prepare(a, b, np.zeros(3000, np.float32), 3000, BLOCK_SIZE=block, grid=(-(-3000 // block),),
+                           compile=False)
+        unit, options = kernel.compile_job(*p.compile_request)
+        jobs.append(LaunchJob(unit=unit, options=options, binary=None, inputs=p.inputs, grid=p.grid,
+                              scalars=p.scalars, pointer_at=p.pointer_at))
+    local = LocalExecutor(2)
+    try:
+        here = run_launches(jobs, local)
+    finally:
+        local.close()
+    there = run_launches(jobs, RayExecutor(address=cluster.address))
+    assert [o["binary"] for o in there] == [o["binary"] for o in here]
+    assert [o["result"].stats.cycles for o in there] == [o["result"].stats.cycles for o in here]
+    assert len({o["result"].stats.cycles for o in here}) == 3
+    for o in there:
+        np.testing.assert_array_equal(o["result"].outputs["C_ptr"], a + b)
+
+
 def test_a_node_lost_mid_sweep_loses_no_row(cluster, sweep_dir, monkeypatch):
     spec = str(write_spec(sweep_dir, SPEC))
     run_sweep(spec, str(sweep_dir / "local.jsonl"), jobs=2)
