@@ -8,14 +8,15 @@ state:
   buffers; which blocks are read as data at all (``demanded``) and which buffers are never freed.
 * :class:`Numbering`: the ops in pre-order through their regions, each op's enclosing region ops
   and each region op's last nested position (buffer lifetimes across loops; ``control.py``).
-* :class:`DmaState`: which DMA transfers the lowering knows may be in flight, to decide where waits go (the machine
-  pass ``insert-waits`` counts them).
 * :class:`DebugTable`: the ``tl.device_print`` / ``tl.device_assert`` entries (``meta["strings"]``).
 * :class:`EngineState`: the matrix engine: configuration registers known, commands not waited for, buffers they
   read, accumulator rows taken (``codegen/matrix/engine.py``).
 
 The hub (``select/isel.py``) builds it and supplies ``emit`` (lower one op: region bodies call it)
 and ``release`` (free the buffers an op was the last reader of).
+
+DMA waits are no state of the lowering: transfers carry tags and lowering asks for waits (``select/waits.py``);
+the machine pass ``insert-waits`` decides which stay and counts them.
 """
 from __future__ import annotations
 
@@ -114,19 +115,6 @@ class Numbering:
 
 
 @dataclasses.dataclass(eq=False)
-class DmaState:
-    """Which DMA transfers the lowering knows may be in flight, to decide where waits go (the machine pass
-    ``insert-waits`` counts them: ``select/waits.py``)."""
-
-    pending_in: bool = False  # a DMA into local memory was issued and not yet waited for
-    inflight: Set[Value] = dataclasses.field(default_factory=set)  # prefetched blocks (pipeline-loads) not waited for
-    # the prefetched blocks issued since the last op that touches local memory: one group, no wait between them
-    fresh: Set[Value] = dataclasses.field(default_factory=set)
-    # the counted prefetches issued last, which a wait may leave in flight (select/waits.py)
-    group: Optional[object] = None
-
-
-@dataclasses.dataclass(eq=False)
 class EngineState:
     rows: int = 1024                                                  # the target's accumulator rows
     # configuration register -> known value (out_type, register 6, is 0 at the start of every wave)
@@ -151,7 +139,7 @@ def _unset(op: Operation) -> None:
 class Lowering:
     """What every lowering function receives: the function being lowered and the parts above."""
 
-    __slots__ = ("func", "target", "se", "fn", "b", "homes", "order", "dma", "engine", "debug", "emit", "release",
+    __slots__ = ("func", "target", "se", "fn", "b", "homes", "order", "engine", "debug", "emit", "release",
                  "release_dead")
 
     def __init__(self, func: O.FuncOp, target: Target, se: FrozenSet[str] = frozenset()):
@@ -163,7 +151,6 @@ class Lowering:
         base = (target.args_base + 8 * len(func.args) + 63) // 64 * 64
         self.homes = Homes(self.b, LocalMemory(base, target.lmem_bytes - target.stack_bytes))
         self.order = Numbering()
-        self.dma = DmaState()
         self.engine = EngineState(rows=target.dpe_accumulator_rows)
         self.debug = DebugTable()
         self.emit: Callable[[Operation], None] = _unset     # lower one op (the hub sets it)
@@ -248,4 +235,4 @@ def carried_home(lw: Lowering, op, v: Value):
     return home
 
 
-__all__ = ["Lowering", "Homes", "Numbering", "DmaState", "EngineState", "DebugTable", "SCALAR_BACKED", "carried_home"]
+__all__ = ["Lowering", "Homes", "Numbering", "EngineState", "DebugTable", "SCALAR_BACKED", "carried_home"]

@@ -17,9 +17,9 @@ uses of the carried buffer, which lives at least until the op ends.
 A loop whose body stores waits for its DMA transfers before the next iteration, so a buffer the
 body writes is never overwritten while a transfer out of it is still in flight.  A block copied into a
 home waits for the DMA transfers into local memory in flight first: a loop pipelined by
-``pipeline-loads`` issues the next tiles while it computes on the current ones (``DmaState.inflight``:
-their readers wait, the others do not), the last ones straight into the carried blocks' homes
-(``select/table.py``); at the top of its body and after it, those may still be in flight.
+``pipeline-loads`` issues the next tiles while it computes on the current ones (their readers wait, the others
+do not), the last ones straight into the carried blocks' homes (``select/table.py``); at the top of its body and
+after it, those may still be in flight (``insert-waits`` sees them there: the loop's back-edge is tagged).
 
 The matrix engine (``codegen/matrix``): a carried block kept in the engine's accumulators
 (``resident.py``) has no copy at the yield; it is initialized before the loop and stored after it.
@@ -32,9 +32,10 @@ from contextlib import contextmanager
 from typing import List, Optional, Sequence
 
 from mtiacc.codegen.context import Lowering, carried_home  # noqa: F401  (control.carried_home, its readers' name)
-from mtiacc.codegen.machine.mir import DmaTag, MInstr
+from mtiacc.codegen.machine.mir import DmaTag, MInstr, WaitRequest
 from mtiacc.codegen.matrix import engine, resident
 from mtiacc.codegen.memory import kept
+from mtiacc.codegen.select import waits
 from mtiacc.codegen.vector.blocks import VECTOR_BINARY, lower_fill
 from mtiacc.codegen.vector.lmem import Buffer
 from mtiacc.codegen.vector.vloop import Src, elem_bytes
@@ -155,10 +156,9 @@ def write(lw: Lowering, values: Sequence[Value], homes: Sequence) -> None:
     flight, when a block is copied: one of them may be the block's)."""
     b = lw.b
     copied = [v for v, h in zip(values, homes) if _copies(lw, v, h)]
-    if copied and (lw.dma.pending_in or any(v in lw.dma.inflight for v in copied)):
-        b("mtia.dma.wait", comment="loaded blocks complete before they are copied")
-        lw.dma.pending_in = False
-        lw.dma.inflight.clear()
+    if copied:
+        waits.request(lw, WaitRequest("copy", reads=waits.prefetched(copied)),
+                      "loaded blocks complete before they are copied")
     staged = []
     carried_addrs = {h.offset for h in homes if isinstance(h, Buffer)}
     for v, h in zip(values, homes):
@@ -257,7 +257,7 @@ def counted_loop(lw: Lowering, op: ForOp, comment: str):
     b.label(top)
     yield
     b("add" if op.lower.type.width == 64 else "addw", iv, iv, lw.get(op.step))
-    b("blt", iv, lw.get(op.upper), top)
+    b("blt", iv, lw.get(op.upper), top).dma = DmaTag(back_edge=True, pipelined=bool(op.pipeline))
     b.label(done)
 
 
@@ -378,15 +378,15 @@ def rewrites_deferred_store(op: Operation) -> Optional[ForOp]:
 
 def _tag_across(items: List, v: Value) -> None:
     """In the body of a loop that leaves the store of ``v`` in flight across its back-edge: that store's
-    transfers are tagged ``across``, and so are the waits that may leave the body's prefetch group in flight (they
-    may leave that store in flight too)."""
+    transfers are tagged ``across``, and so are the waits before ops (those that may leave the body's prefetch
+    group in flight may leave that store in flight too)."""
     for it in items:
         if not isinstance(it, MInstr) or it.dma is None:
             continue
         if it.is_transfer and it.dma.block is v:
             it.dma.across = True
-        elif it.is_dma_wait and it.dma.group is not None and not it.dma.opens:
-            it.dma.across = True
+        elif it.is_dma_wait and it.dma.request is not None and it.dma.request.kind == "op":
+            it.dma.across = True   # (insert-waits keeps it only on the waits it counts)
 
 
 def _double_buffer(lw: Lowering, op: ForOp, v: Value):
@@ -430,8 +430,6 @@ def lower_for(lw: Lowering, op: ForOp) -> None:
         b.fn.items[-1].dma = DmaTag(across=True)
     with counted_loop(lw, op, "scf.for"):
         body = len(b.fn.items)
-        if op.pipeline:   # the previous iteration's prefetches may still fill the carried blocks
-            lw.dma.pending_in = True
         _emit_block(lw, op.block, homes, kept)
         if across is not None:
             _tag_across(b.fn.items[body:], across)
@@ -442,13 +440,12 @@ def lower_for(lw: Lowering, op: ForOp) -> None:
         if swap is not None:
             b("xor", swap[0], swap[0], b.li(swap[1]), comment="the other buffer of the stored block")
         engine.loop_bottom(lw, top)
-        # in a pipelined loop the first op of the next trip that touches local memory waits (pending_in below):
-        # for every transfer but the prefetches issued before it (insert-waits), so for these stores too; the
-        # prefetches issued before that wait land after the stores read their bytes (transfers run in issue order)
+        # in a pipelined loop the first op of the next trip that touches local memory waits (the previous trip's
+        # prefetches may still fill the carried blocks): for every transfer but the prefetches issued before it
+        # (insert-waits), so for these stores too; the prefetches issued before that wait land after the stores
+        # read their bytes (transfers run in issue order)
         if _stores_inside(op) and last is None and not op.pipeline and not _waits_first(op.block):
             b("mtia.dma.wait", comment="this iteration's stores complete before the next")
-    if op.pipeline:
-        lw.dma.pending_in = True
     resident.end(lw, op, homes, kept)
 
 
@@ -460,22 +457,16 @@ def lower_if(lw: Lowering, op: IfOp) -> None:
         _bind_home(lw, res, h)
     kept.view_for_if(lw, op, homes)
     other, done = b.new_label("else"), b.new_label("endif")
-    b("beqz", lw.get(op.cond), other, comment="scf.if")
-    before, inflight = lw.dma.pending_in, set(lw.dma.inflight)
-    pending, flying = False, set()   # what either branch leaves waiting: the join's state
+    b("beqz", lw.get(op.cond), other, comment="scf.if").dma = DmaTag(mark=op)
     for block, last in ((op.then_block, False), (op.else_block, True)):
-        lw.dma.pending_in, lw.dma.inflight = before, set(inflight)
         _emit_block(lw, block, homes)
-        if lw.dma.pending_in and not before:   # so that the other branch (a kept slot, say) does not wait
-            b("mtia.dma.wait", comment="this branch's loads complete before the branches join")
-            lw.dma.pending_in = False
-            lw.dma.inflight.clear()
-        pending, flying = pending or lw.dma.pending_in, flying | lw.dma.inflight
+        # the loads this branch leaves in flight complete here, so that the other branch (a kept slot, say) does
+        # not wait for them (insert-waits keeps the wait where one may be in flight)
+        waits.request(lw, WaitRequest("branch", since=op), "this branch's loads complete before the branches join")
         if not last:
             b("j", done)
             b.label(other)
             engine.forget(lw, op)
-    lw.dma.pending_in, lw.dma.inflight = pending, flying
     b.label(done)
     engine.forget(lw, op)
 
@@ -498,7 +489,7 @@ def lower_while(lw: Lowering, op: WhileOp) -> None:
     _emit_block(lw, op.after_block, before)
     if _stores_inside(op):
         b("mtia.dma.wait", comment="this iteration's stores complete before the next")
-    b("j", top)
+    b("j", top).dma = DmaTag(back_edge=True)
     b.label(done)
     engine.forget(lw, op)
 

@@ -1,11 +1,18 @@
-"""``insert-waits``: the counts of the DMA waits, from the transfers instruction selection tagged.
+"""``insert-waits``: where the DMA waits go and their counts, from what instruction selection tagged.
 
-``mtia.dma.wait N`` returns once every transfer of the PE has completed but the ``N`` issued last.  A prefetch
-(``pipeline-loads``) issues the next tile's transfers first; the readers of the tiles issued before then wait
-with ``N`` = the transfers that may stay in flight, so the DMA queue never drains between tiles.  Instruction
-selection says what each transfer moves and what each wait may leave in flight (``mir.DmaTag``); this pass turns
-that into code, over the machine CFG, the way a GPU compiler counts its memory waits:
+``mtia.dma.wait N`` returns once every transfer of the PE has completed but the ``N`` issued last.  Instruction
+selection keeps no DMA state: it says what each transfer moves and how its block is waited for (``mir.DmaTag``: a
+plain load's, a prefetch's, an async copy's), marks where each prefetch's code begins, tags the back-edges of the
+``scf`` loops, and asks for a wait wherever one may be needed (``mir.WaitRequest``: before each op that touches
+local memory or reads a prefetched block, before a yield copies blocks, ...).  A prefetch (``pipeline-loads``)
+issues the next tile's transfers first; the readers of the tiles issued before then wait with ``N`` = the
+transfers that may stay in flight, so the DMA queue never drains between tiles.  This pass turns the tags into
+code, over the machine CFG, the way a GPU compiler places and counts its memory waits:
 
+0. The prefetch groups: the counted prefetches issued with no op touching local memory between them (a request
+   before an op ends the run); a loop ends a group (its code runs once more per trip), and so does a prefetch
+   whose transfers cannot be counted issued after them: its wait for every transfer in flight moves before the
+   group's code instead.  A request before an op that does not read the group's blocks may leave it in flight.
 1. A transfer of a prefetch group, or the store a pipelined loop leaves in flight across its back-edge, issues on
    every path through its code: ``beqz nbytes, L; transfer; L:`` becomes ``transfer`` (a zero-byte transfer
    issues and counts, complete at once), so that a count over it is exact.
@@ -14,28 +21,84 @@ that into code, over the machine CFG, the way a GPU compiler counts its memory w
    compute too: the op that computes its block again, in the next trip of a pipelined loop, comes after that
    trip's first wait, which covers every transfer but the prefetches it issued.
 3. A wait tagged ``before`` a group moves to the group's start.
-4. The counts, by a forward dataflow over the CFG: the state at a point is the transfers that may be in flight
-   there, each with the fewest transfers issued after it on any path (its *age*).  A wait that may leave its
-   group (and the ``across`` store) in flight gets ``N`` = the smallest age of the others: every other transfer
-   has completed on every path once it returns, and the group's transfers, all younger, stay in flight (none:
-   a wait for every transfer).  A transfer of the group issued on an earlier trip (before the group's code began
-   again) is one of the others.  A wait tagged ``only_if`` stays only where a transfer its predicate names may be
-   in flight (the store of a block about to be written again).  The ISA table's effects columns say which
-   instructions are transfers (``dma`` with a local-memory ``load`` or ``store``) and which are waits.
+4. The waits, by a forward dataflow over the CFG: the state at a point is the transfers that may be in flight
+   there, each with the fewest transfers issued after it on any path (its *age*) and what happened to it since
+   (its group's code began again; its loop went round its back-edge, or was left).  A requested wait stays only
+   where a transfer it names may be in flight: a plain inbound transfer (or a prefetch of an earlier trip, or of
+   a loop left: the carried blocks it fills are read next) for the requests before ops that touch local memory,
+   a prefetched block for its readers.  A wait that may leave its group (and the ``across`` store) in flight gets
+   ``N`` = the smallest age of the others: every other transfer has completed on every path once it returns, and
+   the group's transfers, all younger, stay in flight (none: a wait for every transfer).  A transfer of the group
+   issued on an earlier trip (before the group's code began again) is one of the others.  A wait tagged
+   ``only_if`` stays only where a transfer its predicate names may be in flight (the store of a block about to be
+   written again).  The ISA table's effects columns say which instructions are transfers (``dma`` with a
+   local-memory ``load`` or ``store``), which move data in, and which are waits.
 """
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
-from mtiacc.codegen.machine.mir import LabelDef, MFunction, MInstr
+from mtiacc.codegen.machine.mir import LabelDef, MFunction, MInstr, WaitRequest
 
 MAX_KEEP = 2047          # the largest count a wait can leave in flight (mtia.dma.wait's immediate)
 _CALLS = ("ret", "call", "jal", "jalr")
 
-# A transfer that may be in flight: (the index of its instruction, whether it was issued before its group's code
-# began again); the state maps each to its age.
-Key = Tuple[int, bool]
+# A transfer that may be in flight: (the index of its instruction, what happened to it since it issued: the bits
+# below); the state maps each to its age.
+Key = Tuple[int, int]
 State = Dict[Key, int]
+REOPENED = 1    # its group's code began again (the group's transfers now are a later trip's)
+EARLIER = 2     # its pipelined loop went round its back-edge since: a transfer of an earlier trip
+LEFT = 4        # its pipelined loop was left since
+
+
+# ----------------------------------------------------------------------------------------- step 0: the groups
+
+class Group:
+    """One group of counted prefetches (the tags of its transfers name it)."""
+
+    def __init__(self):
+        self.values: Set[object] = set()    # the prefetched blocks
+
+
+def form_groups(items: List) -> None:
+    """Step 0: in program order, the counted prefetches issued with no request before an op between them form a
+    group (a new one after a loop's request and back-edge, and after a prefetch that waits before the group); a
+    request before an op that reads none of the group's blocks may leave it in flight."""
+    group: Optional[Group] = None
+    fresh: Set[object] = set()        # the blocks prefetched since the last request before an op
+    groups: Dict[object, Group] = {}  # prefetched block -> its group
+    for it in items:
+        tag = it.dma
+        if tag is None or isinstance(it, LabelDef):
+            continue
+        req = tag.request
+        if req is not None and req.kind == "op":
+            fresh = set()
+            if group is not None and not req.reads & group.values:
+                tag.group = group
+            else:
+                group = None       # a wait for every transfer
+                tag.across = False
+            if req.loop:
+                group = None
+        elif req is not None and req.kind == "prefetch":
+            req.fresh = frozenset(fresh)
+            if fresh and group is not None:   # the group's prefetches issued first: wait before them
+                tag.before, req.hoisted = group, True
+                group = None
+        if tag.back_edge:
+            group = None
+        if tag.first_of is not None:
+            if tag.counted:
+                if group is None or not fresh:
+                    group = Group()
+                    tag.group, tag.opens = group, True
+                group.values.add(tag.first_of)
+                groups[tag.first_of] = group
+            fresh.add(tag.first_of)
+        if tag.kind == "prefetch" and tag.block in groups and isinstance(it, MInstr) and it.is_transfer:
+            tag.group = groups[tag.block]
 
 
 def _skip_of(items: List, i: int) -> Optional[int]:
@@ -128,22 +191,24 @@ def hoist(items: List) -> None:
         group = w.dma.before
         first = next((i for i, it in enumerate(items) if isinstance(it, MInstr) and it.dma is not None
                       and it.dma.group is group and (it.dma.opens or it.is_transfer)), at)
-        w.dma = None
+        w.dma.before = None
         items.insert(first, w)
 
 
-# ----------------------------------------------------------------------------------------- the counts
+# ----------------------------------------------------------------------------------------- step 4: the waits
 
 _KINDS: Dict[Tuple[str, int], Tuple[str, bool]] = {}
 
 
 def _kind(it: MInstr) -> Tuple[str, Optional[str], bool]:
-    """What ``it`` is to the dataflow, from the ISA table (once per mnemonic): "transfer", "wait" or ""; the label
-    it branches to; whether control never falls through it."""
+    """What ``it`` is to the dataflow, from the ISA table (once per mnemonic): "in" or "out" (a transfer into or
+    out of local memory), "wait" or ""; the label it branches to; whether control never falls through it."""
     key = (it.op, len(it.args))
     k = _KINDS.get(key)
     if k is None:
-        k = _KINDS[key] = ("transfer" if it.is_transfer else "wait" if it.is_dma_wait else "", it.is_unconditional)
+        # a transfer that stores into local memory moves data in (the ISA table's effects column)
+        kind = ("in" if "store" in it.info.effects else "out") if it.is_transfer else "wait" if it.is_dma_wait else ""
+        k = _KINDS[key] = (kind, it.is_unconditional)
     target = it.target
     return k[0], target.name if target is not None else None, k[1]
 
@@ -157,9 +222,19 @@ def _merge(into: State, other: State) -> bool:
     return changed
 
 
+def _flag(state: State, lo: int, hi: int, bit: int) -> State:
+    """``state`` with ``bit`` set on the transfers issued at ``items[lo:hi + 1]``."""
+    out: State = {}
+    for k, age in state.items():
+        if lo <= k[0] <= hi:
+            k = (k[0], k[1] | bit)
+        out[k] = min(age, out.get(k, MAX_KEEP + 1))
+    return out
+
+
 class _Counts:
-    """Step 4: the dataflow, to a fixed point: each tagged wait's count only falls, and with the counts fixed
-    each label's state only grows, so it ends."""
+    """Step 4: the dataflow, to a fixed point: each tagged wait's count only falls and a requested wait, once
+    needed, stays; with those fixed each label's state only grows, so it ends."""
 
     def __init__(self, items: List):
         self.items = items
@@ -167,15 +242,24 @@ class _Counts:
         self.at_label: Dict[int, State] = {}
         self.count: Dict[int, int] = {}      # tagged wait -> its count so far
         self.needed: Dict[int, bool] = {}    # ``only_if`` wait -> whether it stays
+        self.asked: Dict[WaitRequest, bool] = {}     # request -> whether its wait stays
+        self.pending: Dict[WaitRequest, bool] = {}   # "op" request -> whether a plain transfer keeps it
         self.kept: Dict[int, bool] = {}      # tagged wait -> whether an ``across`` store stays in flight past it
+        self.marks: Dict[object, int] = {}   # a ``branch`` request's ``since`` -> the index of its mark
+        # the requests whose waits, before each transfer of a prefetch, replace the request's own
+        self.inner: Set[WaitRequest] = set()
         # the items the dataflow looks at, found once: (index, kind, the label a branch goes to, whether control
-        # never falls through); kind "label", "transfer", "wait" or "" (a branch, or a group's first instruction)
+        # never falls through); kind "label", "in", "out", "wait" or "" (a branch, or a group's first instruction)
         self.events: List[Tuple[int, str, Optional[int], bool]] = []
         for i, it in enumerate(items):
             if isinstance(it, LabelDef):
                 self.events.append((i, "label", None, False))
                 continue
             kind, target, jump = _kind(it)
+            if it.dma is not None and it.dma.mark is not None:
+                self.marks[it.dma.mark] = i
+            if it.dma is not None and it.dma.part_of is not None and kind == "wait":
+                self.inner.add(it.dma.part_of)
             if kind or target is not None or jump or (it.dma is not None and it.dma.opens):
                 self.events.append((i, kind, self.labels.get(target) if target is not None else None, jump))
 
@@ -189,11 +273,50 @@ class _Counts:
             return False
         if tag.across and wait.dma.across:
             return True
-        return not key[1] and tag.group is not None and tag.group is wait.dma.group
+        return not key[1] & REOPENED and tag.group is not None and tag.group is wait.dma.group
+
+    def _plain(self, key: Key) -> bool:
+        """Whether the transfer ``key`` is one the next op touching local memory waits for: a plain inbound
+        transfer, or any transfer of a pipelined loop's earlier trip (the carried blocks its prefetches fill are
+        read next; its stores read buffers the trip writes again) but the store it leaves in flight across the
+        back-edge, or of a pipelined loop left."""
+        tag = self._tag(key)
+        if key[1] & LEFT or (key[1] & EARLIER and not (tag is not None and tag.across)):
+            return True
+        if _kind(self.items[key[0]])[0] != "in":
+            return False
+        return (tag.kind if tag is not None else None) not in ("prefetch", "async")
+
+    def _prefetched(self, key: Key, reads: FrozenSet[object], but: bool = False) -> bool:
+        """Whether the transfer ``key`` prefetches a block in ``reads`` (``but``: a block not in ``reads``)."""
+        tag = self._tag(key)
+        return tag is not None and tag.kind == "prefetch" and (tag.block in reads) != but
+
+    def _asks(self, req: WaitRequest, state: State) -> bool:
+        """Whether something ``req`` names may be in flight in ``state``."""
+        if req.kind == "branch":
+            since = self.marks.get(req.since, -1)
+            return any(k[0] > since and self._plain(k) for k in state)
+        plain = (req.touch or req.kind != "op") and any(self._plain(k) for k in state)
+        if req.kind == "op" and plain:
+            self.pending[req] = True
+        if req.kind == "prefetch":
+            return plain or any(self._prefetched(k, req.fresh, but=True) for k in state)
+        return plain or any(self._prefetched(k, req.reads) for k in state)
 
     def _wait(self, i: int, w: MInstr, state: State) -> State:
         tag = w.dma
-        if tag is not None and tag.only_if is not None:
+        req = tag.request if tag is not None else None
+        if req is not None and self._asks(req, state):
+            self.asked[req] = True
+        if tag is not None and tag.part_of is not None:     # a prefetch's wait before its transfers
+            n = 0 if self.asked.get(tag.part_of) and not tag.part_of.hoisted else MAX_KEEP + 1
+        elif req is not None and not self.asked.get(req):
+            n = MAX_KEEP + 1    # not needed
+        # (a prefetch's wait that its waits before its transfers replace: those complete every transfer in flight
+        # here by the end of its code, on every path, and nothing in between waits or issues a transfer: the
+        # dataflow sees one wait here)
+        elif tag is not None and tag.only_if is not None:
             pending = any(self._tag(k) is not None and tag.only_if(self._tag(k)) for k in state)
             self.needed[i] = self.needed.get(i, False) or pending
             n = 0 if self.needed[i] else MAX_KEEP + 1
@@ -209,10 +332,12 @@ class _Counts:
         return {k: age for k, age in state.items() if age < n}
 
     def _issue(self, i: int, tr: MInstr, state: State) -> State:
-        out = {(k[0], k[1]): min(age + 1, MAX_KEEP + 1) for k, age in state.items()}
-        if (i, False) in out:     # this instruction's earlier issue: not the one the group's tags name
-            out[(i, True)] = min(out.pop((i, False)), out.get((i, True), MAX_KEEP + 1))
-        out[(i, False)] = 0
+        out: State = {}
+        for k, age in state.items():
+            if k[0] == i and not k[1] & REOPENED:   # this instruction's earlier issue: not the one its group's tags name
+                k = (i, k[1] | REOPENED)
+            out[k] = min(age + 1, out.get(k, MAX_KEEP + 1), MAX_KEEP + 1)
+        out[(i, 0)] = 0
         return out
 
     def _opens(self, group, state: State) -> State:
@@ -220,8 +345,8 @@ class _Counts:
         out: State = {}
         for k, age in state.items():
             tag = self._tag(k)
-            if not k[1] and tag is not None and tag.group is group:
-                k = (k[0], True)
+            if not k[1] & REOPENED and tag is not None and tag.group is group:
+                k = (k[0], k[1] | REOPENED)
             out[k] = min(age, out.get(k, MAX_KEEP + 1))
         return out
 
@@ -240,16 +365,22 @@ class _Counts:
                 continue
             if it.dma is not None and it.dma.opens:
                 state = self._opens(it.dma.group, state)
-            if kind == "transfer":
+            if kind in ("in", "out"):
                 state = self._issue(i, it, state)
             elif kind == "wait":
-                before = (self.count.get(i), self.needed.get(i))
+                req = it.dma.request if it.dma is not None else None
+                before = (self.count.get(i), self.needed.get(i), self.asked.get(req), self.pending.get(req))
                 state = self._wait(i, it, state)
-                changed |= before != (self.count.get(i), self.needed.get(i))
-            if target is not None and _merge(self.at_label.setdefault(target, {}), state):
-                changed = True
+                changed |= before != (self.count.get(i), self.needed.get(i), self.asked.get(req), self.pending.get(req))
+            back = it.dma is not None and it.dma.pipelined and target is not None and target < i
+            if target is not None:
+                out = _flag(state, target, i, EARLIER) if back else state
+                if _merge(self.at_label.setdefault(target, {}), out):
+                    changed = True
             if jump:
                 state = None
+            elif back:
+                state = _flag(state, target, i, LEFT)
         return changed
 
     def solve(self) -> None:
@@ -264,15 +395,34 @@ def _since(k: int, across: bool) -> str:
     return f"{issued} and the store before the loop's top" if across else issued
 
 
+def _stays(counts: _Counts, it) -> bool:
+    """Whether ``it`` stays: a requested wait where something it names may be in flight (a prefetch's own wait
+    unless its waits before its transfers replace it), the code of those waits with them."""
+    tag = it.dma
+    if tag is None:
+        return True
+    if tag.part_of is not None:
+        return bool(counts.asked.get(tag.part_of)) and not tag.part_of.hoisted
+    req = tag.request
+    if req is not None:
+        return bool(counts.asked.get(req)) and (req.hoisted or req not in counts.inner)
+    return True
+
+
 def place_counts(items: List) -> None:
     """Step 4, and the waits written: a count, or none (every transfer), or the wait goes."""
     counts = _Counts(items)
     counts.solve()
     out = []
     for i, it in enumerate(items):
+        if not _stays(counts, it):
+            continue
         if isinstance(it, MInstr) and it.dma is not None and it.is_dma_wait:
             if it.dma.only_if is not None and not counts.needed.get(i, False):
                 continue
+            req = it.dma.request
+            if req is not None and req.kind == "op" and not counts.pending.get(req):
+                it.comment = req.read_comment
             n = counts.count.get(i, 0)
             if n:
                 across = counts.kept.get(i, False)
@@ -285,8 +435,9 @@ def place_counts(items: List) -> None:
 
 
 def insert_waits(fn: MFunction) -> None:
-    """The pass: steps 1 to 4 over ``fn``'s items (before register allocation)."""
+    """The pass: steps 0 to 4 over ``fn``'s items (before register allocation)."""
     items = fn.items
+    form_groups(items)
     issue_every_transfer(items)
     join_stores(items)
     hoist(items)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from typing import Callable, List, Optional, Sequence, Union
+from typing import Callable, FrozenSet, List, Optional, Sequence, Union
 
 from mtiacc.diagnostics import SourceLocation
 from mtiacc.target import instruction_info
@@ -56,14 +56,49 @@ Operand = Union[VReg, str, int, Label, Mem, VMem]
 
 
 @dataclasses.dataclass(eq=False)
+class WaitRequest:
+    """A wait instruction selection asks for (an ``mtia.dma.wait`` tagged with it); ``insert-waits`` keeps it only
+    where a transfer it names may be in flight on some path, and gives it its count.  What it names, by ``kind``:
+
+    * ``"op"``: before an op: with ``touch`` (the op reads or writes local memory), every plain inbound transfer
+      (one not prefetched: its block is read next); and the prefetched blocks the op reads (``reads``).  Its
+      count may leave the prefetch group insert-waits formed before it in flight.  ``loop``: the op is a loop
+      (a group ends there: its code runs once per trip).
+    * ``"copy"``: before a yield copies blocks: every plain inbound transfer and the prefetched blocks copied.
+    * ``"branch"``: at the end of an ``scf.if`` branch: the plain inbound transfers issued since ``since`` (the
+      mark on the branch instruction), so that the other branch does not wait for them.
+    * ``"prefetch"``: before a prefetch whose transfers are not counted: every transfer in flight but the blocks
+      prefetched since the last op that touches local memory (insert-waits records them in ``fresh``).  It moves
+      before the prefetch group issued right before it, when there is one; else the waits tagged ``part_of`` it
+      (before each of its transfers, its addresses computed) replace it, when its lowering placed such waits.
+    """
+
+    kind: str
+    touch: bool = False
+    reads: FrozenSet[object] = frozenset()
+    loop: bool = False
+    since: object = None
+    read_comment: str = ""   # "op": its comment when only a prefetched block it reads keeps it
+    # set by insert-waits: the blocks prefetched since the last op that touches local memory ("prefetch"), and
+    # whether the wait moved before the prefetch group issued right before it
+    fresh: FrozenSet[object] = frozenset()
+    hoisted: bool = False
+
+
+@dataclasses.dataclass(eq=False)
 class DmaTag:
     """What instruction selection tells the ``insert-waits`` pass (``machine/insert_waits.py``) about one
     instruction: on a DMA transfer, what it moves; on an ``mtia.dma.wait``, what it may leave in flight; on the
-    first instruction of a prefetch group's code, that the group begins there.
+    first instruction of a prefetch's code, that the prefetch begins there.
 
     * ``block``: the IR value whose local-memory home the transfer fills or reads (None: not known).
-    * ``group``: the prefetch group (``pipeline-loads``' next tiles, issued together) the transfer belongs to, or
-      that a wait may leave in flight, or that begins here (``opens``).  One object per group of the lowering.
+    * ``kind``: on an inbound transfer: ``"in"`` (plain: the next op that touches local memory waits for it),
+      ``"prefetch"`` (a later tile: only the readers of ``block`` wait for it, and the op after its loop) or
+      ``"async"`` (an ``mtia.async_copy`` / slot fetch: its own wait op waits for it).  None: plain.
+    * ``first_of``: on the first instruction of a prefetch's code: the block it prefetches; ``counted``: its
+      transfers issue a fixed number of times (one contiguous block), so insert-waits may group them.
+    * ``group``: the prefetch group (counted prefetches issued together) the transfer belongs to, or that a wait
+      may leave in flight, or that begins here (``opens``).  Insert-waits forms the groups.
     * ``own``: a store's transfer from a buffer of its own (kept: never freed, nor a view of another block).
     * ``across``: the store a pipelined loop leaves in flight across its back-edge (or its zero-byte stand-in
       before the loop); on a wait: that store may stay in flight too.
@@ -74,9 +109,18 @@ class DmaTag:
       ``_double_buffer``), so the op computing it again writes the other one.
     * ``only_if``: on a wait: it stays only where a transfer whose tag satisfies this predicate may be in flight
       (the store of the block the next op writes, say); else it goes.
+    * ``request``: on a wait: the :class:`WaitRequest` it is; ``part_of``: an instruction (or label) that exists
+      only while that request's wait stays where its lowering placed it.
+    * ``back_edge``: on a branch: the back-edge of an ``scf.for`` / ``scf.while`` (a prefetch group ends there);
+      ``pipelined``: of a loop of ``pipeline-loads``, whose transfers in flight at the back-edge (the next tiles,
+      the stores) the first op of the next trip that touches local memory waits for, and so does the first op
+      after the loop.  ``mark``: on an ``scf.if``'s branch: a ``branch`` request's ``since``.
     """
 
     block: object = None
+    kind: Optional[str] = None
+    first_of: object = None
+    counted: bool = False
     group: object = None
     opens: bool = False
     own: bool = False
@@ -85,6 +129,11 @@ class DmaTag:
     deferred: object = None
     alternates: bool = False
     only_if: Optional[Callable[["DmaTag"], bool]] = None
+    request: Optional[WaitRequest] = None
+    part_of: Optional[WaitRequest] = None
+    back_edge: bool = False
+    pipelined: bool = False
+    mark: object = None
 
 
 @dataclasses.dataclass
@@ -178,6 +227,7 @@ def _unconditional(op: str, nargs: int) -> bool:
 @dataclasses.dataclass
 class LabelDef:
     label: Label
+    dma: Optional[DmaTag] = None    # ``part_of``: a label of code that exists only while a wait request stays
 
 
 Item = Union[MInstr, LabelDef]

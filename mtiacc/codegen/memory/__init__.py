@@ -18,7 +18,7 @@ import dataclasses
 from typing import Callable, Dict, List, Optional
 
 from mtiacc.codegen.context import Lowering
-from mtiacc.codegen.machine.mir import VReg
+from mtiacc.codegen.machine.mir import VReg, WaitRequest
 from mtiacc.codegen.memory import dma, gather, runs, split_tiles, tiles, wrapped
 from mtiacc.codegen.memory.common import AccessPlanError
 from mtiacc.ir.core import Operation, Value
@@ -33,8 +33,9 @@ class Strategy:
     lower_store: Optional[Callable[[Lowering, Operation], None]] = None
     lower_scalar_load: Optional[Callable[[Lowering, Operation], VReg]] = None  # returns the result register
     # a load that first waits for every transfer in flight, its addresses computed meanwhile: the wait goes right
-    # before its transfers issue (None: the caller waits before the load's code)
-    lower_load_waiting: Optional[Callable[[Lowering, Operation], None]] = None
+    # before its transfers issue, tagged with the request it serves (None: the request's wait, before the load's
+    # code, stays)
+    lower_load_waiting: Optional[Callable[[Lowering, Operation, WaitRequest], None]] = None
 
 
 STRATEGIES: Dict[str, Strategy] = {
@@ -68,17 +69,16 @@ def needs_buffers(op) -> List[Value]:
     return _lowering(op, "needs_buffers")(op)
 
 
-def lower_load(lw: Lowering, op, wait_first: bool = False) -> bool:
-    """Lower block load ``op``.  ``wait_first``: every transfer in flight completes before its transfers issue
-    (a prefetch's one completion barrier); returns whether the load's lowering placed that wait, after its address
-    arithmetic, else the caller waits before the load's code."""
-    if wait_first:
+def lower_load(lw: Lowering, op, owed: Optional[WaitRequest] = None) -> None:
+    """Lower block load ``op``.  ``owed``: a prefetch's request to wait for every transfer in flight before its
+    transfers issue (its one completion barrier); a lowering that can place that wait after its address arithmetic
+    places it there, tagged with the request (else the request's own wait, before the load's code, stays)."""
+    if owed is not None:
         strategy = STRATEGIES.get(op.attrs.get("access"))
         if strategy is not None and strategy.lower_load_waiting is not None:
-            strategy.lower_load_waiting(lw, op)
-            return True
+            strategy.lower_load_waiting(lw, op, owed)
+            return
     _lowering(op, "lower_load")(lw, op)
-    return False
 
 
 def lower_store(lw: Lowering, op) -> None:

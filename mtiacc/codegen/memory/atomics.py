@@ -226,7 +226,6 @@ def lower(lw: Lowering, op: Operation) -> None:
     """``tt.atomic_rmw`` / ``tt.atomic_cas`` (scalar or block), ``tt.barrier``."""
     if isinstance(op, BarrierOp):
         lw.b("fence", comment="tl.debug_barrier")
-        lw.dma.pending_in = False
         return
     if op.result.type.is_block():
         _lower_block(lw, op)

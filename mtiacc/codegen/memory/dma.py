@@ -105,8 +105,8 @@ def lower_load(lw: Lowering, op) -> None:
     start = element_address(lw, lw.get(base), affine_scalar(lw, off.start), esize)
     count = _transfer(lw, op, off, prefix, start, dst.offset, "in", n, esize)
     if op.other is None:
-        # No fill after the transfer: let it run while later loads issue; isel waits before a reader.
-        lw.dma.pending_in = True
+        # No fill after the transfer: let it run while later loads issue; the op after it that touches local
+        # memory waits (insert-waits).
         return
     other = lw.src(op.other)
     if count is not None:
@@ -115,10 +115,8 @@ def lower_load(lw: Lowering, op) -> None:
         b("sub", rest, b.li(n), count)
         tail = element_address(lw, b.li(dst.offset), count, esize)
         lower_fill(b, rest, other, Src(elem, addr=tail))
-        lw.dma.pending_in = True
         return
     b("mtia.dma.wait")
-    lw.dma.pending_in = False
     if op.mask is not None:
         select = O.SelectOp.get(op.mask, op.result, op.other)
         lower_elementwise(b, select, [lw.src(op.mask), Src(elem, addr=dst.offset), other],

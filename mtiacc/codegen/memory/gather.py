@@ -107,7 +107,6 @@ def lower_scalar_load(lw: Lowering, op) -> VReg:
     local = b.li(slot.offset, "slot")
     b("mtia.dma.in", local, lw.get(op.ptr), b.li(elem_bytes(t), "bytes"))
     b("mtia.dma.wait")
-    lw.dma.pending_in = False
     _slot_load(b, local, t, res)
     b.label(skip)
     lw.lmem.free(slot)

@@ -171,7 +171,6 @@ def _wait(lw: Lowering, op: SlotWaitOp) -> None:
                                                   "flight)")
     else:
         lw.b("mtia.dma.wait", comment="mtia.slot_wait: the rows fetched so far have landed")
-    lw.dma.pending_in = False
 
 
 def _ptr_to_int(lw: Lowering, op: PtrToIntOp) -> None:

@@ -36,9 +36,7 @@ def _async_copy(lw: Lowering, op: AsyncCopyOp) -> None:
     load = O.LoadOp.get(op.ptr, op.mask, op.other, loc=op.loc, attrs={"access": op.access})
     try:
         lw.homes.placed[id(load.result)] = _slot(lw, op.buf, op.slot)
-        waiting = lw.dma.pending_in
-        memory.lower_load(lw, load)
-        lw.dma.pending_in = waiting    # the copy is waited for by mtia.wait, not before the next reader
+        memory.lower_load(lw, load)   # its transfers are waited for by mtia.wait, not before the next reader
         lw.bufs.pop(id(load.result), None)
     finally:
         lw.homes.placed.pop(id(load.result), None)
@@ -48,7 +46,6 @@ def _async_copy(lw: Lowering, op: AsyncCopyOp) -> None:
 
 def _wait(lw: Lowering, op: WaitOp) -> None:
     lw.b("mtia.dma.wait", comment="mtia.wait: the copies issued so far have landed")
-    lw.dma.pending_in = False
 
 
 def _local_load(lw: Lowering, op: LocalLoadOp) -> None:

@@ -180,8 +180,7 @@ def lower_load(lw: Lowering, op) -> None:
     b.label(done)
     if window is not None:
         lw.lmem.free(window)
-    if op.other is None:
-        lw.dma.pending_in = True
+    if op.other is None:   # the op after it that touches local memory waits (insert-waits)
         return
     b("mtia.dma.wait")
     if acc.mask.count is not None or acc.mask.conds:  # elements [cnt, n) take `other`

@@ -282,8 +282,7 @@ def lower_load(lw: Lowering, op) -> None:
                 rest = b.x("rest")
                 b("sub", rest, b.li(n), written)
                 lower_fill(b, rest, other, Src(elem, addr=element_address(lw, b.li(dst.offset), written, esize)))
-        lw.dma.pending_in = True
-        return
+        return   # the op after it that touches local memory waits (insert-waits)
     fill = None
     if op.other is not None:
         def fill() -> None:

@@ -30,7 +30,7 @@ import dataclasses
 from typing import Callable, List, Optional, Sequence
 
 from mtiacc.codegen.context import Lowering
-from mtiacc.codegen.machine.mir import MBuilder, VReg
+from mtiacc.codegen.machine.mir import DmaTag, MBuilder, VReg, WaitRequest
 from mtiacc.codegen.memory.common import (PREFETCH_WAIT, AccessPlanError, clamp_count, dma2d, dma2d_config,
                                           poly_reg, scaled, stored_value_addr)
 from mtiacc.codegen.vector.blocks import lower_fill
@@ -203,7 +203,7 @@ def _axis_runs(b: MBuilder, ax: _Axis, body: Callable[[VReg, VReg, VReg, bool], 
 # --------------------------------------------------------------------------- the transfer
 
 def _transfer(lw: Lowering, acc: WrappedAccess, axes: List[_Axis], lmem: int, esize: int, inbound: bool,
-              owed: bool = False) -> None:
+              owed: Optional[WaitRequest] = None) -> None:
     b: MBuilder = lw.b
     rank = len(axes)
     rows_ax, last_ax = axes[rank - 2], axes[rank - 1]
@@ -213,15 +213,21 @@ def _transfer(lw: Lowering, acc: WrappedAccess, axes: List[_Axis], lmem: int, es
 
     # A prefetch's wait for the tiles in flight (``owed``: :func:`lower_load_waiting`) goes right before each
     # transfer, its addresses computed while those tiles still move; a path issuing none waits at the end
-    # (``issued``).
-    issued = b.li(0, "issued") if owed else None
+    # (``issued``).  That code is part of the request: insert-waits drops it with the request's wait.
+    def part(ins):
+        ins.dma = DmaTag(part_of=owed)
+
+    issued = None
+    if owed is not None:
+        issued = b.li(0, "issued")
+        part(b.fn.items[-1])
 
     def dma(dram: VReg, local: VReg, nbytes: Step) -> None:
-        if owed:
-            b("mtia.dma.wait", comment=PREFETCH_WAIT + ", its addresses computed")
+        if owed is not None:
+            part(b("mtia.dma.wait", comment=PREFETCH_WAIT + ", its addresses computed"))
         dma2d(b, inbound, dram, local, nbytes)
-        if owed:
-            b("li", issued, 1)
+        if owed is not None:
+            part(b("li", issued, 1))
 
     def row(dram: VReg, local: VReg, width: Step, repeated: bool = False) -> None:
         """One DMA of the rows (``width`` elements each) when the last axis is unit-stride, else one per column
@@ -324,8 +330,8 @@ def _transfer(lw: Lowering, acc: WrappedAccess, axes: List[_Axis], lmem: int, es
     if not isinstance(rows_ax.count, int):
         b("beqz", rows_ax.count, skip)
     elif rows_ax.count <= 0:
-        if owed:
-            b("mtia.dma.wait", comment=PREFETCH_WAIT + " (no transfer issued)")
+        if owed is not None:
+            part(b("mtia.dma.wait", comment=PREFETCH_WAIT + " (no transfer issued)"))
         return
     if rows_ax.u is None:
         dma2d_config(b, rows_ax.count, rows_ax.step, rows_ax.local)
@@ -335,11 +341,12 @@ def _transfer(lw: Lowering, acc: WrappedAccess, axes: List[_Axis], lmem: int, es
         cfg(rows_ax.local, 2)
     level(0, dram, b.li(lmem, "lmem"))
     b.label(skip)
-    if owed:
+    if owed is not None:
         waited = b.new_label("wwaited")
-        b("bnez", issued, waited)
-        b("mtia.dma.wait", comment=PREFETCH_WAIT + " (no transfer issued)")
+        part(b("bnez", issued, waited))
+        part(b("mtia.dma.wait", comment=PREFETCH_WAIT + " (no transfer issued)"))
         b.label(waited)
+        part(b.fn.items[-1])
 
 
 def _axes(lw: Lowering, acc: WrappedAccess, esize: int) -> List[_Axis]:
@@ -374,7 +381,7 @@ def _fill_unless_full(lw: Lowering, axes: List[_Axis], shape: Sequence[int], oth
     b.label(full)
 
 
-def lower_load(lw: Lowering, op, owed: bool = False) -> None:
+def lower_load(lw: Lowering, op, owed: Optional[WaitRequest] = None) -> None:
     t = op.result.type
     acc = WrappedAccess(op, t.shape)
     esize = elem_bytes(t.element_type)
@@ -383,12 +390,11 @@ def lower_load(lw: Lowering, op, owed: bool = False) -> None:
     if op.mask is not None and op.other is not None:
         _fill_unless_full(lw, axes, acc.shape, lw.src(op.other), Src(t.element_type, addr=dst.offset), t.numel)
     _transfer(lw, acc, axes, dst.offset, esize, True, owed)
-    lw.dma.pending_in = True  # isel waits before the first reader
 
 
-def lower_load_waiting(lw: Lowering, op) -> None:
+def lower_load_waiting(lw: Lowering, op, owed: WaitRequest) -> None:
     """A prefetch that first waits for every transfer in flight: the wait goes right before each transfer."""
-    lower_load(lw, op, owed=True)
+    lower_load(lw, op, owed)
 
 
 def lower_store(lw: Lowering, op) -> None:

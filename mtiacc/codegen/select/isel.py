@@ -6,8 +6,8 @@ pointer blocks and prefix masks that a load or store understands structurally ne
 splats and block constants feed vector loops as broadcast scalars.
 
 Which lowering each op gets is the table in ``table.py``; this module is the driver: it finds
-which blocks are read (and when each is read last), walks the ops in order, waits for DMA
-transfers before their data is read, and frees dead buffers.
+which blocks are read (and when each is read last), walks the ops in order, asks for a wait for DMA
+transfers before each op that touches local memory (``waits.py``), and frees dead buffers.
 """
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from typing import Dict, FrozenSet, List, Set
 
 from mtiacc.codegen import mathlib, memory
 from mtiacc.codegen.context import SCALAR_BACKED, Lowering
-from mtiacc.codegen.machine.mir import Mem
+from mtiacc.codegen.machine.mir import Mem, WaitRequest
 from mtiacc.codegen import control
 from mtiacc.codegen.memory import atomics, kept
 from mtiacc.codegen.matrix import engine, mlu, resident
@@ -107,14 +107,11 @@ class Selector:
         lw.b.loc = op.loc
         lw.homes.scope = lw.order.blocks.get(op, ())   # a constant set up in one branch is not the other's
         alone = self.leaves_local_memory_alone(op)
-        if not alone:   # prefetches on either side of this op are two groups (table.py waits between them)
-            lw.dma.fresh.clear()
-        if lw.dma.pending_in and not alone:
-            waits.wait(lw, "loads above complete before their data is read", self.reads_group(op))
-            lw.dma.pending_in = False
-        elif lw.dma.inflight and self.reads_inflight(op):
-            waits.wait(lw, "the prefetched tiles complete before their data is read", self.reads_group(op))
-            lw.dma.fresh.clear()
+        reads = waits.prefetched_reads(op)
+        if not alone or reads:   # insert-waits keeps the wait where a transfer it names may be in flight
+            waits.request(lw, WaitRequest("op", touch=not alone, reads=reads, loop=isinstance(op, control.LOOP_OPS),
+                                          read_comment="the prefetched tiles complete before their data is read"),
+                          "loads above complete before their data is read")
         # its buffer is what a store that may be in flight reads (insert-waits keeps the wait where one may be)
         loop = control.rewrites_deferred_store(op)
         if loop is not None:
@@ -125,8 +122,6 @@ class Selector:
             waits.wait_for_stores(lw, REWRITE_WAIT, lambda t: t.across)
         if lw.engine.busy and self.disturbs_engine(op):
             engine.drain(lw)
-        if isinstance(op, control.LOOP_OPS):   # a group ends at a loop: its code runs once more per trip
-            lw.dma.group = None
         begin = len(lw.b.fn.items)
         row = self.rows[op]
         try:
@@ -137,23 +132,10 @@ class Selector:
             if e.loc is None:
                 e.loc = op.loc
             raise
-        if isinstance(op, control.LOOP_OPS):
-            lw.dma.group = None
-        elif not isinstance(op, control.REGION_OPS):
+        if not isinstance(op, control.REGION_OPS):
             moved = op.value if isinstance(op, O.StoreOp) else op.results[0] if op.results else None
-            waits.tag_transfers(lw, begin, block=moved)
+            waits.tag_transfers(lw, begin, block=moved, kind=waits.kind_of(op))
         self.release(op)
-
-    def reads_inflight(self, op: Operation) -> bool:
-        """Whether ``op`` (or an op in its regions, which may not run) reads a prefetched block in flight."""
-        inflight = self.lw.dma.inflight   # any use: a value computed from one may be read lazily, later
-        return any(v in inflight for nested in op.walk() for v in nested.operands)
-
-    def reads_group(self, op: Operation) -> bool:
-        """Whether ``op`` (or an op in its regions) reads a block of the prefetch group a counted wait may leave
-        in flight."""
-        g = self.lw.dma.group
-        return g is not None and any(v in g.values for nested in op.walk() for v in nested.operands)
 
     def leaves_local_memory_alone(self, op: Operation) -> bool:
         """True for ops that neither read local memory nor branch: block loads (their DMA transfers

@@ -25,7 +25,7 @@ from mtiacc.codegen.arith import casts
 from mtiacc.codegen.arith.scalar import lower_scalar
 from mtiacc.codegen.memory import atomics, kept, local_buffers
 from mtiacc.codegen.memory.common import PREFETCH_WAIT
-from mtiacc.codegen.machine.mir import MInstr
+from mtiacc.codegen.machine.mir import WaitRequest
 from mtiacc.ir.mtia import LocalLoadOp
 from mtiacc.ir.mtia.kept import PtrToIntOp, SlotFetchOp, SlotFlushOp, SlotLoadOp, SlotStoreOp, SlotWaitOp
 from mtiacc.codegen.context import SCALAR_BACKED, Lowering
@@ -126,22 +126,15 @@ def _check_rank(op: Operation) -> None:
 def _block_load(lw: Lowering, op: O.LoadOp) -> None:
     _check_rank(op)
     _volatile_fence(lw, op)
-    start = None
     counted = op.prefetch and waits.countable(op)
     begin = len(lw.b.fn.items)
-    if counted:   # no wait: the readers of the tiles in flight leave this one's transfers in flight
-        pass
-    elif op.prefetch and (lw.dma.pending_in or lw.dma.inflight - lw.dma.fresh) and lw.dma.fresh \
-            and waits.hoist(lw, op.loc, PREFETCH_WAIT):
-        pass   # its group's counted prefetches went first: the wait went before them
-    elif op.prefetch and (lw.dma.pending_in or lw.dma.inflight - lw.dma.fresh):
-        # one completion barrier: the tiles in flight (needed next) are waited for before this one issues,
-        # after its address arithmetic when its lowering can place the wait there (memory.lower_load)
-        start = len(lw.b.fn.items)
-        lw.dma.pending_in = False
-        lw.dma.inflight.clear()
-        lw.dma.fresh.clear()
-    waiting = lw.dma.pending_in
+    owed = None
+    if op.prefetch and not counted:
+        # one completion barrier: the tiles in flight (needed next) are waited for before this one issues, after
+        # its address arithmetic when its lowering can place the wait there (memory.lower_load), or before the
+        # counted prefetches issued right before it (insert-waits decides)
+        owed = WaitRequest("prefetch")
+        waits.request(lw, owed, PREFETCH_WAIT, op.loc)
     home = _carried_home(lw, op) if op.prefetch else None
     if home is not None:   # straight into the carried block it becomes: no copy at the yield
         lw.homes.placed[id(op.result)] = home
@@ -150,7 +143,7 @@ def _block_load(lw: Lowering, op: O.LoadOp) -> None:
         skip, scope = lw.b.new_label("noprefetch"), lw.homes.scope
         lw.b("beqz", lw.get(op.guard), skip)
         lw.homes.scope = scope + (op,)   # constants set up inside are not reused after it
-        placed = memory.lower_load(lw, op, wait_first=start is not None)
+        memory.lower_load(lw, op, owed)
         lw.homes.scope = scope
         if counted:   # skipped, it leaves the count of transfers in flight unknown: wait for all of them
             done = lw.b.new_label("prefetched")
@@ -161,15 +154,10 @@ def _block_load(lw: Lowering, op: O.LoadOp) -> None:
         else:
             lw.b.label(skip)
     else:
-        placed = memory.lower_load(lw, op, wait_first=start is not None)
-    if counted:   # its transfers issue on every path (insert-waits drops their zero-byte skips) and are counted
-        waits.add_to_group(lw, op, begin)
-    if start is not None and not placed:
-        lw.b.fn.items.insert(start, MInstr("mtia.dma.wait", [], op.loc, PREFETCH_WAIT))
-    if op.prefetch:   # a later tile: only its readers wait for it (isel.py), and the yield that copies it
-        lw.dma.pending_in = waiting
-        lw.dma.inflight.add(op.result)
-        lw.dma.fresh.add(op.result)
+        memory.lower_load(lw, op, owed)
+    if op.prefetch:   # a later tile: only its readers wait for it (isel.py), and the yield that copies it; its
+        # transfers, counted, issue on every path (insert-waits drops their zero-byte skips)
+        waits.mark_prefetch(lw, op, begin, counted)
 
 
 def _carried_home(lw: Lowering, op: O.LoadOp):
@@ -200,7 +188,6 @@ def _volatile_block_load(lw: Lowering, op: O.LoadOp) -> None:
     _block_load(lw, op)
     if id(op.result) not in lw.demanded:
         lw.b("mtia.dma.wait", comment="a volatile load nothing reads")
-        lw.dma.pending_in = False
         lw.lmem.free(lw.bufs.pop(id(op.result)))
 
 

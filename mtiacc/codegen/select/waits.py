@@ -1,36 +1,54 @@
-"""Counted DMA waits, the lowering's side: which prefetches form a group, and the waits that may leave it in flight.
+"""DMA waits, the lowering's side: what each transfer moves, and the waits lowering asks for.
 
-``mtia.dma.wait N`` returns once every transfer of the PE has completed but the ``N`` issued last.  A prefetch
-(``pipeline-loads``) issues the next tile's transfers first; the readers of the tiles issued before then wait for
-every transfer but the prefetches' (the *group*), so the DMA queue never drains between tiles.  Lowering does not
-count: it tags the group's transfers, the first instruction of the group's code, the stores from buffers of their
-own, and asks for waits that may leave the group in flight (``mir.DmaTag``); the machine pass ``insert-waits``
-(``machine/insert_waits.py``) works out each count over the machine CFG, or waits for every transfer where no count
-is exact.
+Lowering keeps no DMA state.  It tags each transfer with the block it moves and how that block is waited for
+(``mir.DmaTag.kind``: a plain load's, read by the next op that touches local memory; a prefetch's, read by its
+readers only; an async copy's, waited for by its own wait op), marks where each prefetch's code begins, and asks
+for a wait (``mir.WaitRequest``) wherever one may be needed:
 
-A group is the counted prefetches issued with no op touching local memory between them; a new one begins at a
-loop (``scf.for`` / ``scf.while``, isel) and after a wait for every transfer.  State: ``lw.dma.group``.
+* before each op that touches local memory or reads a prefetched block (the hub, ``isel.py``);
+* before a yield copies blocks, and at the end of an ``scf.if`` branch (``control.py``);
+* before a prefetch whose transfers cannot be counted (``table.py``): the DMA engine has one completion barrier,
+  so every transfer in flight but the prefetches issued with it completes before it issues.
+
+The machine pass ``insert-waits`` (``machine/insert_waits.py``) forms the prefetch groups (the counted prefetches
+issued with no op touching local memory between them), keeps a requested wait only where something it names may
+be in flight on some path of the machine CFG, and counts each wait that may leave a group in flight.
 """
 from __future__ import annotations
 
-import dataclasses
-from typing import Callable, Optional, Set
+from typing import Callable, FrozenSet, Iterable
 
 from mtiacc.codegen.context import Lowering
-from mtiacc.codegen.machine.mir import DmaTag, MInstr
-from mtiacc.ir.core import Value
-
-
-@dataclasses.dataclass(eq=False)
-class Group:
-    """One group of counted prefetches (the tags of its transfers name it)."""
-
-    values: Set[Value] = dataclasses.field(default_factory=set)    # the prefetched blocks
+from mtiacc.codegen.machine.mir import DmaTag, MInstr, WaitRequest
+from mtiacc.ir import ops as O
+from mtiacc.ir.core import OpResult, Operation, Value
+from mtiacc.ir.mtia import AsyncCopyOp
+from mtiacc.ir.mtia.kept import SlotFetchOp
 
 
 def countable(op) -> bool:
     """A prefetch whose lowering issues a fixed number of transfers: one contiguous block."""
     return op.attrs.get("access") == "contiguous"
+
+
+def kind_of(op: Operation) -> str:
+    """How the inbound transfers ``op``'s lowering issues are waited for (``DmaTag.kind``)."""
+    if isinstance(op, O.LoadOp) and op.prefetch:
+        return "prefetch"
+    if isinstance(op, (AsyncCopyOp, SlotFetchOp)):
+        return "async"
+    return "in"
+
+
+def prefetched(values: Iterable[Value]) -> FrozenSet[Value]:
+    """The values among ``values`` that are prefetched blocks (results of ``pipeline-loads``' next tiles)."""
+    return frozenset(v for v in values if isinstance(v, OpResult) and isinstance(v.op, O.LoadOp) and v.op.prefetch)
+
+
+def prefetched_reads(op: Operation) -> FrozenSet[Value]:
+    """The prefetched blocks ``op`` or an op in its regions reads (any use: a value computed from one may be read
+    lazily, later)."""
+    return prefetched(v for nested in op.walk() for v in nested.operands)
 
 
 def tag_transfers(lw: Lowering, start: int, **facts) -> None:
@@ -43,44 +61,21 @@ def tag_transfers(lw: Lowering, start: int, **facts) -> None:
                 setattr(it.dma, k, v)
 
 
-def add_to_group(lw: Lowering, op, start: int) -> None:
-    """Record prefetch ``op``, lowered at ``items[start:]``, in the group (a new one when its group is new)."""
-    g = lw.dma.group
-    if g is None or not lw.dma.fresh:
-        g = lw.dma.group = Group()
-        first = next((it for it in lw.b.fn.items[start:] if isinstance(it, MInstr)), None)
-        if first is not None:
-            first.dma = first.dma or DmaTag()
-            first.dma.group, first.dma.opens = g, True
-    g.values.add(op.result)
-    tag_transfers(lw, start, group=g)
+def mark_prefetch(lw: Lowering, op, start: int, counted: bool) -> None:
+    """Mark the first instruction of prefetch ``op``'s code, lowered at ``items[start:]`` (its wait request
+    aside): insert-waits forms the prefetch groups from these marks."""
+    first = next((it for it in lw.b.fn.items[start:] if isinstance(it, MInstr)
+                  and (it.dma is None or it.dma.request is None)), None)
+    if first is not None:
+        first.dma = first.dma or DmaTag()
+        first.dma.first_of, first.dma.counted = op.result, counted
 
 
-def hoist(lw: Lowering, loc, comment: str) -> bool:
-    """A prefetch that cannot be counted joins a group whose counted prefetches issued first: wait for every
-    transfer before them instead (where the group would have waited: insert-waits moves the wait there); True if
-    done.  The group's blocks stay in flight, uncounted."""
-    g = lw.dma.group
-    if g is None:
-        return False
-    lw.b.fn.items.append(MInstr("mtia.dma.wait", [], loc, comment, DmaTag(before=g)))
-    lw.dma.inflight &= g.values
-    lw.dma.pending_in = False
-    lw.dma.group = None
-    return True
-
-
-def wait(lw: Lowering, comment: str, reads_group: bool = False) -> None:
-    """Wait before a reader of blocks in flight: for all but the group's transfers (and, in a pipelined loop, the
-    store it leaves in flight across its back-edge) when insert-waits can count them, else all."""
-    g: Optional[Group] = None if reads_group else lw.dma.group
-    if g is None:
-        lw.b("mtia.dma.wait", comment=comment)
-        lw.dma.inflight.clear()
-        lw.dma.group = None
-        return
-    lw.b.fn.items.append(MInstr("mtia.dma.wait", [], lw.b.loc, comment, DmaTag(group=g)))
-    lw.dma.inflight &= g.values
+def request(lw: Lowering, req: WaitRequest, comment: str, loc=None) -> MInstr:
+    """Ask for a wait here (insert-waits keeps it where something it names may be in flight)."""
+    ins = MInstr("mtia.dma.wait", [], lw.b.loc if loc is None else loc, comment, DmaTag(request=req))
+    lw.b.fn.items.append(ins)
+    return ins
 
 
 def wait_for_stores(lw: Lowering, comment: str, which: Callable[[DmaTag], bool]) -> None:
