@@ -14,7 +14,7 @@ from mtiacc.opt.pass_manager import MachinePass, register_pass
 @dataclasses.dataclass(frozen=True)
 class MachinePeephole(MachinePass):
     """Local rewrites of machine code: self moves, constants into immediates, dead defs, repeated
-    ``vsetvli``, DMA waits a later wait covers."""
+    ``vsetvli`` (a DMA wait a later one covers goes in ``insert-waits``, which places the waits)."""
 
     name = "machine-peephole"
 

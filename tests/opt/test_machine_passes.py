@@ -44,54 +44,6 @@ def test_repeated_vsetvli_goes():
     assert [t.split()[0] for t in text(fn)].count("vsetvli") == 2
 
 
-def test_a_dma_wait_covered_by_a_later_one_goes_but_not_before_a_read():
-    loop = Label(".Lskip")
-    fn = fn_of(("mtia.dma.in", "a0", "a1", "a2"), ("mtia.dma.wait",), ("beqz", "a3", loop),
-               ("mtia.dma.in", "a4", "a5", "a2"), LabelDef(loop), ("mtia.dma.wait",),
-               ("vle32.v", "v8", VMem("a0")), ("mtia.dma.out", "a1", "a0", "a2"), ("mtia.dma.wait",), ("ret",))
-    peephole_function(fn)
-    assert [t for t in text(fn) if t == "mtia.dma.wait"] == ["mtia.dma.wait"] * 2
-    assert text(fn)[1] == "beqz a3 .Lskip"
-
-
-def test_wait_stays_when_an_outbound_transfer_is_pending():
-    fn = fn_of(("mtia.dma.out", "a0", "a1", "a2"), ("mtia.dma.wait",), ("mtia.dma.in", "a1", "a3", "a2"),
-               ("mtia.dma.wait",), ("ret",))
-    peephole_function(fn)
-    assert text(fn).count("mtia.dma.wait") == 2
-
-
-def test_a_counted_wait_covers_an_earlier_wait_only_when_it_leaves_no_more_in_flight():
-    # wait; in; wait 1: the later one leaves only that transfer in flight, so the first goes
-    fn = fn_of(("mtia.dma.in", "a0", "a1", "a2"), ("mtia.dma.wait",), ("mtia.dma.in", "a4", "a5", "a2"),
-               ("mtia.dma.wait", 1), ("ret",))
-    peephole_function(fn)
-    assert [t for t in text(fn) if t.startswith("mtia.dma.wait")] == ["mtia.dma.wait 1"]
-    # wait; in; wait 2: the later one may leave the first transfer in flight, so both stay
-    fn = fn_of(("mtia.dma.in", "a0", "a1", "a2"), ("mtia.dma.wait",), ("mtia.dma.in", "a4", "a5", "a2"),
-               ("mtia.dma.wait", 2), ("ret",))
-    peephole_function(fn)
-    assert [t for t in text(fn) if t.startswith("mtia.dma.wait")] == ["mtia.dma.wait", "mtia.dma.wait 2"]
-    # an outbound transfer before a counted wait may still be in flight after it: the next wait stays
-    fn = fn_of(("mtia.dma.out", "a0", "a1", "a2"), ("mtia.dma.in", "a3", "a1", "a2"), ("mtia.dma.wait", 1),
-               ("mtia.dma.wait",), ("mtia.dma.in", "a4", "a5", "a2"), ("mtia.dma.wait",), ("ret",))
-    peephole_function(fn)
-    assert [t for t in text(fn) if t.startswith("mtia.dma.wait")] == ["mtia.dma.wait 1", "mtia.dma.wait",
-                                                                      "mtia.dma.wait"]
-
-
-def test_2d_transfers_and_their_configuration_in_the_wait_rule():
-    # in2d is inbound like in (and cfg touches no memory): the first wait goes; out2d keeps it
-    fn = fn_of(("mtia.dma.cfg", "a3", 0), ("mtia.dma.in2d", "a0", "a1", "a2"), ("mtia.dma.wait",),
-               ("mtia.dma.cfg", "a4", 0), ("mtia.dma.in2d", "a5", "a1", "a2"), ("mtia.dma.wait",), ("ret",))
-    peephole_function(fn)
-    assert text(fn).count("mtia.dma.wait") == 1
-    fn = fn_of(("mtia.dma.out2d", "a0", "a1", "a2"), ("mtia.dma.wait",), ("mtia.dma.in2d", "a1", "a3", "a2"),
-               ("mtia.dma.wait",), ("ret",))
-    peephole_function(fn)
-    assert text(fn).count("mtia.dma.wait") == 2
-
-
 def test_effects_from_the_isa_table():
     e = effects(MInstr("mtia.dma.in", ["a0", "a1", "a2"]))
     assert {"a0", "a1", "a2"} <= e.uses and "a0" not in e.defs and "MEM" in e.defs

@@ -33,12 +33,16 @@ code, over the machine CFG, the way a GPU compiler places and counts its memory 
    ``only_if`` stays only where a transfer its predicate names may be in flight (the store of a block about to be
    written again).  The ISA table's effects columns say which instructions are transfers (``dma`` with a
    local-memory ``load`` or ``store``), which move data in, and which are waits.
+5. A wait goes when the next one covers it: every transfer it waits for moves data in, and every path from it
+   reaches the next wait before anything reads or writes memory (a load whose lowering waits for its own
+   transfers, right after the wait before it); the inbound transfers issued between them then overlap.
 """
 from __future__ import annotations
 
 from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
 from mtiacc.codegen.machine.mir import LabelDef, MFunction, MInstr, WaitRequest
+from mtiacc.codegen.machine.schedule import effects
 
 MAX_KEEP = 2047          # the largest count a wait can leave in flight (mtia.dma.wait's immediate)
 _CALLS = ("ret", "call", "jal", "jalr")
@@ -434,14 +438,92 @@ def place_counts(items: List) -> None:
     items[:] = out
 
 
+# ----------------------------------------------------------------------------------------- step 5: covered waits
+
+def _config(it: MInstr) -> bool:
+    """A DMA configuration write (``mtia.dma.cfg``): the DMA unit, neither a transfer nor a wait (ISA table)."""
+    return _unit(it) == "dma" and not it.is_transfer and not it.is_dma_wait
+
+
+def _touches_memory(it: MInstr) -> bool:
+    """Whether ``it`` reads or writes memory (its effects), but an inbound transfer or a DMA configuration write:
+    a later wait covers those too."""
+    if (it.is_transfer and _kind(it)[0] == "in") or _config(it):
+        return False
+    e = effects(it)
+    return e.barrier or "MEM" in e.uses or "MEM" in e.defs
+
+
+def _left(wait: MInstr) -> int:
+    """How many of the transfers issued last ``wait`` leaves in flight (its count; 0: none)."""
+    return int(wait.args[0]) if wait.args else 0
+
+
+def _covered(items: List, w: int, labels_at: Dict[str, int], last_branch_to: Dict[object, int]) -> bool:
+    """Whether the wait ``items[w]`` is covered by the next one: every transfer it waits for moves data in (no
+    loop between), every path from it reaches the next wait before anything reads or writes memory, and that wait
+    leaves in flight no more than this one did plus the inbound transfers issued between them."""
+    for k in range(w - 1, -1, -1):
+        prev = items[k]
+        if isinstance(prev, LabelDef):
+            if last_branch_to.get(prev.label, -1) > k:
+                return False     # a branch back to here: paths not scanned
+            continue
+        if prev.is_dma_wait:
+            if _left(prev):      # a counted wait: the transfers before it may be in flight still
+                continue
+            break
+        if prev.is_transfer and _kind(prev)[0] == "out":
+            return False
+    nxt = next((k for k in range(w + 1, len(items)) if isinstance(items[k], MInstr) and items[k].is_dma_wait), None)
+    if nxt is None:
+        return False
+    issued = sum(1 for k in range(w + 1, nxt) if isinstance(items[k], MInstr) and items[k].is_transfer)
+    if _left(items[nxt]) > _left(items[w]) + issued:
+        return False
+    for k in range(w + 1, nxt):
+        it = items[k]
+        if isinstance(it, LabelDef):
+            continue
+        if it.target is not None:
+            t = labels_at.get(it.target.name)
+            if t is None or not k < t < nxt:
+                return False
+            continue
+        if it.is_unconditional or _touches_memory(it):
+            return False
+    return True
+
+
+def drop_covered_waits(items: List) -> None:
+    """Step 5: a wait goes when the next one covers it (:func:`_covered`): the inbound transfers issued between
+    them then overlap with the ones before (a load whose lowering waits for its own transfers, right after the wait
+    before it: a scalar load, a gather)."""
+    w = 0
+    while w < len(items):
+        it = items[w]
+        if isinstance(it, MInstr) and it.is_dma_wait:
+            labels_at = {x.label.name: i for i, x in enumerate(items) if isinstance(x, LabelDef)}
+            last_branch_to: Dict[object, int] = {}
+            for i, x in enumerate(items):
+                if isinstance(x, MInstr) and x.target is not None:
+                    last_branch_to[x.target] = i
+            if _covered(items, w, labels_at, last_branch_to):
+                del items[w]
+                w = 0
+                continue
+        w += 1
+
+
 def insert_waits(fn: MFunction) -> None:
-    """The pass: steps 0 to 4 over ``fn``'s items (before register allocation)."""
+    """The pass: steps 0 to 5 over ``fn``'s items (before register allocation)."""
     items = fn.items
     form_groups(items)
     issue_every_transfer(items)
     join_stores(items)
     hoist(items)
     place_counts(items)
+    drop_covered_waits(items)
 
 
 __all__ = ["insert_waits"]

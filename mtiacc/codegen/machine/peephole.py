@@ -10,11 +10,8 @@ The rules, each a small function over the instruction list:
   the machine CFG) goes, typically the ``li`` a rewrite above made unused.
 * ``vsetvli zero, rs, vtype`` right after a ``vsetvli`` that set the same vtype from the same,
   unchanged register (the same ``vl`` again) goes.
-* ``mtia.dma.wait`` goes when every path from it reaches another wait before anything reads or
-  writes memory, and the transfers it would wait for are all inbound (``mtia.dma.in`` / ``in2d``): the
-  later wait covers them, and the transfers issued in between now overlap with the earlier ones
-  (``mtia.dma.cfg`` in between touches no memory).  A counted later wait (``mtia.dma.wait N``) covers it
-  only when it leaves in flight no more than this one did plus the transfers issued between them.
+
+A DMA wait that a later one covers goes in ``insert-waits`` (``insert_waits.py``), which places the waits.
 """
 from __future__ import annotations
 
@@ -186,79 +183,7 @@ def drop_repeated_vsetvli(items: List) -> bool:
     return changed
 
 
-_INBOUND = ("mtia.dma.in", "mtia.dma.in2d", "mtia.dma.cfg")   # inbound transfers, and their configuration
-_OUTBOUND = ("mtia.dma.out", "mtia.dma.out2d")
-
-
-def _reads_or_writes_memory(it: MInstr) -> bool:
-    if it.op in _INBOUND:   # an inbound transfer: the later wait covers it too
-        return False
-    e = effects(it)
-    return e.barrier or "MEM" in e.uses or "MEM" in e.defs
-
-
-def _kept(wait: MInstr) -> int:
-    """How many of the transfers issued last ``mtia.dma.wait`` leaves in flight (its operand; 0: none)."""
-    return int(wait.args[0]) if wait.args else 0
-
-
-def drop_covered_dma_waits(items: List) -> bool:
-    labels_at = {it.label.name: i for i, it in enumerate(items) if isinstance(it, LabelDef)}
-    last_branch_to = {}     # label -> the index of the last instruction branching to it
-    for i, x in enumerate(items):
-        if isinstance(x, MInstr) and x.target is not None:
-            last_branch_to[x.target] = i
-    for w, it in enumerate(items):
-        if not (isinstance(it, MInstr) and it.op == "mtia.dma.wait"):
-            continue
-        # Backward: the transfers this wait covers are inbound only, with no loop in between.
-        ok = True
-        for k in range(w - 1, -1, -1):
-            prev = items[k]
-            if isinstance(prev, LabelDef):
-                if last_branch_to.get(prev.label, -1) > k:
-                    ok = False     # a branch back to here: paths we did not scan
-                    break
-                continue
-            if prev.op == "mtia.dma.wait":
-                if _kept(prev):    # a counted wait: the transfers before it may be in flight still
-                    continue
-                break
-            if prev.op in _OUTBOUND:
-                ok = False
-                break
-        if not ok:
-            continue
-        # Forward: the next wait in the text, every branch before it jumping forward to at most it,
-        # so every path from here reaches it; nothing in between touches memory.
-        nxt_wait = next((k for k in range(w + 1, len(items))
-                         if isinstance(items[k], MInstr) and items[k].op == "mtia.dma.wait"), None)
-        if nxt_wait is None:
-            continue
-        # the later wait leaves in flight no more of what this one waits for: at most this one's count plus the
-        # inbound transfers issued between them
-        issued = sum(1 for k in range(w + 1, nxt_wait)
-                     if isinstance(items[k], MInstr) and items[k].op in ("mtia.dma.in", "mtia.dma.in2d"))
-        if _kept(items[nxt_wait]) > _kept(it) + issued:
-            continue
-        for k in range(w + 1, nxt_wait):
-            nxt = items[k]
-            if isinstance(nxt, LabelDef):
-                continue
-            if nxt.target is not None:
-                t = labels_at.get(nxt.target.name)
-                if t is None or not k < t < nxt_wait:
-                    break
-                continue
-            if nxt.is_unconditional or _reads_or_writes_memory(nxt):
-                break
-        else:
-            del items[w]
-            return True
-    return False
-
-
-RULES = (drop_self_moves, fold_constants, remove_dead_defs, drop_repeated_vsetvli, drop_covered_dma_waits)
+RULES = (drop_self_moves, fold_constants, remove_dead_defs, drop_repeated_vsetvli)
 
 
 def peephole_function(fn: MFunction, max_rounds: int = 10) -> None:

@@ -1,9 +1,9 @@
 """``insert-waits`` on machine code written by hand: the count a wait gets from the tagged transfers before it, on
 every path (a loop's back-edge, a branch skipping a transfer, a guard whose skip path waits for every transfer);
 which requested waits stay (something they name may be in flight) and the prefetch groups the pass forms."""
-from mtiacc.codegen.machine.insert_waits import (form_groups, hoist, insert_waits, issue_every_transfer, join_stores,
-                                                 place_counts)
-from mtiacc.codegen.machine.mir import DmaTag, LabelDef, MBuilder, MFunction, MInstr, WaitRequest
+from mtiacc.codegen.machine.insert_waits import (drop_covered_waits, hoist, insert_waits, issue_every_transfer,
+                                                 join_stores, place_counts)
+from mtiacc.codegen.machine.mir import DmaTag, Label, LabelDef, MBuilder, MFunction, MInstr, VMem, WaitRequest
 
 
 class Kernel:
@@ -529,3 +529,64 @@ def test_the_waits_before_a_prefetchs_transfers_replace_its_request_or_go_with_i
         inner = k.wait(part_of=req)
         k.load(kind="prefetch", block=object())
         assert k.stays(own, inner, flag_set) == [False, before, before]
+
+
+# ----------------------------------------------------------------------------------------- covered waits
+
+def fn_of(*items):
+    fn = MFunction("k")
+    fn.items = [MInstr(i[0], list(i[1:])) if isinstance(i, tuple) else i for i in items]
+    return fn
+
+
+def text(fn):
+    return [f"{it.label.name}:" if isinstance(it, LabelDef) else
+            " ".join([it.op] + [str(a) for a in it.args]) for it in fn.items]
+
+
+def test_a_dma_wait_covered_by_a_later_one_goes_but_not_before_a_read():
+    loop = Label(".Lskip")
+    fn = fn_of(("mtia.dma.in", "a0", "a1", "a2"), ("mtia.dma.wait",), ("beqz", "a3", loop),
+               ("mtia.dma.in", "a4", "a5", "a2"), LabelDef(loop), ("mtia.dma.wait",),
+               ("vle32.v", "v8", VMem("a0")), ("mtia.dma.out", "a1", "a0", "a2"), ("mtia.dma.wait",), ("ret",))
+    drop_covered_waits(fn.items)
+    assert [t for t in text(fn) if t == "mtia.dma.wait"] == ["mtia.dma.wait"] * 2
+    assert text(fn)[1] == "beqz a3 .Lskip"
+
+
+def test_wait_stays_when_an_outbound_transfer_is_pending():
+    fn = fn_of(("mtia.dma.out", "a0", "a1", "a2"), ("mtia.dma.wait",), ("mtia.dma.in", "a1", "a3", "a2"),
+               ("mtia.dma.wait",), ("ret",))
+    drop_covered_waits(fn.items)
+    assert text(fn).count("mtia.dma.wait") == 2
+
+
+def test_a_counted_wait_covers_an_earlier_wait_only_when_it_leaves_no_more_in_flight():
+    # wait; in; wait 1: the later one leaves only that transfer in flight, so the first goes
+    fn = fn_of(("mtia.dma.in", "a0", "a1", "a2"), ("mtia.dma.wait",), ("mtia.dma.in", "a4", "a5", "a2"),
+               ("mtia.dma.wait", 1), ("ret",))
+    drop_covered_waits(fn.items)
+    assert [t for t in text(fn) if t.startswith("mtia.dma.wait")] == ["mtia.dma.wait 1"]
+    # wait; in; wait 2: the later one may leave the first transfer in flight, so both stay
+    fn = fn_of(("mtia.dma.in", "a0", "a1", "a2"), ("mtia.dma.wait",), ("mtia.dma.in", "a4", "a5", "a2"),
+               ("mtia.dma.wait", 2), ("ret",))
+    drop_covered_waits(fn.items)
+    assert [t for t in text(fn) if t.startswith("mtia.dma.wait")] == ["mtia.dma.wait", "mtia.dma.wait 2"]
+    # an outbound transfer before a counted wait may still be in flight after it: the next wait stays
+    fn = fn_of(("mtia.dma.out", "a0", "a1", "a2"), ("mtia.dma.in", "a3", "a1", "a2"), ("mtia.dma.wait", 1),
+               ("mtia.dma.wait",), ("mtia.dma.in", "a4", "a5", "a2"), ("mtia.dma.wait",), ("ret",))
+    drop_covered_waits(fn.items)
+    assert [t for t in text(fn) if t.startswith("mtia.dma.wait")] == ["mtia.dma.wait 1", "mtia.dma.wait",
+                                                                      "mtia.dma.wait"]
+
+
+def test_2d_transfers_and_their_configuration_in_the_wait_rule():
+    # in2d is inbound like in (and cfg touches no memory): the first wait goes; out2d keeps it
+    fn = fn_of(("mtia.dma.cfg", "a3", 0), ("mtia.dma.in2d", "a0", "a1", "a2"), ("mtia.dma.wait",),
+               ("mtia.dma.cfg", "a4", 0), ("mtia.dma.in2d", "a5", "a1", "a2"), ("mtia.dma.wait",), ("ret",))
+    drop_covered_waits(fn.items)
+    assert text(fn).count("mtia.dma.wait") == 1
+    fn = fn_of(("mtia.dma.out2d", "a0", "a1", "a2"), ("mtia.dma.wait",), ("mtia.dma.in2d", "a1", "a3", "a2"),
+               ("mtia.dma.wait",), ("ret",))
+    drop_covered_waits(fn.items)
+    assert text(fn).count("mtia.dma.wait") == 2
