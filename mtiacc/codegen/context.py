@@ -39,21 +39,21 @@ SCALAR_BACKED = (O.SplatOp, O.ConstantOp)
 
 @dataclasses.dataclass(eq=False)
 class Homes:
-    """Where each IR value lives, keyed by ``id(value)``."""
+    """Where each IR value lives, keyed by the value itself (a value hashes by identity)."""
 
     b: MBuilder
     lmem: LocalMemory
-    regs: Dict[int, VReg] = dataclasses.field(default_factory=dict)
-    bufs: Dict[int, Buffer] = dataclasses.field(default_factory=dict)
-    demanded: Set[int] = dataclasses.field(default_factory=set)  # blocks some op reads as data
-    keep: Set[int] = dataclasses.field(default_factory=set)      # buffers never freed (stored blocks)
-    in_slot: Set[int] = dataclasses.field(default_factory=set)   # slot stores whose value is there (memory/kept.py)
-    placed: Dict[int, Buffer] = dataclasses.field(default_factory=dict)  # homes given in advance (a local slot)
+    regs: Dict[Value, VReg] = dataclasses.field(default_factory=dict)
+    bufs: Dict[Value, Buffer] = dataclasses.field(default_factory=dict)
+    demanded: Set[Value] = dataclasses.field(default_factory=set)  # blocks some op reads as data
+    keep: Set[Value] = dataclasses.field(default_factory=set)      # buffers never freed (stored blocks)
+    in_slot: Set[Operation] = dataclasses.field(default_factory=set)   # slot stores whose value is there (memory/kept.py)
+    placed: Dict[Value, Buffer] = dataclasses.field(default_factory=dict)  # homes given in advance (a local slot)
     # blocks read where a register points (a kept slot or the home the DRAM load filled: ``memory/kept.py``)
-    views: Dict[int, VReg] = dataclasses.field(default_factory=dict)
+    views: Dict[Value, VReg] = dataclasses.field(default_factory=dict)
     scope: tuple = ()   # the region ops around the op being lowered (isel sets it)
-    const_scope: Dict[int, tuple] = dataclasses.field(default_factory=dict)  # where a block constant's register was set
-    fill_scope: Dict[int, tuple] = dataclasses.field(default_factory=dict)   # where a splat's buffer was filled
+    const_scope: Dict[Value, tuple] = dataclasses.field(default_factory=dict)  # where a block constant's register was set
+    fill_scope: Dict[Value, tuple] = dataclasses.field(default_factory=dict)   # where a splat's buffer was filled
 
     def set_here(self, where: Optional[tuple]) -> bool:
         """Whether something set in scope ``where`` (a block constant's register, a filled buffer) holds here:
@@ -62,13 +62,13 @@ class Homes:
 
     def get(self, v: Value) -> VReg:
         """The register of scalar ``v``."""
-        r = self.regs.get(id(v))
+        r = self.regs.get(v)
         if r is None:
             raise CompileError(f"internal: scalar value of type {v.type} has no register")
         return r
 
     def buffer(self, v: Value) -> Buffer:
-        buf = self.bufs.get(id(v))
+        buf = self.bufs.get(v)
         if buf is None:
             raise CompileError(f"internal: block value of type {v.type} was not materialized")
         return buf
@@ -79,27 +79,27 @@ class Homes:
         if isinstance(v, OpResult) and isinstance(v.op, O.SplatOp):
             return Src(elem, scalar=self.get(v.op.src))
         if isinstance(v, OpResult) and isinstance(v.op, O.ConstantOp):
-            key = id(v)   # materialized at first use: valid later in that region (or nested in it) only
-            if key not in self.regs or not self.set_here(self.const_scope.get(key)):
-                self.regs[key] = constant(self.b, v.op.value, elem)
-                self.const_scope[key] = self.scope
-            return Src(elem, scalar=self.regs[key])
-        if id(v) in self.views:
-            return Src(elem, addr=self.views[id(v)])
+            # materialized at first use: valid later in that region (or nested in it) only
+            if v not in self.regs or not self.set_here(self.const_scope.get(v)):
+                self.regs[v] = constant(self.b, v.op.value, elem)
+                self.const_scope[v] = self.scope
+            return Src(elem, scalar=self.regs[v])
+        if v in self.views:
+            return Src(elem, addr=self.views[v])
         return Src(elem, addr=self.buffer(v).offset)
 
     def result_addr(self, v: Value):
         """Where an op writes block ``v``: the register of its view (a double-buffered stored block,
         control.py), else its buffer's offset (allocated here)."""
-        return self.views[id(v)] if id(v) in self.views else self.alloc(v).offset
+        return self.views[v] if v in self.views else self.alloc(v).offset
 
     def alloc(self, v: Value) -> Buffer:
-        buf = self.placed.pop(id(v), None)
+        buf = self.placed.pop(v, None)
         if buf is None:
             nbytes = v.type.numel * elem_bytes(v.type)
             what = f"`{v.name_hint}` ({v.type})" if v.name_hint else f"a block of {v.type}"
             buf = self.lmem.alloc(nbytes, what, v.op.loc if isinstance(v, OpResult) else None)
-        self.bufs[id(v)] = buf
+        self.bufs[v] = buf
         return buf
 
 
@@ -182,7 +182,7 @@ class Lowering:
             for x in op.operands:
                 if (len(op.results) == 1 and x.type.is_block() and x.type.shape == v.type.shape
                         and elem_bytes(x.type) == elem_bytes(v.type)
-                        and id(x) in self.bufs and id(x) not in self.homes.views and self.release_dead(op, x)):
+                        and x in self.bufs and x not in self.homes.views and self.release_dead(op, x)):
                     return self.homes.result_addr(v)
             raise
 
@@ -191,19 +191,19 @@ class Lowering:
         return self.homes.lmem
 
     @property
-    def regs(self) -> Dict[int, VReg]:
+    def regs(self) -> Dict[Value, VReg]:
         return self.homes.regs
 
     @property
-    def bufs(self) -> Dict[int, Buffer]:
+    def bufs(self) -> Dict[Value, Buffer]:
         return self.homes.bufs
 
     @property
-    def demanded(self) -> Set[int]:
+    def demanded(self) -> Set[Value]:
         return self.homes.demanded
 
     @property
-    def keep(self) -> Set[int]:
+    def keep(self) -> Set[Value]:
         return self.homes.keep
 
 
@@ -222,16 +222,16 @@ def carried_home(lw: Lowering, op, v: Value):
     if len(i) != 1:
         return None
     arg = loop.iter_args[i[0]]
-    home = lw.bufs.get(id(arg))
-    if home is None or id(arg) in lw.homes.views or arg.type != v.type:
+    home = lw.bufs.get(arg)
+    if home is None or arg in lw.homes.views or arg.type != v.type:
         return None
     at = block.ops.index(op)
     if any(u.op.parent is not block or block.ops.index(u.op) > at for u in arg.uses):
         return None
-    if any(lw.bufs.get(id(r)) is home for u in arg.uses if u.op is not op for r in u.op.results):
+    if any(lw.bufs.get(r) is home for u in arg.uses if u.op is not op for r in u.op.results):
         return None   # an earlier reader made an alias of the carried block (read later, maybe)
-    lw.bufs[id(v)] = home
-    lw.keep.add(id(v))   # freed with the loop's result
+    lw.bufs[v] = home
+    lw.keep.add(v)   # freed with the loop's result
     return home
 
 

@@ -130,9 +130,9 @@ def _home(lw: Lowering, t, what: str, loc):
 
 def _bind_home(lw: Lowering, value: Value, home) -> None:
     if value.type.is_block():
-        lw.bufs[id(value)] = home
+        lw.bufs[value] = home
     else:
-        lw.regs[id(value)] = home
+        lw.regs[value] = home
 
 
 def _copy_block(lw: Lowering, v: Value, home) -> None:
@@ -251,7 +251,7 @@ def counted_loop(lw: Lowering, op: ForOp, comment: str):
     b = lw.b
     iv = b.x("iv")
     b("mv", iv, lw.get(op.lower), comment=comment)
-    lw.regs[id(op.induction_var)] = iv
+    lw.regs[op.induction_var] = iv
     top, done = b.new_label("for"), b.new_label("endfor")
     b("bge", iv, lw.get(op.upper), done)
     b.label(top)
@@ -265,9 +265,9 @@ def _adopted(lw: Lowering, op: ForOp, v: Value):
     """The buffer of init ``v`` when it can be the carried block's home (no copy): a loaded block only
     this loop reads (``pipeline-loads``' first tiles)."""
     if not (isinstance(v, OpResult) and isinstance(v.op, O.LoadOp) and len(v.uses) == 1
-            and id(v) in lw.bufs and id(v) not in lw.keep):
+            and v in lw.bufs and v not in lw.keep):
         return None
-    return lw.bufs[id(v)]
+    return lw.bufs[v]
 
 
 def _yielded_home(lw: Lowering, loop: ForOp, r: Value):
@@ -280,10 +280,10 @@ def _yielded_home(lw: Lowering, loop: ForOp, r: Value):
     if not isinstance(branch, IfOp) or not isinstance(term, YieldOp) or term is not block.terminator:
         return None
     i = [k for k, y in enumerate(term.values) if y is r]
-    home = lw.bufs.get(id(branch.results[i[0]])) if len(i) == 1 else None
-    if home is None or id(branch.results[i[0]]) in lw.homes.views or branch.results[i[0]].type != r.type:
+    home = lw.bufs.get(branch.results[i[0]]) if len(i) == 1 else None
+    if home is None or branch.results[i[0]] in lw.homes.views or branch.results[i[0]].type != r.type:
         return None
-    lw.keep.add(id(r))
+    lw.keep.add(r)
     return home
 
 
@@ -394,14 +394,14 @@ def _double_buffer(lw: Lowering, op: ForOp, v: Value):
     between (iteration k computes into one while the store of iteration k - 1 reads the other); ``v`` is read
     and written where a register points.  Returns (the register, the xor that flips it), or None."""
     stores = [o for o in op.walk() if isinstance(o, O.StoreOp)]
-    if len(stores) != 1 or len(v.uses) != 1 or id(v) in lw.homes.views:
+    if len(stores) != 1 or len(v.uses) != 1 or v in lw.homes.views:
         return None
     nbytes = v.type.numel * elem_bytes(v.type)
     what = f"`{v.name_hint}` ({v.type}, twice)" if v.name_hint else f"a stored block of {v.type} (twice)"
     first, second = (lw.lmem.alloc(nbytes, what, op.loc) for _ in range(2))   # never freed: a store may read one
     reg = lw.b.x("dbuf")
     lw.b("li", reg, first.offset)
-    lw.homes.views[id(v)] = reg
+    lw.homes.views[v] = reg
     return reg, first.offset ^ second.offset
 
 
@@ -416,7 +416,7 @@ def lower_for(lw: Lowering, op: ForOp) -> None:
     write(lw, [v for v, _ in pairs], [h for _, h in pairs])
     for v, a in zip(op.inits, adopted):
         if a is not None:
-            del lw.bufs[id(v)]   # the home now: freed with the loop's result, not at the loop
+            del lw.bufs[v]   # the home now: freed with the loop's result, not at the loop
     for arg, res, h in zip(op.iter_args, op.results, homes):
         _bind_home(lw, arg, h)
         _bind_home(lw, res, h)

@@ -133,7 +133,7 @@ def _lower_scalar(lw: Lowering, op: Operation) -> None:
         if mask is not None:
             b.label(skip)
         if op.result.uses:
-            lw.regs[id(op.result)] = _from_bits(b, old, t)
+            lw.regs[op.result] = _from_bits(b, old, t)
         return
     res = b.f("old") if t.is_float() else b.x("old")
     b("fmv.d" if t.is_float() else "mv", res, constant(b, 0, t))
@@ -142,7 +142,7 @@ def _lower_scalar(lw: Lowering, op: Operation) -> None:
     old = _from_bits(b, _amo(b, op, lw.get(op.ptr), val, cmp), t)
     b("fmv.d" if t.is_float() else "mv", res, old)
     b.label(skip)
-    lw.regs[id(op.result)] = res
+    lw.regs[op.result] = res
 
 
 # --------------------------------------------------------------------------- blocks
@@ -181,7 +181,7 @@ def _lower_block(lw: Lowering, op: Operation) -> None:
     mask = op.mask if isinstance(op, AtomicRMWOp) else None
     done = b.new_label("amodone")
     dst = None
-    if id(op.result) in lw.demanded:
+    if op.result in lw.demanded:
         dst = b.li(lw.alloc(op.result).offset, "old")
         if mask is not None:
             lower_fill(b, n, Src(t, scalar=constant(b, 0, t)), Src(t, addr=lw.buffer(op.result).offset))

@@ -53,12 +53,12 @@ def place_in_slot(lw: Lowering, op) -> None:
     where = lw.order.pos.get(slot.op) if hasattr(slot, "op") else None
     if where is None or where > lw.order.pos[op]:
         return
-    lw.homes.views[id(res)] = _slot_address(lw, store.buf, slot)
-    lw.homes.in_slot.add(id(store))
+    lw.homes.views[res] = _slot_address(lw, store.buf, slot)
+    lw.homes.in_slot.add(store)
 
 
 def _store(lw: Lowering, op: SlotStoreOp) -> None:
-    if id(op) in lw.homes.in_slot:   # its value was computed in the slot (place_in_slot)
+    if op in lw.homes.in_slot:   # its value was computed in the slot (place_in_slot)
         return
     elem = op.value.type.element_type
     lower_fill(lw.b, op.value.type.numel, lw.src(op.value), Src(elem, addr=_slot_address(lw, op.buf, op.slot)))
@@ -73,16 +73,16 @@ def _branch_home(lw: Lowering, op: SlotLoadOp):
     branch = block.parent.parent if block is not None and block.parent is not None else None
     if not isinstance(branch, IfOp) or block is not branch.then_block or not isinstance(term, YieldOp):
         return None
-    if list(term.values) != [op.result] or len(op.result.uses) != 1 or id(branch.results[0]) not in lw.bufs:
+    if list(term.values) != [op.result] or len(op.result.uses) != 1 or branch.results[0] not in lw.bufs:
         return None
     other = branch.else_block.terminator
-    home = lw.bufs[id(branch.results[0])]
+    home = lw.bufs[branch.results[0]]
     if isinstance(other, YieldOp) and len(other.values) == 1:
         load = other.values[0]
         if isinstance(getattr(load, "op", None), LoadOp) and len(load.uses) == 1 and load.op.parent is other.parent:
-            lw.homes.placed[id(load)] = home
-            lw.keep.add(id(load))
-    lw.keep.add(id(op.result))
+            lw.homes.placed[load] = home
+            lw.keep.add(load)
+    lw.keep.add(op.result)
     return home
 
 
@@ -107,7 +107,7 @@ def view_for_if(lw: Lowering, op: IfOp, homes) -> None:
         return
     reg = lw.b.x("view")
     lw.b("li", reg, homes[0].offset)
-    lw.homes.views[id(res)] = reg
+    lw.homes.views[res] = reg
 
 
 def _load(lw: Lowering, op: SlotLoadOp) -> None:
@@ -117,13 +117,13 @@ def _load(lw: Lowering, op: SlotLoadOp) -> None:
     if home is None and op.result.uses and all(_reads_in_place(u.op) for u in op.result.uses):
         view = lw.b.x("view")
         lw.b("mv", view, src.addr, comment="read the slot where it is")
-        lw.homes.views[id(op.result)] = view
+        lw.homes.views[op.result] = view
         return
     if home is None:
         home = lw.alloc(op.result)
     else:
-        lw.bufs[id(op.result)] = home
-        view = lw.homes.views.get(id(op.parent.parent.parent.results[0]))
+        lw.bufs[op.result] = home
+        view = lw.homes.views.get(op.parent.parent.parent.results[0])
         if view is not None:
             lw.b("mv", view, src.addr, comment="read the slot where it is")
             return
@@ -174,7 +174,7 @@ def _wait(lw: Lowering, op: SlotWaitOp) -> None:
 
 
 def _ptr_to_int(lw: Lowering, op: PtrToIntOp) -> None:
-    lw.regs[id(op.result)] = lw.get(op.src)
+    lw.regs[op.result] = lw.get(op.src)
 
 
 LOWER = {SlotStoreOp: _store, SlotLoadOp: _load, SlotFetchOp: _fetch, SlotFlushOp: _flush, SlotWaitOp: _wait, PtrToIntOp: _ptr_to_int}

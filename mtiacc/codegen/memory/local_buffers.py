@@ -29,19 +29,19 @@ def _slot(lw: Lowering, buf_value, slot: int) -> Buffer:
 
 def _alloc(lw: Lowering, op: LocalAllocOp) -> None:
     lw.alloc(op.buf)
-    lw.keep.add(id(op.buf))
+    lw.keep.add(op.buf)
 
 
 def _async_copy(lw: Lowering, op: AsyncCopyOp) -> None:
     load = O.LoadOp.get(op.ptr, op.mask, op.other, loc=op.loc, attrs={"access": op.access})
     try:
-        lw.homes.placed[id(load.result)] = _slot(lw, op.buf, op.slot)
+        lw.homes.placed[load.result] = _slot(lw, op.buf, op.slot)
         memory.lower_load(lw, load)   # its transfers are waited for by mtia.wait, not before the next reader
-        lw.bufs.pop(id(load.result), None)
+        lw.bufs.pop(load.result, None)
     finally:
-        lw.homes.placed.pop(id(load.result), None)
+        lw.homes.placed.pop(load.result, None)
         load.drop_operands()
-    lw.regs[id(op.token)] = lw.b.li(0, "token")
+    lw.regs[op.token] = lw.b.li(0, "token")
 
 
 def _wait(lw: Lowering, op: WaitOp) -> None:

@@ -38,11 +38,11 @@ DMA_ONLY = ("contiguous", "elements", "runs", "split-tiles", "tiles")
 REWRITE_WAIT = "the store of this block's last value completes before it is written"
 
 
-def readers(lw: Lowering, ops: List[Operation], rows: Dict[Operation, Pattern]) -> Dict[int, int]:
+def readers(lw: Lowering, ops: List[Operation], rows: Dict[Operation, Pattern]) -> Dict[Value, int]:
     """Which block values get materialized (``lw.demanded``), and the index of the last op reading each
     (``rows``: each op's pattern)."""
-    last: Dict[int, int] = {}
-    demanded: Set[int] = lw.demanded
+    last: Dict[Value, int] = {}
+    demanded: Set[Value] = lw.demanded
 
     def need(v: Value, i: int):
         v, i = control.remap(lw, v, i)  # carried values, and uses inside loops
@@ -50,23 +50,23 @@ def readers(lw: Lowering, ops: List[Operation], rows: Dict[Operation, Pattern]) 
             return
         if isinstance(v, OpResult) and isinstance(v.op, SCALAR_BACKED):
             return
-        demanded.add(id(v))
-        last[id(v)] = max(last.get(id(v), -1), i)
+        demanded.add(v)
+        last[v] = max(last.get(v, -1), i)
 
     for i in reversed(range(len(ops))):
         op = ops[i]
         row = rows[op]
         if not applies(row.reads_when, op, demanded):
             continue
-        if ndblocks.is_alias(op) and id(op.results[0]) in demanded:
-            i = max(i, last.get(id(op.results[0]), i))  # the source's buffer lives as long as the alias
+        if ndblocks.is_alias(op) and op.results[0] in demanded:
+            i = max(i, last.get(op.results[0], i))  # the source's buffer lives as long as the alias
         for v in row.reads(op):
             need(v, i)
     for op in ops:  # an alias and its source (a carried block: the loop's result) free their shared buffer together
-        if ndblocks.is_alias(op) and id(op.results[0]) in last:
+        if ndblocks.is_alias(op) and op.results[0] in last:
             src, _ = control.remap(lw, op.src, lw.order.pos[op])
-            if id(src) in last:
-                last[id(op.results[0])] = last[id(src)]
+            if src in last:
+                last[op.results[0]] = last[src]
     return last
 
 
@@ -78,7 +78,7 @@ class Selector:
         self.lw.emit = self.emit
         self.lw.release = self.release
         self.lw.release_dead = self.release_dead
-        self.frees: Dict[int, List[int]] = {}
+        self.frees: Dict[int, List[Value]] = {}   # op position -> the blocks it reads last
         self.rows: Dict[Operation, Pattern] = {}  # op -> its row of the pattern table, found once
 
     def run(self) -> Lowering:
@@ -154,7 +154,7 @@ class Selector:
             return False
         if read_back_source(op) is not None:
             return True   # the arith.truncf the engine's accumulator store did: no code
-        if all(r.type.is_block() and id(r) not in self.lw.demanded for r in op.results):
+        if all(r.type.is_block() and r not in self.lw.demanded for r in op.results):
             return True  # a block nothing reads as data (e.g. a pointer block a DMA uses): no code
         if isinstance(op, (ReduceOp, ScanOp)) or ndblocks.handles(op) or mathlib.is_math(op):
             return False
@@ -189,13 +189,13 @@ class Selector:
     def release_dead(self, op: Operation, v: Value) -> bool:
         """Free block ``v`` while ``op`` is lowered, when ``op`` is its last reader and neither a kept block nor
         one the engine's running commands read: ``op`` has taken what it needs from it."""
-        lw, key = self.lw, id(v)
+        lw = self.lw
         frees = self.frees.get(lw.order.pos[op], [])
-        buf = lw.bufs.get(key)
-        if key not in frees or buf is None or key in lw.keep or any(h is buf for h in lw.engine.held):
+        buf = lw.bufs.get(v)
+        if v not in frees or buf is None or v in lw.keep or any(h is buf for h in lw.engine.held):
             return False
-        frees.remove(key)
-        del lw.bufs[key]
+        frees.remove(v)
+        del lw.bufs[v]
         lw.lmem.free(buf)
         return True
 
@@ -223,7 +223,7 @@ class Selector:
                 r = b.x(arg.name_hint or "")
                 wide = not (isinstance(t, IntType) and t.width <= 32)
                 b("ld" if wide else "lw", r, slot, comment=f"parameter {arg.name_hint}")
-            lw.regs[id(arg)] = r
+            lw.regs[arg] = r
 
 
 def select_instructions(func: O.FuncOp, target: Target, se: FrozenSet[str] = frozenset()) -> Lowering:

@@ -94,7 +94,7 @@ def _store(lw: Lowering, op: O.StoreOp) -> None:
     for v in memory.needs_buffers(op):
         if v is op.value:  # the stored buffer is read by a DMA that may still be in flight
             lw.keep.update(ndblocks.alias_chain(v))
-    if op.value.type.is_block() and id(op.value) in lw.keep and id(op.value) not in lw.homes.views:
+    if op.value.type.is_block() and op.value in lw.keep and op.value not in lw.homes.views:
         waits.tag_transfers(lw, begin, own=True)   # may stay in flight with the prefetches after it (insert-waits)
 
 
@@ -107,15 +107,15 @@ def _volatile_fence(lw: Lowering, op: O.LoadOp) -> None:
 
 def _scalar_load(lw: Lowering, op: O.LoadOp) -> None:
     _volatile_fence(lw, op)
-    lw.regs[id(op.result)] = memory.lower_scalar_load(lw, op)
+    lw.regs[op.result] = memory.lower_scalar_load(lw, op)
 
 
 def _scalar_math(lw: Lowering, op: Operation) -> None:
-    lw.regs[id(op.result)] = mathlib.lower_math_scalar(lw.b, op, lw.get, lw.se)
+    lw.regs[op.result] = mathlib.lower_math_scalar(lw.b, op, lw.get, lw.se)
 
 
 def _scalar(lw: Lowering, op: Operation) -> None:
-    lw.regs[id(op.result)] = lower_scalar(lw.b, op, lw.get)
+    lw.regs[op.result] = lower_scalar(lw.b, op, lw.get)
 
 
 def _check_rank(op: Operation) -> None:
@@ -137,8 +137,8 @@ def _block_load(lw: Lowering, op: O.LoadOp) -> None:
         waits.request(lw, owed, PREFETCH_WAIT, op.loc)
     home = _carried_home(lw, op) if op.prefetch else None
     if home is not None:   # straight into the carried block it becomes: no copy at the yield
-        lw.homes.placed[id(op.result)] = home
-        lw.keep.add(id(op.result))
+        lw.homes.placed[op.result] = home
+        lw.keep.add(op.result)
     if op.guard is not None:   # a prefetch past the loop's end moves nothing
         skip, scope = lw.b.new_label("noprefetch"), lw.homes.scope
         lw.b("beqz", lw.get(op.guard), skip)
@@ -176,7 +176,7 @@ def _carried_home(lw: Lowering, op: O.LoadOp):
             return None
     if sum(v is op.result for v in uses[0].op.operands) != 1:
         return None
-    return lw.bufs.get(id(arg))
+    return lw.bufs.get(arg)
 
 
 def _is_volatile_load(op: Operation) -> bool:
@@ -186,9 +186,9 @@ def _is_volatile_load(op: Operation) -> bool:
 def _volatile_block_load(lw: Lowering, op: O.LoadOp) -> None:
     """A volatile block load reads memory even when nothing reads its result (then its buffer goes at once)."""
     _block_load(lw, op)
-    if id(op.result) not in lw.demanded:
+    if op.result not in lw.demanded:
         lw.b("mtia.dma.wait", comment="a volatile load nothing reads")
-        lw.lmem.free(lw.bufs.pop(id(op.result)))
+        lw.lmem.free(lw.bufs.pop(op.result))
 
 
 def _pointer_block(lw: Lowering, op: O.AddPtrOp) -> None:
@@ -209,7 +209,7 @@ def _same_shape_broadcast(op: Operation) -> bool:
 
 def _alias(lw: Lowering, op: O.BroadcastOp) -> None:
     _check_rank(op)
-    lw.bufs[id(op.result)] = lw.buffer(op.src)
+    lw.bufs[op.result] = lw.buffer(op.src)
 
 
 def _vector_loop(emit) -> Callable[[Lowering, Operation], None]:
@@ -292,7 +292,7 @@ def applies(when: str, op: Operation, demanded) -> bool:
         return True
     if when == USED_OR_SCALAR and not (op.results and op.results[0].type.is_block()):
         return True
-    return any(id(r) in demanded for r in op.results)
+    return any(r in demanded for r in op.results)
 
 
 __all__ = ["PATTERNS", "Pattern", "pattern_for", "applies", "ALWAYS", "USED", "USED_OR_SCALAR"]

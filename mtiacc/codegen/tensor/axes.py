@@ -71,14 +71,14 @@ def source_addr(lw: Lowering, v) -> int:
     buffer first).  A buffer filled inside a region (a loop body, a branch) holds its value only in that region
     and the regions nested in it: a read elsewhere (after a loop that may run no iteration) fills it again."""
     homes = lw.homes
-    if id(v) in lw.bufs and (id(v) not in homes.fill_scope or homes.set_here(homes.fill_scope[id(v)])):
+    if v in lw.bufs and (v not in homes.fill_scope or homes.set_here(homes.fill_scope[v])):
         return lw.buffer(v).offset
     root = scalar_root(lw, v)
     if root is None:
         raise CompileError(f"internal: block value of type {v.type} was not materialized")
-    buf = lw.bufs[id(v)] if id(v) in lw.bufs else lw.alloc(v)
+    buf = lw.bufs[v] if v in lw.bufs else lw.alloc(v)
     materialize_scalar(lw, root, v, buf)
-    homes.fill_scope[id(v)] = homes.scope
+    homes.fill_scope[v] = homes.scope
     return buf.offset
 
 

@@ -672,7 +672,7 @@ def _fits(b, ops, lmul, wmax, srcs, scalars, stores, consts, se=mathlib.NO_SE, p
 def lower(lw: Lowering, op: FusedElementwiseOp) -> None:
     """Emit the loop(s) of ``op``: inputs from ``lw``'s buffers and registers, results to new buffers."""
     b = lw.b
-    outs = [r for r in op.results if id(r) in lw.demanded]
+    outs = [r for r in op.results if r in lw.demanded]
     if not outs:
         return
     inner = op.inner_ops()
@@ -694,7 +694,7 @@ def lower(lw: Lowering, op: FusedElementwiseOp) -> None:
     stores: Dict[int, Src] = {}
     work_last = next((c for c in reversed(inner) if not isinstance(c, O.ConstantOp)), None)
     for r, y in zip(op.results, yielded):
-        if id(r) in lw.demanded:
+        if r in lw.demanded:
             home = (control.carried_home(lw, op, r) if len(op.results) == 1 and getattr(y, "op", None) is work_last else None)
             stores[id(y)] = Src(r.type.element_type, addr=home.offset if home else lw.result_addr_in_place(op, r))
             if id(y) in srcs:  # a yielded input: copy it through the loop

@@ -36,12 +36,12 @@ def is_alias(op) -> bool:
     return isinstance(op, O.BroadcastOp) and op.src.type.shape == op.result.type.shape
 
 
-def alias_chain(v: Value) -> List[int]:
-    """Ids of ``v`` and of the values whose buffer it aliases (all must outlive a store of ``v``)."""
-    out = [id(v)]
+def alias_chain(v: Value) -> List[Value]:
+    """``v`` and the values whose buffer it aliases (all must outlive a store of ``v``)."""
+    out = [v]
     while isinstance(v, OpResult) and is_alias(v.op):
         v = v.op.src
-        out.append(id(v))
+        out.append(v)
     return out
 
 
@@ -53,7 +53,7 @@ def lower_shape_op(lw: Lowering, op) -> None:
         materialize_scalar(lw, root, res, lw.alloc(res))
         return
     if is_alias(op):
-        lw.bufs[id(res)] = lw.buffer(op.src)
+        lw.bufs[res] = lw.buffer(op.src)
         return
     if mlu.on_mlu(op):
         mlu.lower(lw, op)

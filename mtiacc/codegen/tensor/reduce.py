@@ -125,7 +125,7 @@ def lower_reduce(lw: Lowering, op) -> None:
     res = op.result
     relem = res.type.element_type
     if not res.type.is_block():
-        lw.regs[id(res)] = reduce_row(lw, b.li(src_addr, "src"), R, elem, kind)
+        lw.regs[res] = reduce_row(lw, b.li(src_addr, "src"), R, elem, kind)
         return
     dst = lw.alloc(res)
     if inner == 1:

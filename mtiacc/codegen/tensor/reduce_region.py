@@ -100,9 +100,9 @@ def _select_ops(lw: Lowering, ops, loc) -> None:
         if inner.regions or len(inner.results) != 1 or inner.results[0].type.is_block():
             raise CompileError(f"'{inner.name}' inside a combine function is not supported yet", inner.loc)
         if mathlib.is_math(inner):
-            lw.regs[id(inner.result)] = mathlib.lower_math_scalar(b, inner, lw.get, lw.se)
+            lw.regs[inner.result] = mathlib.lower_math_scalar(b, inner, lw.get, lw.se)
         else:
-            lw.regs[id(inner.result)] = lower_scalar(b, inner, lw.get)
+            lw.regs[inner.result] = lower_scalar(b, inner, lw.get)
 
 
 def _select_if(lw: Lowering, op: IfOp, loc) -> None:
@@ -121,7 +121,7 @@ def _select_if(lw: Lowering, op: IfOp, loc) -> None:
             b.label(other)
     b.label(done)
     for r, out in zip(op.results, outs):
-        lw.regs[id(r)] = out
+        lw.regs[r] = out
 
 
 def _move_all(lw: Lowering, homes: List[VReg], values) -> None:
@@ -143,7 +143,7 @@ def _select_for(lw: Lowering, op: ForOp, loc) -> None:
     homes = [_new(b, v.type, "carried") for v in op.inits]
     _move_all(lw, homes, list(op.inits))
     for arg, res, h in zip(op.iter_args, op.results, homes):
-        lw.regs[id(arg)] = lw.regs[id(res)] = h
+        lw.regs[arg] = lw.regs[res] = h
     with counted_loop(lw, op, "scf.for in a combine function"):
         _select_ops(lw, op.block.ops[:-1], op.loc or loc)
         b.loc = op.loc or loc
@@ -155,10 +155,10 @@ def _select_while(lw: Lowering, op: WhileOp, loc) -> None:
     before = [_new(b, v.type, "carried") for v in op.inits]
     _move_all(lw, before, list(op.inits))
     for arg, h in zip(op.before_block.args, before):
-        lw.regs[id(arg)] = h
+        lw.regs[arg] = h
     after = [_new(b, r.type, "carried") for r in op.results]
     for arg, res, h in zip(op.after_block.args, op.results, after):
-        lw.regs[id(arg)] = lw.regs[id(res)] = h
+        lw.regs[arg] = lw.regs[res] = h
     top, done = b.new_label("while"), b.new_label("endwhile")
     b.label(top)
     _select_ops(lw, op.before_block.ops[:-1], op.loc or loc)
@@ -178,7 +178,7 @@ def _combine(lw: Lowering, op, accs: List[VReg], xs: List[VReg], elems) -> None:
     b: MBuilder = lw.b
     block = op.regions[0].blocks[0]
     for arg, reg in zip(block.args, accs + xs):
-        lw.regs[id(arg)] = reg
+        lw.regs[arg] = reg
     _select_ops(lw, block.ops[:-1], op.loc)
     b.loc = op.loc
     outs = [lw.get(v) for v in block.terminator.values]
@@ -210,7 +210,7 @@ def lower_combine(lw: Lowering, op) -> None:
     dsts, temps = [], []
     if not scalar_results:
         for r in op.results:
-            if id(r) in lw.demanded:
+            if r in lw.demanded:
                 dsts.append(lw.alloc(r).offset)
             else:  # computed alongside a result that is used; dropped after
                 t = lw.lmem.alloc(r.type.numel * elem_bytes(r.type), "unused reduction result", op.loc)
@@ -262,7 +262,7 @@ def lower_combine(lw: Lowering, op) -> None:
     if scalar_results:
         position([b.li(x, "src") for x in addrs])
         for r, acc in zip(op.results, accs):
-            lw.regs[id(r)] = acc
+            lw.regs[r] = acc
         return
     ptrs = [b.li(x, "src") for x in addrs] + [b.li(d, "dst") for d in dsts]
     src_steps = [[R * inner * s, s] for s in sizes]
@@ -360,7 +360,7 @@ def lower_combine_vector(lw: Lowering, op) -> None:
     addrs = [source_addr(lw, s) for s in srcs]
     dsts, temps = [], []
     for r in op.results:
-        if id(r) in lw.demanded:
+        if r in lw.demanded:
             dsts.append(lw.alloc(r).offset)
         else:
             t = lw.lmem.alloc(r.type.numel * 4, "unused reduction result", op.loc)
