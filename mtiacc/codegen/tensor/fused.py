@@ -125,28 +125,28 @@ class _Math(mathlib.VMath):
 class Segment:
     """One loop over a run of the region's ops: register allocation and emission (dry: allocation only)."""
 
-    def __init__(self, b, ops: List, lmul: int, wmax: int, srcs: Dict[int, Src], scalars: Dict[int, VReg],
-                 stores: Dict[int, Src], consts: Dict[tuple, Optional[VReg]], dry: bool,
-                 se: FrozenSet[str] = mathlib.NO_SE, prefix: Optional[Dict[int, VReg]] = None,
-                 known: Optional[Dict[int, bool]] = None, iotas: Optional[Dict[int, VReg]] = None,
+    def __init__(self, b, ops: List, lmul: int, wmax: int, srcs: Dict[Value, Src], scalars: Dict[Value, VReg],
+                 stores: Dict[Value, Src], consts: Dict[tuple, Optional[VReg]], dry: bool,
+                 se: FrozenSet[str] = mathlib.NO_SE, prefix: Optional[Dict[Value, VReg]] = None,
+                 known: Optional[Dict[Value, bool]] = None, iotas: Optional[Dict[Value, VReg]] = None,
                  pool: Optional[tuple] = None):
         self.b, self.ops, self.lmul, self.wmax, self.se = b, ops, lmul, wmax, se
         self.prefix = prefix or {}   # mask inputs computed per chunk: id -> the bound (elements from the start)
         self.iotas = iotas or {}     # index inputs computed per chunk: id -> the start (the first element's value)
-        self.known: Dict[int, bool] = dict(known or {})   # i1 values known whole (true) or empty (false)
+        self.known: Dict[Value, bool] = dict(known or {})   # i1 values known whole (true) or empty (false)
         self.base: Optional[VReg] = None   # the chunk's first element (when there are prefix masks or iotas)
         self.srcs, self.scalars, self.stores, self.consts, self.dry = srcs, scalars, stores, consts, dry
         self.free: List[str] = list(pool or POOLS[lmul])
-        self.reg: Dict[int, str] = {}
-        self.ptrs: Dict[int, VReg] = {}
+        self.reg: Dict[Value, str] = {}
+        self.ptrs: Dict[Value, VReg] = {}
         self.cur = None
-        self.last: Dict[int, int] = {}
+        self.last: Dict[Value, int] = {}
         for j, op in enumerate(ops):
             for v in op.operands:
-                self.last[id(v)] = j
+                self.last[v] = j
         self.masks = fused_masks.plan(ops, stores)
         for j, mm in self.masks.masked.items():   # a masked multiply reads its mask, not the cast
-            self.last[id(mm.mask)] = max(self.last.get(id(mm.mask), -1), j)
+            self.last[mm.mask] = max(self.last.get(mm.mask, -1), j)
 
     # ---- emission helpers
     def __call__(self, *args) -> None:
@@ -178,14 +178,14 @@ class Segment:
     # ---- values
     def _scalar_reg(self, v: Value):
         """The x or f register of ``v`` when it is a scalar input or constant of the region."""
-        if id(v) in self.scalars:
-            return self.scalars[id(v)]
-        src = self.srcs.get(id(v))
+        if v in self.scalars:
+            return self.scalars[v]
+        src = self.srcs.get(v)
         return src.scalar if src is not None and src.is_scalar else None
 
     def _scalar(self, v: Value):
         """The x or f register of ``v`` when it is a scalar broadcast not already in a vector group."""
-        if id(v) in self.reg or v.type.element_type.is_bool():
+        if v in self.reg or v.type.element_type.is_bool():
             return None
         return self._scalar_reg(v)
 
@@ -209,28 +209,28 @@ class Segment:
         return mn, op.operands[i], reg
 
     def value(self, v: Value) -> str:
-        if id(v) in self.reg:
-            return self.reg[id(v)]
+        if v in self.reg:
+            return self.reg[v]
         g = self.alloc()
         elem = v.type
-        if id(v) in self.known:    # a mask known whole or empty, where an op needs it as a register
+        if v in self.known:    # a mask known whole or empty, where an op needs it as a register
             self.ensure(i1)
-            self("vmset.m" if self.known[id(v)] else "vmclr.m", g)
-        elif id(v) in self.iotas:    # element i of the chunk: start + base + i
+            self("vmset.m" if self.known[v] else "vmclr.m", g)
+        elif v in self.iotas:    # element i of the chunk: start + base + i
             at = self.b.x("at")
-            self("add", at, self.iotas[id(v)], self.base)
+            self("add", at, self.iotas[v], self.base)
             self.ensure(i32)
             self("vid.v", g)
             self("vadd.vx", g, g, at)
-        elif id(v) in self.prefix:   # element i of the chunk: i < bound - base (the scalar core subtracts)
+        elif v in self.prefix:   # element i of the chunk: i < bound - base (the scalar core subtracts)
             t, rel = self.alloc(), self.b.x("rel")
-            self("sub", rel, self.prefix[id(v)], self.base)
+            self("sub", rel, self.prefix[v], self.base)
             self.ensure(i32)
             self("vid.v", t)
             self("vmslt.vx", g, t, rel)
             self.release(t)
-        elif id(v) in self.scalars or id(v) in self.srcs and self.srcs[id(v)].is_scalar:
-            r = self.scalars[id(v)] if id(v) in self.scalars else self.srcs[id(v)].scalar
+        elif v in self.scalars or v in self.srcs and self.srcs[v].is_scalar:
+            r = self.scalars[v] if v in self.scalars else self.srcs[v].scalar
             if elem.is_bool():
                 self.ensure(i1)
                 self("vmv.v.x", g, r)
@@ -240,10 +240,10 @@ class Segment:
                 self("vfmv.v.f" if elem.is_float() else "vmv.v.x", g, r)
         else:
             sew = self.ensure(elem)
-            self(f"vle{sew}.v", g, VMem(self.ptrs.get(id(v))))
+            self(f"vle{sew}.v", g, VMem(self.ptrs.get(v)))
             if elem.is_bool():
                 self("vmsne.vi", g, g, 0)
-        self.reg[id(v)] = g
+        self.reg[v] = g
         return g
 
     def store(self, v: Value, g: str) -> None:
@@ -254,11 +254,11 @@ class Segment:
             self("vmand.mm", "v0", g, g)
             self("vmv.v.i", t, 0)
             self("vmerge.vim", t, t, 1, "v0")
-            self("vse8.v", t, VMem(self.ptrs.get(id(v))))
+            self("vse8.v", t, VMem(self.ptrs.get(v)))
             self.release(t)
             return
         sew = self.ensure(elem)
-        self(f"vse{sew}.v", g, VMem(self.ptrs.get(id(v))))
+        self(f"vse{sew}.v", g, VMem(self.ptrs.get(v)))
 
     def scalar(self, v: Value) -> Optional[VReg]:
         """The f register of ``v`` when it is a float scalar input or constant (an f32 or f64 one)."""
@@ -276,7 +276,7 @@ class Segment:
         if a is b:
             return frozenset()
         sa, sb = self.scalar(a) is not None, self.scalar(b) is not None
-        if sa == sb or id(a if sb else b) in self.scalars:
+        if sa == sb or (a if sb else b) in self.scalars:
             return frozenset()
         return frozenset({pair[1] if sb else pair[0]})
 
@@ -388,13 +388,13 @@ class Segment:
         if folded is not None:
             kind, what = folded
             if kind == "known":
-                self.known[id(op.result)] = what
-                if id(op.result) in self.stores:
+                self.known[op.result] = what
+                if op.result in self.stores:
                     self.store(op.result, self.value(op.result))
             else:
                 res = self.take(what, j)
-                self.reg[id(op.result)] = res
-                if id(op.result) in self.stores:
+                self.reg[op.result] = res
+                if op.result in self.stores:
                     self.store(op.result, res)
             self._release_after(op, j)
             return
@@ -414,8 +414,8 @@ class Segment:
                 self.ensure(vec.type)
                 self(mn, res, g, sreg)
             elif self._renames(op, j):   # the same bits under another type, in the register they are in
-                res = self.reg.pop(id(op.src)) if id(op.src) in self.reg else self.value(op.src)
-                self.reg.pop(id(op.src), None)
+                res = self.reg.pop(op.src) if op.src in self.reg else self.value(op.src)
+                self.reg.pop(op.src, None)
             else:
                 regs = self.scalar_operands(op)
                 g = [self.scalar(v) if i in regs else self.value(v) for i, v in enumerate(op.operands)]
@@ -425,8 +425,8 @@ class Segment:
         except CompileError as e:
             e.loc = e.loc or op.loc
             raise
-        self.reg[id(op.result)] = res
-        if id(op.result) in self.stores:
+        self.reg[op.result] = res
+        if op.result in self.stores:
             self.store(op.result, res)
         self._release_after(op, j)
 
@@ -448,10 +448,10 @@ class Segment:
         register (``.vf``); a copy of ``c`` first when every operand is read later."""
         a, b, c = op.operands
         self.ensure(op.result.type)
-        f = next((i for i, v in enumerate((a, b)) if self.scalar(v) is not None and id(v) not in self.reg), None)
+        f = next((i for i, v in enumerate((a, b)) if self.scalar(v) is not None and v not in self.reg), None)
         if f is not None and a is not b:
             fs, v = self.scalar((a, b)[f]), (a, b)[1 - f]
-            if self.last.get(id(v)) == j and id(v) in self.reg and self.last.get(id(c)) != j:
+            if self.last.get(v) == j and v in self.reg and self.last.get(c) != j:
                 d = self.take(v, j)
                 self("vfmadd.vf", d, fs, self.value(c))
                 return d
@@ -460,9 +460,9 @@ class Segment:
             self("vfmacc.vf", d, fs, gv)
             return d
         ga, gb = self.value(a), self.value(b)
-        if a is not b and self.last.get(id(c)) != j:
+        if a is not b and self.last.get(c) != j:
             for x, other in ((a, gb), (b, ga)):
-                if x is not c and self.last.get(id(x)) == j and id(x) in self.reg:
+                if x is not c and self.last.get(x) == j and x in self.reg:
                     d = self.take(x, j)
                     self("vfmadd.vv", d, other, self.value(c))
                     return d
@@ -477,7 +477,7 @@ class Segment:
         elem = self.ops[j].result.type
         zero = ("d" if sew_of(elem) == 64 else "f", 0)
         self.consts.setdefault(zero, None)
-        known = self.known.get(id(mm.mask))
+        known = self.known.get(mm.mask)
         if known is True:
             return self.take(mm.x, j)
         m = self.value(mm.mask) if known is None else None
@@ -486,17 +486,17 @@ class Segment:
             self("vmnand.mm", "v0", m, m)
         self.ensure(elem)
         self("vfmul.vf", d, d, self.consts[zero], *(() if known is False else ("v0.t",)))
-        if self.last.get(id(mm.mask)) == j and id(mm.mask) in self.reg:
-            self.release(self.reg.pop(id(mm.mask)))
+        if self.last.get(mm.mask) == j and mm.mask in self.reg:
+            self.release(self.reg.pop(mm.mask))
         return d
 
     def _release_after(self, op, j: int) -> None:
         """Take back the groups of ``op``'s operands used last here, and of its result when nothing reads it."""
-        for v in {id(v): v for v in op.operands}.values():
-            if self.last.get(id(v)) == j and id(v) in self.reg:
-                self.release(self.reg.pop(id(v)))
-        if id(op.result) not in self.last and id(op.result) in self.reg:
-            self.release(self.reg.pop(id(op.result)))
+        for v in {v: v for v in op.operands}.values():
+            if self.last.get(v) == j and v in self.reg:
+                self.release(self.reg.pop(v))
+        if op.result not in self.last and op.result in self.reg:
+            self.release(self.reg.pop(op.result))
 
     def fold_known(self, op):
         """``("known", bool)`` or ``("alias", value)`` when ``op`` reads a mask in ``known`` and needs no
@@ -504,7 +504,7 @@ class Segment:
         operand; else None."""
         if not self.known:
             return None
-        k = [self.known.get(id(v)) for v in op.operands]
+        k = [self.known.get(v) for v in op.operands]
         if all(x is None for x in k):
             return None
         if isinstance(op, O.SelectOp) and k[0] is not None:
@@ -519,8 +519,8 @@ class Segment:
     def take(self, v: Value, j: int) -> str:
         """A group holding ``v`` for the result of op ``j``: ``v``'s own when ``j`` reads it last, else a copy."""
         g = self.value(v)
-        if self.last.get(id(v)) == j:
-            self.reg.pop(id(v), None)
+        if self.last.get(v) == j:
+            self.reg.pop(v, None)
             return g
         return self._copy(g, v)
 
@@ -536,19 +536,19 @@ class Segment:
     def _renames(self, op, j: int) -> bool:
         """Whether ``op`` is a same-width bitcast at its operand's last use (its result can take the register)."""
         return isinstance(op, O.BitcastOp) and sew_of(op.src.type) == sew_of(op.result.type) \
-            and self.last.get(id(op.src)) == j and not op.src.type.is_bool() and id(op.src) not in self.prefix
+            and self.last.get(op.src) == j and not op.src.type.is_bool() and op.src not in self.prefix
 
     # ---- the loop
-    def memory(self) -> Dict[int, Src]:
-        """The local-memory operands this loop reads or writes (key: id of the IR value)."""
-        used = {id(v) for op in self.ops for v in op.operands}
+    def memory(self) -> Dict[Value, Src]:
+        """The local-memory operands this loop reads or writes (key: the IR value)."""
+        used = {v for op in self.ops for v in op.operands}
         mem = {k: s for k, s in self.srcs.items() if k in used and not s.is_scalar}
-        mem.update({id(op.result): self.stores[id(op.result)] for op in self.ops if id(op.result) in self.stores})
+        mem.update({op.result: self.stores[op.result] for op in self.ops if op.result in self.stores})
         return mem
 
     def per_chunk(self) -> bool:
         """Whether the loop computes masks or index ranges from the chunk's first element (``base``)."""
-        return any(id(v) in self.prefix or id(v) in self.iotas for op in self.ops for v in op.operands)
+        return any(v in self.prefix or v in self.iotas for op in self.ops for v in op.operands)
 
     def emit(self, n: int, comment: str, start: int = 0) -> None:
         """The loop over elements ``start`` to ``start + n``."""
@@ -600,7 +600,7 @@ def _emit_pairs(b, a: Segment, c: Segment, pairs: int, vlmax: int, comment: str)
     other's latencies (a long dependent chain alone stalls the in-order vector unit at every step)."""
     count = b.x("n")
     b("li", count, pairs, comment=comment + ", two chunks an iteration")
-    steps: Dict[int, int] = {}
+    steps: Dict[Value, int] = {}
     for k, s in a.memory().items():
         a.ptrs[k], c.ptrs[k] = _pointer(b, s, 0), _pointer(b, s, vlmax)
         steps[k] = 2 * vlmax * elem_bytes(s.elem)
@@ -677,32 +677,32 @@ def lower(lw: Lowering, op: FusedElementwiseOp) -> None:
         return
     inner = op.inner_ops()
     yielded = op.block.terminator.values
-    srcs: Dict[int, Src] = {}
-    prefix: Dict[int, VReg] = {}
-    iotas: Dict[int, VReg] = {}
+    srcs: Dict[Value, Src] = {}
+    prefix: Dict[Value, VReg] = {}
+    iotas: Dict[Value, VReg] = {}
     for a, v in zip(op.block.args, op.inputs):
         pm = prefix_mask(v) if v.type.is_block() else None
         if pm is not None:   # bound - start: how many of the block's elements are set
-            prefix[id(a)] = b.x("bound")
-            b("subw", prefix[id(a)], lw.get(pm[1]), lw.get(pm[0]))
+            prefix[a] = b.x("bound")
+            b("subw", prefix[a], lw.get(pm[1]), lw.get(pm[0]))
             continue
         start = iota(v) if v.type.is_block() else None
         if start is not None:
-            iotas[id(a)] = lw.get(start)
+            iotas[a] = lw.get(start)
             continue
-        srcs[id(a)] = lw.src(v) if v.type.is_block() else Src(v.type, scalar=lw.get(v))
-    stores: Dict[int, Src] = {}
+        srcs[a] = lw.src(v) if v.type.is_block() else Src(v.type, scalar=lw.get(v))
+    stores: Dict[Value, Src] = {}
     work_last = next((c for c in reversed(inner) if not isinstance(c, O.ConstantOp)), None)
     for r, y in zip(op.results, yielded):
         if r in lw.demanded:
             home = (control.carried_home(lw, op, r) if len(op.results) == 1 and getattr(y, "op", None) is work_last else None)
-            stores[id(y)] = Src(r.type.element_type, addr=home.offset if home else lw.result_addr_in_place(op, r))
-            if id(y) in srcs:  # a yielded input: copy it through the loop
+            stores[y] = Src(r.type.element_type, addr=home.offset if home else lw.result_addr_in_place(op, r))
+            if y in srcs:  # a yielded input: copy it through the loop
                 raise CompileError("internal: tt.fused_elementwise yields one of its inputs")
-    scalars: Dict[int, VReg] = {}
+    scalars: Dict[Value, VReg] = {}
     for c in inner:
         if isinstance(c, O.ConstantOp):
-            scalars[id(c.result)] = constant(b, c.value, c.result.type)
+            scalars[c.result] = constant(b, c.value, c.result.type)
     types = [a.type for a in op.block.args] + [c.result.type for c in inner]
     wmax = max(sew_of(t) for t in types)
     consts: Dict[tuple, Optional[VReg]] = {}
@@ -755,16 +755,16 @@ def _split(b, work, wmax, srcs, scalars, stores, consts, lw: Lowering, numel: in
         if not _fits(b, work[start:end], 2, wmax, srcs, scalars, stores, consts, lw.se, prefix, iotas=iotas):
             raise CompileError(f"internal: '{work[start].name}' does not fit the vector registers")
         seg = work[start:end]
-        later = {id(v) for op in work[end:] for v in op.operands}
+        later = {v for op in work[end:] for v in op.operands}
         for op in seg:
             r = op.result
-            if id(r) in later and id(r) not in stores:
+            if r in later and r not in stores:
                 buf = lw.lmem.alloc(numel * elem_bytes(r.type), f"a fused intermediate of type {r.type}", op.loc)
                 temps.append(buf)
-                stores[id(r)] = Src(r.type, addr=buf.offset)
-                srcs[id(r)] = Src(r.type, addr=buf.offset)
-            elif id(r) in later:
-                srcs[id(r)] = stores[id(r)]
+                stores[r] = Src(r.type, addr=buf.offset)
+                srcs[r] = Src(r.type, addr=buf.offset)
+            elif r in later:
+                srcs[r] = stores[r]
         plan.append((seg, 2))
         start = end
     return plan

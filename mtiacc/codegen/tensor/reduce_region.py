@@ -291,11 +291,11 @@ def _vector_ok(op) -> bool:
         return False
     block = op.regions[0].blocks[0]
     count = len(block.args)
-    local = {id(a) for a in block.args}
+    local = set(block.args)
     for inner in block.ops:
-        if any(id(v) not in local for v in inner.operands):
+        if any(v not in local for v in inner.operands):
             return False  # a value from outside the region (cse may share a constant): scalar path
-        local.update(id(r) for r in inner.results)
+        local.update(r for r in inner.results)
     for inner in block.ops[:-1]:
         if inner.regions or len(inner.results) != 1:
             return False
@@ -325,14 +325,14 @@ def _vector_region(lw: Lowering, op, vregs, consts) -> List[str]:
     b: MBuilder = lw.b
     block = op.regions[0].blocks[0]
     for inner in block.ops[:-1]:
-        d = vregs[id(inner.result)]
+        d = vregs[inner.result]
         if isinstance(inner, O.ConstantOp):
             continue  # splatted at the top of the chunk
         if isinstance(inner, O.SelectOp):
-            b("vmand.mm", "v0", vregs[id(inner.cond)], vregs[id(inner.cond)])
-            b("vmerge.vvm", d, vregs[id(inner.false_value)], vregs[id(inner.true_value)], "v0")
+            b("vmand.mm", "v0", vregs[inner.cond], vregs[inner.cond])
+            b("vmerge.vvm", d, vregs[inner.false_value], vregs[inner.true_value], "v0")
             continue
-        lhs, rhs = vregs[id(inner.lhs)], vregs[id(inner.rhs)]
+        lhs, rhs = vregs[inner.lhs], vregs[inner.rhs]
         if type(inner) in VECTOR_BINARY:
             if inner.result.type.is_bool():
                 mn = {O.AndIOp: "vmand.mm", O.OrIOp: "vmor.mm", O.XOrIOp: "vmxor.mm"}[type(inner)]
@@ -346,7 +346,7 @@ def _vector_region(lw: Lowering, op, vregs, consts) -> List[str]:
         table = FLOAT_COMPARE if isinstance(inner, O.CmpFOp) else INT_COMPARE
         mn, swap = table[inner.predicate]
         b(mn, d, rhs, lhs) if swap else b(mn, d, lhs, rhs)
-    return [vregs[id(v)] for v in block.terminator.values]
+    return [vregs[v] for v in block.terminator.values]
 
 
 def lower_combine_vector(lw: Lowering, op) -> None:
@@ -370,18 +370,18 @@ def lower_combine_vector(lw: Lowering, op) -> None:
     block = op.regions[0].blocks[0]
     vregs, nxt = {}, 1
     for arg in block.args:
-        vregs[id(arg)] = f"v{nxt}"
+        vregs[arg] = f"v{nxt}"
         nxt += 1
     consts = []
     for inner_op in block.ops[:-1]:
-        vregs[id(inner_op.result)] = f"v{nxt}"
+        vregs[inner_op.result] = f"v{nxt}"
         nxt += 1
         if isinstance(inner_op, O.ConstantOp):
             consts.append(inner_op)
     spare = [f"v{nxt + k}" for k in range(n)]
-    accs = [vregs[id(arg)] for arg in block.args[:n]]
-    xs = [vregs[id(arg)] for arg in block.args[n:]]
-    const_regs = {id(c): (None if c.result.type.is_bool() else constant(b, c.value, c.result.type)) for c in consts}
+    accs = [vregs[arg] for arg in block.args[:n]]
+    xs = [vregs[arg] for arg in block.args[n:]]
+    const_regs = {c: (None if c.result.type.is_bool() else constant(b, c.value, c.result.type)) for c in consts}
     if inner > 1:   # lanes: the inner positions (contiguous); one pass per outer index
         P, lanes, ls, step = outer, inner, 4, inner * 4
         src_outer, dst_outer = R * inner * 4, (R * inner if is_scan else inner) * 4
@@ -414,11 +414,11 @@ def lower_combine_vector(lw: Lowering, op) -> None:
         vl = b.x("vl")
         b("vsetvli", vl, left, "e32, m1, ta, ma")
         for c in consts:
-            reg = vregs[id(c.result)]
+            reg = vregs[c.result]
             if c.result.type.is_bool():
                 b("vmxnor.mm" if c.value else "vmxor.mm", reg, reg, reg)
             else:
-                b("vfmv.v.f" if c.result.type.is_float() else "vmv.v.x", reg, const_regs[id(c)])
+                b("vfmv.v.f" if c.result.type.is_float() else "vmv.v.x", reg, const_regs[c])
         ps, qs = [], []
         for k in range(n):
             p = b.x("p")

@@ -52,41 +52,41 @@ class Plan:
         return "ta, mu" if self.masked else "ta, ma"
 
 
-def _uses(ops: List) -> Dict[int, List[int]]:
-    uses: Dict[int, List[int]] = {}
+def _uses(ops: List) -> Dict[Value, List[int]]:
+    uses: Dict[Value, List[int]] = {}
     for j, op in enumerate(ops):
         for v in op.operands:
-            uses.setdefault(id(v), []).append(j)
+            uses.setdefault(v, []).append(j)
     return uses
 
 
-def _bool_to_float(v: Value, ops_at: Dict[int, int]):
+def _bool_to_float(v: Value, ops_at: Dict[object, int]):
     """The index of ``uitofp(m)`` (``m`` i1, the result f32 or f64) defining ``v`` in the region, else None."""
     if isinstance(v, OpResult) and isinstance(v.op, O.UIToFPOp) and v.op.src.type.element_type.is_bool() \
             and v.type.element_type in (f32, f64):
-        return ops_at.get(id(v.op))
+        return ops_at.get(v.op)
     return None
 
 
-def plan(ops: List, stores: Dict[int, object]) -> Plan:
+def plan(ops: List, stores: Dict[Value, object]) -> Plan:
     """The two patterns in ``ops`` (a fused region's ops, constants left out); ``stores``: values written out."""
     p = Plan()
     uses = _uses(ops)
-    at = {id(op): j for j, op in enumerate(ops)}
+    at = {op: j for j, op in enumerate(ops)}
     for j, op in enumerate(ops):
         if not (isinstance(op, O.MulFOp) and op.result.type.element_type in (f32, f64)) or op.lhs is op.rhs:
             continue
         for c, x in ((op.lhs, op.rhs), (op.rhs, op.lhs)):
             i = _bool_to_float(c, at)
-            if i is not None and uses.get(id(c)) == [j] and id(c) not in stores:
+            if i is not None and uses.get(c) == [j] and c not in stores:
                 p.masked[j] = MaskedMul(i, ops[i].src, x)
                 p.skip.add(i)
                 break
     for j, op in enumerate(ops):
-        if not isinstance(op, (O.CmpIOp, O.CmpFOp)) or op.predicate == "one" or id(op.result) in stores \
+        if not isinstance(op, (O.CmpIOp, O.CmpFOp)) or op.predicate == "one" or op.result in stores \
                 or op.operands[0].type.element_type.is_bool():
             continue
-        readers = uses.get(id(op.result), [])
+        readers = uses.get(op.result, [])
         if len(readers) != 1:
             continue
         k = readers[0]
@@ -112,7 +112,7 @@ def _keeps_v0(op, j: int, p: Plan, stores) -> bool:
         return True
     if j in p.masked or mathlib.is_math(op):
         return False
-    if op.result.type.element_type.is_bool() and id(op.result) in stores:
+    if op.result.type.element_type.is_bool() and op.result in stores:
         return False
     if isinstance(op, (O.CmpIOp, O.CmpFOp)):
         return op.predicate != "one"
