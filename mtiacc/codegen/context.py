@@ -123,7 +123,7 @@ class EngineState:
     held: List[Buffer] = dataclasses.field(default_factory=list)      # buffers running commands read or write
     deferred: List[Buffer] = dataclasses.field(default_factory=list)  # held buffers whose last reader has run
     taken: List[Tuple[int, int]] = dataclasses.field(default_factory=list)  # accumulator rows in use
-    resident: Dict[int, int] = dataclasses.field(default_factory=dict)  # id(value) -> its accumulators' first row
+    resident: Dict[Value, int] = dataclasses.field(default_factory=dict)  # value -> its accumulators' first row
 
 
 @dataclasses.dataclass(eq=False)

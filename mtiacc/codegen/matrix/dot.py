@@ -227,14 +227,14 @@ def acc_source(lw: Lowering, acc: Value, nbytes: int, loc) -> Optional[int]:
 def lower(lw: Lowering, op: DotOp) -> None:
     batch = op.shape[0]
     g, passes, bufs, own, src = operands(lw, op)
-    rows = lw.engine.resident.get(id(op.acc)) if op.accumulator == "engine" else None
+    rows = lw.engine.resident.get(op.acc) if op.accumulator == "engine" else None
     init = acc_source(lw, op.acc, batch * g.acc_bytes, op.loc) if rows is None else None
     lw.engine.deferred.extend(own)        # after the accumulators' fill, whose drain would free them
     E.hold(lw, *bufs)
     configure(lw, g)
     ptrs: List[Tuple[Addr, int]] = [(p, s) for a, b in passes for p, s in ((a, g.a_bytes), (b, g.b_bytes))]
     if rows is not None:   # the accumulators stay in the engine: only the products
-        lw.engine.resident[id(op.result)] = rows
+        lw.engine.resident[op.result] = rows
         if src is not None:   # a 2-D dot: no batch loop
             panel_products(lw, g, src, passes[0][0], passes[0][1], rows)
             return

@@ -71,9 +71,9 @@ def begin(lw: Lowering, loop: ForOp) -> Dict[int, DotOp]:
             continue
         g = _geometry(dot)
         batch = dot.shape[0]
-        handed = lw.engine.resident.pop(id(init), None)   # the rows of the loop before, still in the engine
+        handed = lw.engine.resident.pop(init, None)   # the rows of the loop before, still in the engine
         if handed is not None:
-            lw.engine.resident[id(arg)] = handed
+            lw.engine.resident[arg] = handed
             out[i] = dot
             continue
         first = E.alloc_rows(lw.engine, batch * g.rows)
@@ -88,7 +88,7 @@ def begin(lw: Lowering, loop: ForOp) -> Dict[int, DotOp]:
             with counted(lw, batch, [(src, g.acc_bytes), (first, g.rows)]) as (s, rows):
                 for j, (n0, w) in enumerate(g.groups):
                     init_rows(lw, g, s, rows, j * g.M, 0, g.M, n0, w)
-        lw.engine.resident[id(arg)] = first
+        lw.engine.resident[arg] = first
         out[i] = dot
     return out
 
@@ -132,9 +132,9 @@ def end(lw: Lowering, loop: ForOp, homes, kept: Dict[int, DotOp]) -> None:
     for i, dot in kept.items():
         g = _geometry(dot)
         batch = dot.shape[0]
-        first = lw.engine.resident.pop(id(loop.iter_args[i]))
+        first = lw.engine.resident.pop(loop.iter_args[i])
         if _next_loop_takes(loop, i, dot):
-            lw.engine.resident[id(loop.results[i])] = first
+            lw.engine.resident[loop.results[i]] = first
             continue
         home: Buffer = homes[i]
         t = dot.acc.type.element_type
