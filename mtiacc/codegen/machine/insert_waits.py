@@ -78,7 +78,8 @@ def form_groups(items: List) -> None:
             continue
         req = tag.request
         if req is not None and req.kind == "op":
-            fresh = set()
+            if req.touch or req.reads:    # (not a loop's mark alone)
+                fresh = set()
             if group is not None and not req.reads & group.values:
                 tag.group = group
             else:

@@ -108,8 +108,11 @@ class Selector:
         lw.homes.scope = lw.order.blocks.get(op, ())   # a constant set up in one branch is not the other's
         alone = self.leaves_local_memory_alone(op)
         reads = waits.prefetched_reads(op)
-        if not alone or reads:   # insert-waits keeps the wait where a transfer it names may be in flight
-            waits.request(lw, WaitRequest("op", touch=not alone, reads=reads, loop=isinstance(op, control.LOOP_OPS),
+        loop = isinstance(op, control.LOOP_OPS)
+        # insert-waits keeps the wait where a transfer it names may be in flight (before a loop always: a prefetch
+        # group ends there, even where the loop needs no wait)
+        if not alone or reads or loop:
+            waits.request(lw, WaitRequest("op", touch=not alone, reads=reads, loop=loop,
                                           read_comment="the prefetched tiles complete before their data is read"),
                           "loads above complete before their data is read")
         # its buffer is what a store that may be in flight reads (insert-waits keeps the wait where one may be)
