@@ -17,7 +17,9 @@ starts its own.  A group is legal when the fused op has a place: every input is 
 use of a group value by an op outside the group (nested ops count at their enclosing op).  The fused
 op goes before the earliest such use, or at the group's last op (the ops are pure, so evaluating
 them earlier changes nothing).
-Groups of two or more ops become fused ops: inputs are the values from outside the group (a splat's
+Groups of two or more ops become fused ops, and so does a lone op over ``[R, C]`` blocks reading a column broadcast
+along the rows (``acc * alpha[:, None]``; ``C >= ROW_MIN``): codegen runs a fused loop a row at a time with the
+column's element in a scalar register, never building the broadcast block.  Inputs are the values from outside the group (a splat's
 scalar rather than the splat; a block constant becomes a scalar constant in the region), results
 the group's values used outside it.  The pass runs in the nested blocks of ``scf`` ops too.
 """
@@ -189,7 +191,20 @@ class _Grouper:
             for m in chosen:
                 self.group[id(m)] = chosen
         # (a group whose values nobody uses is dead code, left to dce)
-        return [g for g in groups if len(g) > 1 and self.span(g)[1] < len(self.block.ops)]
+        return [g for g in groups if (len(g) > 1 or reads_rows(g[0])) and self.span(g)[1] < len(self.block.ops)]
+
+
+# the shortest row a column broadcast along it is read a scalar a row (codegen/tensor/fused.py's ROW_MIN)
+ROW_MIN = 16
+
+
+def reads_rows(op: Operation) -> bool:
+    """Whether ``op`` (over ``[R, C]`` blocks, ``C >= ROW_MIN``) reads a ``tt.broadcast`` of an ``[R, 1]`` block."""
+    shape = op.result.type.shape
+    if len(shape) != 2 or shape[1] < ROW_MIN:
+        return False
+    return any(isinstance(v, OpResult) and isinstance(v.op, O.BroadcastOp)
+               and list(v.op.src.type.shape) == [shape[0], 1] for v in op.operands)
 
 
 def fuse_group(members: List[Operation], anchor: Operation) -> FusedElementwiseOp:

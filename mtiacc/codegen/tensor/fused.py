@@ -26,6 +26,12 @@ A chain reading a prefix mask (``off + arange(n) < N``, computed per chunk) is v
 is whole (``N - off >= n``, one scalar compare) a copy of the loop runs with the masks known true, so a
 ``tl.where`` on them is its chosen operand and an ``and`` with them the other operand, without instructions
 (``known`` in :class:`Segment`); the masked loop runs otherwise (the last, partial chunk of a row).
+
+A chain over ``[R, C]`` blocks that reads a column broadcast along its rows (``x[:, None]`` of an ``[R]`` block,
+``tt.broadcast`` of ``[R, 1]`` to ``[R, C]``, with ``C >= ROW_MIN``) runs *by rows*: a loop over the ``R`` rows
+loads element ``r`` of each such column into a scalar register (``flw``) and runs the chunks of the row's ``C``
+elements with it as a scalar operand (``vfsub.vf``), so the broadcast block is never built (:func:`reads` names
+the ``[R, 1]`` block, not the broadcast, as what the loop reads).
 """
 from __future__ import annotations
 
@@ -36,7 +42,7 @@ from mtiacc.codegen.vector import masks as fused_masks
 from mtiacc.codegen.vector.blocks import (CASTS, FLOAT_COMPARE, INT_COMPARE, SCALAR_COMPARE, SCALAR_FORMS, SWAPPED,
                                           VECTOR_BINARY, pick_scalar_form)
 from mtiacc.codegen.context import Lowering
-from mtiacc.codegen.machine.mir import VMem, VReg
+from mtiacc.codegen.machine.mir import Mem, VMem, VReg
 from mtiacc.codegen.vector.lmem import Buffer
 from mtiacc.codegen.arith.scalar import constant
 from mtiacc.codegen.vector.vloop import Src, elem_bytes, sew_of
@@ -45,7 +51,7 @@ from mtiacc.ir import ops as O
 from mtiacc.ir.analysis.affine import index_range
 from mtiacc.ir.core import Operation, OpResult, Value
 from mtiacc.ir.fused import BOOL_CASTS, FusedElementwiseOp
-from mtiacc.ir.types import f32, f64, i1, i32
+from mtiacc.ir.types import f32, f64, i1, i32, i64
 
 # The bits of +1.0 and -1.0 (a bool cast to a float: 1 or, signed, -1), by element type.
 _FLOAT_BITS = {(f32, 1): 0x3F800000, (f32, -1): 0xBF800000,
@@ -85,10 +91,34 @@ def _is(v: Value, cls) -> bool:
     return isinstance(v, OpResult) and isinstance(v.op, cls)
 
 
+# A column broadcast along rows of at least this many elements is read a scalar a row (the module docstring); a
+# shorter row would spend more on the loop over rows than the broadcast block costs
+ROW_MIN = 16
+# the scalar load of a row's element, by element type
+ROW_LOADS = {f32: "flw", f64: "fld", i32: "lw", i64: "ld"}
+
+
+def row_source(v: Value, shape) -> Optional[Value]:
+    """The ``[R, 1]`` block that block ``v`` broadcasts along the rows of ``[R, C]`` blocks (``shape``), when the
+    fused loop reads it a scalar a row (the module docstring); else None."""
+    if len(shape) != 2 or shape[1] < ROW_MIN or not _is(v, O.BroadcastOp):
+        return None
+    src = v.op.src
+    if not src.type.is_block() or list(src.type.shape) != [shape[0], 1] or src.type.element_type not in ROW_LOADS:
+        return None
+    return src
+
+
 def reads(op: FusedElementwiseOp) -> List[Value]:
     """The inputs the loop reads from local memory: all but its prefix masks and index ranges (:func:`prefix_mask`,
-    :func:`iota`), which it computes."""
-    return [v for v in op.operands if prefix_mask(v) is None and iota(v) is None]
+    :func:`iota`), which it computes; a column broadcast along the rows (:func:`row_source`) as its column."""
+    shape = op.results[0].type.shape
+    out = []
+    for v in op.operands:
+        if prefix_mask(v) is None and iota(v) is None:
+            src = row_source(v, shape) if v.type.is_block() else None
+            out.append(v if src is None else src)
+    return out
 
 
 class OutOfRegisters(Exception):
@@ -552,14 +582,23 @@ class Segment:
 
     def emit(self, n: int, comment: str, start: int = 0) -> None:
         """The loop over elements ``start`` to ``start + n``."""
+        count = self.b.x("n")
+        self.b("li", count, n, comment=comment)
+        self.setup(start)
+        self.chunks(count)
+
+    def setup(self, start: int) -> None:
+        """The pointers (and the first element's index) at element ``start``."""
         b = self.b
-        count = b.x("n")
-        b("li", count, n, comment=comment)
-        mem = self.memory()
-        for k, s in mem.items():
+        for k, s in self.memory().items():
             self.ptrs[k] = _pointer(b, s, start)
         if self.per_chunk():
             self.base = b.li(start, "base")
+
+    def chunks(self, count: VReg) -> None:
+        """The loop over the ``count`` elements from the pointers on, leaving them past the last."""
+        b = self.b
+        mem = self.memory()
         top = b.new_label("fused")
         self.vl = b.x("vl")
         b.label(top)
@@ -657,6 +696,26 @@ def _loop(b, lw: Lowering, work, lmul, wmax, srcs, scalars, stores, consts, nume
         Segment(*args, lmul, wmax, srcs, scalars, stores, consts, dry=False, **kw).emit(numel - done, comment, done)
 
 
+def _by_rows(b, seg: Segment, rows: Dict[int, tuple], shape, comment: str) -> None:
+    """``seg``'s loop run a row at a time: each row loads its element of the row-broadcast columns (``rows``:
+    id of a region argument -> (its scalar register, the column's :class:`Src`)) into their scalar registers,
+    then runs the chunks of the row."""
+    used = {id(v) for op in seg.ops for v in op.operands}
+    mine = [(reg, src) for k, (reg, src) in rows.items() if k in used]
+    count = b.x("rows")
+    b("li", count, shape[0], comment=comment + ", a row at a time")
+    seg.setup(0)
+    ptrs = [(_pointer(b, src, 0), reg, src) for reg, src in mine]
+    top = b.new_label("rows")
+    b.label(top)
+    for p, reg, src in ptrs:
+        b(ROW_LOADS[src.elem], reg, Mem(p, 0))
+        b("addi", p, p, elem_bytes(src.elem))
+    seg.chunks(b.li(shape[1], "n"))
+    b("addi", count, count, -1)
+    b("bnez", count, top)
+
+
 def _fits(b, ops, lmul, wmax, srcs, scalars, stores, consts, se=mathlib.NO_SE, prefix=None, known=None,
           iotas=None, pool=None) -> bool:
     seg = Segment(b, ops, lmul, wmax, srcs, scalars, stores, consts, dry=True, se=se, prefix=prefix, known=known,
@@ -680,7 +739,19 @@ def lower(lw: Lowering, op: FusedElementwiseOp) -> None:
     srcs: Dict[int, Src] = {}
     prefix: Dict[int, VReg] = {}
     iotas: Dict[int, VReg] = {}
+    shape = op.results[0].type.shape
+    rows: Dict[int, tuple] = {}     # region argument -> (scalar register, column): read a scalar a row
     for a, v in zip(op.block.args, op.inputs):
+        col = row_source(v, shape) if v.type.is_block() else None
+        if col is not None:
+            s = lw.src(col)
+            if s.is_scalar:
+                srcs[id(a)] = Src(a.type, scalar=s.scalar)
+            else:
+                reg = b.f("row") if a.type.is_float() else b.x("row")
+                rows[id(a)] = (reg, Src(a.type, addr=s.addr))
+                srcs[id(a)] = Src(a.type, scalar=reg)
+            continue
         pm = prefix_mask(v) if v.type.is_block() else None
         if pm is not None:   # bound - start: how many of the block's elements are set
             prefix[id(a)] = b.x("bound")
@@ -720,6 +791,13 @@ def lower(lw: Lowering, op: FusedElementwiseOp) -> None:
     versioned = bool(prefix) and len(plan) == 1 and _fits(b, work, lmul, wmax, srcs, scalars, stores, consts, lw.se,
                                                          known=whole, iotas=iotas)
     mathlib._materialize(b, consts)
+    if rows:    # no prefix masks or index ranges (1-D only) in a loop over 2-D blocks
+        for ops, seg_lmul in plan:
+            _by_rows(b, Segment(b, ops, seg_lmul, wmax, srcs, scalars, stores, consts, dry=False, se=lw.se),
+                     rows, shape, comment)
+        for buf in temps:
+            lw.lmem.free(buf)
+        return
     if versioned:   # every prefix mask whole (bound >= numel): the loop without them
         partial, join = b.new_label("partial"), b.new_label("whole")
         n = b.li(numel, "n")
