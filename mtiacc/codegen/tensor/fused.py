@@ -31,7 +31,9 @@ A chain over ``[R, C]`` blocks that reads a column broadcast along its rows (``x
 ``tt.broadcast`` of ``[R, 1]`` to ``[R, C]``, with ``C >= ROW_MIN``) runs *by rows*: a loop over the ``R`` rows
 loads element ``r`` of each such column into a scalar register (``flw``) and runs the chunks of the row's ``C``
 elements with it as a scalar operand (``vfsub.vf``), so the broadcast block is never built (:func:`reads` names
-the ``[R, 1]`` block, not the broadcast, as what the loop reads).
+the ``[R, 1]`` block, not the broadcast, as what the loop reads).  Where a row fits one chunk at LMUL 4 and the
+chain fits three groups, two rows run an iteration, each in three groups of its own, emitted op by op (as
+:func:`_emit_pairs` does): the in-order vector unit finds the other row's step between two dependent ones.
 """
 from __future__ import annotations
 
@@ -696,6 +698,61 @@ def _loop(b, lw: Lowering, work, lmul, wmax, srcs, scalars, stores, consts, nume
         Segment(*args, lmul, wmax, srcs, scalars, stores, consts, dry=False, **kw).emit(numel - done, comment, done)
 
 
+# the register groups of the two rows of a pair at LMUL 4
+ROW_PAIR_POOLS = (POOLS[4][:3], POOLS[4][3:6])
+
+
+def _by_row_pairs(b, lw: Lowering, work, wmax, srcs, scalars, stores, consts, rows: Dict[int, tuple], shape,
+                  comment: str) -> bool:
+    """Two rows an iteration (the module docstring), when ``R`` is even, a row fits one chunk at LMUL 4 and the
+    chain fits :data:`ROW_PAIR_POOLS`; False (nothing emitted) otherwise."""
+    R, C = shape
+    if R % 2 or C > lw.target.vlen_bits * 4 // wmax:
+        return False
+    segs = []
+    for pool in ROW_PAIR_POOLS:
+        own = {k: (b.f("row") if src.elem.is_float() else b.x("row"), src) for k, (_, src) in rows.items()}
+        mine = dict(srcs)
+        mine.update({k: Src(src.elem, scalar=reg) for k, (reg, src) in own.items()})
+        if not _fits(b, work, 4, wmax, mine, scalars, stores, consts, lw.se, pool=pool):
+            return False
+        segs.append((Segment(b, work, 4, wmax, mine, scalars, stores, consts, dry=False, se=lw.se, pool=pool), own))
+    (a, a_rows), (c, c_rows) = segs
+    count = b.x("rows")
+    b("li", count, R // 2, comment=comment + ", two rows at a time")
+    steps: Dict[int, int] = {}
+    for k, s in a.memory().items():
+        a.ptrs[k], c.ptrs[k] = _pointer(b, s, 0), _pointer(b, s, C)
+        steps[k] = 2 * C * elem_bytes(s.elem)
+    cols = [(_pointer(b, src, 0), _pointer(b, src, 1), ra, c_rows[k][0], src) for k, (ra, src) in a_rows.items()]
+    avl = b.li(C, "n")
+    top = b.new_label("rows")
+    b.label(top)
+    for pa, pc, ra, rc, src in cols:
+        b(ROW_LOADS[src.elem], ra, Mem(pa, 0))
+        b(ROW_LOADS[src.elem], rc, Mem(pc, 0))
+    a.vl = c.vl = b.x("vl")
+    b("vsetvli", a.vl, avl, f"e{wmax}, m4, {a.masks.policy}")
+    a.cur = c.cur = (wmax, 4)
+    j = 0
+    while j < len(work):   # op by op, a compare into v0 and its reader kept together (as in _emit_pairs)
+        run = a.masks.reader.get(j, j) + 1 - j
+        for seg in (a, c):
+            for i in range(j, j + run):
+                seg.step(i, work[i])
+            (c if seg is a else a).cur = seg.cur
+        j += run
+    for pa, pc, _, _, src in cols:
+        b("addi", pa, pa, 2 * elem_bytes(src.elem))
+        b("addi", pc, pc, 2 * elem_bytes(src.elem))
+    for k, step in steps.items():
+        for p in (a.ptrs[k], c.ptrs[k]):
+            b("addi", p, p, step) if -2048 <= step < 2048 else b("add", p, p, b.li(step))
+    b("addi", count, count, -1)
+    b("bnez", count, top)
+    return True
+
+
 def _by_rows(b, seg: Segment, rows: Dict[int, tuple], shape, comment: str) -> None:
     """``seg``'s loop run a row at a time: each row loads its element of the row-broadcast columns (``rows``:
     id of a region argument -> (its scalar register, the column's :class:`Src`)) into their scalar registers,
@@ -792,6 +849,8 @@ def lower(lw: Lowering, op: FusedElementwiseOp) -> None:
                                                          known=whole, iotas=iotas)
     mathlib._materialize(b, consts)
     if rows:    # no prefix masks or index ranges (1-D only) in a loop over 2-D blocks
+        if len(plan) == 1 and _by_row_pairs(b, lw, work, wmax, srcs, scalars, stores, consts, rows, shape, comment):
+            return
         for ops, seg_lmul in plan:
             _by_rows(b, Segment(b, ops, seg_lmul, wmax, srcs, scalars, stores, consts, dry=False, se=lw.se),
                      rows, shape, comment)
