@@ -53,7 +53,7 @@ from mtiacc.ir import ops as O
 from mtiacc.ir.analysis.affine import index_range
 from mtiacc.ir.core import Operation, OpResult, Value
 from mtiacc.ir.fused import BOOL_CASTS, FusedElementwiseOp
-from mtiacc.ir.types import f32, f64, i1, i32, i64
+from mtiacc.ir.types import f16, f32, f64, i1, i32, i64
 
 # The bits of +1.0 and -1.0 (a bool cast to a float: 1 or, signed, -1), by element type.
 _FLOAT_BITS = {(f32, 1): 0x3F800000, (f32, -1): 0xBF800000,
@@ -87,6 +87,13 @@ def iota(v: Value):
     for each chunk (``vid``, one add) instead of reading it from memory."""
     found = index_range(v) if _is(v, O.AddIOp) and v.type.element_type == i32 else None
     return found[0] if found else None
+
+
+def _half_cast(op) -> bool:
+    """Whether ``op`` is ``arith.truncf`` f32 -> f16 or ``arith.extf`` f16 -> f32 (fuse-elementwise fuses these
+    width changes: the narrow side runs at half the LMUL, at the same ``vl``)."""
+    pair = (op.src.type.element_type, op.result.type.element_type)
+    return pair == ((f32, f16) if isinstance(op, O.TruncFOp) else (f16, f32))
 
 
 def _is(v: Value, cls) -> bool:
@@ -398,6 +405,9 @@ class Segment:
         elif isinstance(op, O.NegFOp):
             self.ensure(elem)
             self("vfsgnjn.vv", d, g[0], g[0])
+        elif isinstance(op, (O.TruncFOp, O.ExtFOp)) and _half_cast(op):
+            self.ensure(f16)     # the narrow side's type: vfncvt writes it, vfwcvt reads it
+            self("vfncvt.f.f.w" if isinstance(op, O.TruncFOp) else "vfwcvt.f.f.v", d, g[0])
         elif type(op) in CASTS and sew_of(op.src.type) == sew_of(op.result.type):
             self.ensure(op.result.type)
             self(CASTS[type(op)], d, g[0])
