@@ -7,7 +7,8 @@ intermediates stay in vector registers; only the values used outside the chain a
 Which ops fuse (*candidates*): pure ``Elementwise`` ops without regions whose result and operands
 are blocks of one shape (``math.*``, arithmetic, compares, ``select``, and casts that keep the
 element width; a width-changing cast ends a chain, since one loop runs every value at one vector
-length, except a mask's cast to a number, a merge under the mask).  Pointer arithmetic does not fuse, and neither does any op computing a pointer offset or a
+length, except a mask's cast to a number, a merge under the mask, and f32 <-> f16 (``half_cast``: the
+f16 side at half the LMUL).  Pointer arithmetic does not fuse, and neither does any op computing a pointer offset or a
 load/store mask, directly or through other ops: codegen reads those structurally (a contiguous
 range becomes one DMA transfer, a prefix mask a shorter one) and never materializes them.
 
@@ -17,7 +18,9 @@ starts its own.  A group is legal when the fused op has a place: every input is 
 use of a group value by an op outside the group (nested ops count at their enclosing op).  The fused
 op goes before the earliest such use, or at the group's last op (the ops are pure, so evaluating
 them earlier changes nothing).
-Groups of two or more ops become fused ops: inputs are the values from outside the group (a splat's
+Groups of two or more ops become fused ops, and so does a lone op over ``[R, C]`` blocks reading a column broadcast
+along the rows (``acc * alpha[:, None]``; ``C >= ROW_MIN``): codegen runs a fused loop a row at a time with the
+column's element in a scalar register, never building the broadcast block.  Inputs are the values from outside the group (a splat's
 scalar rather than the splat; a block constant becomes a scalar constant in the region), results
 the group's values used outside it.  The pass runs in the nested blocks of ``scf`` ops too.
 """
@@ -27,7 +30,7 @@ import dataclasses
 from typing import Dict, List, Optional, Set
 
 from mtiacc.ir import ops as O
-from mtiacc.ir.types import bf16
+from mtiacc.ir.types import bf16, f16, f32
 from mtiacc.ir.mtia import AsyncCopyOp
 from mtiacc.ir.core import Block, Elementwise, IsolatedFromAbove, OpResult, Operation, Pure, Value
 from mtiacc.ir.fused import BOOL_CASTS, FusedElementwiseOp, FusedYieldOp
@@ -44,6 +47,13 @@ def bool_to_number(op: Operation) -> bool:
         and op.result.type.element_type != bf16
 
 
+def half_cast(op: Operation) -> bool:
+    """``arith.truncf`` f32 -> f16 or ``arith.extf`` f16 -> f32: a fused loop runs the f16 side at half the LMUL,
+    at the same vector length (``vfncvt.f.f.w`` / ``vfwcvt.f.f.v``), so the cast need not end the chain."""
+    pair = (op.src.type.element_type, op.result.type.element_type)
+    return (isinstance(op, O.TruncFOp) and pair == (f32, f16)) or (isinstance(op, O.ExtFOp) and pair == (f16, f32))
+
+
 def is_candidate(op: Operation) -> bool:
     if Elementwise not in op.traits or Pure not in op.traits or op.regions or len(op.results) != 1:
         return False
@@ -52,7 +62,8 @@ def is_candidate(op: Operation) -> bool:
     shape = op.result.type.shape
     if any(not v.type.is_block() or v.type.shape != shape or v.type.is_ptr() for v in op.operands):
         return False
-    if isinstance(op, O.CastOp) and _width(op.src.type) != _width(op.result.type) and not bool_to_number(op):
+    if isinstance(op, O.CastOp) and _width(op.src.type) != _width(op.result.type) and not bool_to_number(op) \
+            and not half_cast(op):
         return False
     # RVV converts integers to IEEE halves only: a bf16 cast goes through f32, outside a fused loop
     if isinstance(op, O.CastOp) and bf16 in (op.src.type.element_type, op.result.type.element_type):
@@ -189,7 +200,20 @@ class _Grouper:
             for m in chosen:
                 self.group[id(m)] = chosen
         # (a group whose values nobody uses is dead code, left to dce)
-        return [g for g in groups if len(g) > 1 and self.span(g)[1] < len(self.block.ops)]
+        return [g for g in groups if (len(g) > 1 or reads_rows(g[0])) and self.span(g)[1] < len(self.block.ops)]
+
+
+# the shortest row a column broadcast along it is read a scalar a row (codegen/tensor/fused.py's ROW_MIN)
+ROW_MIN = 16
+
+
+def reads_rows(op: Operation) -> bool:
+    """Whether ``op`` (over ``[R, C]`` blocks, ``C >= ROW_MIN``) reads a ``tt.broadcast`` of an ``[R, 1]`` block."""
+    shape = op.result.type.shape
+    if len(shape) != 2 or shape[1] < ROW_MIN:
+        return False
+    return any(isinstance(v, OpResult) and isinstance(v.op, O.BroadcastOp)
+               and list(v.op.src.type.shape) == [shape[0], 1] for v in op.operands)
 
 
 def fuse_group(members: List[Operation], anchor: Operation) -> FusedElementwiseOp:

@@ -36,6 +36,42 @@ def _mm(a, b, DOT_BF16: tl.constexpr, INPUT_PRECISION: tl.constexpr):
 
 
 @triton.jit
+def _fwd_block(acc, l_i, m_i, q, k_base, v_base, mask_base, start_n, offs_m, offs_n, offs_d, row_ok, d_ok,
+               qk_scale, skn, skd, svn, svd, smm, smn, S, HAS_MASK: tl.constexpr, IS_CAUSAL: tl.constexpr,
+               DOT_BF16: tl.constexpr, INPUT_PRECISION: tl.constexpr, MASKED: tl.constexpr = False):
+    """One key block of the forward's online softmax.  ``MASKED``: the block may reach past ``S`` or (causal)
+    past a row's last key, so its scores are masked; else every score is seen (a masked block's ``where`` and
+    the guard of rows with no key seen would change nothing)."""
+    cols = start_n + offs_n
+    col_ok = cols < S
+    kt = tl.load(k_base + cols[None, :] * skn + offs_d[:, None] * skd, mask=col_ok[None, :] & d_ok[:, None],
+                 other=0.0)
+    s = _mm(q, kt, DOT_BF16, INPUT_PRECISION) * qk_scale
+    if HAS_MASK:
+        add = tl.load(mask_base + offs_m[:, None] * smm + cols[None, :] * smn,
+                      mask=row_ok[:, None] & col_ok[None, :], other=0.0)
+        s = s + add.to(tl.float32) * 1.4426950408889634
+    if MASKED:
+        seen = col_ok[None, :]
+        if IS_CAUSAL:
+            seen = seen & (cols[None, :] <= offs_m[:, None])
+        s = tl.where(seen, s, float("-inf"))
+    m_new = tl.maximum(m_i, tl.max(s, 1))
+    if MASKED or HAS_MASK:
+        m_use = tl.where(m_new == float("-inf"), 0.0, m_new)
+    else:
+        m_use = m_new
+    p = tl.math.exp2(s - m_use[:, None])
+    alpha = tl.math.exp2(m_i - m_use)
+    l_i = l_i * alpha + tl.sum(p, 1)
+    v = tl.load(v_base + cols[:, None] * svn + offs_d[None, :] * svd, mask=col_ok[:, None] & d_ok[None, :],
+                other=0.0)
+    acc = acc * alpha[:, None]
+    acc += _mm(p.to(v.dtype), v, DOT_BF16, INPUT_PRECISION)
+    return acc, l_i, m_new
+
+
+@triton.jit
 def sdpa_fwd_kernel(Q, K, V, Mask, Out, Lse, sm_scale,
                     sqz, sqh, sqm, sqd, skz, skh, skn, skd, svz, svh, svn, svd,
                     smz, smh, smm, smn, soz, soh, som, sod, slz, slh, slm,
@@ -66,30 +102,17 @@ def sdpa_fwd_kernel(Q, K, V, Mask, Out, Lse, sm_scale,
     hi = S
     if IS_CAUSAL:
         hi = tl.minimum(S, (start_m + 1) * BLOCK_M)
-    for start_n in range(0, hi, BLOCK_N):
-        cols = start_n + offs_n
-        col_ok = cols < S
-        kt = tl.load(k_base + cols[None, :] * skn + offs_d[:, None] * skd,
-                     mask=col_ok[None, :] & d_ok[:, None], other=0.0)
-        s = _mm(q, kt, DOT_BF16, INPUT_PRECISION) * qk_scale
-        if HAS_MASK:
-            add = tl.load(mask_base + offs_m[:, None] * smm + cols[None, :] * smn,
-                          mask=row_ok[:, None] & col_ok[None, :], other=0.0)
-            s = s + add.to(tl.float32) * 1.4426950408889634
-        seen = col_ok[None, :]
-        if IS_CAUSAL:
-            seen = seen & (cols[None, :] <= offs_m[:, None])
-        s = tl.where(seen, s, float("-inf"))
-        m_new = tl.maximum(m_i, tl.max(s, 1))
-        m_use = tl.where(m_new == float("-inf"), 0.0, m_new)
-        p = tl.math.exp2(s - m_use[:, None])
-        alpha = tl.math.exp2(m_i - m_use)
-        l_i = l_i * alpha + tl.sum(p, 1)
-        v = tl.load(v_base + cols[:, None] * svn + offs_d[None, :] * svd,
-                    mask=col_ok[:, None] & d_ok[None, :], other=0.0)
-        acc = acc * alpha[:, None]
-        acc += _mm(p.to(v.dtype), v, DOT_BF16, INPUT_PRECISION)
-        m_i = m_new
+    lo = 0
+    if IS_CAUSAL:   # the key blocks before the block's first row (and inside S): every row sees every key, no mask
+        lo = tl.minimum((S // BLOCK_N) * BLOCK_N, (start_m * BLOCK_M // BLOCK_N) * BLOCK_N)
+        for start_n in range(0, lo, BLOCK_N):
+            acc, l_i, m_i = _fwd_block(acc, l_i, m_i, q, k_base, v_base, mask_base, start_n, offs_m, offs_n,
+                                       offs_d, row_ok, d_ok, qk_scale, skn, skd, svn, svd, smm, smn, S, HAS_MASK,
+                                       IS_CAUSAL, DOT_BF16, INPUT_PRECISION)
+    for start_n in range(lo, hi, BLOCK_N):   # the diagonal (causal), and every block otherwise: masked
+        acc, l_i, m_i = _fwd_block(acc, l_i, m_i, q, k_base, v_base, mask_base, start_n, offs_m, offs_n, offs_d,
+                                   row_ok, d_ok, qk_scale, skn, skd, svn, svd, smm, smn, S, HAS_MASK, IS_CAUSAL,
+                                   DOT_BF16, INPUT_PRECISION, True)
     empty = l_i == 0.0
     out = acc / tl.where(empty, 1.0, l_i)[:, None]
     tl.store(Out + off_z * soz + off_h * soh + offs_m[:, None] * som + offs_d[None, :] * sod,

@@ -45,8 +45,8 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
 
 # CHECK-LABEL: sym_name = "matmul_kernel"
 # CHECK: "scf.for"
-# CHECK: %a = "tt.load"(%{{[^,]+}}, %{{[^,]+}}, %{{[^,)]+}}) {access = "wrapped-tiles"
+# CHECK: %a = "tt.load"(%{{[^,]+}}, %{{[^,]+}}, %{{[^,)]+}}) {{[{](prefetch = true, )?}}access = "wrapped-tiles"
 # CHECK-SAME: (tensor<64x32x!tt.ptr<bf16>>, tensor<64x32xi1>, tensor<64x32xbf16>)
-# CHECK: %b = "tt.load"(%{{[^,]+}}, %{{[^,]+}}, %{{[^,)]+}}) {access = "wrapped-tiles"
+# CHECK: %b = "tt.load"(%{{[^,]+}}, %{{[^,]+}}, %{{[^,)]+}}) {{[{](prefetch = true, )?}}access = "wrapped-tiles"
 # CHECK-SAME: (tensor<32x64x!tt.ptr<bf16>>, tensor<32x64xi1>, tensor<32x64xbf16>)
 # CHECK: "tt.store"(%c_ptrs, %{{[^,]+}}, %c_mask) {access = "tiles"

@@ -247,14 +247,11 @@ def lower(lw: Lowering, op: DotOp) -> None:
     narrow = isinstance(acc_t, FloatType) and acc_t.kind == "f16"
     rb = op.read_back     # acc.st writes f16 / bf16: the result's arith.truncf is this buffer (an alias)
     total = batch * g.acc_bytes
-    try:
+    # a loop's carried block that only this dot and ops before it read is written in place, so the yield copies
+    # nothing (each band of rows is loaded into the engine before its products are stored over it)
+    res = carried_home(lw, op, op.result) if not narrow else None
+    if res is None:
         res = lw.alloc(op.result)
-    except LocalMemoryFull:
-        # no room for a second accumulator block: a loop's carried accumulator read by this dot alone is written
-        # in place (each band of rows is loaded into the engine before its products are stored over it)
-        res = carried_home(lw, op, op.result) if not narrow else None
-        if res is None:
-            raise
     out = scratch(lw, total, f"the fp32 result of tt.dot before it narrows to {op.result.type}", op.loc) \
         if narrow else res
     E.hold(lw, out)

@@ -13,8 +13,9 @@ only the active elements move, one DMA each (a 2-D transfer cannot skip elements
 of a load take ``other``.  When the active elements are a row-major prefix of the tile (a box mask with no
 lower bounds, every axis after the last clipped one whole and every axis before it of size 1: Inductor's
 ``r0_mask & xmask`` with one row, ``XBLOCK = 1``), only the tail after them is filled, after the transfer,
-which keeps running (readers wait for it, ``select/isel.py``, as for a ``contiguous`` load); otherwise the
-whole tile is filled first and the load waits for its transfer.
+which keeps running (readers wait for it, ``insert-waits``, as for a ``contiguous`` load); otherwise the
+whole tile is filled first, before the transfer in program order, and the transfer keeps running too (a block
+pointer's or descriptor's range box: a prefetched tile of tutorial 06's K and V is not waited for at its issue).
 """
 from __future__ import annotations
 
@@ -289,7 +290,8 @@ def lower_load(lw: Lowering, op) -> None:
             lower_fill(lw.b, op.result.type.numel, lw.src(op.other), Src(elem, addr=dst.offset))
     mask_addr = lw.buffer(op.mask).offset if acc.general_mask else None
     _transfer(lw, acc, shape, dst.offset, esize, True, mask_addr, fill)
-    lw.b("mtia.dma.wait")
+    # the fill went first (in program order: the transfer lands over it), so the transfer keeps running: the op
+    # after it that touches local memory waits (insert-waits), and a prefetch's reader only where its tile is read
 
 
 def lower_store(lw: Lowering, op) -> None:

@@ -10,6 +10,16 @@ The source block is viewed as ``(outer, R, inner)`` around the reduced axis.
   ``argmax``/``argmin``: a first pass finds the extreme value; a second pass takes the smallest
   index whose element equals it (``vmfeq``/``vmseq``, ``vid``, ``vmerge``, ``vredminu``);
   ``argmax_last``/``argmin_last`` (``tie_break_left=False``) the largest (``vredmax`` from -1).
+  ``max``/``min`` of many short rows (:func:`by_columns`) instead walk the columns: a strided load
+  (``vlse``) takes element ``r`` of up to VLMAX rows at once and ``vfmax.vv`` folds it into their
+  results, so each row costs a lane of an instruction rather than a reduction, its scalar read-back
+  and a loop of its own (flash attention's ``tl.max(qk, 1)`` of a 128 x 64 block: 64 columns, not
+  128 rows).  The extreme is the same in any order (NaN ignored as above; -0 < +0).
+  Other rows short enough for one chunk after their first element (``R - 1 <= VLMAX``:
+  :func:`_reduce_short_rows`) are reduced two a step without a chunk loop, each result stored
+  from ``v1``/``v2`` by a one-element ``vse`` after the other row's reduction has issued (no
+  read-back into a scalar register waiting for the reduction): the same operations on the same
+  elements as above, so the same results.
 * ``inner > 1`` (another axis): elementwise accumulation of the rows ``src[o, r, :]`` into the
   result, in order ``r = 0, 1, ..``.  ``argmax``/``argmin`` keep the best value and index per
   column and replace them only on a strictly better element (so ties keep the first index); the
@@ -114,6 +124,94 @@ def reduce_row(lw: Lowering, ptr: VReg, R: int, elem, kind: str) -> VReg:
     return idx
 
 
+def by_columns(lw: Lowering, outer: int, R: int, elem, kind: str) -> bool:
+    """Whether the ``outer`` rows of ``R`` contiguous elements reduce faster a column at a time (the module
+    docstring): ``max``/``min`` only (exact in any order), when the columns' instructions (a strided load and a
+    combine of up to VLMAX rows each, at least a few cycles of the core each) cost less than the rows' (a
+    reduction each, with its loop, read-back and store: about 24 cycles of the core)."""
+    if kind not in ("max", "min") or outer < 2 or R < 2:
+        return False
+    sew = sew_of(elem)
+    vlmax = lw.target.vlen_bits * 8 // sew
+    unit = 256       # bits the vector unit takes a cycle (the machine's datapath; the published peaks)
+    chunks = -(-outer // vlmax)
+    cols = chunks * R * max(2 * -(-min(outer, vlmax) * sew // unit), 6)
+    rows = outer * (24 + 2 * -(-R * sew // unit))
+    return cols < rows
+
+
+def _reduce_columns(lw: Lowering, src_addr: int, dst_addr: int, outer: int, R: int, elem, kind: str) -> None:
+    """``dst[o] = kind(src[o, :])`` a column at a time: per chunk of up to VLMAX rows, column 0 by a strided load,
+    then each further column loaded and combined elementwise (``vfmax.vv``)."""
+    b: MBuilder = lw.b
+    sew, esize = sew_of(elem), elem_bytes(elem)
+    table = FLOAT_VV if elem.is_float() else (UINT_VV if unsigned(elem) else INT_VV)
+    mn = table[kind]
+    stride = b.li(R * esize, "stride")
+    n, p, d = b.li(outer, "rows"), b.li(src_addr, "src"), b.li(dst_addr, "dst")
+    top, vl = b.new_label("columns"), b.x("vl")
+    b.label(top)
+    b("vsetvli", vl, n, f"e{sew}, m8, ta, ma")
+    b(f"vlse{sew}.v", "v8", VMem(p), stride, comment=f"tt.reduce {kind}, a column at a time")
+    q, k = b.x("col"), b.li(R - 1, "cols")
+    b("addi", q, p, esize)
+    col = b.new_label("column")
+    b.label(col)
+    b(f"vlse{sew}.v", "v16", VMem(q), stride)
+    b(mn, "v8", "v8", "v16")
+    b("addi", q, q, esize)
+    b("addi", k, k, -1)
+    b("bnez", k, col)
+    b(f"vse{sew}.v", "v8", VMem(d))
+    b("sub", n, n, vl)
+    t = b.x()
+    b("mul", t, vl, stride)
+    b("add", p, p, t)
+    b("slli", t, vl, (sew // 8).bit_length() - 1)
+    b("add", d, d, t)
+    b("bnez", n, top)
+
+
+def _reduce_short_rows(lw: Lowering, src_addr: int, dst_addr: int, outer: int, R: int, elem, kind: str) -> None:
+    """``dst[o] = kind(src[o, :])`` for rows of ``2 <= R <= VLMAX + 1`` elements (the module docstring): per
+    row, ``v1`` = its first element, then one reduction of the rest into it; two rows a step, in ``v1``/``v8``
+    and ``v2``/``v16``."""
+    b: MBuilder = lw.b
+    sew, esize = sew_of(elem), elem_bytes(elem)
+    table = FLOAT_RED if elem.is_float() else (UINT_RED if unsigned(elem) else INT_RED)
+    red = table[kind]
+    one, rest = b.li(1, "one"), b.li(R - 1, "rest")
+
+    def rows(cur: List[VReg], k: int) -> None:
+        accs = [("v1", "v8"), ("v2", "v16")][:k]
+        for j, (acc, chunk) in enumerate(accs):
+            row = cur[0]
+            if j:
+                row = b.x("row")
+                b("addi", row, cur[0], j * R * esize)
+            b("vsetvli", "zero", one, f"e{sew}, m1, ta, ma")
+            b(f"vle{sew}.v", acc, VMem(row), comment=f"tt.reduce {kind}, {k} row(s) a step" if j == 0 else "")
+            first = b.x("p")
+            b("addi", first, row, esize)
+            b("vsetvli", "zero", rest, f"e{sew}, m8, ta, ma")
+            b(f"vle{sew}.v", chunk, VMem(first))
+            b(red, acc, chunk, acc)
+        b("vsetvli", "zero", one, f"e{sew}, m1, ta, ma")
+        for j, (acc, _) in enumerate(accs):
+            at = cur[1]
+            if j:
+                at = b.x("at")
+                b("addi", at, cur[1], j * esize)
+            b(f"vse{sew}.v", acc, VMem(at))
+
+    src, dst = b.li(src_addr, "src"), b.li(dst_addr, "dst")
+    if outer >= 2:
+        nest(b, [outer // 2], [src, dst], [[2 * R * esize], [2 * esize]], lambda cur: rows(cur, 2))
+    if outer % 2:
+        last = outer - 1
+        rows([b.li(src_addr + last * R * esize, "src"), b.li(dst_addr + last * esize, "dst")], 1)
+
+
 def lower_reduce(lw: Lowering, op) -> None:
     b: MBuilder = lw.b
     src, a, kind = op.src, op.axis, op.kind
@@ -128,6 +226,13 @@ def lower_reduce(lw: Lowering, op) -> None:
         lw.regs[res] = reduce_row(lw, b.li(src_addr, "src"), R, elem, kind)
         return
     dst = lw.alloc(res)
+    if inner == 1 and by_columns(lw, outer, R, elem, kind):
+        _reduce_columns(lw, src_addr, dst.offset, outer, R, elem, kind)
+        return
+    table = FLOAT_RED if elem.is_float() else (UINT_RED if unsigned(elem) else INT_RED)
+    if inner == 1 and kind in table and relem == elem and 2 <= R <= lw.target.vlen_bits * 8 // sew_of(elem) + 1:
+        _reduce_short_rows(lw, src_addr, dst.offset, outer, R, elem, kind)
+        return
     if inner == 1:
         def row(cur: List[VReg]) -> None:
             scalar_store(b, relem, reduce_row(lw, cur[0], R, elem, kind), cur[1])

@@ -9,7 +9,9 @@ engine is waited for or the loop body ends), and stage ``s + 1``'s loads run whi
 stage ``s``.
 
 A loop qualifies when its step is a positive constant and its body holds a ``tt.dot`` with an operand that a
-``tt.load`` of the same body produces (through shape ops and casts).  S is the kernel's hint
+``tt.load`` of the same body produces (through shape ops and casts), and no dot's result reaches a reduction
+or another dot's operand in the body (:func:`chained_products`: flash attention's ``S = Q K^T``, softmax,
+``P V``; ``pipeline-loads`` fetches those loops' tiles an iteration ahead, over the whole iteration's work).  S is the kernel's hint
 (``tl.range(..., num_stages=S)``, the loop's ``num_stages``) when it has one, else ``stages`` (4: the back
 edge, where the next iteration's first loads wait for the last dot's engine commands, comes once every 4 K
 steps; 4 beat 2 by 5% on a 512^3 bf16 GEMM and cost nothing on the large ones); it is lowered while S copies
@@ -42,7 +44,7 @@ from mtiacc.ir import scf
 from mtiacc.ir.atomic_ops import AtomicCASOp, AtomicRMWOp, BarrierOp
 from mtiacc.ir.core import Block, Operation, OpResult, Pure, Value
 from mtiacc.ir.dot_ops import DotOp
-from mtiacc.ir.shape_ops import ExpandDimsOp, ReshapeOp, TransOp
+from mtiacc.ir.shape_ops import ExpandDimsOp, ReduceOp, ReshapeOp, TransOp
 from mtiacc.opt.dots.rotate import prefetch_across
 from mtiacc.opt.loop_unroll import _copy_body
 from mtiacc.opt.memory.plan import plan_function
@@ -60,6 +62,26 @@ def _loaded(v: Value, body: Block) -> Optional[O.LoadOp]:
             return None
         v = v.op.operands[0]
     return None
+
+
+def chained_products(loop: scf.ForOp) -> bool:
+    """Whether a dot's result reaches, through ops of the body, a ``tt.reduce`` or another dot's ``a`` or ``b``
+    (not its accumulator): work between the products, as in attention, rather than a K loop's accumulation."""
+    body = loop.block
+    for op in body.ops:
+        if not isinstance(op, DotOp):
+            continue
+        seen, work = set(), [op.result]
+        while work:
+            v = work.pop()
+            for u in v.uses:
+                user = u.op
+                if isinstance(user, ReduceOp) or (isinstance(user, DotOp) and v is not user.acc):
+                    return True
+                if user.parent is body and id(user) not in seen and not isinstance(user, DotOp):
+                    seen.add(id(user))
+                    work.extend(user.results)
+    return False
 
 
 def stage_loads(loop: scf.ForOp) -> List[O.LoadOp]:
@@ -216,7 +238,7 @@ def visit(block: Block, p: "PipelineDots", ctx: PassContext, func: O.FuncOp) -> 
             continue
         step = O.const_value(op.step)
         loads = stage_loads(op)
-        if not loads or not isinstance(step, int) or step <= 0:
+        if not loads or not isinstance(step, int) or step <= 0 or chained_products(op):
             continue
         stages = op.num_stages if op.num_stages is not None else p.stages
         tiles = [ld.result for ld in loads] + _copies(op)

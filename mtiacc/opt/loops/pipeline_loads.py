@@ -25,12 +25,16 @@ lands in the carried block's home (no copy at the yield).  The loop gets ``{pipe
 ``{prefetch = true}``.
 
 A load moves when it is a block load of pointers (not volatile) directly in the loop body, its pointer, mask
-and ``other`` are computed by pure ops of the body from the induction variable and values defined outside
-the loop (never from other carried values), and it cannot see a store of the loop: every store in the loop
+and ``other`` are computed by pure ops of the body from the induction variable, values defined outside the
+loop and *counters* (carried integers the body advances by a loop-invariant amount, ``c + d``: Triton's
+tutorial 06 walks K and V by ``offsetk_y += BLOCK_N``; a copy of the load ``k`` iterations ahead reads
+``c + k * d``, the prologue's the loop's init) but never other carried values, and it cannot see a store of
+the loop: every store in the loop
 writes through a pointer parameter other than the one the load reads through (distinct pointer parameters
 are distinct buffers, as ``mtiasim`` gives each its own array; a pointer not traced to a parameter blocks
 the loop), and its tile does not reach the pointer or mask of another load or store (a gather's indices:
-needed at once).  A loop with atomics, a barrier or a ``tt.dot`` (``pipeline-dots`` pipelines those) is left alone, and so is
+needed at once).  A loop with atomics or a barrier is left alone, and so is one with a ``tt.dot`` that
+``pipeline-dots`` pipelines (it takes those whose products are not chained: ``chained_products``), and so is
 one whose step is not known positive: a positive constant, or ``tl.num_programs(axis)``, the stride of a row
 loop the programs share (Triton's tutorial 02: ``for row in tl.range(tl.program_id(0), n_rows,
 tl.num_programs(0), num_stages=...)``), whose pairs then end at ``lower + (ceil((upper - lower) / step) // 2) *
@@ -40,7 +44,9 @@ Depth: the loop's ``num_stages`` hint (``tl.range(..., num_stages=)``) when it h
 (the kernel's config ``num_stages``, default 2); 1 turns the pass off for the loop.  Deeper prefetch buys
 nothing with one completion barrier, so any depth above 1 is 2.  Loads stop moving once twice their bytes
 (the carried tile and the one in flight) would exceed what the local-memory plan leaves free while the loop
-runs (``lmem-bytes``, when set).
+runs (``lmem-bytes``, when set); in a loop with dots four times their bytes (the first tiles, chosen by the
+prologue's ``scf.if``, and the blocks the engine still reads live beside them: tutorial 06's forward at head dim
+128 did not fit at twice).
 """
 from __future__ import annotations
 
@@ -50,25 +56,61 @@ from typing import Callable, Dict, List, Optional, Sequence, Union
 from mtiacc.ir import ops as O
 from mtiacc.ir import scf
 from mtiacc.ir.atomic_ops import AtomicCASOp, AtomicRMWOp, BarrierOp
-from mtiacc.ir.core import Block, BlockArgument, Operation, Value
-from mtiacc.ir.analysis.pointers import root_pointer
-from mtiacc.ir.analysis.slices import defined_in, pure_slice
+from mtiacc.ir.core import Block, BlockArgument, Operation, Pure, Value
+from mtiacc.ir.analysis.pointers import POINTER_THROUGH, root_pointer
+from mtiacc.ir.analysis.slices import defined_in
 from mtiacc.ir.dot_ops import DotOp
-from mtiacc.opt.dots.pipeline import main_upper
+from mtiacc.ir.shape_ops import TransOp
+from mtiacc.opt.dots.pipeline import chained_products, main_upper
 from mtiacc.opt.loop_unroll import clone_op
 from mtiacc.opt.memory.plan import LocalMemoryPlan, plan_function
 from mtiacc.opt.pass_manager import ModulePass, PassContext, Remark, register_pass
 
-BLOCKERS = (AtomicRMWOp, AtomicCASOp, BarrierOp, DotOp)
+BLOCKERS = (AtomicRMWOp, AtomicCASOp, BarrierOp)
+# a transposed pointer block (transposed-loads' tt.trans of K's pointers) points into its parameter's buffer too
+THROUGH = POINTER_THROUGH + (TransOp,)
 
 
 _inside = defined_in
 
 
+def counters(loop: scf.ForOp) -> Dict[int, Value]:
+    """The loop's scalar integer iter args that the body advances by a loop-invariant amount (the yield is
+    ``arg + d``, ``d`` defined outside the loop): id of the arg -> ``d``."""
+    out: Dict[int, Value] = {}
+    for arg, y in zip(loop.iter_args, loop.block.terminator.values):
+        if arg.type.is_block() or not arg.type.is_int() or not _is(y, O.AddIOp) or y.op.parent is not loop.block:
+            continue
+        a, b = y.op.operands
+        for x, d in ((a, b), (b, a)):
+            if x is arg and not defined_in(d, loop):
+                out[id(arg)] = d
+    return out
+
+
 def address_slice(ld: O.LoadOp, loop: scf.ForOp) -> Optional[List[Operation]]:
     """The body's ops that compute ``ld``'s operands, in body order, when they are pure and read only the
-    induction variable and values from outside the loop; else None."""
-    return pure_slice(ld.operands, loop)
+    induction variable, counters (:func:`counters`) and values from outside the loop; else None."""
+    body, leaves, seen, out = loop.block, counters(loop), set(), []
+
+    def visit(v: Value) -> bool:
+        if not defined_in(v, loop):
+            return True
+        if isinstance(v, BlockArgument):
+            return v is loop.induction_var or id(v) in leaves
+        op = v.op
+        if op.parent is not body or op.regions or Pure not in op.traits:
+            return False
+        if id(op) not in seen:
+            seen.add(id(op))
+            if not all(visit(o) for o in op.operands):
+                return False
+            out.append(op)
+        return True
+
+    if not all(visit(v) for v in ld.operands):
+        return None
+    return sorted(out, key=body.ops.index)
 
 
 def _is(v: Value, cls) -> bool:
@@ -116,12 +158,13 @@ def _bytes(t) -> int:
 def movable_loads(loop: scf.ForOp, lmem_bytes: Union[int, Callable[[], int]]) -> List[O.LoadOp]:
     """The loads of ``loop``'s body this pass moves (the module docstring's rules).  ``lmem_bytes`` may be a
     function giving the bytes, called only when a load is otherwise movable (planning costs compile time)."""
-    stored = []
+    stored, dots = [], False
     for op in loop.walk():
-        if isinstance(op, BLOCKERS):
+        if isinstance(op, BLOCKERS) or (isinstance(op, DotOp) and not chained_products(loop)):
             return []
+        dots = dots or isinstance(op, DotOp)
         if isinstance(op, O.StoreOp):
-            root = root_pointer(op.ptr)
+            root = root_pointer(op.ptr, THROUGH)
             if root is None:
                 return []
             stored.append(root)
@@ -132,15 +175,16 @@ def movable_loads(loop: scf.ForOp, lmem_bytes: Union[int, Callable[[], int]]) ->
         t = op.result.type
         if not (t.is_block() and op.ptr.type.is_block()) or not (t.is_float() or t.is_int()):
             continue
-        root = root_pointer(op.ptr)
+        root = root_pointer(op.ptr, THROUGH)
         if root is None or any(root is s for s in stored) or address_slice(op, loop) is None \
                 or feeds_addresses(op, loop):
             continue
         if callable(lmem_bytes):
             lmem_bytes = lmem_bytes()
-        if used + 2 * _bytes(t) > lmem_bytes:
+        copies = 4 if dots else 2    # with dots: the first tiles' blocks and the engine's operands live beside
+        if used + copies * _bytes(t) > lmem_bytes:
             continue
-        used += 2 * _bytes(t)
+        used += copies * _bytes(t)
         out.append(op)
     return out
 
@@ -160,9 +204,10 @@ def _emit(op: Operation, before: Operation) -> Value:
 
 
 def _clone_loads(loads: Sequence[O.LoadOp], loop: scf.ForOp, iv: Value, before: Operation,
-                 prefetch: bool) -> List[Value]:
-    """Copies of ``loads`` (with their address slices) reading iteration ``iv``, inserted before ``before``."""
-    mapping: Dict[int, Value] = {id(loop.induction_var): iv}
+                 prefetch: bool, at: Optional[Dict[int, Value]] = None) -> List[Value]:
+    """Copies of ``loads`` (with their address slices) reading iteration ``iv``, inserted before ``before``;
+    ``at``: the counters' values at that iteration (id of the old loop's arg -> value)."""
+    mapping: Dict[int, Value] = {id(loop.induction_var): iv, **(at or {})}
     done = set()
     out = []
     for ld in loads:
@@ -185,14 +230,15 @@ def _prologue(loop: scf.ForOp, loads: Sequence[O.LoadOp]) -> List[Value]:
     loads read nothing then)."""
     trip = loop.constant_trip_count()
     # a `persistent-programs` loop runs at least once: its launch starts only programs that exist
+    first = {id(a): init for a, init in zip(loop.iter_args, loop.inits) if id(a) in counters(loop)}
     if (trip is not None and trip >= 1) or loop.persistent or all(empty_past_end(ld, loop) for ld in loads):
-        return _clone_loads(loads, loop, loop.lower, loop, prefetch=False)
+        return _clone_loads(loads, loop, loop.lower, loop, prefetch=False, at=first)
     loc = loop.loc
     runs = _emit(O.CmpIOp.get("slt", loop.lower, loop.upper, loc=loc), loop)
     guard = scf.IfOp.get(runs, [ld.result.type for ld in loads], loc=loc)
     loop.parent.insert_before(loop, guard)
     then_end = guard.then_block.append(scf.YieldOp.get([], loc=loc))
-    tiles = _clone_loads(loads, loop, loop.lower, then_end, prefetch=False)
+    tiles = _clone_loads(loads, loop, loop.lower, then_end, prefetch=False, at=first)
     guard.then_block.insert_before(then_end, scf.YieldOp.get(tiles, loc=loc))
     then_end.erase()
     zeros = [guard.else_block.append(O.ConstantOp.get(0, ld.result.type, loc=loc)).result for ld in loads]
@@ -201,19 +247,29 @@ def _prologue(loop: scf.ForOp, loads: Sequence[O.LoadOp]) -> List[Value]:
 
 
 def _ahead(loop: scf.ForOp, loads: Sequence[O.LoadOp], iv: Value, at: Value, anchor: Operation,
-           may_pass_end: bool) -> List[Value]:
-    """The prefetch of the tiles of iteration ``at`` (inside the loop; ``iv``: the current one).  When ``at`` may
-    be past the loop's end (``may_pass_end``), a load whose mask does not say so reads iteration ``iv``'s
-    addresses instead, and is guarded: it moves nothing then."""
+           may_pass_end: bool, now: Dict[int, Value], k: int) -> List[Value]:
+    """The prefetch of the tiles of iteration ``at``, ``k`` iterations ahead (inside the loop; ``iv``: the
+    current one; ``now``: the counters' values at ``iv``).  When ``at`` may be past the loop's end
+    (``may_pass_end``), a load whose mask does not say so reads iteration ``iv``'s addresses instead, and is
+    guarded: it moves nothing then."""
     loc, safe, more, out = loop.loc, None, None, []
+    steps = counters(loop)
+    later: Dict[int, Value] = {}
+    for key, c in now.items():   # c + k * d
+        v = c
+        for _ in range(k):
+            v = _emit(O.AddIOp.get(v, steps[key], loc=loc), anchor)
+        later[key] = v
+    safe_at: Dict[int, Value] = {}
     for ld in loads:   # past the end: nothing (the mask says so), else nothing under the guard
-        where = at
+        where, vals = at, later
         if not empty_past_end(ld, loop):
             if safe is None:
                 more = _emit(O.CmpIOp.get("slt", at, loop.upper, loc=loc), anchor)
                 safe = _emit(O.SelectOp.get(more, at, iv, loc=loc), anchor)
-            where = safe
-        tile = _clone_loads([ld], loop, where, anchor, prefetch=True)
+                safe_at = {key: _emit(O.SelectOp.get(more, later[key], now[key], loc=loc), anchor) for key in now}
+            where, vals = safe, safe_at
+        tile = _clone_loads([ld], loop, where, anchor, prefetch=True, at=vals)
         if where is safe and may_pass_end:
             tile[0].op.set_guard(more)
         out += tile
@@ -280,11 +336,12 @@ def pipeline(loop: scf.ForOp, loads: Sequence[O.LoadOp], depth: int) -> None:
     loop.parent.insert_before(loop, new)
     anchor = new.block.append(scf.YieldOp.get([], loc=loc))
     iv, args = new.induction_var, list(new.iter_args)
+    now = {id(a): args[i] for i, a in enumerate(loop.iter_args) if id(a) in counters(loop)}
     one = _emit(O.AddIOp.get(iv, loop.step, loc=loc), anchor)
     after = _emit(O.AddIOp.get(iv, two, loc=loc), anchor)
-    b_tiles = _ahead(loop, loads, iv, one, anchor, may_pass_end=False)   # iv + s < hi: always inside
+    b_tiles = _ahead(loop, loads, iv, one, anchor, False, now, 1)   # iv + s < hi: always inside
     mid = _clone_body(loop, loads, anchor, iv, args[:n], args[n:])
-    a_tiles = _ahead(loop, loads, iv, after, anchor, may_pass_end=True)
+    a_tiles = _ahead(loop, loads, iv, after, anchor, True, now, 2)
     out = _clone_body(loop, loads, anchor, one, mid, b_tiles)
     new.block.insert_before(anchor, scf.YieldOp.get(out + a_tiles, loc=loop.block.terminator.loc))
     anchor.erase()
