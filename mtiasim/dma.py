@@ -162,6 +162,16 @@ class Issued:
         return self.upto[i] if i >= 0 else self.retired
 
 
+def _piece(ready: float, n: int, level: int, seq: int, hit: int):
+    """A recorded transfer: ``(ready, bytes, level, issue number, DRAM bytes that follow)``; a DRAM transfer whose
+    ``hit`` bytes hit the LLC moves them at the SRAM level, then the rest at DRAM, on the same engine."""
+    if hit <= 0 or level != 0:
+        return (ready, n, level, seq, 0)
+    if hit >= n:
+        return (ready, n, 1, seq, 0)
+    return (ready, hit, 1, seq, n - hit)
+
+
 class DmaSystem:
     def __init__(self, cfg, P: int):
         self.P = P
@@ -254,24 +264,30 @@ class DmaSystem:
                 out[i] = later[len(later) - self.max_out]
         return out
 
-    def add_uniform(self, t_issue: float, nbytes: int, level: int):
+    def add_uniform(self, t_issue: float, nbytes: int, level: int, hit: int = 0):
+        """Every PE issues a transfer of ``nbytes`` at ``level`` at ``t_issue``; ``hit`` of a DRAM transfer's bytes
+        hit the LLC (:mod:`mtiasim.llc`): moved at the SRAM level first, the rest at DRAM."""
         iss = self.u_issued
         iss.count += 1
         if nbytes <= 0:
             return
-        self.u_pend.append((t_issue + self.setup, nbytes, level, iss.count - 1))
-        self.u_bytes[level] += nbytes * self.P
+        self.u_pend.append(_piece(t_issue + self.setup, nbytes, level, iss.count - 1, hit))
+        self.u_bytes[level] += (nbytes - hit) * self.P
+        self.u_bytes[1] += hit * self.P
         self.n_transfers += self.P
 
-    def add(self, slots, t_issue, nbytes, levels):
+    def add(self, slots, t_issue, nbytes, levels, hits=None):
         setup = self.setup
-        for p, t, n, lv in zip(slots, t_issue, nbytes, levels):
+        if hits is None:
+            hits = [0] * len(slots)
+        for p, t, n, lv, h in zip(slots, t_issue, nbytes, levels, hits):
             iss = self.issued[p]
             iss.count += 1
             if n <= 0:
                 continue
-            self.pend[p].append((t + setup, n, lv, iss.count - 1))
-            self.bytes[lv, p] += n
+            self.pend[p].append(_piece(t + setup, n, lv, iss.count - 1, h))
+            self.bytes[lv, p] += n - h
+            self.bytes[1, p] += h
             self.n_transfers += 1
 
     # ---------------------------------------------------------------------------------------------------------
@@ -289,10 +305,19 @@ class DmaSystem:
         free = self.u_free
         comps = self.u_comps
         iss = self.u_issued
-        for ready, n, lv, seq in self.u_pend:
+        for ready, n, lv, seq, rest in self.u_pend:
             start = max(ready, free)
             end = self.lines[lv].transfer(start, n * P, self.port * P)
             c = end + self.lat[lv]
+            if rest:        # an LLC hit moved first; the misses follow at DRAM
+                if self.trace is not None:
+                    self.trace.append((None, start, end, n, lv))
+                s1 = end
+                end = self.lines[0].transfer(s1, rest * P, self.port * P)
+                c = max(c, end + self.lat[0])
+                n, lv, start_t = rest, 0, s1
+            else:
+                start_t = start
             comps.append(c)
             iss.complete(seq, c)
             if c > self.u_last:
@@ -300,7 +325,7 @@ class DmaSystem:
             self.u_busy += end - start
             free = end
             if self.trace is not None:
-                self.trace.append((None, start, end, n, lv))
+                self.trace.append((None, start_t, end, n, lv))
         del comps[:-self.max_out]
         self.u_free = free
         self.u_pend = []
@@ -311,7 +336,7 @@ class DmaSystem:
         heads = [0] * P
         free = self.free
         lines, lat, port = self.lines, self.lat, self.port
-        rem = {}          # active PE -> [bytes left, level, start]
+        rem = {}          # active PE -> [bytes left, level, start, DRAM bytes after, completion so far, piece start]
         new_segs = [[], []]
         t = min(max(q[0][0], free[p]) for p, q in enumerate(pend) if q)
         while True:
@@ -320,10 +345,10 @@ class DmaSystem:
             for p in range(P):
                 if p in rem or heads[p] >= len(pend[p]):
                     continue
-                ready, n, lv, _seq = pend[p][heads[p]]
+                ready, n, lv, _seq, rest = pend[p][heads[p]]
                 r = max(ready, free[p])
                 if r <= t + _EPS:
-                    rem[p] = [float(n), lv, t]
+                    rem[p] = [float(n), lv, t, rest, 0.0, t]
                 elif r < nxt_ready:
                     nxt_ready = r
             if not rem:
@@ -358,8 +383,15 @@ class DmaSystem:
                 if v[0] <= 1e-6 * max(1.0, rates[v[1]]):
                     done.append(p)
             for p in done:
-                _, lv, start = rem.pop(p)
-                c = nxt + lat[lv]
+                v = rem[p]
+                lv, start = v[1], v[2]
+                c = max(nxt + lat[lv], v[4])
+                if v[3]:    # an LLC hit moved; the misses follow at DRAM
+                    if self.trace is not None:
+                        self.trace.append((p, v[5], nxt, pend[p][heads[p]][1], lv))
+                    rem[p] = [float(v[3]), 0, start, 0, c, nxt]
+                    continue
+                del rem[p]
                 self.comps[p].append(c)
                 del self.comps[p][:-self.max_out]
                 self.issued[p].complete(pend[p][heads[p]][3], c)
@@ -368,7 +400,8 @@ class DmaSystem:
                 self.busy[p] += nxt - start
                 free[p] = nxt
                 if self.trace is not None:
-                    self.trace.append((p, start, nxt, pend[p][heads[p]][1], lv))
+                    q = pend[p][heads[p]]
+                    self.trace.append((p, v[5], nxt, q[4] or q[1], lv))
                 heads[p] += 1
             t = nxt
         for lv in (0, 1):

@@ -38,6 +38,7 @@ class Dram:
         self._starts: List[int] = []
         self.bytes_read = 0
         self.bytes_written = 0
+        self.llc = None     # the last-level cache's timing state (mtiasim.llc.Llc) when the machine has one
 
     def layout(self, named_sizes: List[Tuple[str, int]]) -> None:
         addr = self.base

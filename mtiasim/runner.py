@@ -259,8 +259,13 @@ def _place(dram: Dram, cfg: MachineConfig, place: Dict[str, str], names) -> None
         b.level = LEVELS.index(where)
         if b.level == 1:
             sram += b.size
-    if sram > cfg.sram_bytes:
-        raise UserError(f"the buffers placed in SRAM need {sram} bytes; the machine's SRAM has {cfg.sram_bytes}")
+    lls = cfg.sram_bytes - cfg.llc_bytes
+    if sram > lls:
+        raise UserError(f"the buffers placed in SRAM need {sram} bytes; the machine's SRAM has {lls}"
+                        + (f" outside its LLC ({cfg.llc_bytes} bytes of {cfg.sram_bytes})" if cfg.llc_bytes else ""))
+    if cfg.llc_bytes:
+        from .llc import Llc
+        dram.llc = Llc(cfg.llc_bytes, len(dram.data))
 
 
 def resolve_grid(program: Program, grid, scalars, shapes=None) -> Tuple[int, int, int]:

@@ -144,7 +144,18 @@ def check(raw: Dict[str, object], src: _File) -> Dict[str, object]:
     if stack >= lmem:
         raise src.error(f"the stack ({stack} bytes, 'pe.stack_bytes') does not fit in local memory ({lmem} "
                         "bytes, 'pe.local_memory_bytes')", key="pe.stack_bytes")
+    if _llc_too_large(out):
+        raise src.error(_llc_message(out), key="memory.sram.llc_bytes")
     return out
+
+
+def _llc_too_large(v: Dict[str, object]) -> bool:
+    return v["memory.sram.llc_bytes"] > v["memory.sram.bytes"]
+
+
+def _llc_message(v: Dict[str, object]) -> str:
+    return (f"the LLC ({v['memory.sram.llc_bytes']} bytes, 'memory.sram.llc_bytes') is larger than the SRAM "
+            f"({v['memory.sram.bytes']} bytes, 'memory.sram.bytes') it is part of")
 
 
 def read_yaml(path: str, what: str) -> object:
@@ -229,4 +240,6 @@ def apply_overrides(values: Dict[str, object], overrides, path: str) -> Dict[str
     if overrides and out["pe.stack_bytes"] >= out["pe.local_memory_bytes"]:
         raise UsageError(f"{overrides[-1][2]}: the stack ({out['pe.stack_bytes']} bytes) does not fit in local "
                          f"memory ({out['pe.local_memory_bytes']} bytes) of machine '{path}'")
+    if overrides and _llc_too_large(out):
+        raise UsageError(f"{overrides[-1][2]}: {_llc_message(out)} of machine '{path}'")
     return out

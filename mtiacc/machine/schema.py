@@ -51,6 +51,7 @@ def _k(type_, unit, doc, **kw) -> Key:
     return Key(type_, unit, doc, **kw)
 
 
+LLC_STEP = 32 << 20     # the SRAM splits between LLC and LLS in 32 MB steps [ISCA25 Table 2]
 POS = dict(positive=True)
 NONNEG = dict(minimum=0)
 
@@ -76,6 +77,8 @@ SCHEMA: Dict[str, Key] = {
     "memory.sram.bytes": _k(int, "bytes", "on-chip SRAM capacity", **POS),
     "memory.sram.bw_bytes_per_s": _k(float, "bytes/s", "SRAM bandwidth shared by all PEs", **POS),
     "memory.sram.latency_ns": _k(float, "ns", "SRAM latency", **NONNEG),
+    "memory.sram.llc_bytes": _k(int, "bytes", "the part of the SRAM that is a hardware cache of DRAM (LLC); the "
+                                "rest is software-managed (LLS)", minimum=0, multiple_of=LLC_STEP),
     "memory.dma.setup_cycles": _k(float, "cycles", "setup of one DMA transfer", **NONNEG),
     "memory.dma.max_outstanding": _k(int, "transfers", "DMA queue depth per PE", **POS),
     "memory.dma.pe_bytes_per_cycle": _k(float, "bytes/cycle", "a PE's NoC port", **POS),

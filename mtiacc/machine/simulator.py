@@ -93,6 +93,7 @@ class MachineConfig:
     se: SeConfig                     # the SIMD engine (mtiasim/se/)
     atomics: AtomicsConfig
     machine: Optional[MachineDescription] = dataclasses.field(default=None, compare=False, repr=False)
+    llc_bytes: int = 0               # the SRAM's part that caches DRAM (mtiasim/llc.py); the rest is LLS
 
     def ns_to_cycles(self, ns: float) -> float:
         return ns * 1e-9 * self.clock_hz
@@ -139,7 +140,7 @@ def config_of(m: MachineDescription) -> MachineConfig:
         dram_latency_ns=m["memory.dram.latency_ns"],
         sram_bytes=m["memory.sram.bytes"], sram_bw_bytes_per_s=m["memory.sram.bw_bytes_per_s"],
         sram_latency_ns=m["memory.sram.latency_ns"], dma_pe_bytes_per_cycle=m["memory.dma.pe_bytes_per_cycle"],
-        fp64_slowdown=m["pe.vector.fp64_slowdown"],
+        fp64_slowdown=m["pe.vector.fp64_slowdown"], llc_bytes=m["memory.sram.llc_bytes"],
         dpe=DpeConfig(macs_per_cycle=tuple((k, dpe["macs_per_cycle"][k]) for k in ("fp16", "bf16", "int8")),
                       **{k: v for k, v in dpe.items() if k != "macs_per_cycle"}),
         se=SeConfig(se["elements_per_cycle"], tuple((f, Accuracy(**acc)) for f, acc in se["functions"].items())),

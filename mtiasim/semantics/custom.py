@@ -34,8 +34,10 @@ def dma(d, m, pc):
         lo = hi = 0   # the last buffer hit: [lo, hi) in DRAM addresses
         level = 0
         levels = []
+        llc = dram.llc if inbound else None
+        hits = [0] * len(slots) if llc is not None else None
         total = 0
-        for p, la, da, n in zip(slots, las, das, ns):
+        for i, (p, la, da, n) in enumerate(zip(slots, las, das, ns)):
             if n <= 0:
                 if n < 0:
                     raise SimFault(f"DMA of a negative length ({n} bytes)", p)
@@ -50,6 +52,8 @@ def dma(d, m, pc):
                 lo, hi, level = b.addr, b.end, b.level
             levels.append(level)
             off = da - base
+            if llc is not None and level == 0:
+                hits[i] = llc.read(off, n)
             if inbound:
                 LM[p, la:la + n] = data[off:off + n]
             else:
@@ -62,7 +66,7 @@ def dma(d, m, pc):
             m.dma_bytes_out += total
             m.dram_epoch += 1
         if m.timing is not None:
-            _record(m, g, slots, ns, levels)
+            _record(m, g, slots, ns, levels, hits)
         return None
     return ex
 
@@ -79,6 +83,8 @@ def dma2d(d, m, pc):
         ns = X[r2, g].tolist()
         rows, dss, lss = (cfg[k, g].tolist() for k in range(3))
         totals, levels = [], []
+        llc = m.dram.llc if inbound else None
+        hits = [] if llc is not None else None
         for p, la, da, n, nr, ds, ls in zip(slots, las, das, ns, rows, dss, lss):
             if n < 0:
                 raise SimFault(f"2-D DMA with rows of a negative length ({n} bytes)", p)
@@ -87,9 +93,13 @@ def dma2d(d, m, pc):
             if n == 0 or nr == 0:
                 totals.append(0)
                 levels.append(0)
+                if hits is not None:
+                    hits.append(0)
                 continue
             levels.append(_copy2d(m, p, inbound, la, da, n, nr, ds, ls))
             totals.append(n * nr)
+            if hits is not None:
+                hits.append(llc.read(da - m.dram.base, n, nr, ds) if levels[-1] == 0 else 0)
         total = sum(totals)
         if inbound:
             m.dma_bytes_in += total
@@ -98,7 +108,7 @@ def dma2d(d, m, pc):
             m.dma_bytes_out += total
             m.dram_epoch += 1
         if m.timing is not None:
-            _record(m, g, slots, totals, levels)
+            _record(m, g, slots, totals, levels, hits)
         return None
     return ex
 
@@ -161,18 +171,21 @@ def dma_cfg(d, m, pc):
     return ex
 
 
-def _record(m, g, slots, ns, levels):
-    """Hand the transfers to the DMA timing model (issue times from the timing closure: ``m.dma_issue_t``)."""
+def _record(m, g, slots, ns, levels, hits=None):
+    """Hand the transfers to the DMA timing model (issue times from the timing closure: ``m.dma_issue_t``);
+    ``hits``: per transfer, how many of its bytes hit the LLC (``None``: no LLC)."""
     ts, t = m.ts, m.dma_issue_t
     if ts.on:
         n0, l0 = ns[0], levels[0]
-        if g.__class__ is slice and all(n == n0 for n in ns) and all(lv == l0 for lv in levels):
-            m.dma.add_uniform(t, n0, l0)
+        h0 = hits[0] if hits is not None else 0
+        if g.__class__ is slice and all(n == n0 for n in ns) and all(lv == l0 for lv in levels) \
+                and (hits is None or all(h == h0 for h in hits)):
+            m.dma.add_uniform(t, n0, l0, h0)
             return
         ts.materialize()
     if not hasattr(t, "__len__"):
         t = [t] * len(slots)
-    m.dma.add(slots, t, ns, levels)
+    m.dma.add(slots, t, ns, levels, hits)
 
 
 def dma_wait(d, m, pc):

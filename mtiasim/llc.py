@@ -1,0 +1,101 @@
+"""The last-level cache (LLC): the part of the on-chip SRAM (``memory.sram.llc_bytes``) that caches DRAM.
+
+Model (the timing only: data always comes from :class:`mtiasim.memory.Dram`, which is always current):
+
+- Residency is tracked in lines of :data:`LINE` bytes over the kernel's DRAM buffers (one stamp per line in a numpy
+  array, 0 while the line is not resident).  A line is resident or not as a whole.
+- A DMA *read* of DRAM bytes: the bytes on lines resident when the transfer issues are **hits**, moved at the SRAM
+  level's bandwidth and latency; the others are **misses**, moved at DRAM's, and their lines become resident.
+  Every line the transfer touches becomes the most recently used.  Hit or miss is decided in the order the
+  simulator executes the transfers (within a wave, programs in slot order at each step); a hit on a line whose fill
+  is still in flight is served as a hit (the fill's DRAM bytes are charged once, to the transfer that missed).
+- A DMA *write* is write-through with no write-allocate: it moves its bytes at DRAM's bandwidth and latency, and
+  neither fills lines nor changes the LRU order (a resident line it writes stays resident: the cache holds the
+  written data).  So DRAM sees every byte written, as without a cache, and streaming outputs never evict inputs.
+- Replacement is LRU, evicting in batches: when more lines are resident than fit, the least recently used are
+  evicted until :data:`SLACK` of the capacity is free (one partial sort per batch, not one per line).
+- Buffers placed in SRAM (``--place NAME=sram``: the software-managed part, LLS) are not cached.
+
+The cache starts empty at each run (the host's writes of the inputs are not cached) and persists across the waves
+of the run.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+LINE = 128          # bytes per line (ASSUMPTION: a typical LLC line; DMA rows of tiles are multiples of it)
+SLACK = 1 / 16      # an eviction batch frees this fraction of the capacity
+
+
+class Llc:
+    def __init__(self, capacity_bytes: int, span_bytes: int):
+        self.capacity = max(int(capacity_bytes) // LINE, 1)      # lines
+        self.stamp = np.zeros(span_bytes // LINE + 2, np.int64)  # per line: its last use, 0 = not resident
+        self.clock = 0
+        self.resident = 0
+        self.hit_bytes = 0
+        self.miss_bytes = 0
+
+    def read(self, off: int, n: int, rows: int = 1, stride: int = 0) -> int:
+        """A DMA read of ``rows`` rows of ``n`` bytes, row ``r`` at ``off + r * stride`` (offsets into the DRAM
+        array): returns how many of its bytes hit; fills and touches its lines."""
+        if rows == 1 or stride == n:
+            return self._span(off, n * rows)
+        starts = off + np.arange(rows, dtype=np.int64) * stride
+        first = starts // LINE
+        last = (starts + (n - 1)) // LINE
+        k = int((last - first).max()) + 1
+        lines = first[:, None] + np.arange(k)
+        lo = np.maximum(lines * LINE, starts[:, None])
+        hi = np.minimum((lines + 1) * LINE, (starts + n)[:, None])
+        valid = lines <= last[:, None]
+        lines, nbytes = lines[valid], (hi - lo)[valid]
+        return self._touch(lines, nbytes, np.unique(lines))
+
+    def _span(self, off: int, n: int) -> int:
+        """A read of ``n`` consecutive bytes at ``off``."""
+        a, b = off // LINE, (off + n - 1) // LINE
+        st = self.stamp[a:b + 1]
+        miss = st == 0
+        if not miss.any():
+            hit = n
+        else:
+            nbytes = np.full(b - a + 1, LINE, np.int64)
+            nbytes[0] -= off - a * LINE
+            nbytes[-1] -= (b + 1) * LINE - (off + n)
+            if a == b:
+                nbytes[0] = n
+            hit = n - int(nbytes[miss].sum())
+        return self._commit(st, int(miss.sum()), n, hit)
+
+    def _touch(self, lines, nbytes, unique) -> int:
+        n = int(nbytes.sum())
+        miss = self.stamp[lines] == 0
+        hit = n - int(nbytes[miss].sum())
+        new = int((self.stamp[unique] == 0).sum())
+        self.clock += 1
+        self.stamp[unique] = self.clock
+        return self._account(new, n, hit)
+
+    def _commit(self, view, new: int, n: int, hit: int) -> int:
+        self.clock += 1
+        view[:] = self.clock
+        return self._account(new, n, hit)
+
+    def _account(self, new: int, n: int, hit: int) -> int:
+        self.hit_bytes += hit
+        self.miss_bytes += n - hit
+        self.resident += new
+        if self.resident > self.capacity:
+            self._evict()
+        return hit
+
+    def _evict(self):
+        keep = self.capacity - int(self.capacity * SLACK)
+        res = np.flatnonzero(self.stamp)
+        drop = len(res) - keep
+        if drop <= 0:
+            return
+        order = np.argpartition(self.stamp[res], drop - 1)[:drop]
+        self.stamp[res[order]] = 0
+        self.resident = keep
