@@ -319,13 +319,18 @@ def main(argv=None):
                     "09), through the CLI, mtiacc.load and Triton (benchmarks/roofline_tutorials.py)")
     ap.add_argument("--only", nargs="+", metavar="PREFIX", help="only the tutorial rows whose names start so (e.g. 03 09)")
     ap.add_argument("--tutorials-only", action="store_true", help="only the tutorials' rows")
+    ap.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                    help="change a machine key for the tutorial rows' CLI and mtiacc.load runs (as mtiasim run "
+                    "--set; e.g. memory.sram.llc_bytes=67108864); the Triton path keeps the built-in machine")
     args = ap.parse_args(argv)
     m, n, vn, gn = (64, 1024, 1 << 16, 1 << 16) if args.quick else (4096, 4096, 1 << 20, 1 << 24)
     level = Options().opt_level if args.opt is None else args.opt
-    tutorials = tutorial_rows(Path(args.tutorials).resolve(), args.quick, args.opt, args.only) \
+    tutorials = tutorial_rows(Path(args.tutorials).resolve(), args.quick, args.opt, args.only, args.overrides) \
         if args.tutorials else []
     rows = [] if args.tutorials_only else bench(m, n, vn, level, args.compare, args.looped, gn)
     cfg = load_config()
+    if args.overrides:
+        print(f"tutorial rows with --set {' --set '.join(args.overrides)}")
     print(f"DRAM bandwidth {cfg.dram_bw_bytes_per_s / 1e9:.0f} GB/s, clock {cfg.clock_hz / 1e9:.2f} GHz "
           "(mtiacc/machine/mtia2i.yaml)")
     if rows:

@@ -227,7 +227,7 @@ def _scalar_inputs(inputs):
             for k, v in inputs.items()}
 
 
-def _cli(case: Case, path: str, flags) -> Tuple[int, float]:
+def _cli(case: Case, path: str, flags, overrides=()) -> Tuple[int, float]:
     from mtiasim.runner import run
     with tempfile.TemporaryDirectory(prefix="mtiacc-tut-") as tmp:
         out = Path(tmp) / "k.bin"
@@ -239,7 +239,7 @@ def _cli(case: Case, path: str, flags) -> Tuple[int, float]:
             raise RuntimeError(p.stderr.strip() or f"mtiacc exited with {p.returncode}")
         binary = out.read_bytes()
     t0 = time.perf_counter()
-    res = run(binary, _scalar_inputs(case.inputs), grid=case.grid, max_cycles=1e11)
+    res = run(binary, _scalar_inputs(case.inputs), grid=case.grid, max_cycles=1e11, overrides=tuple(overrides))
     case.check(res.outputs)
     return res.stats.cycles, time.perf_counter() - t0
 
@@ -281,18 +281,21 @@ def _triton_available() -> Optional[str]:
     return None if MtiaDriver.is_active() else "another Triton backend is active"
 
 
-def tutorial_rows(folder: Path, quick: bool = False, opt=None, only=None) -> List[dict]:
+def tutorial_rows(folder: Path, quick: bool = False, opt=None, only=None, overrides=()) -> List[dict]:
     """Per tutorial kernel: its roofline and, per path (CLI, mtiacc.load, Triton), the simulated time, or why
-    there is none."""
+    there is none.  ``overrides`` (``--set KEY=VALUE`` texts) change the machine of the CLI and load paths."""
     from mtiacc.machine.simulator import load_config
     from mtiasim.roofline import peaks
-    cfg = load_config()
+    overrides = tuple(overrides or ())
+    cfg = load_config(None, overrides)
     pk = peaks(cfg)
     cases = basic_cases(folder, quick, cfg.n_pes, cfg.local_memory_bytes) + gemm_cases(folder, quick, cfg.n_pes)
     if only:
         cases = [c for c in cases if c.name.startswith(tuple(only))]
     cli_flags, api_options = ((), {}) if opt is None else ((f"-O{opt}",), {"opt_level": opt})
-    no_triton = _triton_available()
+    if overrides:
+        api_options = dict(api_options, overrides=overrides)
+    no_triton = "the built-in machine only (--set)" if overrides else _triton_available()
     if "MTIACC_CACHE_DIR" not in os.environ:        # every path compiles: no binary from an earlier run
         import atexit
         import shutil
@@ -304,7 +307,7 @@ def tutorial_rows(folder: Path, quick: bool = False, opt=None, only=None) -> Lis
         roof_s = max(case.bytes / pk["dram_bw"], case.flops / pk["dpe_flops"])
         row = dict(name=case.name, mbytes=case.bytes / 1e6, gflop=case.flops / 1e9, roof_us=roof_s * 1e6,
                    note=case.note, paths={})
-        for label, fn in (("CLI", lambda: _cli(case, path, cli_flags)), ("load", lambda: _api(case, path, api_options)),
+        for label, fn in (("CLI", lambda: _cli(case, path, cli_flags, overrides)), ("load", lambda: _api(case, path, api_options)),
                           ("Triton", lambda: _triton(case, path))):
             if label != "Triton" and case.api_only:
                 row["paths"][label] = (None, case.api_only)
