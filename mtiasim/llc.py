@@ -56,17 +56,19 @@ class Llc:
         """A read of ``n`` consecutive bytes at ``off``."""
         a, b = off // LINE, (off + n - 1) // LINE
         st = self.stamp[a:b + 1]
-        miss = st == 0
-        if not miss.any():
+        held = int(np.count_nonzero(st))
+        if held == 0:
+            hit = 0
+        elif held == b + 1 - a:
             hit = n
         else:
-            nbytes = np.full(b - a + 1, LINE, np.int64)
+            nbytes = np.full(b + 1 - a, LINE, np.int64)
             nbytes[0] -= off - a * LINE
             nbytes[-1] -= (b + 1) * LINE - (off + n)
-            if a == b:
-                nbytes[0] = n
-            hit = n - int(nbytes[miss].sum())
-        return self._commit(st, int(miss.sum()), n, hit)
+            hit = int(nbytes[st != 0].sum())
+        self.clock += 1
+        st[:] = self.clock
+        return self._account(b + 1 - a - held, n, hit)
 
     def _touch(self, lines, nbytes, unique) -> int:
         n = int(nbytes.sum())
@@ -75,11 +77,6 @@ class Llc:
         new = int((self.stamp[unique] == 0).sum())
         self.clock += 1
         self.stamp[unique] = self.clock
-        return self._account(new, n, hit)
-
-    def _commit(self, view, new: int, n: int, hit: int) -> int:
-        self.clock += 1
-        view[:] = self.clock
         return self._account(new, n, hit)
 
     def _account(self, new: int, n: int, hit: int) -> int:
