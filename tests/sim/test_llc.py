@@ -138,3 +138,37 @@ def test_strided_rows_hit_by_the_bytes_on_resident_lines():
     assert c.read(60, 200, 4, 1000) == 800
     assert c.hit_bytes == LINE + 68 + 800 and c.miss_bytes == 50 + 800 - 68
     assert c.resident == 10     # lines 0-2, 8-9, 16-17, 23-25 (rows at 60, 1060, 2060, 3060)
+
+
+# program p reads a tile of 32 rows of 128 bytes at DRAM stride 8192 from A + p * 128 (2-D DMA), twice
+TILE = """
+kernel:
+    ld s0, 0(zero)
+    mtia.pid t0, 0
+    slli t1, t0, 7
+    add s0, s0, t1
+    li t2, 32
+    mtia.dma.cfg t2, 0
+    li t2, 8192
+    mtia.dma.cfg t2, 1
+    li t2, 128
+    mtia.dma.cfg t2, 2
+    li a1, 0
+    li t3, 128
+    mtia.dma.in2d a1, s0, t3
+    mtia.dma.wait
+    mtia.dma.in2d a1, s0, t3
+    mtia.dma.wait
+    ret
+"""
+
+
+def test_a_2d_tile_read_again_hits():
+    a = np.zeros(32 * 2 * ROW, np.uint8)
+    binary = build(TILE, params=[P("A", "*u8")])
+    cold, warm = (run(binary, {"A": a}, grid=(PES,), overrides={**EXACT, "memory.sram.llc_bytes": llc})
+                  for llc in (0, MB32))
+    tile = 32 * 128
+    assert warm.stats.dram_bytes == PES * tile and warm.stats.sram_bytes == PES * tile
+    assert cold.stats.cycles - warm.stats.cycles == \
+        (PES * tile / DRAM_BPC + DRAM_LAT) - (PES * tile / SRAM_BPC + SRAM_LAT) == 1872
