@@ -41,6 +41,18 @@ class Llc:
         array): returns how many of its bytes hit; fills and touches its lines."""
         if rows == 1 or stride == n:
             return self._span(off, n * rows)
+        if not (off % LINE or n % LINE or stride % LINE) and abs(stride) >= n:   # whole lines, none shared
+            k = n // LINE
+            lines = ((off // LINE + np.arange(rows, dtype=np.int64) * (stride // LINE))[:, None]
+                     + np.arange(k)).ravel()
+            held = int(np.count_nonzero(self.stamp[lines]))
+            self.clock += 1
+            self.stamp[lines] = self.clock
+            return self._account(len(lines) - held, n * rows, held * LINE)
+        return self._rows(off, n, rows, stride)
+
+    def _rows(self, off: int, n: int, rows: int, stride: int) -> int:
+        """Any rows: each row's bytes on each line it touches."""
         starts = off + np.arange(rows, dtype=np.int64) * stride
         first = starts // LINE
         last = (starts + (n - 1)) // LINE

@@ -172,3 +172,19 @@ def test_a_2d_tile_read_again_hits():
     assert warm.stats.dram_bytes == PES * tile and warm.stats.sram_bytes == PES * tile
     assert cold.stats.cycles - warm.stats.cycles == \
         (PES * tile / DRAM_BPC + DRAM_LAT) - (PES * tile / SRAM_BPC + SRAM_LAT) == 1872
+
+
+def test_whole_line_rows_count_as_any_rows():
+    """Rows of whole lines at a stride of whole lines (a tile's rows) are counted as rows that straddle lines."""
+    rng = np.random.default_rng(5)
+    for _ in range(200):
+        c = Llc(64 * LINE, 1 << 16)
+        for _ in range(30):
+            rows, k, gap = int(rng.integers(1, 8)), int(rng.integers(1, 4)), int(rng.integers(0, 4))
+            off = int(rng.integers(0, 200)) * LINE
+            ref = Llc(64 * LINE, 1 << 16)
+            ref.stamp[:], ref.clock, ref.resident = c.stamp, c.clock, c.resident
+            got = c.read(off, k * LINE, rows, (k + gap) * LINE)
+            want = ref._rows(off, k * LINE, rows, (k + gap) * LINE)
+            assert got == want and c.resident == ref.resident
+            assert (np.flatnonzero(c.stamp) == np.flatnonzero(ref.stamp)).all()
