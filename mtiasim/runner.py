@@ -226,6 +226,9 @@ def prepare(program: Program, cfg: MachineConfig, inputs: Dict[str, np.ndarray],
     # the binary's own placement (an atomic the kernel performs in SRAM: metadata "place"), then --place
     placed = {str(k): str(v) for k, v in (program.meta.get("place") or {}).items()}
     _place(dram, cfg, {**placed, **(place or {})}, [p["name"] for p in params])
+    if cfg.llc_bytes:           # the DRAM buffers' cache, empty at the start of the run (mtiasim/llc.py)
+        from .llc import Llc
+        dram.llc = Llc(cfg.llc_bytes, len(dram.data))
     for name, _, arr in pointers:
         dram.view(name)[:] = np.ascontiguousarray(arr).reshape(-1).view(np.uint8)
     blob = b""
@@ -263,9 +266,6 @@ def _place(dram: Dram, cfg: MachineConfig, place: Dict[str, str], names) -> None
     if sram > lls:
         raise UserError(f"the buffers placed in SRAM need {sram} bytes; the machine's SRAM has {lls}"
                         + (f" outside its LLC ({cfg.llc_bytes} bytes of {cfg.sram_bytes})" if cfg.llc_bytes else ""))
-    if cfg.llc_bytes:
-        from .llc import Llc
-        dram.llc = Llc(cfg.llc_bytes, len(dram.data))
 
 
 def resolve_grid(program: Program, grid, scalars, shapes=None) -> Tuple[int, int, int]:
