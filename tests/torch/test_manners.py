@@ -21,11 +21,14 @@ def _model(x, y):
 
 def test_no_pool_or_non_daemon_thread_is_left_to_wait_for_at_exit(monkeypatch):
     from torch._inductor import async_compile
+    from mtiacc.sweep import launches
     monkeypatch.delenv("TORCHINDUCTOR_COMPILE_THREADS", raising=False)
     async_compile.shutdown_compile_workers()           # pools an earlier test's stock compile may have left
+    launches.close_executors()                         # and the autotuning executor an earlier test's tuning kept
     x, y = torch.randn(64, 32), torch.randn(64, 32)
     torch.testing.assert_close(torch.compile(_model, backend="mtia")(x, y), _model(x, y))
     assert not async_compile._pool_set                  # Python's exit would wait for its worker processes
+    assert not launches._executors                      # the default mode tunes nothing: no executor started
     others = [t for t in threading.enumerate() if t is not threading.main_thread() and not t.daemon]
     assert not others, others
 
