@@ -21,7 +21,8 @@ from mtiacc.codegen.context import Lowering
 from mtiacc.codegen.machine.mir import VReg, WaitRequest
 from mtiacc.codegen.memory import dma, gather, runs, split_tiles, tiles, wrapped
 from mtiacc.codegen.memory.common import AccessPlanError
-from mtiacc.ir.core import Operation, Value
+from mtiacc.ir import ops as O
+from mtiacc.ir.core import Operation, OpResult, Value
 
 
 @dataclasses.dataclass(frozen=True)
@@ -65,8 +66,15 @@ def _lowering(op, what: str) -> Callable:
 
 
 def needs_buffers(op) -> List[Value]:
-    """The block operands whose data the lowering of this load/store reads from local memory."""
-    return _lowering(op, "needs_buffers")(op)
+    """The block operands whose data the lowering of this load/store reads from local memory: the strategy's,
+    and a load's ``other`` when it is a computed block (every strategy fills masked-off elements from it; a splat
+    or a constant is read from its scalar)."""
+    out = list(_lowering(op, "needs_buffers")(op))
+    other = getattr(op, "other", None) if isinstance(op, O.LoadOp) else None
+    if (other is not None and other.type.is_block() and other not in out
+            and not (isinstance(other, OpResult) and isinstance(other.op, (O.SplatOp, O.ConstantOp)))):
+        out.append(other)
+    return out
 
 
 def lower_load(lw: Lowering, op, owed: Optional[WaitRequest] = None) -> None:
