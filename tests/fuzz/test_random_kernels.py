@@ -196,3 +196,18 @@ def test_a_loop_that_never_runs_is_checked_at_O2_too(tmp_path):
     assert "range(" in emit.source(k) and f"+ {emit.FAR}" in emit.source(k)
     v = check(k, str(tmp_path), timeout=60)
     assert not v.failed, f"{v.kind} at -O{v.level}: {v.detail}\n{emit.source(k)}"
+
+
+def test_a_seed_makes_the_same_kernel_in_every_process():
+    """Pinned seeds keep their kernels: generation does not depend on Python's string hashing (iterating a set
+    of dtype names made seed 5 a different kernel in each process)."""
+    import os
+    import subprocess
+    import sys
+    code = ("import hashlib; from tests.fuzz.gen import emit; from tests.fuzz.gen.generate import generate; "
+            "print(hashlib.sha256(''.join(emit.source(generate(s, size=2)) for s in range(30)).encode()).hexdigest())")
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    digests = {subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True,
+                              env={**os.environ, "PYTHONHASHSEED": str(h), "PYTHONPATH": root}).stdout
+               for h in (1, 2, 3)}
+    assert len(digests) == 1, digests

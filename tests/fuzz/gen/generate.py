@@ -285,7 +285,7 @@ class Gen:
         comparison computed in their promoted type)."""
         r = self.rng
         t = ty.dtype
-        pool = [x for x in set(self.dtypes + ([t] if t != "int1" else [])) if x != "int1"]
+        pool = [x for x in dict.fromkeys(self.dtypes + ([t] if t != "int1" else [])) if x != "int1"]
         pairs = [(a, b) for a in pool for b in pool if a != b and (t == "int1" or m.promote(a, b) == t)]
         if not pairs:
             return None
@@ -365,7 +365,7 @@ class Gen:
         if len(ty.shape) >= 3 or t == "int1":
             return None
         cands = []
-        for s in set(self.dtypes + [t]):
+        for s in dict.fromkeys(self.dtypes + [t]):
             if sum_type(s) == t:
                 cands += [("sum", s)] + ([("radd", s)] if s == t else [])
             if max_type(s) == t and s != "float64":
