@@ -26,6 +26,7 @@ from typing import Callable, Dict, List, Optional
 from mtiacc.ir import ops as O
 from mtiacc.ir import scf
 from mtiacc.ir.atomic_ops import AtomicCASOp, AtomicRMWOp, BarrierOp
+from mtiacc.ir.analysis.slices import op_inside
 from mtiacc.ir.core import Block, BlockArgument, Operation, Pure, Value
 from mtiacc.ir.dot_ops import DotOp
 from mtiacc.ir.types import FloatType
@@ -66,7 +67,7 @@ class _Slice:
             return False
         op = v.op
         if op.parent is not body:
-            return op.parent is not None and not _inside(op, self.loop)
+            return op.parent is not None and not op_inside(op, self.loop)
         if self.stop is not None and body.ops.index(op) < body.ops.index(self.stop):
             return True   # computed before the stop: available there as it is
         if op.regions or Pure not in op.traits:
@@ -89,16 +90,6 @@ class _Slice:
 
     def ordered(self) -> List[Operation]:
         return sorted(self.ops, key=self.body.ops.index)
-
-
-def _inside(op: Operation, loop: scf.ForOp) -> bool:
-    node = op.parent
-    while node is not None:
-        owner = node.parent.parent if node.parent is not None else None
-        if owner is loop:
-            return True
-        node = owner.parent if owner is not None else None
-    return False
 
 
 def prefetch_across(loop: scf.ForOp, loaded: Callable[[Value, Block], Optional[O.LoadOp]],

@@ -56,9 +56,9 @@ from typing import Callable, Dict, List, Optional, Sequence, Union
 from mtiacc.ir import ops as O
 from mtiacc.ir import scf
 from mtiacc.ir.atomic_ops import AtomicCASOp, AtomicRMWOp, BarrierOp
-from mtiacc.ir.core import Block, BlockArgument, Operation, Pure, Value
+from mtiacc.ir.core import Block, BlockArgument, Operation, Value
 from mtiacc.ir.analysis.pointers import POINTER_THROUGH, root_pointer
-from mtiacc.ir.analysis.slices import defined_in
+from mtiacc.ir.analysis.slices import defined_in, pure_slice
 from mtiacc.ir.dot_ops import DotOp
 from mtiacc.ir.shape_ops import TransOp
 from mtiacc.opt.dots.pipeline import chained_products, main_upper
@@ -91,26 +91,8 @@ def counters(loop: scf.ForOp) -> Dict[int, Value]:
 def address_slice(ld: O.LoadOp, loop: scf.ForOp) -> Optional[List[Operation]]:
     """The body's ops that compute ``ld``'s operands, in body order, when they are pure and read only the
     induction variable, counters (:func:`counters`) and values from outside the loop; else None."""
-    body, leaves, seen, out = loop.block, counters(loop), set(), []
-
-    def visit(v: Value) -> bool:
-        if not defined_in(v, loop):
-            return True
-        if isinstance(v, BlockArgument):
-            return v is loop.induction_var or id(v) in leaves
-        op = v.op
-        if op.parent is not body or op.regions or Pure not in op.traits:
-            return False
-        if id(op) not in seen:
-            seen.add(id(op))
-            if not all(visit(o) for o in op.operands):
-                return False
-            out.append(op)
-        return True
-
-    if not all(visit(v) for v in ld.operands):
-        return None
-    return sorted(out, key=body.ops.index)
+    found = counters(loop)
+    return pure_slice(ld.operands, loop, leaves=frozenset(a for a in loop.iter_args if id(a) in found))
 
 
 def _is(v: Value, cls) -> bool:
