@@ -15,8 +15,8 @@ import mtiacc.ir  # noqa: F401  (registers every op)
 from mtiacc.diagnostics import CompileError, ExitCode, SourceLocation
 from mtiacc.ir import ops
 from mtiacc.ir.core import OP_REGISTRY, Operation, VerifyError, attribute
-from mtiacc.ir.parser import parse_ir
-from mtiacc.ir.printer import print_ir
+from mtiacc.ir.text.parser import parse_ir
+from mtiacc.ir.text.printer import print_ir
 from mtiacc.ir.types import FunctionType, Type, f32, i32
 from mtiacc.ir.verifier import verify_module
 from mtiacc.opt import PASSES, ModulePass, PassVerifyError, run_pipeline
