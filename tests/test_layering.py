@@ -165,11 +165,29 @@ def test_no_file_over_800_lines():
     assert not long, "\n".join(long)
 
 
+def folders_over(files, root: Path = ROOT, limit: int = 15):
+    """The folders holding ``files`` with more than ``limit`` modules directly in them (every ``*.py`` but the
+    package's ``__init__.py``; a ``__main__.py`` is a module too), as "folder: N modules", relative to ``root``."""
+    folders = {p.parent for p in files}
+    return [f"{d.relative_to(root)}: {n} modules" for d in sorted(folders)
+            if (n := len([p for p in d.glob("*.py") if p.name != "__init__.py"])) > limit]
+
+
 def test_no_folder_over_15_modules():
-    folders = {p.parent for p in _source_files()}
-    big = [f"{d.relative_to(ROOT)}: {n} modules" for d in sorted(folders)
-           if (n := len([p for p in d.glob("*.py") if p.name not in ("__init__.py", "__main__.py")])) > 15]
+    big = folders_over(_source_files())
     assert not big, "\n".join(big)
+
+
+def test_the_folder_check_counts_every_module(tmp_path):
+    """15 modules and an ``__init__`` pass; a ``__main__`` makes 16, one too many; subfolders count apart."""
+    pkg = tmp_path / "pkg"
+    (pkg / "sub").mkdir(parents=True)
+    for name in ["__init__"] + [f"m{i}" for i in range(15)] + ["sub/a", "sub/b"]:
+        (pkg / f"{name}.py").write_text("")
+    files = sorted(pkg.rglob("*.py"))
+    assert folders_over(files, tmp_path) == []
+    (pkg / "__main__.py").write_text("")
+    assert folders_over(sorted(pkg.rglob("*.py")), tmp_path) == ["pkg: 16 modules"]
 
 
 # Folders of strategies (one leaf per plan kind or per family of ops): a leaf imports the folder's shared
