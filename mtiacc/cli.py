@@ -225,8 +225,8 @@ def opt_command(file, output, opt_level, passes, dump_pipeline, print_before, pr
 
     def go():
         from mtiacc.driver import Options, pipeline_passes
-        from mtiacc.ir.parser import parse_ir
-        from mtiacc.ir.printer import print_ir
+        from mtiacc.ir.text.parser import parse_ir
+        from mtiacc.ir.text.printer import print_ir
         from mtiacc.opt import run_pipeline
         pipeline = passes if passes is not None else (None if level_given else "")
         if dump_pipeline:

@@ -184,7 +184,7 @@ def _persistent_slots(module) -> Optional[int]:
 
 def compile_kernel(path: str, opts: Options, stop_after: str = "bin") -> Compilation:
     """Run the pipeline up to `stop_after` ('ir', 'asm' or 'bin')."""
-    from mtiacc.ir.printer import print_ir
+    from mtiacc.ir.text.printer import print_ir
     from mtiacc.opt import split_tail
     from mtiacc.target import load_target
     target = load_target(opts.target, opts.overrides)     # a bad --machine / --set before the kernel is read

@@ -165,11 +165,29 @@ def test_no_file_over_800_lines():
     assert not long, "\n".join(long)
 
 
+def folders_over(files, root: Path = ROOT, limit: int = 15):
+    """The folders holding ``files`` with more than ``limit`` modules directly in them (every ``*.py`` but the
+    package's ``__init__.py``; a ``__main__.py`` is a module too), as "folder: N modules", relative to ``root``."""
+    folders = {p.parent for p in files}
+    return [f"{d.relative_to(root)}: {n} modules" for d in sorted(folders)
+            if (n := len([p for p in d.glob("*.py") if p.name != "__init__.py"])) > limit]
+
+
 def test_no_folder_over_15_modules():
-    folders = {p.parent for p in _source_files()}
-    big = [f"{d.relative_to(ROOT)}: {n} modules" for d in sorted(folders)
-           if (n := len([p for p in d.glob("*.py") if p.name not in ("__init__.py", "__main__.py")])) > 15]
+    big = folders_over(_source_files())
     assert not big, "\n".join(big)
+
+
+def test_the_folder_check_counts_every_module(tmp_path):
+    """15 modules and an ``__init__`` pass; a ``__main__`` makes 16, one too many; subfolders count apart."""
+    pkg = tmp_path / "pkg"
+    (pkg / "sub").mkdir(parents=True)
+    for name in ["__init__"] + [f"m{i}" for i in range(15)] + ["sub/a", "sub/b"]:
+        (pkg / f"{name}.py").write_text("")
+    files = sorted(pkg.rglob("*.py"))
+    assert folders_over(files, tmp_path) == []
+    (pkg / "__main__.py").write_text("")
+    assert folders_over(sorted(pkg.rglob("*.py")), tmp_path) == ["pkg: 16 modules"]
 
 
 # Folders of strategies (one leaf per plan kind or per family of ops): a leaf imports the folder's shared
@@ -277,3 +295,44 @@ def test_the_size_check_finds_a_budget_literal(tmp_path):
     f.write_text("class P:\n    budget: int = 65536\n    lmem_bytes = 3 * 65536\n    rows: int = 8192\n"
                  "    step = 4096\n    budget_share = 3\n")
     assert [(n, v) for _, n, v in _size_literals(f)] == [("budget", 65536), ("lmem_bytes", 65536)]
+
+
+GRID_GRAMMAR = ROOT / "mtiacc" / "asm" / "gridexpr.py"
+
+
+def grid_grammar_words(path: Path):
+    """(line, text) of each string in ``path`` (docstrings aside) naming a grid function (``cdiv``, ``min``,
+    ``max``), when the module parses text (imports ``ast`` or ``re``): the marks of a grid-expression parser."""
+    import re
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    parses = any(isinstance(n, ast.Import) and any(a.name in ("ast", "re") for a in n.names) for n in ast.walk(tree))
+    if not parses:
+        return
+    docs = {id(n.body[0].value) for n in ast.walk(tree)
+            if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and n.body
+            and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs \
+                and re.fullmatch(r"(?:\w+\.)?cdiv", node.value):
+            yield node.lineno, node.value
+
+
+def test_one_grid_expression_parser():
+    """The compiler's --grid check and the simulator's evaluation share mtiacc/asm/gridexpr.py (where mtiasim may
+    import it); no other module of either parses the grammar. The frontend's ``triton.cdiv`` is Triton's language
+    function inside a kernel, not a grid."""
+    frontend = ROOT / "mtiacc" / "frontend"
+    bad = [f"{p.relative_to(ROOT)}:{line}: {text!r}" for p in _source_files()
+           if p != GRID_GRAMMAR and frontend not in p.parents for line, text in grid_grammar_words(p)]
+    assert not bad, "\n".join(bad)
+    assert list(grid_grammar_words(GRID_GRAMMAR))
+    for user in (ROOT / "mtiacc" / "driver.py", ROOT / "mtiasim" / "runner.py", ROOT / "mtiasim" / "cli.py"):
+        assert "mtiacc.asm.gridexpr" in {m for m, _ in imports_of(user)}, user
+
+
+def test_the_grid_check_finds_a_second_parser(tmp_path):
+    """The simulator's own evaluator this project had (mtiasim/gridexpr.py) is found."""
+    f = tmp_path / "gridexpr.py"
+    f.write_text('"""Evaluates cdiv(n, BLOCK)."""\nimport ast\n\n\ndef _cdiv(a, b):\n    return -(-a // b)\n\n\n'
+                 '_FUNCS = {"cdiv": _cdiv, "min": min, "max": max}\n')
+    assert list(grid_grammar_words(f)) == [(9, "cdiv")]

@@ -15,7 +15,7 @@ from typing import Dict, List
 
 import mtiacc.ir  # noqa: F401  (registers every op)
 from mtiacc.ir.core import OP_REGISTRY, attribute
-from mtiacc.ir.printer import format_attr
+from mtiacc.ir.text.printer import format_attr
 
 DOC_PATH = Path(__file__).resolve().parents[2] / "docs" / "architecture.md"
 BEGIN = "<!-- op attributes: generated from the op classes by `python -m mtiacc.ir --write`; do not edit -->"

@@ -377,17 +377,27 @@ class Operation:
     def verify_attributes(self, require: bool = True) -> None:
         """Every attribute the op carries is one it declares, of its declared kind; with ``require``, every
         required one is there."""
-        declared = self._attr_by_name
         for key in self.attrs:
-            if key not in declared:
-                names = ", ".join(f"'{d}'" for d in declared) or "none"
-                self._fail(f"has attribute '{key}', which '{self.name}' does not declare (it declares: {names})")
+            if key not in self._attr_by_name:
+                self._fail(self.undeclared_attribute(key))
         for d in self._attr_defs:
             if d.name not in self.attrs:
                 if require and not d.optional:
                     self._fail(f"missing attribute '{d.name}'")
             elif not d.admits(self.attrs[d.name]):
-                self._fail(f"attribute '{d.name}' must be {d.kind_name()}, got {self.attrs[d.name]!r}")
+                self._fail(self.attribute_of_another_kind(d.name, self.attrs[d.name]))
+
+    @classmethod
+    def undeclared_attribute(cls, key: str) -> str:
+        """What the verifier and the IR parser say of an attribute ``key`` the op does not declare."""
+        names = ", ".join(f"'{d}'" for d in cls._attr_by_name) or "none"
+        return f"has attribute '{key}', which '{cls.name}' does not declare (it declares: {names})"
+
+    @classmethod
+    def attribute_of_another_kind(cls, key: str, value: Any) -> str:
+        """What the verifier and the IR parser say of a declared attribute ``key`` whose ``value`` is not of its
+        kind."""
+        return f"attribute '{key}' must be {cls._attr_by_name[key].kind_name()}, got {value!r}"
 
     def verify_(self) -> None:
         """Op-specific rules; override."""

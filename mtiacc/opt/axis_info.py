@@ -19,7 +19,7 @@ class AxisInfoPass(ModulePass):
     print: bool = False
 
     def run(self, module: O.ModuleOp) -> None:
-        from mtiacc.ir.printer import Printer
+        from mtiacc.ir.text.printer import Printer
         for f in module.funcs:
             info = analyze(f)
             if not self.print:

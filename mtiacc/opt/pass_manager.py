@@ -284,7 +284,7 @@ def run_pipeline(module: ModuleOp, pipeline: Union[str, Sequence[ModulePass]], v
     Machine passes in the pipeline are skipped here (codegen runs them).  Passes that ask for it run with
     ``context`` (by default the default target's).  Returns the time each pass took.
     """
-    from mtiacc.ir.printer import print_ir
+    from mtiacc.ir.text.printer import print_ir
     passes = parse_pipeline(pipeline) if isinstance(pipeline, str) else list(pipeline)
     passes = [p for p in passes if not is_machine(p)]
     instr = instrumentation

@@ -35,7 +35,7 @@ def test_emit_ir_at_o0_is_the_frontend_output_with_its_access_plan():
     """... and its local-memory plan on the function."""
     from mtiacc.driver import plan_local_memory
     from mtiacc.frontend import compile_file
-    from mtiacc.ir.printer import print_ir
+    from mtiacc.ir.text.printer import print_ir
     from mtiacc.opt.access_plan import AccessPlan
     from mtiacc.target import load_target
     _, out, _ = cli(VECTOR_ADD, "--emit=ir", "-O0", "-D", "BLOCK_SIZE=64")

@@ -49,7 +49,7 @@ def run_lines(path: Path) -> List[str]:
 
 def _mtiacc_ir(args: List[str]) -> Tuple[int, str]:
     from mtiacc.frontend import compile_file
-    from mtiacc.ir.printer import print_ir
+    from mtiacc.ir.text.printer import print_ir
     from mtiacc.opt import pipeline_for_level, run_pipeline
     path, level, passes, kernel, signature, defines = None, 0, None, None, None, {}
     it = iter(args)
@@ -81,8 +81,8 @@ def _mtiacc_ir(args: List[str]) -> Tuple[int, str]:
 
 
 def _mtiacc_opt(args: List[str]) -> Tuple[int, str]:
-    from mtiacc.ir.parser import parse_ir
-    from mtiacc.ir.printer import print_ir
+    from mtiacc.ir.text.parser import parse_ir
+    from mtiacc.ir.text.printer import print_ir
     from mtiacc.opt import run_pipeline
     path = next(a for a in args if not a.startswith("-"))
     passes = next((a.split("=", 1)[1] for a in args if a.startswith("--passes=")), "")

@@ -3,7 +3,7 @@ import pytest
 
 from mtiacc.driver import Options, compile_kernel
 from mtiacc.diagnostics import CompileError
-from mtiacc.ir.printer import print_ir
+from mtiacc.ir.text.printer import print_ir
 from mtiacc.ir import ops
 from mtiacc.ir.core import BlockArgument
 from mtiacc.ir.dot_ops import DotOp
@@ -312,8 +312,8 @@ def test_printed_ir_round_trips(kernel, sig, codegen):
     from pathlib import Path
 
     from mtiacc.frontend import compile_file
-    from mtiacc.ir.parser import parse_ir
-    from mtiacc.ir.printer import print_ir
+    from mtiacc.ir.text.parser import parse_ir
+    from mtiacc.ir.text.printer import print_ir
     from mtiacc.opt import pipeline_for_level, run_pipeline
     path = Path(__file__).resolve().parents[1] / "filecheck" / "dot_matmul.py"
     m = compile_file(str(path), kernel=kernel, defines={"BM": "32", "BN": "32", "BK": "16"}, signature=sig).module
@@ -325,8 +325,8 @@ def test_printed_ir_round_trips(kernel, sig, codegen):
 
 def test_fp8_dot_round_trips_after_legalize_fp8(kernels):
     from mtiacc.frontend import compile_file
-    from mtiacc.ir.parser import parse_ir
-    from mtiacc.ir.printer import print_ir
+    from mtiacc.ir.text.parser import parse_ir
+    from mtiacc.ir.text.printer import print_ir
     from mtiacc.opt import run_pipeline
     path = kernels.write(_body(f"tl.store(X + tl.arange(0, 16)[:, None] * 16 + tl.arange(0, 16)[None, :], "
                                f"tl.dot({full('(16, 32)', 'float8e4nv')}, {full('(32, 16)', 'float8e5b16')}))"))

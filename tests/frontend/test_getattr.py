@@ -2,7 +2,7 @@
 compile-time name (a string constant or a constexpr), and their errors at the call."""
 import pytest
 
-from mtiacc.ir.printer import print_ir
+from mtiacc.ir.text.printer import print_ir
 
 
 def test_getattr_names_language_functions_and_members(kernels):

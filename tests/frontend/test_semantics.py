@@ -5,7 +5,7 @@ from mtiacc.diagnostics import CompileError
 from mtiacc.frontend.language.semantic import Semantic, literal_type, promote_types
 from mtiacc.ir import ops
 from mtiacc.ir.core import Block, Builder
-from mtiacc.ir.printer import print_ir
+from mtiacc.ir.text.printer import print_ir
 from mtiacc.ir.types import (BlockType, PointerType, bf16, f16, f32, f64, i1, i8, i16, i32, i64, u8,
                              u32, u64)
 

@@ -3,7 +3,7 @@
 import pytest
 
 from mtiacc.diagnostics import CompileError
-from mtiacc.ir.printer import print_ir
+from mtiacc.ir.text.printer import print_ir
 
 
 @pytest.mark.parametrize("expr, message", [

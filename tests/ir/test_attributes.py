@@ -12,12 +12,12 @@ import re
 import pytest
 
 import mtiacc.ir  # noqa: F401  (registers every op)
-from mtiacc.diagnostics import ExitCode, SourceLocation
+from mtiacc.diagnostics import CompileError, ExitCode, SourceLocation
 from mtiacc.ir import ops
 from mtiacc.ir.core import OP_REGISTRY, Operation, VerifyError, attribute
-from mtiacc.ir.parser import parse_ir
-from mtiacc.ir.printer import print_ir
-from mtiacc.ir.types import FunctionType, Type, i32
+from mtiacc.ir.text.parser import parse_ir
+from mtiacc.ir.text.printer import print_ir
+from mtiacc.ir.types import FunctionType, Type, f32, i32
 from mtiacc.ir.verifier import verify_module
 from mtiacc.opt import PASSES, ModulePass, PassVerifyError, run_pipeline
 from mtiacc.opt import pass_manager
@@ -76,9 +76,14 @@ def test_a_combine_region_reduce_is_checked_too():
             '      "tt.reduce.return"(%s) {operandSegmentSizes = [1]} : (i32) -> ()\n'
             '    }) : (tensor<4xi32>) -> i32\n    "tt.return"() {operandSegmentSizes = [0]} : () -> ()\n'
             '  }) : () -> ()\n}) : () -> ()\n')
+    module = parse_ir(text.replace(", stamp = 1", ""))
+    verify_module(module)
+    reduce = next(op for op in module.walk() if op.name == "tt.reduce")
+    reduce.attrs["stamp"] = 1
     with pytest.raises(VerifyError, match="'tt.reduce' op has attribute 'stamp', which 'tt.reduce' does not declare"):
-        verify_module(parse_ir(text))
-    verify_module(parse_ir(text.replace(", stamp = 1", "")))
+        verify_module(module)
+    with pytest.raises(CompileError, match="'tt.reduce' op has attribute 'stamp', which 'tt.reduce' does not declare"):
+        parse_ir(text)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -119,14 +124,58 @@ def _cli(*args):
 
 
 def test_mtiacc_opt_reads_an_undeclared_attribute_as_bad_input(tmp_path):
-    """In a user's .mtir file the attribute is the input's fault: the usual error at its line, exit 3."""
-    text = print_ir(_program_id_module({"axis": 0}, loc=None)).replace("{axis = 0}", "{axis = 0, hoisted = true}")
+    """In a user's .mtir file the attribute is the input's fault: the parser's error at the attribute's own line
+    and column (not at the op's loc(...), which names the kernel's source), exit 3."""
+    text = print_ir(_program_id_module({"axis": 0})).replace("{axis = 0}", "{axis = 0, hoisted = true}")
+    assert 'loc("k.py":4:9)' in text
     path = tmp_path / "k.mtir"
     path.write_text(text)
     code, err = _cli("opt", path, "--passes=cse")
     assert code == ExitCode.BAD_INPUT
-    assert ("k.mtir:3:5: error: IR verification failed before the pipeline: 'tt.get_program_id' op has attribute "
-            "'hoisted', which 'tt.get_program_id' does not declare (it declares: 'axis')") in err
+    assert err.splitlines()[0] == (
+        f"{path}:3:43: error: 'tt.get_program_id' op has attribute 'hoisted', which 'tt.get_program_id' does not "
+        "declare (it declares: 'axis')")
+    assert err.splitlines()[2] == " " * 42 + "^"
+
+
+def _parse_error(text: str) -> CompileError:
+    with pytest.raises(CompileError) as info:
+        parse_ir(text, "t.mlir")
+    return info.value
+
+
+_GET_ID = ('"builtin.module"() ({\n  "tt.func"() {sym_name = "k", function_type = () -> (), arg_names = []} ({\n'
+           '    %0 = "tt.get_program_id"() {ATTRS} : () -> i32\n'
+           '    "tt.return"() {operandSegmentSizes = [0]} : () -> ()\n  }) : () -> ()\n}) : () -> ()\n')
+
+
+@pytest.mark.parametrize("attrs, message, col", [
+    ("axis = 0, hoisted = true", "'tt.get_program_id' op has attribute 'hoisted', which 'tt.get_program_id' does "
+                                 "not declare (it declares: 'axis')", 43),
+    ("axis = true", "'tt.get_program_id' op attribute 'axis' must be int, got True", 40),
+    ('axis = "x"', "'tt.get_program_id' op attribute 'axis' must be int, got 'x'", 40),
+    ("axis = 0, axis = 1", "'tt.get_program_id' op has attribute 'axis' twice", 43),
+    ("axis = 0, operandSegmentSizes = [-1]", "'tt.get_program_id' op operandSegmentSizes must be a list of sizes, "
+                                             "got [-1]", 65),
+])
+def test_the_parser_rejects_an_attribute_at_its_position(attrs, message, col):
+    """An undeclared attribute is an error at its name, a value of another kind one at the value: file:line:col."""
+    parse_ir(_GET_ID.replace("ATTRS", "axis = 0"))
+    error = _parse_error(_GET_ID.replace("ATTRS", attrs))
+    assert error.message == message
+    assert (error.loc.file, error.loc.line, error.loc.col) == ("t.mlir", 3, col)
+
+
+def test_the_parser_reads_every_declared_kind_back():
+    """What the printer writes of each kind (a float by its bits, a type, a function type, a list of strings)
+    the parser admits: a function with the local-memory plan and a constant inf."""
+    m, f, b = make_func()
+    f.attrs.update(lmem_capacity=1024, lmem_blocks=["x 0 64"], sym_visibility="private")
+    emit(b, ops.ConstantOp.get(float("inf"), f32))
+    ret(b)
+    text = print_ir(m)
+    assert "0x7F800000 : f32" in text and 'lmem_blocks = ["x 0 64"]' in text
+    assert print_ir(parse_ir(text)) == text
 
 
 # --------------------------------------------------------------------------- the declarations

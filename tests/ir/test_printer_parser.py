@@ -6,8 +6,8 @@ from hypothesis import given, settings, strategies as st
 
 from mtiacc.diagnostics import CompileError, SourceLocation
 from mtiacc.ir import ops
-from mtiacc.ir.parser import parse_ir
-from mtiacc.ir.printer import print_ir
+from mtiacc.ir.text.parser import parse_ir
+from mtiacc.ir.text.printer import print_ir
 from mtiacc.ir.types import BlockType, PointerType, f32, i1, i32, u8
 
 from .helpers import emit, make_func, ret

@@ -113,8 +113,8 @@ def test_float_specials(tmp_path, n):
 
 
 def test_ir_round_trip_and_verifier():
-    from mtiacc.ir.parser import parse_ir
-    from mtiacc.ir.printer import print_ir
+    from mtiacc.ir.text.parser import parse_ir
+    from mtiacc.ir.text.printer import print_ir
     from mtiacc.ir.verifier import verify_module
     text = compile_kernel(str(K), Options(kernel="reduce_argmax_rows", signature="*fp32,*fp32,*i32", opt_level=0,
                                           defines={"M": "4", "N": "8"}), stop_after="ir").ir_text

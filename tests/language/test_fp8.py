@@ -392,8 +392,8 @@ def test_opt_levels(tmp_path, level):
 
 def test_ir_round_trip_and_signature(tmp_path):
     """fp8 types print and parse back (pointers, blocks, constants), and the binary's signature names them."""
-    from mtiacc.ir.parser import parse_ir
-    from mtiacc.ir.printer import print_ir
+    from mtiacc.ir.text.parser import parse_ir
+    from mtiacc.ir.text.printer import print_ir
     src = tmp_path / "k.py"
     src.write_text(HEADER + SELECT)
     opts = Options(signature="*fp8e4nv,*fp8e5,*bf16,*fp8e4nv,*fp8e4nv,*fp32,i32", defines={"BLOCK": "64"})

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from mtiacc.frontend import compile_file
-from mtiacc.ir.parser import parse_ir
-from mtiacc.ir.printer import print_ir
+from mtiacc.ir.text.parser import parse_ir
+from mtiacc.ir.text.printer import print_ir
 from mtiacc.opt import parse_pipeline, pipeline_for_level, run_pipeline
 from tests.conftest import EXAMPLES, ROOT
 

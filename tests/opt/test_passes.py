@@ -2,7 +2,7 @@
 import math
 
 from mtiacc.ir import ops
-from mtiacc.ir.printer import print_ir
+from mtiacc.ir.text.printer import print_ir
 from mtiacc.ir.types import BlockType, PointerType, f32, i1, i32
 from mtiacc.ir.verifier import verify_module
 from mtiacc.opt import run_pipeline

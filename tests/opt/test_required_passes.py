@@ -7,8 +7,8 @@ import pytest
 from mtiacc.diagnostics import CompileError, UserError
 from mtiacc.ir import ops
 from mtiacc.ir.core import VerifyError
-from mtiacc.ir.parser import parse_ir
-from mtiacc.ir.printer import print_ir
+from mtiacc.ir.text.parser import parse_ir
+from mtiacc.ir.text.printer import print_ir
 from mtiacc.ir.types import PointerType, f32, f8e5, f8e4nv, i32, u8
 from mtiacc.ir.verifier import verify_module
 from mtiacc.opt import (CODEGEN_ONLY, PASSES, REQUIRED_PREFIX, REQUIRED_TAIL, ModulePass, for_codegen, parse_pipeline,

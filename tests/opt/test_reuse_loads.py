@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from mtiacc.driver import Options, compile_kernel
-from mtiacc.ir.printer import print_ir
+from mtiacc.ir.text.printer import print_ir
 from mtiasim.runner import run
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -4,8 +4,8 @@ import pytest
 from mtiacc.ir import ops as O
 from mtiacc.ir import scf
 from mtiacc.ir.core import Builder, VerifyError
-from mtiacc.ir.parser import parse_ir
-from mtiacc.ir.printer import print_ir
+from mtiacc.ir.text.parser import parse_ir
+from mtiacc.ir.text.printer import print_ir
 from mtiacc.ir.types import f32, i1, i32, i64
 from mtiacc.ir.verifier import verify_module
 from mtiacc.opt import run_pipeline

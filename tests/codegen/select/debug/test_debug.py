@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from mtiacc.driver import Options, compile_kernel
-from mtiacc.ir.parser import parse_ir
-from mtiacc.ir.printer import print_ir
+from mtiacc.ir.text.parser import parse_ir
+from mtiacc.ir.text.printer import print_ir
 from tests.conftest import run_tool
 
 KERNELS = Path(__file__).with_name("kernels.py")

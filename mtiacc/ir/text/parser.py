@@ -6,7 +6,8 @@ A small recursive-descent parser over the text.  ``//`` starts a comment to the 
 With ``locate=True``, an op without a ``loc(...)`` gets its own position in the IR text as its
 location, so that verifier errors on hand-written IR point into that file (off by default, so
 that printing what was parsed gives back the same text).  Errors are CompileErrors at the
-offending position.
+offending position: an attribute the op does not declare is one at its name, a value not of the
+declared kind one at the value (the verifier's words, where the text says it).
 """
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _SCALAR = re.compile(r"(?:i1|i8|i16|i32|i64|u8|u16|u32|u64|f16|bf16|f32|f64|f8E4M3FNUZ|f8E5M2FNUZ|f8E4M3FN|f8E5M2|f8E4M3B15)\b")
 _DIM = re.compile(r"(\d+)x")
 _LABEL = re.compile(r"\^bb\d+")
+_SEGMENTS = "operandSegmentSizes"   # the sizes of an op's operand groups, an attribute in the text only
 
 
 class IRParser:
@@ -158,18 +160,39 @@ class IRParser:
             return False
         return self.type()
 
-    def attr_dict(self) -> Dict[str, object]:
+    def attr_dict(self, cls: type) -> Dict[str, object]:
+        """The ``{name = value, ...}`` of an op of class ``cls``: each name one the op declares (or
+        ``operandSegmentSizes``), given once, its value of the declared kind; an error at the name or the value."""
         attrs: Dict[str, object] = {}
         if not self.accept("{"):
             return attrs
         if self.accept("}"):
             return attrs
         while True:
+            self.skip()
+            name_pos = self.pos
             m = self.match(_IDENT)
             if not m:
                 self.error("expected an attribute name")
+            name = m.group(0)
+            if name in attrs:
+                self.pos = name_pos
+                self.error(f"'{cls.name}' op has attribute '{name}' twice")
+            if name not in cls._attr_by_name and name != _SEGMENTS:
+                self.pos = name_pos
+                self.error(f"'{cls.name}' op {cls.undeclared_attribute(name)}")
             self.expect("=")
-            attrs[m.group(0)] = self.attr_value()
+            self.skip()
+            value_pos = self.pos
+            value = self.attr_value()
+            if name == _SEGMENTS:
+                if not (isinstance(value, list) and all(type(x) is int and x >= 0 for x in value)):
+                    self.pos = value_pos
+                    self.error(f"'{cls.name}' op {_SEGMENTS} must be a list of sizes, got {value!r}")
+            elif not cls._attr_by_name[name].admits(value):
+                self.pos = value_pos
+                self.error(f"'{cls.name}' op {cls.attribute_of_another_kind(name, value)}")
+            attrs[name] = value
             if self.accept("}"):
                 return attrs
             self.expect(",")
@@ -226,8 +249,8 @@ class IRParser:
                 if self.accept(")"):
                     break
                 self.expect(",")
-        attrs = self.attr_dict()
-        segments = attrs.pop("operandSegmentSizes", None)
+        attrs = self.attr_dict(cls)
+        segments = attrs.pop(_SEGMENTS, None)
         regions: List[Region] = []
         if self.accept("("):
             while True:
