@@ -1,0 +1,381 @@
+"""PyTorch's Inductor tests (``test/inductor/test_torchinductor.py``) on the ``mtia`` backend, the CPU device's
+tests, as PyTorch's own Triton-CPU target runs them (docs/inductor-tests.md).
+
+    python benchmarks/inductor_tests.py --tests /work/inductor-tests [-k EXPR] [--jobs 2] [--case-timeout S]
+        [--budget S] [--every N] [--results build/inductor-tests] [--md docs/inductor-tests.md] [--fallback]
+
+``--tests`` is the test file or a folder holding it (``test_torchinductor.py`` or
+``test/inductor/test_torchinductor.py`` under it); it lives outside the project, like Triton's tests.  PyTorch's
+Triton-CPU target (``test/inductor/test_triton_cpu_backend.py``) makes a test class of the file's
+``CommonTemplate`` with ``copy_tests(CommonTemplate, CpuTritonTests, "cpu")``, its ``common`` the file's
+``check_model`` and ``config.cpu_backend="triton"`` patched over the class.  This does the same, in a module
+written next to the results (``test_mtia_inductor.py``), with every compile the tests ask for routed to
+``torch.compile(backend="mtia")``'s compiler (:func:`mtiacc.torch_backend.backend.compile_graph`):
+
+- the file's own ``compile_fx`` (``check_model`` compiles through it),
+- ``torch.compile(backend="inductor")`` (``torch._TorchCompileInductorWrapper``) and the backend named
+  ``"inductor"`` (``torch._dynamo.optimize("inductor")``),
+
+each with the test's config patches over the backend's.  A compile that passes Inductor's own hooks
+(``inner_compile=``, ``decompositions=``, ...) keeps them and gets the backend's config patches only; it is
+counted in the results (``routed_partly``).  Compiles the tests start below dynamo (``compile_fx_inner``,
+``torch._inductor.compile``) still generate Triton for the CPU (the class's ``cpu_backend="triton"``), which
+mtiacc compiles for the simulator.  Per-kernel fallback to the host is off (``MTIACC_FALLBACK=0``) unless
+``--fallback``: a kernel mtiacc cannot compile fails its test.
+
+Each test case has ``--case-timeout`` seconds (then it fails with ``TimeoutError``; benchmarks'
+conformance_timeout.py); the whole run has ``--budget`` seconds (then pytest is interrupted and the cases that
+finished are reported).  Results: the junit report and ``results.json`` in ``--results``, and the markdown table
+(``--md``): passed / failed / skipped, the failures grouped by the first line of their error.
+"""
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any, Dict, Optional
+
+ROOT = Path(__file__).resolve().parent.parent
+HERE = Path(__file__).resolve().parent
+FILE = "test_torchinductor.py"
+SHIM = "test_mtia_inductor.py"
+CLASS = "MtiaCpuTests"
+# PyTorch marks the CommonTemplate tests its Triton-CPU target is known to fail with this attribute
+XFAIL_PROP = "_expected_failure_triton_cpu"
+
+
+# ---------------------------------------------------------------------------------------------------------
+# In the pytest process: the routing and the test class
+
+
+ROUTED = collections.Counter()        # "whole" / "partly": compiles sent to the backend's compiler
+
+
+def routed_compile_fx(model, example_inputs, *, config_patches: Optional[Dict[str, Any]] = None, **kwargs):
+    """``compile_fx`` as the ``mtia`` backend: the graph compiled by the backend's compiler with
+    ``config_patches`` over its own; with Inductor's hooks (``inner_compile=`` ...) Inductor's ``compile_fx``
+    with the backend's config patches under the test's."""
+    from torch._inductor import compile_fx as cfx
+    from mtiacc.torch_backend import backend
+    kwargs.pop("compile_region_name", None)
+    if not kwargs:
+        ROUTED["whole"] += 1
+        return backend.compile_graph(model, example_inputs, options=config_patches)
+    ROUTED["partly"] += 1
+    patches = dict(backend.config_patches(None, None), **(config_patches or {}))
+    return cfx.compile_fx(model, example_inputs, config_patches=patches, **kwargs)
+
+
+def route(module) -> None:
+    """Every compile the test module asks for goes to the ``mtia`` backend (see the module's docstring)."""
+    import torch
+    from torch._dynamo.backends import registry
+
+    module.compile_fx = routed_compile_fx
+
+    def inductor_wrapper_call(self, model_, inputs_, *, config_patches=None):
+        return routed_compile_fx(model_, inputs_, config_patches={**self.config, **(config_patches or {})})
+
+    torch._TorchCompileInductorWrapper.__call__ = inductor_wrapper_call
+    registry.lookup_backend("inductor")          # registers Inductor's entry first, then it is replaced
+    registry._COMPILER_FNS["inductor"] = routed_compile_fx
+
+
+class Missing:
+    """A name the test file imports that the installed torch lacks (the file is of another revision): a test
+    that uses it is skipped with that reason.  Used as a decorator, it marks the decorated test so."""
+
+    def __init__(self, where: str):
+        self.where = where
+
+    def _skip(self):
+        import unittest
+        import torch
+        raise unittest.SkipTest(f"{self.where} is not in torch {torch.__version__} (the test file is of "
+                                f"another revision)")
+
+    def __call__(self, *args, **kwargs):
+        if len(args) == 1 and not kwargs and callable(args[0]) and not isinstance(args[0], type):
+            import functools
+
+            @functools.wraps(args[0])
+            def skipped(*a, **k):
+                self._skip()
+            return skipped
+        self._skip()
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return Missing(f"{self.where}.{name}")
+
+
+def supply_missing(test_file: Path) -> list:
+    """Each ``from torch... import NAME`` at the top of the test file whose NAME the installed torch lacks gets
+    a :class:`Missing` in its place, so the file imports and only the tests that use it are skipped."""
+    import ast
+    import importlib
+    supplied = []
+    for node in ast.parse(test_file.read_text(encoding="utf-8")).body:
+        if not (isinstance(node, ast.ImportFrom) and node.level == 0 and node.module
+                and node.module.split(".")[0] == "torch"):
+            continue
+        try:
+            mod = importlib.import_module(node.module)
+        except ImportError:
+            continue
+        for alias in node.names:
+            if hasattr(mod, alias.name):
+                continue
+            try:
+                importlib.import_module(f"{node.module}.{alias.name}")
+            except ImportError:
+                setattr(mod, alias.name, Missing(f"{node.module}.{alias.name}"))
+                supplied.append(f"{node.module}.{alias.name}")
+    return supplied
+
+
+def make_class(module):
+    """The CPU test class of the module's ``CommonTemplate``, as PyTorch's Triton-CPU target makes it."""
+    from torch._inductor import config
+
+    cls = type(CLASS, (module.TestCase,), {"common": module.check_model, "device": "cpu"})
+    module.copy_tests(module.CommonTemplate, cls, "cpu", xfail_prop=XFAIL_PROP)
+    return config.patch(cpu_backend="triton")(cls)
+
+
+SHIM_TEXT = '''\
+"""Written by benchmarks/inductor_tests.py: the CPU tests of {file} on the mtia backend."""
+import sys
+sys.path[:0] = [{tests!r}, {root!r}, {here!r}]
+import inductor_tests as _harness
+_harness.supply_missing(_harness.Path({file!r}))
+import {module} as _tests
+_harness.route(_tests)
+{cls} = _harness.make_class(_tests)
+'''
+
+
+def write_shim(test_file: Path, out_dir: Path) -> Path:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    shim = out_dir / SHIM
+    (out_dir / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")     # not the project's settings
+    shim.write_text(SHIM_TEXT.format(file=str(test_file), tests=str(test_file.parent), root=str(ROOT),
+                                     here=str(HERE), module=test_file.stem, cls=CLASS), encoding="utf-8")
+    return shim
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The driver
+
+
+def locate(path: Path) -> Path:
+    """The test file: ``path`` itself, or ``test_torchinductor.py`` in it or in its ``test/inductor``."""
+    for cand in (path, path / FILE, path / "test" / "inductor" / FILE):
+        if cand.is_file():
+            return cand.resolve()
+    raise SystemExit(
+        f"inductor-tests: no {FILE} at {path}\n"
+        f"  PyTorch's test/inductor/{FILE} (of the installed torch's revision: python -c \"import torch; "
+        f"print(torch.version.git_version)\") goes there, outside the project's sources, e.g.\n"
+        f"  git --git-dir=PYTORCH_GIT show REV:test/inductor/{FILE} > {path / FILE}")
+
+
+def pytest_cmd(shim: Path, report: Path, k: Optional[str], jobs: int, case_timeout: float,
+               nodes: Optional[list] = None) -> list:
+    cmd = [sys.executable, "-m", "pytest"] + (nodes or [str(shim)]) + [
+        "-q", "-p", "no:cacheprovider", "-p", "conformance_timeout", "--case-timeout", str(case_timeout),
+        "-W", "ignore", f"--junitxml={report}", "-o", "junit_logging=no", "-o", "junit_family=xunit1",
+        "-c", str(shim.parent / "pytest.ini")]
+    if k:
+        cmd += ["-k", k]
+    if jobs > 1:
+        cmd += ["-n", str(jobs)]
+    else:
+        cmd += ["-p", "no:xdist"]
+    return cmd
+
+
+def collect(shim: Path, k: Optional[str], env: dict) -> list:
+    """The node ids of the class's tests that ``-k`` selects."""
+    cmd = [sys.executable, "-m", "pytest", str(shim), "--collect-only", "-q", "-p", "no:cacheprovider",
+           "-p", "no:xdist", "-W", "ignore", "-c", str(shim.parent / "pytest.ini")]
+    if k:
+        cmd += ["-k", k]
+    out = subprocess.run(cmd, cwd=shim.parent, env=env, capture_output=True, text=True)
+    nodes = [ln.strip() for ln in out.stdout.splitlines() if "::" in ln and ln.strip().split("::")[0].endswith(SHIM)]
+    if not nodes:
+        sys.stderr.write(out.stdout[-3000:] + out.stderr[-3000:])
+        raise SystemExit("inductor-tests: no test collected (the module's import failed, or -k selects none)")
+    return nodes
+
+
+def environment(fallback: bool) -> dict:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in [str(ROOT), str(HERE), env.get("PYTHONPATH", "")] if p)
+    env.setdefault("MTIACC_QUIET", "1")
+    if not fallback:
+        env["MTIACC_FALLBACK"] = "0"
+    return env
+
+
+def run(cmd: list, cwd: Path, env: dict, budget: float, log: Path) -> bool:
+    """One pytest process; at ``budget`` seconds it is interrupted and still writes its report of what
+    finished.  Returns whether it finished by itself."""
+    import signal
+    with open(log, "w") as out:
+        proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT)
+        try:
+            proc.wait(timeout=max(budget, 1.0))
+            return True
+        except subprocess.TimeoutExpired:
+            proc.send_signal(signal.SIGINT)
+            try:
+                proc.wait(timeout=120)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+            return False
+
+
+def summarize(results: Dict[str, tuple]) -> dict:
+    """Counts, and the failures (and skips) grouped by their cause's signature, largest group first."""
+    from conformance import signature
+    counts = collections.Counter(outcome for outcome, _ in results.values())
+    groups: Dict[str, Dict[str, list]] = {"failed": collections.defaultdict(list),
+                                          "skipped": collections.defaultdict(list)}
+    for name, (outcome, message) in sorted(results.items()):
+        if outcome in groups:
+            groups[outcome][signature(message)].append(name)
+    ordered = {kind: sorted(g.items(), key=lambda kv: (-len(kv[1]), kv[0])) for kind, g in groups.items()}
+    ran = counts["passed"] + counts["failed"]
+    return {"counts": dict(counts), "total": len(results), "pass_rate": counts["passed"] / ran if ran else 0.0,
+            "failed": ordered["failed"], "skipped": ordered["skipped"]}
+
+
+def write_md(out: Path, summary: dict, meta: dict) -> None:
+    c = summary["counts"]
+    lines = ["# PyTorch's Inductor tests on the mtia backend", "",
+             "PyTorch's `test/inductor/test_torchinductor.py`, the CPU device's tests (its `CommonTemplate` copied",
+             "into a CPU test class with `common = check_model` and `config.cpu_backend=\"triton\"`, as PyTorch's",
+             "Triton-CPU target does), with every compile the tests ask for routed to `torch.compile(backend=\"mtia\")`'s",
+             "compiler, the kernels compiled by mtiacc and run on the simulator (per-kernel fallback to the host "
+             + ("on" if meta.get("fallback") else "off") + ").",
+             "How it runs: `benchmarks/inductor_tests.py` (its docstring).", "",
+             "Reproduce:", "", "```", meta["command"], "```", "",
+             f"- test file: `{meta['file']}` ({meta.get('provenance', 'provenance not given')})",
+             f"- torch {meta['torch']} ({meta['torch_git']}), mtiacc {meta['commit']}",
+             f"- selection: {meta['selection']}",
+             f"- per-case timeout {meta['case_timeout']:.0f} s; "
+             f"{'the run finished' if meta['complete'] else 'the run was cut off by its budget'} in "
+             f"{meta['seconds']:.0f} s with {meta['jobs']} worker(s)", "",
+             "| tests run | passed | failed | skipped | xfailed | pass rate (of the non-skipped) |",
+             "|---:|---:|---:|---:|---:|---:|",
+             f"| {summary['total']} | {c.get('passed', 0)} | {c.get('failed', 0)} | {c.get('skipped', 0)} | "
+             f"{c.get('xfailed', 0)} | {100 * summary['pass_rate']:.1f}% |", ""]
+    for kind, title in (("failed", "Failures by cause"), ("skipped", "Skips by reason")):
+        if not summary[kind]:
+            continue
+        lines += [f"## {title}", "", "| tests | first line of the error | tests (up to 6) |", "|---:|---|---|"]
+        for sig, names in summary[kind]:
+            shown = ", ".join(f"`{n}`" for n in names[:6]) + (" ..." if len(names) > 6 else "")
+            lines.append(f"| {len(names)} | {sig.replace('|', '/')} | {shown} |")
+        lines.append("")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text("\n".join(lines), encoding="utf-8")
+
+
+def cases(report: Path) -> Dict[str, tuple]:
+    """test name -> (outcome, message) from the junit report; expected failures as ``xfailed``."""
+    import xml.etree.ElementTree as ET
+    out = {}
+    try:
+        root = ET.parse(report).getroot()
+    except (ET.ParseError, OSError):
+        return out
+    for case in root.iter("testcase"):
+        name = case.get("name", "")
+        if not name.startswith("test_"):
+            continue
+        outcome, message = "passed", ""
+        for child in case:
+            if child.tag in ("failure", "error"):
+                outcome, message = "failed", child.get("message", "") or (child.text or "")[:300]
+            elif child.tag == "skipped" and outcome == "passed":
+                msg = child.get("message", "")
+                outcome = "xfailed" if child.get("type") == "pytest.xfail" or "xfail" in msg.lower()[:20] \
+                    else "skipped"
+                message = msg
+        out[name] = (outcome, message)
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--tests", required=True, help=f"{FILE} or a folder holding it")
+    ap.add_argument("-k", dest="k", default=None, help="pytest's -k expression over the CPU class's tests")
+    ap.add_argument("--every", type=int, default=1, help="run every N-th selected test (a spread-out slice)")
+    ap.add_argument("--jobs", type=int, default=2, help="pytest-xdist workers (1: in one process)")
+    ap.add_argument("--case-timeout", type=float, default=180, help="seconds per test case (then: failed)")
+    ap.add_argument("--budget", type=float, default=3600, help="seconds for the whole run (then: cut off)")
+    ap.add_argument("--results", default=str(ROOT / "build" / "inductor-tests"), help="junit, JSON, log")
+    ap.add_argument("--md", default=None, help="the markdown table (e.g. docs/inductor-tests.md)")
+    ap.add_argument("--provenance", default=None, help="where the test file came from (said in the table)")
+    ap.add_argument("--fallback", action="store_true", help="let kernels mtiacc cannot compile run on the host")
+    a = ap.parse_args(argv)
+
+    import torch
+    test_file = locate(Path(a.tests))
+    res = Path(a.results)
+    shim = write_shim(test_file, res)
+    env = environment(a.fallback)
+    nodes = None
+    selection = f"-k {a.k!r}" if a.k else "every test of the class"
+    if a.every > 1:
+        picked = collect(shim, a.k, env)
+        nodes = picked[::a.every]
+        selection += f", every {a.every}th: {len(nodes)} of {len(picked)}"
+    report = res / "junit.xml"
+    report.unlink(missing_ok=True)
+    cmd = pytest_cmd(shim, report, a.k, a.jobs, a.case_timeout, nodes)
+    t0 = time.time()
+    complete = run(cmd, res, env, a.budget, res / "pytest.log")
+    seconds = time.time() - t0
+    results = cases(report)
+    summary = summarize(results)
+    shown = " ".join(["make inductor-tests", f"INDUCTOR_TESTS={a.tests}"] + ([f"K='{a.k}'"] if a.k else []) +
+                     [f"JOBS={a.jobs}"] + ([f"EVERY={a.every}"] if a.every > 1 else []))
+    meta = {"file": str(test_file), "provenance": a.provenance, "torch": torch.__version__,
+            "torch_git": torch.version.git_version[:12], "commit": _commit(), "selection": selection,
+            "case_timeout": a.case_timeout, "complete": complete, "seconds": seconds, "jobs": a.jobs,
+            "fallback": a.fallback, "command": shown}
+    (res / "results.json").write_text(json.dumps(
+        {"meta": meta, "summary": summary, "results": {n: list(v) for n, v in sorted(results.items())}},
+        indent=1), encoding="utf-8")
+    if a.md:
+        write_md(Path(a.md), summary, meta)
+    c = summary["counts"]
+    print(f"inductor-tests: {summary['total']} run: {c.get('passed', 0)} passed, {c.get('failed', 0)} failed, "
+          f"{c.get('skipped', 0)} skipped, {c.get('xfailed', 0)} xfailed ({100 * summary['pass_rate']:.1f}% of "
+          f"the non-skipped pass){'' if complete else '; cut off by the budget'}; {res / 'results.json'}")
+    for sig, names in summary["failed"][:15]:
+        print(f"  {len(names):4d}  {sig}")
+    return 0
+
+
+def _commit() -> str:
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
+                              text=True).stdout.strip() or "unknown"
+    except OSError:
+        return "unknown"
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(HERE))
+    sys.exit(main())
