@@ -34,6 +34,7 @@ import argparse
 import collections
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -243,9 +244,20 @@ def run(cmd: list, cwd: Path, env: dict, budget: float, log: Path) -> bool:
             return False
 
 
+def signature(message: str) -> str:
+    """A failure's cause: the first line of its error with hex, paths, numbers and long quoted values made
+    generic, so that the same cause in different tests falls in one group."""
+    lines = [ln.strip() for ln in message.splitlines() if ln.strip()]
+    line = lines[0] if lines else "(no message)"
+    line = re.sub(r"0x[0-9a-fA-F]+", "<hex>", line)
+    line = re.sub(r"(?<![\w.])/[^\s:'\"]+", "<path>", line)
+    line = re.sub(r"(?<![A-Za-z_0-9])-?\d+(\.\d+)?(e[-+]?\d+)?", "N", line)
+    line = re.sub(r"'[^']{40,}'", "'...'", line)
+    return line[:200]
+
+
 def summarize(results: Dict[str, tuple]) -> dict:
     """Counts, and the failures (and skips) grouped by their cause's signature, largest group first."""
-    from conformance import signature
     counts = collections.Counter(outcome for outcome, _ in results.values())
     groups: Dict[str, Dict[str, list]] = {"failed": collections.defaultdict(list),
                                           "skipped": collections.defaultdict(list)}
