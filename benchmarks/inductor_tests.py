@@ -25,7 +25,8 @@ mtiacc compiles for the simulator.  Per-kernel fallback to the host is off (``MT
 
 Each test case has ``--case-timeout`` seconds (then it fails with ``TimeoutError``; benchmarks'
 conformance_timeout.py); the whole run has ``--budget`` seconds (then pytest is interrupted and the cases that
-finished are reported).  Results: the junit report and ``results.json`` in ``--results``, and the markdown table
+finished are reported: each outcome is written as its test finishes).  Results: the junit report (of a run
+that finished), ``junit.jsonl`` (each test's outcome) and ``results.json`` in ``--results``, and the markdown table
 (``--md``): passed / failed / skipped, the failures grouped by the first line of their error.
 """
 from __future__ import annotations
@@ -187,10 +188,11 @@ def locate(path: Path) -> Path:
         f"  git --git-dir=PYTORCH_GIT show REV:test/inductor/{FILE} > {path / FILE}")
 
 
-def pytest_cmd(shim: Path, report: Path, k: Optional[str], jobs: int, case_timeout: float,
+def runner_cmd(shim: Path, report: Path, k: Optional[str], jobs: int, case_timeout: float,
                nodes: Optional[list] = None) -> list:
     cmd = [sys.executable, "-m", "pytest"] + (nodes or [str(shim)]) + [
         "-q", "-p", "no:cacheprovider", "-p", "conformance_timeout", "--case-timeout", str(case_timeout),
+        "-p", "inductor_tests", f"--outcomes={report.with_suffix('.jsonl')}",
         "-W", "ignore", f"--junitxml={report}", "-o", "junit_logging=no", "-o", "junit_family=xunit1",
         "-c", str(shim.parent / "pytest.ini")]
     if k:
@@ -302,28 +304,59 @@ def write_md(out: Path, summary: dict, meta: dict) -> None:
     out.write_text("\n".join(lines), encoding="utf-8")
 
 
-def cases(report: Path) -> Dict[str, tuple]:
-    """test name -> (outcome, message) from the junit report; expected failures as ``xfailed``."""
-    import xml.etree.ElementTree as ET
-    out = {}
-    try:
-        root = ET.parse(report).getroot()
-    except (ET.ParseError, OSError):
+# ---------------------------------------------------------------------------------------------------------
+# The pytest plugin (``-p inductor_tests``): each test's outcome appended to a JSON-lines file as it finishes,
+# in the process that reports (xdist's controller), so a run cut off by its budget keeps what finished
+
+
+def pytest_addoption(parser):
+    parser.addoption("--outcomes", default=None, help="append each test's outcome to this JSON-lines file")
+
+
+def _message(report) -> str:
+    crash = getattr(getattr(report, "longrepr", None), "reprcrash", None)
+    if crash is not None and getattr(crash, "message", None):
+        return crash.message
+    if isinstance(report.longrepr, tuple) and len(report.longrepr) == 3:      # a skip: (file, line, reason)
+        return str(report.longrepr[2]).removeprefix("Skipped: ")
+    return (getattr(report, "longreprtext", "") or "")[-2000:]
+
+
+def pytest_runtest_logreport(report):
+    path = _OUTCOMES.get("path")
+    if not path or (report.when != "call" and report.outcome == "passed"):
+        return
+    outcome = report.outcome
+    if hasattr(report, "wasxfail"):
+        outcome = "xfailed" if outcome == "skipped" else "xpassed"
+    with open(path, "a", encoding="utf-8") as f:
+        f.write(json.dumps({"name": report.nodeid.split("::")[-1], "when": report.when, "outcome": outcome,
+                            "message": _message(report)}) + "\n")
+
+
+_OUTCOMES: Dict[str, str] = {}
+
+
+def pytest_configure(config):
+    _OUTCOMES["path"] = config.getoption("--outcomes")
+
+
+def outcomes(path: Path) -> Dict[str, tuple]:
+    """test name -> (outcome, message): a test's worst report (a failed teardown after a passed call fails)."""
+    rank = {"failed": 4, "xpassed": 3, "passed": 1, "xfailed": 2, "skipped": 2}
+    out: Dict[str, tuple] = {}
+    if not path.is_file():
         return out
-    for case in root.iter("testcase"):
-        name = case.get("name", "")
-        if not name.startswith("test_"):
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            r = json.loads(line)
+        except ValueError:
             continue
-        outcome, message = "passed", ""
-        for child in case:
-            if child.tag in ("failure", "error"):
-                outcome, message = "failed", child.get("message", "") or (child.text or "")[:300]
-            elif child.tag == "skipped" and outcome == "passed":
-                msg = child.get("message", "")
-                outcome = "xfailed" if child.get("type") == "pytest.xfail" or "xfail" in msg.lower()[:20] \
-                    else "skipped"
-                message = msg
-        out[name] = (outcome, message)
+        if not r["name"].startswith("test_"):
+            continue
+        prev = out.get(r["name"])
+        if prev is None or rank[r["outcome"]] > rank[prev[0]]:
+            out[r["name"]] = (r["outcome"], r["message"])
     return out
 
 
@@ -354,11 +387,12 @@ def main(argv=None) -> int:
         selection += f", every {a.every}th: {len(nodes)} of {len(picked)}"
     report = res / "junit.xml"
     report.unlink(missing_ok=True)
-    cmd = pytest_cmd(shim, report, a.k, a.jobs, a.case_timeout, nodes)
+    report.with_suffix(".jsonl").unlink(missing_ok=True)
+    cmd = runner_cmd(shim, report, a.k, a.jobs, a.case_timeout, nodes)
     t0 = time.time()
     complete = run(cmd, res, env, a.budget, res / "pytest.log")
     seconds = time.time() - t0
-    results = cases(report)
+    results = outcomes(report.with_suffix(".jsonl"))
     summary = summarize(results)
     shown = " ".join(["make inductor-tests", f"INDUCTOR_TESTS={a.tests}"] + ([f"K='{a.k}'"] if a.k else []) +
                      [f"JOBS={a.jobs}"] + ([f"EVERY={a.every}"] if a.every > 1 else []))
