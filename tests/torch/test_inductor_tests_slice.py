@@ -88,6 +88,11 @@ class CommonTemplate:
 
     test_known_failure._expected_failure_triton_cpu = True
 
+    def test_known_failure_that_passes(self):
+        pass
+
+    test_known_failure_that_passes._expected_failure_triton_cpu = True
+
 
 def copy_tests(my_cls, other_cls, suffix, test_failures=None, xfail_prop=None):
     for name, value in my_cls.__dict__.items():
@@ -119,17 +124,18 @@ def test_stand_in_through_the_harness(tmp_path):
     assert {n: o for n, (o, _) in results.items()} == {
         "test_add_cpu": "passed", "test_sum_cpu": "passed", "test_torch_compile_inductor_cpu": "passed",
         "test_wrong_reference_cpu": "failed", "test_uses_missing_name_cpu": "skipped",
-        "test_skipped_cpu": "skipped", "test_known_failure_cpu": "xfailed"}, results
+        "test_skipped_cpu": "skipped", "test_known_failure_cpu": "xfailed",
+        "test_known_failure_that_passes_cpu": "xpassed"}, results
     assert "not close" in results["test_wrong_reference_cpu"][1]
     assert "torch._inductor.utils.no_such_helper_in_any_torch is not in torch" in \
         results["test_uses_missing_name_cpu"][1]
     summary = data["summary"]
-    assert summary["counts"] == {"passed": 3, "failed": 1, "skipped": 2, "xfailed": 1}
-    assert summary["pass_rate"] == 0.75
+    assert summary["counts"] == {"passed": 3, "failed": 1, "skipped": 2, "xfailed": 1, "xpassed": 1}
+    assert summary["pass_rate"] == 4 / 6
     [(cause, names)] = summary["failed"]
     assert names == ["test_wrong_reference_cpu"] and "Tensor-likes are not close" in cause
     text = md.read_text()
-    assert "| 7 | 3 | 1 | 2 | 1 | 75.0% |" in text
+    assert "| 8 | 3 | 1 | 2 | 1 | 1 | 66.7% |" in text
     assert "Tensor-likes are not close" in text and "the suite's stand-in" in text
     assert (res / "junit.xml").is_file()
 
