@@ -251,6 +251,8 @@ def signature(message: str) -> str:
     generic, so that the same cause in different tests falls in one group."""
     lines = [ln.strip() for ln in message.splitlines() if ln.strip()]
     line = lines[0] if lines else "(no message)"
+    if len(lines) > 1 and line.endswith(("!", ":")) and not lines[1].startswith("To execute"):
+        line += " " + lines[1]          # torch's assertEqual: what differs is on the next line
     line = re.sub(r"0x[0-9a-fA-F]+", "<hex>", line)
     line = re.sub(r"(?<![\w.])/[^\s:'\"]+", "<path>", line)
     line = re.sub(r"(?<![A-Za-z_0-9])-?\d+(\.\d+)?(e[-+]?\d+)?", "N", line)
@@ -333,8 +335,6 @@ def pytest_runtest_logreport(report):
     outcome = report.outcome
     if hasattr(report, "wasxfail"):
         outcome = "xfailed" if outcome == "skipped" else "xpassed"
-    elif outcome == "failed" and "Unexpected success" in _message(report)[:40]:
-        outcome = "xpassed"         # unittest's expectedFailure (PyTorch's Triton-CPU xfail) that passed
     with open(path, "a", encoding="utf-8") as f:
         f.write(json.dumps({"name": report.nodeid.split("::")[-1], "when": report.when, "outcome": outcome,
                             "message": _message(report)}) + "\n")
@@ -361,6 +361,8 @@ def outcomes(path: Path) -> Dict[str, tuple]:
             continue
         if not r["name"].startswith("test_"):
             continue
+        if r["outcome"] == "failed" and "Unexpected success" in r["message"][:40]:
+            r["outcome"] = "xpassed"    # unittest's expectedFailure (PyTorch's Triton-CPU xfail) that passed
         prev = out.get(r["name"])
         if prev is None or rank[r["outcome"]] > rank[prev[0]]:
             out[r["name"]] = (r["outcome"], r["message"])
@@ -379,11 +381,18 @@ def main(argv=None) -> int:
     ap.add_argument("--md", default=None, help="the markdown table (e.g. docs/inductor-tests.md)")
     ap.add_argument("--provenance", default=None, help="where the test file came from (said in the table)")
     ap.add_argument("--fallback", action="store_true", help="let kernels mtiacc cannot compile run on the host")
+    ap.add_argument("--report-only", action="store_true",
+                    help="no run: the results and the table again from the last run's outcomes")
     a = ap.parse_args(argv)
 
     import torch
     test_file = locate(Path(a.tests))
     res = Path(a.results)
+    if a.report_only:
+        meta = json.loads((res / "results.json").read_text(encoding="utf-8"))["meta"]
+        if a.provenance:
+            meta["provenance"] = a.provenance
+        return write_results(res, meta, a.md)
     shim = write_shim(test_file, res)
     env = environment(a.fallback)
     nodes = None
@@ -399,19 +408,25 @@ def main(argv=None) -> int:
     t0 = time.time()
     complete = run(cmd, res, env, a.budget, res / "pytest.log")
     seconds = time.time() - t0
-    results = outcomes(report.with_suffix(".jsonl"))
-    summary = summarize(results)
     shown = " ".join(["make inductor-tests", f"INDUCTOR_TESTS={a.tests}"] + ([f"K='{a.k}'"] if a.k else []) +
                      [f"JOBS={a.jobs}"] + ([f"EVERY={a.every}"] if a.every > 1 else []))
     meta = {"file": str(test_file), "provenance": a.provenance, "torch": torch.__version__,
             "torch_git": torch.version.git_version[:12], "commit": _commit(), "selection": selection,
             "case_timeout": a.case_timeout, "complete": complete, "seconds": seconds, "jobs": a.jobs,
             "fallback": a.fallback, "command": shown}
+    return write_results(res, meta, a.md)
+
+
+def write_results(res: Path, meta: dict, md: Optional[str]) -> int:
+    """results.json and the markdown table from the run's outcomes (junit.jsonl in ``res``)."""
+    results = outcomes(res / "junit.jsonl")
+    summary = summarize(results)
+    complete = meta["complete"]
     (res / "results.json").write_text(json.dumps(
         {"meta": meta, "summary": summary, "results": {n: list(v) for n, v in sorted(results.items())}},
         indent=1), encoding="utf-8")
-    if a.md:
-        write_md(Path(a.md), summary, meta)
+    if md:
+        write_md(Path(md), summary, meta)
     c = summary["counts"]
     print(f"inductor-tests: {summary['total']} run: {c.get('passed', 0)} passed, {c.get('failed', 0)} failed, "
           f"{c.get('skipped', 0)} skipped, {c.get('xfailed', 0)} xfailed, {c.get('xpassed', 0)} xpassed ({100 * summary['pass_rate']:.1f}% of "
