@@ -142,13 +142,17 @@ def supply_missing(test_file: Path) -> list:
     return supplied
 
 
-def make_class(module):
-    """The CPU test class of the module's ``CommonTemplate``, as PyTorch's Triton-CPU target makes it."""
+REFERENCE = "MTIACC_INDUCTOR_TESTS_REFERENCE"     # set: the shim makes the stock CPU class, nothing routed
+
+
+def make_class(module, reference: bool = False):
+    """The CPU test class of the module's ``CommonTemplate``, as PyTorch's Triton-CPU target makes it; with
+    ``reference``, as PyTorch's own CPU tests make it (Inductor's C++ backend)."""
     from torch._inductor import config
 
     cls = type(CLASS, (module.TestCase,), {"common": module.check_model, "device": "cpu"})
-    module.copy_tests(module.CommonTemplate, cls, "cpu", xfail_prop=XFAIL_PROP)
-    return config.patch(cpu_backend="triton")(cls)
+    module.copy_tests(module.CommonTemplate, cls, "cpu", xfail_prop=None if reference else XFAIL_PROP)
+    return cls if reference else config.patch(cpu_backend="triton")(cls)
 
 
 SHIM_TEXT = '''\
@@ -158,8 +162,10 @@ sys.path[:0] = [{tests!r}, {root!r}, {here!r}]
 import inductor_tests as _harness
 _harness.supply_missing(_harness.Path({file!r}))
 import {module} as _tests
-_harness.route(_tests)
-{cls} = _harness.make_class(_tests)
+_reference = bool(_harness.os.environ.get(_harness.REFERENCE))
+if not _reference:
+    _harness.route(_tests)
+{cls} = _harness.make_class(_tests, reference=_reference)
 '''
 
 
@@ -260,9 +266,13 @@ def signature(message: str) -> str:
     return line[:200]
 
 
-def summarize(results: Dict[str, tuple]) -> dict:
-    """Counts, and the failures (and skips) grouped by their cause's signature, largest group first."""
+def summarize(results: Dict[str, tuple], reference: Optional[Dict[str, tuple]] = None) -> dict:
+    """Counts, and the failures (and skips) grouped by their cause's signature, largest group first; with the
+    ``reference`` run's outcomes (stock Inductor on the failures), which failures it shares."""
     counts = collections.Counter(outcome for outcome, _ in results.values())
+    reference = reference or {}
+    shared = sorted(n for n, (o, _) in results.items()
+                    if o in ("failed", "xfailed") and reference.get(n, ("",))[0] in ("failed", "xfailed"))
     groups: Dict[str, Dict[str, list]] = {"failed": collections.defaultdict(list),
                                           "skipped": collections.defaultdict(list)}
     for name, (outcome, message) in sorted(results.items()):
@@ -273,7 +283,9 @@ def summarize(results: Dict[str, tuple]) -> dict:
     good = counts["passed"] + counts["xpassed"]
     ran = good + counts["failed"] + counts["xfailed"]
     return {"counts": dict(counts), "total": len(results), "pass_rate": good / ran if ran else 0.0,
-            "failed": ordered["failed"], "skipped": ordered["skipped"]}
+            "failed": ordered["failed"], "skipped": ordered["skipped"],
+            "reference": {n: list(v) for n, v in sorted(reference.items())}, "shared": shared,
+            "pass_rate_own": (good / (ran - len(shared))) if ran - len(shared) else 0.0}
 
 
 def write_md(out: Path, summary: dict, meta: dict) -> None:
@@ -298,13 +310,26 @@ def write_md(out: Path, summary: dict, meta: dict) -> None:
              f"{c.get('xfailed', 0)} | {c.get('xpassed', 0)} | {100 * summary['pass_rate']:.1f}% |", "",
              "xfailed / xpassed: tests PyTorch marks as expected to fail on its Triton-CPU target "
              f"(`{XFAIL_PROP}`) that failed / passed here; the pass rate counts them as failed / passed.", ""]
+    ref, shared = summary.get("reference") or {}, set(summary.get("shared") or [])
+    if ref:
+        lines += [f"The failures run again as PyTorch's own CPU tests run them (stock Inductor, its C++ backend, "
+                  f"nothing routed: `--reference`): {len(shared)} of the {len(ref)} fail there too, so their "
+                  f"cause is the test file's revision or adaptation, not the mtia backend. Without them the "
+                  f"pass rate is {100 * summary['pass_rate_own']:.1f}%.", ""]
     for kind, title in (("failed", "Failures by cause"), ("skipped", "Skips by reason")):
         if not summary[kind]:
             continue
-        lines += [f"## {title}", "", "| tests | first line of the error | tests (up to 6) |", "|---:|---|---|"]
+        also = kind == "failed" and ref
+        lines += [f"## {title}", "", "| tests | first line of the error |"
+                  + (" fail with stock Inductor too |" if also else "") + " tests (up to 6) |",
+                  "|---:|---|" + ("---:|" if also else "") + "---|"]
         for sig, names in summary[kind]:
             shown = ", ".join(f"`{n}`" for n in names[:6]) + (" ..." if len(names) > 6 else "")
-            lines.append(f"| {len(names)} | {sig.replace('|', '/')} | {shown} |")
+            col = ""
+            if also:
+                rerun = [n for n in names if n in ref]
+                col = f" {sum(n in shared for n in rerun)} of {len(rerun)} |" if rerun else " not rerun |"
+            lines.append(f"| {len(names)} | {sig.replace('|', '/')} |{col} {shown} |")
         lines.append("")
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text("\n".join(lines), encoding="utf-8")
@@ -320,6 +345,8 @@ def pytest_addoption(parser):
 
 
 def _message(report) -> str:
+    if report.outcome == "passed":
+        return ""
     crash = getattr(getattr(report, "longrepr", None), "reprcrash", None)
     if crash is not None and getattr(crash, "message", None):
         return crash.message
@@ -381,6 +408,9 @@ def main(argv=None) -> int:
     ap.add_argument("--md", default=None, help="the markdown table (e.g. docs/inductor-tests.md)")
     ap.add_argument("--provenance", default=None, help="where the test file came from (said in the table)")
     ap.add_argument("--fallback", action="store_true", help="let kernels mtiacc cannot compile run on the host")
+    ap.add_argument("--reference", action="store_true",
+                    help="run the failures again as PyTorch's own CPU tests (stock Inductor, C++), to tell "
+                         "which the test file causes")
     ap.add_argument("--report-only", action="store_true",
                     help="no run: the results and the table again from the last run's outcomes")
     a = ap.parse_args(argv)
@@ -392,6 +422,8 @@ def main(argv=None) -> int:
         meta = json.loads((res / "results.json").read_text(encoding="utf-8"))["meta"]
         if a.provenance:
             meta["provenance"] = a.provenance
+        if a.reference:
+            rerun_reference(write_shim(test_file, res), res, a, environment(a.fallback))
         return write_results(res, meta, a.md)
     shim = write_shim(test_file, res)
     env = environment(a.fallback)
@@ -404,12 +436,16 @@ def main(argv=None) -> int:
     report = res / "junit.xml"
     report.unlink(missing_ok=True)
     report.with_suffix(".jsonl").unlink(missing_ok=True)
+    (res / "reference.jsonl").unlink(missing_ok=True)
     cmd = runner_cmd(shim, report, a.k, a.jobs, a.case_timeout, nodes)
     t0 = time.time()
     complete = run(cmd, res, env, a.budget, res / "pytest.log")
     seconds = time.time() - t0
+    if a.reference:
+        rerun_reference(shim, res, a, env)
     shown = " ".join(["make inductor-tests", f"INDUCTOR_TESTS={a.tests}"] + ([f"K='{a.k}'"] if a.k else []) +
-                     [f"JOBS={a.jobs}"] + ([f"EVERY={a.every}"] if a.every > 1 else []))
+                     [f"JOBS={a.jobs}"] + ([f"EVERY={a.every}"] if a.every > 1 else []) +
+                     [f"CASE_TIMEOUT={a.case_timeout:g}"] + (["REFERENCE=1"] if a.reference else []))
     meta = {"file": str(test_file), "provenance": a.provenance, "torch": torch.__version__,
             "torch_git": torch.version.git_version[:12], "commit": _commit(), "selection": selection,
             "case_timeout": a.case_timeout, "complete": complete, "seconds": seconds, "jobs": a.jobs,
@@ -417,10 +453,23 @@ def main(argv=None) -> int:
     return write_results(res, meta, a.md)
 
 
+def rerun_reference(shim: Path, res: Path, a, env: dict) -> None:
+    """The run's failures again, as PyTorch's own CPU test class runs them (outcomes: reference.jsonl)."""
+    failed = sorted(n for n, (o, _) in outcomes(res / "junit.jsonl").items() if o in ("failed", "xfailed"))
+    out = res / "reference.jsonl"
+    out.unlink(missing_ok=True)
+    if not failed:
+        return
+    nodes = [f"{shim}::{CLASS}::{n}" for n in failed]
+    cmd = runner_cmd(shim, res / "reference.xml", None, a.jobs, a.case_timeout, nodes)
+    cmd = [c if not c.startswith("--outcomes=") else f"--outcomes={out}" for c in cmd]
+    run(cmd, res, dict(env, **{REFERENCE: "1"}), a.budget, res / "reference.log")
+
+
 def write_results(res: Path, meta: dict, md: Optional[str]) -> int:
     """results.json and the markdown table from the run's outcomes (junit.jsonl in ``res``)."""
     results = outcomes(res / "junit.jsonl")
-    summary = summarize(results)
+    summary = summarize(results, outcomes(res / "reference.jsonl") or None)
     complete = meta["complete"]
     (res / "results.json").write_text(json.dumps(
         {"meta": meta, "summary": summary, "results": {n: list(v) for n, v in sorted(results.items())}},
@@ -431,6 +480,9 @@ def write_results(res: Path, meta: dict, md: Optional[str]) -> int:
     print(f"inductor-tests: {summary['total']} run: {c.get('passed', 0)} passed, {c.get('failed', 0)} failed, "
           f"{c.get('skipped', 0)} skipped, {c.get('xfailed', 0)} xfailed, {c.get('xpassed', 0)} xpassed ({100 * summary['pass_rate']:.1f}% of "
           f"the non-skipped pass){'' if complete else '; cut off by the budget'}; {res / 'results.json'}")
+    if summary["reference"]:
+        print(f"  stock Inductor fails {len(summary['shared'])} of the {len(summary['reference'])} failures too; "
+              f"without them {100 * summary['pass_rate_own']:.1f}% pass")
     for sig, names in summary["failed"][:15]:
         print(f"  {len(names):4d}  {sig}")
     return 0

@@ -76,6 +76,10 @@ class CommonTemplate:
         fn = torch.compile(lambda a: a + 1)
         self.assertEqual(fn(torch.zeros(4)), torch.full((4,), 2.0))
 
+    def test_fails_only_on_triton(self):
+        from torch._inductor import config
+        self.assertEqual(config.cpu_backend, "cpp")
+
     def test_uses_missing_name(self):
         no_such_helper_in_any_torch(torch.zeros(2))
 
@@ -124,20 +128,35 @@ def test_stand_in_through_the_harness(tmp_path):
     assert {n: o for n, (o, _) in results.items()} == {
         "test_add_cpu": "passed", "test_sum_cpu": "passed", "test_torch_compile_inductor_cpu": "passed",
         "test_wrong_reference_cpu": "failed", "test_uses_missing_name_cpu": "skipped",
+        "test_fails_only_on_triton_cpu": "failed",
         "test_skipped_cpu": "skipped", "test_known_failure_cpu": "xfailed",
         "test_known_failure_that_passes_cpu": "xpassed"}, results
     assert "not close" in results["test_wrong_reference_cpu"][1]
     assert "torch._inductor.utils.no_such_helper_in_any_torch is not in torch" in \
         results["test_uses_missing_name_cpu"][1]
     summary = data["summary"]
-    assert summary["counts"] == {"passed": 3, "failed": 1, "skipped": 2, "xfailed": 1, "xpassed": 1}
-    assert summary["pass_rate"] == 4 / 6
-    [(cause, names)] = summary["failed"]
-    assert names == ["test_wrong_reference_cpu"] and "Tensor-likes are not close" in cause
+    assert summary["counts"] == {"passed": 3, "failed": 2, "skipped": 2, "xfailed": 1, "xpassed": 1}
+    assert summary["pass_rate"] == 4 / 7
+    causes = dict(summary["failed"])
+    assert causes["AssertionError: String comparison failed: 'triton' != 'cpp'"] == ["test_fails_only_on_triton_cpu"]
+    [close] = [c for c in causes if "Tensor-likes are not close" in c]
+    assert causes[close] == ["test_wrong_reference_cpu"]
     text = md.read_text()
-    assert "| 8 | 3 | 1 | 2 | 1 | 1 | 66.7% |" in text
+    assert "| 9 | 3 | 2 | 2 | 1 | 1 | 57.1% |" in text
     assert "Tensor-likes are not close" in text and "the suite's stand-in" in text
     assert (res / "junit.xml").is_file()
+
+    # the failures again as PyTorch's own CPU tests run them: the stand-in's wrong reference and its known
+    # failure fail there too, the test that needs Inductor's C++ backend passes
+    inductor_tests.main(["--tests", str(tests), "--jobs", "1", "--case-timeout", "300", "--budget", "900",
+                         "--results", str(res), "--md", str(md), "--report-only", "--reference"])
+    summary = json.loads((res / "results.json").read_text())["summary"]
+    assert {n: o for n, (o, _) in summary["reference"].items()} == {
+        "test_wrong_reference_cpu": "failed", "test_known_failure_cpu": "failed",
+        "test_fails_only_on_triton_cpu": "passed"}
+    assert summary["shared"] == ["test_known_failure_cpu", "test_wrong_reference_cpu"]
+    assert summary["pass_rate_own"] == 4 / 5
+    assert "2 of the 3 fail there too" in md.read_text()
 
 
 def test_locate_says_how_to_get_the_file(tmp_path):
