@@ -313,9 +313,10 @@ def write_md(out: Path, summary: dict, meta: dict) -> None:
     ref, shared = summary.get("reference") or {}, set(summary.get("shared") or [])
     if ref:
         lines += [f"The failures run again as PyTorch's own CPU tests run them (stock Inductor, its C++ backend, "
-                  f"nothing routed: `--reference`): {len(shared)} of the {len(ref)} fail there too, so their "
-                  f"cause is the test file's revision or adaptation, not the mtia backend. Without them the "
-                  f"pass rate is {100 * summary['pass_rate_own']:.1f}%.", ""]
+                  f"nothing routed: `--reference`): {len(shared)} of the {len(ref)} fail there too, a cause "
+                  f"the mtia backend does not add (the test file's revision or adaptation, or the host; the "
+                  f"table's column, the messages in results.json). Without them the pass rate is "
+                  f"{100 * summary['pass_rate_own']:.1f}%.", ""]
     for kind, title in (("failed", "Failures by cause"), ("skipped", "Skips by reason")):
         if not summary[kind]:
             continue
