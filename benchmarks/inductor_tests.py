@@ -17,8 +17,8 @@ written next to the results (``test_mtia_inductor.py``), with every compile the 
   ``"inductor"`` (``torch._dynamo.optimize("inductor")``),
 
 each with the test's config patches over the backend's.  A compile that passes Inductor's own hooks
-(``inner_compile=``, ``decompositions=``, ...) keeps them and gets the backend's config patches only; it is
-counted in the results (``routed_partly``).  Compiles the tests start below dynamo (``compile_fx_inner``,
+(``inner_compile=``, ``decompositions=``, ...) keeps them and gets the backend's config patches only (not
+its own lowerings, which its inner compiler installs).  Compiles the tests start below dynamo (``compile_fx_inner``,
 ``torch._inductor.compile``) still generate Triton for the CPU (the class's ``cpu_backend="triton"``), which
 mtiacc compiles for the simulator.  Per-kernel fallback to the host is off (``MTIACC_FALLBACK=0``) unless
 ``--fallback``: a kernel mtiacc cannot compile fails its test.
@@ -55,9 +55,6 @@ XFAIL_PROP = "_expected_failure_triton_cpu"
 # In the pytest process: the routing and the test class
 
 
-ROUTED = collections.Counter()        # "whole" / "partly": compiles sent to the backend's compiler
-
-
 def routed_compile_fx(model, example_inputs, *, config_patches: Optional[Dict[str, Any]] = None, **kwargs):
     """``compile_fx`` as the ``mtia`` backend: the graph compiled by the backend's compiler with
     ``config_patches`` over its own; with Inductor's hooks (``inner_compile=`` ...) Inductor's ``compile_fx``
@@ -66,9 +63,7 @@ def routed_compile_fx(model, example_inputs, *, config_patches: Optional[Dict[st
     from mtiacc.torch_backend import backend
     kwargs.pop("compile_region_name", None)
     if not kwargs:
-        ROUTED["whole"] += 1
         return backend.compile_graph(model, example_inputs, options=config_patches)
-    ROUTED["partly"] += 1
     patches = dict(backend.config_patches(None, None), **(config_patches or {}))
     return cfx.compile_fx(model, example_inputs, config_patches=patches, **kwargs)
 
