@@ -155,3 +155,16 @@ opinfo: $(VENV)/.installed-torch
 	$(PY) benchmarks/opinfo.py --jobs $(JOBS) --executor $(EXECUTOR) --json $(BUILD)/opinfo.json --md docs/opinfo.md \
 		$(if $(OPS),--ops '$(OPS)') $(if $(DTYPES),--dtypes '$(DTYPES)') $(if $(LIMIT),--limit-samples $(LIMIT)) \
 		$(if $(RESUME),--resume)
+
+# PyTorch's Inductor tests (test/inductor/test_torchinductor.py, kept outside the project like Triton's tests) on
+# the mtia backend, the CPU device's tests as PyTorch's Triton-CPU target runs them: docs/inductor-tests.md and
+# build/inductor-tests/ (junit.xml, results.json): `make inductor-tests INDUCTOR_TESTS=path [K=expr] [JOBS=2]
+# [EVERY=N] [BUDGET=S] [CASE_TIMEOUT=S] [REFERENCE=1]`; REFERENCE=1 runs the failures again as PyTorch's own CPU
+# tests (stock Inductor, C++) to tell which the test file causes
+INDUCTOR_TESTS ?= ../inductor-tests
+CASE_TIMEOUT ?= 180
+.PHONY: inductor-tests
+inductor-tests: $(VENV)/.installed-torch
+	$(PY) benchmarks/inductor_tests.py --tests $(INDUCTOR_TESTS) --jobs $(JOBS) --budget $(BUDGET) \
+		--case-timeout $(CASE_TIMEOUT) --md docs/inductor-tests.md $(if $(K),-k '$(K)') $(if $(EVERY),--every $(EVERY)) \
+		$(if $(PROVENANCE),--provenance '$(PROVENANCE)') $(if $(REFERENCE),--reference)
