@@ -320,8 +320,8 @@ def main(argv=None):
     ap.add_argument("--only", nargs="+", metavar="PREFIX", help="only the tutorial rows whose names start so (e.g. 03 09)")
     ap.add_argument("--tutorials-only", action="store_true", help="only the tutorials' rows")
     ap.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
-                    help="change a machine key for the tutorial rows' CLI and mtiacc.load runs (as mtiasim run "
-                    "--set; e.g. memory.sram.llc_bytes=67108864); the Triton path keeps the built-in machine")
+                    help="change a machine key for the tutorial rows' runs, every path (as mtiasim run --set; "
+                    "e.g. memory.sram.llc_bytes=0)")
     args = ap.parse_args(argv)
     m, n, vn, gn = (64, 1024, 1 << 16, 1 << 16) if args.quick else (4096, 4096, 1 << 20, 1 << 24)
     level = Options().opt_level if args.opt is None else args.opt

@@ -22,6 +22,7 @@ before a number is printed, and a ratio above 100% stops the run (a roofline or 
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import subprocess
@@ -257,13 +258,52 @@ def _api(case: Case, path: str, options) -> Tuple[int, float]:
     return launch.cycles, time.perf_counter() - t0
 
 
-def _triton(case: Case, path: str) -> Tuple[float, float]:
+@contextlib.contextmanager
+def _triton_machine(overrides):
+    """While it is open, the Triton backend's launches compile for and run on the built-in machine changed by
+    ``overrides`` (``--set KEY=VALUE`` texts): its launcher makes each kernel with them (``mtiacc.runtime.Kernel``'s
+    ``overrides=``, as ``mtiacc.load`` takes them) and the device properties the host code reads (PEs, local
+    memory) are that machine's.  Nothing changes without overrides."""
+    if not overrides:
+        yield
+        return
+    import triton
+    from mtiacc.machine import load
+    from mtiacc.runtime import Kernel
+    from mtiacc.triton_backend import launcher
+    made = {}
+
+    def kernel_for(unit, name, num_stages, fp_fusion=True):
+        key = (unit if isinstance(unit, str) else unit.digest_text(), name, num_stages, fp_fusion)
+        if key not in made:
+            opts = {"overrides": tuple(overrides)}
+            if num_stages is not None:
+                opts["num_stages"] = int(num_stages)
+            if not fp_fusion:
+                opts["fp_fusion"] = False
+            made[key] = Kernel(unit, name, **opts)
+        return made[key]
+
+    utils = triton.runtime.driver.active.utils
+    saved_for, saved_props = launcher.kernel_for, dict(utils.get_device_properties(0))
+    machine = load(None, tuple(overrides))
+    launcher.kernel_for = kernel_for
+    utils._props = dict(saved_props, max_shared_mem=machine["pe.local_memory_bytes"],
+                        multiprocessor_count=machine["grid.x"] * machine["grid.y"])
+    try:
+        yield
+    finally:
+        launcher.kernel_for, utils._props = saved_for, saved_props
+
+
+def _triton(case: Case, path: str, overrides=()) -> Tuple[float, float]:
     """Simulated seconds of the launches the tutorial's host code made, and the host seconds it took."""
     from mtiacc.triton_backend import clock
     from tutorial_host import load_definitions
-    call, check = case.triton(load_definitions(path))
-    t0 = time.perf_counter()
-    ms, n = clock.measure(call)
+    with _triton_machine(overrides):
+        call, check = case.triton(load_definitions(path))
+        t0 = time.perf_counter()
+        ms, n = clock.measure(call)
     if n != 1:
         raise RuntimeError(f"the host code made {n} launches on the chip, not one")
     check()
@@ -283,7 +323,7 @@ def _triton_available() -> Optional[str]:
 
 def tutorial_rows(folder: Path, quick: bool = False, opt=None, only=None, overrides=()) -> List[dict]:
     """Per tutorial kernel: its roofline and, per path (CLI, mtiacc.load, Triton), the simulated time, or why
-    there is none.  ``overrides`` (``--set KEY=VALUE`` texts) change the machine of the CLI and load paths."""
+    there is none.  ``overrides`` (``--set KEY=VALUE`` texts) change the machine of every path."""
     from mtiacc.machine.simulator import load_config
     from mtiasim.roofline import peaks
     overrides = tuple(overrides or ())
@@ -295,7 +335,7 @@ def tutorial_rows(folder: Path, quick: bool = False, opt=None, only=None, overri
     cli_flags, api_options = ((), {}) if opt is None else ((f"-O{opt}",), {"opt_level": opt})
     if overrides:
         api_options = dict(api_options, overrides=overrides)
-    no_triton = "the built-in machine only (--set)" if overrides else _triton_available()
+    no_triton = _triton_available()
     if "MTIACC_CACHE_DIR" not in os.environ:        # every path compiles: no binary from an earlier run
         import atexit
         import shutil
@@ -308,7 +348,7 @@ def tutorial_rows(folder: Path, quick: bool = False, opt=None, only=None, overri
         row = dict(name=case.name, mbytes=case.bytes / 1e6, gflop=case.flops / 1e9, roof_us=roof_s * 1e6,
                    note=case.note, paths={})
         for label, fn in (("CLI", lambda: _cli(case, path, cli_flags, overrides)), ("load", lambda: _api(case, path, api_options)),
-                          ("Triton", lambda: _triton(case, path))):
+                          ("Triton", lambda: _triton(case, path, overrides))):
             if label != "Triton" and case.api_only:
                 row["paths"][label] = (None, case.api_only)
                 continue

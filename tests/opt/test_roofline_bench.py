@@ -5,6 +5,8 @@ its semantics require where it has an operations count (dropout's Philox rounds)
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -59,3 +61,43 @@ def test_a_tutorials_definitions_leave_out_its_demonstration(tmp_path):
     mod = load_definitions(src)
     assert mod.add(2, 3) == 5 and mod.op(1, 1) == 2 and mod.CONFIGS == [3] and mod.DEVICE == "cpu"
     assert not hasattr(mod, "out") and mod.math.pi > 3
+
+
+ADD = """import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def add_kernel(x_ptr, y_ptr, output_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    offsets = tl.program_id(axis=0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offsets < n_elements
+    tl.store(output_ptr + offsets, tl.load(x_ptr + offsets, mask=mask) + tl.load(y_ptr + offsets, mask=mask), mask=mask)
+
+
+def add(x, y):
+    output = torch.empty_like(x)
+    n_elements = output.numel()
+    add_kernel[lambda meta: (triton.cdiv(n_elements, meta["BLOCK_SIZE"]),)](x, y, output, n_elements, BLOCK_SIZE=1024)
+    return output
+"""
+
+
+def test_set_changes_the_machine_of_every_tutorial_path(tmp_path):
+    # benchmarks/roofline_tutorials.py --set: the CLI, mtiacc.load and the Triton backend's launch all run on the
+    # changed machine (here half the DRAM bandwidth: a memory-bound vector add takes longer on each), and the
+    # Triton backend is left as it was
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import triton
+    import roofline_tutorials
+    from mtiacc.triton_backend import launcher
+    (tmp_path / "01-vector-add.py").write_text(ADD)
+    kernel_for = launcher.kernel_for
+    base, slow = (roofline_tutorials.tutorial_rows(tmp_path, quick=True, only=["01"], overrides=ov)[0]["paths"]
+                  for ov in ((), ("memory.dram.bw_bytes_per_s=102.4e9",)))
+    for label in ("CLI", "load", "Triton"):
+        assert base[label][0] is not None and slow[label][0] is not None, (base[label], slow[label])
+        assert slow[label][0] > 1.5 * base[label][0], label
+    assert slow["Triton"][0] == pytest.approx(slow["load"][0], rel=1e-6)
+    assert launcher.kernel_for is kernel_for
+    assert triton.runtime.driver.active.utils.get_device_properties(0)["multiprocessor_count"] == 64

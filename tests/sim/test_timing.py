@@ -97,6 +97,8 @@ def dma_cycles(before, after, programs=1, work="addi a0, a0, 1\n    " * 50, **kw
 
 
 LAT_DRAM = CFG.ns_to_cycles(CFG.dram_latency_ns)
+# the DRAM level's timing, uncached: these kernels read the same DRAM bytes again, which the LLC would serve
+NO_LLC = {"memory.sram.llc_bytes": 0}
 LAT_SRAM = CFG.ns_to_cycles(CFG.sram_latency_ns)
 
 
@@ -145,7 +147,7 @@ kernel:
 
 def counted_stall(issue, wait, second=64, programs=1):
     _, s = cycles(COUNTED.format(issue=issue, wait=wait, second=second), grid=(programs,),
-                  inputs={"A": np.zeros(65536, np.uint8)}, params=[P("A", "*u8")])
+                  inputs={"A": np.zeros(65536, np.uint8)}, params=[P("A", "*u8")], overrides=NO_LLC)
     return s.stalls()["dma_wait"]
 
 
@@ -220,8 +222,8 @@ def test_a_full_dma_queue_stalls_issue():
     few = "kernel:\n    ld s0, 0(zero)\n    li t1, 64\n" + "    mtia.dma.in zero, s0, t1\n" * CFG.dma_max_outstanding
     many = few + "    mtia.dma.in zero, s0, t1\n"
     inputs = {"A": np.zeros(64, np.uint8)}
-    _, s1 = cycles(few + "    ret\n", inputs=inputs, params=[P("A", "*u8")])
-    _, s2 = cycles(many + "    ret\n", inputs=inputs, params=[P("A", "*u8")])
+    _, s1 = cycles(few + "    ret\n", inputs=inputs, params=[P("A", "*u8")], overrides=NO_LLC)
+    _, s2 = cycles(many + "    ret\n", inputs=inputs, params=[P("A", "*u8")], overrides=NO_LLC)
     assert s1.stalls()["structural"] == 0
     assert s2.stalls()["structural"] > LAT_DRAM      # the extra one waits for the first to complete
 
