@@ -6,7 +6,8 @@ and their ratio (roofline / simulated: 100% is the roofline).  Where the kernel'
 operations (dropout's Philox rounds: ``philox_ops``), a second ratio beside it takes the roofline as the larger of
 the bytes' time and those operations' time at the vector unit's peak ("bytes+ops"); the bytes-only one stays.  Softmax runs twice: tutorial 02's kernel
 (``tl.exp``: approximate, as on Triton's GPU backends, so on the SIMD engine's table, 2 ULP) and the same kernel
-with the precise ``libdevice.exp`` (the vector unit's library, 1 ULP; the kernel written under build/bench/).
+with ``libdevice.exp`` as Triton users also write it (CUDA's 2 ULP for ``expf``: the same table; the kernel written
+under build/bench/).
 Beside softmax and layer norm, their hand-written assembly versions (benchmarks/handwritten/: the expert
 baselines the compiled kernels are measured against).  RMSNorm, GELU and bias + residual + dropout are written as TorchInductor
 generates them (benchmarks/kernels/

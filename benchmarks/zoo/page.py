@@ -111,7 +111,7 @@ def write_html(path: str, rows: List[dict], command: str) -> None:
     """The page: the command, the summary, the plots (layers, time and roofline per model), the table."""
     s = summary(rows)
     plots = [("layer_coverage", "layers on the chip"), ("total_time_share", "estimated time on the chip"),
-             ("roofline_fraction", "roofline fraction of the kernels on the chip (time-weighted)")]
+             ("roofline_fraction", "the kernels on the chip at their roofline, over their simulated time")]
     imgs = "\n".join(f'<h3>{html.escape(t)}</h3><img alt="{html.escape(t)}" src="data:image/png;base64,'
                      f'{_plot(rows, k, t)}">' for k, t in plots)
     head = ("model", "family", "status", "error (tol)", "layers on chip", "time on chip", "roofline", "wall (s)",

@@ -142,9 +142,6 @@ def run_model(name: str, size: str = "tiny", train: bool = False, timeout: float
 
 def summarize(rep: dict) -> dict:
     """The zoo's columns from a coverage report (mtiacc.torch_backend.coverage)."""
-    chip = [k for k in rep["kernels"] if k["on_chip"] and k["simulated_s"]]
-    sim = sum(k["simulated_s"] for k in chip)
-    roof = sum(k["simulated_s"] * k["roofline_fraction"] for k in chip) / sim if sim else None
     host_ops = {op["name"]: op["calls"] for op in rep["aten_ops"]}
     reasons = {}
     for f in rep["fallbacks"]:
@@ -153,6 +150,7 @@ def summarize(rep: dict) -> dict:
     for h in rep.get("host_layers", ()):
         layers_why[h["reason"]] = layers_why.get(h["reason"], 0) + 1
     keep = ("graphs", "kernels_total", "kernels_on_chip", "layers_total", "layers_on_chip", "layer_coverage",
-            "nongemm_time_share", "total_time_share", "simulated_s", "host_estimated_s")
-    return {**{k: rep[k] for k in keep}, "roofline_fraction": roof, "host_ops": host_ops,
+            "nongemm_time_share", "total_time_share", "simulated_s", "roofline_s", "roofline_fraction",
+            "host_estimated_s")
+    return {**{k: rep[k] for k in keep}, "host_ops": host_ops,
             "fallback_reasons": reasons, "host_layer_reasons": layers_why}

@@ -637,13 +637,14 @@ ELEMENTWISE_BINARY_FLOAT = (AddFOp, SubFOp, MulFOp, DivFOp, RemFOp, MaxNumFOp, M
 # operands fold with numpy in the type's precision; codegen expands them (mtiacc/codegen/mathlib/).
 
 class MathUnaryOp(Operation):
-    """``approx``: the function may be computed approximately (MLIR's ``afn`` fast-math flag), as Triton's GPU
-    backends compute ``tl.exp`` (an approximate hardware exp2); codegen then may use the SIMD engine's table
-    (codegen/mathlib/se.py says where its accuracy allows)."""
+    """``approx``: the function may be computed approximately (MLIR's ``afn`` fast-math flag), to the bound
+    codegen/mathlib/se.py's ``APPROX_ULPS`` states (2 ULP for exp, exp2): as Triton's GPU backends compute
+    ``tl.exp`` (an approximate hardware exp2), and within the 2 ULP CUDA states for libdevice's ``expf``; codegen
+    then may use the SIMD engine's table (codegen/mathlib/se.py says where its accuracy allows)."""
     x = operand(FloatLike)
     result = result(FloatLike)
     approx = attribute(bool, optional=True, default=False,
-                       doc="it may be computed approximately (--fast-math, tl.exp as Triton's GPU backends)")
+                       doc="it may be computed to APPROX_ULPS (tl.exp as Triton's GPU backends, libdevice.exp)")
     traits = frozenset({Pure, Elementwise, SameOperandsAndResultType})
     _np_fn = None
 

@@ -2,6 +2,14 @@
 
 - **Kernels**: every Triton kernel Inductor generated and launched, on the chip (with its simulated time and the
   fraction of its roofline reached) or fallen back to the host (with mtiacc's reason).
+- **Roofline**: a kernel on the chip needs at least ``roofline_s = max(bytes / DRAM bandwidth, FLOPs / the
+  matrix engines' peak)`` (the machine description's peaks: :func:`mtiasim.roofline.peaks`), its bytes those of
+  the tensors its launches were given (each tensor once a launch; no more than the DRAM bytes the simulator saw
+  it move, for a kernel that reads part of a tensor), its FLOPs its matrix-engine FLOPs, both summed over its
+  launches.  ``roofline_fraction`` is that over its simulated time; the model's ``roofline_s`` is the sum over
+  its kernels on the chip and its ``roofline_fraction`` that over their simulated time (1.0: every kernel at its
+  roofline).  Vector and SIMD-engine work is not in it: a kernel they bound shows below 1, with ``bound``, the
+  busiest resource in the simulator's statistics.
 - **Aten operations**: what Inductor left to aten (attention the chip's kernels do not take (:mod:`.attention`),
   a GEMM or convolution with no chip template, and any operation it has no kernel for), with their FLOPs and
   bytes.
@@ -140,6 +148,7 @@ def report() -> dict:
         mem = e["bytes"] / pk["dram_bw"]
         e["estimated_s"] = max(mem, e["flops"] / pk["dpe_flops"]) if e["gemm"] else mem
 
+    roofline_s = sum(k["roofline_s"] for k in kernels if k["on_chip"])
     chip_gemm = sum(k["simulated_s"] for k in kernels if k["on_chip"] and k["gemm"])
     chip_other = sum(k["simulated_s"] for k in kernels if k["on_chip"] and not k["gemm"])
     host_kernels = sum(k["estimated_s"] for k in kernels if not k["on_chip"])
@@ -157,6 +166,9 @@ def report() -> dict:
         "nongemm_time_share": chip_other / nongemm if nongemm else None,
         "total_time_share": (chip_other + chip_gemm) / total if total else None,
         "simulated_s": chip_gemm + chip_other,
+        # the kernels on the chip at their rooflines (the module's docstring), and that over their simulated time
+        "roofline_s": roofline_s,
+        "roofline_fraction": roofline_s / (chip_gemm + chip_other) if chip_gemm + chip_other else None,
         "host_estimated_s": host_kernels + host_gemm + host_other,
         "kernels": kernels,
         "aten_ops": sorted(ops.values(), key=lambda e: -e["estimated_s"]),
@@ -210,12 +222,24 @@ def host_reason(call, record) -> str:
     return ATEN_REASONS.get(call.name, f"aten.{call.name}: Inductor has no Triton kernel for it (an aten fallback)")
 
 
+def kernel_roofline(tensor_bytes: float, dram_bytes: float, flops: float, pk: Dict[str, float]) -> float:
+    """The time a kernel on the chip needs at least: its bytes (its tensors', at most what it moved) at DRAM
+    bandwidth or its matrix-engine FLOPs at the engines' peak, whichever is longer."""
+    return max(min(tensor_bytes, dram_bytes) / pk["dram_bw"], flops / pk["dpe_flops"])
+
+
 def _kernel_entry(r, nodes, pk) -> dict:
-    return {"name": r.name, "on_chip": r.on_chip, "reason": r.reason, "launches": r.launches,
-            "simulated_s": r.simulated_s if r.on_chip else None,
-            "estimated_s": None if r.on_chip else r.host_bytes / pk["dram_bw"],
-            "roofline_fraction": r.roofline_fraction, "bound": r.bound or None,
-            "gemm": r.name.startswith(_TEMPLATES), "source_nodes": list(nodes), "path": r.path}
+    e = {"name": r.name, "on_chip": r.on_chip, "reason": r.reason, "launches": r.launches,
+         "simulated_s": r.simulated_s if r.on_chip else None,
+         "estimated_s": None if r.on_chip else r.host_bytes / pk["dram_bw"],
+         "bytes": min(r.tensor_bytes, r.dram_bytes) if r.on_chip else r.host_bytes,
+         "dpe_flops": r.dpe_flops if r.on_chip else None, "roofline_s": None, "roofline_fraction": None,
+         "bound": r.bound or None, "gemm": r.name.startswith(_TEMPLATES), "source_nodes": list(nodes),
+         "path": r.path}
+    if r.on_chip:
+        e["roofline_s"] = kernel_roofline(r.tensor_bytes, r.dram_bytes, r.dpe_flops, pk)
+        e["roofline_fraction"] = e["roofline_s"] / r.simulated_s if r.simulated_s > 0 else None
+    return e
 
 
 def _pct(x: Optional[float]) -> str:
@@ -229,14 +253,17 @@ def _us(x: Optional[float]) -> str:
 def _rows(rep: dict):
     """The report's three tables as (title, columns, right-aligned columns, rows) of text."""
     summary = ("", ["kernels on chip", "layers on chip", "non-GEMM time on chip", "total time on chip",
-                    "simulated (us)", "host work at roofline (us)"], set(range(6)),
+                    "simulated (us)", "at roofline (us)", "of roofline", "host work at roofline (us)"],
+               set(range(8)),
                [[f"{rep['kernels_on_chip']} / {rep['kernels_total']}",
                  f"{rep['layers_on_chip']} / {rep['layers_total']} ({_pct(rep['layer_coverage'])})",
                  _pct(rep["nongemm_time_share"]), _pct(rep["total_time_share"]), _us(rep["simulated_s"]),
-                 _us(rep["host_estimated_s"])]])
-    kernels = ("kernels", ["kernel", "where", "launches", "simulated (us)", "roofline", "bound / reason"], {2, 3, 4},
+                 _us(rep.get("roofline_s")), _pct(rep.get("roofline_fraction")), _us(rep["host_estimated_s"])]])
+    kernels = ("kernels", ["kernel", "where", "launches", "simulated (us)", "at roofline (us)", "of roofline",
+                           "bound / reason"], {2, 3, 4, 5},
                [[e["name"], "chip" if e["on_chip"] else "host", str(e["launches"]), _us(e["simulated_s"]),
-                 _pct(e["roofline_fraction"]), (e["bound"] or "") if e["on_chip"] else (e["reason"] or "")]
+                 _us(e.get("roofline_s")), _pct(e["roofline_fraction"]),
+                 (e["bound"] or "") if e["on_chip"] else (e["reason"] or "")]
                 for e in rep["kernels"]])
     tables = [summary, kernels]
     if rep["aten_ops"]:

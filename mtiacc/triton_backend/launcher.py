@@ -249,7 +249,7 @@ class MtiaLauncher:
             self.replay.record(launch)
         progress.simulated(self.name, getattr(getattr(launch, "stats", None), "cycles", None))
         clock.advance(launch.time_s)
-        records.on_chip(self.path, self.name, launch)
+        records.on_chip(self.path, self.name, launch, _tensor_bytes(args))
         self.last_launch = launch
 
     def _on_host(self, grid, args) -> None:
@@ -257,8 +257,13 @@ class MtiaLauncher:
         t0 = time.perf_counter()
         run_on_host(self.py_fn or _reloaded(self.path, self.name), grid, args)
         progress.ran_on_host(self.name)
-        nbytes = sum(a.numel() * a.element_size() for a in args if hasattr(a, "element_size"))
-        records.fell_back(self.path, self.name, self.fallback_reason, time.perf_counter() - t0, nbytes)
+        records.fell_back(self.path, self.name, self.fallback_reason, time.perf_counter() - t0, _tensor_bytes(args))
+
+
+def _tensor_bytes(args) -> int:
+    """The bytes of the tensors among a launch's arguments (a tensor passed twice counted once)."""
+    tensors = {id(a): a for a in args if hasattr(a, "element_size")}
+    return sum(a.numel() * a.element_size() for a in tensors.values())
 
 
 def _reloaded(path: str, name: str):

@@ -1,8 +1,9 @@
 """What ran where: one record per kernel the ``cpu`` backend launched, and the fallback policy.
 
-Each launch adds to its kernel's record: on the chip, its simulated time and roofline (the time the busiest
-resource alone needs for what the kernel moved and computed, from the simulator's statistics); fallen back to
-the host, the reason mtiacc gave.  :mod:`mtiacc.torch_backend` reads these records for its coverage report.
+Each launch adds to its kernel's record: on the chip, its simulated time, the time the busiest resource alone
+needs for what the kernel moved and computed (from the simulator's statistics), the bytes it moved from and to
+DRAM, the bytes of the tensors it was given and its matrix-engine FLOPs; fallen back to the host, the reason
+mtiacc gave.  :mod:`mtiacc.torch_backend` reads these records for its coverage report.
 
 Fallback is off by default (a kernel mtiacc rejects raises mtiacc's error, as a Triton user expects); it is on
 for the kernels of graphs compiled with ``torch.compile(backend="mtia")`` (while they compile and run:
@@ -37,6 +38,9 @@ class KernelRecord:
     simulated_s: float = 0.0      # chip time of its launches on the simulator
     roofline_s: float = 0.0       # the bound resource's time alone, summed over launches
     bound: str = ""               # what bounds it: dram, sram, vector, dpe, local_memory
+    dram_bytes: int = 0           # bytes its launches moved from and to DRAM (the simulator's count)
+    tensor_bytes: int = 0         # bytes of the tensors its launches were given (each once a launch)
+    dpe_flops: float = 0.0        # matrix-engine FLOPs of its launches
     host_s: float = 0.0           # host time of its fallback runs
     host_bytes: int = 0           # bytes of the tensors its fallback runs were given
     tuning_launches: int = 0      # launches that timed its configs (autotuning; not counted above)
@@ -57,8 +61,8 @@ def _record(path: str, name: str) -> KernelRecord:
     return rec
 
 
-def on_chip(path: str, name: str, launch) -> None:
-    """A launch ran on the simulator."""
+def on_chip(path: str, name: str, launch, nbytes: int = 0) -> None:
+    """A launch ran on the simulator, given tensors of ``nbytes`` bytes."""
     stats = launch.stats
     bound, roof_s, _ = stats.roofline()
     with _lock:
@@ -71,6 +75,9 @@ def on_chip(path: str, name: str, launch) -> None:
         rec.simulated_s += launch.time_s
         rec.roofline_s += roof_s
         rec.bound = bound
+        rec.dram_bytes += int(stats.dram_bytes)
+        rec.tensor_bytes += int(nbytes)
+        rec.dpe_flops += float(stats.dpe_flops)
 
 
 def fell_back(path: str, name: str, reason: str, host_s: float, nbytes: int) -> None:

@@ -141,3 +141,42 @@ def test_pointwise_autotuning_launches_are_counted_apart():
     assert [k["launches"] for k in rep["kernels"]] == [2]
     assert rep["autotuning"]["kernels"] == 1 and rep["autotuning"]["launches"] >= 2
     assert rep["autotuning"]["simulated_s"] > 0
+
+
+def test_roofline_from_the_kernels_bytes_and_flops():
+    # one pointwise kernel: a + b of 1024 fp32 each, out 1024 fp32: 3 x 4096 bytes at the DRAM bandwidth of the
+    # machine description (204.8 GB/s), no matrix-engine FLOPs
+    from mtiacc.machine.simulator import load_config
+    cfg = load_config()
+    f = torch.compile(lambda a, b: a + b, backend="mtia")
+    a, b = torch.randn(1024), torch.randn(1024)
+    torch.testing.assert_close(f(a, b), a + b)
+    rep = report()
+    (k,) = rep["kernels"]
+    assert k["bytes"] == 3 * 4096 and k["dpe_flops"] == 0
+    assert k["roofline_s"] == pytest.approx(3 * 4096 / 204.8e9) == pytest.approx(3 * 4096 / cfg.dram_bw_bytes_per_s)
+    assert k["roofline_fraction"] == pytest.approx(k["roofline_s"] / k["simulated_s"])
+    assert rep["roofline_s"] == pytest.approx(k["roofline_s"])
+    assert rep["roofline_fraction"] == pytest.approx(rep["roofline_s"] / rep["simulated_s"])
+    assert 0 < rep["roofline_fraction"] < 1          # the launch's microsecond alone is longer than 60 ns
+
+
+def test_a_gemms_roofline_is_its_flops_at_the_matrix_engines_peak():
+    # the chip's GEMM template, 256 x 2048 @ 2048 x 256 bf16: 2 x 256 x 2048 x 256 FLOPs at 177 TFLOP/s (1.52 us)
+    # against 2.1 MB of tensors at 204.8 GB/s (10.2 us): the bytes bound it; the sum over kernels is the model's
+    from mtiacc.torch_backend.coverage import _peaks, kernel_roofline
+    m, k_, n = 256, 2048, 256
+    a = torch.randn(m, k_, dtype=torch.bfloat16)
+    b = torch.randn(k_, n, dtype=torch.bfloat16)
+    torch.testing.assert_close(torch.compile(lambda x, y: x @ y, backend="mtia")(a, b), a @ b, rtol=2e-2, atol=2e-1)
+    rep = report()
+    (g,) = [k for k in rep["kernels"] if k["gemm"]]
+    assert g["dpe_flops"] == 2 * m * n * k_
+    assert g["bytes"] == 2 * (m * k_ + k_ * n + m * n)
+    pk = _peaks()
+    assert pk["dpe_flops"] == pytest.approx(64 * 1024 * 2 * 1.35e9)
+    assert g["roofline_s"] == pytest.approx(max(g["bytes"] / 204.8e9, 2 * m * n * k_ / pk["dpe_flops"]))
+    # a kernel that moved fewer bytes than its tensors hold is held to what it moved; FLOPs win when they are longer
+    assert kernel_roofline(1000, 400, 0, pk) == pytest.approx(400 / pk["dram_bw"])
+    assert kernel_roofline(1000, 4000, 1e12, pk) == pytest.approx(1e12 / pk["dpe_flops"])
+    assert rep["roofline_s"] == pytest.approx(sum(k["roofline_s"] for k in rep["kernels"] if k["on_chip"]))

@@ -13,11 +13,12 @@ REASON = "error: `tl.inline_asm_elementwise` is not supported yet | (a reason wi
 REP = {
     "kernels_on_chip": 1, "kernels_total": 2, "layers_on_chip": 3, "layers_total": 4, "layer_coverage": 0.75,
     "nongemm_time_share": 0.5, "total_time_share": 0.25, "simulated_s": 12.5e-6, "host_estimated_s": 3e-6,
+    "roofline_s": 10.15625e-6, "roofline_fraction": 0.8125,
     "kernels": [
         {"name": LONG, "on_chip": True, "reason": None, "launches": 3, "simulated_s": 12.5e-6,
-         "roofline_fraction": 0.8125, "bound": "dram"},
+         "roofline_s": 10.15625e-6, "roofline_fraction": 0.8125, "bound": "dram"},
         {"name": "triton_poi_fused_erf_0", "on_chip": False, "reason": REASON, "launches": 1, "simulated_s": None,
-         "roofline_fraction": None, "bound": None},
+         "roofline_s": None, "roofline_fraction": None, "bound": None},
     ],
     "aten_ops": [{"name": "addmm", "calls": 2, "gemm": True, "flops": 2.0e9, "bytes": 4.0e6, "estimated_s": 3e-6}],
 }
@@ -36,7 +37,7 @@ def test_markdown_has_whole_names_on_one_line():
     kernels = _table(text, "## kernels")
     assert kernels[0].split("|")[1].strip() == "kernel" and set(kernels[1]) <= set("|-: ")
     rows = [[c.strip() for c in line.split("|")[1:-1]] for line in kernels[2:]]
-    assert rows[0] == [LONG, "chip", "3", "12.50", "81.2%", "dram"]
+    assert rows[0] == [LONG, "chip", "3", "12.50", "10.16", "81.2%", "dram"]
     assert kernels[3].startswith("| triton_poi_fused_erf_0 ") and REASON.replace("|", "\\|") in kernels[3]
     assert all(len(line) == len(kernels[0]) for line in kernels)       # aligned columns
     assert max(len(line) for line in text.splitlines()) > 80            # no wrapping at 80 columns
@@ -44,6 +45,7 @@ def test_markdown_has_whole_names_on_one_line():
     assert [c.strip() for c in aten[2].split("|")[1:-1]] == ["addmm", "2", "yes", "2.000", "4.000", "3.00"]
     summary = text.splitlines()[2:5]
     assert "1 / 2" in summary[2] and "3 / 4 (75.0%)" in summary[2]
+    assert [c.strip() for c in summary[2].split("|")[5:8]] == ["12.50", "10.16", "81.2%"]   # the model's roofline
 
 
 def test_off_a_terminal_the_report_is_markdown(capsys):

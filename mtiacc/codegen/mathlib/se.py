@@ -9,9 +9,10 @@ the accuracy the target's ``se.functions`` states.  A function goes to the SE wh
   An equal bound changes the typical error, not the guarantee: the library's errors mostly stay well below its
   bound, the table's reach it anywhere (GELU, ``0.5 x (1 + erf(x / sqrt 2))``, has a largest relative error of
   about 1e-5 with the table's erf where erf is near -1, about 1e-6 with the library's; docs/language.md);
-* ops marked ``approx`` (``tl.exp``, ``tl.exp2``, ``tl.sigmoid``'s exp: what Triton's GPU backends compute with
-  an approximate hardware exp2) where the SE's bound is within :data:`APPROX_ULPS`, the accuracy of that
-  approximation (the precise spellings, ``libdevice.exp`` and ``libdevice.exp2``, stay on the library);
+* ops marked ``approx`` where the SE's bound is within :data:`APPROX_ULPS`, the accuracy their spelling promises:
+  ``tl.exp``, ``tl.exp2``, ``tl.sigmoid``'s exp (what Triton's GPU backends compute with an approximate hardware
+  exp2) and ``libdevice.exp``, ``libdevice.exp2`` (CUDA states 2 ULP for ``expf`` and ``exp2f``; the SE's 22-bit
+  table measures 2 ULP over all of fp32, subnormal results included: docs/language.md "Math");
 * with ``fast_math`` (``mtiacc --fast-math``, ``mtiacc.compile(..., fast_math=True)``), every function the SE
   has, at the SE's accuracy (sin and cos then have an absolute error bound only).
 
@@ -33,7 +34,7 @@ LIBRARY_ULPS = {"math.exp": 1, "math.exp2": 1, "math.log": 1, "math.log2": 2, "m
 
 # the fp32 accuracy, in ULPs, an op marked ``approx`` promises (docs/language.md, "Math"): an approximate exp2 to
 # 2 ULP, as the hardware exp2 of Triton's GPU backends (the multiply by log2(e) of exp adds its own rounding there;
-# the SE's exp has none)
+# the SE's exp has none), and libdevice's expf and exp2f as CUDA states them (2 ULP)
 APPROX_ULPS = {"math.exp": 2, "math.exp2": 2}
 # the entry of ``se_ops`` saying that the ops of function ``name`` marked ``approx`` run on the SE
 APPROX_PREFIX = "approx:"

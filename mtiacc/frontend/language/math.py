@@ -103,7 +103,7 @@ def _round_f64(sem: Semantic, x: Value, mode: str) -> Value:
 
 
 def _unary(op_name: str, fname: str, approx: bool = False):
-    """``fname(x)`` as math op ``op_name``; ``approx``: the f32 op may be computed approximately (``tl.exp``)."""
+    """``fname(x)`` as math op ``op_name``; ``approx``: the f32 op may be computed to 2 ULP (``tl.exp``)."""
     cls = ops.MATH_UNARY[op_name]
 
     def impl(sem: Semantic, x):
@@ -490,10 +490,11 @@ _UNARY_NAMES = {  # function name -> math op
 }
 
 
-# The functions Triton's GPU backends compute approximately in fp32 (``tl.exp``: ex2.approx after a multiply
-# by log2(e) on NVIDIA, llvm.exp2 on AMD): their ops carry ``approx`` (docs/language.md, "Math").
-# libdevice's own ``exp``, ``exp2`` stay the precise library functions; its ``fast_expf`` is approximate.
-_APPROX = {"tl": {"exp", "exp2"}, "tl.math": {"exp", "exp2"}, "libdevice": {"fast_expf"}}
+# The fp32 functions whose spelling promises 2 ULP rather than the library's 1 (their ops carry ``approx``;
+# docs/language.md, "Math"): ``tl.exp``, ``tl.exp2`` (Triton's GPU backends compute them approximately: ex2.approx
+# after a multiply by log2(e) on NVIDIA, llvm.exp2 on AMD), libdevice's ``exp``, ``exp2`` / ``exp2f`` (CUDA's
+# ``__nv_expf`` and ``__nv_exp2f`` state a maximum error of 2 ULP) and its ``fast_expf``.
+_APPROX = {"tl": {"exp", "exp2"}, "tl.math": {"exp", "exp2"}, "libdevice": {"exp", "exp2", "exp2f", "fast_expf"}}
 
 
 def _table(prefix: str, unary: Dict[str, str], extra: Dict[str, object]) -> Dict[str, Builtin]:
