@@ -9,13 +9,15 @@ from ..faults import SimFault, group_slots
 from ..semantics.common import reg_deps, vm_of
 from ..semantics.dpe import ACC_STRIDE, N, OUT_TYPE
 from ..semantics.vcommon import active, reg_off, vl_of
+from .waits import wrap
 
 U64 = np.uint64
 _SIZES = {"b": 1, "h": 2, "w": 4, "d": 8, "bu": 1, "hu": 2, "wu": 4}
 
 
 def attach(m, san) -> None:
-    """Wrap machine ``m``'s executors with the sanitizer's checks."""
+    """Wrap machine ``m``'s executors with the sanitizer's checks (the missing-wait rule outermost: it sees an
+    instruction's addresses before and its timing after everything else)."""
     execs = list(m.execs)
     for k, d in enumerate(m.program.decoded):
         if d is None:
@@ -23,7 +25,9 @@ def attach(m, san) -> None:
         hook = _hook_for(d)
         if hook is not None:
             execs[k] = hook(d, m, san, k, execs[k])
+        execs[k] = wrap(d, m, san, k, execs[k])
     m.execs = execs
+    m.dma.on_done = san.flight.done
 
 
 def _hook_for(d):
