@@ -32,10 +32,11 @@ _BIG = 1 << 62
 
 class Transfer:
     """One transfer not waited for: its issue number, instruction, direction, local rows and issue cycle."""
-    __slots__ = ("seq", "k", "inbound", "la", "rows", "stride", "n", "t")
+    __slots__ = ("seq", "k", "inbound", "la", "rows", "stride", "n", "t", "c")
 
     def __init__(self, seq, k, inbound, la, rows, stride, n, t):
         self.seq, self.k, self.inbound, self.t = seq, k, inbound, t
+        self.c = None       # its completion, once the DMA system has scheduled it
         self.la, self.rows, self.stride, self.n = la, rows, stride, n
 
     def span(self):
@@ -108,6 +109,10 @@ class InFlight:
 
     def done(self, p, seq: int, c: float) -> None:
         """The DMA system scheduled transfer ``seq`` of PE ``p`` (None: of every PE): it completes at ``c``."""
+        if self.live:
+            seqs = self.seq if p is None else self.seq[p:p + 1]
+            for q, j in zip(*np.nonzero(seqs == seq)):
+                self.info[q if p is None else p][j].c = c
         waiting = self.wanted.get(seq)
         if not waiting:
             return
@@ -168,19 +173,27 @@ class InFlight:
         else:
             at += f" (pc 0x{prog.text_base + 4 * tr.k:x}: {prog.disassemble(tr.k)})"
         notes = [f"in program {san.program(lin)}",
-                 f"the transfer: {tr.describe()}, issued at cycle {tr.t:.0f} by {at}",
+                 f"the transfer: {tr.describe()}, issued at cycle {_cycle(tr.t)} by {at}",
                  "a transfer's bytes are the program's only after a mtia.dma.wait that covers it (a fence or a "
                  "release atomic waits for every transfer)"]
+        what = "write" if write else "read"
+        if tr.c is not None:
+            notes.insert(2, _timing(tr.c, t, what))
         fs.add(key, "missing DMA wait", msg, k, notes)
-        self.wanted.setdefault(tr.seq, []).append((p, t, fs.by_key[key], verb[:-1] if write else "read"))
+        if tr.c is None:
+            self.wanted.setdefault(tr.seq, []).append((p, t, fs.by_key[key], what))
+
+
+def _cycle(t: float) -> str:
+    return f"{t:.0f}" if t == int(t) else f"{t:.1f}"
 
 
 def _timing(c: float, t: float, verb: str) -> str:
     if c > t:
-        return (f"in this run's timing the transfer completes at cycle {c:.0f}, after the {verb} at cycle "
-                f"{t:.0f}: the {verb} meets bytes still in flight")
-    return (f"in this run's timing the transfer completes at cycle {c:.0f}, before the {verb} at cycle {t:.0f}, "
-            f"by the timing alone: nothing orders the two")
+        return (f"in this run's timing the transfer completes at cycle {_cycle(c)}, after the {verb} at cycle "
+                f"{_cycle(t)}: the {verb} meets bytes still in flight")
+    return (f"in this run's timing the transfer completes at cycle {_cycle(c)}, no later than the {verb} at cycle "
+            f"{_cycle(t)}, but only by chance: nothing orders the two")
 
 
 # ------------------------------------------------------------------------------------------------------------
