@@ -320,7 +320,8 @@ def run(binary, inputs: Dict[str, np.ndarray], grid=None, args: Optional[Dict[st
     ``pointer_at`` places pointer parameters inside buffers (views, arguments sharing memory: see :func:`prepare`); a run taking more than ``timeout``
     seconds of host time stops with the same report as ``max_cycles``'s; ``sanitize`` checks the run for integer
     division by zero, reads of local memory never written, races between programs and missing DMA waits
-    (:mod:`mtiasim.sanitize`), and raises :class:`~mtiasim.sanitize.SanitizerError` (its ``result`` is this run's) when it finds any.
+    (:mod:`mtiasim.sanitize`), and raises :class:`~mtiasim.sanitize.SanitizerError` (its ``result`` is this
+    run's) when it finds any.
     The machine is ``config``, else machine file ``config_path`` (default: the built-in mtia2i) with
     ``overrides`` (``--set KEY=VALUE`` texts or a ``{key: value}`` mapping, :func:`mtiacc.machine.load`)."""
     t0 = time.perf_counter()
