@@ -23,9 +23,9 @@ from typing import Dict, List
 
 import numpy as np
 
-from ..dpe.engine import local_spans
 from ..faults import group_slots
 from ..semantics.atomic import ordering
+from .access import accessor
 
 _BIG = 1 << 62
 
@@ -195,58 +195,6 @@ def _timing(c: float, t: float, verb: str) -> str:
     return (f"in this run's timing the transfer completes at cycle {_cycle(c)}, no later than the {verb} at cycle "
             f"{_cycle(t)}, but only by chance: nothing orders the two")
 
-
-# ------------------------------------------------------------------------------------------------------------
-# What an instruction touches
-# ------------------------------------------------------------------------------------------------------------
-_SCALAR = {"b": 1, "h": 2, "w": 4, "d": 8, "bu": 1, "hu": 2, "wu": 4}
-
-
-def accessor(d):
-    """``parts(m, g)`` for an instruction that reads or writes local memory (the ISA table's ``load`` / ``store``
-    effects; DMA transfers and the debugging instructions aside), else None: what it touches, computed before it
-    runs, as
-    ``[(slots [G], row starts [G, n], row bytes [G], valid [G, n] or None, write)]``."""
-    eff = d.spec.effects
-    if eff & {"dma", "io"} or not eff & {"load", "store"}:
-        return None
-    fam = d.spec.sem_family
-    write = "store" in eff
-    if fam in ("load", "store", "fload", "fstore"):
-        size = 4 if fam[0] == "f" and d.spec.sem_op == "w" else 8 if fam[0] == "f" else _SCALAR[d.spec.sem_op]
-        r1, imm = d.rs1, int(d.imm)
-
-        def scalar(m, g):
-            slots = group_slots(g, m.P)
-            return [(slots, (m.X[r1, g] + imm)[:, None], np.full(len(slots), size), None, write)]
-        return scalar
-    if fam.startswith(("vload", "vstore")):
-        from .hooks import _vplan
-
-        def vector(m, g):
-            return [(slots, addr, np.full(len(slots), esz), act, write)
-                    for slots, addr, act, esz, _r0 in _vplan(d, m, g)]
-        return vector
-    if d.spec.unit in ("dpe", "mlu") or fam == "dpe":
-        op = d.spec.sem_op
-        reads = "load" in eff
-
-        def engine(m, g):
-            out = []
-            slots = group_slots(g, m.P)
-            for i, (a, s, rows, L) in enumerate(local_spans(op, d, m, g)):
-                rows = np.maximum(rows, 0)
-                R = int(rows.max()) if len(rows) else 0
-                if R <= 0:
-                    continue
-                r = np.arange(R)
-                starts = a[:, None] + r * s[:, None] if np.ndim(s) else a[:, None] + r * s
-                L = np.broadcast_to(L, rows.shape)
-                valid = (r < rows[:, None]) & (L[:, None] > 0)
-                out.append((slots, starts, L, valid, not (reads and i == 0)))
-            return out
-        return engine
-    raise NotImplementedError(f"{d.spec.name}: the sanitizer does not know which local bytes it touches")
 
 # ------------------------------------------------------------------------------------------------------------
 # The executors
