@@ -7,7 +7,9 @@ instructions executed.  Two records compared side by side show whether a change 
     ... change the compiler ...
     python benchmarks/behaviour.py --corpus ../shared/corpus --out after.json --compare before.json
 
-``make bench-behaviour`` runs the examples (and the corpus, when CORPUS names its folder).
+``make bench-behaviour`` runs the examples (and the corpus, when CORPUS names its folder).  With ``--sanitize`` each
+run is also checked by ``mtiasim run --sanitize``; a kernel's findings are recorded (``findings``: one line each)
+beside its outputs and cycles, which the sanitizer does not change.
 """
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ import numpy as np
 from mtiacc.diagnostics import UserError
 from mtiacc.driver import Options, compile_kernel
 from mtiasim.runner import run
+from mtiasim.sanitize import SanitizerError
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -110,22 +113,37 @@ def _corpus(folder: Path):
                tuple(meta["grid"]), inputs)
 
 
-def measure(path: str, kernel: str, sig: str, defines: dict, grid, inputs: dict, level: int) -> dict:
+def measure(path: str, kernel: str, sig: str, defines: dict, grid, inputs: dict, level: int,
+            sanitize: bool = False) -> dict:
     opts = Options(kernel=kernel, signature=sig, opt_level=level, defines={k: str(v) for k, v in defines.items()})
     try:
         binary = compile_kernel(path, opts).binary
     except UserError as e:
         return {"status": "compile", "why": str(e).splitlines()[0][:200]}
+    findings = None
     try:
-        res = run(binary, dict(inputs), grid=grid)
+        res = run(binary, dict(inputs), grid=grid, sanitize=sanitize)
+    except SanitizerError as e:
+        findings = [f"{f.kind}: {f.message} (x{f.count})" for f in e.findings]
+        if e.result is None:
+            return {"status": "run", "why": e.fault.message.splitlines()[0][:200], "findings": findings}
+        res = e.result
     except UserError as e:
         return {"status": "run", "why": str(e).splitlines()[0][:200]}
     digest = hashlib.sha256()
     for name in sorted(res.outputs):
         digest.update(name.encode())
         digest.update(np.ascontiguousarray(res.outputs[name]).tobytes())
-    return {"status": "ok", "outputs": digest.hexdigest()[:16], "cycles": int(res.stats.cycles),
-            "instructions": int(res.stats.instructions)}
+    out = {"status": "ok", "outputs": digest.hexdigest()[:16], "cycles": int(res.stats.cycles),
+           "instructions": int(res.stats.instructions)}
+    if findings:
+        out["findings"] = findings
+    return out
+
+
+def _plain(r):
+    """A record without its sanitizer findings (compared apart)."""
+    return r if r is None or "findings" not in r else {k: v for k, v in r.items() if k != "findings"}
 
 
 def compare(before: dict, after: dict) -> int:
@@ -134,6 +152,7 @@ def compare(before: dict, after: dict) -> int:
     rows = []
     for key in sorted(set(before) | set(after)):
         a, b = before.get(key), after.get(key)
+        a, b = _plain(a), _plain(b)
         if a == b:
             continue
         if a is None or b is None or a.get("status") != b.get("status") or a.get("outputs") != b.get("outputs"):
@@ -155,6 +174,8 @@ def main(argv=None) -> int:
     ap.add_argument("--out", help="write the record (JSON) here")
     ap.add_argument("--compare", help="a previous record to compare with")
     ap.add_argument("-k", default="", help="only kernels whose name contains this")
+    ap.add_argument("--sanitize", action="store_true", help="check every run as mtiasim run --sanitize does and "
+                    "record its findings")
     a = ap.parse_args(argv)
     cases = [(n, str(EXAMPLES / f), k, s, d, g, i) for n, f, k, s, d, g, i in _examples()]
     if a.corpus:
@@ -164,14 +185,19 @@ def main(argv=None) -> int:
         if a.k not in name:
             continue
         for level in LEVELS:
-            r = measure(path, kernel, sig, defines, grid, inputs, level)
+            r = measure(path, kernel, sig, defines, grid, inputs, level, a.sanitize)
             record[f"{name} -O{level}"] = r
             print(f"{name[:70]:70s} -O{level} {r.get('status')} {r.get('cycles', r.get('why', ''))}", flush=True)
+            for f in r.get("findings", ()):
+                print(f"    {f}", flush=True)
     if a.out:
         Path(a.out).write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
+    found = sum(1 for r in record.values() if r.get("findings"))
+    if a.sanitize:
+        print(f"sanitizer: findings in {found} of {len(record)} (kernel, level) runs")
     if a.compare:
         return 1 if compare(json.loads(Path(a.compare).read_text()), record) else 0
-    return 0
+    return 1 if found else 0
 
 
 if __name__ == "__main__":

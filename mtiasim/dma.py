@@ -183,6 +183,7 @@ class DmaSystem:
         self.lat = (cfg.ns_to_cycles(cfg.dram_latency_ns), cfg.ns_to_cycles(cfg.sram_latency_ns))
         self.lines = [Timeline(c) for c in self.caps]
         self.trace: Optional[list] = None
+        self.on_done = None     # when set (a sanitized run), called with (PE or None while uniform, seq, completion)
         self.reset()
 
     def reset(self):
@@ -320,6 +321,8 @@ class DmaSystem:
                 start_t = start
             comps.append(c)
             iss.complete(seq, c)
+            if self.on_done is not None:
+                self.on_done(None, seq, c)
             if c > self.u_last:
                 self.u_last = c
             self.u_busy += end - start
@@ -395,6 +398,8 @@ class DmaSystem:
                 self.comps[p].append(c)
                 del self.comps[p][:-self.max_out]
                 self.issued[p].complete(pend[p][heads[p]][3], c)
+                if self.on_done is not None:
+                    self.on_done(p, pend[p][heads[p]][3], c)
                 if c > self.last[p]:
                     self.last[p] = c
                 self.busy[p] += nxt - start

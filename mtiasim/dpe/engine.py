@@ -192,26 +192,52 @@ def _span(a, s, rows, length):
     return np.where(empty, 0, lo), np.where(empty, 0, hi)
 
 
+def local_spans(op: str, d, m, g) -> list:
+    """The local memory command ``op`` of group ``g`` touches, as ``[(address, stride, rows, row bytes)]`` (each
+    ``[G]``): the range it reads first (``ldw``, ``mm``, ``acc.ld``, the MLU's source), then the range it writes
+    (the MLU's destination); ``acc.st``'s one range is written.  ``cfg`` and ``zero`` touch none."""
+    X = m.X
+    if op == "mlutrans":
+        R, C, es = mlu_shape(X, d, g)
+        return [(X[d.rs1, g], C * es, R, C * es), (X[d.rd, g], R * es, C, R * es)]
+    if op in ("cfg", "zero"):
+        return []
+    c = m.dpe.cfg[:, g]
+    n = c[N]
+    if op == "ldw":
+        es = np.take(ESIZE, np.clip(c[TYPE], 0, 3))
+        K = np.clip(X[d.rs2, g], 0, 32)
+        tr = c[W_TRANS] != 0
+        return [(X[d.rs1, g], c[W_STRIDE], np.where(tr, n, K), np.where(tr, K, n) * es)]
+    R = np.maximum(X[d.rs2, g], 0)
+    if op == "mm":
+        es = np.take(ESIZE, np.clip(c[TYPE], 0, 3))
+        return [(X[d.rs1, g], c[X_STRIDE], R, m.dpe.wk[g] * es)]
+    a = X[d.rs1, g] if op == "accld" else X[d.rd, g]
+    oes = 4 if op == "accld" else np.take(OUT_ESIZE, np.clip(c[OUT_TYPE], 0, 2))
+    return [(a, c[ACC_STRIDE], R, oes * n)]
+
+
 def params(op: str, d, m, g, eng: DpeTiming) -> dict:
     """The command's engine parameters for group ``g``, from its registers and the engine state before it runs:
     ``occ`` (engine cycles), ``macs`` and ``mmin`` (MACs / the type's MACs per cycle) for mm, the local
-    byte range ``lo``, ``hi`` it reads or writes and the ``bytes`` it moves."""
+    byte range ``lo``, ``hi`` it reads or writes and the ``bytes`` it moves (:func:`local_spans`)."""
     if op == "cfg":
         return {}
+    spans = local_spans(op, d, m, g)
     X, c = m.X, m.dpe.cfg[:, g]
     if op == "mlutrans":
         R, C, es = mlu_shape(X, d, g)
         nbytes = np.maximum(R, 0) * np.maximum(C, 0) * es
-        lo, hi = _span(X[d.rs1, g], C * es, R, C * es)
-        wlo, whi = _span(X[d.rd, g], R * es, C, R * es)
+        lo, hi = _span(*spans[0])
+        wlo, whi = _span(*spans[1])
         return {"occ": np.ceil(nbytes / eng.mlu_bpc), "lo": lo, "hi": hi, "wlo": wlo, "whi": whi,
                 "bytes": 2 * nbytes}
     es = np.take(ESIZE, np.clip(c[TYPE], 0, 3))
     n = c[N]
     if op == "ldw":
         K = np.clip(X[d.rs2, g], 0, 32)
-        tr = c[W_TRANS] != 0
-        lo, hi = _span(X[d.rs1, g], c[W_STRIDE], np.where(tr, n, K), np.where(tr, K, n) * es)
+        lo, hi = _span(*spans[0])
         return {"lo": lo, "hi": hi, "bytes": K * n * es}
     R = np.maximum(X[d.rs2, g], 0)
     if op == "mm":
@@ -219,12 +245,11 @@ def params(op: str, d, m, g, eng: DpeTiming) -> dict:
         K = m.dpe.wk[g]
         occ = np.ceil(R / eng.rows_per_cycle[t])
         macs = (R * K * n).astype(np.float64)
-        lo, hi = _span(X[d.rs1, g], c[X_STRIDE], R, K * es)
+        lo, hi = _span(*spans[0])
         return {"occ": occ, "macs": macs, "mmin": macs / eng.rate[t], "lo": lo, "hi": hi, "bytes": R * K * es}
     if op == "zero":
         return {"occ": np.ceil(R * 128 / eng.acc_bpc)}
     occ = np.ceil(R * 4 * n / eng.acc_bpc)     # the accumulator port moves fp32 rows, whatever acc.st writes
-    a = X[d.rs1, g] if op == "accld" else X[d.rd, g]
     oes = 4 if op == "accld" else np.take(OUT_ESIZE, np.clip(c[OUT_TYPE], 0, 2))
-    lo, hi = _span(a, c[ACC_STRIDE], R, oes * n)
+    lo, hi = _span(*spans[0])
     return {"occ": occ, "lo": lo, "hi": hi, "bytes": R * oes * n}

@@ -9,13 +9,16 @@ from ..faults import SimFault, group_slots
 from ..semantics.common import reg_deps, vm_of
 from ..semantics.dpe import ACC_STRIDE, N, OUT_TYPE
 from ..semantics.vcommon import active, reg_off, vl_of
+from .access import per_sew as _per_sew, vplan as _vplan
+from .waits import wrap
 
 U64 = np.uint64
 _SIZES = {"b": 1, "h": 2, "w": 4, "d": 8, "bu": 1, "hu": 2, "wu": 4}
 
 
 def attach(m, san) -> None:
-    """Wrap machine ``m``'s executors with the sanitizer's checks."""
+    """Wrap machine ``m``'s executors with the sanitizer's checks (the missing-wait rule outermost: it sees an
+    instruction's addresses before and its timing after everything else)."""
     execs = list(m.execs)
     for k, d in enumerate(m.program.decoded):
         if d is None:
@@ -23,7 +26,9 @@ def attach(m, san) -> None:
         hook = _hook_for(d)
         if hook is not None:
             execs[k] = hook(d, m, san, k, execs[k])
+        execs[k] = wrap(d, m, san, k, execs[k])
     m.execs = execs
+    m.dma.on_done = san.flight.done
 
 
 def _hook_for(d):
@@ -88,18 +93,6 @@ def scalar_div(d, m, san, k, ex):
             san.division(k, int(m.linear[slot]), a, 0, f"{name} {verb}", _quotient(op, a, bits), times)
         return ex(g)
     return hx
-
-
-def _per_sew(m, g):
-    """[(subgroup, sew)] splitting ``g`` by SEW (empty when a program's vtype is illegal: the instruction faults)."""
-    s = m.sew_u
-    if s is not None:
-        return [(g, s)] if s else []
-    sg = m.sew[g]
-    if (sg == 0).any():
-        return []
-    slots = group_slots(g, m.P)
-    return [(slots[sg == v], int(v)) for v in np.unique(sg)]
 
 
 def vector_div(d, m, san, k, ex):
@@ -190,36 +183,6 @@ def scalar_store(d, m, san, k, ex):
 # ------------------------------------------------------------------------------------------------------------
 # Vector loads and stores: the bytes' state moves with the data
 # ------------------------------------------------------------------------------------------------------------
-def _vplan(d, m, g):
-    """[(slots, addresses [G, n], active or None, element bytes, first register byte)] of a vector access."""
-    fam = d.spec.sem_family
-    reg = d.vd if getattr(d, "vs3", None) is None else d.vs3
-    vm = vm_of(d)
-    out = []
-    try:
-        for sg, sew in _per_sew(m, g):
-            n, tail = vl_of(m, sg)
-            if n == 0:
-                continue
-            act = active(m, sg, n, vm, tail)
-            base = m.X[d.rs1, sg][:, None]
-            if fam.endswith("indexed"):
-                ieew = int(d.spec.sem_op)
-                off = reg_off(m, d.vs2, ieew, n, "index register group")
-                addr = base + m.Vu[ieew][sg, off:off + n].astype(np.int64)
-                esz = sew // 8
-            else:
-                esz = int(d.spec.sem_op) // 8
-                step = m.X[d.rs2, sg][:, None] if fam.endswith("strided") else esz
-                addr = base + step * np.arange(n)
-            if act is not None:
-                addr = np.where(act, addr, 0)
-            out.append((group_slots(sg, m.P), addr, act, esz, reg * m.vlenb))
-    except SimFault:
-        return []       # the instruction faults itself
-    return out
-
-
 def _bytes(plan_item):
     slots, addr, act, esz, r0 = plan_item
     G, n = addr.shape

@@ -14,12 +14,12 @@ from mtiacc.diagnostics import KernelFault, format_diagnostic
 
 LIMIT = 20      # findings printed in full; the others are counted
 PLURAL = {"division by zero": "divisions by zero", "uninitialized read": "uninitialized reads",
-          "data race": "data races"}
+          "data race": "data races", "missing DMA wait": "missing DMA waits"}
 
 
 @dataclasses.dataclass
 class Finding:
-    kind: str                   # "division by zero", "uninitialized read", "data race"
+    kind: str                   # "division by zero", "uninitialized read", "data race", "missing DMA wait"
     message: str
     k: int                      # the instruction's index in .text
     notes: List[str]

@@ -20,6 +20,7 @@ from typing import Dict, Tuple
 import numpy as np
 
 from .report import Findings, describe_address
+from .waits import InFlight
 
 
 class Sanitizer:
@@ -41,6 +42,7 @@ class Sanitizer:
                                                      for name, _, arr in pointers}
         self.init = np.zeros((used, cfg.local_memory_bytes), bool)
         self.vinit = np.ones((used, 32 * cfg.vlenb), bool)
+        self.flight = InFlight(self, used)
 
     # ------------------------------------------------------------------------------------------------------
     def start_wave(self, m, args_base: int, nargs: int) -> None:
@@ -49,6 +51,7 @@ class Sanitizer:
         self.init[:P] = False
         self.init[:P, args_base:args_base + nargs] = True
         self.vinit[:P] = True       # registers start as zeros
+        self.flight.start_wave(P)
 
     def synced(self, lins) -> None:
         """Programs ``lins`` executed an atomic or a fence."""

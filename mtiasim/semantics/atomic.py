@@ -20,7 +20,7 @@ def _fixed(d, name: str) -> int:
     return dict(d.spec.fixed).get(name, 0)
 
 
-def _ordering(d):
+def ordering(d):
     """(aq, rl) of an A-extension row or of an ``mtia.amofadd`` (funct7 bits 1 and 0)."""
     if d.spec.name.startswith("mtia."):
         f7 = _fixed(d, "funct7")
@@ -31,7 +31,7 @@ def _ordering(d):
 def amo(d, m, pc):
     op, _dot, w = d.spec.sem_op.partition(".")
     size = SIZES[w]
-    aq, rl = _ordering(d)
+    aq, rl = ordering(d)
     rd, rs1, rs2 = d.rd, d.rs1, d.rs2
     X, XU = m.X, m.XU
     what = _WHAT.get(op, f"atomic {op}")

@@ -25,7 +25,7 @@ from mtiacc.codegen.arith import casts
 from mtiacc.codegen.arith.scalar import lower_scalar
 from mtiacc.codegen.memory import atomics, kept, local_buffers
 from mtiacc.codegen.memory.common import PREFETCH_WAIT
-from mtiacc.codegen.machine.mir import WaitRequest
+from mtiacc.codegen.machine.mir import DmaTag, MInstr, WaitRequest
 from mtiacc.ir.mtia import LocalLoadOp
 from mtiacc.ir.mtia.kept import PtrToIntOp, SlotFetchOp, SlotFlushOp, SlotLoadOp, SlotStoreOp, SlotWaitOp
 from mtiacc.codegen.context import SCALAR_BACKED, Lowering
@@ -145,11 +145,19 @@ def _block_load(lw: Lowering, op: O.LoadOp) -> None:
         lw.homes.scope = scope + (op,)   # constants set up inside are not reused after it
         memory.lower_load(lw, op, owed)
         lw.homes.scope = scope
-        if counted:   # skipped, it leaves the count of transfers in flight unknown: wait for all of them
+        # skipped, a counted prefetch leaves the count of transfers in flight unknown: wait for all of them; an
+        # uncounted one whose lowering waits before its transfers (in place of its request's wait) skips those
+        # waits, which insert-waits counts on to complete the tiles in flight (so their readers after it ask for
+        # none): the path that skips it waits instead, one of those waits (kept and dropped with them)
+        inner = owed is not None and any(isinstance(it, MInstr) and it.is_dma_wait and it.dma is not None
+                                         and it.dma.part_of is owed for it in lw.b.fn.items[begin:])
+        if counted or inner:
             done = lw.b.new_label("prefetched")
-            lw.b("j", done)
+            jump = lw.b("j", done)
             lw.b.label(skip)
-            lw.b("mtia.dma.wait", comment="no prefetch: every transfer completes")
+            wait = lw.b("mtia.dma.wait", comment="no prefetch: every transfer completes")
+            if inner:
+                jump.dma, wait.dma = DmaTag(part_of=owed), DmaTag(part_of=owed)
             lw.b.label(done)
         else:
             lw.b.label(skip)

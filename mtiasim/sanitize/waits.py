@@ -1,0 +1,269 @@
+"""Missing DMA waits: an access to local memory that a DMA transfer of the program has not been waited for.
+
+The simulator moves a transfer's bytes when it issues, so a program that forgets ``mtia.dma.wait`` computes the
+same outputs and the same cycles as one that waits: only the order of its instructions tells.  Per PE this keeps
+the local byte ranges of the transfers it issued and has not waited for (:class:`InFlight`).
+``mtia.dma.wait N`` retires every transfer but the ``N`` issued last; a ``fence`` and a release atomic (``.rl``)
+retire all of them (both wait for every transfer to complete).  A core, vector or matrix-engine (and MLU) access,
+chosen by the ISA table's ``load`` / ``store`` effects, is an error when it
+
+- reads or writes bytes that an inbound transfer (``mtia.dma.in``, ``in2d``) not waited for writes, or
+- writes bytes that an outbound transfer (``mtia.dma.out``, ``out2d``) not waited for reads.
+
+No wait between the two means the hardware may run them in either order, so the rule is about program order, not
+this run's timing; the report gives the timing too: the transfer's completion in the timing model (known once the
+DMA system schedules it, :attr:`mtiasim.dma.DmaSystem.on_done`) against the access's cycle, i.e. whether the
+access met bytes still in flight in this run or was saved by the timing alone.  A program with no finding cannot
+tell "data moves at issue" from "data moves at completion": no access touches a transfer's bytes before a wait
+that follows its completion.  Transfers among themselves are not checked (a PE's DMA engine runs them in order).
+"""
+from __future__ import annotations
+
+from typing import Dict, List
+
+import numpy as np
+
+from ..faults import group_slots
+from ..semantics.atomic import ordering
+from .access import accessor
+
+_BIG = 1 << 62
+
+
+class Transfer:
+    """One transfer not waited for: its issue number, instruction, direction, local rows and issue cycle."""
+    __slots__ = ("seq", "k", "inbound", "la", "rows", "stride", "n", "t", "c")
+
+    def __init__(self, seq, k, inbound, la, rows, stride, n, t):
+        self.seq, self.k, self.inbound, self.t = seq, k, inbound, t
+        self.c = None       # its completion, once the DMA system has scheduled it
+        self.la, self.rows, self.stride, self.n = la, rows, stride, n
+
+    def span(self):
+        last = self.la + (self.rows - 1) * self.stride
+        return min(self.la, last), max(self.la, last) + self.n
+
+    def bytes(self) -> np.ndarray:
+        return ((self.la + np.arange(self.rows) * self.stride)[:, None] + np.arange(self.n)).ravel()
+
+    def describe(self) -> str:
+        lo, hi = self.span()
+        if self.rows == 1:
+            return f"local 0x{lo:x}..0x{hi:x} ({self.n} bytes)"
+        return (f"local 0x{lo:x}..0x{hi:x} ({self.rows} rows of {self.n} bytes, {self.stride} apart)")
+
+
+class InFlight:
+    """The transfers not waited for, per PE of the wave: bounds in ``[P, S]`` arrays (``seq`` -1: a free
+    column) for one numpy test per access, the :class:`Transfer` itself beside them."""
+
+    def __init__(self, san, used: int):
+        self.san = san
+        self.used = used
+        self.reset(used, 8)
+
+    def reset(self, P: int, S: int = 8) -> None:
+        self.lo = np.zeros((P, S), np.int64)
+        self.hi = np.zeros((P, S), np.int64)
+        self.inb = np.zeros((P, S), bool)
+        self.seq = np.full((P, S), -1, np.int64)
+        self.info: List[List] = [[None] * S for _ in range(P)]
+        self.count = np.zeros(P, np.int64)     # transfers issued by the PE's program (zero-byte ones too)
+        self.live = 0
+        self.wanted: Dict[int, list] = {}      # seq -> [(PE, access cycle, finding)] awaiting a completion
+
+    def start_wave(self, P: int) -> None:
+        """Every transfer of the last wave completed before the wave ended."""
+        self.reset(P, self.lo.shape[1])
+
+    # -- transfers ---------------------------------------------------------------------------------------
+    def issue(self, p: int, tr: Transfer) -> None:
+        free = np.flatnonzero(self.seq[p] < 0)
+        if not len(free):
+            S = self.lo.shape[1]
+            for name in ("lo", "hi", "inb", "seq"):
+                a = getattr(self, name)
+                grown = np.zeros((a.shape[0], 2 * S), a.dtype) if name != "seq" else np.full((a.shape[0], 2 * S), -1)
+                grown[:, :S] = a
+                setattr(self, name, grown)
+            for row in self.info:
+                row.extend([None] * S)
+            free = [S]
+        j = int(free[0])
+        self.lo[p, j], self.hi[p, j] = tr.span()
+        self.inb[p, j] = tr.inbound
+        self.seq[p, j] = tr.seq
+        self.info[p][j] = tr
+        self.live += 1
+
+    def wait(self, slots, keep: int) -> None:
+        """Programs ``slots`` waited for every transfer but the ``keep`` they issued last."""
+        if not self.live:
+            return
+        seq = self.seq[slots]
+        done = (seq >= 0) & (seq < (self.count[slots] - keep)[:, None])
+        if done.any():
+            self.live -= int(done.sum())
+            seq[done] = -1
+            self.seq[slots] = seq
+
+    def done(self, p, seq: int, c: float) -> None:
+        """The DMA system scheduled transfer ``seq`` of PE ``p`` (None: of every PE): it completes at ``c``."""
+        if self.live:
+            seqs = self.seq if p is None else self.seq[p:p + 1]
+            for q, j in zip(*np.nonzero(seqs == seq)):
+                self.info[q if p is None else p][j].c = c
+        waiting = self.wanted.get(seq)
+        if not waiting:
+            return
+        left = []
+        for q, t, finding, verb in waiting:
+            if p is None or p == q:
+                finding.notes.insert(2, _timing(c, t, verb))
+            else:
+                left.append((q, t, finding, verb))
+        if left:
+            self.wanted[seq] = left
+        else:
+            del self.wanted[seq]
+
+    # -- accesses ----------------------------------------------------------------------------------------
+    def check(self, m, k: int, parts, when) -> None:
+        """Instruction ``k`` accessed ``parts`` (:func:`_parts`); ``when(slot)`` is a program's access cycle."""
+        for slots, starts, length, valid, write in parts:
+            seq = self.seq[slots]
+            if not (seq >= 0).any():
+                continue
+            ends = starts + length[:, None]
+            if valid is not None:
+                starts, ends = np.where(valid, starts, _BIG), np.where(valid, ends, -_BIG)
+            alo, ahi = starts.min(axis=1), ends.max(axis=1)
+            ov = (seq >= 0) & (self.lo[slots] < ahi[:, None]) & (self.hi[slots] > alo[:, None])
+            if not write:
+                ov &= self.inb[slots]
+            if not ov.any():
+                continue
+            for i, j in zip(*np.nonzero(ov)):
+                p = int(slots[i])
+                tr = self.info[p][j]
+                sel = slice(None) if valid is None else valid[i]
+                mine = (starts[i][sel][:, None] + np.arange(int(length[i]))).ravel()
+                hit = np.intersect1d(mine, tr.bytes())
+                if len(hit):
+                    self._report(m, k, p, tr, hit, write, when(p))
+
+    def _report(self, m, k, p, tr, hit, write, t) -> None:
+        san = self.san
+        fs = san.findings
+        key = ("dma wait", k, tr.k)
+        if fs.seen(key):
+            return
+        prog = m.program
+        name = prog.disassemble(k).split()[0]
+        verb = "writes" if write else "reads"
+        other = "writes" if tr.inbound else "reads"
+        lin = int(m.linear[p])
+        lo, hi = int(hit.min()), int(hit.max()) + 1
+        n = len(hit)
+        msg = (f"{name} {verb} {n} byte{'s' if n != 1 else ''} at local 0x{lo:x}..0x{hi:x} that "
+               f"{prog.disassemble(tr.k).split()[0]} {other}, with no mtia.dma.wait between the two")
+        at = fs.where(tr.k)
+        if at.startswith("pc "):
+            at = f"pc 0x{prog.text_base + 4 * tr.k:x} ({prog.disassemble(tr.k)})"
+        else:
+            at += f" (pc 0x{prog.text_base + 4 * tr.k:x}: {prog.disassemble(tr.k)})"
+        notes = [f"in program {san.program(lin)}",
+                 f"the transfer: {tr.describe()}, issued at cycle {_cycle(tr.t)} by {at}",
+                 "a transfer's bytes are the program's only after a mtia.dma.wait that covers it (a fence or a "
+                 "release atomic waits for every transfer)"]
+        what = "write" if write else "read"
+        if tr.c is not None:
+            notes.insert(2, _timing(tr.c, t, what))
+        fs.add(key, "missing DMA wait", msg, k, notes)
+        if tr.c is None:
+            self.wanted.setdefault(tr.seq, []).append((p, t, fs.by_key[key], what))
+
+
+def _cycle(t: float) -> str:
+    return f"{t:.0f}" if t == int(t) else f"{t:.1f}"
+
+
+def _timing(c: float, t: float, verb: str) -> str:
+    if c > t:
+        return (f"in this run's timing the transfer completes at cycle {_cycle(c)}, after the {verb} at cycle "
+                f"{_cycle(t)}: the {verb} meets bytes still in flight")
+    return (f"in this run's timing the transfer completes at cycle {_cycle(c)}, no later than the {verb} at cycle "
+            f"{_cycle(t)}, but only by chance: nothing orders the two")
+
+
+# ------------------------------------------------------------------------------------------------------------
+# The executors
+# ------------------------------------------------------------------------------------------------------------
+def wrap(d, m, san, k, ex):
+    """``ex`` with the missing-wait rule's part for instruction ``d`` (``ex`` itself when it has none)."""
+    fam, op = d.spec.sem_family, d.spec.sem_op
+    fl = san.flight
+    if fam == "dma" and op in ("in", "out", "in2d", "out2d"):
+        return _transfer(d, m, fl, k, ex)
+    if fam == "dma_wait":
+        keep = int(d.imm)
+
+        def hw(g):
+            r = ex(g)
+            fl.wait(group_slots(g, m.P), keep)
+            return r
+        return hw
+    if fam == "fence" or (fam == "amo" and ordering(d)[1]):
+        def hf(g):
+            r = ex(g)
+            if r is None:       # (not held back: executed) it waited for every transfer
+                fl.wait(group_slots(g, m.P), 0)
+            return r
+        return hf
+    parts = accessor(d)
+    if parts is None:
+        return ex
+    if d.spec.sem_family == "dpe":
+        eng = m.ts.engine
+
+        def when(p):
+            return float(eng.q[(eng.cnt[p] - 1) % eng.depth, p])
+    else:
+        issue = m.timing.cost(d.spec.timing, d.spec.name)[0]
+        ts = m.ts
+
+        def when(p):
+            return float(ts.cyc if ts.on else m.cyc[p]) - issue
+
+    def ha(g):
+        if not fl.live:
+            return ex(g)
+        touched = parts(m, g)
+        r = ex(g)
+        fl.check(m, k, touched, when)
+        return r
+    return ha
+
+
+def _transfer(d, m, fl, k, ex):
+    op = d.spec.sem_op
+    inbound = op.startswith("in")
+    two_d = op.endswith("2d")
+    X, rd, r1, r2 = m.X, d.rd, d.rs1, d.rs2
+
+    def ht(g):
+        r = ex(g)
+        slots = group_slots(g, m.P)
+        las = (X[rd, g] if inbound else X[r1, g]).tolist()
+        ns = X[r2, g].tolist()
+        rows = m.dma_cfg[0, g].tolist() if two_d else [1] * len(ns)
+        strides = m.dma_cfg[2, g].tolist() if two_d else [0] * len(ns)
+        t = m.dma_issue_t
+        ts = np.broadcast_to(np.asarray(t, float), (len(ns),)).tolist()
+        count = fl.count
+        for i, p in enumerate(slots.tolist()):
+            count[p] += 1
+            if ns[i] > 0 and rows[i] > 0:
+                fl.issue(p, Transfer(int(count[p]) - 1, k, inbound, las[i], rows[i], strides[i], ns[i], ts[i]))
+        return r
+    return ht
