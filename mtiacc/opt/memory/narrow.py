@@ -39,13 +39,16 @@ def sliced_type(t: BlockType, axis: int, size: int) -> BlockType:
 
 class Narrower:
     """Slices of blocks at run-time offsets (i32 scalars) along one or more axes, appended to ``block`` (before its
-    terminator when it has one)."""
+    terminator when it has one, or before the op ``before``)."""
 
-    def __init__(self, block: Block, loc=None):
-        self.block, self.loc = block, loc
+    def __init__(self, block: Block, loc=None, before: Optional[Operation] = None):
+        self.block, self.loc, self.before = block, loc, before
         self.memo: Dict[tuple, Value] = {}
 
     def add(self, op: Operation) -> Operation:
+        if self.before is not None:
+            self.block.insert_before(self.before, op)
+            return op
         term = self.block.terminator
         if term is not None:
             self.block.insert_before(term, op)

@@ -184,6 +184,13 @@ class _Rewrite:
         acc = dot.acc
         if cur is not None:
             acc = self.slice2(cur, acc, m0, n0, s.m, s.n)
+        if s.k < K and cur is None and isinstance(self.block.parent.parent, (scf.ForOp, scf.WhileOp)):
+            res = self.chain(acc)
+            dot.result.replace_all_uses_with(res)
+            roots = list(dot.operands)
+            dot.erase()
+            _erase_dead(roots)
+            return
         if s.k < K:
             lk = self.loop(cur, "K", K, s.k, [acc])
             body, k0, acc_in = lk.block, lk.induction_var, lk.iter_args[0]
@@ -210,6 +217,22 @@ class _Rewrite:
         for op in dead:
             op.erase()
         _erase_dead(roots)
+
+    def chain(self, acc: Value) -> Value:
+        """Inside a loop, the sub-dots along K as a chain, each adding to the previous one's result: the loop's
+        accumulator stays one buffer (the engine's, or the carried block written in place), as for one dot."""
+        dot, k = self.dot, self.split.k
+        K = dot.shape[3]
+        for i, k0 in enumerate(range(0, K, k)):
+            off = self.const(k0)
+            here = Narrower(self.block, self.loc, before=self.anchor)
+            a, b = here.slice(dot.a, [(-1, off, k)]), here.slice(dot.b, [(-2, off, k)])
+            sub = DotOp([a, b, acc], [acc.type], dict(dot.attrs), loc=dot.loc)
+            sub.attrs["split"] = f"K {K} by {k}: {i}"
+            sub.result.name_hint = dot.result.name_hint
+            self.block.insert_before(self.anchor, sub)
+            acc = sub.result
+        return acc
 
     def slice2(self, block, v: Value, first: Optional[Value], second: Optional[Value], fs: int, ss: int) -> Value:
         """``v`` sliced along its last two axes (``first`` for the rows, ``second`` for the columns; None: whole)."""
@@ -272,8 +295,15 @@ def split_function(func: O.FuncOp, ctx: PassContext) -> bool:
     plan = plan_function(func, ctx.target)
     if plan.overflow() is None:
         return False
+    from mtiacc.opt.dots.accumulators import engine_chains
+    engine = {id(d) for _loop, _i, dots, held in engine_chains(func.entry, ctx.target.dpe_accumulator_rows)
+              if held for d in dots}
     changed = False
     for dot in [op for op in func.walk() if isinstance(op, DotOp) and len(op.a.type.shape) == 2]:
+        if isinstance(dot.parent.parent.parent, (scf.ForOp, scf.WhileOp)) and id(dot) not in engine:
+            # a loop's chain of sub-dots adds into one accumulator only while the engine holds it (in local
+            # memory each link's result would be a buffer of its own): such a dot is left to codegen's report
+            continue
         _, M, N, K = dot.shape
         budget = plan.capacity - _blocks_beside(plan, dot)
         need = _need(dot, M, N, K)
