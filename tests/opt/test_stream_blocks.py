@@ -36,3 +36,18 @@ def test_werror_spill_makes_the_step_an_error_at_the_reduction():
                 if "row_minus_max = row - tl.max(row, axis=0)" in l)
     assert text.startswith(f"{EXAMPLES / 'softmax.py'}:{line}:27: error: stream-blocks: blocks of 131072 elements")
     assert "[--Werror=spill]" in text and "Traceback" not in text
+
+
+def test_only_a_block_larger_than_the_whole_sram_is_an_error():
+    """Triton caps a block at 2^20 elements (8 MiB at most), under the 256 MiB of SRAM: a smaller SRAM shows it."""
+    with pytest.raises(CompileError) as info:
+        compile_kernel(str(EXAMPLES / "softmax.py"), Options(signature=SIG, defines={"BLOCK_SIZE": "131072"},
+                                                             overrides=("memory.sram.bytes=262144",)))
+    text = info.value.render()
+    line = next(i + 1 for i, l in enumerate((EXAMPLES / "softmax.py").read_text().splitlines())
+                if l.strip().startswith("row = tl.load("))
+    assert text.splitlines()[0] == (
+        f"{EXAMPLES / 'softmax.py'}:{line}:11: error: `row` (tensor<131072xf32>) takes 524288 bytes: more than the "
+        "whole SRAM (262144 bytes) and a PE's local memory (393216 bytes), so no chunk of it can be streamed or "
+        "spilled; reduce the block sizes (BLOCK constexprs)")
+    assert "Traceback" not in text

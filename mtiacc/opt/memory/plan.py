@@ -35,6 +35,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
+from mtiacc.diagnostics import CompileError
 from mtiacc.ir import ops as O
 from mtiacc.ir.core import Block, BlockArgument, Operation, OpResult, Value
 from mtiacc.ir.dot_ops import SPLIT_PRECISIONS, DotOp
@@ -326,6 +327,24 @@ def _first_fit(live: List[Block_], size: int) -> int:
     return cursor
 
 
+class BlockOverSram(CompileError):
+    """A block larger than the whole SRAM: no step of the local-memory ladder can stream it."""
+
+
+def check_sram(plan: LocalMemoryPlan, target: Target) -> None:
+    """The one size that is an error: a planned block larger than the whole SRAM (the machine's
+    ``memory.sram.bytes``), which no chunking through local memory or spill to SRAM could hold."""
+    sram = target.machine["memory.sram.bytes"] if target.machine is not None else None
+    for b in sorted(plan.blocks, key=lambda b: b.first):
+        if sram and b.nbytes > sram:
+            v = b.value
+            loc = v.op.loc if isinstance(v, OpResult) else getattr(v.block.parent.parent, "loc", None)
+            what = f"{b.what} ({v.type})" if v.name_hint else b.what
+            raise BlockOverSram(f"{what} takes {b.nbytes} bytes: more than the whole SRAM ({sram} bytes) and a "
+                                f"PE's local memory ({target.lmem_bytes} bytes), so no chunk of it can be streamed "
+                                "or spilled; reduce the block sizes (BLOCK constexprs)", loc)
+
+
 def kernel_of(module: O.ModuleOp) -> Optional[O.FuncOp]:
     funcs = [op for op in module.body.block.ops if isinstance(op, O.FuncOp)]
     return funcs[-1] if funcs else None
@@ -340,4 +359,5 @@ def annotate(func: O.FuncOp, plan: LocalMemoryPlan) -> None:
                                  for b in sorted(plan.blocks, key=lambda b: (b.first, b.offset))]
 
 
-__all__: Sequence[str] = ("LocalMemoryPlan", "plan_function", "annotate", "block_bytes", "kernel_of")
+__all__: Sequence[str] = ("LocalMemoryPlan", "plan_function", "annotate", "block_bytes", "kernel_of", "check_sram",
+                          "BlockOverSram")

@@ -32,7 +32,7 @@ from mtiacc.ir.core import Operation, Pure, Value
 from mtiacc.ir.dot_ops import SPLIT_PRECISIONS, DotOp
 from mtiacc.ir.types import FloatType, i32
 from mtiacc.opt.memory.narrow import Narrower, _clone_resized, _elementwise_like, sliced_type
-from mtiacc.opt.memory.plan import LocalMemoryPlan, plan_function
+from mtiacc.opt.memory.plan import LocalMemoryPlan, check_sram, plan_function
 from mtiacc.opt.pass_manager import ModulePass, PassContext, Remark, register_pass
 
 MIN_TILE = 32          # the engine's MAC array is 32 x 32: smaller sub-tiles waste it
@@ -295,6 +295,7 @@ def split_function(func: O.FuncOp, ctx: PassContext) -> bool:
     plan = plan_function(func, ctx.target)
     if plan.overflow() is None:
         return False
+    check_sram(plan, ctx.target)
     from mtiacc.opt.dots.accumulators import engine_chains
     engine = {id(d) for _loop, _i, dots, held in engine_chains(func.entry, ctx.target.dpe_accumulator_rows)
               if held for d in dots}

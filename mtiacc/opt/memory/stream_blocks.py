@@ -27,7 +27,7 @@ from mtiacc.ir.core import Operation, OpResult, Pure, Value
 from mtiacc.ir.shape_ops import ReduceOp
 from mtiacc.ir.types import i32
 from mtiacc.opt.memory.narrow import Narrower, _elementwise_like
-from mtiacc.opt.memory.plan import block_bytes, plan_function
+from mtiacc.opt.memory.plan import block_bytes, check_sram, plan_function
 from mtiacc.opt.pass_manager import ModulePass, PassContext, Remark, register_pass
 
 _COMBINE = {("sum", True): (O.AddFOp, 0.0), ("max", True): (O.MaxNumFOp, float("-inf")),
@@ -98,6 +98,7 @@ def stream_function(func: O.FuncOp, ctx: PassContext) -> bool:
     plan = plan_function(func, ctx.target)
     if plan.overflow() is None:
         return False
+    check_sram(plan, ctx.target)
     found = _plan(func, plan.capacity)
     if found is None:
         return False
@@ -105,10 +106,13 @@ def stream_function(func: O.FuncOp, ctx: PassContext) -> bool:
     block = func.entry
     passes = len(reduces) + (1 if stores else 0)
     at = (reduces + stores)[0]
+    loaded = sum(block_bytes(op.result.type) for op in block.ops
+                 if isinstance(op, O.LoadOp) and op.result.type.is_block() and op.result.type.shape == (n,))
     ctx.remark(Remark("stream-blocks", f"stream-blocks: blocks of {n} elements do not fit in local memory "
                       f"({plan.capacity} bytes for blocks): {len(reduces)} reduction(s) and {len(stores)} store(s) "
                       f"computed in chunks of {chunk}", at.loc,
-                      f"{passes} pass(es) over the block's loads, each chunk recomputed from them"))
+                      f"{passes} pass(es) over the block's loads, each chunk recomputed from them: "
+                      f"{(passes - 1) * loaded} more bytes read from memory"))
     for red in reduces:
         cls, ident = _combine(red)
         init = O.ConstantOp.get(ident, red.result.type, loc=red.loc)
