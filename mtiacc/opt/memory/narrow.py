@@ -1,21 +1,22 @@
-"""A slice of a block, computed rather than cut: the ops that compute ``v[..., start:start+size, ...]`` (along one
-axis) from the ops that compute ``v``, for the passes that stream a block too big for local memory through it in
-pieces (``split-dots``).
+"""A slice of a block, computed rather than cut: the ops that compute ``v[..., s:s+n, ...]`` (along one or more
+axes, each at a run-time offset) from the ops that compute ``v``, for the passes that stream a block too big for
+local memory through it in pieces (``split-dots``, ``stream-blocks``).
 
 The slice of a value is built from the slices of its operands, one rule per kind of op:
 
-* ``tt.make_range(s, e)`` -> ``tt.make_range(0, size) + splat(start + s)``;
+* ``tt.make_range(s, e)`` -> ``tt.make_range(0, n) + splat(offset + s)``;
 * a splat, or a constant block -> the same scalar at the narrower shape;
-* ``tt.broadcast`` -> a broadcast of the source's slice (of the source itself along a stretched axis of size 1);
-* ``tt.expand_dims`` -> the expansion of the source's slice along the matching source axis;
+* ``tt.broadcast`` -> a broadcast of the source's slice (the source itself along a stretched axis of size 1);
+* ``tt.expand_dims`` -> the expansion of the source's slice along the matching source axes;
 * an op whose block operands all have its result's shape (an element-wise op, ``tt.addptr``, a comparison, a select,
   a cast, a fused element-wise loop, and ``tt.load`` of a pointer block with its mask and ``other``) -> the op on its
   operands' slices.
 
-A value along whose axis nothing varies (a dimension of size 1) is its own slice, and a scalar too.  Any other op
-(a reduction, a reshape, a loop's block argument, a dot) has no slice here: :meth:`Narrower.slice` returns None and
-the pass leaves the block as it is.  New ops are appended to the block the narrower was made for (a loop body being
-built): a narrower serves one block, so that every slice it hands out is defined where it is used.
+All the axes of a slice are cut in one rebuild (a tile of a load is one load, not a load of a load's band).  A value
+along whose axes nothing varies (dimensions of size 1) is its own slice, and a scalar too.  Any other op (a
+reduction, a reshape, a loop's block argument, a dot) has no slice here: :meth:`Narrower.slice` returns None and
+the pass leaves the block as it is.  New ops go into the block the narrower was made for (a loop body being built):
+a narrower serves one block, so that every slice it hands out is defined where it is used.
 """
 from __future__ import annotations
 

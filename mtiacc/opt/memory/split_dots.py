@@ -7,13 +7,18 @@ A GPU-tuned ``tl.dot`` of 512 x 512 x 512 fp32 blocks needs 1 MiB for each of A,
 beside the blocks live around it, the dot is rewritten before the passes that pipeline and place it:
 
 * along **K**: a loop over sub-tiles of ``BK``, each loading the columns ``k0:k0+BK`` of A and the rows of B,
-  streamed through the engine into one accumulator carried by the loop (``a @ b + acc`` summed in the same order as
-  the engine sums the whole dot, 32 columns at a time, so the result is the same bits);
+  streamed through the engine into one accumulator carried by the loop (with 16-bit operands, summed in the order
+  the engine sums the whole dot, 32 columns at a time, so the result is the same bits; fp32 operands split into
+  bf16 parts sum each part's products per sub-tile, another order).  A dot already in a loop (the K loop of a
+  tutorial matmul with a large ``BLOCK_K``) becomes a chain of sub-dots instead, each adding to the previous one's
+  result (``split = "K 1024 by 256: 0"``, ...), so the loop keeps one accumulator; only while the engine holds
+  that accumulator (in local memory each link's result would need a buffer of its own);
 * along **N** (and **M**): a loop over bands of the result, each its own accumulator; the ops that read the dot's
   result (element-wise ops and the stores they end in, in the dot's block) move into the band loop and run on the
   band.  A band re-reads A (and an M band B) from memory: the cost the remark gives.
 
-Each loop carries ``split = "AXIS EXTENT by SIZE"`` (``--emit=ir``).  The sub-tile sizes are powers of two, at least
+Each loop carries ``split = "AXIS EXTENT by SIZE"`` (``--emit=ir``).  Only a block larger than the whole SRAM is an
+error (``check_sram`` in ``plan.py``), at its op, with the sizes.  The sub-tile sizes are powers of two, at least
 32 (the engine's array) unless the dot is smaller, and chosen so the sub-dot's blocks take at most half of what the
 plan leaves (the other half for the pipeline buffers ``pipeline-dots`` adds), fewest extra bytes moved first.  The
 tiles are sliced by rebuilding their address, mask and ``other`` computations at the sub-tile's offset
