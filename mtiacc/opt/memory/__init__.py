@@ -4,4 +4,4 @@
 once per slot) and ``prefetch-rows`` (``prefetch_rows.py``: that kept row fetched whole while the previous
 program of the slot computes) and ``split-dots`` (``split_dots.py``: a dot too big for local memory computed in
 sub-tiles that fit)."""
-from mtiacc.opt.memory import keep_invariant, prefetch_rows, reuse_loads, split_dots, stream_blocks  # noqa: F401  (registers the passes)
+from mtiacc.opt.memory import keep_invariant, prefetch_rows, reuse_loads, split_dots, stream_blocks, band_accumulators  # noqa: F401  (registers the passes)

@@ -273,7 +273,7 @@ def plan_function(func: O.FuncOp, target: Target) -> LocalMemoryPlan:
 
 def _carried_groups(func: O.FuncOp, resident: set) -> Dict[int, int]:
     """id(value) -> id of the first value of its buffer: a loop's carried block takes its init's buffer when the
-    init is a loaded block the loop is the only reader of and the engine does not keep it (codegen's
+    init is a loaded block, loaded in the loop's block, the loop is the only reader of and the engine does not keep it (codegen's
     ``control._adopted``: another init is copied into a home of the loop's, or loaded into the engine, and
     lives to the loop's end), and its result is the carried block's buffer."""
     parent: Dict[int, int] = {}
@@ -289,7 +289,7 @@ def _carried_groups(func: O.FuncOp, resident: set) -> Dict[int, int]:
             for init, arg, res in zip(inits, op.iter_args, op.results):
                 root = find(id(arg))
                 if len(init.uses) == 1 and isinstance(init, OpResult) and isinstance(init.op, O.LoadOp) \
-                        and id(arg) not in resident:
+                        and init.op.parent is op.parent and id(arg) not in resident:
                     root = find(id(init))
                     parent[id(arg)] = root
                 parent[id(res)] = root

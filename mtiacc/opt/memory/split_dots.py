@@ -96,12 +96,16 @@ def _choose(dot: DotOp, budget: int, band: bool) -> Optional[Split]:
 
 
 def _cone(dot: DotOp) -> Optional[List[Operation]]:
-    """The ops that read the dot's result, directly or through each other, in block order, when they can run on a
-    band of it: element-wise ops and stores of the result's shape in the dot's block, with no other op that writes
-    memory among them (the stores move to the band loop)."""
-    block, shape = dot.parent, dot.result.type.shape
+    return _consumers(dot.result, dot)
+
+
+def _consumers(result: Value, producer: Operation) -> Optional[List[Operation]]:
+    """The ops that read ``result`` (of ``producer``: a dot, or a loop), directly or through each other, in block
+    order, when they can run on a band of it: element-wise ops and stores of its shape in the producer's block, with
+    no other op that writes memory among them (the stores move to the band loop)."""
+    block, shape = producer.parent, result.type.shape
     found: Dict[int, Operation] = {}
-    todo = [dot.result]
+    todo = [result]
     while todo:
         v = todo.pop()
         for use in v.uses:
@@ -117,14 +121,14 @@ def _cone(dot: DotOp) -> Optional[List[Operation]]:
     ops = sorted(found.values(), key=block.ops.index)
     if not ops:
         return None
-    lo, hi = block.ops.index(dot), block.ops.index(ops[-1])
+    lo, hi = block.ops.index(producer), block.ops.index(ops[-1])
     for op in block.ops[lo + 1:hi]:
         if id(op) not in found and scf.has_side_effects(op) and not isinstance(op, O.LoadOp):
             return None
     probe = Narrower(block)
     for op in ops:
         for x in op.operands:
-            if not any(x is r for o in ops for r in o.results) and x is not dot.result:
+            if not any(x is r for o in ops for r in o.results) and x is not result:
                 if not probe.can_slice(x, (-2, -1)):
                     return None
     return ops
