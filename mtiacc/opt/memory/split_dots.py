@@ -19,8 +19,8 @@ beside the blocks live around it, the dot is rewritten before the passes that pi
 
 Each loop carries ``split = "AXIS EXTENT by SIZE"`` (``--emit=ir``).  Only a block larger than the whole SRAM is an
 error (``check_sram`` in ``plan.py``), at its op, with the sizes.  The sub-tile sizes are powers of two, at least
-32 (the engine's array) unless the dot is smaller, and chosen so the sub-dot's blocks take at most half of what the
-plan leaves (the other half for the pipeline buffers ``pipeline-dots`` adds), fewest extra bytes moved first.  The
+32 (the engine's array) unless the dot is smaller, and chosen so the sub-dot's blocks fit in what the plan leaves,
+fewest extra bytes moved first (``pipeline-dots`` then fetches ahead what room is left, with its own remark).  The
 tiles are sliced by rebuilding their address, mask and ``other`` computations at the sub-tile's offset
 (``narrow.py``); a dot whose operands are not computed so (a loop's block argument, a reshaped block), whose
 accumulator is carried by a loop when it must be banded, or whose result feeds anything but element-wise ops and
@@ -79,7 +79,8 @@ def _sizes(extent: int, may_split: bool) -> List[int]:
 
 
 def _choose(dot: DotOp, budget: int, band: bool) -> Optional[Split]:
-    """The sub-tile sizes whose blocks fit in half of ``budget`` (else in all of it), fewest bytes moved first."""
+    """The sub-tile sizes whose blocks fit in ``budget``, fewest bytes moved first (each band converts its
+    operands again: with fp32 operands, the bf16 parts of A are made once per band of N), then fewest sub-dots."""
     _, M, N, K = dot.shape
     ab, bb = _ebytes(dot.a) * M * K, _ebytes(dot.b) * K * N
     cands = [Split(m, n, k) for m in _sizes(M, band) for n in _sizes(N, band) for k in _sizes(K, True)
@@ -88,11 +89,8 @@ def _choose(dot: DotOp, budget: int, band: bool) -> Optional[Split]:
     def cost(s: Split) -> Tuple[int, int]:
         subs = (M // s.m) * (N // s.n) * (K // s.k)
         return ab * (N // s.n) + bb * (M // s.m) + SUB_DOT_COST * subs, -s.k
-    for limit in (budget // 2, budget):
-        fits = [s for s in cands if _need(dot, s.m, s.n, s.k) <= limit]
-        if fits:
-            return min(fits, key=cost)
-    return None
+    fits = [s for s in cands if _need(dot, s.m, s.n, s.k) <= budget]
+    return min(fits, key=cost) if fits else None
 
 
 def _cone(dot: DotOp) -> Optional[List[Operation]]:
