@@ -22,6 +22,16 @@ BIG = ("pe.local_memory_bytes=1572864",)    # mtia2i with 4x the local memory (-
 HUGE = ("pe.local_memory_bytes=6291456",)   # 16x
 
 
+def to_bf16(x: np.ndarray) -> np.ndarray:
+    """float32 -> bf16 bit patterns (uint16), rounded to nearest even."""
+    u = np.asarray(x, np.float32).view(np.uint32).astype(np.uint64)
+    return ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+
+
+def from_bf16(u: np.ndarray) -> np.ndarray:
+    return (u.astype(np.uint32) << 16).view(np.float32)
+
+
 def _cases():
     rng = np.random.default_rng(2026)
     K = 256
@@ -30,6 +40,15 @@ def _cases():
            Options(kernel="acc256", signature="*fp32,*fp32,*fp32,i32", defines={"BLOCK": "256", "BK": "32"}),
            {"A": a.ravel(), "B": b.ravel(), "C": np.zeros(256 * 256, np.float32), "K": np.array(K, np.int32)},
            (1,), "C", a.astype(np.float64) @ b.astype(np.float64), BIG)
+    a, b = to_bf16(rng.standard_normal((256, 512))), to_bf16(rng.standard_normal((512, 256)))
+    i32 = lambda v: np.array(v, np.int32)  # noqa: E731
+    yield ("GEMM: K loop of a 256x256 fp32 accumulator, 256x128 bf16 tiles, K=512 (band-accumulators)",
+           ROOT / "tests/codegen/matrix/dot_kernels.py",
+           Options(kernel="matmul_plain", signature="*bf16,*bf16,*fp32,i32,i32,i32",
+                   defines={"BLOCK_M": "256", "BLOCK_N": "256", "BLOCK_K": "128", "STAGES": "2"}),
+           {"a_ptr": a.ravel(), "b_ptr": b.ravel(), "c_ptr": np.zeros(256 * 256, np.float32), "M": i32(256),
+            "N": i32(256), "K": i32(512)}, (1, 1), "c_ptr",
+           from_bf16(a).astype(np.float64) @ from_bf16(b).astype(np.float64), BIG)
     a, b = (rng.standard_normal(s).astype(np.float32) for s in ((512, 512), (512, 512)))
     yield ("GEMM: one 512x512x512 fp32 tl.dot (split-dots)", ROOT / "tests/opt/split_dots_kernels.py",
            Options(kernel="gemm", signature="*fp32,*fp32,*fp32", defines={"BM": "512", "BN": "512", "BK": "512"}),
