@@ -1,4 +1,4 @@
-"""Kernels whose tl.dot does not fit in a PE's local memory at GPU-tuned block sizes (``split-dots``)."""
+"""Kernels whose blocks do not fit in a PE's local memory at GPU-tuned block sizes (``split-dots``, ``stream-blocks``)."""
 import triton
 import triton.language as tl
 
@@ -38,3 +38,25 @@ def loop_k(A, B, C, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
         b = tl.load(B + (k + rk)[:, None] * BN + rn[None, :], mask=(k + rk)[:, None] < K, other=0.0)
         acc += tl.dot(a, b)
     tl.store(C + rm[:, None] * BN + rn[None, :], acc)
+
+
+@triton.jit
+def softmax_in_place(X, n, BLOCK: tl.constexpr):
+    """Stores what it loads: streamed, a chunk stored would be read again by a later chunk's reduction."""
+    offs = tl.arange(0, BLOCK)
+    row = tl.load(X + offs, mask=offs < n, other=-float('inf'))
+    e = tl.exp(row - tl.max(row, axis=0))
+    tl.store(X + offs, e / tl.sum(e, axis=0), mask=offs < n)
+
+
+@triton.jit
+def store_then_dot(A, B, C, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    """A store between the loads of a dot's tiles and the dot: sub-tiles loaded at the dot would see it."""
+    rm = tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    a = tl.load(A + rm[:, None] * BK + rk[None, :])
+    b = tl.load(B + rk[:, None] * BN + rn[None, :])
+    tl.store(A + rm[:, None] * BK + rk[None, :], a + 1.0)
+    c = tl.dot(a, b)
+    tl.store(C + rm[:, None] * BN + rn[None, :], c)

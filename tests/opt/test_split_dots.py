@@ -70,3 +70,10 @@ def test_a_loop_whose_tiles_do_not_fit_splits_k_only():
                             "K": np.array(K, np.int32)}, grid=(1,))
     want = a.astype(np.float64) @ b.astype(np.float64)
     np.testing.assert_allclose(res.outputs["C"].reshape(M, N), want, rtol=1e-3, atol=3e-3)
+
+
+def test_a_store_between_the_tiles_loads_and_the_dot_keeps_the_dot_whole():
+    from mtiacc.diagnostics import CompileError
+    with pytest.raises(CompileError) as info:
+        compile_("store_then_dot", "*fp32,*fp32,*fp32", BM=512, BN=512, BK=512)
+    assert "blocks do not fit in the PE's local memory" in info.value.render()

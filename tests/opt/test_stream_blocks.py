@@ -51,3 +51,11 @@ def test_only_a_block_larger_than_the_whole_sram_is_an_error():
         "whole SRAM (262144 bytes) and a PE's local memory (393216 bytes), so no chunk of it can be streamed or "
         "spilled; reduce the block sizes (BLOCK constexprs)")
     assert "Traceback" not in text
+
+
+def test_a_kernel_storing_what_it_streams_is_not_streamed():
+    """Recomputed chunks would read the stored result: the blocks stay whole, and codegen says they do not fit."""
+    from tests.opt.test_split_dots import KERNELS
+    with pytest.raises(CompileError) as info:
+        compile_kernel(KERNELS, Options(kernel="softmax_in_place", signature="*fp32,i32", defines={"BLOCK": "131072"}))
+    assert "blocks do not fit in the PE's local memory" in info.value.render()

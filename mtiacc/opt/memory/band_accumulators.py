@@ -28,7 +28,7 @@ from mtiacc.ir.core import Operation, Value
 from mtiacc.ir.dot_ops import DotOp
 from mtiacc.ir.types import i32
 from mtiacc.opt.inline import clone_op
-from mtiacc.opt.memory.narrow import Narrower, _clone_resized, sliced_type
+from mtiacc.opt.memory.narrow import Narrower, _clone_resized, reorder_safe, sliced_type
 from mtiacc.opt.memory.plan import check_sram, plan_function
 from mtiacc.opt.memory.split_dots import MIN_TILE, _add, _consumers, _ebytes, _erase_dead, _need
 from mtiacc.opt.pass_manager import ModulePass, PassContext, Remark, register_pass
@@ -45,7 +45,18 @@ def _candidate(loop: scf.ForOp, dots: List[DotOp]) -> Optional[List[Operation]]:
     probe = Narrower(loop.block)
     if not (probe.can_slice(dot.b, (-1,)) and probe.can_slice(loop.inits[0], (-1,))):
         return None
-    return _consumers(loop.results[0], loop)
+    cone = _consumers(loop.results[0], loop)
+    if cone is None:
+        return None
+    # the loop runs again for each band after the stores of the bands before: they must not write what it reads
+    loads = [op for op in loop.walk() if isinstance(op, O.LoadOp)]
+    stores = [op for op in cone if isinstance(op, O.StoreOp)]
+    from mtiacc.ir.analysis.pointers import root_pointer
+    roots = [root_pointer(ld.ptr) for ld in loads]
+    if any(r is None for r in roots) or not reorder_safe([], stores, loop.parent, loop) or \
+            any(root_pointer(st.ptr) is r for st in stores for r in roots):
+        return None
+    return cone
 
 
 def _band(dot: DotOp, rows: int, budget: int) -> Optional[int]:

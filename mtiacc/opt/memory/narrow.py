@@ -145,6 +145,42 @@ class Narrower:
         return new
 
 
+def loads_feeding(values, block: Block) -> list:
+    """The ``tt.load`` ops of ``block`` that the pure computation of ``values`` reads (what a slice re-runs)."""
+    seen, out, todo = set(), [], list(values)
+    while todo:
+        v = todo.pop()
+        if not isinstance(v, OpResult) or id(v.op) in seen or v.op.parent is not block:
+            continue
+        seen.add(id(v.op))
+        if isinstance(v.op, O.LoadOp):
+            out.append(v.op)
+        todo.extend(v.op.operands)
+    return out
+
+
+def reorder_safe(loads, stores, block: Block, until: Operation, allowed=()) -> bool:
+    """Whether re-running ``loads`` (ops of ``block``) as late as ``until``, and running ``stores`` interleaved with
+    them, reads what the loads read where they stood: no op between the first load and ``until`` writes memory but
+    ``allowed`` ones, and every store writes through another pointer parameter than every load reads (distinct
+    parameters are distinct buffers, the rule ``licm`` and ``pipeline-loads`` move loads by)."""
+    from mtiacc.ir import scf
+    from mtiacc.ir.analysis.pointers import root_pointer
+    if loads:
+        first = min(block.ops.index(ld) for ld in loads)
+        end = block.ops.index(until)
+        ok = {id(o) for o in allowed}
+        for op in block.ops[first:end]:
+            if id(op) not in ok and not isinstance(op, O.LoadOp) and scf.has_side_effects(op):
+                return False
+    roots = [root_pointer(ld.ptr) for ld in loads]
+    for st in stores:
+        r = root_pointer(st.ptr)
+        if r is None or any(x is None or x is r for x in roots):
+            return False
+    return True
+
+
 def _elementwise_like(op: Operation) -> bool:
     """An op that computes each element of its results from the same element of its block operands."""
     if not op.results or any(not r.type.is_block() for r in op.results):
@@ -179,4 +215,4 @@ def _clone_resized(op: Operation, operands, result_types) -> Operation:
     return new
 
 
-__all__ = ["Narrower", "sliced_type"]
+__all__ = ["Narrower", "sliced_type", "loads_feeding", "reorder_safe"]

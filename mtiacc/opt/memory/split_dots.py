@@ -36,7 +36,7 @@ from mtiacc.ir import scf
 from mtiacc.ir.core import Operation, Pure, Value
 from mtiacc.ir.dot_ops import SPLIT_PRECISIONS, DotOp
 from mtiacc.ir.types import FloatType, i32
-from mtiacc.opt.memory.narrow import Narrower, _clone_resized, _elementwise_like, sliced_type
+from mtiacc.opt.memory.narrow import Narrower, _clone_resized, _elementwise_like, loads_feeding, reorder_safe, sliced_type
 from mtiacc.opt.memory.plan import LocalMemoryPlan, check_sram, plan_function
 from mtiacc.opt.pass_manager import ModulePass, PassContext, Remark, register_pass
 
@@ -130,6 +130,12 @@ def _consumers(result: Value, producer: Operation) -> Optional[List[Operation]]:
                 if not probe.can_slice(x, (-2, -1)):
                     return None
     return ops
+
+
+def block_after(op: Operation) -> Operation:
+    """The op after ``op`` in its block (a block ends with its terminator, so there is one after any other op)."""
+    ops = op.parent.ops
+    return ops[ops.index(op) + 1]
 
 
 def _sliceable(dot: DotOp, band: bool) -> bool:
@@ -324,11 +330,16 @@ def split_function(func: O.FuncOp, ctx: PassContext) -> bool:
         split = _choose(dot, budget, band)
         if split is None:
             continue
+        banded = split.m < M or split.n < N
+        stores = [op for op in cone if isinstance(op, O.StoreOp)] if banded else []
+        until = block_after(cone[-1]) if banded else dot
+        if not reorder_safe(loads_feeding((dot.a, dot.b), dot.parent), stores, dot.parent, until, cone or ()):
+            continue
         axes, cost = _describe(dot, split)
         ctx.remark(Remark("split-dot", f"split-dots: `tt.dot` of {M}x{K} @ {K}x{N} {dot.a.type.element_type} "
                           f"needs {need} bytes of local memory, {max(budget, 0)} are free beside the blocks live "
                           f"there: split along {axes}", dot.loc, cost))
-        _Rewrite(dot, split, cone if split.m < M or split.n < N else None).run()
+        _Rewrite(dot, split, cone if banded else None).run()
         changed = True
     return changed
 

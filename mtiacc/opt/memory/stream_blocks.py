@@ -26,7 +26,7 @@ from mtiacc.ir import scf
 from mtiacc.ir.core import Operation, OpResult, Pure, Value
 from mtiacc.ir.shape_ops import ReduceOp
 from mtiacc.ir.types import i32
-from mtiacc.opt.memory.narrow import Narrower, _elementwise_like
+from mtiacc.opt.memory.narrow import Narrower, _elementwise_like, loads_feeding, reorder_safe
 from mtiacc.opt.memory.plan import block_bytes, check_sram, plan_function
 from mtiacc.opt.pass_manager import ModulePass, PassContext, Remark, register_pass
 
@@ -54,7 +54,8 @@ def _plan(func: O.FuncOp, capacity: int):
     probe = Narrower(block)
     for op in block.ops:
         if op.regions and not _elementwise_like(op):
-            if any(r.type.is_block() and r.type.shape == big for o in op.walk() for r in o.results if o is not op):
+            if any(x.type.is_block() and x.type.shape == big for o in op.walk() if o is not op
+                   for x in list(o.results) + list(o.operands)):
                 return None
             if any(x.type.is_block() and x.type.shape == big for x in op.operands):
                 return None
@@ -72,8 +73,14 @@ def _plan(func: O.FuncOp, capacity: int):
             if not (_elementwise_like(op) or isinstance(op, (O.MakeRangeOp, O.SplatOp, O.ConstantOp,
                                                              O.BroadcastOp))):
                 return None
-        elif scf.has_side_effects(op) and stores and not isinstance(op, (O.ReturnOp, O.LoadOp)):
-            return None        # the stores move to the last one: nothing that writes memory between them
+    # the reductions re-run the loads where they stand and the stores run at the last one, interleaved with the
+    # loads of later chunks: the stores come after the reductions, nothing else writes memory from the first load on,
+    # and the stores write other buffers than the loads read
+    if stores and reduces and block.ops.index(stores[0]) < block.ops.index(reduces[-1]):
+        return None
+    loads = loads_feeding([r.src for r in reduces] + [x for st in stores for x in st.operands], block)
+    if not reorder_safe(loads, stores, block, block.terminator, stores):
+        return None
     (n,) = big
     chunk = n // 2
     while chunk > 32 and 16 * chunk * 8 > capacity:
