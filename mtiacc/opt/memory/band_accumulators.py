@@ -147,13 +147,13 @@ def band_function(func: O.FuncOp, ctx: PassContext) -> bool:
         nb = _band(dot, rows, plan.capacity - beside)
         if nb is None:
             continue
-        reread = _ebytes(dot.a) * M * K * (N // nb - 1)
+        tile = _ebytes(dot.a) * M * K
         ctx.remark(Remark("band-accumulators", f"band-accumulators: the loop's `tt.dot` accumulator {M}x{N} "
                           f"{dot.acc.type.element_type} needs {M * -(-N // 32)} of the engine's {rows} accumulator "
                           f"rows, and in local memory its blocks do not fit: the loop runs once per band of {nb} "
                           "columns, each band's accumulator in the engine", dot.loc,
-                          f"{N // nb} passes of the loop, A read {N // nb} times per trip count: {reread} more bytes "
-                          "per K extent of A"))
+                          f"the loop runs {N // nb} times, each trip's tile of A ({tile} bytes) read {N // nb} "
+                          "times"))
         _rewrite(loop, dot, cone, nb)
         changed = True
     return changed
