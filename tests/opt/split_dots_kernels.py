@@ -41,12 +41,12 @@ def loop_k(A, B, C, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
 
 
 @triton.jit
-def softmax_in_place(X, n, BLOCK: tl.constexpr):
-    """Stores what it loads: streamed, a chunk stored would be read again by a later chunk's reduction."""
+def softmax_shifted(X, n, BLOCK: tl.constexpr):
+    """Stores over what it loads, one element over: streamed, a chunk stored would be read again by the next one."""
     offs = tl.arange(0, BLOCK)
     row = tl.load(X + offs, mask=offs < n, other=-float('inf'))
     e = tl.exp(row - tl.max(row, axis=0))
-    tl.store(X + offs, e / tl.sum(e, axis=0), mask=offs < n)
+    tl.store(X + 1 + offs, e / tl.sum(e, axis=0), mask=offs < n - 1)
 
 
 @triton.jit

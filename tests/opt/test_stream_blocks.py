@@ -57,5 +57,5 @@ def test_a_kernel_storing_what_it_streams_is_not_streamed():
     """Recomputed chunks would read the stored result: the blocks stay whole, and codegen says they do not fit."""
     from tests.opt.test_split_dots import KERNELS
     with pytest.raises(CompileError) as info:
-        compile_kernel(KERNELS, Options(kernel="softmax_in_place", signature="*fp32,i32", defines={"BLOCK": "131072"}))
+        compile_kernel(KERNELS, Options(kernel="softmax_shifted", signature="*fp32,i32", defines={"BLOCK": "131072"}))
     assert "blocks do not fit in the PE's local memory" in info.value.render()

@@ -159,11 +159,13 @@ def loads_feeding(values, block: Block) -> list:
     return out
 
 
-def reorder_safe(loads, stores, block: Block, until: Operation, allowed=()) -> bool:
+def reorder_safe(loads, stores, block: Block, until: Operation, allowed=(), chunkwise: bool = False) -> bool:
     """Whether re-running ``loads`` (ops of ``block``) as late as ``until``, and running ``stores`` interleaved with
     them, reads what the loads read where they stood: no op between the first load and ``until`` writes memory but
     ``allowed`` ones, and every store writes through another pointer parameter than every load reads (distinct
-    parameters are distinct buffers, the rule ``licm`` and ``pipeline-loads`` move loads by)."""
+    parameters are distinct buffers, the rule ``licm`` and ``pipeline-loads`` move loads by).  With ``chunkwise``
+    (each chunk's loads run before its stores, and chunks share no element), a store through the very pointer
+    block of a load writes only what that load read already."""
     from mtiacc.ir import scf
     from mtiacc.ir.analysis.pointers import root_pointer
     if loads:
@@ -173,11 +175,12 @@ def reorder_safe(loads, stores, block: Block, until: Operation, allowed=()) -> b
         for op in block.ops[first:end]:
             if id(op) not in ok and not isinstance(op, O.LoadOp) and scf.has_side_effects(op):
                 return False
-    roots = [root_pointer(ld.ptr) for ld in loads]
     for st in stores:
         r = root_pointer(st.ptr)
-        if r is None or any(x is None or x is r for x in roots):
-            return False
+        for ld in loads:
+            x = root_pointer(ld.ptr)
+            if r is None or x is None or x is r and not (chunkwise and ld.ptr is st.ptr):
+                return False
     return True
 
 

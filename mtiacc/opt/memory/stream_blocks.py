@@ -75,11 +75,11 @@ def _plan(func: O.FuncOp, capacity: int):
                 return None
     # the reductions re-run the loads where they stand and the stores run at the last one, interleaved with the
     # loads of later chunks: the stores come after the reductions, nothing else writes memory from the first load on,
-    # and the stores write other buffers than the loads read
+    # and the stores write other buffers than the loads read, or the very elements a load of the chunk read
     if stores and reduces and block.ops.index(stores[0]) < block.ops.index(reduces[-1]):
         return None
     loads = loads_feeding([r.src for r in reduces] + [x for st in stores for x in st.operands], block)
-    if not reorder_safe(loads, stores, block, block.terminator, stores):
+    if not reorder_safe(loads, stores, block, block.terminator, stores, chunkwise=True):
         return None
     (n,) = big
     chunk = n // 2
