@@ -42,7 +42,8 @@ def test_only_a_block_larger_than_the_whole_sram_is_an_error():
     """Triton caps a block at 2^20 elements (8 MiB at most), under the 256 MiB of SRAM: a smaller SRAM shows it."""
     with pytest.raises(CompileError) as info:
         compile_kernel(str(EXAMPLES / "softmax.py"), Options(signature=SIG, defines={"BLOCK_SIZE": "131072"},
-                                                             overrides=("memory.sram.bytes=262144",)))
+                                                             overrides=("memory.sram.bytes=262144",
+                                                                        "memory.sram.llc_bytes=0")))
     text = info.value.render()
     line = next(i + 1 for i, l in enumerate((EXAMPLES / "softmax.py").read_text().splitlines())
                 if l.strip().startswith("row = tl.load("))
