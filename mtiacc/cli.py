@@ -148,7 +148,8 @@ def _print_version(ctx: click.Context, value: bool) -> None:
               help="Contract a * b + c into one fused multiply-add, rounded once, as Triton does by default "
               "(its enable_fp_fusion); --no-fp-fusion rounds the product and the sum apart.")
 @click.option("--remarks", "remarks", is_flag=True, help="Print what the compiler gave up to fit the kernel's "
-              "blocks in local memory (fewer pipeline stages, tiles not kept), with the op and the estimated cost.")
+              "blocks in local memory (fewer pipeline stages, tiles not kept, a dot split into sub-tiles, blocks "
+              "streamed in chunks), with the op and the estimated cost.")
 @click.option("--Werror", "werror", type=click.Choice(["spill"]), multiple=True, help="--Werror=spill: a step "
               "taken to fit local memory (see --remarks) is an error.")
 @pass_options

@@ -263,9 +263,10 @@ def counted_loop(lw: Lowering, op: ForOp, comment: str):
 
 def _adopted(lw: Lowering, op: ForOp, v: Value):
     """The buffer of init ``v`` when it can be the carried block's home (no copy): a loaded block only
-    this loop reads (``pipeline-loads``' first tiles)."""
+    this loop reads (``pipeline-loads``' first tiles), loaded in the loop's own block (a load hoisted out of an
+    enclosing loop is read again by that loop's next trip: the carried blocks must not write over it)."""
     if not (isinstance(v, OpResult) and isinstance(v.op, O.LoadOp) and len(v.uses) == 1
-            and v in lw.bufs and v not in lw.keep):
+            and v.op.parent is op.parent and v in lw.bufs and v not in lw.keep):
         return None
     return lw.bufs[v]
 

@@ -66,6 +66,8 @@ class DotOp(Operation):
     accumulator = attribute(str, optional=True,
                             doc='"engine": the accumulator stays in the matrix engine across the loop '
                                 "(`dot-accumulators`)")
+    split = attribute(str, optional=True, doc="`split-dots`: which sub-tile of a dot too big for local memory this "
+                      "dot adds (\"K 512 by 64: 2\", the third of the chain)")
     read_back = attribute(str, optional=True,
                           doc="the engine writes the result back as this narrower float, f16 or bf16 "
                               "(`dot-accumulators`)")

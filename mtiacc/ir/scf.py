@@ -109,6 +109,9 @@ class ForOp(Operation):
                                   "in one, the next program's fetched into the other)")
     flush_rows = attribute(int, optional=True,
                            doc="`prefetch-rows`: how many stores of a row the next program flushes in one transfer")
+    split = attribute(str, optional=True,
+                      doc="`split-dots`: the loop over the sub-tiles of a dot too big for local memory "
+                          "(\"K 512 by 64\": the axis, its extent, the sub-tile)")
 
     @classmethod
     def get(cls, lower: Value, upper: Value, step: Value, inits: Sequence[Value] = (), loc=None,

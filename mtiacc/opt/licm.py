@@ -11,7 +11,9 @@ store through a pointer not traced to a parameter, an atomic or a barrier keeps 
 the loop runs at least once, so the load ran anyway: a constant trip count of one or more, or the
 ``persistent`` loop over a slot's programs (a slot is launched only when it has a program).  So a kernel's
 seed or scale read through a pointer is read once per slot, not once per program, and no longer waits
-behind the next program's prefetched tiles.
+behind the next program's prefetched tiles.  Loads stay in the loops of the local-memory ladder (``split``:
+``split-dots``, ``band-accumulators``, ``stream-blocks``), which exist because the blocks did not fit: hoisted, a
+load would be live through every band.
 """
 from __future__ import annotations
 
@@ -46,8 +48,8 @@ _WRITERS = (AtomicRMWOp, AtomicCASOp, BarrierOp, *[c for c in MTIA_OPS if c is n
 
 def _runs_once(loop: Operation) -> bool:
     """Whether ``loop`` runs its body at least once."""
-    if not isinstance(loop, scf.ForOp):
-        return False
+    if not isinstance(loop, scf.ForOp) or loop.split:
+        return False      # (a loop of the local-memory ladder's: a load hoisted out of it stays live through it)
     if loop.persistent:
         return True
     lo, hi = (None if isinstance(v, BlockArgument) or not isinstance(v.op, O.ConstantOp) else v.op.value

@@ -24,7 +24,7 @@ and ``mtiacc.load``, the Triton backend, ``torch.compile``): it is the pipeline 
 faster compile of a slower kernel: docs/passes.md, "The default level").  At ``-O3`` a compile runs
 ``inline,carry-pointer-offsets,contract-fma,canonicalize,..,dce,dot-accumulators,access-plan,
 legalize-fp8,machine-peephole,machine-schedule`` and at ``-O0``
-``inline,carry-pointer-offsets,contract-fma,dot-accumulators,access-plan,legalize-fp8``.  The
+``inline,carry-pointer-offsets,contract-fma,split-dots,band-accumulators,stream-blocks,dot-accumulators,access-plan,legalize-fp8``.  The
 required passes cannot be disabled (``--disable-pass=inline`` is an error).  A ``--passes`` pipeline names
 none of them (they are added) or all of them at their places, as ``--dump-pipeline`` prints them, so that
 its output can be given back to ``--passes``.  ``--emit=ir`` shows every decision the compiler made
@@ -40,11 +40,11 @@ from mtiacc.diagnostics import UsageError
 from mtiacc.opt.pass_manager import PASSES, ModulePass, is_machine, parse_pipeline, spell_pipeline
 
 PIPELINES = {
-    0: "contract-fma",
-    1: "contract-fma,canonicalize,dce,transposed-loads,pipeline-dots,pipeline-loads,dce,machine-peephole",
-    2: "contract-fma,canonicalize,sccp,cse,licm,canonicalize,transposed-loads,pipeline-dots,fuse-elementwise,reuse-loads,"
+    0: "contract-fma,split-dots,band-accumulators,stream-blocks",
+    1: "contract-fma,canonicalize,dce,split-dots,band-accumulators,stream-blocks,transposed-loads,pipeline-dots,pipeline-loads,dce,machine-peephole",
+    2: "contract-fma,canonicalize,sccp,cse,split-dots,band-accumulators,stream-blocks,licm,canonicalize,transposed-loads,pipeline-dots,fuse-elementwise,reuse-loads,"
        "pipeline-loads,dce,machine-peephole,machine-schedule",
-    3: "contract-fma,canonicalize,sccp,loop-unroll,canonicalize,cse,licm,canonicalize,transposed-loads,pipeline-dots,fuse-elementwise,"
+    3: "contract-fma,canonicalize,sccp,loop-unroll,canonicalize,cse,split-dots,band-accumulators,stream-blocks,licm,canonicalize,transposed-loads,pipeline-dots,fuse-elementwise,"
        "reuse-loads,"
        "persistent-programs,licm,keep-invariant,prefetch-rows,pipeline-loads,dce,machine-peephole,machine-schedule",
 }

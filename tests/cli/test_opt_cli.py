@@ -76,9 +76,9 @@ def test_dump_pipeline():
         _, out, _ = cli("opt", "--dump-pipeline", f"-O{level}")   # IR in, IR out: the optimizations only
         assert out == pipeline_for_level(level) + "\n"
     _, out, _ = cli("--dump-pipeline", "-O0")
-    assert out == "inline,carry-pointer-offsets,contract-fma,dot-accumulators,access-plan,legalize-fp8\n"
+    assert out == "inline,carry-pointer-offsets,contract-fma,split-dots,band-accumulators,stream-blocks,dot-accumulators,access-plan,legalize-fp8\n"
     _, out, _ = cli("--dump-pipeline", "-O1")
-    assert out == ("inline,carry-pointer-offsets,contract-fma,canonicalize,dce,transposed-loads,pipeline-dots,pipeline-loads,dce,"
+    assert out == ("inline,carry-pointer-offsets,contract-fma,canonicalize,dce,split-dots,band-accumulators,stream-blocks,transposed-loads,pipeline-dots,pipeline-loads,dce,"
                    "dot-accumulators,"
                    "access-plan,legalize-fp8,machine-peephole\n")
     _, out, _ = cli("--dump-pipeline", "-O3", "--disable-pass=licm", "--disable-pass=machine-schedule")

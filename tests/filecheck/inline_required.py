@@ -27,6 +27,6 @@ def k(X, BLOCK: tl.constexpr = 8):
 # CHECK-NOT: "tt.func"() {sym_name = "twice"
 # CHECK: "tt.return"
 
-# O0: {{^}}inline,carry-pointer-offsets,contract-fma,dot-accumulators,access-plan,legalize-fp8{{$}}
+# O0: {{^}}inline,carry-pointer-offsets,contract-fma,split-dots,band-accumulators,stream-blocks,dot-accumulators,access-plan,legalize-fp8{{$}}
 # O2: {{^}}inline,carry-pointer-offsets,contract-fma,canonicalize,{{.*}},dce,dot-accumulators,access-plan,legalize-fp8,machine-peephole,machine-schedule{{$}}
 # DISABLE: error: --disable-pass: 'inline' cannot be disabled: code generation needs it

@@ -52,7 +52,7 @@ def test_pipeline_errors(text, message):
 
 
 def test_named_pipelines():
-    assert pipeline_for_level(0) == "contract-fma"
+    assert pipeline_for_level(0) == "contract-fma,split-dots,band-accumulators,stream-blocks"
     assert pipeline_for_level(1).startswith("contract-fma,canonicalize,dce")
     assert "cse" in pipeline_for_level(2) and "machine-schedule" in pipeline_for_level(2)
     assert "machine-peephole" in pipeline_for_level(3)

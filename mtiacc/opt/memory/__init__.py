@@ -2,5 +2,6 @@
 (``reuse_loads.py``: a block two loops read is moved from DRAM once and kept in local memory) and
 ``keep-invariant`` (``keep_invariant.py``: a tile every program of a persistent slot loads alike is moved
 once per slot) and ``prefetch-rows`` (``prefetch_rows.py``: that kept row fetched whole while the previous
-program of the slot computes)."""
-from mtiacc.opt.memory import keep_invariant, prefetch_rows, reuse_loads  # noqa: F401  (registers the passes)
+program of the slot computes) and ``split-dots`` (``split_dots.py``: a dot too big for local memory computed in
+sub-tiles that fit)."""
+from mtiacc.opt.memory import keep_invariant, prefetch_rows, reuse_loads, split_dots, stream_blocks, band_accumulators  # noqa: F401  (registers the passes)

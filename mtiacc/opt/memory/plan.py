@@ -35,6 +35,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
+from mtiacc.diagnostics import CompileError
 from mtiacc.ir import ops as O
 from mtiacc.ir.core import Block, BlockArgument, Operation, OpResult, Value
 from mtiacc.ir.dot_ops import SPLIT_PRECISIONS, DotOp
@@ -272,7 +273,7 @@ def plan_function(func: O.FuncOp, target: Target) -> LocalMemoryPlan:
 
 def _carried_groups(func: O.FuncOp, resident: set) -> Dict[int, int]:
     """id(value) -> id of the first value of its buffer: a loop's carried block takes its init's buffer when the
-    init is a loaded block the loop is the only reader of and the engine does not keep it (codegen's
+    init is a loaded block, loaded in the loop's block, the loop is the only reader of and the engine does not keep it (codegen's
     ``control._adopted``: another init is copied into a home of the loop's, or loaded into the engine, and
     lives to the loop's end), and its result is the carried block's buffer."""
     parent: Dict[int, int] = {}
@@ -288,7 +289,7 @@ def _carried_groups(func: O.FuncOp, resident: set) -> Dict[int, int]:
             for init, arg, res in zip(inits, op.iter_args, op.results):
                 root = find(id(arg))
                 if len(init.uses) == 1 and isinstance(init, OpResult) and isinstance(init.op, O.LoadOp) \
-                        and id(arg) not in resident:
+                        and init.op.parent is op.parent and id(arg) not in resident:
                     root = find(id(init))
                     parent[id(arg)] = root
                 parent[id(res)] = root
@@ -326,6 +327,24 @@ def _first_fit(live: List[Block_], size: int) -> int:
     return cursor
 
 
+class BlockOverSram(CompileError):
+    """A block larger than the whole SRAM: no step of the local-memory ladder can stream it."""
+
+
+def check_sram(plan: LocalMemoryPlan, target: Target) -> None:
+    """The one size that is an error: a planned block larger than the whole SRAM (the machine's
+    ``memory.sram.bytes``), which no chunking through local memory or spill to SRAM could hold."""
+    sram = target.machine["memory.sram.bytes"] if target.machine is not None else None
+    for b in sorted(plan.blocks, key=lambda b: b.first):
+        if sram and b.nbytes > sram:
+            v = b.value
+            loc = v.op.loc if isinstance(v, OpResult) else getattr(v.block.parent.parent, "loc", None)
+            what = f"{b.what} ({v.type})" if v.name_hint else b.what
+            raise BlockOverSram(f"{what} takes {b.nbytes} bytes: more than the whole SRAM ({sram} bytes) and a "
+                                f"PE's local memory ({target.lmem_bytes} bytes), so no chunk of it can be streamed "
+                                "or spilled; reduce the block sizes (BLOCK constexprs)", loc)
+
+
 def kernel_of(module: O.ModuleOp) -> Optional[O.FuncOp]:
     funcs = [op for op in module.body.block.ops if isinstance(op, O.FuncOp)]
     return funcs[-1] if funcs else None
@@ -340,4 +359,5 @@ def annotate(func: O.FuncOp, plan: LocalMemoryPlan) -> None:
                                  for b in sorted(plan.blocks, key=lambda b: (b.first, b.offset))]
 
 
-__all__: Sequence[str] = ("LocalMemoryPlan", "plan_function", "annotate", "block_bytes", "kernel_of")
+__all__: Sequence[str] = ("LocalMemoryPlan", "plan_function", "annotate", "block_bytes", "kernel_of", "check_sram",
+                          "BlockOverSram")

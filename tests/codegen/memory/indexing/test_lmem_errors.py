@@ -15,7 +15,9 @@ def line_no(text: str) -> int:
 
 
 def compile_error(block: int, opt: int) -> CompileError:
-    opts = Options(kernel="too_big", defines={"BLOCK": str(block)}, signature="*fp32,*fp32", opt_level=opt)
+    """Codegen's report, with the passes that would stream the blocks (``stream-blocks``) left out."""
+    opts = Options(kernel="too_big", defines={"BLOCK": str(block)}, signature="*fp32,*fp32", opt_level=opt,
+                   passes="contract-fma")
     with pytest.raises(CompileError) as info:
         compile_kernel(KERNELS, opts)
     return info.value
@@ -51,3 +53,18 @@ def test_the_same_kernel_fits_with_smaller_blocks():
     comp = compile_kernel(KERNELS, Options(kernel="too_big", defines={"BLOCK": "16384"},
                                            signature="*fp32,*fp32"))
     assert comp.binary
+
+
+def test_blocks_over_local_memory_are_streamed_with_a_remark():
+    """The same kernel through -O2's pipeline: ``stream-blocks`` computes it in chunks, and says so (it stores over
+    Y what it loaded from Y: each chunk through the one pointer block ``cse`` leaves, the chunk's load first)."""
+    import numpy as np
+    from mtiasim.runner import run
+    comp = compile_kernel(KERNELS, Options(kernel="too_big", defines={"BLOCK": "65536"}, signature="*fp32,*fp32",
+                                           opt_level=2))
+    assert [r.kind for r in comp.remarks] == ["stream-blocks"]
+    rng = np.random.default_rng(65536)
+    x, y = (rng.standard_normal(65536).astype(np.float32) for _ in range(2))
+    out = run(comp.binary, {"X": x, "Y": y.copy()}, grid=(1,)).outputs["Y"]
+    fma = (x.astype(np.float64) * y + x).astype(np.float32)   # a * b + a contracted: rounded once
+    np.testing.assert_array_equal(out, fma + y)
