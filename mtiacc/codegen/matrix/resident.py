@@ -93,6 +93,15 @@ def begin(lw: Lowering, loop: ForOp) -> Dict[int, DotOp]:
     return out
 
 
+def hands_rows(r: Value) -> bool:
+    """Whether loop result ``r`` is a resident accumulator whose rows go on to the next loop as they are (the
+    remainder loop of ``pipeline-dots``): no ``acc.st`` writes its home and nothing reads it."""
+    if not (isinstance(r, OpResult) and isinstance(r.op, ForOp)):
+        return False
+    dot = resident_dot(r.op.iter_args[r.index])
+    return dot is not None and _next_loop_takes(r.op, r.index, dot)
+
+
 def first_tiles_in_flight(loop: ForOp) -> bool:
     """Whether ``loop`` may start while the DMA of its first tiles is in flight: a ``pipeline-dots`` loop
     whose first stage's tiles come a trip ahead (``pipeline``), each block it carries being such a tile (a load
@@ -159,4 +168,4 @@ def end(lw: Lowering, loop: ForOp, homes, kept: Dict[int, DotOp]) -> None:
             E.hold(lw, home)
 
 
-__all__ = ["begin", "end", "resident_dot", "first_tiles_in_flight", "ACC_BYTES"]
+__all__ = ["begin", "end", "resident_dot", "first_tiles_in_flight", "hands_rows", "ACC_BYTES"]
