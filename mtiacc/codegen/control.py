@@ -264,7 +264,10 @@ def counted_loop(lw: Lowering, op: ForOp, comment: str):
 def _adopted(lw: Lowering, op: ForOp, v: Value):
     """The buffer of init ``v`` when it can be the carried block's home (no copy): a loaded block only
     this loop reads (``pipeline-loads``' first tiles), loaded in the loop's own block (a load hoisted out of an
-    enclosing loop is read again by that loop's next trip: the carried blocks must not write over it)."""
+    enclosing loop is read again by that loop's next trip: the carried blocks must not write over it), or a block
+    the loop around carries for this loop only (``resident.adopts_carried``)."""
+    if resident.adopts_carried(op, v) and v in lw.bufs:
+        return lw.bufs[v]
     if not (isinstance(v, OpResult) and isinstance(v.op, O.LoadOp) and len(v.uses) == 1
             and v.op.parent is op.parent and v in lw.bufs and v not in lw.keep):
         return None
@@ -425,8 +428,10 @@ def lower_for(lw: Lowering, op: ForOp) -> None:
     kept = resident.begin(lw, op)
     pairs = [(v, h) for i, (v, h) in enumerate(zip(op.inits, homes)) if i not in kept]
     write(lw, [v for v, _ in pairs], [h for _, h in pairs])
-    for v, a in zip(op.inits, adopted):
-        if a is not None:
+    for v, a, res in zip(op.inits, adopted, op.results):
+        if a is not None and resident.adopts_carried(op, v):
+            lw.keep.add(res)   # the outer loop's home: freed with that loop's result
+        elif a is not None:
             del lw.bufs[v]   # the home now: freed with the loop's result, not at the loop
     for arg, res, h in zip(op.iter_args, op.results, homes):
         _bind_home(lw, arg, h)
