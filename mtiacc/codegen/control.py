@@ -264,11 +264,23 @@ def counted_loop(lw: Lowering, op: ForOp, comment: str):
 def _adopted(lw: Lowering, op: ForOp, v: Value):
     """The buffer of init ``v`` when it can be the carried block's home (no copy): a loaded block only
     this loop reads (``pipeline-loads``' first tiles), loaded in the loop's own block (a load hoisted out of an
-    enclosing loop is read again by that loop's next trip: the carried blocks must not write over it)."""
+    enclosing loop is read again by that loop's next trip: the carried blocks must not write over it), or a block
+    the loop around carries for this loop only (``resident.adopts_carried``)."""
+    if resident.adopts_carried(op, v) and v in lw.bufs:
+        return lw.bufs[v]
     if not (isinstance(v, OpResult) and isinstance(v.op, O.LoadOp) and len(v.uses) == 1
             and v.op.parent is op.parent and v in lw.bufs and v not in lw.keep):
         return None
     return lw.bufs[v]
+
+
+def _handed_home(lw: Lowering, r: Value, loc):
+    """A placeholder home for loop result ``r`` when it is a resident accumulator handed on to the next loop as
+    it is (``resident.hands_rows``): nothing writes or reads it, so it takes no block's bytes (it used to take the
+    accumulator's, 128 KiB for 256 x 128 fp32, while the loop and the next one ran)."""
+    if not resident.hands_rows(r):
+        return None
+    return lw.lmem.alloc(1, "the accumulators a loop hands on to the next (never stored)", loc)
 
 
 def _yielded_home(lw: Lowering, loop: ForOp, r: Value):
@@ -410,13 +422,16 @@ def lower_for(lw: Lowering, op: ForOp) -> None:
     b = lw.b
     adopted = [None if resident.resident_dot(arg) is not None else _adopted(lw, op, v)
                for arg, v in zip(op.iter_args, op.inits)]
-    homes = [a or _yielded_home(lw, op, r) or _home(lw, r.type, resident.describe(lw, arg), op.loc)
+    homes = [a or _yielded_home(lw, op, r) or _handed_home(lw, r, op.loc)
+             or _home(lw, r.type, resident.describe(lw, arg), op.loc)
              for r, arg, a in zip(op.results, op.iter_args, adopted)]
     kept = resident.begin(lw, op)
     pairs = [(v, h) for i, (v, h) in enumerate(zip(op.inits, homes)) if i not in kept]
     write(lw, [v for v, _ in pairs], [h for _, h in pairs])
-    for v, a in zip(op.inits, adopted):
-        if a is not None:
+    for v, a, res in zip(op.inits, adopted, op.results):
+        if a is not None and resident.adopts_carried(op, v):
+            lw.keep.add(res)   # the outer loop's home: freed with that loop's result
+        elif a is not None:
             del lw.bufs[v]   # the home now: freed with the loop's result, not at the loop
     for arg, res, h in zip(op.iter_args, op.results, homes):
         _bind_home(lw, arg, h)

@@ -1,13 +1,14 @@
-# Tutorial 03's GEMM on the engine, as `make bench-gemm` compiles it.  pipeline-dots unrolls the K loop into
+# Tutorial 03's GEMM on the engine, as `make bench-gemm` compiles it, but one program per launch slot
+# (persistent-programs off: dot_next_program.py shows the slot loop around this).  pipeline-dots unrolls the K loop into
 # 4 stages (no num_stages given: as many as local memory holds, up to 4) and moves each stage's operand loads
 # up before the previous stage's dot, marked prefetch; the next trip's first-stage loads go before the last
 # stage's dot, the loop carrying those tiles ({pipeline = 2}; the first trip's load before the loop).  Codegen waits for the tiles in flight right before a
 # prefetch's transfer, its address arithmetic done, and not again before the previous stage's dot.  The accumulators go back to local memory in row
 # bands (dot-accumulators marks the store {row_bands = 2}), each band's DMA issued as its own transfer.
 # Signed / and % by 64 are shifts, and a spilled constant is rematerialized, not reloaded.
-# RUN: mtiacc %s --emit=ir -O3 -D BLOCK_SIZE_M=64 -D BLOCK_SIZE_N=64 -D BLOCK_SIZE_K=64 -D GROUP_SIZE_M=8 \
+# RUN: mtiacc %s --emit=ir -O3 --disable-pass=persistent-programs -D BLOCK_SIZE_M=64 -D BLOCK_SIZE_N=64 -D BLOCK_SIZE_K=64 -D GROUP_SIZE_M=8 \
 # RUN:   --signature '*bf16,*bf16,*bf16,i32,i32,i32,i32,i32,i32,i32,i32,i32' | filecheck %s --check-prefix=IR
-# RUN: mtiacc %s --emit=asm --asm-syntax=mtia -O3 -D BLOCK_SIZE_M=64 -D BLOCK_SIZE_N=64 -D BLOCK_SIZE_K=64 \
+# RUN: mtiacc %s --emit=asm --asm-syntax=mtia -O3 --disable-pass=persistent-programs -D BLOCK_SIZE_M=64 -D BLOCK_SIZE_N=64 -D BLOCK_SIZE_K=64 \
 # RUN:   -D GROUP_SIZE_M=8 --signature '*bf16,*bf16,*bf16,i32,i32,i32,i32,i32,i32,i32,i32,i32' \
 # RUN:   | filecheck %s --check-prefix=ASM
 import triton

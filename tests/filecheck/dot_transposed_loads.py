@@ -3,10 +3,11 @@
 # its row-major transpose (the pointer and the mask through tt.trans, one 2-D DMA per run: `wrapped-tiles`),
 # and transposed back for the dot: b's tt.trans is the engine's weight path (w_trans = 1), a's is the MLU, one
 # K panel of 32 rows right before the first mm that streams it (x_stride 32 elements).
-# A load whose tile is also read by something other than a dot is left as it is (NOT).
-# RUN: mtiacc %s -n matmul_tt --emit=ir -O3 -D BM=64 -D BN=64 -D BK=64 -D stride_am=1 -D stride_bk=1 \
+# A load whose tile is also read by something other than a dot is left as it is (NOT).  One program per launch
+# slot (persistent-programs off: dot_next_program.py shows the slot loop around such a kernel).
+# RUN: mtiacc %s -n matmul_tt --emit=ir -O3 --disable-pass=persistent-programs -D BM=64 -D BN=64 -D BK=64 -D stride_am=1 -D stride_bk=1 \
 # RUN:   --signature '*bf16,*bf16,*fp32,i32,i32,i32,i32,i32,i32' | filecheck %s --check-prefix=IR
-# RUN: mtiacc %s -n matmul_tt --emit=asm --asm-syntax=mtia -O3 -D BM=64 -D BN=64 -D BK=64 -D stride_am=1 \
+# RUN: mtiacc %s -n matmul_tt --emit=asm --asm-syntax=mtia -O3 --disable-pass=persistent-programs -D BM=64 -D BN=64 -D BK=64 -D stride_am=1 \
 # RUN:   -D stride_bk=1 --signature '*bf16,*bf16,*fp32,i32,i32,i32,i32,i32,i32' | filecheck %s --check-prefix=ASM
 # RUN: mtiacc %s -n not_only_dots --emit=ir -O3 --signature '*bf16,*bf16,*fp32,*fp32,i32' \
 # RUN:   | filecheck %s --check-prefix=NOT

@@ -22,7 +22,7 @@ from mtiacc.codegen.matrix.dot import acc_source, convert, is_zero, weight_sourc
 from mtiacc.codegen.matrix.tiles import ACC_BYTES, Geometry, configure, counted, init_rows, out_bytes, store_rows
 from mtiacc.codegen.vector.lmem import Buffer
 from mtiacc.codegen.vector.vloop import Src, elem_bytes
-from mtiacc.ir.core import OpResult, Value
+from mtiacc.ir.core import BlockArgument, OpResult, Value
 from mtiacc.ir.ops import LoadOp
 from mtiacc.ir.dot_ops import DotOp, read_back_bands
 from mtiacc.ir.scf import ForOp
@@ -93,20 +93,50 @@ def begin(lw: Lowering, loop: ForOp) -> Dict[int, DotOp]:
     return out
 
 
+def adopts_carried(loop: ForOp, init: Value) -> bool:
+    """Whether ``loop`` (a K loop of ``pipeline-dots``) takes its init ``init`` as it is, as its carried block's
+    home: a block that the slot loop around it carries and only ``loop`` reads (the first tiles, fetched a program
+    ahead: ``opt/dots/next_program.py``).  The buffer stays the outer loop's (``loop``'s result does not free it)."""
+    if not (isinstance(init, BlockArgument) and init.type.is_block() and len(init.uses) == 1):
+        return False
+    region = init.block.parent
+    owner = region.parent if region is not None else None
+    return (isinstance(owner, ForOp) and bool(owner.pipeline) and bool(owner.persistent)
+            and bool(loop.pipeline_stages) and init.block is loop.parent and init.index > 0)
+
+
+def hands_rows(r: Value) -> bool:
+    """Whether loop result ``r`` is a resident accumulator whose rows go on to the next loop as they are (the
+    remainder loop of ``pipeline-dots``): no ``acc.st`` writes its home and nothing reads it."""
+    if not (isinstance(r, OpResult) and isinstance(r.op, ForOp)):
+        return False
+    dot = resident_dot(r.op.iter_args[r.index])
+    return dot is not None and _next_loop_takes(r.op, r.index, dot)
+
+
+def _dot_slot(loop: ForOp) -> bool:
+    """Whether slot loop ``loop`` runs GEMM programs (a loop of ``pipeline-dots`` in its body)."""
+    return any(isinstance(op, ForOp) and op.pipeline_stages for op in loop.block.ops)
+
+
 def first_tiles_in_flight(loop: ForOp) -> bool:
     """Whether ``loop`` may start while the DMA of its first tiles is in flight: a ``pipeline-dots`` loop
     whose first stage's tiles come a trip ahead (``pipeline``), each block it carries being such a tile (a load
     only the loop reads: it becomes the carried block's home, no copy) or an accumulator the engine keeps from
     a zero constant.  Its body waits at the top (``control.lower_for``), so the accumulators are cleared while
-    the first tiles move instead of after them."""
-    if not (loop.pipeline and loop.pipeline_stages):
+    the first tiles move instead of after them.  So may a slot loop of ``persistent-programs`` that carries
+    the first tiles of its programs' K loop (``opt/dots/next_program.py``), each block it carries such a tile:
+    the K loop's accumulators are cleared while the slot's first program's tiles move."""
+    if not (loop.pipeline and (loop.pipeline_stages or loop.persistent and _dot_slot(loop))):
         return False
     for arg, init in zip(loop.iter_args, loop.inits):
         if not init.type.is_block():
             continue
-        if resident_dot(arg) is not None and is_zero(init):
+        if loop.pipeline_stages and resident_dot(arg) is not None and is_zero(init):
             continue
         if isinstance(init, OpResult) and isinstance(init.op, LoadOp) and len(init.uses) == 1:
+            continue
+        if loop.pipeline_stages and adopts_carried(loop, init):
             continue
         return False
     return True
@@ -159,4 +189,4 @@ def end(lw: Lowering, loop: ForOp, homes, kept: Dict[int, DotOp]) -> None:
             E.hold(lw, home)
 
 
-__all__ = ["begin", "end", "resident_dot", "first_tiles_in_flight", "ACC_BYTES"]
+__all__ = ["begin", "end", "resident_dot", "first_tiles_in_flight", "adopts_carried", "hands_rows", "ACC_BYTES"]

@@ -21,8 +21,11 @@ launch grid.
 **When.**  Only where that pays: the body's loads would move (``pipeline-loads``'s rules, on the new loop),
 or a loop of the body loads tiles that every program loads alike (``keep-invariant``'s rules: it runs next
 and keeps them in local memory for the slot's later programs; layer norm's ``W`` and ``B``), or the body
-keeps a row in local memory that ``prefetch-rows`` can fetch one program ahead, and nothing in the kernel tells programs apart in time: no atomics, barriers, dots (``pipeline-dots``
-pipelines those) or MTIA copies (the kernel author pipelines those by hand).  Programs of a Triton launch
+keeps a row in local memory that ``prefetch-rows`` can fetch one program ahead, and nothing in the kernel tells programs apart in time: no atomics, barriers or MTIA copies
+(the kernel author pipelines those by hand).  A kernel with dots is wrapped when the next program's first tiles
+can be fetched during this program's last dot (:mod:`mtiacc.opt.dots.next_program`: its K loop of
+``pipeline-dots`` carries its first tiles a trip ahead, and they fit in local memory); the slot loop then carries
+those tiles and ``pipeline-loads`` leaves it alone (``{pipeline = 2}``).  Programs of a Triton launch
 have no order among them, so running the programs of a slot one after another, and fetching the next
 one's inputs early, is one of the orders a launch allows: the reads of program ``v + SLOTS`` move before
 the stores of program ``v`` only through distinct pointer parameters, which ``pipeline-loads`` checks.
@@ -40,12 +43,14 @@ from mtiacc.ir.core import Operation, Value
 from mtiacc.ir.dot_ops import DotOp
 from mtiacc.ir.mtia import MTIA_OPS, LocalAllocOp
 from mtiacc.ir.types import i32
+from mtiacc.opt.dots.next_program import fetch_next_program, qualifies
 from mtiacc.opt.loops.pipeline_loads import free_for_loads, movable_loads
 from mtiacc.opt.memory.keep_invariant import candidates
+from mtiacc.opt.memory.plan import plan_function
 from mtiacc.opt.memory.prefetch_rows import row_of
 from mtiacc.opt.pass_manager import ModulePass, PassContext, register_pass
 
-BLOCKERS = (AtomicRMWOp, AtomicCASOp, BarrierOp, DotOp, *[c for c in MTIA_OPS if c is not LocalAllocOp])
+BLOCKERS = (AtomicRMWOp, AtomicCASOp, BarrierOp, *[c for c in MTIA_OPS if c is not LocalAllocOp])
 
 
 def _kernel(module: O.ModuleOp) -> Optional[O.FuncOp]:
@@ -67,12 +72,13 @@ class _Wrapped:
         return op.result
 
 
-def _wrap(func: O.FuncOp, slots: int) -> Optional[_Wrapped]:
+def _wrap(func: O.FuncOp, slots: int, dots: bool = False) -> Optional[_Wrapped]:
     """Move the body of ``func`` (but its ``mtia.local_alloc`` ops and its return) into the slot loop, or
-    None when the kernel does not qualify."""
+    None when the kernel does not qualify (``dots``: whether it may have ``tt.dot`` ops)."""
     entry = func.entry
     ret = entry.terminator
-    if not isinstance(ret, O.ReturnOp) or any(isinstance(op, BLOCKERS) for op in func.walk()):
+    blockers = BLOCKERS if dots else BLOCKERS + (DotOp,)
+    if not isinstance(ret, O.ReturnOp) or any(isinstance(op, blockers) for op in func.walk()):
         return None
     body = [op for op in entry.ops if op is not ret and not isinstance(op, LocalAllocOp)]
     if not any(isinstance(o, O.LoadOp) for op in body for o in op.walk()):
@@ -145,9 +151,24 @@ def _program_ids(w: _Wrapped) -> None:
         op.erase()
 
 
+def persist_dots(func: O.FuncOp, slots: int, ctx: PassContext) -> bool:
+    """Wrap a kernel with dots in its slot loop when the next program's first tiles can be fetched during this
+    program's last dot (:mod:`mtiacc.opt.dots.next_program`) and fit in local memory beside the rest."""
+    if not qualifies(func, plan_function(func, ctx.target)):
+        return False
+    w = _wrap(func, slots, dots=True)
+    if w is None:
+        return False
+    _program_ids(w)
+    fetch_next_program(w.loop)
+    return True
+
+
 def persist(func: O.FuncOp, slots: int, lmem_bytes: int, ctx: PassContext) -> bool:
     """Wrap ``func`` in its slot loop when there is something to keep or fetch ahead (``lmem_bytes`` for the
     tiles fetched ahead; 0: what the local-memory plan leaves)."""
+    if any(isinstance(op, DotOp) for op in func.walk()):
+        return persist_dots(func, slots, ctx)
     w = _wrap(func, slots)
     if w is None:
         return False

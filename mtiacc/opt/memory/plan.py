@@ -242,7 +242,7 @@ def plan_function(func: O.FuncOp, target: Target) -> LocalMemoryPlan:
     group = _carried_groups(func, resident)
     blocks: Dict[int, Block_] = {}
     for v, p, around in defs:
-        if id(v) in resident or id(v) in shared or not _materialized(v, memo):
+        if id(v) in resident or id(v) in shared or not _materialized(v, memo) or _handed_on(v, resident):
             continue
         last = p
         owner = v.block.parent.parent if isinstance(v, BlockArgument) and v.block.parent else None
@@ -269,6 +269,20 @@ def plan_function(func: O.FuncOp, target: Target) -> LocalMemoryPlan:
                            dying={p: v for p, v in dying.items()}, lmem_bytes=target.lmem_bytes)
     _assign(plan)
     return plan
+
+
+def _handed_on(v: Value, resident: set) -> bool:
+    """Whether ``v`` is a loop's result that the engine keeps and that only starts the same accumulation in the
+    next loop of its block (``pipeline-dots``' remainder loop): its rows go on as they are, codegen gives it no
+    buffer (``codegen/control.py``)."""
+    if not (isinstance(v, OpResult) and isinstance(v.op, ForOp) and id(v.op.iter_args[v.index]) in resident):
+        return False
+    if len(v.uses) != 1 or not isinstance(v.uses[0].op, ForOp):
+        return False
+    nxt = v.uses[0].op
+    j = v.uses[0].index - 3                 # the init's index among the carried values (lower, upper, step first)
+    return (nxt.parent is v.op.parent and 0 <= j < len(nxt.iter_args) and id(nxt.iter_args[j]) in resident
+            and nxt.iter_args[j].type == v.type)
 
 
 def _carried_groups(func: O.FuncOp, resident: set) -> Dict[int, int]:

@@ -17,8 +17,9 @@ UBF = 2.0 ** -9       # of bf16
 
 
 @functools.lru_cache(maxsize=None)
-def build(kernel: str, signature: str, **defines) -> bytes:
-    opts = Options(kernel=kernel, signature=signature, defines={k: str(v) for k, v in defines.items()})
+def build(kernel: str, signature: str, disabled=(), **defines) -> bytes:
+    opts = Options(kernel=kernel, signature=signature, defines={k: str(v) for k, v in defines.items()},
+                   disabled_passes=tuple(disabled))
     return compile_kernel(str(KERNELS), opts).binary
 
 

@@ -16,9 +16,9 @@ PTR = {"bf16": "*bf16", "f16": "*fp16", "i8": "*i8"}
 OUT = {"bf16": "*bf16", "f16": "*fp16", "i8": "*i32"}
 
 
-def gemm(layout: str, kind: str, shape, blocks, specialize: bool = True):
+def gemm(layout: str, kind: str, shape, blocks, specialize: bool = True, disabled=()):
     """C = A @ B with A stored [K, M] when layout[0] is 'T' and B stored [N, K] when layout[1] is 'T'; returns
-    (C, A and B as float64 / int64 values)."""
+    (C, A and B as float64 / int64 values).  ``disabled``: passes left out."""
     M, N, K = shape
     rng = np.random.default_rng(M * 7919 + N * 131 + K)
     a, av = operand(rng, (M, K), kind)
@@ -30,7 +30,7 @@ def gemm(layout: str, kind: str, shape, blocks, specialize: bool = True):
     consts = {n for n, v in zip(NAMES, values) if specialize and n.startswith("stride") and v == 1}
     sig = ",".join([PTR[kind], PTR[kind], OUT[kind]] + ["i32"] * (len(NAMES) - len(consts)))
     bm, bn, bk = blocks
-    binary = build("matmul_strided", sig, BLOCK_SIZE_M=bm, BLOCK_SIZE_N=bn, BLOCK_SIZE_K=bk, GROUP_SIZE_M=2,
+    binary = build("matmul_strided", sig, disabled, BLOCK_SIZE_M=bm, BLOCK_SIZE_N=bn, BLOCK_SIZE_K=bk, GROUP_SIZE_M=2,
                    INTEGER=int(kind == "i8"), **{n: 1 for n in sorted(consts)})
     out_t = {"bf16": np.uint16, "f16": np.float16, "i8": np.int32}[kind]
     inputs = {"a_ptr": a_stored, "b_ptr": b_stored, "c_ptr": np.zeros((M, N), out_t),
@@ -77,3 +77,18 @@ def test_strides_known_at_run_time_only(layout):
     c, av, bv = gemm(layout, "f16", shape, blocks, specialize=False)
     _check(c, av, bv, "f16")
     assert np.array_equal(c, gemm(layout, "f16", shape, blocks)[0])
+
+
+@pytest.mark.parametrize("kind", ["bf16", "f16", "i8"])
+@pytest.mark.parametrize("layout", ["NN", "NT", "TN", "TT"])
+def test_several_programs_per_pe(layout, kind):
+    """170 programs on 64 PEs: each PE runs its slot's programs in one loop (persistent-programs), the next
+    program's first tiles fetched during this one's last dot; ragged edges and a K loop of one pipelined trip and
+    two more iterations.  The same bits as one program per launch slot, and as the row-major layout."""
+    shape, blocks = (544, 320, 328), (32, 32, 64)
+    c, av, bv = gemm(layout, kind, shape, blocks)
+    _check(c, av, bv, kind)
+    one, _, _ = gemm(layout, kind, shape, blocks, disabled=("persistent-programs",))
+    assert np.array_equal(c, one)
+    if layout != "NN":
+        assert np.array_equal(c, gemm("NN", kind, shape, blocks)[0])
