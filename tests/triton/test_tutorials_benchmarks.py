@@ -1,0 +1,58 @@
+"""The tutorials' benchmarks on the simulated clock: ``triton.testing.do_bench`` of a call that autotunes (tutorial
+03's ``matmul(a, b)``, 06's ``attention(...)``) measures the launch made with the config chosen, as Triton's
+``do_bench``, whose warm-up call does the tuning, measures the calls after it."""
+import pytest
+
+pytest.importorskip("triton")
+pytest.importorskip("torch")
+import torch  # noqa: E402
+import triton  # noqa: E402
+import triton.language as tl  # noqa: E402
+
+from mtiacc.triton_backend import clock  # noqa: E402
+from mtiacc.triton_backend.driver import MtiaDriver  # noqa: E402
+
+pytestmark = pytest.mark.skipif(not MtiaDriver.is_active(), reason="another Triton backend is active here")
+
+DEVICE = triton.runtime.driver.active.get_active_torch_device()
+
+
+@triton.autotune(configs=[triton.Config({"BLOCK": 64}), triton.Config({"BLOCK": 256})], key=["n"])
+@triton.jit
+def tuned_scale_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) * 2.0, mask=mask)
+
+
+def test_do_bench_of_a_call_that_autotunes_measures_the_launch_with_the_config_chosen():
+    n = 3000
+    x = torch.randn(n, device=DEVICE)
+    out = torch.empty_like(x)
+
+    def call():
+        tuned_scale_kernel[lambda meta: (triton.cdiv(n, meta["BLOCK"]),)](x, out, n)
+
+    t0 = clock.now_s()
+    first = triton.testing.do_bench(call, quantiles=[0.5, 0.2, 0.8])      # tunes, then launches the best
+    tuning_and_launch_ms = (clock.now_s() - t0) * 1e3
+    torch.testing.assert_close(out, x * 2.0)
+    t0 = clock.now_s()
+    second = triton.testing.do_bench(call)                                # tuned: one launch
+    assert second == pytest.approx((clock.now_s() - t0) * 1e3) and second > 0
+    assert first == [second] * 3
+    assert tuning_and_launch_ms > 2 * second      # the configs' measurements ran, and do_bench left them out
+
+
+def test_a_measurement_nested_in_another_counts_its_launches_in_itself_only():
+    x = torch.randn(1000, device=DEVICE)
+    out = torch.empty_like(x)
+
+    def launch():
+        tuned_scale_kernel[lambda meta: (triton.cdiv(1000, meta["BLOCK"]),)](x, out, 1000)
+
+    launch()                                                              # tuned for n=1000
+    inner = []
+    outer_ms, outer_n = clock.measure(lambda: (inner.append(clock.measure(launch)), launch()))
+    (inner_ms, inner_n), = inner
+    assert (inner_n, outer_n) == (1, 1) and outer_ms == inner_ms > 0
