@@ -56,3 +56,14 @@ def test_a_measurement_nested_in_another_counts_its_launches_in_itself_only():
     outer_ms, outer_n = clock.measure(lambda: (inner.append(clock.measure(launch)), launch()))
     (inner_ms, inner_n), = inner
     assert (inner_n, outer_n) == (1, 1) and outer_ms == inner_ms > 0
+
+
+@pytest.mark.parametrize("rep, calls", [(0, 2), (10 ** 9, 5)])
+def test_a_call_timed_on_the_host_is_warmed_up_then_repeated_as_rep_allows(rep, calls):
+    """A baseline the host computes (no launch on the chip) is timed as Triton times it: a warm-up call, then
+    the calls ``rep`` milliseconds allow, one at least (a baseline taking seconds: tutorial 02's naive softmax at
+    its largest sizes), four at most."""
+    made = []
+    x = torch.randn(64, 64)
+    ms = triton.testing.do_bench(lambda: made.append(torch.softmax(x, dim=-1)), rep=rep, return_mode="all")
+    assert len(made) == calls and len(ms) == calls - 1 and all(t > 0 for t in ms)
