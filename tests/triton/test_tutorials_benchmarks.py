@@ -67,3 +67,35 @@ def test_a_call_timed_on_the_host_is_warmed_up_then_repeated_as_rep_allows(rep, 
     x = torch.randn(64, 64)
     ms = triton.testing.do_bench(lambda: made.append(torch.softmax(x, dim=-1)), rep=rep, return_mode="all")
     assert len(made) == calls and len(ms) == calls - 1 and all(t > 0 for t in ms)
+
+
+@triton.jit
+def copy_again_kernel(x_ptr, out_ptr, n_iter, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    for i in range(n_iter):
+        tl.store(out_ptr + offs, tl.load(x_ptr + (i % 4) * BLOCK + offs))
+
+
+def test_a_launch_longer_than_the_simulators_default_cap_runs_through_triton():
+    """``mtiasim run`` takes a run past 10,000,000 cycles for a runaway; through Triton a launch runs until it is
+    done, as tutorial 03's 4096^3 GEMM must (15,000,000 cycles and more)."""
+    from mtiasim.sync.progress import DEFAULT_MAX_CYCLES
+    block, n_iter = 32768, 2600           # 128 KiB in and out per iteration: about 4,500 cycles each
+    x = torch.randn(4 * block, device=DEVICE)
+    out = torch.empty(block, device=DEVICE)
+    ms, n = clock.measure(lambda: copy_again_kernel[(1,)](x, out, n_iter, BLOCK=block))
+    cycles = ms * 1e-3 * 1.35e9
+    assert n == 1 and cycles > DEFAULT_MAX_CYCLES
+    torch.testing.assert_close(out, x[(n_iter - 1) % 4 * block:][:block])
+
+
+def test_the_environment_bounds_a_launch(monkeypatch):
+    from mtiacc.diagnostics import KernelFault, UserError
+    x = torch.randn(4 * 1024, device=DEVICE)
+    out = torch.empty(1024, device=DEVICE)
+    monkeypatch.setenv("MTIACC_MAX_CYCLES", "20_000")
+    with pytest.raises(KernelFault, match=r"--max-cycles \(20000 cycles\)"):
+        copy_again_kernel[(1,)](x, out, 3000, BLOCK=1024)
+    monkeypatch.setenv("MTIACC_MAX_CYCLES", "lots")
+    with pytest.raises(UserError, match="MTIACC_MAX_CYCLES='lots': expected a number"):
+        copy_again_kernel[(1,)](x, out, 101, BLOCK=1024)
