@@ -168,9 +168,10 @@ def do_bench(fn, warmup=25, rep=100, grad_to_none=None, quantiles=None, return_m
     milliseconds of measured time, tens of thousands of calls for a kernel taking microseconds on the chip, each
     going through the launcher in Python; the simulator is deterministic, so one call measures what they would.
     A call that launched nothing on the chip (a torch operation the host computed, as a benchmark's baseline)
-    is timed on the host's clock instead, as Triton times it: that first call is the warm-up, then the calls
-    ``rep`` milliseconds allow, one at least and four at most (a baseline taking seconds on the host, tutorial
-    02's ``naive_softmax`` at 4096 x 12672, is called twice, not five times)."""
+    is timed on the host's clock instead: a call that took ``rep`` milliseconds or more is its own measurement
+    (tutorial 02's ``naive_softmax`` and 03's fp16 ``torch.matmul`` take seconds on the host at their largest
+    sizes, where Triton's ``do_bench`` would call them eight times); a quicker one was the warm-up, and the
+    calls ``rep`` milliseconds allow follow, four at most."""
     import time
     if grad_to_none is not None:
         for x in grad_to_none:
@@ -179,9 +180,11 @@ def do_bench(fn, warmup=25, rep=100, grad_to_none=None, quantiles=None, return_m
     ms, n = measure(fn)
     if n or _capturing():      # launches captured to run in parallel (tuning.py): one call is all it takes
         return _summary([ms], quantiles, return_mode)
-    warm_ms = (time.perf_counter() - h0) * 1e3
+    first_ms = (time.perf_counter() - h0) * 1e3
+    if first_ms >= rep:
+        return _summary([first_ms], quantiles, return_mode)
     times = []
-    for _ in range(max(1, min(4, int(rep / max(warm_ms, 1e-6))))):
+    for _ in range(max(1, min(4, int(rep / max(first_ms, 1e-6))))):
         if grad_to_none is not None:
             for x in grad_to_none:
                 x.grad = None

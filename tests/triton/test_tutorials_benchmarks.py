@@ -58,15 +58,15 @@ def test_a_measurement_nested_in_another_counts_its_launches_in_itself_only():
     assert (inner_n, outer_n) == (1, 1) and outer_ms == inner_ms > 0
 
 
-@pytest.mark.parametrize("rep, calls", [(0, 2), (10 ** 9, 5)])
-def test_a_call_timed_on_the_host_is_warmed_up_then_repeated_as_rep_allows(rep, calls):
-    """A baseline the host computes (no launch on the chip) is timed as Triton times it: a warm-up call, then
-    the calls ``rep`` milliseconds allow, one at least (a baseline taking seconds: tutorial 02's naive softmax at
-    its largest sizes), four at most."""
+@pytest.mark.parametrize("rep, calls, timed", [(0, 1, 1), (10 ** 9, 5, 4)])
+def test_a_call_timed_on_the_host_is_called_as_often_as_rep_allows(rep, calls, timed):
+    """A baseline the host computes (no launch on the chip): a call taking ``rep`` milliseconds or more is its own
+    measurement (tutorial 03's fp16 ``torch.matmul`` at 4096^3 takes minutes on the host), a quicker one is the
+    warm-up of the calls ``rep`` allows, four at most."""
     made = []
     x = torch.randn(64, 64)
     ms = triton.testing.do_bench(lambda: made.append(torch.softmax(x, dim=-1)), rep=rep, return_mode="all")
-    assert len(made) == calls and len(ms) == calls - 1 and all(t > 0 for t in ms)
+    assert len(made) == calls and len(ms) == timed and all(t > 0 for t in ms)
 
 
 @triton.jit
