@@ -99,3 +99,17 @@ def test_the_environment_bounds_a_launch(monkeypatch):
     monkeypatch.setenv("MTIACC_MAX_CYCLES", "lots")
     with pytest.raises(UserError, match="MTIACC_MAX_CYCLES='lots': expected a number"):
         copy_again_kernel[(1,)](x, out, 101, BLOCK=1024)
+
+
+def test_a_launch_on_more_memory_than_replay_keeps_is_not_remembered(monkeypatch):
+    """Replay keeps two copies of a launch's memory; past ``MAX_BYTES`` (tutorial 01's largest size launches on
+    three 512 MB tensors) it keeps none, and a smaller launch is remembered and replayed."""
+    from mtiacc.triton_backend import replay
+    monkeypatch.setattr(replay, "MAX_BYTES", 4096)
+    launch = object()
+    for n, kept in ((1024, True), (1025, False)):        # fp32: 4096 bytes, then 4100
+        r = replay.Replay()
+        x = torch.zeros(n)
+        assert r.lookup((1, 1, 1), [x, n]) is None
+        r.record(launch)
+        assert (r.lookup((1, 1, 1), [x, n]) is launch) == kept
