@@ -14,7 +14,18 @@ _elapsed_s = 0.0
 _launches = 0
 
 
-_measuring: List[List[float]] = []     # the measurements in progress (measure()): chip seconds each
+class _Measurement:
+    """A measurement in progress (:func:`measure`): the chip seconds and the launches of its call."""
+
+    def __init__(self):
+        self.seconds = 0.0
+        self.launches = 0
+
+
+# the measurements in progress, innermost last: a launch counts in the innermost only, so a call that
+# autotunes (Triton's autotuner measures each config inside it) measures the launch it makes with the config
+# chosen, as Triton's do_bench, whose warm-up call does the tuning, measures the calls after it
+_measuring: List[_Measurement] = []
 
 
 def advance(seconds: float) -> None:
@@ -23,8 +34,9 @@ def advance(seconds: float) -> None:
     with _lock:
         _elapsed_s += seconds
         _launches += 1
-        for m in _measuring:
-            m[0] += seconds
+        if _measuring:
+            _measuring[-1].seconds += seconds
+            _measuring[-1].launches += 1
 
 
 def now_s() -> float:
@@ -117,14 +129,15 @@ def measure(call) -> Tuple[float, int]:
     """Run ``call`` once: the simulated milliseconds of the launches it made, and how many it made (the
     simulator is deterministic, so once measures what repetitions would).  The milliseconds are the launches'
     own times added up, not a difference of the clock's readings, so a launch measures the same whatever ran
-    before it."""
-    total, n0 = [0.0], launches()
-    _measuring.append(total)
+    before it.  Launches made inside a measurement nested in this one (the autotuner's, measuring its
+    configs) count in that one only."""
+    m = _Measurement()
+    _measuring.append(m)
     try:
         call()
     finally:
-        _measuring.remove(total)
-    return total[0] * 1e3, launches() - n0
+        _measuring.pop(next(i for i in range(len(_measuring) - 1, -1, -1) if _measuring[i] is m))
+    return m.seconds * 1e3, m.launches
 
 
 _benchmark = threading.local()
@@ -155,7 +168,10 @@ def do_bench(fn, warmup=25, rep=100, grad_to_none=None, quantiles=None, return_m
     milliseconds of measured time, tens of thousands of calls for a kernel taking microseconds on the chip, each
     going through the launcher in Python; the simulator is deterministic, so one call measures what they would.
     A call that launched nothing on the chip (a torch operation the host computed, as a benchmark's baseline)
-    is timed on the host's clock instead, over a few calls."""
+    is timed on the host's clock instead: a call that took ``rep`` milliseconds or more is its own measurement
+    (tutorial 02's ``naive_softmax`` and 03's fp16 ``torch.matmul`` take seconds on the host at their largest
+    sizes, where Triton's ``do_bench`` would call them eight times); a quicker one was the warm-up, and the
+    calls ``rep`` milliseconds allow follow, four at most."""
     import time
     if grad_to_none is not None:
         for x in grad_to_none:
@@ -164,8 +180,14 @@ def do_bench(fn, warmup=25, rep=100, grad_to_none=None, quantiles=None, return_m
     ms, n = measure(fn)
     if n or _capturing():      # launches captured to run in parallel (tuning.py): one call is all it takes
         return _summary([ms], quantiles, return_mode)
-    times = [(time.perf_counter() - h0) * 1e3]
-    for _ in range(4):
+    first_ms = (time.perf_counter() - h0) * 1e3
+    if first_ms >= rep:
+        return _summary([first_ms], quantiles, return_mode)
+    times = []
+    for _ in range(max(1, min(4, int(rep / max(first_ms, 1e-6))))):
+        if grad_to_none is not None:
+            for x in grad_to_none:
+                x.grad = None
         h0 = time.perf_counter()
         fn()
         times.append((time.perf_counter() - h0) * 1e3)

@@ -6,7 +6,9 @@ its time.
 ``triton.testing.do_bench`` repeats a kernel call for about 100 ms of (simulated) time, which for a kernel
 taking a few microseconds on the chip is thousands of identical launches; this keeps them cheap.  One launch is
 remembered per launcher: its arguments' memory before (to compare) and after (to write back).  A replayed
-launch prints nothing (``tl.device_print``); ``MTIACC_TRITON_REPLAY=0`` turns replaying off.
+launch prints nothing (``tl.device_print``); ``MTIACC_TRITON_REPLAY=0`` turns replaying off.  A launch whose
+arguments' memory passes :data:`MAX_BYTES` is not remembered: remembering keeps two copies of that memory
+(tutorial 01's largest size launches on three 512 MB tensors), and a launch that large is rarely repeated.
 """
 from __future__ import annotations
 
@@ -16,6 +18,9 @@ from typing import List, Optional, Tuple
 import numpy as np
 
 from mtiacc.runtime.signature import Buffer, classify, is_torch_tensor
+
+
+MAX_BYTES = 256 << 20
 
 
 def enabled() -> bool:
@@ -62,6 +67,8 @@ class Replay:
         if found is None:
             return None
         key, spans = (grid, found[0]), found[1]
+        if sum(s.nbytes for s in spans) > MAX_BYTES:
+            return None
         if (self.launch is not None and key == self.key
                 and all(np.array_equal(s, b) for s, b in zip(spans, self.before))):
             for s, a in zip(spans, self.after):
