@@ -19,7 +19,7 @@ import numpy as np
 
 from mtiacc.diagnostics import UserError, surfaced
 from mtiacc.runtime import cache
-from mtiacc.runtime.signature import Buffer, DescriptorArg, as_annotated, classify
+from mtiacc.runtime.signature import Buffer, DescriptorArg, as_annotated, classify, span_at
 
 
 def _api(fn):
@@ -368,7 +368,7 @@ def _share_memory(buffers: Dict[str, Buffer], inputs: Dict[str, np.ndarray],
         if (hi - lo) % dt.itemsize:
             raise UserError(f"arguments {', '.join(n for _, _, n in g)} share memory in a way mtiacc cannot pass "
                             f"as one buffer of {dt}")
-        union = _span_at(lo, hi - lo)
+        union = span_at(lo, hi - lo, [buffers[name].span for _a, _m, name in g])
         inputs[owner] = union.view(dt)
         buffers[owner] = Buffer(union, offsets[owner], dt)
         for _a, _m, name in g:
@@ -376,11 +376,6 @@ def _share_memory(buffers: Dict[str, Buffer], inputs: Dict[str, np.ndarray],
             if name != owner:
                 inputs.pop(name, None)
                 buffers.pop(name)
-
-
-def _span_at(address: int, n: int) -> np.ndarray:
-    import ctypes
-    return np.frombuffer((ctypes.c_uint8 * n).from_address(address), np.uint8)
 
 
 def _annotated_type(ann: ast.expr, scope) -> Optional[str]:

@@ -50,13 +50,21 @@ def is_torch_tensor(v) -> bool:
 
 
 def byte_span(a: np.ndarray) -> Tuple[np.ndarray, int]:
-    """The bytes ``a``'s elements span in memory (a 1-D uint8 array sharing that memory) and the offset of the
-    element at index 0 in them."""
+    """The bytes ``a``'s elements span in memory (a 1-D uint8 array sharing that memory, keeping ``a`` alive) and
+    the offset of the element at index 0 in them."""
     if a.size == 0:
         return np.zeros(0, np.uint8), 0
     lo, hi = byte_bounds(a)
-    span = np.frombuffer((ctypes.c_uint8 * (hi - lo)).from_address(lo), np.uint8)
-    return span, a.__array_interface__["data"][0] - lo
+    return span_at(lo, hi - lo, a), a.__array_interface__["data"][0] - lo
+
+
+def span_at(address: int, n: int, owner) -> np.ndarray:
+    """The ``n`` bytes at ``address`` as a 1-D uint8 array that keeps ``owner`` (what holds that memory) alive as
+    long as the array or any view of it lives: a launch prepared now may run after its caller dropped the
+    arguments (autotuning's captured launches, a ``Prepared`` kept for later)."""
+    raw = (ctypes.c_uint8 * n).from_address(address)
+    raw.owner = owner
+    return np.frombuffer(raw, np.uint8)
 
 
 def _scalar(name: str, v) -> str:

@@ -38,6 +38,7 @@ class LaunchJob:
     grid: Tuple[int, ...]
     scalars: Dict[str, str]
     pointer_at: Dict[str, Tuple[str, int]]
+    limits: Tuple[Tuple[str, int], ...] = ()  # the run's max_cycles / max_steps, else mtiasim run's defaults
 
 
 def compile_launch(unit, options) -> Dict[str, object]:
@@ -49,13 +50,15 @@ def compile_launch(unit, options) -> Dict[str, object]:
         return {"error": e.render()}
 
 
-def simulate_launch(binary: bytes, inputs, grid, scalars, pointer_at, config_path, overrides) -> Dict[str, object]:
+def simulate_launch(binary: bytes, inputs, grid, scalars, pointer_at, config_path, overrides,
+                    limits=()) -> Dict[str, object]:
     """``{"result": RunResult}`` (without its decoded program, which the caller has), or ``{"error": text}`` for a
-    run that faults."""
+    run that faults or passes ``limits`` (``(("max_cycles", n), ("max_steps", n))``, as ``mtiasim.runner.run``
+    takes them)."""
     from mtiasim.runner import run
     try:
         result = run(binary, inputs, grid=grid, args=scalars, pointer_at=pointer_at, config_path=config_path,
-                     overrides=overrides)
+                     overrides=overrides, **dict(limits))
     except UserError as e:
         return {"error": e.render()}
     result.program = None
@@ -72,7 +75,7 @@ def launch_job(job: LaunchJob) -> Dict[str, object]:
             return {"compile_error": compiled["error"]}
         binary = compiled["binary"]
     out = simulate_launch(binary, job.inputs, job.grid, job.scalars, job.pointer_at, job.options.target,
-                          job.options.overrides)
+                          job.options.overrides, job.limits)
     out["binary"] = binary
     return out
 
@@ -147,7 +150,7 @@ def run_launches(jobs: List[LaunchJob], executor) -> List[Dict[str, object]]:
                 binaries[i] = outcome["binary"]
     order = sorted(binaries)
     args = [(binaries[i], jobs[i].inputs, jobs[i].grid, jobs[i].scalars, jobs[i].pointer_at,
-             jobs[i].options.target, jobs[i].options.overrides) for i in order]
+             jobs[i].options.target, jobs[i].options.overrides, jobs[i].limits) for i in order]
     for k, outcome in executor.run(simulate_launch, args):
         i = order[k]
         out[i] = ({"lost": outcome.reason} if isinstance(outcome, Lost)

@@ -142,6 +142,8 @@ def prefetch(calls: Sequence[Callable[[], object]], executor=None) -> int:
             seen.clear()
     if len(captured) < 2:
         return 0
+    from .limits import run_limits
+    limits = tuple(sorted(run_limits().items()))  # a candidate runs as long as its launch would
     jobs, keys = [], []
     for c in captured:
         signature, defines = c.prepared.compile_request
@@ -150,7 +152,7 @@ def prefetch(calls: Sequence[Callable[[], object]], executor=None) -> int:
         from mtiacc.runtime import cache
         jobs.append(LaunchJob(unit=unit, options=options, binary=cache.load(cache_key), inputs=c.inputs,
                               grid=tuple(c.prepared.grid), scalars=dict(c.prepared.scalars),
-                              pointer_at=dict(c.prepared.pointer_at)))
+                              pointer_at=dict(c.prepared.pointer_at), limits=limits))
         keys.append(_key(cache_key, c.prepared))
     counts["ran"] += len(jobs)
     for c, job, key, outcome in zip(captured, jobs, keys, run_launches(jobs, ex)):
