@@ -195,7 +195,8 @@ def run_on_host(py_fn, grid, args) -> None:
     # patched triton.language, gluon's module body fails (an AssertionError, then "Cannot call @triton.jit'd
     # outside of the scope of a kernel" on every later launch): import it here first
     import triton.experimental.gluon  # noqa: F401
-    with _interpreted(_namespaces(py_fn)), _patched_once(interpreter), _split_precisions(interpreter):
+    with _interpreted(_namespaces(py_fn)), _patched_once(interpreter), _split_precisions(interpreter), \
+            _bf16_dots(interpreter):
         interpreter.InterpretedFunction(py_fn)[tuple(grid)](*args)
 
 
@@ -234,6 +235,34 @@ def _split_precisions(interpreter) -> Iterator[None]:
         yield
     finally:
         builder.options = saved
+
+
+@contextlib.contextmanager
+def _bf16_dots(interpreter) -> Iterator[None]:
+    """``tl.dot`` of bf16 operands as the product of their values.  The interpreter keeps a bf16 block as its bit
+    patterns (numpy has no bf16) and its dot multiplies those integers: a bf16 GEMM falling back to the host
+    gave products of order 1e11.  For the run, bf16 operands are widened to fp32 (exact) before the product
+    (the accumulator is fp32: Triton rejects a bf16 ``out_dtype``)."""
+    import triton.language as tl
+    builder = interpreter.interpreter_builder
+    real, patched = builder.create_dot, vars(builder).get("create_dot")
+
+    def widened(h):
+        if h.dtype.scalar != tl.bfloat16:
+            return h
+        return interpreter.TensorHandle((h.data.astype(np.uint32) << 16).view(np.float32), tl.float32)
+
+    def create_dot(a, b, d, input_precision, max_num_imprecise_acc):
+        return real(widened(a), widened(b), d, input_precision, max_num_imprecise_acc)
+
+    builder.create_dot = create_dot
+    try:
+        yield
+    finally:
+        if patched is None:
+            del builder.create_dot
+        else:
+            builder.create_dot = patched
 
 
 def _names_lang() -> None:
