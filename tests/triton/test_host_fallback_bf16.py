@@ -1,8 +1,10 @@
-"""A bf16 GEMM run on the host (mtiacc/triton_backend/fallback.py): Triton's interpreter keeps a bf16 block as its
-bit patterns (uint16; numpy has no bf16) and its ``tl.dot`` multiplied those integers, so a bf16 GEMM that fell
-back to the host wrote products of order 1e11.  BERT-base in bf16 under ``torch.compile(backend="mtia")`` hit it:
+"""bf16 in a kernel run on the host (mtiacc/triton_backend/fallback.py).  Triton's interpreter keeps a bf16 block as
+its bit patterns (uint16; numpy has no bf16): its ``tl.dot`` multiplied those integers, so a bf16 GEMM that fell
+back to the host wrote products of order 1e11 (BERT-base in bf16 under ``torch.compile(backend="mtia")`` hit it:
 its 128x128x64 GEMM tile did not fit a PE's local memory, every Linear fell back, and the model's output was off
-by 1.75 against eager.  Differential against numpy in float64, seeded; the output stored as fp32 and as bf16."""
+by 1.75 against eager); and its cast to bf16 truncated (Triton's default, the chip's and torch's is
+round-to-nearest-even), from fp64 to an integer.  Differential against numpy in float64 and torch's rounding,
+seeded."""
 import numpy as np
 import pytest
 
@@ -43,7 +45,30 @@ def test_bf16_gemm_on_the_host_multiplies_values_not_bit_patterns(out_dtype):
     fallback.run_on_host(_bf16_gemm_bias.fn, (2, 2, 1), [a, w, bias, c, M, N, K, 32, 16, 32])
     want = a.double().numpy() @ w.double().numpy().T + bias.double().numpy()
     got = c.double().numpy()
-    # fp32 accumulation of exact bf16 products: only the output's rounding (fp32: ~1e-6; bf16: 2**-8) is left
-    tol = 1e-5 if out_dtype == torch.float32 else 2.0 ** -7
-    np.testing.assert_allclose(got, want, rtol=tol, atol=tol * np.abs(want).max())
+    # fp32 accumulation of exact bf16 products: only the output's rounding (fp32: ~1e-6; bf16 to nearest: half
+    # an ulp, 2**-8 of the value; truncated it would be up to 2**-7) is left
+    rtol = 1e-5 if out_dtype == torch.float32 else 2.0 ** -8
+    np.testing.assert_allclose(got, want, rtol=rtol, atol=1e-5 * np.abs(want).max())
+
+
+@triton.jit
+def _to_bf16(X, Out, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(X + offs, mask=offs < n, other=0.0)
+    tl.store(Out + offs, x.to(tl.bfloat16), mask=offs < n)
+
+
+@pytest.mark.parametrize("src_dtype", [torch.float32, torch.float64])
+def test_cast_to_bf16_on_the_host_rounds_to_nearest_even(src_dtype):
+    rng = np.random.default_rng(3)
+    x = torch.from_numpy(rng.standard_normal(200) * 10.0 ** rng.integers(-3, 4, 200)).to(src_dtype)
+    # ties (exactly half an ulp of bf16: odd and even last bits), infinities, a NaN, zeros
+    x[:6] = torch.tensor([1.0 + 2.0 ** -8, 1.0 + 3 * 2.0 ** -8, float("inf"), float("-inf"), -0.0, 0.0])
+    x[6] = float("nan")
+    out = torch.zeros(256, dtype=torch.bfloat16)
+    fallback.run_on_host(_to_bf16.fn, (1, 1, 1), [x, out, 200, 256])
+    want = x.to(torch.float32).to(torch.bfloat16)
+    assert torch.isnan(out[6])
+    keep = torch.arange(200) != 6
+    assert torch.equal(out[:200][keep].view(torch.int16), want[keep].view(torch.int16))
 
