@@ -196,7 +196,7 @@ def run_on_host(py_fn, grid, args) -> None:
     # outside of the scope of a kernel" on every later launch): import it here first
     import triton.experimental.gluon  # noqa: F401
     with _interpreted(_namespaces(py_fn)), _patched_once(interpreter), _split_precisions(interpreter), \
-            _bf16_values(interpreter):
+            _bf16_values(interpreter), _float_scalars(interpreter):
         interpreter.InterpretedFunction(py_fn)[tuple(grid)](*args)
 
 
@@ -276,6 +276,27 @@ def _bf16_values(interpreter) -> Iterator[None]:
                 delattr(builder, name)
             else:
                 setattr(builder, name, value)
+
+
+@contextlib.contextmanager
+def _float_scalars(interpreter) -> Iterator[None]:
+    """A Python float argument as the fp32 scalar Triton compiles it to.  The interpreter wraps int and bool
+    arguments in tensors but passed a float on as a Python float, so a kernel calling a method on it
+    (``sm_scale.to(tl.float32)``, as the flash-attention kernels do) failed on the host, and in arithmetic it
+    took the other operand's type where the compiled kernel promotes to fp32."""
+    import triton.language as tl
+    real = interpreter._implicit_cvt
+
+    def implicit_cvt(arg):
+        if isinstance(arg, float):
+            return tl.tensor(interpreter.TensorHandle(np.array([arg], dtype=np.float32), tl.float32), tl.float32)
+        return real(arg)
+
+    interpreter._implicit_cvt = implicit_cvt
+    try:
+        yield
+    finally:
+        interpreter._implicit_cvt = real
 
 
 def _bf16_bits(x: np.ndarray) -> np.ndarray:
