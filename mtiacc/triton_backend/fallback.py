@@ -4,6 +4,8 @@ Triton's interpreter evaluates a ``@triton.jit`` function with numpy, program by
 ``triton.language`` (and ``tl.math``), but the calls into ``libdevice`` that TorchInductor's kernels and helpers
 make are declarations only; while a fallback runs, the kernel's (and its helpers') ``libdevice`` name is bound
 to :class:`_HostLibdevice`, which computes each function elementwise with numpy in the operand's precision.
+Where the interpreter's numbers differ from the compiled kernel's, the run takes the compiled semantics: bf16
+dots and casts to bf16 (:func:`_bf16_values`), float arguments (:func:`_float_scalars`).
 """
 from __future__ import annotations
 
