@@ -4,6 +4,8 @@ Triton's interpreter evaluates a ``@triton.jit`` function with numpy, program by
 ``triton.language`` (and ``tl.math``), but the calls into ``libdevice`` that TorchInductor's kernels and helpers
 make are declarations only; while a fallback runs, the kernel's (and its helpers') ``libdevice`` name is bound
 to :class:`_HostLibdevice`, which computes each function elementwise with numpy in the operand's precision.
+Where the interpreter's numbers differ from the compiled kernel's, the run takes the compiled semantics: bf16
+dots and casts to bf16 (:func:`_bf16_values`), float arguments (:func:`_float_scalars`).
 """
 from __future__ import annotations
 
@@ -195,7 +197,8 @@ def run_on_host(py_fn, grid, args) -> None:
     # patched triton.language, gluon's module body fails (an AssertionError, then "Cannot call @triton.jit'd
     # outside of the scope of a kernel" on every later launch): import it here first
     import triton.experimental.gluon  # noqa: F401
-    with _interpreted(_namespaces(py_fn)), _patched_once(interpreter), _split_precisions(interpreter):
+    with _interpreted(_namespaces(py_fn)), _patched_once(interpreter), _split_precisions(interpreter), \
+            _bf16_values(interpreter), _float_scalars(interpreter):
         interpreter.InterpretedFunction(py_fn)[tuple(grid)](*args)
 
 
@@ -234,6 +237,76 @@ def _split_precisions(interpreter) -> Iterator[None]:
         yield
     finally:
         builder.options = saved
+
+
+@contextlib.contextmanager
+def _bf16_values(interpreter) -> Iterator[None]:
+    """bf16 as the chip (and torch) computes it.  The interpreter keeps a bf16 block as its bit patterns (numpy has
+    no bf16), and for the run two of its operations on them are replaced:
+
+    - ``tl.dot`` multiplied the bit patterns as integers (a bf16 GEMM falling back to the host wrote values of
+      order 1e11): bf16 operands are widened to fp32 (exact) before the product (the accumulator is fp32: Triton
+      rejects a bf16 ``out_dtype``);
+    - a cast to bf16 (``.to(tl.bfloat16)``, a store of fp32 values to a bf16 tensor) truncated the mantissa where
+      Triton's default (and the chip's, and torch's) is round-to-nearest-even, and from fp64 converted the value
+      to an integer: fp32 and fp64 round to nearest even (fp64 through fp32).  A cast with an explicit
+      ``fp_downcast_rounding`` takes the interpreter's own path, as before."""
+    import triton.language as tl
+    builder = interpreter.interpreter_builder
+    saved = {name: vars(builder).get(name) for name in ("create_dot", "cast_impl")}
+    dot, cast = builder.create_dot, builder.cast_impl
+
+    def widened(h):
+        if h.dtype.scalar != tl.bfloat16:
+            return h
+        return interpreter.TensorHandle((h.data.astype(np.uint32) << 16).view(np.float32), tl.float32)
+
+    def create_dot(a, b, d, input_precision, max_num_imprecise_acc):
+        return dot(widened(a), widened(b), d, input_precision, max_num_imprecise_acc)
+
+    def cast_impl(src, dst_type):
+        if dst_type.scalar == tl.bfloat16 and src.dtype.scalar in (tl.float32, tl.float64):
+            return interpreter.TensorHandle(_bf16_bits(src.data), tl.bfloat16)
+        return cast(src, dst_type)
+
+    builder.create_dot, builder.cast_impl = create_dot, cast_impl
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                delattr(builder, name)
+            else:
+                setattr(builder, name, value)
+
+
+@contextlib.contextmanager
+def _float_scalars(interpreter) -> Iterator[None]:
+    """A Python float argument as the fp32 scalar Triton compiles it to.  The interpreter wraps int and bool
+    arguments in tensors but passed a float on as a Python float, so a kernel calling a method on it
+    (``sm_scale.to(tl.float32)``, as the flash-attention kernels do) failed on the host, and in arithmetic it
+    took the other operand's type where the compiled kernel promotes to fp32."""
+    import triton.language as tl
+    real = interpreter._implicit_cvt
+
+    def implicit_cvt(arg):
+        if isinstance(arg, float):
+            return tl.tensor(interpreter.TensorHandle(np.array([arg], dtype=np.float32), tl.float32), tl.float32)
+        return real(arg)
+
+    interpreter._implicit_cvt = implicit_cvt
+    try:
+        yield
+    finally:
+        interpreter._implicit_cvt = real
+
+
+def _bf16_bits(x: np.ndarray) -> np.ndarray:
+    """The bf16 bit patterns of ``x`` rounded to nearest even (a NaN stays a quiet NaN of its sign)."""
+    bits = np.asarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    rounded = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint16)
+    nan = ((bits >> 16) | 0x0040).astype(np.uint16)
+    return np.where(np.isnan(np.asarray(x, dtype=np.float32)), nan, rounded)
 
 
 def _names_lang() -> None:
