@@ -22,8 +22,8 @@ from mtiacc.ir.scf import CallOp
 from mtiacc.opt.pass_manager import ModulePass, register_pass
 
 
-def clone_op(op: Operation, mapping: Dict[int, Value]) -> Operation:
-    """A copy of ``op`` (and its regions) whose operands go through ``mapping`` (id -> value)."""
+def clone_regions(op: Operation, mapping: Dict[int, Value]) -> List[Region]:
+    """Copies of ``op``'s regions, their block arguments and ops added to ``mapping`` (id -> value)."""
     regions = []
     for r in op.regions:
         new_r = Region()
@@ -35,6 +35,12 @@ def clone_op(op: Operation, mapping: Dict[int, Value]) -> Operation:
             for nested in b.ops:
                 nb.append(clone_op(nested, mapping))
         regions.append(new_r)
+    return regions
+
+
+def clone_op(op: Operation, mapping: Dict[int, Value]) -> Operation:
+    """A copy of ``op`` (and its regions) whose operands go through ``mapping`` (id -> value)."""
+    regions = clone_regions(op, mapping)
     new = type(op)([mapping.get(id(v), v) for v in op.operands], [r.type for r in op.results],
                    dict(op.attrs), loc=op.loc, regions=regions, segments=op.segments)
     for old, r in zip(op.results, new.results):

@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import Dict, Optional, Sequence, Tuple
 
 from mtiacc.ir import ops as O
-from mtiacc.ir.core import Block, Operation, OpResult, Pure, Region, Value
+from mtiacc.ir.core import Block, Operation, OpResult, Pure, Value
 from mtiacc.ir.fused import FusedElementwiseOp
 from mtiacc.ir.shape_ops import ExpandDimsOp
 from mtiacc.ir.types import BlockType, i32
@@ -198,19 +198,8 @@ def _elementwise_like(op: Operation) -> bool:
 
 
 def _clone_resized(op: Operation, operands, result_types) -> Operation:
-    from mtiacc.opt.inline import clone_op
-    regions = []
-    for r in op.regions:
-        new_r = Region()
-        mapping: Dict[int, Value] = {}
-        for b in r.blocks:
-            nb = Block([a.type for a in b.args], [a.name_hint for a in b.args])
-            for a, na in zip(b.args, nb.args):
-                mapping[id(a)] = na
-            new_r.add_block(nb)
-            for nested in b.ops:
-                nb.append(clone_op(nested, mapping))
-        regions.append(new_r)
+    from mtiacc.opt.inline import clone_regions
+    regions = clone_regions(op, {})
     attrs = {k: v for k, v in op.attrs.items() if k != "access"}
     new = type(op)(list(operands), list(result_types), attrs, loc=op.loc, regions=regions, segments=op.segments)
     for old, r in zip(op.results, new.results):
