@@ -8,12 +8,14 @@ Inductor writes them, the tile's blocks and pipeline stages, the dot's operand t
 :mod:`.precision`, masked loads when the tile does not divide the problem, and ``epilogue`` blocks of
 ``BLOCK_M x BLOCK_N`` loaded and added before the store, as a bias or a fused added tensor is) for the machine
 the kernels run on, through codegen's allocation of local memory, and the tile fits when no block is left
-without room (:class:`mtiacc.codegen.vector.lmem.LocalMemoryFull`).  The answer is cached per problem and tile:
-a model compiles each distinct GEMM shape's check once (about a second of host time per candidate tried).
+without room (``LocalMemoryFull``).  The answer is cached per problem and tile in the process, and a kernel that
+compiled is in the compiler's disk cache: a model's compile checks each distinct GEMM shape's candidates once
+(a fraction of a second of host time each, for the candidates tried before the first that fits).
 """
 from __future__ import annotations
 
 import functools
+import hashlib
 import os
 import tempfile
 from typing import Optional
@@ -75,24 +77,43 @@ def template_source(tile: Tile, m: int, n: int, k: int, *, dtype: str, epilogue:
     return "\n".join(lines) + "\n"
 
 
+def _source_file(source: str) -> str:
+    """A file holding ``source``, named by its digest: the same check compiles the same file, and a kernel that
+    compiled is found in the compiler's cache next time (:mod:`mtiacc.runtime.cache`)."""
+    folder = os.path.join(tempfile.gettempdir(), "mtiacc-gemm-fit")
+    os.makedirs(folder, exist_ok=True)
+    path = os.path.join(folder, hashlib.sha256(source.encode()).hexdigest()[:24] + ".py")
+    if not os.path.exists(path):
+        fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
+        with os.fdopen(fd, "w") as f:
+            f.write(source)
+        os.replace(tmp, path)
+    return path
+
+
 @functools.lru_cache(maxsize=None)
 def fits(tile: Tile, m: int, n: int, k: int, *, dtype: str, epilogue: int = 0, batch: int = 1,
          dot_type: str = "", input_precision: str = "ieee", machine: Optional[str] = None) -> bool:
     """Whether the compiler finds room in a PE's local memory for every block of the template's kernel with
-    ``tile`` (see the module's docstring); ``machine`` a built-in machine's name or YAML (None: the chip's)."""
-    from mtiacc.codegen.vector.lmem import LocalMemoryFull
-    from mtiacc.driver import Options, compile_kernel
+    ``tile`` (see the module's docstring); ``machine`` a built-in machine's name or YAML (None: the chip's).
+    A candidate the compiler rejects for another reason does not run on the chip either: it does not fit."""
+    import numpy as np
+
+    from mtiacc.runtime import load
     t = _TL[dtype]
-    signature = ",".join([f"*{t}", f"*{t}", f"*{t}"] + [f"*{t}"] * epilogue)
+    names = ["A", "B", "C"] + [f"E{i}" for i in range(epilogue)]
     source = template_source(tile, m, n, k, dtype=dtype, epilogue=epilogue, batch=batch, dot_type=dot_type,
                              input_precision=input_precision)
-    with tempfile.TemporaryDirectory(prefix="mtiacc-gemm-fit-") as d:
-        path = os.path.join(d, "gemm_fit.py")
-        with open(path, "w") as f:
-            f.write(source)
-        opts = Options(signature=signature, target=machine, num_stages=tile.num_stages)
-        try:
-            compile_kernel(path, opts, stop_after="asm")
-        except LocalMemoryFull:
-            return False
+    options = {"num_stages": tile.num_stages}
+    if machine is not None:
+        options["machine"] = machine
+    path = _source_file(source)
+    kernel = load(path, "gemm_fit", **options)
+    args = [np.zeros(8, np.uint8) for _ in names]        # read by their bits: the types below are the kernel's
+    try:
+        kernel.prepare(*args, grid=(1,), types={name: f"*{t}" for name in names})
+    except Exception as e:                                  # noqa: BLE001: the compiler's diagnostic, checked
+        if not any(c.__name__ == "CompileError" for c in type(e).__mro__):
+            raise
+        return False
     return True
