@@ -2,7 +2,7 @@
 
 - Inductor's CPU GEMM template heuristics (the ``cpu`` device is the chip here) are replaced by the chip's:
   under ``mode="max-autotune"`` the candidates of :mod:`.gemm_search`'s search space, in the default mode the
-  one tile of the cost model (:mod:`.gemm_cost`);
+  one tile of the cost model (:mod:`.gemm_cost`) that the compiler finds room for (:mod:`.gemm_fit`);
 - a GEMM on the ``cpu`` device takes the chip's variants of Inductor's ``mm`` and ``bmm`` templates
   (:mod:`.precision`: their dot follows ``torch.set_float32_matmul_precision``), with the precision's constants;
 - a convolution template's candidates are the same tiles (:func:`_chip_conv_configs`);
@@ -42,18 +42,20 @@ def _heuristic_classes():
         def _get_template_configs_impl(self, kernel_inputs, op_name, **kwargs):
             size = kernel_inputs.output_layout(flexible=False).size
             batch = math.prod(_hint(s) for s in size[:-2])
-            engine = precision.engine_passes(kernel_inputs.mat1mat2()[0].get_dtype())
+            dtype = kernel_inputs.mat1mat2()[0].get_dtype()
+            engine = precision.engine_passes(dtype)
             yield from super()._get_template_configs_impl(kernel_inputs, op_name, batch=batch,
-                                                          engine=engine, **kwargs)
+                                                          engine=engine, dtype=dtype, **kwargs)
 
         def preprocess_mm_configs(self, m, n, k, configs, has_int8_tensor=False, scale=1.0, exclude=None,
-                                  dtype_size=0, op_name="mm", batch=1, engine=None, **kwargs):
+                                  dtype_size=0, op_name="mm", batch=1, engine=None, dtype=None, **kwargs):
             int8 = has_int8_tensor or self.has_int8_tensor
             dtype_bytes = dtype_size or 4
             if not _AUTOTUNE:       # the default mode: one tile, the cost model's (gemm_cost.py)
                 passes, parts = (engine.passes, engine.split_parts) if engine else (1, 0)
                 tile = gemm_cost.choose_tile(_hint(m), _hint(n), _hint(k), dtype_bytes=dtype_bytes, batch=batch,
-                                             passes=passes, int8=int8, split_parts=parts)
+                                             passes=passes, int8=int8, split_parts=parts,
+                                             **_fit_kwargs(dtype, op_name))
                 tiles = [tile] if tile else []
             else:
                 tiles = chip_configs(_hint(m), _hint(n), _hint(k),
@@ -91,6 +93,21 @@ def _heuristic_classes():
     if chip_bmm is not None:
         classes.update({(chip_bmm.uid, "bmm"): ChipPrecisionMM, (chip_bmm.uid, "baddbmm"): ChipPrecisionAddMM})
     return classes
+
+
+def _fit_kwargs(dtype, op_name: str) -> dict:
+    """The fit rule's view of the template (:func:`.gemm_fit.fits`): the operands' type, the dot's type and
+    precision (:mod:`.precision`), and the epilogue's output-sized blocks: a block fused into the epilogue (an
+    added tensor, a residual) for every GEMM, and ``addmm``'s and ``baddbmm``'s bias."""
+    if dtype is None:
+        return {}
+    from mtiacc.torch_backend import precision
+    name = str(dtype).replace("torch.", "")
+    if name not in ("float16", "bfloat16", "float32", "int8"):
+        return {}
+    consts = precision.template_kwargs(dtype)
+    return {"dtype": name, "epilogue": 2 if op_name in ("addmm", "baddbmm") else 1,
+            "dot_type": consts["DOT_TYPE"], "input_precision": consts["INPUT_PRECISION"].strip("'\"")}
 
 
 def _chip_conv_configs(original):

@@ -21,6 +21,14 @@ Inductor neither compiles nor runs any other: :func:`choose_tile` picks it among
 A program's K loop overlaps the engine, the vector unit and the DMA (``pipeline-dots``), so a K block costs
 the largest of the three.  The estimate is a ranking, not a prediction of cycles: ties go to the candidate
 listed first (the smaller tile).  ``benchmarks/bench_gemm.py`` and ``mode="max-autotune"`` measure.
+
+**Local memory.**  :func:`rank` keeps the tiles whose blocks, counted by hand (:func:`footprint`: the operand
+blocks of every pipeline stage, their bf16 parts, the accumulator, ``epilogue`` output-sized blocks), fit the
+machine's local memory.  That count is a lower bound: the compiler unrolls a K loop of constant trip count,
+fetches its loads ahead and keeps its accumulators, so the kernel may need more.  Given the operands' ``dtype``,
+:func:`choose_tile` therefore takes the fastest tile the compiler finds room for (:func:`.gemm_fit.fits`, which
+compiles a kernel of the template's shape for the candidate), so that the default mode's GEMM runs on the chip
+instead of failing at its launch.
 """
 from __future__ import annotations
 
@@ -72,29 +80,41 @@ def estimate(m: int, n: int, k: int, tile: Tile, *, dtype_bytes: int, batch: int
 
 
 def rank(m: int, n: int, k: int, *, dtype_bytes: int, batch: int = 1, passes: int = 1, int8: bool = False,
-         split_parts: int = 0, lmem_bytes: Optional[int] = None) -> List[Estimate]:
+         split_parts: int = 0, lmem_bytes: Optional[int] = None, epilogue: int = 0) -> List[Estimate]:
     """Every chip tile that fits, with its estimate, fastest first (ties in :data:`CHIP_CONFIGS`'s order)."""
     tiles = chip_configs(m, n, k, CHIP_CONFIGS, dtype_bytes=dtype_bytes, batch=batch, int8=int8,
                          prune_idle=False, lmem_bytes=lmem_bytes)
     machine = chip()
     lmem = machine.local_memory_bytes if lmem_bytes is None else lmem_bytes
     fitting = [t for t in tiles
-               if _footprint(t, dtype_bytes=dtype_bytes, split_parts=split_parts) <= lmem] or tiles
+               if footprint(t, dtype_bytes=dtype_bytes, split_parts=split_parts, epilogue=epilogue) <= lmem] or tiles
     out = [Estimate(t, estimate(m, n, k, t, dtype_bytes=dtype_bytes, batch=batch, passes=passes, int8=int8,
                                 split_parts=split_parts, machine=machine)) for t in fitting]
     return sorted(out, key=lambda e: e.cycles)
 
 
-def _footprint(tile: Tile, *, dtype_bytes: int, split_parts: int) -> int:
-    """Local-memory bytes of a program: its operand blocks for each stage, their bf16 parts, the accumulator."""
+def footprint(tile: Tile, *, dtype_bytes: int, split_parts: int, epilogue: int = 0) -> int:
+    """Local-memory bytes of a program counted by hand: its operand blocks for each stage, their bf16 parts, the
+    accumulator and ``epilogue`` output-sized blocks (a lower bound: see the module's docstring)."""
     elements = tile.block_m * tile.block_k + tile.block_k * tile.block_n
     return (tile.num_stages * elements * dtype_bytes + split_parts * elements * 2
-            + tile.block_m * tile.block_n * 4)
+            + tile.block_m * tile.block_n * (4 + epilogue * dtype_bytes))
 
 
 def choose_tile(m: int, n: int, k: int, *, dtype_bytes: int, batch: int = 1, passes: int = 1, int8: bool = False,
-                split_parts: int = 0) -> Optional[Tile]:
-    """The default mode's tile for the GEMM (None when no chip tile fits a PE's local memory)."""
+                split_parts: int = 0, dtype: Optional[str] = None, epilogue: int = 0, dot_type: str = "",
+                input_precision: str = "ieee") -> Optional[Tile]:
+    """The default mode's tile for the GEMM: the fastest estimate among the tiles that fit a PE's local memory
+    (None when none does).  With the operands' ``dtype`` (as torch names it, ``"bfloat16"``) the compiler decides
+    the fit (:func:`.gemm_fit.fits`, the template's kernel with ``epilogue`` output-sized blocks added before the
+    store, its dot on ``dot_type`` operands at ``input_precision``); without it, the count by hand."""
     ranked = rank(m, n, k, dtype_bytes=dtype_bytes, batch=batch, passes=passes, int8=int8,
-                  split_parts=split_parts)
-    return ranked[0].tile if ranked else None
+                  split_parts=split_parts, epilogue=epilogue)
+    if dtype is None:
+        return ranked[0].tile if ranked else None
+    from mtiacc.torch_backend.gemm_fit import fits
+    for e in ranked:
+        if fits(e.tile, m, n, k, dtype=dtype, epilogue=epilogue, batch=batch, dot_type=dot_type,
+                input_precision=input_precision):
+            return e.tile
+    return None

@@ -100,7 +100,7 @@ def test_cost_model_tiles():
     assert big.block_m >= 128 and big.block_n >= 128
     # the tile always fits a PE's local memory, also with the fp32 operands' bf16 parts
     t = gemm_cost.choose_tile(4096, 4096, 4096, dtype_bytes=4, passes=6, split_parts=3)
-    assert gemm_cost._footprint(t, dtype_bytes=4, split_parts=3) <= gemm_cost.chip().local_memory_bytes
+    assert gemm_cost.footprint(t, dtype_bytes=4, split_parts=3) <= gemm_cost.chip().local_memory_bytes
     # clamped to the problem, as the autotuning candidates are
     assert gemm_cost.choose_tile(8, 8, 8, dtype_bytes=4) == Tile(16, 16, 16, 1)
 
