@@ -500,19 +500,23 @@ def drop_covered_waits(items: List) -> None:
     """Step 5: a wait goes when the next one covers it (:func:`_covered`): the inbound transfers issued between
     them then overlap with the ones before (a load whose lowering waits for its own transfers, right after the wait
     before it: a scalar load, a gather)."""
+    def positions():
+        labels_at = {x.label.name: i for i, x in enumerate(items) if isinstance(x, LabelDef)}
+        last_branch_to: Dict[object, int] = {}
+        for i, x in enumerate(items):
+            if isinstance(x, MInstr) and x.target is not None:
+                last_branch_to[x.target] = i
+        return labels_at, last_branch_to
+
+    labels_at, last_branch_to = positions()
     w = 0
     while w < len(items):
         it = items[w]
-        if isinstance(it, MInstr) and it.is_dma_wait:
-            labels_at = {x.label.name: i for i, x in enumerate(items) if isinstance(x, LabelDef)}
-            last_branch_to: Dict[object, int] = {}
-            for i, x in enumerate(items):
-                if isinstance(x, MInstr) and x.target is not None:
-                    last_branch_to[x.target] = i
-            if _covered(items, w, labels_at, last_branch_to):
-                del items[w]
-                w = 0
-                continue
+        if isinstance(it, MInstr) and it.is_dma_wait and _covered(items, w, labels_at, last_branch_to):
+            del items[w]
+            labels_at, last_branch_to = positions()    # the indices after ``w`` moved
+            w = 0
+            continue
         w += 1
 
 
