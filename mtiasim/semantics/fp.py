@@ -360,9 +360,9 @@ def fused(a, b, c, neg_prod, neg_add, dtype):
     rounding interval as the exact sum).  Those lanes take the neighbour on the side of the float64
     rounding error (TwoSum's ``e``).  float64: error-free transformations (:func:`_fused_double`), and
     exact rationals for the lanes outside their range."""
-    a, b, c = np.broadcast_arrays(a, b, c)    # a vector-scalar form's operand is one value per group
     if dtype != np.float64:
         return _fused_narrow(a, b, c, neg_prod, neg_add, np.dtype(dtype).type)
+    a, b, c = np.broadcast_arrays(a, b, c)    # a vector-scalar form's operand is one value per group
     a = np.asarray(a, np.float64)
     b = -np.asarray(b, np.float64) if neg_prod else np.asarray(b, np.float64)
     c = -np.asarray(c, np.float64) if neg_add else np.asarray(c, np.float64)
@@ -433,25 +433,47 @@ def fused_exact(a, b, c):
 
 
 def _fused_narrow(a, b, c, neg_prod, neg_add, dtype):
-    p = np.asarray(a, np.float64) * np.asarray(b, np.float64)   # exact: at most 2 x 24 significant bits
+    """:func:`fused` for float16 / float32 (operands broadcast together; a vector-scalar form's operand is one
+    value per group).  Only a float64 sum whose bits below ``dtype``'s rounding bit are all zero can be a
+    midpoint of ``dtype`` (every midpoint, subnormal or at the overflow threshold, has them zero): the other
+    lanes' float64 sums round once to the fused result, and only these few go through the midpoint check."""
+    p = np.multiply(a, b, dtype=np.float64)                      # exact: at most 2 x 24 significant bits
+    if neg_prod:
+        np.negative(p, out=p)
     cc = np.asarray(c, np.float64)
-    p, cc = (-p if neg_prod else p), (-cc if neg_add else cc)
+    if neg_add:
+        cc = -cc
     with np.errstate(all="ignore"):
         s = p + cc
-        bp = s - cc
-        e = (p - bp) + (cc - (s - bp))      # TwoSum: s + e == p + cc exactly
         r = s.astype(dtype)
-        suspect = np.isfinite(s) & (e != 0)
-        if not suspect.any():
+        low = np.uint64((1 << (52 - np.finfo(dtype).nmant - 1)) - 1)
+        cand = (s.view(np.uint64) & low) == 0
+        if not cand.any():
             return r
-        top = 2.0 ** (np.finfo(dtype).maxexp)           # where dtype's rounding overflows to inf
-        rd = np.where(np.isinf(r), np.copysign(top, s), r.astype(np.float64))
-        toward = np.where(s > rd, np.inf, -np.inf).astype(dtype)
-        other = np.nextafter(r, toward)                  # the neighbour on s's side of r
-        od = np.where(np.isinf(other), np.copysign(top, s), other.astype(np.float64))
-        mid = suspect & (s != rd) & ((rd + od) * 0.5 == s)
-        hi, lo = np.maximum(r, other), np.minimum(r, other)
-        return np.where(mid, np.where(e > 0, hi, lo), r).astype(dtype)
+        if r.ndim == 0:
+            return _narrow_midpoints(p, cc, s, r, dtype)
+        r[cand] = _narrow_midpoints(np.broadcast_to(p, s.shape)[cand], np.broadcast_to(cc, s.shape)[cand],
+                                    s[cand], r[cand], dtype)
+        return r
+
+
+def _narrow_midpoints(p, cc, s, r, dtype):
+    """``p + cc`` rounded once to ``dtype``, given ``s`` (its float64 sum) and ``r`` (``s`` rounded to
+    ``dtype``): where ``s`` lands exactly on a midpoint of ``dtype`` while the float64 sum was inexact, the
+    neighbour of ``r`` on the side of the float64 rounding error (TwoSum's ``e``)."""
+    bp = s - cc
+    e = (p - bp) + (cc - (s - bp))      # TwoSum: s + e == p + cc exactly
+    suspect = np.isfinite(s) & (e != 0)
+    if not suspect.any():
+        return r
+    top = 2.0 ** (np.finfo(dtype).maxexp)           # where dtype's rounding overflows to inf
+    rd = np.where(np.isinf(r), np.copysign(top, s), r.astype(np.float64))
+    toward = np.where(s > rd, np.inf, -np.inf).astype(dtype)
+    other = np.nextafter(r, toward)                  # the neighbour on s's side of r
+    od = np.where(np.isinf(other), np.copysign(top, s), other.astype(np.float64))
+    mid = suspect & (s != rd) & ((rd + od) * 0.5 == s)
+    hi, lo = np.maximum(r, other), np.minimum(r, other)
+    return np.where(mid, np.where(e > 0, hi, lo), r).astype(dtype)
 
 
 def fma(d, m, pc):
