@@ -26,7 +26,8 @@ ALLOWED = {
     "mtiacc.triton_backend": {"mtiacc.runtime", "mtiacc.driver", "mtiacc.diagnostics", "mtiacc.machine", "mtiasim",
                               "mtiacc.sweep"},
     # torch.compile's backend (loaded by torch through its entry point) drives Inductor onto the Triton backend
-    "mtiacc.torch_backend": {"mtiacc.triton_backend", "mtiacc.runtime", "mtiacc.machine", "mtiasim"},
+    "mtiacc.torch_backend": {"mtiacc.triton_backend", "mtiacc.runtime", "mtiacc.diagnostics", "mtiacc.machine",
+                             "mtiasim"},
 }
 
 

@@ -20,6 +20,7 @@ import os
 import tempfile
 from typing import Optional
 
+from mtiacc.diagnostics import CompileError
 from mtiacc.torch_backend.gemm_search import Tile
 
 _TL = {"float16": "fp16", "bfloat16": "bf16", "float32": "fp32", "int8": "i8"}
@@ -112,8 +113,6 @@ def fits(tile: Tile, m: int, n: int, k: int, *, dtype: str, epilogue: int = 0, b
     args = [np.zeros(8, np.uint8) for _ in names]        # read by their bits: the types below are the kernel's
     try:
         kernel.prepare(*args, grid=(1,), types={name: f"*{t}" for name in names})
-    except Exception as e:                                  # noqa: BLE001: the compiler's diagnostic, checked
-        if not any(c.__name__ == "CompileError" for c in type(e).__mro__):
-            raise
+    except CompileError:
         return False
     return True
