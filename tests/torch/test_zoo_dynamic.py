@@ -1,4 +1,4 @@
-"""Dynamic shapes stay cheap: a model compiled with backend="mtia" and run over 10 sequence lengths compiles at
+"""Dynamic shapes stay cheap: a model compiled with backend="mtia" and run over six sequence lengths compiles at
 most twice (dynamo's automatic dynamic shapes: the first length is compiled static, the second change of size
 recompiles once with the sequence length symbolic, and every later length reuses that graph)."""
 import torch
@@ -18,12 +18,13 @@ class Pool(nn.Module):
         return x + F.gelu(torch.softmax(self.proj(self.ln(x)), dim=1))
 
 
-def test_ten_sequence_lengths_compile_at_most_twice():
+def test_six_sequence_lengths_compile_at_most_twice():
     torch.manual_seed(0)
     model = Pool().eval()
     compiled = torch.compile(model, backend="mtia")
     before = counters["stats"]["unique_graphs"]
-    lengths = [5, 7, 8, 11, 13, 16, 17, 23, 29, 32]
+    # the first compiled static, the second symbolic, the rest reuse it: odd lengths, multiples of 8 and of 16
+    lengths = [5, 7, 8, 13, 16, 29]
     with torch.no_grad():
         for n in lengths:
             x = torch.randn(2, n, 8)
