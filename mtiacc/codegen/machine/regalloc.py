@@ -173,9 +173,9 @@ def linear_scan(fn: MFunction, remat: Optional[Dict[int, tuple]] = None) -> Dict
         free = list(ALLOCATABLE[cls])
         active: List[Interval] = []
         for iv in ivs:
-            for old in [a for a in active if a.end < iv.start]:
-                active.remove(old)
-                free.append(old.phys)
+            if any(a.end < iv.start for a in active):   # the expired ones free their registers, in active's order
+                free.extend(a.phys for a in active if a.end < iv.start)
+                active = [a for a in active if a.end >= iv.start]
             if free:
                 iv.phys = free.pop(0)
                 active.append(iv)
@@ -183,7 +183,7 @@ def linear_scan(fn: MFunction, remat: Optional[Dict[int, tuple]] = None) -> Dict
             victim = min(active + [iv], key=lambda a: (_spill_weight(a, uses, remat), -a.end))
             if victim is not iv:
                 iv.phys, victim.phys = victim.phys, None
-                active.remove(victim)
+                del active[next(i for i, a in enumerate(active) if a is victim)]
                 active.append(iv)
             if victim.reg.id not in remat:
                 victim.slot = next_slot
