@@ -159,6 +159,7 @@ def parse_grid(text: str, fe) -> List[str]:
 def build_meta(fe, target: Target, grid: Optional[List[str]], lmem_bytes: int) -> dict:
     from mtiacc.frontend.visitor.params import param_type_name
     from mtiacc.ir.mtia import sram_buffers
+    place = sram_buffers(fe.module)
     return {
         "format_version": FORMAT_VERSION,
         "kernel": fe.kernel,
@@ -172,7 +173,7 @@ def build_meta(fe, target: Target, grid: Optional[List[str]], lmem_bytes: int) -
         "source": {str(k): v for k, v in fe.source_lines.items()},
         **({"tuning": fe.tuning} if fe.tuning else {}),
         **({"persistent": slots} if (slots := _persistent_slots(fe.module)) else {}),
-        **({"place": sram_buffers(fe.module)} if sram_buffers(fe.module) else {}),
+        **({"place": place} if place else {}),
     }
 
 

@@ -30,7 +30,12 @@ class Target:
 
     def latency(self, timing_class: str, default: int = 1) -> int:
         """Result latency in cycles of an instruction of this timing class (for scheduling)."""
-        return dict(self.timing).get(timing_class, (1, default))[1]
+        return self._timing_by_class.get(timing_class, (1, default))[1]
+
+    @functools.cached_property
+    def _timing_by_class(self):
+        """``timing`` as a dict (the scheduler asks for a latency per dependence; ``timing`` never changes)."""
+        return dict(self.timing)
 
     @property
     def vlenb(self) -> int:

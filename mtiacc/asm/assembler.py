@@ -10,6 +10,7 @@ Errors are :class:`UserError` with ``file:line:col`` of the assembly text and th
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import Dict, FrozenSet, List, Optional, Sequence, Set, Tuple, Union
 
 from ..diagnostics import SourceLocation, UserError
@@ -68,11 +69,19 @@ class _Item:
 
 def assign(kinds: Sequence[Kind], nodes: Sequence[Node]) -> Optional[List[List[Node]]]:
     """Distribute operand nodes over a row's kinds (optional kinds last, a variadic kind takes several)."""
-    groups: List[List[Node]] = []
+    spans = _spans(tuple(kinds), len(nodes))
+    return None if spans is None else [list(nodes[a:b]) for a, b in spans]
+
+
+@functools.lru_cache(maxsize=None)
+def _spans(kinds: Tuple[Kind, ...], n: int) -> Optional[Tuple[Tuple[int, int], ...]]:
+    """The node range each of ``kinds`` takes of ``n`` nodes, or None if they do not fit: a function of the
+    row and the count only, so worked out once for each (a text has a few hundred distinct pairs)."""
+    spans = []
     i = 0
     for k_idx, kind in enumerate(kinds):
         required_after = sum(1 for k in kinds[k_idx + 1:] if not k.optional)
-        avail = len(nodes) - i
+        avail = n - i
         if kind.variadic:
             take = avail - required_after
             if take < 1:
@@ -83,9 +92,9 @@ def assign(kinds: Sequence[Kind], nodes: Sequence[Node]) -> Optional[List[List[N
             if avail < 1:
                 return None
             take = 1
-        groups.append(list(nodes[i:i + take]))
+        spans.append((i, i + take))
         i += take
-    return groups if i == len(nodes) else None
+    return tuple(spans) if i == n else None
 
 
 def parse_operands(form: Form, groups: List[List[Node]], ctx: EvalContext,

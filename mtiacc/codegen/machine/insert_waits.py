@@ -39,6 +39,7 @@ code, over the machine CFG, the way a GPU compiler places and counts its memory 
 """
 from __future__ import annotations
 
+from collections import Counter
 from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
 from mtiacc.codegen.machine.mir import LabelDef, MFunction, MInstr, WaitRequest
@@ -106,24 +107,35 @@ def form_groups(items: List) -> None:
             tag.group = groups[tag.block]
 
 
-def _skip_of(items: List, i: int) -> Optional[int]:
+def branch_counts(items: List) -> Counter:
+    """How many instructions of ``items`` branch or jump to each label, by name."""
+    return Counter(t.name for t in (x.target for x in items if isinstance(x, MInstr)) if t is not None)
+
+
+def _skip_of(items: List, i: int, branches: Optional[Counter] = None) -> Optional[int]:
     """For the transfer ``items[i]`` in ``beqz n, L; transfer; L:`` (its zero-byte skip, no other branch to
-    ``L``), the index of the ``beqz``; else None."""
+    ``L``), the index of the ``beqz``; else None.  ``branches``: ``branch_counts(items)``, when the caller keeps
+    it (else it is counted here)."""
     if i < 1 or i + 1 >= len(items):
         return None
     br, tr, lab = items[i - 1], items[i], items[i + 1]
     if isinstance(br, MInstr) and br.op == "beqz" and isinstance(lab, LabelDef) and lab.label == br.target \
-            and br.args[0] == tr.args[2] \
-            and not any(isinstance(x, MInstr) and x.target == lab.label and x is not br for x in items):
-        return i - 1
+            and br.args[0] == tr.args[2]:
+        if branches is None:
+            branches = branch_counts(items)
+        if branches[lab.label.name] == 1:      # the beqz alone
+            return i - 1
     return None
 
 
-def _drop_skip(items: List, i: int) -> int:
-    """Make the transfer ``items[i]`` issue on every path (its zero-byte skip goes); its new index."""
-    k = _skip_of(items, i)
+def _drop_skip(items: List, i: int, branches: Optional[Counter] = None) -> int:
+    """Make the transfer ``items[i]`` issue on every path (its zero-byte skip goes); its new index.
+    ``branches``: ``branch_counts(items)``, kept up to date here."""
+    k = _skip_of(items, i, branches)
     if k is None:
         return i
+    if branches is not None:
+        branches[items[k].target.name] -= 1
     br, tr = items[k], items[i]
     if br.dma is not None and br.dma.opens:   # the group's code began at the skip: it begins at the transfer now
         tr.dma = tr.dma or br.dma
@@ -135,11 +147,12 @@ def _drop_skip(items: List, i: int) -> int:
 def issue_every_transfer(items: List) -> None:
     """Step 1: the transfers of a prefetch group and the ``across`` stores lose their zero-byte skips."""
     i = 0
+    branches = branch_counts(items)
     while i < len(items):
         it = items[i]
         if isinstance(it, MInstr) and it.dma is not None and (it.dma.group is not None or it.dma.across) \
                 and it.is_transfer:
-            i = _drop_skip(items, i)
+            i = _drop_skip(items, i, branches)
         i += 1
 
 

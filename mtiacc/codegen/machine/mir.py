@@ -189,7 +189,10 @@ class MInstr:
         return []
 
     def uses(self) -> List[VReg]:
-        skip = 1 if self.defs() and "r" not in self.first_access else 0
+        skip = 0
+        if self.args and isinstance(self.args[0], VReg):     # a def (``defs``) that it does not read first
+            access = self.first_access
+            skip = 1 if "w" in access and "r" not in access else 0
         out = []
         for a in self.args[skip:]:
             if isinstance(a, VReg):

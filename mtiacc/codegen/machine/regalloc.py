@@ -172,19 +172,23 @@ def linear_scan(fn: MFunction, remat: Optional[Dict[int, tuple]] = None) -> Dict
         ivs.sort(key=lambda iv: (iv.start, iv.end))
         free = list(ALLOCATABLE[cls])
         active: List[Interval] = []
+        soonest = None     # the earliest end among the active intervals
         for iv in ivs:
-            for old in [a for a in active if a.end < iv.start]:
-                active.remove(old)
-                free.append(old.phys)
+            if soonest is not None and soonest < iv.start:   # the expired free their registers, in active's order
+                free.extend(a.phys for a in active if a.end < iv.start)
+                active = [a for a in active if a.end >= iv.start]
+                soonest = min((a.end for a in active), default=None)
             if free:
                 iv.phys = free.pop(0)
                 active.append(iv)
+                soonest = iv.end if soonest is None else min(soonest, iv.end)
                 continue
             victim = min(active + [iv], key=lambda a: (_spill_weight(a, uses, remat), -a.end))
             if victim is not iv:
                 iv.phys, victim.phys = victim.phys, None
-                active.remove(victim)
+                del active[next(i for i, a in enumerate(active) if a is victim)]
                 active.append(iv)
+                soonest = min(a.end for a in active)
             if victim.reg.id not in remat:
                 victim.slot = next_slot
                 next_slot += 8
@@ -213,6 +217,17 @@ def at_stack_offset(op: str, reg: str, offset: int, loc, comment: str) -> List[M
             *adjust_sp(-shift, loc)]
 
 
+def _physical(a, intervals: Dict[int, Interval]):
+    """Operand ``a`` with its virtual register replaced by the one allocated to it (it has one)."""
+    if isinstance(a, VReg):
+        return intervals[a.id].phys
+    if isinstance(a, Mem) and isinstance(a.base, VReg):
+        return Mem(intervals[a.base.id].phys, a.offset)
+    if isinstance(a, VMem) and isinstance(a.base, VReg):
+        return VMem(intervals[a.base.id].phys)
+    return a
+
+
 def rewrite(fn: MFunction, intervals: Dict[int, Interval], remat: Optional[Dict[int, tuple]] = None) -> None:
     """Replace virtual registers by physical ones, with reloads and stores around spilled ones (``li`` again
     before each use of a spilled constant of ``remat``, whose own ``li`` goes)."""
@@ -226,9 +241,14 @@ def rewrite(fn: MFunction, intervals: Dict[int, Interval], remat: Optional[Dict[
         d = it.defs()
         if len(d) == 1 and d[0].id in remat and intervals[d[0].id].phys is None:
             continue   # a spilled constant or parameter: recomputed at its uses
+        regs = it.regs()
+        spilled = [r for r in regs if intervals[r.id].phys is None]
+        if not spilled:      # every register in its own: no scratch register, no reload, no store
+            out.append(MInstr(it.op, [_physical(a, intervals) for a in it.args], it.loc, it.comment))
+            continue
         scratch = {c: SCRATCH[c][turn[c]:] + SCRATCH[c][:turn[c]] for c in SCRATCH}
         for c in SCRATCH:
-            if any(intervals[r.id].phys is None for r in it.regs() if r.cls == c):
+            if any(r.cls == c for r in spilled):
                 turn[c] = (turn[c] + 1) % len(SCRATCH[c])
         mapping: Dict[int, str] = {}
         before, after = [], []

@@ -91,14 +91,13 @@ def effects(ins: MInstr, lmul: int = 0) -> Effects:
 
 @functools.lru_cache(maxsize=16384)
 def _effects(op: str, args: tuple, lmul: int) -> Effects:
-    ins = MInstr(op, list(args))
-    row = instruction_info(ins.op, len(ins.args))
+    row = instruction_info(op, len(args))
     if row is None:
         return Effects(frozenset(), frozenset(), "System", barrier=True)
-    span = min(8, 2 * lmul) if lmul and ins.op.startswith(_WIDE) else lmul
+    span = min(8, 2 * lmul) if lmul and op.startswith(_WIDE) else lmul
     defs: Set[str] = set()
     uses: Set[str] = set()
-    for access, a in zip(row.access, ins.args):
+    for access, a in zip(row.access, args):
         if isinstance(a, (Mem, VMem)):
             uses.update(_regs(a.base))
             continue
@@ -111,10 +110,10 @@ def _effects(op: str, args: tuple, lmul: int) -> Effects:
         reads, writes = _RESOURCES.get(e, ((), ()))
         uses.update(reads)
         defs.update(writes)
-    if ins.op == "mtia.dma.cfg":          # a register of the DMA engine: ordered among DMA commands only
+    if op == "mtia.dma.cfg":          # a register of the DMA engine: ordered among DMA commands only
         uses.discard("MEM")
         defs.discard("MEM")
-    elif _STACK_OPS.get(ins.op) and any(isinstance(a, Mem) and a.base == "sp" for a in ins.args):
+    elif _STACK_OPS.get(op) and any(isinstance(a, Mem) and a.base == "sp" for a in args):
         # the spill area: no DMA, engine command or vector access touches it, only other spills and reloads
         for s in (uses, defs):
             if "MEM" in s:
