@@ -78,7 +78,7 @@ FORMATS: Dict[str, Tuple[Dict[str, int], str]] = {
 TIMING_CLASSES = ("IntALU", "IntMul", "IntDiv", "Branch", "Jump", "Load", "Store", "FPU", "FDiv", "FCvt", "System",
                   "DPU", "DDiv",
                   "VSet", "VALU", "VMul", "VDiv", "VFALU", "VFDiv", "VMask", "VPerm", "VRed", "VLoad", "VStore",
-                  "Custom", "DMA", "DPE", "DPEWait", "Atomic", "Fence", "SE")
+                  "Custom", "DMA", "DPE", "DPEWait", "Atomic", "Fence", "SE", "SEALU")
 UNITS = ("scalar", "vector", "dma", "custom", "dpe", "atomic", "se", "mlu")
 ACCESS = ("", "r", "w", "rw")
 
@@ -573,7 +573,7 @@ SE = [_(f"mtia.se.{fn}.v", "SE", "vd, vs2, vm", "SE", f"se {fn}", vs1=code)
 # Its floating-point ALUs [ISCA25 3.2]: ``vd[i] = vs2[i] op vs1[i]`` (``.vv``) or ``vs2[i] op f[rs1]`` (``.vf``;
 # ``rsub``: ``f[rs1] - vs2[i]``), fp32 or fp16, IEEE round-to-nearest-even as RVV's vf<op>, on the SE's lanes.
 SE += [_(f"mtia.se.f{op}.{form}", "SEVV" if form == "vv" else "SEVF",
-         "vd, vs2, vs1, vm" if form == "vv" else "vd, vs2, fs1, vm", "SE", f"se_alu {op}", funct6=code)
+         "vd, vs2, vs1, vm" if form == "vv" else "vd, vs2, fs1, vm", "SEALU", f"se_alu {op}", funct6=code)
        for op, (code, forms) in SE_ALU.items() for form in forms.split()]
 
 EXTENSIONS = [("RV64I", "RV64I base integer", RV64I), ("M", "M: integer multiply and divide", RV64M),

@@ -222,7 +222,7 @@ def test_alu_sew64_is_a_fault():
 def test_alu_occupancy_latency_and_its_f_register_operand():
     """An SE ALU operation occupies the SE ceil(vl / 32) cycles, beside the vector unit; a reader of its result waits
     its latency; a .vf waits for its f register (here a scalar fdiv's latency)."""
-    issue, lat = CFG.timing["SE"]
+    issue, lat = CFG.timing["SEALU"]
     r = _run("\n".join(f"mtia.se.fmul.vv v{16 + 4 * (k % 4)}, v8, v12" for k in range(6)), vl=64)
     assert r.stats.se_busy == 6 * 2 and r.stats.se_elements == 6 * 64
     # 8 SE multiplies (2 cycles each) beside 8 vector adds (8 cycles each): the SE's cycles and their issue slots
