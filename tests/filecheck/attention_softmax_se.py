@@ -30,9 +30,12 @@ def attn(Q, K, V, O, scale, n):
 # CHECK-LABEL: attn:
 # the row maximum: 64 rows of S at a time, each further column loaded and folded in on the SE
 # CHECK: vlse32.v {{v[0-9]+}}, ({{[a-z0-9]+}}), {{[a-z0-9]+}} # tt.reduce max, a column at a time
+# (two columns a step: each column's load issues before the column before it is combined)
 # CHECK: .Lcolumn{{[0-9]+}}:
-# CHECK-NEXT: vlse32.v [[COL:v[0-9]+]]
-# CHECK: mtia.se.fmax.vv [[MAX:v[0-9]+]], [[MAX]], [[COL]]
+# CHECK: vlse32.v [[NEXT:v[0-9]+]]
+# CHECK-NEXT: mtia.se.fmax.vv [[MAX:v[0-9]+]], [[MAX]], [[COL:v[0-9]+]]
+# CHECK: vlse32.v [[COL]]
+# CHECK: mtia.se.fmax.vv [[MAX]], [[MAX]], [[NEXT]]
 # CHECK-NOT: vfmax.vv
 # CHECK: bnez
 # p = exp2(S * scale - m), two rows an iteration: the arithmetic on the SE, the fp16 copy on the vector unit

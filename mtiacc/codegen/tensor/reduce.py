@@ -12,7 +12,8 @@ The source block is viewed as ``(outer, R, inner)`` around the reduced axis.
   ``argmax_last``/``argmin_last`` (``tie_break_left=False``) the largest (``vredmax`` from -1).
   ``max``/``min`` of many short rows (:func:`by_columns`) instead walk the columns: a strided load
   (``vlse``) takes element ``r`` of up to VLMAX rows at once and ``vfmax.vv`` (on a target with an SE,
-  its ALU's ``mtia.se.fmax.vv`` at fp32 and fp16, beside the vector unit's loads) folds it into their results, so each row costs a lane of an instruction rather than a reduction, its scalar read-back
+  its ALU's ``mtia.se.fmax.vv`` at fp32 and fp16, beside the vector unit's loads) folds it into their results,
+  two columns a step with each column's load issued before the column before it is combined, so each row costs a lane of an instruction rather than a reduction, its scalar read-back
   and a loop of its own (flash attention's ``tl.max(qk, 1)`` of a 128 x 64 block: 64 columns, not
   128 rows).  The extreme is the same in any order (NaN ignored as above; -0 < +0).
   Other rows short enough for one chunk after their first element (``R - 1 <= VLMAX``:
@@ -157,15 +158,33 @@ def _reduce_columns(lw: Lowering, src_addr: int, dst_addr: int, outer: int, R: i
     b.label(top)
     b("vsetvli", vl, n, f"e{sew}, m8, ta, ma")
     b(f"vlse{sew}.v", "v8", VMem(p), stride, comment=f"tt.reduce {kind}, a column at a time")
-    q, k = b.x("col"), b.li(R - 1, "cols")
+    q = b.x("col")
     b("addi", q, p, esize)
-    col = b.new_label("column")
-    b.label(col)
-    b(f"vlse{sew}.v", "v16", VMem(q), stride)
-    b(mn, "v8", "v8", "v16")
-    b("addi", q, q, esize)
-    b("addi", k, k, -1)
-    b("bnez", k, col)
+    if R % 2 == 0 and R >= 4:
+        # two columns a step (R - 1 is odd: blocks are powers of two), each loaded before the column before it
+        # is combined: the vector unit goes from one strided load to the next while the combine waits
+        k = b.li((R - 1) // 2, "cols")
+        b(f"vlse{sew}.v", "v16", VMem(q), stride)
+        col = b.new_label("column")
+        b.label(col)
+        b("addi", q, q, esize)
+        b(f"vlse{sew}.v", "v24", VMem(q), stride)
+        b(mn, "v8", "v8", "v16")
+        b("addi", q, q, esize)
+        b("addi", k, k, -1)
+        b(f"vlse{sew}.v", "v16", VMem(q), stride)     # the last step loads the last column
+        b(mn, "v8", "v8", "v24")
+        b("bnez", k, col)
+        b(mn, "v8", "v8", "v16")
+    else:
+        k = b.li(R - 1, "cols")
+        col = b.new_label("column")
+        b.label(col)
+        b(f"vlse{sew}.v", "v16", VMem(q), stride)
+        b(mn, "v8", "v8", "v16")
+        b("addi", q, q, esize)
+        b("addi", k, k, -1)
+        b("bnez", k, col)
     b(f"vse{sew}.v", "v8", VMem(d))
     b("sub", n, n, vl)
     t = b.x()
