@@ -1,9 +1,10 @@
 """The SE's timing: a unit of its own beside the vector unit, fed from the vector registers.
 
 ``mtia.se.<function>.v`` and the ALU operations ``mtia.se.f<op>.vv`` / ``.vf`` issue when their sources (the
-vector register groups, ``v0`` when masked, the f register of a ``.vf``) are ready and the SE is free (waiting for the SE is a *structural* stall); it occupies the SE ``ceil(vl / elements_per_cycle)``
-cycles (at least one; ``se.elements_per_cycle`` of the YAML, whatever the SEW), the core goes on after ``issue``
-cycles (timing class ``SE``), and ``vd``'s group is ready ``latency`` cycles after the last occupancy cycle
+vector register groups, ``v0`` when masked, the f register of a ``.vf``) are ready and the SE is free (waiting
+for the SE is a *structural* stall); it occupies the SE ``ceil(vl / elements_per_cycle)`` cycles (at least one;
+``se.elements_per_cycle`` of the YAML, whatever the SEW), the core goes on after ``issue`` cycles (timing class
+``SE``, ``SEALU`` for the ALU operations), and ``vd``'s group is ready ``latency`` cycles after the last occupancy cycle
 begins.  The vector unit is not involved: vector instructions and SE functions overlap, ordered only by their
 registers.  Counters: ``sebusy`` (occupancy cycles) and ``seelems`` (elements computed) per program.
 
