@@ -15,7 +15,8 @@ The source block is viewed as ``(outer, R, inner)`` around the reduced axis.
   its ALU's ``mtia.se.fmax.vv`` at fp32 and fp16, beside the vector unit's loads) folds it into their results,
   two columns a step with each column's load issued before the column before it is combined, so each row
   costs a lane of an instruction rather than a reduction, its scalar read-back and a loop of its own (flash
-  attention's ``tl.max(qk, 1)`` of a 128 x 64 block: 64 columns, not 128 rows).  The extreme is the same in any order (NaN ignored as above; -0 < +0).
+  attention's ``tl.max(qk, 1)`` of a 128 x 64 block: 64 columns, not 128 rows).  The extreme is the same in
+  any order (NaN ignored as above; -0 < +0).
   Other rows short enough for one chunk after their first element (``R - 1 <= VLMAX``:
   :func:`_reduce_short_rows`) are reduced two a step without a chunk loop, each result stored
   from ``v1``/``v2`` by a one-element ``vse`` after the other row's reduction has issued (no
