@@ -279,7 +279,7 @@ class TimingModel:
             return self._bind_dpe(d, m, issue, xs)
         if fam == "dpe_wait":
             return self._bind_dpe_wait(m, issue)
-        if fam == "se":
+        if fam in ("se", "se_alu"):
             return bind_se(d, m, issue, lat, srcs, dsts)
         if self.is_vector_class(cls):
             return self._bind_vector(d, m, issue, lat, srcs, dsts, xs, xd)

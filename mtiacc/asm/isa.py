@@ -70,12 +70,15 @@ FORMATS: Dict[str, Tuple[Dict[str, int], str]] = {
     "VSX": ({"opcode": STORE_FP, "nf": 0, "mew": 0, "mop": 1}, "vector"),
     # the SIMD engine (custom-2): the OP-V layout (funct6, vm, vs2, vs1, funct3, vd), vs1 selects the function
     "SE": ({"opcode": CUSTOM_2, "funct3": 0b000, "funct6": 0b000000}, "se"),
+    # the SIMD engine's floating-point ALUs (custom-2): the OP-V layout, funct6 the operation (RVV's codes),
+    # funct3 the second operand's kind as in OP-V (001: vs1, a vector; 101: rs1, an f register)
+    "SEVV": ({"opcode": CUSTOM_2, "funct3": 0b001}, "se"), "SEVF": ({"opcode": CUSTOM_2, "funct3": 0b101}, "se"),
 }
 
 TIMING_CLASSES = ("IntALU", "IntMul", "IntDiv", "Branch", "Jump", "Load", "Store", "FPU", "FDiv", "FCvt", "System",
                   "DPU", "DDiv",
                   "VSet", "VALU", "VMul", "VDiv", "VFALU", "VFDiv", "VMask", "VPerm", "VRed", "VLoad", "VStore",
-                  "Custom", "DMA", "DPE", "DPEWait", "Atomic", "Fence", "SE")
+                  "Custom", "DMA", "DPE", "DPEWait", "Atomic", "Fence", "SE", "SEALU")
 UNITS = ("scalar", "vector", "dma", "custom", "dpe", "atomic", "se", "mlu")
 ACCESS = ("", "r", "w", "rw")
 
@@ -108,6 +111,10 @@ AMO_WIDTH_FUNCT3 = {"h": 0b001, "w": 0b010, "d": 0b011}
 AMO_FLOATS = {"h": 0, "bf": 1, "s": 2, "d": 3}
 AMO_ORDERINGS = {"": (0, 0), ".aq": (1, 0), ".rl": (0, 1), ".aqrl": (1, 1)}
 # The SIMD engine's functions (mtia.se.<function>.v), by their code in the vs1 field
+# The SIMD engine's floating-point ALU operations (mtia.se.f<op>.vv / .vf), by their funct6 (RVV's vf<op> codes)
+# and the forms each has (rsub only with a scalar, as vfrsub)
+SE_ALU = {"add": (0b000000, "vv vf"), "sub": (0b000010, "vv vf"), "rsub": (0b100111, "vf"),
+          "mul": (0b100100, "vv vf"), "min": (0b000100, "vv vf"), "max": (0b000110, "vv vf")}
 SE_FUNCTIONS = {"exp": 0, "exp2": 1, "log": 2, "log2": 3, "sigmoid": 4, "tanh": 5, "erf": 6, "recip": 7,
                 "rsqrt": 8, "sqrt": 9, "sin": 10, "cos": 11}
 
@@ -151,6 +158,8 @@ SEM_FAMILIES: Dict[str, Tuple[str, ...]] = {
     "dpe": ("cfg", "ldw", "mm", "zero", "accld", "accst", "mlutrans"), "dpe_wait": ("wait",),
     # the SIMD engine's table-based functions (mtiasim/semantics/se.py, the numbers in mtiasim/se/)
     "se": tuple(SE_FUNCTIONS),
+    # the SIMD engine's floating-point ALUs (mtiasim/semantics/se.py: IEEE, as the vector unit's vfalu)
+    "se_alu": tuple(SE_ALU),
     # atomics and the fence (mtiasim/semantics/atomic.py): "<operation>.<width>"
     "amo": tuple(f"{op}.{w}" for op in AMO_OPS for w in AMO_WIDTHS[op]) + tuple(f"fadd.{w}" for w in AMO_FLOATS),
     "fence": ("fence",),
@@ -561,6 +570,11 @@ ATOMIC = _atomic_rows()
 # by v0.t like an RVV instruction), computed by the SE's lookup tables and interpolation, not the vector unit.
 SE = [_(f"mtia.se.{fn}.v", "SE", "vd, vs2, vm", "SE", f"se {fn}", vs1=code)
       for fn, code in SE_FUNCTIONS.items()]
+# Its floating-point ALUs [ISCA25 3.2]: ``vd[i] = vs2[i] op vs1[i]`` (``.vv``) or ``vs2[i] op f[rs1]`` (``.vf``;
+# ``rsub``: ``f[rs1] - vs2[i]``), fp32 or fp16, IEEE round-to-nearest-even as RVV's vf<op>, on the SE's lanes.
+SE += [_(f"mtia.se.f{op}.{form}", "SEVV" if form == "vv" else "SEVF",
+         "vd, vs2, vs1, vm" if form == "vv" else "vd, vs2, fs1, vm", "SEALU", f"se_alu {op}", funct6=code)
+       for op, (code, forms) in SE_ALU.items() for form in forms.split()]
 
 EXTENSIONS = [("RV64I", "RV64I base integer", RV64I), ("M", "M: integer multiply and divide", RV64M),
               ("F", "F: single-precision floating point", RV64F),
@@ -568,7 +582,7 @@ EXTENSIONS = [("RV64I", "RV64I base integer", RV64I), ("M", "M: integer multiply
               ("MTIA", "MTIA custom instructions (custom-0)", MTIA),
               ("DPE", "MTIA matrix engine (custom-1)", DPE),
               ("A", "A: atomics (with Zacas, Zabha halfwords, MTIA's float add) and the fence", ATOMIC),
-              ("SE", "MTIA SIMD engine: nonlinear functions (custom-2)", SE)]
+              ("SE", "MTIA SIMD engine: nonlinear functions and floating-point ALUs (custom-2)", SE)]
 
 
 # --------------------------------------------------------------------------------------------------------------

@@ -236,6 +236,13 @@ def semantics(spec: InstrSpec) -> str:
         what = {"sigmoid": "1 / (1 + exp(-x))", "recip": "1 / x", "rsqrt": "1 / sqrt(x)"}.get(op, f"{op}(x)")
         return (f"vd[i] = {what} with x = vs2[i] (fp32 or fp16), by the SIMD engine's table (its accuracy: the "
                 f"machine YAML's se.functions)")
+    if fam == "se_alu":
+        second = "vs1[i]" if spec.format == "SEVV" else "f[rs1]"
+        what = f"{second} - vs2[i]" if op == "rsub" else \
+            f"{op}(vs2[i], {second})" if op in ("min", "max") else \
+            f"vs2[i] {dict(add='+', sub='-', mul='*')[op]} {second}"
+        return (f"vd[i] = {what} (fp32 or fp16, rounded to nearest even as the vector unit's vf{op}), on the "
+                f"SIMD engine's ALUs")
     raise KeyError(fam)
 
 

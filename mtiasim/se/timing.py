@@ -1,9 +1,10 @@
 """The SE's timing: a unit of its own beside the vector unit, fed from the vector registers.
 
-``mtia.se.<function>.v`` issues when its sources (``vs2``'s register group, ``v0`` when masked) are ready and the
-SE is free (waiting for the SE is a *structural* stall); it occupies the SE ``ceil(vl / elements_per_cycle)``
-cycles (at least one; ``se.elements_per_cycle`` of the YAML, whatever the SEW), the core goes on after ``issue``
-cycles (timing class ``SE``), and ``vd``'s group is ready ``latency`` cycles after the last occupancy cycle
+``mtia.se.<function>.v`` and the ALU operations ``mtia.se.f<op>.vv`` / ``.vf`` issue when their sources (the
+vector register groups, ``v0`` when masked, the f register of a ``.vf``) are ready and the SE is free (waiting
+for the SE is a *structural* stall); it occupies the SE ``ceil(vl / elements_per_cycle)`` cycles (at least one;
+``se.elements_per_cycle`` of the YAML, whatever the SEW), the core goes on after ``issue`` cycles (timing class
+``SE``, ``SEALU`` for the ALU operations), and ``vd``'s group is ready ``latency`` cycles after the last occupancy cycle
 begins.  The vector unit is not involved: vector instructions and SE functions overlap, ordered only by their
 registers.  Counters: ``sebusy`` (occupancy cycles) and ``seelems`` (elements computed) per program.
 
@@ -19,6 +20,7 @@ def bind_se(d, m, issue: float, lat: float, srcs, dsts):
     """``tm(g)``: the timing of SE instruction ``d`` for group ``g`` (before it executes)."""
     at = m.ts.at
     vs = [r for f, r in srcs if f == "v"]
+    fs = [r for f, r in srcs if f == "f"]      # a .vf operation's scalar
     vd = [r for f, r in dsts if f == "v"]
     rate = float(m.cfg.se.elements_per_cycle)
     vlen = m.cfg.vlen_bits
@@ -37,6 +39,8 @@ def bind_se(d, m, issue: float, lat: float, srcs, dsts):
         span = max(1, -(-bits // vlen))
         mx, acc = s.max, s.acc
         c = t = s.cyc
+        for r in fs:
+            t = mx(t, s.regs[1][r])
         for r in vs:
             t = mx(t, s.vmax(r, span) if r else s.regs[2][0])
         acc["dep"] += t - c

@@ -3,12 +3,16 @@ elements at SEW 32 or 16 (fp32, fp16); masked-off and tail elements keep their o
 
 The values are the SE's table approximation (:func:`mtiasim.se.model.evaluate`, with the accuracy the machine
 YAML's ``se.functions`` gives each function), not the correctly rounded result.
+
+Its floating-point ALUs, ``mtia.se.f<op>.vv vd, vs2, vs1`` / ``.vf vd, vs2, fs1``: the vector unit's ``vf<op>``
+(IEEE, rounded to nearest even, NaN canonical) at SEW 32 or 16 only.
 """
 from __future__ import annotations
 
 from ..faults import SimFault
 from ..se.model import EXACT, evaluate
 from .common import vm_of
+from .varith import _VFALU, _elementwise
 from .vcommon import active, float_view, reg_off, vl_of, with_sew, write
 
 
@@ -31,5 +35,15 @@ def se(d, m, pc):
     return with_sew(m, inner)
 
 
-FAMILIES = {"se": se}
-OPS = {"se": set(EXACT)}
+def se_alu(d, m, pc):
+    fn = _VFALU[d.spec.sem_op]
+
+    def checked(a, b, sew):
+        if sew not in (16, 32):
+            raise SimFault(f"'{d.spec.name}' with SEW={sew}: the SIMD engine computes fp32 (e32) and fp16 (e16)")
+        return fn(a, b, sew)
+    return _elementwise(d, m, "f", checked)
+
+
+FAMILIES = {"se": se, "se_alu": se_alu}
+OPS = {"se": set(EXACT), "se_alu": {"add", "sub", "rsub", "mul", "min", "max"}}

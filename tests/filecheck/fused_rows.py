@@ -1,8 +1,8 @@
 # A column broadcast along the rows (`m[:, None]`, [R, 1] -> [R, C] with C >= 16) is never built: a lone op reading
 # one is fused (fuse-elementwise), and the fused loop runs by rows with the column's element in an f register
-# (`flw`, then the `.vf` form), as flash attention's `acc * alpha[:, None]` and `qk - m[:, None]`.  A row that fits
-# one chunk at LMUL 4 (C = 64 f32) runs two rows an iteration, each in groups of its own; a longer one (C = 128)
-# a row at a time, in chunks.
+# (`flw`, then the `.vf` form, on the SIMD engine's ALUs), as flash attention's `acc * alpha[:, None]` and
+# `qk - m[:, None]`.  A row that fits one chunk at LMUL 4 (C = 64 f32) runs two rows an iteration, each in groups
+# of its own; a longer one (C = 128) a row at a time, in chunks.
 # RUN: mtiacc %s --emit=ir -O3 -D C=64 | filecheck %s --check-prefix=IR
 # RUN: mtiacc %s --emit=asm --asm-syntax=mtia -O3 -D C=64 | filecheck %s --check-prefix=PAIRS
 # RUN: mtiacc %s --emit=asm --asm-syntax=mtia -O3 -D C=128 | filecheck %s --check-prefix=ROWS
@@ -29,8 +29,8 @@ def rows(X, M, O, C: tl.constexpr):
 # PAIRS: .Lrows{{[0-9]+}}:
 # PAIRS-DAG: flw [[S0:[a-z0-9]+]], 0({{[a-z0-9]+}})
 # PAIRS-DAG: flw [[S1:[a-z0-9]+]], 0({{[a-z0-9]+}})
-# PAIRS-DAG: vfmul.vf {{v[0-9]+}}, {{v[0-9]+}}, [[S0]]
-# PAIRS-DAG: vfmul.vf {{v[0-9]+}}, {{v[0-9]+}}, [[S1]]
+# PAIRS-DAG: mtia.se.fmul.vf {{v[0-9]+}}, {{v[0-9]+}}, [[S0]]
+# PAIRS-DAG: mtia.se.fmul.vf {{v[0-9]+}}, {{v[0-9]+}}, [[S1]]
 # PAIRS: bnez {{[a-z0-9]+}}, .Lrows
 
 # ROWS: li {{[a-z0-9]+}}, 32 # tt.fused_elementwise (1 ops), a row at a time
@@ -39,6 +39,6 @@ def rows(X, M, O, C: tl.constexpr):
 # ROWS-NEXT: flw [[S:[a-z0-9]+]], 0([[P:[a-z0-9]+]])
 # ROWS-NEXT: addi [[P]], [[P]], 4
 # ROWS: .Lfused{{[0-9]+}}:
-# ROWS: vfmul.vf {{v[0-9]+}}, {{v[0-9]+}}, [[S]]
+# ROWS: mtia.se.fmul.vf {{v[0-9]+}}, {{v[0-9]+}}, [[S]]
 # ROWS: bnez
 # ROWS: bnez {{[a-z0-9]+}}, .Lrows

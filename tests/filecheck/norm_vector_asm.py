@@ -49,7 +49,7 @@ def norm(X, Y, W, N, BLOCK: tl.constexpr):
 # CHECK-NEXT: li [[ACC:[a-z0-9]+]], [[HOME:[0-9]+]]
 # CHECK-NEXT: li [[OUT:[a-z0-9]+]], [[HOME]]
 # CHECK: .Lfused{{[0-9]+}}:
-# CHECK: vfsub.vf [[D:v[0-9]+]]
+# CHECK: mtia.se.fsub.vf [[D:v[0-9]+]]
 # CHECK: vle32.v [[S:v[0-9]+]], ([[ACC]])
 # CHECK: vfmacc.vv [[S]], [[D]], [[D]]
 # CHECK: vse32.v [[S]], ([[OUT]])
@@ -62,7 +62,7 @@ def norm(X, Y, W, N, BLOCK: tl.constexpr):
 # CHECK-NEXT: li [[ACC:[a-z0-9]+]], [[HOME:[0-9]+]]
 # CHECK-NEXT: li [[OUT:[a-z0-9]+]], [[HOME]]
 # CHECK: .Lfused{{[0-9]+}}:
-# CHECK-DAG: vfsub.vf
+# CHECK-DAG: mtia.se.fsub.vf
 # CHECK-DAG: vid.v
 # CHECK-NOT: vadd.vx
 # CHECK: vmslt.vx
@@ -79,8 +79,8 @@ def norm(X, Y, W, N, BLOCK: tl.constexpr):
 # stored block alternates between two buffers, and the iteration does not wait at its end.
 # CHECK: read the slot where it is
 # CHECK: tt.fused_elementwise
-# CHECK: vfsub.vf
-# CHECK: vfmul.vf
+# CHECK: mtia.se.fsub.vf
+# CHECK: mtia.se.fmul.vf
 # CHECK: the store before completes
 # CHECK-NOT: this iteration's stores complete
 # CHECK: mtia.dma.out

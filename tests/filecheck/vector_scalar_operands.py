@@ -1,6 +1,7 @@
 # A fused elementwise loop reads a scalar operand (a constant, a kernel argument) from its x or f register with the
 # .vx / .vf form of the instruction, not splatted into a vector group first (vmv.v.x / vfmv.v.f take as long as the
 # operation itself); a scalar left operand of - and / uses the reversed forms.  tl.umulhi is one vmulhu at 32 bits.
+# fp32 * and - run on the SIMD engine's ALUs (mtia.se.f<op>.vf, the same forms), / on the vector unit.
 # RUN: mtiacc %s --emit=asm -O2 --signature=*u32,*u32,*fp32,*fp32,u32,fp32 | filecheck %s
 import triton
 import triton.language as tl
@@ -23,7 +24,7 @@ def k(A, B, X, Y, key, f):
 # CHECK: bnez
 # CHECK: .Lfused
 # CHECK-NOT: vfmv.v.f
-# CHECK-DAG: vfmul.vf
-# CHECK-DAG: vfrsub.vf
+# CHECK-DAG: mtia.se.fmul.vf
+# CHECK-DAG: mtia.se.frsub.vf
 # CHECK-DAG: vfrdiv.vf
 # CHECK: bnez

@@ -177,3 +177,66 @@ def test_stats_and_trace_show_the_se(monkeypatch):
     assert slow.stats.cycles == fast.stats.cycles
     assert sorted((e["pid"], e["ts"], e["dur"]) for e in slow.trace if e.get("cat") == "se") == \
         sorted((e["pid"], e["ts"], e["dur"]) for e in se)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The SE's floating-point ALUs (mtia.se.f<op>.vv / .vf)
+# ---------------------------------------------------------------------------------------------------------------
+SE_ALU_REF = {"fadd": np.add, "fsub": np.subtract, "frsub": lambda a, b: b - a, "fmul": np.multiply,
+              "fmin": np.fmin, "fmax": np.fmax}
+
+
+@pytest.mark.parametrize("sew,lmul", [(16, 2), (32, 4)])
+@pytest.mark.parametrize("op", sorted(SE_ALU_REF))
+def test_alu_is_the_vector_units_arithmetic_with_masks_and_tails(op, sew, lmul):
+    """Each SE ALU operation gives the bits numpy and the vector unit's vf<op> give, fp32 and fp16, .vv and .vf,
+    masked and not, with a shorter vl in some programs."""
+    from tests.sim.test_vector_float import fdata, scalar_bits
+    A, B, C, M, N = fdata(sew, lmul, seed=sew + len(op))
+    s = FT[sew](1.5)
+    forms = [("vf", f"mtia.se.{op}.vf v24, v8, fa5", SE_ALU_REF[op](A, s))]
+    if op != "frsub":
+        forms.append(("vv", f"mtia.se.{op}.vv v24, v8, v16", SE_ALU_REF[op](A, B)))
+    for form, body, ref in forms:
+        vec = body.replace(f"mtia.se.{op}", f"v{op}")
+        for masked in (False, True):
+            tail = ", v0.t" if masked else ""
+            got, _ = vrun(sew, lmul, body + tail, A, B, C, M, N, scalar=scalar_bits(1.5, sew))
+            if op not in ("fmin", "fmax"):    # (numpy's fmin/fmax do not order -0 below +0; RVV's do)
+                check(got, expected(C, ref.astype(FT[sew]), M, N, masked))
+            same, _ = vrun(sew, lmul, vec + tail, A, B, C, M, N, scalar=scalar_bits(1.5, sew))
+            check(got, same)
+
+
+def test_alu_sew64_is_a_fault():
+    asm = """
+    li t0, 4
+    vsetvli t1, t0, e64, m1, ta, ma
+    mtia.se.fmul.vv v2, v4, v6
+    ret
+    """
+    with pytest.raises(Exception, match=r"SEW=64: the SIMD engine computes fp32 \(e32\) and fp16 \(e16\)"):
+        run_asm(asm)
+
+
+def test_alu_occupancy_latency_and_its_f_register_operand():
+    """An SE ALU operation occupies the SE ceil(vl / 32) cycles, beside the vector unit; a reader of its result waits
+    its latency; a .vf waits for its f register (here a scalar fdiv's latency)."""
+    issue, lat = CFG.timing["SEALU"]
+    r = _run("\n".join(f"mtia.se.fmul.vv v{16 + 4 * (k % 4)}, v8, v12" for k in range(6)), vl=64)
+    assert r.stats.se_busy == 6 * 2 and r.stats.se_elements == 6 * 64
+    # 8 SE multiplies (2 cycles each) beside 8 vector adds (8 cycles each): the SE's cycles and their issue slots
+    # are hidden behind the vector unit's
+    both = "\n".join(f"mtia.se.fmul.vv v{16 + 4 * (k % 2)}, v8, v8\nvfadd.vv v{24 + 4 * (k % 2)}, v12, v12"
+                     for k in range(8))
+    vec = "\n".join(f"vfadd.vv v{24 + 4 * (k % 2)}, v12, v12" for k in range(8))
+    assert _run(both).stats.cycles == _run(vec).stats.cycles
+    wait = "li t2, 1\n" * 8
+    dep = _run(wait + "mtia.se.fadd.vv v16, v8, v8\nvfadd.vv v24, v16, v16", vl=8, lmul=1).stats
+    indep = _run(wait + "mtia.se.fadd.vv v16, v8, v8\nvfadd.vv v24, v12, v12", vl=8, lmul=1).stats
+    assert dep.cycles - indep.cycles == lat - issue
+    fdiv_issue, fdiv_lat = CFG.timing["FDiv"]
+    pre = "li t2, 2\nfcvt.s.w fa1, t2\nfcvt.s.w fa2, t2\n" + wait
+    scal = _run(pre + "fdiv.s fa3, fa1, fa2\nmtia.se.fmul.vf v16, v8, fa3", vl=8, lmul=1).stats
+    free = _run(pre + "fdiv.s fa3, fa1, fa2\nmtia.se.fmul.vf v16, v8, fa1", vl=8, lmul=1).stats
+    assert scal.cycles - free.cycles == fdiv_lat - fdiv_issue

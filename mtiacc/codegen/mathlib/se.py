@@ -18,6 +18,11 @@ the accuracy the target's ``se.functions`` states.  A function goes to the SE wh
 
 fp32 only: f16 / bf16 compute through fp32 (the frontend), f64 stays on the vector library.  The choice shows in
 the assembly as ``mtia.se.*`` in place of the library's expansion.
+
+The SE's floating-point ALUs (``mtia.se.f<op>.vv`` / ``.vf``: add, sub, mul, min, max at fp32 and fp16, the same
+IEEE results as the vector unit's) take the element-wise arithmetic of fused loops whenever the target has an SE
+(:data:`ALU` in :func:`se_ops`; ``codegen/vector/fused_loop.py`` says where): the vector unit then only loads,
+stores, converts and reduces, at a quarter of the SE's elements a cycle for fp32.
 """
 from __future__ import annotations
 
@@ -38,6 +43,8 @@ LIBRARY_ULPS = {"math.exp": 1, "math.exp2": 1, "math.log": 1, "math.log2": 2, "m
 APPROX_ULPS = {"math.exp": 2, "math.exp2": 2}
 # the entry of ``se_ops`` saying that the ops of function ``name`` marked ``approx`` run on the SE
 APPROX_PREFIX = "approx:"
+# the entry of ``se_ops`` saying that fused loops' float arithmetic runs on the SE's ALUs
+ALU = "alu"
 
 
 def se_ulps(accuracy) -> Optional[float]:
@@ -52,7 +59,7 @@ def se_ulps(accuracy) -> Optional[float]:
 def se_ops(target, fast_math: bool = False) -> FrozenSet[str]:
     """The math ops this compile computes on the SE (fp32)."""
     have = dict(target.se_functions)
-    out = set()
+    out = {ALU} if have else set()
     for op, fn in SE_OPS.items():
         if fn not in have:
             continue

@@ -11,10 +11,12 @@ The source block is viewed as ``(outer, R, inner)`` around the reduced axis.
   index whose element equals it (``vmfeq``/``vmseq``, ``vid``, ``vmerge``, ``vredminu``);
   ``argmax_last``/``argmin_last`` (``tie_break_left=False``) the largest (``vredmax`` from -1).
   ``max``/``min`` of many short rows (:func:`by_columns`) instead walk the columns: a strided load
-  (``vlse``) takes element ``r`` of up to VLMAX rows at once and ``vfmax.vv`` folds it into their
-  results, so each row costs a lane of an instruction rather than a reduction, its scalar read-back
-  and a loop of its own (flash attention's ``tl.max(qk, 1)`` of a 128 x 64 block: 64 columns, not
-  128 rows).  The extreme is the same in any order (NaN ignored as above; -0 < +0).
+  (``vlse``) takes element ``r`` of up to VLMAX rows at once and ``vfmax.vv`` (on a target with an SE,
+  its ALU's ``mtia.se.fmax.vv`` at fp32 and fp16, beside the vector unit's loads) folds it into their results,
+  two columns a step with each column's load issued before the column before it is combined, so each row
+  costs a lane of an instruction rather than a reduction, its scalar read-back and a loop of its own (flash
+  attention's ``tl.max(qk, 1)`` of a 128 x 64 block: 64 columns, not 128 rows).  The extreme is the same in
+  any order (NaN ignored as above; -0 < +0).
   Other rows short enough for one chunk after their first element (``R - 1 <= VLMAX``:
   :func:`_reduce_short_rows`) are reduced two a step without a chunk loop, each result stored
   from ``v1``/``v2`` by a one-element ``vse`` after the other row's reduction has issued (no
@@ -40,7 +42,9 @@ from mtiacc.codegen.tensor.axes import scalar_store, source_addr, split_axis, un
 from mtiacc.codegen.vector.nest import add_step, nest
 from mtiacc.codegen.vector.vloop import Src, VLoop, elem_bytes, emit_loop, sew_of
 from mtiacc.diagnostics import CompileError
-from mtiacc.ir.types import i32
+from mtiacc.codegen.mathlib.se import ALU
+from mtiacc.codegen.vector.fused_loop import SE_ALU
+from mtiacc.ir.types import f16, f32, i32
 
 FLOAT_RED = {"sum": "vfredusum.vs", "max": "vfredmax.vs", "min": "vfredmin.vs"}
 INT_RED = {"sum": "vredsum.vs", "max": "vredmax.vs", "min": "vredmin.vs", "xor_sum": "vredxor.vs"}
@@ -147,21 +151,41 @@ def _reduce_columns(lw: Lowering, src_addr: int, dst_addr: int, outer: int, R: i
     sew, esize = sew_of(elem), elem_bytes(elem)
     table = FLOAT_VV if elem.is_float() else (UINT_VV if unsigned(elem) else INT_VV)
     mn = table[kind]
+    if elem in (f32, f16) and ALU in lw.se:   # the combine on the SE's ALUs: the vector unit only loads
+        mn = SE_ALU[mn]
     stride = b.li(R * esize, "stride")
     n, p, d = b.li(outer, "rows"), b.li(src_addr, "src"), b.li(dst_addr, "dst")
     top, vl = b.new_label("columns"), b.x("vl")
     b.label(top)
     b("vsetvli", vl, n, f"e{sew}, m8, ta, ma")
     b(f"vlse{sew}.v", "v8", VMem(p), stride, comment=f"tt.reduce {kind}, a column at a time")
-    q, k = b.x("col"), b.li(R - 1, "cols")
+    q = b.x("col")
     b("addi", q, p, esize)
-    col = b.new_label("column")
-    b.label(col)
-    b(f"vlse{sew}.v", "v16", VMem(q), stride)
-    b(mn, "v8", "v8", "v16")
-    b("addi", q, q, esize)
-    b("addi", k, k, -1)
-    b("bnez", k, col)
+    if R % 2 == 0 and R >= 4:
+        # two columns a step (R - 1 is odd: blocks are powers of two), each loaded before the column before it
+        # is combined: the vector unit goes from one strided load to the next while the combine waits
+        k = b.li((R - 1) // 2, "cols")
+        b(f"vlse{sew}.v", "v16", VMem(q), stride)
+        col = b.new_label("column")
+        b.label(col)
+        b("addi", q, q, esize)
+        b(f"vlse{sew}.v", "v24", VMem(q), stride)
+        b(mn, "v8", "v8", "v16")
+        b("addi", q, q, esize)
+        b("addi", k, k, -1)
+        b(f"vlse{sew}.v", "v16", VMem(q), stride)     # the last step loads the last column
+        b(mn, "v8", "v8", "v24")
+        b("bnez", k, col)
+        b(mn, "v8", "v8", "v16")
+    else:
+        k = b.li(R - 1, "cols")
+        col = b.new_label("column")
+        b.label(col)
+        b(f"vlse{sew}.v", "v16", VMem(q), stride)
+        b(mn, "v8", "v8", "v16")
+        b("addi", q, q, esize)
+        b("addi", k, k, -1)
+        b("bnez", k, col)
     b(f"vse{sew}.v", "v8", VMem(d))
     b("sub", n, n, vl)
     t = b.x()

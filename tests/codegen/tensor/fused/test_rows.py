@@ -63,12 +63,12 @@ def test_rows_match_numpy(tmp_path, dtype, sig, R, C):
 
 
 def test_rows_asm(tmp_path):
-    """Row mode at C >= ROW_MIN: scalar loads of the columns, .vf forms, no broadcast copy (two rows an iteration
-    where a row is one chunk, a row at a time where it is longer); at C < ROW_MIN the broadcast is built as
-    before."""
+    """Row mode at C >= ROW_MIN: scalar loads of the columns, .vf forms (of the SE's ALUs), no broadcast copy (two
+    rows an iteration where a row is one chunk, a row at a time where it is longer); at C < ROW_MIN the broadcast
+    is built as before."""
     for C, form in ((64, "two rows at a time"), (256, "a row at a time")):
         asm = _compile(tmp_path, "fp32", 8, C).asm_text
-        assert form in asm and "flw" in asm and "vfsub.vf" in asm
+        assert form in asm and "flw" in asm and "mtia.se.fsub.vf" in asm
         assert "vlse32.v" not in asm          # the strided copy of a broadcast
     small = _compile(tmp_path, "fp32", 32, 8).asm_text
     assert "a row at a time" not in small
