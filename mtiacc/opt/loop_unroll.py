@@ -5,6 +5,11 @@
   one copy to the next; the loop's results are the last copy's yields.
 * Partial unrolling, ``loop-unroll{factor=N}``: a loop whose trip count is a multiple of N gets a
   step N times larger and N copies of its body (the k-th sees ``iv + k * step``).
+* A K loop of two trips or more (:func:`mtiacc.ir.analysis.k_loops.is_k_loop`: its dots read tiles its body
+  loads) is left to ``pipeline-dots`` (``loop-unroll{k-loops=true}`` unrolls it as any other): fully unrolled, every
+  trip's tiles would be fetched ahead of the products and each product's accumulators would go to local
+  memory and back, where ``pipeline-dots`` unrolls it by as many stages as the local-memory plan holds and
+  the matrix engine keeps the accumulators across the loop (``dot-accumulators``).
 
 Inner loops are unrolled first.  Loops with non-constant bounds are left alone.
 """
@@ -16,6 +21,7 @@ from typing import Dict, List, Sequence
 from mtiacc.ir import ops as O
 from mtiacc.ir import scf
 from mtiacc.ir.core import Block, Operation, Region, Value
+from mtiacc.ir.analysis.k_loops import is_k_loop
 from mtiacc.opt.pass_manager import ModulePass, register_pass
 
 
@@ -96,17 +102,17 @@ def partial_unroll(loop: scf.ForOp, factor: int) -> None:
     scf.erase_nested(loop)
 
 
-def unroll_block(block: Block, max_trip: int, factor: int) -> bool:
+def unroll_block(block: Block, max_trip: int, factor: int, k_loops: bool = True) -> bool:
     """Unroll the loops of ``block`` and the blocks nested in it; whether any was unrolled."""
     changed = False
     for op in list(block.ops):
         for r in op.regions:
             for b in r.blocks:
-                changed |= unroll_block(b, max_trip, factor)
+                changed |= unroll_block(b, max_trip, factor, k_loops)
         if not isinstance(op, scf.ForOp):
             continue
         trip = op.constant_trip_count()
-        if trip is None:
+        if trip is None or not k_loops and trip >= 2 and is_k_loop(op):
             continue
         if factor > 1:
             if trip % factor == 0 and trip >= factor:
@@ -124,6 +130,7 @@ class LoopUnroll(ModulePass):
     name = "loop-unroll"
     max_trip: int = 16
     factor: int = 0
+    k_loops: bool = False     # unroll K loops too (else they are left to pipeline-dots)
 
     def run(self, module: O.ModuleOp) -> bool:
-        return unroll_block(module.body.block, self.max_trip, self.factor)
+        return unroll_block(module.body.block, self.max_trip, self.factor, self.k_loops)
