@@ -14,7 +14,10 @@ codegen, on the IR as the passes leave it, so that a pass asks what fits instead
   :func:`mtiacc.opt.dots.accumulators.chain`, while their rows fit the engine's);
 * a block is **live** from its definition to its last reader; a reader inside a loop that the block was defined
   outside of keeps it to the end of that loop (every iteration reads it); a loop's carried blocks live through
-  the loop;
+  the loop; a stored block lives to the kernel's end (its DMA may still read it: codegen never frees it);
+* a value a loop's body only yields is made in the carried block's buffer when codegen does so (a prefetch load
+  that no later op of the body reads the carried block after; an elementwise op or an engine dot that every
+  reader of the carried block comes before): one buffer;
 * an op's **scratch**: the bf16 parts codegen splits the fp32 operands of an engine dot into, and the 16-bit
   copies ``legalize-fp8`` widens an engine dot's fp8 operands to, live at that op; when split parts do not
   fit, codegen frees the first operand once split if the dot is its last reader (and writes a loop's
@@ -253,6 +256,9 @@ def plan_function(func: O.FuncOp, target: Target) -> LocalMemoryPlan:
             upos = pos.get(id(u))
             if upos is None:
                 continue
+            if isinstance(u, O.StoreOp) and u.value is v:
+                last = len(pos) - 1               # a DMA may read it still: codegen never frees a stored block
+                break
             outer = next((lp for lp in loops.get(id(u), ()) if lp not in around), None)
             if outer is None and isinstance(u, (ForOp, WhileOp)):
                 outer = u                         # an init: codegen frees it once the loop is lowered
@@ -300,14 +306,39 @@ def _carried_groups(func: O.FuncOp, resident: set) -> Dict[int, int]:
     for op in func.walk():
         if isinstance(op, ForOp):
             inits = op.operands[len(op.operands) - len(op.iter_args):]
-            for init, arg, res in zip(inits, op.iter_args, op.results):
+            yields = op.block.terminator.operands
+            for init, arg, res, y in zip(inits, op.iter_args, op.results, yields):
                 root = find(id(arg))
                 if len(init.uses) == 1 and isinstance(init, OpResult) and isinstance(init.op, O.LoadOp) \
                         and init.op.parent is op.parent and id(arg) not in resident:
                     root = find(id(init))
                     parent[id(arg)] = root
                 parent[id(res)] = root
+                if id(arg) not in resident and _into_carried(op, arg, y):
+                    parent[id(y)] = root
     return {k: find(k) for k in parent}
+
+
+def _into_carried(loop: ForOp, arg: BlockArgument, y: Value) -> bool:
+    """Whether codegen computes ``y``, the value yielded to carried block ``arg``, straight into ``arg``'s buffer,
+    so that the yield copies nothing: ``y`` is made in the loop's body and only yielded, once; a prefetch load
+    when no op after it reads ``arg`` (codegen's ``select/table._carried_home``), an elementwise op or an engine
+    dot of ``arg``'s type when every reader of ``arg`` is that op or one before it in the body
+    (``context.carried_home``)."""
+    body = loop.block
+    if not (isinstance(y, OpResult) and y.op.parent is body and len(y.uses) == 1 and y.uses[0].op is body.terminator):
+        return False
+    op = y.op
+    at = body.ops.index(op)
+    if isinstance(op, O.LoadOp):
+        if not op.attrs.get("prefetch"):
+            return False
+        return not any(v is arg for later in body.ops[at + 1:-1] for nested in later.walk() for v in nested.operands)
+    dot = isinstance(op, DotOp) and op.on_engine() and not (
+        isinstance(arg.type.element_type, FloatType) and arg.type.element_type.kind == "f16")
+    if not (dot or _elementwise(op)) or arg.type != y.type:
+        return False
+    return all(u.op.parent is body and body.ops.index(u.op) <= at for u in arg.uses)
 
 
 def _assign(plan: LocalMemoryPlan) -> None:
