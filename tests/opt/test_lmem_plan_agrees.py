@@ -3,9 +3,7 @@
 it, so that a pass or ``gemm_fit`` that asks the plan whether blocks fit gets the answer codegen would give.
 
 The GEMM template of ``torch_backend/gemm_fit.py`` at several tiles, shapes (even and ragged) and epilogues; the
-example kernels.  A few examples are known to allocate more than the plan has: codegen's scratch of a scalar load
-(a 64-byte slot), of a reduction's values and indices, and the pointer and mask blocks a gather reads as data; they
-are listed, strict, so that the list shrinks as the plan learns them."""
+example kernels."""
 import importlib.util
 
 import numpy as np
@@ -48,13 +46,7 @@ def test_the_plan_covers_codegen_on_the_gemm_template(tile, shape, epilogue):
     assert fits(Tile(*tile, 2), *shape, dtype="bfloat16", epilogue=epilogue) == (plan <= capacity)
 
 
-UNDER = {"rms_norm", "layer_norm_fwd", "layer_norm_bwd_dwdb", "row_argmax", "embedding_bag"}
-EXAMPLES = [e for e in behaviour._examples()]
-
-
-@pytest.mark.parametrize("example", [pytest.param(e, id=e[0], marks=pytest.mark.xfail(
-    strict=True, reason="codegen scratch the plan does not count yet")) if e[0] in UNDER else pytest.param(e, id=e[0])
-    for e in EXAMPLES])
+@pytest.mark.parametrize("example", [pytest.param(e, id=e[0]) for e in behaviour._examples()])
 def test_the_plan_covers_codegen_on_the_examples(example):
     name, file, kernel, sig, defines, _grid, _inputs = example
     plan, used, _ = plan_and_use(behaviour.EXAMPLES / file, kernel, sig, defines)
