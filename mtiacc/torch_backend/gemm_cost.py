@@ -27,11 +27,11 @@ go to the candidate whose waves of programs take the fewest cycles of their own,
 
 **Local memory.**  :func:`rank` keeps the tiles whose blocks, counted by hand (:func:`footprint`: the operand
 blocks of every pipeline stage, their bf16 parts, the accumulator, ``epilogue`` output-sized blocks), fit the
-machine's local memory.  That count is a lower bound: the compiler unrolls a K loop of constant trip count,
-fetches its loads ahead and keeps its accumulators, so the kernel may need more.  Given the operands' ``dtype``,
-:func:`choose_tile` therefore takes the fastest tile the compiler finds room for (:func:`.gemm_fit.fits`, which
-compiles a kernel of the template's shape for the candidate), so that the default mode's GEMM runs on the chip
-instead of failing at its launch.
+machine's local memory.  That count is a lower bound: the compiler pipelines the K loop in stages, fetches the
+next program's first tiles ahead and keeps the engine's operands until it waits for the engine, so the kernel may
+need more.  Given the operands' ``dtype``, :func:`choose_tile` therefore takes the fastest tile the compiler finds
+room for (:func:`.gemm_fit.fits`, which asks the compiler's local-memory plan of a kernel of the template's shape
+for the candidate), so that the default mode's GEMM runs on the chip instead of failing at its launch.
 """
 from __future__ import annotations
 

@@ -8,8 +8,9 @@ are other values, hence other buffers (codegen keeps the buffers engine commands
 engine is waited for or the loop body ends), and stage ``s + 1``'s loads run while the engine works on
 stage ``s``.
 
-A loop qualifies when its step is a positive constant and its body holds a ``tt.dot`` with an operand that a
-``tt.load`` of the same body produces (through shape ops and casts), and no dot's result reaches a reduction
+A loop qualifies (a K loop: :func:`mtiacc.ir.analysis.k_loops.is_k_loop`; ``loop-unroll`` leaves those of a
+constant trip count to this pass) when its step is a positive constant and its body holds a ``tt.dot`` with an
+operand that a ``tt.load`` of the same body produces (through shape ops and casts), and no dot's result reaches a reduction
 or another dot's operand in the body (:func:`chained_products`: flash attention's ``S = Q K^T``, softmax,
 ``P V``; ``pipeline-loads`` fetches those loops' tiles an iteration ahead, over the whole iteration's work).  S is the kernel's hint
 (``tl.range(..., num_stages=S)``, the loop's ``num_stages``) when it has one, else ``stages`` (4: the back
