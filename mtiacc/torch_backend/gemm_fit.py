@@ -102,16 +102,16 @@ def fits(tile: Tile, m: int, n: int, k: int, *, dtype: str, epilogue: int = 0, b
     template's kernel with ``tile`` (see the module's docstring); ``machine`` a built-in machine's name or YAML
     (None: the chip's).  A candidate the compiler rejects for another reason does not run on the chip either: it
     does not fit."""
-    from mtiacc.driver import Options, compile_kernel
-    from mtiacc.opt.memory.plan import kernel_of
+    from mtiacc.runtime import load
     t = _TL[dtype]
     source = template_source(tile, m, n, k, dtype=dtype, epilogue=epilogue, batch=batch, dot_type=dot_type,
                              input_precision=input_precision)
-    signature = ",".join([f"*{t}"] * (3 + epilogue))
-    opts = Options(kernel="gemm_fit", signature=signature, num_stages=tile.num_stages, target=machine)
+    options = {"num_stages": tile.num_stages}
+    if machine is not None:
+        options["machine"] = machine
+    kernel = load(_source_file(source), "gemm_fit", **options)
     try:
-        out = compile_kernel(_source_file(source), opts, stop_after="ir")
+        peak, capacity = kernel.local_memory(",".join([f"*{t}"] * (3 + epilogue)))
     except CompileError:
         return False
-    func = kernel_of(out.frontend.module)
-    return func.attrs["lmem_peak"] <= func.attrs["lmem_capacity"]
+    return peak <= capacity
