@@ -106,12 +106,13 @@ def partial_unroll(loop: scf.ForOp, factor: int) -> None:
 
 def _fetched_ahead(loop: scf.ForOp, trip: int) -> int:
     """The bytes a K loop unrolled whole keeps live: every trip's tiles and each product's accumulators (codegen
-    keeps the blocks engine commands read until it waits for the engine, which a K loop's body never does)."""
+    keeps the blocks engine commands read until it waits for the engine), or one trip's when the body waits for
+    the engine anyway (an op of the core or the vector unit on local memory, a dot's fp32 operands split)."""
     from mtiacc.ir.dot_ops import DotOp
-    from mtiacc.opt.memory.plan import block_bytes
+    from mtiacc.opt.memory.plan import block_bytes, drains_engine
     tiles = sum(block_bytes(ld.result.type) for ld in stage_loads(loop))
     accs = sum(block_bytes(op.result.type) for op in loop.block.ops if isinstance(op, DotOp))
-    return trip * (tiles + accs)
+    return (1 if any(drains_engine(op) for op in loop.block.ops) else trip) * (tiles + accs)
 
 
 def unroll_block(block: Block, max_trip: int, factor: int, k_loops: bool = True, budget=None) -> bool:

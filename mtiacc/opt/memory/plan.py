@@ -425,6 +425,13 @@ def _disturbs_engine(op: Operation, memo: Dict[int, bool]) -> bool:
     return any(r.type.is_block() and _materialized(r, memo) for r in op.results)
 
 
+def drains_engine(op: Operation) -> bool:
+    """Whether codegen waits for the matrix engine at ``op`` (freeing the blocks its commands held): an op that
+    reads or writes local memory with the core or the vector unit, or a dot whose fp32 operands the vector unit
+    splits into bf16 parts first, or exact products on the vector unit."""
+    return _disturbs_engine(op, {}) or isinstance(op, DotOp) and (not op.on_engine() or _split(op) > 0)
+
+
 def _adopts_carried(loop: ForOp, init: Value) -> bool:
     """Whether K loop ``loop`` takes its init as its carried block's buffer because the slot loop around it carries
     it for ``loop`` only (the first tiles, fetched a program ahead: codegen's ``resident.adopts_carried``)."""
@@ -521,4 +528,5 @@ def annotate(func: O.FuncOp, plan: LocalMemoryPlan) -> None:
 
 
 __all__: Sequence[str] = ("LocalMemoryPlan", "plan_function", "annotate", "block_bytes", "kernel_of", "check_sram",
+                          "drains_engine",
                           "BlockOverSram")
