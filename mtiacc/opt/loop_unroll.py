@@ -5,6 +5,13 @@
   one copy to the next; the loop's results are the last copy's yields.
 * Partial unrolling, ``loop-unroll{factor=N}``: a loop whose trip count is a multiple of N gets a
   step N times larger and N copies of its body (the k-th sees ``iv + k * step``).
+* A K loop of two trips or more (:func:`mtiacc.ir.analysis.k_loops.is_k_loop`: its dots read tiles its body
+  loads) is unrolled whole only while every trip's tiles and each product's accumulators (what the unrolled
+  code keeps live: codegen holds the blocks engine commands read until it waits for the engine) fit the share
+  of local memory the plan gives tiles fetched ahead (``pipeline-dots``' share of what the plan leaves free
+  while the loop runs); else it is left to ``pipeline-dots``, which unrolls it by as many stages as the plan
+  holds and keeps the accumulators in the engine across the loop (``loop-unroll{k-loops=true}`` unrolls it as
+  any other).
 
 Inner loops are unrolled first.  Loops with non-constant bounds are left alone.
 """
@@ -16,7 +23,8 @@ from typing import Dict, List, Sequence
 from mtiacc.ir import ops as O
 from mtiacc.ir import scf
 from mtiacc.ir.core import Block, Operation, Region, Value
-from mtiacc.opt.pass_manager import ModulePass, register_pass
+from mtiacc.ir.analysis.k_loops import is_k_loop, stage_loads
+from mtiacc.opt.pass_manager import ModulePass, PassContext, register_pass
 
 
 def clone_op(op: Operation, mapping: Dict[int, Value]) -> Operation:
@@ -96,17 +104,32 @@ def partial_unroll(loop: scf.ForOp, factor: int) -> None:
     scf.erase_nested(loop)
 
 
-def unroll_block(block: Block, max_trip: int, factor: int) -> bool:
-    """Unroll the loops of ``block`` and the blocks nested in it; whether any was unrolled."""
+def _fetched_ahead(loop: scf.ForOp, trip: int) -> int:
+    """The bytes a K loop unrolled whole keeps live: every trip's tiles and each product's accumulators (codegen
+    keeps the blocks engine commands read until it waits for the engine), or one trip's when the body waits for
+    the engine anyway (an op of the core or the vector unit on local memory, a dot's fp32 operands split)."""
+    from mtiacc.ir.dot_ops import DotOp
+    from mtiacc.opt.memory.plan import block_bytes, drains_engine
+    tiles = sum(block_bytes(ld.result.type) for ld in stage_loads(loop))
+    accs = sum(block_bytes(op.result.type) for op in loop.block.ops if isinstance(op, DotOp))
+    return (1 if any(drains_engine(op) for op in loop.block.ops) else trip) * (tiles + accs)
+
+
+def unroll_block(block: Block, max_trip: int, factor: int, k_loops: bool = True, budget=None) -> bool:
+    """Unroll the loops of ``block`` and the blocks nested in it; whether any was unrolled.  ``budget(loop)``: the
+    bytes a K loop unrolled whole may keep live (None: K loops are not unrolled whole)."""
     changed = False
     for op in list(block.ops):
         for r in op.regions:
             for b in r.blocks:
-                changed |= unroll_block(b, max_trip, factor)
+                changed |= unroll_block(b, max_trip, factor, k_loops, budget)
         if not isinstance(op, scf.ForOp):
             continue
         trip = op.constant_trip_count()
         if trip is None:
+            continue
+        if not k_loops and trip >= 2 and is_k_loop(op) and (
+                budget is None or factor > 1 or trip > max_trip or _fetched_ahead(op, trip) > budget(op)):
             continue
         if factor > 1:
             if trip % factor == 0 and trip >= factor:
@@ -124,6 +147,18 @@ class LoopUnroll(ModulePass):
     name = "loop-unroll"
     max_trip: int = 16
     factor: int = 0
+    k_loops: bool = False     # unroll every K loop (else those whose trips do not fit go to pipeline-dots)
+    needs_context = True
 
-    def run(self, module: O.ModuleOp) -> bool:
-        return unroll_block(module.body.block, self.max_trip, self.factor)
+    def run(self, module: O.ModuleOp, ctx: PassContext) -> bool:
+        from mtiacc.opt.memory.plan import plan_function
+        changed = False
+        for func in [op for op in module.body.block.ops if isinstance(op, O.FuncOp)]:
+            plan = []
+
+            def budget(loop: scf.ForOp) -> int:
+                if not plan:
+                    plan.append(plan_function(func, ctx.target))
+                return plan[0].share(2, plan[0].free_in(loop, [ld.result for ld in stage_loads(loop)]))
+            changed |= unroll_block(func.entry, self.max_trip, self.factor, self.k_loops, budget)
+        return changed

@@ -238,6 +238,16 @@ class Kernel:
         from mtiacc.driver import Options
         return self.unit, Options(kernel=self.name, defines=dict(defines), signature=signature, **self.options)
 
+    def local_memory(self, signature: str, defines: Mapping[str, str] = None) -> Tuple[int, int]:
+        """The compiler's local-memory plan of this kernel for ``signature``: (the most bytes its blocks take at
+        once, the bytes a PE's local memory has for blocks), from the IR passes alone, no instruction selected
+        (``lmem_peak`` and ``lmem_capacity`` on the function in ``--emit=ir``)."""
+        from mtiacc.driver import compile_kernel
+        unit, opts = self.compile_job(signature, dict(defines or {}))
+        module = compile_kernel(unit, opts, stop_after="ir").frontend.module
+        func = [op for op in module.body.block.ops if op.name == "tt.func"][-1]
+        return func.attrs["lmem_peak"], func.attrs["lmem_capacity"]
+
     def install_binary(self, signature: str, defines: Mapping[str, str], binary: bytes) -> None:
         """A binary compiled elsewhere from :meth:`compile_job`: kept as this process's own compile would keep it
         (in memory, and in the disk cache), so the launch that needs it compiles nothing."""

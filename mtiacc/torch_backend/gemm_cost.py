@@ -14,21 +14,24 @@ Inductor neither compiles nor runs any other: :func:`choose_tile` picks it among
   cycles; an fp32 GEMM takes ``passes`` bf16 products (:mod:`.precision`: 1, 3 or 6);
 - **the vector unit**, for fp32 operands split into bf16 parts: about ``parts`` vector operations per
   ``vlen / 32`` elements of each operand block;
-- **DMA**: each K block's operand blocks at ``dma_pe_bytes_per_cycle`` per PE, and the chip's DRAM bandwidth
-  shared by the PEs of a wave;
+- **DMA**: each K block's operand blocks at ``dma_pe_bytes_per_cycle`` per PE; the chip's DRAM bandwidth for the
+  bytes first read (A, B and C once each) when the SRAM's LLC (``memory.sram.llc_bytes``) holds A and B, the
+  programs' re-reads of the same rows and columns hitting it at the SRAM's bandwidth (every program's tiles at
+  DRAM's when there is no LLC or it cannot hold them);
 - **overheads**: ``dma_setup_cycles`` per transfer, a K block's loop bookkeeping, the accumulator's store.
 
 A program's K loop overlaps the engine, the vector unit and the DMA (``pipeline-dots``), so a K block costs
-the largest of the three.  The estimate is a ranking, not a prediction of cycles: ties go to the candidate
-listed first (the smaller tile).  ``benchmarks/bench_gemm.py`` and ``mode="max-autotune"`` measure.
+the largest of the three.  The estimate is a ranking, not a prediction of cycles: ties (a GEMM bound by memory)
+go to the candidate whose waves of programs take the fewest cycles of their own, then to the one listed first
+(the smaller tile).  ``benchmarks/bench_gemm.py`` and ``mode="max-autotune"`` measure.
 
 **Local memory.**  :func:`rank` keeps the tiles whose blocks, counted by hand (:func:`footprint`: the operand
 blocks of every pipeline stage, their bf16 parts, the accumulator, ``epilogue`` output-sized blocks), fit the
-machine's local memory.  That count is a lower bound: the compiler unrolls a K loop of constant trip count,
-fetches its loads ahead and keeps its accumulators, so the kernel may need more.  Given the operands' ``dtype``,
-:func:`choose_tile` therefore takes the fastest tile the compiler finds room for (:func:`.gemm_fit.fits`, which
-compiles a kernel of the template's shape for the candidate), so that the default mode's GEMM runs on the chip
-instead of failing at its launch.
+machine's local memory.  That count is a lower bound: the compiler pipelines the K loop in stages, fetches the
+next program's first tiles ahead and keeps the engine's operands until it waits for the engine, so the kernel may
+need more.  Given the operands' ``dtype``, :func:`choose_tile` therefore takes the fastest tile the compiler finds
+room for (:func:`.gemm_fit.fits`, which asks the compiler's local-memory plan of a kernel of the template's shape
+for the candidate), so that the default mode's GEMM runs on the chip instead of failing at its launch.
 """
 from __future__ import annotations
 
@@ -75,8 +78,13 @@ def estimate(m: int, n: int, k: int, tile: Tile, *, dtype_bytes: int, batch: int
                          machine=machine)
     k_pad = math.ceil(k / tile.block_k) * tile.block_k
     traffic = programs * (tile.block_m + tile.block_n) * k_pad * dtype_bytes + batch * m * n * dtype_bytes
-    dram = traffic / (machine.dram_bw_bytes_per_s / machine.clock_hz)
-    return max(waves * one, dram)
+    operands = batch * (m * k + k * n) * dtype_bytes
+    if 0 < operands <= machine.llc_bytes:     # re-reads hit the LLC: DRAM moves each byte once
+        memory = max((operands + batch * m * n * dtype_bytes) / machine.dram_bytes_per_cycle,
+                     traffic / machine.sram_bytes_per_cycle)
+    else:
+        memory = traffic / machine.dram_bytes_per_cycle
+    return max(waves * one, memory)
 
 
 def rank(m: int, n: int, k: int, *, dtype_bytes: int, batch: int = 1, passes: int = 1, int8: bool = False,
@@ -90,7 +98,11 @@ def rank(m: int, n: int, k: int, *, dtype_bytes: int, batch: int = 1, passes: in
                if footprint(t, dtype_bytes=dtype_bytes, split_parts=split_parts, epilogue=epilogue) <= lmem] or tiles
     out = [Estimate(t, estimate(m, n, k, t, dtype_bytes=dtype_bytes, batch=batch, passes=passes, int8=int8,
                                 split_parts=split_parts, machine=machine)) for t in fitting]
-    return sorted(out, key=lambda e: e.cycles)
+    # memory-bound ties go to the tile whose programs finish their work soonest (more PEs streaming at once)
+    waves = {e.tile: math.ceil(batch * math.ceil(m / e.tile.block_m) * math.ceil(n / e.tile.block_n) / machine.n_pes)
+             * program_cycles(e.tile, k, dtype_bytes=dtype_bytes, passes=passes, int8=int8,
+                              split_parts=split_parts, machine=machine) for e in out}
+    return sorted(out, key=lambda e: (e.cycles, waves[e.tile]))
 
 
 def footprint(tile: Tile, *, dtype_bytes: int, split_parts: int, epilogue: int = 0) -> int:

@@ -1,16 +1,19 @@
 """Whether a GEMM template's tile fits a PE's local memory, as the compiler lays the kernel out.
 
-A block count made by hand misses what the compiler does with the template: a K loop of constant trip count is
-unrolled (``loop-unroll``), its loads are fetched ahead and its accumulators are kept, so the blocks live at once
-depend on K and on the passes, not only on the tile.  The fit rule therefore asks the compiler: it compiles a
-kernel of the template's shape for the candidate (:func:`template_source`: the problem's M, N, K as constants as
-Inductor writes them, the tile's blocks and pipeline stages, the dot's operand type and precision of
-:mod:`.precision`, masked loads when the tile does not divide the problem, and ``epilogue`` blocks of
-``BLOCK_M x BLOCK_N`` loaded and added before the store, as a bias or a fused added tensor is) for the machine
-the kernels run on, through codegen's allocation of local memory, and the tile fits when no block is left
-without room (``LocalMemoryFull``).  The answer is cached per problem and tile in the process, and a kernel that
-compiled is in the compiler's disk cache: a model's compile checks each distinct GEMM shape's candidates once
-(a fraction of a second of host time each, for the candidates tried before the first that fits).
+A block count made by hand misses what the compiler does with the template: its K loop is unrolled into as many
+pipeline stages as local memory holds (``pipeline-dots``), the next program's first tiles are fetched ahead
+(``persistent-programs``), accumulators stay in the matrix engine, so the blocks live at once depend on K and on
+the passes, not only on the tile.  The fit rule therefore asks the compiler's local-memory plan
+(:mod:`mtiacc.opt.memory.plan`): it runs the IR passes on a kernel of the template's shape for the candidate
+(:func:`template_source`: the problem's M, N, K as constants as Inductor writes them, the tile's blocks and
+pipeline stages, the dot's operand type and precision of :mod:`.precision`, masked loads when the tile does not
+divide the problem, and ``epilogue`` blocks of ``BLOCK_M x BLOCK_N`` loaded and added before the store, as a bias
+or a fused added tensor is) for the machine the kernels run on, and the tile fits when the plan's peak is within
+the bytes local memory has for blocks.  The plan makes codegen's allocation ahead of it, and for these kernels its
+peak is never below what codegen allocates (``tests/opt/test_lmem_plan_agrees.py`` compiles the template at
+several tiles and shapes and checks so), so a tile the plan accepts compiles; no instruction is selected here.
+The answer is cached per problem and tile in the process: a model's compile checks each distinct GEMM shape's
+candidates once (a fraction of a second of host time each, for the candidates tried before the first that fits).
 """
 from __future__ import annotations
 
@@ -95,24 +98,20 @@ def _source_file(source: str) -> str:
 @functools.lru_cache(maxsize=None)
 def fits(tile: Tile, m: int, n: int, k: int, *, dtype: str, epilogue: int = 0, batch: int = 1,
          dot_type: str = "", input_precision: str = "ieee", machine: Optional[str] = None) -> bool:
-    """Whether the compiler finds room in a PE's local memory for every block of the template's kernel with
-    ``tile`` (see the module's docstring); ``machine`` a built-in machine's name or YAML (None: the chip's).
-    A candidate the compiler rejects for another reason does not run on the chip either: it does not fit."""
-    import numpy as np
-
+    """Whether the compiler's local-memory plan finds room in a PE's local memory for every block of the
+    template's kernel with ``tile`` (see the module's docstring); ``machine`` a built-in machine's name or YAML
+    (None: the chip's).  A candidate the compiler rejects for another reason does not run on the chip either: it
+    does not fit."""
     from mtiacc.runtime import load
     t = _TL[dtype]
-    names = ["A", "B", "C"] + [f"E{i}" for i in range(epilogue)]
     source = template_source(tile, m, n, k, dtype=dtype, epilogue=epilogue, batch=batch, dot_type=dot_type,
                              input_precision=input_precision)
     options = {"num_stages": tile.num_stages}
     if machine is not None:
         options["machine"] = machine
-    path = _source_file(source)
-    kernel = load(path, "gemm_fit", **options)
-    args = [np.zeros(8, np.uint8) for _ in names]        # read by their bits: the types below are the kernel's
+    kernel = load(_source_file(source), "gemm_fit", **options)
     try:
-        kernel.prepare(*args, grid=(1,), types={name: f"*{t}" for name in names})
+        peak, capacity = kernel.local_memory(",".join([f"*{t}"] * (3 + epilogue)))
     except CompileError:
         return False
-    return True
+    return peak <= capacity

@@ -12,20 +12,24 @@ BIG = Tile(128, 128, 64, 2)
 
 
 def test_fit_rule_rejects_a_tile_the_hand_count_accepts():
-    """256^3 fp16: the K loop (4 trips) is unrolled and its loads fetched ahead, so 128 x 128 x 64 needs more
-    than the 384 KB a PE has although its blocks counted by hand take a third of it; the cost model's first
-    choice by hand is that tile, and the compiler's fit rule moves it to the fastest one that fits."""
+    """256 x 512 x 2048 bf16 with two added tensors: the blocks of 256 x 128 x 64 counted by hand fit a PE's
+    384 KB, but the compiler's plan (the K loop's stages, the next program's first tiles, the epilogue's blocks)
+    does not; the default mode's tile is the fastest one the plan fits."""
     lmem = gemm_cost.chip().local_memory_bytes
-    assert gemm_cost.footprint(BIG, dtype_bytes=2, split_parts=0, epilogue=1) <= lmem // 2
-    assert not fits(BIG, 256, 256, 256, dtype="float16", epilogue=0)
-    assert fits(Tile(64, 64, 64, 2), 256, 256, 256, dtype="float16", epilogue=1)
-    by_hand = gemm_cost.choose_tile(256, 256, 256, dtype_bytes=2)
-    assert by_hand == BIG
-    chosen = gemm_cost.choose_tile(256, 256, 256, dtype_bytes=2, dtype="float16", epilogue=1)
-    assert chosen is not None and chosen != BIG
-    assert fits(chosen, 256, 256, 256, dtype="float16", epilogue=1)
-    ranked = [e.tile for e in gemm_cost.rank(256, 256, 256, dtype_bytes=2, epilogue=1)]
-    assert all(not fits(t, 256, 256, 256, dtype="float16", epilogue=1) for t in ranked[:ranked.index(chosen)])
+    tile, args = Tile(256, 128, 64, 2), (256, 512, 2048)
+    assert gemm_cost.footprint(tile, dtype_bytes=2, split_parts=0, epilogue=2) <= lmem
+    assert not fits(tile, *args, dtype="bfloat16", epilogue=2)
+    chosen = gemm_cost.choose_tile(*args, dtype_bytes=2, dtype="bfloat16", epilogue=2)
+    assert chosen is not None and fits(chosen, *args, dtype="bfloat16", epilogue=2)
+    ranked = [e.tile for e in gemm_cost.rank(*args, dtype_bytes=2, epilogue=2)]
+    assert all(not fits(t, *args, dtype="bfloat16", epilogue=2) for t in ranked[:ranked.index(chosen)])
+
+
+def test_a_k_loop_pipelined_by_the_plan_fits_the_128x128_tile():
+    """256^3 fp16 with 128 x 128 x 64: the K loop (4 trips) is pipelined in as many stages as the plan holds, its
+    accumulators in the engine; unrolled whole, every trip's tiles were fetched ahead and it did not fit."""
+    assert fits(BIG, 256, 256, 256, dtype="float16", epilogue=0)
+    assert fits(BIG, 256, 256, 256, dtype="float16", epilogue=1)
 
 
 def test_fit_rule_counts_the_epilogue_blocks():

@@ -8,8 +8,9 @@ are other values, hence other buffers (codegen keeps the buffers engine commands
 engine is waited for or the loop body ends), and stage ``s + 1``'s loads run while the engine works on
 stage ``s``.
 
-A loop qualifies when its step is a positive constant and its body holds a ``tt.dot`` with an operand that a
-``tt.load`` of the same body produces (through shape ops and casts), and no dot's result reaches a reduction
+A loop qualifies (a K loop: :func:`mtiacc.ir.analysis.k_loops.is_k_loop`; ``loop-unroll`` leaves those of a
+constant trip count to this pass) when its step is a positive constant and its body holds a ``tt.dot`` with an
+operand that a ``tt.load`` of the same body produces (through shape ops and casts), and no dot's result reaches a reduction
 or another dot's operand in the body (:func:`chained_products`: flash attention's ``S = Q K^T``, softmax,
 ``P V``; ``pipeline-loads`` fetches those loops' tiles an iteration ahead, over the whole iteration's work).  S is the kernel's hint
 (``tl.range(..., num_stages=S)``, the loop's ``num_stages``) when it has one, else ``stages`` (4: the back
@@ -44,57 +45,13 @@ from mtiacc.ir import scf
 from mtiacc.ir.atomic_ops import AtomicCASOp, AtomicRMWOp, BarrierOp
 from mtiacc.ir.core import Block, Operation, OpResult, Pure, Value
 from mtiacc.ir.dot_ops import DotOp
-from mtiacc.ir.shape_ops import ExpandDimsOp, ReduceOp, ReshapeOp, TransOp
+from mtiacc.ir.shape_ops import TransOp
+from mtiacc.ir.analysis.k_loops import chained_products, is_k_loop, stage_loads  # noqa: F401  (pipeline-loads' import)
+from mtiacc.ir.analysis.k_loops import loaded as _loaded
 from mtiacc.opt.dots.rotate import prefetch_across
 from mtiacc.opt.loop_unroll import _copy_body
 from mtiacc.opt.memory.plan import plan_function
 from mtiacc.opt.pass_manager import ModulePass, PassContext, Remark, register_pass
-
-THROUGH = (TransOp, ExpandDimsOp, ReshapeOp, O.CastOp, O.BroadcastOp)
-
-
-def _loaded(v: Value, body: Block) -> Optional[O.LoadOp]:
-    """The ``tt.load`` of ``body`` that produces ``v`` (through shape ops and casts), if any."""
-    while isinstance(v, OpResult) and v.op.parent is body:
-        if isinstance(v.op, O.LoadOp):
-            return v.op
-        if not isinstance(v.op, THROUGH):
-            return None
-        v = v.op.operands[0]
-    return None
-
-
-def chained_products(loop: scf.ForOp) -> bool:
-    """Whether a dot's result reaches, through ops of the body, a ``tt.reduce`` or another dot's ``a`` or ``b``
-    (not its accumulator): work between the products, as in attention, rather than a K loop's accumulation."""
-    body = loop.block
-    for op in body.ops:
-        if not isinstance(op, DotOp):
-            continue
-        seen, work = set(), [op.result]
-        while work:
-            v = work.pop()
-            for u in v.uses:
-                user = u.op
-                if isinstance(user, ReduceOp) or (isinstance(user, DotOp) and v is not user.acc):
-                    return True
-                if user.parent is body and id(user) not in seen and not isinstance(user, DotOp):
-                    seen.add(id(user))
-                    work.extend(user.results)
-    return False
-
-
-def stage_loads(loop: scf.ForOp) -> List[O.LoadOp]:
-    """The loads of the body that feed its dots' operands."""
-    out: List[O.LoadOp] = []
-    for op in loop.block.ops:
-        if isinstance(op, DotOp):
-            for v in (op.a, op.b):
-                ld = _loaded(v, loop.block)
-                if ld is not None and ld not in out:
-                    out.append(ld)
-    return out
-
 
 def _copies(loop: scf.ForOp) -> List[Value]:
     """The transposed copies of loaded tiles that the body's dots read as ``a`` (``tt.trans`` of a load, on the
@@ -236,10 +193,10 @@ def visit(block: Block, p: "PipelineDots", ctx: PassContext, func: O.FuncOp) -> 
                 changed |= visit(b, p, ctx, func)
         if not isinstance(op, scf.ForOp) or op.pipeline_stages is not None:
             continue
+        if not is_k_loop(op):
+            continue
         step = O.const_value(op.step)
         loads = stage_loads(op)
-        if not loads or not isinstance(step, int) or step <= 0 or chained_products(op):
-            continue
         stages = op.num_stages if op.num_stages is not None else p.stages
         tiles = [ld.result for ld in loads] + _copies(op)
         per_stage = sum(_bytes(v) for v in tiles)

@@ -14,7 +14,10 @@ codegen, on the IR as the passes leave it, so that a pass asks what fits instead
   :func:`mtiacc.opt.dots.accumulators.chain`, while their rows fit the engine's);
 * a block is **live** from its definition to its last reader; a reader inside a loop that the block was defined
   outside of keeps it to the end of that loop (every iteration reads it); a loop's carried blocks live through
-  the loop;
+  the loop; a stored block lives to the kernel's end (its DMA may still read it: codegen never frees it);
+* a value a loop's body only yields is made in the carried block's buffer when codegen does so (a prefetch load
+  that no later op of the body reads the carried block after; an elementwise op or an engine dot that every
+  reader of the carried block comes before): one buffer;
 * an op's **scratch**: the bf16 parts codegen splits the fp32 operands of an engine dot into, and the 16-bit
   copies ``legalize-fp8`` widens an engine dot's fp8 operands to, live at that op; when split parts do not
   fit, codegen frees the first operand once split if the dot is its last reader (and writes a loop's
@@ -39,7 +42,7 @@ from mtiacc.diagnostics import CompileError
 from mtiacc.ir import ops as O
 from mtiacc.ir.core import Block, BlockArgument, Operation, OpResult, Value
 from mtiacc.ir.dot_ops import SPLIT_PRECISIONS, DotOp
-from mtiacc.ir.scf import ForOp, IfOp, WhileOp
+from mtiacc.ir.scf import ForOp, IfOp, WhileOp, YieldOp
 from mtiacc.ir.types import FloatType, IntType, PointerType
 from mtiacc.target import Target
 
@@ -140,7 +143,7 @@ def _materialized(v: Value, memo: Dict[int, bool]) -> bool:
     """Whether codegen gives block ``v`` a buffer: a block of numbers some op reads as data.  Pointer blocks,
     splats and constants are none, nor are index blocks read only to form addresses and masks (the access
     plan moves a load or a store from their structure)."""
-    if not (v.type.is_block() and isinstance(v.type.element_type, (FloatType, IntType))):
+    if not (v.type.is_block() and isinstance(v.type.element_type, (FloatType, IntType, PointerType))):
         return False
     if isinstance(v, OpResult) and isinstance(v.op, (O.SplatOp, O.ConstantOp)):
         return False
@@ -155,9 +158,15 @@ def _data(v: Value, memo: Dict[int, bool]) -> bool:
     out = False
     for use in v.uses:
         u = use.op
+        if isinstance(u, (O.LoadOp, O.StoreOp)) and _access_reads(u, v):
+            out = True
+            break
         if isinstance(u, O.LoadOp) and v is not u.other or isinstance(u, O.StoreOp) and v is not u.value:
             continue
         if isinstance(u, O.AddPtrOp):
+            if any(_data(r, memo) for r in u.results):   # the addresses of a gather, read as data
+                out = True
+                break
             continue
         if u.regions or not u.results or not all(r.type.is_block() and isinstance(
                 r.type.element_type, (IntType, PointerType)) for r in u.results):
@@ -168,6 +177,24 @@ def _data(v: Value, memo: Dict[int, bool]) -> bool:
             break
     memo[id(v)] = out
     return out
+
+
+def _access_reads(op: Operation, v: Value) -> bool:
+    """Whether the way ``access-plan`` chose to move load or store ``op`` (its ``access``) reads block ``v``, its
+    pointer or mask, from local memory (codegen's ``memory.needs_buffers``): a gather's or a scatter's addresses and
+    mask; a mask that is not a prefix of a contiguous access, nor a box of a tiled one."""
+    from mtiacc.ir.analysis.affine import prefix_count
+    from mtiacc.ir.analysis.affine_nd import range_box
+    kind = op.attrs.get("access")
+    mask = op.mask if v is op.mask else None
+    if kind in ("gather", "scatter", "scalar"):
+        return v is op.ptr or mask is not None and not (isinstance(v, OpResult) and isinstance(
+            v.op, (O.SplatOp, O.ConstantOp)))
+    if kind in ("contiguous", "elements"):
+        return mask is not None and prefix_count(mask) is None
+    if kind == "tiles":
+        return mask is not None and range_box(mask) is None
+    return False
 
 
 def _scratch(op: Operation) -> int:
@@ -207,12 +234,20 @@ def plan_function(func: O.FuncOp, target: Target) -> LocalMemoryPlan:
     scratch: Dict[int, int] = {}
     dying: Dict[int, List[Value]] = {}
     defs: List[Tuple[Value, int, Tuple[Operation, ...]]] = []
+    stores: List[Tuple[O.StoreOp, int]] = []
+    dots: List[Tuple[DotOp, Block]] = []
 
     def number(block: Block, around: Tuple[Operation, ...]) -> None:
         for op in block.ops:
             p = len(pos)
             pos[id(op)] = p
             loops[id(op)] = around
+            if isinstance(op, O.LoadOp) and not op.result.type.is_block():
+                scratch[p] = ALIGN                # the slot a scalar's DMA lands in (codegen/memory/gather.py)
+            elif isinstance(op, O.StoreOp):
+                stores.append((op, p))
+            elif isinstance(op, DotOp) and op.on_engine():
+                dots.append((op, block))
             if _scratch(op):
                 scratch[p] = _scratch(op)
                 dying[p] = [op.a] if _split(op) else []
@@ -242,8 +277,9 @@ def plan_function(func: O.FuncOp, target: Target) -> LocalMemoryPlan:
     group = _carried_groups(func, resident)
     blocks: Dict[int, Block_] = {}
     for v, p, around in defs:
-        if id(v) in resident or id(v) in shared or not _materialized(v, memo) or _handed_on(v, resident):
+        if id(v) in resident or id(v) in shared or not _materialized(v, memo):
             continue
+        handed = _handed_on(v, resident)    # no buffer: codegen marks its place with one unit
         last = p
         owner = v.block.parent.parent if isinstance(v, BlockArgument) and v.block.parent else None
         if isinstance(owner, (ForOp, WhileOp)):
@@ -253,6 +289,9 @@ def plan_function(func: O.FuncOp, target: Target) -> LocalMemoryPlan:
             upos = pos.get(id(u))
             if upos is None:
                 continue
+            if isinstance(u, O.StoreOp) and u.value is v:
+                last = len(pos) - 1               # a DMA may read it still: codegen never frees a stored block
+                break
             outer = next((lp for lp in loops.get(id(u), ()) if lp not in around), None)
             if outer is None and isinstance(u, (ForOp, WhileOp)):
                 outer = u                         # an init: codegen frees it once the loop is lowered
@@ -261,20 +300,65 @@ def plan_function(func: O.FuncOp, target: Target) -> LocalMemoryPlan:
         key = group.get(id(v), id(v))
         b = blocks.get(key)
         if b is None:
-            blocks[key] = Block_(v, block_bytes(v.type), p, last, what=what)
+            blocks[key] = Block_(v, 1 if handed else block_bytes(v.type), p, last, what=what)
         else:                                   # one buffer through a loop: its init, carried block and result
             b.first, b.last = min(b.first, p), max(b.last, last)
             b.nbytes = max(b.nbytes, block_bytes(v.type))
+    end = len(pos) - 1
+    for st, p in stores:    # what a DMA stores from and codegen never frees: a scalar's slot, a splat filled
+        v = st.value
+        if not v.type.is_block():
+            blocks[id(st)] = Block_(v, 8, p, end, what="a stored scalar's slot")
+        elif id(v) not in blocks and id(v) not in resident and not _materialized(v, memo) \
+                and isinstance(v.type.element_type, (FloatType, IntType)):
+            blocks[id(st)] = Block_(v, block_bytes(v.type), p, end, what=f"the stored {v.type} filled at its store")
+    for dot, block in dots:   # the engine reads them until the next drain, or the end of the loop body
+        ops = block.ops
+        nxt = next((o for o in ops[ops.index(dot) + 1:] if _disturbs_engine(o, memo)), None)
+        held = pos[id(nxt)] - 1 if nxt is not None else ends[id(ops[-1])][1]
+        for v in (_through_trans(dot.a), _through_trans(dot.b), dot.acc, dot.result):
+            b = blocks.get(group.get(id(v), id(v)))
+            if b is not None:
+                b.last = max(b.last, held)
+    for loop in func.walk():
+        v = _double_buffered(loop) if isinstance(loop, ForOp) else None
+        b = blocks.get(group.get(id(v), id(v))) if v is not None else None
+        if b is not None:   # two buffers from the loop on, never freed: a store may read one
+            b.nbytes, b.first, b.last = 2 * _aligned(b.nbytes), ends[id(loop)][0], end
     plan = LocalMemoryPlan(capacity, base, target.stack_bytes, list(blocks.values()), ends, scratch,
                            dying={p: v for p, v in dying.items()}, lmem_bytes=target.lmem_bytes)
     _assign(plan)
     return plan
 
 
+_BINARY = (O.AddIOp, O.SubIOp, O.MulIOp, O.MulHiUIOp, O.DivSIOp, O.DivUIOp, O.RemSIOp, O.RemUIOp, O.AndIOp,
+           O.OrIOp, O.XOrIOp, O.ShLIOp, O.ShRSIOp, O.ShRUIOp, O.MaxSIOp, O.MinSIOp, O.MaxUIOp, O.MinUIOp, O.AddFOp,
+           O.SubFOp, O.MulFOp, O.DivFOp, O.MaxNumFOp, O.MinNumFOp)
+
+
+def _double_buffered(loop: ForOp) -> Optional[Value]:
+    """The block a loop's one store writes that codegen gives two buffers (``control._double_buffer``: iteration k
+    computes into one while the store of iteration k - 1 reads the other): the loop is no ``pipeline-loads``
+    loop, its store is a contiguous one directly in its body, of a block only stored, which a fused or a binary
+    elementwise op of the body computes (``control.deferred_store``)."""
+    from mtiacc.ir.fused import FusedElementwiseOp
+    if loop.attrs.get("pipeline"):
+        return None
+    stores = [o for o in loop.walk() if isinstance(o, O.StoreOp)]
+    if len(stores) != 1:
+        return None
+    s = stores[0]
+    v = s.value
+    if s.parent is not loop.block or s.attrs.get("access") != "contiguous" or not v.type.is_block() \
+            or v.type.is_bool() or not isinstance(v, OpResult) or v.op.parent is not loop.block or len(v.uses) != 1:
+        return None
+    return v if isinstance(v.op, FusedElementwiseOp) or type(v.op) in _BINARY else None
+
+
 def _handed_on(v: Value, resident: set) -> bool:
     """Whether ``v`` is a loop's result that the engine keeps and that only starts the same accumulation in the
     next loop of its block (``pipeline-dots``' remainder loop): its rows go on as they are, codegen gives it no
-    buffer (``codegen/control.py``)."""
+    buffer but one unit of local memory that marks its place (``codegen/control.py``)."""
     if not (isinstance(v, OpResult) and isinstance(v.op, ForOp) and id(v.op.iter_args[v.index]) in resident):
         return False
     if len(v.uses) != 1 or not isinstance(v.uses[0].op, ForOp):
@@ -300,14 +384,84 @@ def _carried_groups(func: O.FuncOp, resident: set) -> Dict[int, int]:
     for op in func.walk():
         if isinstance(op, ForOp):
             inits = op.operands[len(op.operands) - len(op.iter_args):]
-            for init, arg, res in zip(inits, op.iter_args, op.results):
+            yields = op.block.terminator.operands
+            for init, arg, res, y in zip(inits, op.iter_args, op.results, yields):
                 root = find(id(arg))
-                if len(init.uses) == 1 and isinstance(init, OpResult) and isinstance(init.op, O.LoadOp) \
-                        and init.op.parent is op.parent and id(arg) not in resident:
+                if (len(init.uses) == 1 and isinstance(init, OpResult) and isinstance(init.op, O.LoadOp)
+                        and init.op.parent is op.parent or _adopts_carried(op, init)) and id(arg) not in resident:
                     root = find(id(init))
                     parent[id(arg)] = root
                 parent[id(res)] = root
+                if id(arg) not in resident and _into_carried(op, arg, y):
+                    parent[id(y)] = root
     return {k: find(k) for k in parent}
+
+
+def _through_trans(v: Value) -> Value:
+    """The block the engine reads for dot operand ``v``: a ``tt.trans``'s source (read transposed, or in panels)."""
+    from mtiacc.ir.shape_ops import TransOp
+    return v.op.src if isinstance(v, OpResult) and isinstance(v.op, TransOp) else v
+
+
+_DMA_ONLY = ("contiguous", "elements", "runs", "split-tiles", "tiles")
+
+
+def _disturbs_engine(op: Operation, memo: Dict[int, bool]) -> bool:
+    """Whether codegen waits for the matrix engine before ``op`` (isel's ``disturbs_engine``), freeing the blocks its
+    commands read: ``op`` reads or writes local memory with the core or the vector unit.  Not: dots, block loads and
+    stores that only move blocks by DMA, scalar arithmetic, ops whose blocks are no buffers (addresses, masks a
+    DMA does not read); a loop or a branch when an op in it does."""
+    from mtiacc.ir.dot_ops import read_back_source
+    if isinstance(op, DotOp):
+        return False
+    if isinstance(op, _CONTROL):
+        return any(_disturbs_engine(o, memo) for r in op.regions for b in r.blocks for o in b.ops)
+    if isinstance(op, O.LoadOp):
+        return not op.result.type.is_block() or any(_access_reads(op, v) for v in (op.ptr, op.mask) if v is not None)
+    if isinstance(op, O.StoreOp):
+        return op.attrs.get("access") not in _DMA_ONLY or (op.mask is not None and _access_reads(op, op.mask))
+    if not op.results or read_back_source(op) is not None:
+        return not op.results and not isinstance(op, (YieldOp, O.ReturnOp))
+    return any(r.type.is_block() and _materialized(r, memo) for r in op.results)
+
+
+def drains_engine(op: Operation) -> bool:
+    """Whether codegen waits for the matrix engine at ``op`` (freeing the blocks its commands held): an op that
+    reads or writes local memory with the core or the vector unit, or a dot whose fp32 operands the vector unit
+    splits into bf16 parts first, or exact products on the vector unit."""
+    return _disturbs_engine(op, {}) or isinstance(op, DotOp) and (not op.on_engine() or _split(op) > 0)
+
+
+def _adopts_carried(loop: ForOp, init: Value) -> bool:
+    """Whether K loop ``loop`` takes its init as its carried block's buffer because the slot loop around it carries
+    it for ``loop`` only (the first tiles, fetched a program ahead: codegen's ``resident.adopts_carried``)."""
+    if not (isinstance(init, BlockArgument) and init.type.is_block() and len(init.uses) == 1):
+        return False
+    owner = init.block.parent.parent if init.block.parent is not None else None
+    return (isinstance(owner, ForOp) and bool(owner.attrs.get("pipeline")) and bool(owner.attrs.get("persistent"))
+            and bool(loop.pipeline_stages) and init.block is loop.parent and init.index > 0)
+
+
+def _into_carried(loop: ForOp, arg: BlockArgument, y: Value) -> bool:
+    """Whether codegen computes ``y``, the value yielded to carried block ``arg``, straight into ``arg``'s buffer,
+    so that the yield copies nothing: ``y`` is made in the loop's body and only yielded, once; a prefetch load
+    when no op after it reads ``arg`` (codegen's ``select/table._carried_home``), an elementwise op or an engine
+    dot of ``arg``'s type when every reader of ``arg`` is that op or one before it in the body
+    (``context.carried_home``)."""
+    body = loop.block
+    if not (isinstance(y, OpResult) and y.op.parent is body and len(y.uses) == 1 and y.uses[0].op is body.terminator):
+        return False
+    op = y.op
+    at = body.ops.index(op)
+    if isinstance(op, O.LoadOp):
+        if not op.attrs.get("prefetch"):
+            return False
+        return not any(v is arg for later in body.ops[at + 1:-1] for nested in later.walk() for v in nested.operands)
+    dot = isinstance(op, DotOp) and op.on_engine() and not (
+        isinstance(arg.type.element_type, FloatType) and arg.type.element_type.kind == "f16")
+    if not (dot or _elementwise(op)) or arg.type != y.type:
+        return False
+    return all(u.op.parent is body and body.ops.index(u.op) <= at for u in arg.uses)
 
 
 def _assign(plan: LocalMemoryPlan) -> None:
@@ -374,4 +528,5 @@ def annotate(func: O.FuncOp, plan: LocalMemoryPlan) -> None:
 
 
 __all__: Sequence[str] = ("LocalMemoryPlan", "plan_function", "annotate", "block_bytes", "kernel_of", "check_sram",
+                          "drains_engine",
                           "BlockOverSram")

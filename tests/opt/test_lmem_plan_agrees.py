@@ -1,0 +1,70 @@
+"""The local-memory plan (``mtiacc.opt.memory.plan``, ``lmem_peak`` in ``--emit=ir``) against codegen's allocation
+(the binary's ``lmem_bytes``, its high water): the plan's peak is never below what codegen allocates, and close to
+it, so that a pass or ``gemm_fit`` that asks the plan whether blocks fit gets the answer codegen would give.
+
+The GEMM template of ``torch_backend/gemm_fit.py`` at several tiles, shapes (even and ragged) and epilogues; the
+example kernels."""
+import importlib.util
+
+import numpy as np
+import pytest
+
+from mtiacc.driver import Options, compile_kernel
+from mtiacc.opt.memory.plan import kernel_of
+from mtiacc.torch_backend.gemm_fit import _source_file, fits, template_source
+from mtiacc.torch_backend.gemm_search import Tile
+from tests.conftest import ROOT
+
+_spec = importlib.util.spec_from_file_location("behaviour", ROOT / "benchmarks" / "behaviour.py")
+behaviour = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(behaviour)
+
+CLOSE = 1.15      # the plan's peak within 15% above codegen's use
+
+
+def plan_and_use(path, kernel, signature, defines=None):
+    """(the plan's peak, codegen's bytes for blocks, the bytes local memory has for blocks) of one -O3 compile."""
+    out = compile_kernel(str(path), Options(kernel=kernel, signature=signature,
+                                            defines={k: str(v) for k, v in (defines or {}).items()}))
+    func = kernel_of(out.frontend.module)
+    base = (out.meta["args_base"] + 8 * len(func.args) + 63) // 64 * 64
+    return func.attrs["lmem_peak"], out.meta["lmem_bytes"] - base, func.attrs["lmem_capacity"]
+
+
+GEMMS = [(tile, shape, epilogue)
+         for tile in ((32, 64, 64), (64, 128, 64), (128, 128, 64), (128, 256, 64))
+         for shape in ((128, 768, 768), (100, 200, 300))
+         for epilogue in (0, 1)]
+
+
+@pytest.mark.parametrize("tile,shape,epilogue", GEMMS, ids=lambda x: "x".join(map(str, x)) if isinstance(x, tuple)
+                         else f"ep{x}")
+def test_the_plan_covers_codegen_on_the_gemm_template(tile, shape, epilogue):
+    src = template_source(Tile(*tile, 2), *shape, dtype="bfloat16", epilogue=epilogue)
+    plan, used, capacity = plan_and_use(_source_file(src), "gemm_fit", ",".join(["*bf16"] * (3 + epilogue)))
+    assert used <= plan <= CLOSE * used, (plan, used)
+    assert fits(Tile(*tile, 2), *shape, dtype="bfloat16", epilogue=epilogue) == (plan <= capacity)
+
+
+@pytest.mark.parametrize("example", [pytest.param(e, id=e[0]) for e in behaviour._examples()])
+def test_the_plan_covers_codegen_on_the_examples(example):
+    name, file, kernel, sig, defines, _grid, _inputs = example
+    plan, used, _ = plan_and_use(behaviour.EXAMPLES / file, kernel, sig, defines)
+    assert used <= plan <= max(CLOSE * used, used + 1024), (plan, used)
+
+
+def test_a_128x128_tile_of_bert_base_runs_and_matches_numpy():
+    """BERT-base's 768-wide GEMM with a 128 x 128 x 64 tile (it did not fit while its K loop was unrolled whole):
+    two programs of 128 x 128 over K = 768, bf16 operands and result, against numpy in float64."""
+    import torch
+
+    from mtiacc.runtime import load
+    m, n, k = 128, 256, 768
+    src = template_source(Tile(128, 128, 64, 2), m, n, k, dtype="bfloat16", epilogue=1)
+    rng = np.random.default_rng(7)
+    a, b, e = (torch.from_numpy(rng.standard_normal(s).astype(np.float32)).to(torch.bfloat16)
+               for s in ((m, k), (k, n), (m, n)))
+    c = torch.zeros((m, n), dtype=torch.bfloat16)
+    load(_source_file(src), "gemm_fit", num_stages=2)[(2, 1)](a, b, c, e)
+    ref = a.double().numpy() @ b.double().numpy() + e.double().numpy()
+    np.testing.assert_allclose(c.double().numpy(), ref, rtol=2 ** -7, atol=2 ** -7 * np.abs(ref).max())
