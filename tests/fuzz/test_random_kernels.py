@@ -4,6 +4,8 @@ Each kernel is generated from its seed, compiled at -O0 and -O3, run on the simu
 numpy reference of the same program model.  Small kernels (two top-level statements, plus the stores of what
 they compute) keep the slice fast.
 """
+import time
+
 import numpy as np
 import pytest
 
@@ -12,7 +14,7 @@ from tests.fuzz.gen import model as m
 from tests.fuzz.gen.evaluate import evaluate
 from tests.fuzz.gen.generate import generate
 from tests.fuzz.gen.minimize import TIMEOUT_TRY, TRY_FLOOR, candidates, try_timeout, well_formed
-from tests.fuzz.gen.runner import check, compare, make_inputs
+from tests.fuzz.gen.runner import _Timeout, check, compare, make_inputs, time_limit
 
 # the suite's slice: 12 kernels here, the rest (`pytest -m slow`) and `make fuzz` (thousands, resumable)
 SEEDS = [*range(12), *(pytest.param(s, marks=pytest.mark.slow) for s in range(12, 30))]
@@ -211,3 +213,15 @@ def test_a_seed_makes_the_same_kernel_in_every_process():
                               env={**os.environ, "PYTHONHASHSEED": str(h), "PYTHONPATH": root}).stdout
                for h in (1, 2, 3)}
     assert len(digests) == 1, digests
+
+
+def test_the_time_limit_counts_cpu_time_not_waiting():
+    """A kernel waiting for a core on a loaded machine is not a timeout (seed 321 timed out at 60 s of wall clock
+    having used 3 s of CPU): 0.3 s asleep passes a 0.05 s limit; spinning does not."""
+    with time_limit(0.05):
+        time.sleep(0.3)
+    start = time.process_time()
+    with pytest.raises(_Timeout):
+        with time_limit(0.05):
+            while time.process_time() - start < 30:
+                pass

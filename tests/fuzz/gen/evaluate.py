@@ -75,6 +75,16 @@ def quantum(x) -> np.ndarray:
     return np.where(x == 0, np.inf, np.ldexp(1.0, (e - sigbits(x)).astype(np.int64)))
 
 
+def product_exact(x, y) -> np.ndarray:
+    """Whether each float64 product ``x * y`` is exact in float64: at most 53 significant bits together, and no
+    bit below the smallest subnormal (2**-1074; a product of subnormal-sized quanta underflows and rounds)."""
+    x, y = np.asarray(x, np.float64), np.asarray(y, np.float64)
+    with np.errstate(invalid="ignore"):            # inf and NaN (unknown elements) have no bits to count
+        bx, by = sigbits(x), sigbits(y)
+    qx, qy = np.frexp(np.abs(x))[1] - bx, np.frexp(np.abs(y))[1] - by     # log2 of quantum()
+    return (x == 0) | (y == 0) | ((bx + by <= 53) & (qx + qy >= -1074))
+
+
 def sum_exact(terms, axis, prec: int) -> np.ndarray:
     """Whether every partial sum of ``terms`` along ``axis``, in any order, is exact with ``prec`` bits."""
     q = np.min(quantum(terms), axis=axis)
@@ -83,7 +93,9 @@ def sum_exact(terms, axis, prec: int) -> np.ndarray:
 
 
 def tiny(dtype: str) -> float:
-    return m.MIN_NORMAL[dtype] * m.UNIT[dtype] * 4
+    """Two of ``dtype``'s smallest subnormals (2**-1073 for float64, where ``MIN_NORMAL * UNIT`` alone, 2**-1075,
+    would round to 0): the absolute slack of a result that may have rounded below the normal range."""
+    return m.MIN_NORMAL[dtype] * (m.UNIT[dtype] * 4)
 
 
 class Evaluator:
@@ -301,9 +313,9 @@ class Evaluator:
                 bb = r64 - x
                 rounded = ((x - (r64 - bb)) + (yy - bb)) != 0
             elif op == "*":
-                rounded = sigbits(x) + sigbits(y) > 53
+                rounded = ~product_exact(x, y)
             else:
-                rounded = (sigbits(r64) + sigbits(y) > 53) | (r64 * y != x)
+                rounded = ~product_exact(r64, y) | (r64 * y != x)
         else:
             rounded = r64 != exact64
         err = prop + np.where(rounded, m.UNIT[t] * np.abs(r64) + tiny(t), 0.0)
@@ -562,6 +574,8 @@ class Evaluator:
             exact &= bool((sigbits(x) <= 8).all() and (sigbits(y) <= 8).all())
             rel = 2.0 ** -15 + K * m.UNIT[rt]
         else:
+            # the terms are float64 products: exact only where none rounded (more than 53 bits, or below 2**-1074)
+            exact &= product_exact(x[:, :, None], y[None, :, :]).all(axis=1)
             exact &= bool((sigbits(terms) <= m.PREC[rt]).all())
             rel = (K + 2) * m.UNIT[rt]
         err = np.where(exact, 0.0, prop + rel * absum + tiny(rt) * K)
