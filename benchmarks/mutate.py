@@ -56,6 +56,8 @@ ROOMS = ["mtiacc/opt", "mtiacc/ir/analysis", "mtiacc/codegen/memory", "mtiacc/co
 TESTS: Dict[str, List[str]] = {
     "mtiacc/opt/licm.py": ["tests/filecheck/test_filecheck.py::test_filecheck[licm.mlir]",
                            "tests/filecheck/test_filecheck.py::test_filecheck[licm_loads.py]",
+                           "tests/filecheck/test_filecheck.py::test_filecheck[licm_mtia_ops.py]",
+                           "tests/filecheck/test_filecheck.py::test_filecheck[licm_region_ops.py]",
                            "tests/fuzz/regressions/test_zero_trip_loop_invariant_load.py",
                            "tests/filecheck/test_filecheck.py::test_filecheck[atomics_ir.py]",
                            "tests/filecheck/test_filecheck.py::test_filecheck[dot_read_back.py]",
