@@ -1,6 +1,7 @@
 """Rules of the timing model (mtiasim/timing.py) that the per-class pins of test_timing_classes.py do not reach,
 each pinned to exact cycles in both of the model's forms (scalars while the programs agree, per-program arrays)."""
 import numpy as np
+import pytest
 
 from mtiacc.machine.simulator import load_config
 from mtiasim.runner import run
@@ -37,3 +38,79 @@ def test_a_transfer_still_in_flight_at_the_end_counts_in_the_program_s_cycles():
     done = issued + CFG.dma_setup_cycles + 4096 / CFG.dma_pe_bytes_per_cycle + CFG.ns_to_cycles(CFG.dram_latency_ns)
     assert _dma_cycles("") == done
     assert _dma_cycles("    mtia.dma.wait\n") == done + PINNED["DMA"][0] + RET
+
+
+# Program 1 sets vl = 9 where program 0 sets 8: the next vector instruction switches the model from scalars to
+# per-program arrays (at these vl, every occupancy is one cycle, so both programs still take the same time).
+SWITCH = """kernel:
+    li t0, 128
+    vsetvli t1, t0, e16, m8, ta, ma
+    mtia.pid t2, 0
+    addi t3, t2, 8
+    {before}
+    vsetvli t1, t3, e16, m8, ta, ma
+    vadd.vv v24, v24, v24
+    {after}
+    ret
+"""
+
+
+@pytest.mark.parametrize("before, after", [
+    ("div a0, t0, t0", "addi a1, a0, 1"),                        # an integer register's ready cycle
+    ("fdiv.s f1, f2, f2", "fadd.s f3, f1, f1"),                  # a float register's
+    ("vadd.vv v8, v16, v16", "vadd.vv v16, v8, v8"),             # the vector unit's free cycle
+    ("vfdiv.vv v8, v16, v16", "vadd.vv v16, v8, v8"),            # a vector group's ready cycle (latency 20)
+    ("mtia.se.exp.v v8, v16", "mtia.se.exp.v v16, v16"),         # the SE's free cycle
+], ids=["x", "f", "vector-unit", "v", "se"])
+def test_the_switch_to_per_program_arrays_keeps_the_timing_state(before, after):
+    # what was in flight when the programs parted still holds them up after: each of the two programs takes
+    # exactly the cycles (and stalls) of the one program alone, which never leaves the scalars
+    asm = SWITCH.format(before=before, after=after)
+    one = run(build(asm), {}, grid=(1,)).stats
+    two = run(build(asm), {}, grid=(2,)).stats
+    assert list(two.wave_cycles) == list(one.wave_cycles)
+    assert two.stalls() == {k: 2 * v for k, v in one.stalls().items()}
+    assert max(one.stalls().values()) > 0
+
+
+# reads each register file early and writes it late, with long latencies
+LATE_WRITES = """kernel:
+    fadd.s f2, f1, f1
+    addi a1, a0, 1
+    li t0, 8
+    vsetvli t1, t0, e32, m1, ta, ma
+    vadd.vv v2, v1, v1
+    div a0, a1, a1
+    fdiv.s f1, f2, f2
+    vfdiv.vv v1, v2, v2
+    ret
+"""
+# the matrix engine busy until the end: one mm of 100 rows and the wait for it
+ENGINE = """kernel:
+    mtia.dpe.cfg zero, 0
+    li a0, 4096
+    li a1, 32
+    li a3, 8192
+    li a4, 100
+    mtia.dpe.ldw a0, a1
+    mtia.dpe.mm zero, a3, a4
+    mtia.dpe.wait
+    ret
+"""
+
+
+@pytest.mark.parametrize("asm", [LATE_WRITES, ENGINE], ids=["registers", "engine"])
+def test_each_wave_starts_from_a_clear_timing_state(asm):
+    # the second wave of programs (one more per PE) owes nothing to what the first left in flight
+    waves = run(build(asm), {}, grid=(2 * CFG.n_pes,)).stats.wave_cycles
+    alone = run(build(asm), {}, grid=(1,)).stats.wave_cycles[0]
+    assert list(waves) == [alone, alone]
+
+
+def test_a_rule_times_only_the_programs_that_run_the_instruction():
+    # after the switch to arrays, program 0 alone runs a divide and a reader of it (IntDiv's latency): its cycles
+    # grow by that much, program 1's do not
+    asm = SWITCH.format(before="", after="bnez t2, skip\n    div a0, t0, t0\n    addi a1, a0, 1\nskip:")
+    s = run(build(asm), {}, grid=(2,)).stats
+    issue, lat = PINNED["IntDiv"]
+    assert s.pe_finish[0] - s.pe_finish[1] == lat + PINNED["IntALU"][0]
