@@ -114,3 +114,13 @@ def test_a_rule_times_only_the_programs_that_run_the_instruction():
     s = run(build(asm), {}, grid=(2,)).stats
     issue, lat = PINNED["IntDiv"]
     assert s.pe_finish[0] - s.pe_finish[1] == lat + PINNED["IntALU"][0]
+
+
+@pytest.mark.parametrize("insn, width", [
+    ("lb a0, 64(zero)", 1), ("lbu a0, 64(zero)", 1), ("lh a0, 64(zero)", 2), ("lhu a0, 64(zero)", 2),
+    ("lw a0, 64(zero)", 4), ("lwu a0, 64(zero)", 4), ("ld a0, 64(zero)", 8), ("sb a0, 64(zero)", 1),
+    ("sh a0, 64(zero)", 2), ("sw a0, 64(zero)", 4), ("sd a0, 64(zero)", 8), ("flw f0, 64(zero)", 4),
+    ("fsw f0, 64(zero)", 4)], ids=lambda v: v.split()[0] if isinstance(v, str) else None)
+def test_a_scalar_load_or_store_counts_its_width_in_local_memory_bytes(insn, width):
+    s = run(build(f"kernel:\n    {insn}\n    {insn}\n    ret\n"), {}, grid=(1,)).stats
+    assert list(s.pe_lm_bytes) == [2 * width]
