@@ -102,9 +102,12 @@ ENGINE = """kernel:
 @pytest.mark.parametrize("asm", [LATE_WRITES, ENGINE], ids=["registers", "engine"])
 def test_each_wave_starts_from_a_clear_timing_state(asm):
     # the second wave of programs (one more per PE) owes nothing to what the first left in flight
-    waves = run(build(asm), {}, grid=(2 * CFG.n_pes,)).stats.wave_cycles
-    alone = run(build(asm), {}, grid=(1,)).stats.wave_cycles[0]
-    assert list(waves) == [alone, alone]
+    both = run(build(asm), {}, grid=(2 * CFG.n_pes,)).stats
+    alone = run(build(asm), {}, grid=(1,)).stats
+    assert list(both.wave_cycles) == [alone.wave_cycles[0]] * 2
+    # and its counters start from zero: every program stalls and computes what the one alone does
+    assert both.stalls() == {k: 2 * CFG.n_pes * v for k, v in alone.stalls().items()}
+    assert both.flops == 2 * CFG.n_pes * alone.flops
 
 
 def test_a_rule_times_only_the_programs_that_run_the_instruction():
@@ -124,3 +127,15 @@ def test_a_rule_times_only_the_programs_that_run_the_instruction():
 def test_a_scalar_load_or_store_counts_its_width_in_local_memory_bytes(insn, width):
     s = run(build(f"kernel:\n    {insn}\n    {insn}\n    ret\n"), {}, grid=(1,)).stats
     assert list(s.pe_lm_bytes) == [2 * width]
+
+
+@pytest.mark.parametrize("insn, flops", [
+    ("vfadd.vv v3, v1, v2", 1), ("vfmin.vv v3, v1, v2", 1), ("vfsgnj.vv v3, v1, v2", 0), ("vfmacc.vv v3, v1, v2", 2),
+    ("vfredusum.vs v3, v1, v2", 1), ("vfsqrt.v v3, v1", 1), ("vadd.vv v3, v1, v2", 0),
+    ("fadd.s f3, f1, f2", 1), ("fsgnj.s f3, f1, f2", 0), ("fsqrt.s f3, f1", 1),
+    ("fmadd.s f3, f1, f2, f4", 0)],          # (three sources: the model's gap, see _bind_scalar)
+    ids=lambda v: v.split()[0] if isinstance(v, str) else None)
+def test_flops_per_element_of_each_float_family(insn, flops):
+    # at vl = 8: a vector instruction counts its FLOPs per element, a scalar one per instruction
+    s = run(build("kernel:\n" + VSET8 + f"    {insn}\n    ret\n"), {}, grid=(1,)).stats
+    assert s.flops == (8 if insn.startswith("v") else 1) * flops
