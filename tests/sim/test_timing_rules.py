@@ -3,6 +3,7 @@ each pinned to exact cycles in both of the model's forms (scalars while the prog
 import numpy as np
 import pytest
 
+from mtiacc.asm.isa import BY_NAME
 from mtiacc.machine.simulator import load_config
 from mtiasim.runner import run
 from tests.sim.helpers import P, build
@@ -139,3 +140,48 @@ def test_flops_per_element_of_each_float_family(insn, flops):
     # at vl = 8: a vector instruction counts its FLOPs per element, a scalar one per instruction
     s = run(build("kernel:\n" + VSET8 + f"    {insn}\n    ret\n"), {}, grid=(1,)).stats
     assert s.flops == (8 if insn.startswith("v") else 1) * flops
+
+
+# at e32, m8, vl = 64 (2048 bits, VLEN 512): a result fills the group's first four registers
+GROUP = """kernel:
+    li t0, 64
+    vsetvli t1, t0, e32, m8, ta, ma
+    {write}
+    li t0, 8
+    vsetvli t1, t0, e32, m1, ta, ma
+    vadd.vv v1, v{r}, v{r}
+    ret
+"""
+
+
+def _stalls(asm, grid=(1,)):
+    s = run(build(asm), {}, grid=grid).stats
+    return s.stalls()["dependence"], s.stalls()["structural"]
+
+
+def test_a_result_makes_the_registers_it_fills_wait_and_no_others():
+    # vfdiv.vv v8 begins at 2 and occupies the unit 8 cycles: v8..v11 are ready 8 - 1 + 20 cycles later; the m1 add
+    # (at 2 + 4 + 2 = 8) reading v11 waits for that, reading v12 only for the unit
+    vissue, vlat = PINNED["VFDiv"]
+    at = VSETUP_CYCLES + vissue + VSETUP_CYCLES
+    assert VSETUP_CYCLES + 8 - 1 + vlat - at == 21
+    assert _stalls(GROUP.format(write="vfdiv.vv v8, v16, v16", r=11)) == (21, 0)
+    assert _stalls(GROUP.format(write="vfdiv.vv v8, v16, v16", r=12)) == (0, VSETUP_CYCLES + 8 - at)
+
+
+def test_a_compare_writes_one_mask_register_whatever_the_group():
+    # vmflt.vv at m8 writes only v1 (a mask): a reader of v2 does not wait for it, a reader of v1 does
+    issue, lat = PINNED[BY_NAME["vmflt.vv"].timing]
+    at = VSETUP_CYCLES + issue + VSETUP_CYCLES
+    assert _stalls(GROUP.format(write="vmflt.vv v1, v8, v16", r=2))[0] == 0
+    assert _stalls(GROUP.format(write="vmflt.vv v1, v8, v16", r=1))[0] == VSETUP_CYCLES + 8 - 1 + lat - at
+
+
+def test_a_stall_is_billed_to_the_programs_that_took_it():
+    # the even programs (an index-array group, not a slice) run a divide and its reader: each stalls the divide's
+    # latency less its issue; the odd ones do not stall
+    asm = ("kernel:\n    mtia.pid t2, 0\n    andi t4, t2, 1\n" + VSET8 +
+           "    bnez t4, skip\n    div a0, t0, t0\n    addi a1, a0, 1\nskip:\n    ret\n")
+    s = run(build(asm), {}, grid=(4,)).stats
+    issue, lat = PINNED["IntDiv"]
+    assert list(s.pe_stalls["dependence"]) == [lat - issue, 0, lat - issue, 0]
