@@ -74,7 +74,7 @@ TESTS: Dict[str, List[str]] = {
                                      "tests/filecheck/test_filecheck.py::test_filecheck[access_reshaped.py]",
                                      "tests/filecheck/test_filecheck.py::test_filecheck[carry_pointer_offsets.py]",
                                      "tests/language/test_reshape_affine.py"],
-    "mtiasim/timing.py": ["tests/sim/test_timing_classes.py", "tests/sim/test_timing_rules.py",
+    "mtiasim/timing.py": ["tests/sim/test_timing_rules.py", "tests/sim/test_timing_classes.py",
                           "tests/sim/test_timing.py", "tests/sim/test_dpe_timing.py", "tests/sim/test_profile_waits.py"],
 }
 

@@ -185,3 +185,10 @@ def test_a_stall_is_billed_to_the_programs_that_took_it():
     s = run(build(asm), {}, grid=(4,)).stats
     issue, lat = PINNED["IntDiv"]
     assert list(s.pe_stalls["dependence"]) == [lat - issue, 0, lat - issue, 0]
+
+
+def test_a_transfer_waits_for_its_address_register_as_a_dependence_stall():
+    # the DRAM address comes from a load issued just before: the transfer waits out the load's latency
+    asm = "kernel:\n    li t1, 4096\n    li a1, 8192\n    ld s0, 0(zero)\n    mtia.dma.in a1, s0, t1\n    ret\n"
+    s = run(build(asm, params=[P("A", "*u8")]), {"A": np.zeros(4096, np.uint8)}, grid=(1,), overrides=NO_LLC).stats
+    assert s.stalls()["dependence"] == PINNED["Load"][1] - PINNED["Load"][0]
