@@ -192,3 +192,12 @@ def test_a_transfer_waits_for_its_address_register_as_a_dependence_stall():
     asm = "kernel:\n    li t1, 4096\n    li a1, 8192\n    ld s0, 0(zero)\n    mtia.dma.in a1, s0, t1\n    ret\n"
     s = run(build(asm, params=[P("A", "*u8")]), {"A": np.zeros(4096, np.uint8)}, grid=(1,), overrides=NO_LLC).stats
     assert s.stalls()["dependence"] == PINNED["Load"][1] - PINNED["Load"][0]
+
+
+def test_an_engine_command_waits_for_its_row_count_register_as_a_dependence_stall():
+    # the row count comes from a multiply issued just before the mm: the command waits out its latency
+    asm = ENGINE.replace("    li a4, 100\n", "").replace("    mtia.dpe.mm", "    li a4, 10\n    mul a4, a4, a4\n"
+                                                           "    mtia.dpe.mm")
+    assert "mul a4, a4, a4\n    mtia.dpe.mm zero, a3, a4" in asm
+    issue, lat = PINNED["IntMul"]
+    assert _stalls(asm)[0] == lat - issue
