@@ -201,3 +201,23 @@ def test_an_engine_command_waits_for_its_row_count_register_as_a_dependence_stal
     assert "mul a4, a4, a4\n    mtia.dpe.mm zero, a3, a4" in asm
     issue, lat = PINNED["IntMul"]
     assert _stalls(asm)[0] == lat - issue
+
+
+def _dma2d_start(rows, ls, la):
+    from tests.sim.test_dpe_timing import dma_starts
+    cfg = "".join(f"    li t2, {v}\n    mtia.dma.cfg t2, {k}\n" for k, v in enumerate((rows, 128, ls)))
+    dma, dpe, _ = dma_starts(cfg + f"    li t0, {la}\n    mtia.dma.in2d t0, s0, a5\n")
+    (_, engine_done), = dpe
+    return dma[0], engine_done
+
+
+def test_a_2d_transfer_into_bytes_the_engine_still_reads_waits_for_the_reads():
+    # the mm reads local bytes 8192 .. 24576; a 2-D transfer of 128-byte rows waits for it exactly when one of its
+    # rows lands there, whichever way its local stride runs (every address here takes two instructions to load)
+    elsewhere, engine_done = _dma2d_start(4, 128, 60000)
+    assert elsewhere < engine_done
+    assert _dma2d_start(4, -2000, 30000) == (engine_done, engine_done)    # rows at 30000 .. 24000: the last inside
+    assert _dma2d_start(4, -1000, 30000)[0] == elsewhere                   # rows at 30000 .. 27000
+    assert _dma2d_start(4, 2000, 2048)[0] == elsewhere                     # rows at 2048 .. 8048 (8176 < 8192)
+    assert _dma2d_start(5, 2000, 2048) == (engine_done, engine_done)       # the fifth at 10048
+
