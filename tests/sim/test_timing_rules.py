@@ -221,3 +221,13 @@ def test_a_2d_transfer_into_bytes_the_engine_still_reads_waits_for_the_reads():
     assert _dma2d_start(4, 2000, 2048)[0] == elsewhere                     # rows at 2048 .. 8048 (8176 < 8192)
     assert _dma2d_start(5, 2000, 2048) == (engine_done, engine_done)       # the fifth at 10048
 
+
+
+def test_a_timing_class_missing_from_the_machine_description_is_a_clean_error():
+    import dataclasses
+
+    from mtiacc.diagnostics import UserError
+    timing = {k: v for k, v in CFG.timing.items() if k != "IntMul"}
+    config = dataclasses.replace(CFG, timing=timing)
+    with pytest.raises(UserError, match=r"timing class 'IntMul' \(of instruction 'mul'\) is not in the 'timing:'"):
+        run(build("kernel:\n    mul a0, a0, a0\n    ret\n"), {}, grid=(1,), config=config)
