@@ -131,10 +131,10 @@ zoo: $(VENV)/.installed-torch
 
 # Mutation testing (docs/mutation.md): one planted bug at a time in the rooms where a wrong decision miscompiles,
 # each against its module's tests; resumable (build/mutate/results.json), prints the score per module and the
-# survivors: `make mutate [MODULES='mtiacc/opt/licm.py mtiacc/ir/analysis'] [MAX=N] [LIST=1] [REPORT=1]`
+# survivors: `make mutate [MODULES='mtiacc/opt/licm.py mtiacc/ir/analysis'] [MAX=N] [LIST=1] [REPORT=1] [NOROOM=1]`
 .PHONY: mutate
 mutate: install
-	$(PY) benchmarks/mutate.py $(MODULES) $(if $(MAX),--max $(MAX)) $(if $(LIST),--list) $(if $(REPORT),--report)
+	$(PY) benchmarks/mutate.py $(MODULES) $(if $(MAX),--max $(MAX)) $(if $(LIST),--list) $(if $(REPORT),--report) $(if $(NOROOM),--no-room-check)
 
 # Random kernels against numpy at -O0 and -O3 (and -O2 where a loop has constant bounds), with the boundary shapes
 # (mask spellings, loops that never run, backwards accesses, exact rounding ties), and mutated binaries, metadata and

@@ -13,9 +13,11 @@ Each mutant is one edit of the module's syntax tree:
 
 Docstrings, ``__all__``, annotations and ``assert`` statements are not mutated.  The mutants run in a scratch copy
 of the checkout (``build/mutate/tree``, refreshed from the working tree at each start), never in the checkout
-itself, one at a time, each against the test subset of its module (``TESTS``: the targeted tests first, with
-``-x``, so a killed mutant stops at its first failing test).  A mutant is *killed* when the subset fails (or runs
-over ``--timeout-factor`` times the unmutated run's time), *survives* when it passes.
+itself, one at a time, each against the tests of its module (``TESTS``: the tests that exercise it, targeted ones
+first, with ``-x``, so a killed mutant stops at its first failing test).  A mutant that passes them is run once more
+against its room's wide subset (``ROOM_TESTS``, every test that goes through the room), after all the module's
+mutants have had their module tests (``--no-room-check`` leaves that for a later run).  A mutant is *killed* when a
+subset fails (or runs over ``--timeout-factor`` times the unmutated run's time), *survives* when both pass.
 
 Results go to ``build/mutate/results.json``, keyed by the module's source hash and the mutant's key (its
 function, the text before and after, and the occurrence in that function): a run resumes where the last one
@@ -49,10 +51,13 @@ DOC = ROOT / "docs" / "mutation.md"
 ROOMS = ["mtiacc/opt", "mtiacc/ir/analysis", "mtiacc/codegen/memory", "mtiacc/codegen/tensor", "mtiasim/timing.py",
          "mtiasim/semantics"]
 
-# module (or folder prefix) -> the tests that judge it, targeted ones first; the longest matching prefix wins
+# module (or folder prefix) -> the tests that judge each of its mutants, targeted ones first; the longest matching
+# prefix wins.  A module without an entry of its own is judged by its room's wide subset (ROOM_TESTS) at once.
 TESTS: Dict[str, List[str]] = {
     "mtiacc/opt/licm.py": ["tests/filecheck/test_filecheck.py::test_filecheck[licm.mlir]",
                            "tests/filecheck/test_filecheck.py::test_filecheck[licm_loads.py]",
+                           "tests/filecheck/test_filecheck.py::test_filecheck[licm_mtia_ops.py]",
+                           "tests/filecheck/test_filecheck.py::test_filecheck[licm_region_ops.py]",
                            "tests/fuzz/regressions/test_zero_trip_loop_invariant_load.py",
                            "tests/filecheck/test_filecheck.py::test_filecheck[atomics_ir.py]",
                            "tests/filecheck/test_filecheck.py::test_filecheck[dot_read_back.py]",
@@ -69,6 +74,13 @@ TESTS: Dict[str, List[str]] = {
                                      "tests/filecheck/test_filecheck.py::test_filecheck[access_reshaped.py]",
                                      "tests/filecheck/test_filecheck.py::test_filecheck[carry_pointer_offsets.py]",
                                      "tests/language/test_reshape_affine.py"],
+    "mtiasim/timing.py": ["tests/sim/test_timing_rules.py", "tests/sim/test_timing_classes.py",
+                          "tests/sim/test_timing.py", "tests/sim/test_dpe_timing.py", "tests/sim/test_profile_waits.py"],
+}
+
+# room -> the wide subset: every test that goes through the room.  It judges the modules without targeted tests,
+# and is the final check of a mutant that survived its module's targeted tests.
+ROOM_TESTS: Dict[str, List[str]] = {
     "mtiacc/opt": ["tests/opt", "tests/filecheck", "tests/fuzz/regressions"],
     "mtiacc/ir/analysis": ["tests/ir/analysis", "tests/fuzz/regressions", "tests/codegen/memory", "tests/filecheck"],
     "mtiacc/codegen/memory": ["tests/codegen/memory", "tests/fuzz/regressions", "tests/filecheck",
@@ -254,11 +266,29 @@ def modules_of(paths: List[str]) -> List[str]:
     return out
 
 
+def _longest(table: Dict[str, List[str]], module: str) -> Optional[List[str]]:
+    best = max((k for k in table if module == k or module.startswith(k.rstrip("/") + "/")), key=len, default=None)
+    return None if best is None else table[best]
+
+
+def room_tests_for(module: str) -> List[str]:
+    """The wide subset of ``module``'s room."""
+    tests = _longest(ROOM_TESTS, module)
+    if tests is None:
+        raise SystemExit(f"error: {module} is in no room (benchmarks/mutate.py ROOM_TESTS)")
+    return tests
+
+
 def tests_for(module: str) -> List[str]:
-    best = max((k for k in TESTS if module == k or module.startswith(k.rstrip("/") + "/")), key=len, default=None)
-    if best is None:
-        raise SystemExit(f"error: no tests are mapped to {module} (benchmarks/mutate.py TESTS)")
-    return TESTS[best]
+    """The tests each mutant of ``module`` runs first: its targeted ones, else its room's wide subset."""
+    return _longest(TESTS, module) or room_tests_for(module)
+
+
+def final_tests_for(module: str) -> Optional[List[str]]:
+    """The final check of a mutant that passed ``tests_for(module)``: the room's wide subset, or None when that
+    is what it already ran."""
+    room = room_tests_for(module)
+    return None if tests_for(module) == room else room
 
 
 def scratch_tree(mods: List[str]) -> Path:
@@ -333,15 +363,56 @@ def report(mods: List[str], results: dict) -> int:
         survivors += [(mod, key, r) for key, r in s]
         score = 100.0 * k / (n - e) if n - e else 100.0
         total_k, total_n = total_k + k, total_n + n - e
-        done = "" if rec.get("complete") else f"  (partial: {n} of {rec.get('count', '?')})"
+        wait = sum(1 for key, r in s if _pending(r))
+        done = "" if rec.get("complete") else f"  (partial: {n} of {rec.get('count', '?')}" + \
+            (f", {wait} awaiting the room-wide check)" if wait else ")")
         lines.append(f"{mod:40} {n:8} {k:7} {e:6} {len(s):9} {score:6.1f}%{done}")
     lines.append(f"{'all':40} {'':8} {total_k:7} {'':6} {'':9} {100.0 * total_k / max(total_n, 1):6.1f}%")
     print("\n".join(lines))
     if survivors:
         print("\nsurvivors (kill with a test, or record as equivalent in docs/mutation.md):")
         for mod, key, r in survivors:
-            print(f"  {mod}:{r['line']}  `{key}`")
+            print(f"  {mod}:{r['line']}  `{key}`" + ("  (room-wide check pending)" if _pending(r) else ""))
     return 0
+
+
+def _pending(r: Optional[dict]) -> bool:
+    """A mutant that passed its module's targeted tests and awaits the room-wide check."""
+    return r is not None and r["status"] == "pass" and r.get("checked") == "module"
+
+
+def _stage(tree: Path, mod: str, source: str, rec: dict, todo: List[Mutant], tests: List[str], checked: str, opts,
+           budget: list, results_path: Path) -> bool:
+    """Run each mutant of ``todo`` against ``tests`` (``checked``: "module" for the targeted tests, "room" for the
+    room-wide subset); False when the tests fail unmutated."""
+    if not todo or (budget[0] is not None and budget[0] <= 0):
+        return True
+    status, base = run_tests(tree, tests, None)
+    if status != "pass":
+        print(f"error: the tests of {mod} fail before any mutation: {' '.join(tests)}", file=sys.stderr)
+        return False
+    what = "its tests" if checked == "module" or final_tests_for(mod) is None else "the room-wide check"
+    print(f"{mod}: {len(todo)} mutants to run against {what}, which take {base:.0f} s unmutated", flush=True)
+    target = tree / mod
+    try:
+        for mu in todo:
+            if budget[0] is not None and budget[0] <= 0:
+                break
+            target.write_text(mutated_source(source, mu.index))
+            for pyc in (target.parent / "__pycache__").glob(target.stem + ".*.pyc"):
+                pyc.unlink()
+            status, secs = run_tests(tree, tests, max(60.0, opts.timeout_factor * base))
+            old = rec["mutants"].get(mu.key, {})
+            rec["mutants"][mu.key] = {"status": status, "line": mu.line, "kind": mu.kind,
+                                      "secs": round(secs + old.get("secs", 0), 1), "checked": checked}
+            save(results_path, mod, rec)
+            shown = "killed" if status != "pass" else "passed" if checked == "module" else "SURVIVED"
+            print(f"  {shown:8} {mod}:{mu.line} `{mu.key}` ({secs:.0f} s)", flush=True)
+            if budget[0] is not None:
+                budget[0] -= 1
+    finally:
+        target.write_text(source)
+    return True
 
 
 def main(argv=None) -> int:
@@ -354,6 +425,8 @@ def main(argv=None) -> int:
     p.add_argument("--timeout-factor", type=float, default=4.0)
     p.add_argument("--rerun-survivors", action="store_true",
                    help="run the survivors of the results again (after adding tests that should kill them)")
+    p.add_argument("--no-room-check", action="store_true",
+                   help="run only the modules' targeted tests; the room-wide check of their survivors waits")
     opts = p.parse_args(argv)
     mods = modules_of(opts.modules or ROOMS)
     results_path = Path(opts.results)
@@ -366,48 +439,32 @@ def main(argv=None) -> int:
     if opts.report:
         return report(mods, results)
     tree = scratch_tree(mods)
-    budget = opts.max or None
+    budget = [opts.max or None]
     for mod in mods:
         source = (ROOT / mod).read_text()
         digest = hashlib.sha256(source.encode()).hexdigest()[:16]
         rec = results.get(mod)
         if not rec or rec.get("source") != digest:
             rec = results[mod] = {"source": digest, "mutants": {}}
-        tests = tests_for(mod)
         if opts.rerun_survivors:
             rec["mutants"] = {key: r for key, r in rec["mutants"].items() if r["status"] not in ("pass", "equivalent")}
         eq = equivalents()
-        for mu in mutants(mod, source):     # recorded as equivalent: not run again
+        every = mutants(mod, source)
+        for mu in every:     # recorded as equivalent: not run again
             if (mod, mu.key) in eq and mu.key not in rec["mutants"]:
                 rec["mutants"][mu.key] = {"status": "equivalent", "line": mu.line, "kind": mu.kind, "secs": 0}
-        todo = [mu for mu in mutants(mod, source) if mu.key not in rec["mutants"]]
+        final = final_tests_for(mod)
+        todo = [mu for mu in every if mu.key not in rec["mutants"]]
         rec["count"] = len(rec["mutants"]) + len(todo)
-        rec["complete"] = not todo
-        if not todo:
-            continue
-        status, base = run_tests(tree, tests, None)
-        if status != "pass":
-            print(f"error: the tests of {mod} fail before any mutation: {' '.join(tests)}", file=sys.stderr)
+        if not _stage(tree, mod, source, rec, todo, tests_for(mod), "module" if final else "room", opts, budget,
+                      results_path):
             return 1
-        print(f"{mod}: {len(todo)} mutants to run, tests take {base:.0f} s unmutated", flush=True)
-        target = tree / mod
-        try:
-            for mu in todo:
-                if budget is not None and budget <= 0:
-                    break
-                target.write_text(mutated_source(source, mu.index))
-                for pyc in (target.parent / "__pycache__").glob(target.stem + ".*.pyc"):
-                    pyc.unlink()
-                status, secs = run_tests(tree, tests, max(60.0, opts.timeout_factor * base))
-                rec["mutants"][mu.key] = {"status": status, "line": mu.line, "kind": mu.kind, "secs": round(secs, 1)}
-                save(results_path, mod, rec)
-                print(f"  {'killed' if status != 'pass' else 'SURVIVED':8} {mod}:{mu.line} `{mu.key}` ({secs:.0f} s)",
-                      flush=True)
-                if budget is not None:
-                    budget -= 1
-        finally:
-            target.write_text(source)
-        rec["complete"] = len(rec["mutants"]) == rec["count"]
+        if final and not opts.no_room_check:
+            pending = [mu for mu in every if _pending(rec["mutants"].get(mu.key))]
+            if not _stage(tree, mod, source, rec, pending, final, "room", opts, budget, results_path):
+                return 1
+        rec["complete"] = len(rec["mutants"]) == rec["count"] and \
+            not any(_pending(r) for r in rec["mutants"].values())
         save(results_path, mod, rec)
     return report(mods, load_results(results_path))
 

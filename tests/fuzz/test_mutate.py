@@ -63,3 +63,16 @@ def test_equivalents_come_from_the_docs_table(tmp_path, monkeypatch):
 def test_every_room_has_tests():
     for mod in mutate.modules_of(mutate.ROOMS):
         assert all((ROOT / t.split("::")[0]).exists() for t in mutate.tests_for(mod)), mod
+
+
+def test_targeted_tests_first_and_the_room_wide_subset_for_their_survivors():
+    # timing.py has targeted tests: the room's subset is its final check; a module without any runs the room's at
+    # once, with no second stage
+    assert mutate.tests_for("mtiasim/timing.py") != mutate.room_tests_for("mtiasim/timing.py")
+    assert mutate.final_tests_for("mtiasim/timing.py") == mutate.ROOM_TESTS["mtiasim/timing.py"]
+    assert mutate.tests_for("mtiacc/opt/cse.py") == mutate.ROOM_TESTS["mtiacc/opt"]
+    assert mutate.final_tests_for("mtiacc/opt/cse.py") is None
+    # a mutant that passed only its targeted tests is still pending, one that passed the room's is a survivor
+    assert mutate._pending({"status": "pass", "checked": "module"})
+    assert not mutate._pending({"status": "pass", "checked": "room"})
+    assert not mutate._pending({"status": "fail", "checked": "module"})
