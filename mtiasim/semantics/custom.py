@@ -66,7 +66,7 @@ def dma(d, m, pc):
             m.dma_bytes_out += total
             m.dram_epoch += 1
         if m.timing is not None:
-            _record(m, g, slots, ns, levels, hits)
+            _record(m, g, slots, ns, levels, hits, inbound)
         return None
     return ex
 
@@ -108,7 +108,7 @@ def dma2d(d, m, pc):
             m.dma_bytes_out += total
             m.dram_epoch += 1
         if m.timing is not None:
-            _record(m, g, slots, totals, levels, hits)
+            _record(m, g, slots, totals, levels, hits, inbound)
         return None
     return ex
 
@@ -171,21 +171,21 @@ def dma_cfg(d, m, pc):
     return ex
 
 
-def _record(m, g, slots, ns, levels, hits=None):
+def _record(m, g, slots, ns, levels, hits=None, inbound=True):
     """Hand the transfers to the DMA timing model (issue times from the timing closure: ``m.dma_issue_t``);
-    ``hits``: per transfer, how many of its bytes hit the LLC (``None``: no LLC)."""
+    ``hits``: per transfer, how many of its bytes hit the LLC (``None``: no LLC); ``inbound``: into local memory."""
     ts, t = m.ts, m.dma_issue_t
     if ts.on:
         n0, l0 = ns[0], levels[0]
         h0 = hits[0] if hits is not None else 0
         if g.__class__ is slice and all(n == n0 for n in ns) and all(lv == l0 for lv in levels) \
                 and (hits is None or all(h == h0 for h in hits)):
-            m.dma.add_uniform(t, n0, l0, h0)
+            m.dma.add_uniform(t, n0, l0, h0, inbound)
             return
         ts.materialize()
     if not hasattr(t, "__len__"):
         t = [t] * len(slots)
-    m.dma.add(slots, t, ns, levels, hits)
+    m.dma.add(slots, t, ns, levels, hits, inbound)
 
 
 def dma_wait(d, m, pc):
