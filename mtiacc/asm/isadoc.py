@@ -66,9 +66,9 @@ def _vector_b(spec: InstrSpec) -> str:
 
 # prose after an extension's table
 _NOTES = {"MTIA": (
-    "A PE's DMA transfers into local memory run one after another in issue order, and so do its transfers out of"
-    " it; the two directions run at once (the machine YAML's `memory.dma.channels`: 2; with 1, all in one"
-    " order). `mtia.dma.wait N` stalls until every transfer"
+    "A PE's DMA transfers run one after another in issue order (the machine YAML's `memory.dma.channels`: 1; with"
+    " 2, the transfers into local memory and those out of it run in issue order on a channel each, at once)."
+    " `mtia.dma.wait N` stalls until every transfer"
     " the PE issued has completed but the N issued last: a loop issues the next tile's transfers, then waits"
     " for this tile's with N = the transfers it just issued, which run meanwhile."
     " N omitted (encoded 0) waits for every transfer, as the wait did before it took a count, so older binaries"
@@ -77,8 +77,8 @@ _NOTES = {"MTIA": (
     " (BLOCK 1024, -O3, `make bench-roofline`): 88271 cycles (94.0% of the DRAM roofline) with a barrier"
     " before each prefetch and at the end of each loop trip, 85506 cycles (97.0%) with counted waits"
     " (docs/passes.md, \"Counted DMA waits\")."
-    " `mtia.dma.wait.in N` leaves the transfers out of local memory in flight: a GEMM tile's store runs under the"
-    " next tile's loads and dot products (docs/passes.md, \"Stores under the next tile\").",
+    " `mtia.dma.wait.in N` leaves the transfers out of local memory in flight: with two channels a tile's store"
+    " may run under the next tile's loads (docs/architecture.md, \"DMA channels\").",
 )}
 
 

@@ -1,6 +1,6 @@
-"""The DMA engine's two channels (``memory.dma.channels``: 2): a PE's transfers into local memory run in issue order
-on one, its transfers out of it on the other, at once; ``mtia.dma.wait.in`` waits for the inbound ones only.  With
-one channel every transfer runs in one issue order (the model before it had two)."""
+"""The DMA engine's channels (``memory.dma.channels``): with two, a PE's transfers into local memory run in issue
+order on one, its transfers out of it on the other, at once; ``mtia.dma.wait.in`` waits for the inbound ones only.
+With one (the built-in machine's) every transfer runs in one issue order."""
 import numpy as np
 import pytest
 
@@ -11,8 +11,8 @@ from tests.sim.helpers import P, build
 
 CFG = load_config()
 ISSUE = CFG.timing["DMA"][0]
-NO_LLC = {"memory.sram.llc_bytes": 0}
-ONE = {**NO_LLC, "memory.dma.channels": 1}
+ONE = {"memory.sram.llc_bytes": 0}
+NO_LLC = {**ONE, "memory.dma.channels": 2}       # (two channels)
 BYTES = 65536
 
 # a 64 KB store out of local 0x10000, then (optionally) a 64 KB load into local 0x20000, then a wait
@@ -40,8 +40,8 @@ def stall(first, second, wait, overrides=NO_LLC, programs=1):
     return r.stats.stalls()["dma_wait"], r
 
 
-def test_the_machine_has_two_channels():
-    assert CFG.dma_channels == 2
+def test_the_built_in_machine_has_one_channel():
+    assert CFG.dma_channels == 1
 
 
 def test_a_load_issued_after_a_store_runs_beside_it_and_wait_in_leaves_the_store_in_flight():
@@ -107,5 +107,35 @@ def test_sanitizer_catches_a_write_of_a_stored_buffer_after_wait_in_only():
     inputs = {"A": np.zeros(64, np.uint8), "C": np.zeros(64, np.uint8)}
     params = [P("A", "*u8"), P("C", "*u8")]
     with pytest.raises(SanitizerError):     # the core writes the block the store still reads
-        run(build(STORED.format(wait="mtia.dma.wait.in"), params=params), inputs, grid=(1,), sanitize=True)
-    run(build(STORED.format(wait="mtia.dma.wait"), params=params), inputs, grid=(1,), sanitize=True)
+        run(build(STORED.format(wait="mtia.dma.wait.in"), params=params), inputs, grid=(1,), sanitize=True,
+            overrides=NO_LLC)
+    run(build(STORED.format(wait="mtia.dma.wait"), params=params), inputs, grid=(1,), sanitize=True,
+        overrides=NO_LLC)
+
+
+OVER = """
+kernel:
+    ld s0, 0(zero)
+    ld s1, 8(zero)
+    li t1, 64
+    li a1, 4096
+    mtia.dma.in a1, s0, t1
+    mtia.dma.wait
+    mtia.dma.out s1, a1, t1
+    {wait}
+    mtia.dma.in a1, s0, t1
+    mtia.dma.wait
+    ret
+"""
+
+
+def test_sanitizer_catches_a_load_over_bytes_a_store_in_flight_reads_with_two_channels():
+    inputs = {"A": np.zeros(64, np.uint8), "C": np.zeros(64, np.uint8)}
+    params = [P("A", "*u8"), P("C", "*u8")]
+    binary = build(OVER.format(wait=""), params=params)
+    with pytest.raises(SanitizerError) as e:    # the load may run before the store has read the bytes
+        run(binary, inputs, grid=(1,), sanitize=True, overrides=NO_LLC)
+    assert "mtia.dma.in writes 64 bytes at local 0x1000..0x1040 that mtia.dma.out reads" in str(e.value.findings)
+    run(binary, inputs, grid=(1,), sanitize=True, overrides=ONE)    # one channel: in issue order
+    run(build(OVER.format(wait="mtia.dma.wait"), params=params), inputs, grid=(1,), sanitize=True,
+        overrides=NO_LLC)
