@@ -5,7 +5,9 @@ Model (numbers in the machine YAML):
 - A PE has one DMA engine with ``channels`` channels (the machine YAML's ``memory.dma.channels``): with one, its
   transfers run one after another in issue order; with two, transfers into local memory (``in``, ``in2d``) run in
   issue order on one and transfers out of it on the other, the two at once, each capped by the port.  A transfer
-  becomes ready ``setup_cycles`` after it issues and starts when it is ready and its channel is free.
+  becomes ready ``setup_cycles`` after it issues and starts when it is ready and its channel is free; with two
+  channels, an inbound transfer whose local bytes an earlier outbound one reads also waits until that one has
+  moved its bytes (the command processor checks the dependency, as it does for the matrix engine's accesses).
 - All transfers moving data at a memory level share its bandwidth: at every instant each of the ``n`` active
   transfers at level ``L`` moves ``min(pe_port, available_L / n)`` bytes per cycle (equal, hence max-min fair,
   shares; ``available_L`` is the level's bandwidth minus what earlier-scheduled transfers already use then).  The
@@ -178,6 +180,36 @@ def _piece(ready: float, n: int, level: int, seq: int, hit: int, ch: int = 0):
     return (ready, hit, 1, seq, n - hit, ch)
 
 
+def _overlap(a: Tuple[int, int], b: Tuple[int, int]) -> bool:
+    return a[0] < b[1] and b[0] < a[1]
+
+
+def _held(outs, seq: int, span) -> float:
+    """When the outbound transfers issued before ``seq`` that read bytes of ``span`` have moved them (-inf: none)."""
+    return max((end for s, lo, hi, end in outs if s < seq and _overlap((lo, hi), span)), default=-_INF)
+
+
+def _remember(outs, seq: int, span, end: float, keep: int = 32) -> None:
+    """An outbound transfer has moved its bytes at ``end``: later inbound ones over them wait for it."""
+    if span[1] > span[0]:
+        outs.append((seq, span[0], span[1], end))
+        if len(outs) > 2 * keep:
+            del outs[:keep]
+
+
+def _reads_first(q, head: int, piece) -> bool:
+    """Whether an outbound transfer of the queue ``q`` not yet done (from ``head``) was issued before ``piece``
+    and reads bytes it writes."""
+    if not q:
+        return False
+    for other in q[head:]:
+        if other[3] > piece[3]:
+            return False
+        if _overlap(other[7], piece[7]):
+            return True
+    return False
+
+
 class DmaSystem:
     def __init__(self, cfg, P: int):
         self.P = P
@@ -207,6 +239,7 @@ class DmaSystem:
         self.u_bytes = [0, 0]
         self.u_issued = Issued()
         self.u_issued_in = Issued()        # the inbound ones (for mtia.dma.wait.in)
+        self.u_outs: List[Tuple[int, float, float, float]] = []   # two channels: recent outbound (seq, lo, hi, end)
         # per-PE state
         self.pend: List[List[tuple]] = [[] for _ in range(P)]
         self.free = np.zeros((2, P))
@@ -216,6 +249,7 @@ class DmaSystem:
         self.bytes = np.zeros((2, P), np.int64)
         self.issued = [Issued() for _ in range(P)]
         self.issued_in = [Issued() for _ in range(P)]
+        self.outs: List[list] = [[] for _ in range(P)]
         self.n_transfers = 0
 
     # ---------------------------------------------------------------------------------------------------------
@@ -234,6 +268,7 @@ class DmaSystem:
         self.u_bytes = [0, 0]
         self.issued = [self.u_issued.copy() for _ in range(P)]
         self.issued_in = [self.u_issued_in.copy() for _ in range(P)]
+        self.outs = [list(self.u_outs) for _ in range(P)]
         if self.trace is not None:
             self.trace = self._expand_trace()
 
@@ -278,31 +313,34 @@ class DmaSystem:
     def _channel(self, inbound: bool) -> int:
         return 0 if inbound or self.channels == 1 else 1
 
-    def add_uniform(self, t_issue: float, nbytes: int, level: int, hit: int = 0, inbound: bool = True):
-        """Every PE issues a transfer of ``nbytes`` at ``level`` at ``t_issue`` (into local memory, or out of it);
-        ``hit`` of a DRAM transfer's bytes hit the LLC (:mod:`mtiasim.llc`): moved at the SRAM level first, the rest
-        at DRAM."""
+    def add_uniform(self, t_issue: float, nbytes: int, level: int, hit: int = 0, inbound: bool = True,
+                    span: Tuple[int, int] = (0, 0)):
+        """Every PE issues a transfer of ``nbytes`` at ``level`` at ``t_issue`` (into local memory, or out of it;
+        ``span``: the local bytes it touches, ``[lo, hi)``); ``hit`` of a DRAM transfer's bytes hit the LLC
+        (:mod:`mtiasim.llc`): moved at the SRAM level first, the rest at DRAM."""
         iss = self.u_issued
         iss.count += 1
         if nbytes <= 0:
             return
         self.u_pend.append(_piece(t_issue + self.setup, nbytes, level, iss.count - 1, hit, self._channel(inbound))
-                           + (inbound,))
+                           + (inbound, span))
         self.u_bytes[level] += (nbytes - hit) * self.P
         self.u_bytes[1] += hit * self.P
         self.n_transfers += self.P
 
-    def add(self, slots, t_issue, nbytes, levels, hits=None, inbound: bool = True):
+    def add(self, slots, t_issue, nbytes, levels, hits=None, inbound: bool = True, spans=None):
         setup = self.setup
         if hits is None:
             hits = [0] * len(slots)
+        if spans is None:
+            spans = [(0, 0)] * len(slots)
         ch = self._channel(inbound)
-        for p, t, n, lv, h in zip(slots, t_issue, nbytes, levels, hits):
+        for p, t, n, lv, h, span in zip(slots, t_issue, nbytes, levels, hits, spans):
             iss = self.issued[p]
             iss.count += 1
             if n <= 0:
                 continue
-            self.pend[p].append(_piece(t + setup, n, lv, iss.count - 1, h, ch) + (inbound,))
+            self.pend[p].append(_piece(t + setup, n, lv, iss.count - 1, h, ch) + (inbound, span))
             self.bytes[lv, p] += n - h
             self.bytes[1, p] += h
             self.n_transfers += 1
@@ -322,8 +360,10 @@ class DmaSystem:
         free = self.u_free
         comps = self.u_comps
         iss, iss_in = self.u_issued, self.u_issued_in
-        for ready, n, lv, seq, rest, ch, inbound in self.u_pend:
+        for ready, n, lv, seq, rest, ch, inbound, span in self.u_pend:
             start = max(ready, free[ch])
+            if self.channels == 2 and inbound:
+                start = max(start, _held(self.u_outs, seq, span))
             end = self.lines[lv].transfer(start, n * P, self.port * P)
             c = end + self.lat[lv]
             if rest:        # an LLC hit moved first; the misses follow at DRAM
@@ -345,6 +385,8 @@ class DmaSystem:
                 self.u_last = c
             self.u_busy += end - start
             free[ch] = end
+            if self.channels == 2 and not inbound:
+                _remember(self.u_outs, seq, span, end)
             if self.trace is not None:
                 self.trace.append((None, start_t, end, n, lv))
         del comps[:-self.max_out]
@@ -363,6 +405,7 @@ class DmaSystem:
         rem = {}          # active queue -> [bytes left, level, start, DRAM bytes after, completion so far, piece start]
         done_by: Dict[int, list] = {}   # PE -> [(issue number, completion, inbound)] of this batch
         new_segs = [[], []]
+        two = self.channels == 2
         t = min(max(q[0][0], free[key[1], key[0]]) for key, q in queues.items())
         while True:
             # start every transfer that is ready by now
@@ -370,8 +413,13 @@ class DmaSystem:
             for key, q in queues.items():
                 if key in rem or heads[key] >= len(q):
                     continue
-                ready, n, lv, _seq, rest = q[heads[key]][:5]
+                piece = q[heads[key]]
+                ready, n, lv, _seq, rest = piece[:5]
                 r = max(ready, free[key[1], key[0]])
+                if two and piece[6]:    # held behind an earlier outbound transfer reading its bytes
+                    if _reads_first(queues.get((key[0], 1)), heads.get((key[0], 1), 0), piece):
+                        continue
+                    r = max(r, _held(self.outs[key[0]], piece[3], piece[7]))
                 if r <= t + _EPS:
                     rem[key] = [float(n), lv, t, rest, 0.0, t]
                 elif r < nxt_ready:
@@ -428,6 +476,8 @@ class DmaSystem:
                     self.last[p] = c
                 self.busy[p] += nxt - start
                 free[ch, p] = nxt
+                if two and not piece[6]:
+                    _remember(self.outs[p], piece[3], piece[7], nxt)
                 if self.trace is not None:
                     self.trace.append((p, v[5], nxt, piece[4] or piece[1], lv))
                 heads[key] += 1

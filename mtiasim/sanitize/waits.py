@@ -8,18 +8,16 @@ but those); a ``fence`` and a release atomic (``.rl``) retire all of them (both 
 chosen by the ISA table's ``load`` / ``store`` effects, is an error when it
 
 - reads or writes bytes that an inbound transfer (``mtia.dma.in``, ``in2d``) not waited for writes, or
-- writes bytes that an outbound transfer (``mtia.dma.out``, ``out2d``) not waited for reads;
-
-and, on a machine whose DMA engine has two channels (``memory.dma.channels``: 2, inbound and outbound transfers
-at once), an inbound transfer is an error when it writes bytes that an outbound transfer not waited for reads.
+- writes bytes that an outbound transfer (``mtia.dma.out``, ``out2d``) not waited for reads.
 
 No wait between the two means the hardware may run them in either order, so the rule is about program order, not
 this run's timing; the report gives the timing too: the transfer's completion in the timing model (known once the
 DMA system schedules it, :attr:`mtiasim.dma.DmaSystem.on_done`) against the access's cycle, i.e. whether the
 access met bytes still in flight in this run or was saved by the timing alone.  A program with no finding cannot
 tell "data moves at issue" from "data moves at completion": no access touches a transfer's bytes before a wait
-that follows its completion.  Transfers in one direction are not checked among themselves (a PE's DMA engine
-runs them in issue order).
+that follows its completion.  Transfers are not checked among themselves (a PE's DMA engine runs them in issue
+order; with two channels, the command processor holds an inbound transfer until the outbound ones issued before
+it have read the bytes it writes).
 """
 from __future__ import annotations
 
@@ -135,9 +133,8 @@ class InFlight:
             del self.wanted[seq]
 
     # -- accesses ----------------------------------------------------------------------------------------
-    def check(self, m, k: int, parts, when, outbound_only: bool = False) -> None:
-        """Instruction ``k`` accessed ``parts`` (:func:`_parts`); ``when(slot)`` is a program's access cycle
-        (``outbound_only``: only the transfers out of local memory count, for an inbound transfer's bytes)."""
+    def check(self, m, k: int, parts, when) -> None:
+        """Instruction ``k`` accessed ``parts`` (:func:`_parts`); ``when(slot)`` is a program's access cycle."""
         for slots, starts, length, valid, write in parts:
             seq = self.seq[slots]
             if not (seq >= 0).any():
@@ -149,8 +146,6 @@ class InFlight:
             ov = (seq >= 0) & (self.lo[slots] < ahi[:, None]) & (self.hi[slots] > alo[:, None])
             if not write:
                 ov &= self.inb[slots]
-            if outbound_only:
-                ov &= ~self.inb[slots]
             if not ov.any():
                 continue
             for i, j in zip(*np.nonzero(ov)):
@@ -260,7 +255,6 @@ def _transfer(d, m, fl, k, ex):
     inbound = op.startswith("in")
     two_d = op.endswith("2d")
     X, rd, r1, r2 = m.X, d.rd, d.rs1, d.rs2
-    two_channels = getattr(m.cfg, "dma_channels", 1) == 2
 
     def ht(g):
         r = ex(g)
@@ -272,12 +266,6 @@ def _transfer(d, m, fl, k, ex):
         t = m.dma_issue_t
         ts = np.broadcast_to(np.asarray(t, float), (len(ns),)).tolist()
         count = fl.count
-        if inbound and two_channels and fl.live:   # an inbound transfer may run before an outbound one reads
-            for i, p in enumerate(slots.tolist()):
-                if ns[i] > 0 and rows[i] > 0:
-                    starts = (las[i] + np.arange(rows[i]) * strides[i])[None, :]
-                    fl.check(m, k, [(np.array([p]), starts, np.array([ns[i]]), None, True)],
-                             lambda _p, t=ts[i]: t, outbound_only=True)
         for i, p in enumerate(slots.tolist()):
             count[p] += 1
             if ns[i] > 0 and rows[i] > 0:
