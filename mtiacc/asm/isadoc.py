@@ -66,8 +66,8 @@ def _vector_b(spec: InstrSpec) -> str:
 
 # prose after an extension's table
 _NOTES = {"MTIA": (
-    "A PE's DMA transfers run one after another in issue order (the machine YAML's `memory.dma.channels`: 1; with"
-    " 2, the transfers into local memory and those out of it run in issue order on a channel each, at once)."
+    "A PE's DMA transfers into local memory run one after another in issue order, and so do those out of it, the"
+    " two directions at once (the machine YAML's `memory.dma.channels`: 2; with 1, every transfer in one order)."
     " `mtia.dma.wait N` stalls until every transfer"
     " the PE issued has completed but the N issued last: a loop issues the next tile's transfers, then waits"
     " for this tile's with N = the transfers it just issued, which run meanwhile."

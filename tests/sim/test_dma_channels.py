@@ -1,6 +1,6 @@
-"""The DMA engine's channels (``memory.dma.channels``): with two, a PE's transfers into local memory run in issue
-order on one, its transfers out of it on the other, at once; ``mtia.dma.wait.in`` waits for the inbound ones only.
-With one (the built-in machine's) every transfer runs in one issue order."""
+"""The DMA engine's channels (``memory.dma.channels``): with two (the built-in machine's), a PE's transfers into
+local memory run in issue order on one, its transfers out of it on the other, at once; ``mtia.dma.wait.in`` waits
+for the inbound ones only.  With one every transfer runs in one issue order."""
 import numpy as np
 import pytest
 
@@ -40,8 +40,8 @@ def stall(first, second, wait, overrides=NO_LLC, programs=1):
     return r.stats.stalls()["dma_wait"], r
 
 
-def test_the_built_in_machine_has_one_channel():
-    assert CFG.dma_channels == 1
+def test_the_built_in_machine_has_two_channels():
+    assert CFG.dma_channels == 2
 
 
 def test_a_load_issued_after_a_store_runs_beside_it_and_wait_in_leaves_the_store_in_flight():
