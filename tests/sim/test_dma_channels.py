@@ -11,8 +11,8 @@ from tests.sim.helpers import P, build
 
 CFG = load_config()
 ISSUE = CFG.timing["DMA"][0]
-ONE = {"memory.sram.llc_bytes": 0}
-NO_LLC = {**ONE, "memory.dma.channels": 2}       # (two channels)
+NO_LLC = {"memory.sram.llc_bytes": 0}             # (two channels: the built-in machine's)
+ONE = {**NO_LLC, "memory.dma.channels": 1}
 BYTES = 65536
 
 # a 64 KB store out of local 0x10000, then (optionally) a 64 KB load into local 0x20000, then a wait
