@@ -15,7 +15,8 @@ not reused while a later iteration may still read it.  Uses of a carried block a
 uses of the carried buffer, which lives at least until the op ends.
 
 A loop whose body stores waits for its DMA transfers before the next iteration, so a buffer the
-body writes is never overwritten while a transfer out of it is still in flight.  A block copied into a
+body writes is never overwritten while a transfer out of it is still in flight; but a loop over output tiles
+(:func:`store_under_next`) leaves its tile's store in flight under the next tile, from a buffer of its own.  A block copied into a
 home waits for the DMA transfers into local memory in flight first: a loop pipelined by
 ``pipeline-loads`` issues the next tiles while it computes on the current ones (their readers wait, the others
 do not), the last ones straight into the carried blocks' homes (``select/table.py``); at the top of its body and
@@ -524,7 +525,7 @@ def lower_for(lw: Lowering, op: ForOp) -> None:
         # in a pipelined loop the first op of the next trip that touches local memory waits (the previous trip's
         # prefetches may still fill the carried blocks): for every transfer but the prefetches issued before it
         # (insert-waits), so for these stores too; the prefetches issued before that wait land after the stores
-        # read their bytes (transfers run in issue order)
+        # read their bytes (the DMA engine holds an inbound transfer over bytes an earlier outbound one reads)
         if _stores_inside(op) and last is None and under is None and not op.pipeline \
                 and not _waits_first(op.block):
             b("mtia.dma.wait", comment="this iteration's stores complete before the next")
