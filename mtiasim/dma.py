@@ -2,17 +2,23 @@
 
 Model (numbers in the machine YAML):
 
-- A PE has one DMA engine: its transfers run one after another in issue order.  A transfer becomes ready
-  ``setup_cycles`` after it issues and starts when it is ready and the engine is free.
+- A PE has one DMA engine with ``channels`` channels (the machine YAML's ``memory.dma.channels``): with one, its
+  transfers run one after another in issue order; with two, transfers into local memory (``in``, ``in2d``) run in
+  issue order on one and transfers out of it on the other, the two at once, each capped by the port.  A transfer
+  becomes ready ``setup_cycles`` after it issues and starts when it is ready and its channel is free; with two
+  channels, an inbound transfer whose local bytes an earlier outbound one reads also waits until that one has
+  moved its bytes (the command processor checks the dependency, as it does for the matrix engine's accesses).
 - All transfers moving data at a memory level share its bandwidth: at every instant each of the ``n`` active
   transfers at level ``L`` moves ``min(pe_port, available_L / n)`` bytes per cycle (equal, hence max-min fair,
   shares; ``available_L`` is the level's bandwidth minus what earlier-scheduled transfers already use then).  The
   share changes only at events (a transfer starts or ends), so the schedule is computed exactly, interval by
   interval.  By construction no level ever moves more than its bandwidth in any interval.
 - A transfer completes the level's latency after its last byte moves.  ``mtia.dma.wait N`` returns when every
-  transfer the PE issued has completed but the ``N`` issued last (``N`` = 0: every transfer).  A transfer of zero
-  bytes moves nothing and completes at its issue, but counts as issued: each transfer carries its issue number
-  (``seq``), and a PE keeps the running maximum of its completions in issue order (:class:`Issued`).
+  transfer the PE issued has completed but the ``N`` issued last (``N`` = 0: every transfer); ``mtia.dma.wait.in
+  N`` when every transfer *into* local memory has but those among the ``N`` issued last (the transfers out of it
+  may stay in flight).  A transfer of zero bytes moves nothing and completes at its issue, but counts as issued:
+  each transfer carries its issue number (``seq``), and a PE keeps the running maximum of its completions in issue
+  order (:class:`Issued`), of all its transfers and of its inbound ones.
 
 Transfers are *recorded* at issue (with their ready time) and *scheduled* in batches: when a program waits, when a
 command queue is full, and at the end of the wave.  A batch is every transfer recorded so far by any program of
@@ -156,20 +162,52 @@ class Issued:
             self.retired = upto[self.KEEP - 1]
             del self.seqs[:self.KEEP], upto[:self.KEEP]
 
-    def done_but(self, n: int) -> float:
-        """When every transfer but the ``n`` issued last has completed (all scheduled)."""
-        i = bisect_left(self.seqs, self.count - n) - 1
+    def done_but(self, n: int, count: Optional[int] = None) -> float:
+        """When every transfer but the ``n`` issued last has completed (all scheduled); ``count``: how many were
+        issued, when this keeps only some of them (the inbound ones, numbered among all)."""
+        i = bisect_left(self.seqs, (self.count if count is None else count) - n) - 1
         return self.upto[i] if i >= 0 else self.retired
 
 
-def _piece(ready: float, n: int, level: int, seq: int, hit: int):
-    """A recorded transfer: ``(ready, bytes, level, issue number, DRAM bytes that follow)``; a DRAM transfer whose
-    ``hit`` bytes hit the LLC moves them at the SRAM level, then the rest at DRAM, on the same engine."""
+def _piece(ready: float, n: int, level: int, seq: int, hit: int, ch: int = 0):
+    """A recorded transfer: ``(ready, bytes, level, issue number, DRAM bytes that follow, channel)``; a DRAM
+    transfer whose ``hit`` bytes hit the LLC moves them at the SRAM level, then the rest at DRAM, on the same
+    channel.  Channel 1 (two channels): a transfer out of local memory."""
     if hit <= 0 or level != 0:
-        return (ready, n, level, seq, 0)
+        return (ready, n, level, seq, 0, ch)
     if hit >= n:
-        return (ready, n, 1, seq, 0)
-    return (ready, hit, 1, seq, n - hit)
+        return (ready, n, 1, seq, 0, ch)
+    return (ready, hit, 1, seq, n - hit, ch)
+
+
+def _overlap(a: Tuple[int, int], b: Tuple[int, int]) -> bool:
+    return a[0] < b[1] and b[0] < a[1]
+
+
+def _held(outs, seq: int, span) -> float:
+    """When the outbound transfers issued before ``seq`` that read bytes of ``span`` have moved them (-inf: none)."""
+    return max((end for s, lo, hi, end in outs if s < seq and _overlap((lo, hi), span)), default=-_INF)
+
+
+def _remember(outs, seq: int, span, end: float, keep: int = 32) -> None:
+    """An outbound transfer has moved its bytes at ``end``: later inbound ones over them wait for it."""
+    if span[1] > span[0]:
+        outs.append((seq, span[0], span[1], end))
+        if len(outs) > 2 * keep:
+            del outs[:keep]
+
+
+def _reads_first(q, head: int, piece) -> bool:
+    """Whether an outbound transfer of the queue ``q`` not yet done (from ``head``) was issued before ``piece``
+    and reads bytes it writes."""
+    if not q:
+        return False
+    for other in q[head:]:
+        if other[3] > piece[3]:
+            return False
+        if _overlap(other[7], piece[7]):
+            return True
+    return False
 
 
 class DmaSystem:
@@ -179,6 +217,7 @@ class DmaSystem:
         self.setup = float(cfg.dma_setup_cycles)
         self.max_out = int(cfg.dma_max_outstanding)
         self.port = float(cfg.dma_pe_bytes_per_cycle)
+        self.channels = int(getattr(cfg, "dma_channels", 1))
         self.caps = (cfg.dram_bytes_per_cycle, cfg.sram_bytes_per_cycle)
         self.lat = (cfg.ns_to_cycles(cfg.dram_latency_ns), cfg.ns_to_cycles(cfg.sram_latency_ns))
         self.lines = [Timeline(c) for c in self.caps]
@@ -192,21 +231,25 @@ class DmaSystem:
             tl.reset()
         self.uniform = True
         # uniform state (every PE the same)
-        self.u_pend: List[Tuple[float, int, int, int]] = []      # (ready, bytes per PE, level, issue number)
-        self.u_free = 0.0
+        self.u_pend: List[tuple] = []      # pieces (:func:`_piece`), bytes per PE
+        self.u_free = [0.0, 0.0]           # when each channel is free
         self.u_comps: List[float] = []                      # completions of the last max_out transfers
         self.u_last = 0.0
         self.u_busy = 0.0
         self.u_bytes = [0, 0]
         self.u_issued = Issued()
+        self.u_issued_in = Issued()        # the inbound ones (for mtia.dma.wait.in)
+        self.u_outs: List[Tuple[int, float, float, float]] = []   # two channels: recent outbound (seq, lo, hi, end)
         # per-PE state
-        self.pend: List[List[Tuple[float, int, int]]] = [[] for _ in range(P)]
-        self.free = np.zeros(P)
+        self.pend: List[List[tuple]] = [[] for _ in range(P)]
+        self.free = np.zeros((2, P))
         self.comps: List[List[float]] = [[] for _ in range(P)]
         self.last = np.zeros(P)
         self.busy = np.zeros(P)
         self.bytes = np.zeros((2, P), np.int64)
         self.issued = [Issued() for _ in range(P)]
+        self.issued_in = [Issued() for _ in range(P)]
+        self.outs: List[list] = [[] for _ in range(P)]
         self.n_transfers = 0
 
     # ---------------------------------------------------------------------------------------------------------
@@ -216,7 +259,7 @@ class DmaSystem:
         self.uniform = False
         P = self.P
         self.pend = [list(self.u_pend) for _ in range(P)]
-        self.free[:] = self.u_free
+        self.free[0, :], self.free[1, :] = self.u_free
         self.comps = [list(self.u_comps) for _ in range(P)]
         self.last[:] = self.u_last
         self.busy[:] = self.u_busy
@@ -224,6 +267,8 @@ class DmaSystem:
         self.bytes[1] += self.u_bytes[1] // P
         self.u_bytes = [0, 0]
         self.issued = [self.u_issued.copy() for _ in range(P)]
+        self.issued_in = [self.u_issued_in.copy() for _ in range(P)]
+        self.outs = [list(self.u_outs) for _ in range(P)]
         if self.trace is not None:
             self.trace = self._expand_trace()
 
@@ -265,28 +310,37 @@ class DmaSystem:
                 out[i] = later[len(later) - self.max_out]
         return out
 
-    def add_uniform(self, t_issue: float, nbytes: int, level: int, hit: int = 0):
-        """Every PE issues a transfer of ``nbytes`` at ``level`` at ``t_issue``; ``hit`` of a DRAM transfer's bytes
-        hit the LLC (:mod:`mtiasim.llc`): moved at the SRAM level first, the rest at DRAM."""
+    def _channel(self, inbound: bool) -> int:
+        return 0 if inbound or self.channels == 1 else 1
+
+    def add_uniform(self, t_issue: float, nbytes: int, level: int, hit: int = 0, inbound: bool = True,
+                    span: Tuple[int, int] = (0, 0)):
+        """Every PE issues a transfer of ``nbytes`` at ``level`` at ``t_issue`` (into local memory, or out of it;
+        ``span``: the local bytes it touches, ``[lo, hi)``); ``hit`` of a DRAM transfer's bytes hit the LLC
+        (:mod:`mtiasim.llc`): moved at the SRAM level first, the rest at DRAM."""
         iss = self.u_issued
         iss.count += 1
         if nbytes <= 0:
             return
-        self.u_pend.append(_piece(t_issue + self.setup, nbytes, level, iss.count - 1, hit))
+        self.u_pend.append(_piece(t_issue + self.setup, nbytes, level, iss.count - 1, hit, self._channel(inbound))
+                           + (inbound, span))
         self.u_bytes[level] += (nbytes - hit) * self.P
         self.u_bytes[1] += hit * self.P
         self.n_transfers += self.P
 
-    def add(self, slots, t_issue, nbytes, levels, hits=None):
+    def add(self, slots, t_issue, nbytes, levels, hits=None, inbound: bool = True, spans=None):
         setup = self.setup
         if hits is None:
             hits = [0] * len(slots)
-        for p, t, n, lv, h in zip(slots, t_issue, nbytes, levels, hits):
+        if spans is None:
+            spans = [(0, 0)] * len(slots)
+        ch = self._channel(inbound)
+        for p, t, n, lv, h, span in zip(slots, t_issue, nbytes, levels, hits, spans):
             iss = self.issued[p]
             iss.count += 1
             if n <= 0:
                 continue
-            self.pend[p].append(_piece(t + setup, n, lv, iss.count - 1, h))
+            self.pend[p].append(_piece(t + setup, n, lv, iss.count - 1, h, ch) + (inbound, span))
             self.bytes[lv, p] += n - h
             self.bytes[1, p] += h
             self.n_transfers += 1
@@ -305,9 +359,11 @@ class DmaSystem:
         P = self.P
         free = self.u_free
         comps = self.u_comps
-        iss = self.u_issued
-        for ready, n, lv, seq, rest in self.u_pend:
-            start = max(ready, free)
+        iss, iss_in = self.u_issued, self.u_issued_in
+        for ready, n, lv, seq, rest, ch, inbound, span in self.u_pend:
+            start = max(ready, free[ch])
+            if self.channels == 2 and inbound:
+                start = max(start, _held(self.u_outs, seq, span))
             end = self.lines[lv].transfer(start, n * P, self.port * P)
             c = end + self.lat[lv]
             if rest:        # an LLC hit moved first; the misses follow at DRAM
@@ -321,37 +377,51 @@ class DmaSystem:
                 start_t = start
             comps.append(c)
             iss.complete(seq, c)
+            if inbound:
+                iss_in.complete(seq, c)
             if self.on_done is not None:
                 self.on_done(None, seq, c)
             if c > self.u_last:
                 self.u_last = c
             self.u_busy += end - start
-            free = end
+            free[ch] = end
+            if self.channels == 2 and not inbound:
+                _remember(self.u_outs, seq, span, end)
             if self.trace is not None:
                 self.trace.append((None, start_t, end, n, lv))
         del comps[:-self.max_out]
-        self.u_free = free
         self.u_pend = []
 
     def _resolve_general(self):
         P = self.P
-        pend = self.pend
-        heads = [0] * P
+        # each PE's pieces per channel, in issue order; a queue is (PE, channel)
+        queues: Dict[Tuple[int, int], list] = {}
+        for p, q in enumerate(self.pend):
+            for piece in q:
+                queues.setdefault((p, piece[5]), []).append(piece)
+        heads = dict.fromkeys(queues, 0)
         free = self.free
         lines, lat, port = self.lines, self.lat, self.port
-        rem = {}          # active PE -> [bytes left, level, start, DRAM bytes after, completion so far, piece start]
+        rem = {}          # active queue -> [bytes left, level, start, DRAM bytes after, completion so far, piece start]
+        done_by: Dict[int, list] = {}   # PE -> [(issue number, completion, inbound)] of this batch
         new_segs = [[], []]
-        t = min(max(q[0][0], free[p]) for p, q in enumerate(pend) if q)
+        two = self.channels == 2
+        t = min(max(q[0][0], free[key[1], key[0]]) for key, q in queues.items())
         while True:
             # start every transfer that is ready by now
             nxt_ready = _INF
-            for p in range(P):
-                if p in rem or heads[p] >= len(pend[p]):
+            for key, q in queues.items():
+                if key in rem or heads[key] >= len(q):
                     continue
-                ready, n, lv, _seq, rest = pend[p][heads[p]]
-                r = max(ready, free[p])
+                piece = q[heads[key]]
+                ready, n, lv, _seq, rest = piece[:5]
+                r = max(ready, free[key[1], key[0]])
+                if two and piece[6]:    # held behind an earlier outbound transfer reading its bytes
+                    if _reads_first(queues.get((key[0], 1)), heads.get((key[0], 1), 0), piece):
+                        continue
+                    r = max(r, _held(self.outs[key[0]], piece[3], piece[7]))
                 if r <= t + _EPS:
-                    rem[p] = [float(n), lv, t, rest, 0.0, t]
+                    rem[key] = [float(n), lv, t, rest, 0.0, t]
                 elif r < nxt_ready:
                     nxt_ready = r
             if not rem:
@@ -381,37 +451,46 @@ class DmaSystem:
                 if counts[lv] and rates[lv] > 0:
                     new_segs[lv].append((t, nxt, rates[lv] * counts[lv]))
             done = []
-            for p, v in rem.items():
+            for key, v in rem.items():
                 v[0] -= rates[v[1]] * dt
                 if v[0] <= 1e-6 * max(1.0, rates[v[1]]):
-                    done.append(p)
-            for p in done:
-                v = rem[p]
+                    done.append(key)
+            for key in done:
+                p, ch = key
+                v = rem[key]
                 lv, start = v[1], v[2]
                 c = max(nxt + lat[lv], v[4])
+                piece = queues[key][heads[key]]
                 if v[3]:    # an LLC hit moved; the misses follow at DRAM
                     if self.trace is not None:
-                        self.trace.append((p, v[5], nxt, pend[p][heads[p]][1], lv))
-                    rem[p] = [float(v[3]), 0, start, 0, c, nxt]
+                        self.trace.append((p, v[5], nxt, piece[1], lv))
+                    rem[key] = [float(v[3]), 0, start, 0, c, nxt]
                     continue
-                del rem[p]
+                del rem[key]
                 self.comps[p].append(c)
                 del self.comps[p][:-self.max_out]
-                self.issued[p].complete(pend[p][heads[p]][3], c)
+                done_by.setdefault(p, []).append((piece[3], c, piece[6]))
                 if self.on_done is not None:
-                    self.on_done(p, pend[p][heads[p]][3], c)
+                    self.on_done(p, piece[3], c)
                 if c > self.last[p]:
                     self.last[p] = c
                 self.busy[p] += nxt - start
-                free[p] = nxt
+                free[ch, p] = nxt
+                if two and not piece[6]:
+                    _remember(self.outs[p], piece[3], piece[7], nxt)
                 if self.trace is not None:
-                    q = pend[p][heads[p]]
-                    self.trace.append((p, v[5], nxt, q[4] or q[1], lv))
-                heads[p] += 1
+                    self.trace.append((p, v[5], nxt, piece[4] or piece[1], lv))
+                heads[key] += 1
             t = nxt
         for lv in (0, 1):
             for seg in new_segs[lv]:
                 lines[lv].add(*seg)
+        for p, got in done_by.items():    # in issue order (two channels complete out of it)
+            got.sort()
+            for seq, c, inbound in got:
+                self.issued[p].complete(seq, c)
+                if inbound:
+                    self.issued_in[p].complete(seq, c)
         self.pend = [[] for _ in range(P)]
 
     # ---------------------------------------------------------------------------------------------------------
@@ -429,6 +508,14 @@ class DmaSystem:
         if self.uniform:
             return self.u_issued.done_but(n)
         return np.array([iss.done_but(n) for iss in self.issued])
+
+    def done_but_in(self, n: int):
+        """When each PE's transfers into local memory but those among the ``n`` it issued last have completed
+        (``mtia.dma.wait.in n``; a scalar while uniform)."""
+        self.resolve()
+        if self.uniform:
+            return self.u_issued_in.done_but(n, self.u_issued.count)
+        return np.array([iin.done_but(n, iss.count) for iin, iss in zip(self.issued_in, self.issued)])
 
     def bytes_by_pe(self) -> np.ndarray:
         """``[2, P]`` bytes moved per level per PE in this wave."""

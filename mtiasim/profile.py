@@ -60,16 +60,22 @@ class _Issuers:
                 del src[:self.KEEP]
                 self.bases[p] += self.KEEP
 
-    def waited_for(self, keep: int, slot: Optional[int]) -> Optional[int]:
+    def waited_for(self, keep: int, slot: Optional[int], inbound: bool = False) -> Optional[int]:
         """The instruction that issued the transfer whose completion ended ``mtia.dma.wait keep`` (``slot``: on
-        that PE; None: the uniform state)."""
+        that PE; None: the uniform state; ``inbound``: ``mtia.dma.wait.in keep``)."""
         self._sync()
         dma = self.m.dma
         if slot is None or self.per_pe is None:
             iss, src, base = dma.u_issued, self.uniform, self.u_base
+            count = iss.count
+            if inbound:
+                iss = dma.u_issued_in
         else:
             iss, src, base = dma.issued[slot], self.per_pe[slot], self.bases[slot]
-        i = bisect_left(iss.seqs, iss.count - keep) - 1
+            count = iss.count
+            if inbound:
+                iss = dma.issued_in[slot]
+        i = bisect_left(iss.seqs, count - keep) - 1
         if i < 0:
             return None
         j = bisect_left(iss.upto, iss.upto[i], 0, i + 1)     # the first to reach the latest completion
@@ -122,7 +128,7 @@ def instrument(m) -> Tuple[np.ndarray, np.ndarray]:
             return r
         return dex
 
-    def wait(k, ex, keep):
+    def wait(k, ex, keep, inbound):
         def wex(g):
             if ts.on and g.__class__ is slice:
                 c0, s0 = ts.cyc, ts.acc["dma"]
@@ -131,7 +137,7 @@ def instrument(m) -> Tuple[np.ndarray, np.ndarray]:
                     stall = ts.acc["dma"] - s0
                     prof[k] += (ts.cyc - c0 - stall) * P
                     if stall:
-                        bill(k, issuers.waited_for(keep, None), stall * P)
+                        bill(k, issuers.waited_for(keep, None, inbound), stall * P)
                     return r
                 prof[k] += float((cyc - c0).sum())
                 return r
@@ -143,7 +149,7 @@ def instrument(m) -> Tuple[np.ndarray, np.ndarray]:
             prof[k] += float((cyc[slots] - c0 - stall).sum())
             for p, st in zip(slots.tolist(), stall.tolist()):
                 if st:
-                    bill(k, issuers.waited_for(keep, p), st)
+                    bill(k, issuers.waited_for(keep, p, inbound), st)
             return r
         return wex
 
@@ -153,7 +159,7 @@ def instrument(m) -> Tuple[np.ndarray, np.ndarray]:
         if fam == "dma" and m.timing is not None:
             execs.append(issue(k, ex))
         elif fam == "dma_wait" and m.timing is not None:
-            execs.append(wait(k, ex, int(d.imm)))
+            execs.append(wait(k, ex, int(d.imm), d.spec.sem_op == "waitin"))
         else:
             execs.append(plain(k, ex))
     m.execs = execs

@@ -274,7 +274,7 @@ class TimingModel:
         if fam == "dma":
             return self._bind_dma(d, m, issue, xs)
         if fam == "dma_wait":
-            return self._bind_wait(m, issue, int(d.imm))
+            return self._bind_wait(m, issue, int(d.imm), d.spec.sem_op == "waitin")
         if fam == "dpe":
             return self._bind_dpe(d, m, issue, xs)
         if fam == "dpe_wait":
@@ -385,14 +385,16 @@ class TimingModel:
             m.dma_issue_t = t2
         return tm
 
-    def _bind_wait(self, m, issue, keep):
-        """``mtia.dma.wait keep``: until every transfer but the ``keep`` issued last has completed."""
+    def _bind_wait(self, m, issue, keep, inbound=False):
+        """``mtia.dma.wait keep``: until every transfer but the ``keep`` issued last has completed
+        (``mtia.dma.wait.in keep``, ``inbound``: every transfer into local memory)."""
         at, dma = m.ts.at, m.dma
+        done_but = dma.done_but_in if inbound else dma.done_but
 
         def tm(g):
             s = at(g)
             c = s.cyc
-            t = s.max(c, s.part(dma.done_but(keep)))
+            t = s.max(c, s.part(done_but(keep)))
             s.acc["dma"] += t - c
             s.cyc = t + issue
         return tm

@@ -153,7 +153,7 @@ SEM_FAMILIES: Dict[str, Tuple[str, ...]] = {
     "vid": ("vid",), "vcvt": ("f.x", "f.xu", "x.f", "xu.f", "rtz.x.f", "rtz.xu.f"), "vfunary": ("sqrt",),
     "vmask": ("and", "or", "xor", "nand", "andn", "orn", "nor", "xnor"),
     "vred": ("sum", "max", "maxu", "min", "minu", "and", "or", "xor"), "vfred": ("usum", "osum", "max", "min"),
-    "dma": ("in", "out", "in2d", "out2d"), "dma_cfg": ("cfg",), "dma_wait": ("wait",),
+    "dma": ("in", "out", "in2d", "out2d"), "dma_cfg": ("cfg",), "dma_wait": ("wait", "waitin"),
     # the matrix engine (mtiasim/semantics/dpe.py)
     "dpe": ("cfg", "ldw", "mm", "zero", "accld", "accst", "mlutrans"), "dpe_wait": ("wait",),
     # the SIMD engine's table-based functions (mtiasim/semantics/se.py, the numbers in mtiasim/se/)
@@ -490,6 +490,10 @@ MTIA = [
     # a transfer of zero bytes counts, complete at its issue
     _("mtia.dma.wait", "I", "inflight", "DMA", "dma_wait wait", unit="dma", effects="dma", opcode=CUSTOM_0,
       funct3=1, rd=0, rs1=0),
+    # the same for the transfers into local memory only (in, in2d): those out of it (out, out2d) may stay in
+    # flight; `inflight` counts the transfers of both directions issued last
+    _("mtia.dma.wait.in", "I", "inflight", "DMA", "dma_wait waitin", unit="dma", effects="dma", opcode=CUSTOM_0,
+      funct3=1, rd=0, rs1=1),
     _("mtia.pid", "I", "xd, axis", "Custom", "pid pid", unit="custom", opcode=CUSTOM_0, funct3=2, rs1=0),
     _("mtia.nprogs", "I", "xd, axis", "Custom", "nprogs nprogs", unit="custom", opcode=CUSTOM_0, funct3=3, rs1=0),
     # debugging: imm indexes meta["strings"]; x[rs1] is the local address of a table of 8-byte value addresses

@@ -66,7 +66,9 @@ def _vector_b(spec: InstrSpec) -> str:
 
 # prose after an extension's table
 _NOTES = {"MTIA": (
-    "A PE's DMA transfers run one after another in issue order. `mtia.dma.wait N` stalls until every transfer"
+    "A PE's DMA transfers into local memory run one after another in issue order, and so do those out of it, the"
+    " two directions at once (the machine YAML's `memory.dma.channels`: 2; with 1, every transfer in one order)."
+    " `mtia.dma.wait N` stalls until every transfer"
     " the PE issued has completed but the N issued last: a loop issues the next tile's transfers, then waits"
     " for this tile's with N = the transfers it just issued, which run meanwhile."
     " N omitted (encoded 0) waits for every transfer, as the wait did before it took a count, so older binaries"
@@ -74,7 +76,9 @@ _NOTES = {"MTIA": (
     " a masked-off tile's empty transfer instead of branching around it keeps its count exact. Vector add 2^20"
     " (BLOCK 1024, -O3, `make bench-roofline`): 88271 cycles (94.0% of the DRAM roofline) with a barrier"
     " before each prefetch and at the end of each loop trip, 85506 cycles (97.0%) with counted waits"
-    " (docs/passes.md, \"Counted DMA waits\").",
+    " (docs/passes.md, \"Counted DMA waits\")."
+    " `mtia.dma.wait.in N` leaves the transfers out of local memory in flight: with two channels a tile's store"
+    " may run under the next tile's loads (docs/architecture.md, \"DMA channels\").",
 )}
 
 
@@ -95,9 +99,13 @@ def semantics(spec: InstrSpec) -> str:
         "vid": "vd[i] = i",
         "dma_wait": "stall until every DMA transfer this PE issued is complete but the `inflight` issued last (omitted:"
                     " 0, every transfer; a zero-byte transfer counts, complete at its issue)",
+        "dma_waitin": "the same for the transfers into local memory (`in`, `in2d`) only: those out of it may stay in"
+                      " flight; `inflight` counts the transfers of both directions issued last",
         "pid": "x[rd] = program id along grid axis imm (0, 1, 2)",
         "nprogs": "x[rd] = grid size along axis imm (0, 1, 2)",
     }
+    if fam == "dma_wait" and op == "waitin":
+        return simple["dma_waitin"]
     if fam in simple:
         return simple[fam]
     if fam == "branch":

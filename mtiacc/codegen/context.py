@@ -54,6 +54,9 @@ class Homes:
     scope: tuple = ()   # the region ops around the op being lowered (isel sets it)
     const_scope: Dict[Value, tuple] = dataclasses.field(default_factory=dict)  # where a block constant's register was set
     fill_scope: Dict[Value, tuple] = dataclasses.field(default_factory=dict)   # where a splat's buffer was filled
+    # a K loop's result -> [the buffer of its own a tile loop's store reads under the next trip, that loop, whether
+    # the K loop took it as its result's home] (control.py ``store_under_next``)
+    under: Dict[Value, list] = dataclasses.field(default_factory=dict)
 
     def set_here(self, where: Optional[tuple]) -> bool:
         """Whether something set in scope ``where`` (a block constant's register, a filled buffer) holds here:

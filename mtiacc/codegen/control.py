@@ -15,7 +15,8 @@ not reused while a later iteration may still read it.  Uses of a carried block a
 uses of the carried buffer, which lives at least until the op ends.
 
 A loop whose body stores waits for its DMA transfers before the next iteration, so a buffer the
-body writes is never overwritten while a transfer out of it is still in flight.  A block copied into a
+body writes is never overwritten while a transfer out of it is still in flight; but a loop over output tiles
+(:func:`store_under_next`) leaves its tile's store in flight under the next tile, from a buffer of its own.  A block copied into a
 home waits for the DMA transfers into local memory in flight first: a loop pipelined by
 ``pipeline-loads`` issues the next tiles while it computes on the current ones (their readers wait, the others
 do not), the last ones straight into the carried blocks' homes (``select/table.py``); at the top of its body and
@@ -42,6 +43,7 @@ from mtiacc.codegen.vector.vloop import Src, elem_bytes
 from mtiacc.diagnostics import CompileError
 from mtiacc.ir import ops as O
 from mtiacc.ir.core import Block, BlockArgument, OpResult, Operation, Pure, Value
+from mtiacc.ir.dot_ops import read_back_source
 from mtiacc.ir.fused import FusedElementwiseOp
 from mtiacc.ir.mtia.kept import SlotFlushOp, SlotWaitOp
 from mtiacc.ir.scf import ConditionOp, ForOp, IfOp, WhileOp, YieldOp
@@ -344,6 +346,58 @@ def store_across_back_edge(op: ForOp) -> Optional[Value]:
     return v
 
 
+def store_under_next(op: ForOp) -> Optional[Value]:
+    """The output tile a loop over tiles stores last, when that store may stay in flight under the next trip (its
+    loads and dot products): the body's last op before the yield is the loop's one store, of the ``arith.truncf``
+    the matrix engine's accumulator store does (``read_back``) for the result of a K loop of the body that only
+    the truncf reads.  The tile then gets a buffer of its own for the whole loop (:func:`lower_for`), which the
+    K loop's accumulator store writes after waiting for the store of the trip before (``resident.end``); the
+    waits between, for the loads, leave that store in flight (``mtia.dma.wait.in``, insert-waits).  Tutorial
+    09's loop over tiles, and ``persistent-programs``' loop over a slot's programs (tutorial 03)."""
+    if len(op.block.ops) < 2:
+        return None
+    s = op.block.ops[-2]
+    if not isinstance(s, O.StoreOp) or sum(isinstance(o, O.StoreOp) for o in op.walk()) != 1:
+        return None
+    v = s.value
+    if not (v.type.is_block() and isinstance(v, OpResult) and v.op.parent is op.block
+            and read_back_source(v.op) is not None and len(v.uses) == 1):
+        return None
+    r = v.op.operands[0]
+    if not (isinstance(r, OpResult) and isinstance(r.op, ForOp) and r.op.parent is op.block and len(r.uses) == 1):
+        return None
+    return v
+
+
+def _under_buffer(lw: Lowering, op: ForOp) -> Optional[Value]:
+    """For a loop of :func:`store_under_next`: its stored tile's buffer of its own, allocated now (never freed: the
+    last store may be in flight until the program's end), when the local-memory plan has room for it beside its
+    peak; registered for the K loop (``Homes.under``).  Returns the stored tile, or None."""
+    v = store_under_next(op)
+    if v is None:
+        return None
+    nbytes = v.type.numel * elem_bytes(v.type)
+    peak, capacity = lw.func.attrs.get("lmem_peak"), lw.func.attrs.get("lmem_capacity")
+    if peak is None or capacity is None or peak + nbytes > capacity:
+        return None
+    what = f"`{v.name_hint}` ({v.type}, stored under the next tile)" if v.name_hint else \
+        f"a stored tile of {v.type} (stored under the next tile)"
+    buf = lw.lmem.alloc(nbytes, what, op.loc)
+    r = v.op.operands[0]
+    lw.homes.under[r] = [buf, op, False]
+    lw.keep.update((v, r))
+    return v
+
+
+def _under_home(lw: Lowering, r: Value):
+    """The buffer of its own that loop result ``r`` takes as its home (:func:`_under_buffer`), or None."""
+    entry = lw.homes.under.get(r)
+    if entry is None:
+        return None
+    entry[2] = True
+    return entry[0]
+
+
 def _loops_around(op: Operation):
     """The ``scf.for`` ops around ``op``, innermost first."""
     block = op.parent
@@ -422,10 +476,15 @@ def lower_for(lw: Lowering, op: ForOp) -> None:
     b = lw.b
     adopted = [None if resident.resident_dot(arg) is not None else _adopted(lw, op, v)
                for arg, v in zip(op.iter_args, op.inits)]
-    homes = [a or _yielded_home(lw, op, r) or _handed_home(lw, r, op.loc)
+    homes = [a or _under_home(lw, r) or _yielded_home(lw, op, r) or _handed_home(lw, r, op.loc)
              or _home(lw, r.type, resident.describe(lw, arg), op.loc)
              for r, arg, a in zip(op.results, op.iter_args, adopted)]
     kept = resident.begin(lw, op)
+    for i, r in enumerate(op.results):   # only the engine's store of the rows writes the tile's buffer
+        entry = lw.homes.under.get(r)
+        if entry is not None and entry[2] and (i not in kept or resident.hands_rows(r)):
+            entry[2] = False
+            homes[i] = _home(lw, r.type, resident.describe(lw, op.iter_args[i]), op.loc)
     pairs = [(v, h) for i, (v, h) in enumerate(zip(op.inits, homes)) if i not in kept]
     write(lw, [v for v, _ in pairs], [h for _, h in pairs])
     for v, a, res in zip(op.inits, adopted, op.results):
@@ -440,6 +499,7 @@ def lower_for(lw: Lowering, op: ForOp) -> None:
     last = deferred_store(op)
     swap = _double_buffer(lw, op, last) if last is not None else None
     across = across_store(op)
+    under = _under_buffer(lw, op) if last is None and across is None else None
     if across is not None:
         b("mtia.dma.out", "zero", "zero", "zero", comment="no store yet: the first trip's stand-in for the store "
                                                           "a trip leaves in flight at its end")
@@ -455,12 +515,19 @@ def lower_for(lw: Lowering, op: ForOp) -> None:
                     it.dma.alternates = True
         if swap is not None:
             b("xor", swap[0], swap[0], b.li(swap[1]), comment="the other buffer of the stored block")
+        if under is not None and not lw.homes.under[under.op.operands[0]][2]:
+            under = None     # the K loop did not take the buffer: the store waits as any other
+        if under is not None:
+            for it in b.fn.items[body:]:
+                if isinstance(it, MInstr) and it.dma is not None and it.is_transfer and it.dma.block is under:
+                    it.dma.under = op
         engine.loop_bottom(lw, top)
         # in a pipelined loop the first op of the next trip that touches local memory waits (the previous trip's
         # prefetches may still fill the carried blocks): for every transfer but the prefetches issued before it
         # (insert-waits), so for these stores too; the prefetches issued before that wait land after the stores
-        # read their bytes (transfers run in issue order)
-        if _stores_inside(op) and last is None and not op.pipeline and not _waits_first(op.block):
+        # read their bytes (the DMA engine holds an inbound transfer over bytes an earlier outbound one reads)
+        if _stores_inside(op) and last is None and under is None and not op.pipeline \
+                and not _waits_first(op.block):
             b("mtia.dma.wait", comment="this iteration's stores complete before the next")
     resident.end(lw, op, homes, kept)
 

@@ -82,6 +82,8 @@ SCHEMA: Dict[str, Key] = {
     "memory.dma.setup_cycles": _k(float, "cycles", "setup of one DMA transfer", **NONNEG),
     "memory.dma.max_outstanding": _k(int, "transfers", "DMA queue depth per PE", **POS),
     "memory.dma.pe_bytes_per_cycle": _k(float, "bytes/cycle", "a PE's NoC port", **POS),
+    "memory.dma.channels": _k(int, "channels", "1: a PE's transfers in one issue order; 2: inbound and outbound "
+                              "ones on a channel each, at once", minimum=1, maximum=2),
     "dpe.macs_per_cycle.fp16": _k(float, "MACs/cycle", "matrix engine rate, fp16 inputs", **POS),
     "dpe.macs_per_cycle.bf16": _k(float, "MACs/cycle", "matrix engine rate, bf16 inputs", **POS),
     "dpe.macs_per_cycle.int8": _k(float, "MACs/cycle", "matrix engine rate, int8 inputs", **POS),

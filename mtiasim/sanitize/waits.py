@@ -3,8 +3,8 @@
 The simulator moves a transfer's bytes when it issues, so a program that forgets ``mtia.dma.wait`` computes the
 same outputs and the same cycles as one that waits: only the order of its instructions tells.  Per PE this keeps
 the local byte ranges of the transfers it issued and has not waited for (:class:`InFlight`).
-``mtia.dma.wait N`` retires every transfer but the ``N`` issued last; a ``fence`` and a release atomic (``.rl``)
-retire all of them (both wait for every transfer to complete).  A core, vector or matrix-engine (and MLU) access,
+``mtia.dma.wait N`` retires every transfer but the ``N`` issued last (``mtia.dma.wait.in N``: every inbound one
+but those); a ``fence`` and a release atomic (``.rl``) retire all of them (both wait for every transfer to complete).  A core, vector or matrix-engine (and MLU) access,
 chosen by the ISA table's ``load`` / ``store`` effects, is an error when it
 
 - reads or writes bytes that an inbound transfer (``mtia.dma.in``, ``in2d``) not waited for writes, or
@@ -15,7 +15,9 @@ this run's timing; the report gives the timing too: the transfer's completion in
 DMA system schedules it, :attr:`mtiasim.dma.DmaSystem.on_done`) against the access's cycle, i.e. whether the
 access met bytes still in flight in this run or was saved by the timing alone.  A program with no finding cannot
 tell "data moves at issue" from "data moves at completion": no access touches a transfer's bytes before a wait
-that follows its completion.  Transfers among themselves are not checked (a PE's DMA engine runs them in order).
+that follows its completion.  Transfers are not checked among themselves (a PE's DMA engine runs them in issue
+order; with two channels, the command processor holds an inbound transfer until the outbound ones issued before
+it have read the bytes it writes).
 """
 from __future__ import annotations
 
@@ -96,12 +98,15 @@ class InFlight:
         self.info[p][j] = tr
         self.live += 1
 
-    def wait(self, slots, keep: int) -> None:
-        """Programs ``slots`` waited for every transfer but the ``keep`` they issued last."""
+    def wait(self, slots, keep: int, inbound: bool = False) -> None:
+        """Programs ``slots`` waited for every transfer but the ``keep`` they issued last (``inbound``: every
+        transfer into local memory, ``mtia.dma.wait.in``)."""
         if not self.live:
             return
         seq = self.seq[slots]
         done = (seq >= 0) & (seq < (self.count[slots] - keep)[:, None])
+        if inbound:
+            done &= self.inb[slots]
         if done.any():
             self.live -= int(done.sum())
             seq[done] = -1
@@ -206,11 +211,11 @@ def wrap(d, m, san, k, ex):
     if fam == "dma" and op in ("in", "out", "in2d", "out2d"):
         return _transfer(d, m, fl, k, ex)
     if fam == "dma_wait":
-        keep = int(d.imm)
+        keep, inbound = int(d.imm), op == "waitin"
 
         def hw(g):
             r = ex(g)
-            fl.wait(group_slots(g, m.P), keep)
+            fl.wait(group_slots(g, m.P), keep, inbound)
             return r
         return hw
     if fam == "fence" or (fam == "amo" and ordering(d)[1]):

@@ -66,7 +66,8 @@ def dma(d, m, pc):
             m.dma_bytes_out += total
             m.dram_epoch += 1
         if m.timing is not None:
-            _record(m, g, slots, ns, levels, hits)
+            _record(m, g, slots, ns, levels, hits, inbound,
+                    [(la, la + n) if n > 0 else (0, 0) for la, n in zip(las, ns)])
         return None
     return ex
 
@@ -82,7 +83,7 @@ def dma2d(d, m, pc):
         das = (X[r1, g] if inbound else X[rd, g]).tolist()      # DRAM addresses of row 0
         ns = X[r2, g].tolist()
         rows, dss, lss = (cfg[k, g].tolist() for k in range(3))
-        totals, levels = [], []
+        totals, levels, spans = [], [], []
         llc = m.dram.llc if inbound else None
         hits = [] if llc is not None else None
         for p, la, da, n, nr, ds, ls in zip(slots, las, das, ns, rows, dss, lss):
@@ -93,11 +94,14 @@ def dma2d(d, m, pc):
             if n == 0 or nr == 0:
                 totals.append(0)
                 levels.append(0)
+                spans.append((0, 0))
                 if hits is not None:
                     hits.append(0)
                 continue
             levels.append(_copy2d(m, p, inbound, la, da, n, nr, ds, ls))
             totals.append(n * nr)
+            last = la + (nr - 1) * ls
+            spans.append((min(la, last), max(la, last) + n))
             if hits is not None:
                 hits.append(llc.read(da - m.dram.base, n, nr, ds) if levels[-1] == 0 else 0)
         total = sum(totals)
@@ -108,7 +112,7 @@ def dma2d(d, m, pc):
             m.dma_bytes_out += total
             m.dram_epoch += 1
         if m.timing is not None:
-            _record(m, g, slots, totals, levels, hits)
+            _record(m, g, slots, totals, levels, hits, inbound, spans)
         return None
     return ex
 
@@ -171,21 +175,23 @@ def dma_cfg(d, m, pc):
     return ex
 
 
-def _record(m, g, slots, ns, levels, hits=None):
+def _record(m, g, slots, ns, levels, hits=None, inbound=True, spans=None):
     """Hand the transfers to the DMA timing model (issue times from the timing closure: ``m.dma_issue_t``);
-    ``hits``: per transfer, how many of its bytes hit the LLC (``None``: no LLC)."""
+    ``hits``: per transfer, how many of its bytes hit the LLC (``None``: no LLC); ``inbound``: into local memory;
+    ``spans``: the local bytes each touches, ``[lo, hi)``."""
     ts, t = m.ts, m.dma_issue_t
     if ts.on:
         n0, l0 = ns[0], levels[0]
         h0 = hits[0] if hits is not None else 0
+        s0 = spans[0] if spans else (0, 0)
         if g.__class__ is slice and all(n == n0 for n in ns) and all(lv == l0 for lv in levels) \
-                and (hits is None or all(h == h0 for h in hits)):
-            m.dma.add_uniform(t, n0, l0, h0)
+                and (hits is None or all(h == h0 for h in hits)) and (not spans or m.dma.channels == 1 or all(sp == s0 for sp in spans)):
+            m.dma.add_uniform(t, n0, l0, h0, inbound, s0)
             return
         ts.materialize()
     if not hasattr(t, "__len__"):
         t = [t] * len(slots)
-    m.dma.add(slots, t, ns, levels, hits)
+    m.dma.add(slots, t, ns, levels, hits, inbound, spans)
 
 
 def dma_wait(d, m, pc):

@@ -4,6 +4,8 @@
 # transfers, its addresses computed, and those waits complete the tiles the dot after it reads, so the dot asks
 # for no wait of its own.  The path that skips the prefetch skips those waits too: it waits instead
 # (`no prefetch: every transfer completes`), else the dot's mtia.dpe.ldw would read a B tile still in flight.
+# (The kernel runs in persistent-programs' slot loop, whose output tile's store stays in flight under the next
+# program: those waits are for the inbound transfers, mtia.dma.wait.in.)
 # RUN: mtiacc %s --emit=asm --asm-syntax=mtia -n matmul_kernel -D BLOCK_M=32 -D BLOCK_N=32 -D BLOCK_K=32 \
 # RUN:   --signature '*fp16,*fp16,*fp16,i32,i32,i32' | filecheck %s
 import triton
@@ -33,11 +35,11 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: 
 # CHECK: mtia.dpe.ldw
 # CHECK: mtia.dpe.ldw
 # CHECK: beqz [[G:[a-z0-9]+]], [[SKIP:.Lnoprefetch[0-9]+]]
-# CHECK: mtia.dma.wait{{[[:space:]]+}}# the tiles in flight complete before the next prefetch, its addresses computed
+# CHECK: mtia.dma.wait.in{{[[:space:]]+}}# the tiles in flight complete before the next prefetch, its addresses computed
 # CHECK-NEXT: mtia.dma.in2d
 # CHECK: j [[DONE:.Lprefetched[0-9]+]]
 # CHECK-NEXT: [[SKIP]]:
-# CHECK-NEXT: mtia.dma.wait{{[[:space:]]+}}# no prefetch: every transfer completes
+# CHECK-NEXT: mtia.dma.wait.in{{[[:space:]]+}}# no prefetch: every transfer completes
 # CHECK-NEXT: [[DONE]]:
 # CHECK: beqz [[G]], [[SKIP2:.Lnoprefetch[0-9]+]]
 # CHECK-NOT: mtia.dma.wait

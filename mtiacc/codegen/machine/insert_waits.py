@@ -33,6 +33,10 @@ code, over the machine CFG, the way a GPU compiler places and counts its memory 
    ``only_if`` stays only where a transfer its predicate names may be in flight (the store of a block about to be
    written again).  The ISA table's effects columns say which instructions are transfers (``dma`` with a
    local-memory ``load`` or ``store``), which move data in, and which are waits.
+   A requested wait where the only transfers out of local memory that may be in flight are output tiles' stores
+   left under the next tile (tagged ``under``: ``control.store_under_next``) becomes ``mtia.dma.wait.in``: it
+   waits for the inbound transfers as counted and leaves those stores in flight (their buffers are their own;
+   the op writing one again waits for it with a wait of its own, tagged ``only_if``).
 5. A wait goes when the next one covers it: every transfer it waits for moves data in, and every path from it
    reaches the next wait before anything reads or writes memory (a load whose lowering waits for its own
    transfers, right after the wait before it); the inbound transfers issued between them then overlap.
@@ -263,6 +267,8 @@ class _Counts:
         self.asked: Dict[WaitRequest, bool] = {}     # request -> whether its wait stays
         self.pending: Dict[WaitRequest, bool] = {}   # "op" request -> whether a plain transfer keeps it
         self.kept: Dict[int, bool] = {}      # tagged wait -> whether an ``across`` store stays in flight past it
+        self.win: Dict[int, bool] = {}       # requested wait -> whether it leaves the ``under`` stores in flight
+        self.blocked: Dict[int, bool] = {}   # requested wait -> whether another outbound transfer may be in flight
         self.marks: Dict[object, int] = {}   # a ``branch`` request's ``since`` -> the index of its mark
         # the requests whose waits, before each transfer of a prefetch, replace the request's own
         self.inner: Set[WaitRequest] = set()
@@ -299,7 +305,7 @@ class _Counts:
         read next; its stores read buffers the trip writes again) but the store it leaves in flight across the
         back-edge, or of a pipelined loop left."""
         tag = self._tag(key)
-        if key[1] & LEFT or (key[1] & EARLIER and not (tag is not None and tag.across)):
+        if key[1] & LEFT or (key[1] & EARLIER and not (tag is not None and (tag.across or tag.under is not None))):
             return True
         if _kind(self.items[key[0]])[0] != "in":
             return False
@@ -322,9 +328,27 @@ class _Counts:
             return plain or any(self._prefetched(k, req.fresh, but=True) for k in state)
         return plain or any(self._prefetched(k, req.reads) for k in state)
 
+    def _under(self, key: Key) -> bool:
+        tag = self._tag(key)
+        return tag is not None and tag.under is not None
+
+    def _inbound_only(self, i: int, tag, state: State) -> bool:
+        """Whether the requested wait ``i`` may leave the ``under`` stores in flight (``mtia.dma.wait.in``): one may
+        be in flight here and no other transfer out of local memory may (once one may, it stays so: the states only
+        grow over the sweeps)."""
+        if tag is None or tag.only_if is not None or not (tag.request is not None or tag.part_of is not None
+                                                          or tag.group is not None or tag.across):
+            return False
+        outs = [k for k in state if _kind(self.items[k[0]])[0] == "out"]
+        if any(not self._under(k) for k in outs):
+            self.blocked[i] = True
+        self.win[i] = not self.blocked.get(i, False) and bool(outs)
+        return self.win[i]
+
     def _wait(self, i: int, w: MInstr, state: State) -> State:
         tag = w.dma
         req = tag.request if tag is not None else None
+        win = self._inbound_only(i, tag, state)
         if req is not None and self._asks(req, state):
             self.asked[req] = True
         if tag is not None and tag.part_of is not None:     # a prefetch's wait before its transfers
@@ -339,7 +363,7 @@ class _Counts:
             self.needed[i] = self.needed.get(i, False) or pending
             n = 0 if self.needed[i] else MAX_KEEP + 1
         elif tag is not None and (tag.group is not None or tag.across):
-            others = [age for k, age in state.items() if not self._keepable(k, w)]
+            others = [age for k, age in state.items() if not self._keepable(k, w) and not (win and self._under(k))]
             mine = [age for k, age in state.items() if self._keepable(k, w)]
             n = min(others) if others else (max(mine) + 1 if mine else 0)
             n = min(n, self.count.get(i, MAX_KEEP), MAX_KEEP)
@@ -347,7 +371,7 @@ class _Counts:
             self.kept[i] = any(self._tag(k) is not None and self._tag(k).across and age < n for k, age in state.items())
         else:
             n = int(w.args[0]) if w.args else 0
-        return {k: age for k, age in state.items() if age < n}
+        return {k: age for k, age in state.items() if age < n or (win and self._under(k))}
 
     def _issue(self, i: int, tr: MInstr, state: State) -> State:
         out: State = {}
@@ -387,9 +411,11 @@ class _Counts:
                 state = self._issue(i, it, state)
             elif kind == "wait":
                 req = it.dma.request if it.dma is not None else None
-                before = (self.count.get(i), self.needed.get(i), self.asked.get(req), self.pending.get(req))
+                before = (self.count.get(i), self.needed.get(i), self.asked.get(req), self.pending.get(req),
+                          self.win.get(i))
                 state = self._wait(i, it, state)
-                changed |= before != (self.count.get(i), self.needed.get(i), self.asked.get(req), self.pending.get(req))
+                changed |= before != (self.count.get(i), self.needed.get(i), self.asked.get(req), self.pending.get(req),
+                                      self.win.get(i))
             back = it.dma is not None and it.dma.pipelined and target is not None and target < i
             if target is not None:
                 out = _flag(state, target, i, EARLIER) if back else state
@@ -442,6 +468,9 @@ def place_counts(items: List) -> None:
             if req is not None and req.kind == "op" and not counts.pending.get(req):
                 it.comment = req.read_comment
             n = counts.count.get(i, 0)
+            if counts.win.get(i):
+                it.op = "mtia.dma.wait.in"
+                it.comment = f"{it.comment} (the output tile's store stays in flight)"
             if n:
                 across = counts.kept.get(i, False)
                 it.args = [n]
@@ -484,7 +513,7 @@ def _covered(items: List, w: int, labels_at: Dict[str, int], last_branch_to: Dic
                 return False     # a branch back to here: paths not scanned
             continue
         if prev.is_dma_wait:
-            if _left(prev):      # a counted wait: the transfers before it may be in flight still
+            if _left(prev) or prev.op != "mtia.dma.wait":   # the transfers before it may be in flight still
                 continue
             break
         if prev.is_transfer and _kind(prev)[0] == "out":
@@ -495,6 +524,8 @@ def _covered(items: List, w: int, labels_at: Dict[str, int], last_branch_to: Dic
     issued = sum(1 for k in range(w + 1, nxt) if isinstance(items[k], MInstr) and items[k].is_transfer)
     if _left(items[nxt]) > _left(items[w]) + issued:
         return False
+    if items[nxt].op != items[w].op and items[w].op == "mtia.dma.wait":
+        return False     # the next waits for the inbound transfers only
     for k in range(w + 1, nxt):
         it = items[k]
         if isinstance(it, LabelDef):

@@ -105,6 +105,10 @@ class DmaTag:
     * ``before``: on a wait: it goes right before the group's code (where the group would have waited).
     * ``deferred``: a store's transfer in a loop whose stores wait for each other (control.py ``deferred_store``):
       that loop.
+    * ``under``: a store's transfer that stays in flight under the next trip of its loop (control.py
+      ``store_under_next``): that loop.  Its buffer is its own; the op writing it again waits for it first.
+      Requested waits while only such stores of the transfers out of local memory may be in flight become
+      ``mtia.dma.wait.in`` (insert-waits).
     * ``alternates``: on such a store's transfer: the stored block alternates between two buffers (control.py
       ``_double_buffer``), so the op computing it again writes the other one.
     * ``only_if``: on a wait: it stays only where a transfer whose tag satisfies this predicate may be in flight
@@ -127,6 +131,7 @@ class DmaTag:
     across: bool = False
     before: object = None
     deferred: object = None
+    under: object = None
     alternates: bool = False
     only_if: Optional[Callable[["DmaTag"], bool]] = None
     request: Optional[WaitRequest] = None

@@ -20,6 +20,7 @@ from mtiacc.codegen.context import Lowering
 from mtiacc.codegen.matrix import engine as E
 from mtiacc.codegen.matrix.dot import acc_source, convert, is_zero, weight_source
 from mtiacc.codegen.matrix.tiles import ACC_BYTES, Geometry, configure, counted, init_rows, out_bytes, store_rows
+from mtiacc.codegen.machine.mir import DmaTag, MInstr
 from mtiacc.codegen.vector.lmem import Buffer
 from mtiacc.codegen.vector.vloop import Src, elem_bytes
 from mtiacc.ir.core import BlockArgument, OpResult, Value
@@ -156,6 +157,17 @@ def _next_loop_takes(loop: ForOp, i: int, dot: DotOp) -> bool:
     return other is not None and other.shape == dot.shape and _geometry(other) == _geometry(dot)
 
 
+def _wait_for_store_under(lw: Lowering, home: Buffer) -> None:
+    """When ``home`` is an output tile's buffer whose store of the trip before may still be in flight
+    (``control.store_under_next``): a wait for it (insert-waits keeps it where that store may be in flight)."""
+    entry = next((e for e in lw.homes.under.values() if e[0] is home and e[2]), None)
+    if entry is None:
+        return
+    tiles = entry[1]
+    lw.b.fn.items.append(MInstr("mtia.dma.wait", [], lw.b.loc, "the tile's store of the trip before completes "
+                                "before the accumulators are stored over it", DmaTag(only_if=lambda t: t.under is tiles)))
+
+
 def end(lw: Lowering, loop: ForOp, homes, kept: Dict[int, DotOp]) -> None:
     """Store each resident accumulator into its loop result's buffer and free its rows (or hand them to the
     loop that continues the accumulation)."""
@@ -173,6 +185,7 @@ def end(lw: Lowering, loop: ForOp, homes, kept: Dict[int, DotOp]) -> None:
         rb = last.op.read_back if isinstance(last.op, DotOp) else None   # acc.st writes f16 / bf16
         out = lw.lmem.alloc(batch * g.acc_bytes, "the fp32 accumulators of a loop's tt.dot", loop.loc) \
             if narrow else home
+        _wait_for_store_under(lw, home)
         configure(lw, g)
         bands = read_back_bands(g.M, g.N)   # band by band (a banded store moves each as it lands)
         band = g.M // bands
