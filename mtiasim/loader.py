@@ -88,10 +88,49 @@ def disassemble(d, word: int, pc: int) -> str:
     return f"{d.spec.name} {', '.join(fields)}  (0x{word:08x})"
 
 
+# Programs loaded from ELF bytes, by (bytes, filename): a process that launches a kernel many times (torch.compile,
+# an autotuner) reads and decodes its binary once.  A Program is not changed after it is built.
+_PROGRAMS: Dict[Tuple[bytes, Optional[str]], Program] = {}
+_PROGRAMS_KEPT = 64
+# decoded instruction words (``Decoded`` rows are values: kernels share most of their words)
+_WORDS: Dict[int, Tuple[Any, Optional[str]]] = {}
+_WORDS_KEPT = 1 << 16
+
+
 def load_program(binary, filename: Optional[str] = None) -> Program:
     """``binary``: a path, the ELF bytes, or an ``mtiacc.asm.elf.Binary``."""
-    from mtiacc.asm import elf as _elf
+    if isinstance(binary, (bytes, bytearray)):
+        key = (bytes(binary), filename)
+        program = _PROGRAMS.get(key)
+        if program is None:
+            program = _load_program(key[0], filename)
+            if len(_PROGRAMS) >= _PROGRAMS_KEPT:
+                del _PROGRAMS[next(iter(_PROGRAMS))]      # the oldest
+            _PROGRAMS[key] = program
+        return program
+    return _load_program(binary, filename)
+
+
+def _decode(word: int) -> Tuple[Any, Optional[str]]:
+    """``(Decoded, None)``, or ``(None, why)`` for a word that decodes to no instruction."""
+    got = _WORDS.get(word)
+    if got is not None:
+        return got
     from mtiacc.asm.encoding import decode
+    try:
+        d = decode(word)
+    except Exception as e:  # noqa: BLE001 - an undecodable word faults only if it executes
+        got = (None, str(e) or "unknown instruction")
+    else:
+        got = (d, None if d is not None else "unknown instruction")
+    if len(_WORDS) >= _WORDS_KEPT:
+        _WORDS.clear()
+    _WORDS[word] = got
+    return got
+
+
+def _load_program(binary, filename: Optional[str] = None) -> Program:
+    from mtiacc.asm import elf as _elf
 
     if isinstance(binary, (str, os.PathLike)):
         filename = filename or os.fspath(binary)
@@ -111,13 +150,7 @@ def load_program(binary, filename: Optional[str] = None) -> Program:
     decoded: List[Any] = []
     errors: List[Optional[str]] = []
     for i in range(0, len(text), 4):
-        word = int.from_bytes(text[i:i + 4], "little")
-        try:
-            d = decode(word)
-        except Exception as e:  # noqa: BLE001 - an undecodable word faults only if it executes
-            d, err = None, str(e) or "unknown instruction"
-        else:
-            err = None if d is not None else "unknown instruction"
+        d, err = _decode(int.from_bytes(text[i:i + 4], "little"))
         decoded.append(d)
         errors.append(err)
     meta = dict(check_meta(binary.meta, filename or "<binary>"))

@@ -115,15 +115,19 @@ class UniformTiming:
     def at(self, g):
         """The view of group ``g``'s timing: these scalars while the wave is uniform (``g`` is then every
         program), else the arrays at ``g``."""
-        if self.on and g.__class__ is slice:
-            return self
-        return self.split(g)
+        if self.on:
+            if g.__class__ is slice:
+                return self
+            self.materialize()
+        view = self.group
+        view.focus(g)
+        return view
 
     def split(self, g):
         """The arrays' view of group ``g``, leaving the scalars."""
         self.materialize()
         view = self.group
-        view.g = g
+        view.focus(g)
         return view
 
     def narrow(self, a, g):
@@ -186,15 +190,22 @@ class _Acc:
 
 class GroupTiming:
     """The view of group ``g`` (a slice or an index array) of the per-program arrays; names as
-    :class:`UniformTiming`'s."""
+    :class:`UniformTiming`'s.  A slice is every program of the wave: ``regs`` and ``acc`` are then the arrays
+    themselves (``regs[f][r]`` a row, ``acc[k] += x`` in place), without the indexing wrappers."""
 
     def __init__(self, m):
         self.m = m
         self.g = slice(None)
         self._cyc, self._vfree, self._sefree = m.cyc, m.vfree, m.sefree
-        self.regs = (_Rows(m.xr, self), _Rows(m.fr, self), _Rows(m.vr, self))
-        self.acc = _Acc(m.acc, self)
+        self._whole = ((m.xr, m.fr, m.vr), m.acc)
+        self._part = ((_Rows(m.xr, self), _Rows(m.fr, self), _Rows(m.vr, self)), _Acc(m.acc, self))
+        self.regs, self.acc = self._whole
         self.max = np.maximum
+
+    def focus(self, g):
+        """View group ``g`` from now on."""
+        self.g = g
+        self.regs, self.acc = self._whole if g.__class__ is slice else self._part
 
     @property
     def cyc(self):

@@ -44,10 +44,36 @@ EXACT: Dict[str, object] = {
 REFERENCE: Dict[str, object] = {**EXACT, "sin": np.sin, "cos": np.cos}
 
 
-def round_bits(v: np.ndarray, bits: int) -> np.ndarray:
-    """``v`` (float64) rounded to ``bits`` significant bits, ties to even; 0, inf and NaN unchanged."""
+_EXPONENT = np.uint64(0x7FF0_0000_0000_0000)
+
+
+def _round_bits_frexp(v: np.ndarray, bits: int) -> np.ndarray:
     m, e = np.frexp(v)                       # v = m 2^e, 0.5 <= |m| < 1
     return np.ldexp(np.rint(np.ldexp(m, bits)), e - bits)
+
+
+def round_bits(v: np.ndarray, bits: int) -> np.ndarray:
+    """``v`` (float64) rounded to ``bits`` significant bits, ties to even; 0, inf and NaN unchanged.
+
+    A normal double has 53 significant bits: rounding its bit pattern at bit ``53 - bits`` (add half an ulp of the
+    result less one, plus the kept lowest bit, then clear the dropped bits) rounds the magnitude to nearest, ties
+    to even, a carry out of the significand stepping the exponent (up to inf) -- the value ``frexp`` / ``rint`` /
+    ``ldexp`` give, several times faster.  Zeros, subnormals, inf and NaN take that exact path."""
+    drop = 53 - bits
+    v = np.ascontiguousarray(v, np.float64)
+    if drop <= 0:
+        return v.copy()
+    if drop >= 52:      # the kept lowest bit would be the implicit one
+        return _round_bits_frexp(v, bits)
+    u = v.view(np.uint64)
+    half = np.uint64((1 << (drop - 1)) - 1)
+    keep = np.uint64(~((1 << drop) - 1) & 0xFFFF_FFFF_FFFF_FFFF)
+    r = ((u + half + ((u >> np.uint64(drop)) & np.uint64(1))) & keep).view(np.float64)
+    e = u & _EXPONENT
+    special = (e == 0) | (e == _EXPONENT)
+    if special.any():
+        r[special] = _round_bits_frexp(v[special], bits)
+    return r
 
 
 def evaluate(fn: str, x: np.ndarray, acc: Accuracy) -> np.ndarray:

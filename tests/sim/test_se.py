@@ -11,7 +11,7 @@ from mtiacc.machine import MACHINE_DIR, load
 from mtiasim import timing
 from mtiacc.machine.simulator import load_config
 from mtiasim.se.accuracy import inputs, measure
-from mtiasim.se.model import REFERENCE, Accuracy, evaluate
+from mtiasim.se.model import REFERENCE, Accuracy, evaluate, round_bits
 from tests.sim.helpers import run_asm
 from tests.sim.test_vector_float import check
 from tests.sim.vhelpers import FT, expected, vlmax, vrun
@@ -59,6 +59,28 @@ def test_fp16_is_the_table_value_rounded_to_half():
     got, _ = vrun(sew, lmul, "mtia.se.tanh.v v24, v8", A, A, C)
     check(got, evaluate("tanh", A, CFG.se.accuracy("tanh")))
     np.testing.assert_array_max_ulp(got, np.tanh(A.astype(np.float64)).astype(np.float16), maxulp=1)
+
+
+def _round_bits_by_frexp(v, bits):
+    """The definition: ``v = m 2^e`` with ``0.5 <= |m| < 1``, ``m 2^bits`` rounded to an integer (ties to even)."""
+    m, e = np.frexp(v)
+    return np.ldexp(np.rint(np.ldexp(m, bits)), e - bits)
+
+
+@pytest.mark.parametrize("bits", [1, 2, 10, 11, 22, 24, 51, 52, 53, 60])
+def test_round_bits_is_round_to_nearest_even_at_that_many_significant_bits(bits):
+    rng = np.random.default_rng(bits)
+    n = 20000
+    with np.errstate(all="ignore"):
+        wide = rng.standard_normal(n) * 10.0 ** rng.uniform(-320, 308, n)     # normals, subnormals, the top
+        k = rng.integers(1 << max(bits - 1, 0), 1 << min(bits, 62), n).astype(np.float64)
+        ties = np.ldexp(2 * k + 1, rng.integers(-1080, 1000, n) - 1) * rng.choice([-1.0, 1.0], n)  # halfway
+        top = np.nextafter(np.full(8, np.finfo(np.float64).max), 0) * np.array([1, -1] * 4)      # carries to inf
+        special = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 5e-324, -5e-324, 2.2250738585072014e-308])
+        v = np.concatenate([wide, ties, top, special])
+        want = _round_bits_by_frexp(v, bits)
+        got = round_bits(v, bits)
+    np.testing.assert_array_equal(got.view(np.uint64), want.view(np.uint64))
 
 
 def test_sew64_is_a_fault():
