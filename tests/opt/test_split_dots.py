@@ -23,13 +23,19 @@ def gemm(comp, a, b, M, N, out=np.float32):
 
 
 def test_a_512x512x512_fp32_dot_is_split_and_computes_what_numpy_does():
-    comp = compile_("gemm", "*fp32,*fp32,*fp32", BM=512, BN=512, BK=512)
+    """The GPU-tuned 512^3 fp32 dot splits along M, N and K on the real local memory; the same three-axis split,
+    with M and N banded differently, runs on a 128 x 256 @ 256 x 128 dot in a 48 KiB local memory (an eighth of the
+    simulated work of the 512^3 one)."""
+    assert "split along M into 2 sub-tiles of 256, N into 4 sub-tiles of 128, K into 8" in \
+        compile_("gemm", "*fp32,*fp32,*fp32", BM=512, BN=512, BK=512).remarks[0].message
+    M, N, K = 128, 128, 256
+    comp = compile_("gemm", "*fp32,*fp32,*fp32", ["pe.local_memory_bytes=49152"], BM=M, BN=N, BK=K)
     assert comp.remarks[0].kind == "split-dot"
-    assert "split along M into 2 sub-tiles of 256, N into 4 sub-tiles of 128, K into 8" in comp.remarks[0].message
+    assert "split along M into 2 sub-tiles of 64, N into 4 sub-tiles of 32, K into 8" in comp.remarks[0].message
     rng = np.random.default_rng(512)
-    a, b = rng.standard_normal((512, 512)).astype(np.float32), rng.standard_normal((512, 512)).astype(np.float32)
+    a, b = rng.standard_normal((M, K)).astype(np.float32), rng.standard_normal((K, N)).astype(np.float32)
     want = a.astype(np.float64) @ b.astype(np.float64)
-    np.testing.assert_allclose(gemm(comp, a, b, 512, 512), want, rtol=1e-3, atol=2e-3)
+    np.testing.assert_allclose(gemm(comp, a, b, M, N), want, rtol=1e-3, atol=2e-3)
 
 
 @pytest.mark.parametrize("lmem", [131072, 98304])
@@ -48,9 +54,13 @@ def test_a_bf16_dot_split_gives_the_bits_of_the_unsplit_dot(lmem):
 
 
 def test_elementwise_ops_and_a_masked_store_run_on_each_band():
-    M, N, K = 256, 256, 512
-    comp = compile_("gemm_relu", "*fp32,*fp32,*fp16", BM=M, BN=N, BK=K)
+    """Banded along N and split along K, as the 256 x 512 @ 512 x 256 dot is on the real local memory."""
+    assert "split along N into 2 sub-tiles of 128, K into 8" in \
+        compile_("gemm_relu", "*fp32,*fp32,*fp16", BM=256, BN=256, BK=512).remarks[0].message
+    M, N, K = 64, 128, 256
+    comp = compile_("gemm_relu", "*fp32,*fp32,*fp16", ["pe.local_memory_bytes=65536"], BM=M, BN=N, BK=K)
     assert comp.remarks[0].kind == "split-dot"
+    assert "split along N into 2 sub-tiles of 64, K into 8" in comp.remarks[0].message
     rng = np.random.default_rng(3)
     a, b = rng.standard_normal((M, K)).astype(np.float32), rng.standard_normal((K, N)).astype(np.float32)
     got = gemm(comp, a, b, M, N, np.float16)
@@ -60,10 +70,14 @@ def test_elementwise_ops_and_a_masked_store_run_on_each_band():
 
 
 def test_a_loop_whose_tiles_do_not_fit_splits_k_only():
-    M, N, BK, K = 128, 128, 1024, 1500
-    comp = compile_("loop_k", "*fp32,*fp32,*fp32,i32", BM=M, BN=N, BK=BK)
+    """As the 128 x 1024 @ 1024 x 128 tiles of a K loop are on the real local memory; the last trip's tail
+    (K = BK + 100) ends inside a sub-tile and leaves the sub-tiles after it wholly masked."""
+    remark = compile_("loop_k", "*fp32,*fp32,*fp32,i32", BM=128, BN=128, BK=1024).remarks[0]
+    assert remark.kind == "split-dot" and remark.message.endswith("split along K into 16 sub-tiles of 64")
+    M, N, BK, K = 64, 64, 256, 356
+    comp = compile_("loop_k", "*fp32,*fp32,*fp32,i32", ["pe.local_memory_bytes=131072"], BM=M, BN=N, BK=BK)
     assert [r.kind for r in comp.remarks][:1] == ["split-dot"]
-    assert "split along K into" in comp.remarks[0].message and " N into" not in comp.remarks[0].message
+    assert comp.remarks[0].message.endswith("split along K into 4 sub-tiles of 64")
     rng = np.random.default_rng(4)
     a, b = rng.standard_normal((M, K)).astype(np.float32), rng.standard_normal((K, N)).astype(np.float32)
     res = run(comp.binary, {"A": a.ravel(), "B": b.ravel(), "C": np.zeros(M * N, np.float32),
