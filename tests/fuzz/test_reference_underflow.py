@@ -124,3 +124,34 @@ def test_a_subnormal_dot_on_the_simulator_is_within_the_bound(level):
                           opt_level=level)
     out = mtiasim.run(comp.binary, {n: a.copy() for n, a in inputs.items()}, grid=(1,)).outputs
     assert compare(k, evaluate(k, inputs), out) is None
+
+
+def _f32_dot_kernel() -> m.Kernel:
+    """``X1 @ bitcast(int32 X0 -> float32)`` (16 x 16, fp32, the default tf32 precision) stored to O2: small
+    dyadics times f32 subnormals of a few units of 2**-149 (random kernel 1498's shape)."""
+    i32, f32 = m.Ty("int32", ("P", "P")), m.Ty("float32", ("P", "P"))
+    a = m.Load(f32, "X1", m.Access(shape=("P", "P")))
+    b = m.Cast(f32, m.Load(i32, "X0", m.Access(shape=("P", "P"))), True)
+    return m.Kernel(dims={"P": 16}, grid=1, buffers=(m.Buffer("X0", "int32", "in"), m.Buffer("X1", "float32", "in"),
+                                                      m.Buffer("O2", "float32", "out")),
+                    args=(), body=(m.Store("O2", m.Access(shape=("P", "P")), m.Dot(f32, a, b)),), seed=1498)
+
+
+def test_an_f32_dot_of_operands_below_bf16_s_grid_on_the_simulator_is_within_the_bound():
+    """Random kernel 1498: the engine takes f32 operands as bf16 parts, and bf16's subnormals are 2**-133 apart,
+    so an f32 subnormal of a few units of 2**-149 becomes 0 (the simulator's products are 0). The reference
+    called the exact products' sum a mismatch (bound 4.5e-44); the bound now allows half of bf16's smallest
+    subnormal per operand, and stays far below a normal number's."""
+    k = _f32_dot_kernel()
+    rng = np.random.default_rng(1498)
+    inputs = {"X0": rng.integers(1, 8, 256).astype(np.int32), "X1": (rng.integers(-48, 49, 256) / 8.0)
+              .astype(np.float32), "O2": np.zeros(256, np.float32)}
+    path = Path(tempfile.mkdtemp(prefix="mtiafuzz-sub32-")) / "k.py"
+    path.write_text(emit.source(k))
+    comp = mtiacc.compile(str(path), k.name, signature=emit.signature(k), constexprs=emit.constexprs(k),
+                          opt_level=0)
+    out = mtiasim.run(comp.binary, {n: a.copy() for n, a in inputs.items()}, grid=(1,)).outputs
+    exp = evaluate(k, inputs)
+    assert (out["O2"] != exp["O2"][0]).any()        # the engine's products of the sub-grid operands are 0
+    assert compare(k, exp, out) is None
+    assert exp["O2"][1].max() < 2.0 ** -126

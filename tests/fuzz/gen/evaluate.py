@@ -570,15 +570,21 @@ class Evaluator:
         absum = np.abs(terms).sum(axis=1)
         K = x.shape[1]
         exact = (prop == 0) & sum_exact(terms, 1, m.PREC[rt])
+        split = 0.0
         if a.dtype == "float32":     # the engine splits f32 operands into two bf16 parts
-            exact &= bool((sigbits(x) <= 8).all() and (sigbits(y) <= 8).all())
+            # a part is rounded to bf16's grid, whose subnormals are 2**-133 apart: an operand below that grid
+            # (an f32 subnormal with low bits) loses up to half of it, whatever its significant bits
+            on_grid = lambda v: bool((quantum(v) >= 2.0 ** -133).all())   # noqa: E731
+            exact &= bool((sigbits(x) <= 8).all() and (sigbits(y) <= 8).all()) and on_grid(x) and on_grid(y)
             rel = 2.0 ** -15 + K * m.UNIT[rt]
+            split = 2.0 ** -134 * (np.abs(x).sum(axis=1)[:, None] + np.abs(y).sum(axis=0)[None, :]
+                                   + K * 2.0 ** -134)
         else:
             # the terms are float64 products: exact only where none rounded (more than 53 bits, or below 2**-1074)
             exact &= product_exact(x[:, :, None], y[None, :, :]).all(axis=1)
             exact &= bool((sigbits(terms) <= m.PREC[rt]).all())
             rel = (K + 2) * m.UNIT[rt]
-        err = np.where(exact, 0.0, prop + rel * absum + tiny(rt) * K)
+        err = np.where(exact, 0.0, prop + rel * absum + tiny(rt) * K + split)
         if e.acc is not None:
             c = self.ev(e.acc)
             cv = c.val.astype(np.float64)
