@@ -98,6 +98,13 @@ def reduce_row(lw: Lowering, ptr: VReg, R: int, elem, kind: str) -> VReg:
     b("vsetvli", "zero", one, f"e{sew}, m1, ta, ma")
     value = b.f() if is_f else b.x()
     b("vfmv.f.s" if is_f else "vmv.x.s", value, "v1")
+    if not is_f and unsigned(elem) and sew < 32:
+        # vmv.x.s sign-extends the element; an 8- or 16-bit unsigned scalar is kept zero-extended (the register
+        # convention `lbu` / `lhu` follow), so 143 stays 143 when widened or converted, not -113
+        wide = b.x()
+        b("slli", wide, value, 64 - sew)
+        b("srli", wide, wide, 64 - sew)
+        value = wide
     if base_kind == kind:
         return value
     # Second pass: the smallest (largest, for the _last kinds) index whose element equals the extreme
