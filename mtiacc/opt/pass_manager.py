@@ -15,7 +15,7 @@ from typing import (Callable, ClassVar, Dict, List, Optional, Sequence, Set, Tex
 
 from mtiacc.diagnostics import CompileError, ExitCode, SourceLocation, UsageError, format_diagnostic
 from mtiacc.ir.core import VerifyError
-from mtiacc.ir.ops import ModuleOp
+from mtiacc.ir.ops import FuncOp, ModuleOp
 from mtiacc.ir.verifier import verify_module
 from mtiacc.target import Target, load_target
 
@@ -84,6 +84,22 @@ class ModulePass:
         opts = [f"{f.name.replace('_', '-')}={_format_option(getattr(self, f.name))}"
                 for f in dataclasses.fields(self) if getattr(self, f.name) != f.default]
         return self.name + ("{" + ",".join(opts) + "}" if opts else "")
+
+
+class FunctionPass(ModulePass):
+    """A pass that runs on each function of the module in turn (as MLIR's passes on ``func.func``): subclasses
+    implement ``run_on_function(func, ctx)`` and return whether they changed it; ``ctx`` is the PassContext when
+    the pass sets ``needs_context``, else None."""
+
+    def run(self, module: ModuleOp, ctx=None) -> bool:
+        changed = False
+        for op in list(module.body.block.ops):
+            if isinstance(op, FuncOp):
+                changed |= bool(self.run_on_function(op, ctx))
+        return changed
+
+    def run_on_function(self, func: FuncOp, ctx) -> bool:
+        raise NotImplementedError
 
 
 PASSES: Dict[str, type] = {}

@@ -31,7 +31,7 @@ from mtiacc.opt.inline import clone_op
 from mtiacc.opt.memory.narrow import Narrower, _clone_resized, reorder_safe, sliced_type
 from mtiacc.opt.memory.plan import check_sram, plan_function
 from mtiacc.opt.memory.split_dots import MIN_TILE, _add, _consumers, _ebytes, _erase_dead, _need
-from mtiacc.opt.pass_manager import ModulePass, PassContext, Remark, register_pass
+from mtiacc.opt.pass_manager import FunctionPass, PassContext, Remark, register_pass
 
 
 def _candidate(loop: scf.ForOp, dots: List[DotOp]) -> Optional[List[Operation]]:
@@ -161,18 +161,14 @@ def band_function(func: O.FuncOp, ctx: PassContext) -> bool:
 
 @register_pass
 @dataclasses.dataclass(frozen=True)
-class BandAccumulators(ModulePass):
+class BandAccumulators(FunctionPass):
     """Run a loop whose dot accumulator does not fit once per band of its columns (module docstring)."""
 
     name = "band-accumulators"
     needs_context = True
 
-    def run(self, module: O.ModuleOp, ctx: PassContext) -> bool:
-        changed = False
-        for op in list(module.body.block.ops):
-            if isinstance(op, O.FuncOp):
-                changed |= band_function(op, ctx)
-        return changed
+    def run_on_function(self, func: O.FuncOp, ctx: PassContext) -> bool:
+        return band_function(func, ctx)
 
 
 __all__ = ["BandAccumulators", "band_function"]

@@ -76,7 +76,7 @@ from mtiacc.ir.mtia.kept import SlotLoadOp, SlotStoreOp
 from mtiacc.ir.types import i32
 from mtiacc.opt.loop_unroll import clone_op
 from mtiacc.opt.memory.plan import plan_function
-from mtiacc.opt.pass_manager import ModulePass, PassContext, Remark, register_pass
+from mtiacc.opt.pass_manager import FunctionPass, PassContext, Remark, register_pass
 
 # Ops that never write memory (besides Pure ops and the loops and branches, looked into).
 _READ_ONLY = {"tt.load", "tt.print", "tt.assert", "mtia.local_alloc", "mtia.slot_store", "mtia.slot_load",
@@ -486,20 +486,16 @@ def _tile_bytes(ld: O.LoadOp) -> int:
 
 @register_pass
 @dataclasses.dataclass(frozen=True)
-class KeepInvariant(ModulePass):
+class KeepInvariant(FunctionPass):
     """Keep the tiles every program of a slot loads alike in local memory (module docstring)."""
 
     name = "keep-invariant"
     budget: int = 0   # bytes of local memory all kept buffers of a kernel may take; 0: the plan's share
     needs_context = True
 
-    def run(self, module: O.ModuleOp, ctx: PassContext) -> bool:
-        changed = False
-        for op in list(module.body.block.ops):
-            if isinstance(op, O.FuncOp):
-                budget = self.budget or plan_function(op, ctx.target).share(6)
-                changed |= _Function(op, budget, ctx if not self.budget else None).run()
-        return changed
+    def run_on_function(self, func: O.FuncOp, ctx: PassContext) -> bool:
+        budget = self.budget or plan_function(func, ctx.target).share(6)
+        return _Function(func, budget, ctx if not self.budget else None).run()
 
 
 __all__ = ["KeepInvariant", "candidates", "periodic_candidates", "slot_loops"]

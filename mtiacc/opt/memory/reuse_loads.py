@@ -62,7 +62,7 @@ from mtiacc.ir.mtia.kept import PtrToIntOp, SlotLoadOp, SlotStoreOp
 from mtiacc.ir.shape_ops import ExpandDimsOp, ReduceOp, ReshapeOp
 from mtiacc.ir.types import i32, i64
 from mtiacc.opt.memory.plan import plan_function
-from mtiacc.opt.pass_manager import ModulePass, PassContext, register_pass
+from mtiacc.opt.pass_manager import FunctionPass, PassContext, register_pass
 
 # Ops that never write DRAM (loads, local-memory and debug ops); Pure ops and scf terminators neither.
 _READ_ONLY = {"tt.load", "tt.print", "tt.assert", "tt.return", "mtia.wait", "mtia.local_alloc", "mtia.local_load",
@@ -471,18 +471,13 @@ class _Function:
 
 @register_pass
 @dataclasses.dataclass(frozen=True)
-class ReuseLoads(ModulePass):
+class ReuseLoads(FunctionPass):
     """Keep a block that later loops load again in local memory (module docstring)."""
 
     name = "reuse-loads"
     budget: int = 0   # bytes of local memory all kept buffers of a kernel may take; 0: the plan's share
     needs_context = True
 
-    def run(self, module: O.ModuleOp, ctx: PassContext) -> bool:
-        changed = False
-        for op in list(module.body.block.ops):
-            if isinstance(op, O.FuncOp):
-                plan = plan_function(op, ctx.target)
-                budget = self.budget or plan.share(3, plan.free() // 2)
-                changed |= _Function(op, budget).run()
-        return changed
+    def run_on_function(self, func: O.FuncOp, ctx: PassContext) -> bool:
+        plan = plan_function(func, ctx.target)
+        return _Function(func, self.budget or plan.share(3, plan.free() // 2)).run()

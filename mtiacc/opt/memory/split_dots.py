@@ -38,7 +38,7 @@ from mtiacc.ir.dot_ops import SPLIT_PRECISIONS, DotOp
 from mtiacc.ir.types import FloatType, i32
 from mtiacc.opt.memory.narrow import Narrower, _clone_resized, _elementwise_like, loads_feeding, reorder_safe, sliced_type
 from mtiacc.opt.memory.plan import LocalMemoryPlan, check_sram, plan_function
-from mtiacc.opt.pass_manager import ModulePass, PassContext, Remark, register_pass
+from mtiacc.opt.pass_manager import FunctionPass, PassContext, Remark, register_pass
 
 MIN_TILE = 32          # the engine's MAC array is 32 x 32: smaller sub-tiles waste it
 SUB_DOT_COST = 2048    # bytes-equivalent of one more sub-dot (its issue and setup), to break ties toward fewer
@@ -346,18 +346,14 @@ def split_function(func: O.FuncOp, ctx: PassContext) -> bool:
 
 @register_pass
 @dataclasses.dataclass(frozen=True)
-class SplitDots(ModulePass):
+class SplitDots(FunctionPass):
     """Compute a dot too big for local memory in sub-tiles that fit (module docstring)."""
 
     name = "split-dots"
     needs_context = True
 
-    def run(self, module: O.ModuleOp, ctx: PassContext) -> bool:
-        changed = False
-        for op in list(module.body.block.ops):
-            if isinstance(op, O.FuncOp):
-                changed |= split_function(op, ctx)
-        return changed
+    def run_on_function(self, func: O.FuncOp, ctx: PassContext) -> bool:
+        return split_function(func, ctx)
 
 
 __all__ = ["SplitDots", "split_function"]

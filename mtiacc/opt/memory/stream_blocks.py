@@ -28,7 +28,7 @@ from mtiacc.ir.shape_ops import ReduceOp
 from mtiacc.ir.types import i32
 from mtiacc.opt.memory.narrow import Narrower, _elementwise_like, loads_feeding, reorder_safe
 from mtiacc.opt.memory.plan import block_bytes, check_sram, plan_function
-from mtiacc.opt.pass_manager import ModulePass, PassContext, Remark, register_pass
+from mtiacc.opt.pass_manager import FunctionPass, PassContext, Remark, register_pass
 
 _COMBINE = {("sum", True): (O.AddFOp, 0.0), ("max", True): (O.MaxNumFOp, float("-inf")),
             ("min", True): (O.MinNumFOp, float("inf")), ("sum", False): (O.AddIOp, 0)}
@@ -169,18 +169,14 @@ def _erase_dead(roots) -> None:
 
 @register_pass
 @dataclasses.dataclass(frozen=True)
-class StreamBlocks(ModulePass):
+class StreamBlocks(FunctionPass):
     """Stream one-dimensional blocks too big for local memory through it in chunks (module docstring)."""
 
     name = "stream-blocks"
     needs_context = True
 
-    def run(self, module: O.ModuleOp, ctx: PassContext) -> bool:
-        changed = False
-        for op in list(module.body.block.ops):
-            if isinstance(op, O.FuncOp):
-                changed |= stream_function(op, ctx)
-        return changed
+    def run_on_function(self, func: O.FuncOp, ctx: PassContext) -> bool:
+        return stream_function(func, ctx)
 
 
 __all__ = ["StreamBlocks", "stream_function"]
