@@ -36,6 +36,7 @@ from __future__ import annotations
 
 from typing import List
 
+from mtiacc.codegen.arith.scalar_narrow import zero_extend
 from mtiacc.codegen.context import Lowering
 from mtiacc.codegen.machine.mir import MBuilder, VMem, VReg
 from mtiacc.codegen.tensor.axes import scalar_store, source_addr, split_axis, unsigned
@@ -101,10 +102,7 @@ def reduce_row(lw: Lowering, ptr: VReg, R: int, elem, kind: str) -> VReg:
     if not is_f and unsigned(elem) and sew < 32:
         # vmv.x.s sign-extends the element; an 8- or 16-bit unsigned scalar is kept zero-extended (the register
         # convention `lbu` / `lhu` follow), so 143 stays 143 when widened or converted, not -113
-        wide = b.x()
-        b("slli", wide, value, 64 - sew)
-        b("srli", wide, wide, 64 - sew)
-        value = wide
+        value = zero_extend(b, value, sew)
     if base_kind == kind:
         return value
     # Second pass: the smallest (largest, for the _last kinds) index whose element equals the extreme
