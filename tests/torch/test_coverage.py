@@ -12,6 +12,7 @@ import torch
 from mtiacc.diagnostics import CompileError
 from mtiacc.runtime.launcher import Kernel
 from mtiacc.torch_backend import graphs, print_report, report
+from tests.torch.test_coverage_rendering import _table
 
 
 def test_a_kernel_mtiacc_rejects_falls_back_and_the_model_goes_on(monkeypatch):
@@ -68,11 +69,22 @@ def test_figures_of_a_small_mlp():
     assert "2 / 2" in text and "2 / 4 (50.0%)" in text and "addmm" in text
 
 
-def test_report_json_written_at_exit(tmp_path):
-    path = tmp_path / "report.json"
-    code = ("import torch\n"
+def test_report_written_at_exit_as_json_and_as_markdown(tmp_path):
+    """``MTIACC_REPORT=path.json`` writes the JSON when the process exits, ``path.md`` the Markdown.  One process
+    imports torch and compiles once, then forks: the parent leaves with ``.json`` set, the child with ``.md``,
+    each through its own at-exit hook (the hook reads the variable when the process exits)."""
+    path, md = tmp_path / "report.json", tmp_path / "report.md"
+    code = ("import os, sys\n"
+            "import torch\n"
             "f = torch.compile(lambda a: torch.relu(a) * 2, backend='mtia')\n"
-            "print(float(f(torch.arange(-3., 5.)).sum()))\n")
+            "print(float(f(torch.arange(-3., 5.)).sum()))\n"
+            "sys.stdout.flush()\n"
+            "pid = os.fork()\n"
+            "if pid == 0:\n"
+            f"    os.environ['MTIACC_REPORT'] = {str(md)!r}\n"
+            "else:\n"
+            "    _, status = os.waitpid(pid, 0)\n"
+            "    sys.exit(os.waitstatus_to_exitcode(status))\n")
     env = dict(os.environ, MTIACC_REPORT=str(path),
                PYTHONPATH=str(Path(__file__).resolve().parents[2]) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=600)
@@ -84,6 +96,11 @@ def test_report_json_written_at_exit(tmp_path):
     (k,) = rep["kernels"]
     assert set(k) >= {"name", "on_chip", "reason", "simulated_s"}
     assert k["on_chip"] is True and k["reason"] is None and k["simulated_s"] > 0
+    text = md.read_text()
+    assert text.startswith("# mtiacc: what ran on the chip\n") and "## kernels" in text
+    rows = _table(text, "## kernels")[2:]
+    assert len(rows) == 1 and rows[0].split("|")[1].strip().startswith("triton_poi_fused_")
+    assert rows[0].split("|")[2].strip() == "chip"
 
 
 def test_unknown_mode_is_refused():
