@@ -1,5 +1,6 @@
 """Data flows one way: each layer imports only the layers below it (checked on the source)."""
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -31,9 +32,20 @@ ALLOWED = {
 }
 
 
+@functools.lru_cache(maxsize=None)
+def _parsed(text: str):
+    tree = ast.parse(text)
+    return tree, tuple(ast.walk(tree))
+
+
+def _nodes(path: Path):
+    """``path``'s syntax tree and every node of it in ``ast.walk``'s order, parsed once a process for each text
+    (the checks below read the same ~300 files)."""
+    return _parsed(path.read_text(encoding="utf-8"))
+
+
 def imports_of(path: Path):
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    for node in ast.walk(tree):
+    for node in _nodes(path)[1]:
         if isinstance(node, ast.Import):
             for a in node.names:
                 yield a.name, node.lineno
@@ -75,6 +87,7 @@ def _module_name(path: Path) -> str:
     return ".".join(parts)
 
 
+@functools.lru_cache(maxsize=None)
 def import_graph():
     """module -> the project modules it imports, function-local imports included.
 
@@ -85,7 +98,7 @@ def import_graph():
     for mod, path in files.items():
         is_pkg = path.name == "__init__.py"
         deps = set()
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in _nodes(path)[1]:
             if isinstance(node, ast.Import):
                 targets = [a.name for a in node.names]
             elif isinstance(node, ast.ImportFrom):
@@ -216,7 +229,7 @@ def _outside_machine_package():
 
 def yaml_reads(path: Path):
     """(line, what) of each use of the YAML library in ``path``: importing it or reaching into it."""
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in _nodes(path)[1]:
         if isinstance(node, ast.Import) and any(a.name.split(".")[0] == "yaml" for a in node.names):
             yield node.lineno, "import yaml"
         elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "yaml":
@@ -234,11 +247,11 @@ def test_only_the_machine_package_reads_yaml():
 def machine_file_names(path: Path):
     """(line, text) of each string in ``path`` (docstrings aside) naming a YAML file."""
     import re
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    docs = {id(n.body[0].value) for n in ast.walk(tree)
+    nodes = _nodes(path)[1]
+    docs = {id(n.body[0].value) for n in nodes
             if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and n.body
             and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)}
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs \
                 and re.search(r"\w\.ya?ml\b|configs/", node.value):
             yield node.lineno, node.value
@@ -266,7 +279,7 @@ def _size_literals(path: Path):
     """(line, name, value) for a local-memory size written into a pass: an integer of at least 4096 that is a
     multiple of 1024, assigned (or given as a field's default) to a name about local memory or a budget."""
     words = ("lmem", "budget", "local_memory", "local_mem")
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in _nodes(path)[1]:
         if isinstance(node, ast.Assign):
             targets, value = node.targets, node.value
         elif isinstance(node, ast.AnnAssign) and node.value is not None:
@@ -305,14 +318,14 @@ def grid_grammar_words(path: Path):
     """(line, text) of each string in ``path`` (docstrings aside) naming a grid function (``cdiv``, ``min``,
     ``max``), when the module parses text (imports ``ast`` or ``re``): the marks of a grid-expression parser."""
     import re
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    parses = any(isinstance(n, ast.Import) and any(a.name in ("ast", "re") for a in n.names) for n in ast.walk(tree))
+    nodes = _nodes(path)[1]
+    parses = any(isinstance(n, ast.Import) and any(a.name in ("ast", "re") for a in n.names) for n in nodes)
     if not parses:
         return
-    docs = {id(n.body[0].value) for n in ast.walk(tree)
+    docs = {id(n.body[0].value) for n in nodes
             if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and n.body
             and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)}
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs \
                 and re.fullmatch(r"(?:\w+\.)?cdiv", node.value):
             yield node.lineno, node.value
