@@ -14,6 +14,7 @@ import pytest
 from mtiacc.sweep import run_sweep
 
 from .conftest import read_rows, run_conformance, write_spec
+from .test_conformance import ROWS
 
 # not imported here: Ray reads its settings from the environment when it is first imported (the fixture sets them)
 if not os.environ.get("CI") and importlib.util.find_spec("ray") is None:
@@ -61,11 +62,11 @@ def test_ray_rows_are_the_local_rows(cluster, sweep_dir, monkeypatch):
 
 
 def test_conformance_chunks_on_ray_give_the_serial_table(cluster, conformance_slice, tmp_path):
-    """``make conformance EXECUTOR=ray`` on a slice of a tests folder: its chunks as Ray tasks on the two nodes."""
-    serial, _ = run_conformance(conformance_slice, tmp_path / "serial")
+    """``make conformance EXECUTOR=ray`` on a slice of a tests folder: its chunks as Ray tasks on the two nodes,
+    the table the chunks give one after another (ROWS: test_conformance.py runs them so and checks it)."""
     rows, state = run_conformance(conformance_slice, tmp_path / "ray", "--executor", "ray",
                                   "--address", cluster.address)
-    assert rows == serial and len(rows) == 3
+    assert rows == ROWS and len(rows) == 3
     assert len(state["ours"]) == 3 and all(r["complete"] for r in state["ours"].values())
 
 
