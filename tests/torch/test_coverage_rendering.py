@@ -1,7 +1,6 @@
 """The coverage report reads well anywhere: off a terminal it is Markdown tables with every name whole on one line
 (it wrapped at 80 columns, a kernel name cut into four lines); ``MTIACC_REPORT=path.md`` writes that Markdown."""
 import io
-import sys
 
 from mtiacc.torch_backend.coverage import print_report, render_markdown
 
