@@ -9,6 +9,7 @@ from ..faults import SimFault, group_slots
 from ..semantics.common import reg_deps, vm_of
 from ..semantics.dpe import ACC_STRIDE, N, OUT_TYPE
 from ..semantics.vcommon import active, reg_off, vl_of
+from ..sync.atomics import SIZES
 from .access import per_sew as _per_sew, vplan as _vplan
 from .waits import wrap
 
@@ -307,9 +308,15 @@ def dma(d, m, san, k, ex):
 # Atomics and fences: synchronization (and an atomic writes its local bytes)
 # ------------------------------------------------------------------------------------------------------------
 def sync(d, m, san, k, ex):
+    """An atomic or a fence synchronizes its program; an atomic on local memory reads its bytes (an
+    uninitialized read when never written, unless it only swaps a value in: ``amoswap`` into ``zero``) and
+    writes them."""
     is_amo = d.spec.sem_family == "amo"
-    size = {"h": 2, "bf": 2, "w": 4, "s": 4, "d": 8}.get(d.spec.sem_op.partition(".")[2], 0) if is_amo else 0
+    op, _dot, w = d.spec.sem_op.partition(".")
+    size = SIZES.get(w, 0) if is_amo else 0
+    reads = is_amo and not (op == "swap" and d.rd == 0)
     init, lmb = san.init[:m.P], m.lmb
+    what = f"{d.spec.name} of {size} bytes"
 
     def hx(g):
         addr = m.X[d.rs1, g].copy() if is_amo else None
@@ -319,9 +326,17 @@ def sync(d, m, san, k, ex):
         slots = group_slots(g, m.P)
         san.synced(m.linear[slots])
         if is_amo:
+            bad, first = 0, None
             for p, a in zip(slots.tolist(), addr.tolist()):
                 if 0 <= a <= lmb - size:
+                    ok = init[p, a:a + size]
+                    if reads and not ok.all():
+                        bad += 1
+                        if first is None:
+                            first = (int(m.linear[p]), a + int(np.flatnonzero(~ok)[0]), int((~ok).sum()))
                     init[p, a:a + size] = True
+            if first is not None:
+                san.uninitialized(k, first[0], first[1], first[2], what, bad)
         return r
     return hx
 

@@ -8,18 +8,21 @@ until then, before the fault (often its cause: a division by zero that made an i
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Dict, List, Optional, Tuple
 
 from mtiacc.diagnostics import KernelFault, format_diagnostic
 
 LIMIT = 20      # findings printed in full; the others are counted
 PLURAL = {"division by zero": "divisions by zero", "uninitialized read": "uninitialized reads",
-          "data race": "data races", "missing DMA wait": "missing DMA waits"}
+          "data race": "data races", "missing DMA wait": "missing DMA waits", "DMA race": "DMA races"}
+_CALL = re.compile(r"[A-Za-z_][\w.]*(?=\()")     # the call a line table column points at: `tl.store(`
 
 
 @dataclasses.dataclass
 class Finding:
-    kind: str                   # "division by zero", "uninitialized read", "data race", "missing DMA wait"
+    kind: str                   # "division by zero", "uninitialized read", "data race", "missing DMA wait",
+                                # "DMA race"
     message: str
     k: int                      # the instruction's index in .text
     notes: List[str]
@@ -53,6 +56,14 @@ class Findings:
         if loc is None:
             return f"pc 0x{self.program.text_base + 4 * k:x} ({self.program.disassemble(k)})"
         return f"{loc}" + (f": {text.strip()}" if text else "")
+
+    def op(self, k: int) -> str:
+        """Instruction ``k`` named with the kernel's operation that issued it, ``mtia.dma.out (tl.store)``: the
+        call the line table's column points at (the instruction alone when the column is on no call)."""
+        name = self.program.disassemble(k).split()[0]
+        loc, text = self.program.location(self.program.text_base + 4 * k)
+        call = _CALL.match(text[loc.col - 1:]) if loc is not None and text else None
+        return f"{name} ({call.group(0)})" if call else name
 
     def render(self, f: Finding) -> str:
         prog = self.program

@@ -116,8 +116,9 @@ class Sanitizer:
         addr = self.dram.base + byte
         fs = self.findings
         where = describe_address(self.dram, self.arrays, addr)
-        fs.add(key, "data race", f"program {self.program(lin)} {'writes' if write else 'reads'} {where}, which "
-               f"program {self.program(other)} {verb} with no atomic or fence between the two",
+        fs.add(key, "data race", f"program {self.program(lin)} {'writes' if write else 'reads'} {where} with "
+               f"{fs.op(k)}, which program {self.program(other)} {verb} with {fs.op(other_k)}, with no atomic or "
+               f"fence between the two",
                k, [f"program {self.program(other)} {verb} it at {fs.where(other_k)}",
                    f"{int(bad.sum())} byte{'s' if int(bad.sum()) != 1 else ''} of this transfer conflict",
                    "programs of one launch run in no guaranteed order: order them with atomics (a flag) or "

@@ -15,9 +15,22 @@ this run's timing; the report gives the timing too: the transfer's completion in
 DMA system schedules it, :attr:`mtiasim.dma.DmaSystem.on_done`) against the access's cycle, i.e. whether the
 access met bytes still in flight in this run or was saved by the timing alone.  A program with no finding cannot
 tell "data moves at issue" from "data moves at completion": no access touches a transfer's bytes before a wait
-that follows its completion.  Transfers are not checked among themselves (a PE's DMA engine runs them in issue
-order; with two channels, the command processor holds an inbound transfer until the outbound ones issued before
-it have read the bytes it writes).
+that follows its completion.  A local atomic (``amo*`` on a local address) reads and writes its bytes; one with
+``.rl`` waits for every transfer first.  ``mtia.print`` and ``mtia.assert`` read their table of addresses and the
+values it points at.
+
+Transfers among themselves (``DMA race``): with one channel a PE's transfers run in issue order; with two, the
+inbound ones run in issue order on one and the outbound ones on the other, the two directions at once, and the
+command processor holds an inbound transfer only behind an earlier outbound one that reads its local bytes.  So
+the pairs nothing orders are an inbound and an outbound transfer of one PE, neither waited for before the other
+issued, when
+
+- the later one is outbound and reads local bytes the earlier inbound one writes, or
+- their DRAM / SRAM bytes overlap (one reads what the other writes, in either order).
+
+Pairs of one direction, and an inbound transfer over the local bytes an earlier outbound one reads, are ordered
+by the machine and not reported.  Between programs, DRAM accessed by two programs' transfers is the race rule of
+:mod:`.state`.
 """
 from __future__ import annotations
 
@@ -28,25 +41,30 @@ import numpy as np
 from ..faults import group_slots
 from ..semantics.atomic import ordering
 from .access import accessor
+from .report import describe_address
 
 _BIG = 1 << 62
 
 
 class Transfer:
-    """One transfer not waited for: its issue number, instruction, direction, local rows and issue cycle."""
-    __slots__ = ("seq", "k", "inbound", "la", "rows", "stride", "n", "t", "c")
+    """One transfer not waited for: its issue number, instruction, direction, local rows, DRAM rows (offsets in
+    ``dram.data``) and issue cycle."""
+    __slots__ = ("seq", "k", "inbound", "la", "rows", "stride", "n", "da", "dstride", "t", "c")
 
-    def __init__(self, seq, k, inbound, la, rows, stride, n, t):
+    def __init__(self, seq, k, inbound, la, rows, stride, n, t, da=0, dstride=0):
         self.seq, self.k, self.inbound, self.t = seq, k, inbound, t
         self.c = None       # its completion, once the DMA system has scheduled it
         self.la, self.rows, self.stride, self.n = la, rows, stride, n
+        self.da, self.dstride = da, dstride
 
-    def span(self):
-        last = self.la + (self.rows - 1) * self.stride
-        return min(self.la, last), max(self.la, last) + self.n
+    def span(self, dram: bool = False):
+        a, s = (self.da, self.dstride) if dram else (self.la, self.stride)
+        last = a + (self.rows - 1) * s
+        return min(a, last), max(a, last) + self.n
 
-    def bytes(self) -> np.ndarray:
-        return ((self.la + np.arange(self.rows) * self.stride)[:, None] + np.arange(self.n)).ravel()
+    def bytes(self, dram: bool = False) -> np.ndarray:
+        a, s = (self.da, self.dstride) if dram else (self.la, self.stride)
+        return ((a + np.arange(self.rows) * s)[:, None] + np.arange(self.n)).ravel()
 
     def describe(self) -> str:
         lo, hi = self.span()
@@ -62,6 +80,7 @@ class InFlight:
     def __init__(self, san, used: int):
         self.san = san
         self.used = used
+        self.two = int(getattr(san.cfg, "dma_channels", 1)) == 2
         self.reset(used, 8)
 
     def reset(self, P: int, S: int = 8) -> None:
@@ -72,7 +91,7 @@ class InFlight:
         self.info: List[List] = [[None] * S for _ in range(P)]
         self.count = np.zeros(P, np.int64)     # transfers issued by the PE's program (zero-byte ones too)
         self.live = 0
-        self.wanted: Dict[int, list] = {}      # seq -> [(PE, access cycle, finding)] awaiting a completion
+        self.wanted: Dict[int, list] = {}      # seq -> [(PE, note(completion), finding)] awaiting a completion
 
     def start_wave(self, P: int) -> None:
         """Every transfer of the last wave completed before the wave ended."""
@@ -122,11 +141,11 @@ class InFlight:
         if not waiting:
             return
         left = []
-        for q, t, finding, verb in waiting:
+        for q, note, finding in waiting:
             if p is None or p == q:
-                finding.notes.insert(2, _timing(c, t, verb))
+                finding.notes.insert(2, note(c))
             else:
-                left.append((q, t, finding, verb))
+                left.append((q, note, finding))
         if left:
             self.wanted[seq] = left
         else:
@@ -163,30 +182,92 @@ class InFlight:
         key = ("dma wait", k, tr.k)
         if fs.seen(key):
             return
-        prog = m.program
-        name = prog.disassemble(k).split()[0]
-        verb = "writes" if write else "reads"
+        amo = m.program.decoded[k].spec.sem_family == "amo"
+        verb = "updates" if amo else "writes" if write else "reads"
         other = "writes" if tr.inbound else "reads"
         lin = int(m.linear[p])
         lo, hi = int(hit.min()), int(hit.max()) + 1
         n = len(hit)
-        msg = (f"{name} {verb} {n} byte{'s' if n != 1 else ''} at local 0x{lo:x}..0x{hi:x} that "
-               f"{prog.disassemble(tr.k).split()[0]} {other}, with no mtia.dma.wait between the two")
-        at = fs.where(tr.k)
-        if at.startswith("pc "):
-            at = f"pc 0x{prog.text_base + 4 * tr.k:x} ({prog.disassemble(tr.k)})"
-        else:
-            at += f" (pc 0x{prog.text_base + 4 * tr.k:x}: {prog.disassemble(tr.k)})"
+        msg = (f"{fs.op(k)} {verb} {n} byte{'s' if n != 1 else ''} at local 0x{lo:x}..0x{hi:x} that "
+               f"{fs.op(tr.k)} {other}, with no mtia.dma.wait between the two")
         notes = [f"in program {san.program(lin)}",
-                 f"the transfer: {tr.describe()}, issued at cycle {_cycle(tr.t)} by {at}",
+                 f"the transfer: {tr.describe()}, issued at cycle {_cycle(tr.t)} by {_at(m.program, fs, tr.k)}",
                  "a transfer's bytes are the program's only after a mtia.dma.wait that covers it (a fence or a "
                  "release atomic waits for every transfer)"]
-        what = "write" if write else "read"
+        what = "update" if amo else "write" if write else "read"
+        self._add(key, "missing DMA wait", msg, k, notes, p, tr, lambda c: _timing(c, t, what))
+
+    def _add(self, key, kind, msg, k, notes, p, tr, note) -> None:
+        """Record a finding whose third note compares transfer ``tr``'s completion with the access: now if the
+        DMA system has scheduled it, else when it does."""
+        fs = self.san.findings
         if tr.c is not None:
-            notes.insert(2, _timing(tr.c, t, what))
-        fs.add(key, "missing DMA wait", msg, k, notes)
+            notes.insert(2, note(tr.c))
+        fs.add(key, kind, msg, k, notes)
         if tr.c is None:
-            self.wanted.setdefault(tr.seq, []).append((p, t, fs.by_key[key], what))
+            self.wanted.setdefault(tr.seq, []).append((p, note, fs.by_key[key]))
+
+    # -- transfers against transfers ---------------------------------------------------------------------
+    def pair(self, m, k: int, p: int, tr: Transfer) -> None:
+        """PE ``p`` issues ``tr`` (instruction ``k``): with two channels, report the transfers of the other
+        direction it has not waited for that ``tr`` may overtake or be overtaken by."""
+        other = (self.seq[p] >= 0) & (self.inb[p] != tr.inbound)
+        if not other.any():
+            return
+        for j in np.flatnonzero(other).tolist():
+            old = self.info[p][j]
+            if not tr.inbound:          # an outbound transfer reads local bytes the inbound one writes
+                self._overlap(m, k, p, tr, old, False)
+            self._overlap(m, k, p, tr, old, True)
+
+    def _overlap(self, m, k, p, tr, old, dram: bool) -> None:
+        lo, hi = tr.span(dram)
+        olo, ohi = old.span(dram)
+        if not (olo < hi and ohi > lo):
+            return
+        hit = np.intersect1d(tr.bytes(dram), old.bytes(dram))
+        if not len(hit):
+            return
+        san = self.san
+        fs = san.findings
+        key = ("dma race", k, old.k, dram)
+        if fs.seen(key):
+            return
+        n = len(hit)
+        size = f"{n} byte{'s' if n != 1 else ''}"
+        if dram:
+            first = describe_address(san.dram, san.arrays, san.dram.base + int(hit.min()))
+            where = f"{size} of {'DRAM' if first.startswith('DRAM') else 'SRAM'} from {first}"
+            verb, other = ("reads", "writes") if tr.inbound else ("writes", "reads")
+            there = (f"DRAM 0x{san.dram.base + old.span(True)[0]:x}.."
+                     f"0x{san.dram.base + old.span(True)[1]:x}, from {old.describe()}")
+        else:
+            where = f"{size} at local 0x{int(hit.min()):x}..0x{int(hit.max()) + 1:x}"
+            verb, other = "reads", "writes"
+            there = old.describe()
+        msg = (f"{fs.op(k)} {verb} {where} that {fs.op(old.k)} {other}, issued before it and not waited for: "
+               f"nothing orders the two transfers")
+        notes = [f"in program {san.program(int(m.linear[p]))}",
+                 f"the earlier transfer: {there}, issued at cycle {_cycle(old.t)} by {_at(m.program, fs, old.k)}",
+                 "a PE's transfers into local memory and out of it run at once, on the DMA engine's two channels "
+                 "(memory.dma.channels: 2), in no order between them: a mtia.dma.wait between the two orders them"]
+        t = tr.t
+
+        def note(c: float) -> str:
+            if c > t:
+                return (f"in this run's timing the earlier transfer completes at cycle {_cycle(c)}, after this one "
+                        f"issued at cycle {_cycle(t)}: the two are in flight together")
+            return (f"in this run's timing the earlier transfer completes at cycle {_cycle(c)}, no later than this "
+                    f"one's issue at cycle {_cycle(t)}, but only by chance: nothing orders the two")
+        self._add(key, "DMA race", msg, k, notes, p, old, note)
+
+
+def _at(prog, fs, k: int) -> str:
+    """Where instruction ``k`` is, for a note: ``file:line:col: text (pc 0x..: its disassembly)``."""
+    at = fs.where(k)
+    if at.startswith("pc "):
+        return f"pc 0x{prog.text_base + 4 * k:x} ({prog.disassemble(k)})"
+    return at + f" (pc 0x{prog.text_base + 4 * k:x}: {prog.disassemble(k)})"
 
 
 def _cycle(t: float) -> str:
@@ -245,7 +326,8 @@ def wrap(d, m, san, k, ex):
             return ex(g)
         touched = parts(m, g)
         r = ex(g)
-        fl.check(m, k, touched, when)
+        if r is None:       # (an atomic held back until slower programs catch up has not run yet)
+            fl.check(m, k, touched, when)
         return r
     return ha
 
@@ -256,19 +338,27 @@ def _transfer(d, m, fl, k, ex):
     two_d = op.endswith("2d")
     X, rd, r1, r2 = m.X, d.rd, d.rs1, d.rs2
 
+    base = m.dram.base
+
     def ht(g):
         r = ex(g)
         slots = group_slots(g, m.P)
         las = (X[rd, g] if inbound else X[r1, g]).tolist()
+        das = ((X[r1, g] if inbound else X[rd, g]) - base).tolist()
         ns = X[r2, g].tolist()
         rows = m.dma_cfg[0, g].tolist() if two_d else [1] * len(ns)
         strides = m.dma_cfg[2, g].tolist() if two_d else [0] * len(ns)
+        dstrides = m.dma_cfg[1, g].tolist() if two_d else [0] * len(ns)
         t = m.dma_issue_t
         ts = np.broadcast_to(np.asarray(t, float), (len(ns),)).tolist()
         count = fl.count
         for i, p in enumerate(slots.tolist()):
             count[p] += 1
             if ns[i] > 0 and rows[i] > 0:
-                fl.issue(p, Transfer(int(count[p]) - 1, k, inbound, las[i], rows[i], strides[i], ns[i], ts[i]))
+                tr = Transfer(int(count[p]) - 1, k, inbound, las[i], rows[i], strides[i], ns[i], ts[i], das[i],
+                              dstrides[i])
+                if fl.two and fl.live:
+                    fl.pair(m, k, p, tr)
+                fl.issue(p, tr)
         return r
     return ht

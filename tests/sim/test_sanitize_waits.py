@@ -61,8 +61,9 @@ def test_a_read_of_a_transfer_in_flight_is_caught_though_outputs_and_cycles_are_
     (f,) = err.findings
     assert f.kind == "missing DMA wait"
     text = err.render()
-    assert text.startswith("kernel.py:3:9: error: missing DMA wait: vle32.v reads 64 bytes at local "
-                           "0x1000..0x1040 that mtia.dma.in writes, with no mtia.dma.wait between the two\n"
+    assert text.startswith("kernel.py:3:9: error: missing DMA wait: vle32.v (tl.load) reads 64 bytes at local "
+                           "0x1000..0x1040 that mtia.dma.in (tl.load) writes, with no mtia.dma.wait between the "
+                           "two\n"
                            "    x = tl.load(a + offs)\n")
     assert "the transfer: local 0x1000..0x1040 (64 bytes), issued at cycle 4 by kernel.py:3:" in text
     assert "(pc 0x10: mtia.dma.in t0, s0, t1)" in text and "at pc 0x1c: vle32.v v8, (t0)" in text
@@ -79,7 +80,7 @@ def test_a_write_over_an_outbound_transfer_not_waited_for_is_caught():
     with pytest.raises(SanitizerError) as e:
         run(binary, inputs, grid=(1,), sanitize=True)
     (f,) = e.value.findings
-    assert "vse32.v writes 64 bytes at local 0x2000..0x2040 that mtia.dma.out reads" in f.message
+    assert "vse32.v (tl.store) writes 64 bytes at local 0x2000..0x2040 that mtia.dma.out (tl.store) reads" in f.message
     assert "the write meets bytes still in flight" in e.value.render()
 
 

@@ -173,8 +173,10 @@ def test_programs_storing_to_the_same_address_race(tmp_path):
     (f,) = e.value.findings
     text = e.value.render()
     assert f.kind == "data race" and f"{path}:10:" in text
-    assert "program (1, 0, 0) (linear id 1, PE 1) writes DRAM 0x" in text and "('OUT'[0])" in text
-    assert "which program (0, 0, 0) (linear id 0, PE 0) wrote with no atomic or fence" in text
+    assert "program (1, 0, 0) (linear id 1, PE 1) writes DRAM 0x" in text
+    # both accesses named by the instruction and the kernel's operation that issued it
+    assert ("('OUT'[0]) with mtia.dma.out (tl.store), which program (0, 0, 0) (linear id 0, PE 0) wrote with "
+            "mtia.dma.out (tl.store), with no atomic or fence between the two") in text
     assert f"wrote it at {path}:10:" in text
 
 
