@@ -237,10 +237,11 @@ class InFlight:
         size = f"{n} byte{'s' if n != 1 else ''}"
         if dram:
             first = describe_address(san.dram, san.arrays, san.dram.base + int(hit.min()))
-            where = f"{size} of {'DRAM' if first.startswith('DRAM') else 'SRAM'} from {first}"
+            where = f"{size} at {first}"
             verb, other = ("reads", "writes") if tr.inbound else ("writes", "reads")
-            there = (f"DRAM 0x{san.dram.base + old.span(True)[0]:x}.."
-                     f"0x{san.dram.base + old.span(True)[1]:x}, from {old.describe()}")
+            lo, hi = (san.dram.base + v for v in old.span(True))
+            far = f"{first.split()[0]} 0x{lo:x}..0x{hi:x}"
+            there = f"{far} to {old.describe()}" if old.inbound else f"{old.describe()} to {far}"
         else:
             where = f"{size} at local 0x{int(hit.min()):x}..0x{int(hit.max()) + 1:x}"
             verb, other = "reads", "writes"
