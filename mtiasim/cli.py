@@ -119,7 +119,7 @@ def cli():
 @click.option("--trace", "trace_path", metavar="FILE", help="write a Chrome/Perfetto trace (JSON)")
 @click.option("--sanitize", is_flag=True,
               help="report integer division by zero, reads of local memory never written, races between "
-                   "programs and missing DMA waits (exit code 4 when there are any)")
+                   "programs, missing DMA waits and DMA transfers nothing orders (exit code 4 when there are any)")
 def run_cmd(binary, inputs_path, grid, arg_items, output, stats, config_path, set_items, max_steps, max_cycles,
             timeout, max_input_bytes, seed, place_items, stats_json, trace_path, sanitize):
     """Run kernel binary BINARY on the inputs and write every pointer buffer to OUT.npz."""

@@ -321,8 +321,8 @@ def run(binary, inputs: Dict[str, np.ndarray], grid=None, args: Optional[Dict[st
     ``WAVE_STEPS``), stops too, and a grid whose waves alone would take more is refused before it runs;
     ``pointer_at`` places pointer parameters inside buffers (views, arguments sharing memory: see :func:`prepare`); a run taking more than ``timeout``
     seconds of host time stops with the same report as ``max_cycles``'s; ``sanitize`` checks the run for integer
-    division by zero, reads of local memory never written, races between programs and missing DMA waits
-    (:mod:`mtiasim.sanitize`), and raises :class:`~mtiasim.sanitize.SanitizerError` (its ``result`` is this
+    division by zero, reads of local memory never written, races between programs, missing DMA waits and DMA
+    transfers nothing orders (:mod:`mtiasim.sanitize`), and raises :class:`~mtiasim.sanitize.SanitizerError` (its ``result`` is this
     run's) when it finds any.
     The machine is ``config``, else machine file ``config_path`` (default: the built-in mtia2i) with
     ``overrides`` (``--set KEY=VALUE`` texts or a ``{key: value}`` mapping, :func:`mtiacc.machine.load`).
