@@ -7,7 +7,7 @@ import numpy as np
 
 from ..faults import SimFault, group_slots
 from ..semantics.common import reg_deps, vm_of
-from ..semantics.dpe import ACC_STRIDE, N, OUT_TYPE
+from ..semantics.dpe import ACC_STRIDE, N, OUT_TYPE, mlu_shape
 from ..semantics.vcommon import active, reg_off, vl_of
 from ..sync.atomics import SIZES
 from .access import per_sew as _per_sew, vplan as _vplan
@@ -52,6 +52,8 @@ def _hook_for(d):
         return sync
     if fam == "dpe" and op == "accst":
         return acc_store
+    if fam == "dpe" and op == "mlutrans":
+        return mlu_transpose
     if any(f == "v" for f, _ in reg_deps(d)[1]):
         return vector_write
     return None
@@ -359,3 +361,25 @@ def acc_store(d, m, san, k, ex):
         return r
     return hx
 
+
+
+def mlu_transpose(d, m, san, k, ex):
+    """``mtia.mlu.trans``: the destination's bytes take the state of the source bytes they come from."""
+    X, rd, r1 = m.X, d.rd, d.rs1
+    init = san.init[:m.P]
+
+    def hx(g):
+        R, C, es = mlu_shape(X, d, g)
+        slots = group_slots(g, m.P).tolist()
+        src, dst = X[r1, g].tolist(), X[rd, g].tolist()
+        r = ex(g)           # (a block outside local memory faults here)
+        R = np.broadcast_to(R, (len(slots),)).tolist()
+        C = np.broadcast_to(C, (len(slots),)).tolist()
+        for i, p in enumerate(slots):
+            n = R[i] * C[i] * es
+            if n <= 0:
+                continue
+            state = init[p, src[i]:src[i] + n].reshape(R[i], C[i], es)
+            init[p, dst[i]:dst[i] + n] = state.transpose(1, 0, 2).ravel()
+        return r
+    return hx

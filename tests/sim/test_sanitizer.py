@@ -301,3 +301,42 @@ def test_the_command_line_prints_the_findings_then_the_fault(tmp_path, capsys):
     code, _out, err = mtiasim(capsys, "run", tmp_path / "k.bin", "--inputs", tmp_path / "in.npz", "--grid", "1",
                               "-o", tmp_path / "out.npz")
     assert code == ExitCode.KERNEL_FAULT and "division" not in err and "out-of-bounds DMA write" in err
+
+
+# ------------------------------------------------------------------------------------------------------------
+# The MLU's transpose moves the bytes' state with the data
+def test_a_ragged_transpose_through_the_mlu_is_clean(tmp_path):
+    from pathlib import Path
+    m, n = 30, 17
+    path = Path(__file__).resolve().parents[2] / "examples" / "transpose.py"
+    c = compile_kernel(str(path), Options(signature="*fp32,*fp32,i32,i32,i32,i32,i32,i32",
+                                          defines={"BLOCK_M": "16", "BLOCK_N": "16"}))
+    assert "mtia.mlu.trans" in c.asm_text
+    x = np.random.default_rng(5).standard_normal((m, n)).astype(np.float32)
+    i32 = np.int32
+    r = run(c.binary, {"X": x.ravel(), "Y": np.zeros(m * n, np.float32), "M": i32(m), "N": i32(n),
+                       "stride_xm": i32(n), "stride_xn": i32(1), "stride_ym": i32(m), "stride_yn": i32(1)},
+            grid=(2, 2), sanitize=True)
+    np.testing.assert_array_equal(r.outputs["Y"].reshape(n, m), x.T)
+
+
+def test_a_transpose_of_a_half_written_block_leaves_its_unwritten_half_unwritten():
+    # a 2 x 2 block of 4-byte elements whose first row alone is written: its transpose's second column is not
+    asm = """
+    kernel:
+        ld s0, 0(zero)
+        li t0, 4096
+        sd zero, 0(t0)
+        li t1, 8192
+        li t2, 0x20002
+        mtia.mlu.trans.e32 t1, t0, t2
+        li t3, 16
+        mtia.dma.out s0, t1, t3
+        mtia.dma.wait
+        ret
+    """
+    with pytest.raises(SanitizerError) as e:
+        run(build(asm, params=[P("out", "*i32")]), {"out": np.zeros(4, np.int32)}, grid=(1,), sanitize=True)
+    (f,) = e.value.findings
+    assert f.message == ("mtia.dma.out (a DMA out) at local address 0x2004 reads 8 bytes of local memory that "
+                         "the program never wrote")
