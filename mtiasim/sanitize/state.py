@@ -2,7 +2,8 @@
 
 - **Local memory** (initcheck): a bool per byte of each PE's local memory, cleared when a program starts (a program
   must not rely on what an earlier program on its PE left there); the argument block counts as written.  Scalar
-  and vector stores, DMA into local memory, atomics on local memory and the matrix engine's ``acc.st`` write it.
+  and vector stores, DMA into local memory, atomics on local memory and the matrix engine's ``acc.st`` write it;
+  the MLU's transpose moves its source bytes' state to the bytes it writes.
   Vector registers have a bool per byte too: a vector load copies the bytes' state into the register, a vector
   store copies it back, and every other vector instruction writes its destination as defined.  A scalar load
   (``lb`` .. ``ld``, ``flw``, ``fld``) of a byte never written, and a DMA out of one, are findings; a vector load is
@@ -79,7 +80,7 @@ class Sanitizer:
                           f"{nbytes} byte{'s' if nbytes != 1 else ''} of local memory that the program never wrote",
                           k, [f"in program {self.program(lin)}",
                               "a program's local memory holds only its arguments when it starts; stores, DMA in, "
-                              "atomics and the matrix engine's acc.st write it"], times)
+                              "atomics, the matrix engine's acc.st and the MLU's transpose write it"], times)
 
     # ------------------------------------------------------------------------------------------------------
     def dram_access(self, lin: int, k: int, off, write: bool) -> None:
