@@ -340,3 +340,37 @@ def test_a_transpose_of_a_half_written_block_leaves_its_unwritten_half_unwritten
     (f,) = e.value.findings
     assert f.message == ("mtia.dma.out (a DMA out) at local address 0x2004 reads 8 bytes of local memory that "
                          "the program never wrote")
+
+
+# ------------------------------------------------------------------------------------------------------------
+# A race names the operations that made both accesses (issue: a report once pointed at `tl.program_id(0)`)
+OVERLAP = '''
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def overlap_kernel(X, Y, N, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(X + offs, mask=offs < N)
+    tl.store(Y + pid * (BLOCK // 2) + tl.arange(0, BLOCK), x, mask=offs < N)
+'''
+
+
+@pytest.mark.parametrize("level", [0, 3])
+def test_a_race_names_the_store_of_each_program_at_every_level(tmp_path, level):
+    path = tmp_path / "overlap.py"
+    path.write_text(textwrap.dedent(OVERLAP))
+    c = compile_kernel(str(path), Options(signature="*fp32,*fp32,i32", defines={"BLOCK": "64"}, opt_level=level))
+    with pytest.raises(SanitizerError) as e:
+        run(c.binary, {"X": np.ones(250, np.float32), "Y": np.zeros(250, np.float32), "N": np.int32(250)},
+            grid=(4,), sanitize=True)
+    (f,) = e.value.findings
+    lines = e.value.render().splitlines()
+    assert lines[0].startswith(f"{path}:11:5: error: data race: program (1, 0, 0) (linear id 1, PE 1) writes "
+                               f"DRAM 0x"), lines[0]
+    assert lines[0].endswith("with mtia.dma.out (tl.store), which program (0, 0, 0) (linear id 0, PE 0) wrote "
+                             "with mtia.dma.out (tl.store), with no atomic or fence between the two"), lines[0]
+    assert lines[1:3] == ["    tl.store(Y + pid * (BLOCK // 2) + tl.arange(0, BLOCK), x, mask=offs < N)", "    ^"]
+    assert f"wrote it at {path}:11:5: tl.store(" in e.value.render()
