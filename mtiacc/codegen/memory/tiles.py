@@ -89,9 +89,10 @@ def _bands(lw: Lowering, count: Step, bands: int, rows: int, dram: VReg, lmem: V
 
 
 def _transfer(lw: Lowering, acc: NdAccess, shape: Sequence[int], lmem: int, esize: int, inbound: bool,
-              mask_addr: Optional[int], fill: Optional[Callable[[], None]] = None, bands: int = 1) -> List[Step]:
-    """Move the tile; ``fill`` (a load's ``other``) runs on every path right before the first transfer,
-    after the address arithmetic and the DMA configuration, which then overlap with it.  ``bands`` > 1 (a store's
+              mask_addr: Optional[int], fill: Optional[Callable[[List[Step]], None]] = None,
+              bands: int = 1) -> List[Step]:
+    """Move the tile; ``fill`` (a load's ``other``, given the counts moved per axis) runs on every path right
+    before the first transfer, after the address arithmetic and the DMA configuration, which then overlap with it.  ``bands`` > 1 (a store's
     ``row_bands``): a 2-D block's contiguous rows move in that many transfers.  Returns the number of
     indices moved per axis."""
     b: MBuilder = lw.b
@@ -119,7 +120,7 @@ def _transfer(lw: Lowering, acc: NdAccess, shape: Sequence[int], lmem: int, esiz
     checked = last_stride is None and mask_addr is None
     ptrs = [dram, lmem_reg] + ([b.li(mask_addr, "mask")] if mask_addr is not None else [])
     steps = [dsteps, lsteps] + ([mask_steps] if mask_addr is not None else [])
-    ready = fill or (lambda: None)
+    ready = (lambda: fill(counts)) if fill is not None else (lambda: None)
     if checked:         # one fill before the branch on the stride
         ready()
         ready = lambda: None  # noqa: E731
@@ -286,12 +287,37 @@ def lower_load(lw: Lowering, op) -> None:
         return   # the op after it that touches local memory waits (insert-waits)
     fill = None
     if op.other is not None:
-        def fill() -> None:
-            lower_fill(lw.b, op.result.type.numel, lw.src(op.other), Src(elem, addr=dst.offset))
+        def fill(counts: List[Step]) -> None:
+            other = lw.src(op.other)     # a constant's register made on every path, before the branch
+            _fill_unless_whole(lw, counts, shape, lambda: lower_fill(lw.b, op.result.type.numel, other,
+                                                                     Src(elem, addr=dst.offset)))
     mask_addr = lw.buffer(op.mask).offset if acc.general_mask else None
     _transfer(lw, acc, shape, dst.offset, esize, True, mask_addr, fill)
     # the fill went first (in program order: the transfer lands over it), so the transfer keeps running: the op
     # after it that touches local memory waits (insert-waits), and a prefetch's reader only where its tile is read
+
+
+def _fill_unless_whole(lw: Lowering, counts: List[Step], shape: Sequence[int], fill: Callable[[], None]) -> None:
+    """``fill()`` unless the transfer covers the whole tile: an axis clipped at run time (its count a register)
+    branches around the fill when its count is the axis' size at run time (a range box's lower bound moves the
+    start, so the count is whole only when the range covers every index); an axis clipped at compile time below
+    its size always fills."""
+    if any(isinstance(c, int) and c < d for c, d in zip(counts, shape)):
+        fill()
+        return
+    checks = [(c, d) for c, d in zip(counts, shape) if not isinstance(c, int)]
+    if not checks:
+        return
+    b = lw.b
+    whole, partial = b.new_label("whole"), b.new_label("partial")
+    for k, (c, d) in enumerate(checks):
+        last = k == len(checks) - 1
+        b("beq" if last else "bne", c, b.li(d, "size"), whole if last else partial,
+          comment="every index of the tile in range: no fill" if last else "an index out of range: fill")
+    if len(checks) > 1:
+        b.label(partial)
+    fill()
+    b.label(whole)
 
 
 def lower_store(lw: Lowering, op) -> None:
