@@ -33,7 +33,10 @@ loads element ``r`` of each such column into a scalar register (``flw``) and run
 elements with it as a scalar operand (``vfsub.vf``), so the broadcast block is never built (:func:`reads` names
 the ``[R, 1]`` block, not the broadcast, as what the loop reads).  Where a row fits one chunk at LMUL 4 and the
 chain fits three groups, two rows run an iteration, each in three groups of its own, emitted op by op (as
-:func:`_emit_pairs` does): the in-order vector unit finds the other row's step between two dependent ones.
+:func:`_emit_pairs` does): the in-order vector unit finds the other row's step between two dependent ones.  Each
+row's stores of a step follow both rows' arithmetic of it (``Segment.flush``): a store waits for its result, and the
+other row's load would otherwise wait behind it (``acc * alpha[:, None]``: load, load, multiply, multiply, store,
+store).
 """
 from __future__ import annotations
 
@@ -185,12 +188,18 @@ def _by_row_pairs(b, lw: Lowering, work, wmax, srcs, scalars, stores, consts, ro
     a.vl = c.vl = b.x("vl")
     b("vsetvli", a.vl, avl, f"e{wmax}, m4, {a.masks.policy}")
     a.cur = c.cur = (wmax, 4)
+    a.pending, c.pending = [], []    # each row's stores after the other row's step (Segment.flush)
     j = 0
     while j < len(work):   # op by op, a compare into v0 and its reader kept together (as in _emit_pairs)
         run = a.masks.reader.get(j, j) + 1 - j
         for seg in (a, c):
             for i in range(j, j + run):
+                if i > j:
+                    seg.flush()
                 seg.step(i, work[i])
+            (c if seg is a else a).cur = seg.cur
+        for seg in (a, c):       # both rows' stores of this step after both rows' arithmetic
+            seg.flush()
             (c if seg is a else a).cur = seg.cur
         j += run
     for pa, pc, _, _, src in cols:

@@ -4,7 +4,7 @@ it walks.  ``codegen/tensor/fused.py`` (its docstring says how a chain runs) bui
 """
 from __future__ import annotations
 
-from typing import Dict, FrozenSet, List, Optional, Set
+from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
 from mtiacc.codegen import mathlib
 from mtiacc.codegen.vector import masks as fused_masks
@@ -122,6 +122,8 @@ class Segment:
         self.reg: Dict[Value, str] = {}
         self.ptrs: Dict[Value, VReg] = {}
         self.cur = None
+        # stores held back until this segment's next step (None: stored at once): see :meth:`flush`
+        self.pending: Optional[List[Tuple[Value, str]]] = None
         self.last: Dict[Value, int] = {}
         for j, op in enumerate(ops):
             for v in op.operands:
@@ -230,6 +232,9 @@ class Segment:
 
     def store(self, v: Value, g: str) -> None:
         elem = v.type
+        if self.pending is not None and not elem.is_bool():
+            self.pending.append((v, g))
+            return
         if elem.is_bool():
             t = self.alloc()
             self.ensure(i1)
@@ -366,6 +371,18 @@ class Segment:
         else:
             raise CompileError(f"'{op.name}' on blocks of {op.result.type} is not supported yet")
         return d
+
+    def flush(self) -> None:
+        """Emit the stores held back (``pending``): a segment that runs beside another (two rows an iteration)
+        holds a result's store until its own next step, so that the other's step (its load, its arithmetic)
+        issues first on the in-order vector unit instead of waiting behind a store that waits for this result.
+        Its group is not reused before then: the segments' pools are their own, and the next step comes after."""
+        if not self.pending:
+            return
+        held, self.pending = self.pending, None
+        for v, g in held:
+            self.store(v, g)
+        self.pending = []
 
     def body(self) -> None:
         for j, op in enumerate(self.ops):
