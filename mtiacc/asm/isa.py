@@ -149,7 +149,8 @@ SEM_FAMILIES: Dict[str, Tuple[str, ...]] = {
     "vfma": ("macc", "nmacc", "msac", "nmsac", "madd", "nmadd", "msub", "nmsub"),
     "vcmp": ("eq", "ne", "lt", "ltu", "le", "leu", "gt", "gtu"),
     "vfcmp": ("eq", "ne", "lt", "le", "gt", "ge"),
-    "vmerge": ("vmerge", "fmerge"), "vmv": ("v", "x", "i", "f"), "vmv_scalar": ("x.s", "s.x", "f.s", "s.f"),
+    "vmerge": ("vmerge", "fmerge"), "vslide": ("down",), "vmv": ("v", "x", "i", "f"),
+    "vmv_scalar": ("x.s", "s.x", "f.s", "s.f"),
     "vid": ("vid",), "vcvt": ("f.x", "f.xu", "x.f", "xu.f", "rtz.x.f", "rtz.xu.f"), "vfunary": ("sqrt",),
     "vmask": ("and", "or", "xor", "nand", "andn", "orn", "nor", "xnor"),
     "vred": ("sum", "max", "maxu", "min", "minu", "and", "or", "xor"), "vfred": ("usum", "osum", "max", "min"),
@@ -432,6 +433,9 @@ RVV = [
     _("vfmv.f.s", "OPFVV", "fd, vs2", "VPerm", "vmv_scalar f.s", funct6=0b010000, vm=1, vs1=0),
     _("vfmv.s.f", "OPFVF", "vd, fs1", "VPerm", "vmv_scalar s.f", funct6=0b010000, vm=1, vs2=0),
     _("vid.v", "OPMVV", "vd, vm", "VALU", "vid vid", funct6=0b010100, vs2=0, vs1=0b10001),
+    # slides (RVV 16.3): vd[i] = vs2[i + uimm] (0 past VLMAX); a row's elements after its first, for a reduction
+    # that starts from the first
+    _("vslidedown.vi", "OPIVI", "vd, vs2, uimm5, vm", "VPerm", "vslide down", funct6=0b001111),
     # conversions and unary float (the vs1 field selects the operation)
     _("vfcvt.xu.f.v", "OPFVV", "vd, vs2, vm", "VFALU", "vcvt xu.f", funct6=0b010010, vs1=0b00000),
     _("vfcvt.x.f.v", "OPFVV", "vd, vs2, vm", "VFALU", "vcvt x.f", funct6=0b010010, vs1=0b00001),

@@ -174,6 +174,8 @@ def semantics(spec: InstrSpec) -> str:
     if fam == "vmv_scalar":
         return {"x.s": "x[rd] = sext(vs2[0])", "s.x": "vd[0] = x[rs1]", "f.s": "f[rd] = vs2[0]",
                 "s.f": "vd[0] = f[rs1]"}[op]
+    if fam == "vslide":
+        return "vd[i] = i + uimm < VLMAX ? vs2[i + uimm] : 0"
     if fam == "vcvt":
         return f"vd[i] = {_VCVT[op]}"
     if fam == "vfunary":

@@ -13,6 +13,7 @@ from .common import div_signed, div_unsigned, has, mulh_signed, vm_of
 from .fp import canonical_nan, float_to_int, fminmax, fused, int_to_float, sgnj
 from .vcommon import (FT, ST, UT, active, float_view, mask_bits, reg_off, scalar_f, scalar_x, vl_of, with_sew,
                       write, write_mask)
+from .vector import _vtype
 
 
 def _second(d, m, kind):
@@ -234,6 +235,35 @@ def vmv(d, m, pc):
     return with_sew(m, inner)
 
 
+def vslide(d, m, pc):
+    """``vslidedown.vi``: ``vd[i] = vs2[i + uimm]`` for the active body elements, 0 where ``i + uimm`` reaches
+    VLMAX (the source group's length under vtype's LMUL)."""
+    if d.spec.sem_op != "down":
+        raise KeyError(d.spec.sem_op)
+    vd, vs2, vm, off = d.vd, d.vs2, vm_of(d), int(d.imm) & 31
+
+    def inner(g, sew):
+        n, tail = vl_of(m, g)
+        if n == 0:
+            return None
+        vtypes = np.unique(np.atleast_1d(m.vtype[g]))
+        vlmax = max(_vtype(int(t), m.vlenb * 8)[1] for t in vtypes)   # vl <= each program's VLMAX
+        o2 = reg_off(m, vs2, sew, vlmax)
+        od = reg_off(m, vd, sew, n)
+        view = m.Vu[sew]
+        src = view[g, o2:o2 + vlmax]
+        idx = np.arange(n) + off
+        inside = idx < vlmax
+        r = np.zeros(src.shape[:-1] + (n,), src.dtype)
+        r[..., inside] = src[..., idx[inside]]
+        if len(vtypes) > 1:   # programs with a shorter group read zeros past their own VLMAX
+            per = np.array([_vtype(int(t), m.vlenb * 8)[1] for t in np.atleast_1d(m.vtype[g])])
+            r = np.where(idx[None, :] < per[:, None], r, 0).astype(src.dtype)
+        write(view, g, od, n, r.copy(), active(m, g, n, vm, tail))
+        return None
+    return with_sew(m, inner)
+
+
 def vmv_scalar(d, m, pc):
     op = d.spec.sem_op
     X, F = m.X, m.F
@@ -406,9 +436,11 @@ def vfred(d, m, pc):
 
 
 FAMILIES = {"valu": valu, "vfalu": vfalu, "vfma": vfma, "vcmp": vcmp, "vfcmp": vfcmp, "vmerge": vmerge,
+            "vslide": vslide,
             "vmv": vmv, "vmv_scalar": vmv_scalar, "vid": vid, "vcvt": vcvt, "vfunary": vfunary, "vmask": vmask,
             "vred": vred, "vfred": vfred}
 OPS = {"valu": set(_VALU), "vfalu": set(_VFALU), "vfma": {"macc", "nmacc", "msac", "nmsac", "madd", "nmadd", "msub", "nmsub"},
        "vcmp": set(_VCMP), "vfcmp": set(_VFCMP), "vmerge": {"vmerge", "fmerge"}, "vmv": {"v", "x", "i", "f"},
        "vmv_scalar": {"x.s", "s.x", "f.s", "s.f"}, "vid": None, "vcvt": set(_VCVT), "vfunary": {"sqrt"},
-       "vmask": set(_VMASK), "vred": set(_VRED), "vfred": {"usum", "osum", "max", "min"}}
+       "vmask": set(_VMASK), "vred": set(_VRED), "vfred": {"usum", "osum", "max", "min"},
+       "vslide": {"down"}}

@@ -231,3 +231,15 @@ def test_a_timing_class_missing_from_the_machine_description_is_a_clean_error():
     config = dataclasses.replace(CFG, timing=timing)
     with pytest.raises(UserError, match=r"timing class 'IntMul' \(of instruction 'mul'\) is not in the 'timing:'"):
         run(build("kernel:\n    mul a0, a0, a0\n    ret\n"), {}, grid=(1,), config=config)
+
+
+def test_a_slide_down_occupies_the_vector_unit_as_its_group_and_its_reader_waits_its_permutation_latency():
+    # vslidedown.vi (class VPerm) at vl 64 e32 m4: 64 x 32 / 256 = 8 cycles of the unit; two back to back 16; the
+    # fused row sum's reduction reading the slid group starts VPerm's latency after the slide's last cycle begins
+    issue, lat = PINNED["VPerm"]
+    assert issue == 1
+    head = "kernel:\n    li t0, 64\n    vsetvli t1, t0, e32, m4, ta, ma\n"
+    assert cycles(head + "    vslidedown.vi v8, v16, 1\n    ret\n") == VSETUP_CYCLES + 8
+    assert cycles(head + "    vslidedown.vi v8, v16, 1\n    vslidedown.vi v12, v20, 1\n    ret\n") == VSETUP_CYCLES + 16
+    assert cycles(head + "    vslidedown.vi v8, v16, 1\n    vfredusum.vs v1, v8, v16\n    ret\n") \
+        == VSETUP_CYCLES + 8 - 1 + lat + 8

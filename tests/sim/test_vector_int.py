@@ -187,3 +187,33 @@ def test_reductions(op, sew, lmul):
         if N[p] > 0:
             exp[p, 0] = np.array(r).astype(x.dtype).view(ST[sew])
     np.testing.assert_array_equal(got, exp)
+
+
+@pytest.mark.parametrize("sew,lmul", [(8, 2), (32, 4), (64, 1)])
+@pytest.mark.parametrize("off", [0, 1, 5, 31])
+def test_vslidedown_vi(sew, lmul, off):
+    """vd[i] = vs2[i + off] for the active body elements, 0 past VLMAX; tails and masked-off elements keep C's."""
+    A, B, C, M, N = data(sew, lmul, seed=16 + off)
+    vm = vlmax(sew, lmul)
+    src = np.zeros_like(A)
+    if off < vm:
+        src[:, :vm - off] = A[:, off:]
+    got, _ = vrun(sew, lmul, f"vslidedown.vi v24, v8, {off}", A, B, C, M, N)
+    np.testing.assert_array_equal(got, expected(C, src, M, N, False))
+    got, _ = vrun(sew, lmul, f"vslidedown.vi v24, v8, {off}, v0.t", A, B, C, M, N)
+    np.testing.assert_array_equal(got, expected(C, src, M, N, True))
+
+
+def test_vslidedown_then_reduction_sums_a_row_after_its_first_element():
+    """The fused row sum's pair: vfredusum.vs of the row slid down by one, at vl = n - 1, starting from element 0
+    of the row itself, equals the sum a reduction of elements 1.. into element 0 gives (the same additions)."""
+    sew, lmul = 32, 4
+    rng = np.random.default_rng(3)
+    A = rng.standard_normal((4, 64)).astype(np.float32)
+    B = rng.standard_normal((4, 64)).astype(np.float32)
+    C = np.zeros((4, 64), np.float32)
+    N = np.array([63, 63, 40, 1])
+    got, _ = vrun(sew, lmul, "vslidedown.vi v16, v8, 1\n    vfredusum.vs v24, v16, v8", A, B, C, N=N)
+    for p in range(4):
+        want = A[p, 0] + np.add.reduce(A[p, 1:N[p] + 1], dtype=np.float32)
+        assert got[p, 0].tobytes() == np.float32(want).tobytes()
