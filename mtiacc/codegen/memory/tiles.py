@@ -92,9 +92,9 @@ def _transfer(lw: Lowering, acc: NdAccess, shape: Sequence[int], lmem: int, esiz
               mask_addr: Optional[int], fill: Optional[Callable[[List[Step]], None]] = None,
               bands: int = 1) -> List[Step]:
     """Move the tile; ``fill`` (a load's ``other``, given the counts moved per axis) runs on every path right
-    before the first transfer, after the address arithmetic and the DMA configuration, which then overlap with it.  ``bands`` > 1 (a store's
-    ``row_bands``): a 2-D block's contiguous rows move in that many transfers.  Returns the number of
-    indices moved per axis."""
+    before the first transfer, after the address arithmetic and the DMA configuration, which then overlap with
+    it.  ``bands`` > 1 (a store's ``row_bands``): a 2-D block's contiguous rows move in that many transfers.
+    Returns the number of indices moved per axis."""
     b: MBuilder = lw.b
     base, off = acc.pointer
     rank = len(shape)
@@ -289,8 +289,11 @@ def lower_load(lw: Lowering, op) -> None:
     if op.other is not None:
         def fill(counts: List[Step]) -> None:
             other = lw.src(op.other)     # a constant's register made on every path, before the branch
-            _fill_unless_whole(lw, counts, shape, lambda: lower_fill(lw.b, op.result.type.numel, other,
-                                                                     Src(elem, addr=dst.offset)))
+            whole = lambda: lower_fill(lw.b, op.result.type.numel, other, Src(elem, addr=dst.offset))  # noqa: E731
+            if acc.general_mask:         # elements masked off inside the counts: always filled
+                whole()
+            else:
+                _fill_unless_whole(lw, counts, shape, whole)
     mask_addr = lw.buffer(op.mask).offset if acc.general_mask else None
     _transfer(lw, acc, shape, dst.offset, esize, True, mask_addr, fill)
     # the fill went first (in program order: the transfer lands over it), so the transfer keeps running: the op
@@ -298,10 +301,10 @@ def lower_load(lw: Lowering, op) -> None:
 
 
 def _fill_unless_whole(lw: Lowering, counts: List[Step], shape: Sequence[int], fill: Callable[[], None]) -> None:
-    """``fill()`` unless the transfer covers the whole tile: an axis clipped at run time (its count a register)
-    branches around the fill when its count is the axis' size at run time (a range box's lower bound moves the
-    start, so the count is whole only when the range covers every index); an axis clipped at compile time below
-    its size always fills."""
+    """``fill()`` unless the range box's transfer covers the whole tile: an axis clipped at run time (its count a
+    register) branches around the fill when its count is the axis' size at run time (a range box's lower bound
+    moves the start, so the count is whole only when the range covers every index); an axis clipped at compile
+    time below its size always fills."""
     if any(isinstance(c, int) and c < d for c, d in zip(counts, shape)):
         fill()
         return
