@@ -143,7 +143,7 @@ class Lowering:
     """What every lowering function receives: the function being lowered and the parts above."""
 
     __slots__ = ("func", "target", "se", "fn", "b", "homes", "order", "engine", "debug", "emit", "release",
-                 "release_dead")
+                 "release_dead", "fused_reductions")
 
     def __init__(self, func: O.FuncOp, target: Target, se: FrozenSet[str] = frozenset()):
         self.func = func
@@ -161,6 +161,8 @@ class Lowering:
         # free block ``v`` now, inside the lowering of ``op``, when ``op`` is its last reader and nothing holds it;
         # returns whether it did (the hub sets it)
         self.release_dead: Callable[[Operation, Value], bool] = lambda op, v: False
+        # tt.reduce ops whose result a fused loop computed beside its operand (tensor/fused.py): nothing to emit
+        self.fused_reductions: Set[Operation] = set()
 
     # The value homes, at hand: ``lw.get(v)`` reads better than ``lw.homes.get(v)`` in every lowering.
     def get(self, v: Value) -> VReg:

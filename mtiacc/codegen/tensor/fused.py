@@ -36,7 +36,11 @@ chain fits three groups, two rows run an iteration, each in three groups of its 
 :func:`_emit_pairs` does): the in-order vector unit finds the other row's step between two dependent ones.  Each
 row's stores of a step follow both rows' arithmetic of it (``Segment.flush``): a store waits for its result, and the
 other row's load would otherwise wait behind it (``acc * alpha[:, None]``: load, load, multiply, multiply, store,
-store).
+store).  A result whose one reader is ``tl.sum(., 1)`` (:func:`row_sums`: f32 rows of at most a group) is summed
+there instead of stored: the row's elements after its first slid down one (``vslidedown.vi``) and reduced into
+its first (``vfredusum.vs``), the additions the reduction of the stored row makes (``tensor/reduce.py``), each sum
+stored from ``v1`` / ``v2`` at the end of the iteration; the ``tt.reduce`` emits nothing (flash attention's
+``l_ij = tl.sum(p, 1)``: its f32 ``p`` neither stored nor read back).
 """
 from __future__ import annotations
 
@@ -44,7 +48,7 @@ from typing import Dict, List, Optional
 
 from mtiacc.codegen import control, mathlib
 from mtiacc.codegen.context import Lowering
-from mtiacc.codegen.machine.mir import Mem, VReg
+from mtiacc.codegen.machine.mir import Mem, VMem, VReg
 from mtiacc.codegen.vector.lmem import Buffer
 from mtiacc.codegen.arith.scalar import constant
 from mtiacc.codegen.vector.vloop import Src, elem_bytes, sew_of
@@ -52,8 +56,9 @@ from mtiacc.codegen.vector.fused_loop import (POOLS, OutOfRegisters, Segment, _i
                                               iota, prefix_mask)
 from mtiacc.diagnostics import CompileError
 from mtiacc.ir import ops as O
-from mtiacc.ir.core import Value
+from mtiacc.ir.core import Operation, Value
 from mtiacc.ir.fused import FusedElementwiseOp
+from mtiacc.ir.shape_ops import ReduceOp
 from mtiacc.ir.types import f32, f64, i32, i64
 
 
@@ -73,6 +78,24 @@ def row_source(v: Value, shape) -> Optional[Value]:
     if not src.type.is_block() or list(src.type.shape) != [shape[0], 1] or src.type.element_type not in ROW_LOADS:
         return None
     return src
+
+
+def row_sums(lw: Lowering, op: FusedElementwiseOp, shape) -> Dict[Value, Operation]:
+    """The results of ``op`` (an ``[R, C]`` f32 chain run by rows) whose one reader is ``tl.sum`` along the rows,
+    by the region value yielded: the pair loop sums each row beside computing it (the module docstring) where the
+    reduction would have been ``tensor/reduce.py``'s short rows (the row's first element, plus the unordered sum
+    of the rest), so the result is the same, and the block is never stored."""
+    if len(shape) != 2 or shape[0] % 2 or not 2 <= shape[1] <= lw.target.vlen_bits * 4 // 32:
+        return {}
+    out = {}
+    for r, y in zip(op.results, op.block.terminator.values):
+        if r.type.element_type != f32 or len(r.uses) != 1 or r in lw.keep:
+            continue
+        red = r.uses[0].op
+        if isinstance(red, ReduceOp) and not red.regions and red.kind == "sum" and red.axis in (1, -1) \
+                and red.result.type.element_type == f32 and red.result in lw.demanded:
+            out[y] = red
+    return out
 
 
 def reads(op: FusedElementwiseOp) -> List[Value]:
@@ -157,11 +180,12 @@ ROW_PAIR_POOLS = (POOLS[4][:3], POOLS[4][3:6])
 
 
 def _by_row_pairs(b, lw: Lowering, work, wmax, srcs, scalars, stores, consts, rows: Dict[Value, tuple], shape,
-                  comment: str) -> bool:
+                  comment: str, sums: Dict[Value, Operation]) -> bool:
     """Two rows an iteration (the module docstring), when ``R`` is even, a row fits one chunk at LMUL 4 and the
-    chain fits :data:`ROW_PAIR_POOLS`; False (nothing emitted) otherwise."""
+    chain fits :data:`ROW_PAIR_POOLS`; False (nothing emitted) otherwise.  ``sums``: the yielded values whose
+    row sums the loop computes (:func:`row_sums`), their ``tt.reduce`` results written here."""
     R, C = shape
-    if R % 2 or C > lw.target.vlen_bits * 4 // wmax:
+    if R % 2 or C > lw.target.vlen_bits * 4 // wmax or sums and wmax != 32:
         return False
     segs = []
     for pool in ROW_PAIR_POOLS:
@@ -173,35 +197,50 @@ def _by_row_pairs(b, lw: Lowering, work, wmax, srcs, scalars, stores, consts, ro
         segs.append((Segment(b, work, 4, wmax, mine, scalars, stores, consts, dry=False, se=lw.se, pool=pool), own))
     (a, a_rows), (c, c_rows) = segs
     count = b.x("rows")
-    b("li", count, R // 2, comment=comment + ", two rows at a time")
+    b("li", count, R // 2, comment=comment + ", two rows at a time" + (", row sums fused" if sums else ""))
     steps: Dict[Value, int] = {}
+    cols = []
+    for y, red in sums.items():     # each row's sum: element r of the reduction's result
+        lw.fused_reductions.add(red)
+        at = Src(f32, addr=lw.alloc(red.result).offset)
+        pa, pc = _pointer(b, at, 0), _pointer(b, at, 1)
+        a.row_sums[y], c.row_sums[y] = ("v1", pa), ("v2", pc)
+        cols.append((pa, pc, None, None, at))
     for k, s in a.memory().items():
         a.ptrs[k], c.ptrs[k] = _pointer(b, s, 0), _pointer(b, s, C)
         steps[k] = 2 * C * elem_bytes(s.elem)
-    cols = [(_pointer(b, src, 0), _pointer(b, src, 1), ra, c_rows[k][0], src) for k, (ra, src) in a_rows.items()]
+    cols += [(_pointer(b, src, 0), _pointer(b, src, 1), ra, c_rows[k][0], src) for k, (ra, src) in a_rows.items()]
+    rest, one = (b.li(C - 1, "rest"), b.li(1, "one")) if sums else (None, None)
     avl = b.li(C, "n")
     top = b.new_label("rows")
     b.label(top)
     for pa, pc, ra, rc, src in cols:
-        b(ROW_LOADS[src.elem], ra, Mem(pa, 0))
-        b(ROW_LOADS[src.elem], rc, Mem(pc, 0))
+        if ra is not None:
+            b(ROW_LOADS[src.elem], ra, Mem(pa, 0))
+            b(ROW_LOADS[src.elem], rc, Mem(pc, 0))
     a.vl = c.vl = b.x("vl")
     b("vsetvli", a.vl, avl, f"e{wmax}, m4, {a.masks.policy}")
     a.cur = c.cur = (wmax, 4)
     a.pending, c.pending = [], []    # each row's stores after the other row's step (Segment.flush)
     j = 0
+    stored: List[tuple] = []       # row sums reduced, not yet stored
     while j < len(work):   # op by op, a compare into v0 and its reader kept together (as in _emit_pairs)
         run = a.masks.reader.get(j, j) + 1 - j
+        if any(op.name.startswith("math.") for op in work[j:j + run]):
+            _store_sums(b, one, stored)     # the expansion may take v1 / v2 as temporaries
         for seg in (a, c):
             for i in range(j, j + run):
                 if i > j:
                     seg.flush()
+                    _sum_rows(b, a, c, rest, stored)
                 seg.step(i, work[i])
             (c if seg is a else a).cur = seg.cur
         for seg in (a, c):       # both rows' stores of this step after both rows' arithmetic
             seg.flush()
             (c if seg is a else a).cur = seg.cur
+        _sum_rows(b, a, c, rest, stored)
         j += run
+    _store_sums(b, one, stored)
     for pa, pc, _, _, src in cols:
         b("addi", pa, pa, 2 * elem_bytes(src.elem))
         b("addi", pc, pc, 2 * elem_bytes(src.elem))
@@ -211,6 +250,38 @@ def _by_row_pairs(b, lw: Lowering, work, wmax, srcs, scalars, stores, consts, ro
     b("addi", count, count, -1)
     b("bnez", count, top)
     return True
+
+
+def _sum_rows(b, a: Segment, c: Segment, rest: VReg, stored: List[tuple]) -> None:
+    """The row sums of the values the two rows' steps just computed (``Segment.sums``): per row, its elements after
+    the first slid down one (``vslidedown.vi``), reduced at ``vl = C - 1`` into its first element
+    (``vfredusum.vs`` with the row's own group as the start): the additions ``tensor/reduce.py`` makes of the
+    stored row (``_reduce_short_rows``).  The sums' m1 registers go to ``stored`` (:func:`_store_sums`)."""
+    pend = [(seg, *x) for seg in (a, c) for x in seg.sums]
+    if not pend:
+        return
+    b("vsetvli", "zero", rest, "e32, m4, ta, ma")
+    temps = []
+    for seg, g, _, _ in pend:   # a group of the row's own that is free, else the one no pair takes
+        temps.append(next((t for t in seg.free if t != g), POOLS[4][-1]))
+        b("vslidedown.vi", temps[-1], g, 1)
+    for (_, g, acc, _), t in zip(pend, temps):
+        b("vfredusum.vs", acc, t, g, comment="tt.reduce sum of the row, fused")
+    stored.extend((acc, ptr) for _, _, acc, ptr in pend)
+    for seg in (a, c):
+        seg.sums.clear()
+        seg.cur = None
+
+
+def _store_sums(b, one: VReg, stored: List[tuple]) -> None:
+    """Store the row sums from their m1 registers at ``vl = 1``, as late in the iteration as nothing else may
+    use ``v1`` / ``v2`` (after the steps that follow, unless one is a math library expansion): each store waits
+    for its reduction, and the steps between fill that wait."""
+    if stored:
+        b("vsetvli", "zero", one, "e32, m1, ta, ma")
+        for acc, ptr in stored:
+            b("vse32.v", acc, VMem(ptr))
+        stored.clear()
 
 
 def _by_rows(b, seg: Segment, rows: Dict[Value, tuple], shape, comment: str) -> None:
@@ -281,8 +352,11 @@ def lower(lw: Lowering, op: FusedElementwiseOp) -> None:
         srcs[a] = lw.src(v) if v.type.is_block() else Src(v.type, scalar=lw.get(v))
     stores: Dict[Value, Src] = {}
     work_last = next((c for c in reversed(inner) if not isinstance(c, O.ConstantOp)), None)
+    sums = row_sums(lw, op, shape) if rows else {}
     for r, y in zip(op.results, yielded):
-        if r in lw.demanded:
+        if y in sums:                 # stored only if the pair loop does not take its row sum (below)
+            stores[y] = Src(r.type.element_type)
+        elif r in lw.demanded:
             home = (control.carried_home(lw, op, r) if len(op.results) == 1 and getattr(y, "op", None) is work_last else None)
             stores[y] = Src(r.type.element_type, addr=home.offset if home else lw.result_addr_in_place(op, r))
             if y in srcs:  # a yielded input: copy it through the loop
@@ -309,8 +383,12 @@ def lower(lw: Lowering, op: FusedElementwiseOp) -> None:
                                                          known=whole, iotas=iotas)
     mathlib._materialize(b, consts)
     if rows:    # no prefix masks or index ranges (1-D only) in a loop over 2-D blocks
-        if len(plan) == 1 and _by_row_pairs(b, lw, work, wmax, srcs, scalars, stores, consts, rows, shape, comment):
+        if len(plan) == 1 and _by_row_pairs(b, lw, work, wmax, srcs, scalars, stores, consts, rows, shape, comment,
+                                            sums):
             return
+        for r, y in zip(op.results, yielded):
+            if y in sums:
+                stores[y] = Src(r.type.element_type, addr=lw.result_addr_in_place(op, r))
         for ops, seg_lmul in plan:
             _by_rows(b, Segment(b, ops, seg_lmul, wmax, srcs, scalars, stores, consts, dry=False, se=lw.se),
                      rows, shape, comment)

@@ -242,6 +242,8 @@ def _reduce_short_rows(lw: Lowering, src_addr: int, dst_addr: int, outer: int, R
 
 
 def lower_reduce(lw: Lowering, op) -> None:
+    if op in lw.fused_reductions:    # the fused loop that computed its operand wrote it (tensor/fused.py)
+        return
     b: MBuilder = lw.b
     src, a, kind = op.src, op.axis, op.kind
     shape = src.type.shape

@@ -124,6 +124,10 @@ class Segment:
         self.cur = None
         # stores held back until this segment's next step (None: stored at once): see :meth:`flush`
         self.pending: Optional[List[Tuple[Value, str]]] = None
+        # values whose row sum the loop computes in place of storing them: value -> (the m1 register of the sum,
+        # the pointer to the row's sum); their groups wait in ``sums`` for the pair loop (tensor/fused.py)
+        self.row_sums: Dict[Value, Tuple[str, VReg]] = {}
+        self.sums: List[Tuple[str, str, VReg]] = []
         self.last: Dict[Value, int] = {}
         for j, op in enumerate(ops):
             for v in op.operands:
@@ -232,6 +236,9 @@ class Segment:
 
     def store(self, v: Value, g: str) -> None:
         elem = v.type
+        if v in self.row_sums:
+            self.sums.append((g, *self.row_sums[v]))
+            return
         if self.pending is not None and not elem.is_bool():
             self.pending.append((v, g))
             return
@@ -551,7 +558,8 @@ class Segment:
         """The local-memory operands this loop reads or writes (key: id of the IR value)."""
         used = {v for op in self.ops for v in op.operands}
         mem = {k: s for k, s in self.srcs.items() if k in used and not s.is_scalar}
-        mem.update({op.result: self.stores[op.result] for op in self.ops if op.result in self.stores})
+        mem.update({op.result: self.stores[op.result] for op in self.ops
+                    if op.result in self.stores and op.result not in self.row_sums})
         return mem
 
     def per_chunk(self) -> bool:
