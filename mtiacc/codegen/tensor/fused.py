@@ -91,8 +91,9 @@ def row_sums(lw: Lowering, op: FusedElementwiseOp, shape) -> Dict[Value, Operati
     for r, y in zip(op.results, op.block.terminator.values):
         if r.type.element_type != f32 or len(r.uses) != 1 or r in lw.keep:
             continue
-        red = r.uses[0].op
-        if isinstance(red, ReduceOp) and not red.regions and red.kind == "sum" and red.axis in (1, -1) \
+        red = r.uses[0].op        # in the same block: its result's buffer lives from here as a block of it would
+        if isinstance(red, ReduceOp) and red.parent is op.parent and not red.regions and red.kind == "sum" \
+                and red.axis in (1, -1) \
                 and red.result.type.element_type == f32 and red.result in lw.demanded:
             out[y] = red
     return out
