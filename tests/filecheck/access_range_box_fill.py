@@ -1,8 +1,9 @@
 # A range-box tile load (a block pointer's or descriptor's boundary check with a padding) fills the tile with its
 # padding only when the run-time clipping leaves part of it out: each clipped axis' count is compared with its
 # size and a tile in range branches around the fill (tutorial 06's K and V tiles: every one in range). The padding's
-# register is made before the branch, on both paths.
-# RUN: mtiacc %s --emit=asm --asm-syntax=mtia -O2 --kernel=ragged_2d -D B=16 --signature '*fp32,*fp32,i32,i32,i32,i32' | filecheck %s --check-prefix=TWO
+# register is made before the branch, on both paths. A tile under 2 KiB (16 x 16 f32) is filled without a check.
+# RUN: mtiacc %s --emit=asm --asm-syntax=mtia -O2 --kernel=ragged_2d -D B=32 --signature '*fp32,*fp32,i32,i32,i32,i32' | filecheck %s --check-prefix=TWO
+# RUN: mtiacc %s --emit=asm --asm-syntax=mtia -O2 --kernel=ragged_2d -D B=16 --signature '*fp32,*fp32,i32,i32,i32,i32' | filecheck %s --check-prefix=SMALL
 # RUN: mtiacc %s --emit=asm --asm-syntax=mtia -O2 --kernel=ragged_rows -D B=16 --signature '*fp16,*fp16,i32,i32' | filecheck %s --check-prefix=ONE
 import triton
 import triton.language as tl
@@ -32,6 +33,11 @@ def ragged_rows(X, Y, M, om, B: tl.constexpr):
 # TWO-NOT: vse32.v
 # TWO: mtia.dma.in2d
 # TWO: ret
+
+# SMALL-LABEL: ragged_2d:
+# SMALL-NOT: no fill
+# SMALL: # fill
+# SMALL: mtia.dma.in2d
 
 # ONE-LABEL: ragged_rows:
 # ONE: beq {{[a-z0-9]+}}, {{[a-z0-9]+}}, [[WHOLE:.Lwhole[0-9]+]] # every index of the tile in range: no fill

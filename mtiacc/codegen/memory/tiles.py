@@ -290,14 +290,20 @@ def lower_load(lw: Lowering, op) -> None:
         def fill(counts: List[Step]) -> None:
             other = lw.src(op.other)     # a constant's register made on every path, before the branch
             whole = lambda: lower_fill(lw.b, op.result.type.numel, other, Src(elem, addr=dst.offset))  # noqa: E731
-            if acc.general_mask:         # elements masked off inside the counts: always filled
-                whole()
+            if acc.general_mask or op.result.type.numel * esize < FILL_CHECK_MIN_BYTES:
+                whole()     # masked-off elements inside the counts; or a fill too short to be worth a check
             else:
                 _fill_unless_whole(lw, counts, shape, whole)
     mask_addr = lw.buffer(op.mask).offset if acc.general_mask else None
     _transfer(lw, acc, shape, dst.offset, esize, True, mask_addr, fill)
     # the fill went first (in program order: the transfer lands over it), so the transfer keeps running: the op
     # after it that touches local memory waits (insert-waits), and a prefetch's reader only where its tile is read
+
+
+# A range-boxed load's padding fill of at least this many bytes is skipped at run time when the tile is whole (its
+# 64 cycles of the vector unit, at 32 bytes a cycle, against the check's compare and branch per clipped axis); a
+# shorter one is always filled, so a tile that is never whole (a ragged matrix in small blocks) pays no check
+FILL_CHECK_MIN_BYTES = 2048
 
 
 def _fill_unless_whole(lw: Lowering, counts: List[Step], shape: Sequence[int], fill: Callable[[], None]) -> None:
