@@ -18,6 +18,10 @@ codegen, on the IR as the passes leave it, so that a pass asks what fits instead
 * a value a loop's body only yields is made in the carried block's buffer when codegen does so (a prefetch load
   that no later op of the body reads the carried block after; an elementwise op or an engine dot that every
   reader of the carried block comes before): one buffer;
+* the ``arith.truncf`` the engine's accumulator store does (``read_back``) is the accumulators' buffer (an
+  alias); a loop over tiles whose output tile is stored under the next trip (the loop's ``store_under_next``,
+  which :func:`plan_stores_under` decides once the passes are done) gives that tile a buffer of its own, sized as
+  the tile, from the loop's start (after the loop's carried blocks) to the kernel's end;
 * an op's **scratch**: the bf16 parts codegen splits the fp32 operands of an engine dot into, and the 16-bit
   copies ``legalize-fp8`` widens an engine dot's fp8 operands to, live at that op; when split parts do not
   fit, codegen frees the first operand once split if the dot is its last reader (and writes a loop's
@@ -40,8 +44,9 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from mtiacc.diagnostics import CompileError
 from mtiacc.ir import ops as O
+from mtiacc.ir.analysis.k_loops import tile_stored_under_next
 from mtiacc.ir.core import Block, BlockArgument, Operation, OpResult, Value
-from mtiacc.ir.dot_ops import SPLIT_PRECISIONS, DotOp
+from mtiacc.ir.dot_ops import SPLIT_PRECISIONS, DotOp, read_back_source
 from mtiacc.ir.scf import ForOp, IfOp, WhileOp, YieldOp
 from mtiacc.ir.types import FloatType, IntType, PointerType
 from mtiacc.target import Target
@@ -71,6 +76,7 @@ class Block_:
     last: int
     offset: int = -1
     what: str = ""
+    rank: int = 0       # among the blocks of one position, codegen allocates the lower rank first
 
     @property
     def size(self) -> int:
@@ -297,7 +303,7 @@ def plan_function(func: O.FuncOp, target: Target) -> LocalMemoryPlan:
                 outer = u                         # an init: codegen frees it once the loop is lowered
             last = max(last, ends[id(outer)][1] if outer is not None else upos)
         what = f"`{v.name_hint}`" if v.name_hint else f"a block of {v.type}"
-        key = group.get(id(v), id(v))
+        key = _buffer_key(v, group)
         b = blocks.get(key)
         if b is None:
             blocks[key] = Block_(v, 1 if handed else block_bytes(v.type), p, last, what=what)
@@ -325,10 +331,24 @@ def plan_function(func: O.FuncOp, target: Target) -> LocalMemoryPlan:
         b = blocks.get(group.get(id(v), id(v))) if v is not None else None
         if b is not None:   # two buffers from the loop on, never freed: a store may read one
             b.nbytes, b.first, b.last = 2 * _aligned(b.nbytes), ends[id(loop)][0], end
+    for loop in func.walk():
+        v = tile_stored_under_next(loop) if isinstance(loop, ForOp) and loop.store_under_next else None
+        b = blocks.get(_buffer_key(v, group)) if v is not None else None
+        if b is not None:   # a buffer of its own from the loop on, after the loop's carried blocks; never freed
+            b.first, b.last, b.rank, b.nbytes = ends[id(loop)][0], end, 1, block_bytes(v.type)
     plan = LocalMemoryPlan(capacity, base, target.stack_bytes, list(blocks.values()), ends, scratch,
                            dying={p: v for p, v in dying.items()}, lmem_bytes=target.lmem_bytes)
     _assign(plan)
     return plan
+
+
+def _buffer_key(v: Value, group: Dict[int, int]) -> int:
+    """The key of ``v``'s buffer among the plan's blocks: its carried group's (:func:`_carried_groups`); for the
+    ``arith.truncf`` the engine's accumulator store does (``read_back``), the accumulators' buffer, which it
+    aliases (codegen's ``ndblocks.is_alias``)."""
+    if isinstance(v, OpResult) and read_back_source(v.op) is not None:
+        v = v.op.operands[0]
+    return group.get(id(v), id(v))
 
 
 _BINARY = (O.AddIOp, O.SubIOp, O.MulIOp, O.MulHiUIOp, O.DivSIOp, O.DivUIOp, O.RemSIOp, O.RemUIOp, O.AndIOp,
@@ -468,7 +488,7 @@ def _assign(plan: LocalMemoryPlan) -> None:
     """First fit in definition order, freeing after the last reader: codegen's allocator, ahead of time."""
     live: List[Block_] = []
     high = 0
-    for b in sorted(plan.blocks, key=lambda b: b.first):
+    for b in sorted(plan.blocks, key=lambda b: (b.first, b.rank)):
         live = [x for x in live if x.last >= b.first]
         cursor = _first_fit(live, b.size)
         if cursor + b.size > plan.capacity:       # written over an operand it reads last (codegen does so too)
@@ -493,6 +513,35 @@ def _first_fit(live: List[Block_], size: int) -> int:
             break
         cursor = max(cursor, x.offset + x.size)
     return cursor
+
+
+def plan_stores_under(func: O.FuncOp, target: Target) -> LocalMemoryPlan:
+    """Decide which loops over tiles leave their output tile's store in flight under the next trip (the loop's
+    ``store_under_next``; the shape: :func:`~mtiacc.ir.analysis.k_loops.tile_stored_under_next`), and return the
+    plan with them.  The tile then takes a buffer of its own from the loop's start to the kernel's end (so the
+    K loop's accumulator store of the next trip waits for the store of this one, not every store of the trip),
+    where it is otherwise a block from the accumulator store on; it is chosen when the K loop's accumulators are
+    kept in the engine (their store writes the tile's buffer: not rows handed on to a next loop) and the plan
+    with the tile's buffer from the loop's start still fits.  Run once, after the passes, before codegen reads
+    the decision."""
+    plan = plan_function(func, target)
+    if plan.peak > plan.capacity:
+        return plan
+    resident, _ = _resident(func, target.dpe_accumulator_rows)
+    for loop in [op for op in func.walk() if isinstance(op, ForOp) and not op.store_under_next]:
+        v = tile_stored_under_next(loop)
+        if v is None:
+            continue
+        r = v.op.operands[0]
+        if id(r.op.iter_args[r.index]) not in resident or _handed_on(r, resident):
+            continue
+        loop.attrs["store_under_next"] = True
+        tried = plan_function(func, target)
+        if tried.peak <= tried.capacity:
+            plan = tried
+        else:
+            del loop.attrs["store_under_next"]
+    return plan
 
 
 class BlockOverSram(CompileError):
@@ -527,6 +576,6 @@ def annotate(func: O.FuncOp, plan: LocalMemoryPlan) -> None:
                                  for b in sorted(plan.blocks, key=lambda b: (b.first, b.offset))]
 
 
-__all__: Sequence[str] = ("LocalMemoryPlan", "plan_function", "annotate", "block_bytes", "kernel_of", "check_sram",
+__all__: Sequence[str] = ("LocalMemoryPlan", "plan_function", "plan_stores_under", "annotate", "block_bytes", "kernel_of", "check_sram",
                           "drains_engine",
                           "BlockOverSram")
