@@ -213,6 +213,37 @@ def _scratch(op: Operation) -> int:
                             if isinstance(v.type.element_type, FloatType) and v.type.element_type.is_fp8)
 
 
+def _access_scratch(op: Operation) -> int:
+    """The scratch a load or store needs while it moves: a ``split-tiles`` tile moved by columns goes through a
+    transposed copy of the tile (``codegen/memory/split_tiles.py``)."""
+    from mtiacc.ir.analysis.split_axes import by_columns, pointer_axes
+    if not isinstance(op, (O.LoadOp, O.StoreOp)) or op.attrs.get("access") != "split-tiles":
+        return 0
+    p = pointer_axes(op.ptr)
+    t = op.result.type if isinstance(op, O.LoadOp) else op.value.type
+    if p is None or len(t.shape) != 2 or not by_columns([s.normalized() for s in p[1]], t.shape):
+        return 0
+    return _aligned(block_bytes(t))
+
+
+def _window(op: Operation) -> List[int]:
+    """The sizes, largest first, of the window a ``runs`` load reads its indices through
+    (:func:`~mtiacc.ir.analysis.split_index.window_elements`): codegen takes the first that fits beside the live
+    blocks (``codegen/memory/runs.py``), none when neither does."""
+    from mtiacc.ir.analysis.split_index import split_pointer, window_elements
+    if not isinstance(op, O.LoadOp) or op.attrs.get("access") != "runs" or not op.result.type.is_block():
+        return []
+    p = split_pointer(op.ptr)
+    t = op.result.type
+    if p is None:
+        return []
+    n, esize = t.numel, block_bytes(t) // t.numel
+    cap = window_elements(p[1].normalized(), n, esize)
+    if cap is None:
+        return []
+    return [_aligned(cap * esize)] + ([_aligned(n * esize)] if cap > n else [])
+
+
 def _split(op: DotOp) -> int:
     """The bf16 parts of an engine dot's fp32 operands."""
     if op.input_precision not in SPLIT_PRECISIONS:
@@ -239,6 +270,7 @@ def plan_function(func: O.FuncOp, target: Target) -> LocalMemoryPlan:
     loops: Dict[int, Tuple[Operation, ...]] = {}   # id(op) -> the loops around it, outermost first
     scratch: Dict[int, int] = {}
     dying: Dict[int, List[Value]] = {}
+    windows: Dict[int, List[int]] = {}   # position -> the sizes a load's window may take, largest first
     defs: List[Tuple[Value, int, Tuple[Operation, ...]]] = []
     stores: List[Tuple[O.StoreOp, int]] = []
     dots: List[Tuple[DotOp, Block]] = []
@@ -254,6 +286,16 @@ def plan_function(func: O.FuncOp, target: Target) -> LocalMemoryPlan:
                 stores.append((op, p))
             elif isinstance(op, DotOp) and op.on_engine():
                 dots.append((op, block))
+            if isinstance(op, _BY_ADDRESS[:2]) and op.results[0].type.is_block() and len(op.results) > 1:
+                # a result of a reduction or scan of several operands that nothing reads: a temporary while it runs
+                unused = sum(_aligned(r.type.numel * max(block_bytes(r.type) // r.type.numel, 4))
+                             for r in op.results if not _materialized(r, memo))
+                if unused:
+                    scratch[p] = unused
+            if _access_scratch(op):
+                scratch[p] = _access_scratch(op)
+            elif _window(op):
+                windows[p] = _window(op)
             if _scratch(op):
                 scratch[p] = _scratch(op)
                 dying[p] = [op.a] if _split(op) else []
@@ -318,6 +360,12 @@ def plan_function(func: O.FuncOp, target: Target) -> LocalMemoryPlan:
         elif id(v) not in blocks and id(v) not in resident and not _materialized(v, memo) \
                 and isinstance(v.type.element_type, (FloatType, IntType)):
             blocks[id(st)] = Block_(v, block_bytes(v.type), p, end, what=f"the stored {v.type} filled at its store")
+    for op in func.walk():    # a broadcast scalar such an op reads by address: filled into a buffer never freed
+        if isinstance(op, _BY_ADDRESS) and id(op) in pos:
+            for v in op.operands:
+                if v.type.is_block() and _scalar_root(v) is not None and id(v) not in blocks:
+                    blocks[id(v)] = Block_(v, block_bytes(v.type), pos[id(op)], end,
+                                           what=f"`{v.name_hint}`" if v.name_hint else f"a filled {v.type}")
     for dot, block in dots:   # the engine reads them until the next drain, or the end of the loop body
         ops = block.ops
         nxt = next((o for o in ops[ops.index(dot) + 1:] if _disturbs_engine(o, memo)), None)
@@ -338,8 +386,37 @@ def plan_function(func: O.FuncOp, target: Target) -> LocalMemoryPlan:
             b.first, b.last, b.rank, b.nbytes = ends[id(loop)][0], end, 1, block_bytes(v.type)
     plan = LocalMemoryPlan(capacity, base, target.stack_bytes, list(blocks.values()), ends, scratch,
                            dying={p: v for p, v in dying.items()}, lmem_bytes=target.lmem_bytes)
+    for p, sizes in windows.items():   # the largest that fits beside the blocks live there, as codegen takes it
+        live = plan.live_at(p)
+        scratch[p] = scratch.get(p, 0) + next((n for n in sizes if live + n <= capacity), 0)
     _assign(plan)
     return plan
+
+
+def _by_address() -> tuple:
+    from mtiacc.ir.permute_ops import GatherOp, HistogramOp, SortOp
+    from mtiacc.ir.shape_ops import ReduceOp, ScanOp
+    return (ReduceOp, ScanOp, SortOp, GatherOp, HistogramOp)
+
+
+# ops that read their block operands at an address (codegen's ``tensor.axes.source_addr``): a splat or a constant
+# block (behind shape ops) is filled into a buffer of its own at the first of them, which codegen never frees
+_BY_ADDRESS = _by_address()
+
+
+def _scalar_root(v: Value) -> Optional[Value]:
+    """The splat or constant behind block ``v`` through shape ops, when the whole block is one scalar (codegen's
+    ``tensor.axes.scalar_root``)."""
+    from mtiacc.ir.shape_ops import ExpandDimsOp, ReshapeOp, TransOp
+    while isinstance(v, OpResult):
+        op = v.op
+        if isinstance(op, (O.SplatOp, O.ConstantOp)):
+            return v
+        if isinstance(op, (ExpandDimsOp, ReshapeOp, O.BroadcastOp, TransOp)) and op.src.type.is_block():
+            v = op.src
+            continue
+        return None
+    return None
 
 
 def _buffer_key(v: Value, group: Dict[int, int]) -> int:
