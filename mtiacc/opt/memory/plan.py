@@ -26,6 +26,11 @@ codegen, on the IR as the passes leave it, so that a pass asks what fits instead
   copies ``legalize-fp8`` widens an engine dot's fp8 operands to, live at that op; when split parts do not
   fit, codegen frees the first operand once split if the dot is its last reader (and writes a loop's
   accumulator in place: the carried block's one buffer), and so does the plan;
+* a load's or a store's **scratch**: a ``split-tiles`` tile moved by columns goes through a transposed copy; a
+  ``runs`` load reads its indices through a window (the largest of its sizes that fits beside the live blocks,
+  none when neither does, as codegen takes it); a reduction's or a scan's result nothing reads is a temporary
+  while it runs; a splat or a constant block that a reduction, a scan, a sort, a gather or a histogram reads by
+  address is filled into a buffer at the first of them, which codegen keeps to the kernel's end;
 * when a block does not fit, an elementwise op writes its result over an operand of the same shape and element
   size that it reads last (codegen's ``Lowering.result_addr_in_place``), and so does the plan.
 
