@@ -100,6 +100,8 @@ class LocalMemoryPlan:
     dying: Dict[int, List[Value]] = dataclasses.field(default_factory=dict)
     peak: int = 0
     lmem_bytes: int = 0                # the machine's local memory, stack included
+    # id(value) of the loops' carried accumulators (and their dots' results) the matrix engine keeps: no buffer
+    resident: frozenset = frozenset()
 
     def share(self, parts: int, free: Optional[int] = None) -> int:
         """What a pass that keeps or fetches ahead may take: its share of the machine's local memory (one of
@@ -390,7 +392,8 @@ def plan_function(func: O.FuncOp, target: Target) -> LocalMemoryPlan:
         if b is not None:   # a buffer of its own from the loop on, after the loop's carried blocks; never freed
             b.first, b.last, b.rank, b.nbytes = ends[id(loop)][0], end, 1, block_bytes(v.type)
     plan = LocalMemoryPlan(capacity, base, target.stack_bytes, list(blocks.values()), ends, scratch,
-                           dying={p: v for p, v in dying.items()}, lmem_bytes=target.lmem_bytes)
+                           dying={p: v for p, v in dying.items()}, lmem_bytes=target.lmem_bytes,
+                           resident=frozenset(resident))
     for p, sizes in windows.items():   # the largest that fits beside the blocks live there, as codegen takes it
         live = plan.live_at(p)
         scratch[p] = scratch.get(p, 0) + next((n for n in sizes if live + n <= capacity), 0)
