@@ -20,7 +20,8 @@ of the loaded tiles would take more than the local-memory plan leaves free while
 (``mtiacc.opt.memory.plan``; ``lmem-bytes``, when set, instead), or, unless the trip count is a constant
 multiple of S, while the loop of the last iterations would not fit (it runs the body as it is, its carried
 blocks in homes of their own while the pipelined loop's results, its inits, stay live: the plan's free bytes
-while the loop runs must hold the carried blocks a second time), with a remark; and to the trip count when that
+while the loop runs must hold the carried blocks a second time, but for the accumulators the matrix engine keeps:
+their rows go on to that loop as they are), with a remark; and to the trip count when that
 is a smaller constant.  The loop gets ``{pipeline_stages = S}``.
 
 The unrolled loop runs ``trip // S`` times (its upper bound computed in the IR when the trip count is not
