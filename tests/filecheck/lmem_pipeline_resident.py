@@ -3,7 +3,7 @@
 # they are: no buffer).  Tutorial 03 with 128 x 128 x 64 tiles on a machine of 160 KiB of local memory: 2 stages
 # (two copies of the 32768 bytes of tiles fit beside the 65536-byte accumulators' buffer), the slot loop of
 # persistent-programs fetching the next program's first tiles, the tile stored under the next program; it was one
-# stage (the remainder loop's 65536-byte accumulator counted against the 61440 bytes free while the loop runs),
+# stage (the remainder loop's 65536-byte accumulator counted against the 61312 bytes free while the loop runs),
 # with a remark, and no slot loop.
 # RUN: mtiacc %s --kernel matmul_kernel --emit=ir -D BLOCK_SIZE_M=128 -D BLOCK_SIZE_N=128 \
 # RUN:   -D BLOCK_SIZE_K=64 --set pe.local_memory_bytes=163840 \
