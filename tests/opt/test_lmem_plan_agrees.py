@@ -75,6 +75,15 @@ def test_the_plan_covers_the_scratch_of_loads_and_reductions(kernel, signature, 
     assert used <= plan <= max(CLOSE * used, used + 1024), (plan, used)
 
 
+def test_the_plan_is_codegen_on_an_fp8_dot_loop_pipelined_in_3_stages():
+    """tests/filecheck/lmem_fp8_dot.py: the engine keeps the 128 x 256 accumulator across the pipelined loop and the
+    loop of its last iterations, so pipeline-dots takes 3 stages (it counted the accumulator's home twice and took
+    1); the plan's peak is codegen's bytes."""
+    plan, used, capacity = plan_and_use(ROOT / "tests" / "filecheck" / "lmem_fp8_dot.py", "k", "*fp8e5,*fp8e5,*fp32,i32",
+                                        {"BM": 128, "BN": 256, "BK": 128, "STAGES": 3})
+    assert plan == used <= capacity, (plan, used)
+
+
 def test_a_tile_stored_under_the_next_trip_is_planned_where_codegen_puts_it():
     """Tutorial 09's loop over tiles with 32 KiB of local memory: the plan decides to store the tile under the
     next trip (its own f16 buffer from the loop's start: 16384 bytes with one stage of tiles) and equals codegen;
