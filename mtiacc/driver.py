@@ -116,11 +116,12 @@ def run_ir_passes(module, passes: list, opts: Options, context=None) -> None:
 
 
 def plan_local_memory(module, target: Target) -> None:
-    """The local-memory plan of the kernel as the passes left it, written on its function (``--emit=ir``)."""
-    from mtiacc.opt.memory.plan import annotate, kernel_of, plan_function
+    """The local-memory plan of the kernel as the passes left it, with the loops over tiles that store their tile
+    under the next trip where it fits (``store_under_next``), written on its function (``--emit=ir``)."""
+    from mtiacc.opt.memory.plan import annotate, kernel_of, plan_stores_under
     func = kernel_of(module)
     if func is not None:
-        annotate(func, plan_function(func, target))
+        annotate(func, plan_stores_under(func, target))
         func.verify_attributes()     # the plan's attributes are declared on tt.func
 
 

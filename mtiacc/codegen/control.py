@@ -43,7 +43,7 @@ from mtiacc.codegen.vector.vloop import Src, elem_bytes
 from mtiacc.diagnostics import CompileError
 from mtiacc.ir import ops as O
 from mtiacc.ir.core import Block, BlockArgument, OpResult, Operation, Pure, Value
-from mtiacc.ir.dot_ops import read_back_source
+from mtiacc.ir.analysis.k_loops import tile_stored_under_next
 from mtiacc.ir.fused import FusedElementwiseOp
 from mtiacc.ir.mtia.kept import SlotFlushOp, SlotWaitOp
 from mtiacc.ir.scf import ConditionOp, ForOp, IfOp, WhileOp, YieldOp
@@ -347,39 +347,23 @@ def store_across_back_edge(op: ForOp) -> Optional[Value]:
 
 
 def store_under_next(op: ForOp) -> Optional[Value]:
-    """The output tile a loop over tiles stores last, when that store may stay in flight under the next trip (its
-    loads and dot products): the body's last op before the yield is the loop's one store, of the ``arith.truncf``
-    the matrix engine's accumulator store does (``read_back``) for the result of a K loop of the body that only
-    the truncf reads.  The tile then gets a buffer of its own for the whole loop (:func:`lower_for`), which the
-    K loop's accumulator store writes after waiting for the store of the trip before (``resident.end``); the
-    waits between, for the loads, leave that store in flight (``mtia.dma.wait.in``, insert-waits).  Tutorial
-    09's loop over tiles, and ``persistent-programs``' loop over a slot's programs (tutorial 03)."""
-    if len(op.block.ops) < 2:
-        return None
-    s = op.block.ops[-2]
-    if not isinstance(s, O.StoreOp) or sum(isinstance(o, O.StoreOp) for o in op.walk()) != 1:
-        return None
-    v = s.value
-    if not (v.type.is_block() and isinstance(v, OpResult) and v.op.parent is op.block
-            and read_back_source(v.op) is not None and len(v.uses) == 1):
-        return None
-    r = v.op.operands[0]
-    if not (isinstance(r, OpResult) and isinstance(r.op, ForOp) and r.op.parent is op.block and len(r.uses) == 1):
-        return None
-    return v
+    """The output tile whose store a loop over tiles leaves in flight under the next trip (its loads and dot
+    products), when the local-memory plan decided so (the loop's ``store_under_next``: the tile fits beside the
+    plan's blocks, for the whole loop; the shape is :func:`~mtiacc.ir.analysis.k_loops.tile_stored_under_next`).
+    The tile then gets a buffer of its own for the whole loop (:func:`lower_for`), which the K loop's accumulator
+    store writes after waiting for the store of the trip before (``resident.end``); the waits between, for the
+    loads, leave that store in flight (``mtia.dma.wait.in``, insert-waits)."""
+    return tile_stored_under_next(op) if op.store_under_next else None
 
 
 def _under_buffer(lw: Lowering, op: ForOp) -> Optional[Value]:
     """For a loop of :func:`store_under_next`: its stored tile's buffer of its own, allocated now (never freed: the
-    last store may be in flight until the program's end), when the local-memory plan has room for it beside its
-    peak; registered for the K loop (``Homes.under``).  Returns the stored tile, or None."""
+    last store may be in flight until the program's end), as the plan placed it; registered for the K loop
+    (``Homes.under``).  Returns the stored tile, or None."""
     v = store_under_next(op)
     if v is None:
         return None
     nbytes = v.type.numel * elem_bytes(v.type)
-    peak, capacity = lw.func.attrs.get("lmem_peak"), lw.func.attrs.get("lmem_capacity")
-    if peak is None or capacity is None or peak + nbytes > capacity:
-        return None
     what = f"`{v.name_hint}` ({v.type}, stored under the next tile)" if v.name_hint else \
         f"a stored tile of {v.type} (stored under the next tile)"
     buf = lw.lmem.alloc(nbytes, what, op.loc)

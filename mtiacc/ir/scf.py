@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import List, Optional, Sequence
 
-from mtiacc.ir.core import (AnyType, Block, Operation, Region, ScalarInt, Terminator, Value,
+from mtiacc.ir.core import (AnyType, Block, Operation, OpResult, Region, ScalarInt, Terminator, Value,
                             attribute, operand, region, result, var_operand)
 from mtiacc.ir.types import Type, i1
 
@@ -112,6 +112,10 @@ class ForOp(Operation):
     split = attribute(str, optional=True,
                       doc="`split-dots`: the loop over the sub-tiles of a dot too big for local memory "
                           "(\"K 512 by 64\": the axis, its extent, the sub-tile)")
+    store_under_next = attribute(bool, optional=True, default=False,
+                                 doc="the local-memory plan: the output tile the loop stores last (its one store, "
+                                     "of a K loop's accumulators) has a buffer of its own for the whole loop, so "
+                                     "its store stays in flight under the next trip")
 
     @classmethod
     def get(cls, lower: Value, upper: Value, step: Value, inits: Sequence[Value] = (), loc=None,
@@ -142,6 +146,21 @@ class ForOp(Operation):
         if _types(self.results) != inits:
             self._fail(f"results {_fmt(_types(self.results))} must match the inits {_fmt(inits)}")
         _check_single_block(self, self.body, "body", [t] + inits, YieldOp, inits)
+        if self.store_under_next and not self._stores_a_k_loop_last():
+            self._fail("store_under_next: the body's last op before the yield must be a tt.store of an arith.truncf "
+                       "of a K loop's result (the engine's store of its accumulators), in the body")
+
+    def _stores_a_k_loop_last(self) -> bool:
+        """The shape ``store_under_next`` needs (``mtiacc.ir.analysis.k_loops.tile_stored_under_next`` decides the
+        rest: one store in the loop, the truncf the dot's ``read_back``)."""
+        ops = self.block.ops
+        s = ops[-2] if len(ops) >= 2 else None
+        v = getattr(s, "value", None) if s is not None and s.name == "tt.store" else None
+        cast = v.op if isinstance(v, OpResult) else None
+        if cast is None or cast.name != "arith.truncf" or cast.parent is not self.block:
+            return False
+        r = cast.operands[0]
+        return isinstance(r, OpResult) and isinstance(r.op, ForOp) and r.op.parent is self.block
 
     def constant_trip_count(self) -> Optional[int]:
         """The number of iterations when the bounds and step are constants, else None."""

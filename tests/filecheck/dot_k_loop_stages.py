@@ -2,10 +2,10 @@
 # pipeline-dots, which unrolls it by as many stages as the local-memory plan holds (4: 4 x 32 KiB of tiles, no
 # more than half of local memory), never by every trip: a fully unrolled loop fetched all 12 trips' tiles ahead and
 # sent each product's 64 KiB of accumulators to local memory and back, and did not fit.  The accumulators stay in
-# the engine across the loop; the plan's peak (the stages' tiles, the first stage's carried a second time, the
-# next program's first tiles and the 128 x 128 result) fits the 389,056 bytes for blocks.
+# the engine across the loop; the plan's peak (the stages' tiles, the next program's first tiles and the 128 x 128
+# bf16 result tile, stored under the next program from a buffer of its own) fits the 389,056 bytes for blocks.
 # RUN: mtiacc %s --emit=ir --signature '*bf16,*bf16,*bf16' | filecheck %s
-# CHECK: lmem_capacity = 389056, lmem_stack = 4096, lmem_peak = 196608,
+# CHECK: lmem_capacity = 389056, lmem_stack = 4096, lmem_peak = 163840,
 # CHECK: "scf.for"({{.*}}) {pipeline_stages = 4, pipeline = 2
 # CHECK-COUNT-4: "tt.dot"({{.*}}) {accumulator = "engine"
 # CHECK-NOT: "tt.dot"

@@ -5,6 +5,7 @@ it, so that a pass or ``gemm_fit`` that asks the plan whether blocks fit gets th
 The GEMM template of ``torch_backend/gemm_fit.py`` at several tiles, shapes (even and ragged) and epilogues; the
 example kernels."""
 import importlib.util
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,10 +23,10 @@ _spec.loader.exec_module(behaviour)
 CLOSE = 1.15      # the plan's peak within 15% above codegen's use
 
 
-def plan_and_use(path, kernel, signature, defines=None, with_asm=False):
+def plan_and_use(path, kernel, signature, defines=None, with_asm=False, level=3):
     """(the plan's peak, codegen's bytes for blocks, the bytes local memory has for blocks[, the assembly]) of one
-    compile at the default level."""
-    out = compile_kernel(str(path), Options(kernel=kernel, signature=signature,
+    compile (at the default level, unless ``level``)."""
+    out = compile_kernel(str(path), Options(kernel=kernel, signature=signature, opt_level=level,
                                             defines={k: str(v) for k, v in (defines or {}).items()}))
     func = kernel_of(out.frontend.module)
     base = (out.meta["args_base"] + 8 * len(func.args) + 63) // 64 * 64
@@ -45,16 +46,7 @@ def test_the_plan_covers_codegen_on_the_gemm_template(tile, shape, epilogue):
     src = template_source(Tile(*tile, 2), *shape, dtype="bfloat16", epilogue=epilogue)
     plan, used, capacity, asm = plan_and_use(_source_file(src), "gemm_fit", ",".join(["*bf16"] * (3 + epilogue)),
                                              with_asm=True)
-    if "mtia.dma.wait.in" in asm:
-        # the output tile is stored under the next tile (codegen/control.py `_under_buffer`): codegen gives it a
-        # buffer of its own beside the plan's peak, only when the plan leaves room for it (so it never overflows),
-        # in place of the tile's usual buffer; the plan does not model that exchange yet, so the two may differ
-        # by up to one tile either way
-        tile_bytes = tile[0] * tile[1] * 2
-        assert used <= plan + tile_bytes <= capacity, (plan, used)
-        assert plan <= CLOSE * used + tile_bytes, (plan, used)
-    else:
-        assert used <= plan <= CLOSE * used, (plan, used)
+    assert used <= plan <= CLOSE * used, (plan, used)
     assert fits(Tile(*tile, 2), *shape, dtype="bfloat16", epilogue=epilogue) == (plan <= capacity)
 
 
@@ -63,6 +55,47 @@ def test_the_plan_covers_codegen_on_the_examples(example):
     name, file, kernel, sig, defines, _grid, _inputs = example
     plan, used, _ = plan_and_use(behaviour.EXAMPLES / file, kernel, sig, defines)
     assert used <= plan <= max(CLOSE * used, used + 1024), (plan, used)
+
+
+SCRATCH = [   # (kernel, signature, defines, level): tests/opt/lmem_kernels.py
+    ("window_rows", "*fp32,*fp32", {"YBLOCK": 1024, "XBLOCK": 1}, 3),
+    ("transposed_store", "*fp32,*fp32,i32,i32", {"YBLOCK": 64, "XBLOCK": 64}, 2),
+    ("welford_rows", "*fp32,*fp32,*fp32", {"R0_BLOCK": 2048}, 3),
+]
+
+
+@pytest.mark.parametrize("kernel,signature,defines,level", SCRATCH, ids=[c[0] for c in SCRATCH])
+def test_the_plan_covers_the_scratch_of_loads_and_reductions(kernel, signature, defines, level):
+    """What codegen allocates besides the blocks: a ``runs`` load's window (the largest that fits), a
+    ``split-tiles`` tile's transposed copy, a constant block a reduction reads from a buffer (filled at the
+    reduction, kept to the kernel's end).  The corpus's ResNet-18 and GroupNorm kernels showed each: the plan
+    was up to half of codegen's bytes."""
+    plan, used, _ = plan_and_use(Path(__file__).with_name("lmem_kernels.py"), kernel, signature, defines,
+                                 level=level)
+    assert used <= plan <= max(CLOSE * used, used + 1024), (plan, used)
+
+
+def test_the_plan_is_codegen_on_an_fp8_dot_loop_pipelined_in_3_stages():
+    """tests/filecheck/lmem_fp8_dot.py: the engine keeps the 128 x 256 accumulator across the pipelined loop and the
+    loop of its last iterations, so pipeline-dots takes 3 stages (it counted the accumulator's home twice and took
+    1); the plan's peak is codegen's bytes."""
+    plan, used, capacity = plan_and_use(ROOT / "tests" / "filecheck" / "lmem_fp8_dot.py", "k", "*fp8e5,*fp8e5,*fp32,i32",
+                                        {"BM": 128, "BN": 256, "BK": 128, "STAGES": 3})
+    assert plan == used <= capacity, (plan, used)
+
+
+def test_a_tile_stored_under_the_next_trip_is_planned_where_codegen_puts_it():
+    """Tutorial 09's loop over tiles with 32 KiB of local memory: the plan decides to store the tile under the
+    next trip (its own f16 buffer from the loop's start: 16384 bytes with one stage of tiles) and equals codegen;
+    the old rule (the plan's peak with the fp32 accumulators' buffer, plus the tile beside it) refused it."""
+    out = compile_kernel(str(ROOT / "tests" / "filecheck" / "lmem_store_under_next.py"),
+                         Options(kernel="tiles", signature="*fp16,*fp16,*fp16,i32,i32,i32,i32",
+                                 defines={"BLOCK": "64", "BLOCK_K": "32"},
+                                 overrides=("pe.local_memory_bytes=32768",)))
+    func = kernel_of(out.frontend.module)
+    base = (out.meta["args_base"] + 8 * len(func.args) + 63) // 64 * 64
+    assert "mtia.dma.wait.in" in out.asm_text
+    assert func.attrs["lmem_peak"] == out.meta["lmem_bytes"] - base == 16384
 
 
 def test_a_128x128_tile_of_bert_base_runs_and_matches_numpy():

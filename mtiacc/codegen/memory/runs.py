@@ -27,7 +27,7 @@ from mtiacc.codegen.vector.blocks import lower_fill
 from mtiacc.codegen.vector.vloop import Src, elem_bytes, sew_of
 from mtiacc.diagnostics import CompileError
 from mtiacc.ir import ops as O
-from mtiacc.ir.analysis.split_index import MaskForm, Split, mask_form, split_pointer
+from mtiacc.ir.analysis.split_index import MaskForm, Split, mask_form, split_pointer, window_elements
 
 
 class SplitAccess:
@@ -131,9 +131,6 @@ def _window(lw: Lowering, sp: Split, k: Consts, dram0: VReg, xs: VReg, cnt: VReg
     for_each_run(b, sp, k, xs, cnt, copy)
 
 
-WINDOW_BYTES = 64 * 1024
-
-
 def _scratch(lw: Lowering, nbytes: int, op):
     """Scratch local memory for a window, or None when it does not fit next to the live blocks."""
     try:
@@ -154,10 +151,9 @@ def lower_load(lw: Lowering, op) -> None:
     lmem = b.li(dst.offset, "lmem")
     done = b.new_label("splitdone")
     window, cap = None, n
-    if sp.slope >= 0 and (sp.period is not None or sp.slope > 1):
-        # up to 16 times the block for a stride: reading 16 elements per element used is cheaper
-        # than a transfer per element
-        cap = max(n, min(n * min(sp.slope, 16), WINDOW_BYTES // esize))
+    wide = window_elements(sp, n, esize)
+    if wide is not None:
+        cap = wide
         window = _scratch(lw, cap * esize, op)
         if window is None and cap > n:
             cap = n

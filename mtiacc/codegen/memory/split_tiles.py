@@ -28,19 +28,11 @@ from mtiacc.codegen.vector.blocks import lower_fill
 from mtiacc.codegen.vector.vloop import Src, elem_bytes
 from mtiacc.ir import ops as O
 from mtiacc.ir.analysis.affine import Affine
-from mtiacc.ir.analysis.split_axes import mask_box, pointer_axes
+from mtiacc.ir.analysis.split_axes import by_columns, mask_box, pointer_axes
 from mtiacc.ir.analysis.split_index import Split
 
 
 # --------------------------------------------------------------------------- the access
-
-def _transfers(s: Split, n: int) -> int:
-    """Expected transfers to move ``n`` positions of ``s`` (runs of slope 1, else elements)."""
-    if s.slope != 1:
-        return n
-    g = s.period
-    return 1 if g is None else n // g + 1
-
 
 class TileAccess:
     """The parameters of a ``split-tiles`` access: the base pointer, the split form of each axis
@@ -57,8 +49,7 @@ class TileAccess:
         self.counts, self.conds = box
         y, x = ptr.type.shape
         # the run axis moves by runs of slope 1; the other one is looped over
-        self.by_columns = axes[1].slope != 1 or \
-            axes[0].slope == 1 and _transfers(axes[0], y) * x < _transfers(axes[1], x) * y
+        self.by_columns = by_columns(axes, (y, x))
 
 
 def needs_buffers(op):

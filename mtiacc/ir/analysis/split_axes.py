@@ -10,7 +10,7 @@ one axis (``split-tiles``); codegen's ``memory/split_tiles.py`` lowers them.
 """
 from __future__ import annotations
 
-from typing import List, Optional, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 from mtiacc.ir import ops as O
 from mtiacc.ir.analysis.affine import Affine
@@ -215,3 +215,21 @@ def _uniform_axes(axes: Axes) -> Optional[Affine]:
     for s in axes:
         out = out + s.base
     return out
+
+
+def _transfers(s: Split, n: int) -> int:
+    """Expected transfers to move ``n`` positions of ``s`` (runs of slope 1, else elements)."""
+    if s.slope != 1:
+        return n
+    g = s.period
+    return 1 if g is None else n // g + 1
+
+
+def by_columns(axes: Sequence[Split], shape: Sequence[int]) -> bool:
+    """Whether a ``split-tiles`` access of a ``shape`` tile with the (normalized) split forms ``axes`` moves by
+    runs along its first axis, columns (through a transposed copy of the tile, a scratch block of the tile's
+    size beside it while it moves): the last axis does not move by runs of slope 1, or the first does with
+    fewer transfers."""
+    y, x = shape
+    return axes[1].slope != 1 or axes[0].slope == 1 and _transfers(axes[0], y) * x < _transfers(axes[1], x) * y
+

@@ -352,3 +352,19 @@ def mask_form(mask: Value, depth: int = 0) -> Optional[MaskForm]:
         count = ub + (-a.base)
         return MaskForm(count + Affine((), 1, 0) if pred == "sle" else count)
     return None
+
+
+WINDOW_BYTES = 64 * 1024   # the most a ``runs`` load reads into its window at once
+
+
+def window_elements(s: Split, n: int, esize: int) -> Optional[int]:
+    """The elements of the window a ``runs`` load of ``n`` elements of ``esize`` bytes reads its index ``s``
+    through (one DMA over the indices the runs touch, then a strided spread), or None when it reads run by run:
+    only a non-negative slope over a period, or a slope above 1, has one.  Up to 16 times the block for a
+    stride (reading 16 elements per element used is cheaper than a transfer per element), at most
+    :data:`WINDOW_BYTES`.  Codegen takes a window of this size when it fits beside the live blocks, else one of
+    ``n`` elements, else none (the local-memory plan counts the same)."""
+    if not (s.slope >= 0 and (s.period is not None or s.slope > 1)):
+        return None
+    return max(n, min(n * min(s.slope, 16), WINDOW_BYTES // esize))
+

@@ -20,7 +20,8 @@ of the loaded tiles would take more than the local-memory plan leaves free while
 (``mtiacc.opt.memory.plan``; ``lmem-bytes``, when set, instead), or, unless the trip count is a constant
 multiple of S, while the loop of the last iterations would not fit (it runs the body as it is, its carried
 blocks in homes of their own while the pipelined loop's results, its inits, stay live: the plan's free bytes
-while the loop runs must hold the carried blocks a second time), with a remark; and to the trip count when that
+while the loop runs must hold the carried blocks a second time, but for the accumulators the matrix engine keeps:
+their rows go on to that loop as they are), with a remark; and to the trip count when that
 is a smaller constant.  The loop gets ``{pipeline_stages = S}``.
 
 The unrolled loop runs ``trip // S`` times (its upper bound computed in the IR when the trip count is not
@@ -205,8 +206,10 @@ def visit(block: Block, p: "PipelineDots", ctx: PassContext, func: O.FuncOp) -> 
         plan = plan_function(func, ctx.target)
         free = p.lmem_bytes or plan.share(2, plan.free_in(op, tiles))
         # the loop of the last trip % S iterations runs the body as it is, its carried blocks in buffers of
-        # their own while the pipelined loop's results (its inits) stay live: that many bytes more
-        carried = sum(_aligned(_bytes(r)) for r in op.results if r.type.is_block())
+        # their own while the pipelined loop's results (its inits) stay live: that many bytes more, but for the
+        # accumulators the matrix engine keeps (the pipelined loop hands their rows on as they are: no buffer)
+        carried = sum(_aligned(_bytes(r)) for a, r in zip(op.iter_args, op.results)
+                      if r.type.is_block() and id(a) not in plan.resident)
         rest = None if p.lmem_bytes else plan.free_in(op)
         while stages > 1 and (stages * per_stage > free or rest is not None and carried > rest
                               and (trip is None or trip % stages)):

@@ -18,10 +18,19 @@ codegen, on the IR as the passes leave it, so that a pass asks what fits instead
 * a value a loop's body only yields is made in the carried block's buffer when codegen does so (a prefetch load
   that no later op of the body reads the carried block after; an elementwise op or an engine dot that every
   reader of the carried block comes before): one buffer;
+* the ``arith.truncf`` the engine's accumulator store does (``read_back``) is the accumulators' buffer (an
+  alias); a loop over tiles whose output tile is stored under the next trip (the loop's ``store_under_next``,
+  which :func:`plan_stores_under` decides once the passes are done) gives that tile a buffer of its own, sized as
+  the tile, from the loop's start (after the loop's carried blocks) to the kernel's end;
 * an op's **scratch**: the bf16 parts codegen splits the fp32 operands of an engine dot into, and the 16-bit
   copies ``legalize-fp8`` widens an engine dot's fp8 operands to, live at that op; when split parts do not
   fit, codegen frees the first operand once split if the dot is its last reader (and writes a loop's
   accumulator in place: the carried block's one buffer), and so does the plan;
+* a load's or a store's **scratch**: a ``split-tiles`` tile moved by columns goes through a transposed copy; a
+  ``runs`` load reads its indices through a window (the largest of its sizes that fits beside the live blocks,
+  none when neither does, as codegen takes it); a reduction's or a scan's result nothing reads is a temporary
+  while it runs; a splat or a constant block that a reduction, a scan, a sort, a gather or a histogram reads by
+  address is filled into a buffer at the first of them, which codegen keeps to the kernel's end;
 * when a block does not fit, an elementwise op writes its result over an operand of the same shape and element
   size that it reads last (codegen's ``Lowering.result_addr_in_place``), and so does the plan.
 
@@ -40,8 +49,9 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from mtiacc.diagnostics import CompileError
 from mtiacc.ir import ops as O
+from mtiacc.ir.analysis.k_loops import tile_stored_under_next
 from mtiacc.ir.core import Block, BlockArgument, Operation, OpResult, Value
-from mtiacc.ir.dot_ops import SPLIT_PRECISIONS, DotOp
+from mtiacc.ir.dot_ops import SPLIT_PRECISIONS, DotOp, read_back_source
 from mtiacc.ir.scf import ForOp, IfOp, WhileOp, YieldOp
 from mtiacc.ir.types import FloatType, IntType, PointerType
 from mtiacc.target import Target
@@ -71,6 +81,7 @@ class Block_:
     last: int
     offset: int = -1
     what: str = ""
+    rank: int = 0       # among the blocks of one position, codegen allocates the lower rank first
 
     @property
     def size(self) -> int:
@@ -89,6 +100,8 @@ class LocalMemoryPlan:
     dying: Dict[int, List[Value]] = dataclasses.field(default_factory=dict)
     peak: int = 0
     lmem_bytes: int = 0                # the machine's local memory, stack included
+    # id(value) of the loops' carried accumulators (and their dots' results) the matrix engine keeps: no buffer
+    resident: frozenset = frozenset()
 
     def share(self, parts: int, free: Optional[int] = None) -> int:
         """What a pass that keeps or fetches ahead may take: its share of the machine's local memory (one of
@@ -207,6 +220,37 @@ def _scratch(op: Operation) -> int:
                             if isinstance(v.type.element_type, FloatType) and v.type.element_type.is_fp8)
 
 
+def _access_scratch(op: Operation) -> int:
+    """The scratch a load or store needs while it moves: a ``split-tiles`` tile moved by columns goes through a
+    transposed copy of the tile (``codegen/memory/split_tiles.py``)."""
+    from mtiacc.ir.analysis.split_axes import by_columns, pointer_axes
+    if not isinstance(op, (O.LoadOp, O.StoreOp)) or op.attrs.get("access") != "split-tiles":
+        return 0
+    p = pointer_axes(op.ptr)
+    t = op.result.type if isinstance(op, O.LoadOp) else op.value.type
+    if p is None or len(t.shape) != 2 or not by_columns([s.normalized() for s in p[1]], t.shape):
+        return 0
+    return _aligned(block_bytes(t))
+
+
+def _window(op: Operation) -> List[int]:
+    """The sizes, largest first, of the window a ``runs`` load reads its indices through
+    (:func:`~mtiacc.ir.analysis.split_index.window_elements`): codegen takes the first that fits beside the live
+    blocks (``codegen/memory/runs.py``), none when neither does."""
+    from mtiacc.ir.analysis.split_index import split_pointer, window_elements
+    if not isinstance(op, O.LoadOp) or op.attrs.get("access") != "runs" or not op.result.type.is_block():
+        return []
+    p = split_pointer(op.ptr)
+    t = op.result.type
+    if p is None:
+        return []
+    n, esize = t.numel, block_bytes(t) // t.numel
+    cap = window_elements(p[1].normalized(), n, esize)
+    if cap is None:
+        return []
+    return [_aligned(cap * esize)] + ([_aligned(n * esize)] if cap > n else [])
+
+
 def _split(op: DotOp) -> int:
     """The bf16 parts of an engine dot's fp32 operands."""
     if op.input_precision not in SPLIT_PRECISIONS:
@@ -233,6 +277,7 @@ def plan_function(func: O.FuncOp, target: Target) -> LocalMemoryPlan:
     loops: Dict[int, Tuple[Operation, ...]] = {}   # id(op) -> the loops around it, outermost first
     scratch: Dict[int, int] = {}
     dying: Dict[int, List[Value]] = {}
+    windows: Dict[int, List[int]] = {}   # position -> the sizes a load's window may take, largest first
     defs: List[Tuple[Value, int, Tuple[Operation, ...]]] = []
     stores: List[Tuple[O.StoreOp, int]] = []
     dots: List[Tuple[DotOp, Block]] = []
@@ -248,6 +293,16 @@ def plan_function(func: O.FuncOp, target: Target) -> LocalMemoryPlan:
                 stores.append((op, p))
             elif isinstance(op, DotOp) and op.on_engine():
                 dots.append((op, block))
+            if isinstance(op, _BY_ADDRESS[:2]) and op.results[0].type.is_block() and len(op.results) > 1:
+                # a result of a reduction or scan of several operands that nothing reads: a temporary while it runs
+                unused = sum(_aligned(r.type.numel * max(block_bytes(r.type) // r.type.numel, 4))
+                             for r in op.results if not _materialized(r, memo))
+                if unused:
+                    scratch[p] = unused
+            if _access_scratch(op):
+                scratch[p] = _access_scratch(op)
+            elif _window(op):
+                windows[p] = _window(op)
             if _scratch(op):
                 scratch[p] = _scratch(op)
                 dying[p] = [op.a] if _split(op) else []
@@ -297,7 +352,7 @@ def plan_function(func: O.FuncOp, target: Target) -> LocalMemoryPlan:
                 outer = u                         # an init: codegen frees it once the loop is lowered
             last = max(last, ends[id(outer)][1] if outer is not None else upos)
         what = f"`{v.name_hint}`" if v.name_hint else f"a block of {v.type}"
-        key = group.get(id(v), id(v))
+        key = _buffer_key(v, group)
         b = blocks.get(key)
         if b is None:
             blocks[key] = Block_(v, 1 if handed else block_bytes(v.type), p, last, what=what)
@@ -312,6 +367,12 @@ def plan_function(func: O.FuncOp, target: Target) -> LocalMemoryPlan:
         elif id(v) not in blocks and id(v) not in resident and not _materialized(v, memo) \
                 and isinstance(v.type.element_type, (FloatType, IntType)):
             blocks[id(st)] = Block_(v, block_bytes(v.type), p, end, what=f"the stored {v.type} filled at its store")
+    for op in func.walk():    # a broadcast scalar such an op reads by address: filled into a buffer never freed
+        if isinstance(op, _BY_ADDRESS) and id(op) in pos:
+            for v in op.operands:
+                if v.type.is_block() and _scalar_root(v) is not None and id(v) not in blocks:
+                    blocks[id(v)] = Block_(v, block_bytes(v.type), pos[id(op)], end,
+                                           what=f"`{v.name_hint}`" if v.name_hint else f"a filled {v.type}")
     for dot, block in dots:   # the engine reads them until the next drain, or the end of the loop body
         ops = block.ops
         nxt = next((o for o in ops[ops.index(dot) + 1:] if _disturbs_engine(o, memo)), None)
@@ -325,10 +386,54 @@ def plan_function(func: O.FuncOp, target: Target) -> LocalMemoryPlan:
         b = blocks.get(group.get(id(v), id(v))) if v is not None else None
         if b is not None:   # two buffers from the loop on, never freed: a store may read one
             b.nbytes, b.first, b.last = 2 * _aligned(b.nbytes), ends[id(loop)][0], end
+    for loop in func.walk():
+        v = tile_stored_under_next(loop) if isinstance(loop, ForOp) and loop.store_under_next else None
+        b = blocks.get(_buffer_key(v, group)) if v is not None else None
+        if b is not None:   # a buffer of its own from the loop on, after the loop's carried blocks; never freed
+            b.first, b.last, b.rank, b.nbytes = ends[id(loop)][0], end, 1, block_bytes(v.type)
     plan = LocalMemoryPlan(capacity, base, target.stack_bytes, list(blocks.values()), ends, scratch,
-                           dying={p: v for p, v in dying.items()}, lmem_bytes=target.lmem_bytes)
+                           dying={p: v for p, v in dying.items()}, lmem_bytes=target.lmem_bytes,
+                           resident=frozenset(resident))
+    for p, sizes in windows.items():   # the largest that fits beside the blocks live there, as codegen takes it
+        live = plan.live_at(p)
+        scratch[p] = scratch.get(p, 0) + next((n for n in sizes if live + n <= capacity), 0)
     _assign(plan)
     return plan
+
+
+def _by_address() -> tuple:
+    from mtiacc.ir.permute_ops import GatherOp, HistogramOp, SortOp
+    from mtiacc.ir.shape_ops import ReduceOp, ScanOp
+    return (ReduceOp, ScanOp, SortOp, GatherOp, HistogramOp)
+
+
+# ops that read their block operands at an address (codegen's ``tensor.axes.source_addr``): a splat or a constant
+# block (behind shape ops) is filled into a buffer of its own at the first of them, which codegen never frees
+_BY_ADDRESS = _by_address()
+
+
+def _scalar_root(v: Value) -> Optional[Value]:
+    """The splat or constant behind block ``v`` through shape ops, when the whole block is one scalar (codegen's
+    ``tensor.axes.scalar_root``)."""
+    from mtiacc.ir.shape_ops import ExpandDimsOp, ReshapeOp, TransOp
+    while isinstance(v, OpResult):
+        op = v.op
+        if isinstance(op, (O.SplatOp, O.ConstantOp)):
+            return v
+        if isinstance(op, (ExpandDimsOp, ReshapeOp, O.BroadcastOp, TransOp)) and op.src.type.is_block():
+            v = op.src
+            continue
+        return None
+    return None
+
+
+def _buffer_key(v: Value, group: Dict[int, int]) -> int:
+    """The key of ``v``'s buffer among the plan's blocks: its carried group's (:func:`_carried_groups`); for the
+    ``arith.truncf`` the engine's accumulator store does (``read_back``), the accumulators' buffer, which it
+    aliases (codegen's ``ndblocks.is_alias``)."""
+    if isinstance(v, OpResult) and read_back_source(v.op) is not None:
+        v = v.op.operands[0]
+    return group.get(id(v), id(v))
 
 
 _BINARY = (O.AddIOp, O.SubIOp, O.MulIOp, O.MulHiUIOp, O.DivSIOp, O.DivUIOp, O.RemSIOp, O.RemUIOp, O.AndIOp,
@@ -468,7 +573,7 @@ def _assign(plan: LocalMemoryPlan) -> None:
     """First fit in definition order, freeing after the last reader: codegen's allocator, ahead of time."""
     live: List[Block_] = []
     high = 0
-    for b in sorted(plan.blocks, key=lambda b: b.first):
+    for b in sorted(plan.blocks, key=lambda b: (b.first, b.rank)):
         live = [x for x in live if x.last >= b.first]
         cursor = _first_fit(live, b.size)
         if cursor + b.size > plan.capacity:       # written over an operand it reads last (codegen does so too)
@@ -493,6 +598,35 @@ def _first_fit(live: List[Block_], size: int) -> int:
             break
         cursor = max(cursor, x.offset + x.size)
     return cursor
+
+
+def plan_stores_under(func: O.FuncOp, target: Target) -> LocalMemoryPlan:
+    """Decide which loops over tiles leave their output tile's store in flight under the next trip (the loop's
+    ``store_under_next``; the shape: :func:`~mtiacc.ir.analysis.k_loops.tile_stored_under_next`), and return the
+    plan with them.  The tile then takes a buffer of its own from the loop's start to the kernel's end (so the
+    K loop's accumulator store of the next trip waits for the store of this one, not every store of the trip),
+    where it is otherwise a block from the accumulator store on; it is chosen when the K loop's accumulators are
+    kept in the engine (their store writes the tile's buffer: not rows handed on to a next loop) and the plan
+    with the tile's buffer from the loop's start still fits.  Run once, after the passes, before codegen reads
+    the decision."""
+    plan = plan_function(func, target)
+    if plan.peak > plan.capacity:
+        return plan
+    resident, _ = _resident(func, target.dpe_accumulator_rows)
+    for loop in [op for op in func.walk() if isinstance(op, ForOp) and not op.store_under_next]:
+        v = tile_stored_under_next(loop)
+        if v is None:
+            continue
+        r = v.op.operands[0]
+        if id(r.op.iter_args[r.index]) not in resident or _handed_on(r, resident):
+            continue
+        loop.attrs["store_under_next"] = True
+        tried = plan_function(func, target)
+        if tried.peak <= tried.capacity:
+            plan = tried
+        else:
+            del loop.attrs["store_under_next"]
+    return plan
 
 
 class BlockOverSram(CompileError):
@@ -527,6 +661,6 @@ def annotate(func: O.FuncOp, plan: LocalMemoryPlan) -> None:
                                  for b in sorted(plan.blocks, key=lambda b: (b.first, b.offset))]
 
 
-__all__: Sequence[str] = ("LocalMemoryPlan", "plan_function", "annotate", "block_bytes", "kernel_of", "check_sram",
+__all__: Sequence[str] = ("LocalMemoryPlan", "plan_function", "plan_stores_under", "annotate", "block_bytes", "kernel_of", "check_sram",
                           "drains_engine",
                           "BlockOverSram")
