@@ -126,7 +126,8 @@ def run_sample(op, sample, dtype) -> dict:
 
     torch._dynamo.reset()
     tb.reset()
-    compiled = torch.compile(f, backend="mtia", fullgraph=True)
+    aten = set()
+    compiled = torch.compile(f, backend=_recording_backend(aten), fullgraph=True)
     try:
         torch.manual_seed(0)
         actual = compiled(*copy.deepcopy(operands))
@@ -135,7 +136,7 @@ def run_sample(op, sample, dtype) -> dict:
     except (torch._dynamo.exc.Unsupported, torch._dynamo.exc.UserError) as e:   # graph breaks, data-dependent guards
         return {"status": "uncapturable", "detail": first_line(e) + _context(e)}
     except Exception as e:  # noqa: BLE001 - the row says what went wrong
-        return {"status": "error", "detail": first_line(e)}
+        return {"status": "error", "detail": first_line(e), "aten": sorted(aten)}
     rep = tb.report()
     tol = tolerance(op, dtype)
     kw = {"atol": tol[0], "rtol": tol[1]} if tol else {}
@@ -143,12 +144,47 @@ def run_sample(op, sample, dtype) -> dict:
         torch.testing.assert_close(actual, expected, equal_nan=True, **kw)
     except Exception as e:  # noqa: BLE001 - a mismatch, or outputs of another structure or dtype
         return {"status": "wrong", "detail": first_line(e) + _mismatch(e), "tolerance": tol,
-                "kernels": rep["kernels_total"]}
+                "kernels": rep["kernels_total"], "aten": sorted(aten)}
     host = _host_work(rep)
-    out = {"status": "host" if host else "chip", "kernels": rep["kernels_total"]}
+    out = {"status": "host" if host else "chip", "kernels": rep["kernels_total"], "aten": sorted(aten)}
     if host:
         out["host"] = host
     return out
+
+
+def aten_overloads(gm, example_inputs) -> set:
+    """The ATen overloads (``aten.add.Tensor``) dynamo's graph ``gm`` calls: the graph run once on copies of its
+    example inputs under a dispatch mode that notes each operator reaching the dispatcher (what AOTAutograd
+    traces, before Inductor's decompositions).  Empty if the graph cannot run eagerly."""
+    import torch
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    seen = set()
+
+    class Note(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            seen.add(str(func.overloadpacket._qualified_op_name).replace("::", ".") + "." + func._overloadname)
+            return func(*args, **(kwargs or {}))
+
+    inputs = [x.detach().clone() if isinstance(x, torch.Tensor) else x for x in example_inputs]
+    try:
+        with Note():
+            torch.manual_seed(0)
+            gm(*inputs)
+    except Exception:  # noqa: BLE001 - eager ran the same function before; a graph that will not rerun counts none
+        return set()
+    return seen
+
+
+def _recording_backend(aten: set):
+    """The ``mtia`` backend, noting first into ``aten`` which ATen overloads each graph dynamo hands it calls."""
+    from torch._dynamo.backends.registry import lookup_backend
+    mtia = lookup_backend("mtia")
+
+    def backend(gm, example_inputs):
+        aten.update(aten_overloads(gm, example_inputs))
+        return mtia(gm, example_inputs)
+    return backend
 
 
 def _context(e) -> str:
