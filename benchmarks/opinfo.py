@@ -67,6 +67,27 @@ def _norm(detail: str) -> str:
     return d[:160]
 
 
+def aten_ops(results: dict) -> dict:
+    """The distinct ATen overloads the captured samples' graphs call, each with its samples by status, its entries,
+    and its own status: ``chip`` when every sample that calls it ran wholly on the chip, else the worst of its
+    samples' (wrong, error, host).  Samples dynamo did not capture, and entries whose process died, call none."""
+    ops = {}
+    for key, res in results.items():
+        for rows in res.get("dtypes", {}).values():
+            for r in rows:
+                for name in r.get("aten", ()):
+                    e = ops.setdefault(name, {"samples": collections.Counter(), "entries": []})
+                    e["samples"][r["status"]] += 1
+                    if key not in e["entries"]:
+                        e["entries"].append(key)
+    out = {}
+    for name in sorted(ops):
+        e = ops[name]
+        status = next((s for s in ("wrong", "error", "host") if e["samples"][s]), "chip")
+        out[name] = {"status": status, "samples": dict(e["samples"]), "entries": e["entries"]}
+    return out
+
+
 def summarize(results: dict) -> dict:
     by_op = collections.Counter()
     by_sample = collections.Counter()
@@ -87,7 +108,12 @@ def summarize(results: dict) -> dict:
                     causes[r["status"]][_norm(r.get("detail", ""))] += 1
     captured = sum(by_sample[s] for s in ("chip", "host", "wrong", "error"))
     no_dtype = sum(1 for r in results.values() if "error" not in r and not r["dtypes"])
-    return {"ops": len(results), "ops_without_chosen_dtype": no_dtype, "by_op": {s: by_op[s] for s in STATUSES},
+    aten = aten_ops(results)
+    aten_status = collections.Counter(e["status"] for e in aten.values())
+    return {"aten_ops": {"distinct": len(aten), "by_status": {s: aten_status[s] for s in ("chip", "host", "wrong",
+                                                                                          "error")},
+                         "ops": aten},
+            "ops": len(results), "ops_without_chosen_dtype": no_dtype, "by_op": {s: by_op[s] for s in STATUSES},
             "by_sample": {s: by_sample[s] for s in STATUSES}, "samples": sum(by_sample.values()),
             "captured_samples_on_chip": (by_sample["chip"] / captured) if captured else None,
             "causes": {k: c.most_common() for k, c in causes.items()}}
@@ -130,6 +156,13 @@ def markdown(meta: dict, results: dict, summary: dict) -> str:
     L += ["", f"Samples dynamo captured that ran wholly on the chip: "
           f"{'-' if frac is None else f'{100 * frac:.1f}%'}. Entries that support none of the chosen dtypes "
           f"(counted as skipped): {summary['ops_without_chosen_dtype']}.", ""]
+    at = summary.get("aten_ops")
+    if at:
+        L += [f"Distinct ATen ops the captured graphs call (overloads, as dynamo's graphs reach the dispatcher): "
+              f"{at['distinct']}; wholly on the chip (every sample that calls the op ran wholly on the chip): "
+              f"**{at['by_status']['chip']}**; partly on the host: {at['by_status']['host']}; wrong: "
+              f"{at['by_status']['wrong']}; error: {at['by_status']['error']}. The table under "
+              f"[ATen ops](#aten-ops) lists each.", ""]
     titles = {"host": "Host work (aten calls and kernels on the host, by samples)", "wrong": "Wrong results",
               "error": "Errors", "uncapturable": "Not capturable by dynamo", "skipped": "Skipped samples"}
     for k, title in titles.items():
@@ -147,6 +180,17 @@ def markdown(meta: dict, results: dict, summary: dict) -> str:
         c = collections.Counter(r["status"] for rows in res.get("dtypes", {}).values() for r in rows)
         L.append(f"| `{key}` | {op_status(res)} | {', '.join(res.get('dtypes', {}))} | "
                  + " | ".join(str(c[s]) for s in STATUSES) + f" | {_cell(_note(res))[:200]} |")
+    if at:
+        L += ["", "## ATen ops", "", "Each ATen overload the captured graphs call: its status (`chip` when every "
+              "sample calling it ran wholly on the chip, else its worst sample's), its samples by status, and the "
+              "entries that call it (the first five).", "",
+              "| ATen op | status | samples | chip | host | wrong | error | entries |", "|---|---|---:|---:|---:|---:|---:|---|"]
+        for name, e in at["ops"].items():
+            n = e["samples"]
+            more = f" (+{len(e['entries']) - 5})" if len(e["entries"]) > 5 else ""
+            L.append(f"| `{name}` | {e['status']} | {sum(n.values())} | "
+                     + " | ".join(str(n.get(s, 0)) for s in ("chip", "host", "wrong", "error"))
+                     + " | " + ", ".join(f"`{k}`" for k in e["entries"][:5]) + more + " |")
     return "\n".join(L) + "\n"
 
 

@@ -42,7 +42,14 @@ def test_statuses_and_json(run):
     ch = res["cholesky"]["dtypes"]["float32"][0]
     assert ch["status"] == "host", ch
     assert "aten:cholesky" in ch["host"], ch
+    # the ATen overloads dynamo's graphs call: each sample's, and the distinct ops by status
+    assert rows[0]["aten"] == ["aten.where.self"], rows
+    assert res["add"]["dtypes"]["float32"][0]["aten"] == ["aten.add.Tensor"]
+    assert ch["aten"] == ["aten.cholesky.default"], ch
     s = data["summary"]
+    at = s["aten_ops"]
+    assert at["distinct"] == 3 and at["by_status"] == {"chip": 2, "host": 1, "wrong": 0, "error": 0}, at
+    assert at["ops"]["aten.cholesky.default"] == {"status": "host", "samples": {"host": 1}, "entries": ["cholesky"]}
     assert s["ops"] == 3 and s["samples"] == 3
     assert s["by_op"] == {"chip": 2, "host": 1, "wrong": 0, "error": 0, "uncapturable": 0, "skipped": 0}
     assert s["by_sample"]["chip"] == 2 and s["captured_samples_on_chip"] == pytest.approx(2 / 3)
@@ -55,6 +62,38 @@ def test_markdown(run):
     assert "Command: `python benchmarks/opinfo.py --ops add,where,cholesky" in text
     assert "| entries | 2 | 1 | 0 | 0 | 0 | 0 | 3 |" in text
     assert "| `cholesky` | host | float32 | 0 | 1 |" in text
+    assert "| `aten.cholesky.default` | host | 1 | 0 | 1 | 0 | 0 | `cholesky` |" in text
+
+
+def test_counting_aten_ops():
+    """An ATen op is on the chip only when every sample that calls it ran wholly on the chip; samples dynamo
+    did not capture, and entries whose process died, call none."""
+    def row(status, *aten):
+        return {"status": status, "aten": list(aten), **({"host": ["aten:sort"]} if status == "host" else {})}
+    results = {
+        "a": {"op": "a", "dtypes": {"float32": [row("chip", "aten.add.Tensor", "aten.view.default")],
+                                    "float16": [row("host", "aten.view.default", "aten.sort.default")]}},
+        "b": {"op": "b", "dtypes": {"float32": [row("chip", "aten.add.Tensor"), row("chip", "aten.mul.Tensor")]}},
+        "c": {"op": "c", "dtypes": {"float32": [row("wrong", "aten.mul.Tensor", "aten.exp.default"),
+                                                row("error", "aten.exp.default"), row("chip", "aten.neg.default")]}},
+        "d": {"op": "d", "dtypes": {"float32": [{"status": "uncapturable", "detail": "x"},
+                                                {"status": "skipped", "detail": "y"}]}},
+        "e": {"op": "e", "error": "the process died"},
+    }
+    ops = opinfo.aten_ops(results)
+    assert {k: v["status"] for k, v in ops.items()} == {
+        "aten.add.Tensor": "chip", "aten.exp.default": "wrong", "aten.mul.Tensor": "wrong",
+        "aten.neg.default": "chip", "aten.sort.default": "host", "aten.view.default": "host"}
+    assert ops["aten.add.Tensor"] == {"status": "chip", "samples": {"chip": 2}, "entries": ["a", "b"]}
+    assert ops["aten.exp.default"]["samples"] == {"wrong": 1, "error": 1}
+    assert ops["aten.view.default"]["samples"] == {"chip": 1, "host": 1}
+    s = opinfo.summarize(results)["aten_ops"]
+    assert s["distinct"] == 6 and s["by_status"] == {"chip": 2, "host": 2, "wrong": 2, "error": 0}, s
+    md = opinfo.markdown({"torch": "2", "command": "c", "date": "d", "dtypes": ["float32"], "limit_samples": 1,
+                          "op_db": 5}, results, opinfo.summarize(results))
+    assert "wholly on the chip (every sample that calls the op ran wholly on the chip): **2**" in md
+    assert "| `aten.view.default` | host | 2 | 1 | 1 | 0 | 0 | `a` |" in md
+    assert "| `aten.exp.default` | wrong | 2 | 0 | 0 | 1 | 1 | `c` |" in md
 
 
 def test_resume_runs_nothing_again(run, monkeypatch):
