@@ -194,6 +194,44 @@ def markdown(meta: dict, results: dict, summary: dict) -> str:
     return "\n".join(L) + "\n"
 
 
+def extra_section(meta: dict, results: dict, summary: dict) -> str:
+    """A further run's section (``--extra``: other dtypes or more samples, on a subset of entries): its totals by
+    entry, by sample and by dtype, its distinct ATen ops, and the entries that did not run wholly on the chip."""
+    limit = meta["limit_samples"] or "all"
+    L = [f"## Further run: {', '.join(meta['dtypes'])}, {limit} samples per dtype", "",
+         f"Command: `{meta['command']}`  ", f"Date: {meta['date']}; entries run: {summary['ops']}.", "",
+         "| | " + " | ".join(STATUSES) + " | total |", "|---|" + "---:|" * (len(STATUSES) + 1)]
+    for what, key, total in (("entries", "by_op", summary["ops"]), ("samples", "by_sample", summary["samples"])):
+        L.append(f"| {what} | " + " | ".join(str(summary[key][s]) for s in STATUSES) + f" | {total} |")
+    for dname in meta["dtypes"]:
+        c = collections.Counter(r["status"] for res in results.values() for r in res.get("dtypes", {}).get(dname, ()))
+        L.append(f"| {dname} samples | " + " | ".join(str(c[s]) for s in STATUSES) + f" | {sum(c.values())} |")
+    frac, at = summary["captured_samples_on_chip"], summary["aten_ops"]
+    L += ["", f"Samples dynamo captured that ran wholly on the chip: {'-' if frac is None else f'{100 * frac:.1f}%'}. "
+          f"Distinct ATen ops called: {at['distinct']}; wholly on the chip: **{at['by_status']['chip']}**; partly on "
+          f"the host: {at['by_status']['host']}; wrong: {at['by_status']['wrong']}; error: {at['by_status']['error']}"
+          + (" (" + ", ".join(f"`{k}`" for k, e in at["ops"].items() if e["status"] in ("wrong", "error")) + ")"
+             if at["by_status"]["wrong"] + at["by_status"]["error"] else "") + ".", ""]
+    rows = [(k, res) for k, res in results.items() if op_status(res) not in ("chip", "skipped")]
+    if rows:
+        L += ["| entry | status | dtypes | first non-chip sample |", "|---|---|---|---|"]
+        L += [f"| `{k}` | {op_status(res)} | {', '.join(res.get('dtypes', {}))} | {_cell(_note(res))[:200]} |"
+              for k, res in rows]
+        L.append("")
+    return "\n".join(L)
+
+
+def render(meta: dict, results: dict, summary: dict, extras=()) -> str:
+    """The doc: this run's tables, a section per further run (``--extra`` JSONs), then the rows by entry and by
+    ATen op."""
+    head, sep, tail = markdown(meta, results, summary).partition("## Entries\n")
+    for path in extras:
+        with open(path, encoding="utf-8") as f:
+            x = json.load(f)
+        head += extra_section(x["meta"], x["results"], summarize(x["results"])) + "\n"
+    return head + sep + tail
+
+
 def write(path, text) -> None:
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     tmp = f"{path}.tmp{os.getpid()}"
@@ -227,6 +265,8 @@ def main(argv=None) -> int:
     p.add_argument("--resume", action="store_true", help="keep the entries --json already has")
     p.add_argument("--redo", default="", help="with --resume: run again the entries of these statuses (error,wrong) or keys")
     p.add_argument("--report-only", action="store_true", help="write --md from --json without running anything")
+    p.add_argument("--extra", action="append", default=[],
+                   help="a further run's JSON (other dtypes or samples) whose section --md ends with")
     a = p.parse_args(argv)
     dtypes = [d.strip() for d in a.dtypes.split(",") if d.strip()]
     bad = [d for d in dtypes if d not in opinfo_run.DTYPES]
@@ -236,7 +276,7 @@ def main(argv=None) -> int:
     if a.report_only:
         with open(a.json, encoding="utf-8") as f:
             old = json.load(f)
-        write(a.md or "docs/opinfo.md", markdown(old["meta"], old["results"], summarize(old["results"])))
+        write(a.md or "docs/opinfo.md", render(old["meta"], old["results"], summarize(old["results"]), a.extra))
         return 0
     import torch
     keys = [opinfo_run.op_key(op) for op in opinfo_run._load_op_db()]
@@ -261,7 +301,7 @@ def main(argv=None) -> int:
         summary = summarize(ordered)
         write(a.json, json.dumps({"meta": meta, "summary": summary, "results": ordered}, indent=1) + "\n")
         if a.md:
-            write(a.md, markdown(meta, ordered, summary))
+            write(a.md, render(meta, ordered, summary, a.extra))
         return summary
 
     from mtiacc.sweep.executors import Lost, make_executor

@@ -96,6 +96,27 @@ def test_counting_aten_ops():
     assert "| `aten.exp.default` | wrong | 2 | 0 | 0 | 1 | 1 | `c` |" in md
 
 
+def test_further_run_section(run, tmp_path):
+    """--extra: a further run's section (other dtypes, more samples) before the rows by entry."""
+    _, js, _ = run
+    x = {"meta": {"torch": "2", "command": "python benchmarks/opinfo.py --dtypes float16,int32", "date": "d",
+                  "dtypes": ["float16", "int32"], "limit_samples": 3, "op_db": 5},
+         "results": {"add": {"op": "add", "dtypes": {
+             "float16": [{"status": "chip", "aten": ["aten.add.Tensor"]}] * 3,
+             "int32": [{"status": "chip", "aten": ["aten.add.Tensor"]},
+                       {"status": "wrong", "detail": "Tensor-likes are not equal", "aten": ["aten.add.Tensor"]}]}}}}
+    xs, md = tmp_path / "more.json", tmp_path / "opinfo.md"
+    xs.write_text(json.dumps(x))
+    assert opinfo.main(["--report-only", "--json", str(js), "--extra", str(xs), "--md", str(md)]) == 0
+    text = md.read_text()
+    sec = text.index("## Further run: float16, int32, 3 samples per dtype")
+    assert text.index("| entries | 2 | 1 | 0 | 0 | 0 | 0 | 3 |") < sec < text.index("## Entries")
+    assert "| samples | 4 | 0 | 1 | 0 | 0 | 0 | 5 |" in text[sec:]
+    assert "| int32 samples | 1 | 0 | 1 | 0 | 0 | 0 | 2 |" in text[sec:]
+    assert "wholly on the chip: **0**; partly on the host: 0; wrong: 1; error: 0 (`aten.add.Tensor`)" in text[sec:]
+    assert "| `add` | wrong | float16, int32 | int32: Tensor-likes are not equal |" in text[sec:]
+
+
 def test_resume_runs_nothing_again(run, monkeypatch):
     args, js, _ = run
     before = json.loads(js.read_text())["results"]
