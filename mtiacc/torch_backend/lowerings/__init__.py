@@ -12,7 +12,8 @@ Inductor's own back afterwards, so ``backend="inductor"`` and every other backen
   airy_ai) and :mod:`.gamma` (igamma, igammac) give it their functions' Triton source;
 - :mod:`.scatter`: ``scatter_reduce`` and ``index_reduce`` with every reduction, as reductions over the index;
 - :mod:`.sorting`: sorts longer than one program's bitonic network as rank sorts, and ``nanmedian``;
-- :mod:`.histogram`: ``histc``, ``histogram``, ``histogramdd``, ``bincount``.
+- :mod:`.histogram`: ``histc``, ``histogram``, ``histogramdd``, ``bincount``;
+- :mod:`.matmul`: ``addbmm`` as the batched GEMM, a sum over the batch and its epilogue.
 
 Each module lists its entries with :func:`lowering` (an ATen operation's lowering) and :func:`triton_op` (the
 Triton code of an operation of Inductor's ``ops``).
@@ -23,7 +24,7 @@ import contextlib
 import functools
 from typing import Callable, Dict, Iterator, List, Tuple
 
-_MODULES = ("special", "polynomials", "bessel", "cephes", "gamma", "scatter", "sorting", "histogram")
+_MODULES = ("special", "polynomials", "bessel", "cephes", "gamma", "scatter", "sorting", "histogram", "matmul")
 
 # (aten operation, lowering, type promotion kind or None, broadcast)
 _LOWERINGS: List[Tuple[object, Callable, object, bool]] = []
