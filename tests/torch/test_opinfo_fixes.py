@@ -28,3 +28,19 @@ def test_addbmm_broadcast_input():
     g = torch.Generator().manual_seed(1)
     inp, b1, b2 = torch.randn(7, generator=g), torch.randn(4, 5, 3, generator=g), torch.randn(4, 3, 7, generator=g)
     _check(torch.addbmm, inp, b1, b2)
+
+
+@pytest.mark.parametrize("bias", [True, False])
+def test_bilinear(bias):
+    g = torch.Generator().manual_seed(2)
+    x1, x2 = torch.randn(2, 3, 4, generator=g), torch.randn(2, 3, 5, generator=g)
+    w, b = torch.randn(6, 4, 5, generator=g), torch.randn(6, generator=g)
+    _check(lambda a, c, w, b: torch.nn.functional.bilinear(a, c, w, b if bias else None), x1, x2, w, b)
+
+
+def test_trilinear_direct():
+    """aten._trilinear with a summed dimension given negative, and one operand expanded twice."""
+    g = torch.Generator().manual_seed(3)
+    a, b, c = torch.randn(3, 4, generator=g), torch.randn(5, 4, generator=g), torch.randn(3, 5, generator=g)
+    _check(lambda a, b, c: torch.ops.aten._trilinear(a, b, c, [1], [0], [2], [-1]), a, b, c)
+    _check(lambda a, b, c: torch.ops.aten._trilinear(a, b, c, [1], [0], [2], []), a, b, c)

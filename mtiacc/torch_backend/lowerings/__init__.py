@@ -13,7 +13,8 @@ Inductor's own back afterwards, so ``backend="inductor"`` and every other backen
 - :mod:`.scatter`: ``scatter_reduce`` and ``index_reduce`` with every reduction, as reductions over the index;
 - :mod:`.sorting`: sorts longer than one program's bitonic network as rank sorts, and ``nanmedian``;
 - :mod:`.histogram`: ``histc``, ``histogram``, ``histogramdd``, ``bincount``;
-- :mod:`.matmul`: ``addbmm`` as the batched GEMM, a sum over the batch and its epilogue.
+- :mod:`.matmul`: ``addbmm`` as the batched GEMM, a sum over the batch and its epilogue; ``_trilinear``
+  (``bilinear``'s) as one fused reduction.
 
 Each module lists its entries with :func:`lowering` (an ATen operation's lowering) and :func:`triton_op` (the
 Triton code of an operation of Inductor's ``ops``).

@@ -1,7 +1,12 @@
-"""``addbmm``, which Inductor leaves to aten: ``beta * input + alpha * sum_b(batch1[b] @ batch2[b])`` as the
+"""Products Inductor leaves to aten.
+
+``addbmm``: ``beta * input + alpha * sum_b(batch1[b] @ batch2[b])`` as the
 batched GEMM (Inductor's ``bmm`` lowering: the chip's GEMM template), a sum over the batch and a pointwise
 epilogue, all on the chip.  With ``beta == 0`` the input is ignored (a NaN in it does not reach the result), as
 aten does.
+
+``_trilinear`` (``nn.functional.bilinear``'s): each operand unsqueezed at its ``expand`` dimensions, the three
+multiplied and summed over ``sumdim`` (dropped from the result), one fused reduction on the chip.
 """
 from __future__ import annotations
 
@@ -24,3 +29,20 @@ def addbmm(inp, batch1, batch2, *, beta=1, alpha=1):
     if beta != 1:
         inp = L.lowerings[aten.mul.Tensor](inp, beta)
     return L.lowerings[aten.add.Tensor](inp, out)
+
+
+@lowering(aten._trilinear.default)
+def trilinear(i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim=1):
+    from torch._inductor import lowering as L
+    total = len(i1.get_size()) + len(expand1)
+    operands = []
+    for x, expand in ((i1, expand1), (i2, expand2), (i3, expand3)):
+        for d in range(total):
+            if d in expand:
+                x = L.lowerings[aten.unsqueeze.default](x, d)
+        operands.append(x)
+    mul = L.lowerings[aten.mul.Tensor]
+    out = mul(mul(operands[0], operands[1]), operands[2])
+    if not sumdim:
+        return out
+    return L.lowerings[aten.sum.dim_IntList](out, sorted(d % total for d in sumdim))
