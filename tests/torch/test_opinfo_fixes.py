@@ -44,3 +44,18 @@ def test_trilinear_direct():
     a, b, c = torch.randn(3, 4, generator=g), torch.randn(5, 4, generator=g), torch.randn(3, 5, generator=g)
     _check(lambda a, b, c: torch.ops.aten._trilinear(a, b, c, [1], [0], [2], [-1]), a, b, c)
     _check(lambda a, b, c: torch.ops.aten._trilinear(a, b, c, [1], [0], [2], []), a, b, c)
+
+
+@pytest.mark.parametrize("p", [0.0, 1.0, 2.0, 1.5, float("inf")])
+def test_cdist(p):
+    """Every p, batch dimensions broadcast (and of another rank), equal rows (distance 0) among them."""
+    g = torch.Generator().manual_seed(4)
+    x1, x2 = torch.randn(2, 1, 4, 5, generator=g), torch.randn(3, 6, 5, generator=g)
+    x2[1, 2] = x1[1, 0, 3]
+    x1[0, 0, 1, 2] = x2[0, 4, 2]
+    _check(lambda a, b: torch.cdist(a, b, p), x1, x2)
+
+
+def test_cdist_without_features():
+    g = torch.Generator().manual_seed(5)
+    _check(lambda a, b: torch.cdist(a, b, 2.0) + 1, torch.randn(4, 0, generator=g), torch.randn(3, 0, generator=g))

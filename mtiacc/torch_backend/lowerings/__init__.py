@@ -14,7 +14,8 @@ Inductor's own back afterwards, so ``backend="inductor"`` and every other backen
 - :mod:`.sorting`: sorts longer than one program's bitonic network as rank sorts, and ``nanmedian``;
 - :mod:`.histogram`: ``histc``, ``histogram``, ``histogramdd``, ``bincount``;
 - :mod:`.matmul`: ``addbmm`` as the batched GEMM, a sum over the batch and its epilogue; ``_trilinear``
-  (``bilinear``'s) as one fused reduction.
+  (``bilinear``'s) as one fused reduction;
+- :mod:`.distance`: ``_cdist_forward`` (``cdist``'s) as one reduction per distance.
 
 Each module lists its entries with :func:`lowering` (an ATen operation's lowering) and :func:`triton_op` (the
 Triton code of an operation of Inductor's ``ops``).
@@ -25,7 +26,7 @@ import contextlib
 import functools
 from typing import Callable, Dict, Iterator, List, Tuple
 
-_MODULES = ("special", "polynomials", "bessel", "cephes", "gamma", "scatter", "sorting", "histogram", "matmul")
+_MODULES = ("special", "polynomials", "bessel", "cephes", "gamma", "scatter", "sorting", "histogram", "matmul", "distance")
 
 # (aten operation, lowering, type promotion kind or None, broadcast)
 _LOWERINGS: List[Tuple[object, Callable, object, bool]] = []
