@@ -59,3 +59,14 @@ def test_cdist(p):
 def test_cdist_without_features():
     g = torch.Generator().manual_seed(5)
     _check(lambda a, b: torch.cdist(a, b, 2.0) + 1, torch.randn(4, 0, generator=g), torch.randn(3, 0, generator=g))
+
+
+@pytest.mark.parametrize("size", [1, 5, 12])
+def test_nonzero_static(size):
+    """Fewer, as many and more rows than nonzeros (the rest filled), in 3-D and 1-D, float and bool."""
+    g = torch.Generator().manual_seed(6)
+    x = torch.randn(2, 3, 4, generator=g)
+    x[x.abs() < 1.0] = 0                     # about a third not zero
+    x[1, 2, 3] = float("nan")                # NaN is not zero
+    b = torch.tensor([False, True, True, False, True])
+    _check(lambda a, c: (torch.nonzero_static(a, size=size), torch.nonzero_static(c, size=size, fill_value=7)), x, b)

@@ -15,7 +15,8 @@ Inductor's own back afterwards, so ``backend="inductor"`` and every other backen
 - :mod:`.histogram`: ``histc``, ``histogram``, ``histogramdd``, ``bincount``;
 - :mod:`.matmul`: ``addbmm`` as the batched GEMM, a sum over the batch and its epilogue; ``_trilinear``
   (``bilinear``'s) as one fused reduction;
-- :mod:`.distance`: ``_cdist_forward`` (``cdist``'s) as one reduction per distance.
+- :mod:`.distance`: ``_cdist_forward`` (``cdist``'s) as one reduction per distance;
+- :mod:`.nonzero`: ``nonzero_static`` as a cumulative count and a reduction per coordinate.
 
 Each module lists its entries with :func:`lowering` (an ATen operation's lowering) and :func:`triton_op` (the
 Triton code of an operation of Inductor's ``ops``).
@@ -26,7 +27,7 @@ import contextlib
 import functools
 from typing import Callable, Dict, Iterator, List, Tuple
 
-_MODULES = ("special", "polynomials", "bessel", "cephes", "gamma", "scatter", "sorting", "histogram", "matmul", "distance")
+_MODULES = ("special", "polynomials", "bessel", "cephes", "gamma", "scatter", "sorting", "histogram", "matmul", "distance", "nonzero")
 
 # (aten operation, lowering, type promotion kind or None, broadcast)
 _LOWERINGS: List[Tuple[object, Callable, object, bool]] = []
