@@ -2,6 +2,7 @@
 
     python benchmarks/opinfo.py [--ops add,relu] [--dtypes float32,...] [--limit-samples N] [--jobs N]
         [--executor local|ray] [--timeout S] [--json build/opinfo.json] [--md docs/opinfo.md] [--resume]
+        [--extra build/opinfo-more.json]
 
 Every entry of ``torch.testing._internal.common_methods_invocations.op_db`` (or those of ``--ops``: names, or
 ``name.variant`` for one variant), every dtype it supports on the CPU among ``--dtypes`` (default: float32,
@@ -13,7 +14,10 @@ that takes longer than ``--timeout`` seconds is stopped and counted as an error.
 
 The results go to ``--json`` (rewritten after each chunk; ``--resume`` keeps the entries it already has, when it
 was run with the same dtypes and sample limit) and a table to ``--md``: totals by entry and by sample, the top
-causes of host work, errors and uncapturable samples, and a row per entry.
+causes of host work, errors and uncapturable samples, a row per entry, and the distinct ATen ops the captured
+graphs call (each captured sample records the overloads dynamo's graph calls): an op is on the chip when every
+sample that calls it ran wholly on the chip.  ``--extra`` adds the section of a further run (other dtypes, more
+samples, on a subset of the entries) from its own JSON.
 """
 from __future__ import annotations
 
