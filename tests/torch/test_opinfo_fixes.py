@@ -70,3 +70,11 @@ def test_nonzero_static(size):
     x[1, 2, 3] = float("nan")                # NaN is not zero
     b = torch.tensor([False, True, True, False, True])
     _check(lambda a, c: (torch.nonzero_static(a, size=size), torch.nonzero_static(c, size=size, fill_value=7)), x, b)
+
+
+@pytest.mark.parametrize("n,p", [(2, 2.0), (3, 1.0), (7, 2.0), (7, 0.0), (6, 3.0), (5, float("inf"))])
+def test_pdist(n, p):
+    g = torch.Generator().manual_seed(7)
+    x = torch.randn(n, 4, generator=g)
+    x[n - 1] = x[0]                           # a distance of 0
+    _check(lambda a: torch.nn.functional.pdist(a, p), x)

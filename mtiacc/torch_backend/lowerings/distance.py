@@ -1,4 +1,4 @@
-"""``_cdist_forward`` (``torch.cdist``'s), which Inductor leaves to aten: each distance one reduction over the
+"""``_cdist_forward`` (``torch.cdist``'s) and ``_pdist_forward`` (``pdist``'s), which Inductor leaves to aten: each distance one reduction over the
 feature dimension on the chip, the batch dimensions of the two operands broadcast.
 
 ``out[..., i, j]`` is ``(sum_k |x1[..., i, k] - x2[..., j, k]|^p)^(1/p)``: the count of the differences that are
@@ -6,6 +6,10 @@ not zero for ``p == 0``, their largest magnitude for ``p == inf``, the sum of ma
 square root of the sum of squares for ``p == 2``.  Every ``compute_mode`` computes the differences directly
 (aten's matrix-product form for ``p == 2`` loses precision to cancellation; this does not).  With no features
 every distance is 0, as aten's.
+
+``pdist(x)`` is the upper triangle of ``cdist(x, x)`` row by row: output ``k`` is the pair ``(i, j)`` where ``i``
+counts the rows after the first whose pairs start at or before ``k`` (row ``r``'s start at ``r * (2n - r - 1) / 2``,
+a reduction over the rows) and ``j = k - start(i) + i + 1``, gathered from the ``n x n`` distances.
 """
 from __future__ import annotations
 
@@ -60,3 +64,34 @@ def cdist(x1, x2, p, compute_mode=None):
                                    ranges=ranges)
     return ir.Pointwise.create(device=device, dtype=dtype, ranges=ranges,
                                inner_fn=lambda idx: ops.pow(load(idx), ops.constant(1.0 / p, dtype)))
+
+
+@lowering(aten._pdist_forward.default)
+def pdist(x, p=2.0):
+    from torch._inductor import ir
+    from torch._inductor.virtualized import ops
+    n = x.get_size()[0]
+    pairs, dtype, device, i64 = n * (n - 1) // 2, x.get_dtype(), x.get_device(), torch.int64
+    if pairs == 0:
+        return ir.Pointwise.create(device=device, dtype=dtype, inner_fn=lambda idx: ops.constant(0, dtype),
+                                   ranges=[0])
+    dist = cdist(x, x, p)
+    dist.realize()
+    load = dist.make_loader()
+
+    def start(r):   # the first pair of row r
+        return ops.floordiv(ops.mul(r, ops.sub(ops.constant(2 * n - 1, i64), r)), ops.constant(2, i64))
+
+    def row_after(idx, ridx):   # rows 1..n-2 whose pairs start at or before k
+        r = ops.add(ops.index_expr(ridx[0], i64), ops.constant(1, i64))
+        return ops.to_dtype(ops.le(start(r), ops.index_expr(idx[0], i64)), i64)
+    rows = ir.Reduction.create(device=device, dst_dtype=i64, src_dtype=i64, inner_fn=row_after, ranges=[pairs],
+                               reduction_ranges=[max(n - 2, 1)] if n > 2 else [1], reduction_type="sum")
+    rows.realize()
+    row_load = rows.make_loader()
+
+    def gather(idx):
+        i = row_load(idx)
+        j = ops.add(ops.sub(ops.index_expr(idx[0], i64), start(i)), ops.add(i, ops.constant(1, i64)))
+        return load([ops.indirect_indexing(i, n, check=False), ops.indirect_indexing(j, n, check=False)])
+    return ir.Pointwise.create(device=device, dtype=dtype, inner_fn=gather, ranges=[pairs])
