@@ -27,7 +27,8 @@ import contextlib
 import functools
 from typing import Callable, Dict, Iterator, List, Tuple
 
-_MODULES = ("special", "polynomials", "bessel", "cephes", "gamma", "scatter", "sorting", "histogram", "matmul", "distance", "nonzero")
+_MODULES = ("special", "polynomials", "bessel", "cephes", "gamma", "scatter", "sorting", "histogram", "matmul",
+            "distance", "nonzero")
 
 # (aten operation, lowering, type promotion kind or None, broadcast)
 _LOWERINGS: List[Tuple[object, Callable, object, bool]] = []
