@@ -1,6 +1,6 @@
 """``_cdist_forward`` (``torch.cdist``'s) and ``_pdist_forward`` (``pdist``'s), which Inductor leaves to
-aten: each distance one reduction over the
-feature dimension on the chip, the batch dimensions of the two operands broadcast.
+aten: each distance one reduction over the feature dimension on the chip, the batch dimensions of the two
+operands broadcast.
 
 ``out[..., i, j]`` is ``(sum_k |x1[..., i, k] - x2[..., j, k]|^p)^(1/p)``: the count of the differences that are
 not zero for ``p == 0``, their largest magnitude for ``p == inf``, the sum of magnitudes for ``p == 1``, the
