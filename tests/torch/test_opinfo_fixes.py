@@ -67,3 +67,15 @@ def test_nonzero_static():
     n = int((x != 0).sum())
     _check(lambda a, c: tuple(torch.nonzero_static(a, size=s) for s in (1, n, n + 4))
            + (torch.nonzero_static(c, size=5, fill_value=7), torch.nonzero_static(c, size=2)), x, b)
+
+
+@pytest.mark.parametrize("dtype", [torch.int32, torch.float16])
+def test_addbmm_other_dtypes_stay_with_aten(dtype):
+    """Integer and half-precision addbmm stay with aten: the result's dtype and values are aten's."""
+    g = torch.Generator().manual_seed(9)
+    inp, b1, b2 = (torch.randint(-5, 5, s, generator=g).to(dtype) for s in ((3, 4), (2, 3, 5), (2, 5, 4)))
+    f = torch.compile(lambda i, x, y: torch.addbmm(i, x, y, beta=2, alpha=3), backend="mtia", fullgraph=True)
+    got = f(inp, b1, b2)
+    assert got.dtype == dtype
+    torch.testing.assert_close(got, torch.addbmm(inp, b1, b2, beta=2, alpha=3), rtol=0, atol=0)
+    assert [e["name"] for e in report()["aten_ops"]] == ["addbmm"], report()["aten_ops"]
