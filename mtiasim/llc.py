@@ -9,7 +9,9 @@ Model (the timing only: data always comes from :class:`mtiasim.memory.Dram`, whi
   the whole line (:data:`LINE` bytes, whatever part of it the transfer asked for), and the line becomes resident,
   so a later read of the rest of it hits.  A read's DRAM bytes are its filled lines times :data:`LINE`: more than
   the bytes it missed when it covers part of a line (half a line read costs the whole line), the same when it
-  reads whole lines.  (``line_fill=False``: the model before line fills, a miss charged only the bytes asked for.)
+  reads whole lines.  The transfer moves its hits, then its fills (:mod:`mtiasim.dma`): its engine waits for the
+  whole lines it misses, each level's bandwidth shared as for any transfer.  (``line_fill=False``, the machine's
+  ``memory.sram.llc_line_fill: 0``: the model before line fills, a miss charged only the bytes asked for.)
   Bytes a transfer reads twice on a line it fills (rows that overlap) count once in the fill and are hits again.
   Every line the transfer touches becomes the most recently used.  Hit or miss is decided in the order the
   simulator executes the transfers (within a wave, programs in slot order at each step); a hit on a line whose
