@@ -169,15 +169,26 @@ class Issued:
         return self.upto[i] if i >= 0 else self.retired
 
 
-def _piece(ready: float, n: int, level: int, seq: int, hit: int, ch: int = 0):
+def _served(n: int, hit) -> Tuple[int, int]:
+    """A DRAM read's ``(bytes at the SRAM level, bytes at DRAM)``: ``hit`` is what the LLC's ``read`` returned
+    (:mod:`mtiasim.llc`: the hits and the DRAM bytes of the lines it fills), or the bytes that hit (the rest at
+    DRAM)."""
+    return hit if hit.__class__ is tuple else (hit, n - hit)
+
+
+def _piece(ready: float, n: int, level: int, seq: int, hit, ch: int = 0):
     """A recorded transfer: ``(ready, bytes, level, issue number, DRAM bytes that follow, channel)``; a DRAM
-    transfer whose ``hit`` bytes hit the LLC moves them at the SRAM level, then the rest at DRAM, on the same
-    channel.  Channel 1 (two channels): a transfer out of local memory."""
-    if hit <= 0 or level != 0:
+    transfer whose ``hit`` bytes hit the LLC (:func:`_served`) moves them at the SRAM level, then its DRAM bytes
+    (its line fills: more than its other bytes when it reads part of a line), on the same channel.  Channel 1
+    (two channels): a transfer out of local memory."""
+    if level != 0:
         return (ready, n, level, seq, 0, ch)
-    if hit >= n:
-        return (ready, n, 1, seq, 0, ch)
-    return (ready, hit, 1, seq, n - hit, ch)
+    hit, dram = _served(n, hit)
+    if hit <= 0:
+        return (ready, dram, 0, seq, 0, ch)
+    if dram <= 0:
+        return (ready, hit, 1, seq, 0, ch)
+    return (ready, hit, 1, seq, dram, ch)
 
 
 def _overlap(a: Tuple[int, int], b: Tuple[int, int]) -> bool:
@@ -316,15 +327,16 @@ class DmaSystem:
     def add_uniform(self, t_issue: float, nbytes: int, level: int, hit: int = 0, inbound: bool = True,
                     span: Tuple[int, int] = (0, 0)):
         """Every PE issues a transfer of ``nbytes`` at ``level`` at ``t_issue`` (into local memory, or out of it;
-        ``span``: the local bytes it touches, ``[lo, hi)``); ``hit`` of a DRAM transfer's bytes hit the LLC
-        (:mod:`mtiasim.llc`): moved at the SRAM level first, the rest at DRAM."""
+        ``span``: the local bytes it touches, ``[lo, hi)``); ``hit``: how a DRAM transfer is served by the LLC
+        (:func:`_served`): the hits moved at the SRAM level first, then the DRAM bytes."""
         iss = self.u_issued
         iss.count += 1
         if nbytes <= 0:
             return
         self.u_pend.append(_piece(t_issue + self.setup, nbytes, level, iss.count - 1, hit, self._channel(inbound))
                            + (inbound, span))
-        self.u_bytes[level] += (nbytes - hit) * self.P
+        hit, dram = _served(nbytes, hit) if level == 0 else (0, nbytes)
+        self.u_bytes[level] += dram * self.P
         self.u_bytes[1] += hit * self.P
         self.n_transfers += self.P
 
@@ -341,7 +353,8 @@ class DmaSystem:
             if n <= 0:
                 continue
             self.pend[p].append(_piece(t + setup, n, lv, iss.count - 1, h, ch) + (inbound, span))
-            self.bytes[lv, p] += n - h
+            h, dram = _served(n, h) if lv == 0 else (0, n)
+            self.bytes[lv, p] += dram
             self.bytes[1, p] += h
             self.n_transfers += 1
 

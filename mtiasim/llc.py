@@ -5,13 +5,23 @@ Model (the timing only: data always comes from :class:`mtiasim.memory.Dram`, whi
 - Residency is tracked in lines of :data:`LINE` bytes over the kernel's DRAM buffers (one stamp per line in a numpy
   array, 0 while the line is not resident).  A line is resident or not as a whole.
 - A DMA *read* of DRAM bytes: the bytes on lines resident when the transfer issues are **hits**, moved at the SRAM
-  level's bandwidth and latency; the others are **misses**, moved at DRAM's, and their lines become resident.
+  level's bandwidth and latency.  Each line it touches that is not resident **misses** and is *filled*: DRAM moves
+  the whole line (:data:`LINE` bytes, whatever part of it the transfer asked for), and the line becomes resident,
+  so a later read of the rest of it hits.  A read's DRAM bytes are its filled lines times :data:`LINE`: more than
+  the bytes it missed when it covers part of a line (half a line read costs the whole line), the same when it
+  reads whole lines.  The transfer moves its hits, then its fills (:mod:`mtiasim.dma`): its engine waits for the
+  whole lines it misses, each level's bandwidth shared as for any transfer.  (``line_fill=False``, the machine's
+  ``memory.sram.llc_line_fill: 0``: the model before line fills, a miss charged only the bytes asked for.)
+  Bytes a transfer reads twice on a line it fills (rows that overlap) count once in the fill and are hits again.
   Every line the transfer touches becomes the most recently used.  Hit or miss is decided in the order the
-  simulator executes the transfers (within a wave, programs in slot order at each step); a hit on a line whose fill
-  is still in flight is served as a hit (the fill's DRAM bytes are charged once, to the transfer that missed).
-- A DMA *write* is write-through with no write-allocate: it moves its bytes at DRAM's bandwidth and latency, and
-  neither fills lines nor changes the LRU order (a resident line it writes stays resident: the cache holds the
-  written data).  So DRAM sees every byte written, as without a cache, and streaming outputs never evict inputs.
+  simulator executes the transfers (within a wave, programs in slot order at each step); a hit on a line whose
+  fill is still in flight is served as a hit (the fill's DRAM bytes are charged once, to the transfer that missed).
+- A DMA *write* is write-through with no write-allocate (ASSUMPTION: the chip's write policy is not published):
+  it moves its bytes at DRAM's bandwidth and latency, exactly the bytes written (a DRAM write burst carries byte
+  masks, so a partial line is written without reading it first), and neither fills lines nor changes the LRU
+  order; a resident line it writes stays resident (the cache holds the written data), so a later read of it
+  hits, while a read of a line written but not resident misses and fills.  So DRAM sees every byte written, as
+  without a cache, and streaming outputs never evict inputs.
 - Replacement is LRU, evicting in batches: when more lines are resident than fit, the least recently used are
   evicted until :data:`SLACK` of the capacity is free (one partial sort per batch, not one per line).
 - Buffers placed in SRAM (``--place NAME=sram``: the software-managed part, LLS) are not cached.
@@ -21,24 +31,29 @@ of the run.
 """
 from __future__ import annotations
 
+from typing import Tuple
+
 import numpy as np
 
-LINE = 128          # bytes per line (ASSUMPTION: a typical LLC line; DMA rows of tiles are multiples of it)
+LINE = 128          # bytes per line (ASSUMPTION: a typical LLC line)
 SLACK = 1 / 16      # an eviction batch frees this fraction of the capacity
 
 
 class Llc:
-    def __init__(self, capacity_bytes: int, span_bytes: int):
+    def __init__(self, capacity_bytes: int, span_bytes: int, line_fill: bool = True):
         self.capacity = max(int(capacity_bytes) // LINE, 1)      # lines
         self.stamp = np.zeros(span_bytes // LINE + 2, np.int64)  # per line: its last use, 0 = not resident
+        self.line_fill = line_fill
         self.clock = 0
         self.resident = 0
-        self.hit_bytes = 0
-        self.miss_bytes = 0
+        self.hit_bytes = 0      # bytes served at the SRAM level
+        self.miss_bytes = 0     # bytes served by the reads' own fills
+        self.fill_bytes = 0     # DRAM bytes the reads cost: the lines filled (line_fill), else the missed bytes
 
-    def read(self, off: int, n: int, rows: int = 1, stride: int = 0) -> int:
+    def read(self, off: int, n: int, rows: int = 1, stride: int = 0) -> Tuple[int, int]:
         """A DMA read of ``rows`` rows of ``n`` bytes, row ``r`` at ``off + r * stride`` (offsets into the DRAM
-        array): returns how many of its bytes hit; fills and touches its lines."""
+        array): returns ``(hit, dram)``, the bytes served at the SRAM level and the bytes DRAM moves (the lines
+        it fills); fills and touches its lines."""
         if rows == 1 or stride == n:
             return self._span(off, n * rows)
         if not (off % LINE or n % LINE or stride % LINE) and abs(stride) >= n:   # whole lines, none shared
@@ -51,7 +66,7 @@ class Llc:
             return self._account(len(lines) - held, n * rows, held * LINE)
         return self._rows(off, n, rows, stride)
 
-    def _rows(self, off: int, n: int, rows: int, stride: int) -> int:
+    def _rows(self, off: int, n: int, rows: int, stride: int) -> Tuple[int, int]:
         """Any rows: each row's bytes on each line it touches."""
         starts = off + np.arange(rows, dtype=np.int64) * stride
         first = starts // LINE
@@ -64,7 +79,7 @@ class Llc:
         lines, nbytes = lines[valid], (hi - lo)[valid]
         return self._touch(lines, nbytes, np.unique(lines))
 
-    def _span(self, off: int, n: int) -> int:
+    def _span(self, off: int, n: int) -> Tuple[int, int]:
         """A read of ``n`` consecutive bytes at ``off``."""
         a, b = off // LINE, (off + n - 1) // LINE
         st = self.stamp[a:b + 1]
@@ -82,7 +97,7 @@ class Llc:
         st[:] = self.clock
         return self._account(b + 1 - a - held, n, hit)
 
-    def _touch(self, lines, nbytes, unique) -> int:
+    def _touch(self, lines, nbytes, unique) -> Tuple[int, int]:
         n = int(nbytes.sum())
         miss = self.stamp[lines] == 0
         hit = n - int(nbytes[miss].sum())
@@ -91,13 +106,19 @@ class Llc:
         self.stamp[unique] = self.clock
         return self._account(new, n, hit)
 
-    def _account(self, new: int, n: int, hit: int) -> int:
+    def _account(self, new: int, n: int, hit: int) -> Tuple[int, int]:
+        if not self.line_fill:
+            dram = n - hit
+        else:
+            dram = new * LINE
+            hit = max(hit, n - dram)    # bytes read again on a line this transfer fills: hits
         self.hit_bytes += hit
         self.miss_bytes += n - hit
+        self.fill_bytes += dram
         self.resident += new
         if self.resident > self.capacity:
             self._evict()
-        return hit
+        return hit, dram
 
     def _evict(self):
         keep = self.capacity - int(self.capacity * SLACK)

@@ -177,7 +177,8 @@ def dma_cfg(d, m, pc):
 
 def _record(m, g, slots, ns, levels, hits=None, inbound=True, spans=None):
     """Hand the transfers to the DMA timing model (issue times from the timing closure: ``m.dma_issue_t``);
-    ``hits``: per transfer, how many of its bytes hit the LLC (``None``: no LLC); ``inbound``: into local memory;
+    ``hits``: per transfer, how the LLC serves it (``(hit bytes, DRAM bytes)`` from :meth:`mtiasim.llc.Llc.read`, 0
+    for a transfer it does not see; ``None``: no LLC); ``inbound``: into local memory;
     ``spans``: the local bytes each touches, ``[lo, hi)``."""
     ts, t = m.ts, m.dma_issue_t
     if ts.on:

@@ -17,9 +17,10 @@ LN_SIG = "*fp32,*fp32,*fp32,*fp32,*fp32,*fp32,i32,i32,fp32"
 
 
 def moved(stats) -> int:
-    """The bytes the run's DMA moved to and from memory: DRAM's, and the hits of its cache (the LLC serves a row
-    read again from SRAM; these tests count the reads reuse-loads removes, wherever they would be served)."""
-    return stats.dram_bytes + stats.sram_bytes
+    """The bytes the run's DMA moved into and out of local memory: these tests count the reads reuse-loads removes,
+    wherever they are served (DRAM, or the LLC for a row read again; not DRAM + SRAM bytes, as a miss on part of a
+    line fills the whole line)."""
+    return stats.dma_bytes_in + stats.dma_bytes_out
 
 
 def _compile(path, signature, level=3, passes=None, kernel=None, **defines):

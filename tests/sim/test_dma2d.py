@@ -4,6 +4,7 @@ import pytest
 
 from mtiacc.diagnostics import UserError
 from mtiacc.machine.simulator import load_config
+from mtiasim.llc import LINE
 from mtiasim.runner import run
 from tests.sim.helpers import P, build
 
@@ -248,8 +249,10 @@ def test_one_2d_transfer_is_one_setup_and_faster_than_a_transfer_per_row():
     s2, s1 = res[True], res[False]
     assert s2.dma_bytes_in == s1.dma_bytes_in == ROWS * 64
     assert s2.wave_cycles[0] < s1.wave_cycles[0]
-    # one setup, the bytes at the PE's rate, the latency (plus the few instructions around it)
+    # one setup, the bytes at the PE's rate, the latency (plus the few instructions around it); the bytes are the
+    # LLC's line fills: each 64-byte row misses and DRAM moves its whole 128-byte line (mtiasim/llc.py)
+    assert s2.dram_bytes == ROWS * LINE
     rate = min(CFG.dma_pe_bytes_per_cycle, CFG.dram_bytes_per_cycle)
-    transfer = CFG.dma_setup_cycles + ROWS * 64 / rate + CFG.ns_to_cycles(CFG.dram_latency_ns)
+    transfer = CFG.dma_setup_cycles + ROWS * LINE / rate + CFG.ns_to_cycles(CFG.dram_latency_ns)
     assert s2.stalls()["dma_wait"] <= transfer
     assert s2.stalls()["dma_wait"] >= transfer - 30

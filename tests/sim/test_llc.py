@@ -120,24 +120,44 @@ def test_the_lls_is_what_the_llc_leaves():
 def test_lru_evicts_the_least_recently_used_lines():
     c = Llc(16 * LINE, 64 * LINE)
     for i in range(16):
-        assert c.read(i * LINE, LINE) == 0
-    assert c.read(0, LINE) == LINE                  # line 0 is now the most recently used
+        assert c.read(i * LINE, LINE) == (0, LINE)
+    assert c.read(0, LINE) == (LINE, 0)             # line 0 is now the most recently used
     c.read(16 * LINE, LINE)                         # one too many: evict to 15 of 16 (1 / 16 slack)
     assert c.resident == 15
-    assert c.read(0, LINE) == LINE
-    assert c.read(1 * LINE, LINE) == 0 and c.read(2 * LINE, LINE) == 0     # the two oldest went
-    assert c.read(15 * LINE, LINE) == LINE
+    assert c.read(0, LINE) == (LINE, 0)
+    assert c.read(1 * LINE, LINE) == (0, LINE) and c.read(2 * LINE, LINE) == (0, LINE)    # the two oldest went
+    assert c.read(15 * LINE, LINE) == (LINE, 0)
 
 
 def test_strided_rows_hit_by_the_bytes_on_resident_lines():
     c = Llc(1 << 20, 1 << 20)
-    assert c.read(10, 50) == 0                      # line 0 (bytes 10..59)
-    assert c.read(0, LINE) == LINE                  # a line is resident as a whole
+    assert c.read(10, 50) == (0, LINE)              # line 0 (bytes 10..59): DRAM fills the whole line
+    assert c.read(0, LINE) == (LINE, 0)             # so all of it hits
     # 4 rows of 200 bytes at stride 1000 from 60: rows straddle lines; none of them is line 0
-    assert c.read(60, 200, 4, 1000) == 68           # row 0 covers 60..259: 68 bytes of line 0
-    assert c.read(60, 200, 4, 1000) == 800
+    assert c.read(60, 200, 4, 1000) == (68, 9 * LINE)   # row 0 covers 60..259: 68 bytes of line 0; 9 lines filled
+    assert c.read(60, 200, 4, 1000) == (800, 0)
     assert c.hit_bytes == LINE + 68 + 800 and c.miss_bytes == 50 + 800 - 68
+    assert c.fill_bytes == 10 * LINE
     assert c.resident == 10     # lines 0-2, 8-9, 16-17, 23-25 (rows at 60, 1060, 2060, 3060)
+
+
+def test_without_line_fill_a_miss_costs_the_bytes_asked_for():
+    c = Llc(1 << 20, 1 << 20, line_fill=False)      # memory.sram.llc_line_fill: 0, the model before line fills
+    assert c.read(10, 50) == (0, 50)
+    assert c.read(0, LINE) == (LINE, 0)             # the line is resident all the same
+    assert c.read(60, 200, 4, 1000) == (68, 800 - 68)
+    assert c.fill_bytes == 50 + 800 - 68
+
+
+def test_rows_that_read_a_line_again_are_filled_once():
+    c = Llc(1 << 20, 1 << 20)
+    # 4 rows of one line at stride 0: the line is filled once, the three other rows read it again (hits)
+    assert c.read(LINE, LINE, 4, 0) == (3 * LINE, LINE)
+    # 4 rows of 32 bytes at stride 32 on one line: they cover it; the fill is the line, no row is read twice
+    assert c.read(4 * LINE, 32, 4, 32) == (0, LINE)
+    # 8 rows of 32 bytes at stride 16 over 144 bytes (lines 8 and 9): 256 bytes read, 2 lines filled
+    assert c.read(8 * LINE, 32, 8, 16) == (0, 2 * LINE)
+    assert c.hit_bytes == 3 * LINE and c.fill_bytes == 4 * LINE and c.resident == 4
 
 
 # program p reads a tile of 32 rows of 128 bytes at DRAM stride 8192 from A + p * 128 (2-D DMA), twice
@@ -190,25 +210,104 @@ def test_whole_line_rows_count_as_any_rows():
             assert (np.flatnonzero(c.stamp) == np.flatnonzero(ref.stamp)).all()
 
 
-HALVES = """
-kernel:
-    ld s0, 0(zero)
-    mtia.pid t0, 0
-    slli t1, t0, 6
-    add t1, s0, t1
-    li a1, 0
-    li t3, 64
-    mtia.dma.in a1, t1, t3
-    mtia.dma.wait
-    ret
-"""
+# program p runs {ops} on its own line of A (A + p * 128): r(o, n) reads n bytes at o to local address 1024 + o and
+# waits, w(o, n) writes n bytes from local address 1024 + o (zeros until read) to o and waits
+def steps(*ops):
+    body = []
+    for op, o, n in ops:
+        move = "mtia.dma.in a1, t1, t3" if op == "r" else "mtia.dma.out t1, a1, t3"
+        body += [f"li t2, {o}", "add t1, s0, t2", f"li a1, {1024 + o}", f"li t3, {n}", move, "mtia.dma.wait"]
+    return "\n".join(["kernel:", "ld s0, 0(zero)", "mtia.pid t0, 0", "slli t1, t0, 7", "add s0, s0, t1"]
+                     + body + ["ret"])
 
 
-@pytest.mark.xfail(strict=True, reason="known gap: a miss fills its whole line but DRAM is charged only the bytes "
-                   "the transfer asked for, so a later read of the line's other half hits without any DRAM bytes "
-                   "charged for it (a 32-wide bf16 GEMM tile's rows are half a line)")
+def lines(*ops, grid=PES, llc=MB32, fill=1):
+    a = (np.arange(PES * LINE) % 251).astype(np.uint8)
+    r = run(build(steps(*ops), params=[P("A", "*u8")]), {"A": a}, grid=(grid,),
+            overrides={**EXACT, "memory.sram.llc_bytes": llc, "memory.sram.llc_line_fill": fill})
+    want = a.reshape(PES, LINE).copy()
+    local = np.zeros((grid, LINE), np.uint8)
+    for op, o, n in ops:
+        if op == "r":
+            local[:, o:o + n] = want[:grid, o:o + n]
+        else:
+            want[:grid, o:o + n] = local[:, o:o + n]
+    np.testing.assert_array_equal(r.outputs["A"], want.ravel())     # the data is DRAM's, cache or not
+    return r
+
+
+HALF = LINE // 2
+
+
+def test_a_miss_fills_its_whole_line_from_dram():
+    """Program p reads the first half of line p, then the other half: the first read's miss fills the line (DRAM
+    moves 128 bytes, not the 64 asked for), the second hits."""
+    cold, warm = lines(("r", 0, HALF), ("r", HALF, HALF), llc=0), lines(("r", 0, HALF), ("r", HALF, HALF))
+    assert cold.stats.dram_bytes == PES * LINE and cold.stats.sram_bytes == 0
+    assert warm.stats.dram_bytes == PES * LINE and warm.stats.sram_bytes == PES * HALF
+    # without the cache: 64 halves at DRAM, twice (32 cycles + latency each); with it: the 64 lines at DRAM
+    # (64 cycles + latency), then the 64 halves at the SRAM level (4 cycles + latency)
+    assert list(cold.stats.pe_dma_busy) == [2 * PES * HALF / DRAM_BPC] * PES
+    assert list(warm.stats.pe_dma_busy) == [PES * LINE / DRAM_BPC + PES * HALF / SRAM_BPC] * PES
+    assert cold.stats.cycles - warm.stats.cycles == \
+        (2 * (PES * HALF / DRAM_BPC + DRAM_LAT)) - (PES * LINE / DRAM_BPC + DRAM_LAT + PES * HALF / SRAM_BPC
+                                                    + SRAM_LAT) == 76
+    old = lines(("r", 0, HALF), ("r", HALF, HALF), fill=0)      # the model before: the miss costs its 64 bytes
+    assert old.stats.dram_bytes == PES * HALF and old.stats.sram_bytes == PES * HALF
+    assert warm.stats.cycles - old.stats.cycles == PES * HALF / DRAM_BPC == 32
+
+
 def test_the_two_halves_of_a_line_read_by_two_programs_cost_the_line_in_dram_bytes():
+    """Programs 0 and 1 read the two halves of one line at once (a 32-wide bf16 GEMM tile's rows are half a
+    line): program 0, first in slot order, misses and fills the line; program 1 hits the line being filled."""
     a = (np.arange(LINE) % 251).astype(np.uint8)
-    r = run(build(HALVES, params=[P("A", "*u8")]), {"A": a}, grid=(2,),
-            overrides={**EXACT, "memory.sram.llc_bytes": MB32})
-    assert r.stats.dram_bytes >= LINE
+    binary = build(steps(("r", 0, HALF)).replace("slli t1, t0, 7", "slli t1, t0, 6"), params=[P("A", "*u8")])
+    cold, warm = (run(binary, {"A": a}, grid=(2,), overrides={**EXACT, "memory.sram.llc_bytes": llc})
+                  for llc in (0, MB32))
+    assert cold.stats.dram_bytes == LINE and cold.stats.sram_bytes == 0
+    assert warm.stats.dram_bytes == LINE and warm.stats.sram_bytes == HALF
+    port = 64       # bytes per cycle: one PE's transfer at a level with room is capped by its port
+    assert list(cold.stats.pe_dma_busy) == [HALF / port] * 2
+    assert list(warm.stats.pe_dma_busy) == [LINE / port, HALF / port]
+    # the last completion: program 0's fill (2 cycles + DRAM's latency), one cycle after the cold halves' 1 + 100
+    assert warm.stats.cycles - cold.stats.cycles == 1
+
+
+def test_a_write_does_not_fill_the_cache():
+    """Write-through without write-allocate: a write moves exactly its bytes at DRAM and fills nothing, so a read
+    of the line after it misses and fills the whole line; a write to a resident line leaves it resident."""
+    cold = lines(("w", 0, HALF), ("r", 0, LINE), llc=0)
+    warm = lines(("w", 0, HALF), ("r", 0, LINE))
+    assert cold.stats.cycles == warm.stats.cycles
+    assert warm.stats.dram_bytes == PES * HALF + PES * LINE and warm.stats.sram_bytes == 0
+    cold = lines(("r", 0, LINE), ("w", HALF, HALF), ("r", 0, LINE), llc=0)
+    warm = lines(("r", 0, LINE), ("w", HALF, HALF), ("r", 0, LINE))
+    assert warm.stats.dram_bytes == PES * LINE + PES * HALF and warm.stats.sram_bytes == PES * LINE
+    assert cold.stats.cycles - warm.stats.cycles == \
+        (PES * LINE / DRAM_BPC + DRAM_LAT) - (PES * LINE / SRAM_BPC + SRAM_LAT) == 136
+
+
+# program p reads a tile of 32 rows of 64 bytes (half a line) at DRAM stride 8192 from A + p * 64, twice
+NARROW = TILE.replace("slli t1, t0, 7", "slli t1, t0, 6").replace("li t3, 128", "li t3, 64")
+
+
+def test_strided_rows_narrower_than_a_line_fill_their_lines():
+    """Programs 2k and 2k + 1 read the two halves of the same 32 lines (the column tiles of a row-major matrix,
+    32 bf16 wide): program 2k, first in slot order, misses and fills the 32 whole lines (4096 DRAM bytes for its
+    2048), program 2k + 1 hits them; the second reads all hit."""
+    a = np.zeros(32 * 2 * ROW, np.uint8)
+    binary = build(NARROW, params=[P("A", "*u8")])
+    cold, warm, old = (run(binary, {"A": a}, grid=(PES,), overrides={**EXACT, "memory.sram.llc_bytes": llc,
+                                                                       "memory.sram.llc_line_fill": fill})
+                       for llc, fill in ((0, 1), (MB32, 1), (MB32, 0)))
+    tile = 32 * HALF
+    assert cold.stats.dram_bytes == 2 * PES * tile
+    assert warm.stats.dram_bytes == PES * tile and warm.stats.sram_bytes == PES * tile + PES * tile // 2
+    assert old.stats.dram_bytes == PES * tile // 2      # the model before: half the lines' bytes never charged
+    # the first reads: the 32 fills at DRAM (32 * 4096 bytes at 128 B/cycle), the 32 hits at the SRAM level (32 *
+    # 2048 bytes at 1024 B/cycle); the second reads, all hits, 32 at a time as the two halves of the wave are
+    # apart by then (each 32 * 2048 bytes at 1024 B/cycle)
+    busy = warm.stats.pe_dma_busy
+    second = 32 * tile / SRAM_BPC
+    assert list(busy[0::2]) == [32 * 2 * tile / DRAM_BPC + second] * 32 == [1088] * 32
+    assert list(busy[1::2]) == [32 * tile / SRAM_BPC + second] * 32 == [128] * 32
