@@ -101,3 +101,18 @@ def test_set_changes_the_machine_of_every_tutorial_path(tmp_path):
     assert slow["Triton"][0] == pytest.approx(slow["load"][0], rel=1e-6)
     assert launcher.kernel_for is kernel_for
     assert triton.runtime.driver.active.utils.get_device_properties(0)["multiprocessor_count"] == 64
+
+
+def test_the_operations_bound_shares_only_float_work_with_the_se():
+    # integer work (Philox, conversions, compares) is the vector unit's alone; float adds and multiplies may go
+    # to the SE's ALUs beside it, so the bound of those is their count over both units' rates together
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import bench_roofline
+    from mtiacc.machine.simulator import load_config
+    cfg = load_config()
+    v, s = bench_roofline.vector_ops_per_s(cfg), bench_roofline.se_ops_per_s(cfg)
+    assert s == cfg.se.elements_per_cycle * cfg.n_pes * cfg.clock_hz
+    assert bench_roofline.ops_seconds((1e9, 0), cfg) == pytest.approx(1e9 / v)
+    assert bench_roofline.ops_seconds((0, 1e9), cfg) == pytest.approx(1e9 / (v + s))
+    # when the integer work alone takes longer than everything shared, the vector unit is the bound
+    assert bench_roofline.ops_seconds((18.5e9, 2e9), cfg) == pytest.approx(18.5e9 / v)
