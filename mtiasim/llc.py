@@ -2,12 +2,13 @@
 
 Model (the timing only: data always comes from :class:`mtiasim.memory.Dram`, which is always current):
 
-- Residency is tracked in lines of :data:`LINE` bytes over the kernel's DRAM buffers (one stamp per line in a numpy
-  array, 0 while the line is not resident).  A line is resident or not as a whole.
+- Residency is tracked in lines of ``line`` bytes (``memory.sram.llc_line_bytes``) over the kernel's DRAM
+  buffers (one stamp per line in a numpy array, 0 while the line is not resident).  A line is resident or not as
+  a whole.
 - A DMA *read* of DRAM bytes: the bytes on lines resident when the transfer issues are **hits**, moved at the SRAM
   level's bandwidth and latency.  Each line it touches that is not resident **misses** and is *filled*: DRAM moves
-  the whole line (:data:`LINE` bytes, whatever part of it the transfer asked for), and the line becomes resident,
-  so a later read of the rest of it hits.  A read's DRAM bytes are its filled lines times :data:`LINE`: more than
+  the whole line (``line`` bytes, whatever part of it the transfer asked for), and the line becomes resident,
+  so a later read of the rest of it hits.  A read's DRAM bytes are its filled lines times ``line``: more than
   the bytes it missed when it covers part of a line (half a line read costs the whole line), the same when it
   reads whole lines.  The transfer moves its hits, then its fills (:mod:`mtiasim.dma`): its engine waits for the
   whole lines it misses, each level's bandwidth shared as for any transfer.  (``line_fill=False``, the machine's
@@ -35,14 +36,14 @@ from typing import Tuple
 
 import numpy as np
 
-LINE = 128          # bytes per line (ASSUMPTION: a typical LLC line)
 SLACK = 1 / 16      # an eviction batch frees this fraction of the capacity
 
 
 class Llc:
-    def __init__(self, capacity_bytes: int, span_bytes: int, line_fill: bool = True):
-        self.capacity = max(int(capacity_bytes) // LINE, 1)      # lines
-        self.stamp = np.zeros(span_bytes // LINE + 2, np.int64)  # per line: its last use, 0 = not resident
+    def __init__(self, capacity_bytes: int, span_bytes: int, line_bytes: int, line_fill: bool = True):
+        self.line = int(line_bytes)
+        self.capacity = max(int(capacity_bytes) // self.line, 1)      # lines
+        self.stamp = np.zeros(span_bytes // self.line + 2, np.int64)  # per line: its last use, 0 = not resident
         self.line_fill = line_fill
         self.clock = 0
         self.resident = 0
@@ -56,32 +57,33 @@ class Llc:
         it fills); fills and touches its lines."""
         if rows == 1 or stride == n:
             return self._span(off, n * rows)
-        if not (off % LINE or n % LINE or stride % LINE) and abs(stride) >= n:   # whole lines, none shared
-            k = n // LINE
-            lines = ((off // LINE + np.arange(rows, dtype=np.int64) * (stride // LINE))[:, None]
+        line = self.line
+        if not (off % line or n % line or stride % line) and abs(stride) >= n:   # whole lines, none shared
+            k = n // self.line
+            lines = ((off // self.line + np.arange(rows, dtype=np.int64) * (stride // self.line))[:, None]
                      + np.arange(k)).ravel()
             held = int(np.count_nonzero(self.stamp[lines]))
             self.clock += 1
             self.stamp[lines] = self.clock
-            return self._account(len(lines) - held, n * rows, held * LINE)
+            return self._account(len(lines) - held, n * rows, held * self.line)
         return self._rows(off, n, rows, stride)
 
     def _rows(self, off: int, n: int, rows: int, stride: int) -> Tuple[int, int]:
         """Any rows: each row's bytes on each line it touches."""
         starts = off + np.arange(rows, dtype=np.int64) * stride
-        first = starts // LINE
-        last = (starts + (n - 1)) // LINE
+        first = starts // self.line
+        last = (starts + (n - 1)) // self.line
         k = int((last - first).max()) + 1
         lines = first[:, None] + np.arange(k)
-        lo = np.maximum(lines * LINE, starts[:, None])
-        hi = np.minimum((lines + 1) * LINE, (starts + n)[:, None])
+        lo = np.maximum(lines * self.line, starts[:, None])
+        hi = np.minimum((lines + 1) * self.line, (starts + n)[:, None])
         valid = lines <= last[:, None]
         lines, nbytes = lines[valid], (hi - lo)[valid]
         return self._touch(lines, nbytes, np.unique(lines))
 
     def _span(self, off: int, n: int) -> Tuple[int, int]:
         """A read of ``n`` consecutive bytes at ``off``."""
-        a, b = off // LINE, (off + n - 1) // LINE
+        a, b = off // self.line, (off + n - 1) // self.line
         st = self.stamp[a:b + 1]
         held = int(np.count_nonzero(st))
         if held == 0:
@@ -89,9 +91,9 @@ class Llc:
         elif held == b + 1 - a:
             hit = n
         else:
-            nbytes = np.full(b + 1 - a, LINE, np.int64)
-            nbytes[0] -= off - a * LINE
-            nbytes[-1] -= (b + 1) * LINE - (off + n)
+            nbytes = np.full(b + 1 - a, self.line, np.int64)
+            nbytes[0] -= off - a * self.line
+            nbytes[-1] -= (b + 1) * self.line - (off + n)
             hit = int(nbytes[st != 0].sum())
         self.clock += 1
         st[:] = self.clock
@@ -110,7 +112,7 @@ class Llc:
         if not self.line_fill:
             dram = n - hit
         else:
-            dram = new * LINE
+            dram = new * self.line
             hit = max(hit, n - dram)    # bytes read again on a line this transfer fills: hits
         self.hit_bytes += hit
         self.miss_bytes += n - hit

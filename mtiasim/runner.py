@@ -230,7 +230,7 @@ def prepare(program: Program, cfg: MachineConfig, inputs: Dict[str, np.ndarray],
     _place(dram, cfg, {**placed, **(place or {})}, [p["name"] for p in params])
     if cfg.llc_bytes:           # the DRAM buffers' cache, empty at the start of the run (mtiasim/llc.py)
         from .llc import Llc
-        dram.llc = Llc(cfg.llc_bytes, len(dram.data), bool(cfg.llc_line_fill))
+        dram.llc = Llc(cfg.llc_bytes, len(dram.data), cfg.llc_line_bytes, bool(cfg.llc_line_fill))
     for name, _, arr in pointers:
         dram.view(name)[:] = np.ascontiguousarray(arr).reshape(-1).view(np.uint8)
     blob = b""

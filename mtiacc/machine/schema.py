@@ -81,6 +81,8 @@ SCHEMA: Dict[str, Key] = {
                                 "rest is software-managed (LLS)", minimum=0, multiple_of=LLC_STEP),
     "memory.sram.llc_line_fill": _k(int, "0 or 1", "1: a read that misses the LLC fills its whole lines from DRAM; "
                                     "0: DRAM moves only the bytes it asked for", minimum=0, maximum=1),
+    "memory.sram.llc_line_bytes": _k(int, "bytes", "the LLC's line: what a miss fills and residency is kept in",
+                                     **POS),
     "memory.dma.setup_cycles": _k(float, "cycles", "setup of one DMA transfer", **NONNEG),
     "memory.dma.max_outstanding": _k(int, "transfers", "DMA queue depth per PE", **POS),
     "memory.dma.pe_bytes_per_cycle": _k(float, "bytes/cycle", "a PE's NoC port", **POS),

@@ -95,6 +95,7 @@ class MachineConfig:
     machine: Optional[MachineDescription] = dataclasses.field(default=None, compare=False, repr=False)
     llc_bytes: int = 0               # the SRAM's part that caches DRAM (mtiasim/llc.py); the rest is LLS
     llc_line_fill: int = 1           # 1: an LLC miss moves its whole lines from DRAM; 0: only the bytes asked for
+    llc_line_bytes: int = 128        # the LLC's line (memory.sram.llc_line_bytes)
     dma_channels: int = 1            # 2: a PE's inbound and outbound transfers run at once (mtiasim/dma.py)
 
     def ns_to_cycles(self, ns: float) -> float:
@@ -143,7 +144,7 @@ def config_of(m: MachineDescription) -> MachineConfig:
         sram_bytes=m["memory.sram.bytes"], sram_bw_bytes_per_s=m["memory.sram.bw_bytes_per_s"],
         sram_latency_ns=m["memory.sram.latency_ns"], dma_pe_bytes_per_cycle=m["memory.dma.pe_bytes_per_cycle"],
         fp64_slowdown=m["pe.vector.fp64_slowdown"], llc_bytes=m["memory.sram.llc_bytes"],
-        llc_line_fill=m["memory.sram.llc_line_fill"],
+        llc_line_fill=m["memory.sram.llc_line_fill"], llc_line_bytes=m["memory.sram.llc_line_bytes"],
         dma_channels=m["memory.dma.channels"],
         dpe=DpeConfig(macs_per_cycle=tuple((k, dpe["macs_per_cycle"][k]) for k in ("fp16", "bf16", "int8")),
                       **{k: v for k, v in dpe.items() if k != "macs_per_cycle"}),

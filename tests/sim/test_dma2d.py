@@ -4,9 +4,10 @@ import pytest
 
 from mtiacc.diagnostics import UserError
 from mtiacc.machine.simulator import load_config
-from mtiasim.llc import LINE
 from mtiasim.runner import run
 from tests.sim.helpers import P, build
+
+LINE = load_config().llc_line_bytes     # memory.sram.llc_line_bytes
 
 CFG = load_config()
 

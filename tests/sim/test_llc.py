@@ -5,9 +5,12 @@ import numpy as np
 import pytest
 
 from mtiacc.diagnostics import UserError
-from mtiasim.llc import LINE, Llc
+from mtiacc.machine.simulator import load_config
+from mtiasim.llc import Llc
 from mtiasim.runner import run
 from tests.sim.helpers import P, build
+
+LINE = load_config().llc_line_bytes     # memory.sram.llc_line_bytes
 
 MB32 = 32 << 20
 PES = 64
@@ -118,7 +121,7 @@ def test_the_lls_is_what_the_llc_leaves():
 
 # -- the cache on its own -----------------------------------------------------------------------------------------
 def test_lru_evicts_the_least_recently_used_lines():
-    c = Llc(16 * LINE, 64 * LINE)
+    c = Llc(16 * LINE, 64 * LINE, LINE)
     for i in range(16):
         assert c.read(i * LINE, LINE) == (0, LINE)
     assert c.read(0, LINE) == (LINE, 0)             # line 0 is now the most recently used
@@ -130,7 +133,7 @@ def test_lru_evicts_the_least_recently_used_lines():
 
 
 def test_strided_rows_hit_by_the_bytes_on_resident_lines():
-    c = Llc(1 << 20, 1 << 20)
+    c = Llc(1 << 20, 1 << 20, LINE)
     assert c.read(10, 50) == (0, LINE)              # line 0 (bytes 10..59): DRAM fills the whole line
     assert c.read(0, LINE) == (LINE, 0)             # so all of it hits
     # 4 rows of 200 bytes at stride 1000 from 60: rows straddle lines; none of them is line 0
@@ -142,7 +145,7 @@ def test_strided_rows_hit_by_the_bytes_on_resident_lines():
 
 
 def test_without_line_fill_a_miss_costs_the_bytes_asked_for():
-    c = Llc(1 << 20, 1 << 20, line_fill=False)      # memory.sram.llc_line_fill: 0, the model before line fills
+    c = Llc(1 << 20, 1 << 20, LINE, line_fill=False)      # memory.sram.llc_line_fill: 0, the model before line fills
     assert c.read(10, 50) == (0, 50)
     assert c.read(0, LINE) == (LINE, 0)             # the line is resident all the same
     assert c.read(60, 200, 4, 1000) == (68, 800 - 68)
@@ -150,7 +153,7 @@ def test_without_line_fill_a_miss_costs_the_bytes_asked_for():
 
 
 def test_rows_that_read_a_line_again_are_filled_once():
-    c = Llc(1 << 20, 1 << 20)
+    c = Llc(1 << 20, 1 << 20, LINE)
     # 4 rows of one line at stride 0: the line is filled once, the three other rows read it again (hits)
     assert c.read(LINE, LINE, 4, 0) == (3 * LINE, LINE)
     # 4 rows of 32 bytes at stride 32 on one line: they cover it; the fill is the line, no row is read twice
@@ -198,11 +201,11 @@ def test_whole_line_rows_count_as_any_rows():
     """Rows of whole lines at a stride of whole lines (a tile's rows) are counted as rows that straddle lines."""
     rng = np.random.default_rng(5)
     for _ in range(200):
-        c = Llc(64 * LINE, 1 << 16)
+        c = Llc(64 * LINE, 1 << 16, LINE)
         for _ in range(30):
             rows, k, gap = int(rng.integers(1, 8)), int(rng.integers(1, 4)), int(rng.integers(0, 4))
             off = int(rng.integers(0, 200)) * LINE
-            ref = Llc(64 * LINE, 1 << 16)
+            ref = Llc(64 * LINE, 1 << 16, LINE)
             ref.stamp[:], ref.clock, ref.resident = c.stamp, c.clock, c.resident
             got = c.read(off, k * LINE, rows, (k + gap) * LINE)
             want = ref._rows(off, k * LINE, rows, (k + gap) * LINE)
@@ -221,10 +224,11 @@ def steps(*ops):
                      + body + ["ret"])
 
 
-def lines(*ops, grid=PES, llc=MB32, fill=1):
+def lines(*ops, grid=PES, llc=MB32, fill=1, line=LINE):
     a = (np.arange(PES * LINE) % 251).astype(np.uint8)
     r = run(build(steps(*ops), params=[P("A", "*u8")]), {"A": a}, grid=(grid,),
-            overrides={**EXACT, "memory.sram.llc_bytes": llc, "memory.sram.llc_line_fill": fill})
+            overrides={**EXACT, "memory.sram.llc_bytes": llc, "memory.sram.llc_line_fill": fill,
+                       "memory.sram.llc_line_bytes": line})
     want = a.reshape(PES, LINE).copy()
     local = np.zeros((grid, LINE), np.uint8)
     for op, o, n in ops:
@@ -255,6 +259,16 @@ def test_a_miss_fills_its_whole_line_from_dram():
     old = lines(("r", 0, HALF), ("r", HALF, HALF), fill=0)      # the model before: the miss costs its 64 bytes
     assert old.stats.dram_bytes == PES * HALF and old.stats.sram_bytes == PES * HALF
     assert warm.stats.cycles - old.stats.cycles == PES * HALF / DRAM_BPC == 32
+
+
+def test_the_line_size_is_the_machines():
+    """``memory.sram.llc_line_bytes``: with lines of half the default, each half is a line of its own, so the
+    first read fills only its half and the second misses too."""
+    two = lines(("r", 0, HALF), ("r", HALF, HALF), line=HALF)
+    assert two.stats.dram_bytes == PES * LINE and two.stats.sram_bytes == 0
+    assert list(two.stats.pe_dma_busy) == [2 * PES * HALF / DRAM_BPC] * PES
+    whole = lines(("r", 0, LINE), ("r", 0, LINE), line=HALF)     # a whole default line: two lines, then hits
+    assert whole.stats.dram_bytes == PES * LINE and whole.stats.sram_bytes == PES * LINE
 
 
 def test_the_two_halves_of_a_line_read_by_two_programs_cost_the_line_in_dram_bytes():

@@ -9,9 +9,10 @@ import numpy as np
 import pytest
 
 from mtiacc.machine.simulator import load_config
-from mtiasim.llc import LINE
 from mtiasim.runner import run
 from tests.sim.helpers import P, build
+
+LINE = load_config().llc_line_bytes     # memory.sram.llc_line_bytes
 
 ROOT = Path(__file__).resolve().parents[2]
 CFG = load_config()
