@@ -78,10 +78,12 @@ def latency_chain(cfg, links=2000):
             "stats": s, "streaming": False, "detail": f"{per_link:.3f} cycles per link, configured latency {lat:g}"}
 
 
-def measure(cfg=None):
+def measure(cfg=None, dpe_pes=4):
+    """All the micro-benchmarks on ``cfg``; ``dpe_pes`` is how many PEs run the matrix-engine loops (their rate is
+    per PE, so fewer PEs give the same fraction of peak in less simulation time)."""
     cfg = cfg or load_config()
-    return [dma_stream("dram", 32, cfg), dma_stream("sram", 128, cfg), vfma(cfg), dpe_mm(cfg, "fp16"),
-            dpe_mm(cfg, "int8"), latency_chain(cfg)]
+    return [dma_stream("dram", 32, cfg), dma_stream("sram", 128, cfg), vfma(cfg), dpe_mm(cfg, "fp16", dpe_pes),
+            dpe_mm(cfg, "int8", dpe_pes), latency_chain(cfg)]
 
 
 def _fmt(x, unit):
