@@ -10,17 +10,22 @@ import pytest
 from tests.conftest import EXAMPLES
 
 
-@pytest.fixture
-def sweep_dir(tmp_path, monkeypatch):
-    """A folder with add.py, two inputs (N = 4096 and N = 1000) and an isolated cache."""
-    monkeypatch.setenv("MTIACC_CACHE_DIR", str(tmp_path / "cache"))
-    shutil.copy(EXAMPLES / "vector_add.py", tmp_path / "add.py")
+def make_sweep_dir(folder, monkeypatch):
+    """``folder`` with add.py, two inputs (N = 4096 and N = 1000) and an isolated cache."""
+    monkeypatch.setenv("MTIACC_CACHE_DIR", str(folder / "cache"))
+    shutil.copy(EXAMPLES / "vector_add.py", folder / "add.py")
     rng = np.random.default_rng(7)
     for name, n in (("big.npz", 4096), ("small.npz", 1000)):
         a = rng.standard_normal(n).astype(np.float32)
         b = rng.standard_normal(n).astype(np.float32)
-        np.savez(tmp_path / name, A_ptr=a, B_ptr=b, C_ptr=np.zeros(n, np.float32), N=np.int32(n))
-    return tmp_path
+        np.savez(folder / name, A_ptr=a, B_ptr=b, C_ptr=np.zeros(n, np.float32), N=np.int32(n))
+    return folder
+
+
+@pytest.fixture
+def sweep_dir(tmp_path, monkeypatch):
+    """A folder with add.py, two inputs (N = 4096 and N = 1000) and an isolated cache."""
+    return make_sweep_dir(tmp_path, monkeypatch)
 
 
 def write_spec(folder, text: str):

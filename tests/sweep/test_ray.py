@@ -13,7 +13,7 @@ import pytest
 
 from mtiacc.sweep import run_sweep
 
-from .conftest import read_rows, run_conformance, write_spec
+from .conftest import make_sweep_dir, read_rows, run_conformance, write_spec
 from .test_conformance import ROWS
 
 # not imported here: Ray reads its settings from the environment when it is first imported (the fixture sets them)
@@ -52,13 +52,24 @@ def cluster():
             os.environ[k] = v
 
 
-def test_ray_rows_are_the_local_rows(cluster, sweep_dir, monkeypatch):
+@pytest.fixture(scope="module")
+def local_rows(tmp_path_factory):
+    """The spec's rows from two local processes, swept once for the tests that compare Ray's rows with them (a row
+    holds the point, its status and figures, no path of the folder swept in)."""
+    with pytest.MonkeyPatch.context() as mp:
+        folder = make_sweep_dir(tmp_path_factory.mktemp("local"), mp)
+        run_sweep(str(write_spec(folder, SPEC)), str(folder / "local.jsonl"), jobs=2)
+    rows = read_rows(folder / "local.jsonl")
+    assert len(rows) == 12 and all(r["status"] == "ok" for r in rows)
+    return rows
+
+
+def test_ray_rows_are_the_local_rows(cluster, sweep_dir, local_rows, monkeypatch):
     spec = str(write_spec(sweep_dir, SPEC))
-    run_sweep(spec, str(sweep_dir / "local.jsonl"), jobs=2)
     monkeypatch.setenv("MTIACC_CACHE_DIR", str(sweep_dir / "ray-cache"))
     s = run_sweep(spec, str(sweep_dir / "ray.jsonl"), executor="ray", address=cluster.address)
     assert s.simulated == 12
-    assert read_rows(sweep_dir / "ray.jsonl") == read_rows(sweep_dir / "local.jsonl")
+    assert read_rows(sweep_dir / "ray.jsonl") == local_rows
 
 
 def test_conformance_chunks_on_ray_give_the_serial_table(cluster, conformance_slice, tmp_path):
@@ -101,9 +112,8 @@ def test_autotuning_launches_on_ray_are_the_local_ones(cluster, sweep_dir):
         np.testing.assert_array_equal(o["result"].outputs["C_ptr"], a + b)
 
 
-def test_a_node_lost_mid_sweep_loses_no_row(cluster, sweep_dir, monkeypatch):
+def test_a_node_lost_mid_sweep_loses_no_row(cluster, sweep_dir, local_rows, monkeypatch):
     spec = str(write_spec(sweep_dir, SPEC))
-    run_sweep(spec, str(sweep_dir / "local.jsonl"), jobs=2)
     monkeypatch.setenv("MTIACC_CACHE_DIR", str(sweep_dir / "ray-cache"))
     second = next(n for n in cluster.list_all_nodes() if n is not cluster.head_node)
     done = []
@@ -122,4 +132,4 @@ def test_a_node_lost_mid_sweep_loses_no_row(cluster, sweep_dir, monkeypatch):
     killer.join(timeout=60)
     assert second not in cluster.list_all_nodes()
     assert (s.ok, s.errors) == (12, 0)
-    assert read_rows(sweep_dir / "ray.jsonl") == read_rows(sweep_dir / "local.jsonl")
+    assert read_rows(sweep_dir / "ray.jsonl") == local_rows
