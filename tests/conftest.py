@@ -1,7 +1,9 @@
-"""Shared fixtures: paths, and running the two command-line tools as a user would."""
+"""Shared fixtures: paths, running the two command-line tools as a user would, and one fresh process that imports
+torch for the tests that need a process of their own."""
 import os
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -23,3 +25,77 @@ def run_tool(tool: str, *args, cwd=None):
 @pytest.fixture
 def tool():
     return run_tool
+
+
+# Importing torch and Inductor and compiling a first graph takes a fresh process some seconds, so the tests that need
+# a process of their own share this one: a cache folder that cannot be written (its parent is a file) and
+# MTIACC_REPORT set; a nested kernel, one torch.compile'd graph and a kernel of mtiacc.load run; then the process
+# forks, the parent leaving with MTIACC_REPORT=report.json, the child with report.md (the at-exit hook reads the
+# variable when the process exits).
+FRESH_TORCH_RUN = '''
+import os, sys
+import numpy as np, torch, triton, triton.language as tl
+import mtiacc
+
+def make(block):
+    BLOCK = tl.constexpr(block)
+
+    @triton.jit
+    def twice(x_ptr, out_ptr, n):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 2, mask=offs < n)
+    return twice
+
+x = torch.arange(100, dtype=torch.float32)
+out = torch.empty(100)
+make(64)[(2,)](x, out, 100)                                   # a nested kernel: its source is written out
+assert torch.equal(out, x * 2), out
+f = torch.compile(lambda a: torch.relu(a) * 2, backend="mtia")
+a = torch.arange(-3., 5.)
+b = f(a)
+assert torch.equal(b, torch.relu(a) * 2), b
+print(float(b.sum()))
+k = mtiacc.load(sys.argv[1])
+y = np.zeros(100, np.float32)
+k[(2,)](np.arange(100, dtype=np.float32), y, 100, BLOCK=64)
+assert (y == np.arange(100)).all()
+from mtiacc.runtime.cache import cache_dir
+print(cache_dir())
+sys.stdout.flush()
+pid = os.fork()
+if pid == 0:
+    os.environ["MTIACC_REPORT"] = sys.argv[2]
+else:
+    _, status = os.waitpid(pid, 0)
+    sys.exit(os.waitstatus_to_exitcode(status))
+'''
+
+COPY_KERNEL = '''
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def copy_kernel(X, Y, N, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(Y + offs, tl.load(X + offs, mask=offs < N), mask=offs < N)
+'''
+
+
+@pytest.fixture(scope="session")
+def fresh_torch_process(tmp_path_factory):
+    """FRESH_TORCH_RUN run once: (the CompletedProcess, the folder holding report.json and report.md)."""
+    pytest.importorskip("torch")
+    pytest.importorskip("triton")
+    folder = tmp_path_factory.mktemp("fresh-torch")
+    blocker = folder / "not-a-folder"
+    blocker.write_text("a file where the cache folder's parent should be\n")
+    script = folder / "run.py"
+    script.write_text(FRESH_TORCH_RUN)
+    (folder / "k.py").write_text(textwrap.dedent(COPY_KERNEL))
+    env = dict(os.environ, MTIACC_CACHE_DIR=str(blocker / "cache"), MTIACC_REPORT=str(folder / "report.json"),
+               PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env.pop("TORCHINDUCTOR_CACHE_DIR", None)
+    r = subprocess.run([sys.executable, str(script), str(folder / "k.py"), str(folder / "report.md")],
+                       capture_output=True, text=True, env=env, cwd=folder, timeout=900)
+    return r, folder

@@ -3,9 +3,6 @@ whole or not at all, and a cache folder that cannot be written still works (comp
 nested kernels and torch.compile too); a read-only output array is an error; an array passed to a parameter
 annotated with another element type is read as its bits (as Triton does) or refused, never converted."""
 import hashlib
-import os
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
@@ -16,7 +13,6 @@ import mtiacc
 from mtiacc.diagnostics import UserError
 from mtiacc.runtime import cache
 
-ROOT = Path(__file__).resolve().parents[2]
 
 COPY = '''
 import triton
@@ -117,48 +113,11 @@ def test_a_read_only_folder_is_read_and_compiles_go_to_a_temporary_place(tmp_pat
     assert {p: p.read_bytes() for p in cache_folder.rglob("*") if p.is_file()} == before
 
 
-UNWRITABLE_RUN = '''
-import os, sys
-import numpy as np, torch, triton, triton.language as tl
-import mtiacc
-
-def make(block):
-    BLOCK = tl.constexpr(block)
-
-    @triton.jit
-    def twice(x_ptr, out_ptr, n):
-        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-        tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 2, mask=offs < n)
-    return twice
-
-x = torch.arange(100, dtype=torch.float32)
-out = torch.empty(100)
-make(64)[(2,)](x, out, 100)                                   # a nested kernel: its source is written out
-assert torch.equal(out, x * 2), out
-f = torch.compile(lambda a: torch.relu(a) * 3, backend="mtia")
-assert torch.equal(f(x - 50), torch.relu(x - 50) * 3)
-k = mtiacc.load(sys.argv[1])
-y = np.zeros(100, np.float32)
-k[(2,)](np.arange(100, dtype=np.float32), y, 100, BLOCK=64)
-assert (y == np.arange(100)).all()
-from mtiacc.runtime.cache import cache_dir
-print(cache_dir())
-'''
-
-
-def test_nested_kernels_and_torch_compile_work_with_a_cache_folder_that_cannot_be_written(tmp_path):
-    """Was: OSError from the nested kernel's source and from Inductor's cache under the folder."""
-    pytest.importorskip("torch")
-    pytest.importorskip("triton")
-    blocker = tmp_path / "not-a-folder"
-    blocker.write_text("a file where the cache folder's parent should be\n")
-    script = tmp_path / "run.py"
-    script.write_text(UNWRITABLE_RUN)
-    (tmp_path / "k.py").write_text(textwrap.dedent(COPY))
-    env = dict(os.environ, MTIACC_CACHE_DIR=str(blocker / "cache"), PYTHONPATH=str(ROOT))
-    env.pop("TORCHINDUCTOR_CACHE_DIR", None)
-    r = subprocess.run([sys.executable, str(script), str(tmp_path / "k.py")], capture_output=True, text=True,
-                       env=env, cwd=tmp_path, timeout=900)
+def test_nested_kernels_and_torch_compile_work_with_a_cache_folder_that_cannot_be_written(fresh_torch_process):
+    """Was: OSError from the nested kernel's source and from Inductor's cache under the folder.  The process
+    (tests/conftest.py) runs a nested kernel, a torch.compile'd graph and a kernel of mtiacc.load with
+    MTIACC_CACHE_DIR under a file; the at-exit report tests share it."""
+    r, _ = fresh_torch_process
     assert r.returncode == 0, r.stderr[-3000:]
     where = Path(r.stdout.strip().splitlines()[-1])
     assert where.name.startswith("mtiacc-cache-") and not where.exists()     # removed at exit

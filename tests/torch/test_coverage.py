@@ -1,10 +1,6 @@
 """The coverage report: per-kernel fallback, the report's figures, its JSON and its table."""
 import io
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 import torch
@@ -69,27 +65,15 @@ def test_figures_of_a_small_mlp():
     assert "2 / 2" in text and "2 / 4 (50.0%)" in text and "addmm" in text
 
 
-def test_report_written_at_exit_as_json_and_as_markdown(tmp_path):
+def test_report_written_at_exit_as_json_and_as_markdown(fresh_torch_process):
     """``MTIACC_REPORT=path.json`` writes the JSON when the process exits, ``path.md`` the Markdown.  One process
-    imports torch and compiles once, then forks: the parent leaves with ``.json`` set, the child with ``.md``,
-    each through its own at-exit hook (the hook reads the variable when the process exits)."""
-    path, md = tmp_path / "report.json", tmp_path / "report.md"
-    code = ("import os, sys\n"
-            "import torch\n"
-            "f = torch.compile(lambda a: torch.relu(a) * 2, backend='mtia')\n"
-            "print(float(f(torch.arange(-3., 5.)).sum()))\n"
-            "sys.stdout.flush()\n"
-            "pid = os.fork()\n"
-            "if pid == 0:\n"
-            f"    os.environ['MTIACC_REPORT'] = {str(md)!r}\n"
-            "else:\n"
-            "    _, status = os.waitpid(pid, 0)\n"
-            "    sys.exit(os.waitstatus_to_exitcode(status))\n")
-    env = dict(os.environ, MTIACC_REPORT=str(path),
-               PYTHONPATH=str(Path(__file__).resolve().parents[2]) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=600)
+    (tests/conftest.py, shared with the unwritable-cache test) imports torch and compiles one graph, then forks: the
+    parent leaves with ``.json`` set, the child with ``.md``, each through its own at-exit hook (the hook reads the
+    variable when the process exits)."""
+    r, folder = fresh_torch_process
+    path, md = folder / "report.json", folder / "report.md"
     assert r.returncode == 0, r.stderr
-    assert r.stdout.strip() == "20.0"
+    assert r.stdout.strip().splitlines()[0] == "20.0"
     rep = json.loads(path.read_text())
     for key in ("kernels_total", "kernels_on_chip", "layer_coverage", "nongemm_time_share", "kernels"):
         assert key in rep
