@@ -28,10 +28,11 @@ def tool():
 
 
 # Importing torch and Inductor and compiling a first graph takes a fresh process some seconds, so the tests that need
-# a process of their own share this one: a cache folder that cannot be written (its parent is a file) and
-# MTIACC_REPORT set; a nested kernel, one torch.compile'd graph and a kernel of mtiacc.load run; then the process
-# forks, the parent leaving with MTIACC_REPORT=report.json, the child with report.md (the at-exit hook reads the
-# variable when the process exits).
+# a process of their own share this one: a cache folder that cannot be written (its parent is a file),
+# MTIACC_REPORT and MTIACC_TRITON=1 set, TRITON_DEFAULT_FP_FUSION not; a nested Triton kernel, one torch.compile'd
+# graph and a kernel of mtiacc.load run; then the process forks, the parent leaving with MTIACC_REPORT=report.json,
+# the child with report.md (the at-exit hook reads the variable when the process exits).  It prints FUSION (the
+# knob as the kernel's launch left it), SUM (the graph's output summed) and CACHE (mtiacc's cache folder).
 FRESH_TORCH_RUN = '''
 import os, sys
 import numpy as np, torch, triton, triton.language as tl
@@ -50,17 +51,18 @@ x = torch.arange(100, dtype=torch.float32)
 out = torch.empty(100)
 make(64)[(2,)](x, out, 100)                                   # a nested kernel: its source is written out
 assert torch.equal(out, x * 2), out
+print("FUSION", os.environ.get("TRITON_DEFAULT_FP_FUSION"))
 f = torch.compile(lambda a: torch.relu(a) * 2, backend="mtia")
 a = torch.arange(-3., 5.)
 b = f(a)
 assert torch.equal(b, torch.relu(a) * 2), b
-print(float(b.sum()))
+print("SUM", float(b.sum()))
 k = mtiacc.load(sys.argv[1])
 y = np.zeros(100, np.float32)
 k[(2,)](np.arange(100, dtype=np.float32), y, 100, BLOCK=64)
 assert (y == np.arange(100)).all()
 from mtiacc.runtime.cache import cache_dir
-print(cache_dir())
+print("CACHE", cache_dir())
 sys.stdout.flush()
 pid = os.fork()
 if pid == 0:
@@ -84,7 +86,8 @@ def copy_kernel(X, Y, N, BLOCK: tl.constexpr):
 
 @pytest.fixture(scope="session")
 def fresh_torch_process(tmp_path_factory):
-    """FRESH_TORCH_RUN run once: (the CompletedProcess, the folder holding report.json and report.md)."""
+    """FRESH_TORCH_RUN run once: (the CompletedProcess, the folder holding report.json and report.md, what it
+    printed as {FUSION: ..., SUM: ..., CACHE: ...})."""
     pytest.importorskip("torch")
     pytest.importorskip("triton")
     folder = tmp_path_factory.mktemp("fresh-torch")
@@ -94,8 +97,11 @@ def fresh_torch_process(tmp_path_factory):
     script.write_text(FRESH_TORCH_RUN)
     (folder / "k.py").write_text(textwrap.dedent(COPY_KERNEL))
     env = dict(os.environ, MTIACC_CACHE_DIR=str(blocker / "cache"), MTIACC_REPORT=str(folder / "report.json"),
-               PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+               MTIACC_TRITON="1", PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     env.pop("TORCHINDUCTOR_CACHE_DIR", None)
+    env.pop("TRITON_DEFAULT_FP_FUSION", None)
     r = subprocess.run([sys.executable, str(script), str(folder / "k.py"), str(folder / "report.md")],
                        capture_output=True, text=True, env=env, cwd=folder, timeout=900)
-    return r, folder
+    printed = dict(line.split(" ", 1) for line in r.stdout.splitlines() if line.split(" ")[0] in
+                   ("FUSION", "SUM", "CACHE"))
+    return r, folder, printed

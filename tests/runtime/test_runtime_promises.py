@@ -117,9 +117,9 @@ def test_nested_kernels_and_torch_compile_work_with_a_cache_folder_that_cannot_b
     """Was: OSError from the nested kernel's source and from Inductor's cache under the folder.  The process
     (tests/conftest.py) runs a nested kernel, a torch.compile'd graph and a kernel of mtiacc.load with
     MTIACC_CACHE_DIR under a file; the at-exit report tests share it."""
-    r, _ = fresh_torch_process
+    r, _, printed = fresh_torch_process
     assert r.returncode == 0, r.stderr[-3000:]
-    where = Path(r.stdout.strip().splitlines()[-1])
+    where = Path(printed["CACHE"])
     assert where.name.startswith("mtiacc-cache-") and not where.exists()     # removed at exit
 
 
