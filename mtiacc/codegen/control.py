@@ -356,6 +356,17 @@ def store_under_next(op: ForOp) -> Optional[Value]:
     return tile_stored_under_next(op) if op.store_under_next else None
 
 
+def _under_source(v: Value) -> Optional[Value]:
+    """The K loop result whose accumulator store writes stored tile ``v`` (:func:`store_under_next`): the operand
+    of the ``read_back`` truncf, or ``v`` itself when the tile is stored as the engine holds it (fp32 / int32: a
+    4-byte output tile, as an int8 GEMM's int32 result)."""
+    if isinstance(v, OpResult) and isinstance(v.op, ForOp):
+        return v
+    if isinstance(v, OpResult) and read_back_source(v.op) is not None:
+        return v.op.operands[0]
+    return None
+
+
 def _under_buffer(lw: Lowering, op: ForOp) -> Optional[Value]:
     """For a loop of :func:`store_under_next`: its stored tile's buffer of its own, allocated now (never freed: the
     last store may be in flight until the program's end), as the plan placed it; registered for the K loop
@@ -367,7 +378,7 @@ def _under_buffer(lw: Lowering, op: ForOp) -> Optional[Value]:
     what = f"`{v.name_hint}` ({v.type}, stored under the next tile)" if v.name_hint else \
         f"a stored tile of {v.type} (stored under the next tile)"
     buf = lw.lmem.alloc(nbytes, what, op.loc)
-    r = v.op.operands[0]
+    r = _under_source(v)
     lw.homes.under[r] = [buf, op, False]
     lw.keep.update((v, r))
     return v
@@ -499,7 +510,7 @@ def lower_for(lw: Lowering, op: ForOp) -> None:
                     it.dma.alternates = True
         if swap is not None:
             b("xor", swap[0], swap[0], b.li(swap[1]), comment="the other buffer of the stored block")
-        if under is not None and not lw.homes.under[under.op.operands[0]][2]:
+        if under is not None and not lw.homes.under[_under_source(under)][2]:
             under = None     # the K loop did not take the buffer: the store waits as any other
         if under is not None:
             for it in b.fn.items[body:]:

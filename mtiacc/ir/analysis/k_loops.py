@@ -72,8 +72,9 @@ def tile_stored_under_next(op: scf.ForOp) -> Optional[Value]:
     """The output tile a loop over tiles stores last, when that store may stay in flight under the next trip (its
     loads and dot products): the body's last op before the yield is the loop's one store, of the ``arith.truncf``
     the matrix engine's accumulator store does (``read_back``) for the result of a K loop of the body that only
-    the truncf reads.  Tutorial 09's loop over tiles, and ``persistent-programs``' loop over a slot's programs
-    (tutorial 03).  Whether the tile does go under the next trip (a buffer of its own for the whole loop) is the
+    the truncf reads, or of that K loop's result itself (stored as the loop leaves it: an int8 GEMM's int32 tile,
+    an fp32 tile, an f16 accumulator).  Tutorial 09's loop over tiles, and ``persistent-programs``' loop over a
+    slot's programs (tutorial 03).  Whether the tile does go under the next trip (a buffer of its own for the whole loop) is the
     local-memory plan's decision, the loop's ``store_under_next`` (``mtiacc.opt.memory.plan``)."""
     from mtiacc.ir.dot_ops import read_back_source
     if len(op.block.ops) < 2:
@@ -82,10 +83,14 @@ def tile_stored_under_next(op: scf.ForOp) -> Optional[Value]:
     if not isinstance(s, O.StoreOp) or sum(isinstance(o, O.StoreOp) for o in op.walk()) != 1:
         return None
     v = s.value
-    if not (v.type.is_block() and isinstance(v, OpResult) and v.op.parent is op.block
-            and read_back_source(v.op) is not None and len(v.uses) == 1):
+    if not (v.type.is_block() and isinstance(v, OpResult) and v.op.parent is op.block and len(v.uses) == 1):
         return None
-    r = v.op.operands[0]
+    if isinstance(v.op, scf.ForOp):     # the K loop's result stored as the loop leaves it (int32 / fp32)
+        r = v
+    elif read_back_source(v.op) is not None:
+        r = v.op.operands[0]
+    else:
+        return None
     if not (isinstance(r, OpResult) and isinstance(r.op, scf.ForOp) and r.op.parent is op.block and len(r.uses) == 1):
         return None
     return v

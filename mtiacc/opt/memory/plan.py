@@ -617,7 +617,7 @@ def plan_stores_under(func: O.FuncOp, target: Target) -> LocalMemoryPlan:
         v = tile_stored_under_next(loop)
         if v is None:
             continue
-        r = v.op.operands[0]
+        r = v if isinstance(v.op, ForOp) else v.op.operands[0]   # the K loop's result, or the read-back's source
         if id(r.op.iter_args[r.index]) not in resident or _handed_on(r, resident):
             continue
         loop.attrs["store_under_next"] = True

@@ -66,3 +66,54 @@ def test_the_store_runs_under_the_next_tile_on_two_channels():
     two = run(c.binary, dict(inputs), grid=(1,)).stats.cycles
     one = run(c.binary, dict(inputs), grid=(1,), overrides=("memory.dma.channels=1",)).stats.cycles
     assert two < one
+
+
+# ---------------------------------------------------------------------------- 4-byte tiles (int32, fp32)
+
+KERNELS_4 = str(Path(__file__).resolve().parents[2] / "filecheck" / "store_under_4byte_tiles.py")
+_cache4 = {}
+
+
+def _build4(dtype, channels=2):
+    """The int8 x int8 -> int32 or fp16 x fp16 -> fp32 loop over tiles storing its tile as the engine holds it."""
+    key = (dtype, channels)
+    if key not in _cache4:
+        ab, c = ("i8", "i32") if dtype == "int8" else ("fp16", "fp32")
+        opts = Options(kernel="strided", signature=f"*{ab},*{ab},*{c}," + ",".join(["i32"] * 10),
+                       overrides=(f"memory.dma.channels={channels}",),
+                       defines={"BLOCK_M": "64", "BLOCK_N": "64", "BLOCK_K": "64" if dtype == "int8" else "32",
+                                "INTEGER": str(int(dtype == "int8"))})
+        _cache4[key] = compile_kernel(KERNELS_4, opts)
+    return _cache4[key]
+
+
+@pytest.mark.parametrize("channels", [2, 1])
+@pytest.mark.parametrize("dtype", ["int8", "fp16"])
+@pytest.mark.parametrize("trans_a,trans_b", [(False, False), (False, True), (True, False), (True, True)])
+def test_a_4byte_tile_in_every_layout_against_numpy_with_the_sanitizer(trans_a, trans_b, dtype, channels):
+    c = _build4(dtype, channels)
+    assert "(the output tile's store stays in flight)" in c.asm_text
+    rng = np.random.default_rng(7 + 2 * trans_a + trans_b)
+    if dtype == "int8":
+        a = rng.integers(-128, 128, (M, K), dtype=np.int8)
+        b = rng.integers(-128, 128, (K, N), dtype=np.int8)
+        out = np.zeros(M * N, np.int32)
+    else:
+        a = (rng.random((M, K), dtype=np.float32) - 0.5).astype(np.float16)
+        b = (rng.random((K, N), dtype=np.float32) - 0.5).astype(np.float16)
+        out = np.zeros(M * N, np.float32)
+    a_buf = np.ascontiguousarray(a.T) if trans_a else a
+    b_buf = np.ascontiguousarray(b.T) if trans_b else b
+    sa = (1, M) if trans_a else (K, 1)
+    sb = (1, K) if trans_b else (N, 1)
+    i32 = np.int32
+    inputs = {"a_ptr": a_buf.ravel(), "b_ptr": b_buf.ravel(), "c_ptr": out,
+              "M": i32(M), "N": i32(N), "K": i32(K), "stride_am": i32(sa[0]), "stride_ak": i32(sa[1]),
+              "stride_bk": i32(sb[0]), "stride_bn": i32(sb[1]), "stride_cm": i32(N), "stride_cn": i32(1),
+              "NUM_PROGS": i32(PROGS)}
+    res = run(c.binary, inputs, grid=(PROGS,), sanitize=True, overrides=(f"memory.dma.channels={channels}",))
+    got = res.outputs["c_ptr"].reshape(M, N)
+    if dtype == "int8":   # int8 products sum exactly in int64 and in the engine's int32 (|sum| <= K * 2^14)
+        np.testing.assert_array_equal(got, a.astype(np.int64) @ b.astype(np.int64))
+    else:
+        np.testing.assert_allclose(got, a.astype(np.float32) @ b.astype(np.float32), rtol=1e-5, atol=1e-5)
