@@ -42,7 +42,7 @@ from mtiasim.runner import run  # noqa: E402
 KERNEL = HERE / "kernels" / "matmul.py"
 
 LAYOUTS = ("A B", "A Bt", "At B", "At Bt")
-BLOCKS = {"bf16": (256, 128, 64), "fp16": (256, 128, 64), "int8": (256, 128, 128)}
+BLOCKS = {"bf16": (256, 128, 64), "fp16": (256, 128, 64), "int8": (256, 128, 64)}
 
 # (M, N, K, dtype, placement, block sizes (M, N, K), group size, layout)
 CASES = [
