@@ -358,8 +358,9 @@ def store_under_next(op: ForOp) -> Optional[Value]:
 
 def _under_source(v: Value) -> Optional[Value]:
     """The K loop result whose accumulator store writes stored tile ``v`` (:func:`store_under_next`): the operand
-    of the ``read_back`` truncf, or ``v`` itself when the tile is stored as the engine holds it (fp32 / int32: a
-    4-byte output tile, as an int8 GEMM's int32 result)."""
+    of the ``read_back`` truncf, or ``v`` itself when the tile is stored as the loop leaves it: fp32 / int32 as
+    the engine holds it (a 4-byte output tile, as an int8 GEMM's int32 result), or an f16 accumulator, which
+    ``resident.end`` narrows into the tile's buffer on the vector unit after the same wait."""
     if isinstance(v, OpResult) and isinstance(v.op, ForOp):
         return v
     if isinstance(v, OpResult) and read_back_source(v.op) is not None:

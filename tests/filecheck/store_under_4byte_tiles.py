@@ -8,6 +8,11 @@
 # RUN:   --signature '*i8,*i8,*i32,i32,i32,i32,i32' | filecheck %s --check-prefixes=CHECK,I8
 # RUN: mtiacc %s --emit=asm --asm-syntax=mtia -n tiles_f32 -D BLOCK=64 -D BLOCK_K=32 \
 # RUN:   --signature '*fp16,*fp16,*fp32,i32,i32,i32,i32' | filecheck %s --check-prefixes=CHECK,F32
+# An f16 accumulator (out_dtype=tl.float16) is the loop's result too: the loop's end stores the engine's fp32 rows
+# into a scratch block and narrows them on the vector unit into the tile's buffer, after the wait for the store of
+# the trip before.
+# RUN: mtiacc %s --emit=asm --asm-syntax=mtia -n tiles_f16_acc -D BLOCK=64 -D BLOCK_K=32 \
+# RUN:   --signature '*fp16,*fp16,*fp16,i32,i32,i32,i32' | filecheck %s --check-prefix=ACC16
 # A tile converted on the vector unit (here int32 -> fp32) still waits at the trip's end: the store reads the
 # conversion's buffer, which the next trip's conversion writes.
 # RUN: mtiacc %s --emit=asm --asm-syntax=mtia -n tiles_i8_to_f32 -D BLOCK=64 -D BLOCK_K=64 \
@@ -128,3 +133,34 @@ def strided(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, strid
         c_ptrs = c_ptr + stride_cm * offs_cm[:, None] + stride_cn * offs_cn[None, :]
         c_mask = (offs_cm[:, None] < M) & (offs_cn[None, :] < N)
         tl.store(c_ptrs, acc, mask=c_mask)
+
+
+@triton.jit
+def tiles_f16_acc(a_ptr, b_ptr, c_ptr, M, N, K, NUM_PROGS, BLOCK: tl.constexpr, BLOCK_K: tl.constexpr):
+    start = tl.program_id(0)
+    n_tiles = tl.cdiv(M, BLOCK) * tl.cdiv(N, BLOCK)
+    for tile in range(start, n_tiles, NUM_PROGS):
+        pid_m = tile // tl.cdiv(N, BLOCK)
+        pid_n = tile % tl.cdiv(N, BLOCK)
+        offs_m = pid_m * BLOCK + tl.arange(0, BLOCK)
+        offs_n = pid_n * BLOCK + tl.arange(0, BLOCK)
+        offs_k = tl.arange(0, BLOCK_K)
+        acc = tl.zeros((BLOCK, BLOCK), dtype=tl.float16)
+        for k in range(0, tl.cdiv(K, BLOCK_K)):
+            a = tl.load(a_ptr + offs_m[:, None] * K + (k * BLOCK_K + offs_k)[None, :])
+            b = tl.load(b_ptr + (k * BLOCK_K + offs_k)[:, None] * N + offs_n[None, :])
+            acc = tl.dot(a, b, acc, out_dtype=tl.float16)
+        tl.store(c_ptr + offs_m[:, None] * N + offs_n[None, :], acc)
+
+# ACC16-LABEL: tiles_f16_acc:
+# ACC16: .Lfor{{[0-9]+}}:
+# ACC16-NOT: mtia.dma.wait{{[[:space:]]}}
+# ACC16: mtia.dma.wait.in{{.*}}(the output tile's store stays in flight)
+# ACC16: mtia.dma.wait{{[[:space:]]+}}# the tile's store of the trip before completes before the accumulators are stored over it
+# ACC16: mtia.dpe.acc.st
+# ACC16: mtia.dpe.wait{{.*}}# the accumulators are stored before they narrow to f16
+# ACC16: vfncvt.f.f.w
+# ACC16: mtia.dma.out2d
+# ACC16-NOT: mtia.dma.wait
+# ACC16: blt {{.*}}, .Lfor{{[0-9]+}}
+# ACC16: mtia.dma.wait{{[[:space:]]+}}# stores complete before the program ends

@@ -117,3 +117,23 @@ def test_a_4byte_tile_in_every_layout_against_numpy_with_the_sanitizer(trans_a, 
         np.testing.assert_array_equal(got, a.astype(np.int64) @ b.astype(np.int64))
     else:
         np.testing.assert_allclose(got, a.astype(np.float32) @ b.astype(np.float32), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("channels", [2, 1])
+def test_an_f16_accumulator_tile_against_numpy_with_the_sanitizer(channels):
+    """out_dtype=tl.float16: the loop's end narrows the engine's fp32 rows into the tile's buffer of its own on the
+    vector unit, after the wait for the store of the trip before (three tiles a program, two programs)."""
+    m, n, k, progs = 128, 192, 96, 2
+    c = compile_kernel(KERNELS_4, Options(kernel="tiles_f16_acc", signature="*fp16,*fp16,*fp16,i32,i32,i32,i32",
+                                          overrides=(f"memory.dma.channels={channels}",),
+                                          defines={"BLOCK": "64", "BLOCK_K": "32"}))
+    assert "(the output tile's store stays in flight)" in c.asm_text
+    rng = np.random.default_rng(11)
+    a = (rng.random((m, k), dtype=np.float32) - 0.5).astype(np.float16)
+    b = (rng.random((k, n), dtype=np.float32) - 0.5).astype(np.float16)
+    i32 = np.int32
+    res = run(c.binary, {"a_ptr": a.ravel(), "b_ptr": b.ravel(), "c_ptr": np.zeros(m * n, np.float16), "M": i32(m),
+                         "N": i32(n), "K": i32(k), "NUM_PROGS": i32(progs)}, grid=(progs,), sanitize=True,
+              overrides=(f"memory.dma.channels={channels}",))
+    ref = a.astype(np.float32) @ b.astype(np.float32)
+    np.testing.assert_allclose(res.outputs["c_ptr"].reshape(m, n).astype(np.float32), ref, rtol=2e-3, atol=2e-3)
