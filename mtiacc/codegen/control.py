@@ -44,6 +44,7 @@ from mtiacc.diagnostics import CompileError
 from mtiacc.ir import ops as O
 from mtiacc.ir.core import Block, BlockArgument, OpResult, Operation, Pure, Value
 from mtiacc.ir.analysis.k_loops import tile_stored_under_next
+from mtiacc.ir.dot_ops import read_back_source
 from mtiacc.ir.fused import FusedElementwiseOp
 from mtiacc.ir.mtia.kept import SlotFlushOp, SlotWaitOp
 from mtiacc.ir.scf import ConditionOp, ForOp, IfOp, WhileOp, YieldOp
