@@ -147,8 +147,8 @@ class ForOp(Operation):
             self._fail(f"results {_fmt(_types(self.results))} must match the inits {_fmt(inits)}")
         _check_single_block(self, self.body, "body", [t] + inits, YieldOp, inits)
         if self.store_under_next and not self._stores_a_k_loop_last():
-            self._fail("store_under_next: the body's last op before the yield must be a tt.store of an arith.truncf "
-                       "of a K loop's result (the engine's store of its accumulators), in the body")
+            self._fail("store_under_next: the body's last op before the yield must be a tt.store of a K loop's result "
+                       "or of an arith.truncf of it (the engine's store of its accumulators), in the body")
 
     def _stores_a_k_loop_last(self) -> bool:
         """The shape ``store_under_next`` needs (``mtiacc.ir.analysis.k_loops.tile_stored_under_next`` decides the
@@ -157,6 +157,8 @@ class ForOp(Operation):
         s = ops[-2] if len(ops) >= 2 else None
         v = getattr(s, "value", None) if s is not None and s.name == "tt.store" else None
         cast = v.op if isinstance(v, OpResult) else None
+        if isinstance(cast, ForOp):     # the K loop's result stored as the loop leaves it (int32 / fp32 / f16)
+            return cast.parent is self.block
         if cast is None or cast.name != "arith.truncf" or cast.parent is not self.block:
             return False
         r = cast.operands[0]

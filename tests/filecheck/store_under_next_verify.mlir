@@ -1,5 +1,5 @@
-// The verifier knows what `store_under_next` needs: the body's last op before the yield stores the arith.truncf of
-// a K loop's result (the engine's store of its accumulators).  A loop whose last op stores something else is an
+// The verifier knows what `store_under_next` needs: the body's last op before the yield stores a K loop's result or
+// the arith.truncf of it (the engine's store of its accumulators).  A loop whose last op stores something else is an
 // error at the loop.
 // RUN: not mtiacc opt %s 2>&1 | filecheck %s
 "builtin.module"() ({
@@ -17,6 +17,6 @@
     "tt.return"() {operandSegmentSizes = [0]} : () -> ()
   }) : () -> ()
 }) : () -> ()
-// CHECK: store_under_next_verify.mlir:11:5: error: IR verification failed before the pipeline: 'scf.for' op store_under_next: the body's last op before the yield must be a tt.store of an arith.truncf of a K loop's result
+// CHECK: store_under_next_verify.mlir:11:5: error: IR verification failed before the pipeline: 'scf.for' op store_under_next: the body's last op before the yield must be a tt.store of a K loop's result or of an arith.truncf of it
 // CHECK-NEXT: "scf.for"(%0, %n, %1) {store_under_next = true
 // CHECK-NEXT: ^
