@@ -162,6 +162,20 @@ class Issued:
             self.retired = upto[self.KEEP - 1]
             del self.seqs[:self.KEEP], upto[:self.KEEP]
 
+    def complete_all(self, got):
+        """:meth:`complete` for each ``(seq, completion, ...)`` of ``got``, in order."""
+        seqs, upto, keep = self.seqs, self.upto, self.KEEP
+        last = upto[-1] if upto else self.retired
+        for e in got:
+            c = e[1]
+            if c > last:
+                last = c
+            seqs.append(e[0])
+            upto.append(last)
+            if len(upto) > 2 * keep:
+                self.retired = upto[keep - 1]
+                del seqs[:keep], upto[:keep]
+
     def done_but(self, n: int, count: Optional[int] = None) -> float:
         """When every transfer but the ``n`` issued last has completed (all scheduled); ``count``: how many were
         issued, when this keeps only some of them (the inbound ones, numbered among all)."""
@@ -436,15 +450,16 @@ class DmaSystem:
         heads = [0] * nq
         ready: List[Optional[float]] = [None] * nq   # a queue's head's ready time (None: to compute; inf: none)
         active = [False] * nq
-        free = self.free
         lines, lat, port = self.lines, self.lat, self.port
         rem = {}          # active queue -> [bytes left, level, start, DRAM bytes after, completion so far, piece start]
         counts = [0, 0]   # active transfers per level
-        done_by: Dict[int, list] = {}   # PE -> [(issue number, completion, inbound)] of this batch
+        done_by: Dict[int, list] = {p: [] for p in of_pe}   # PE -> [(issue number, completion, inbound)] of this batch
         new_segs = [[], []]
         two = self.channels == 2
-        outs, trace, on_done = self.outs, self.trace, self.on_done
-        t = min(max(q[0][0], free[key[1], key[0]]) for key, q in zip(keys, qs))
+        outs, trace, on_done, comps = self.outs, self.trace, self.on_done, self.comps
+        # the PEs' channel free times, last completions and busy cycles as floats while the batch runs
+        free, last, busy = self.free.tolist(), self.last.tolist(), self.busy.tolist()
+        t = min(max(q[0][0], free[key[1]][key[0]]) for key, q in zip(keys, qs))
 
         def head_ready(i):
             """When queue ``i``'s next transfer may start (inf: none left, or held behind an outbound one of its
@@ -454,7 +469,7 @@ class DmaSystem:
                 return _INF
             p, ch = keys[i]
             piece = q[h]
-            r = max(piece[0], free[ch, p])
+            r = max(piece[0], free[ch][p])
             if two and piece[6]:    # held behind an earlier outbound transfer reading its bytes
                 j = index.get((p, 1))
                 if j is not None and _reads_first(qs[j], heads[j], piece):
@@ -525,15 +540,14 @@ class DmaSystem:
                 del rem[i]
                 counts[lv] -= 1
                 active[i] = False
-                self.comps[p].append(c)
-                del self.comps[p][:-self.max_out]
-                done_by.setdefault(p, []).append((piece[3], c, piece[6]))
+                comps[p].append(c)
+                done_by[p].append((piece[3], c, piece[6]))
                 if on_done is not None:
                     on_done(p, piece[3], c)
-                if c > self.last[p]:
-                    self.last[p] = c
-                self.busy[p] += nxt - start
-                free[ch, p] = nxt
+                if c > last[p]:
+                    last[p] = c
+                busy[p] += nxt - start
+                free[ch][p] = nxt
                 if two and not piece[6]:
                     _remember(outs[p], piece[3], piece[7], nxt)
                 if trace is not None:
@@ -545,12 +559,16 @@ class DmaSystem:
         for lv in (0, 1):
             for seg in new_segs[lv]:
                 lines[lv].add(*seg)
+        self.free[:] = free
+        self.last[:] = last
+        self.busy[:] = busy
         for p, got in done_by.items():    # in issue order (two channels complete out of it)
+            if not got:
+                continue
+            del comps[p][:-self.max_out]
             got.sort()
-            for seq, c, inbound in got:
-                self.issued[p].complete(seq, c)
-                if inbound:
-                    self.issued_in[p].complete(seq, c)
+            self.issued[p].complete_all(got)
+            self.issued_in[p].complete_all([e for e in got if e[2]])
         self.pend = [[] for _ in range(P)]
 
     # ---------------------------------------------------------------------------------------------------------
