@@ -325,20 +325,25 @@ class DmaSystem:
 
     def outstanding(self, slots, t: np.ndarray) -> np.ndarray:
         """Per-PE version of :meth:`outstanding_uniform` for PEs ``slots`` wanting to issue at ``t``."""
-        out = np.array(t, dtype=float, copy=True)
+        out = np.array(t, dtype=float, copy=True).tolist()
         resolved = False
+        pend, comps, max_out = self.pend, self.comps, self.max_out
         for i, p in enumerate(slots):
             ti = out[i]
-            n = len(self.pend[p]) + sum(1 for c in self.comps[p] if c > ti)
-            if n < self.max_out:
+            n = len(pend[p])
+            for c in comps[p]:
+                if c > ti:
+                    n += 1
+            if n < max_out:
                 continue
             if not resolved:
                 self.resolve()
                 resolved = True
-            later = sorted(c for c in self.comps[p] if c > ti)
-            if len(later) >= self.max_out:
-                out[i] = later[len(later) - self.max_out]
-        return out
+                pend, comps = self.pend, self.comps
+            later = sorted(c for c in comps[p] if c > ti)
+            if len(later) >= max_out:
+                out[i] = later[len(later) - max_out]
+        return np.array(out)
 
     def _channel(self, inbound: bool) -> int:
         return 0 if inbound or self.channels == 1 else 1
