@@ -162,6 +162,20 @@ class Issued:
             self.retired = upto[self.KEEP - 1]
             del self.seqs[:self.KEEP], upto[:self.KEEP]
 
+    def complete_all(self, got):
+        """:meth:`complete` for each ``(seq, completion, ...)`` of ``got``, in order."""
+        seqs, upto, keep = self.seqs, self.upto, self.KEEP
+        last = upto[-1] if upto else self.retired
+        for e in got:
+            c = e[1]
+            if c > last:
+                last = c
+            seqs.append(e[0])
+            upto.append(last)
+            if len(upto) > 2 * keep:
+                self.retired = upto[keep - 1]
+                del seqs[:keep], upto[:keep]
+
     def done_but(self, n: int, count: Optional[int] = None) -> float:
         """When every transfer but the ``n`` issued last has completed (all scheduled); ``count``: how many were
         issued, when this keeps only some of them (the inbound ones, numbered among all)."""
@@ -197,7 +211,12 @@ def _overlap(a: Tuple[int, int], b: Tuple[int, int]) -> bool:
 
 def _held(outs, seq: int, span) -> float:
     """When the outbound transfers issued before ``seq`` that read bytes of ``span`` have moved them (-inf: none)."""
-    return max((end for s, lo, hi, end in outs if s < seq and _overlap((lo, hi), span)), default=-_INF)
+    lo, hi = span
+    last = -_INF
+    for s, a, b, end in outs:
+        if s < seq and a < hi and lo < b and end > last:
+            last = end
+    return last
 
 
 def _remember(outs, seq: int, span, end: float, keep: int = 32) -> None:
@@ -306,20 +325,25 @@ class DmaSystem:
 
     def outstanding(self, slots, t: np.ndarray) -> np.ndarray:
         """Per-PE version of :meth:`outstanding_uniform` for PEs ``slots`` wanting to issue at ``t``."""
-        out = np.array(t, dtype=float, copy=True)
+        out = np.array(t, dtype=float, copy=True).tolist()
         resolved = False
+        pend, comps, max_out = self.pend, self.comps, self.max_out
         for i, p in enumerate(slots):
             ti = out[i]
-            n = len(self.pend[p]) + sum(1 for c in self.comps[p] if c > ti)
-            if n < self.max_out:
+            n = len(pend[p])
+            for c in comps[p]:
+                if c > ti:
+                    n += 1
+            if n < max_out:
                 continue
             if not resolved:
                 self.resolve()
                 resolved = True
-            later = sorted(c for c in self.comps[p] if c > ti)
-            if len(later) >= self.max_out:
-                out[i] = later[len(later) - self.max_out]
-        return out
+                pend, comps = self.pend, self.comps
+            later = sorted(c for c in comps[p] if c > ti)
+            if len(later) >= max_out:
+                out[i] = later[len(later) - max_out]
+        return np.array(out)
 
     def _channel(self, inbound: bool) -> int:
         return 0 if inbound or self.channels == 1 else 1
@@ -406,35 +430,73 @@ class DmaSystem:
         self.u_pend = []
 
     def _resolve_general(self):
+        """Schedule the recorded transfers of PEs that differ, event by event (a transfer starts or ends, a
+        level's committed use changes).  A queue's ready time is kept until an event of its PE changes what it
+        depends on (its head, its channel's free time, the PE's outbound transfers), so an event costs a look
+        at each queue, not a recomputation of each."""
         P = self.P
-        # each PE's pieces per channel, in issue order; a queue is (PE, channel)
-        queues: Dict[Tuple[int, int], list] = {}
+        # each PE's pieces per channel, in issue order; a queue is (PE, channel), numbered in PE order
+        keys: List[Tuple[int, int]] = []
+        qs: List[list] = []
+        index: Dict[Tuple[int, int], int] = {}
         for p, q in enumerate(self.pend):
             for piece in q:
-                queues.setdefault((p, piece[5]), []).append(piece)
-        heads = dict.fromkeys(queues, 0)
-        free = self.free
+                key = (p, piece[5])
+                i = index.get(key)
+                if i is None:
+                    i = index[key] = len(keys)
+                    keys.append(key)
+                    qs.append([])
+                qs[i].append(piece)
+        nq = len(keys)
+        of_pe: Dict[int, List[int]] = {}
+        for i, (p, _ch) in enumerate(keys):
+            of_pe.setdefault(p, []).append(i)
+        heads = [0] * nq
+        ready: List[Optional[float]] = [None] * nq   # a queue's head's ready time (None: to compute; inf: none)
+        active = [False] * nq
         lines, lat, port = self.lines, self.lat, self.port
         rem = {}          # active queue -> [bytes left, level, start, DRAM bytes after, completion so far, piece start]
-        done_by: Dict[int, list] = {}   # PE -> [(issue number, completion, inbound)] of this batch
+        counts = [0, 0]   # active transfers per level
+        done_by: Dict[int, list] = {p: [] for p in of_pe}   # PE -> [(issue number, completion, inbound)] of this batch
         new_segs = [[], []]
         two = self.channels == 2
-        t = min(max(q[0][0], free[key[1], key[0]]) for key, q in queues.items())
+        outs, trace, on_done, comps = self.outs, self.trace, self.on_done, self.comps
+        # the PEs' channel free times, last completions and busy cycles as floats while the batch runs
+        free, last, busy = self.free.tolist(), self.last.tolist(), self.busy.tolist()
+        t = min(max(q[0][0], free[key[1]][key[0]]) for key, q in zip(keys, qs))
+
+        def head_ready(i):
+            """When queue ``i``'s next transfer may start (inf: none left, or held behind an outbound one of its
+            PE not yet started that reads its bytes)."""
+            q, h = qs[i], heads[i]
+            if h >= len(q):
+                return _INF
+            p, ch = keys[i]
+            piece = q[h]
+            r = max(piece[0], free[ch][p])
+            if two and piece[6]:    # held behind an earlier outbound transfer reading its bytes
+                j = index.get((p, 1))
+                if j is not None and _reads_first(qs[j], heads[j], piece):
+                    return _INF
+                r = max(r, _held(outs[p], piece[3], piece[7]))
+            return r
+
         while True:
             # start every transfer that is ready by now
             nxt_ready = _INF
-            for key, q in queues.items():
-                if key in rem or heads[key] >= len(q):
+            te = t + _EPS
+            for i in range(nq):
+                if active[i]:
                     continue
-                piece = q[heads[key]]
-                ready, n, lv, _seq, rest = piece[:5]
-                r = max(ready, free[key[1], key[0]])
-                if two and piece[6]:    # held behind an earlier outbound transfer reading its bytes
-                    if _reads_first(queues.get((key[0], 1)), heads.get((key[0], 1), 0), piece):
-                        continue
-                    r = max(r, _held(self.outs[key[0]], piece[3], piece[7]))
-                if r <= t + _EPS:
-                    rem[key] = [float(n), lv, t, rest, 0.0, t]
+                r = ready[i]
+                if r is None:
+                    r = ready[i] = head_ready(i)
+                if r <= te:
+                    piece = qs[i][heads[i]]
+                    rem[i] = [float(piece[1]), piece[2], t, piece[4], 0.0, t]
+                    counts[piece[2]] += 1
+                    active[i] = True
                 elif r < nxt_ready:
                     nxt_ready = r
             if not rem:
@@ -442,9 +504,6 @@ class DmaSystem:
                     break
                 t = nxt_ready
                 continue
-            counts = [0, 0]
-            for v in rem.values():
-                counts[v[1]] += 1
             rates = [0.0, 0.0]
             nxt = nxt_ready
             for lv in (0, 1):
@@ -453,8 +512,9 @@ class DmaSystem:
                     nb = lines[lv].next_break(t)
                     if nb < nxt:
                         nxt = nb
+            r0, r1 = rates
             for v in rem.values():
-                r = rates[v[1]]
+                r = r1 if v[1] else r0
                 if r > _EPS:
                     e = t + v[0] / r
                     if e < nxt:
@@ -464,46 +524,56 @@ class DmaSystem:
                 if counts[lv] and rates[lv] > 0:
                     new_segs[lv].append((t, nxt, rates[lv] * counts[lv]))
             done = []
-            for key, v in rem.items():
-                v[0] -= rates[v[1]] * dt
-                if v[0] <= 1e-6 * max(1.0, rates[v[1]]):
-                    done.append(key)
-            for key in done:
-                p, ch = key
-                v = rem[key]
+            for i, v in rem.items():
+                r = r1 if v[1] else r0
+                v[0] -= r * dt
+                if v[0] <= 1e-6 * max(1.0, r):
+                    done.append(i)
+            for i in done:
+                p, ch = keys[i]
+                v = rem[i]
                 lv, start = v[1], v[2]
                 c = max(nxt + lat[lv], v[4])
-                piece = queues[key][heads[key]]
+                piece = qs[i][heads[i]]
                 if v[3]:    # an LLC hit moved; the misses follow at DRAM
-                    if self.trace is not None:
-                        self.trace.append((p, v[5], nxt, piece[1], lv))
-                    rem[key] = [float(v[3]), 0, start, 0, c, nxt]
+                    if trace is not None:
+                        trace.append((p, v[5], nxt, piece[1], lv))
+                    rem[i] = [float(v[3]), 0, start, 0, c, nxt]
+                    counts[lv] -= 1
+                    counts[0] += 1
                     continue
-                del rem[key]
-                self.comps[p].append(c)
-                del self.comps[p][:-self.max_out]
-                done_by.setdefault(p, []).append((piece[3], c, piece[6]))
-                if self.on_done is not None:
-                    self.on_done(p, piece[3], c)
-                if c > self.last[p]:
-                    self.last[p] = c
-                self.busy[p] += nxt - start
-                free[ch, p] = nxt
+                del rem[i]
+                counts[lv] -= 1
+                active[i] = False
+                comps[p].append(c)
+                done_by[p].append((piece[3], c, piece[6]))
+                if on_done is not None:
+                    on_done(p, piece[3], c)
+                if c > last[p]:
+                    last[p] = c
+                busy[p] += nxt - start
+                free[ch][p] = nxt
                 if two and not piece[6]:
-                    _remember(self.outs[p], piece[3], piece[7], nxt)
-                if self.trace is not None:
-                    self.trace.append((p, v[5], nxt, piece[4] or piece[1], lv))
-                heads[key] += 1
+                    _remember(outs[p], piece[3], piece[7], nxt)
+                if trace is not None:
+                    trace.append((p, v[5], nxt, piece[4] or piece[1], lv))
+                heads[i] += 1
+                for j in of_pe[p]:      # what this PE's queues wait for has changed
+                    ready[j] = None
             t = nxt
         for lv in (0, 1):
             for seg in new_segs[lv]:
                 lines[lv].add(*seg)
+        self.free[:] = free
+        self.last[:] = last
+        self.busy[:] = busy
         for p, got in done_by.items():    # in issue order (two channels complete out of it)
+            if not got:
+                continue
+            del comps[p][:-self.max_out]
             got.sort()
-            for seq, c, inbound in got:
-                self.issued[p].complete(seq, c)
-                if inbound:
-                    self.issued_in[p].complete(seq, c)
+            self.issued[p].complete_all(got)
+            self.issued_in[p].complete_all([e for e in got if e[2]])
         self.pend = [[] for _ in range(P)]
 
     # ---------------------------------------------------------------------------------------------------------
