@@ -3,21 +3,18 @@
 A block is viewed as ``(outer, R, inner)`` around the axis (``split_axis``); its elements live at
 ``source_addr`` (a broadcast scalar is filled into a buffer first) and are read and written one at a
 time with ``scalar_load`` / ``scalar_store`` (halves NaN-boxed in f registers, as ``arith/scalar.py``
-keeps them).  A splat or constant behind shape ops is ``scalar_root``; ``materialize_scalar`` fills
-a buffer with it.  Shared by ``reduce.py``, ``scan.py`` and ``reduce_region.py``.
+keeps them).  A splat or constant behind shape ops (``ir.analysis.scalar_blocks.scalar_root``):
+``materialize_scalar`` fills a buffer with it.  Shared by ``reduce.py``, ``scan.py`` and ``reduce_region.py``.
 """
 from __future__ import annotations
-
-from typing import Optional
 
 from mtiacc.codegen.context import Lowering
 from mtiacc.codegen.machine.mir import MBuilder, Mem, VReg
 from mtiacc.codegen.vector.blocks import lower_fill
 from mtiacc.codegen.vector.vloop import Src, elem_bytes
 from mtiacc.diagnostics import CompileError
-from mtiacc.ir import ops as O
-from mtiacc.ir.core import OpResult, Value
-from mtiacc.ir.shape_ops import ExpandDimsOp, ReshapeOp, TransOp
+from mtiacc.ir.analysis.scalar_blocks import scalar_root
+from mtiacc.ir.core import Value
 
 
 def unsigned(elem) -> bool:
@@ -73,7 +70,7 @@ def source_addr(lw: Lowering, v) -> int:
     homes = lw.homes
     if v in lw.bufs and (v not in homes.fill_scope or homes.set_here(homes.fill_scope[v])):
         return lw.buffer(v).offset
-    root = scalar_root(lw, v)
+    root = scalar_root(v)
     if root is None:
         raise CompileError(f"internal: block value of type {v.type} was not materialized")
     buf = lw.bufs[v] if v in lw.bufs else lw.alloc(v)
@@ -87,14 +84,3 @@ def materialize_scalar(lw: Lowering, root: Value, res: Value, buf) -> None:
     lower_fill(lw.b, res.type.numel, lw.src(root), Src(res.type.element_type, addr=buf.offset))
 
 
-def scalar_root(lw: Lowering, v: Value) -> Optional[Value]:
-    """The splat/constant behind ``v`` through shape ops, when the whole block is one scalar."""
-    while isinstance(v, OpResult):
-        op = v.op
-        if isinstance(op, (O.SplatOp, O.ConstantOp)):
-            return v
-        if isinstance(op, (ExpandDimsOp, ReshapeOp, O.BroadcastOp, TransOp)) and op.src.type.is_block():
-            v = op.src
-            continue
-        return None
-    return None

@@ -17,7 +17,8 @@ from typing import List
 
 from mtiacc.codegen.context import Lowering
 from mtiacc.codegen.matrix import mlu
-from mtiacc.codegen.tensor.axes import materialize_scalar, scalar_root
+from mtiacc.codegen.tensor.axes import materialize_scalar
+from mtiacc.ir.analysis.scalar_blocks import scalar_root
 from mtiacc.codegen.vector.nest import dense_strides, strided_copy
 from mtiacc.diagnostics import CompileError
 from mtiacc.ir import ops as O
@@ -48,7 +49,7 @@ def alias_chain(v: Value) -> List[Value]:
 def lower_shape_op(lw: Lowering, op) -> None:
     """Lower ``tt.expand_dims``/``tt.reshape``/``tt.broadcast``/``tt.trans`` with a block result."""
     res = op.result
-    root = scalar_root(lw, res)
+    root = scalar_root(res)
     if root is not None:
         materialize_scalar(lw, root, res, lw.alloc(res))
         return

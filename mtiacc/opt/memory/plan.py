@@ -50,6 +50,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 from mtiacc.diagnostics import CompileError
 from mtiacc.ir import ops as O
 from mtiacc.ir.analysis.k_loops import tile_stored_under_next
+from mtiacc.ir.analysis.scalar_blocks import scalar_root
 from mtiacc.ir.core import Block, BlockArgument, Operation, OpResult, Value
 from mtiacc.ir.dot_ops import SPLIT_PRECISIONS, DotOp, read_back_source
 from mtiacc.ir.scf import ForOp, IfOp, WhileOp, YieldOp
@@ -370,7 +371,7 @@ def plan_function(func: O.FuncOp, target: Target) -> LocalMemoryPlan:
     for op in func.walk():    # a broadcast scalar such an op reads by address: filled into a buffer never freed
         if isinstance(op, _BY_ADDRESS) and id(op) in pos:
             for v in op.operands:
-                if v.type.is_block() and _scalar_root(v) is not None and id(v) not in blocks:
+                if v.type.is_block() and scalar_root(v) is not None and id(v) not in blocks:
                     blocks[id(v)] = Block_(v, block_bytes(v.type), pos[id(op)], end,
                                            what=f"`{v.name_hint}`" if v.name_hint else f"a filled {v.type}")
     for dot, block in dots:   # the engine reads them until the next drain, or the end of the loop body
@@ -410,21 +411,6 @@ def _by_address() -> tuple:
 # ops that read their block operands at an address (codegen's ``tensor.axes.source_addr``): a splat or a constant
 # block (behind shape ops) is filled into a buffer of its own at the first of them, which codegen never frees
 _BY_ADDRESS = _by_address()
-
-
-def _scalar_root(v: Value) -> Optional[Value]:
-    """The splat or constant behind block ``v`` through shape ops, when the whole block is one scalar (codegen's
-    ``tensor.axes.scalar_root``)."""
-    from mtiacc.ir.shape_ops import ExpandDimsOp, ReshapeOp, TransOp
-    while isinstance(v, OpResult):
-        op = v.op
-        if isinstance(op, (O.SplatOp, O.ConstantOp)):
-            return v
-        if isinstance(op, (ExpandDimsOp, ReshapeOp, O.BroadcastOp, TransOp)) and op.src.type.is_block():
-            v = op.src
-            continue
-        return None
-    return None
 
 
 def _buffer_key(v: Value, group: Dict[int, int]) -> int:
