@@ -21,6 +21,9 @@ at their benchmarks' sizes and their host code's launch parameters, through the 
 roofline is the larger of their bytes' time and their FLOPs' time at the DPE peak (benchmarks/roofline_tutorials.py).
 ``--compare`` adds the same kernels compiled without ``persistent-programs`` (no prefetch across the programs
 of a PE) and without ``pipeline-loads`` too (the loops' DMA not overlapping their compute).
+A run faster than its roofline stops the benchmark: the bound or the simulator is wrong (rand4x's row read 100.3% of
+its bytes' roofline while the LLC served the half of a line another program's read had paid for, before a miss
+filled whole lines).
 
     python benchmarks/bench_roofline.py [--quick] [--compare] [--opt 3] [--tutorials ../shared/triton-tests/tutorials]
 """
