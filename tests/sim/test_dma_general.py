@@ -7,29 +7,15 @@ from typing import Dict, Tuple
 import pytest
 
 from mtiacc.machine.simulator import load_config
-from mtiasim.dma import DmaSystem, _remember
+from mtiasim.dma import DmaSystem, _overlap, _reads_first, _remember
 
 INF = float("inf")
 EPS = 1e-9
 
 
-def _overlap(a, b):
-    return a[0] < b[1] and b[0] < a[1]
-
-
 def _held(outs, seq, span):
+    # the outbound hold as it was written before the scheduler's plain loop: the reference keeps that form
     return max((end for s, lo, hi, end in outs if s < seq and _overlap((lo, hi), span)), default=-INF)
-
-
-def _reads_first(q, head, piece):
-    if not q:
-        return False
-    for other in q[head:]:
-        if other[3] > piece[3]:
-            return False
-        if _overlap(other[7], piece[7]):
-            return True
-    return False
 
 
 def _reference_resolve(self):
