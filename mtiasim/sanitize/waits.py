@@ -4,8 +4,9 @@ The simulator moves a transfer's bytes when it issues, so a program that forgets
 same outputs and the same cycles as one that waits: only the order of its instructions tells.  Per PE this keeps
 the local byte ranges of the transfers it issued and has not waited for (:class:`InFlight`).
 ``mtia.dma.wait N`` retires every transfer but the ``N`` issued last (``mtia.dma.wait.in N``: every inbound one
-but those); a ``fence`` and a release atomic (``.rl``) retire all of them (both wait for every transfer to complete).  A core, vector or matrix-engine (and MLU) access,
-chosen by the ISA table's ``load`` / ``store`` effects, is an error when it
+but those); a ``fence`` and a release atomic (``.rl``) retire all of them (both wait for every transfer to
+complete).  A core, vector or matrix-engine (and MLU) access, chosen by the ISA table's ``load`` / ``store``
+effects, is an error when it
 
 - reads or writes bytes that an inbound transfer (``mtia.dma.in``, ``in2d``) not waited for writes, or
 - writes bytes that an outbound transfer (``mtia.dma.out``, ``out2d``) not waited for reads.
