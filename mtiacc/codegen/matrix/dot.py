@@ -29,7 +29,8 @@ from typing import List, Optional, Tuple
 from mtiacc.codegen.arith.casts import run_steps
 from mtiacc.codegen.arith.conversions import plan, widest, width, norm
 from mtiacc.codegen.context import SCALAR_BACKED, Lowering, carried_home
-from mtiacc.codegen.machine.mir import VReg
+from mtiacc.codegen.machine.mir import VMem, VReg
+from mtiacc.codegen.mathlib.se import ALU
 from mtiacc.codegen.matrix import engine as E
 from mtiacc.codegen.matrix.engine import Addr
 from mtiacc.codegen.matrix.mlu import MAX_SIDE
@@ -125,9 +126,14 @@ def operand_buffer(lw: Lowering, v: Value, loc, own: Optional[List[Buffer]] = No
     return buf
 
 
+HALF = 0x8000          # added to an f32's bits, then its low 16 bits dropped: rounded to bf16, ties away from zero
+HIGH = -0x10000        # 0xFFFF0000: an f32's bits with its low 16 dropped (the bf16 part as an f32)
+
+
 def split_tf32(lw: Lowering, v: Value, loc, parts: int = 2) -> List[Buffer]:
-    """f32 block ``v`` as ``parts`` bf16 blocks, the largest first: ``bf16(x)``, then each ``bf16`` of what the
-    parts before leave (``x - hi``, ``x - hi - mid``: exact in f32)."""
+    """f32 block ``v`` as ``parts`` bf16 blocks, the largest first: ``hi = bf16(x)``, then each ``bf16`` of what the
+    parts before leave (``x - hi``, ``x - hi - mid``: exact in f32); the third part of ``bf16x6`` is what is left,
+    exact in bf16 (:func:`split_loop`)."""
     n = v.type.numel
     x = operand_buffer(lw, v, loc).offset
     name = v.name_hint or "operand"
@@ -140,22 +146,55 @@ def split_tf32(lw: Lowering, v: Value, loc, parts: int = 2) -> List[Buffer]:
         for buf in bufs:
             lw.lmem.free(buf)
         raise
-    convert(lw, n, Src(F32, addr=x), Src(FloatType("bf16"), addr=bufs[0].offset))
-    b = lw.b
-
-    def rest(loop, g):
-        for part in g[1:]:     # x minus each part before, widened from bf16 (its bits in the high half)
-            loop.ensure(IntType(32, False))
-            b("vzext.vf2", "v28", part)
-            b("vsll.vi", "v28", "v28", 16)
-            loop.ensure(F32)
-            b("vfsub.vv", g[0], g[0], "v28")
-        return run_steps(b, loop, plan(F32, FloatType("bf16")), g[0])
-
-    for k in range(1, parts):  # at LMUL 4: the operand groups v8, v16, v24 leave v28 for the widened part
-        emit_loop(b, n, [Src(F32, addr=x)] + [Src(U16, addr=p.offset) for p in bufs[:k]],
-                  Src(U16, addr=bufs[k].offset), rest, comment="tt.dot: bf16 split", lmul=4)
+    split_loop(lw, n, x, [p.offset for p in bufs], exact_last=parts == 3)
     return bufs
+
+
+def split_loop(lw: Lowering, n: int, x: int, parts: List[int], exact_last: bool) -> None:
+    """One strip-mined loop, 128 f32 elements a trip (LMUL 8), that reads ``x`` once and writes each bf16 part.
+
+    A part is rounded to nearest (ties away from zero) by integer arithmetic on the bits: ``t = bits + 0x8000``,
+    the part is ``t >> 16`` (a narrowing shift, stored as 16 bits), the part as an f32 is ``t & 0xFFFF0000``, and
+    subtracting it leaves the rest exactly in f32 (the SE's ALU subtracts when the target has one, beside the
+    vector unit).  Rounded to nearest, each part leaves at most 2^-8 of the value before it, a multiple of the
+    value's last bit, so after two parts at most 8 significant bits are left: ``bf16x6``'s third part is that rest
+    itself (``exact_last``: its high 16 bits, nothing dropped), and ``x = hi + mid + lo`` exactly.  A NaN stays
+    a NaN in the rest (so in the parts after the first), an inf makes the rest a NaN, as ``x - bf16(x)``
+    does."""
+    b = lw.b
+    sub = "mtia.se.fsub.vv" if ALU in lw.se else "vfsub.vv"
+    count = b.x("n")
+    b("li", count, n, comment="tt.dot: bf16 split")
+    src = b.li(x, "p")
+    dsts = [b.li(p, "p") for p in parts]
+    half, high = b.li(HALF, "half"), b.li(HIGH, "high")
+    top = b.new_label("vsplit")
+    vl = b.x("vl")
+    b.label(top)
+    b("vsetvli", vl, count, "e32, m8, ta, ma")
+    b("vle32.v", "v8", VMem(src))
+    for i, dst in enumerate(dsts):
+        last = i == len(dsts) - 1
+        if last and exact_last:
+            t = "v8"
+        else:
+            b("vadd.vx", "v16", "v8", half)
+            t = "v16"
+        b("vsetvli", "zero", vl, "e16, m4, ta, ma")
+        b("vnsrl.wi", "v24", t, 16)
+        b("vse16.v", "v24", VMem(dst))
+        if not last:
+            b("vsetvli", "zero", vl, "e32, m8, ta, ma")
+            b("vand.vx", "v16", "v16", high)
+            b(sub, "v8", "v8", "v16")
+    b("sub", count, count, vl)
+    s4, s2 = b.x("step"), b.x("step")
+    b("slli", s4, vl, 2)
+    b("slli", s2, vl, 1)
+    b("add", src, src, s4)
+    for dst in dsts:
+        b("add", dst, dst, s2)
+    b("bnez", count, top)
 
 
 def geometry(op: DotOp, trans: bool, esize: int, code: int, panels: bool = False) -> Geometry:
