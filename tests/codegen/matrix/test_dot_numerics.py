@@ -46,6 +46,63 @@ def test_f32_dot(precision, shape):
 U32F = 2.0 ** -24   # the final value's own rounding to fp32
 
 
+def _f32_dot(a, b, precision):
+    m, k = a.shape
+    n = b.shape[1]
+    binary = build("dot_masked", "*fp32,*fp32,*fp32,i32,i32,i32", BM=m, BN=n, BK=k, PREC=f'"{precision}"')
+    return run(binary, {"A": a, "B": b, "C": np.zeros((m, n), np.float32), "M": np.array(m, np.int32),
+                        "N": np.array(n, np.int32), "K": np.array(k, np.int32)}, grid=(1,)).outputs["C"]
+
+
+def _split_cases(rng, shape):
+    """f32 values whose low 16 bits are the rounding's edge cases (a tie, just below and above it, all ones: the
+    carry into the exponent, zero), of both signs, over a wide range of exponents."""
+    bits = (rng.standard_normal(shape) * 2.0 ** rng.integers(-60, 60, shape)).astype(np.float32)
+    u = bits.view(np.uint32) & np.uint32(0xFFFF0000)
+    low = rng.choice(np.array([0x8000, 0x7FFF, 0x8001, 0xFFFF, 0x0000, 0x0001], np.uint32), shape)
+    keep = rng.random(shape) < 0.5         # half keep their random low bits
+    return np.where(keep, bits.view(np.uint32), u | low).view(np.float32)
+
+
+def test_bf16x6_split_is_exact():
+    """x = hi + mid + lo exactly: x @ I gives x bit for bit (each pass adds one part of x, the rest are products of
+    zeros), whatever x's low bits; bf16x3's two parts keep 16 significant bits or more."""
+    rng = np.random.default_rng(7)
+    a = _split_cases(rng, (32, 32))
+    eye = np.eye(32, dtype=np.float32)
+    got = _f32_dot(a, eye, "bf16x6")
+    assert np.array_equal(got.view(np.uint32), a.view(np.uint32))
+    got3 = _f32_dot(a, eye, "bf16x3").astype(np.float64)
+    assert np.all(np.abs(got3 - a) <= 2.0 ** -16 * np.abs(a))
+    assert not np.array_equal(got3, a)      # the second part is rounded: bf16x3 is not bf16x6
+
+
+@pytest.mark.parametrize("precision", ["bf16x3", "bf16x6"])
+def test_split_dot_of_positive_operands(precision):
+    """Operands of one sign: nothing cancels in the sum (a split that rounds its parts one way would make every
+    product's error the same sign), and the result stays within the bound."""
+    rng = np.random.default_rng(11)
+    a = rng.random((32, 256)).astype(np.float32)
+    b = rng.random((256, 32)).astype(np.float32)
+    av, bv = a.astype(np.float64), b.astype(np.float64)
+    check(_f32_dot(a, b, precision), av @ bv, bound(av, bv, "f32", precision) + U32F * np.abs(av @ bv))
+
+
+@pytest.mark.parametrize("precision", ["bf16x3", "bf16x6"])
+def test_split_dot_keeps_nans(precision):
+    """A NaN in a row of ``a`` (any payload: 0x7FFFFFFF and 0xFFFFFFFF wrap around when 0x8000 is added to their
+    bits, so their first part is a zero) makes that row of the result NaN, and only that row."""
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((32, 32)).astype(np.float32)
+    b = rng.standard_normal((32, 32)).astype(np.float32)
+    a.view(np.uint32)[3, 5] = 0x7FFFFFFF
+    a.view(np.uint32)[9, 0] = 0xFFFFFFFF
+    a.view(np.uint32)[20, 31] = 0x7FC00000
+    got = _f32_dot(a, b, precision)
+    nan_rows = np.isnan(got).any(axis=1)
+    assert list(np.flatnonzero(nan_rows)) == [3, 9, 20] and np.isnan(got[[3, 9, 20]]).all()
+
+
 @pytest.mark.parametrize("n", [128, 160])   # an output row in one register group (128 fp32), or strip-mined
 def test_ieee_f32_dot_wide_rows(n):
     m, k = 8, 24
