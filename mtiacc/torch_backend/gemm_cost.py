@@ -12,8 +12,11 @@ Inductor neither compiles nor runs any other: :func:`choose_tile` picks it among
   int8): per K block, ``ceil(BN / 32) * ceil(BK / 32)`` weight tiles, each streaming ``BM`` rows; a weight load
   (``weight_load_cycles``) overlaps the other array's streaming, so a tile costs ``max(BM, weight_load_cycles)``
   cycles; an fp32 GEMM takes ``passes`` bf16 products (:mod:`.precision`: 1, 3 or 6);
-- **the vector unit**, for fp32 operands split into bf16 parts: about ``parts`` vector operations per
-  ``vlen / 32`` elements of each operand block;
+- **the vector unit**, for fp32 operands split into bf16 parts (``codegen/matrix/dot.py``, ``split_loop``): per
+  element of each operand block, a 32-bit load, three 32-bit-wide operations for each rounded part (an add, and
+  the narrowing shift and store at half width; the mask of the part as an f32) and one for the exact third part
+  of ``bf16x6`` or two for the rounded second part of ``bf16x3`` (:data:`SPLIT_OPS`: 8 and 6), each
+  ``32 / datapath_bits`` of a cycle (the subtractions run on the SE beside it);
 - **DMA**: each K block's operand blocks at ``dma_pe_bytes_per_cycle`` per PE; the chip's DRAM bandwidth for the
   bytes first read (A, B and C once each) when the SRAM's LLC (``memory.sram.llc_bytes``) holds A and B, the
   programs' re-reads of the same rows and columns hitting it at the SRAM's bandwidth (every program's tiles at
@@ -42,6 +45,7 @@ from mtiacc.torch_backend.gemm_search import CHIP_CONFIGS, Tile, chip, chip_conf
 
 ARRAY = 32                 # the matrix engine's array: 32 x 32
 LOOP_CYCLES = 40.0         # a K block's bookkeeping on the scalar core (addresses, DMA commands, the branch)
+SPLIT_OPS = {2: 6, 3: 8}   # bf16 parts -> 32-bit-wide vector operations an element takes to split (see above)
 
 
 class Estimate(NamedTuple):
@@ -60,8 +64,7 @@ def program_cycles(tile: Tile, k: int, *, dtype_bytes: int, passes: int = 1, int
     weight_tiles = math.ceil(bn / ARRAY) * math.ceil(bk / ARRAY)
     engine = passes * weight_tiles * max(bm / rows_per_cycle, float(d.weight_load_cycles))
     elements = bm * bk + bk * bn
-    lanes = machine.vlen_bits // 32
-    vector = split_parts * 2 * elements / lanes
+    vector = SPLIT_OPS.get(split_parts, 0) * elements * 32 / machine.datapath_bits
     dma = elements * dtype_bytes / machine.dma_pe_bytes_per_cycle + 2 * machine.dma_setup_cycles
     per_block = max(engine, vector, dma) + LOOP_CYCLES
     store = bm * bn * 4 / d.acc_bytes_per_cycle + bm * bn * dtype_bytes / machine.dma_pe_bytes_per_cycle

@@ -3,9 +3,10 @@
 * f16 / bf16 / i8 / u8 operands go to the engine as they are; f32 operands with ``input_precision`` ``tf32``,
   ``tf32x3`` or ``bf16x3`` are split on the vector unit into bf16 ``hi = bf16(x)`` and ``lo = bf16(x - hi)``, and
   three passes (``lo @ hi``, ``hi @ lo``, then ``hi @ hi``) accumulate into the same rows; ``bf16x6`` splits into
-  three parts (``mid = bf16(x - hi)``, ``lo = bf16(x - hi - mid)``, each difference exact) and takes six passes,
-  the smallest first (``lo @ hi``, ``hi @ lo``, ``mid @ mid``, ``mid @ hi``, ``hi @ mid``, ``hi @ hi``), as Triton's
-  ``bf16x6``.  ``ieee`` f32 and f64 dots are ``exact.py``'s.
+  three parts (``mid = bf16(x - hi)``, ``lo = x - hi - mid``, each difference exact, ``lo`` exact in bf16) and
+  takes six passes, the smallest first (``lo @ hi``, ``hi @ lo``, ``mid @ mid``, ``mid @ hi``, ``hi @ mid``,
+  ``hi @ hi``), as Triton's ``bf16x6``.  One loop per operand reads it once and writes all its parts
+  (:func:`split_loop`).  ``ieee`` f32 and f64 dots are ``exact.py``'s.
 * A ``tt.trans`` feeding ``b`` is not materialized: the engine reads its source with ``w_trans``.
 * A ``tt.trans`` feeding ``a`` of a 2-D dot is not materialized either: the dot transposes its ``[K, M]``
   source on the MLU itself, one K panel of at most 32 rows at a time, each right before the products that
