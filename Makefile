@@ -74,6 +74,12 @@ bench-attention: $(VENV)/.installed-torch
 bench-gemm: install
 	$(PY) benchmarks/bench_gemm.py $(if $(QUICK),--quick)
 
+# fp32 GEMMs (BERT-base's feed-forward, 128 x 3072 x 768) split into bf16 parts: cycles, instructions and the
+# simulator's host seconds against bf16 operands (`make bench-fp32-gemm [ARGS='--table' | ARGS='--blocks 64,128,64']`)
+.PHONY: bench-fp32-gemm
+bench-fp32-gemm: install
+	$(PY) benchmarks/bench_fp32_gemm.py $(ARGS)
+
 # Vector add, softmax, layer norm and the Inductor-form RMSNorm, GELU and bias + residual + dropout against the
 # roofline of the bytes they cannot avoid moving; with TUTORIALS=DIR also Triton's tutorial kernels as written (01,
 # 02, 05, and the GEMMs 03, 08, 09 against max(bytes at DRAM bandwidth, FLOPs at the DPE peak)), each through the
