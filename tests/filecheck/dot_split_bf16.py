@@ -1,8 +1,8 @@
 # An fp32 tl.dot on the matrix engine: each operand is split into bf16 parts by one strip-mined loop per operand
 # (LMUL 8: 128 elements a trip, the f32 block read once), each part rounded to nearest by integer arithmetic on
-# the bits (+0x8000, the narrowing shift >> 16 stores the part, & 0xFFFF0000 is the part as an f32) and subtracted
-# on the SE's ALU; bf16x6's third part is the rest itself (exact: no rounding), bf16x3 rounds its second.  Then
-# the passes, the smallest first.
+# the bits (+0x8000; & 0xFFFF0000 is the part as an f32, subtracted on the SE's ALU) at e32, then every part
+# narrowed (>> 16) and stored at e16: two vtype changes a trip.  bf16x6's third part is the rest itself (exact:
+# no rounding), bf16x3 rounds its second.  Then the passes, the smallest first.
 # RUN: mtiacc %s --emit=asm --asm-syntax=mtia -n dot6 --signature '*fp32,*fp32,*fp32' | filecheck %s --check-prefix=SIX
 # RUN: mtiacc %s --emit=asm --asm-syntax=mtia -n dot3 --signature '*fp32,*fp32,*fp32' | filecheck %s --check-prefix=THREE
 import triton
@@ -37,21 +37,19 @@ def dot3(A, B, C):
 # SIX-NEXT: vle32.v v8,
 # SIX-NOT: vle
 # SIX: vadd.vx v16, v8, [[HALF]]
+# SIX: vand.vx v24, v16, [[HIGH]]
+# SIX-NEXT: mtia.se.fsub.vv v8, v8, v24
+# SIX-NEXT: vadd.vx v24, v8, [[HALF]]
+# SIX-NEXT: vand.vx v0, v24, [[HIGH]]
+# SIX-NEXT: mtia.se.fsub.vv v8, v8, v0
 # SIX-NEXT: vsetvli zero, [[VL]], e16, m4, ta, ma
-# SIX-NEXT: vnsrl.wi v24, v16, 16
-# SIX: vse16.v v24,
-# SIX: vsetvli zero, [[VL]], e32, m8, ta, ma
-# SIX-NEXT: vand.vx v16, v16, [[HIGH]]
-# SIX: mtia.se.fsub.vv v8, v8, v16
-# SIX: vadd.vx v16, v8, [[HALF]]
-# SIX: vnsrl.wi v24, v16, 16
-# SIX: vse16.v v24,
-# SIX: vand.vx v16, v16, [[HIGH]]
-# SIX: mtia.se.fsub.vv v8, v8, v16
-# SIX-NEXT: vsetvli zero, [[VL]], e16, m4, ta, ma
-# SIX-NEXT: vnsrl.wi v24, v8, 16
-# SIX-NEXT: vse16.v v24,
-# SIX-NOT: vle
+# SIX-NEXT: vnsrl.wi v0, v16, 16
+# SIX-NEXT: vnsrl.wi v4, v24, 16
+# SIX-DAG: vnsrl.wi v16, v8, 16
+# SIX-DAG: vse16.v v0,
+# SIX-DAG: vse16.v v4,
+# SIX: vse16.v v16,
+# SIX-NOT: vsetvli
 # SIX: bnez [[N]], [[TOP]]
 # SIX: # tt.dot: bf16 split
 # SIX: .Lvsplit{{[0-9]+}}:
@@ -66,14 +64,12 @@ def dot3(A, B, C):
 # THREE-NEXT: vsetvli [[VL:[a-z0-9]+]], {{.*}}, e32, m8, ta, ma
 # THREE-NEXT: vle32.v v8,
 # THREE: vadd.vx v16, v8,
-# THREE: vnsrl.wi v24, v16, 16
-# THREE: vse16.v v24,
-# THREE: vand.vx v16, v16,
-# THREE: mtia.se.fsub.vv v8, v8, v16
-# THREE-NEXT: vadd.vx v16, v8,
+# THREE: vand.vx v24, v16,
+# THREE-NEXT: mtia.se.fsub.vv v8, v8, v24
+# THREE-NEXT: vadd.vx v24, v8,
 # THREE-NEXT: vsetvli zero, [[VL]], e16, m4, ta, ma
-# THREE-NEXT: vnsrl.wi v24, v16, 16
-# THREE-NEXT: vse16.v v24,
+# THREE-NEXT: vnsrl.wi v0, v16, 16
+# THREE-NEXT: vnsrl.wi v4, v24, 16
 # THREE-NOT: vand.vx
 # THREE: bnez {{.*}}, [[TOP]]
 # THREE: # tt.dot: bf16 split

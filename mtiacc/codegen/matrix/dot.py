@@ -174,20 +174,28 @@ def split_loop(lw: Lowering, n: int, x: int, parts: List[int], exact_last: bool)
     b.label(top)
     b("vsetvli", vl, count, "e32, m8, ta, ma")
     b("vle32.v", "v8", VMem(src))
-    for i, dst in enumerate(dsts):
-        last = i == len(dsts) - 1
-        if last and exact_last:
-            t = "v8"
-        else:
-            b("vadd.vx", "v16", "v8", half)
-            t = "v16"
-        b("vsetvli", "zero", vl, "e16, m4, ta, ma")
-        b("vnsrl.wi", "v24", t, 16)
-        b("vse16.v", "v24", VMem(dst))
-        if not last:
-            b("vsetvli", "zero", vl, "e32, m8, ta, ma")
-            b("vand.vx", "v16", "v16", high)
-            b(sub, "v8", "v8", "v16")
+    # at e32: the rest in v8, each rounded part's t in its own group (v16, v24), the part as an f32 in the next
+    # free group (v24, then v0: no mask is live here); then at e16 every part narrowed into v0, v4 (v16 for the
+    # exact third) and stored: two vtype changes a trip
+    wide = ["v16", "v24"]
+    held: List[str] = []
+    for i in range(len(dsts)):
+        if i == len(dsts) - 1 and exact_last:
+            held.append("v8")
+            break
+        t = wide[i]
+        b("vadd.vx", t, "v8", half)
+        held.append(t)
+        if i < len(dsts) - 1:
+            f = wide[i + 1] if i + 1 < len(wide) else "v0"
+            b("vand.vx", f, t, high)
+            b(sub, "v8", "v8", f)
+    b("vsetvli", "zero", vl, "e16, m4, ta, ma")
+    narrow = ["v0", "v4", "v16"]
+    for t, d in zip(held, narrow):
+        b("vnsrl.wi", d, t, 16)
+    for d, dst in zip(narrow, dsts):
+        b("vse16.v", d, VMem(dst))
     b("sub", count, count, vl)
     s4, s2 = b.x("step"), b.x("step")
     b("slli", s4, vl, 2)
