@@ -18,10 +18,15 @@ fp64 reference are in :data:`ERROR_BOUNDS`; on its 32 x 96 @ 96 x 48 GEMM of nor
 is 2^-24.2 ("highest"), 2^-18.7 ("high") and 2^-9.6 ("medium") of ``|A| @ |B|``.  fp16 and bf16 GEMMs are one
 product, whatever the precision.
 
-Simulating the split costs host time: the vector unit splits each operand block into bf16 parts with integer
-rounding (about a dozen vector instructions per part and register group), and the simulator times each
-vector instruction; on 128 x 768 x 256 the second run's host CPU time is about 20x a bf16 GEMM's for "highest"
-and 10x for "high" (``input_precision="ieee"``, exact fp32 products on the vector unit: 150x).
+The split costs cycles and the simulator's host time: the vector unit splits each operand block into its bf16
+parts, one loop per operand that reads the f32 block once and writes every part (``codegen/matrix/dot.py``,
+``split_loop``: 128 elements a trip, 23 instructions for three parts, 18 for two; the parts' rests subtracted on
+the SE).  On BERT-base's feed-forward GEMM, 128 x 3072 x 768 with the default mode's fp32 tile of 32 x 32 x 64
+(``make bench-fp32-gemm``), against bf16 operands' 62,214 cycles and 332 K instructions: "highest" 439,948
+cycles and 4.27 M instructions (7.1x and 13x bf16's), "high" 351,271 and 3.27 M (5.6x, 9.8x); the simulator's
+host CPU time about 4x bf16's for "highest" and 2.7x for "high" (4.9 s and 3.2 s against 1.2 s).  The split of
+the 32 x 64 and 64 x 32 blocks is most of it: every program splits its own blocks, 96 programs the same rows of
+A (a larger tile would split less, but the compiler's local-memory plan finds no room for one at this shape).
 
 Inductor's GEMM templates (``mm``, ``bmm``) call ``tl.dot(a, b, allow_tf32=ALLOW_TF32)``, which can say
 "tf32" or "ieee" only.  For the chip, :func:`chip_template` makes a template from Inductor's own source (read
