@@ -552,7 +552,9 @@ class LoadOp(Operation):
     attribute makes codegen emit an unused block load too).  ``prefetch`` (``pipeline-loads``): the load
     fetches the next iteration's tile of a loop, and only the loop's yield reads it.  ``guard`` (an i1 scalar,
     ``pipeline-loads``'s prefetches past a loop's end): the load moves nothing when it is false, and its result
-    is then undefined (nothing reads it)."""
+    is then undefined (nothing reads it).  ``after_store`` (``access-plan``): the load may read DRAM bytes an
+    earlier store of the program writes (``mtiacc/ir/analysis/dram_order.py``), so it waits for the stores in
+    flight before it issues."""
 
     name = "tt.load"
     ptr = operand(PtrLike)
@@ -565,6 +567,9 @@ class LoadOp(Operation):
                          doc="tl.load(..., volatile=True): it reads memory each time, its result used or not")
     prefetch = attribute(bool, optional=True, default=False,
                          doc="it fetches the next iteration's tile (`pipeline-loads`, `pipeline-dots`)")
+    after_store = attribute(str, optional=True,
+                            doc="it may read bytes an earlier store writes (why; `access-plan`): it waits for the "
+                                "stores in flight first")
 
     @classmethod
     def get(cls, ptr: Value, mask: Optional[Value] = None, other: Optional[Value] = None, loc=None,

@@ -5,13 +5,19 @@ as the op's ``access`` attribute (``access = "runs"``), replacing any earlier on
 shows it and codegen only reads it.  It runs after every pass that could change an access, at every ``-O``
 level (``pipelines.REQUIRED_TAIL``): a later change to the IR could make a recorded plan stale.  Only
 ``legalize-fp8`` follows it, which re-encodes fp8 elements as bytes of the same size and moves no access.
+
+It also writes on each ``tt.load`` that may read bytes an earlier store of the program writes why
+(``after_store = "tl.store at line 8: the same parameter, at overlapping offsets"``: the store named is the first
+such one; ``mtiacc.ir.analysis.dram_order``), replacing any earlier reason: the DMA engine does not order a load
+behind a store in flight (docs/architecture.md, "DMA channels"), so codegen waits for the stores first.
 """
 from __future__ import annotations
 
 import dataclasses
 
+from mtiacc.ir import ops as O
 from mtiacc.ir.analysis.access_plan import plan_function
-from mtiacc.ir.ops import ModuleOp
+from mtiacc.ir.analysis.dram_order import dram_hazards
 from mtiacc.opt.pass_manager import ModulePass, register_pass
 
 
@@ -20,7 +26,13 @@ from mtiacc.opt.pass_manager import ModulePass, register_pass
 class AccessPlan(ModulePass):
     name = "access-plan"
 
-    def run(self, module: ModuleOp) -> None:
+    def run(self, module: O.ModuleOp) -> None:
         for f in module.funcs:
             for op, kind in plan_function(f).items():
                 op.attrs["access"] = kind
+            hazards = dram_hazards(f)
+            for op in f.walk():
+                if isinstance(op, O.LoadOp):
+                    op.attrs.pop("after_store", None)
+                    if op in hazards:
+                        op.attrs["after_store"] = hazards[op]

@@ -111,6 +111,8 @@ class DmaTag:
       ``mtia.dma.wait.in`` (insert-waits).
     * ``alternates``: on such a store's transfer: the stored block alternates between two buffers (control.py
       ``_double_buffer``), so the op computing it again writes the other one.
+    * ``dram_write``: a store's transfer out of local memory (``tt.store``, a slot flush): a load that may read the
+      bytes it writes (``after_store``, written by ``access-plan``) waits for it first (``waits.after_store``).
     * ``only_if``: on a wait: it stays only where a transfer whose tag satisfies this predicate may be in flight
       (the store of the block the next op writes, say); else it goes.
     * ``request``: on a wait: the :class:`WaitRequest` it is; ``part_of``: an instruction (or label) that exists
@@ -133,6 +135,7 @@ class DmaTag:
     deferred: object = None
     under: object = None
     alternates: bool = False
+    dram_write: bool = False
     only_if: Optional[Callable[["DmaTag"], bool]] = None
     request: Optional[WaitRequest] = None
     part_of: Optional[WaitRequest] = None

@@ -89,6 +89,7 @@ def _store(lw: Lowering, op: O.StoreOp) -> None:
                               lambda t: t.deferred is loop)
     begin = len(lw.b.fn.items)
     memory.lower_store(lw, op)
+    waits.tag_transfers(lw, begin, dram_write=True)
     if loop is not None:
         waits.tag_transfers(lw, begin, deferred=loop)
     for v in memory.needs_buffers(op):
@@ -96,6 +97,12 @@ def _store(lw: Lowering, op: O.StoreOp) -> None:
             lw.keep.update(ndblocks.alias_chain(v))
     if op.value.type.is_block() and op.value in lw.keep and op.value not in lw.homes.views:
         waits.tag_transfers(lw, begin, own=True)   # may stay in flight with the prefetches after it (insert-waits)
+
+
+def _slot_flush(lw: Lowering, op: SlotFlushOp) -> None:
+    begin = len(lw.b.fn.items)
+    kept.lower(lw, op)
+    waits.tag_transfers(lw, begin, dram_write=True)
 
 
 def _volatile_fence(lw: Lowering, op: O.LoadOp) -> None:
@@ -107,6 +114,7 @@ def _volatile_fence(lw: Lowering, op: O.LoadOp) -> None:
 
 def _scalar_load(lw: Lowering, op: O.LoadOp) -> None:
     _volatile_fence(lw, op)
+    waits.after_store(lw, op)
     lw.regs[op.result] = memory.lower_scalar_load(lw, op)
 
 
@@ -126,6 +134,7 @@ def _check_rank(op: Operation) -> None:
 def _block_load(lw: Lowering, op: O.LoadOp) -> None:
     _check_rank(op)
     _volatile_fence(lw, op)
+    waits.after_store(lw, op)
     counted = op.prefetch and waits.countable(op)
     begin = len(lw.b.fn.items)
     owed = None
@@ -258,7 +267,8 @@ PATTERNS = (
     Pattern(local_buffers.OPS, local_buffers.lower, reads=local_buffers.reads, reads_when=ALWAYS),
     Pattern((SlotLoadOp,), kept.lower, lower_when=USED, reads=kept.reads),
     Pattern((SlotStoreOp,), kept.lower, reads=kept.reads, reads_when=ALWAYS),
-    Pattern((SlotFetchOp, SlotFlushOp, SlotWaitOp), kept.lower, reads=nothing, reads_when=ALWAYS),
+    Pattern((SlotFetchOp, SlotWaitOp), kept.lower, reads=nothing, reads_when=ALWAYS),
+    Pattern((SlotFlushOp,), _slot_flush, reads=nothing, reads_when=ALWAYS),
     Pattern((PtrToIntOp,), kept.lower, lower_when=USED_OR_SCALAR, reads=nothing),
     Pattern(reduce_region.is_combine, reduce_region.lower_combine, lower_when=USED_OR_SCALAR,
             reads_when=USED_OR_SCALAR),

@@ -8,7 +8,9 @@ for a wait (``mir.WaitRequest``) wherever one may be needed:
 * before each op that touches local memory or reads a prefetched block (the hub, ``isel.py``);
 * before a yield copies blocks, and at the end of an ``scf.if`` branch (``control.py``);
 * before a prefetch whose transfers cannot be counted (``table.py``): the DMA engine has one completion barrier,
-  so every transfer in flight but the prefetches issued with it completes before it issues.
+  so every transfer in flight but the prefetches issued with it completes before it issues;
+* before a load that may read DRAM bytes an earlier store writes (``after_store``, ``access-plan``): the stores in
+  flight complete first, since the machine does not order a load behind a store (:func:`after_store`).
 
 The machine pass ``insert-waits`` (``machine/insert_waits.py``) forms the prefetch groups (the counted prefetches
 issued with no op touching local memory between them), keeps a requested wait only where something it names may
@@ -82,3 +84,13 @@ def wait_for_stores(lw: Lowering, comment: str, which: Callable[[DmaTag], bool])
     """A wait for every transfer where a store ``which`` names may be in flight (insert-waits drops it elsewhere):
     before a store that waits for the one before it, before an op that writes a stored block's buffer again."""
     lw.b.fn.items.append(MInstr("mtia.dma.wait", [], lw.b.loc, comment, DmaTag(only_if=which)))
+
+
+def after_store(lw: Lowering, op: Operation) -> None:
+    """Before load ``op``'s transfers: when ``access-plan`` found that it may read bytes an earlier store writes
+    (its ``after_store``), a wait for every transfer where a store may be in flight.  The DMA engine runs the
+    transfers into local memory and those out of it on two channels, in no order between them and comparing no
+    DRAM addresses (docs/architecture.md, "DMA channels"), so without it the load could read the old bytes."""
+    why = getattr(op, "after_store", None)
+    if why:
+        wait_for_stores(lw, f"a store in flight may write what the load reads ({why})", lambda t: t.dram_write)
