@@ -30,6 +30,7 @@ from typing import Dict, List, Optional, Tuple
 
 from mtiacc.ir import ops as O
 from mtiacc.ir.analysis.affine_nd import Poly, nd_affine, pointer_nd
+from mtiacc.ir.analysis.pointers import root_pointer
 from mtiacc.ir.core import BlockArgument, Operation, OpResult, Value
 from mtiacc.ir.mtia.kept import SlotFlushOp
 from mtiacc.ir.scf import ForOp, WhileOp
@@ -39,7 +40,8 @@ _SHAPE = (O.SplatOp, O.BroadcastOp, ExpandDimsOp, ReshapeOp)
 _EXPAND = (O.AddIOp, O.SubIOp, O.MulIOp, O.ConstantOp, O.ExtSIOp)
 
 # An access: (the parameter, the offset of its first element as a polynomial, its elements' interval relative to
-# that (lo, hi), the element's bytes), or None when the pointer is not one the rules know.
+# that (lo, hi), the element's bytes), the offset None when the rules cannot follow it; None when the pointer is not
+# computed from a parameter.
 Access = Optional[Tuple[BlockArgument, Poly, Tuple[int, int], int]]
 
 
@@ -95,21 +97,21 @@ def _offsets(v: Value):
 
 def access_of(ptr: Value) -> Access:
     """What the rules know of an access through ``ptr`` (``Access``)."""
+    param = root_pointer(ptr)
+    if param is None:
+        return None
     got = _offsets(ptr)
-    if got is None:
-        return None
-    base, start, strides = got
-    if not (isinstance(base, BlockArgument) and base.block.parent is not None
-            and isinstance(base.block.parent.parent, O.FuncOp)):
-        return None
+    if got is None or got[0] is not param:
+        return param, None, (0, 0), 0
+    _base, start, strides = got
     lo = hi = 0
     shape = ptr.type.shape if ptr.type.is_block() else ()
     for s, n in zip(strides, shape):
         k = s.as_const()
         if k is None:
-            return None
+            return param, None, (0, 0), 0
         lo, hi = lo + min(0, k * (n - 1)), hi + max(0, k * (n - 1))
-    return base, _expand(start), (lo, hi), base.type.pointee.bytes
+    return param, _expand(start), (lo, hi), param.type.pointee.bytes
 
 
 def _inside(v: Value, loop: Operation) -> bool:
@@ -146,6 +148,8 @@ def _why_overlap(load: Access, store: Access, loops: List[Operation], same_trip:
         return "a pointer not computed from a parameter by offsets"
     if load[0] is not store[0]:
         return None       # distinct parameters: apart (the module docstring)
+    if load[1] is None or store[1] is None:
+        return "the same parameter, at offsets the analysis cannot follow"
     if load[3] != store[3]:
         return "the same parameter, through pointers of different element sizes"
     d = load[1] - store[1]
