@@ -502,19 +502,25 @@ def _left(wait: MInstr) -> int:
     return int(wait.args[0]) if wait.args else 0
 
 
-def _covered(items: List, w: int, labels_at: Dict[str, int], last_branch_to: Dict[object, int]) -> bool:
+def _covered(items: List, w: int, labels_at: Dict[str, int], last_branch_to: Dict[object, int],
+             first_branch_to: Dict[object, int]) -> bool:
     """Whether the wait ``items[w]`` is covered by the next one: every transfer it waits for moves data in (no
-    loop between), every path from it reaches the next wait before anything reads or writes memory, and that wait
-    leaves in flight no more than this one did plus the inbound transfers issued between them."""
+    loop between; on every path to it: a wait that a forward branch around it skips does not end the scan),
+    every path from it reaches the next wait before anything reads or writes memory, and that wait leaves in
+    flight no more than this one did plus the inbound transfers issued between them."""
+    floor = w    # the first branch to a label passed: the paths through it skip what lies between
     for k in range(w - 1, -1, -1):
         prev = items[k]
         if isinstance(prev, LabelDef):
             if last_branch_to.get(prev.label, -1) > k:
                 return False     # a branch back to here: paths not scanned
+            floor = min(floor, first_branch_to.get(prev.label, k))
             continue
         if prev.is_dma_wait:
             if _left(prev) or prev.op != "mtia.dma.wait":   # the transfers before it may be in flight still
                 continue
+            if k > floor:
+                continue         # a path through a branch around it does not pass it (a guarded prefetch's skip)
             break
         if prev.is_transfer and _kind(prev)[0] == "out":
             return False
@@ -547,18 +553,21 @@ def drop_covered_waits(items: List) -> None:
     def positions():
         labels_at = {x.label.name: i for i, x in enumerate(items) if isinstance(x, LabelDef)}
         last_branch_to: Dict[object, int] = {}
+        first_branch_to: Dict[object, int] = {}
         for i, x in enumerate(items):
             if isinstance(x, MInstr) and x.target is not None:
                 last_branch_to[x.target] = i
-        return labels_at, last_branch_to
+                first_branch_to.setdefault(x.target, i)
+        return labels_at, last_branch_to, first_branch_to
 
-    labels_at, last_branch_to = positions()
+    labels_at, last_branch_to, first_branch_to = positions()
     w = 0
     while w < len(items):
         it = items[w]
-        if isinstance(it, MInstr) and it.is_dma_wait and _covered(items, w, labels_at, last_branch_to):
+        if isinstance(it, MInstr) and it.is_dma_wait and _covered(items, w, labels_at, last_branch_to,
+                                                                  first_branch_to):
             del items[w]
-            labels_at, last_branch_to = positions()    # the indices after ``w`` moved
+            labels_at, last_branch_to, first_branch_to = positions()    # the indices after ``w`` moved
             w = 0
             continue
         w += 1

@@ -20,13 +20,19 @@ an earlier trip of one of them):
   by the loop's step times the coefficient of its induction variable each trip back, and every one of those
   differences must keep them apart; every other value the offsets use must be defined outside that loop.
   Otherwise (a stride or difference not constant, masks aside) they may overlap.
+* the earlier trips of ``persistent-programs``' loop over a slot's programs are other programs: Triton orders no
+  program's accesses against another's (the sanitizer's data-race rule reports such a pair), so they are not
+  compared; nor are two accesses of one trip computed for two of its programs (its copies of the body run the
+  programs ``program``, ``program + 64``, ...: ``_programs``), nor a store in the loop and a load after it (the
+  loop holds the whole kernel; what follows it is ``pipeline-loads``' odd last trip, a program no trip ran).
+  Accesses of one program are compared.
 
 ``dram_hazards(func)`` gives each load that may read what an earlier store writes the reason for the first such
 store, which ``access-plan`` writes on the load (``after_store``).
 """
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, FrozenSet, List, Optional, Tuple
 
 from mtiacc.ir import ops as O
 from mtiacc.ir.analysis.affine_nd import Poly, nd_affine, pointer_nd
@@ -159,8 +165,10 @@ def _why_overlap(load: Access, store: Access, loops: List[Operation], same_trip:
             return "the same parameter, at offsets whose difference is not a constant"
         if _meets(dc, load[2], store[2]):
             return "the same parameter, at overlapping offsets"
-    for i, loop in enumerate(loops):
+    for loop in loops:
         # the store in an earlier trip of ``loop`` (the same trip of the loops around it)
+        if isinstance(loop, ForOp) and loop.persistent:
+            continue      # its trips are other programs, which Triton does not order against this one
         values = [v for _c, vals in list(load[1].monomials()) + list(store[1].monomials()) for v in vals]
         iv = loop.induction_var if isinstance(loop, ForOp) else None
         if any(_inside(v, loop) and v is not iv for v in values):
@@ -181,10 +189,44 @@ def _why_overlap(load: Access, store: Access, loops: List[Operation], same_trip:
     return None
 
 
+def _programs(ptr: Value, loop: ForOp) -> FrozenSet[int]:
+    """Which of the programs a trip of ``persistent-programs``' ``loop`` runs the pointer ``ptr`` is computed for:
+    ``c`` for each value its computation reads that is the loop's program (0) or that program plus a constant
+    ``c`` (the loop's copies of the body run the programs ``program``, ``program + 64`` ...)."""
+    iv, seen, found, todo = loop.induction_var, set(), set(), [ptr]
+    while todo:
+        v = todo.pop()
+        if id(v) in seen:
+            continue
+        seen.add(id(v))
+        if v is iv:
+            found.add(0)
+            continue
+        if not isinstance(v, OpResult):
+            continue
+        op = v.op
+        if isinstance(op, O.AddIOp) and (op.lhs is iv or op.rhs is iv):
+            c = _const(op.rhs if op.lhs is iv else op.lhs)
+            if c is not None:
+                found.add(c)
+                continue
+        todo.extend(op.operands)
+    return frozenset(found)
+
+
 def _const(v: Value) -> Optional[int]:
     if isinstance(v, OpResult) and isinstance(v.op, O.ConstantOp):
         return int(v.op.value)
     return None
+
+
+def _other_program(load: Value, store: Value, loop: Operation) -> bool:
+    """Whether, in a trip of ``persistent-programs``' ``loop``, the two pointers are computed for two different
+    programs (the loop's copies of the body, ``pipeline-loads``' next program's tiles)."""
+    if not (isinstance(loop, ForOp) and loop.persistent):
+        return False
+    a, b = _programs(load, loop), _programs(store, loop)
+    return len(a) == 1 and len(b) == 1 and a != b
 
 
 def _reader(op: Operation) -> Optional[Value]:
@@ -225,6 +267,9 @@ def dram_hazards(func: O.FuncOp) -> Dict[Operation, str]:
             common = [lp for lp, other in zip(loops, st_loops) if lp is other]
             if j > i and not common:
                 continue        # after the load, and no loop brings it back before it
+            if any(_other_program(ptr, _writer(st), lp) for lp in common) \
+                    or any(isinstance(lp, ForOp) and lp.persistent and lp not in loops for lp in st_loops):
+                continue        # another program's store: Triton does not order it against this load
             why = _why_overlap(load, store, common, same_trip=j < i)
             if why is not None:
                 line = f" at line {st.loc.line}" if st.loc is not None else ""
