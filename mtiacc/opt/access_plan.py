@@ -6,7 +6,7 @@ shows it and codegen only reads it.  It runs after every pass that could change 
 level (``pipelines.REQUIRED_TAIL``): a later change to the IR could make a recorded plan stale.  Only
 ``legalize-fp8`` follows it, which re-encodes fp8 elements as bytes of the same size and moves no access.
 
-It also writes on each ``tt.load`` that may read bytes an earlier store of the program writes why
+It also writes on each ``tt.load`` and ``mtia.async_copy`` that may read bytes an earlier store of the program writes why
 (``after_store = "tl.store at line 8: the same parameter, at overlapping offsets"``: the store named is the first
 such one; ``mtiacc.ir.analysis.dram_order``), replacing any earlier reason: the DMA engine does not order a load
 behind a store in flight (docs/architecture.md, "DMA channels"), so codegen waits for the stores first.
@@ -18,6 +18,7 @@ import dataclasses
 from mtiacc.ir import ops as O
 from mtiacc.ir.analysis.access_plan import plan_function
 from mtiacc.ir.analysis.dram_order import dram_hazards
+from mtiacc.ir.mtia import AsyncCopyOp
 from mtiacc.opt.pass_manager import ModulePass, register_pass
 
 
@@ -32,7 +33,7 @@ class AccessPlan(ModulePass):
                 op.attrs["access"] = kind
             hazards = dram_hazards(f)
             for op in f.walk():
-                if isinstance(op, O.LoadOp):
+                if isinstance(op, (O.LoadOp, AsyncCopyOp)):
                     op.attrs.pop("after_store", None)
                     if op in hazards:
                         op.attrs["after_store"] = hazards[op]

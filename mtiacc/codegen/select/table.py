@@ -99,6 +99,11 @@ def _store(lw: Lowering, op: O.StoreOp) -> None:
         waits.tag_transfers(lw, begin, own=True)   # may stay in flight with the prefetches after it (insert-waits)
 
 
+def _local_buffers(lw: Lowering, op: Operation) -> None:
+    waits.after_store(lw, op)     # an mtia.async_copy of bytes a store in flight may write
+    local_buffers.lower(lw, op)
+
+
 def _slot_flush(lw: Lowering, op: SlotFlushOp) -> None:
     begin = len(lw.b.fn.items)
     kept.lower(lw, op)
@@ -264,7 +269,7 @@ PATTERNS = (
     Pattern(debug.DEBUG_OPS, debug.lower, reads_when=ALWAYS),
     Pattern(atomics.OPS, atomics.lower, reads=atomics.reads, reads_when=ALWAYS),
     Pattern((LocalLoadOp,), local_buffers.lower, lower_when=USED, reads=local_buffers.reads),
-    Pattern(local_buffers.OPS, local_buffers.lower, reads=local_buffers.reads, reads_when=ALWAYS),
+    Pattern(local_buffers.OPS, _local_buffers, reads=local_buffers.reads, reads_when=ALWAYS),
     Pattern((SlotLoadOp,), kept.lower, lower_when=USED, reads=kept.reads),
     Pattern((SlotStoreOp,), kept.lower, reads=kept.reads, reads_when=ALWAYS),
     Pattern((SlotFetchOp, SlotWaitOp), kept.lower, reads=nothing, reads_when=ALWAYS),

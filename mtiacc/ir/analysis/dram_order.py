@@ -27,7 +27,7 @@ an earlier trip of one of them):
   loop holds the whole kernel; what follows it is ``pipeline-loads``' odd last trip, a program no trip ran).
   Accesses of one program are compared.
 
-``dram_hazards(func)`` gives each load that may read what an earlier store writes the reason for the first such
+``dram_hazards(func)`` gives each load (``tt.load``, ``mtia.async_copy``) that may read what an earlier store writes the reason for the first such
 store, which ``access-plan`` writes on the load (``after_store``).
 """
 from __future__ import annotations
@@ -38,6 +38,7 @@ from mtiacc.ir import ops as O
 from mtiacc.ir.analysis.affine_nd import Poly, nd_affine, pointer_nd
 from mtiacc.ir.analysis.pointers import root_pointer
 from mtiacc.ir.core import BlockArgument, Operation, OpResult, Value
+from mtiacc.ir.mtia import AsyncCopyOp
 from mtiacc.ir.mtia.kept import SlotFlushOp
 from mtiacc.ir.scf import ForOp, WhileOp
 from mtiacc.ir.shape_ops import ExpandDimsOp, ReshapeOp
@@ -230,7 +231,7 @@ def _other_program(load: Value, store: Value, loop: Operation) -> bool:
 
 
 def _reader(op: Operation) -> Optional[Value]:
-    return op.ptr if isinstance(op, O.LoadOp) else None
+    return op.ptr if isinstance(op, (O.LoadOp, AsyncCopyOp)) else None
 
 
 def _writer(op: Operation) -> Optional[Value]:

@@ -69,6 +69,8 @@ class AsyncCopyOp(Operation):
     token = result(ScalarInt)
     slot = attribute(int, doc="the buffer's slot it copies into")
     access = attribute(str, optional=True, doc="how it moves from DRAM, as on tt.load (`access-plan`)")
+    after_store = attribute(str, optional=True, doc="it may read bytes an earlier store writes, as on tt.load "
+                                                    "(`access-plan`)")
 
     @classmethod
     def get(cls, buf: Value, slot: int, ptr: Value, mask: Optional[Value] = None, other: Optional[Value] = None,
