@@ -182,7 +182,7 @@ def _why_overlap(load: Access, store: Access, loops: List[Operation], same_trip:
                 if len(vals) != 1:
                     return "the same parameter, at offsets not linear in a loop's induction variable"
                 coef = c
-        step = _const(loop.step) if iv is not None else 0
+        step = _const(loop.step) if coef else 0
         if step is None:
             return "the same parameter, in a loop whose step is not a constant"
         if _meets_any(dc, coef * step, load[2], store[2]):
