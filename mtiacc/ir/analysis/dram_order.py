@@ -27,8 +27,8 @@ an earlier trip of one of them):
   loop holds the whole kernel; what follows it is ``pipeline-loads``' odd last trip, a program no trip ran).
   Accesses of one program are compared.
 
-``dram_hazards(func)`` gives each load (``tt.load``, ``mtia.async_copy``) that may read what an earlier store writes the reason for the first such
-store, which ``access-plan`` writes on the load (``after_store``).
+``dram_hazards(func)`` gives each load (``tt.load``, ``mtia.async_copy``) that may read what an earlier store writes
+the reason for the first such store, which ``access-plan`` writes on the load (``after_store``).
 """
 from __future__ import annotations
 
