@@ -8,8 +8,8 @@ level (``pipelines.REQUIRED_TAIL``): a later change to the IR could make a recor
 
 It also writes on each ``tt.load`` and ``mtia.async_copy`` that may read bytes an earlier store of the program
 writes why (``after_store = "tl.store at line 8: the same parameter, at overlapping offsets"``: the store named is
-the first such one; ``mtiacc.ir.analysis.dram_order``), replacing any earlier reason: the DMA engine does not order a load
-behind a store in flight (docs/architecture.md, "DMA channels"), so codegen waits for the stores first.
+the first such one; ``mtiacc.ir.analysis.dram_order``), replacing any earlier reason: the DMA engine does not
+order a load behind a store in flight (docs/architecture.md, "DMA channels"), so codegen waits for the stores first.
 """
 from __future__ import annotations
 
