@@ -11,7 +11,8 @@ an earlier trip of one of them):
 
 * pointers computed from two different parameters: apart.  mtiacc assumes that distinct pointer parameters a
   kernel writes do not share memory (``pointers.py``; ``reuse-loads`` and ``keep-invariant`` assume it too);
-  ``--sanitize`` reports a run where they do and a load meets a store in flight.
+  ``--sanitize`` reports a run where they do and a load meets a store in flight (where no IR pass moved the load
+  above the store on the same assumption: docs/passes.md, "A load after a store of its bytes").
 * a pointer not computed from a parameter by offsets and shape ops (a loop-carried pointer, one chosen by
   ``tl.where``, an integer made a pointer): it may meet any store.
 * the same parameter: the offsets' affine forms (``affine_nd``, scalar integer arithmetic expanded) give each
