@@ -1,26 +1,32 @@
-"""``band-accumulators``: a loop's ``tt.dot`` accumulator too big for the matrix engine and for local memory is
-computed in bands of columns, each band's accumulator in the engine's registers, a step of the local-memory ladder
-(``--remarks`` reports it, ``--Werror=spill`` makes it an error).
+"""``band-accumulators``: a K loop whose ``tt.dot`` accumulator and tiles do not fit in local memory is run once per
+band of the result (rows, columns, or both), each band's accumulator in the engine's registers, a step of the
+local-memory ladder (``--remarks`` reports it, ``--Werror=spill`` makes it an error).
 
 A K loop accumulating a 256 x 256 fp32 block needs 2,048 of the engine's 1,024 accumulator rows, so its
 accumulator lives in local memory (256 KiB) beside the loop's tiles; with 256 x 128 bf16 tiles of A and B that is
-more than a PE's 384 KiB.  When the local-memory plan overflows and such a loop carries nothing but the accumulator
-(its body reads memory and computes, and writes nothing), the loop is run once per band of ``nb`` columns:
+more than a PE's 384 KiB.  A 256 x 128 accumulator the engine holds still has a home in local memory for the loop's
+result (its read-back, 128 KiB of fp32, given before the loop as codegen gives a loop's results their homes): at
+96 KiB or 128 KiB of local memory that does not fit either.  When the local-memory plan overflows and such a loop
+carries nothing but the accumulator and scalars (its body reads memory and computes, and writes nothing), the
+loop is run once per band of ``mb`` rows and ``nb`` columns:
 
-    for n0 in range(0, N, nb) {split = "N 256 by 128"}:
-        acc = init[:, n0:n0+nb]
-        for k ...: a = load(...); b = load(...)[:, n0:n0+nb]; acc = dot(a, b, acc)
+    for m0 in range(0, M, mb) {split = "M 256 by 128", ladder = "..."}:
+      for n0 in range(0, N, nb) {split = "N 128 by 64"}:
+        acc = init[m0:m0+mb, n0:n0+nb]
+        for k ...: a = load(...)[m0:m0+mb, :]; b = load(...)[:, n0:n0+nb]; acc = dot(a, b, acc)
         ... the element-wise ops and stores that read the loop's result, on the band
 
-The band is the widest power of two whose rows fit the engine (``M * nb / 32`` rows) and whose tiles fit the plan;
-each band re-reads A (the remark's cost).  The columns of a band are the same sums as in the whole dot, in the same
-order: the result is the same bits.  A loop whose accumulator the engine already holds, or whose result is read by
-anything but element-wise ops and stores in the loop's block, is left as it is.
+The bands are powers of two, at least 32, whose rows fit the engine (``mb * nb / 32`` rows) and whose tiles and
+result fit what the plan leaves beside the loop; of those, the fewest bytes read again (a band of rows re-reads B,
+a band of columns A: the remark's cost), then the fewest bands, then bands of columns.  The outer band loop's
+``ladder`` attribute says what was done and why (``--emit=ir``).  The elements of a band are the same sums as in
+the whole dot, in the same order: the result is the same bits.  A loop whose result is read by anything but
+element-wise ops and stores in the loop's block, or that carries another block, is left as it is.
 """
 from __future__ import annotations
 
 import dataclasses
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 from mtiacc.ir import ops as O
 from mtiacc.ir import scf
@@ -29,23 +35,30 @@ from mtiacc.ir.dot_ops import DotOp
 from mtiacc.ir.types import i32
 from mtiacc.opt.inline import clone_op
 from mtiacc.opt.memory.narrow import Narrower, _clone_resized, reorder_safe, sliced_type
-from mtiacc.opt.memory.plan import check_sram, plan_function
-from mtiacc.opt.memory.split_dots import MIN_TILE, _add, _consumers, _ebytes, _erase_dead, _need
+from mtiacc.opt.memory.plan import block_bytes, check_sram, plan_function
+from mtiacc.opt.memory.split_dots import MIN_TILE, _add, _consumers, _ebytes, _erase_dead, _need, _sizes
 from mtiacc.opt.pass_manager import FunctionPass, PassContext, Remark, register_pass
 
 
-def _candidate(loop: scf.ForOp, dots: List[DotOp]) -> Optional[List[Operation]]:
-    """The ops reading the loop's result (:func:`_consumers`) when the loop can run per band, else None."""
-    if len(dots) != 1 or len(loop.iter_args) != 1 or len(dots[0].a.type.shape) != 2:
+def _candidate(loop: scf.ForOp, i: int, dots: List[DotOp]) -> Optional[Tuple[List[Operation], Tuple[bool, bool]]]:
+    """(the ops reading the loop's result (:func:`_consumers`), whether it can be banded by rows, by columns) when
+    the loop can run per band, else None."""
+    if len(dots) != 1 or len(dots[0].a.type.shape) != 2:
         return None
+    for j, arg in enumerate(loop.iter_args):    # the other carried values: scalars nothing reads after the loop
+        if j != i and (arg.type.is_block() or loop.results[j].uses):
+            return None
     dot = dots[0]
     for op in loop.block.ops:
         if op is not loop.block.terminator and scf.has_side_effects(op) and not isinstance(op, O.LoadOp):
             return None
     probe = Narrower(loop.block)
-    if not (probe.can_slice(dot.b, (-1,)) and probe.can_slice(loop.inits[0], (-1,))):
+    init = loop.inits[i]
+    rows = probe.can_slice(dot.a, (-2,)) and probe.can_slice(init, (-2,))
+    cols = probe.can_slice(dot.b, (-1,)) and probe.can_slice(init, (-1,))
+    if not (rows or cols):
         return None
-    cone = _consumers(loop.results[0], loop)
+    cone = _consumers(loop.results[i], loop)
     if cone is None:
         return None
     # the loop runs again for each band after the stores of the bands before: they must not write what it reads
@@ -56,64 +69,116 @@ def _candidate(loop: scf.ForOp, dots: List[DotOp]) -> Optional[List[Operation]]:
     if any(r is None for r in roots) or not reorder_safe([], stores, loop.parent, loop) or \
             any(root_pointer(st.ptr) is r for st in stores for r in roots):
         return None
-    return cone
+    return cone, (rows, cols)
 
 
-def _band(dot: DotOp, rows: int, budget: int) -> Optional[int]:
-    """The widest band of columns (a power of two, at least 32) whose accumulator rows fit the engine and whose
-    tiles fit ``budget``, or None."""
+def _vector_chains(block) -> List[Tuple[scf.ForOp, int, List[DotOp]]]:
+    """The K loops directly in ``block`` whose carried block is the accumulator of one ``tt.dot`` the vector unit
+    computes (fp32 operands with ``input_precision="ieee"``: exact products), yielded as it is."""
+    out = []
+    for loop in block.ops:
+        if not isinstance(loop, scf.ForOp):
+            continue
+        for i, arg in enumerate(loop.iter_args):
+            if len(arg.uses) != 1 or not isinstance(arg.uses[0].op, DotOp) or arg.uses[0].index != 2:
+                continue
+            dot = arg.uses[0].op
+            r = dot.result
+            if dot.parent is loop.block and not dot.on_engine() and len(r.uses) == 1 and \
+                    r.uses[0].op is loop.block.terminator and r.uses[0].index == i:
+                out.append((loop, i, [dot]))
+    return out
+
+
+def _need_band(dot: DotOp, mb: int, nb: int, after: int) -> int:
+    """Bytes of local memory a band of ``mb`` x ``nb`` takes: its tiles and accumulator (:func:`_need`), the
+    result of a dot the vector unit computes (a buffer beside its accumulator), and its share of ``after``, the
+    blocks the ops reading the loop's result make."""
     _, M, N, K = dot.shape
-
-    def fits(nb: int) -> bool:
-        return M * -(-nb // 32) <= rows and _need(dot, M, nb, K) - _ebytes(dot.acc) * M * nb <= budget
-    nb = N
-    while not fits(nb) and nb % 2 == 0 and nb // 2 >= MIN_TILE:
-        nb //= 2
-    return nb if nb < N and fits(nb) else None
+    result = 0 if dot.on_engine() else _ebytes(dot.acc) * mb * nb
+    return _need(dot, mb, nb, K) + result + after * mb * nb // (M * N)
 
 
-def _rewrite(loop: scf.ForOp, dot: DotOp, cone: List[Operation], nb: int) -> None:
+def _band(dot: DotOp, rows: int, budget: int, axes: Tuple[bool, bool], after: int) -> Optional[Tuple[int, int]]:
+    """The band ``(mb, nb)`` (powers of two, at least 32) whose accumulator rows fit the engine and whose blocks
+    (:func:`_need_band`) fit ``budget``, fewest bytes read again first (a band of rows re-reads B, of columns A),
+    then the fewest bands, then bands of columns, widest first; or None."""
+    _, M, N, K = dot.shape
+    a, b = _ebytes(dot.a) * M * K, _ebytes(dot.b) * K * N
+    cands = [(mb, nb) for mb in _sizes(M, axes[0]) for nb in _sizes(N, axes[1]) if (mb, nb) != (M, N)
+             and (mb * -(-nb // 32) <= rows or not dot.on_engine()) and _need_band(dot, mb, nb, after) <= budget]
+
+    def cost(s):
+        mb, nb = s
+        return a * (N // nb - 1) + b * (M // mb - 1), (M // mb) * (N // nb), mb < M, -nb
+    return min(cands, key=cost) if cands else None
+
+
+def _rewrite(loop: scf.ForOp, i: int, dot: DotOp, cone: List[Operation], mb: int, nb: int, why: str) -> None:
     block, loc = loop.parent, loop.loc
-    N = dot.shape[2]
+    _, M, N, _K = dot.shape
     anchor = block.ops[block.ops.index(cone[-1]) + 1]
-    consts = [O.ConstantOp.get(v, i32, loc=loc) for v in (0, N, nb)]
-    for c in consts:
-        block.insert_before(anchor, c)
-    band = scf.ForOp.get(*(c.result for c in consts), loc=loc)
-    band.attrs["split"] = f"N {N} by {nb}"
-    band.induction_var.name_hint = "n0"
-    block.insert_before(anchor, band)
-    body = band.block
-    body.append(scf.YieldOp.get(loc=loc))
-    n0 = band.induction_var
-    cut = [(-1, n0, nb)]
-    init = Narrower(body, loc).slice(loop.inits[0], cut)
-    inner = scf.ForOp.get(loop.lower, loop.upper, loop.step, [init], loc=loc)
+    body, outer, m0, n0 = None, None, None, None
+    for axis, extent, size in (("M", M, mb), ("N", N, nb)):
+        if size >= extent:
+            continue
+        consts = [O.ConstantOp.get(v, i32, loc=loc) for v in (0, extent, size)]
+        for c in consts:
+            block.insert_before(outer or anchor, c)
+        band = scf.ForOp.get(*(c.result for c in consts), loc=loc)
+        band.attrs["split"] = f"{axis} {extent} by {size}"
+        band.induction_var.name_hint = f"{axis.lower()}0"
+        if body is None:
+            band.attrs["ladder"] = why
+            block.insert_before(anchor, band)
+            outer = band
+        else:
+            _add(body, band)
+        band.block.append(scf.YieldOp.get(loc=loc))
+        body = band.block
+        if axis == "M":
+            m0 = band.induction_var
+        else:
+            n0 = band.induction_var
+    cut = ([(-2, m0, mb)] if m0 is not None else []) + ([(-1, n0, nb)] if n0 is not None else [])
+    inits = [Narrower(body, loc).slice(x, cut) if j == i else x for j, x in enumerate(loop.inits)]
+    inner = scf.ForOp.get(loop.lower, loop.upper, loop.step, inits, loc=loc)
     inner.attrs.update({k: v for k, v in loop.attrs.items() if k != "operandSegmentSizes"})
     _add(body, inner)
-    mapping: Dict[int, Value] = {id(loop.induction_var): inner.induction_var, id(loop.iter_args[0]): inner.iter_args[0]}
+    mapping: Dict[int, Value] = {id(loop.induction_var): inner.induction_var}
     inner.induction_var.name_hint = loop.induction_var.name_hint
-    inner.iter_args[0].name_hint = loop.iter_args[0].name_hint
+    for old, new in zip(loop.iter_args, inner.iter_args):
+        mapping[id(old)] = new
+        new.name_hint = old.name_hint
     here = Narrower(inner.block, loc)
     for op in loop.block.ops:
         if op is dot:
-            b = here.slice(mapping[id(dot.b)], cut)
-            acc = inner.iter_args[0]
-            new = DotOp([mapping.get(id(dot.a), dot.a), b, acc], [acc.type], dict(dot.attrs), loc=dot.loc)
+            a = mapping.get(id(dot.a), dot.a)
+            a = here.slice(a, [(-2, m0, mb)]) if m0 is not None else a
+            b = mapping.get(id(dot.b), dot.b)
+            b = here.slice(b, [(-1, n0, nb)]) if n0 is not None else b
+            acc = inner.iter_args[i]
+            new = DotOp([a, b, acc], [acc.type], dict(dot.attrs), loc=dot.loc)
             new.result.name_hint = dot.result.name_hint
             inner.block.append(new)
             mapping[id(dot.result)] = new.result
         elif op is loop.block.terminator:
-            inner.block.append(scf.YieldOp.get([mapping[id(dot.result)]], loc=op.loc))
+            inner.block.append(scf.YieldOp.get([mapping.get(id(y), y) for y in op.operands], loc=op.loc))
         else:
             inner.block.append(clone_op(op, mapping))
-    _erase_dead([mapping[id(dot.b)]])
-    inner.results[0].name_hint = loop.results[0].name_hint
+    _erase_dead([mapping.get(id(dot.a), dot.a), mapping.get(id(dot.b), dot.b)])
+    for old, new in zip(loop.results, inner.results):
+        new.name_hint = old.name_hint
     outside = Narrower(body, loc)
-    done = {id(loop.results[0]): inner.results[0]}
+    done = {id(loop.results[i]): inner.results[i]}
     for op in cone:
         operands = [done[id(x)] if id(x) in done else outside.slice(x, cut) for x in op.operands]
-        types = [sliced_type(r.type, len(r.type.shape) - 1, nb) for r in op.results]
+        types = []
+        for r in op.results:
+            t = r.type
+            for ax, _, n in cut:
+                t = sliced_type(t, ax % len(t.shape), n)
+            types.append(t)
         new = _add(body, _clone_resized(op, operands, types))
         for old, r in zip(op.results, new.results):
             done[id(old)] = r
@@ -132,29 +197,48 @@ def band_function(func: O.FuncOp, ctx: PassContext) -> bool:
     from mtiacc.opt.dots.accumulators import engine_chains
     rows = ctx.target.dpe_accumulator_rows
     changed = False
-    for loop, _i, dots, engine in list(engine_chains(func.entry, rows)):
-        if engine or loop.parent.parent.parent is not func:
+    chains = [(loop, i, dots, "engine" if engine else "local") for loop, i, dots, engine in
+              engine_chains(func.entry, rows) if loop.parent.parent.parent is func]
+    chains += [(loop, i, dots, "vector") for loop, i, dots in _vector_chains(func.entry)]
+    for loop, i, dots, held in chains:
+        found = _candidate(loop, i, dots)
+        if found is None:
             continue
-        cone = _candidate(loop, dots)
-        if cone is None:
-            continue
+        cone, axes = found
         dot = dots[0]
         _, M, N, K = dot.shape
-        lo, hi = plan.ends[id(loop)]
-        own = {id(loop.iter_args[0]), id(loop.results[0]), id(dot.result)}
+        lo = plan.ends[id(loop)][0]
+        hi = plan.ends[id(cone[-1])][1]
+        own = {id(loop.iter_args[i]), id(loop.results[i]), id(dot.result), id(dot.a), id(dot.b)}
+        own.update(id(r) for op in cone for r in op.results)
         beside = max(sum(b.size for b in plan.blocks if b.first <= p <= b.last and id(b.value) not in own)
                      for p in range(lo, hi + 1))
-        nb = _band(dot, rows, plan.capacity - beside)
-        if nb is None:
+        budget = plan.capacity - beside
+        after = sum(block_bytes(r.type) for op in cone for r in op.results if r.type.is_block())
+        whole = _need_band(dot, M, N, after)
+        if whole <= budget:
+            continue       # its own blocks fit: the overflow is elsewhere
+        band = _band(dot, rows, budget, axes, after)
+        if band is None:
             continue
-        tile = _ebytes(dot.a) * M * K
+        mb, nb = band
+        a, b = _ebytes(dot.a) * M * K, _ebytes(dot.b) * K * N
+        reread = a * (N // nb - 1) + b * (M // mb - 1)
+        where = {"engine": "in the engine (its result's home in local memory)",
+                 "local": f"in local memory (it needs {M * -(-N // 32)} of the engine's {rows} accumulator rows)",
+                 "vector": "in local memory (the vector unit's exact products)"}[held]
+        home = "in the engine" if held != "vector" else "in local memory"
+        why = (f"band-accumulators: the accumulator {M}x{N} {dot.acc.type.element_type} {where}, its tiles and "
+               "results take "
+               f"{whole} bytes, {budget} are free beside the loop: bands of {mb}x{nb}")
         ctx.remark(Remark("band-accumulators", f"band-accumulators: the loop's `tt.dot` accumulator {M}x{N} "
-                          f"{dot.acc.type.element_type} needs {M * -(-N // 32)} of the engine's {rows} accumulator "
-                          f"rows, and in local memory its blocks do not fit: the loop runs once per band of {nb} "
-                          "columns, each band's accumulator in the engine", dot.loc,
-                          f"the loop runs {N // nb} times, each trip's tile of A ({tile} bytes) read {N // nb} "
-                          "times"))
-        _rewrite(loop, dot, cone, nb)
+                          f"{dot.acc.type.element_type} {where}, its tiles and the blocks made of its result take "
+                          f"{whole} bytes of local memory, "
+                          f"{budget} bytes are free beside the loop: the loop runs once per band of {mb} rows and "
+                          f"{nb} columns, each band's accumulator {home}", dot.loc,
+                          f"the loop runs {(M // mb) * (N // nb)} times, {reread} bytes of tiles read again per "
+                          "trip of its K loop"))
+        _rewrite(loop, i, dot, cone, mb, nb, why)
         changed = True
     return changed
 
@@ -162,7 +246,7 @@ def band_function(func: O.FuncOp, ctx: PassContext) -> bool:
 @register_pass
 @dataclasses.dataclass(frozen=True)
 class BandAccumulators(FunctionPass):
-    """Run a loop whose dot accumulator does not fit once per band of its columns (module docstring)."""
+    """Run a K loop whose dot accumulator and tiles do not fit once per band of its result (module docstring)."""
 
     name = "band-accumulators"
     needs_context = True
