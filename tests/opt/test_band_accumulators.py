@@ -42,8 +42,8 @@ def test_the_band_loop_and_the_remark():
                                                 defines={"BLOCK_M": "256", "BLOCK_N": "256", "BLOCK_K": "128",
                                                          "STAGES": "2"}), stop_after="ir")
     r = next(r for r in comp.remarks if r.kind == "band-accumulators")
-    assert r.message.startswith("band-accumulators: the loop's `tt.dot` accumulator 256x256 f32 needs 2048 of the "
-                                "engine's 1024 accumulator rows")
-    assert "once per band of 128 columns" in r.message and r.loc.line > 0
+    assert r.message.startswith("band-accumulators: the loop's `tt.dot` accumulator 256x256 f32 in local memory (it "
+                                "needs 2048 of the engine's 1024 accumulator rows)")
+    assert "once per band of 256 rows and 128 columns" in r.message and r.loc.line > 0
     assert 'split = "N 256 by 128"' in comp.ir_text
     assert '"tt.dot"' in comp.ir_text and "accumulator = \"engine\"" in comp.ir_text

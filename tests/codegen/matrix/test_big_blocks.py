@@ -21,7 +21,7 @@ def test_a_256x256_fp32_accumulator():
     comp = compile_kernel(KERNELS, Options(kernel="acc256", signature="*fp32,*fp32,*fp32,i32",
                                            defines={"BLOCK": "256", "BK": "32"}))
     assert [r.kind for r in comp.remarks] == ["band-accumulators"]
-    assert "runs once per band of 128 columns" in comp.remarks[0].message
+    assert "runs once per band of 256 rows and 128 columns" in comp.remarks[0].message
     rng = np.random.default_rng(256)
     a = rng.standard_normal((256, K)).astype(np.float32)
     b = rng.standard_normal((K, 256)).astype(np.float32)
