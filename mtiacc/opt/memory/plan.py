@@ -267,8 +267,11 @@ def _elementwise(op: Operation) -> bool:
             and (not op.regions or isinstance(op, FusedElementwiseOp)))
 
 
-def plan_function(func: O.FuncOp, target: Target) -> LocalMemoryPlan:
-    """The plan of ``func`` on ``target`` (the module docstring's rules)."""
+def plan_function(func: O.FuncOp, target: Target, ahead: bool = False) -> LocalMemoryPlan:
+    """The plan of ``func`` on ``target`` (the module docstring's rules).  With ``ahead``, a store ``access-plan``
+    has not yet decided is planned as it will move (:func:`_access`): a pass of the ladder that runs early asks so
+    (a loop's stored block takes two buffers); the passes that fetch ahead do not, as a loop they pipeline does
+    not double its stored block."""
     base = (target.args_base + 8 * len(func.args) + ALIGN - 1) // ALIGN * ALIGN
     capacity = target.lmem_bytes - target.stack_bytes - base
     resident, shared = _resident(func, target.dpe_accumulator_rows)
@@ -383,7 +386,7 @@ def plan_function(func: O.FuncOp, target: Target) -> LocalMemoryPlan:
             if b is not None:
                 b.last = max(b.last, held)
     for loop in func.walk():
-        v = _double_buffered(loop) if isinstance(loop, ForOp) else None
+        v = _double_buffered(loop, ahead) if isinstance(loop, ForOp) else None
         b = blocks.get(group.get(id(v), id(v))) if v is not None else None
         if b is not None:   # two buffers from the loop on, never freed: a store may read one
             b.nbytes, b.first, b.last = 2 * _aligned(b.nbytes), ends[id(loop)][0], end
@@ -427,7 +430,7 @@ _BINARY = (O.AddIOp, O.SubIOp, O.MulIOp, O.MulHiUIOp, O.DivSIOp, O.DivUIOp, O.Re
            O.SubFOp, O.MulFOp, O.DivFOp, O.MaxNumFOp, O.MinNumFOp)
 
 
-def _double_buffered(loop: ForOp) -> Optional[Value]:
+def _double_buffered(loop: ForOp, ahead: bool = False) -> Optional[Value]:
     """The block a loop's one store writes that codegen gives two buffers (``control._double_buffer``: iteration k
     computes into one while the store of iteration k - 1 reads the other): the loop is no ``pipeline-loads``
     loop, its store is a contiguous one directly in its body, of a block only stored, which a fused or a binary
@@ -440,10 +443,26 @@ def _double_buffered(loop: ForOp) -> Optional[Value]:
         return None
     s = stores[0]
     v = s.value
-    if s.parent is not loop.block or s.attrs.get("access") != "contiguous" or not v.type.is_block() \
+    if s.parent is not loop.block or (_access(s) if ahead else s.attrs.get("access")) != "contiguous" \
+            or not v.type.is_block() \
             or v.type.is_bool() or not isinstance(v, OpResult) or v.op.parent is not loop.block or len(v.uses) != 1:
         return None
     return v if isinstance(v.op, FusedElementwiseOp) or type(v.op) in _BINARY else None
+
+
+def _access(op: Operation) -> str:
+    """How load or store ``op`` moves: its ``access`` once ``access-plan`` has run, else what that pass will decide
+    (:func:`mtiacc.ir.analysis.access_plan.plan`), so that a pass before it plans the buffers codegen will give."""
+    kind = op.attrs.get("access")
+    if kind is not None:
+        return kind
+    from mtiacc.ir.analysis.access_plan import plan
+    from mtiacc.ir.analysis.axis_info import analyze
+    func = op
+    while func is not None and not isinstance(func, O.FuncOp):
+        block = func.parent
+        func = block.parent.parent if block is not None and block.parent is not None else None
+    return plan(op, lambda: analyze(func))
 
 
 def _handed_on(v: Value, resident: set) -> bool:

@@ -12,8 +12,12 @@ when every block of that size in it is computed element by element (loads, eleme
   (``arith.addf``, ``arith.maxnumf``, ...; a float sum is added in another order than the whole row's);
 * the stores become one loop over chunks at the last store, storing each chunk of the values they store.
 
-The chunk is the largest power of two no more than half the block with sixteen chunk-sized blocks fitting in the
-plan's capacity.  A block read by anything else (a scan, a reshape, a dot), or a reduction with a combine function,
+The body of a loop over rows that carries nothing (tutorial 02's ``for row_idx in tl.range(row_start, n_rows,
+row_step)``) is streamed the same way when the blocks live while it runs do not fit: there a block of a quarter of
+the capacity is big (the row's stored block has two buffers, one read by the previous row's store: the plan asks
+how ``access-plan`` will move the store, ``plan_function(..., ahead=True)``), and the loop gets ``ladder = "..."``
+saying so (``--emit=ir``).  The chunk is the largest power of two no more than half the block with sixteen
+chunk-sized blocks fitting in the plan's capacity.  A block read by anything else (a scan, a reshape, a dot), or a reduction with a combine function,
 leaves the function as it is: codegen then reports the blocks that do not fit.
 """
 from __future__ import annotations
@@ -40,13 +44,14 @@ def _combine(op: ReduceOp):
     return _COMBINE.get((op.kind, op.result.type.is_float()))
 
 
-def _plan(func: O.FuncOp, capacity: int):
-    """(the big shape, its reductions, its stores, the chunk) when the function can be streamed, else None."""
-    block = func.entry
+def _plan(block, capacity: int, parts: int = 2):
+    """(the big shape, its reductions, its stores, the chunk) when ``block`` (the function's, or the body of a loop
+    over rows) can be streamed, else None.  A block is big when it takes more than a ``parts``-th of the
+    capacity."""
     big = None
     for op in block.ops:
         for r in op.results:
-            if r.type.is_block() and len(r.type.shape) == 1 and block_bytes(r.type) > capacity // 2:
+            if r.type.is_block() and len(r.type.shape) == 1 and block_bytes(r.type) > capacity // parts:
                 big = big or r.type.shape
     if big is None:
         return None
@@ -101,16 +106,39 @@ def _loop(block, anchor: Operation, n: int, chunk: int, inits, loc) -> scf.ForOp
     return lp
 
 
+def _row_loops(func: O.FuncOp) -> List[scf.ForOp]:
+    """The loops of the function's block that carry nothing (a persistent kernel's loop over its rows,
+    ``tl.range(row_start, n_rows, row_step)``): their bodies are streamed as the function's block is."""
+    return [op for op in func.entry.ops if isinstance(op, scf.ForOp) and not op.iter_args]
+
+
 def stream_function(func: O.FuncOp, ctx: PassContext) -> bool:
-    plan = plan_function(func, ctx.target)
+    plan = plan_function(func, ctx.target, ahead=True)
     if plan.overflow() is None:
         return False
     check_sram(plan, ctx.target)
-    found = _plan(func, plan.capacity)
-    if found is None:
-        return False
+    found = _plan(func.entry, plan.capacity)
+    if found is not None:
+        _stream(func.entry, found, plan, ctx)
+        return True
+    changed = False
+    for loop in _row_loops(func):
+        # in a loop, the stored block has two buffers (the store of one row reads one while the next row is
+        # computed into the other: plan.py's _double_buffered), so a block of a quarter of the capacity overflows
+        lo, hi = plan.ends[id(loop)]
+        if all(plan.live_at(p) <= plan.capacity for p in range(lo, hi + 1)):
+            continue
+        found = _plan(loop.block, plan.capacity, 4)
+        if found is not None:
+            _stream(loop.block, found, plan, ctx)
+            loop.attrs["ladder"] = (f"stream-blocks: blocks of {found[0][0]} elements in each trip do not fit "
+                                    f"{plan.capacity} bytes: streamed in chunks of {found[3]}")
+            changed = True
+    return changed
+
+
+def _stream(block, found, plan, ctx: PassContext) -> None:
     (n,), reduces, stores, chunk = found
-    block = func.entry
     passes = len(reduces) + (1 if stores else 0)
     at = (reduces + stores)[0]
     loaded = sum(block_bytes(op.result.type) for op in block.ops
@@ -151,7 +179,6 @@ def stream_function(func: O.FuncOp, ctx: PassContext) -> bool:
         roots.extend(red.operands)
         red.erase()
     _erase_dead(roots)
-    return True
 
 
 def _erase_dead(roots) -> None:
