@@ -494,7 +494,7 @@ class KeepInvariant(FunctionPass):
     needs_context = True
 
     def run_on_function(self, func: O.FuncOp, ctx: PassContext) -> bool:
-        budget = self.budget or plan_function(func, ctx.target).share(6)
+        budget = self.budget or plan_function(func, ctx.target, ahead=True).share(6)
         return _Function(func, budget, ctx if not self.budget else None).run()
 
 
