@@ -184,6 +184,39 @@ def _persistent_slots(module) -> Optional[int]:
     return next((op.persistent for op in module.walk() if isinstance(op, ForOp) and op.persistent), None)
 
 
+def _back_off(path, opts: Options, target: Target, fe, ctx, optimize: list, legalize: list):
+    """When the plan of the kernel as the passes left it overflows and codegen finds no room either, the passes
+    run again planning for less local memory (``mtiacc.opt.memory.backoff``): the first run whose plan fits is
+    kept.  Otherwise ``(fe, ctx)`` as they are."""
+    from mtiacc.codegen import generate
+    from mtiacc.codegen.vector.lmem import LocalMemoryFull
+    from mtiacc.opt import PassContext
+    from mtiacc.opt.memory import backoff
+    over = backoff.overflow(fe.module, target)
+    if not over:
+        return fe, ctx
+    quiet = dataclasses.replace(opts, instrumentation=None)
+
+    def passes(t: Target):
+        f = run_frontend(path, opts)
+        c = PassContext(target=t, num_stages=opts.num_stages, werror_spill=opts.werror_spill)
+        run_ir_passes(f.module, optimize, quiet, c)
+        return f, c
+    probe, c = passes(target)    # the same compile on a copy of the IR: does codegen place its blocks?
+    try:
+        run_ir_passes(probe.module, legalize, quiet, c)
+        generate(probe.module, target, probe.source_file, probe.source_lines)
+        return fe, ctx
+    except LocalMemoryFull:
+        pass
+    for reserve in backoff.reserves(over, target):
+        f, c = passes(backoff.smaller(target, reserve))
+        if not backoff.overflow(f.module, target):
+            backoff.record(f.module, c, reserve, over)
+            return f, c
+    return fe, ctx
+
+
 def compile_kernel(path: str, opts: Options, stop_after: str = "bin") -> Compilation:
     """Run the pipeline up to `stop_after` ('ir', 'asm' or 'bin')."""
     from mtiacc.ir.text.printer import print_ir
@@ -199,6 +232,7 @@ def compile_kernel(path: str, opts: Options, stop_after: str = "bin") -> Compila
     from mtiacc.opt import PassContext
     ctx = PassContext(target=target, num_stages=opts.num_stages, werror_spill=opts.werror_spill)
     run_ir_passes(fe.module, optimize, opts, ctx)
+    fe, ctx = _back_off(path, opts, target, fe, ctx, optimize, legalize)
     plan_local_memory(fe.module, target)
     out = Compilation(fe, remarks=ctx.remarks)
     if stop_after == "ir":

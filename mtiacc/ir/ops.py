@@ -61,6 +61,9 @@ class FuncOp(Operation):
     lmem_peak = attribute(int, optional=True, doc="the local-memory plan: the most bytes of blocks live at once")
     lmem_blocks = attribute(list, optional=True, of=str,
                             doc='the local-memory plan: "name offset bytes", one entry per block')
+    lmem_backoff = attribute(int, optional=True,
+                             doc="the local-memory plan's back-off: the passes ran again planning for this many "
+                                 "bytes less local memory (mtiacc/opt/memory/backoff.py)")
     body = region()
 
     @classmethod
