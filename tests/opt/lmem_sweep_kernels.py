@@ -45,6 +45,16 @@ def softmax(out_ptr, in_ptr, n_cols, BLOCK: tl.constexpr):
 
 
 @triton.jit
+def softmax_rows(out_ptr, in_ptr, n_rows, n_cols, BLOCK: tl.constexpr):
+    """Each program takes rows first, first + programs, ... (a persistent loop over rows, as tutorial 02's)."""
+    cols = tl.arange(0, BLOCK)
+    for r in tl.range(tl.program_id(0), n_rows, tl.num_programs(0)):
+        x = tl.load(in_ptr + r * n_cols + cols, mask=cols < n_cols, other=-float("inf"))
+        e = tl.exp(x - tl.max(x, axis=0))
+        tl.store(out_ptr + r * n_cols + cols, e / tl.sum(e, axis=0), mask=cols < n_cols)
+
+
+@triton.jit
 def layer_norm(X, Y, W, B, N, eps, BLOCK: tl.constexpr):
     row = tl.program_id(0)
     X += row * N

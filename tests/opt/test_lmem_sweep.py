@@ -61,10 +61,27 @@ def test_a_softmax_row_compiles_and_matches_numpy(block, mem):
 
 
 @pytest.mark.parametrize("mem", MEMORIES)
-def test_a_layer_norm_row_compiles_and_matches_numpy(mem):
-    rows, n = 2, 3000
-    comp = _compile("layer_norm", "*fp32,*fp32,*fp32,*fp32,i32,fp32", mem, BLOCK=1024)
-    rng = np.random.default_rng(mem)
+def test_a_persistent_softmax_streams_its_rows_and_matches_numpy(mem):
+    """Tutorial 02's form: a loop over rows in each program; a 16384-element row does not fit below 384 KiB (the
+    stored block has two buffers), so stream-blocks streams the loop's body."""
+    rows, n, block = 3, 16000, 16384
+    comp = _compile("softmax_rows", "*fp32,*fp32,i32,i32", mem, BLOCK=block)
+    assert ("stream-blocks" in [r.kind for r in comp.remarks]) == (mem < 393216)
+    x = np.random.default_rng(mem).standard_normal((rows, n)).astype(np.float32)
+    res = run(comp.binary, {"out_ptr": np.zeros(rows * n, np.float32), "in_ptr": x.ravel(), "n_rows": i32(rows),
+                            "n_cols": i32(n)}, grid=(2,), overrides=(f"pe.local_memory_bytes={mem}",))
+    e = np.exp(x.astype(np.float64) - x.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(res.outputs["out_ptr"].reshape(rows, n), e / e.sum(axis=1, keepdims=True),
+                               rtol=1e-4, atol=1e-7)
+
+
+@pytest.mark.parametrize("mem", MEMORIES)
+@pytest.mark.parametrize("block", [1024, 4096])
+def test_a_layer_norm_row_compiles_and_matches_numpy(block, mem):
+    """At 192 KiB the 4096-element blocks need the back-off (tests/filecheck/lmem_stream_rows.py)."""
+    rows, n = 2, 3000 if block == 1024 else 9000
+    comp = _compile("layer_norm", "*fp32,*fp32,*fp32,*fp32,i32,fp32", mem, BLOCK=block)
+    rng = np.random.default_rng(mem + block)
     x = rng.standard_normal((rows, n)).astype(np.float32)
     w, b = rng.uniform(0.5, 1.5, n).astype(np.float32), rng.standard_normal(n).astype(np.float32)
     res = run(comp.binary, {"X": x.ravel(), "Y": np.zeros(rows * n, np.float32), "W": w, "B": b, "N": i32(n),

@@ -1,0 +1,65 @@
+# The local-memory ladder's later steps, at small local memories (tests/opt/test_lmem_sweep.py runs them):
+# * stream-blocks in a loop over rows: a persistent softmax's 16384-element fp32 row (64 KiB, and its stored block in
+#   two buffers: the previous row's store reads one) does not fit 96 KiB; the row loop's body is streamed in chunks
+#   of 512, three passes over the row (max, sum, store), and the row loop's ladder attribute says so.
+# RUN: mtiacc %s -n softmax_rows -s '*fp32,*fp32,i32,i32' -D BLOCK=16384 --set pe.local_memory_bytes=98304 \
+# RUN:   --emit=ir --remarks 2>&1 | filecheck %s --check-prefix=ROWS
+# ROWS: remark: stream-blocks: blocks of 16384 elements do not fit in local memory (94144 bytes for blocks): 2 reduction(s) and 1 store(s) computed in chunks of 512
+# ROWS: lmem_capacity = 94144, lmem_stack = 4096, lmem_peak = 26624
+# ROWS: "scf.for"({{.*}}) {ladder = "stream-blocks: blocks of 16384 elements in each trip do not fit 94144 bytes: streamed in chunks of 512"
+# ROWS: "scf.for"({{.*}}) {split = "stream 16384 by 512"
+# ROWS-NOT: tensor<16384xf32>
+# At 384 KiB the row fits: the loop is pipelined as written, nothing streamed.
+# RUN: mtiacc %s -n softmax_rows -s '*fp32,*fp32,i32,i32' -D BLOCK=16384 --emit=ir --remarks 2>&1 \
+# RUN:   | filecheck %s --check-prefix=ROWS-BIG
+# ROWS-BIG-NOT: remark
+# ROWS-BIG: lmem_capacity = 389056, lmem_stack = 4096, lmem_peak = 327680
+# ROWS-BIG-NOT: ladder
+# * back-off: a layer norm with 4096-element blocks at 192 KiB.  keep-invariant keeps W's and B's tiles for the
+#   slot's later programs in what the plan leaves, prefetch-rows and pipeline-loads fetch ahead in what is left,
+#   and the blocks then took 20544 bytes more than local memory holds; codegen found no room either, so the passes
+#   ran again planning for 24576 bytes less (lmem_backoff): keep-invariant keeps no tile, and the plan fits.
+# RUN: mtiacc %s -n layer_norm -s '*fp32,*fp32,*fp32,*fp32,i32,fp32' -D BLOCK=4096 \
+# RUN:   --set pe.local_memory_bytes=196608 --emit=ir --remarks 2>&1 | filecheck %s --check-prefix=BACK
+# BACK: remark: keep-invariant: tile of 16384 bytes not kept
+# BACK: remark: lmem-backoff: after the passes the blocks took 20544 bytes more than local memory holds: the passes ran again planning for 24576 bytes less
+# BACK: lmem_backoff = 24576, lmem_capacity = 192448, lmem_stack = 4096, lmem_peak = 163840,
+# RUN: mtiacc %s -n layer_norm -s '*fp32,*fp32,*fp32,*fp32,i32,fp32' -D BLOCK=4096 --emit=ir --remarks 2>&1 \
+# RUN:   | filecheck %s --check-prefix=BACK-BIG
+# BACK-BIG-NOT: lmem-backoff
+# BACK-BIG-NOT: lmem_backoff
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def softmax_rows(out_ptr, in_ptr, n_rows, n_cols, BLOCK: tl.constexpr):
+    """Each program takes rows first, first + programs, ... (a persistent loop over rows, as tutorial 02's)."""
+    cols = tl.arange(0, BLOCK)
+    for r in tl.range(tl.program_id(0), n_rows, tl.num_programs(0)):
+        x = tl.load(in_ptr + r * n_cols + cols, mask=cols < n_cols, other=-float("inf"))
+        e = tl.exp(x - tl.max(x, axis=0))
+        tl.store(out_ptr + r * n_cols + cols, e / tl.sum(e, axis=0), mask=cols < n_cols)
+
+
+@triton.jit
+def layer_norm(X, Y, W, B, N, eps, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    X += row * N
+    Y += row * N
+    part = tl.zeros([BLOCK], dtype=tl.float32)
+    for start in range(0, N, BLOCK):
+        cols = start + tl.arange(0, BLOCK)
+        part += tl.load(X + cols, mask=cols < N, other=0.0)
+    mean = tl.sum(part, axis=0) / N
+    part = tl.zeros([BLOCK], dtype=tl.float32)
+    for start in range(0, N, BLOCK):
+        cols = start + tl.arange(0, BLOCK)
+        d = tl.where(cols < N, tl.load(X + cols, mask=cols < N, other=0.0) - mean, 0.0)
+        part += d * d
+    rstd = 1 / tl.sqrt(tl.sum(part, axis=0) / N + eps)
+    for start in range(0, N, BLOCK):
+        cols = start + tl.arange(0, BLOCK)
+        m = cols < N
+        x = tl.load(X + cols, mask=m, other=0.0)
+        tl.store(Y + cols, (x - mean) * rstd * tl.load(W + cols, mask=m) + tl.load(B + cols, mask=m), mask=m)
