@@ -28,6 +28,17 @@
 # RUN:   | filecheck %s --check-prefix=BACK-BIG
 # BACK-BIG-NOT: lmem-backoff
 # BACK-BIG-NOT: lmem_backoff
+# * narrower column loops: the layer norm with 16384-element blocks (tutorial 05's BLOCK_SIZE for rows of 16384 and
+#   more) carries a 64 KiB partial sum beside the 64 KiB block it loads, over 128 KiB's 126912 bytes for blocks: each
+#   of its three loops runs in trips of 2048 columns (ladder attribute), its partial sums are of 2048 elements and
+#   the reductions after the loops read those.
+# RUN: mtiacc %s -n layer_norm -s '*fp32,*fp32,*fp32,*fp32,i32,fp32' -D BLOCK=16384 \
+# RUN:   --set pe.local_memory_bytes=131072 --emit=ir --remarks 2>&1 | filecheck %s --check-prefix=COLS
+# COLS-COUNT-3: remark: stream-blocks: blocks of 16384 elements in each trip of the loop do not fit in local memory (126912 bytes for blocks): trips of 2048 columns (estimated cost: 8 times as many trips, the same bytes read)
+# COLS: lmem_capacity = 126912, lmem_stack = 4096, lmem_peak = 122880
+# COLS: "scf.for"({{.*}}) {ladder = "stream-blocks: blocks of 16384 columns in each trip do not fit 126912 bytes: trips of 2048 columns"
+# COLS: "tt.reduce"({{.*}}) {axis = 0, kind = "sum"} : (tensor<2048xf32>) -> f32
+# COLS-NOT: tensor<16384x
 import triton
 import triton.language as tl
 

@@ -12,7 +12,8 @@ when every block of that size in it is computed element by element (loads, eleme
   (``arith.addf``, ``arith.maxnumf``, ...; a float sum is added in another order than the whole row's);
 * the stores become one loop over chunks at the last store, storing each chunk of the values they store.
 
-The body of a loop over rows that carries nothing (tutorial 02's ``for row_idx in tl.range(row_start, n_rows,
+A loop that walks a row in blocks of columns (``for start in range(0, N, BLOCK)``, a layer norm's) whose blocks do
+not fit runs in trips of fewer columns first (``reblock.py``).  The body of a loop over rows that carries nothing (tutorial 02's ``for row_idx in tl.range(row_start, n_rows,
 row_step)``) is streamed the same way when the blocks live while it runs do not fit: there a block of a quarter of
 the capacity is big (the row's stored block has two buffers, one read by the previous row's store: the plan asks
 how ``access-plan`` will move the store, ``plan_function(..., ahead=True)``), and the loop gets ``ladder = "..."``
@@ -32,6 +33,7 @@ from mtiacc.ir.shape_ops import ReduceOp
 from mtiacc.ir.types import i32
 from mtiacc.opt.memory.narrow import Narrower, _elementwise_like, loads_feeding, reorder_safe
 from mtiacc.opt.memory.plan import block_bytes, check_sram, plan_function
+from mtiacc.opt.memory.reblock import narrow_loops
 from mtiacc.opt.pass_manager import FunctionPass, PassContext, Remark, register_pass
 
 _COMBINE = {("sum", True): (O.AddFOp, 0.0), ("max", True): (O.MaxNumFOp, float("-inf")),
@@ -121,7 +123,13 @@ def stream_function(func: O.FuncOp, ctx: PassContext) -> bool:
     if found is not None:
         _stream(func.entry, found, plan, ctx)
         return True
-    changed = False
+    def narrowed(loop, B, b):
+        ctx.remark(Remark("stream-blocks", f"stream-blocks: blocks of {B} elements in each trip of the loop do not fit "
+                          f"in local memory ({plan.capacity} bytes for blocks): trips of {b} columns", loop.loc,
+                          f"{B // b} times as many trips, the same bytes read"))
+    changed = narrow_loops(func, plan.capacity, ctx, narrowed)
+    if changed:
+        plan = plan_function(func, ctx.target, ahead=True)
     for loop in _row_loops(func):
         # in a loop, the stored block has two buffers (the store of one row reads one while the next row is
         # computed into the other: plan.py's _double_buffered), so a block of a quarter of the capacity overflows
