@@ -12,15 +12,17 @@
 # CHECK: "scf.yield"
 # CHECK-NOT: "tt.dot"
 # CHECK: "tt.store"
-# With a third of the local memory the plan leaves room for one stage's tiles only: the loop runs as it is (a
-# remark says why), still a loop, its accumulators still in the engine.
+# With a third of the local memory two stages of the 128 x 128 tile's tiles (64 KiB) do not fit beside the loop's
+# result's home (its 64 KiB of fp32, from the loop's start): band-accumulators runs the loop once per band of 64
+# columns (B's band re-read: 16 KiB a trip), which pipeline-dots then pipelines in 2 stages, the accumulators in the
+# engine (simulated on its 6 programs at that memory: 28,428 cycles in one stage unbanded, 21,641 banded).
 # RUN: mtiacc %s --emit=ir --remarks --set pe.local_memory_bytes=131072 --signature '*bf16,*bf16,*bf16' 2>&1 \
 # RUN:   | filecheck %s --check-prefix=SMALL
-# SMALL: remark: pipeline-dots: loop pipelined in 1 stage(s) instead of 4: 4 copies of its tiles take 131072 bytes of local memory, 61376 bytes are available to them while it runs
-# SMALL: lmem_capacity = 126912, lmem_stack = 4096, lmem_peak = 98304,
-# SMALL: "scf.for"({{.*}}) {pipeline_stages = 1
-# SMALL-COUNT-1: "tt.dot"({{.*}}) {accumulator = "engine"
-# SMALL-NOT: "tt.dot"
+# SMALL: remark: band-accumulators: two stages of the loop's tiles (65536 bytes) are over what pipeline-dots may take (61376 bytes: half of local memory, no more than is free beside the loop's blocks, its result's home of 65536 bytes among them): bands of 128x64 take two stages: the loop runs once per band of 128 rows and 64 columns
+# SMALL: lmem_capacity = 126912, lmem_stack = 4096, lmem_peak = 65536,
+# SMALL: "scf.for"({{.*}}) {split = "N 128 by 64", ladder = "band-accumulators: two stages
+# SMALL: "scf.for"({{.*}}) {pipeline_stages = 2
+# SMALL-COUNT-2: "tt.dot"({{.*}}) {accumulator = "engine"
 import triton
 import triton.language as tl
 
