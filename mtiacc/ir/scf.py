@@ -113,8 +113,8 @@ class ForOp(Operation):
                       doc="`split-dots`: the loop over the sub-tiles of a dot too big for local memory "
                           "(\"K 512 by 64\": the axis, its extent, the sub-tile)")
     ladder = attribute(str, optional=True,
-                       doc="the local-memory ladder's step that made the loop, and why (`band-accumulators`: the "
-                           "blocks that did not fit, the bytes free, the band)")
+                       doc="the local-memory ladder's step that made or narrowed the loop, and why "
+                           "(`band-accumulators`, `stream-blocks`: what did not fit, the bytes free, the band or chunk)")
     store_under_next = attribute(bool, optional=True, default=False,
                                  doc="the local-memory plan: the output tile the loop stores last (its one store, "
                                      "of a K loop's accumulators) has a buffer of its own for the whole loop, so "
