@@ -16,7 +16,7 @@ places although the plan overflows (the plan is an upper bound), compiles as it 
 from __future__ import annotations
 
 import dataclasses
-from typing import Iterator, Optional
+from typing import Iterator
 
 from mtiacc.ir import ops as O
 from mtiacc.opt.memory.plan import kernel_of, plan_function

@@ -36,7 +36,7 @@ from mtiacc.ir.types import i32
 from mtiacc.opt.inline import clone_op
 from mtiacc.opt.memory.narrow import Narrower, _clone_resized, reorder_safe, sliced_type
 from mtiacc.opt.memory.plan import block_bytes, check_sram, plan_function
-from mtiacc.opt.memory.split_dots import MIN_TILE, _add, _consumers, _ebytes, _erase_dead, _need, _sizes
+from mtiacc.opt.memory.split_dots import _add, _consumers, _ebytes, _erase_dead, _need, _sizes
 from mtiacc.opt.pass_manager import FunctionPass, PassContext, Remark, register_pass
 
 

@@ -25,7 +25,7 @@ from typing import Dict, List, Optional
 
 from mtiacc.ir import ops as O
 from mtiacc.ir import scf
-from mtiacc.ir.core import BlockArgument, Operation, OpResult, Value
+from mtiacc.ir.core import BlockArgument, OpResult, Value
 from mtiacc.ir.shape_ops import ReduceOp
 from mtiacc.ir.types import BlockType
 from mtiacc.opt.inline import clone_op
