@@ -35,6 +35,13 @@ from mtiacc.ir.types import FloatType, IntType, Type
 
 INPUT_PRECISIONS = ("ieee", "tf32", "tf32x3", "bf16x3", "bf16x6")
 SPLIT_PRECISIONS = ("tf32", "tf32x3", "bf16x3", "bf16x6")     # f32 operands split into bf16 parts for the engine
+
+
+def split_parts(input_precision: str) -> int:
+    """How many bf16 parts the engine's passes take of each f32 operand at ``input_precision`` (0: not split)."""
+    if input_precision not in SPLIT_PRECISIONS:
+        return 0
+    return 3 if input_precision == "bf16x6" else 2
 ACCUMULATOR_HOMES = ("engine",)
 READ_BACK_TYPES = ("f16", "bf16")
 

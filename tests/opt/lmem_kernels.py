@@ -56,3 +56,11 @@ def welford_rows(in_ptr0, out_ptr0, out_ptr1, R0_BLOCK: tl.constexpr):
     mean, var, _ = tl.reduce((tmp0, m2, weight), 1, _welford_combine)
     tl.store(out_ptr0 + x + tl.arange(0, 1), mean)
     tl.store(out_ptr1 + x + tl.arange(0, 1), var)
+
+
+@triton.jit
+def split_dot(a_ptr, b_ptr, c_ptr, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, PREC: tl.constexpr):
+    rm, rn, rk = tl.arange(0, BM), tl.arange(0, BN), tl.arange(0, BK)
+    a = tl.load(a_ptr + rm[:, None] * BK + rk[None, :])
+    b = tl.load(b_ptr + rk[:, None] * BN + rn[None, :])
+    tl.store(c_ptr + rm[:, None] * BN + rn[None, :], tl.dot(a, b, input_precision=PREC))

@@ -61,10 +61,13 @@ SCRATCH = [   # (kernel, signature, defines, level): tests/opt/lmem_kernels.py
     ("window_rows", "*fp32,*fp32", {"YBLOCK": 1024, "XBLOCK": 1}, 3),
     ("transposed_store", "*fp32,*fp32,i32,i32", {"YBLOCK": 64, "XBLOCK": 64}, 2),
     ("welford_rows", "*fp32,*fp32,*fp32", {"R0_BLOCK": 2048}, 3),
+    # an fp32 dot's bf16 parts: two of 2 bytes an element at bf16x3, three at bf16x6 (the plan counted two for both)
+    ("split_dot", "*fp32,*fp32,*fp32", {"BM": 64, "BN": 64, "BK": 128, "PREC": "'bf16x3'"}, 3),
+    ("split_dot", "*fp32,*fp32,*fp32", {"BM": 64, "BN": 64, "BK": 128, "PREC": "'bf16x6'"}, 3),
 ]
 
 
-@pytest.mark.parametrize("kernel,signature,defines,level", SCRATCH, ids=[c[0] for c in SCRATCH])
+@pytest.mark.parametrize("kernel,signature,defines,level", SCRATCH, ids=[c[0] + c[2].get("PREC", "").strip("'") for c in SCRATCH])
 def test_the_plan_covers_the_scratch_of_loads_and_reductions(kernel, signature, defines, level):
     """What codegen allocates besides the blocks: a ``runs`` load's window (the largest that fits), a
     ``split-tiles`` tile's transposed copy, a constant block a reduction reads from a buffer (filled at the

@@ -43,7 +43,7 @@ from mtiacc.codegen.vector.vloop import Src, emit_loop, elem_bytes
 from mtiacc.diagnostics import CompileError
 from mtiacc.ir import ops as O
 from mtiacc.ir.core import OpResult, Value
-from mtiacc.ir.dot_ops import DotOp
+from mtiacc.ir.dot_ops import DotOp, split_parts
 from mtiacc.ir.shape_ops import TransOp
 from mtiacc.ir.types import FloatType, IntType
 
@@ -220,7 +220,7 @@ def operands(lw: Lowering, op: DotOp) -> Tuple[Geometry, List[Tuple[int, int]], 
     bsrc, trans = weight_source(op)
     if isinstance(a_t, FloatType) and a_t.kind == "f32":
         E.drain(lw, "the engine is done with memory the operand split writes")
-        parts = 3 if op.input_precision == "bf16x6" else 2
+        parts = split_parts(op.input_precision)
         a = split_tf32(lw, op.a, op.loc, parts)
         try:
             b = split_tf32(lw, bsrc, op.loc, parts)

@@ -52,7 +52,7 @@ from mtiacc.ir import ops as O
 from mtiacc.ir.analysis.k_loops import tile_stored_under_next
 from mtiacc.ir.analysis.scalar_blocks import scalar_root
 from mtiacc.ir.core import Block, BlockArgument, Operation, OpResult, Value
-from mtiacc.ir.dot_ops import SPLIT_PRECISIONS, DotOp, read_back_source
+from mtiacc.ir.dot_ops import DotOp, read_back_source, split_parts
 from mtiacc.ir.scf import ForOp, IfOp, WhileOp, YieldOp
 from mtiacc.ir.types import FloatType, IntType, PointerType
 from mtiacc.target import Target
@@ -253,10 +253,9 @@ def _window(op: Operation) -> List[int]:
 
 
 def _split(op: DotOp) -> int:
-    """The bf16 parts of an engine dot's fp32 operands."""
-    if op.input_precision not in SPLIT_PRECISIONS:
-        return 0
-    return sum(block_bytes(v.type) for v in (op.a, op.b)
+    """The bf16 parts of an engine dot's fp32 operands (two or three 2-byte parts an element)."""
+    parts = split_parts(op.input_precision)
+    return sum(parts * _aligned(2 * v.type.numel) for v in (op.a, op.b)
                if isinstance(v.type.element_type, FloatType) and v.type.element_type.width == 32)
 
 

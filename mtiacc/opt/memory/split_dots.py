@@ -34,7 +34,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from mtiacc.ir import ops as O
 from mtiacc.ir import scf
 from mtiacc.ir.core import Operation, Pure, Value
-from mtiacc.ir.dot_ops import SPLIT_PRECISIONS, DotOp
+from mtiacc.ir.dot_ops import DotOp, split_parts
 from mtiacc.ir.types import FloatType, i32
 from mtiacc.opt.memory.narrow import Narrower, _clone_resized, _elementwise_like, loads_feeding, reorder_safe, sliced_type
 from mtiacc.opt.memory.plan import LocalMemoryPlan, check_sram, plan_function
@@ -60,11 +60,11 @@ def _need(dot: DotOp, m: int, n: int, k: int) -> int:
     """Bytes of local memory a sub-dot of ``m x k @ k x n`` takes: its tiles, its accumulator, and the engine's
     scratch (the bf16 parts of fp32 operands; the 16-bit copies of fp8 ones)."""
     a, b = _ebytes(dot.a) * m * k, _ebytes(dot.b) * k * n
-    scratch = 0
-    for v, nbytes, numel in ((dot.a, a, m * k), (dot.b, b, k * n)):
+    scratch, parts = 0, split_parts(dot.input_precision)
+    for v, numel in ((dot.a, m * k), (dot.b, k * n)):
         e = v.type.element_type
-        if isinstance(e, FloatType) and e.width == 32 and dot.input_precision in SPLIT_PRECISIONS:
-            scratch += nbytes
+        if isinstance(e, FloatType) and e.width == 32 and parts:
+            scratch += 2 * parts * numel
         elif isinstance(e, FloatType) and e.is_fp8:
             scratch += 2 * numel
     return a + b + _ebytes(dot.acc) * m * n + scratch
