@@ -179,7 +179,7 @@ def lowering(original, autotune: bool):
     from torch._inductor.utils import pad_listlike
     from torch._inductor.virtualized import V
     from mtiacc.torch_backend import precision
-    from mtiacc.torch_backend.ops import conv_direct
+    from mtiacc.torch_backend.ops import conv_direct, conv_rows
     aten = torch.ops.aten
 
     def convolution(x, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
@@ -220,10 +220,17 @@ def lowering(original, autotune: bool):
         for d in range(ndim):
             consts.update({f"KERNEL_{d}": w_size[2 + d], f"STRIDE_{d}": stride[d], f"PADDING_{d}": padding[d],
                            f"DILATION_{d}": dilation[d]})
+        rows = conv_rows.takes(ndim, bool(transposed), x_size[1] // groups)
         for t in tiles(m, n, k, groups, x.get_dtype(), autotune):
+            warps = max(1, min(4, t.block_m * t.block_n // 256))
+            if rows:    # the taps outside the K loop: every load a tile (conv_rows.py)
+                bh, bw, bk = conv_rows.blocks(out_size[2:], t.block_m, x_size[1] // groups, t.block_k)
+                conv_rows.template().maybe_append_choice(
+                    choices, input_nodes=(x, weight), layout=layout, num_stages=t.num_stages, num_warps=warps,
+                    BLOCK_N=t.block_n, BLOCK_H=bh, BLOCK_W=bw, BLOCK_K=bk, **consts)
+                continue
             template(ndim, bool(transposed)).maybe_append_choice(
-                choices, input_nodes=(x, weight), layout=layout, num_stages=t.num_stages,
-                num_warps=max(1, min(4, t.block_m * t.block_n // 256)),
+                choices, input_nodes=(x, weight), layout=layout, num_stages=t.num_stages, num_warps=warps,
                 BLOCK_M=t.block_m, BLOCK_N=t.block_n, BLOCK_K=t.block_k, **consts)
         if not choices:
             return original(*args)

@@ -1,0 +1,145 @@
+"""2-D convolutions whose loads move in rows: the taps outside the K loop, a tile of whole output rows.
+
+The implicit GEMM of :mod:`.conv` folds the taps into K: the input block a K step reads is the im2col matrix's,
+each column's input positions a different shift of the output positions, its mask a different halo of the
+padding.  Its index is ``//`` and ``%`` of an ``arange`` in both dimensions and its mask no box, so the access
+plan moves it, and the weight block beside it, one element at a time (``gather``): 4,096 transfers for a 64 x 64
+block.  This template reads the same products in an order whose blocks are tiles:
+
+- a program computes ``BLOCK_N`` output channels of one group at ``BLOCK_H x BLOCK_W`` output positions of one
+  image (``pid 0`` = image, tile row, tile column; ``pid 1`` = the channel block; ``pid 2`` = the group): the
+  accumulator is ``BLOCK_N x (BLOCK_H * BLOCK_W)``, as NCHW lays the output out;
+- it loops over the kernel's taps, and inside over the group's input channels, ``BLOCK_K`` at a time.  For one
+  tap ``(t0, t1)`` the input block is ``x[n, c, o0 * stride + t0 * dilation - padding, o1 * stride + ...]`` for
+  ``BLOCK_K`` channels and the tile's positions: a 3-D block affine in ``(c, o0, o1)``, whose mask (the
+  channels inside the group; the output rows and columns whose input for this tap lies inside the image, a
+  range ``lo <= o < hi`` computed once per tap, and inside the output) is a range box.  The access plan moves it
+  as ``tiles``: one 2-D DMA per channel (rows of the tile, clipped to the box; a stride above 1 reads rows of
+  one element), and the padding is the ``other`` fill.  Merging its last two dimensions (``tl.reshape``) keeps
+  its layout, and it is the dot's ``b``, ``BLOCK_K x positions``;
+- the weight block, ``w[group's channel, c, t0, t1]`` for ``BLOCK_N`` output and ``BLOCK_K`` input channels, is
+  affine too (``tiles``, one 2-D DMA of one-element rows per channel: a channel's taps lie between);
+- the output is stored as a 3-D ``BLOCK_N x BLOCK_H x BLOCK_W`` tile (``tiles``: one 2-D DMA per channel for
+  NCHW), its mask a prefix box, through Inductor's ``store_output`` so that epilogues fuse as before.
+
+It takes 2-D convolutions, not transposed, whose groups have at least :data:`MIN_GROUP_CHANNELS` input
+channels: with fewer, a K block of one tap is mostly padding of the engine's K (the first layer of a network,
+a depthwise convolution), which the folded template avoids.
+"""
+from __future__ import annotations
+
+import functools
+from typing import Sequence, Tuple
+
+# input channels a group needs for the taps to go outside the K loop (a K block is at least 16 wide)
+MIN_GROUP_CHANNELS = 4
+
+
+def takes(ndim: int, transposed: bool, group_in_channels: int) -> bool:
+    """Whether the rows template computes this convolution (see the module's docstring)."""
+    return ndim == 2 and not transposed and group_in_channels >= MIN_GROUP_CHANNELS
+
+
+def _pow2_at_least(n: int) -> int:
+    return 1 << max(0, n - 1).bit_length()
+
+
+def blocks(out_hw: Sequence[int], block_positions: int, group_in_channels: int, block_k: int) -> Tuple[int, int, int]:
+    """``(BLOCK_H, BLOCK_W, BLOCK_K)``: the cost model's ``block_positions`` output positions as whole rows of
+    the output, as far as its width allows (``BLOCK_W`` its width rounded up to a power of two, at most the
+    block), ``BLOCK_H`` rows of them but no more than the output has; ``BLOCK_K`` no wider than the group's
+    channels (rounded up to a power of two, at least 16)."""
+    h, w = out_hw
+    bw = min(_pow2_at_least(w), block_positions)
+    bh = max(1, min(block_positions // bw, _pow2_at_least(h)))
+    bk = min(block_k, max(16, _pow2_at_least(group_in_channels)))
+    return bh, bw, bk
+
+
+def _grid(*args, cdiv):
+    """The grid from the output's sizes (batch, channels, rows, columns) and the config."""
+    n, c, h, w, meta = args
+    return (n * cdiv(h, meta["BLOCK_H"]) * cdiv(w, meta["BLOCK_W"]), cdiv(c // meta["GROUPS"], meta["BLOCK_N"]),
+            meta["GROUPS"])
+
+
+def _in_range(d: int) -> list:
+    """The output indices ``o{d}`` of the tile whose input for tap ``t{d}`` lies inside the image: ``lo{d} <= o{d}
+    < hi{d}`` with ``o * STRIDE + s{d}`` in ``[0, IN)`` and ``o < OUT``; without padding every output index's is,
+    and only ``o < OUT`` is checked."""
+    return [
+        '{% if PADDING_' + str(d) + ' > 0 %}',
+        f'        lo{d} = (tl.maximum(-s{d}, 0) + STRIDE_{d} - 1) // STRIDE_{d}',
+        f'        hi{d} = tl.minimum((tl.maximum(IN_{d} - s{d}, 0) + STRIDE_{d} - 1) // STRIDE_{d}, OUT_{d})',
+        f'        in{d} = (o{d} >= lo{d}) & (o{d} < hi{d})',
+        '{% else %}',
+        f'        in{d} = o{d} < OUT_{d}',
+        '{% endif %}']
+
+
+def source() -> str:
+    """The template's source (Inductor's template language)."""
+    lines = ['{{def_kernel("X", "W")}}',
+             '    IN_C = {{size("X", 1)}}',
+             '    OUT_C = {{size(None, 1)}}',
+             '    stride_xn = {{stride("X", 0)}}',
+             '    stride_xc = {{stride("X", 1)}}',
+             '    stride_w0 = {{stride("W", 0)}}',
+             '    stride_w1 = {{stride("W", 1)}}']
+    for d in range(2):
+        lines += [f'    IN_{d} = {{{{size("X", {d + 2})}}}}',
+                  f'    OUT_{d} = {{{{size(None, {d + 2})}}}}',
+                  f'    stride_x{d} = {{{{stride("X", {d + 2})}}}}',
+                  f'    stride_k{d} = {{{{stride("W", {d + 2})}}}}']
+    lines += ['    GROUP_IN_C = IN_C // GROUPS',
+              '    GROUP_OUT_C = OUT_C // GROUPS',
+              '    TILES_0 = (OUT_0 + BLOCK_H - 1) // BLOCK_H',
+              '    TILES_1 = (OUT_1 + BLOCK_W - 1) // BLOCK_W',
+              '    pid = tl.program_id(0).to(INDEX_DTYPE)',
+              '    idx_n = pid // (TILES_0 * TILES_1)',
+              '    o0 = (pid // TILES_1) % TILES_0 * BLOCK_H + tl.arange(0, BLOCK_H)',
+              '    o1 = pid % TILES_1 * BLOCK_W + tl.arange(0, BLOCK_W)',
+              '    group = tl.program_id(2).to(INDEX_DTYPE)',
+              '    rn = tl.program_id(1).to(INDEX_DTYPE) * BLOCK_N + tl.arange(0, BLOCK_N)',
+              '    col_ok = rn < GROUP_OUT_C',
+              '    x_base = X + (idx_n * stride_xn + group * GROUP_IN_C * stride_xc)',
+              '    w_rows = (group * GROUP_OUT_C + rn) * stride_w0',
+              '    acc = tl.zeros((BLOCK_N, BLOCK_H * BLOCK_W), dtype=tl.float32)',
+              '    for tap in range(TAPS):',
+              '        t0 = tap // KERNEL_1',
+              '        t1 = tap % KERNEL_1']
+    for d in range(2):   # the input index of output index o is o * STRIDE + s
+        lines.append(f'        s{d} = t{d} * DILATION_{d} - PADDING_{d}')
+    for d in range(2):
+        lines += _in_range(d)
+    lines += ['        x_tap = x_base + ((o0 * STRIDE_0 + s0) * stride_x0)[None, :, None] + '
+              '((o1 * STRIDE_1 + s1) * stride_x1)[None, None, :]',
+              '        x_ok = in0[None, :, None] & in1[None, None, :]',
+              '        w_tap = w_rows + t0 * stride_k0 + t1 * stride_k1',
+              '        for k in range(0, GROUP_IN_C, BLOCK_K):',
+              '            rk = k + tl.arange(0, BLOCK_K)',
+              '            k_ok = rk < GROUP_IN_C',
+              '            a = tl.load(x_tap + (rk * stride_xc)[:, None, None], mask=k_ok[:, None, None] & x_ok,'
+              ' other=0.0)',
+              '            b = tl.load(W + (w_tap[:, None] + (rk * stride_w1)[None, :]),'
+              ' mask=col_ok[:, None] & k_ok[None, :], other=0.0)',
+              '            acc += tl.dot(b.to(DOT_TYPE), tl.reshape(a, (BLOCK_K, BLOCK_H * BLOCK_W)).to(DOT_TYPE),'
+              ' input_precision=INPUT_PRECISION)',
+              '    acc = tl.reshape(acc, (BLOCK_N, BLOCK_H, BLOCK_W))',
+              '    mask = col_ok[:, None, None] & (o0 < OUT_0)[None, :, None] & (o1 < OUT_1)[None, None, :]',
+              '    idx_c = (group * GROUP_OUT_C + rn)[:, None, None]',
+              '    idx_0 = o0[None, :, None]',
+              '    idx_1 = o1[None, None, :]',
+              '    {{store_output(("idx_n", "idx_c", "idx_0", "idx_1"), "acc", "mask",'
+              ' val_shape=("BLOCK_N", "BLOCK_H", "BLOCK_W"))}}']
+    return "\n".join(lines) + "\n"
+
+
+@functools.lru_cache(maxsize=None)
+def template():
+    """The rows template (one per process: Inductor's templates are registered by name)."""
+    from torch._inductor.select_algorithm import SymbolicGridFn, TritonTemplate
+    name = "mtia_conv2d_rows"
+    existing = TritonTemplate.all_templates.get(name)
+    return existing or TritonTemplate(name=name, grid=SymbolicGridFn(_grid), source=source(),
+                                      cache_codegen_enabled_for_template=True)
