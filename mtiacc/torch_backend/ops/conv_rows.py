@@ -25,6 +25,11 @@ block.  This template reads the same products in an order whose blocks are tiles
 It takes 2-D convolutions, not transposed, whose groups have at least :data:`MIN_GROUP_CHANNELS` input
 channels: with fewer, a K block of one tap is mostly padding of the engine's K (the first layer of a network,
 a depthwise convolution), which the folded template avoids.
+
+A depthwise convolution (one input and one output channel a group) that the cost model puts on the vector unit
+(:mod:`.conv_direct`) is the same loop without the engine (:func:`depthwise_source`): a program sums the taps of
+``BLOCK_C`` channels at ``BLOCK_H x BLOCK_W`` output positions, each tap's input the same range-boxed 3-D tile
+(``tiles``) and its weights a ``BLOCK_C x 1 x 1`` column (one 2-D DMA), multiplied and added in fp32.
 """
 from __future__ import annotations
 
@@ -142,4 +147,96 @@ def template():
     name = "mtia_conv2d_rows"
     existing = TritonTemplate.all_templates.get(name)
     return existing or TritonTemplate(name=name, grid=SymbolicGridFn(_grid), source=source(),
+                                      cache_codegen_enabled_for_template=True)
+
+
+# ---------------------------------------------------------------------------------------------- depthwise
+
+def takes_depthwise(ndim: int, groups: int, in_channels: int, out_channels: int) -> bool:
+    """Whether the depthwise rows template computes this convolution: 2-D, one input and one output channel a
+    group (a channel multiplier above 1 stays :mod:`.conv_direct`'s)."""
+    return ndim == 2 and groups == in_channels == out_channels
+
+
+# a depthwise program's block: at most this many outputs, and no fewer than MIN_DEPTHWISE_BLOCK while halving
+# it still leaves PEs idle
+MAX_DEPTHWISE_BLOCK = 4096
+MIN_DEPTHWISE_BLOCK = 256
+
+
+def depthwise_blocks(batch: int, channels: int, out_hw: Sequence[int], pes: int) -> Tuple[int, int, int]:
+    """``(BLOCK_C, BLOCK_H, BLOCK_W)``: whole output rows (``BLOCK_W`` the width rounded up to a power of two, at
+    most 64), as many rows and channels as :data:`MAX_DEPTHWISE_BLOCK` outputs hold; then halved, channels
+    first, while the grid has fewer programs than ``pes`` and the block more than :data:`MIN_DEPTHWISE_BLOCK`
+    outputs."""
+    h, w = out_hw
+    bw = min(_pow2_at_least(w), 64)
+    bh = min(_pow2_at_least(h), max(1, 512 // bw))
+    bc = min(_pow2_at_least(channels), max(1, MAX_DEPTHWISE_BLOCK // (bh * bw)))
+
+    def programs(bc, bh):
+        return batch * -(-channels // bc) * -(-h // bh) * -(-w // bw)
+    while programs(bc, bh) < pes and bc * bh * bw > MIN_DEPTHWISE_BLOCK and (bc > 1 or bh > 1):
+        if bc > 1:
+            bc //= 2
+        else:
+            bh //= 2
+    return bc, bh, bw
+
+
+def _depthwise_grid(*args, cdiv):
+    n, c, h, w, meta = args
+    return n * cdiv(h, meta["BLOCK_H"]) * cdiv(w, meta["BLOCK_W"]), cdiv(c, meta["BLOCK_C"]), 1
+
+
+def depthwise_source() -> str:
+    """The depthwise template's source (see the module's docstring)."""
+    lines = ['{{def_kernel("X", "W")}}',
+             '    C = {{size(None, 1)}}',
+             '    stride_xn = {{stride("X", 0)}}',
+             '    stride_xc = {{stride("X", 1)}}',
+             '    stride_w0 = {{stride("W", 0)}}']
+    for d in range(2):
+        lines += [f'    IN_{d} = {{{{size("X", {d + 2})}}}}',
+                  f'    OUT_{d} = {{{{size(None, {d + 2})}}}}',
+                  f'    stride_x{d} = {{{{stride("X", {d + 2})}}}}',
+                  f'    stride_k{d} = {{{{stride("W", {d + 2})}}}}']
+    lines += ['    TILES_0 = (OUT_0 + BLOCK_H - 1) // BLOCK_H',
+              '    TILES_1 = (OUT_1 + BLOCK_W - 1) // BLOCK_W',
+              '    pid = tl.program_id(0).to(INDEX_DTYPE)',
+              '    idx_n = pid // (TILES_0 * TILES_1)',
+              '    o0 = (pid // TILES_1) % TILES_0 * BLOCK_H + tl.arange(0, BLOCK_H)',
+              '    o1 = pid % TILES_1 * BLOCK_W + tl.arange(0, BLOCK_W)',
+              '    rc = tl.program_id(1).to(INDEX_DTYPE) * BLOCK_C + tl.arange(0, BLOCK_C)',
+              '    c_ok = rc < C',
+              '    x_base = X + idx_n * stride_xn + (rc * stride_xc)[:, None, None]',
+              '    w_base = W + (rc * stride_w0)[:, None, None]',
+              '    acc = tl.zeros((BLOCK_C, BLOCK_H, BLOCK_W), dtype=tl.float32)',
+              '    for tap in range(TAPS):',
+              '        t0 = tap // KERNEL_1',
+              '        t1 = tap % KERNEL_1']
+    for d in range(2):
+        lines.append(f'        s{d} = t{d} * DILATION_{d} - PADDING_{d}')
+    for d in range(2):
+        lines += _in_range(d)
+    lines += ['        x = tl.load(x_base + ((o0 * STRIDE_0 + s0) * stride_x0)[None, :, None] + '
+              '((o1 * STRIDE_1 + s1) * stride_x1)[None, None, :],',
+              '                    mask=c_ok[:, None, None] & in0[None, :, None] & in1[None, None, :], other=0.0)',
+              '        w = tl.load(w_base + (t0 * stride_k0 + t1 * stride_k1), mask=c_ok[:, None, None], other=0.0)',
+              '        acc += x.to(tl.float32) * w.to(tl.float32)',
+              '    mask = c_ok[:, None, None] & (o0 < OUT_0)[None, :, None] & (o1 < OUT_1)[None, None, :]',
+              '    idx_c = rc[:, None, None]',
+              '    idx_0 = o0[None, :, None]',
+              '    idx_1 = o1[None, None, :]',
+              '    {{store_output(("idx_n", "idx_c", "idx_0", "idx_1"), "acc", "mask",'
+              ' val_shape=("BLOCK_C", "BLOCK_H", "BLOCK_W"))}}']
+    return "\n".join(lines) + "\n"
+
+
+@functools.lru_cache(maxsize=None)
+def depthwise_template():
+    from torch._inductor.select_algorithm import SymbolicGridFn, TritonTemplate
+    name = "mtia_conv2d_depthwise_rows"
+    existing = TritonTemplate.all_templates.get(name)
+    return existing or TritonTemplate(name=name, grid=SymbolicGridFn(_depthwise_grid), source=depthwise_source(),
                                       cache_codegen_enabled_for_template=True)
