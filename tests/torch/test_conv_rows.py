@@ -82,8 +82,8 @@ def test_depthwise_rows_template_matches_eager(name, dtype):
 
 
 def test_which_convolutions_take_the_rows_templates():
-    assert conv_rows.takes(2, False, 64) and conv_rows.takes(2, False, 4)
-    assert not conv_rows.takes(2, False, 3)          # a network's first layer: the taps fill the K blocks
+    assert conv_rows.takes(2, False, 64) and conv_rows.takes(2, False, 3)   # an RGB image's first layer too
+    assert not conv_rows.takes(2, False, 2)          # two channels a group: the taps fill the K blocks
     assert not conv_rows.takes(2, True, 64)          # transposed
     assert not conv_rows.takes(1, False, 64) and not conv_rows.takes(3, False, 64)
     assert conv_rows.takes_depthwise(2, 32, 32, 32)

@@ -22,7 +22,7 @@ grouped and depthwise, strided, padded and dilated, and transposed (with ``outpu
   when the cost model says that is faster (:mod:`.conv_direct`).
 
 That template's input and weight blocks are ``//`` and ``%`` of an ``arange`` with a mask that is no box, which
-the access plan moves an element at a time (``gather``).  A 2-D convolution with at least four input channels a
+the access plan moves an element at a time (``gather``).  A 2-D convolution with at least three input channels a
 group takes :mod:`.conv_rows`'s template instead, the taps outside the K loop and a tile of output rows, whose
 blocks are affine tiles with range-box masks (``tiles``: a 2-D DMA per channel); a depthwise one on the vector
 unit takes its depthwise template (a channel multiplier above 1 stays :mod:`.conv_direct`'s).
