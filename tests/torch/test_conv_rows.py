@@ -23,6 +23,7 @@ ROWS = {
     "grouped": ((1, 16, 7, 7), (8, 4, 3, 3), dict(groups=4, padding=1)),
     "1x1-stride2": ((2, 24, 9, 9), (40, 24, 1, 1), dict(stride=2)),
     "wider-than-a-block": ((1, 32, 5, 70), (16, 32, 3, 3), dict(padding=(0, 1))),
+    "2x2-output": ((1, 24, 2, 2), (40, 24, 1, 1), {}),     # fewer positions than tl.dot's 16
 }
 DEPTHWISE = {
     "3x3-padded": ((2, 16, 10, 10), (16, 1, 3, 3), dict(padding=1, groups=16)),
@@ -96,6 +97,7 @@ def test_blocks_are_whole_output_rows():
     assert conv_rows.blocks((56, 56), 64, 64, 64) == (1, 64, 64)
     assert conv_rows.blocks((28, 28), 64, 128, 32) == (2, 32, 32)
     assert conv_rows.blocks((4, 4), 64, 8, 64) == (4, 4, 16)
+    assert conv_rows.blocks((2, 2), 64, 24, 32) == (8, 2, 32)      # tl.dot's 16 positions at least: rows masked
     # depthwise: at most 4096 outputs, halved (channels first) while the 64 PEs would idle
     assert conv_rows.depthwise_blocks(8, 256, (112, 112), 64) == (8, 8, 64)
     assert conv_rows.depthwise_blocks(1, 144, (28, 28), 64) == (4, 16, 32)    # 36 programs of 8 channels: 72 of 4

@@ -54,11 +54,12 @@ def _pow2_at_least(n: int) -> int:
 def blocks(out_hw: Sequence[int], block_positions: int, group_in_channels: int, block_k: int) -> Tuple[int, int, int]:
     """``(BLOCK_H, BLOCK_W, BLOCK_K)``: the cost model's ``block_positions`` output positions as whole rows of
     the output, as far as its width allows (``BLOCK_W`` its width rounded up to a power of two, at most the
-    block), ``BLOCK_H`` rows of them but no more than the output has; ``BLOCK_K`` no wider than the group's
+    block), ``BLOCK_H`` rows of them but no more than the output has, unless the tile would hold fewer than the 16
+    positions ``tl.dot`` needs (the rows past the output are masked); ``BLOCK_K`` no wider than the group's
     channels (rounded up to a power of two, at least 16)."""
     h, w = out_hw
     bw = min(_pow2_at_least(w), block_positions)
-    bh = max(1, min(block_positions // bw, _pow2_at_least(h)))
+    bh = max(1, min(block_positions // bw, _pow2_at_least(h)), 16 // bw)   # tl.dot's N is at least 16
     bk = min(block_k, max(16, _pow2_at_least(group_in_channels)))
     return bh, bw, bk
 
