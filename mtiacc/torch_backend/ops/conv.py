@@ -21,6 +21,12 @@ grouped and depthwise, strided, padded and dilated, and transposed (with ``outpu
 - a depthwise convolution (one input channel per group) is summed over its taps on the vector unit instead
   when the cost model says that is faster (:mod:`.conv_direct`).
 
+That template's input and weight blocks are ``//`` and ``%`` of an ``arange`` with a mask that is no box, which
+the access plan moves an element at a time (``gather``).  A 2-D convolution with at least three input channels a
+group takes :mod:`.conv_rows`'s template instead, the taps outside the K loop and a tile of output rows, whose
+blocks are affine tiles with range-box masks (``tiles``: a 2-D DMA per channel); a depthwise one on the vector
+unit takes its depthwise template (a channel multiplier above 1 stays :mod:`.conv_direct`'s).
+
 The tile is the GEMM cost model's (:mod:`..gemm_cost`) for that ``M x N x K`` GEMM, ``groups`` of them, in the
 default mode; with ``mode="max-autotune"`` the candidates are the GEMM search space's
 (:func:`..gemm_search.chip_configs`) and Inductor benchmarks them on the simulated clock.  A convolution the
@@ -32,7 +38,7 @@ import functools
 import math
 from typing import List, Sequence
 
-from mtiacc.torch_backend.gemm_search import CHIP_CONFIGS, Tile, chip_configs
+from mtiacc.torch_backend.gemm_search import CHIP_CONFIGS, Tile, chip, chip_configs
 
 DTYPES = ("torch.float32", "torch.float16", "torch.bfloat16")
 
@@ -179,7 +185,7 @@ def lowering(original, autotune: bool):
     from torch._inductor.utils import pad_listlike
     from torch._inductor.virtualized import V
     from mtiacc.torch_backend import precision
-    from mtiacc.torch_backend.ops import conv_direct
+    from mtiacc.torch_backend.ops import conv_direct, conv_rows
     aten = torch.ops.aten
 
     def convolution(x, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
@@ -213,17 +219,31 @@ def lowering(original, autotune: bool):
             return original(*args)
         m, n, k = gemm_shape(x_size, out_size, w_size, groups, transposed)
         taps = math.prod(w_size[2:])
-        if conv_direct.prefer_direct(m, n, k, groups, taps, dtype=x.get_dtype(), transposed=bool(transposed)):
-            return conv_direct.lower(x, weight, layout.size, w_size, stride, padding, dilation, groups)
         choices: list = []
         consts = dict(GROUPS=groups, TAPS=math.prod(w_size[2:]), **precision.template_kwargs(x.get_dtype()))
         for d in range(ndim):
             consts.update({f"KERNEL_{d}": w_size[2 + d], f"STRIDE_{d}": stride[d], f"PADDING_{d}": padding[d],
                            f"DILATION_{d}": dilation[d]})
+        if conv_direct.prefer_direct(m, n, k, groups, taps, dtype=x.get_dtype(), transposed=bool(transposed)):
+            if not conv_rows.takes_depthwise(ndim, groups, x_size[1], out_size[1]):
+                return conv_direct.lower(x, weight, layout.size, w_size, stride, padding, dilation, groups)
+            bc, bh, bw = conv_rows.depthwise_blocks(out_size[0], out_size[1], out_size[2:], chip().n_pes)
+            conv_rows.depthwise_template().maybe_append_choice(
+                choices, input_nodes=(x, weight), layout=layout, num_stages=1, num_warps=1,
+                BLOCK_C=bc, BLOCK_H=bh, BLOCK_W=bw, **consts)
+            node, _ = autotune_select_algorithm("convolution", choices, [x, weight], layout)
+            return node
+        rows = conv_rows.takes(ndim, bool(transposed), x_size[1] // groups)
         for t in tiles(m, n, k, groups, x.get_dtype(), autotune):
+            warps = max(1, min(4, t.block_m * t.block_n // 256))
+            if rows:    # the taps outside the K loop: every load a tile (conv_rows.py)
+                bh, bw, bk = conv_rows.blocks(out_size[2:], t.block_m, x_size[1] // groups, t.block_k)
+                conv_rows.template().maybe_append_choice(
+                    choices, input_nodes=(x, weight), layout=layout, num_stages=t.num_stages, num_warps=warps,
+                    BLOCK_N=t.block_n, BLOCK_H=bh, BLOCK_W=bw, BLOCK_K=bk, **consts)
+                continue
             template(ndim, bool(transposed)).maybe_append_choice(
-                choices, input_nodes=(x, weight), layout=layout, num_stages=t.num_stages,
-                num_warps=max(1, min(4, t.block_m * t.block_n // 256)),
+                choices, input_nodes=(x, weight), layout=layout, num_stages=t.num_stages, num_warps=warps,
                 BLOCK_M=t.block_m, BLOCK_N=t.block_n, BLOCK_K=t.block_k, **consts)
         if not choices:
             return original(*args)

@@ -1,0 +1,245 @@
+"""2-D convolutions whose loads move in rows: the taps outside the K loop, a tile of whole output rows.
+
+The implicit GEMM of :mod:`.conv` folds the taps into K: the input block a K step reads is the im2col matrix's,
+each column's input positions a different shift of the output positions, its mask a different halo of the
+padding.  Its index is ``//`` and ``%`` of an ``arange`` in both dimensions and its mask no box, so the access
+plan moves it, and the weight block beside it, one element at a time (``gather``): 4,096 transfers for a 64 x 64
+block.  This template reads the same products in an order whose blocks are tiles:
+
+- a program computes ``BLOCK_N`` output channels of one group at ``BLOCK_H x BLOCK_W`` output positions of one
+  image (``pid 0`` = image, tile row, tile column; ``pid 1`` = the channel block; ``pid 2`` = the group): the
+  accumulator is ``BLOCK_N x (BLOCK_H * BLOCK_W)``, as NCHW lays the output out;
+- it loops over the kernel's taps, and inside over the group's input channels, ``BLOCK_K`` at a time.  For one
+  tap ``(t0, t1)`` the input block is ``x[n, c, o0 * stride + t0 * dilation - padding, o1 * stride + ...]`` for
+  ``BLOCK_K`` channels and the tile's positions: a 3-D block affine in ``(c, o0, o1)``, whose mask (the
+  channels inside the group; the output rows and columns whose input for this tap lies inside the image, a
+  range ``lo <= o < hi`` computed once per tap, and inside the output) is a range box.  The access plan moves it
+  as ``tiles``: one 2-D DMA per channel (rows of the tile, clipped to the box; a stride above 1 reads rows of
+  one element), and the padding is the ``other`` fill.  Merging its last two dimensions (``tl.reshape``) keeps
+  its layout, and it is the dot's ``b``, ``BLOCK_K x positions``;
+- the weight block, ``w[group's channel, c, t0, t1]`` for ``BLOCK_N`` output and ``BLOCK_K`` input channels, is
+  affine too (``tiles``, one 2-D DMA of one-element rows per channel: a channel's taps lie between);
+- the output is stored as a 3-D ``BLOCK_N x BLOCK_H x BLOCK_W`` tile (``tiles``: one 2-D DMA per channel for
+  NCHW), its mask a prefix box, through Inductor's ``store_output`` so that epilogues fuse as before.
+
+It takes 2-D convolutions, not transposed, whose groups have at least :data:`MIN_GROUP_CHANNELS` input
+channels: with fewer, a K block of one tap is mostly padding of the engine's K (a depthwise or nearly depthwise
+convolution), which the folded template avoids.
+
+A depthwise convolution (one input and one output channel a group) that the cost model puts on the vector unit
+(:mod:`.conv_direct`) is the same loop without the engine (:func:`depthwise_source`): a program sums the taps of
+``BLOCK_C`` channels at ``BLOCK_H x BLOCK_W`` output positions, each tap's input the same range-boxed 3-D tile
+(``tiles``) and its weights a ``BLOCK_C x 1 x 1`` column (one 2-D DMA), multiplied and added in fp32.
+"""
+from __future__ import annotations
+
+import functools
+from typing import Sequence, Tuple
+
+# input channels a group needs for the taps to go outside the K loop (a K block is at least 16 wide): an RGB
+# image's first layer takes it (the zoo's ResNet stem, 7 x 7 stride 2 of 2 x 3 x 32 x 32 to 16 channels, fp32:
+# 156,195 simulated cycles against the folded template's 202,788)
+MIN_GROUP_CHANNELS = 3
+
+
+def takes(ndim: int, transposed: bool, group_in_channels: int) -> bool:
+    """Whether the rows template computes this convolution (see the module's docstring)."""
+    return ndim == 2 and not transposed and group_in_channels >= MIN_GROUP_CHANNELS
+
+
+def _pow2_at_least(n: int) -> int:
+    return 1 << max(0, n - 1).bit_length()
+
+
+def blocks(out_hw: Sequence[int], block_positions: int, group_in_channels: int, block_k: int) -> Tuple[int, int, int]:
+    """``(BLOCK_H, BLOCK_W, BLOCK_K)``: the cost model's ``block_positions`` output positions as whole rows of
+    the output, as far as its width allows (``BLOCK_W`` its width rounded up to a power of two, at most the
+    block), ``BLOCK_H`` rows of them but no more than the output has, unless the tile would hold fewer than the 16
+    positions ``tl.dot`` needs (the rows past the output are masked); ``BLOCK_K`` no wider than the group's
+    channels (rounded up to a power of two, at least 16)."""
+    h, w = out_hw
+    bw = min(_pow2_at_least(w), block_positions)
+    bh = max(1, min(block_positions // bw, _pow2_at_least(h)), 16 // bw)   # tl.dot's N is at least 16
+    bk = min(block_k, max(16, _pow2_at_least(group_in_channels)))
+    return bh, bw, bk
+
+
+def _grid(*args, cdiv):
+    """The grid from the output's sizes (batch, channels, rows, columns) and the config."""
+    n, c, h, w, meta = args
+    return (n * cdiv(h, meta["BLOCK_H"]) * cdiv(w, meta["BLOCK_W"]), cdiv(c // meta["GROUPS"], meta["BLOCK_N"]),
+            meta["GROUPS"])
+
+
+def _in_range(d: int) -> list:
+    """The output indices ``o{d}`` of the tile whose input for tap ``t{d}`` lies inside the image: ``lo{d} <= o{d}
+    < hi{d}`` with ``o * STRIDE + s{d}`` in ``[0, IN)`` and ``o < OUT``; without padding every output index's is,
+    and only ``o < OUT`` is checked."""
+    return [
+        '{% if PADDING_' + str(d) + ' > 0 %}',
+        f'        lo{d} = (tl.maximum(-s{d}, 0) + STRIDE_{d} - 1) // STRIDE_{d}',
+        f'        hi{d} = tl.minimum((tl.maximum(IN_{d} - s{d}, 0) + STRIDE_{d} - 1) // STRIDE_{d}, OUT_{d})',
+        f'        in{d} = (o{d} >= lo{d}) & (o{d} < hi{d})',
+        '{% else %}',
+        f'        in{d} = o{d} < OUT_{d}',
+        '{% endif %}']
+
+
+def source() -> str:
+    """The template's source (Inductor's template language)."""
+    lines = ['{{def_kernel("X", "W")}}',
+             '    IN_C = {{size("X", 1)}}',
+             '    OUT_C = {{size(None, 1)}}',
+             '    stride_xn = {{stride("X", 0)}}',
+             '    stride_xc = {{stride("X", 1)}}',
+             '    stride_w0 = {{stride("W", 0)}}',
+             '    stride_w1 = {{stride("W", 1)}}']
+    for d in range(2):
+        lines += [f'    IN_{d} = {{{{size("X", {d + 2})}}}}',
+                  f'    OUT_{d} = {{{{size(None, {d + 2})}}}}',
+                  f'    stride_x{d} = {{{{stride("X", {d + 2})}}}}',
+                  f'    stride_k{d} = {{{{stride("W", {d + 2})}}}}']
+    lines += ['    GROUP_IN_C = IN_C // GROUPS',
+              '    GROUP_OUT_C = OUT_C // GROUPS',
+              '    TILES_0 = (OUT_0 + BLOCK_H - 1) // BLOCK_H',
+              '    TILES_1 = (OUT_1 + BLOCK_W - 1) // BLOCK_W',
+              '    pid = tl.program_id(0).to(INDEX_DTYPE)',
+              '    idx_n = pid // (TILES_0 * TILES_1)',
+              '    o0 = (pid // TILES_1) % TILES_0 * BLOCK_H + tl.arange(0, BLOCK_H)',
+              '    o1 = pid % TILES_1 * BLOCK_W + tl.arange(0, BLOCK_W)',
+              '    group = tl.program_id(2).to(INDEX_DTYPE)',
+              '    rn = tl.program_id(1).to(INDEX_DTYPE) * BLOCK_N + tl.arange(0, BLOCK_N)',
+              '    col_ok = rn < GROUP_OUT_C',
+              '    x_base = X + (idx_n * stride_xn + group * GROUP_IN_C * stride_xc)',
+              '    w_rows = (group * GROUP_OUT_C + rn) * stride_w0',
+              '    acc = tl.zeros((BLOCK_N, BLOCK_H * BLOCK_W), dtype=tl.float32)',
+              '    for tap in range(TAPS):',
+              '        t0 = tap // KERNEL_1',
+              '        t1 = tap % KERNEL_1']
+    for d in range(2):   # the input index of output index o is o * STRIDE + s
+        lines.append(f'        s{d} = t{d} * DILATION_{d} - PADDING_{d}')
+    for d in range(2):
+        lines += _in_range(d)
+    lines += ['        x_tap = x_base + ((o0 * STRIDE_0 + s0) * stride_x0)[None, :, None] + '
+              '((o1 * STRIDE_1 + s1) * stride_x1)[None, None, :]',
+              '        x_ok = in0[None, :, None] & in1[None, None, :]',
+              '        w_tap = w_rows + t0 * stride_k0 + t1 * stride_k1',
+              '        for k in range(0, GROUP_IN_C, BLOCK_K):',
+              '            rk = k + tl.arange(0, BLOCK_K)',
+              '            k_ok = rk < GROUP_IN_C',
+              '            a = tl.load(x_tap + (rk * stride_xc)[:, None, None], mask=k_ok[:, None, None] & x_ok,'
+              ' other=0.0)',
+              '            b = tl.load(W + (w_tap[:, None] + (rk * stride_w1)[None, :]),'
+              ' mask=col_ok[:, None] & k_ok[None, :], other=0.0)',
+              '            acc += tl.dot(b.to(DOT_TYPE), tl.reshape(a, (BLOCK_K, BLOCK_H * BLOCK_W)).to(DOT_TYPE),'
+              ' input_precision=INPUT_PRECISION)',
+              '    acc = tl.reshape(acc, (BLOCK_N, BLOCK_H, BLOCK_W))',
+              '    mask = col_ok[:, None, None] & (o0 < OUT_0)[None, :, None] & (o1 < OUT_1)[None, None, :]',
+              '    idx_c = (group * GROUP_OUT_C + rn)[:, None, None]',
+              '    idx_0 = o0[None, :, None]',
+              '    idx_1 = o1[None, None, :]',
+              '    {{store_output(("idx_n", "idx_c", "idx_0", "idx_1"), "acc", "mask",'
+              ' val_shape=("BLOCK_N", "BLOCK_H", "BLOCK_W"))}}']
+    return "\n".join(lines) + "\n"
+
+
+@functools.lru_cache(maxsize=None)
+def template():
+    """The rows template (one per process: Inductor's templates are registered by name)."""
+    from torch._inductor.select_algorithm import SymbolicGridFn, TritonTemplate
+    name = "mtia_conv2d_rows"
+    existing = TritonTemplate.all_templates.get(name)
+    return existing or TritonTemplate(name=name, grid=SymbolicGridFn(_grid), source=source(),
+                                      cache_codegen_enabled_for_template=True)
+
+
+# ---------------------------------------------------------------------------------------------- depthwise
+
+def takes_depthwise(ndim: int, groups: int, in_channels: int, out_channels: int) -> bool:
+    """Whether the depthwise rows template computes this convolution: 2-D, one input and one output channel a
+    group (a channel multiplier above 1 stays :mod:`.conv_direct`'s)."""
+    return ndim == 2 and groups == in_channels == out_channels
+
+
+# a depthwise program's block: at most this many outputs, and no fewer than MIN_DEPTHWISE_BLOCK while halving
+# it still leaves PEs idle
+MAX_DEPTHWISE_BLOCK = 4096
+MIN_DEPTHWISE_BLOCK = 256
+
+
+def depthwise_blocks(batch: int, channels: int, out_hw: Sequence[int], pes: int) -> Tuple[int, int, int]:
+    """``(BLOCK_C, BLOCK_H, BLOCK_W)``: whole output rows (``BLOCK_W`` the width rounded up to a power of two, at
+    most 64), as many rows and channels as :data:`MAX_DEPTHWISE_BLOCK` outputs hold; then halved, channels
+    first, while the grid has fewer programs than ``pes`` and the block more than :data:`MIN_DEPTHWISE_BLOCK`
+    outputs."""
+    h, w = out_hw
+    bw = min(_pow2_at_least(w), 64)
+    bh = min(_pow2_at_least(h), max(1, 512 // bw))
+    bc = min(_pow2_at_least(channels), max(1, MAX_DEPTHWISE_BLOCK // (bh * bw)))
+
+    def programs(bc, bh):
+        return batch * -(-channels // bc) * -(-h // bh) * -(-w // bw)
+    while programs(bc, bh) < pes and bc * bh * bw > MIN_DEPTHWISE_BLOCK and (bc > 1 or bh > 1):
+        if bc > 1:
+            bc //= 2
+        else:
+            bh //= 2
+    return bc, bh, bw
+
+
+def _depthwise_grid(*args, cdiv):
+    n, c, h, w, meta = args
+    return n * cdiv(h, meta["BLOCK_H"]) * cdiv(w, meta["BLOCK_W"]), cdiv(c, meta["BLOCK_C"]), 1
+
+
+def depthwise_source() -> str:
+    """The depthwise template's source (see the module's docstring)."""
+    lines = ['{{def_kernel("X", "W")}}',
+             '    C = {{size(None, 1)}}',
+             '    stride_xn = {{stride("X", 0)}}',
+             '    stride_xc = {{stride("X", 1)}}',
+             '    stride_w0 = {{stride("W", 0)}}']
+    for d in range(2):
+        lines += [f'    IN_{d} = {{{{size("X", {d + 2})}}}}',
+                  f'    OUT_{d} = {{{{size(None, {d + 2})}}}}',
+                  f'    stride_x{d} = {{{{stride("X", {d + 2})}}}}',
+                  f'    stride_k{d} = {{{{stride("W", {d + 2})}}}}']
+    lines += ['    TILES_0 = (OUT_0 + BLOCK_H - 1) // BLOCK_H',
+              '    TILES_1 = (OUT_1 + BLOCK_W - 1) // BLOCK_W',
+              '    pid = tl.program_id(0).to(INDEX_DTYPE)',
+              '    idx_n = pid // (TILES_0 * TILES_1)',
+              '    o0 = (pid // TILES_1) % TILES_0 * BLOCK_H + tl.arange(0, BLOCK_H)',
+              '    o1 = pid % TILES_1 * BLOCK_W + tl.arange(0, BLOCK_W)',
+              '    rc = tl.program_id(1).to(INDEX_DTYPE) * BLOCK_C + tl.arange(0, BLOCK_C)',
+              '    c_ok = rc < C',
+              '    x_base = X + idx_n * stride_xn + (rc * stride_xc)[:, None, None]',
+              '    w_base = W + (rc * stride_w0)[:, None, None]',
+              '    acc = tl.zeros((BLOCK_C, BLOCK_H, BLOCK_W), dtype=tl.float32)',
+              '    for tap in range(TAPS):',
+              '        t0 = tap // KERNEL_1',
+              '        t1 = tap % KERNEL_1']
+    for d in range(2):
+        lines.append(f'        s{d} = t{d} * DILATION_{d} - PADDING_{d}')
+    for d in range(2):
+        lines += _in_range(d)
+    lines += ['        x = tl.load(x_base + ((o0 * STRIDE_0 + s0) * stride_x0)[None, :, None] + '
+              '((o1 * STRIDE_1 + s1) * stride_x1)[None, None, :],',
+              '                    mask=c_ok[:, None, None] & in0[None, :, None] & in1[None, None, :], other=0.0)',
+              '        w = tl.load(w_base + (t0 * stride_k0 + t1 * stride_k1), mask=c_ok[:, None, None], other=0.0)',
+              '        acc += x.to(tl.float32) * w.to(tl.float32)',
+              '    mask = c_ok[:, None, None] & (o0 < OUT_0)[None, :, None] & (o1 < OUT_1)[None, None, :]',
+              '    idx_c = rc[:, None, None]',
+              '    idx_0 = o0[None, :, None]',
+              '    idx_1 = o1[None, None, :]',
+              '    {{store_output(("idx_n", "idx_c", "idx_0", "idx_1"), "acc", "mask",'
+              ' val_shape=("BLOCK_C", "BLOCK_H", "BLOCK_W"))}}']
+    return "\n".join(lines) + "\n"
+
+
+@functools.lru_cache(maxsize=None)
+def depthwise_template():
+    from torch._inductor.select_algorithm import SymbolicGridFn, TritonTemplate
+    name = "mtia_conv2d_depthwise_rows"
+    existing = TritonTemplate.all_templates.get(name)
+    return existing or TritonTemplate(name=name, grid=SymbolicGridFn(_depthwise_grid), source=depthwise_source(),
+                                      cache_codegen_enabled_for_template=True)
