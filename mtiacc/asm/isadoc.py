@@ -160,7 +160,10 @@ def semantics(spec: InstrSpec) -> str:
             addr, eew = "x[rs1] + i × x[rs2]", f"EEW {e}"
         else:
             addr, eew = f"x[rs1] + {e // 8}i", f"EEW {e}"
-        return f"vd[i] = mem[{addr}] ({eew})" if fam.startswith("vload") else f"mem[{addr}] = vs3[i] ({eew})"
+        by = (", by the SIMD engine's own port to local memory, not the vector unit (in program order with the "
+              "vector unit's loads and stores)") if spec.unit == "se" else ""
+        return (f"vd[i] = mem[{addr}] ({eew}{by})" if fam.startswith("vload") else
+                f"mem[{addr}] = vs3[i] ({eew}{by})")
     if fam in ("valu", "vfalu"):
         return "vd[i] = " + _BINOP[op].format(a="vs2[i]", b=_vector_b(spec))
     if fam in ("vcmp", "vfcmp"):
