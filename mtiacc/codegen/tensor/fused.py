@@ -392,8 +392,8 @@ def lower(lw: Lowering, op: FusedElementwiseOp) -> None:
             if y in sums:
                 stores[y] = Src(r.type.element_type, addr=lw.result_addr_in_place(op, r))
         for ops, seg_lmul in plan:
-            _by_rows(b, Segment(b, ops, seg_lmul, wmax, srcs, scalars, stores, consts, dry=False, se=lw.se),
-                     rows, shape, comment)
+            _by_rows(b, Segment(b, ops, seg_lmul, wmax, srcs, scalars, stores, consts, dry=False, se=lw.se,
+                                se_mem=True), rows, shape, comment)
         for buf in temps:
             lw.lmem.free(buf)
         return

@@ -258,8 +258,8 @@ class Segment:
 
     def move(self, kind: str, sew: int) -> str:
         """The unit-stride load (``kind`` ``vle``) or store (``vse``) of ``sew``-bit elements: the SE's own
-        (``mtia.se.vle32.v``) where this loop moves its blocks through the SE (``se_mem``: the rows of a loop two
-        rows an iteration, ``tensor/fused.py``), so that the vector unit, at 32 bytes a cycle, keeps only the
+        (``mtia.se.vle32.v``) where this loop moves its blocks through the SE (``se_mem``: the rows of a loop by rows,
+        ``tensor/fused.py``), so that the vector unit, at 32 bytes a cycle, keeps only the
         conversions and reductions; else the vector unit's."""
         return f"mtia.se.{kind}{sew}.v" if self.se_mem and sew in (16, 32) else f"{kind}{sew}.v"
 
