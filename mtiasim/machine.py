@@ -87,6 +87,8 @@ class Machine:
         self.vr = np.zeros((32, P))
         self.vfree = np.zeros(P)
         self.sefree = np.zeros(P)      # the SIMD engine's next free cycle (mtiasim/se/timing.py)
+        self.vmem = np.zeros(P)        # when the vector unit's last load or store has finished
+        self.semem = np.zeros(P)       # when the SE's last load or store has finished
         from .dma import DmaSystem
         from .timing import ACC, UniformTiming
         self.acc = {k: np.zeros(P) for k in ACC}
@@ -149,6 +151,8 @@ class Machine:
         self.vr[:] = 0
         self.vfree[:] = 0
         self.sefree[:] = 0
+        self.vmem[:] = 0
+        self.semem[:] = 0
         for a in self.acc.values():
             a[:] = 0
         self.dma.reset()

@@ -88,6 +88,8 @@ class UniformTiming:
         self.cyc = 0.0
         self.vfree = 0.0
         self.sefree = 0.0
+        self.vmem = 0.0
+        self.semem = 0.0
         self.x[:] = [0.0] * 32
         self.f[:] = [0.0] * 32
         self.v[:] = [0.0] * 32
@@ -103,6 +105,8 @@ class UniformTiming:
         m.cyc[:] = self.cyc
         m.vfree[:] = self.vfree
         m.sefree[:] = self.sefree
+        m.vmem[:] = self.vmem
+        m.semem[:] = self.semem
         m.xr[:] = np.array(self.x)[:, None]
         m.fr[:] = np.array(self.f)[:, None]
         m.vr[:] = np.array(self.v)[:, None]
@@ -197,6 +201,7 @@ class GroupTiming:
         self.m = m
         self.g = slice(None)
         self._cyc, self._vfree, self._sefree = m.cyc, m.vfree, m.sefree
+        self._vmem, self._semem = m.vmem, m.semem
         self._whole = ((m.xr, m.fr, m.vr), m.acc)
         self._part = ((_Rows(m.xr, self), _Rows(m.fr, self), _Rows(m.vr, self)), _Acc(m.acc, self))
         self.regs, self.acc = self._whole
@@ -230,6 +235,22 @@ class GroupTiming:
     @sefree.setter
     def sefree(self, value):
         self._sefree[self.g] = value
+
+    @property
+    def vmem(self):
+        return self._vmem[self.g]
+
+    @vmem.setter
+    def vmem(self, value):
+        self._vmem[self.g] = value
+
+    @property
+    def semem(self):
+        return self._semem[self.g]
+
+    @semem.setter
+    def semem(self, value):
+        self._semem[self.g] = value
 
     def split(self, g):
         return self
@@ -290,8 +311,8 @@ class TimingModel:
             return self._bind_dpe(d, m, issue, xs)
         if fam == "dpe_wait":
             return self._bind_dpe_wait(m, issue)
-        if fam in ("se", "se_alu"):
-            return bind_se(d, m, issue, lat, srcs, dsts)
+        if fam in ("se", "se_alu") or d.spec.unit == "se":
+            return bind_se(d, m, issue, lat, srcs, dsts, xs)
         if self.is_vector_class(cls):
             return self._bind_vector(d, m, issue, lat, srcs, dsts, xs, xd)
         return self._bind_scalar(d, m, issue, lat, xs, xd)     # (no scalar class names a vector register)
@@ -358,6 +379,9 @@ class TimingModel:
             acc["dep"] += t - c
             t0 = t
             t = mx(t, s.vfree)
+            if mem:      # after the SE's loads and stores issued before (mtiasim/se/timing.py)
+                t = mx(t, s.semem)
+                s.vmem = t + occ
             acc["struct"] += t - t0
             s.vfree = t + occ
             acc["vbusy"] += occ
@@ -393,6 +417,7 @@ class TimingModel:
             if eng.used:     # held while an engine command uses the same local bytes
                 s, h = s.narrow(held(g), g)
                 t2 = s.max(t2, h)
+            t2 = s.max(t2, s.semem)    # and until the SE's loads and stores issued before have finished
             m.dma_issue_t = t2
         return tm
 
@@ -421,7 +446,7 @@ class TimingModel:
             c = t = s.cyc
             for f, r in xs:
                 t = mx(t, regs[f][r])
-            t2 = eng.command(g, op, t, s.vfree, dpe_params(op, d, m, g, eng))
+            t2 = eng.command(g, op, t, mx(s.vfree, s.semem), dpe_params(op, d, m, g, eng))
             s.acc["dep"] += t - c
             s, t2 = s.narrow(t2, g)      # the queue may hold the programs for different times
             s.acc["struct"] += t2 - t

@@ -241,7 +241,7 @@ def enable_trace(m) -> WaveRecorder:
             execs[k] = wrap_wait(execs[k], rec, "dma")
         elif d.spec.sem_family == "dpe_wait":
             execs[k] = wrap_wait(execs[k], erec, "dpe")
-        elif d.spec.sem_family in ("se", "se_alu"):
+        elif d.spec.sem_family in ("se", "se_alu") or d.spec.unit == "se":
             execs[k] = wrap_unit(execs[k], srec, "sebusy", "sefree")
         elif m.timing is not None and m.timing.is_vector_class(d.spec.timing):
             execs[k] = wrap_unit(execs[k], rec, "vbusy", "vfree")

@@ -73,12 +73,15 @@ FORMATS: Dict[str, Tuple[Dict[str, int], str]] = {
     # the SIMD engine's floating-point ALUs (custom-2): the OP-V layout, funct6 the operation (RVV's codes),
     # funct3 the second operand's kind as in OP-V (001: vs1, a vector; 101: rs1, an f register)
     "SEVV": ({"opcode": CUSTOM_2, "funct3": 0b001}, "se"), "SEVF": ({"opcode": CUSTOM_2, "funct3": 0b101}, "se"),
+    # the SE's own loads (010) and stores (011): the vector loads' layout, funct6 the width (SE_MEM_EEW), umop 0
+    "SEL": ({"opcode": CUSTOM_2, "funct3": 0b010, "umop": 0}, "se"), "SES": ({"opcode": CUSTOM_2, "funct3": 0b011,
+                                                                             "umop": 0}, "se"),
 }
 
 TIMING_CLASSES = ("IntALU", "IntMul", "IntDiv", "Branch", "Jump", "Load", "Store", "FPU", "FDiv", "FCvt", "System",
                   "DPU", "DDiv",
                   "VSet", "VALU", "VMul", "VDiv", "VFALU", "VFDiv", "VMask", "VPerm", "VRed", "VLoad", "VStore",
-                  "Custom", "DMA", "DPE", "DPEWait", "Atomic", "Fence", "SE", "SEALU")
+                  "Custom", "DMA", "DPE", "DPEWait", "Atomic", "Fence", "SE", "SEALU", "SEMem")
 UNITS = ("scalar", "vector", "dma", "custom", "dpe", "atomic", "se", "mlu")
 ACCESS = ("", "r", "w", "rw")
 
@@ -115,6 +118,7 @@ AMO_ORDERINGS = {"": (0, 0), ".aq": (1, 0), ".rl": (0, 1), ".aqrl": (1, 1)}
 # and the forms each has (rsub only with a scalar, as vfrsub)
 SE_ALU = {"add": (0b000000, "vv vf"), "sub": (0b000010, "vv vf"), "rsub": (0b100111, "vf"),
           "mul": (0b100100, "vv vf"), "min": (0b000100, "vv vf"), "max": (0b000110, "vv vf")}
+SE_MEM_EEW = {16: 0b000001, 32: 0b000010}
 SE_FUNCTIONS = {"exp": 0, "exp2": 1, "log": 2, "log2": 3, "sigmoid": 4, "tanh": 5, "erf": 6, "recip": 7,
                 "rsqrt": 8, "sqrt": 9, "sin": 10, "cos": 11}
 
@@ -583,6 +587,11 @@ SE = [_(f"mtia.se.{fn}.v", "SE", "vd, vs2, vm", "SE", f"se {fn}", vs1=code)
 SE += [_(f"mtia.se.f{op}.{form}", "SEVV" if form == "vv" else "SEVF",
          "vd, vs2, vs1, vm" if form == "vv" else "vd, vs2, fs1, vm", "SEALU", f"se_alu {op}", funct6=code)
        for op, (code, forms) in SE_ALU.items() for form in forms.split()]
+# The SE's own port to local memory (class SEMem, an assumption named in the YAML): RVV's vle<E>.v / vse<E>.v, E 16
+# or 32, without the vector unit, in order with its loads and stores and before later engine commands and DMA
+SE += [_(f"mtia.se.v{k[0]}e{e}.v", f"SE{k[0].upper()}", f"{k[1]}, vmem, vm", "SEMem", f"v{k[2]} {e}",
+         effects=k[2], funct6=code) for k in (("l", "vd", "load"), ("s", "vs3", "store"))
+       for e, code in SE_MEM_EEW.items()]
 
 EXTENSIONS = [("RV64I", "RV64I base integer", RV64I), ("M", "M: integer multiply and divide", RV64M),
               ("F", "F: single-precision floating point", RV64F),

@@ -78,7 +78,11 @@ _NOTES = {"MTIA": (
     " before each prefetch and at the end of each loop trip, 85506 cycles (97.0%) with counted waits"
     " (docs/passes.md, \"Counted DMA waits\")."
     " `mtia.dma.wait.in N` leaves the transfers out of local memory in flight: with two channels a tile's store"
-    " may run under the next tile's loads (docs/architecture.md, \"DMA channels\").",
+    " may run under the next tile's loads (docs/architecture.md, \"DMA channels\"). The two channels are ordered by"
+    " local-memory bytes only (an inbound transfer is held behind an earlier outbound one that still reads its local"
+    " bytes): a transfer into local memory of DRAM or SRAM bytes that an earlier transfer out of it writes, or the"
+    " reverse, may run first, so a program that loads bytes it stored waits for the store in between"
+    " (docs/architecture.md, \"DMA channels\").",
 )}
 
 
@@ -160,7 +164,10 @@ def semantics(spec: InstrSpec) -> str:
             addr, eew = "x[rs1] + i × x[rs2]", f"EEW {e}"
         else:
             addr, eew = f"x[rs1] + {e // 8}i", f"EEW {e}"
-        return f"vd[i] = mem[{addr}] ({eew})" if fam.startswith("vload") else f"mem[{addr}] = vs3[i] ({eew})"
+        by = (", by the SIMD engine's own port to local memory, not the vector unit (in program order with the "
+              "vector unit's loads and stores)") if spec.unit == "se" else ""
+        return (f"vd[i] = mem[{addr}] ({eew}{by})" if fam.startswith("vload") else
+                f"mem[{addr}] = vs3[i] ({eew}{by})")
     if fam in ("valu", "vfalu"):
         return "vd[i] = " + _BINOP[op].format(a="vs2[i]", b=_vector_b(spec))
     if fam in ("vcmp", "vfcmp"):

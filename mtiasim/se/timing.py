@@ -8,6 +8,13 @@ for the SE is a *structural* stall); it occupies the SE ``ceil(vl / elements_per
 begins.  The vector unit is not involved: vector instructions and SE functions overlap, ordered only by their
 registers.  Counters: ``sebusy`` (occupancy cycles) and ``seelems`` (elements computed) per program.
 
+The SE's own loads and stores (``mtia.se.vle<E>.v`` / ``vse<E>.v``, timing class ``SEMem``) occupy it the same
+``ceil(vl / elements_per_cycle)`` cycles, after their address register is ready, and move ``vl * E / 8`` bytes of
+local memory (counted with the vector unit's in ``lm``, not in ``seelems``).  Local memory keeps program order
+between the two units: an SE load or store starts once the vector unit's loads and stores issued before it have
+finished (``vmem``), and a vector load or store, an engine command or a DMA transfer once the SE's have
+(``semem``: :mod:`mtiasim.timing`), so a reader never sees an older value than the functional model gives it.
+
 The rule is written once over a view of the timing state (:mod:`mtiasim.timing`: scalars while the wave is
 uniform, else the arrays of the group).
 """
@@ -16,9 +23,13 @@ from __future__ import annotations
 import numpy as np
 
 
-def bind_se(d, m, issue: float, lat: float, srcs, dsts):
-    """``tm(g)``: the timing of SE instruction ``d`` for group ``g`` (before it executes)."""
+def bind_se(d, m, issue: float, lat: float, srcs, dsts, xs=()):
+    """``tm(g)``: the timing of SE instruction ``d`` for group ``g`` (before it executes); ``xs`` its x and f
+    register sources as ``(file, register)`` (an SE load's or store's address)."""
     at = m.ts.at
+    mem = d.spec.timing == "SEMem"
+    eew = int(d.spec.sem_op) if mem else 0
+    xa = [(f, r) for f, r in xs if f == 0]
     vs = [r for f, r in srcs if f == "v"]
     fs = [r for f, r in srcs if f == "f"]      # a .vf operation's scalar
     vd = [r for f, r in dsts if f == "v"]
@@ -30,26 +41,33 @@ def bind_se(d, m, issue: float, lat: float, srcs, dsts):
         vl, sew = m.vl_u, m.sew_u
         if vl is not None and sew is not None:
             occ = max(-(-vl // rate), 1.0)
-            bits = vl * sew
+            bits = vl * (eew or sew)
         else:                    # the programs' vl or SEW differ
             s = s.split(g)
             vl = m.vl[g]
             occ = np.maximum(np.ceil(vl / rate), 1.0)
-            bits = int((vl * m.sew[g]).max())
+            bits = int((vl * (eew or m.sew[g])).max())
         span = max(1, -(-bits // vlen))
         mx, acc = s.max, s.acc
         c = t = s.cyc
         for r in fs:
             t = mx(t, s.regs[1][r])
+        for f, r in xa:
+            t = mx(t, s.regs[0][r])
         for r in vs:
             t = mx(t, s.vmax(r, span) if r else s.regs[2][0])
         acc["dep"] += t - c
         t0 = t
         t = mx(t, s.sefree)
+        if mem:
+            t = mx(t, s.vmem)
+            s.semem = t + occ
+            acc["lm"] += vl * eew // 8
+        else:
+            acc["seelems"] += vl
         acc["struct"] += t - t0
         s.sefree = t + occ
         acc["sebusy"] += occ
-        acc["seelems"] += vl
         done = t + occ - 1 + lat
         for r in vd:
             s.vset(r, span, done)

@@ -51,9 +51,9 @@ def test_effects_follow_the_timing_class_and_unit():
         assert s.effects <= isa.EFFECTS.keys(), s.name
         assert ("load" in s.effects) == (s.timing in ("Load", "VLoad") or s.name in (
             "mtia.dma.out", "mtia.dma.out2d", "mtia.print", "mtia.assert", "mtia.dpe.ldw", "mtia.dpe.mm",
-            "mtia.dpe.acc.ld") + mlu), s.name
+            "mtia.dpe.acc.ld", "mtia.se.vle16.v", "mtia.se.vle32.v") + mlu), s.name
         assert ("store" in s.effects) == (s.timing in ("Store", "VStore") or s.name in (
-            "mtia.dma.in", "mtia.dma.in2d", "mtia.dpe.acc.st") + mlu), s.name
+            "mtia.dma.in", "mtia.dma.in2d", "mtia.dpe.acc.st", "mtia.se.vse16.v", "mtia.se.vse32.v") + mlu), s.name
         assert ("branch" in s.effects) == (s.format == "B"), s.name
         assert ("jump" in s.effects) == (s.name in ("jal", "jalr")), s.name
         assert ("setvl" in s.effects) == (s.sem_family == "vsetvli"), s.name

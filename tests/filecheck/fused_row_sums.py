@@ -2,7 +2,9 @@
 # them (flash attention's l_ij = tl.sum(p, 1) of p = exp2(qk * scale - m[:, None])): per row, the elements after
 # the first slid down one and reduced into the first (vfredusum.vs at vl = C - 1 starting from the row's own group),
 # the reduction a stored row would get, so the f32 block is never stored nor read back; the sums are stored after
-# the row's later steps (its fp16 copy). A value with a second reader is stored and reduced as before.
+# the row's later steps (its fp16 copy). The rows' loads and stores are the SE's own (mtia.se.vle32.v,
+# mtia.se.vse16.v, mtia.se.vse32.v), so the vector unit only slides, reduces and converts. A value with a second
+# reader is stored and reduced as before.
 # RUN: mtiacc %s --emit=asm --asm-syntax=mtia -O3 -D STORE_P=False --signature '*fp32,*fp32,*fp16,*fp32,fp32' | filecheck %s --check-prefix=FUSED
 # RUN: mtiacc %s --emit=asm --asm-syntax=mtia -O3 -D STORE_P=True --signature '*fp32,*fp32,*fp16,*fp32,fp32' | filecheck %s --check-prefix=KEPT
 import triton
@@ -23,6 +25,9 @@ def softmax_rows(X, M, P, L, s, STORE_P: tl.constexpr):
 
 # FUSED: li {{[a-z0-9]+}}, 16 # tt.fused_elementwise (4 ops), two rows at a time, row sums fused
 # FUSED: .Lrows{{[0-9]+}}:
+# FUSED: mtia.se.vle32.v [[X0:v[0-9]+]]
+# FUSED-NEXT: mtia.se.vle32.v [[X1:v[0-9]+]]
+# FUSED-NOT: {{[[:space:]]}}vle32.v
 # FUSED: mtia.se.exp2.v [[P0:v[0-9]+]]
 # FUSED: mtia.se.exp2.v [[P1:v[0-9]+]]
 # FUSED-NOT: vse32.v
@@ -32,11 +37,11 @@ def softmax_rows(X, M, P, L, s, STORE_P: tl.constexpr):
 # FUSED-NEXT: vfredusum.vs v1, [[T0]], [[P0]] # tt.reduce sum of the row, fused
 # FUSED-NEXT: vfredusum.vs v2, [[T1]], [[P1]] # tt.reduce sum of the row, fused
 # FUSED: vfncvt.f.f.w {{v[0-9]+}}, [[P0]]
-# FUSED: vse16.v
-# FUSED: vse16.v
+# FUSED: mtia.se.vse16.v
+# FUSED: mtia.se.vse16.v
 # FUSED: vsetvli zero, {{[a-z0-9]+}}, e32, m1
-# FUSED-NEXT: vse32.v v1
-# FUSED-NEXT: vse32.v v2
+# FUSED: mtia.se.vse32.v v1
+# FUSED: mtia.se.vse32.v v2
 # FUSED: bnez {{[a-z0-9]+}}, .Lrows
 # FUSED-NOT: tt.reduce sum, 2 row(s) a step
 # FUSED: ret

@@ -195,7 +195,8 @@ def _by_row_pairs(b, lw: Lowering, work, wmax, srcs, scalars, stores, consts, ro
         mine.update({k: Src(src.elem, scalar=reg) for k, (reg, src) in own.items()})
         if not _fits(b, work, 4, wmax, mine, scalars, stores, consts, lw.se, pool=pool):
             return False
-        segs.append((Segment(b, work, 4, wmax, mine, scalars, stores, consts, dry=False, se=lw.se, pool=pool), own))
+        segs.append((Segment(b, work, 4, wmax, mine, scalars, stores, consts, dry=False, se=lw.se, pool=pool,
+                             se_mem=True), own))
     (a, a_rows), (c, c_rows) = segs
     count = b.x("rows")
     b("li", count, R // 2, comment=comment + ", two rows at a time" + (", row sums fused" if sums else ""))
@@ -228,7 +229,7 @@ def _by_row_pairs(b, lw: Lowering, work, wmax, srcs, scalars, stores, consts, ro
     while j < len(work):   # op by op, a compare into v0 and its reader kept together (as in _emit_pairs)
         run = a.masks.reader.get(j, j) + 1 - j
         if any(op.name.startswith("math.") for op in work[j:j + run]):
-            _store_sums(b, one, stored)     # the expansion may take v1 / v2 as temporaries
+            _store_sums(b, one, stored, a)     # the expansion may take v1 / v2 as temporaries
         for seg in (a, c):
             for i in range(j, j + run):
                 if i > j:
@@ -241,7 +242,7 @@ def _by_row_pairs(b, lw: Lowering, work, wmax, srcs, scalars, stores, consts, ro
             (c if seg is a else a).cur = seg.cur
         _sum_rows(b, a, c, rest, stored)
         j += run
-    _store_sums(b, one, stored)
+    _store_sums(b, one, stored, a)
     for pa, pc, _, _, src in cols:
         b("addi", pa, pa, 2 * elem_bytes(src.elem))
         b("addi", pc, pc, 2 * elem_bytes(src.elem))
@@ -274,14 +275,14 @@ def _sum_rows(b, a: Segment, c: Segment, rest: VReg, stored: List[tuple]) -> Non
         seg.cur = None
 
 
-def _store_sums(b, one: VReg, stored: List[tuple]) -> None:
+def _store_sums(b, one: VReg, stored: List[tuple], seg: Optional[Segment] = None) -> None:
     """Store the row sums from their m1 registers at ``vl = 1``, as late in the iteration as nothing else may
     use ``v1`` / ``v2`` (after the steps that follow, unless one is a math library expansion): each store waits
     for its reduction, and the steps between fill that wait."""
     if stored:
         b("vsetvli", "zero", one, "e32, m1, ta, ma")
         for acc, ptr in stored:
-            b("vse32.v", acc, VMem(ptr))
+            b(seg.move("vse", 32) if seg is not None else "vse32.v", acc, VMem(ptr))
         stored.clear()
 
 
@@ -391,8 +392,8 @@ def lower(lw: Lowering, op: FusedElementwiseOp) -> None:
             if y in sums:
                 stores[y] = Src(r.type.element_type, addr=lw.result_addr_in_place(op, r))
         for ops, seg_lmul in plan:
-            _by_rows(b, Segment(b, ops, seg_lmul, wmax, srcs, scalars, stores, consts, dry=False, se=lw.se),
-                     rows, shape, comment)
+            _by_rows(b, Segment(b, ops, seg_lmul, wmax, srcs, scalars, stores, consts, dry=False, se=lw.se,
+                                se_mem=True), rows, shape, comment)
         for buf in temps:
             lw.lmem.free(buf)
         return

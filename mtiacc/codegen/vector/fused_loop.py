@@ -110,9 +110,11 @@ class Segment:
                  stores: Dict[Value, Src], consts: Dict[tuple, Optional[VReg]], dry: bool,
                  se: FrozenSet[str] = mathlib.NO_SE, prefix: Optional[Dict[Value, VReg]] = None,
                  known: Optional[Dict[Value, bool]] = None, iotas: Optional[Dict[Value, VReg]] = None,
-                 pool: Optional[tuple] = None):
+                 pool: Optional[tuple] = None, se_mem: bool = False):
         self.b, self.ops, self.lmul, self.wmax, self.se = b, ops, lmul, wmax, se
         self.se_alu = mathlib.se_unit.ALU in se
+        # the SE's own loads and stores (mtia.se.vle / vse) move the 16- and 32-bit blocks (:meth:`move`)
+        self.se_mem = se_mem and self.se_alu
         self.prefix = prefix or {}   # mask inputs computed per chunk: id -> the bound (elements from the start)
         self.iotas = iotas or {}     # index inputs computed per chunk: id -> the start (the first element's value)
         self.known: Dict[Value, bool] = dict(known or {})   # i1 values known whole (true) or empty (false)
@@ -228,7 +230,7 @@ class Segment:
                 self("vfmv.v.f" if elem.is_float() else "vmv.v.x", g, r)
         else:
             sew = self.ensure(elem)
-            self(f"vle{sew}.v", g, VMem(self.ptrs.get(v)))
+            self(self.move("vle", sew), g, VMem(self.ptrs.get(v)))
             if elem.is_bool():
                 self("vmsne.vi", g, g, 0)
         self.reg[v] = g
@@ -252,7 +254,14 @@ class Segment:
             self.release(t)
             return
         sew = self.ensure(elem)
-        self(f"vse{sew}.v", g, VMem(self.ptrs.get(v)))
+        self(self.move("vse", sew), g, VMem(self.ptrs.get(v)))
+
+    def move(self, kind: str, sew: int) -> str:
+        """The unit-stride load (``kind`` ``vle``) or store (``vse``) of ``sew``-bit elements: the SE's own
+        (``mtia.se.vle32.v``) where this loop moves its blocks through the SE (``se_mem``: the rows of a loop by rows,
+        ``tensor/fused.py``), so that the vector unit, at 32 bytes a cycle, keeps only the
+        conversions and reductions; else the vector unit's."""
+        return f"mtia.se.{kind}{sew}.v" if self.se_mem and sew in (16, 32) else f"{kind}{sew}.v"
 
     def scalar(self, v: Value) -> Optional[VReg]:
         """The f register of ``v`` when it is a float scalar input or constant (an f32 or f64 one)."""
