@@ -1,5 +1,7 @@
 """Shared fixtures: paths, running the two command-line tools as a user would, and one fresh process that imports
 torch for the tests that need a process of their own."""
+import fcntl
+import json
 import os
 import subprocess
 import sys
@@ -87,10 +89,29 @@ def copy_kernel(X, Y, N, BLOCK: tl.constexpr):
 @pytest.fixture(scope="session")
 def fresh_torch_process(tmp_path_factory):
     """FRESH_TORCH_RUN run once: (the CompletedProcess, the folder holding report.json and report.md, what it
-    printed as {FUSION: ..., SUM: ..., CACHE: ...})."""
+    printed as {FUSION: ..., SUM: ..., CACHE: ...}).  Once per run, not once per xdist worker: the workers'
+    temporary folders share a parent, where the first worker to ask runs the process (holding a lock) and leaves
+    its exit status and output for the other."""
     pytest.importorskip("torch")
     pytest.importorskip("triton")
-    folder = tmp_path_factory.mktemp("fresh-torch")
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent
+    folder, result = base / "fresh-torch", base / "fresh-torch.json"
+    with open(base / "fresh-torch.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not result.exists():
+            folder.mkdir(exist_ok=True)
+            r = _run_fresh_torch(folder)
+            result.write_text(json.dumps([r.returncode, r.stdout, r.stderr]))
+    returncode, stdout, stderr = json.loads(result.read_text())
+    r = subprocess.CompletedProcess(FRESH_TORCH_RUN, returncode, stdout, stderr)
+    printed = dict(line.split(" ", 1) for line in r.stdout.splitlines() if line.split(" ")[0] in
+                   ("FUSION", "SUM", "CACHE"))
+    return r, folder, printed
+
+
+def _run_fresh_torch(folder):
     blocker = folder / "not-a-folder"
     blocker.write_text("a file where the cache folder's parent should be\n")
     script = folder / "run.py"
@@ -100,8 +121,5 @@ def fresh_torch_process(tmp_path_factory):
                MTIACC_TRITON="1", PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     env.pop("TORCHINDUCTOR_CACHE_DIR", None)
     env.pop("TRITON_DEFAULT_FP_FUSION", None)
-    r = subprocess.run([sys.executable, str(script), str(folder / "k.py"), str(folder / "report.md")],
-                       capture_output=True, text=True, env=env, cwd=folder, timeout=900)
-    printed = dict(line.split(" ", 1) for line in r.stdout.splitlines() if line.split(" ")[0] in
-                   ("FUSION", "SUM", "CACHE"))
-    return r, folder, printed
+    return subprocess.run([sys.executable, str(script), str(folder / "k.py"), str(folder / "report.md")],
+                          capture_output=True, text=True, env=env, cwd=folder, timeout=900)
