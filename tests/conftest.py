@@ -29,6 +29,25 @@ def tool():
     return run_tool
 
 
+# The suite runs on every core with --dist worksteal (pyproject.toml): each worker starts on its half of the tests and
+# one that runs out takes half of what another has left, so the workers finish within one test of each other.  The
+# folders of the slowest tests (torch.compile'd models, fresh processes, sweeps, whole-chip simulations) go first, so
+# the tests left at either half's end, while one worker may wait for the other, take a fraction of a second.
+SLOW_FOLDERS_FIRST = ("torch", "sweep", "sim", "triton", "runtime", "opt", "test_layering.py")
+
+
+def _rank(item) -> int:
+    try:
+        top = Path(item.path).relative_to(ROOT / "tests").parts[0]
+    except ValueError:
+        return len(SLOW_FOLDERS_FIRST)
+    return SLOW_FOLDERS_FIRST.index(top) if top in SLOW_FOLDERS_FIRST else len(SLOW_FOLDERS_FIRST)
+
+
+def pytest_collection_modifyitems(items):
+    items.sort(key=_rank)           # stable: each module's tests stay together, in their order
+
+
 # Importing torch and Inductor and compiling a first graph takes a fresh process some seconds, so the tests that need
 # a process of their own share this one: a cache folder that cannot be written (its parent is a file),
 # MTIACC_REPORT and MTIACC_TRITON=1 set, TRITON_DEFAULT_FP_FUSION not; a nested Triton kernel, one torch.compile'd
