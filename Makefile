@@ -33,6 +33,12 @@ demo: install
 test: install $(VENV)/.installed-torch
 	$(PY) -m pytest
 
+# The tests `make test` leaves out (marked slow): the exhaustive part of the differential grids, the costlier
+# models and cases of which the suite keeps a representative slice
+.PHONY: test-slow
+test-slow: install $(VENV)/.installed-torch
+	$(PY) -m pytest -m slow
+
 # Triton's language tests on the `cpu` backend and on Triton's interpreter: docs/conformance.md
 # `make conformance TRITON_TESTS=../shared/triton-tests [BUDGET=3600] [ONLY=test_a,test_b] [RERUN=1] [WORKERS=2]
 #  [EXECUTOR=local|ray [JOBS=N] [ADDRESS=auto|HOST:PORT]]`

@@ -1,5 +1,7 @@
 """Shared fixtures: paths, running the two command-line tools as a user would, and one fresh process that imports
 torch for the tests that need a process of their own."""
+import fcntl
+import json
 import os
 import subprocess
 import sys
@@ -25,6 +27,25 @@ def run_tool(tool: str, *args, cwd=None):
 @pytest.fixture
 def tool():
     return run_tool
+
+
+# The suite runs on every core with --dist worksteal (pyproject.toml): each worker starts on its half of the tests and
+# one that runs out takes half of what another has left, so the workers finish within one test of each other.  The
+# folders of the slowest tests (torch.compile'd models, fresh processes, sweeps, whole-chip simulations) go first, so
+# the tests left at either half's end, while one worker may wait for the other, take a fraction of a second.
+SLOW_FOLDERS_FIRST = ("torch", "sweep", "sim", "triton", "runtime", "opt", "test_layering.py")
+
+
+def _rank(item) -> int:
+    try:
+        top = Path(item.path).relative_to(ROOT / "tests").parts[0]
+    except ValueError:
+        return len(SLOW_FOLDERS_FIRST)
+    return SLOW_FOLDERS_FIRST.index(top) if top in SLOW_FOLDERS_FIRST else len(SLOW_FOLDERS_FIRST)
+
+
+def pytest_collection_modifyitems(items):
+    items.sort(key=_rank)           # stable: each module's tests stay together, in their order
 
 
 # Importing torch and Inductor and compiling a first graph takes a fresh process some seconds, so the tests that need
@@ -87,10 +108,29 @@ def copy_kernel(X, Y, N, BLOCK: tl.constexpr):
 @pytest.fixture(scope="session")
 def fresh_torch_process(tmp_path_factory):
     """FRESH_TORCH_RUN run once: (the CompletedProcess, the folder holding report.json and report.md, what it
-    printed as {FUSION: ..., SUM: ..., CACHE: ...})."""
+    printed as {FUSION: ..., SUM: ..., CACHE: ...}).  Once per run, not once per xdist worker: the workers'
+    temporary folders share a parent, where the first worker to ask runs the process (holding a lock) and leaves
+    its exit status and output for the other."""
     pytest.importorskip("torch")
     pytest.importorskip("triton")
-    folder = tmp_path_factory.mktemp("fresh-torch")
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent
+    folder, result = base / "fresh-torch", base / "fresh-torch.json"
+    with open(base / "fresh-torch.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not result.exists():
+            folder.mkdir(exist_ok=True)
+            r = _run_fresh_torch(folder)
+            result.write_text(json.dumps([r.returncode, r.stdout, r.stderr]))
+    returncode, stdout, stderr = json.loads(result.read_text())
+    r = subprocess.CompletedProcess(FRESH_TORCH_RUN, returncode, stdout, stderr)
+    printed = dict(line.split(" ", 1) for line in r.stdout.splitlines() if line.split(" ")[0] in
+                   ("FUSION", "SUM", "CACHE"))
+    return r, folder, printed
+
+
+def _run_fresh_torch(folder):
     blocker = folder / "not-a-folder"
     blocker.write_text("a file where the cache folder's parent should be\n")
     script = folder / "run.py"
@@ -100,8 +140,5 @@ def fresh_torch_process(tmp_path_factory):
                MTIACC_TRITON="1", PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     env.pop("TORCHINDUCTOR_CACHE_DIR", None)
     env.pop("TRITON_DEFAULT_FP_FUSION", None)
-    r = subprocess.run([sys.executable, str(script), str(folder / "k.py"), str(folder / "report.md")],
-                       capture_output=True, text=True, env=env, cwd=folder, timeout=900)
-    printed = dict(line.split(" ", 1) for line in r.stdout.splitlines() if line.split(" ")[0] in
-                   ("FUSION", "SUM", "CACHE"))
-    return r, folder, printed
+    return subprocess.run([sys.executable, str(script), str(folder / "k.py"), str(folder / "report.md")],
+                          capture_output=True, text=True, env=env, cwd=folder, timeout=900)

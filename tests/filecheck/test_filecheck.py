@@ -11,14 +11,14 @@ Tools: ``mtiacc`` is the real command line (run in-process through ``mtiacc.cli.
 ``mtiacc-ir`` is the frontend plus the optimizer (``-O<n>``, ``--passes=P``, ``-D``,
 ``--kernel``, ``--signature``) printing the IR; ``mtiacc-opt`` reads IR text (the generic form)
 and runs ``--passes=P``.  The tool's stdout and stderr both go to FileCheck.  ``not`` expects the
-tool to fail.  FileCheck is the ``filecheck`` package, run as ``python -m filecheck``.
+tool to fail.  FileCheck is the ``filecheck`` package's command (``filecheck.main.main``), run in-process like the
+tools: the same arguments, the tool's output as its standard input, its exit status and messages.
 """
 from __future__ import annotations
 
 import contextlib
 import io
 import shlex
-import subprocess
 import sys
 from pathlib import Path
 from typing import List, Tuple
@@ -110,6 +110,22 @@ def _mtiacc_cli(args: List[str]) -> Tuple[int, str]:
 TOOLS = {"mtiacc-ir": _mtiacc_ir, "mtiacc-opt": _mtiacc_opt, "mtiacc": _mtiacc_cli}
 
 
+def _filecheck(args: List[str], text: str) -> Tuple[int, str]:
+    """``filecheck ARGS`` with ``text`` on its standard input: its exit status and what it printed."""
+    from filecheck.main import main
+    out, stdin = io.StringIO(), sys.stdin
+    sys.stdin = io.StringIO(text)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+            main(["filecheck", *args])
+        code = 0
+    except SystemExit as e:
+        code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+    finally:
+        sys.stdin = stdin
+    return code, out.getvalue()
+
+
 def run_one(line: str, path: Path) -> None:
     command, bar, check = line.partition("|")
     assert bar, f"RUN line without '| filecheck': {line}"
@@ -126,10 +142,8 @@ def run_one(line: str, path: Path) -> None:
         assert code == 0, f"`{command.strip()}` failed:\n{output}"
     fc = [w.replace("%s", str(path)) for w in shlex.split(check)]
     assert fc and fc[0] == "filecheck", f"the RUN line must pipe into filecheck: {line}"
-    proc = subprocess.run([sys.executable, "-m", "filecheck", *fc[1:]], input=output,
-                          capture_output=True, text=True, timeout=60)
-    assert proc.returncode == 0, (f"FileCheck failed for `{line}`:\n{proc.stdout}{proc.stderr}\n"
-                                  f"--- output was:\n{output}")
+    code, message = _filecheck(fc[1:], output)
+    assert code == 0, f"FileCheck failed for `{line}`:\n{message}\n--- output was:\n{output}"
 
 
 @pytest.mark.parametrize("path", CASES, ids=[p.name for p in CASES])

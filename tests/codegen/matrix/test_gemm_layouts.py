@@ -79,8 +79,13 @@ def test_strides_known_at_run_time_only(layout):
     assert np.array_equal(c, gemm(layout, "f16", shape, blocks)[0])
 
 
-@pytest.mark.parametrize("kind", ["bf16", "f16", "i8"])
-@pytest.mark.parametrize("layout", ["NN", "NT", "TN", "TT"])
+# each layout once and each type at least once in the suite (about 9 s of CPU), the other 8 pairs with -m slow
+_SEVERAL = ("NN-f16", "NT-i8", "TN-bf16", "TT-f16")
+
+
+@pytest.mark.parametrize("layout,kind", [pytest.param(lay, k, id=f"{lay}-{k}", marks=() if f"{lay}-{k}" in _SEVERAL
+                                                      else pytest.mark.slow)
+                                         for lay in ("NN", "NT", "TN", "TT") for k in ("bf16", "f16", "i8")])
 def test_several_programs_per_pe(layout, kind):
     """170 programs on 64 PEs: each PE runs its slot's programs in one loop (persistent-programs), the next
     program's first tiles fetched during this one's last dot; ragged edges and a K loop of one pipelined trip and
