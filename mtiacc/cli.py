@@ -147,6 +147,9 @@ def _print_version(ctx: click.Context, value: bool) -> None:
 @click.option("--fp-fusion/--no-fp-fusion", "fp_fusion", default=True, show_default=True,
               help="Contract a * b + c into one fused multiply-add, rounded once, as Triton does by default "
               "(its enable_fp_fusion); --no-fp-fusion rounds the product and the sum apart.")
+@click.option("--may-alias", "may_alias", multiple=True, metavar="X,Y",
+              help="Pointer parameters the launch passes memory they share for (one array passed twice): no "
+              "pass then holds them apart (the kernel's may_alias attribute). Repeatable, one group each.")
 @click.option("--remarks", "remarks", is_flag=True, help="Print what the compiler gave up to fit the kernel's "
               "blocks in local memory (fewer pipeline stages, tiles not kept, a dot split into sub-tiles, blocks "
               "streamed in chunks), with the op and the estimated cost.")
@@ -154,7 +157,7 @@ def _print_version(ctx: click.Context, value: bool) -> None:
               "taken to fit local memory (see --remarks) is an error.")
 @pass_options
 def compile_command(file, output, kernel, defines, signature, grid, emit, asm_syntax, target, set_items, config,
-                    list_configs, fast_math, fp_fusion, remarks, werror, opt_level, passes, dump_pipeline, print_before,
+                    list_configs, fast_math, fp_fusion, may_alias, remarks, werror, opt_level, passes, dump_pipeline, print_before,
                     print_after, print_ir_after_all, print_ir_after_change, disabled, time_passes, verify_each):
     """Compile a Triton kernel to an MTIA binary."""
     defs = dict(parse_define(d) for d in defines)
@@ -180,7 +183,7 @@ def compile_command(file, output, kernel, defines, signature, grid, emit, asm_sy
                        passes=passes, target=target, overrides=tuple(set_items), disabled_passes=tuple(disabled),
                        verify_each=verify_each,
                        instrumentation=instr, config=config, fast_math=fast_math, fp_fusion=fp_fusion,
-                       werror_spill="spill" in werror)
+                       werror_spill="spill" in werror, may_alias=tuple(may_alias))
         from mtiacc.driver import compile_kernel
         try:
             result = compile_kernel(file, opts, stop_after=emit)

@@ -41,6 +41,8 @@ class Options:
     fast_math: bool = False            # --fast-math: every math function the SIMD engine has runs on it
     fp_fusion: bool = True             # contract-fma: a * b + c rounded once (Triton's enable_fp_fusion); --no-fp-fusion
     werror_spill: bool = False         # --Werror=spill: a step of the local-memory ladder is an error
+    may_alias: Tuple[str, ...] = ()    # --may-alias X,Y: pointer parameters a launch passes shared memory for,
+                                       # one "X Y" entry per group (the kernel's may_alias attribute)
 
 
 @dataclasses.dataclass
@@ -123,6 +125,28 @@ def plan_local_memory(module, target: Target) -> None:
     if func is not None:
         annotate(func, plan_stores_under(func, target))
         func.verify_attributes()     # the plan's attributes are declared on tt.func
+
+
+def mark_aliases(fe, groups: Tuple[str, ...]) -> None:
+    """The kernel's ``may_alias``: the groups of pointer parameters a launch passes memory they share for, which no
+    pass then holds apart (``mtiacc/ir/analysis/pointers.py``).  No groups: no attribute, the compile unchanged."""
+    from mtiacc.ir.types import PointerType
+    if not groups:
+        return
+    pointers = [p.name for p in fe.params if not p.constexpr and isinstance(p.type, PointerType)]
+    entries = []
+    for g in groups:
+        names = [n for n in g.replace(",", " ").split()]
+        for n in names:
+            if n not in pointers:
+                raise UsageError(f"--may-alias: '{n}' is not a pointer parameter of '{fe.kernel}' (pointer "
+                                 f"parameters: {', '.join(pointers) or 'none'})")
+        if len(set(names)) < 2:
+            raise UsageError(f"--may-alias: '{g}' must name two or more pointer parameters")
+        entries.append(" ".join(sorted(set(names), key=pointers.index)))
+    func = next(op for op in fe.module.body.block.ops if getattr(op, "sym_name", None) == fe.kernel)
+    func.attrs["may_alias"] = entries
+    func.verify_attributes()
 
 
 def _machine_hook(passes: list, target: Target, opts: Options):
@@ -224,6 +248,7 @@ def compile_kernel(path: str, opts: Options, stop_after: str = "bin") -> Compila
     from mtiacc.target import load_target
     target = load_target(opts.target, opts.overrides)     # a bad --machine / --set before the kernel is read
     fe = run_frontend(path, opts)
+    mark_aliases(fe, opts.may_alias)
     grid = parse_grid(opts.grid, fe) if opts.grid else None
     stages = ((fe.tuning or {}).get("config") or {}).get("num_stages")
     if stages is not None:

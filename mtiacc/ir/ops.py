@@ -64,7 +64,19 @@ class FuncOp(Operation):
     lmem_backoff = attribute(int, optional=True,
                              doc="the local-memory plan's back-off: the passes ran again planning for this many "
                                  "bytes less local memory (mtiacc/opt/memory/backoff.py)")
+    may_alias = attribute(list, optional=True, of=str,
+                          doc='pointer parameters a launch passes memory they share, one "X Y" entry per group: '
+                              'apart from each other for no pass (ir/analysis/pointers.py may_share)')
     body = region()
+
+    def verify_(self):
+        names = list(self.arg_names)
+        for g in self.attrs.get("may_alias", ()):
+            group = g.split()
+            unknown = [n for n in group if n not in names]
+            if len(group) < 2 or unknown or len(set(group)) != len(group):
+                self._fail(f'may_alias entry "{g}" must name two or more distinct parameters'
+                           + (f" (no parameter {', '.join(unknown)})" if unknown else ""))
 
     @classmethod
     def get(cls, name: str, arg_types, arg_names, result_types=(), loc=None) -> "FuncOp":

@@ -21,7 +21,7 @@ import dataclasses
 
 from mtiacc.ir import ops as O
 from mtiacc.ir import scf
-from mtiacc.ir.analysis.pointers import root_pointer
+from mtiacc.ir.analysis.pointers import may_share, root_pointer
 from mtiacc.ir.atomic_ops import AtomicCASOp, AtomicRMWOp, BarrierOp
 from mtiacc.ir.core import Block, BlockArgument, Operation, Pure, Value
 from mtiacc.ir.mtia import MTIA_OPS, LocalAllocOp
@@ -75,7 +75,7 @@ def _invariant_load(op: Operation, loop: Operation, written) -> bool:
     if not isinstance(op, O.LoadOp) or op.volatile or written is None:
         return False
     root = root_pointer(op.ptr)
-    return root is not None and not any(root is w for w in written)
+    return root is not None and not any(may_share(root, w) for w in written)
 
 
 def hoist_loop(loop: Operation) -> int:

@@ -195,11 +195,13 @@ class Kernel:
                 p.pointer_at[param.name] = (param.name, val.offset)
             else:
                 p.scalars[param.name] = repr(float(val)) if ty.startswith("fp") or ty == "bf16" else str(int(val))
-        _share_memory(p.buffers, p.inputs, p.pointer_at)
+        order = [q.name for q in self.params]
+        aliases = tuple(" ".join(sorted(g, key=order.index))
+                        for g in _share_memory(p.buffers, p.inputs, p.pointer_at))
         p.signature = ",".join(signature)
-        p.compile_request = (p.signature, dict(defines))
+        p.compile_request = (p.signature, dict(defines), aliases)
         if compile:
-            p.binary, p.cached = self._binary(p.signature, defines)
+            p.binary, p.cached = self._binary(p.signature, defines, aliases)
         meta = {q.name: (bound[q.name] if q.name in bound else q.default) for q in self.params}
         g = grid(meta) if callable(grid) else grid
         g = (g,) if isinstance(g, (int, np.integer)) else tuple(int(x) for x in g)
@@ -208,35 +210,39 @@ class Kernel:
         p.grid = g
         return p
 
-    def _binary(self, signature: str, defines: Dict[str, str]) -> Tuple[bytes, bool]:
-        memo = f"{signature}|{sorted(defines.items())}"
+    def _binary(self, signature: str, defines: Dict[str, str], aliases: Tuple[str, ...] = ()) -> Tuple[bytes, bool]:
+        memo = _memo(signature, defines, aliases)
         if memo in self._binaries:
             return self._binaries[memo][0], True
         from mtiacc.driver import compile_kernel
-        k = self.cache_key(signature, defines)
+        k = self.cache_key(signature, defines, aliases)
         binary = cache.load(k)
         cached = binary is not None
         if binary is None:
-            unit, opts = self.compile_job(signature, defines)
+            unit, opts = self.compile_job(signature, defines, aliases)
             binary = compile_kernel(unit, opts).binary
             cache.store(k, binary)
         self._binaries[memo] = (binary, cached)
         return binary, cached
 
-    def cache_key(self, signature: str, defines: Mapping[str, str]) -> str:
-        """The disk cache's key of the binary for ``signature`` and constexpr values ``defines``."""
+    def cache_key(self, signature: str, defines: Mapping[str, str], aliases: Tuple[str, ...] = ()) -> str:
+        """The disk cache's key of the binary for ``signature``, constexpr values ``defines`` and the groups of
+        parameters the launch passes shared memory for (``aliases``, none: the key as without them)."""
         keyed = dict(self.options)
+        if aliases:
+            keyed["may_alias"] = list(aliases)
         if "target" in keyed or "overrides" in keyed:      # the machine's values, not its file's name
             from mtiacc.machine import load as load_machine
             keyed["machine"] = load_machine(keyed.get("target"), keyed.get("overrides", ())).digest
         return cache.key(self.source, self.name, signature, dict(defines), keyed, self.path)
 
-    def compile_job(self, signature: str, defines: Mapping[str, str]):
-        """What :func:`mtiacc.driver.compile_kernel` takes to compile this kernel for ``signature`` and
-        ``defines``: ``(unit, options)``, plain data another process can compile from (it reads the kernel's file
-        at its path)."""
+    def compile_job(self, signature: str, defines: Mapping[str, str], aliases: Tuple[str, ...] = ()):
+        """What :func:`mtiacc.driver.compile_kernel` takes to compile this kernel for ``signature``, ``defines``
+        and ``aliases`` (``Options.may_alias``: the launch passes memory these parameters share): ``(unit,
+        options)``, plain data another process can compile from (it reads the kernel's file at its path)."""
         from mtiacc.driver import Options
-        return self.unit, Options(kernel=self.name, defines=dict(defines), signature=signature, **self.options)
+        return self.unit, Options(kernel=self.name, defines=dict(defines), signature=signature,
+                                  may_alias=tuple(aliases), **self.options)
 
     def local_memory(self, signature: str, defines: Mapping[str, str] = None) -> Tuple[int, int]:
         """The compiler's local-memory plan of this kernel for ``signature``: (the most bytes its blocks take at
@@ -248,11 +254,12 @@ class Kernel:
         func = [op for op in module.body.block.ops if op.name == "tt.func"][-1]
         return func.attrs["lmem_peak"], func.attrs["lmem_capacity"]
 
-    def install_binary(self, signature: str, defines: Mapping[str, str], binary: bytes) -> None:
+    def install_binary(self, signature: str, defines: Mapping[str, str], binary: bytes,
+                       aliases: Tuple[str, ...] = ()) -> None:
         """A binary compiled elsewhere from :meth:`compile_job`: kept as this process's own compile would keep it
         (in memory, and in the disk cache), so the launch that needs it compiles nothing."""
-        cache.store(self.cache_key(signature, defines), binary)
-        self._binaries[f"{signature}|{sorted(dict(defines).items())}"] = (binary, False)
+        cache.store(self.cache_key(signature, defines, aliases), binary)
+        self._binaries[_memo(signature, dict(defines), aliases)] = (binary, False)
 
 
 @dataclasses.dataclass
@@ -270,7 +277,8 @@ class Prepared:
     pointer_at: Dict[str, Tuple[str, int]] = dataclasses.field(default_factory=dict)
     buffers: Dict[str, Buffer] = dataclasses.field(default_factory=dict)
     descriptors: Dict[str, np.ndarray] = dataclasses.field(default_factory=dict)
-    compile_request: Optional[Tuple[str, Dict[str, str]]] = None   # (signature, constexprs) the binary is of
+    # (signature, constexprs, parameter groups passed shared memory: Options.may_alias) the binary is of
+    compile_request: Optional[Tuple[str, Dict[str, str], Tuple[str, ...]]] = None
 
     @_api
     def execute(self, seed: int = 0, max_cycles: Optional[float] = None, sanitize: bool = False,
@@ -355,10 +363,16 @@ def _as_annotation(name: str, ann: str, ty: str, val):
     return ann, val
 
 
+def _memo(signature: str, defines: Mapping[str, str], aliases: Tuple[str, ...]) -> str:
+    """A kernel's in-memory key of a binary (the key before ``aliases`` when there are none)."""
+    return f"{signature}|{sorted(defines.items())}" + (f"|{list(aliases)}" if aliases else "")
+
+
 def _share_memory(buffers: Dict[str, Buffer], inputs: Dict[str, np.ndarray],
-                  pointer_at: Dict[str, Tuple[str, int]]) -> None:
+                  pointer_at: Dict[str, Tuple[str, int]]) -> List[List[str]]:
     """Arguments whose memory overlaps (``kernel(x, x)``, two views of one array) become one buffer, so what the
-    kernel writes through one pointer it reads through the other, as on the chip."""
+    kernel writes through one pointer it reads through the other, as on the chip.  Returns the groups of names
+    that share memory, for the compile that must not hold them apart (``Options.may_alias``)."""
     spans = sorted((b.span.__array_interface__["data"][0], b.span.size, name) for name, b in buffers.items()
                    if b.span.size)
     groups: List[List[Tuple[int, int, str]]] = []
@@ -367,9 +381,11 @@ def _share_memory(buffers: Dict[str, Buffer], inputs: Dict[str, np.ndarray],
             groups[-1].append((lo, n, name))
         else:
             groups.append([(lo, n, name)])
+    shared = []
     for g in groups:
         if len(g) == 1:
             continue
+        shared.append([name for _a, _m, name in g])
         lo = g[0][0]
         hi = max(a + m for a, m, _ in g)
         owner = g[0][2]
@@ -386,6 +402,7 @@ def _share_memory(buffers: Dict[str, Buffer], inputs: Dict[str, np.ndarray],
             if name != owner:
                 inputs.pop(name, None)
                 buffers.pop(name)
+    return shared
 
 
 def _annotated_type(ann: ast.expr, scope) -> Optional[str]:

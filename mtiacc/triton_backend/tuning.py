@@ -146,9 +146,8 @@ def prefetch(calls: Sequence[Callable[[], object]], executor=None) -> int:
     limits = tuple(sorted(run_limits().items()))  # a candidate runs as long as its launch would
     jobs, keys = [], []
     for c in captured:
-        signature, defines = c.prepared.compile_request
-        cache_key = c.kernel.cache_key(signature, defines)
-        unit, options = c.kernel.compile_job(signature, defines)
+        cache_key = c.kernel.cache_key(*c.prepared.compile_request)
+        unit, options = c.kernel.compile_job(*c.prepared.compile_request)
         from mtiacc.runtime import cache
         jobs.append(LaunchJob(unit=unit, options=options, binary=cache.load(cache_key), inputs=c.inputs,
                               grid=tuple(c.prepared.grid), scalars=dict(c.prepared.scalars),
@@ -157,8 +156,8 @@ def prefetch(calls: Sequence[Callable[[], object]], executor=None) -> int:
     counts["ran"] += len(jobs)
     for c, job, key, outcome in zip(captured, jobs, keys, run_launches(jobs, ex)):
         if "binary" in outcome and job.binary is None:
-            signature, defines = c.prepared.compile_request
-            c.kernel.install_binary(signature, defines, outcome["binary"])
+            signature, defines, aliases = c.prepared.compile_request
+            c.kernel.install_binary(signature, defines, outcome["binary"], aliases)
         if "result" in outcome:
             _results.setdefault(key, []).append(_Result(c.inputs, outcome["result"]))
     return len(jobs)

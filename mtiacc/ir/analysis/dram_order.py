@@ -9,10 +9,10 @@ flight first (codegen asks for the wait; ``insert-waits`` keeps it only where su
 The rules, for a load and a store that runs before it (earlier in the same trip of the loops around both, or in
 an earlier trip of one of them):
 
-* pointers computed from two different parameters: apart.  mtiacc assumes that distinct pointer parameters a
-  kernel writes do not share memory (``pointers.py``; ``reuse-loads`` and ``keep-invariant`` assume it too);
-  ``--sanitize`` reports a run where they do and a load meets a store in flight (where no IR pass moved the load
-  above the store on the same assumption: docs/passes.md, "A load after a store of its bytes").
+* pointers computed from two different parameters: apart, unless the function's ``may_alias`` names both in one
+  group (a launch passed memory they share: then they may overlap).  mtiacc assumes that distinct pointer
+  parameters do not share memory otherwise (``pointers.py``; ``licm``, ``pipeline-loads``, ``keep-invariant``
+  assume it too); the launcher compiles the ``may_alias`` variant for a launch whose arguments share memory.
 * a pointer not computed from a parameter by offsets and shape ops (a loop-carried pointer, one chosen by
   ``tl.where``, an integer made a pointer): it may meet any store.
 * the same parameter: the offsets' affine forms (``affine_nd``, scalar integer arithmetic expanded) give each
@@ -37,7 +37,7 @@ from typing import Dict, FrozenSet, List, Optional, Tuple
 
 from mtiacc.ir import ops as O
 from mtiacc.ir.analysis.affine_nd import Poly, nd_affine, pointer_nd
-from mtiacc.ir.analysis.pointers import root_pointer
+from mtiacc.ir.analysis.pointers import may_share, root_pointer
 from mtiacc.ir.core import BlockArgument, Operation, OpResult, Value
 from mtiacc.ir.mtia import AsyncCopyOp
 from mtiacc.ir.mtia.kept import SlotFlushOp
@@ -155,6 +155,8 @@ def _why_overlap(load: Access, store: Access, loops: List[Operation], same_trip:
     if load is None or store is None:
         return "a pointer not computed from a parameter by offsets"
     if load[0] is not store[0]:
+        if may_share(load[0], store[0]):    # the launch passed memory both share: offsets of two bases
+            return "parameters the launch passes shared memory for (may_alias)"
         return None       # distinct parameters: apart (the module docstring)
     if load[1] is None or store[1] is None:
         return "the same parameter, at offsets the analysis cannot follow"

@@ -1,12 +1,15 @@
 """Which function parameter a pointer is computed from: the unit of aliasing the optimizer reasons with.
 
-Triton kernels receive their buffers as pointer parameters, and a launch passes distinct tensors for distinct
-parameters that a kernel writes (the assumption Triton's own pipeliner makes); a pointer built from one
-parameter by offsets and shape ops stays inside that parameter's buffer.
+Triton kernels receive their buffers as pointer parameters; a pointer built from one parameter by offsets and
+shape ops stays inside that parameter's buffer.  Pointers of two parameters are apart (:func:`may_share` is
+false): mtiacc assumes that a launch passes distinct memory for distinct pointer parameters, unless the kernel's
+function names them in a group of its ``may_alias`` attribute (``may_alias = ["X Y"]``: the launch passed memory
+that ``X`` and ``Y`` share, ``mtiacc.load(...)[grid](a, a)``; the launcher compiles such a variant,
+``Options.may_alias``).  The passes that order or keep loads by parameter ask :func:`may_share`, never ``is``.
 """
 from __future__ import annotations
 
-from typing import Optional
+from typing import List, Optional
 
 from mtiacc.ir import ops as O
 from mtiacc.ir.core import BlockArgument, Value
@@ -28,6 +31,27 @@ def is_byte_view(op) -> bool:
     src, dst = op.src.type.element_type, op.result.type.element_type
     return isinstance(src, PointerType) and isinstance(dst, PointerType) and src.pointee == i1 \
         and dst.pointee == i8
+
+
+def alias_groups(func: O.FuncOp) -> List[List[str]]:
+    """The groups of parameter names of ``func``'s ``may_alias`` attribute (``["X Y"]``: ``[["X", "Y"]]``)."""
+    return [g.split() for g in func.attrs.get("may_alias", ())]
+
+
+def may_share(a: Optional[BlockArgument], b: Optional[BlockArgument]) -> bool:
+    """Whether parameters ``a`` and ``b`` (roots from :func:`root_pointer`) may point into the same memory: the same
+    parameter, or two that one group of their function's ``may_alias`` names (None, no root, shares with None
+    only: callers treat a pointer without a root apart)."""
+    if a is b:
+        return True
+    if a is None or b is None:
+        return False
+    func = a.block.parent.parent
+    if func is not b.block.parent.parent or not isinstance(func, O.FuncOp) or "may_alias" not in func.attrs:
+        return False
+    names = list(func.arg_names)
+    x, y = names[a.index], names[b.index]
+    return any(x in g and y in g for g in alias_groups(func))
 
 
 def root_pointer(v: Value, through=POINTER_THROUGH) -> Optional[BlockArgument]:

@@ -35,7 +35,7 @@ from typing import Dict, List, Optional, Tuple
 
 from mtiacc.ir import ops as O
 from mtiacc.ir import scf
-from mtiacc.ir.analysis.pointers import POINTER_THROUGH, root_pointer
+from mtiacc.ir.analysis.pointers import POINTER_THROUGH, may_share, root_pointer
 from mtiacc.ir.analysis.slices import pure_slice
 from mtiacc.ir.core import Block, Operation, OpResult, Pure, Value
 from mtiacc.ir.dot_ops import DotOp
@@ -76,7 +76,7 @@ def _distinct_buffers(func: O.FuncOp, loads: List[O.LoadOp]) -> bool:
     for op in func.walk():
         if isinstance(op, O.StoreOp):
             root = root_pointer(op.ptr, THROUGH)
-            if root is None or any(root is r for r in read):
+            if root is None or any(may_share(root, r) for r in read):
                 return False
     return True
 

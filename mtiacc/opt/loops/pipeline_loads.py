@@ -57,7 +57,7 @@ from mtiacc.ir import ops as O
 from mtiacc.ir import scf
 from mtiacc.ir.atomic_ops import AtomicCASOp, AtomicRMWOp, BarrierOp
 from mtiacc.ir.core import Block, BlockArgument, Operation, Value
-from mtiacc.ir.analysis.pointers import POINTER_THROUGH, root_pointer
+from mtiacc.ir.analysis.pointers import POINTER_THROUGH, may_share, root_pointer
 from mtiacc.ir.analysis.slices import defined_in, pure_slice
 from mtiacc.ir.dot_ops import DotOp
 from mtiacc.ir.shape_ops import TransOp
@@ -158,7 +158,7 @@ def movable_loads(loop: scf.ForOp, lmem_bytes: Union[int, Callable[[], int]]) ->
         if not (t.is_block() and op.ptr.type.is_block()) or not (t.is_float() or t.is_int()):
             continue
         root = root_pointer(op.ptr, THROUGH)
-        if root is None or any(root is s for s in stored) or address_slice(op, loop) is None \
+        if root is None or any(may_share(root, s) for s in stored) or address_slice(op, loop) is None \
                 or feeds_addresses(op, loop):
             continue
         if callable(lmem_bytes):

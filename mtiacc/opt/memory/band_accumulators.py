@@ -64,10 +64,10 @@ def _candidate(loop: scf.ForOp, i: int, dots: List[DotOp]) -> Optional[Tuple[Lis
     # the loop runs again for each band after the stores of the bands before: they must not write what it reads
     loads = [op for op in loop.walk() if isinstance(op, O.LoadOp)]
     stores = [op for op in cone if isinstance(op, O.StoreOp)]
-    from mtiacc.ir.analysis.pointers import root_pointer
+    from mtiacc.ir.analysis.pointers import may_share, root_pointer
     roots = [root_pointer(ld.ptr) for ld in loads]
     if any(r is None for r in roots) or not reorder_safe([], stores, loop.parent, loop) or \
-            any(root_pointer(st.ptr) is r for st in stores for r in roots):
+            any(may_share(root_pointer(st.ptr), r) for st in stores for r in roots):
         return None
     return cone, (rows, cols)
 

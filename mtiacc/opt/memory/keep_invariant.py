@@ -69,7 +69,7 @@ from typing import Dict, List, Optional, Tuple
 
 from mtiacc.ir import ops as O
 from mtiacc.ir import scf
-from mtiacc.ir.analysis.pointers import OFFSETS_THROUGH, root_pointer
+from mtiacc.ir.analysis.pointers import OFFSETS_THROUGH, may_share, root_pointer
 from mtiacc.ir.core import BlockArgument, Operation, Pure, Value
 from mtiacc.ir.mtia import LocalAllocOp
 from mtiacc.ir.mtia.kept import SlotLoadOp, SlotStoreOp
@@ -276,7 +276,7 @@ def periodic_candidates(slot: scf.ForOp) -> List[Tuple[O.LoadOp, str]]:
                 or not op.ptr.type.is_block() or not op.result.has_uses():
             continue
         root = _root(op.ptr)
-        if root is None or any(root is s for s in stored):
+        if root is None or any(may_share(root, s) for s in stored):
             continue
         why = per.why(op, step)
         if why is not None:
@@ -316,7 +316,7 @@ def _inner_candidates(slot: scf.ForOp) -> List[O.LoadOp]:
                     or not op.ptr.type.is_block() or not op.result.has_uses():
                 continue
             root = _root(op.ptr)
-            if root is None or any(root is s for s in stored):
+            if root is None or any(may_share(root, s) for s in stored):
                 continue
             if all(inv(v) for v in op.operands):
                 out.append(op)

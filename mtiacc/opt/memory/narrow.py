@@ -167,7 +167,7 @@ def reorder_safe(loads, stores, block: Block, until: Operation, allowed=(), chun
     (each chunk's loads run before its stores, and chunks share no element), a store through the very pointer
     block of a load writes only what that load read already."""
     from mtiacc.ir import scf
-    from mtiacc.ir.analysis.pointers import root_pointer
+    from mtiacc.ir.analysis.pointers import may_share, root_pointer
     if loads:
         first = min(block.ops.index(ld) for ld in loads)
         end = block.ops.index(until)
@@ -179,7 +179,7 @@ def reorder_safe(loads, stores, block: Block, until: Operation, allowed=(), chun
         r = root_pointer(st.ptr)
         for ld in loads:
             x = root_pointer(ld.ptr)
-            if r is None or x is None or x is r and not (chunkwise and ld.ptr is st.ptr):
+            if r is None or x is None or may_share(x, r) and not (chunkwise and ld.ptr is st.ptr):
                 return False
     return True
 

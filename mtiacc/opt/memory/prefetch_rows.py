@@ -59,7 +59,7 @@ from typing import Dict, List, Optional, Tuple
 
 from mtiacc.ir import ops as O
 from mtiacc.ir import scf
-from mtiacc.ir.analysis.pointers import root_pointer
+from mtiacc.ir.analysis.pointers import may_share, root_pointer
 from mtiacc.ir.analysis.slices import defined_in, pure_slice
 from mtiacc.ir.core import Block, Operation, Pure, Value
 from mtiacc.ir.mtia import LocalAllocOp
@@ -122,7 +122,7 @@ def _writes_elsewhere(slots: scf.ForOp, root) -> bool:
             continue
         if isinstance(op, O.StoreOp):
             r = root_pointer(op.ptr)
-            if r is None or r is root:
+            if r is None or may_share(r, root):
                 return False
         elif Pure not in op.traits and op.name not in _HARMLESS:
             return False
@@ -387,9 +387,9 @@ def _row_stores(row: _Row):
         return None
     mine = {id(st) for _, st in found}
     for op in slots.walk():
-        if isinstance(op, O.StoreOp) and root_pointer(op.ptr) is root and id(op) not in mine:
+        if isinstance(op, O.StoreOp) and may_share(root_pointer(op.ptr), root) and id(op) not in mine:
             return None
-        if isinstance(op, O.LoadOp) and root_pointer(op.ptr) is root:
+        if isinstance(op, O.LoadOp) and may_share(root_pointer(op.ptr), root):
             return None
     for loop, st in found:
         if not _last_reader(row, loop, st):
