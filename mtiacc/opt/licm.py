@@ -6,7 +6,8 @@ levels.  Pure ops never trap in this IR (integer division by zero has a defined 
 target), so hoisting out of a loop that may run zero times is safe.
 
 A load moves too when it reads the same address in every iteration, nothing in the loop writes through
-its pointer parameter (distinct parameters are distinct buffers, the rule ``pipeline-loads`` reads by; a
+its pointer parameter or one ``may_alias`` groups with it (distinct parameters are distinct buffers otherwise,
+the rule ``pipeline-loads`` reads by: ``ir/analysis/pointers.py``, ``may_share``; a
 store through a pointer not traced to a parameter, an atomic or a barrier keeps every load in place), and
 the loop runs at least once, so the load ran anyway: a constant trip count of one or more, or the
 ``persistent`` loop over a slot's programs (a slot is launched only when it has a program).  So a kernel's

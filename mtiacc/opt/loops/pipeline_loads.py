@@ -30,9 +30,9 @@ loop and *counters* (carried integers the body advances by a loop-invariant amou
 tutorial 06 walks K and V by ``offsetk_y += BLOCK_N``; a copy of the load ``k`` iterations ahead reads
 ``c + k * d``, the prologue's the loop's init) but never other carried values, and it cannot see a store of
 the loop: every store in the loop
-writes through a pointer parameter other than the one the load reads through (distinct pointer parameters
-are distinct buffers, as ``mtiasim`` gives each its own array; a pointer not traced to a parameter blocks
-the loop), and its tile does not reach the pointer or mask of another load or store (a gather's indices:
+writes through a pointer parameter other than the one the load reads through and not one the kernel's
+``may_alias`` groups with it (distinct pointer parameters are distinct buffers unless the launch passed shared
+memory: ``ir/analysis/pointers.py``, ``may_share``; a pointer not traced to a parameter blocks the loop), and its tile does not reach the pointer or mask of another load or store (a gather's indices:
 needed at once).  A loop with atomics or a barrier is left alone, and so is one with a ``tt.dot`` that
 ``pipeline-dots`` pipelines (it takes those whose products are not chained: ``chained_products``), and so is
 one whose step is not known positive: a positive constant, or ``tl.num_programs(axis)``, the stride of a row

@@ -26,7 +26,8 @@ variable and of values that do not depend on the program (defined before the slo
 such values; ``tt.get_program_id`` and the slot loop's own induction variable do).  The inner loop's
 upper bound must not depend on the program either, its lower bound and step be constants (lower >= 0,
 step > 0).  Nothing in the slot loop may write what is kept: every ``tt.store`` writes through a pointer
-parameter other than the load's (distinct pointer parameters are distinct buffers, the rule
+parameter other than the load's, and not one ``may_alias`` groups with it (``may_share``: distinct pointer
+parameters are distinct buffers otherwise, the rule
 ``pipeline-loads`` and ``persistent-programs`` reorder programs by), and no other op that may write memory
 runs in the loop (the kernel has no atomics under ``persistent-programs``).
 

@@ -47,7 +47,8 @@ and ``B`` constants, ``N`` defined outside the slot loop) whose block load ``tt.
 arange(0, B)), mask = off + arange(0, B) < N, other)`` is the fill of a kept buffer under ``%fits`` (the
 ``reuse-loads`` form, with a run-time row length).  ``P`` is computed from the program by pure ops in the
 slot loop's body; ``other``, when present, outside it.  Every store of the slot loop writes through a pointer
-parameter other than ``P``'s (distinct pointer parameters are distinct buffers: the rule by which
+parameter other than ``P``'s, and not one ``may_alias`` groups with it (``may_share``: distinct pointer
+parameters are distinct buffers otherwise: the rule by which
 ``persistent-programs`` and ``pipeline-loads`` move loads before other programs' stores), and nothing in it
 writes memory otherwise.  The buffer has at least two slots.  The slot loop gets ``{prefetch_rows = HALF}``,
 so ``--emit=ir`` shows the choice.
