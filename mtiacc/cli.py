@@ -157,8 +157,8 @@ def _print_version(ctx: click.Context, value: bool) -> None:
               "taken to fit local memory (see --remarks) is an error.")
 @pass_options
 def compile_command(file, output, kernel, defines, signature, grid, emit, asm_syntax, target, set_items, config,
-                    list_configs, fast_math, fp_fusion, may_alias, remarks, werror, opt_level, passes, dump_pipeline, print_before,
-                    print_after, print_ir_after_all, print_ir_after_change, disabled, time_passes, verify_each):
+                    list_configs, fast_math, fp_fusion, may_alias, remarks, werror, opt_level, passes, dump_pipeline,
+                    print_before, print_after, print_ir_after_all, print_ir_after_change, disabled, time_passes, verify_each):
     """Compile a Triton kernel to an MTIA binary."""
     defs = dict(parse_define(d) for d in defines)
     if file is None and not dump_pipeline:

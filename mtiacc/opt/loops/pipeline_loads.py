@@ -32,8 +32,8 @@ tutorial 06 walks K and V by ``offsetk_y += BLOCK_N``; a copy of the load ``k`` 
 the loop: every store in the loop
 writes through a pointer parameter other than the one the load reads through and not one the kernel's
 ``may_alias`` groups with it (distinct pointer parameters are distinct buffers unless the launch passed shared
-memory: ``ir/analysis/pointers.py``, ``may_share``; a pointer not traced to a parameter blocks the loop), and its tile does not reach the pointer or mask of another load or store (a gather's indices:
-needed at once).  A loop with atomics or a barrier is left alone, and so is one with a ``tt.dot`` that
+memory: ``ir/analysis/pointers.py``, ``may_share``; a pointer not traced to a parameter blocks the loop),
+and its tile does not reach the pointer or mask of another load or store (a gather's indices: needed at once).  A loop with atomics or a barrier is left alone, and so is one with a ``tt.dot`` that
 ``pipeline-dots`` pipelines (it takes those whose products are not chained: ``chained_products``), and so is
 one whose step is not known positive: a positive constant, or ``tl.num_programs(axis)``, the stride of a row
 loop the programs share (Triton's tutorial 02: ``for row in tl.range(tl.program_id(0), n_rows,
