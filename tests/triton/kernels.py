@@ -45,3 +45,11 @@ def rejected_kernel(x_ptr, n, BLOCK_SIZE: tl.constexpr):
 def axpb_kernel(x_ptr, a_ptr, b_ptr, y_ptr, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     tl.store(y_ptr + offs, tl.load(x_ptr + offs) * tl.load(a_ptr + offs) + tl.load(b_ptr + offs))
+
+
+@triton.jit
+def store_then_load_kernel(x_ptr, y_ptr, z_ptr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(y_ptr + offs, tl.load(z_ptr + offs) + 1)
+    x = tl.load(x_ptr + offs)
+    tl.store(z_ptr + offs, x * 2)
