@@ -61,8 +61,9 @@ def run_frontend(path: str, opts: Options):
     from mtiacc.frontend import compile_file
     if isinstance(path, str):          # else a KernelSource (mtiacc.frontend.source), handed over in memory
         check_source_path(path)
-    return compile_file(path, kernel=opts.kernel, defines=opts.defines, signature=opts.signature,
-                        config=opts.config)
+    fe = compile_file(path, kernel=opts.kernel, defines=opts.defines, signature=opts.signature, config=opts.config)
+    mark_aliases(fe, opts.may_alias)     # every run of the passes sees it (the back-off runs them again)
+    return fe
 
 
 def check_source_path(path: str) -> None:
@@ -248,7 +249,6 @@ def compile_kernel(path: str, opts: Options, stop_after: str = "bin") -> Compila
     from mtiacc.target import load_target
     target = load_target(opts.target, opts.overrides)     # a bad --machine / --set before the kernel is read
     fe = run_frontend(path, opts)
-    mark_aliases(fe, opts.may_alias)
     grid = parse_grid(opts.grid, fe) if opts.grid else None
     stages = ((fe.tuning or {}).get("config") or {}).get("num_stages")
     if stages is not None:
