@@ -16,7 +16,11 @@ Inductor's own back afterwards, so ``backend="inductor"`` and every other backen
 - :mod:`.matmul`: ``addbmm`` as the batched GEMM, a sum over the batch and its epilogue; ``_trilinear``
   (``bilinear``'s) as one fused reduction;
 - :mod:`.distance`: ``_cdist_forward`` (``cdist``'s) as one reduction per distance;
-- :mod:`.nonzero`: ``nonzero_static`` as a cumulative count and a reduction per coordinate.
+- :mod:`.nonzero`: ``nonzero_static`` as a cumulative count and a reduction per coordinate;
+- :mod:`.moments`: ``var_mean`` over no elements (its mean NaN, where Inductor's Welford reduction gives 0);
+- :mod:`.linalg`: LU, Cholesky and triangular solves, and what is made of them (``solve``, ``inv``, ``det``,
+  ``slogdet``, ``lu_solve``, ``lu_unpack``, ``cholesky_solve``, ``cholesky_inverse``), one program per matrix
+  (the kernels of :mod:`.linalg_kernels`).
 
 Each module lists its entries with :func:`lowering` (an ATen operation's lowering) and :func:`triton_op` (the
 Triton code of an operation of Inductor's ``ops``).
@@ -28,7 +32,7 @@ import functools
 from typing import Callable, Dict, Iterator, List, Tuple
 
 _MODULES = ("special", "polynomials", "bessel", "cephes", "gamma", "scatter", "sorting", "histogram", "matmul",
-            "distance", "nonzero")
+            "distance", "nonzero", "moments", "linalg")
 
 # (aten operation, lowering, type promotion kind or None, broadcast)
 _LOWERINGS: List[Tuple[object, Callable, object, bool]] = []
