@@ -98,9 +98,11 @@ def _mat(x, batch_shape=None) -> Mat:
     if batch_shape is not None and list(size[:-2]) != list(batch_shape):
         x = L.expand(x, [*batch_shape, *size[-2:]])
         size = [*batch_shape, *size[-2:]]
+    r, c = size[-2:]
+    if _numel(size) == 0:     # nothing to read (and Inductor's copy to contiguous strides fails on it)
+        return Mat(_empty(size, x.get_dtype()), _numel(size[:-2]), r, c, r * c, c, 1)
     x = ir.ExternKernel.require_contiguous(ir.ExternKernel.realize_input(x))
     x = x if isinstance(x, ir.TensorBox) else ir.TensorBox(x)
-    r, c = size[-2:]
     return Mat(x, _numel(size[:-2]), r, c, r * c, c, 1)
 
 
@@ -109,6 +111,32 @@ def _empty(shape, dtype=torch.float32):
     from torch._inductor.lowering import empty_strided
     return empty_strided(list(shape), ir.FlexibleLayout.contiguous_strides(list(shape)), dtype=dtype,
                          device=torch.device("cpu"))
+
+
+def _zeros(shape):
+    """int32 zeros (an ``info`` with nothing to factor)."""
+    from torch._inductor import ir
+    from torch._inductor.virtualized import ops
+    return ir.Pointwise.create(device=torch.device("cpu"), dtype=torch.int32, ranges=list(shape),
+                               inner_fn=lambda idx: ops.constant(0, torch.int32))
+
+
+def _identity_perm(batch_shape, m):
+    from torch._inductor import ir
+    from torch._inductor.virtualized import ops
+    return ir.Pointwise.create(device=torch.device("cpu"), dtype=torch.int32, ranges=[*batch_shape, m],
+                               inner_fn=lambda idx: ops.index_expr(idx[-1], torch.int32))
+
+
+def _pivots_perm(pivots, batch_shape, m, k):
+    """The permutation (int32 ``(*batch_shape, m)``) of LAPACK's 1-based ``pivots`` (``(*, k)``)."""
+    from mtiacc.torch_backend.lowerings import linalg_kernels as K
+    if k == 0 or m == 0:
+        return _identity_perm(batch_shape, m)
+    piv = _mat(_unsqueeze(pivots), batch_shape)
+    perm = _empty([*batch_shape, m], torch.int32)
+    _launch(K.pivots_kernel, piv.batch, dict(PIV=piv.box, PERM=perm, M=m, K=k, spb=k, sqb=m, BM=_pow2(m)))
+    return perm
 
 
 def _launch(kernel, batch: int, args: dict, cls=None) -> None:
@@ -141,6 +169,8 @@ def _lu(a: Mat, batch_shape):
     k = min(m, n)
     lu = _empty([*batch_shape, m, n])
     piv = _empty([*batch_shape, k], torch.int32)
+    if k == 0:    # matrices with no element: no pivot, no swap
+        return lu, piv, _identity_perm(batch_shape, m), _zeros(batch_shape)
     perm = _empty([*batch_shape, m], torch.int32)
     info = _empty(batch_shape, torch.int32)
     _launch(K.lu_kernel, a.batch, dict(A=a.box, LU=lu, PIV=piv, PERM=perm, INFO=info, M=m, N=n, K=k,
@@ -153,6 +183,8 @@ def _trsm(t: Mat, b: Mat, out: Mat, *, lower: bool, unit: bool = False, perm_in=
     """``out = T^-1 B`` (``B``'s rows through ``perm_in``, ``out``'s through ``perm_out``: int32 ``(batch, n)``)."""
     from mtiacc.torch_backend.lowerings import linalg_kernels as K
     n = t.rows
+    if n == 0 or b.cols == 0:
+        return
     perm = perm_in if perm_in is not None else perm_out
     _launch(K.trsm_kernel, out.batch, dict(
         T=t.box, B=b.box, X=out.box, PIN=perm_in if perm_in is not None else t.box,
@@ -179,6 +211,8 @@ def _cholesky(a: Mat, batch_shape, upper: bool):
     from mtiacc.torch_backend.lowerings import linalg_kernels as K
     n = a.rows
     out = _empty([*batch_shape, n, n])
+    if n == 0:
+        return out, _zeros(batch_shape)
     info = _empty(batch_shape, torch.int32)
     src = a.T if upper else a
     slr, slc = (1, n) if upper else (n, 1)
@@ -192,14 +226,24 @@ def _check(info, batch_shape) -> None:
     from mtiacc.torch_backend.lowerings import linalg_kernels as K
 
     class Check(ir.UserDefinedTritonKernel):
-        def has_side_effects(self) -> bool:   # it writes nothing: the run stops or goes on
+        """It writes nothing (the run stops or goes on): an operation kept for its effect, with a buffer of no
+        layout as its output, as Inductor's fallbacks returning None have (``_linalg_check_errors`` is an
+        effectful operation: Inductor orders such operations by their output buffers)."""
+        def __init__(self, **kwargs):
+            from torch._inductor.virtualized import V
+            super().__init__(**kwargs)
+            self.name = V.graph.register_buffer(self)
+
+        def get_outputs(self):
+            return [self]
+
+        def has_side_effects(self) -> bool:
             return True
     count = _numel(batch_shape)
-    if count:
-        block = _pow2(count)
-        from torch._higher_order_ops.triton_kernel_wrap import kernel_side_table
-        Check(kernel_idx=kernel_side_table.add_kernel(K.check_kernel), grid=[(1, 1, 1)],
-              tma_descriptor_metadata={}, kernel_args=dict(INFO=info, COUNT=count, BLOCK=block))
+    from torch._higher_order_ops.triton_kernel_wrap import kernel_side_table
+    # launched even with nothing to check: Inductor wants an operation for every effectful one
+    Check(kernel_idx=kernel_side_table.add_kernel(K.check_kernel), grid=[(1, 1, 1)],
+          tma_descriptor_metadata={}, kernel_args=dict(INFO=info, COUNT=count, BLOCK=_pow2(count)))
 
 
 def _fake_input(i: int):
@@ -278,7 +322,6 @@ def linalg_lu(A, *, pivot=True):
 
 @lowering(aten.lu_unpack.default)
 def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
-    from mtiacc.torch_backend.lowerings import linalg_kernels as K
     if not _ok(LU_data) or LU_pivots.get_dtype() != torch.int32 or \
             _ints(LU_pivots.get_size()) != [*_batch_of(LU_data), min(_ints(LU_data.get_size())[-2:])]:
         return _fallback(aten.lu_unpack.default, LU_data, LU_pivots, unpack_data, unpack_pivots)
@@ -290,10 +333,7 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
     else:
         low, up = _empty([0]), _empty([0])
     if unpack_pivots:
-        piv = _mat(_unsqueeze(LU_pivots))
-        perm = _empty([*batch, m], torch.int32)
-        _launch(K.pivots_kernel, piv.batch, dict(PIV=piv.box, PERM=perm, M=m, K=k, spb=k, sqb=m, BM=_pow2(m)))
-        p = _perm_matrix(perm, batch, m)
+        p = _perm_matrix(_pivots_perm(LU_pivots, batch, m, k), batch, m)
     else:
         p = _empty([0])
     return p, low, up
@@ -330,16 +370,12 @@ def _solve_lu(lu: Mat, perm, B, batch, left: bool, adjoint: bool):
 
 @lowering(aten.linalg_lu_solve.default)
 def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False):
-    from mtiacc.torch_backend.lowerings import linalg_kernels as K
     if not _ok(LU, B, square=(LU,)) or pivots.get_dtype() != torch.int32:
         return _fallback(aten.linalg_lu_solve.default, LU, pivots, B, left=left, adjoint=adjoint)
     n = _ints(LU.get_size())[-1]
     batch = _broadcast(_batch_of(LU), _batch_of(B))
     lu = _mat(LU, batch)
-    piv = _mat(_unsqueeze(pivots), batch)
-    perm = _empty([*batch, n], torch.int32)
-    _launch(K.pivots_kernel, piv.batch, dict(PIV=piv.box, PERM=perm, M=n, K=n, spb=n, sqb=n, BM=_pow2(n)))
-    return _solve_lu(lu, perm, B, batch, left, adjoint)
+    return _solve_lu(lu, _pivots_perm(pivots, batch, n, n), B, batch, left, adjoint)
 
 
 @lowering(aten._linalg_solve_ex.default)
