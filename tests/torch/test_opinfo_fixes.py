@@ -79,3 +79,33 @@ def test_addbmm_other_dtypes_stay_with_aten(dtype):
     assert got.dtype == dtype
     torch.testing.assert_close(got, torch.addbmm(inp, b1, b2, beta=2, alpha=3), rtol=0, atol=0)
     assert [e["name"] for e in report()["aten_ops"]] == ["addbmm"], report()["aten_ops"]
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16])
+def test_var_mean_of_no_elements(dtype):
+    """The mean over no elements is NaN, as aten's (Inductor's Welford reduction gave 0); the variance NaN too;
+    reductions over elements are unchanged."""
+    g = torch.Generator().manual_seed(6)
+    x = torch.randn(3, 4, generator=g).to(dtype)
+    fn = torch.compile(lambda e, x: (torch.var_mean(e, 0, correction=0), torch.var_mean(e), torch.var_mean(x, 1)),
+                       backend="mtia", fullgraph=True)
+    got = fn(torch.empty(0, 3, dtype=dtype), x)
+    assert torch.isnan(got[0][1]).all() and torch.isnan(got[1][1]) and torch.isnan(got[0][0]).all()
+    torch.testing.assert_close(got[2], torch.var_mean(x, 1))
+    assert report()["aten_ops"] == []
+
+
+def test_segment_reduce():
+    """Every reduction, by lengths (an empty segment among them) and by 2-D offsets along axis 1, with and without
+    ``initial``."""
+    g = torch.Generator().manual_seed(7)
+    d, d2 = torch.randn(7, 3, generator=g), torch.randn(2, 3, generator=g)
+    lengths = torch.tensor([2, 0, 4, 1])
+    offsets = torch.tensor([[0, 1, 1, 3], [0, 2, 2, 2]])
+
+    def fn(d, lengths, d2, offsets):
+        return [x for r in ("sum", "mean", "max", "min", "prod")
+                for x in (torch.segment_reduce(d, r, lengths=lengths),
+                          torch.segment_reduce(d, r, lengths=lengths, initial=1.5),
+                          torch.segment_reduce(d2, r, offsets=offsets, axis=1))]
+    _check(fn, d, lengths, d2, offsets, equal_nan=True)

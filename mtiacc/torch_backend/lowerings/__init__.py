@@ -17,7 +17,8 @@ Inductor's own back afterwards, so ``backend="inductor"`` and every other backen
   (``bilinear``'s) as one fused reduction;
 - :mod:`.distance`: ``_cdist_forward`` (``cdist``'s) as one reduction per distance;
 - :mod:`.nonzero`: ``nonzero_static`` as a cumulative count and a reduction per coordinate;
-- :mod:`.moments`: ``var_mean`` over no elements (its mean NaN, where Inductor's Welford reduction gives 0);
+- :mod:`.reductions`: ``var_mean`` over no elements (its mean NaN, where Inductor's Welford reduction gives 0),
+  and ``segment_reduce`` (every reduction, by lengths or offsets) as one masked reduction per segment;
 - :mod:`.linalg`: LU, Cholesky and triangular solves, and what is made of them (``solve``, ``inv``, ``det``,
   ``slogdet``, ``lu_solve``, ``lu_unpack``, ``cholesky_solve``, ``cholesky_inverse``), one program per matrix
   (the kernels of :mod:`.linalg_kernels`).
@@ -32,7 +33,7 @@ import functools
 from typing import Callable, Dict, Iterator, List, Tuple
 
 _MODULES = ("special", "polynomials", "bessel", "cephes", "gamma", "scatter", "sorting", "histogram", "matmul",
-            "distance", "nonzero", "moments", "linalg")
+            "distance", "nonzero", "reductions", "linalg")
 
 # (aten operation, lowering, type promotion kind or None, broadcast)
 _LOWERINGS: List[Tuple[object, Callable, object, bool]] = []
