@@ -110,6 +110,8 @@ def summarize(results: dict) -> dict:
                         causes["host"][_norm(h)] += 1
                 elif r["status"] in causes:
                     causes[r["status"]][_norm(r.get("detail", ""))] += 1
+    judged = collections.Counter(key for key, res in results.items() for rows in res.get("dtypes", {}).values()
+                                 for r in rows if r.get("reference"))
     captured = sum(by_sample[s] for s in ("chip", "host", "wrong", "error"))
     no_dtype = sum(1 for r in results.values() if "error" not in r and not r["dtypes"])
     aten = aten_ops(results)
@@ -120,6 +122,7 @@ def summarize(results: dict) -> dict:
             "ops": len(results), "ops_without_chosen_dtype": no_dtype, "by_op": {s: by_op[s] for s in STATUSES},
             "by_sample": {s: by_sample[s] for s in STATUSES}, "samples": sum(by_sample.values()),
             "captured_samples_on_chip": (by_sample["chip"] / captured) if captured else None,
+            "judged_by_reference": {"samples": sum(judged.values()), "entries": sorted(judged)},
             "causes": {k: c.most_common() for k, c in causes.items()}}
 
 
@@ -149,7 +152,9 @@ def markdown(meta: dict, results: dict, summary: dict) -> str:
          "- **chip**: matches eager, every kernel ran on the simulator and nothing on the host;",
          "- **host**: matches, but some work ran on the host (aten calls Inductor left to aten, or kernels mtiacc could "
          "not compile);",
-         "- **wrong**: differs from eager beyond the tolerances; **error**: compiling or running raised;",
+         "- **wrong**: differs from eager beyond the tolerances (in float16 and bfloat16: and is further from the op "
+         "computed in float64 from the same inputs than eager's result, beyond one rounding of the dtype); "
+         "**error**: compiling or running raised;",
          "- **uncapturable**: dynamo cannot capture it as one graph (counted apart); **skipped**: eager raises on "
          "the sample, or the op is random.", "",
          "An entry's status is its worst sample's (wrong, error, host, then chip).", "",
@@ -160,6 +165,7 @@ def markdown(meta: dict, results: dict, summary: dict) -> str:
     L += ["", f"Samples dynamo captured that ran wholly on the chip: "
           f"{'-' if frac is None else f'{100 * frac:.1f}%'}. Entries that support none of the chosen dtypes "
           f"(counted as skipped): {summary['ops_without_chosen_dtype']}.", ""]
+    L += _judged(summary)
     at = summary.get("aten_ops")
     if at:
         L += [f"Distinct ATen ops the captured graphs call (overloads, as dynamo's graphs reach the dispatcher): "
@@ -198,6 +204,16 @@ def markdown(meta: dict, results: dict, summary: dict) -> str:
     return "\n".join(L) + "\n"
 
 
+def _judged(summary: dict) -> list:
+    """The sentence on half-precision samples that missed eager but are as close to the float64 result."""
+    j = summary.get("judged_by_reference") or {"samples": 0}
+    if not j["samples"]:
+        return []
+    return [f"Half-precision samples that differ from eager beyond the tolerances but are no further from the op "
+            f"computed in float64 than eager's result (within one rounding; counted as chip or host): "
+            f"{j['samples']}, in " + ", ".join(f"`{k}`" for k in j["entries"]) + ".", ""]
+
+
 def extra_section(meta: dict, results: dict, summary: dict) -> str:
     """A further run's section (``--extra``: other dtypes or more samples, on a subset of entries): its totals by
     entry, by sample and by dtype, its distinct ATen ops, and the entries that did not run wholly on the chip."""
@@ -216,6 +232,7 @@ def extra_section(meta: dict, results: dict, summary: dict) -> str:
           f"the host: {at['by_status']['host']}; wrong: {at['by_status']['wrong']}; error: {at['by_status']['error']}"
           + (" (" + ", ".join(f"`{k}`" for k, e in at["ops"].items() if e["status"] in ("wrong", "error")) + ")"
              if at["by_status"]["wrong"] + at["by_status"]["error"] else "") + ".", ""]
+    L += _judged(summary)
     rows = [(k, res) for k, res in results.items() if op_status(res) not in ("chip", "skipped")]
     if rows:
         L += ["| entry | status | dtypes | first non-chip sample |", "|---|---|---|---|"]

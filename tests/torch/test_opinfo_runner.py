@@ -102,7 +102,8 @@ def test_further_run_section(run, tmp_path):
     x = {"meta": {"torch": "2", "command": "python benchmarks/opinfo.py --dtypes float16,int32", "date": "d",
                   "dtypes": ["float16", "int32"], "limit_samples": 3, "op_db": 5},
          "results": {"add": {"op": "add", "dtypes": {
-             "float16": [{"status": "chip", "aten": ["aten.add.Tensor"]}] * 3,
+             "float16": [{"status": "chip", "aten": ["aten.add.Tensor"]}] * 2
+             + [{"status": "chip", "aten": ["aten.add.Tensor"], "reference": "float64"}],
              "int32": [{"status": "chip", "aten": ["aten.add.Tensor"]},
                        {"status": "wrong", "detail": "Tensor-likes are not equal", "aten": ["aten.add.Tensor"]}]}}}}
     xs, md = tmp_path / "more.json", tmp_path / "opinfo.md"
@@ -115,6 +116,8 @@ def test_further_run_section(run, tmp_path):
     assert "| int32 samples | 1 | 0 | 1 | 0 | 0 | 0 | 2 |" in text[sec:]
     assert "wholly on the chip: **0**; partly on the host: 0; wrong: 1; error: 0 (`aten.add.Tensor`)" in text[sec:]
     assert "| `add` | wrong | float16, int32 | int32: Tensor-likes are not equal |" in text[sec:]
+    assert "no further from the op computed in float64 than eager's result (within one rounding; counted as chip " \
+           "or host): 1, in `add`." in text[sec:]
 
 
 def test_resume_runs_nothing_again(run, monkeypatch):
