@@ -31,6 +31,12 @@ _PY_BUILTINS = set(dir(builtins))
 _TRITON_MODULES = ("triton", "triton.language", "mtiacc.language")  # mtiacc.language: the MTIA extensions
 
 
+
+class TooDeep(CompileError):
+    """Python's stack ran out lowering an expression: reported at the statement that holds it (where the stack
+    runs out depends on the process, e.g. the recursion limit a host such as Inductor raised)."""
+    at_statement = False
+
 class FunctionLowering(LoweringContext):
     """The lowering of one function's body (the kernel, or a helper it calls) into a ``tt.func``.
 
@@ -77,12 +83,17 @@ class FunctionLowering(LoweringContext):
             if handler is None:
                 raise CompileError(unsupported_message(node))
             return handler(self, node)
+        except TooDeep as e:
+            if not e.at_statement and isinstance(node, ast.stmt):
+                e.loc, e.at_statement = loc, True     # the statement, not the node where the stack ran out
+            raise
         except CompileError as e:
             if e.loc is None:
                 e.loc = loc
             raise
         except RecursionError:
-            raise CompileError("the expression is nested too deeply", loc) from None
+            raise TooDeep("an expression is nested too deeply for the compiler; split it into several "
+                          "statements", loc) from None
         except Exception as e:  # a bug in this compiler, reported at the user's code
             raise CompileError(f"internal compiler error: {type(e).__name__}: {e}", loc) from e
         finally:
