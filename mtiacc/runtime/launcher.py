@@ -244,15 +244,19 @@ class Kernel:
         return self.unit, Options(kernel=self.name, defines=dict(defines), signature=signature,
                                   may_alias=tuple(aliases), **self.options)
 
-    def local_memory(self, signature: str, defines: Mapping[str, str] = None) -> Tuple[int, int]:
+    def local_memory(self, signature: str, defines: Mapping[str, str] = None) -> Tuple[int, int, Tuple[str, ...]]:
         """The compiler's local-memory plan of this kernel for ``signature``: (the most bytes its blocks take at
-        once, the bytes a PE's local memory has for blocks), from the IR passes alone, no instruction selected
-        (``lmem_peak`` and ``lmem_capacity`` on the function in ``--emit=ir``)."""
+        once, the bytes a PE's local memory has for blocks, what the local-memory ladder cut to fit: each loop's
+        ``ladder`` attribute and the function's ``lmem_backoff``), from the IR passes alone, no instruction
+        selected (``lmem_peak`` and ``lmem_capacity`` on the function in ``--emit=ir``)."""
         from mtiacc.driver import compile_kernel
         unit, opts = self.compile_job(signature, dict(defines or {}))
         module = compile_kernel(unit, opts, stop_after="ir").frontend.module
         func = [op for op in module.body.block.ops if op.name == "tt.func"][-1]
-        return func.attrs["lmem_peak"], func.attrs["lmem_capacity"]
+        cuts = tuple(op.attrs["ladder"] for op in func.walk() if "ladder" in op.attrs)
+        if "lmem_backoff" in func.attrs:
+            cuts += (f"lmem_backoff = {func.attrs['lmem_backoff']}",)
+        return func.attrs["lmem_peak"], func.attrs["lmem_capacity"], cuts
 
     def install_binary(self, signature: str, defines: Mapping[str, str], binary: bytes,
                        aliases: Tuple[str, ...] = ()) -> None:

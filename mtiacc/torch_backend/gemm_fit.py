@@ -111,7 +111,8 @@ def fits(tile: Tile, m: int, n: int, k: int, *, dtype: str, epilogue: int = 0, b
         options["machine"] = machine
     kernel = load(_source_file(source), "gemm_fit", **options)
     try:
-        peak, capacity = kernel.local_memory(",".join([f"*{t}"] * (3 + epilogue)))
+        peak, capacity, cuts = kernel.local_memory(",".join([f"*{t}"] * (3 + epilogue)))
     except CompileError:
         return False
-    return peak <= capacity
+    # a tile the local-memory ladder had to cut (bands of its accumulator, a back-off) is not the tile asked for
+    return not cuts and peak <= capacity
