@@ -85,6 +85,25 @@ def _in_range(d: int) -> list:
         '{% endif %}']
 
 
+def _store(channel_ok: str, channel: str, block_c: str) -> list:
+    """The templates' last lines: the ``[channels, rows, columns]`` tile of ``acc`` stored through Inductor's
+    ``store_output`` (epilogues fuse there), masked to the channels and the output's rows and columns."""
+    return [f'    mask = {channel_ok}[:, None, None] & (o0 < OUT_0)[None, :, None] & (o1 < OUT_1)[None, None, :]',
+            f'    idx_c = {channel}[:, None, None]',
+            '    idx_0 = o0[None, :, None]',
+            '    idx_1 = o1[None, None, :]',
+            '    {{store_output(("idx_n", "idx_c", "idx_0", "idx_1"), "acc", "mask",'
+            f' val_shape=("{block_c}", "BLOCK_H", "BLOCK_W"))}}}}']
+
+
+def _register(name: str, grid, source: str):
+    """Inductor's template ``name`` (registered once a process: Inductor keeps its templates by name)."""
+    from torch._inductor.select_algorithm import SymbolicGridFn, TritonTemplate
+    existing = TritonTemplate.all_templates.get(name)
+    return existing or TritonTemplate(name=name, grid=SymbolicGridFn(grid), source=source,
+                                      cache_codegen_enabled_for_template=True)
+
+
 def source() -> str:
     """The template's source (Inductor's template language)."""
     lines = ['{{def_kernel("X", "W")}}',
@@ -133,24 +152,14 @@ def source() -> str:
               ' mask=col_ok[:, None] & k_ok[None, :], other=0.0)',
               '            acc += tl.dot(b.to(DOT_TYPE), tl.reshape(a, (BLOCK_K, BLOCK_H * BLOCK_W)).to(DOT_TYPE),'
               ' input_precision=INPUT_PRECISION)',
-              '    acc = tl.reshape(acc, (BLOCK_N, BLOCK_H, BLOCK_W))',
-              '    mask = col_ok[:, None, None] & (o0 < OUT_0)[None, :, None] & (o1 < OUT_1)[None, None, :]',
-              '    idx_c = (group * GROUP_OUT_C + rn)[:, None, None]',
-              '    idx_0 = o0[None, :, None]',
-              '    idx_1 = o1[None, None, :]',
-              '    {{store_output(("idx_n", "idx_c", "idx_0", "idx_1"), "acc", "mask",'
-              ' val_shape=("BLOCK_N", "BLOCK_H", "BLOCK_W"))}}']
-    return "\n".join(lines) + "\n"
+              '    acc = tl.reshape(acc, (BLOCK_N, BLOCK_H, BLOCK_W))']
+    return "\n".join(lines + _store("col_ok", "(group * GROUP_OUT_C + rn)", "BLOCK_N")) + "\n"
 
 
 @functools.lru_cache(maxsize=None)
 def template():
-    """The rows template (one per process: Inductor's templates are registered by name)."""
-    from torch._inductor.select_algorithm import SymbolicGridFn, TritonTemplate
-    name = "mtia_conv2d_rows"
-    existing = TritonTemplate.all_templates.get(name)
-    return existing or TritonTemplate(name=name, grid=SymbolicGridFn(_grid), source=source(),
-                                      cache_codegen_enabled_for_template=True)
+    """The rows template."""
+    return _register("mtia_conv2d_rows", _grid, source())
 
 
 # ---------------------------------------------------------------------------------------------- depthwise
@@ -227,19 +236,11 @@ def depthwise_source() -> str:
               '                    mask=c_ok[:, None, None] & in0[None, :, None] & in1[None, None, :], other=0.0)',
               '        w = tl.load(w_base + (t0 * stride_k0 + t1 * stride_k1), mask=c_ok[:, None, None], other=0.0)',
               '        acc += x.to(tl.float32) * w.to(tl.float32)',
-              '    mask = c_ok[:, None, None] & (o0 < OUT_0)[None, :, None] & (o1 < OUT_1)[None, None, :]',
-              '    idx_c = rc[:, None, None]',
-              '    idx_0 = o0[None, :, None]',
-              '    idx_1 = o1[None, None, :]',
-              '    {{store_output(("idx_n", "idx_c", "idx_0", "idx_1"), "acc", "mask",'
-              ' val_shape=("BLOCK_C", "BLOCK_H", "BLOCK_W"))}}']
-    return "\n".join(lines) + "\n"
+]
+    return "\n".join(lines + _store("c_ok", "rc", "BLOCK_C")) + "\n"
 
 
 @functools.lru_cache(maxsize=None)
 def depthwise_template():
-    from torch._inductor.select_algorithm import SymbolicGridFn, TritonTemplate
-    name = "mtia_conv2d_depthwise_rows"
-    existing = TritonTemplate.all_templates.get(name)
-    return existing or TritonTemplate(name=name, grid=SymbolicGridFn(_depthwise_grid), source=depthwise_source(),
-                                      cache_codegen_enabled_for_template=True)
+    """The depthwise rows template."""
+    return _register("mtia_conv2d_depthwise_rows", _depthwise_grid, depthwise_source())
