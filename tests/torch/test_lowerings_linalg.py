@@ -47,6 +47,18 @@ def test_determinants():
            a, p)
 
 
+def test_a_solve_a_cholesky_and_a_triangular_solve():
+    """The suite's slice of the two tests below (run whole with -m slow): one LU solve with a batch, one Cholesky
+    factor, one triangular solve from the right."""
+    g = torch.Generator().manual_seed(5)
+    a, b, p = torch.randn(2, 5, 5, generator=g), torch.randn(2, 5, 3, generator=g), _spd(g, 5, 5)
+    t, right = torch.randn(5, 5, generator=g) + 4 * torch.eye(5), torch.randn(3, 5, generator=g)
+    _check(lambda a, b, p, t, right: (LA.solve(a, b), LA.cholesky(p), LA.solve_triangular(t.triu(), right,
+                                                                                         upper=True, left=False)),
+           a, b, p, t, right, atol=1e-5, rtol=1e-4)
+
+
+@pytest.mark.slow
 def test_solves_and_inverse():
     """solve with a matrix, a vector and a batch-broadcast right-hand side, and from the right; inv; lu_solve
     (plain, adjoint, from the right) with pivots from eager's factorization."""
@@ -63,6 +75,7 @@ def test_solves_and_inverse():
            lu, piv, b, right, atol=1e-5, rtol=1e-4)
 
 
+@pytest.mark.slow
 def test_cholesky_and_triangular_solves():
     g = torch.Generator().manual_seed(3)
     p = _spd(g, 2, 5, 5)
