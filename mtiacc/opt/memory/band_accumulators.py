@@ -34,9 +34,9 @@ from mtiacc.ir.core import Operation, Value
 from mtiacc.ir.dot_ops import DotOp
 from mtiacc.ir.types import i32
 from mtiacc.opt.inline import clone_op
-from mtiacc.opt.memory.narrow import Narrower, _clone_resized, reorder_safe, sliced_type
+from mtiacc.opt.memory.narrow import Narrower, reorder_safe
 from mtiacc.opt.memory.plan import block_bytes, check_sram, plan_function
-from mtiacc.opt.memory.split_dots import _add, _consumers, _ebytes, _erase_dead, _need, _sizes
+from mtiacc.opt.memory.split_dots import _add, _consumers, clone_cone, _ebytes, _erase_dead, _need, _sizes
 from mtiacc.opt.pass_manager import FunctionPass, PassContext, Remark, register_pass
 
 
@@ -169,19 +169,8 @@ def _rewrite(loop: scf.ForOp, i: int, dot: DotOp, cone: List[Operation], mb: int
     _erase_dead([mapping.get(id(dot.a), dot.a), mapping.get(id(dot.b), dot.b)])
     for old, new in zip(loop.results, inner.results):
         new.name_hint = old.name_hint
-    outside = Narrower(body, loc)
     done = {id(loop.results[i]): inner.results[i]}
-    for op in cone:
-        operands = [done[id(x)] if id(x) in done else outside.slice(x, cut) for x in op.operands]
-        types = []
-        for r in op.results:
-            t = r.type
-            for ax, _, n in cut:
-                t = sliced_type(t, ax % len(t.shape), n)
-            types.append(t)
-        new = _add(body, _clone_resized(op, operands, types))
-        for old, r in zip(op.results, new.results):
-            done[id(old)] = r
+    clone_cone(body, Narrower(body, loc), cone, cut, done)
     for op in reversed(cone):
         op.erase()
     roots = list(loop.operands)

@@ -145,6 +145,23 @@ def _sliceable(dot: DotOp, band: bool) -> bool:
     return p.can_slice(dot.a, (-1,)) and p.can_slice(dot.b, (-2,))
 
 
+def clone_cone(block, narrower: Narrower, cone: Sequence[Operation], cuts, mapping: Dict[int, Value]) -> None:
+    """Clones each op of ``cone`` into ``block`` cut to the band ``cuts`` (``(axis, start, size)`` each): its
+    operands the clones ``mapping`` holds (by the original's id) or the band of the value outside (``narrower``),
+    its results' types cut to the band; ``mapping`` gains each clone's results."""
+    for op in cone:
+        operands = [mapping[id(x)] if id(x) in mapping else narrower.slice(x, cuts) for x in op.operands]
+        types = []
+        for r in op.results:
+            t = r.type
+            for a, _, n in cuts:
+                t = sliced_type(t, a % len(t.shape), n)
+            types.append(t)
+        new = _add(block, _clone_resized(op, operands, types))
+        for old, r in zip(op.results, new.results):
+            mapping[id(old)] = r
+
+
 def _add(block, op: Operation) -> Operation:
     term = block.terminator
     if term is not None:
@@ -255,19 +272,8 @@ class _Rewrite:
     def move_cone(self, cur, res: Value, m0, n0) -> None:
         s = self.split
         cuts = ([(-2, m0, s.m)] if m0 is not None else []) + ([(-1, n0, s.n)] if n0 is not None else [])
-        band = Narrower(cur, self.loc)
         mapping = {id(self.dot.result): res}
-        for op in self.cone:
-            operands = [mapping[id(x)] if id(x) in mapping else band.slice(x, cuts) for x in op.operands]
-            types = []
-            for r in op.results:
-                t = r.type
-                for a, _, n in cuts:
-                    t = sliced_type(t, a % len(t.shape), n)
-                types.append(t)
-            new = _add(cur, _clone_resized(op, operands, types))
-            for old, r in zip(op.results, new.results):
-                mapping[id(old)] = r
+        clone_cone(cur, Narrower(cur, self.loc), self.cone, cuts, mapping)
 
 
 def _erase_dead(roots: Sequence[Value]) -> None:
