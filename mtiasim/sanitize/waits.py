@@ -30,7 +30,15 @@ issued, when
 - their DRAM / SRAM bytes overlap (one reads what the other writes, in either order).
 
 Pairs of one direction, and an inbound transfer over the local bytes an earlier outbound one reads, are ordered
-by the machine and not reported.  Between programs, DRAM accessed by two programs' transfers is the race rule of
+by the machine and not reported.
+
+Atomics against transfers (``DMA race`` too): an atomic on a DRAM or SRAM address travels to that memory's atomic
+unit apart from the DMA engine's transfers, on one channel or two, and nothing compares their addresses.  So an
+atomic without ``.rl`` over DRAM / SRAM bytes a transfer not waited for writes or reads (a store in flight, a load
+in flight), and a transfer over the bytes of an earlier atomic of the program without ``.aq`` that nothing has
+retired since (a ``fence`` or an atomic with ``.rl`` after it: both wait for the atomics before them), are
+reported.  (A later instruction reading the atomic's old value waits for it too, on an in-order core; the rule
+does not follow registers: it asks for the ordering the ISA names.)  Between programs, DRAM accessed by two programs' transfers is the race rule of
 :mod:`.state`.
 """
 from __future__ import annotations
@@ -41,6 +49,7 @@ import numpy as np
 
 from ..faults import group_slots
 from ..semantics.atomic import ordering
+from ..sync.atomics import SIZES
 from .access import accessor
 from .report import describe_address
 
@@ -74,6 +83,15 @@ class Transfer:
         return (f"local 0x{lo:x}..0x{hi:x} ({self.rows} rows of {self.n} bytes, {self.stride} apart)")
 
 
+class Atomic:
+    """One atomic of a PE on DRAM / SRAM not known to be performed: its instruction, its bytes (offsets in
+    ``dram.data``) and its issue cycle (None: not recorded)."""
+    __slots__ = ("k", "off", "size", "t")
+
+    def __init__(self, k, off, size, t):
+        self.k, self.off, self.size, self.t = k, off, size, t
+
+
 class InFlight:
     """The transfers not waited for, per PE of the wave: bounds in ``[P, S]`` arrays (``seq`` -1: a free
     column) for one numpy test per access, the :class:`Transfer` itself beside them."""
@@ -93,6 +111,7 @@ class InFlight:
         self.count = np.zeros(P, np.int64)     # transfers issued by the PE's program (zero-byte ones too)
         self.live = 0
         self.wanted: Dict[int, list] = {}      # seq -> [(PE, note(completion), finding)] awaiting a completion
+        self.amos: Dict[int, List[Atomic]] = {}    # PE -> its atomics on DRAM / SRAM not known to be performed
 
     def start_wave(self, P: int) -> None:
         """Every transfer of the last wave completed before the wave ended."""
@@ -151,6 +170,65 @@ class InFlight:
             self.wanted[seq] = left
         else:
             del self.wanted[seq]
+
+    # -- atomics -----------------------------------------------------------------------------------------
+    def atomic(self, m, k: int, p: int, off: int, size: int, aq: bool, rl: bool, t: float) -> None:
+        """PE ``p``'s atomic (instruction ``k``) on the DRAM / SRAM bytes ``off .. off + size``: without ``.rl``,
+        report the transfers not waited for over those bytes; then it is in flight unless ``.aq`` (the core waited
+        for it); with ``.rl`` the atomics before it were performed before it issued."""
+        if not rl and self.live:
+            for j in np.flatnonzero(self.seq[p] >= 0).tolist():
+                tr = self.info[p][j]
+                lo, hi = tr.span(True)
+                if lo < off + size and hi > off:
+                    hit = np.intersect1d(tr.bytes(True), np.arange(off, off + size))
+                    if len(hit):
+                        self._amo_race(m, k, p, tr.k, hit, tr.t, later_is_atomic=True, inbound=tr.inbound)
+        if rl:
+            self.amos.pop(p, None)
+        if not aq:
+            self.amos.setdefault(p, []).append(Atomic(k, off, size, t))
+
+    def drain_atomics(self, slots) -> None:
+        """Programs ``slots`` waited for every atomic they issued (a ``fence``)."""
+        if self.amos:
+            for p in np.asarray(slots).tolist():
+                self.amos.pop(p, None)
+
+    def after_atomics(self, m, k: int, p: int, tr: Transfer) -> None:
+        """PE ``p`` issues ``tr`` (instruction ``k``): report its atomics in flight over the same DRAM bytes."""
+        lo, hi = tr.span(True)
+        for a in self.amos.get(p, ()):
+            if a.off < hi and a.off + a.size > lo:
+                hit = np.intersect1d(tr.bytes(True), np.arange(a.off, a.off + a.size))
+                if len(hit):
+                    self._amo_race(m, k, p, a.k, hit, a.t, later_is_atomic=False, inbound=tr.inbound)
+
+    def _amo_race(self, m, k, p, old_k, hit, t, later_is_atomic: bool, inbound: bool) -> None:
+        san = self.san
+        fs = san.findings
+        key = ("dma race", k, old_k, True)
+        if fs.seen(key):
+            return
+        n = len(hit)
+        first = describe_address(san.dram, san.arrays, san.dram.base + int(hit.min()))
+        where = f"{n} byte{'s' if n != 1 else ''} at {first}"
+        if later_is_atomic:
+            verb, other = "updates", "writes" if not inbound else "reads"
+            earlier, fix = "the earlier transfer", ("a mtia.dma.wait before the atomic (or its .rl, which waits "
+                                                    "for every transfer before it) orders them")
+        else:
+            verb, other = ("reads" if inbound else "writes"), "updates"
+            earlier, fix = "the earlier atomic", ("a fence between them (or the atomic's .aq, which holds the core "
+                                                  "until it is performed) orders them")
+        msg = (f"{fs.op(k)} {verb} {where} that {fs.op(old_k)} {other}, issued before it and not waited for: "
+               f"nothing orders an atomic and a DMA transfer")
+        notes = [f"in program {san.program(int(m.linear[p]))}",
+                 f"{earlier}: issued " + (f"at cycle {_cycle(t)} " if t is not None else "")
+                 + f"by {_at(m.program, fs, old_k)}",
+                 "an atomic travels to its memory's atomic unit apart from the DMA engine's transfers, which "
+                 f"compares no DRAM or SRAM addresses with it: {fix}"]
+        fs.add(key, "DMA race", msg, k, notes)
 
     # -- accesses ----------------------------------------------------------------------------------------
     def check(self, m, k: int, parts, when) -> None:
@@ -301,11 +379,15 @@ def wrap(d, m, san, k, ex):
             fl.wait(group_slots(g, m.P), keep, inbound)
             return r
         return hw
+    if fam == "amo":
+        ex = _atomic(d, m, fl, k, ex)
     if fam == "fence" or (fam == "amo" and ordering(d)[1]):
         def hf(g):
             r = ex(g)
             if r is None:       # (not held back: executed) it waited for every transfer
                 fl.wait(group_slots(g, m.P), 0)
+                if fam == "fence":
+                    fl.drain_atomics(group_slots(g, m.P))
             return r
         return hf
     parts = accessor(d)
@@ -332,6 +414,27 @@ def wrap(d, m, san, k, ex):
             fl.check(m, k, touched, when)
         return r
     return ha
+
+
+def _atomic(d, m, fl, k, ex):
+    """An atomic's part of the rule on transfers and atomics (:meth:`InFlight.atomic`), for its DRAM / SRAM
+    addresses (a local one is an access of the missing-wait rule)."""
+    aq, rl = (bool(b) for b in ordering(d))
+    size = SIZES[d.spec.sem_op.partition(".")[2]]
+    X, r1 = m.X, d.rs1
+
+    def hx(g):
+        addrs = X[r1, g].tolist()        # before it runs: its rd may be its rs1
+        r = ex(g)
+        if r is not None:       # held back until slower programs catch up: not executed yet
+            return r
+        base, lmb = m.dram.base, m.lmb
+        for i, p in enumerate(group_slots(g, m.P).tolist()):
+            a = addrs[i]
+            if not 0 <= a < lmb:
+                fl.atomic(m, k, p, a - base, size, aq, rl, None)
+        return r
+    return hx
 
 
 def _transfer(d, m, fl, k, ex):
@@ -361,6 +464,8 @@ def _transfer(d, m, fl, k, ex):
                               dstrides[i])
                 if fl.two and fl.live:
                     fl.pair(m, k, p, tr)
+                if fl.amos.get(p):
+                    fl.after_atomics(m, k, p, tr)
                 fl.issue(p, tr)
         return r
     return ht
