@@ -26,6 +26,11 @@ where its buffer lives, so every scope sees it.
 None of these ops is ``Pure``: dead-code elimination, CSE, LICM and fusion leave them where they are and
 never drop one whose result is unused (``scf.has_side_effects`` keeps a loop or ``if`` holding one).
 
+``after_store`` (``access-plan``, on an atomic whose ``sem`` has no release: ``relaxed``, ``acquire``): it may
+update DRAM bytes an earlier store of the program writes (``mtiacc/ir/analysis/dram_order.py``), and the machine
+orders no atomic behind a DMA transfer, so it waits for the stores in flight first.  The loads and stores after an
+atomic whose ``sem`` has no acquire carry ``after_atomic`` for the same reason (``tt.load``).
+
 ``tt.barrier`` (``tl.debug_barrier()``) waits until every memory access, DMA transfer and atomic the
 program issued is complete (the machine's ``fence``).
 """
@@ -36,6 +41,8 @@ from typing import Optional
 from mtiacc.ir.core import AnyType, BoolLike, Operation, PtrLike, Value, attribute, operand, opt_operand, result
 from mtiacc.ir.types import FloatType, IntType, Type
 
+AFTER_STORE = ("it may update bytes an earlier store writes, and its sem has no release (why; `access-plan`): it "
+               "waits for the stores in flight first")
 RMW_KINDS = ("add", "fadd", "and", "or", "xor", "max", "min", "umax", "umin", "xchg")
 SEMS = ("relaxed", "acquire", "release", "acq_rel")
 SCOPES = ("gpu", "cta", "sys")
@@ -86,6 +93,7 @@ class AtomicRMWOp(Operation):
                        doc='mtia.atomic_add(..., scope=...): the memory whose atomic unit performs it, "dram" or "sram"')
     buffer = attribute(str, optional=True,
                        doc='with memory = "sram": the pointer parameter whose buffer the simulator places in SRAM')
+    after_store = attribute(str, optional=True, doc=AFTER_STORE)
 
     @classmethod
     def get(cls, kind: str, ptr: Value, val: Value, mask: Optional[Value] = None, sem: str = DEFAULT_SEM,
@@ -119,6 +127,7 @@ class AtomicCASOp(Operation):
     result = result(AnyType)
     sem = attribute(str, doc="the memory ordering: acquire, release, acq_rel or relaxed")
     scope = attribute(str, doc="which programs it orders against: gpu, cta or sys")
+    after_store = attribute(str, optional=True, doc=AFTER_STORE)
 
     @classmethod
     def get(cls, ptr: Value, cmp: Value, val: Value, sem: str = DEFAULT_SEM, scope: str = DEFAULT_SCOPE,

@@ -395,6 +395,8 @@ def _value_range(v: Value):
     return None
 
 
+AFTER_ATOMIC = ("it may access bytes an earlier atomic whose sem has no acquire updates (why; `access-plan`): a "
+                "fence precedes it")
 # Shape ops (mtiacc/ir/shape_ops.py) whose elements are their operand's: the same value range.
 _SAME_ELEMENTS = ("tt.expand_dims", "tt.reshape", "tt.trans")
 
@@ -569,7 +571,9 @@ class LoadOp(Operation):
     ``pipeline-loads``'s prefetches past a loop's end): the load moves nothing when it is false, and its result
     is then undefined (nothing reads it).  ``after_store`` (``access-plan``): the load may read DRAM bytes an
     earlier store of the program writes (``mtiacc/ir/analysis/dram_order.py``), so it waits for the stores in
-    flight before it issues."""
+    flight before it issues.  ``after_atomic`` (``access-plan``): it may read bytes an earlier atomic of the program
+    whose ``sem`` has no acquire updates, which may not be performed yet (the machine orders no DMA transfer behind
+    an atomic), so a ``fence`` precedes it."""
 
     name = "tt.load"
     ptr = operand(PtrLike)
@@ -585,6 +589,7 @@ class LoadOp(Operation):
     after_store = attribute(str, optional=True,
                             doc="it may read bytes an earlier store writes (why; `access-plan`): it waits for the "
                                 "stores in flight first")
+    after_atomic = attribute(str, optional=True, doc=AFTER_ATOMIC)
 
     @classmethod
     def get(cls, ptr: Value, mask: Optional[Value] = None, other: Optional[Value] = None, loc=None,
@@ -619,7 +624,8 @@ class StoreOp(Operation):
     """``tl.store``; ``access``: how it moves to DRAM, as for ``LoadOp``.  ``row_bands`` (``dot-accumulators``):
     the stored block is a resident dot's accumulators, which the engine writes back in that many bands of rows
     (each band's column groups in turn); the store moves band by band, each transfer issued as soon as the engine
-    has written its band (a ``tiles`` store of a 2-D block)."""
+    has written its band (a ``tiles`` store of a 2-D block).  ``after_atomic``: it may write bytes an earlier
+    atomic updates, as on ``tt.load``."""
 
     name = "tt.store"
     ptr = operand(PtrLike)
@@ -628,6 +634,7 @@ class StoreOp(Operation):
     access = attribute(str, optional=True, doc="how it moves to DRAM, a kind of the access plan (`access-plan`)")
     row_bands = attribute(int, optional=True,
                           doc="a resident dot's accumulators, stored in this many bands of rows (`dot-accumulators`)")
+    after_atomic = attribute(str, optional=True, doc=AFTER_ATOMIC)
 
     @classmethod
     def get(cls, ptr: Value, value: Value, mask: Optional[Value] = None, loc=None, attrs=None):

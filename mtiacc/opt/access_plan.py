@@ -10,6 +10,9 @@ It also writes on each ``tt.load`` and ``mtia.async_copy`` that may read bytes a
 writes why (``after_store = "tl.store at line 8: the same parameter, at overlapping offsets"``: the store named is
 the first such one; ``mtiacc.ir.analysis.dram_order``), replacing any earlier reason: the DMA engine does not
 order a load behind a store in flight (docs/architecture.md, "DMA channels"), so codegen waits for the stores first.
+An atomic whose ``sem`` has no release gets the same attribute for the same reason; a load, async copy or store
+that may access bytes an earlier atomic whose ``sem`` has no acquire updates gets ``after_atomic`` (why: codegen
+puts a ``fence`` before its transfers, since nothing orders a DMA transfer behind an atomic).
 """
 from __future__ import annotations
 
@@ -17,7 +20,8 @@ import dataclasses
 
 from mtiacc.ir import ops as O
 from mtiacc.ir.analysis.access_plan import plan_function
-from mtiacc.ir.analysis.dram_order import dram_hazards
+from mtiacc.ir.analysis.dram_order import atomic_hazards, dram_hazards
+from mtiacc.ir.atomic_ops import ATOMIC_OPS
 from mtiacc.ir.mtia import AsyncCopyOp
 from mtiacc.opt.pass_manager import ModulePass, register_pass
 
@@ -31,9 +35,13 @@ class AccessPlan(ModulePass):
         for f in module.funcs:
             for op, kind in plan_function(f).items():
                 op.attrs["access"] = kind
-            hazards = dram_hazards(f)
+            hazards, after_atomic = dram_hazards(f), atomic_hazards(f)
             for op in f.walk():
-                if isinstance(op, (O.LoadOp, AsyncCopyOp)):
+                if isinstance(op, (O.LoadOp, AsyncCopyOp) + ATOMIC_OPS):
                     op.attrs.pop("after_store", None)
                     if op in hazards:
                         op.attrs["after_store"] = hazards[op]
+                if isinstance(op, (O.LoadOp, AsyncCopyOp, O.StoreOp)):
+                    op.attrs.pop("after_atomic", None)
+                    if op in after_atomic:
+                        op.attrs["after_atomic"] = after_atomic[op]

@@ -83,6 +83,7 @@ def _skip(lw: Lowering, op: Operation) -> None:
 
 
 def _store(lw: Lowering, op: O.StoreOp) -> None:
+    waits.after_atomic(lw, op)
     loop = control.deferred_loop(op)
     if loop is not None:   # in a loop of control.deferred_store: the store before this one completes first
         waits.wait_for_stores(lw, "the store before completes (it ran under the compute since)",
@@ -101,7 +102,13 @@ def _store(lw: Lowering, op: O.StoreOp) -> None:
 
 def _local_buffers(lw: Lowering, op: Operation) -> None:
     waits.after_store(lw, op)     # an mtia.async_copy of bytes a store in flight may write
+    waits.after_atomic(lw, op)
     local_buffers.lower(lw, op)
+
+
+def _atomic(lw: Lowering, op: Operation) -> None:
+    waits.after_store(lw, op)     # an atomic without release over bytes a store in flight may write
+    atomics.lower(lw, op)
 
 
 def _slot_flush(lw: Lowering, op: SlotFlushOp) -> None:
@@ -120,6 +127,7 @@ def _volatile_fence(lw: Lowering, op: O.LoadOp) -> None:
 def _scalar_load(lw: Lowering, op: O.LoadOp) -> None:
     _volatile_fence(lw, op)
     waits.after_store(lw, op)
+    waits.after_atomic(lw, op)
     lw.regs[op.result] = memory.lower_scalar_load(lw, op)
 
 
@@ -140,6 +148,7 @@ def _block_load(lw: Lowering, op: O.LoadOp) -> None:
     _check_rank(op)
     _volatile_fence(lw, op)
     waits.after_store(lw, op)
+    waits.after_atomic(lw, op)
     counted = op.prefetch and waits.countable(op)
     begin = len(lw.b.fn.items)
     owed = None
@@ -267,7 +276,7 @@ PATTERNS = (
     Pattern((FusedElementwiseOp,), fused.lower, reads=fused.reads),
     Pattern((O.StoreOp,), _store, reads=memory.needs_buffers, reads_when=ALWAYS),
     Pattern(debug.DEBUG_OPS, debug.lower, reads_when=ALWAYS),
-    Pattern(atomics.OPS, atomics.lower, reads=atomics.reads, reads_when=ALWAYS),
+    Pattern(atomics.OPS, _atomic, reads=atomics.reads, reads_when=ALWAYS),
     Pattern((LocalLoadOp,), local_buffers.lower, lower_when=USED, reads=local_buffers.reads),
     Pattern(local_buffers.OPS, _local_buffers, reads=local_buffers.reads, reads_when=ALWAYS),
     Pattern((SlotLoadOp,), kept.lower, lower_when=USED, reads=kept.reads),

@@ -10,7 +10,11 @@ for a wait (``mir.WaitRequest``) wherever one may be needed:
 * before a prefetch whose transfers cannot be counted (``table.py``): the DMA engine has one completion barrier,
   so every transfer in flight but the prefetches issued with it completes before it issues;
 * before a load that may read DRAM bytes an earlier store writes (``after_store``, ``access-plan``): the stores in
-  flight complete first, since the machine does not order a load behind a store (:func:`after_store`).
+  flight complete first, since the machine does not order a load behind a store (:func:`after_store`); the same
+  before an atomic without release that may update them.
+
+Before a load or store that may access bytes an earlier atomic without acquire updates (``after_atomic``), lowering
+puts a ``fence`` (:func:`after_atomic`): no wait counts atomics.
 
 The machine pass ``insert-waits`` (``machine/insert_waits.py``) forms the prefetch groups (the counted prefetches
 issued with no op touching local memory between them), keeps a requested wait only where something it names may
@@ -23,6 +27,7 @@ from typing import Callable, FrozenSet, Iterable
 from mtiacc.codegen.context import Lowering
 from mtiacc.codegen.machine.mir import DmaTag, MInstr, WaitRequest
 from mtiacc.ir import ops as O
+from mtiacc.ir.atomic_ops import ATOMIC_OPS
 from mtiacc.ir.core import OpResult, Operation, Value
 from mtiacc.ir.mtia import AsyncCopyOp
 from mtiacc.ir.mtia.kept import SlotFetchOp
@@ -93,4 +98,15 @@ def after_store(lw: Lowering, op: Operation) -> None:
     DRAM addresses (docs/architecture.md, "DMA channels"), so without it the load could read the old bytes."""
     why = getattr(op, "after_store", None)
     if why:
-        wait_for_stores(lw, f"a store in flight may write what the load reads ({why})", lambda t: t.dram_write)
+        what = "the atomic updates" if isinstance(op, ATOMIC_OPS) else "the load reads"
+        wait_for_stores(lw, f"a store in flight may write what {what} ({why})", lambda t: t.dram_write)
+
+
+def after_atomic(lw: Lowering, op: Operation) -> None:
+    """Before the transfers of load or store ``op``: when ``access-plan`` found that it may access bytes an earlier
+    atomic without acquire updates (its ``after_atomic``), a ``fence``, which waits for the program's atomics (and
+    its transfers): the machine orders no DMA transfer behind an atomic, which may not be performed yet."""
+    why = getattr(op, "after_atomic", None)
+    if why:
+        what = "the store writes" if isinstance(op, O.StoreOp) else "the load reads"
+        lw.b("fence", comment=f"an atomic in flight may update what {what} ({why})")

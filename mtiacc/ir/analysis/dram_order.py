@@ -30,14 +30,27 @@ an earlier trip of one of them):
 
 ``dram_hazards(func)`` gives each load (``tt.load``, ``mtia.async_copy``) that may read what an earlier store writes
 the reason for the first such store, which ``access-plan`` writes on the load (``after_store``).
+
+Atomics: an atomic is performed by the atomic unit of its memory, reached over the network apart from the DMA
+engine, which compares no addresses with it either.  An atomic whose ``sem`` has a release (``release``,
+``acq_rel``: the machine's ``.rl``) issues only once every earlier transfer has completed, and one whose ``sem``
+has an acquire (``acquire``, ``acq_rel``: ``.aq``) holds the core until it is performed; the others need the
+compiler's order, by the same rules:
+
+* an atomic without release that may update bytes an earlier store writes is one more reader of
+  ``dram_hazards`` (``after_store`` on it: it waits for the stores in flight first);
+* a load, async copy or store that may access bytes an earlier atomic without acquire updates:
+  ``atomic_hazards(func)`` gives the reason for the first such atomic, which ``access-plan`` writes on the op
+  (``after_atomic``: a ``fence``, which waits for the program's atomics, precedes its transfers).
 """
 from __future__ import annotations
 
-from typing import Dict, FrozenSet, List, Optional, Tuple
+from typing import Callable, Dict, FrozenSet, List, Optional, Tuple
 
 from mtiacc.ir import ops as O
 from mtiacc.ir.analysis.affine_nd import Poly, nd_affine, pointer_nd
 from mtiacc.ir.analysis.pointers import may_share, root_pointer
+from mtiacc.ir.atomic_ops import ATOMIC_OPS, AtomicCASOp, AtomicRMWOp
 from mtiacc.ir.core import BlockArgument, Operation, OpResult, Value
 from mtiacc.ir.mtia import AsyncCopyOp
 from mtiacc.ir.mtia.kept import SlotFlushOp
@@ -233,8 +246,14 @@ def _other_program(load: Value, store: Value, loop: Operation) -> bool:
     return len(a) == 1 and len(b) == 1 and a != b
 
 
+_NO_RELEASE, _NO_ACQUIRE = ("relaxed", "acquire"), ("relaxed", "release")
+
+
 def _reader(op: Operation) -> Optional[Value]:
-    return op.ptr if isinstance(op, (O.LoadOp, AsyncCopyOp)) else None
+    """The pointer of a load, an async copy, or an atomic that does not wait for the transfers before it."""
+    if isinstance(op, (O.LoadOp, AsyncCopyOp)):
+        return op.ptr
+    return op.ptr if isinstance(op, ATOMIC_OPS) and op.sem in _NO_RELEASE else None
 
 
 def _writer(op: Operation) -> Optional[Value]:
@@ -243,9 +262,30 @@ def _writer(op: Operation) -> Optional[Value]:
     return op.dst if isinstance(op, SlotFlushOp) else None
 
 
-def dram_hazards(func: O.FuncOp) -> Dict[Operation, str]:
-    """Each load of ``func`` that may read DRAM (or SRAM) bytes an earlier store writes: why, naming the first
-    such store (``"tl.store at line 8: the same parameter, at overlapping offsets"``)."""
+def _transfer(op: Operation) -> Optional[Value]:
+    """The pointer of an op whose DMA transfers move DRAM bytes: a load, an async copy, a store."""
+    return op.ptr if isinstance(op, (O.LoadOp, AsyncCopyOp, O.StoreOp)) else None
+
+
+def _atomic(op: Operation) -> Optional[Value]:
+    """The pointer of an atomic that the core does not wait for (no acquire): it may be in flight after it."""
+    return op.ptr if isinstance(op, ATOMIC_OPS) and op.sem in _NO_ACQUIRE else None
+
+
+def _name(op: Operation) -> str:
+    if isinstance(op, O.StoreOp):
+        return "tl.store"
+    if isinstance(op, AtomicCASOp):
+        return "tl.atomic_cas"
+    if isinstance(op, AtomicRMWOp):
+        return "tl.atomic_" + {"fadd": "add", "umax": "max", "umin": "min"}.get(op.kind, op.kind)
+    return op.name
+
+
+def _hazards(func: O.FuncOp, reader: Callable[[Operation], Optional[Value]],
+             writer: Callable[[Operation], Optional[Value]]) -> Dict[Operation, str]:
+    """Each op ``reader`` gives a pointer for that may access bytes an earlier op ``writer`` gives a pointer for
+    writes: why, naming the first such writer."""
     order: List[Tuple[Operation, Tuple[Operation, ...]]] = []   # every op, in program order, with its loops
 
     def visit(op: Operation, loops: Tuple[Operation, ...]) -> None:
@@ -259,27 +299,43 @@ def dram_hazards(func: O.FuncOp) -> Dict[Operation, str]:
         for b in r.blocks:
             for o in b.ops:
                 visit(o, ())
-    stores = [(i, op, loops, access_of(_writer(op))) for i, (op, loops) in enumerate(order)
-              if _writer(op) is not None]
+    stores = [(i, op, loops, writer(op)) for i, (op, loops) in enumerate(order) if writer(op) is not None]
+    stores = [(i, op, loops, ptr, access_of(ptr)) for i, op, loops, ptr in stores]
     out: Dict[Operation, str] = {}
     for i, (op, loops) in enumerate(order):
-        ptr = _reader(op)
-        if ptr is None or not stores:
+        ptr = reader(op) if stores else None
+        if ptr is None:
             continue
         load = access_of(ptr)
-        for j, st, st_loops, store in stores:
+        for j, st, st_loops, st_ptr, store in stores:
+            if st is op:
+                continue
             common = [lp for lp, other in zip(loops, st_loops) if lp is other]
             if j > i and not common:
                 continue        # after the load, and no loop brings it back before it
-            if any(_other_program(ptr, _writer(st), lp) for lp in common) \
+            if any(_other_program(ptr, st_ptr, lp) for lp in common) \
                     or any(isinstance(lp, ForOp) and lp.persistent and lp not in loops for lp in st_loops):
                 continue        # another program's store: Triton does not order it against this load
             why = _why_overlap(load, store, common, same_trip=j < i)
             if why is not None:
                 line = f" at line {st.loc.line}" if st.loc is not None else ""
-                out[op] = f"{'tl.store' if isinstance(st, O.StoreOp) else st.name}{line}: {why}"
+                out[op] = f"{_name(st)}{line}: {why}"
                 break
     return out
 
 
-__all__ = ["dram_hazards", "access_of"]
+def dram_hazards(func: O.FuncOp) -> Dict[Operation, str]:
+    """Each load of ``func`` (and atomic whose ``sem`` has no release) that may read DRAM (or SRAM) bytes an
+    earlier store writes: why, naming the first such store (``"tl.store at line 8: the same parameter, at
+    overlapping offsets"``)."""
+    return _hazards(func, _reader, _writer)
+
+
+def atomic_hazards(func: O.FuncOp) -> Dict[Operation, str]:
+    """Each load, async copy and store of ``func`` that may access DRAM (or SRAM) bytes an earlier atomic whose
+    ``sem`` has no acquire updates: why, naming the first such atomic (``"tl.atomic_add at line 8: the same
+    parameter, at overlapping offsets"``)."""
+    return _hazards(func, _transfer, _atomic)
+
+
+__all__ = ["dram_hazards", "atomic_hazards", "access_of"]

@@ -71,6 +71,8 @@ class AsyncCopyOp(Operation):
     access = attribute(str, optional=True, doc="how it moves from DRAM, as on tt.load (`access-plan`)")
     after_store = attribute(str, optional=True, doc="it may read bytes an earlier store writes, as on tt.load "
                                                     "(`access-plan`)")
+    after_atomic = attribute(str, optional=True, doc="it may read bytes an earlier atomic updates, as on tt.load "
+                                                     "(`access-plan`)")
 
     @classmethod
     def get(cls, buf: Value, slot: int, ptr: Value, mask: Optional[Value] = None, other: Optional[Value] = None,
