@@ -4,12 +4,15 @@ bytes (docs/architecture.md, "DMA channels").  Each kernel runs against numpy wi
 rule reports a load issued while a store of its bytes is in flight, on one channel and two, at -O0, -O2 and -O3:
 the straight-line reload (the issue's repro), a loop whose every trip reads what the trip before it stored (its
 pipelined form prefetches), and an in-place loop over tiles (every trip reads its own tile, apart from the tiles
-stored before it)."""
+stored before it).  ``carried``: pipeline-loads fetches X's tiles a trip ahead but not Y's, which the trip before
+stores (tests/filecheck/pipeline_loads_after_store.py); launched with one array for both (``may_alias``) it
+fetches neither."""
 import textwrap
 
 import numpy as np
 import pytest
 
+import mtiacc
 from mtiacc.driver import Options, compile_kernel
 from mtiasim.runner import run
 
@@ -37,13 +40,22 @@ def running(X, Y, T, BLOCK: tl.constexpr):
 
 
 @triton.jit
+def carried(X, Y, T, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    for i in range(1, T):
+        prev = tl.load(Y + (i - 1) * BLOCK + offs)
+        x = tl.load(X + i * BLOCK + offs)
+        tl.store(Y + i * BLOCK + offs, prev + x)
+
+
+@triton.jit
 def inplace(X, T, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * T * BLOCK + tl.arange(0, BLOCK)
     for i in range(0, T):
         x = tl.load(X + i * BLOCK + offs)
         tl.store(X + i * BLOCK + offs, x * 2 + 1)
 '''
-SIGS = {"reload": "*i32,*i32", "running": "*i32,*i32,i32", "inplace": "*i32,i32"}
+SIGS = {"reload": "*i32,*i32", "running": "*i32,*i32,i32", "carried": "*i32,*i32,i32", "inplace": "*i32,i32"}
 B, T = 16, 7
 
 
@@ -102,3 +114,28 @@ def test_the_in_place_loop_needs_no_wait_for_its_stores(path):
         asm = _compile(path, "inplace", level, 2).asm_text
         assert "a store in flight may write" not in asm
         assert "a store in flight may write" in _compile(path, "running", level, 2).asm_text
+
+
+@pytest.mark.parametrize("level,channels", LEVELS)
+def test_a_pipelined_loop_fetches_ahead_only_what_no_store_of_it_writes(path, level, channels):
+    x, y0 = _x(B * T, 30 + level), _x(B, 40 + level)
+    y = np.zeros(B * T, np.int32)
+    y[:B] = y0
+    out = _compile(path, "carried", level, channels)
+    r = run(out.binary, {"X": x, "Y": y, "T": np.array(T, np.int32)}, grid=(1,), sanitize=True,
+            overrides=(f"memory.dma.channels={channels}",))
+    want = x.reshape(T, B).copy()
+    want[0] = y0
+    np.testing.assert_array_equal(r.outputs["Y"], np.cumsum(want, axis=0).ravel())
+
+
+@pytest.mark.parametrize("level", [0, 2, 3])
+def test_with_one_array_for_both_nothing_is_fetched_ahead(path, level, tmp_path, monkeypatch):
+    """``Y = X``: each trip adds the tile the trip before stored to its own, which it reads before its store: a
+    running sum, only when no load of X moves above the store of the trip before."""
+    monkeypatch.setenv("MTIACC_CACHE_DIR", str(tmp_path / "cache"))
+    k = mtiacc.load(path, "carried", opt_level=level)
+    x = _x(B * T, 50 + level)
+    want = np.cumsum(x.reshape(T, B), axis=0).ravel()
+    k[(1,)](x, x, T, BLOCK=B, sanitize=True)
+    np.testing.assert_array_equal(x, want)
