@@ -13,7 +13,7 @@ import ast
 import dataclasses
 import functools
 import os
-from typing import Callable, Collection, Dict, List, Mapping, Optional, Tuple
+from typing import Callable, Collection, Dict, FrozenSet, List, Mapping, Optional, Tuple
 
 import numpy as np
 
@@ -101,6 +101,7 @@ class Kernel:
         self.params = self._parameters(fn, scope)
         self.last_launch: Optional[Launch] = None
         self._binaries: Dict[str, Tuple[bytes, bool]] = {}
+        self._written: Dict[str, Optional[FrozenSet[str]]] = {}
 
     @staticmethod
     def _parameters(fn: ast.FunctionDef, scope) -> List[_Param]:
@@ -196,9 +197,12 @@ class Kernel:
             else:
                 p.scalars[param.name] = repr(float(val)) if ty.startswith("fp") or ty == "bf16" else str(int(val))
         order = [q.name for q in self.params]
-        aliases = tuple(" ".join(sorted(g, key=order.index))
-                        for g in _share_memory(p.buffers, p.inputs, p.pointer_at))
         p.signature = ",".join(signature)
+        groups = _share_memory(p.buffers, p.inputs, p.pointer_at)
+        if groups:      # sharing only read parameters orders nothing: the plain compile serves (the same key)
+            written = self.written_parameters(p.signature, defines)
+            groups = [g for g in groups if written is None or written.intersection(g)]
+        aliases = tuple(" ".join(sorted(g, key=order.index)) for g in groups)
         p.compile_request = (p.signature, dict(defines), aliases)
         if compile:
             p.binary, p.cached = self._binary(p.signature, defines, aliases)
@@ -224,6 +228,21 @@ class Kernel:
             cache.store(k, binary)
         self._binaries[memo] = (binary, cached)
         return binary, cached
+
+    def written_parameters(self, signature: str, defines: Mapping[str, str]) -> Optional[FrozenSet[str]]:
+        """The pointer parameters the kernel may write through for ``signature`` and ``defines``, from the
+        frontend's IR alone (``ir/analysis/pointers.py``: ``written_parameters``; None: it may write through any),
+        once per signature and constexprs: a launch whose shared memory only read parameters take compiles the
+        plain kernel (no ``may_alias``)."""
+        memo = "written|" + _memo(signature, dict(defines), ())
+        if memo not in self._written:
+            from mtiacc.driver import run_frontend
+            from mtiacc.ir.analysis.pointers import written_parameters
+            unit, opts = self.compile_job(signature, defines)
+            module = run_frontend(unit, opts).module
+            func = next(op for op in module.body.block.ops if getattr(op, "sym_name", None) == self.name)
+            self._written[memo] = written_parameters(func)
+        return self._written[memo]
 
     def cache_key(self, signature: str, defines: Mapping[str, str], aliases: Tuple[str, ...] = ()) -> str:
         """The disk cache's key of the binary for ``signature``, constexpr values ``defines`` and the groups of

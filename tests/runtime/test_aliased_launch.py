@@ -4,7 +4,8 @@ holds those parameters apart (``mtiacc/ir/analysis/pointers.py``: ``may_share``)
 aliasing, and its compiled kernels read what they stored: here the load of ``X`` after the store to ``Y`` reads the
 stored values, against numpy with the sanitizer on, at -O0, -O2 and -O3 (where ``persistent-programs`` would
 otherwise fetch the load a program ahead, above the store).  A launch whose arguments share no memory compiles
-exactly as before: no attribute, the same cache key and the same binary."""
+exactly as before: no attribute, the same cache key and the same binary; so does one whose shared memory only
+parameters the kernel never writes through take (``add(a, a, z)``: no order between two reads matters)."""
 import textwrap
 
 import numpy as np
@@ -32,6 +33,19 @@ KERNELS = textwrap.dedent('''\
         for i in range(0, T):
             tl.store(Y + i * BLOCK + offs, tl.load(X + i * BLOCK + offs) * 3 + 1)
             tl.store(Y + (i + 1) * BLOCK + offs, tl.load(X + i * BLOCK + offs) + 1)
+
+
+    @triton.jit
+    def add(X, Y, Z, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        tl.store(Z + offs, tl.load(X + offs) + tl.load(Y + offs))
+
+
+    @triton.jit
+    def store_either(X, Y, Z, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        x = tl.load(X + offs)
+        tl.store(tl.where(x > 0, Y, Z) + offs, x)
     ''')
 B, PROGRAMS, T = 16, 128, 6
 
@@ -114,3 +128,29 @@ def test_may_alias_names_pointer_parameters(path, groups, message):
     with pytest.raises(UsageError, match=message):
         compile_kernel(path, Options(kernel="store_then_load", signature="*fp32,*fp32,*fp32",
                                      defines={"BLOCK": "16"}, may_alias=groups), stop_after="ir")
+
+
+def test_memory_shared_by_parameters_only_read_needs_no_variant(path):
+    """``add(a, a, z)``: X and Y share memory, and the kernel writes neither: the plain compile (its key, its
+    binary), and a + a against numpy with the sanitizer on; ``add(a, z, z)`` shares Z, which it writes: the
+    variant."""
+    k = mtiacc.load(path, "add")
+    a, z = _z(B * 4, 2), np.zeros(B * 4, np.float32)
+    shared = k.prepare(a, a, z, BLOCK=B, grid=(4,))
+    apart = k.prepare(a.copy(), a, z, BLOCK=B, grid=(4,))
+    assert shared.compile_request == apart.compile_request == ("*fp32,*fp32,*fp32", {"BLOCK": str(B)}, ())
+    assert k.cache_key(*shared.compile_request) == k.cache_key(*apart.compile_request)
+    assert shared.binary == apart.binary
+    assert k.written_parameters("*fp32,*fp32,*fp32", {"BLOCK": str(B)}) == {"Z"}
+    k[(4,)](a, a, z, BLOCK=B, sanitize=True)
+    np.testing.assert_array_equal(z, a + a)
+    assert k.prepare(a, z, z, BLOCK=B, grid=(4,), compile=False).compile_request[2] == ("Y Z",)
+
+
+def test_a_store_through_a_pointer_not_traced_to_a_parameter_keeps_the_variant(path):
+    """``tl.where`` picks the stored parameter: any may be written, so sharing X and Y still compiles the
+    variant, and the kernel reads what it stored where the two meet."""
+    k = mtiacc.load(path, "store_either")
+    assert k.written_parameters("*i32,*i32,*i32", {"BLOCK": str(B)}) is None
+    x = np.arange(-B, B * 3, dtype=np.int32)
+    assert k.prepare(x, x, np.zeros_like(x), BLOCK=B, grid=(4,), compile=False).compile_request[2] == ("X Y",)

@@ -9,7 +9,7 @@ that ``X`` and ``Y`` share, ``mtiacc.load(...)[grid](a, a)``; the launcher compi
 """
 from __future__ import annotations
 
-from typing import List, Optional
+from typing import FrozenSet, List, Optional
 
 from mtiacc.ir import ops as O
 from mtiacc.ir.core import BlockArgument, Value
@@ -67,3 +67,30 @@ def root_pointer(v: Value, through=POINTER_THROUGH) -> Optional[BlockArgument]:
         if not isinstance(v.op, through):
             return None
         v = v.op.operands[0]
+
+
+def written_parameters(func: O.FuncOp) -> Optional[FrozenSet[str]]:
+    """The names of the pointer parameters ``func`` may write memory through: the roots of its stores' and
+    atomics' pointers (and of a slot flush's, ``keep-invariant``'s).  None when one of those pointers is not
+    computed from a parameter by offsets and shape ops, or a call passes a pointer on: then any may be written.
+    The launcher asks it of a launch that passes memory two parameters share (``runtime/launcher.py``): if
+    neither is written, no order between their accesses matters and the plain compile serves."""
+    from mtiacc.ir.atomic_ops import ATOMIC_OPS
+    names = list(func.arg_names)
+    out = set()
+    for op in func.walk():
+        if isinstance(op, O.StoreOp) or isinstance(op, ATOMIC_OPS):
+            ptr = op.ptr
+        elif op.name == "mtia.slot_flush":
+            ptr = op.dst
+        elif op.name == "tt.call":
+            if any(v.type.element_type.is_ptr() for v in op.operands):
+                return None
+            continue
+        else:
+            continue
+        root = root_pointer(ptr)
+        if root is None:
+            return None
+        out.add(names[root.index])
+    return frozenset(out)
