@@ -142,11 +142,12 @@ def _unset(op: Operation) -> None:
 class Lowering:
     """What every lowering function receives: the function being lowered and the parts above."""
 
-    __slots__ = ("func", "target", "se", "fn", "b", "homes", "order", "engine", "debug", "emit", "release",
-                 "release_dead", "fused_reductions")
+    __slots__ = ("func", "hazard_stores", "target", "se", "fn", "b", "homes", "order", "engine", "debug", "emit",
+                 "release", "release_dead", "fused_reductions")
 
     def __init__(self, func: O.FuncOp, target: Target, se: FrozenSet[str] = frozenset()):
         self.func = func
+        self.hazard_stores = None   # dram_order.hazard_stores(func), once a load after a store asks (waits.py)
         self.target = target
         self.se = se        # the math ops computed on the SIMD engine (codegen/mathlib/se.py decides)
         self.fn = MFunction(func.sym_name)

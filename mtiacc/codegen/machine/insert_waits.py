@@ -31,7 +31,8 @@ code, over the machine CFG, the way a GPU compiler places and counts its memory 
    the group's transfers, all younger, stay in flight (none: a wait for every transfer).  A transfer of the group
    issued on an earlier trip (before the group's code began again) is one of the others.  A wait tagged
    ``only_if`` stays only where a transfer its predicate names may be in flight (the store of a block about to be
-   written again).  The ISA table's effects columns say which instructions are transfers (``dma`` with a
+   written again); one tagged ``youngest`` too (before a load that may read what a store writes), counted to leave
+   in flight the transfers issued after the last one its predicate names: ``N`` = the smallest age of those.  The ISA table's effects columns say which instructions are transfers (``dma`` with a
    local-memory ``load`` or ``store``), which move data in, and which are waits.
    A requested wait where the only transfers out of local memory that may be in flight are output tiles' stores
    left under the next tile (tagged ``under``: ``control.store_under_next``) becomes ``mtia.dma.wait.in``: it
@@ -359,9 +360,15 @@ class _Counts:
         # here by the end of its code, on every path, and nothing in between waits or issues a transfer: the
         # dataflow sees one wait here)
         elif tag is not None and tag.only_if is not None:
-            pending = any(self._tag(k) is not None and tag.only_if(self._tag(k)) for k in state)
-            self.needed[i] = self.needed.get(i, False) or pending
-            n = 0 if self.needed[i] else MAX_KEEP + 1
+            ages = [age for k, age in state.items() if self._tag(k) is not None and tag.only_if(self._tag(k))]
+            self.needed[i] = self.needed.get(i, False) or bool(ages)
+            if not self.needed[i]:
+                n = MAX_KEEP + 1
+            elif tag.youngest:    # the transfers issued after the last one it names stay in flight
+                n = min(ages + [self.count.get(i, MAX_KEEP), MAX_KEEP])
+                self.count[i] = n
+            else:
+                n = 0
         elif tag is not None and (tag.group is not None or tag.across):
             others = [age for k, age in state.items() if not self._keepable(k, w) and not (win and self._under(k))]
             mine = [age for k, age in state.items() if self._keepable(k, w)]

@@ -112,7 +112,10 @@ class DmaTag:
     * ``alternates``: on such a store's transfer: the stored block alternates between two buffers (control.py
       ``_double_buffer``), so the op computing it again writes the other one.
     * ``dram_write``: a store's transfer out of local memory (``tt.store``, a slot flush): a load that may read the
-      bytes it writes (``after_store``, written by ``access-plan``) waits for it first (``waits.after_store``).
+      bytes it writes (``after_store``, written by ``access-plan``) waits for it first (``waits.after_store``);
+      ``store``: that store op.
+    * ``youngest``: on an ``only_if`` wait: its count leaves in flight the transfers issued after the last one its
+      predicate names (the fewest issued since any of them, on any path), rather than none.
     * ``only_if``: on a wait: it stays only where a transfer whose tag satisfies this predicate may be in flight
       (the store of the block the next op writes, say); else it goes.
     * ``request``: on a wait: the :class:`WaitRequest` it is; ``part_of``: an instruction (or label) that exists
@@ -136,6 +139,8 @@ class DmaTag:
     under: object = None
     alternates: bool = False
     dram_write: bool = False
+    store: object = None
+    youngest: bool = False
     only_if: Optional[Callable[["DmaTag"], bool]] = None
     request: Optional[WaitRequest] = None
     part_of: Optional[WaitRequest] = None

@@ -90,7 +90,7 @@ def _store(lw: Lowering, op: O.StoreOp) -> None:
                               lambda t: t.deferred is loop)
     begin = len(lw.b.fn.items)
     memory.lower_store(lw, op)
-    waits.tag_transfers(lw, begin, dram_write=True)
+    waits.tag_transfers(lw, begin, dram_write=True, store=op)
     if loop is not None:
         waits.tag_transfers(lw, begin, deferred=loop)
     for v in memory.needs_buffers(op):
@@ -114,7 +114,7 @@ def _atomic(lw: Lowering, op: Operation) -> None:
 def _slot_flush(lw: Lowering, op: SlotFlushOp) -> None:
     begin = len(lw.b.fn.items)
     kept.lower(lw, op)
-    waits.tag_transfers(lw, begin, dram_write=True)
+    waits.tag_transfers(lw, begin, dram_write=True, store=op)
 
 
 def _volatile_fence(lw: Lowering, op: O.LoadOp) -> None:

@@ -27,6 +27,7 @@ from typing import Callable, FrozenSet, Iterable
 from mtiacc.codegen.context import Lowering
 from mtiacc.codegen.machine.mir import DmaTag, MInstr, WaitRequest
 from mtiacc.ir import ops as O
+from mtiacc.ir.analysis.dram_order import hazard_stores
 from mtiacc.ir.atomic_ops import ATOMIC_OPS
 from mtiacc.ir.core import OpResult, Operation, Value
 from mtiacc.ir.mtia import AsyncCopyOp
@@ -93,13 +94,26 @@ def wait_for_stores(lw: Lowering, comment: str, which: Callable[[DmaTag], bool])
 
 def after_store(lw: Lowering, op: Operation) -> None:
     """Before load ``op``'s transfers: when ``access-plan`` found that it may read bytes an earlier store writes
-    (its ``after_store``), a wait for every transfer where a store may be in flight.  The DMA engine runs the
-    transfers into local memory and those out of it on two channels, in no order between them and comparing no
-    DRAM addresses (docs/architecture.md, "DMA channels"), so without it the load could read the old bytes."""
+    (its ``after_store``), a wait where one of the stores it may read (``dram_order.hazard_stores``) may be in
+    flight, counted to leave the transfers issued after the last of them in flight (insert-waits).  The DMA engine
+    runs the transfers into local memory and those out of it on two channels, in no order between them and
+    comparing no DRAM addresses (docs/architecture.md, "DMA channels"), so without it the load could read the old
+    bytes."""
     why = getattr(op, "after_store", None)
-    if why:
-        what = "the atomic updates" if isinstance(op, ATOMIC_OPS) else "the load reads"
-        wait_for_stores(lw, f"a store in flight may write what {what} ({why})", lambda t: t.dram_write)
+    if not why:
+        return
+    if lw.hazard_stores is None:
+        lw.hazard_stores = hazard_stores(lw.func)
+    stores = lw.hazard_stores.get(op)
+    if stores is None:     # (the IR changed since access-plan: any store)
+        def which(t):
+            return t.dram_write
+    else:
+        def which(t):
+            return t.dram_write and t.store in stores
+    what = "the atomic updates" if isinstance(op, ATOMIC_OPS) else "the load reads"
+    lw.b.fn.items.append(MInstr("mtia.dma.wait", [], lw.b.loc, f"a store in flight may write what {what} ({why})",
+                                DmaTag(only_if=which, youngest=True)))
 
 
 def after_atomic(lw: Lowering, op: Operation) -> None:

@@ -283,9 +283,9 @@ def _name(op: Operation) -> str:
 
 
 def _hazards(func: O.FuncOp, reader: Callable[[Operation], Optional[Value]],
-             writer: Callable[[Operation], Optional[Value]]) -> Dict[Operation, str]:
+             writer: Callable[[Operation], Optional[Value]], every: bool = False) -> Dict[Operation, object]:
     """Each op ``reader`` gives a pointer for that may access bytes an earlier op ``writer`` gives a pointer for
-    writes: why, naming the first such writer."""
+    writes: why, naming the first such writer (``every``: the list of every such writer, in program order)."""
     order: List[Tuple[Operation, Tuple[Operation, ...]]] = []   # every op, in program order, with its loops
 
     def visit(op: Operation, loops: Tuple[Operation, ...]) -> None:
@@ -317,7 +317,9 @@ def _hazards(func: O.FuncOp, reader: Callable[[Operation], Optional[Value]],
                     or any(isinstance(lp, ForOp) and lp.persistent and lp not in loops for lp in st_loops):
                 continue        # another program's store: Triton does not order it against this load
             why = _why_overlap(load, store, common, same_trip=j < i)
-            if why is not None:
+            if why is not None and every:
+                out.setdefault(op, []).append(st)
+            elif why is not None:
                 line = f" at line {st.loc.line}" if st.loc is not None else ""
                 out[op] = f"{_name(st)}{line}: {why}"
                 break
@@ -331,6 +333,13 @@ def dram_hazards(func: O.FuncOp) -> Dict[Operation, str]:
     return _hazards(func, _reader, _writer)
 
 
+def hazard_stores(func: O.FuncOp) -> Dict[Operation, FrozenSet[Operation]]:
+    """For each op ``dram_hazards`` gives a reason for, every earlier store (``tt.store``, ``mtia.slot_flush``) it
+    may read the bytes of, not only the first: codegen's wait before it waits for those stores and leaves the
+    transfers issued after the last of them in flight (``waits.after_store``)."""
+    return {op: frozenset(sts) for op, sts in _hazards(func, _reader, _writer, every=True).items()}
+
+
 def atomic_hazards(func: O.FuncOp) -> Dict[Operation, str]:
     """Each load, async copy and store of ``func`` that may access DRAM (or SRAM) bytes an earlier atomic whose
     ``sem`` has no acquire updates: why, naming the first such atomic (``"tl.atomic_add at line 8: the same
@@ -338,4 +347,4 @@ def atomic_hazards(func: O.FuncOp) -> Dict[Operation, str]:
     return _hazards(func, _transfer, _atomic)
 
 
-__all__ = ["dram_hazards", "atomic_hazards", "access_of"]
+__all__ = ["dram_hazards", "hazard_stores", "atomic_hazards", "access_of"]

@@ -6,7 +6,8 @@ the straight-line reload (the issue's repro), a loop whose every trip reads what
 pipelined form prefetches), and an in-place loop over tiles (every trip reads its own tile, apart from the tiles
 stored before it).  ``carried``: pipeline-loads fetches X's tiles a trip ahead but not Y's, which the trip before
 stores (tests/filecheck/pipeline_loads_after_store.py); launched with one array for both (``may_alias``) it
-fetches neither."""
+fetches neither.  ``counted``: the wait before a reload waits for the stores it may read only, leaving the
+transfers issued after them in flight (tests/filecheck/dma_store_then_load_counted.py)."""
 import textwrap
 
 import numpy as np
@@ -49,13 +50,26 @@ def carried(X, Y, T, BLOCK: tl.constexpr):
 
 
 @triton.jit
+def counted(X, Y, Z, W, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    a = tl.load(Z + offs)
+    tl.store(Y + offs, a + 1)
+    x = tl.load(X + offs)
+    y = tl.load(Y + offs)
+    tl.store(W + offs, x + y)
+    u = tl.load(Y + offs)
+    tl.store(Z + offs, u * 2)
+
+
+@triton.jit
 def inplace(X, T, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * T * BLOCK + tl.arange(0, BLOCK)
     for i in range(0, T):
         x = tl.load(X + i * BLOCK + offs)
         tl.store(X + i * BLOCK + offs, x * 2 + 1)
 '''
-SIGS = {"reload": "*i32,*i32", "running": "*i32,*i32,i32", "carried": "*i32,*i32,i32", "inplace": "*i32,i32"}
+SIGS = {"reload": "*i32,*i32", "running": "*i32,*i32,i32", "carried": "*i32,*i32,i32",
+        "counted": "*i32,*i32,*i32,*i32", "inplace": "*i32,i32"}
 B, T = 16, 7
 
 
@@ -139,3 +153,15 @@ def test_with_one_array_for_both_nothing_is_fetched_ahead(path, level, tmp_path,
     want = np.cumsum(x.reshape(T, B), axis=0).ravel()
     k[(1,)](x, x, T, BLOCK=B, sanitize=True)
     np.testing.assert_array_equal(x, want)
+
+
+@pytest.mark.parametrize("level,channels", LEVELS)
+def test_the_wait_for_the_store_leaves_later_transfers_in_flight(path, level, channels):
+    progs = 3
+    x, z = _x(B * progs, 60 + level), _x(B * progs, 70 + level)
+    out = _compile(path, "counted", level, channels)
+    r = run(out.binary, {"X": x, "Y": np.zeros_like(x), "Z": z.copy(), "W": np.zeros_like(x)}, grid=(progs,),
+            sanitize=True, overrides=(f"memory.dma.channels={channels}",))
+    np.testing.assert_array_equal(r.outputs["Y"], z + 1)
+    np.testing.assert_array_equal(r.outputs["W"], x + z + 1)
+    np.testing.assert_array_equal(r.outputs["Z"], 2 * (z + 1))
