@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import os
-from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, FrozenSet, List, Optional, Tuple
 
 from mtiacc.diagnostics import UsageError, UserError
 
@@ -64,6 +64,14 @@ def run_frontend(path: str, opts: Options):
     fe = compile_file(path, kernel=opts.kernel, defines=opts.defines, signature=opts.signature, config=opts.config)
     mark_aliases(fe, opts.may_alias)     # every run of the passes sees it (the back-off runs them again)
     return fe
+
+
+def written_parameters(path, opts: Options) -> Optional[FrozenSet[str]]:
+    """The pointer parameters the kernel may write through, from the frontend's IR alone (None: any may be
+    written; ``ir/analysis/pointers.py``): the launcher asks it of a launch that passes shared memory."""
+    from mtiacc.ir.analysis.pointers import written_parameters as written
+    fe = run_frontend(path, opts)
+    return written(next(op for op in fe.module.body.block.ops if getattr(op, "sym_name", None) == fe.kernel))
 
 
 def check_source_path(path: str) -> None:

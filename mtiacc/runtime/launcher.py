@@ -236,12 +236,8 @@ class Kernel:
         plain kernel (no ``may_alias``)."""
         memo = "written|" + _memo(signature, dict(defines), ())
         if memo not in self._written:
-            from mtiacc.driver import run_frontend
-            from mtiacc.ir.analysis.pointers import written_parameters
-            unit, opts = self.compile_job(signature, defines)
-            module = run_frontend(unit, opts).module
-            func = next(op for op in module.body.block.ops if getattr(op, "sym_name", None) == self.name)
-            self._written[memo] = written_parameters(func)
+            from mtiacc.driver import written_parameters
+            self._written[memo] = written_parameters(*self.compile_job(signature, defines))
         return self._written[memo]
 
     def cache_key(self, signature: str, defines: Mapping[str, str], aliases: Tuple[str, ...] = ()) -> str:
