@@ -38,8 +38,8 @@ atomic without ``.rl`` over DRAM / SRAM bytes a transfer not waited for writes o
 in flight), and a transfer over the bytes of an earlier atomic of the program without ``.aq`` that nothing has
 retired since (a ``fence`` or an atomic with ``.rl`` after it: both wait for the atomics before them), are
 reported.  (A later instruction reading the atomic's old value waits for it too, on an in-order core; the rule
-does not follow registers: it asks for the ordering the ISA names.)  Between programs, DRAM accessed by two programs' transfers is the race rule of
-:mod:`.state`.
+does not follow registers: it asks for the ordering the ISA names.)  Between programs, DRAM accessed by two
+programs' transfers is the race rule of :mod:`.state`.
 """
 from __future__ import annotations
 
@@ -84,12 +84,12 @@ class Transfer:
 
 
 class Atomic:
-    """One atomic of a PE on DRAM / SRAM not known to be performed: its instruction, its bytes (offsets in
-    ``dram.data``) and its issue cycle (None: not recorded)."""
-    __slots__ = ("k", "off", "size", "t")
+    """One atomic of a PE on DRAM / SRAM not known to be performed: its instruction and its bytes (offsets in
+    ``dram.data``)."""
+    __slots__ = ("k", "off", "size")
 
-    def __init__(self, k, off, size, t):
-        self.k, self.off, self.size, self.t = k, off, size, t
+    def __init__(self, k, off, size):
+        self.k, self.off, self.size = k, off, size
 
 
 class InFlight:
@@ -172,7 +172,7 @@ class InFlight:
             del self.wanted[seq]
 
     # -- atomics -----------------------------------------------------------------------------------------
-    def atomic(self, m, k: int, p: int, off: int, size: int, aq: bool, rl: bool, t: float) -> None:
+    def atomic(self, m, k: int, p: int, off: int, size: int, aq: bool, rl: bool) -> None:
         """PE ``p``'s atomic (instruction ``k``) on the DRAM / SRAM bytes ``off .. off + size``: without ``.rl``,
         report the transfers not waited for over those bytes; then it is in flight unless ``.aq`` (the core waited
         for it); with ``.rl`` the atomics before it were performed before it issued."""
@@ -187,7 +187,7 @@ class InFlight:
         if rl:
             self.amos.pop(p, None)
         if not aq:
-            self.amos.setdefault(p, []).append(Atomic(k, off, size, t))
+            self.amos.setdefault(p, []).append(Atomic(k, off, size))
 
     def drain_atomics(self, slots) -> None:
         """Programs ``slots`` waited for every atomic they issued (a ``fence``)."""
@@ -202,9 +202,11 @@ class InFlight:
             if a.off < hi and a.off + a.size > lo:
                 hit = np.intersect1d(tr.bytes(True), np.arange(a.off, a.off + a.size))
                 if len(hit):
-                    self._amo_race(m, k, p, a.k, hit, a.t, later_is_atomic=False, inbound=tr.inbound)
+                    self._amo_race(m, k, p, a.k, hit, None, later_is_atomic=False, inbound=tr.inbound)
 
     def _amo_race(self, m, k, p, old_k, hit, t, later_is_atomic: bool, inbound: bool) -> None:
+        """Report instruction ``k`` of PE ``p`` against the earlier ``old_k`` (a transfer issued at cycle ``t``, or
+        an atomic: ``t`` None) over the DRAM bytes ``hit``."""
         san = self.san
         fs = san.findings
         key = ("dma race", k, old_k, True)
@@ -432,7 +434,7 @@ def _atomic(d, m, fl, k, ex):
         for i, p in enumerate(group_slots(g, m.P).tolist()):
             a = addrs[i]
             if not 0 <= a < lmb:
-                fl.atomic(m, k, p, a - base, size, aq, rl, None)
+                fl.atomic(m, k, p, a - base, size, aq, rl)
         return r
     return hx
 

@@ -32,8 +32,9 @@ code, over the machine CFG, the way a GPU compiler places and counts its memory 
    issued on an earlier trip (before the group's code began again) is one of the others.  A wait tagged
    ``only_if`` stays only where a transfer its predicate names may be in flight (the store of a block about to be
    written again); one tagged ``youngest`` too (before a load that may read what a store writes), counted to leave
-   in flight the transfers issued after the last one its predicate names: ``N`` = the smallest age of those.  The ISA table's effects columns say which instructions are transfers (``dma`` with a
-   local-memory ``load`` or ``store``), which move data in, and which are waits.
+   in flight the transfers issued after the last one its predicate names: ``N`` = the smallest age of those.
+   The ISA table's effects columns say which instructions are transfers (``dma`` with a local-memory ``load`` or
+   ``store``), which move data in, and which are waits.
    A requested wait where the only transfers out of local memory that may be in flight are output tiles' stores
    left under the next tile (tagged ``under``: ``control.store_under_next``) becomes ``mtia.dma.wait.in``: it
    waits for the inbound transfers as counted and leaves those stores in flight (their buffers are their own;
