@@ -31,6 +31,12 @@ def test_zoo_rows(tmp_path, capsys, models):
         assert 0 < r["total_time_share"] <= 1 and r["simulated_s"] > 0
         assert 0 < r["roofline_fraction"] <= 1
         assert all(isinstance(op, str) and n > 0 for op, n in r["host_ops"].items())
+    # the DLRM as test_models.py checks its own (the same layers, larger tables): every kernel on the chip, no
+    # fallback, no GEMM left to aten, within its float32 tolerance there (relative here: its outputs are below 1)
+    dlrm = rows["dlrm"]
+    assert dlrm["kernels_on_chip"] == dlrm["kernels_total"] > 0 and dlrm["fallback_reasons"] == {}, dlrm
+    assert not set(dlrm["host_ops"]) & {"mm", "addmm", "bmm", "baddbmm"}, dlrm["host_ops"]
+    assert dlrm["error"] <= 1e-4
     assert status == 0
     s = doc["summary"]
     assert (s["models"], s["ran"], s["match"]) == (k, k, k)
