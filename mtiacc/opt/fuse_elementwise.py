@@ -203,6 +203,12 @@ class _Grouper:
         return [g for g in groups if (len(g) > 1 or reads_rows(g[0])) and self.span(g)[1] < len(self.block.ops)]
 
 
+def fused_ops(block: Block, structural: Set[int]) -> Set[int]:
+    """id of every op of ``block`` that this pass would fuse (its groups as :func:`fuse_block` forms them, the first
+    one): a pass that runs earlier asks it to see the buffers the fused ops will make."""
+    return {id(m) for g in _Grouper(block, structural).run() for m in g}
+
+
 # the shortest row a column broadcast along it is read a scalar a row (codegen/tensor/fused.py's ROW_MIN)
 ROW_MIN = 16
 

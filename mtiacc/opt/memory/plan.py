@@ -433,7 +433,8 @@ def _double_buffered(loop: ForOp, ahead: bool = False) -> Optional[Value]:
     """The block a loop's one store writes that codegen gives two buffers (``control._double_buffer``: iteration k
     computes into one while the store of iteration k - 1 reads the other): the loop is no ``pipeline-loads``
     loop, its store is a contiguous one directly in its body, of a block only stored, which a fused or a binary
-    elementwise op of the body computes (``control.deferred_store``)."""
+    elementwise op of the body computes (``control.deferred_store``); with ``ahead``, also an op that
+    ``fuse-elementwise`` will make part of a fused one."""
     from mtiacc.ir.fused import FusedElementwiseOp
     if loop.attrs.get("pipeline"):
         return None
@@ -446,7 +447,20 @@ def _double_buffered(loop: ForOp, ahead: bool = False) -> Optional[Value]:
             or not v.type.is_block() \
             or v.type.is_bool() or not isinstance(v, OpResult) or v.op.parent is not loop.block or len(v.uses) != 1:
         return None
-    return v if isinstance(v.op, FusedElementwiseOp) or type(v.op) in _BINARY else None
+    if isinstance(v.op, FusedElementwiseOp) or type(v.op) in _BINARY:
+        return v
+    return v if ahead and _will_fuse(loop, v.op) else None
+
+
+def _will_fuse(loop: ForOp, op: Operation) -> bool:
+    """Whether ``fuse-elementwise`` (after the ladder's early passes) makes ``op`` of ``loop``'s body part of a fused
+    op: a layer norm's ``math.fma`` of ``(x - mean) * rstd``, the weight and the bias, stored in each trip."""
+    from mtiacc.opt.fuse_elementwise import fused_ops, structural_values
+    func = loop
+    while func is not None and not isinstance(func, O.FuncOp):
+        block = func.parent
+        func = block.parent.parent if block is not None and block.parent is not None else None
+    return func is not None and id(op) in fused_ops(loop.block, structural_values(func))
 
 
 def _access(op: Operation) -> str:
