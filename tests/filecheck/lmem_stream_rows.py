@@ -17,13 +17,13 @@
 # ROWS-BIG-NOT: ladder
 # * back-off: a layer norm with 4096-element blocks at 192 KiB.  keep-invariant keeps W's and B's tiles for the
 #   slot's later programs in what the plan leaves, prefetch-rows and pipeline-loads fetch ahead in what is left,
-#   and the blocks then took 20544 bytes more than local memory holds; codegen found no room either, so the passes
-#   ran again planning for 24576 bytes less (lmem_backoff): keep-invariant keeps no tile, and the plan fits.
+#   and the blocks then took 4160 bytes more than local memory holds; codegen found no room either, so the passes
+#   ran again planning for 8192 bytes less (lmem_backoff): keep-invariant keeps no tile, and the plan fits.
 # RUN: mtiacc %s -n layer_norm -s '*fp32,*fp32,*fp32,*fp32,i32,fp32' -D BLOCK=4096 \
 # RUN:   --set pe.local_memory_bytes=196608 --emit=ir --remarks 2>&1 | filecheck %s --check-prefix=BACK
 # BACK: remark: keep-invariant: tile of 16384 bytes not kept
-# BACK: remark: lmem-backoff: after the passes the blocks took 20544 bytes more than local memory holds: the passes ran again planning for 24576 bytes less
-# BACK: lmem_backoff = 24576, lmem_capacity = 192448, lmem_stack = 4096, lmem_peak = 163840,
+# BACK: remark: lmem-backoff: after the passes the blocks took 4160 bytes more than local memory holds: the passes ran again planning for 8192 bytes less
+# BACK: lmem_backoff = 8192, lmem_capacity = 192448, lmem_stack = 4096, lmem_peak = 163840,
 # RUN: mtiacc %s -n layer_norm -s '*fp32,*fp32,*fp32,*fp32,i32,fp32' -D BLOCK=4096 --emit=ir --remarks 2>&1 \
 # RUN:   | filecheck %s --check-prefix=BACK-BIG
 # BACK-BIG-NOT: lmem-backoff

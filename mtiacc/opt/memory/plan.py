@@ -49,10 +49,12 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from mtiacc.diagnostics import CompileError
 from mtiacc.ir import ops as O
+from mtiacc.ir.analysis import fused_inputs
 from mtiacc.ir.analysis.k_loops import tile_stored_under_next
 from mtiacc.ir.analysis.scalar_blocks import scalar_root
 from mtiacc.ir.core import Block, BlockArgument, Operation, OpResult, Value
 from mtiacc.ir.dot_ops import DotOp, read_back_source, split_parts
+from mtiacc.ir.fused import FusedElementwiseOp
 from mtiacc.ir.scf import ForOp, IfOp, WhileOp, YieldOp
 from mtiacc.ir.types import FloatType, IntType, PointerType
 from mtiacc.target import Target
@@ -170,13 +172,17 @@ def _data(v: Value, memo: Dict[int, bool]) -> bool:
         return memo[id(v)]
     memo[id(v)] = False
     out = False
-    for use in v.uses:
-        u = use.op
+    for u in _readers(v):
         if isinstance(u, (O.LoadOp, O.StoreOp)) and _access_reads(u, v):
             out = True
             break
         if isinstance(u, O.LoadOp) and v is not u.other or isinstance(u, O.StoreOp) and v is not u.value:
             continue
+        if isinstance(u, FusedElementwiseOp):
+            if any(x is v for x in fused_inputs.reads(u)):
+                out = True
+                break
+            continue                                      # a mask or a range it computes, a column it reads
         if isinstance(u, O.AddPtrOp):
             if any(_data(r, memo) for r in u.results):   # the addresses of a gather, read as data
                 out = True
@@ -209,6 +215,39 @@ def _access_reads(op: Operation, v: Value) -> bool:
     if kind == "tiles":
         return mask is not None and range_box(mask) is None
     return False
+
+
+def _readers(v: Value) -> List[Operation]:
+    """The ops that may read block ``v``: its users, and the fused ops that read it a scalar a row where a user
+    broadcasts it along their rows (``fused_inputs.row_source``: the broadcast block is never built)."""
+    out = []
+    for use in v.uses:
+        u = use.op
+        out.append(u)
+        if isinstance(u, O.BroadcastOp):
+            out.extend(w.op for w in u.result.uses if isinstance(w.op, FusedElementwiseOp)
+                       and fused_inputs.row_source(u.result, w.op.results[0].type.shape) is v)
+    return out
+
+
+def _reads(u: Operation, v: Value, memo: Dict[int, bool]) -> bool:
+    """Whether codegen reads block ``v`` from its buffer when it lowers ``u`` (isel's ``readers``), so that ``u``
+    keeps it alive: an op whose block results no op reads as data is not lowered and reads nothing (an offset, a
+    pointer or a mask a load or a store moves by its structure); a block load reads what its access plan reads
+    (``memory.needs_buffers``: a gather's addresses, a general mask) and a computed ``other``, a scalar load
+    nothing; a store its value and what its access plan reads."""
+    if isinstance(u, O.LoadOp):
+        if not u.result.type.is_block() or not (u.volatile or _materialized(u.result, memo)):
+            return False
+        return _access_reads(u, v) or v is u.other and not (
+            isinstance(v, OpResult) and isinstance(v.op, (O.SplatOp, O.ConstantOp)))
+    if isinstance(u, O.StoreOp):
+        return v is u.value or _access_reads(u, v)
+    if isinstance(u, FusedElementwiseOp):
+        return any(x is v for x in fused_inputs.reads(u)) and any(_materialized(r, memo) for r in u.results)
+    if isinstance(u, _CONTROL) or u.regions or not u.results:
+        return True
+    return not all(r.type.is_block() for r in u.results) or any(_materialized(r, memo) for r in u.results)
 
 
 def _scratch(op: Operation) -> int:
@@ -261,7 +300,6 @@ def _split(op: DotOp) -> int:
 
 def _elementwise(op: Operation) -> bool:
     """An op codegen lowers as one loop over elements, writing element i after reading it (a fused loop included)."""
-    from mtiacc.ir.fused import FusedElementwiseOp
     return (len(op.results) == 1 and op.results[0].type.is_block() and not isinstance(op, _CONTROL + (DotOp,))
             and (not op.regions or isinstance(op, FusedElementwiseOp)))
 
@@ -342,10 +380,9 @@ def plan_function(func: O.FuncOp, target: Target, ahead: bool = False) -> LocalM
         owner = v.block.parent.parent if isinstance(v, BlockArgument) and v.block.parent else None
         if isinstance(owner, (ForOp, WhileOp)):
             last = ends[id(owner)][1]
-        for use in v.uses:
-            u = use.op
+        for u in _readers(v):
             upos = pos.get(id(u))
-            if upos is None:
+            if upos is None or not _reads(u, v, memo):
                 continue
             if isinstance(u, O.StoreOp) and u.value is v:
                 last = len(pos) - 1               # a DMA may read it still: codegen never frees a stored block
@@ -381,12 +418,12 @@ def plan_function(func: O.FuncOp, target: Target, ahead: bool = False) -> LocalM
         nxt = next((o for o in ops[ops.index(dot) + 1:] if _disturbs_engine(o, memo)), None)
         held = pos[id(nxt)] - 1 if nxt is not None else ends[id(ops[-1])][1]
         for v in (_through_trans(dot.a), _through_trans(dot.b), dot.acc, dot.result):
-            b = blocks.get(group.get(id(v), id(v)))
+            b = blocks.get(_buffer_key(v, group))
             if b is not None:
                 b.last = max(b.last, held)
     for loop in func.walk():
         v = _double_buffered(loop, ahead) if isinstance(loop, ForOp) else None
-        b = blocks.get(group.get(id(v), id(v))) if v is not None else None
+        b = blocks.get(_buffer_key(v, group)) if v is not None else None
         if b is not None:   # two buffers from the loop on, never freed: a store may read one
             b.nbytes, b.first, b.last = 2 * _aligned(b.nbytes), ends[id(loop)][0], end
     for loop in func.walk():
@@ -419,9 +456,21 @@ def _buffer_key(v: Value, group: Dict[int, int]) -> int:
     """The key of ``v``'s buffer among the plan's blocks: its carried group's (:func:`_carried_groups`); for the
     ``arith.truncf`` the engine's accumulator store does (``read_back``), the accumulators' buffer, which it
     aliases (codegen's ``ndblocks.is_alias``)."""
-    if isinstance(v, OpResult) and read_back_source(v.op) is not None:
+    while isinstance(v, OpResult) and (read_back_source(v.op) is not None or _view(v.op)):
         v = v.op.operands[0]
     return group.get(id(v), id(v))
+
+
+def _view(op: Operation) -> bool:
+    """A shape op whose result codegen makes a view of its source's buffer (``ndblocks.is_alias``): an
+    ``expand_dims`` or a ``reshape`` of a block, a broadcast to the same shape; not of a splat or a constant,
+    which is filled into a buffer of its own."""
+    from mtiacc.ir.shape_ops import ExpandDimsOp, ReshapeOp
+    if isinstance(op, (ExpandDimsOp, ReshapeOp)):
+        ok = op.result.type.is_block() and op.src.type.is_block()
+    else:
+        ok = isinstance(op, O.BroadcastOp) and op.src.type.shape == op.result.type.shape
+    return ok and scalar_root(op.result) is None
 
 
 _BINARY = (O.AddIOp, O.SubIOp, O.MulIOp, O.MulHiUIOp, O.DivSIOp, O.DivUIOp, O.RemSIOp, O.RemUIOp, O.AndIOp,
@@ -435,7 +484,6 @@ def _double_buffered(loop: ForOp, ahead: bool = False) -> Optional[Value]:
     loop, its store is a contiguous one directly in its body, of a block only stored, which a fused or a binary
     elementwise op of the body computes (``control.deferred_store``); with ``ahead``, also an op that
     ``fuse-elementwise`` will make part of a fused one."""
-    from mtiacc.ir.fused import FusedElementwiseOp
     if loop.attrs.get("pipeline"):
         return None
     stores = [o for o in loop.walk() if isinstance(o, O.StoreOp)]
