@@ -322,6 +322,7 @@ def plan_function(func: O.FuncOp, target: Target, ahead: bool = False) -> LocalM
     defs: List[Tuple[Value, int, Tuple[Operation, ...]]] = []
     stores: List[Tuple[O.StoreOp, int]] = []
     dots: List[Tuple[DotOp, Block]] = []
+    temps: List[Tuple[Value, int]] = []
 
     def number(block: Block, around: Tuple[Operation, ...]) -> None:
         for op in block.ops:
@@ -335,11 +336,9 @@ def plan_function(func: O.FuncOp, target: Target, ahead: bool = False) -> LocalM
             elif isinstance(op, DotOp) and op.on_engine():
                 dots.append((op, block))
             if isinstance(op, _BY_ADDRESS[:2]) and op.results[0].type.is_block() and len(op.results) > 1:
-                # a result of a reduction or scan of several operands that nothing reads: a temporary while it runs
-                unused = sum(_aligned(r.type.numel * max(block_bytes(r.type) // r.type.numel, 4))
-                             for r in op.results if not _materialized(r, memo))
-                if unused:
-                    scratch[p] = unused
+                # a result of a reduction or scan of several operands that nothing reads: a temporary while it runs,
+                # allocated in the order of the results (codegen's reduce_region)
+                temps.extend((r, p) for r in op.results if not _materialized(r, memo))
             if _access_scratch(op):
                 scratch[p] = _access_scratch(op)
             elif _window(op):
@@ -395,10 +394,13 @@ def plan_function(func: O.FuncOp, target: Target, ahead: bool = False) -> LocalM
         key = _buffer_key(v, group)
         b = blocks.get(key)
         if b is None:
-            blocks[key] = Block_(v, 1 if handed else block_bytes(v.type), p, last, what=what)
+            blocks[key] = Block_(v, 1 if handed else block_bytes(v.type), p, last, what=what, rank=_result_rank(v))
         else:                                   # one buffer through a loop: its init, carried block and result
             b.first, b.last = min(b.first, p), max(b.last, last)
             b.nbytes = max(b.nbytes, block_bytes(v.type))
+    for r, p in temps:
+        blocks[id(r)] = Block_(r, r.type.numel * max(block_bytes(r.type) // r.type.numel, 4), p, p,
+                               what="an unused reduction result", rank=_result_rank(r))
     end = len(pos) - 1
     for st, p in stores:    # what a DMA stores from and codegen never frees: a scalar's slot, a splat filled
         v = st.value
@@ -439,6 +441,14 @@ def plan_function(func: O.FuncOp, target: Target, ahead: bool = False) -> LocalM
         scratch[p] = scratch.get(p, 0) + next((n for n in sizes if live + n <= capacity), 0)
     _assign(plan)
     return plan
+
+
+def _result_rank(v: Value) -> int:
+    """Among the blocks made at one position, the order codegen allocates them in: a reduction's or a scan's
+    results (used or not) in the order of the results."""
+    if isinstance(v, OpResult) and isinstance(v.op, _BY_ADDRESS[:2]) and len(v.op.results) > 1:
+        return v.index
+    return 0
 
 
 def _by_address() -> tuple:
@@ -565,7 +575,30 @@ def _carried_groups(func: O.FuncOp, resident: set) -> Dict[int, int]:
                 parent[id(res)] = root
                 if id(arg) not in resident and _into_carried(op, arg, y):
                     parent[id(y)] = root
+        elif isinstance(op, IfOp):
+            for branch in _guarded_read(op):      # written straight into the if's result (one buffer)
+                parent[id(branch)] = find(id(op.results[0]))
     return {k: find(k) for k in parent}
+
+
+def _guarded_read(op: IfOp) -> List[Value]:
+    """The values of ``keep-invariant``'s guarded read (``scf.if``: then a slot load, else the load from DRAM,
+    each yielded and read by nothing else), which codegen writes straight into the ``if``'s result
+    (``memory/kept.py``'s ``_branch_home``); none for another ``if``."""
+    from mtiacc.ir.mtia.kept import SlotLoadOp
+    if len(op.results) != 1 or not op.results[0].type.is_block() or not op.else_region.blocks:
+        return []
+    then, other = op.then_block, op.else_block
+    ys = list(then.terminator.operands) if isinstance(then.terminator, YieldOp) else []
+    if len(ys) != 1 or not (isinstance(ys[0], OpResult) and isinstance(ys[0].op, SlotLoadOp)) \
+            or ys[0].op.parent is not then or len(ys[0].uses) != 1:
+        return []
+    out = [ys[0]]
+    ys = list(other.terminator.operands) if isinstance(other.terminator, YieldOp) else []
+    if len(ys) == 1 and isinstance(ys[0], OpResult) and isinstance(ys[0].op, O.LoadOp) and len(ys[0].uses) == 1 \
+            and ys[0].op.parent is other:
+        out.append(ys[0])
+    return out
 
 
 def _through_trans(v: Value) -> Value:
