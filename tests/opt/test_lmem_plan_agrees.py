@@ -96,6 +96,13 @@ def test_the_plan_counts_the_buffers_codegen_reads(kernel, signature, defines, b
     assert plan == used == bytes_, (plan, used)
 
 
+def test_a_view_of_the_range_is_its_buffer_and_dies_with_its_last_data_reader():
+    """tests/filecheck/lmem_plan.py's ``rows`` at -O0: the FileCheck pins the plan's offsets, this its bytes."""
+    plan, used, _ = plan_and_use(ROOT / "tests" / "filecheck" / "lmem_plan.py", "rows", "*fp32,*fp32,i32",
+                                 {"BLOCK": 1024}, level=0)
+    assert plan == used == 13312, (plan, used)
+
+
 def test_the_plan_is_codegen_on_an_fp8_dot_loop_pipelined_in_3_stages():
     """tests/filecheck/lmem_fp8_dot.py: the engine keeps the 128 x 256 accumulator across the pipelined loop and the
     loop of its last iterations, so pipeline-dots takes 3 stages (it counted the accumulator's home twice and took
