@@ -12,9 +12,16 @@ codegen, on the IR as the passes leave it, so that a pass asks what fits instead
   reused buffers included: they are blocks the passes made); a splat or a constant block is no buffer (codegen
   broadcasts a register), nor is a loop's accumulator the matrix engine keeps across the loop (the dots of
   :func:`mtiacc.opt.dots.accumulators.chain`, while their rows fit the engine's);
-* a block is **live** from its definition to its last reader; a reader inside a loop that the block was defined
-  outside of keeps it to the end of that loop (every iteration reads it); a loop's carried blocks live through
-  the loop; a stored block lives to the kernel's end (its DMA may still read it: codegen never frees it);
+* a block is **live** from its definition to its last reader, an op codegen lowers that reads its buffer (isel's
+  ``readers``): not an op whose block results no op reads as data (an offset, a pointer or a mask a load or a
+  store moves by its structure), a load only for what its access plan reads; a fused op reads what its loop
+  reads (``ir/analysis/fused_inputs.py``: not the prefix masks and ranges it computes, a column broadcast along
+  its rows as the column); a reader inside a loop that the block was defined outside of keeps it to the end of
+  that loop (every iteration reads it); a loop's carried blocks live through the loop; a stored block lives to
+  the kernel's end (its DMA may still read it: codegen never frees it);
+* an ``expand_dims`` or a ``reshape`` of a block, and a broadcast to the same shape, is a view of its source's
+  buffer; ``keep-invariant``'s guarded read (an ``scf.if`` yielding a slot load or a DRAM load) writes the
+  ``if``'s one buffer;
 * a value a loop's body only yields is made in the carried block's buffer when codegen does so (a prefetch load
   that no later op of the body reads the carried block after; an elementwise op or an engine dot that every
   reader of the carried block comes before): one buffer;
@@ -29,7 +36,7 @@ codegen, on the IR as the passes leave it, so that a pass asks what fits instead
 * a load's or a store's **scratch**: a ``split-tiles`` tile moved by columns goes through a transposed copy; a
   ``runs`` load reads its indices through a window (the largest of its sizes that fits beside the live blocks,
   none when neither does, as codegen takes it); a reduction's or a scan's result nothing reads is a temporary
-  while it runs; a splat or a constant block that a reduction, a scan, a sort, a gather or a histogram reads by
+  while it runs (allocated with the used ones, in the order of the results); a splat or a constant block that a reduction, a scan, a sort, a gather or a histogram reads by
   address is filled into a buffer at the first of them, which codegen keeps to the kernel's end;
 * when a block does not fit, an elementwise op writes its result over an operand of the same shape and element
   size that it reads last (codegen's ``Lowering.result_addr_in_place``), and so does the plan.
