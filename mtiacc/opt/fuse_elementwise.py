@@ -33,6 +33,7 @@ from mtiacc.ir import ops as O
 from mtiacc.ir.types import bf16, f16, f32
 from mtiacc.ir.mtia import AsyncCopyOp
 from mtiacc.ir.core import Block, Elementwise, IsolatedFromAbove, OpResult, Operation, Pure, Value
+from mtiacc.ir.analysis.fused_inputs import ROW_MIN
 from mtiacc.ir.fused import BOOL_CASTS, FusedElementwiseOp, FusedYieldOp
 from mtiacc.opt.pass_manager import ModulePass, register_pass
 
@@ -203,8 +204,12 @@ class _Grouper:
         return [g for g in groups if (len(g) > 1 or reads_rows(g[0])) and self.span(g)[1] < len(self.block.ops)]
 
 
-# the shortest row a column broadcast along it is read a scalar a row (codegen/tensor/fused.py's ROW_MIN)
-ROW_MIN = 16
+def fused_ops(block: Block, structural: Set[int]) -> Set[int]:
+    """id of every op of ``block`` that this pass would fuse (its groups as :func:`fuse_block` forms them, the first
+    one): a pass that runs earlier asks it to see the buffers the fused ops will make."""
+    return {id(m) for g in _Grouper(block, structural).run() for m in g}
+
+
 
 
 def reads_rows(op: Operation) -> bool:

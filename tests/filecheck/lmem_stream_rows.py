@@ -17,13 +17,13 @@
 # ROWS-BIG-NOT: ladder
 # * back-off: a layer norm with 4096-element blocks at 192 KiB.  keep-invariant keeps W's and B's tiles for the
 #   slot's later programs in what the plan leaves, prefetch-rows and pipeline-loads fetch ahead in what is left,
-#   and the blocks then took 20544 bytes more than local memory holds; codegen found no room either, so the passes
-#   ran again planning for 24576 bytes less (lmem_backoff): keep-invariant keeps no tile, and the plan fits.
+#   and the blocks then took 4160 bytes more than local memory holds; codegen found no room either, so the passes
+#   ran again planning for 8192 bytes less (lmem_backoff): keep-invariant keeps no tile, and the plan fits.
 # RUN: mtiacc %s -n layer_norm -s '*fp32,*fp32,*fp32,*fp32,i32,fp32' -D BLOCK=4096 \
 # RUN:   --set pe.local_memory_bytes=196608 --emit=ir --remarks 2>&1 | filecheck %s --check-prefix=BACK
 # BACK: remark: keep-invariant: tile of 16384 bytes not kept
-# BACK: remark: lmem-backoff: after the passes the blocks took 20544 bytes more than local memory holds: the passes ran again planning for 24576 bytes less
-# BACK: lmem_backoff = 24576, lmem_capacity = 192448, lmem_stack = 4096, lmem_peak = 163840,
+# BACK: remark: lmem-backoff: after the passes the blocks took 4160 bytes more than local memory holds: the passes ran again planning for 8192 bytes less
+# BACK: lmem_backoff = 8192, lmem_capacity = 192448, lmem_stack = 4096, lmem_peak = 163840,
 # RUN: mtiacc %s -n layer_norm -s '*fp32,*fp32,*fp32,*fp32,i32,fp32' -D BLOCK=4096 --emit=ir --remarks 2>&1 \
 # RUN:   | filecheck %s --check-prefix=BACK-BIG
 # BACK-BIG-NOT: lmem-backoff
@@ -39,6 +39,19 @@
 # COLS: "scf.for"({{.*}}) {ladder = "stream-blocks: blocks of 16384 columns in each trip do not fit 126912 bytes: trips of 2048 columns"
 # COLS: "tt.reduce"({{.*}}) {axis = 0, kind = "sum"} : (tensor<2048xf32>) -> f32
 # COLS-NOT: tensor<16384x
+# * the stored block's second buffer seen ahead: with 8192-element blocks at 128 KiB the third loop's x, W and B
+#   blocks (32 KiB each) and its stored block fit 126912 bytes only while that block has one buffer.  When
+#   stream-blocks runs, the stored value is still a math.fma of (x - mean) * rstd, W and B; fuse-elementwise makes
+#   it a fused op afterwards, and codegen then gives it two buffers (the previous trip's store reads one): 163840
+#   bytes.  The plan sees that fusion ahead, so the loops run in trips of 2048 columns (the back-off could not
+#   help: its first reserve, 73728 bytes, is over half of local memory).
+# RUN: mtiacc %s -n layer_norm -s '*fp32,*fp32,*fp32,*fp32,i32,fp32' -D BLOCK=8192 \
+# RUN:   --set pe.local_memory_bytes=131072 --emit=ir --remarks 2>&1 | filecheck %s --check-prefix=FMA
+# FMA-COUNT-3: remark: stream-blocks: blocks of 8192 elements in each trip of the loop do not fit in local memory (126912 bytes for blocks): trips of 2048 columns (estimated cost: 4 times as many trips, the same bytes read)
+# FMA-NOT: lmem-backoff
+# FMA: lmem_capacity = 126912, lmem_stack = 4096, lmem_peak = 122880
+# FMA: "scf.for"({{.*}}) {ladder = "stream-blocks: blocks of 8192 columns in each trip do not fit 126912 bytes: trips of 2048 columns"
+# FMA-NOT: tensor<8192x
 import triton
 import triton.language as tl
 

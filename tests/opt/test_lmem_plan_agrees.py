@@ -1,9 +1,10 @@
 """The local-memory plan (``mtiacc.opt.memory.plan``, ``lmem_peak`` in ``--emit=ir``) against codegen's allocation
-(the binary's ``lmem_bytes``, its high water): the plan's peak is never below what codegen allocates, and close to
-it, so that a pass or ``gemm_fit`` that asks the plan whether blocks fit gets the answer codegen would give.
+(the binary's ``lmem_bytes``, its high water): the plan's peak is what codegen allocates, byte for byte, so that a
+pass or ``gemm_fit`` that asks the plan whether blocks fit gets the answer codegen would give.
 
 The GEMM template of ``torch_backend/gemm_fit.py`` at several tiles, shapes (even and ragged) and epilogues; the
-example kernels."""
+example kernels; kernels with the scratch codegen allocates and the readers it counts (tests/opt/lmem_kernels.py).
+The plan was up to 15% above codegen (and up to 4% below) until it counted buffers as codegen's readers do."""
 import importlib.util
 from pathlib import Path
 
@@ -19,9 +20,6 @@ from tests.conftest import ROOT
 _spec = importlib.util.spec_from_file_location("behaviour", ROOT / "benchmarks" / "behaviour.py")
 behaviour = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(behaviour)
-
-CLOSE = 1.15      # the plan's peak within 15% above codegen's use
-
 
 def plan_and_use(path, kernel, signature, defines=None, with_asm=False, level=3):
     """(the plan's peak, codegen's bytes for blocks, the bytes local memory has for blocks[, the assembly]) of one
@@ -46,7 +44,7 @@ def test_the_plan_covers_codegen_on_the_gemm_template(tile, shape, epilogue):
     src = template_source(Tile(*tile, 2), *shape, dtype="bfloat16", epilogue=epilogue)
     plan, used, capacity, asm = plan_and_use(_source_file(src), "gemm_fit", ",".join(["*bf16"] * (3 + epilogue)),
                                              with_asm=True)
-    assert used <= plan <= CLOSE * used, (plan, used)
+    assert plan == used, (plan, used)
     assert fits(Tile(*tile, 2), *shape, dtype="bfloat16", epilogue=epilogue) == (plan <= capacity)
 
 
@@ -54,7 +52,7 @@ def test_the_plan_covers_codegen_on_the_gemm_template(tile, shape, epilogue):
 def test_the_plan_covers_codegen_on_the_examples(example):
     name, file, kernel, sig, defines, _grid, _inputs = example
     plan, used, _ = plan_and_use(behaviour.EXAMPLES / file, kernel, sig, defines)
-    assert used <= plan <= max(CLOSE * used, used + 1024), (plan, used)
+    assert plan == used, (plan, used)
 
 
 SCRATCH = [   # (kernel, signature, defines, level): tests/opt/lmem_kernels.py
@@ -75,7 +73,34 @@ def test_the_plan_covers_the_scratch_of_loads_and_reductions(kernel, signature, 
     was up to half of codegen's bytes."""
     plan, used, _ = plan_and_use(Path(__file__).with_name("lmem_kernels.py"), kernel, signature, defines,
                                  level=level)
-    assert used <= plan <= max(CLOSE * used, used + 1024), (plan, used)
+    assert plan == used, (plan, used)
+
+
+READERS = [   # (kernel, signature, defines, codegen's bytes; the plan's before it counted codegen's readers)
+    ("norm_rows", "*fp32,*fp32,*fp32", {"XBLOCK": 1, "R0_BLOCK": 1024}, 27840),                  # was 36992
+    ("argmin_cols", "*fp32,*i64", {"XBLOCK": 64, "R0_BLOCK": 64}, 144704),                      # was 144640
+    ("scale_shift_cols", "*fp32,*fp32,*fp32,*fp32,*fp32", {"XBLOCK": 128}, 5632),               # was 6144
+    ("nll_backward_rows", "*fp32,*i64,*fp32", {"XBLOCK": 8, "R0_BLOCK": 16}, 4288),             # was 5824
+]
+
+
+@pytest.mark.parametrize("kernel,signature,defines,bytes_", READERS, ids=[c[0] for c in READERS])
+def test_the_plan_counts_the_buffers_codegen_reads(kernel, signature, defines, bytes_):
+    """A block lives to the last op codegen lowers that reads its buffer (not an address or a mask a load moves by
+    its structure); an ``expand_dims`` is a view of its source; a fused op reads a column broadcast along its rows
+    as the column, not its prefix masks and ranges (norm_rows, nll_backward_rows: the plan was 33% and 36% above);
+    an unused result of a reduction of a value and its index is allocated in the order of the results
+    (argmin_cols: below); keep-invariant's guarded read writes its ``if``'s one buffer (scale_shift_cols: 9% above).
+    The corpus's layer norm, softmax, argmin, ResNet-18 batch norm and MLP training kernels showed each."""
+    plan, used, _ = plan_and_use(Path(__file__).with_name("lmem_kernels.py"), kernel, signature, defines)
+    assert plan == used == bytes_, (plan, used)
+
+
+def test_a_view_of_the_range_is_its_buffer_and_dies_with_its_last_data_reader():
+    """tests/filecheck/lmem_plan.py's ``rows`` at -O0: the FileCheck pins the plan's offsets, this its bytes."""
+    plan, used, _ = plan_and_use(ROOT / "tests" / "filecheck" / "lmem_plan.py", "rows", "*fp32,*fp32,i32",
+                                 {"BLOCK": 1024}, level=0)
+    assert plan == used == 13312, (plan, used)
 
 
 def test_the_plan_is_codegen_on_an_fp8_dot_loop_pipelined_in_3_stages():

@@ -56,28 +56,18 @@ from mtiacc.codegen.vector.fused_loop import (POOLS, OutOfRegisters, Segment, _i
                                               iota, prefix_mask)
 from mtiacc.diagnostics import CompileError
 from mtiacc.ir import ops as O
+from mtiacc.ir.analysis.fused_inputs import ROW_MIN, reads, row_source  # noqa: F401  (isel's table reads fused.reads)
 from mtiacc.ir.core import Operation, Value
 from mtiacc.ir.fused import FusedElementwiseOp
 from mtiacc.ir.shape_ops import ReduceOp
 from mtiacc.ir.types import f32, f64, i32, i64
 
 
-# A column broadcast along rows of at least this many elements is read a scalar a row (the module docstring); a
-# shorter row would spend more on the loop over rows than the broadcast block costs
-ROW_MIN = 16
-# the scalar load of a row's element, by element type
+# A column broadcast along rows of at least ROW_MIN elements is read a scalar a row (the module docstring); a
+# shorter row would spend more on the loop over rows than the broadcast block costs.  Which inputs the loop reads
+# (reads, row_source) the local-memory plan asks too: ir/analysis/fused_inputs.py
+# the scalar load of a row's element, by element type (fused_inputs.ROW_ELEMENTS)
 ROW_LOADS = {f32: "flw", f64: "fld", i32: "lw", i64: "ld"}
-
-
-def row_source(v: Value, shape) -> Optional[Value]:
-    """The ``[R, 1]`` block that block ``v`` broadcasts along the rows of ``[R, C]`` blocks (``shape``), when the
-    fused loop reads it a scalar a row (the module docstring); else None."""
-    if len(shape) != 2 or shape[1] < ROW_MIN or not _is(v, O.BroadcastOp):
-        return None
-    src = v.op.src
-    if not src.type.is_block() or list(src.type.shape) != [shape[0], 1] or src.type.element_type not in ROW_LOADS:
-        return None
-    return src
 
 
 def row_sums(lw: Lowering, op: FusedElementwiseOp, shape) -> Dict[Value, Operation]:
@@ -97,20 +87,6 @@ def row_sums(lw: Lowering, op: FusedElementwiseOp, shape) -> Dict[Value, Operati
                 and red.result.type.element_type == f32 and red.result in lw.demanded:
             out[y] = red
     return out
-
-
-def reads(op: FusedElementwiseOp) -> List[Value]:
-    """The inputs the loop reads from local memory: all but its prefix masks and index ranges (:func:`prefix_mask`,
-    :func:`iota`), which it computes; a column broadcast along the rows (:func:`row_source`) as its column."""
-    shape = op.results[0].type.shape
-    out = []
-    for v in op.operands:
-        if prefix_mask(v) is None and iota(v) is None:
-            src = row_source(v, shape) if v.type.is_block() else None
-            out.append(v if src is None else src)
-    return out
-
-
 
 
 def _emit_pairs(b, a: Segment, c: Segment, pairs: int, vlmax: int, comment: str) -> None:

@@ -14,7 +14,7 @@ from mtiacc.codegen.machine.mir import VMem, VReg
 from mtiacc.codegen.vector.vloop import Src, elem_bytes, sew_of
 from mtiacc.diagnostics import CompileError
 from mtiacc.ir import ops as O
-from mtiacc.ir.analysis.affine import index_range
+from mtiacc.ir.analysis.fused_inputs import iota, prefix_mask  # noqa: F401  (fused.py reads them here)
 from mtiacc.ir.core import Operation, OpResult, Value
 from mtiacc.ir.fused import BOOL_CASTS
 from mtiacc.ir.types import f16, f32, f64, i1, i32
@@ -34,24 +34,6 @@ BOOL_COMPARE = {"eq": ("vmxnor.mm", False), "ne": ("vmxor.mm", False),
                 "sge": ("vmorn.mm", True), "sle": ("vmorn.mm", False)}
 MASK_BINARY = {O.AndIOp: "vmand.mm", O.OrIOp: "vmor.mm", O.XOrIOp: "vmxor.mm",
                O.AddIOp: "vmxor.mm", O.SubIOp: "vmxor.mm", O.MulIOp: "vmand.mm"}
-
-
-def prefix_mask(v: Value):
-    """``(start, bound)`` scalars when block ``v`` is ``splat(start) + tl.arange(0, n) < splat(bound)`` (1-D):
-    a mask the loop computes for each chunk (``vid``, add, compare) instead of reading it from memory."""
-    if not (isinstance(v, OpResult) and isinstance(v.op, O.CmpIOp) and v.op.predicate == "slt"
-            and len(v.type.shape) == 1):
-        return None
-    cols, bound = v.op.lhs, v.op.rhs
-    start = iota(cols)
-    return (start, bound.op.src) if start is not None and _is(bound, O.SplatOp) else None
-
-
-def iota(v: Value):
-    """The scalar ``start`` when i32 block ``v`` is ``splat(start) + tl.arange(0, n)``: a block the loop computes
-    for each chunk (``vid``, one add) instead of reading it from memory."""
-    found = index_range(v) if _is(v, O.AddIOp) and v.type.element_type == i32 else None
-    return found[0] if found else None
 
 
 def _half_cast(op) -> bool:

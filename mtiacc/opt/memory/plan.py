@@ -12,9 +12,16 @@ codegen, on the IR as the passes leave it, so that a pass asks what fits instead
   reused buffers included: they are blocks the passes made); a splat or a constant block is no buffer (codegen
   broadcasts a register), nor is a loop's accumulator the matrix engine keeps across the loop (the dots of
   :func:`mtiacc.opt.dots.accumulators.chain`, while their rows fit the engine's);
-* a block is **live** from its definition to its last reader; a reader inside a loop that the block was defined
-  outside of keeps it to the end of that loop (every iteration reads it); a loop's carried blocks live through
-  the loop; a stored block lives to the kernel's end (its DMA may still read it: codegen never frees it);
+* a block is **live** from its definition to its last reader, an op codegen lowers that reads its buffer (isel's
+  ``readers``): not an op whose block results no op reads as data (an offset, a pointer or a mask a load or a
+  store moves by its structure), a load only for what its access plan reads; a fused op reads what its loop
+  reads (``ir/analysis/fused_inputs.py``: not the prefix masks and ranges it computes, a column broadcast along
+  its rows as the column); a reader inside a loop that the block was defined outside of keeps it to the end of
+  that loop (every iteration reads it); a loop's carried blocks live through the loop; a stored block lives to
+  the kernel's end (its DMA may still read it: codegen never frees it);
+* an ``expand_dims`` or a ``reshape`` of a block, and a broadcast to the same shape, is a view of its source's
+  buffer; ``keep-invariant``'s guarded read (an ``scf.if`` yielding a slot load or a DRAM load) writes the
+  ``if``'s one buffer;
 * a value a loop's body only yields is made in the carried block's buffer when codegen does so (a prefetch load
   that no later op of the body reads the carried block after; an elementwise op or an engine dot that every
   reader of the carried block comes before): one buffer;
@@ -29,7 +36,7 @@ codegen, on the IR as the passes leave it, so that a pass asks what fits instead
 * a load's or a store's **scratch**: a ``split-tiles`` tile moved by columns goes through a transposed copy; a
   ``runs`` load reads its indices through a window (the largest of its sizes that fits beside the live blocks,
   none when neither does, as codegen takes it); a reduction's or a scan's result nothing reads is a temporary
-  while it runs; a splat or a constant block that a reduction, a scan, a sort, a gather or a histogram reads by
+  while it runs (allocated with the used ones, in the order of the results); a splat or a constant block that a reduction, a scan, a sort, a gather or a histogram reads by
   address is filled into a buffer at the first of them, which codegen keeps to the kernel's end;
 * when a block does not fit, an elementwise op writes its result over an operand of the same shape and element
   size that it reads last (codegen's ``Lowering.result_addr_in_place``), and so does the plan.
@@ -49,10 +56,12 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from mtiacc.diagnostics import CompileError
 from mtiacc.ir import ops as O
+from mtiacc.ir.analysis import fused_inputs
 from mtiacc.ir.analysis.k_loops import tile_stored_under_next
 from mtiacc.ir.analysis.scalar_blocks import scalar_root
 from mtiacc.ir.core import Block, BlockArgument, Operation, OpResult, Value
 from mtiacc.ir.dot_ops import DotOp, read_back_source, split_parts
+from mtiacc.ir.fused import FusedElementwiseOp
 from mtiacc.ir.scf import ForOp, IfOp, WhileOp, YieldOp
 from mtiacc.ir.types import FloatType, IntType, PointerType
 from mtiacc.target import Target
@@ -170,13 +179,17 @@ def _data(v: Value, memo: Dict[int, bool]) -> bool:
         return memo[id(v)]
     memo[id(v)] = False
     out = False
-    for use in v.uses:
-        u = use.op
+    for u in _readers(v):
         if isinstance(u, (O.LoadOp, O.StoreOp)) and _access_reads(u, v):
             out = True
             break
         if isinstance(u, O.LoadOp) and v is not u.other or isinstance(u, O.StoreOp) and v is not u.value:
             continue
+        if isinstance(u, FusedElementwiseOp):
+            if any(x is v for x in fused_inputs.reads(u)):
+                out = True
+                break
+            continue                                      # a mask or a range it computes, a column it reads
         if isinstance(u, O.AddPtrOp):
             if any(_data(r, memo) for r in u.results):   # the addresses of a gather, read as data
                 out = True
@@ -209,6 +222,39 @@ def _access_reads(op: Operation, v: Value) -> bool:
     if kind == "tiles":
         return mask is not None and range_box(mask) is None
     return False
+
+
+def _readers(v: Value) -> List[Operation]:
+    """The ops that may read block ``v``: its users, and the fused ops that read it a scalar a row where a user
+    broadcasts it along their rows (``fused_inputs.row_source``: the broadcast block is never built)."""
+    out = []
+    for use in v.uses:
+        u = use.op
+        out.append(u)
+        if isinstance(u, O.BroadcastOp):
+            out.extend(w.op for w in u.result.uses if isinstance(w.op, FusedElementwiseOp)
+                       and fused_inputs.row_source(u.result, w.op.results[0].type.shape) is v)
+    return out
+
+
+def _reads(u: Operation, v: Value, memo: Dict[int, bool]) -> bool:
+    """Whether codegen reads block ``v`` from its buffer when it lowers ``u`` (isel's ``readers``), so that ``u``
+    keeps it alive: an op whose block results no op reads as data is not lowered and reads nothing (an offset, a
+    pointer or a mask a load or a store moves by its structure); a block load reads what its access plan reads
+    (``memory.needs_buffers``: a gather's addresses, a general mask) and a computed ``other``, a scalar load
+    nothing; a store its value and what its access plan reads."""
+    if isinstance(u, O.LoadOp):
+        if not u.result.type.is_block() or not (u.volatile or _materialized(u.result, memo)):
+            return False
+        return _access_reads(u, v) or v is u.other and not (
+            isinstance(v, OpResult) and isinstance(v.op, (O.SplatOp, O.ConstantOp)))
+    if isinstance(u, O.StoreOp):
+        return v is u.value or _access_reads(u, v)
+    if isinstance(u, FusedElementwiseOp):
+        return any(x is v for x in fused_inputs.reads(u)) and any(_materialized(r, memo) for r in u.results)
+    if isinstance(u, _CONTROL) or u.regions or not u.results:
+        return True
+    return not all(r.type.is_block() for r in u.results) or any(_materialized(r, memo) for r in u.results)
 
 
 def _scratch(op: Operation) -> int:
@@ -261,7 +307,6 @@ def _split(op: DotOp) -> int:
 
 def _elementwise(op: Operation) -> bool:
     """An op codegen lowers as one loop over elements, writing element i after reading it (a fused loop included)."""
-    from mtiacc.ir.fused import FusedElementwiseOp
     return (len(op.results) == 1 and op.results[0].type.is_block() and not isinstance(op, _CONTROL + (DotOp,))
             and (not op.regions or isinstance(op, FusedElementwiseOp)))
 
@@ -284,6 +329,7 @@ def plan_function(func: O.FuncOp, target: Target, ahead: bool = False) -> LocalM
     defs: List[Tuple[Value, int, Tuple[Operation, ...]]] = []
     stores: List[Tuple[O.StoreOp, int]] = []
     dots: List[Tuple[DotOp, Block]] = []
+    temps: List[Tuple[Value, int]] = []
 
     def number(block: Block, around: Tuple[Operation, ...]) -> None:
         for op in block.ops:
@@ -297,11 +343,9 @@ def plan_function(func: O.FuncOp, target: Target, ahead: bool = False) -> LocalM
             elif isinstance(op, DotOp) and op.on_engine():
                 dots.append((op, block))
             if isinstance(op, _BY_ADDRESS[:2]) and op.results[0].type.is_block() and len(op.results) > 1:
-                # a result of a reduction or scan of several operands that nothing reads: a temporary while it runs
-                unused = sum(_aligned(r.type.numel * max(block_bytes(r.type) // r.type.numel, 4))
-                             for r in op.results if not _materialized(r, memo))
-                if unused:
-                    scratch[p] = unused
+                # a result of a reduction or scan of several operands that nothing reads: a temporary while it runs,
+                # allocated in the order of the results (codegen's reduce_region)
+                temps.extend((r, p) for r in op.results if not _materialized(r, memo))
             if _access_scratch(op):
                 scratch[p] = _access_scratch(op)
             elif _window(op):
@@ -342,10 +386,9 @@ def plan_function(func: O.FuncOp, target: Target, ahead: bool = False) -> LocalM
         owner = v.block.parent.parent if isinstance(v, BlockArgument) and v.block.parent else None
         if isinstance(owner, (ForOp, WhileOp)):
             last = ends[id(owner)][1]
-        for use in v.uses:
-            u = use.op
+        for u in _readers(v):
             upos = pos.get(id(u))
-            if upos is None:
+            if upos is None or not _reads(u, v, memo):
                 continue
             if isinstance(u, O.StoreOp) and u.value is v:
                 last = len(pos) - 1               # a DMA may read it still: codegen never frees a stored block
@@ -358,10 +401,13 @@ def plan_function(func: O.FuncOp, target: Target, ahead: bool = False) -> LocalM
         key = _buffer_key(v, group)
         b = blocks.get(key)
         if b is None:
-            blocks[key] = Block_(v, 1 if handed else block_bytes(v.type), p, last, what=what)
+            blocks[key] = Block_(v, 1 if handed else block_bytes(v.type), p, last, what=what, rank=_result_rank(v))
         else:                                   # one buffer through a loop: its init, carried block and result
             b.first, b.last = min(b.first, p), max(b.last, last)
             b.nbytes = max(b.nbytes, block_bytes(v.type))
+    for r, p in temps:
+        blocks[id(r)] = Block_(r, r.type.numel * max(block_bytes(r.type) // r.type.numel, 4), p, p,
+                               what="an unused reduction result", rank=_result_rank(r))
     end = len(pos) - 1
     for st, p in stores:    # what a DMA stores from and codegen never frees: a scalar's slot, a splat filled
         v = st.value
@@ -381,12 +427,12 @@ def plan_function(func: O.FuncOp, target: Target, ahead: bool = False) -> LocalM
         nxt = next((o for o in ops[ops.index(dot) + 1:] if _disturbs_engine(o, memo)), None)
         held = pos[id(nxt)] - 1 if nxt is not None else ends[id(ops[-1])][1]
         for v in (_through_trans(dot.a), _through_trans(dot.b), dot.acc, dot.result):
-            b = blocks.get(group.get(id(v), id(v)))
+            b = blocks.get(_buffer_key(v, group))
             if b is not None:
                 b.last = max(b.last, held)
     for loop in func.walk():
         v = _double_buffered(loop, ahead) if isinstance(loop, ForOp) else None
-        b = blocks.get(group.get(id(v), id(v))) if v is not None else None
+        b = blocks.get(_buffer_key(v, group)) if v is not None else None
         if b is not None:   # two buffers from the loop on, never freed: a store may read one
             b.nbytes, b.first, b.last = 2 * _aligned(b.nbytes), ends[id(loop)][0], end
     for loop in func.walk():
@@ -404,6 +450,14 @@ def plan_function(func: O.FuncOp, target: Target, ahead: bool = False) -> LocalM
     return plan
 
 
+def _result_rank(v: Value) -> int:
+    """Among the blocks made at one position, the order codegen allocates them in: a reduction's or a scan's
+    results (used or not) in the order of the results."""
+    if isinstance(v, OpResult) and isinstance(v.op, _BY_ADDRESS[:2]) and len(v.op.results) > 1:
+        return v.index
+    return 0
+
+
 def _by_address() -> tuple:
     from mtiacc.ir.permute_ops import GatherOp, HistogramOp, SortOp
     from mtiacc.ir.shape_ops import ReduceOp, ScanOp
@@ -419,9 +473,21 @@ def _buffer_key(v: Value, group: Dict[int, int]) -> int:
     """The key of ``v``'s buffer among the plan's blocks: its carried group's (:func:`_carried_groups`); for the
     ``arith.truncf`` the engine's accumulator store does (``read_back``), the accumulators' buffer, which it
     aliases (codegen's ``ndblocks.is_alias``)."""
-    if isinstance(v, OpResult) and read_back_source(v.op) is not None:
+    while isinstance(v, OpResult) and (read_back_source(v.op) is not None or _view(v.op)):
         v = v.op.operands[0]
     return group.get(id(v), id(v))
+
+
+def _view(op: Operation) -> bool:
+    """A shape op whose result codegen makes a view of its source's buffer (``ndblocks.is_alias``): an
+    ``expand_dims`` or a ``reshape`` of a block, a broadcast to the same shape; not of a splat or a constant,
+    which is filled into a buffer of its own."""
+    from mtiacc.ir.shape_ops import ExpandDimsOp, ReshapeOp
+    if isinstance(op, (ExpandDimsOp, ReshapeOp)):
+        ok = op.result.type.is_block() and op.src.type.is_block()
+    else:
+        ok = isinstance(op, O.BroadcastOp) and op.src.type.shape == op.result.type.shape
+    return ok and scalar_root(op.result) is None
 
 
 _BINARY = (O.AddIOp, O.SubIOp, O.MulIOp, O.MulHiUIOp, O.DivSIOp, O.DivUIOp, O.RemSIOp, O.RemUIOp, O.AndIOp,
@@ -433,8 +499,8 @@ def _double_buffered(loop: ForOp, ahead: bool = False) -> Optional[Value]:
     """The block a loop's one store writes that codegen gives two buffers (``control._double_buffer``: iteration k
     computes into one while the store of iteration k - 1 reads the other): the loop is no ``pipeline-loads``
     loop, its store is a contiguous one directly in its body, of a block only stored, which a fused or a binary
-    elementwise op of the body computes (``control.deferred_store``)."""
-    from mtiacc.ir.fused import FusedElementwiseOp
+    elementwise op of the body computes (``control.deferred_store``); with ``ahead``, also an op that
+    ``fuse-elementwise`` will make part of a fused one."""
     if loop.attrs.get("pipeline"):
         return None
     stores = [o for o in loop.walk() if isinstance(o, O.StoreOp)]
@@ -446,7 +512,20 @@ def _double_buffered(loop: ForOp, ahead: bool = False) -> Optional[Value]:
             or not v.type.is_block() \
             or v.type.is_bool() or not isinstance(v, OpResult) or v.op.parent is not loop.block or len(v.uses) != 1:
         return None
-    return v if isinstance(v.op, FusedElementwiseOp) or type(v.op) in _BINARY else None
+    if isinstance(v.op, FusedElementwiseOp) or type(v.op) in _BINARY:
+        return v
+    return v if ahead and _will_fuse(loop, v.op) else None
+
+
+def _will_fuse(loop: ForOp, op: Operation) -> bool:
+    """Whether ``fuse-elementwise`` (after the ladder's early passes) makes ``op`` of ``loop``'s body part of a fused
+    op: a layer norm's ``math.fma`` of ``(x - mean) * rstd``, the weight and the bias, stored in each trip."""
+    from mtiacc.opt.fuse_elementwise import fused_ops, structural_values
+    func = loop
+    while func is not None and not isinstance(func, O.FuncOp):
+        block = func.parent
+        func = block.parent.parent if block is not None and block.parent is not None else None
+    return func is not None and id(op) in fused_ops(loop.block, structural_values(func))
 
 
 def _access(op: Operation) -> str:
@@ -503,7 +582,30 @@ def _carried_groups(func: O.FuncOp, resident: set) -> Dict[int, int]:
                 parent[id(res)] = root
                 if id(arg) not in resident and _into_carried(op, arg, y):
                     parent[id(y)] = root
+        elif isinstance(op, IfOp):
+            for branch in _guarded_read(op):      # written straight into the if's result (one buffer)
+                parent[id(branch)] = find(id(op.results[0]))
     return {k: find(k) for k in parent}
+
+
+def _guarded_read(op: IfOp) -> List[Value]:
+    """The values of ``keep-invariant``'s guarded read (``scf.if``: then a slot load, else the load from DRAM,
+    each yielded and read by nothing else), which codegen writes straight into the ``if``'s result
+    (``memory/kept.py``'s ``_branch_home``); none for another ``if``."""
+    from mtiacc.ir.mtia.kept import SlotLoadOp
+    if len(op.results) != 1 or not op.results[0].type.is_block() or not op.else_region.blocks:
+        return []
+    then, other = op.then_block, op.else_block
+    ys = list(then.terminator.operands) if isinstance(then.terminator, YieldOp) else []
+    if len(ys) != 1 or not (isinstance(ys[0], OpResult) and isinstance(ys[0].op, SlotLoadOp)) \
+            or ys[0].op.parent is not then or len(ys[0].uses) != 1:
+        return []
+    out = [ys[0]]
+    ys = list(other.terminator.operands) if isinstance(other.terminator, YieldOp) else []
+    if len(ys) == 1 and isinstance(ys[0], OpResult) and isinstance(ys[0].op, O.LoadOp) and len(ys[0].uses) == 1 \
+            and ys[0].op.parent is other:
+        out.append(ys[0])
+    return out
 
 
 def _through_trans(v: Value) -> Value:
