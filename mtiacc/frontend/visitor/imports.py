@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from typing import Callable, Dict, Optional
+from typing import Callable, Dict, List, Optional, Tuple
 
 from mtiacc.diagnostics import CompileError
-from mtiacc.frontend.inductor.runtime import bundled_path
+from mtiacc.frontend.inductor.runtime import PACKAGE, bundled_path
 from mtiacc.frontend.source import SourceFile
 from mtiacc.frontend.values import FunctionRef, HelperRef, NonConstantGlobal
 from mtiacc.frontend.visitor.module_scan import ModuleInfo, scan_module
@@ -87,6 +87,8 @@ class Importer:
                 path = self._locate(name, os.path.abspath(from_dir))
             if path is None:  # torch._inductor.runtime.triton_helpers: our own copy (inductor/runtime.py)
                 path = bundled_path(name)
+                if path is not None:
+                    return _bundled(name, path)
         if path is None:
             return None
         key = os.path.abspath(path)
@@ -106,6 +108,29 @@ class Importer:
     def resolver(self, from_dir: str) -> Callable[[str, int], Optional[LoadedModule]]:
         """``resolve(module name, import level)`` for the imports of a file in ``from_dir``."""
         return lambda name, level: self.find(name, from_dir, level)
+
+
+_BUNDLED: Dict[str, Tuple[Tuple[int, int], LoadedModule]] = {}
+_BUNDLED_IMPORTER: List[Importer] = []
+
+
+def _bundled(name: str, path: str) -> LoadedModule:
+    """The module of our own copy of Inductor's runtime helpers at ``path``, scanned once a process (every kernel
+    Inductor wrote imports it, and scanning it again was a sixth of compiling one): its imports resolve among the
+    bundled files and the foreign modules, never among the user's files, so one scan serves every kernel.  A file
+    changed on disk since is scanned again."""
+    stat = os.stat(path)
+    stamp = (stat.st_mtime_ns, stat.st_size)
+    hit = _BUNDLED.get(path)
+    if hit is None or hit[0] != stamp:
+        if not _BUNDLED_IMPORTER:
+            _BUNDLED_IMPORTER.append(Importer(bundled_path(PACKAGE) or os.path.dirname(path)))
+        importer = _BUNDLED_IMPORTER[0]
+        if hit is not None:       # changed on disk: its imports may have changed too
+            importer.cache.clear()
+        importer.cache[path] = importer._load(name, path)
+        hit = _BUNDLED[path] = (stamp, importer.cache[path])
+    return hit[1]
 
 
 def resolver_for(kernel_path: str):
