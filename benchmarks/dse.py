@@ -155,9 +155,10 @@ def zoo_table(a, base, factors):
             print(f"dse: {done}/{total} launches x machines", file=sys.stderr, flush=True)
 
     out, stats = run_workload(recs, points, executor=a.executor, jobs=a.jobs, address=a.address,
-                              progress=progress)
+                              progress=progress, merge=not a.no_merge)
     print(f"dse: {stats.launches} launches x {len(points)} machines: {stats.simulated} simulated, "
-          f"{stats.cached} from the cache, {stats.merged} the same simulation as another, {stats.compiled} "
+          f"{stats.cached} from the cache, {stats.merged} the same simulation as another, {stats.merged_by_layout} "
+          f"merged by layout ({stats.independent} launches' cycles shown value-independent), {stats.compiled} "
           f"compiles ({stats.compile_cached} binaries from the cache), {stats.failed} failed", file=sys.stderr)
     table = {name: defaultdict(lambda: defaultdict(lambda: [0.0, 0, 0])) for name in PARAMETERS}
     detail = {m: {"launches": sum(w for mm, w, _k in owner if mm == m), "recompiled": {}, "errors": {}}
@@ -188,6 +189,9 @@ def main() -> None:
                     help="--zoo: the recordings' folder, one subfolder per model (default: %(default)s)")
     ap.add_argument("--models", default="bert_tiny,dlrm,mlp_fp16,resnet18",
                     help="--corpus: comma-separated models of the corpus (default: %(default)s; 'all' for every one)")
+    ap.add_argument("--no-merge", action="store_true",
+                    help="--zoo: simulate every launch on its own bytes, even where its kernel's cycles are shown "
+                         "not to depend on its buffers' values (mtiacc/sweep/independence.py)")
     ap.add_argument("--factors", default=",".join(f"{f:g}" for f in FACTORS),
                     help="multiples of mtia2i's value swept for each parameter (default: %(default)s)")
     ap.add_argument("--parameters", default=",".join(SHORT),

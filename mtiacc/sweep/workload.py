@@ -29,6 +29,8 @@ import tempfile
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
+import numpy as np
+
 from mtiacc.diagnostics import UserError
 
 from . import results
@@ -56,6 +58,7 @@ class Recording:
     kwargs: dict
     compile: Optional[bytes]          # pickled (unit, options), or None: the recorded binary is all there is
     sources: Dict[str, str]           # path -> text of the files the compile reads
+    layout: str = ""                  # a digest of the call but for the buffers' values (their names, types, shapes)
 
 
 @dataclasses.dataclass
@@ -65,7 +68,10 @@ class Stats:
     compiled: int = 0        # compiles run (not answered by the binary cache)
     compile_cached: int = 0
     cached: int = 0          # simulations the cache answered
-    merged: int = 0          # jobs that were the same simulation as another job of this run
+    merged: int = 0          # jobs that were the same simulation as another job of this run (same bytes)
+    merged_by_layout: int = 0   # jobs that took the simulation of another launch of the same binary on buffers
+                                # of the same sizes: a kernel whose cycles do not depend on values (.independence)
+    independent: int = 0     # launches whose kernel's cycles are shown not to depend on its buffers' values
     simulated: int = 0
     failed: int = 0
 
@@ -73,16 +79,28 @@ class Stats:
 def load_recording(path) -> Recording:
     with open(path, "rb") as f:
         rec = pickle.load(f)
-    binary, _inputs, _args, kwargs = pickle.loads(rec["call"])
+    binary, inputs, args, kwargs = pickle.loads(rec["call"])
+    layout = _digest(binary, repr(args), repr(sorted(kwargs.items())),
+                     repr([(k, np.asarray(v).dtype.str, np.shape(v)) for k, v in inputs.items()]))
     return Recording(path=str(path), call=rec["call"], binary=binary, kwargs=kwargs, compile=rec.get("compile"),
-                     sources=rec.get("sources") or {})
+                     sources=rec.get("sources") or {}, layout=layout)
 
 
 def compile_recorded(compile_request: bytes, sources: Dict[str, str], overrides: Tuple[str, ...]) -> dict:
-    """Compile a recorded launch's kernel for a machine with ``overrides``: ``{"binary"}`` or ``{"error"}``.
-    A source file no longer at its recorded path (another machine, a cleaned cache) is written from the
-    recording's text into a temporary folder first."""
+    """Compile a recorded launch's kernel for a machine with ``overrides``: ``{"binary"}`` or ``{"error"}``."""
     from mtiacc.driver import compile_kernel
+    unit, options = unit_here(compile_request, sources)
+    options = dataclasses.replace(options, overrides=tuple(options.overrides) + tuple(overrides))
+    try:
+        return {"binary": compile_kernel(unit, options).binary}
+    except UserError as e:
+        return {"error": e.render()}
+
+
+def unit_here(compile_request: bytes, sources: Dict[str, str]):
+    """A recorded compile request ``(unit, options)``, its files where this machine has them: a source file no
+    longer at its recorded path (another machine, a cleaned cache) is written from the recording's text into a
+    temporary folder."""
     unit, options = pickle.loads(compile_request)
     moved = {}
     for path, text in sources.items():
@@ -96,11 +114,7 @@ def compile_recorded(compile_request: bytes, sources: Dict[str, str], overrides:
             moved[path] = str(folder / Path(path).name)
     if moved:
         unit = _relocated(unit, moved)
-    options = dataclasses.replace(options, overrides=tuple(options.overrides) + tuple(overrides))
-    try:
-        return {"binary": compile_kernel(unit, options).binary}
-    except UserError as e:
-        return {"error": e.render()}
+    return unit, options
 
 
 def _relocated(unit, moved: Dict[str, str]):
@@ -161,11 +175,33 @@ def _compile_key(rec: Recording, view) -> str:
                                                   "machine": repr(view)})
 
 
+def _independent(recordings: Sequence[Recording]) -> List[bool]:
+    """Whether each launch's kernel is shown to take the same cycles whatever its buffers hold (one analysis per
+    distinct compile request)."""
+    from .independence import recorded_dependence
+    seen: Dict[bytes, bool] = {}
+    out = []
+    for rec in recordings:
+        if rec.compile is None:
+            out.append(False)
+            continue
+        if rec.compile not in seen:
+            seen[rec.compile] = recorded_dependence(rec.compile, rec.sources) is None
+        out.append(seen[rec.compile])
+    return out
+
+
 def run_workload(recordings: Sequence[Recording], points: Sequence[MachinePoint], executor: str = "local",
                  jobs: Optional[int] = None, address: Optional[str] = None,
-                 progress: Optional[Callable[[int, int], None]] = None) -> Tuple[List[List[dict]], Stats]:
+                 progress: Optional[Callable[[int, int], None]] = None,
+                 merge: bool = True) -> Tuple[List[List[dict]], Stats]:
     """``out[i][j]``: launch ``i`` on point ``j`` (``{"status", "cycles", "time_s", "roofline_fraction", "error",
-    "binary"}``, ``binary`` the digest of the binary that ran), with what ran and what the caches answered."""
+    "binary"}``, ``binary`` the digest of the binary that ran), with what ran and what the caches answered.
+
+    With ``merge``, launches of one binary on buffers of the same names, types and sizes, with the same scalars,
+    grid and options, are one simulation on each machine when their kernel's cycles are shown not to depend on
+    the buffers' values (:func:`.independence.recorded_dependence`); the others are one simulation only when their
+    bytes are the same too."""
     from mtiacc.machine import load
     from mtiacc.runtime import cache
     stats = Stats(launches=len(recordings), jobs=len(recordings) * len(points))
@@ -238,20 +274,33 @@ def run_workload(recordings: Sequence[Recording], points: Sequence[MachinePoint]
                 if compiler is not ex:
                     compiler.close()
 
-        # 2. simulate what the cache does not know, each distinct simulation once
+        # 2. simulate what the cache does not know, each distinct simulation once: jobs grouped by their cache key,
+        # or, for a kernel whose cycles do not depend on values, by the binary, the buffers' layout and the machine;
+        # a group is answered by its first job's simulation (cached under that job's key)
         call_digest = [_digest(rec.call) for rec in recordings]
-        sims: Dict[str, List[Tuple[int, int]]] = {}
+        independent = _independent(recordings) if merge else [False] * len(recordings)
+        stats.independent = sum(independent)
+        groups: Dict[str, List[Tuple[int, int, str]]] = {}
         for (i, j), binary in sorted(binary_of.items()):
             key = results.sim_key(binary, call_digest[i], machines[j].digest,
                                   {"recorded_call": True, SRAM_KEY: points[j].sram})
+            group = key
+            if independent[i]:
+                group = _digest("layout", recordings[i].layout, results.digest(binary), machines[j].digest,
+                                points[j].sram)
+            groups.setdefault(group, []).append((i, j, key))
+        sims: Dict[str, List[Tuple[int, int]]] = {}
+        for members in groups.values():
+            key = members[0][2]
             hit = results.cached(key)
             if hit is not None:
-                stats.cached += 1
-                finish(i, j, hit, binary)
+                stats.cached += len(members)
+                for i, j, _k in members:
+                    finish(i, j, hit, binary_of[i, j])
                 continue
-            if key in sims:
-                stats.merged += 1
-            sims.setdefault(key, []).append((i, j))
+            stats.merged += sum(k == key for _i, _j, k in members[1:])
+            stats.merged_by_layout += sum(k != key for _i, _j, k in members[1:])
+            sims[key] = [(i, j) for i, j, _k in members]
         keys = list(sims)
         work = []
         for k in keys:
