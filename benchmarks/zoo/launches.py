@@ -4,11 +4,13 @@ compile, and a check that a change to the simulator leaves every launch's result
     python -m benchmarks.zoo.launches record MODEL [--dir build/zoo-launches] [--size tiny|real]
     python -m benchmarks.zoo.launches replay MODEL [--dir build/zoo-launches] [--only 0,3]
 
-``record`` runs the model's inference (tiny by default) (:func:`benchmarks.zoo.run.run_model`) and keeps each launch (the
-binary, its inputs and its run options) with a digest of what it produced: the outputs' bytes, every figure of its
-:class:`~mtiasim.stats.Stats` but the host time, and the per-instruction counts.  ``replay`` runs each launch again
-and prints its host CPU seconds (``time.process_time``) and whether its digest is unchanged; the exit status is 1
-when one is not.
+``record`` runs the model's inference (:func:`benchmarks.zoo.run.run_model`, tiny by default) and keeps each
+launch (the binary, its inputs and its run options, and what the binary was compiled from) with a digest of what
+it produced: the outputs' bytes, every figure of its :class:`~mtiasim.stats.Stats` but the host time, and the
+per-instruction counts; ``index.json`` lists the launches with the number of the model's launches each stands for
+in the zoo's report.  ``replay`` runs each launch again and prints its host CPU seconds (``time.process_time``)
+and whether its digest is unchanged; the exit status is 1 when one is not.  ``benchmarks/dse.py --zoo`` runs the
+recorded launches on other machines (docs/sweeps.md).
 """
 from __future__ import annotations
 

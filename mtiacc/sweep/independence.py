@@ -144,19 +144,3 @@ def value_dependence(module) -> Optional[str]:
         elif op.name in VALUE_ADDRESSED and any(t(v) for v in op.operands):
             return f"{op.name}: takes values read from memory"
     return None
-
-
-def recorded_dependence(compile_request: bytes, sources=None) -> Optional[str]:
-    """:func:`value_dependence` of a recorded launch's kernel (its pickled ``(unit, options)`` and the text of
-    its files, :mod:`.workload`); a kernel the frontend cannot build here is reported as possibly
-    value-dependent, with the reason."""
-    from mtiacc.diagnostics import UserError
-    from mtiacc.driver import run_frontend
-
-    from .workload import unit_here
-    unit, options = unit_here(compile_request, sources or {})
-    try:
-        module = run_frontend(unit, options).module
-    except (UserError, OSError) as e:
-        return f"its IR could not be built here ({str(e).splitlines()[0]})"
-    return value_dependence(module)

@@ -23,7 +23,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-import os
 import pickle
 import tempfile
 from pathlib import Path
@@ -117,12 +116,16 @@ def unit_here(compile_request: bytes, sources: Dict[str, str]):
     return unit, options
 
 
+def _is_source(v) -> bool:
+    """A kernel handed over in memory (``mtiacc.frontend.source.KernelSource``: its path, text and captures)."""
+    return dataclasses.is_dataclass(v) and hasattr(v, "captured") and hasattr(v, "path")
+
+
 def _relocated(unit, moved: Dict[str, str]):
-    from mtiacc.frontend.source import KernelSource
     if isinstance(unit, str):
         return moved.get(unit, unit)
-    if isinstance(unit, KernelSource):
-        captured = {k: _relocated(v, moved) if isinstance(v, KernelSource) else v for k, v in unit.captured.items()}
+    if _is_source(unit):
+        captured = {k: _relocated(v, moved) if _is_source(v) else v for k, v in unit.captured.items()}
         return dataclasses.replace(unit, path=moved.get(unit.path, unit.path), captured=captured)
     return unit
 
@@ -175,10 +178,24 @@ def _compile_key(rec: Recording, view) -> str:
                                                   "machine": repr(view)})
 
 
+def recorded_dependence(compile_request: bytes, sources=None) -> Optional[str]:
+    """:func:`.independence.value_dependence` of a recorded launch's kernel (its pickled ``(unit, options)``
+    and the text of its files, as a :class:`Recording` has them); a kernel the frontend cannot build here is
+    reported as possibly value-dependent, with the reason."""
+    from mtiacc.driver import run_frontend
+
+    from .independence import value_dependence
+    unit, options = unit_here(compile_request, sources or {})
+    try:
+        module = run_frontend(unit, options).module
+    except (UserError, OSError) as e:
+        return f"its IR could not be built here ({str(e).splitlines()[0]})"
+    return value_dependence(module)
+
+
 def _independent(recordings: Sequence[Recording]) -> List[bool]:
     """Whether each launch's kernel is shown to take the same cycles whatever its buffers hold (one analysis per
     distinct compile request)."""
-    from .independence import recorded_dependence
     seen: Dict[bytes, bool] = {}
     out = []
     for rec in recordings:

@@ -15,8 +15,7 @@ triton = pytest.importorskip("triton")
 torch = pytest.importorskip("torch")
 
 from benchmarks.zoo.launches import recording  # noqa: E402
-from mtiacc.sweep.independence import recorded_dependence  # noqa: E402
-from mtiacc.sweep.workload import MachinePoint, load_recording, run_workload  # noqa: E402
+from mtiacc.sweep.workload import MachinePoint, load_recording, recorded_dependence, run_workload  # noqa: E402
 from mtiacc.triton_backend.driver import MtiaDriver  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
