@@ -128,7 +128,8 @@ def corpus_table(a, base, factors):
 
 def zoo_table(a, base, factors):
     """The same table over zoo models' recorded launches, run as one workload (every launch on every machine),
-    and what ran: per model, its launches, the kernels compiled again for each point, the errors."""
+    and what ran: per model, its launches, the kernels whose code changed at each point, the errors, and each
+    kernel's share of the latency (seconds, its launches summed) at each point."""
     from mtiacc.sweep.workload import MachinePoint, load_recording, run_workload
     models = a.zoo.split(",")
     recs, owner = [], []     # the launches that count (weight > 0), and (model, weight, kernel) of each
@@ -161,8 +162,8 @@ def zoo_table(a, base, factors):
           f"merged by layout ({stats.independent} launches' cycles shown value-independent), {stats.compiled} "
           f"compiles ({stats.compile_cached} binaries from the cache), {stats.failed} failed", file=sys.stderr)
     table = {name: defaultdict(lambda: defaultdict(lambda: [0.0, 0, 0])) for name in PARAMETERS}
-    detail = {m: {"launches": sum(w for mm, w, _k in owner if mm == m), "recompiled": {}, "errors": {}}
-              for m in models}
+    detail = {m: {"launches": sum(w for mm, w, _k in owner if mm == m), "recompiled": {}, "errors": {},
+                  "kernels": defaultdict(dict)} for m in models}
     base_j = {name: where.index((name, kind(base[key]))) for name, (key, kind, _s) in PARAMETERS.items()}
     for i, (model, weight, kernel) in enumerate(owner):
         for j, (name, value) in enumerate(where):
@@ -171,6 +172,8 @@ def zoo_table(a, base, factors):
             if r["status"] == "ok":
                 cell[0] += weight * r["time_s"]
                 cell[1] += weight
+                per = detail[model]["kernels"][kernel]
+                per[f"{name}={value}"] = per.get(f"{name}={value}", 0.0) + weight * r["time_s"]
             else:
                 cell[2] += weight
                 detail[model]["errors"].setdefault(f"{name}={value}", []).append(f"{kernel}: {r['error']}")
