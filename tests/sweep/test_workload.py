@@ -174,3 +174,22 @@ def test_dse_over_recorded_launches_two_points_then_all_from_the_cache(recorded,
     assert second["models"]["_run"]["simulated"] == 0 and second["models"]["_run"]["compiled"] == 0
     assert second["models"]["_run"]["cached"] == 14
     assert (tmp_path / "dse" / "dse.png").stat().st_size > 0
+
+
+@pytest.mark.slow
+def test_the_workload_on_ray_gives_the_local_results(recorded, monkeypatch):
+    """Ray tasks on a Ray started on this machine for the run (loopback, no dashboard, no usage reports): the
+    recorded calls travel by Ray's object store, the compiles stay local; the results are the local executor's.
+    With -m slow: starting Ray costs most of its half a minute (tests/sweep/test_ray.py covers Ray in the suite)."""
+    if importlib.util.find_spec("ray") is None:
+        pytest.skip("Ray is not installed (pip install 'mtiacc[ray]')")
+    monkeypatch.setenv("RAY_USAGE_STATS_ENABLED", "0")
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    recs = [load_recording(p) for p in sorted((recorded / "launches" / "prog").glob("*.pkl"))]
+    points = [MachinePoint(), MachinePoint(set=(("pe.local_memory_bytes", LMEM // 4),))]
+    monkeypatch.setenv("MTIACC_CACHE_DIR", str(recorded / "cache-local"))
+    local, _ = run_workload(recs, points, jobs=2)
+    monkeypatch.setenv("MTIACC_CACHE_DIR", str(recorded / "cache-ray"))
+    on_ray, stats = run_workload(recs, points, executor="ray", jobs=2)
+    assert on_ray == local
+    assert stats.simulated == 10 and stats.failed == 0
