@@ -7,13 +7,16 @@ that compile reads).  :func:`run_workload` runs a list of them on each of a list
 (machine overrides, and whether the buffers live in SRAM), one job per launch and point, on a sweep's executor:
 
 1. a launch is compiled again for a point whose machine the compiler sees differently from the recording's
-   (:func:`mtiacc.target.target_of`: the local-memory size, the vector length, the PEs, the timing table; not
-   the DRAM or SRAM bandwidth), once per distinct (source, options, compiler's view of the machine); a launch
-   without its compile (a kernel another compiler built) runs its recorded binary everywhere;
+   (:func:`compiler_view`: the local-memory size, the vector length, the PEs, the timing table, the SRAM's size;
+   not the DRAM or SRAM bandwidth), once per distinct (source, options, compiler's view of the machine); a
+   launch without its compile (a kernel another compiler built) runs its recorded binary everywhere;
 2. each simulation is looked up in the sweep's content-addressed cache (:func:`.results.sim_key`: the binary,
    the recorded call, the machine's values, the placement, the simulator's sources); the jobs the cache does
    not answer run on the executor, each distinct one once (two launches of the same binary on the same bytes
-   are one job), and their results go to the cache, so running the same workload again simulates nothing.
+   are one job), and their results go to the cache, so running the same workload again simulates nothing;
+3. launches of a kernel whose cycles are shown not to depend on its buffers' values
+   (:mod:`.independence`) are one job per machine when they share the binary and the buffers' names, types and
+   sizes, the scalars, the grid and the options (``merge``).
 
 Compiled binaries are cached by content as well (:mod:`mtiacc.runtime.cache`: the sources' text, the options,
 the machine's values and the compiler's sources), so a second run compiles nothing either.
@@ -23,6 +26,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import os
 import pickle
 import tempfile
 from pathlib import Path
@@ -107,10 +111,18 @@ def unit_here(compile_request: bytes, sources: Dict[str, str]):
             same = Path(path).read_text(encoding="utf-8") == text
         except OSError:
             same = False
-        if not same:
-            folder = Path(tempfile.mkdtemp(prefix="mtiacc-recorded-"))
-            (folder / Path(path).name).write_text(text, encoding="utf-8")
-            moved[path] = str(folder / Path(path).name)
+        if not same:    # one folder per text: a later run (or another job) writes nothing again
+            folder = Path(tempfile.gettempdir()) / "mtiacc-recorded" / _digest(path, text)[:24]
+            here = folder / Path(path).name
+            try:
+                if here.read_text(encoding="utf-8") != text:
+                    raise OSError
+            except OSError:
+                folder.mkdir(parents=True, exist_ok=True)
+                tmp = folder / f".{here.name}.{os.getpid()}"
+                tmp.write_text(text, encoding="utf-8")
+                os.replace(tmp, here)
+            moved[path] = str(here)
     if moved:
         unit = _relocated(unit, moved)
     return unit, options

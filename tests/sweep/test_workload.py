@@ -193,3 +193,18 @@ def test_the_workload_on_ray_gives_the_local_results(recorded, monkeypatch):
     on_ray, stats = run_workload(recs, points, executor="ray", jobs=2)
     assert on_ray == local
     assert stats.simulated == 10 and stats.failed == 0
+
+
+def test_a_kernel_whose_file_is_gone_compiles_from_the_recorded_text(recorded, monkeypatch):
+    import dataclasses
+    import pickle
+    from mtiacc.sweep.workload import compile_recorded
+    monkeypatch.setenv("MTIACC_CACHE_DIR", str(recorded / "cache-d"))
+    rec = load_recording(recorded / "launches" / "prog" / "0000.pkl")
+    unit, options = pickle.loads(rec.compile)
+    gone = str(recorded / "moved-away" / "kernels.py")
+    request = pickle.dumps((dataclasses.replace(unit, path=gone), options))
+    sources = {gone: rec.sources[unit.path]}
+    out = compile_recorded(request, sources, (f"pe.local_memory_bytes={LMEM // 4}",))
+    assert "binary" in out, out
+    assert compile_recorded(request, {}, ())["error"]      # without the text: the compiler's error, as text
