@@ -17,10 +17,13 @@ one summary per function).  A print or an assertion (``mtia.print``, ``mtia.asse
 fixed cost) takes the same cycles whatever it prints or checks; an assertion that fails stops the run with a
 fault, which the values decide, not the machine.
 
-:func:`value_dependence` follows every value loaded from memory through the kernel's IR as the frontend builds it
-(before any pass: the passes lower the same data flow, and none introduces a branch on data) and returns the
-first such use it finds, or None when there is none: then the kernel's cycles are a function of the binary, the
-machine, the buffers' sizes and the launch's scalars, grid and placement alone.
+:func:`value_dependence` follows every value loaded from memory (``tt.load``, an atomic, and any operation of the
+passes' that loads) through a kernel's IR and returns the first such use it finds, or None when there is none.
+It is asked of the IR as the frontend builds it and as the passes leave it for the machine the code is compiled
+for (their guards and branches, ``scf.if`` on a loop's last trip or a reused tile, are sinks like any other; a
+memory operation of theirs that takes a loaded value at all counts as one): when neither has such a use, the
+kernel's cycles on that machine are a function of the binary, the machine, the buffers' sizes and the launch's
+scalars, grid and placement alone.
 """
 from __future__ import annotations
 
@@ -30,6 +33,9 @@ LOADS = ("tt.load", "tt.atomic_rmw", "tt.atomic_cas")
 # ops that must never meet a value loaded from memory (their lowering's addresses or control flow would follow it)
 VALUE_ADDRESSED = ("tt.gather", "tt.histogram", "tt.sort")
 REJECTED = ("tt.atomic_rmw", "tt.atomic_cas")
+# the passes' own memory operations (a kept tile's slot, local buffers): which operand addresses is not told here,
+# so one that takes a loaded value at all is taken to depend on it
+MEMORY_WORDS = ("load", "store", "dma", "slot", "alloc", "copy")
 
 
 def _yields(block):
@@ -55,7 +61,7 @@ def tainted_values(module) -> Set[int]:
     while changed:
         changed = False
         for op in ops:
-            if op.name in LOADS:
+            if op.name in LOADS or "load" in op.name:
                 for r in op.results:
                     mark(r)
                 continue
@@ -143,4 +149,7 @@ def value_dependence(module) -> Optional[str]:
             return f"{op.name}: its condition is computed from values read from memory"
         elif op.name in VALUE_ADDRESSED and any(t(v) for v in op.operands):
             return f"{op.name}: takes values read from memory"
+        elif (op.name.startswith("mtia.") and any(w in op.name for w in MEMORY_WORDS)
+              and any(t(v) for v in op.operands)):
+            return f"{op.name}: a memory operation of the passes' that takes values read from memory"
     return None

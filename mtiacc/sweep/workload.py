@@ -190,33 +190,65 @@ def _compile_key(rec: Recording, view) -> str:
                                                   "machine": repr(view)})
 
 
-def recorded_dependence(compile_request: bytes, sources=None) -> Optional[str]:
-    """:func:`.independence.value_dependence` of a recorded launch's kernel (its pickled ``(unit, options)``
-    and the text of its files, as a :class:`Recording` has them); a kernel the frontend cannot build here is
-    reported as possibly value-dependent, with the reason."""
-    from mtiacc.driver import run_frontend
+def recorded_dependence(compile_request: bytes, sources=None, overrides: Tuple[str, ...] = ()) -> Optional[str]:
+    """:func:`.independence.value_dependence` of a recorded launch's kernel (its pickled ``(unit, options)`` and
+    the text of its files, as a :class:`Recording` has them) compiled for the machine with ``overrides``: the IR
+    as the frontend builds it, then as the passes leave it.  A kernel that does not compile here is reported as
+    possibly value-dependent, with the reason."""
+    from mtiacc.driver import compile_kernel, run_frontend
 
     from .independence import value_dependence
     unit, options = unit_here(compile_request, sources or {})
+    options = dataclasses.replace(options, overrides=tuple(options.overrides) + tuple(overrides))
     try:
-        module = run_frontend(unit, options).module
+        why = value_dependence(run_frontend(unit, options).module)
+        if why is None:
+            why = value_dependence(compile_kernel(unit, options, stop_after="ir").frontend.module)
+            why = why and f"after the passes, {why}"
     except (UserError, OSError) as e:
-        return f"its IR could not be built here ({str(e).splitlines()[0]})"
-    return value_dependence(module)
+        return f"it does not compile here ({str(e).splitlines()[0]})"
+    return why
 
 
-def _independent(recordings: Sequence[Recording]) -> List[bool]:
-    """Whether each launch's kernel is shown to take the same cycles whatever its buffers hold (one analysis per
-    distinct compile request)."""
-    seen: Dict[bytes, bool] = {}
-    out = []
-    for rec in recordings:
-        if rec.compile is None:
-            out.append(False)
-            continue
-        if rec.compile not in seen:
-            seen[rec.compile] = recorded_dependence(rec.compile, rec.sources) is None
-        out.append(seen[rec.compile])
+def _verdict_path(key: str) -> Path:
+    from mtiacc.runtime.cache import cache_dir
+    return cache_dir() / "sweep" / "independence" / key[:2] / f"{key}.json"
+
+
+def _dependences(recordings, views, overrides, compiler_of) -> Dict[Tuple[int, int], Optional[str]]:
+    """:func:`recorded_dependence` of each launch on each machine (one analysis per compile request and compiler's
+    view of the machine, cached by content as the binaries are; the ones not cached run on local workers); a
+    launch without its compile is taken to depend on values."""
+    out: Dict[Tuple[int, int], Optional[str]] = {}
+    todo: Dict[str, List[Tuple[int, int]]] = {}
+    for i, rec in enumerate(recordings):
+        for j, view in enumerate(views):
+            if rec.compile is None:
+                out[i, j] = "its launch was recorded without what it was compiled from"
+                continue
+            key = _digest("dependence", _compile_key(rec, view))
+            try:
+                out[i, j] = json.loads(_verdict_path(key).read_text(encoding="utf-8"))["dependence"]
+            except (OSError, ValueError, KeyError, TypeError):
+                todo.setdefault(key, []).append((i, j))
+    if todo:
+        keys = list(todo)
+        work = [(recordings[todo[k][0][0]].compile, recordings[todo[k][0][0]].sources, overrides[todo[k][0][1]])
+                for k in keys]
+        for n, why in compiler_of().run(recorded_dependence, work):
+            if isinstance(why, Lost):
+                why = f"its analysis was lost ({why.reason})"
+            else:
+                path = _verdict_path(keys[n])
+                try:
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+                    tmp.write_text(json.dumps({"dependence": why}), encoding="utf-8")
+                    os.replace(tmp, path)
+                except OSError:
+                    pass
+            for ij in todo[keys[n]]:
+                out[ij] = why
     return out
 
 
@@ -267,6 +299,15 @@ def run_workload(recordings: Sequence[Recording], points: Sequence[MachinePoint]
             waiting.setdefault(key, []).append((i, j))
     ex = make_executor(executor, jobs, address)
     done = [0]
+    helpers: List[LocalExecutor] = []
+
+    def local() -> LocalExecutor:
+        """Local workers for compiles and analyses: the executor's own when it is local."""
+        if isinstance(ex, LocalExecutor):
+            return ex
+        if not helpers:
+            helpers.append(LocalExecutor(jobs))
+        return helpers[0]
 
     def finish(i: int, j: int, result: dict, binary: Optional[bytes]) -> None:
         r = results.row({}, result)
@@ -280,41 +321,42 @@ def run_workload(recordings: Sequence[Recording], points: Sequence[MachinePoint]
     try:
         keys = list(compiles)
         if keys:
-            compiler = ex if isinstance(ex, LocalExecutor) else LocalExecutor(jobs)
-            try:
-                work = []
-                for k in keys:
-                    i, j = compiles[k]
-                    work.append((recordings[i].compile, recordings[i].sources,
-                                 tuple(f"{a}={b}" for a, b in points[j].set)))
-                for n, outcome in compiler.run(compile_recorded, work):
-                    k = keys[n]
-                    if isinstance(outcome, Lost):
-                        outcome = {"error": outcome.reason}
-                    stats.compiled += 1
+            compiler = local()
+            work = []
+            for k in keys:
+                i, j = compiles[k]
+                work.append((recordings[i].compile, recordings[i].sources,
+                             tuple(f"{a}={b}" for a, b in points[j].set)))
+            for n, outcome in compiler.run(compile_recorded, work):
+                k = keys[n]
+                if isinstance(outcome, Lost):
+                    outcome = {"error": outcome.reason}
+                stats.compiled += 1
+                if "binary" in outcome:
+                    cache.store(k, outcome["binary"])
+                for i, j in waiting[k]:
                     if "binary" in outcome:
-                        cache.store(k, outcome["binary"])
-                    for i, j in waiting[k]:
-                        if "binary" in outcome:
-                            binary_of[i, j] = outcome["binary"]
-                        else:
-                            finish(i, j, {"status": "error", "error": outcome["error"]}, None)
-            finally:
-                if compiler is not ex:
-                    compiler.close()
+                        binary_of[i, j] = outcome["binary"]
+                    else:
+                        finish(i, j, {"status": "error", "error": outcome["error"]}, None)
 
         # 2. simulate what the cache does not know, each distinct simulation once: jobs grouped by their cache key,
         # or, for a kernel whose cycles do not depend on values, by the binary, the buffers' layout and the machine;
         # a group is answered by its first job's simulation (cached under that job's key)
         call_digest = [_digest(rec.call) for rec in recordings]
-        independent = _independent(recordings) if merge else [False] * len(recordings)
-        stats.independent = sum(independent)
+        independent: Dict[Tuple[int, int], bool] = {}
+        if merge:
+            whys = _dependences(recordings, views, [tuple(f"{a}={b}" for a, b in pt.set) for pt in points],
+                                local)
+            independent = {ij: why is None for ij, why in whys.items()}
+            stats.independent = sum(all(independent[i, j] for j in range(len(points)))
+                                    for i in range(len(recordings)))
         groups: Dict[str, List[Tuple[int, int, str]]] = {}
         for (i, j), binary in sorted(binary_of.items()):
             key = results.sim_key(binary, call_digest[i], machines[j].digest,
                                   {"recorded_call": True, SRAM_KEY: points[j].sram})
             group = key
-            if independent[i]:
+            if independent.get((i, j)):
                 group = _digest("layout", recordings[i].layout, results.digest(binary), machines[j].digest,
                                 points[j].sram)
             groups.setdefault(group, []).append((i, j, key))
@@ -348,5 +390,7 @@ def run_workload(recordings: Sequence[Recording], points: Sequence[MachinePoint]
             for i, j in sims[k]:
                 finish(i, j, outcome, binary_of[i, j])
     finally:
+        for h in helpers:
+            h.close()
         ex.close()
     return out, stats
