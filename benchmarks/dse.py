@@ -21,7 +21,9 @@ For each model this sweeps one machine parameter at a time (every other paramete
 It writes ``OUT/dse.json`` (per model, parameter and value: the latency and the kernels that ran) and
 ``OUT/dse.png`` (latency against each parameter, one line per model, relative to mtia2i), and prints the table.
 ``--executor ray`` runs the simulations on a Ray cluster (``--address``), as ``mtiacc sweep`` does.  ``--factors``
-chooses the multiples of mtia2i's values (default ``0.25,0.5,1,2,4``).
+chooses the multiples of mtia2i's values (default ``0.25,0.5,1,2,4``), ``--parameters`` which of the three are
+swept (``dram,sram,lmem``); ``--no-merge`` simulates every zoo launch on its own bytes, even those of a kernel
+whose cycles are shown not to depend on values (:mod:`mtiacc.sweep.independence`).
 """
 from __future__ import annotations
 
