@@ -109,6 +109,19 @@ dse: install
 	$(PY) benchmarks/dse.py --corpus $(or $(CORPUS),../shared/corpus) --out $(BUILD)/dse $(if $(MODELS),--models $(MODELS)) \
 		$(if $(EXECUTOR),--executor $(EXECUTOR)) $(if $(JOBS),--jobs $(JOBS))
 
+# The same over zoo models' recorded launches (each model recorded first if it is not yet: its tiny inference
+# under torch.compile, a minute or two a model):
+# `make dse-zoo [MODELS=bert,gpt2,resnet,dlrm] [FACTORS=0.25,0.5,1,2,4] [EXECUTOR=ray] [JOBS=N]`
+ZOO_DSE_MODELS ?= bert,gpt2,resnet,dlrm
+comma := ,
+.PHONY: dse-zoo
+dse-zoo: $(VENV)/.installed-torch
+	@for m in $(subst $(comma), ,$(or $(MODELS),$(ZOO_DSE_MODELS))); do \
+		test -f $(BUILD)/zoo-launches/$$m/index.json || \
+		HF_HUB_OFFLINE=1 $(PY) -m benchmarks.zoo.launches record $$m --dir $(BUILD)/zoo-launches || exit 1; done
+	$(PY) benchmarks/dse.py --zoo $(or $(MODELS),$(ZOO_DSE_MODELS)) --launches $(BUILD)/zoo-launches --out $(BUILD)/dse-zoo \
+		$(if $(FACTORS),--factors $(FACTORS)) $(if $(EXECUTOR),--executor $(EXECUTOR)) $(if $(JOBS),--jobs $(JOBS))
+
 .PHONY: bench-sim bench-micro
 bench-sim: install
 	$(PY) benchmarks/bench_sim.py
