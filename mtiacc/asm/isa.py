@@ -549,9 +549,9 @@ DPE = [
     # x[rs1] (rows x cols elements of 2^funct7 bytes, x[rs2] = rows << 16 | cols) to x[rd] (cols x rows)
     *[_(f"mtia.mlu.trans.e{8 << k}", "R", "xd:r, xs1, xs2", "DPE", "dpe mlutrans", unit="mlu",
         effects="engine load store", opcode=CUSTOM_1, funct3=3, funct7=k) for k in range(4)],
-    # stall until every command this PE gave the engine has completed
-    _("mtia.dpe.wait", "I", "", "DPEWait", "dpe_wait wait", unit="dpe", effects="engine", opcode=CUSTOM_1,
-      funct3=2, rd=0, rs1=0, imm12=0),
+    # stall until every command this PE gave the engine has completed but the `inflight` issued last (omitted: 0)
+    _("mtia.dpe.wait", "I", "dpe_inflight", "DPEWait", "dpe_wait wait", unit="dpe", effects="engine",
+      opcode=CUSTOM_1, funct3=2, rd=0, rs1=0),
 ]
 
 

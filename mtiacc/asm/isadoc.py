@@ -219,7 +219,9 @@ def semantics(spec: InstrSpec) -> str:
                         "(asynchronous, in the engine's command order; rd is read, not written)",
         }[op]
     if fam == "dpe_wait":
-        return "stall until every command this PE gave the matrix engine has completed"
+        return ("stall until every command this PE gave the matrix engine has completed but the `inflight` issued "
+                "last (omitted: 0, every command; `cfg` commands count; at most 255: the command processor tracks "
+                "the completion of its last 256 commands)")
     if fam == "vext":
         return f"vd[i] = {'sign' if op[0] == 's' else 'zero'}-extend(vs2[i]) (source EEW = SEW/{op[1]})"
     if fam == "vnarrow":
