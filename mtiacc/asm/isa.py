@@ -165,6 +165,8 @@ SEM_FAMILIES: Dict[str, Tuple[str, ...]] = {
     "se": tuple(SE_FUNCTIONS),
     # the SIMD engine's floating-point ALUs (mtiasim/semantics/se.py: IEEE, as the vector unit's vfalu)
     "se_alu": tuple(SE_ALU),
+    # the SIMD engine's conversion fp32 -> fp16 (mtiasim/semantics/se.py: as the vector unit's vfncvt.f.f.w)
+    "se_cvt": ("ncvt",),
     # atomics and the fence (mtiasim/semantics/atomic.py): "<operation>.<width>"
     "amo": tuple(f"{op}.{w}" for op in AMO_OPS for w in AMO_WIDTHS[op]) + tuple(f"fadd.{w}" for w in AMO_FLOATS),
     "fence": ("fence",),
@@ -587,6 +589,9 @@ SE = [_(f"mtia.se.{fn}.v", "SE", "vd, vs2, vm", "SE", f"se {fn}", vs1=code)
 SE += [_(f"mtia.se.f{op}.{form}", "SEVV" if form == "vv" else "SEVF",
          "vd, vs2, vs1, vm" if form == "vv" else "vd, vs2, fs1, vm", "SEALU", f"se_alu {op}", funct6=code)
        for op, (code, forms) in SE_ALU.items() for form in forms.split()]
+# Its conversion fp32 -> fp16 (an assumption named in the YAML's se:): RVV's vfncvt.f.f.w (its funct6 and vs1
+# code; SEW the destination's, 16, the source 2 * SEW) rounded to nearest even, on the SE's lanes
+SE += [_("mtia.se.fncvt.f.f.w", "SEVV", "vd, vs2, vm", "SEALU", "se_cvt ncvt", funct6=0b010010, vs1=0b10100)]
 # The SE's own port to local memory (class SEMem, an assumption named in the YAML): RVV's vle<E>.v / vse<E>.v, E 16
 # or 32, without the vector unit, in order with its loads and stores and before later engine commands and DMA
 SE += [_(f"mtia.se.v{k[0]}e{e}.v", f"SE{k[0].upper()}", f"{k[1]}, vmem, vm", "SEMem", f"v{k[2]} {e}",

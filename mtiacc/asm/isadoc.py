@@ -255,6 +255,9 @@ def semantics(spec: InstrSpec) -> str:
         what = {"sigmoid": "1 / (1 + exp(-x))", "recip": "1 / x", "rsqrt": "1 / sqrt(x)"}.get(op, f"{op}(x)")
         return (f"vd[i] = {what} with x = vs2[i] (fp32 or fp16), by the SIMD engine's table (its accuracy: the "
                 f"machine YAML's se.functions)")
+    if fam == "se_cvt":
+        return ("vd[i] = fp16(vs2[i]) (vs2 fp32 at EEW 2 * SEW, SEW 16; rounded to nearest even, NaN canonical, as the "
+                "vector unit's vfncvt.f.f.w), on the SIMD engine's ALUs")
     if fam == "se_alu":
         second = "vs1[i]" if spec.format == "SEVV" else "f[rs1]"
         what = f"{second} - vs2[i]" if op == "rsub" else \
