@@ -37,7 +37,8 @@ chain fits three groups, two rows run an iteration, each in three groups of its 
 row's stores of a step follow both rows' arithmetic of it (``Segment.flush``): a store waits for its result, and the
 other row's load would otherwise wait behind it (``acc * alpha[:, None]``: load, load, multiply, multiply, store,
 store).  A result whose one reader is ``tl.sum(., 1)`` (:func:`row_sums`: f32 rows of at most a group) is summed
-there instead of stored: the row's elements after its first slid down one (``vslidedown.vi``) and reduced into
+there instead of stored: the row's elements after its first slid down one (``vslidedown.vi``; by the SE's store and
+load where the rows move through it and are at least ``SE_SLIDE_MIN`` long) and reduced into
 its first (``vfredusum.vs``), the additions the reduction of the stored row makes (``tensor/reduce.py``), each sum
 stored from ``v1`` / ``v2`` at the end of the iteration; the ``tt.reduce`` emits nothing (flash attention's
 ``l_ij = tl.sum(p, 1)``: its f32 ``p`` neither stored nor read back).
@@ -154,6 +155,10 @@ def _loop(b, lw: Lowering, work, lmul, wmax, srcs, scalars, stores, consts, nume
 
 # the register groups of the two rows of a pair at LMUL 4
 ROW_PAIR_POOLS = (POOLS[4][:3], POOLS[4][3:6])
+# rows at least this long are slid down one for their sums by the SE (_sum_rows): a shorter row's slide costs the
+# vector unit little (4 cycles at 32 fp32), less than the SE's store and load wait (bert_tiny's 32-element softmax
+# rows: 0.2% slower through the SE; flash attention's 64-element rows of p: 3% faster)
+SE_SLIDE_MIN = 64
 
 
 def _by_row_pairs(b, lw: Lowering, work, wmax, srcs, scalars, stores, consts, rows: Dict[Value, tuple], shape,
@@ -191,7 +196,7 @@ def _by_row_pairs(b, lw: Lowering, work, wmax, srcs, scalars, stores, consts, ro
     rest, one = (b.li(C - 1, "rest"), b.li(1, "one")) if sums else (None, None)
     avl = b.li(C, "n")
     shift, scratch = None, None
-    if sums and a.se_mem:      # each row slid down one through local memory by the SE (_sum_rows)
+    if sums and a.se_mem and C >= SE_SLIDE_MIN:   # each row slid down one through local memory by the SE
         scratch = lw.lmem.alloc(4 * len(sums) * C * 4, "rows the SE slides down one", None)
         at = [scratch.offset + i * C * 4 for i in range(2 * len(sums))]
         shift = (avl, [(b.li(x, "slide"), b.li(x + 4, "slid")) for x in at])
