@@ -310,7 +310,7 @@ class TimingModel:
         if fam == "dpe":
             return self._bind_dpe(d, m, issue, xs)
         if fam == "dpe_wait":
-            return self._bind_dpe_wait(m, issue)
+            return self._bind_dpe_wait(m, issue, int(d.imm))
         if fam in ("se", "se_alu") or d.spec.unit == "se":
             return bind_se(d, m, issue, lat, srcs, dsts, xs)
         if self.is_vector_class(cls):
@@ -453,13 +453,14 @@ class TimingModel:
             s.cyc = t2 + issue
         return tm
 
-    def _bind_dpe_wait(self, m, issue):
+    def _bind_dpe_wait(self, m, issue, keep=0):
+        """``mtia.dpe.wait keep``: until every engine command but the ``keep`` issued last has completed."""
         at, eng = m.ts.at, m.ts.engine
 
         def tm(g):
             s = at(g)
             c = s.cyc
-            s, done = s.narrow(eng.done[g], g)
+            s, done = s.narrow(eng.done_but(g, keep) if keep else eng.done[g], g)
             t = s.max(c, done)
             s.acc["dpe"] += t - c
             s.cyc = t + issue

@@ -164,7 +164,7 @@ SEM_FAMILIES: Dict[str, Tuple[str, ...]] = {
     # the SIMD engine's table-based functions (mtiasim/semantics/se.py, the numbers in mtiasim/se/)
     "se": tuple(SE_FUNCTIONS),
     # the SIMD engine's floating-point ALUs (mtiasim/semantics/se.py: IEEE, as the vector unit's vfalu)
-    "se_alu": tuple(SE_ALU),
+    "se_alu": tuple(SE_ALU), "se_cvt": ("ncvt",),    # (se_cvt: fp32 -> fp16, as the vector unit's vfncvt.f.f.w)
     # atomics and the fence (mtiasim/semantics/atomic.py): "<operation>.<width>"
     "amo": tuple(f"{op}.{w}" for op in AMO_OPS for w in AMO_WIDTHS[op]) + tuple(f"fadd.{w}" for w in AMO_FLOATS),
     "fence": ("fence",),
@@ -526,7 +526,7 @@ MTIA = [
 # streamed rows' stride in bytes, 3 the accumulator rows' local-memory stride in bytes (acc.ld / acc.st), 4 the tile
 # width N (1..32 columns), 5 transpose the weight tile on its way in (0 / 1), 6 what acc.st writes (0 the fp32 /
 # int32 accumulators, 1 fp16, 2 bf16: rounded to nearest even). Accumulator rows are 32 fp32 (int32 for integer
-# inputs) values.
+# inputs) values. mtia.dpe.wait: until every command but the `inflight` issued last (omitted: 0) has completed.
 DPE = [
     _("mtia.dpe.cfg", "I", "xs1, creg", "DPE", "dpe cfg", unit="dpe", effects="engine", opcode=CUSTOM_1,
       funct3=0, rd=0),
@@ -549,9 +549,8 @@ DPE = [
     # x[rs1] (rows x cols elements of 2^funct7 bytes, x[rs2] = rows << 16 | cols) to x[rd] (cols x rows)
     *[_(f"mtia.mlu.trans.e{8 << k}", "R", "xd:r, xs1, xs2", "DPE", "dpe mlutrans", unit="mlu",
         effects="engine load store", opcode=CUSTOM_1, funct3=3, funct7=k) for k in range(4)],
-    # stall until every command this PE gave the engine has completed
-    _("mtia.dpe.wait", "I", "", "DPEWait", "dpe_wait wait", unit="dpe", effects="engine", opcode=CUSTOM_1,
-      funct3=2, rd=0, rs1=0, imm12=0),
+    _("mtia.dpe.wait", "I", "dpe_inflight", "DPEWait", "dpe_wait wait", unit="dpe", effects="engine", opcode=CUSTOM_1,
+      funct3=2, rd=0, rs1=0),
 ]
 
 
@@ -582,11 +581,12 @@ ATOMIC = _atomic_rows()
 # by v0.t like an RVV instruction), computed by the SE's lookup tables and interpolation, not the vector unit.
 SE = [_(f"mtia.se.{fn}.v", "SE", "vd, vs2, vm", "SE", f"se {fn}", vs1=code)
       for fn, code in SE_FUNCTIONS.items()]
-# Its floating-point ALUs [ISCA25 3.2]: ``vd[i] = vs2[i] op vs1[i]`` (``.vv``) or ``vs2[i] op f[rs1]`` (``.vf``;
-# ``rsub``: ``f[rs1] - vs2[i]``), fp32 or fp16, IEEE round-to-nearest-even as RVV's vf<op>, on the SE's lanes.
+# Its floating-point ALUs [ISCA25 3.2]: ``vd[i] = vs2[i] op vs1[i]`` / ``vs2[i] op f[rs1]`` (rsub: ``f[rs1] - vs2[i]``),
+# fp32 or fp16, IEEE nearest-even as RVV's vf<op>; and fp32 -> fp16 as RVV's vfncvt.f.f.w (an assumption: YAML se:).
 SE += [_(f"mtia.se.f{op}.{form}", "SEVV" if form == "vv" else "SEVF",
          "vd, vs2, vs1, vm" if form == "vv" else "vd, vs2, fs1, vm", "SEALU", f"se_alu {op}", funct6=code)
-       for op, (code, forms) in SE_ALU.items() for form in forms.split()]
+       for op, (code, forms) in SE_ALU.items() for form in forms.split()] + [
+    _("mtia.se.fncvt.f.f.w", "SEVV", "vd, vs2, vm", "SEALU", "se_cvt ncvt", funct6=0b010010, vs1=0b10100)]
 # The SE's own port to local memory (class SEMem, an assumption named in the YAML): RVV's vle<E>.v / vse<E>.v, E 16
 # or 32, without the vector unit, in order with its loads and stores and before later engine commands and DMA
 SE += [_(f"mtia.se.v{k[0]}e{e}.v", f"SE{k[0].upper()}", f"{k[1]}, vmem, vm", "SEMem", f"v{k[2]} {e}",

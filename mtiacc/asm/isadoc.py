@@ -219,7 +219,9 @@ def semantics(spec: InstrSpec) -> str:
                         "(asynchronous, in the engine's command order; rd is read, not written)",
         }[op]
     if fam == "dpe_wait":
-        return "stall until every command this PE gave the matrix engine has completed"
+        return ("stall until every command this PE gave the matrix engine has completed but the `inflight` issued "
+                "last (omitted: 0, every command; `cfg` commands count; at most 255: the command processor tracks "
+                "the completion of its last 256 commands)")
     if fam == "vext":
         return f"vd[i] = {'sign' if op[0] == 's' else 'zero'}-extend(vs2[i]) (source EEW = SEW/{op[1]})"
     if fam == "vnarrow":
@@ -253,6 +255,9 @@ def semantics(spec: InstrSpec) -> str:
         what = {"sigmoid": "1 / (1 + exp(-x))", "recip": "1 / x", "rsqrt": "1 / sqrt(x)"}.get(op, f"{op}(x)")
         return (f"vd[i] = {what} with x = vs2[i] (fp32 or fp16), by the SIMD engine's table (its accuracy: the "
                 f"machine YAML's se.functions)")
+    if fam == "se_cvt":
+        return ("vd[i] = fp16(vs2[i]) (vs2 fp32 at EEW 2 * SEW, SEW 16; rounded to nearest even, NaN canonical, as the "
+                "vector unit's vfncvt.f.f.w), on the SIMD engine's ALUs")
     if fam == "se_alu":
         second = "vs1[i]" if spec.format == "SEVV" else "f[rs1]"
         what = f"{second} - vs2[i]" if op == "rsub" else \

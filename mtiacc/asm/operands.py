@@ -689,5 +689,8 @@ KINDS: Dict[str, Kind] = {
     "creg": Imm("imm", "creg", _I12, 12, False, lo=0, hi=7),
     # mtia.dma.wait's count: how many of the transfers issued last may stay in flight (omitted: none)
     "inflight": OptionalImm("imm", "inflight", _I12, 12, False, hi=2047),
+    # mtia.dpe.wait's count: how many of the engine commands issued last may still run (omitted: none); the command
+    # processor tracks the completion of its last 256 commands (an assumption named in the YAML's dpe:)
+    "dpe_inflight": OptionalImm("imm", "inflight", _I12, 12, False, hi=255),
     "imm64": LiImm(),
 }

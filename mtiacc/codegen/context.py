@@ -127,6 +127,10 @@ class EngineState:
     deferred: List[Buffer] = dataclasses.field(default_factory=list)  # held buffers whose last reader has run
     taken: List[Tuple[int, int]] = dataclasses.field(default_factory=list)  # accumulator rows in use
     resident: Dict[Value, int] = dataclasses.field(default_factory=dict)  # value -> its accumulators' first row
+    # the engine commands of each op lowered since the last wait or join, in issue order: (index of its first
+    # item in the function, the values it reads and computes, the buffers they touch); engine.wait_for counts
+    groups: List[Tuple[int, Tuple[Value, ...], Tuple[Buffer, ...]]] = dataclasses.field(default_factory=list)
+    waited: int = -1                # the first item of groups[0] when a wait left only the groups running
 
 
 @dataclasses.dataclass(eq=False)

@@ -142,7 +142,7 @@ def _copy_block(lw: Lowering, v: Value, home) -> None:
     src = lw.src(v)
     if not src.is_scalar and src.addr == home.offset:
         return
-    engine.drain(lw)
+    engine.wait_for(lw, {v}, [lw.bufs.get(v), home])
     lower_fill(lw.b, v.type.numel, src, Src(v.type.element_type, addr=home.offset))
 
 

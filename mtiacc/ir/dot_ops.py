@@ -78,6 +78,8 @@ class DotOp(Operation):
     read_back = attribute(str, optional=True,
                           doc="the engine writes the result back as this narrower float, f16 or bf16 "
                               "(`dot-accumulators`)")
+    early = attribute(bool, optional=True,
+                      doc="`issue-dots-early`: moved up to just after the product the vector unit works on meanwhile")
     traits = frozenset({Pure})
 
     @classmethod

@@ -41,12 +41,12 @@ from mtiacc.opt.pass_manager import PASSES, ModulePass, is_machine, parse_pipeli
 
 PIPELINES = {
     0: "contract-fma,split-dots,band-accumulators,stream-blocks",
-    1: "contract-fma,canonicalize,dce,split-dots,band-accumulators,stream-blocks,transposed-loads,pipeline-dots,pipeline-loads,dce,machine-peephole",
+    1: "contract-fma,canonicalize,dce,split-dots,band-accumulators,stream-blocks,transposed-loads,pipeline-dots,pipeline-loads,issue-dots-early,dce,machine-peephole",
     2: "contract-fma,canonicalize,sccp,cse,split-dots,band-accumulators,stream-blocks,licm,canonicalize,transposed-loads,pipeline-dots,fuse-elementwise,reuse-loads,"
-       "pipeline-loads,dce,machine-peephole,machine-schedule",
+       "pipeline-loads,issue-dots-early,dce,machine-peephole,machine-schedule",
     3: "contract-fma,canonicalize,sccp,loop-unroll,canonicalize,cse,split-dots,band-accumulators,stream-blocks,licm,canonicalize,transposed-loads,pipeline-dots,fuse-elementwise,"
        "reuse-loads,"
-       "persistent-programs,licm,keep-invariant,prefetch-rows,pipeline-loads,dce,machine-peephole,machine-schedule",
+       "persistent-programs,licm,keep-invariant,prefetch-rows,pipeline-loads,issue-dots-early,dce,machine-peephole,machine-schedule",
 }
 
 # contract-fma opens every level's pipeline: whether a * b + c is rounded once is the compile's numerics (Triton's

@@ -19,7 +19,9 @@ Per PE, an in-order engine behind a command queue:
   ``ceil(B / mlu_bytes_per_cycle)`` cycles of the MLU, done ``mlu_latency_cycles`` after its last cycle; the
   commands after it start once it is done (they may read what it wrote).  Its busy cycles are counted apart
   (``mlu_busy``).
-- **Completion.** ``mtia.dpe.wait`` stalls the core until every command has completed (``done``).
+- **Completion.** ``mtia.dpe.wait`` stalls the core until every command has completed (``done``);
+  ``mtia.dpe.wait N`` until every command but the ``N`` issued last has (commands start in order but may finish
+  out of order: the latest finish among the earlier ones, kept per command in a ring of ``TRACKED``).
 
 The state is per PE in ``[P]`` arrays, always (a command costs a few dozen numpy operations on them, small beside
 the functional ``mm``); the core's timing stays in :class:`~mtiasim.timing.UniformTiming`'s scalars while the
@@ -40,6 +42,7 @@ from ..semantics.dpe import (ACC_STRIDE, ESIZE, N, OUT_ESIZE, OUT_TYPE, TYPE, W_
                              mlu_shape)
 
 HAZARDS = 32
+TRACKED = 256     # commands whose completion mtia.dpe.wait N can name (the YAML's dpe: assumption)
 _NEG = -np.inf
 ACC_OPS = ("zero", "accld", "accst")
 
@@ -74,6 +77,7 @@ class DpeTiming:
         self.hend = np.full((HAZARDS, P), _NEG)
         self.hw = np.zeros((HAZARDS, P), bool)
         self.hcnt = np.zeros(P, np.int64)
+        self.dring = np.zeros((TRACKED, P))   # done after each of the last TRACKED commands (written before read)
         self.floor_r, self.floor_w = z(), z()
         self.reset()
 
@@ -145,6 +149,7 @@ class DpeTiming:
             if self.rec is not None:
                 self.rec.vector(g, start, end, p["occ"])
         self.done[ix] = np.maximum(self.done[ix], fin)
+        self.dring[self.cnt[ix] % TRACKED, idx] = self.done[ix]
         self.prev[ix] = fin if op == "mlutrans" else start   # what follows a transpose may read its result
         self.q[qi, idx] = start
         self.cnt[ix] += 1
@@ -155,6 +160,12 @@ class DpeTiming:
         if "wlo" in p:
             self._remember(ix, idx, p["wlo"], p["whi"], fin, True)
         return t2
+
+    def done_but(self, g, n: int):
+        """``[G]``: when every command of group ``g`` but the ``n`` issued last has completed (``-inf``: none)."""
+        idx = group_slots(g, self.P)
+        i = self.cnt[idx] - 1 - n
+        return np.where(i >= 0, self.dring[i % TRACKED, idx], _NEG)
 
     def _remember(self, ix, idx, lo, hi, end, write: bool):
         h = self.hcnt[ix]

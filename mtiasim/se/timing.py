@@ -1,7 +1,7 @@
 """The SE's timing: a unit of its own beside the vector unit, fed from the vector registers.
 
-``mtia.se.<function>.v`` and the ALU operations ``mtia.se.f<op>.vv`` / ``.vf`` issue when their sources (the
-vector register groups, ``v0`` when masked, the f register of a ``.vf``) are ready and the SE is free (waiting
+``mtia.se.<function>.v`` and the ALU operations ``mtia.se.f<op>.vv`` / ``.vf`` (and ``mtia.se.fncvt.f.f.w``, whose
+source group is twice its destination's) issue when their sources (the vector register groups, ``v0`` when masked, the f register of a ``.vf``) are ready and the SE is free (waiting
 for the SE is a *structural* stall); it occupies the SE ``ceil(vl / elements_per_cycle)`` cycles (at least one;
 ``se.elements_per_cycle`` of the YAML, whatever the SEW), the core goes on after ``issue`` cycles (timing class
 ``SE``, ``SEALU`` for the ALU operations), and ``vd``'s group is ready ``latency`` cycles after the last occupancy cycle
@@ -35,6 +35,7 @@ def bind_se(d, m, issue: float, lat: float, srcs, dsts, xs=()):
     vd = [r for f, r in dsts if f == "v"]
     rate = float(m.cfg.se.elements_per_cycle)
     vlen = m.cfg.vlen_bits
+    wide = 2 if d.spec.sem_family == "se_cvt" else 1     # a narrowing conversion reads a group of 2 * SEW
 
     def tm(g):
         s = at(g)
@@ -48,6 +49,7 @@ def bind_se(d, m, issue: float, lat: float, srcs, dsts, xs=()):
             occ = np.maximum(np.ceil(vl / rate), 1.0)
             bits = int((vl * (eew or m.sew[g])).max())
         span = max(1, -(-bits // vlen))
+        sspan = max(1, -(-bits * wide // vlen))
         mx, acc = s.max, s.acc
         c = t = s.cyc
         for r in fs:
@@ -55,7 +57,7 @@ def bind_se(d, m, issue: float, lat: float, srcs, dsts, xs=()):
         for f, r in xa:
             t = mx(t, s.regs[0][r])
         for r in vs:
-            t = mx(t, s.vmax(r, span) if r else s.regs[2][0])
+            t = mx(t, s.vmax(r, sspan) if r else s.regs[2][0])
         acc["dep"] += t - c
         t0 = t
         t = mx(t, s.sefree)

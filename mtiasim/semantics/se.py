@@ -5,13 +5,15 @@ The values are the SE's table approximation (:func:`mtiasim.se.model.evaluate`, 
 YAML's ``se.functions`` gives each function), not the correctly rounded result.
 
 Its floating-point ALUs, ``mtia.se.f<op>.vv vd, vs2, vs1`` / ``.vf vd, vs2, fs1``: the vector unit's ``vf<op>``
-(IEEE, rounded to nearest even, NaN canonical) at SEW 32 or 16 only.
+(IEEE, rounded to nearest even, NaN canonical) at SEW 32 or 16 only; ``mtia.se.fncvt.f.f.w vd, vs2``: the vector
+unit's ``vfncvt.f.f.w`` (fp32 to fp16) at SEW 16 only.
 """
 from __future__ import annotations
 
 from ..faults import SimFault
 from ..se.model import EXACT, evaluate
 from .common import vm_of
+from .convert_debug import _NARROW
 from .varith import _VFALU, _elementwise
 from .vcommon import active, float_view, reg_off, vl_of, with_sew, write
 
@@ -45,5 +47,23 @@ def se_alu(d, m, pc):
     return _elementwise(d, m, "f", checked)
 
 
-FAMILIES = {"se": se, "se_alu": se_alu}
-OPS = {"se": set(EXACT), "se_alu": {"add", "sub", "rsub", "mul", "min", "max"}}
+def se_cvt(d, m, pc):
+    """``mtia.se.fncvt.f.f.w``: the vector unit's ``vfncvt.f.f.w`` at SEW 16 (fp32 in, fp16 out) only."""
+    narrow = _NARROW["f.f"][2]
+    vd, vs2, vm = d.vd, d.vs2, vm_of(d)
+
+    def inner(g, sew):
+        if sew != 16:
+            raise SimFault(f"'{d.spec.name}' with SEW={sew}: the SIMD engine converts fp32 to fp16 (e16) only")
+        src, dst = float_view(m, 32), float_view(m, 16)
+        n, tail = vl_of(m, g)
+        if n == 0:
+            return None
+        o2, od = reg_off(m, vs2, 32, n), reg_off(m, vd, 16, n)
+        write(dst, g, od, n, narrow(src[g, o2:o2 + n], 16), active(m, g, n, vm, tail))
+        return None
+    return with_sew(m, inner)
+
+
+FAMILIES = {"se": se, "se_alu": se_alu, "se_cvt": se_cvt}
+OPS = {"se": set(EXACT), "se_alu": {"add", "sub", "rsub", "mul", "min", "max"}, "se_cvt": {"ncvt"}}

@@ -78,8 +78,8 @@ def test_dump_pipeline():
     _, out, _ = cli("--dump-pipeline", "-O0")
     assert out == "inline,carry-pointer-offsets,contract-fma,split-dots,band-accumulators,stream-blocks,dot-accumulators,access-plan,legalize-fp8\n"
     _, out, _ = cli("--dump-pipeline", "-O1")
-    assert out == ("inline,carry-pointer-offsets,contract-fma,canonicalize,dce,split-dots,band-accumulators,stream-blocks,transposed-loads,pipeline-dots,pipeline-loads,dce,"
-                   "dot-accumulators,"
+    assert out == ("inline,carry-pointer-offsets,contract-fma,canonicalize,dce,split-dots,band-accumulators,stream-blocks,transposed-loads,pipeline-dots,pipeline-loads,"
+                   "issue-dots-early,dce,dot-accumulators,"
                    "access-plan,legalize-fp8,machine-peephole\n")
     _, out, _ = cli("--dump-pipeline", "-O3", "--disable-pass=licm", "--disable-pass=machine-schedule")
     assert "licm" not in out and "machine-schedule" not in out and "sccp" in out

@@ -1,5 +1,5 @@
-# Flash attention's softmax tile (S = Q K^T, 64 x 64 fp32) with the vector unit only loading, storing, converting
-# and reducing: the row maximum a column at a time (a strided load per column, combined on the SIMD engine's ALUs
+# Flash attention's softmax tile (S = Q K^T, 64 x 64 fp32) with the vector unit only loading, storing and
+# reducing: the row maximum a column at a time (a strided load per column, combined on the SIMD engine's ALUs
 # by mtia.se.fmax.vv), p = exp2(S * scale - m) as mtia.se.fmul.vf, mtia.se.fsub.vf and mtia.se.exp2.v on the SE,
 # two rows an iteration, and the rescaling of the accumulator acc * alpha[:, None] as mtia.se.fmul.vf.
 # RUN: mtiacc %s --emit=asm --asm-syntax=mtia -O3 --signature=*fp16,*fp16,*fp16,*fp32,fp32,i32 | filecheck %s
@@ -38,13 +38,14 @@ def attn(Q, K, V, O, scale, n):
 # CHECK: mtia.se.fmax.vv [[MAX]], [[MAX]], [[NEXT]]
 # CHECK-NOT: vfmax.vv
 # CHECK: bnez
-# p = exp2(S * scale - m), two rows an iteration: the arithmetic on the SE, the fp16 copy on the vector unit
+# p = exp2(S * scale - m), two rows an iteration: the arithmetic and the fp16 copy on the SE
 # CHECK: two rows at a time
 # CHECK: .Lrows{{[0-9]+}}:
 # CHECK-DAG: mtia.se.fmul.vf
 # CHECK-DAG: mtia.se.fsub.vf
 # CHECK-DAG: mtia.se.exp2.v
-# CHECK-DAG: vfncvt.f.f.w
+# CHECK-DAG: mtia.se.fncvt.f.f.w
+# CHECK-NOT: vfncvt
 # CHECK-NOT: vfmul
 # CHECK-NOT: vfsub
 # CHECK: bnez {{[a-z0-9]+}}, .Lrows

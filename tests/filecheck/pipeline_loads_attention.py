@@ -60,6 +60,9 @@ def gemm(A, B, C, K):
 # CHECK: %v = "tt.load"({{.*}}) {prefetch = true
 # CHECK: %[[TA:[0-9]+]] = "tt.trans"(%[[KA]])
 # CHECK-NEXT: %qk = "tt.dot"(%q, %[[TA]],
+# issue-dots-early: the second iteration's Q K^T (on the tile fetched at the top) right after the first's
+# CHECK-NEXT: %[[TB:[0-9]+]] = "tt.trans"(%k)
+# CHECK-NEXT: "tt.dot"(%q, %[[TB]], {{.*}}) {early = true}
 # CHECK: "tt.reduce"
 # CHECK: "tt.dot"({{.*}}, %[[VA]],
 # the one after (offk + 64): this iteration's offset past the loop's end (select), and no transfer (the guard)
@@ -68,8 +71,7 @@ def gemm(A, B, C, K):
 # CHECK: "arith.select"(%[[MORE]], %[[AFTERK]], %offk)
 # CHECK: %[[KC:[0-9]+]] = "tt.load"({{.*}}, %[[MORE]]) {prefetch = true
 # CHECK: %[[VC:[0-9]+]] = "tt.load"({{.*}}, %[[MORE]]) {prefetch = true
-# CHECK: %[[TB:[0-9]+]] = "tt.trans"(%k)
-# CHECK-NEXT: "tt.dot"(%q, %[[TB]],
+# CHECK-NOT: "tt.dot"(%q,
 # CHECK: "tt.dot"({{.*}}, %v,
 # CHECK: "scf.yield"({{.*}}, %[[KC]], %[[VC]])
 # the odd last iteration, on the tiles the loop fetched last

@@ -265,3 +265,48 @@ def test_scalar_fast_path_agrees_with_the_arrays(monkeypatch):
         assert f.stalls() == pytest.approx(s.stalls())
         assert f.dpe() == pytest.approx(s.dpe())
     assert fast[2].dpe()["busy_cycles"] == 6 * (64 + 96 + 128)
+
+
+def two_mms(R1, R2, keep):
+    # cfg at 1, six li, ldw at 9, mm at 11, ldw at 13 (the other array), mm at 15, mtia.dpe.wait keep at 17
+    return f"""
+kernel:
+    li a7, 0
+    mtia.dpe.cfg a7, 0
+    li a0, 4096
+    li a1, 32
+    li a2, 0
+    li a3, 8192
+    li a4, {R1}
+    li a5, {R2}
+    mtia.dpe.ldw a0, a1
+    mtia.dpe.mm a2, a3, a4
+    mtia.dpe.ldw a0, a1
+    mtia.dpe.mm a2, a3, a5
+    mtia.dpe.wait {keep}
+    mtia.dpe.wait
+    ret
+"""
+
+
+@pytest.mark.parametrize("R1,R2", [(100, 200), (40, 300)])
+def test_a_wait_that_keeps_commands_waits_for_the_earlier_ones_only(R1, R2):
+    # `mtia.dpe.wait 2` leaves the second ldw and mm running: the core goes on when the first mm's results land
+    first = 9 + WLC + R1 + LAT
+    s = sim(two_mms(R1, R2, 2)).stats
+    second = 9 + WLC + R1 + SW + R2 + LAT        # the second array's tile loaded meanwhile; the switch
+    assert s.stalls()["dpe_wait"] == (first - 17) + (second - (first + 1))
+    assert s.wave_cycles[0] == second + 2
+    # keeping 3 leaves the first mm too: only the cfg and the first ldw are waited for (done at 9 + WLC)
+    s3 = sim(two_mms(R1, R2, 3)).stats
+    assert s3.stalls()["dpe_wait"] == (9 + WLC - 17) + (second - (9 + WLC + 1))
+    # keeping more commands than were issued waits for none; 0 is the plain wait
+    assert sim(two_mms(R1, R2, 9)).stats.stalls()["dpe_wait"] == second - 18
+    assert sim(two_mms(R1, R2, 0)).stats.stalls()["dpe_wait"] == second - 17
+
+
+def test_a_wait_keeps_at_most_255_commands():
+    from mtiacc.asm.assembler import assemble
+    assemble("kernel:\n    mtia.dpe.wait 255\n    ret\n")
+    with pytest.raises(Exception, match="255"):
+        assemble("kernel:\n    mtia.dpe.wait 256\n    ret\n")

@@ -262,3 +262,53 @@ def test_alu_occupancy_latency_and_its_f_register_operand():
     scal = _run(pre + "fdiv.s fa3, fa1, fa2\nmtia.se.fmul.vf v16, v8, fa3", vl=8, lmul=1).stats
     free = _run(pre + "fdiv.s fa3, fa1, fa2\nmtia.se.fmul.vf v16, v8, fa1", vl=8, lmul=1).stats
     assert scal.cycles - free.cycles == fdiv_lat - fdiv_issue
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The SE's conversion fp32 -> fp16 (mtia.se.fncvt.f.f.w)
+# ---------------------------------------------------------------------------------------------------------------
+def test_fncvt_is_the_vector_units_vfncvt_with_masks_and_tails():
+    """fp32 -> fp16 rounded to nearest even, NaN canonical, overflow to inf, as numpy and the vector unit's
+    vfncvt.f.f.w give it, masked and not, with a shorter vl in some programs (the fp32 source a group of twice the
+    destination's: v8..v11 at e16, m2)."""
+    from tests.sim.test_vector_float import fdata
+    _, B, C, M, _ = fdata(16, 4, seed=3)
+    progs = C.shape[0]
+    rng = np.random.default_rng(12)
+    src = (rng.standard_normal((progs, 64)) * np.float32(3.0) ** rng.integers(-20, 20, (progs, 64))).astype(np.float32)
+    src[0, :8] = [np.nan, np.inf, -np.inf, -0.0, 65520.0, 65519.996, 1e-8, 2.0 ** -24 * 1.5]
+    src[1, :2] = [1 + 2.0 ** -11, 1 + 3 * 2.0 ** -11]        # ties to even: down, up
+    A = src.view(np.float16)                                # 128 halves: the fp32 source's bits
+    N = np.array([64, 37, 1, 64, 5, 64, 64, 64][:progs])
+    setvl = "vsetvli t0, s3, e16, m2, ta, ma\n"
+    for masked in (False, True):
+        tail = ", v0.t" if masked else ""
+        got, _ = vrun(16, 4, setvl + "mtia.se.fncvt.f.f.w v24, v8" + tail, A, B, C, M, N)
+        same, _ = vrun(16, 4, setvl + "vfncvt.f.f.w v24, v8" + tail, A, B, C, M, N)
+        assert np.array_equal(got.view(np.uint16), same.view(np.uint16))
+        with np.errstate(over="ignore"):
+            want = src.astype(np.float16).view(np.uint16)
+        want = np.where(np.isnan(src), np.uint16(0x7E00), want).view(np.float16)
+        wide = np.concatenate([want, C[:, 64:]], axis=1)
+        check(got, expected(C, wide, M, np.minimum(N, 64), masked))
+
+
+def test_fncvt_waits_for_its_whole_fp32_source_and_takes_the_alus_timing():
+    """Its source group is twice its destination's: a write of v10 (inside v8..v11, the fp32 source at e16, m2)
+    delays it, one of v12 does not; it occupies the SE ceil(vl / 32) cycles."""
+    issue, lat = CFG.timing["SEALU"]
+    wait = "li t2, 1\n" * 8
+
+    def prog(reg):
+        return (wait + f"vsetvli t1, t0, e32, m2, ta, ma\nmtia.se.fadd.vv v{reg}, v16, v16\n"
+                "vsetvli t1, t0, e16, m2, ta, ma\nmtia.se.fncvt.f.f.w v24, v8\nvfadd.vv v28, v24, v24")
+    inside, outside = _run(prog(10), vl=64).stats, _run(prog(12), vl=64).stats
+    assert inside.cycles > outside.cycles
+    r = _run("vsetvli t1, t0, e16, m2, ta, ma\n" + "\n".join(f"mtia.se.fncvt.f.f.w v{16 + 4 * (k % 2)}, v8"
+                                                                for k in range(5)), vl=64)
+    assert r.stats.se_busy == 5 * 2 and r.stats.se_elements == 5 * 64
+
+
+def test_fncvt_needs_sew16():
+    with pytest.raises(Exception, match=r"SEW=32: the SIMD engine converts fp32 to fp16 \(e16\) only"):
+        _run("mtia.se.fncvt.f.f.w v16, v8", vl=8)

@@ -14,7 +14,7 @@ from mtiacc.asm.isa import INSTRUCTIONS, InstrSpec
 DEST = {"x": "a0", "f": "f1", "v": "v8"}
 SOURCES = {"x": ("a1", "a2", "a3"), "f": ("f2", "f3", "f4"), "v": ("v16", "v24", "v16")}
 IMMEDIATES = {"simm12", "shamt5", "shamt6", "imm20", "simm5", "uimm5"}
-SKIPPED = {"vm", "rm"}       # optional: unmasked, the dynamic rounding mode
+SKIPPED = {"vm", "rm", "dpe_inflight"}   # optional: unmasked, the dynamic rounding mode, mtia.dpe.wait keeping none
 VTYPE = {"vtypei11", "vtypei10"}
 
 

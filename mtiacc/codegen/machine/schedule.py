@@ -54,7 +54,8 @@ def _regs(a, span: int = 0) -> Tuple[str, ...]:
     return ()
 
 
-_WIDE = ("vw", "vfw", "vn", "vfn", "vzext", "vsext")    # widening and narrowing: operands of two EMULs
+# widening and narrowing: operands of two EMULs (the SE's conversion too)
+_WIDE = ("vw", "vfw", "vn", "vfn", "vzext", "vsext", "mtia.se.fncvt")
 
 
 def lmul_of(ins: MInstr) -> Optional[int]:

@@ -6,6 +6,10 @@
   is due before the core or the vector unit reads what ``acc.st`` wrote or writes what a command reads.  The
   buffers commands read are ``held``: isel defers freeing them to the next drain (or the end of the loop body),
   so that a later block is not placed where the engine still reads (a DMA there would wait for the engine).
+* Results one at a time: each op whose lowering gave the engine commands is a *group* (``lw.engine.groups``,
+  :func:`record`); an op that reads only results of earlier groups waits with ``mtia.dpe.wait N`` (:func:`wait_for`),
+  ``N`` the commands issued after them, so that later commands (a product issued early, ``issue-dots-early``)
+  run on while the vector unit uses the earlier results.  Counted only where each of the ``N`` ran once.
 * Accumulator rows: a first-fit allocator over the target's rows (resident accumulators keep theirs across a
   loop; a dot takes what is free).
 """
@@ -14,7 +18,7 @@ from __future__ import annotations
 from typing import List, Optional, Tuple, Union
 
 from mtiacc.codegen.context import EngineState, Lowering
-from mtiacc.codegen.machine.mir import MBuilder, VReg
+from mtiacc.codegen.machine.mir import MBuilder, MInstr, VReg
 from mtiacc.codegen.vector.lmem import Buffer
 from mtiacc.diagnostics import CompileError
 from mtiacc.ir.core import Operation
@@ -102,7 +106,77 @@ def drain(lw: Lowering, why: str = "engine results complete before the core or v
     if eng.busy:
         lw.b("mtia.dpe.wait", comment=why)
         eng.busy = False
+    eng.groups.clear()
     release_held(lw)
+
+
+MAX_KEPT = 255      # the most commands mtia.dpe.wait may leave running (the ISA's dpe_inflight operand)
+
+
+def is_command(item) -> bool:
+    return isinstance(item, MInstr) and (item.op.startswith("mtia.mlu.")
+                                        or item.op.startswith("mtia.dpe.") and item.op != "mtia.dpe.wait")
+
+
+def _straight(item) -> bool:
+    """Whether ``item`` keeps the code straight (not a label, a branch or a jump).  Commands are counted from a
+    group's first item while the code is straight; after that only code without commands may follow (loops of the
+    vector unit), so each counted command ran once."""
+    return isinstance(item, MInstr) and not item.op.startswith(("b", "j")) and item.op not in ("ret", "call", "tail")
+
+
+def record(lw: Lowering, begin: int, values, bufs) -> None:
+    """The op just lowered from item ``begin`` on: a group when it gave the engine commands; ``values`` are the
+    values it reads and computes, ``bufs`` the buffers its commands may touch."""
+    items = lw.b.fn.items
+    if any(is_command(it) for it in items[begin:]):
+        lw.engine.groups.append((begin, tuple(values), tuple(b for b in bufs if b is not None)))
+
+
+def _overlap(a: Buffer, b: Buffer) -> bool:
+    return a.offset < b.offset + b.nbytes and b.offset < a.offset + a.nbytes
+
+
+def wait_for(lw: Lowering, reads, bufs=(), why: str = "the earlier products complete before the vector unit "
+                                                      "reads them; later commands run on") -> None:
+    """Before code that reads the values ``reads`` and touches the buffers ``bufs`` (and writes only new
+    buffers besides): ``mtia.dpe.wait N``, ``N`` the commands issued after the last group that read or computed one
+    of those values or touched one of those buffers, when each of the ``N`` ran once since (straight-line code);
+    else the whole drain.  Buffers the running commands hold stay held."""
+    eng = lw.engine
+    if not eng.busy:
+        return
+    items = lw.b.fn.items
+    bufs = [b for b in bufs if b is not None]
+    later = 0
+    for _, values, touched in reversed(eng.groups):
+        if any(v in reads for v in values) or any(_overlap(a, b) for a in touched for b in bufs):
+            break
+        later += 1
+    if later == 0:
+        return drain(lw)
+    first = eng.groups[len(eng.groups) - later][0]
+    if later == len(eng.groups) and eng.waited == first:
+        return                  # every command before these groups is known complete: a wait since said so
+    kept, flow = 0, False
+    for it in items[first:]:
+        flow = flow or not _straight(it)
+        if is_command(it):
+            if flow:            # a command after a label or a branch: how many ran is not known here
+                return drain(lw)
+            kept += 1
+    if kept > MAX_KEPT:
+        return drain(lw)
+    lw.b("mtia.dpe.wait", kept, comment=why)
+    del eng.groups[:len(eng.groups) - later]
+    eng.waited = first
+    # what only the finished commands held may be reused
+    running = [b for _, _, touched in eng.groups for b in touched]
+    for buf in list(eng.deferred):
+        if not any(_overlap(buf, r) for r in running):
+            eng.deferred.remove(buf)
+            lw.lmem.free(buf)
+    eng.held[:] = [h for h in eng.held if any(_overlap(h, r) for r in running)]
 
 
 def release_held(lw: Lowering) -> None:
@@ -155,6 +229,7 @@ def loop_top(lw: Lowering, op: Operation) -> Optional[dict]:
     if not contains_dot(op):
         return None
     lw.engine.busy = True
+    lw.engine.groups.clear()
     return dict(lw.engine.cfg)
 
 
@@ -167,6 +242,7 @@ def loop_bottom(lw: Lowering, top: Optional[dict]) -> None:
         if lw.engine.cfg.get(reg) != value:
             lw.b("mtia.dpe.cfg", lw.b.li(value), reg, comment=f"{CFG_NAMES[reg]} = {value}, as the loop's top assumes")
     lw.engine.cfg = dict(top)
+    lw.engine.groups.clear()
     release_held(lw)
 
 
@@ -175,8 +251,10 @@ def forget(lw: Lowering, op: Operation) -> None:
     if contains_dot(op):
         lw.engine.cfg.clear()
         lw.engine.busy = True
+        lw.engine.groups.clear()
 
 
-__all__ = ["type_code", "config", "ldw", "mm", "zero", "acc_load", "acc_store", "hold", "drain", "release_held",
+__all__ = ["type_code", "config", "ldw", "mm", "zero", "acc_load", "acc_store", "hold", "drain", "record", "wait_for",
+           "release_held",
            "alloc_rows", "free_rows", "largest_free", "loop_top", "loop_bottom", "forget", "contains_dot",
            "TYPE", "W_STRIDE", "X_STRIDE", "ACC_STRIDE", "N", "W_TRANS", "OUT_TYPE", "OUT_CODES", "TILE", "reg_of"]

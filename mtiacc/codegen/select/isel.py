@@ -24,8 +24,9 @@ from mtiacc.codegen.select.table import Pattern, applies, pattern_for
 from mtiacc.codegen.tensor import ndblocks
 from mtiacc.diagnostics import CompileError
 from mtiacc.ir import ops as O
-from mtiacc.ir.core import Operation, OpResult, Value
+from mtiacc.ir.core import Elementwise, Operation, OpResult, Value
 from mtiacc.ir.dot_ops import DotOp, read_back_source
+from mtiacc.ir.fused import FusedElementwiseOp
 from mtiacc.ir.mtia import AsyncCopyOp, WaitOp
 from mtiacc.ir.scf import ForOp
 from mtiacc.ir.mtia.kept import SlotFetchOp, SlotFlushOp, SlotWaitOp
@@ -36,6 +37,27 @@ from mtiacc.target import Target
 # store plans that only move the stored block by DMA (no core or vector access to it)
 DMA_ONLY = ("contiguous", "elements", "runs", "split-tiles", "tiles")
 REWRITE_WAIT = "the store of this block's last value completes before it is written"
+
+
+# ops whose only local-memory accesses are reads of their operands' blocks and writes of new blocks (their
+# results), with the elementwise ops and the views: before one, the engine's commands that compute none of those
+# operands may run on (engine.wait_for)
+READS_ITS_OPERANDS = (ReduceOp, FusedElementwiseOp)
+VIEWS = ("tt.broadcast", "tt.expand_dims", "tt.reshape", "tt.splat")
+
+
+def operand_roots(op: Operation) -> Set[Value]:
+    """The values ``op`` reads, through broadcasts and reshapes (which may share their source's buffer)."""
+    out: Set[Value] = set()
+    todo = list(op.operands)
+    while todo:
+        v = todo.pop()
+        if v in out:
+            continue
+        out.add(v)
+        if isinstance(v, OpResult) and v.op.name in VIEWS:
+            todo.extend(v.op.operands)
+    return out
 
 
 def readers(lw: Lowering, ops: List[Operation], rows: Dict[Operation, Pattern]) -> Dict[Value, int]:
@@ -124,8 +146,13 @@ class Selector:
         elif control.computes_across_store(op):
             waits.wait_for_stores(lw, REWRITE_WAIT, lambda t: t.across)
         if lw.engine.busy and self.disturbs_engine(op):
-            engine.drain(lw)
+            if self.writes_new_blocks_only(op):
+                roots = operand_roots(op)
+                engine.wait_for(lw, roots, [lw.bufs.get(v) for v in roots])
+            else:
+                engine.drain(lw)
         begin = len(lw.b.fn.items)
+        held = list(lw.engine.held)
         row = self.rows[op]
         try:
             if applies(row.lower_when, op, lw.demanded):
@@ -138,7 +165,22 @@ class Selector:
         if not isinstance(op, control.REGION_OPS):
             moved = op.value if isinstance(op, O.StoreOp) else op.results[0] if op.results else None
             waits.tag_transfers(lw, begin, block=moved, kind=waits.kind_of(op))
+            if isinstance(op, DotOp) or mlu.on_mlu(op):
+                roots = operand_roots(op)
+                engine.record(lw, begin, list(roots) + list(op.results),
+                              [h for h in lw.engine.held if not any(h is x for x in held)]
+                              + [lw.bufs.get(v) for v in list(roots) + list(op.results)])
+            elif any(engine.is_command(it) for it in lw.b.fn.items[begin:]):
+                lw.engine.groups.clear()     # commands of another op: what they touch is not known, waits drain
         self.release(op)
+
+    def writes_new_blocks_only(self, op: Operation) -> bool:
+        """Whether ``op`` reads its operands' blocks and writes only blocks allocated for its results (not a
+        home placed beforehand, not a slot of a kept buffer): running engine commands read none of those."""
+        if not (isinstance(op, READS_ITS_OPERANDS) or Elementwise in op.traits or op.name in VIEWS):
+            return False
+        return not any(r in self.lw.homes.placed or any(u.op.name == "mtia.slot_store" for u in r.uses)
+                       for r in op.results)
 
     def leaves_local_memory_alone(self, op: Operation) -> bool:
         """True for ops that neither read local memory nor branch: block loads (their DMA transfers

@@ -37,7 +37,8 @@ chain fits three groups, two rows run an iteration, each in three groups of its 
 row's stores of a step follow both rows' arithmetic of it (``Segment.flush``): a store waits for its result, and the
 other row's load would otherwise wait behind it (``acc * alpha[:, None]``: load, load, multiply, multiply, store,
 store).  A result whose one reader is ``tl.sum(., 1)`` (:func:`row_sums`: f32 rows of at most a group) is summed
-there instead of stored: the row's elements after its first slid down one (``vslidedown.vi``) and reduced into
+there instead of stored: the row's elements after its first slid down one (``vslidedown.vi``; by the SE's store and
+load where the rows move through it and are at least ``SE_SLIDE_MIN`` long) and reduced into
 its first (``vfredusum.vs``), the additions the reduction of the stored row makes (``tensor/reduce.py``), each sum
 stored from ``v1`` / ``v2`` at the end of the iteration; the ``tt.reduce`` emits nothing (flash attention's
 ``l_ij = tl.sum(p, 1)``: its f32 ``p`` neither stored nor read back).
@@ -154,6 +155,10 @@ def _loop(b, lw: Lowering, work, lmul, wmax, srcs, scalars, stores, consts, nume
 
 # the register groups of the two rows of a pair at LMUL 4
 ROW_PAIR_POOLS = (POOLS[4][:3], POOLS[4][3:6])
+# rows at least this long are slid down one for their sums by the SE (_sum_rows): a shorter row's slide costs the
+# vector unit little (4 cycles at 32 fp32), less than the SE's store and load wait (bert_tiny's 32-element softmax
+# rows: 0.2% slower through the SE; flash attention's 64-element rows of p: 3% faster)
+SE_SLIDE_MIN = 64
 
 
 def _by_row_pairs(b, lw: Lowering, work, wmax, srcs, scalars, stores, consts, rows: Dict[Value, tuple], shape,
@@ -190,6 +195,11 @@ def _by_row_pairs(b, lw: Lowering, work, wmax, srcs, scalars, stores, consts, ro
     cols += [(_pointer(b, src, 0), _pointer(b, src, 1), ra, c_rows[k][0], src) for k, (ra, src) in a_rows.items()]
     rest, one = (b.li(C - 1, "rest"), b.li(1, "one")) if sums else (None, None)
     avl = b.li(C, "n")
+    shift, scratch = None, None
+    if sums and a.se_mem and C >= SE_SLIDE_MIN:   # each row slid down one through local memory by the SE
+        scratch = lw.lmem.alloc(4 * len(sums) * C * 4, "rows the SE slides down one", None)
+        at = [scratch.offset + i * C * 4 for i in range(2 * len(sums))]
+        shift = (avl, [(b.li(x, "slide"), b.li(x + 4, "slid")) for x in at])
     top = b.new_label("rows")
     b.label(top)
     for pa, pc, ra, rc, src in cols:
@@ -210,13 +220,13 @@ def _by_row_pairs(b, lw: Lowering, work, wmax, srcs, scalars, stores, consts, ro
             for i in range(j, j + run):
                 if i > j:
                     seg.flush()
-                    _sum_rows(b, a, c, rest, stored)
+                    _sum_rows(b, a, c, rest, stored, shift)
                 seg.step(i, work[i])
             (c if seg is a else a).cur = seg.cur
         for seg in (a, c):       # both rows' stores of this step after both rows' arithmetic
             seg.flush()
             (c if seg is a else a).cur = seg.cur
-        _sum_rows(b, a, c, rest, stored)
+        _sum_rows(b, a, c, rest, stored, shift)
         j += run
     _store_sums(b, one, stored, a)
     for pa, pc, _, _, src in cols:
@@ -227,22 +237,36 @@ def _by_row_pairs(b, lw: Lowering, work, wmax, srcs, scalars, stores, consts, ro
             b("addi", p, p, step) if -2048 <= step < 2048 else b("add", p, p, b.li(step))
     b("addi", count, count, -1)
     b("bnez", count, top)
+    if scratch is not None:
+        lw.lmem.free(scratch)
     return True
 
 
-def _sum_rows(b, a: Segment, c: Segment, rest: VReg, stored: List[tuple]) -> None:
+def _sum_rows(b, a: Segment, c: Segment, rest: VReg, stored: List[tuple], shift=None) -> None:
     """The row sums of the values the two rows' steps just computed (``Segment.sums``): per row, its elements after
-    the first slid down one (``vslidedown.vi``), reduced at ``vl = C - 1`` into its first element
-    (``vfredusum.vs`` with the row's own group as the start): the additions ``tensor/reduce.py`` makes of the
-    stored row (``_reduce_short_rows``).  The sums' m1 registers go to ``stored`` (:func:`_store_sums`)."""
+    the first slid down one, reduced at ``vl = C - 1`` into its first element (``vfredusum.vs`` with the row's own
+    group as the start): the additions ``tensor/reduce.py`` makes of the stored row (``_reduce_short_rows``).  The
+    slide: where the loop moves its rows through the SE (``shift``: ``(C's register, [(a scratch row's address,
+    the address of its second element)])``), the SE stores the row and loads it back from its second element
+    (``mtia.se.vse32.v``, ``mtia.se.vle32.v``: 4 of the SE's cycles), else the vector unit slides it
+    (``vslidedown.vi``: 8 of its cycles).  The sums' m1 registers go to ``stored`` (:func:`_store_sums`)."""
     pend = [(seg, *x) for seg in (a, c) for x in seg.sums]
     if not pend:
         return
+    temps = [next((t for t in seg.free if t != g), POOLS[4][-1])   # a group of the row's own that is free,
+             for seg, g, _, _ in pend]                              # else the one no pair takes
+    if shift is not None:
+        avl, rows = shift
+        if a.cur != (32, 4):    # (the loop's vl is C throughout, but after the sums' vl = C - 1 and 1)
+            b("vsetvli", "zero", avl, "e32, m4, ta, ma")
+        for (_, g, _, _), (at, _) in zip(pend, rows):
+            b("mtia.se.vse32.v", g, VMem(at), comment="the row, to be read back from its second element")
     b("vsetvli", "zero", rest, "e32, m4, ta, ma")
-    temps = []
-    for seg, g, _, _ in pend:   # a group of the row's own that is free, else the one no pair takes
-        temps.append(next((t for t in seg.free if t != g), POOLS[4][-1]))
-        b("vslidedown.vi", temps[-1], g, 1)
+    for i, ((seg, g, _, _), t) in enumerate(zip(pend, temps)):
+        if shift is not None:
+            b("mtia.se.vle32.v", t, VMem(shift[1][i][1]), comment="its elements after the first")
+        else:
+            b("vslidedown.vi", t, g, 1)
     for (_, g, acc, _), t in zip(pend, temps):
         b("vfredusum.vs", acc, t, g, comment="tt.reduce sum of the row, fused")
     stored.extend((acc, ptr) for _, _, acc, ptr in pend)

@@ -359,7 +359,10 @@ class Segment:
             self("vfsgnjn.vv", d, g[0], g[0])
         elif isinstance(op, (O.TruncFOp, O.ExtFOp)) and _half_cast(op):
             self.ensure(f16)     # the narrow side's type: vfncvt writes it, vfwcvt reads it
-            self("vfncvt.f.f.w" if isinstance(op, O.TruncFOp) else "vfwcvt.f.f.v", d, g[0])
+            if isinstance(op, O.TruncFOp):   # on the SE where its rows move through it (the vector unit reduces)
+                self("mtia.se.fncvt.f.f.w" if self.se_mem else "vfncvt.f.f.w", d, g[0])
+            else:
+                self("vfwcvt.f.f.v", d, g[0])
         elif type(op) in CASTS and sew_of(op.src.type) == sew_of(op.result.type):
             self.ensure(op.result.type)
             self(CASTS[type(op)], d, g[0])

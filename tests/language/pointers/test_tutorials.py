@@ -50,10 +50,11 @@ def _attention(q, k, v, sm_scale, causal):
 
 
 @pytest.mark.parametrize("causal", [False, True])
-@pytest.mark.parametrize("N_CTX,D,BLOCK_M,BLOCK_N", [(64, 16, 16, 16), (256, 64, 128, 64)])
+@pytest.mark.parametrize("N_CTX,D,BLOCK_M,BLOCK_N", [(64, 16, 16, 16), (256, 64, 128, 64), (256, 128, 128, 64)])
 def test_tutorial06_attn_fwd(tmp_path, causal, N_CTX, D, BLOCK_M, BLOCK_N):
-    """Small blocks, and the benchmark's (128 x 64, head dim 64: the softmax tile's rows two at a time, its
-    maximum a column at a time, on the SIMD engine's ALUs)."""
+    """Small blocks, and the benchmark's (128 x 64, head dim 64 and 128: the softmax tile's rows two at a time, its
+    maximum a column at a time, on the SIMD engine's ALUs; the next tile's Q K^T issued early, its commands left
+    running by mtia.dpe.wait N)."""
     rng = np.random.default_rng(6)
     Z, H = 1, 2
     q, k, v = (rng.standard_normal((Z, H, N_CTX, D)).astype(np.float16) for _ in range(3))
