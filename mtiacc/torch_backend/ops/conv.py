@@ -185,7 +185,7 @@ def lowering(original, autotune: bool):
     from torch._inductor.utils import pad_listlike
     from torch._inductor.virtualized import V
     from mtiacc.torch_backend import precision
-    from mtiacc.torch_backend.ops import conv_direct, conv_rows
+    from mtiacc.torch_backend.ops import conv_direct, conv_rows, conv_transposed
     aten = torch.ops.aten
 
     def convolution(x, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
@@ -206,6 +206,10 @@ def lowering(original, autotune: bool):
             return original(*args)
         stride, padding, dilation, output_padding = (tuple(sizevars.guard_int_seq(pad_listlike(tuple(v), ndim)))
                                                      for v in (stride, padding, dilation, output_padding))
+        if ndim == 1:   # a 2-D convolution of rows of one: the 2-D templates take it (the rows template's tiles)
+            out = convolution(L[aten.unsqueeze](x, 2), L[aten.unsqueeze](weight, 2), bias, (1, *stride),
+                              (0, *padding), (1, *dilation), transposed, (0, *output_padding), groups)
+            return L[aten.squeeze](out, dim=2)
         if bias is not None:
             out = convolution(x, weight, None, stride, padding, dilation, transposed, output_padding, groups)
             return L[aten.add](out, L[aten.view](bias, [out.get_size()[1]] + [1] * ndim))
@@ -234,11 +238,17 @@ def lowering(original, autotune: bool):
             node, _ = autotune_select_algorithm("convolution", choices, [x, weight], layout)
             return node
         rows = conv_rows.takes(ndim, bool(transposed), x_size[1] // groups)
+        if rows and transposed:     # the output in stride phases (conv_transposed.py)
+            consts.update(conv_transposed.phase_consts(stride, dilation))
+            rows_hw = [-(-o // s) for o, s in zip(out_size[-2:], stride[-2:])]
+            rows_template = conv_transposed.template(ndim)
+        elif rows:
+            rows_hw, rows_template = out_size[-2:], conv_rows.template(ndim)
         for t in tiles(m, n, k, groups, x.get_dtype(), autotune):
             warps = max(1, min(4, t.block_m * t.block_n // 256))
             if rows:    # the taps outside the K loop: every load a tile (conv_rows.py)
-                bh, bw, bk = conv_rows.blocks(out_size[2:], t.block_m, x_size[1] // groups, t.block_k)
-                conv_rows.template().maybe_append_choice(
+                bh, bw, bk = conv_rows.blocks(rows_hw, t.block_m, x_size[1] // groups, t.block_k)
+                rows_template.maybe_append_choice(
                     choices, input_nodes=(x, weight), layout=layout, num_stages=t.num_stages, num_warps=warps,
                     BLOCK_N=t.block_n, BLOCK_H=bh, BLOCK_W=bw, BLOCK_K=bk, **consts)
                 continue
