@@ -228,13 +228,15 @@ def lowering(original, autotune: bool):
         for d in range(ndim):
             consts.update({f"KERNEL_{d}": w_size[2 + d], f"STRIDE_{d}": stride[d], f"PADDING_{d}": padding[d],
                            f"DILATION_{d}": dilation[d]})
-        if conv_direct.prefer_direct(m, n, k, groups, taps, dtype=x.get_dtype(), transposed=bool(transposed)):
-            if not conv_rows.takes_depthwise(ndim, groups, x_size[1], out_size[1]):
+        vector = not transposed and conv_rows.takes_depthwise(ndim, groups, x_size[1], out_size[1])
+        if conv_direct.prefer_direct(m, n, k, groups, taps, dtype=x.get_dtype(), transposed=bool(transposed),
+                                     looped=vector):
+            if not vector:      # a 3-D depthwise convolution: the pointwise form
                 return conv_direct.lower(x, weight, layout.size, w_size, stride, padding, dilation, groups)
-            bc, bh, bw = conv_rows.depthwise_blocks(out_size[0], out_size[1], out_size[2:], chip().n_pes)
+            bc, bh, bw = conv_rows.depthwise_blocks(out_size[0], groups, out_size[2:], chip().n_pes, n)
             conv_rows.depthwise_template().maybe_append_choice(
                 choices, input_nodes=(x, weight), layout=layout, num_stages=1, num_warps=1,
-                BLOCK_C=bc, BLOCK_H=bh, BLOCK_W=bw, **consts)
+                BLOCK_C=bc, BLOCK_H=bh, BLOCK_W=bw, VEC_IN=x_size[1] // groups, VEC_OUT=n, **consts)
             node, _ = autotune_select_algorithm("convolution", choices, [x, weight], layout)
             return node
         rows = conv_rows.takes(ndim, bool(transposed), x_size[1] // groups)

@@ -34,19 +34,25 @@ def direct_cycles(out_numel: int, taps: int, *, dtype_bytes: int, machine) -> fl
     return max(vector, dram)
 
 
-def prefer_direct(m: int, n: int, k: int, groups: int, taps: int, *, dtype, transposed: bool) -> bool:
-    """Whether a convolution with one input channel per group (``k == taps``) is cheaper on the vector unit
-    than as ``groups`` ``m x n x k`` GEMMs on the matrix engine."""
+def prefer_direct(m: int, n: int, k: int, groups: int, taps: int, *, dtype, transposed: bool,
+                  looped: bool = False) -> bool:
+    """Whether a convolution with one input channel per group (``k == taps``), or with two for the vector unit's
+    template that loops over its taps (``looped``, :mod:`.conv_rows`), is cheaper on the vector unit than as
+    ``groups`` ``m x n x k`` GEMMs on the matrix engine.  The pointwise form unrolls its taps: it takes at most
+    :data:`MAX_TAPS`; the looped template any number."""
     from mtiacc.torch_backend import gemm_cost, precision
     from mtiacc.torch_backend.gemm_search import chip
-    if transposed or k != taps or taps > MAX_TAPS:
+    from mtiacc.torch_backend.ops.conv_rows import MAX_VECTOR_GROUP_CHANNELS
+    if transposed or k % taps or k // taps > (MAX_VECTOR_GROUP_CHANNELS if looped else 1):
+        return False
+    if not looped and taps > MAX_TAPS:
         return False
     p = precision.engine_passes(dtype)
     ranked = gemm_cost.rank(m, n, k, dtype_bytes=dtype.itemsize, batch=groups, passes=p.passes,
                             split_parts=p.split_parts)
     if not ranked:
         return True
-    return direct_cycles(m * n * groups, taps, dtype_bytes=dtype.itemsize, machine=chip()) < ranked[0].cycles
+    return direct_cycles(m * n * groups, k, dtype_bytes=dtype.itemsize, machine=chip()) < ranked[0].cycles
 
 
 def lower(x, weight, out_size: Sequence, w_size: Sequence[int], stride, padding, dilation, groups: int):

@@ -198,10 +198,15 @@ def template(ndim: int = 2):
 
 # ---------------------------------------------------------------------------------------------- depthwise
 
+# input channels a group may have for the vector unit's template (each a multiply-add a tap and an output)
+MAX_VECTOR_GROUP_CHANNELS = 2
+
+
 def takes_depthwise(ndim: int, groups: int, in_channels: int, out_channels: int) -> bool:
-    """Whether the depthwise rows template computes this convolution: 2-D, one input and one output channel a
-    group (a channel multiplier above 1 stays :mod:`.conv_direct`'s)."""
-    return ndim == 2 and groups == in_channels == out_channels
+    """Whether the vector unit's template computes this convolution: 2-D, at most
+    :data:`MAX_VECTOR_GROUP_CHANNELS` input channels a group (a depthwise convolution, with a channel multiplier
+    or not, or groups of two channels), any number of output channels a group."""
+    return ndim == 2 and in_channels <= MAX_VECTOR_GROUP_CHANNELS * groups and out_channels % groups == 0
 
 
 # a depthwise program's block: at most this many outputs, and no fewer than MIN_DEPTHWISE_BLOCK while halving
@@ -210,18 +215,19 @@ MAX_DEPTHWISE_BLOCK = 4096
 MIN_DEPTHWISE_BLOCK = 256
 
 
-def depthwise_blocks(batch: int, channels: int, out_hw: Sequence[int], pes: int) -> Tuple[int, int, int]:
+def depthwise_blocks(batch: int, channels: int, out_hw: Sequence[int], pes: int,
+                     group_out_channels: int = 1) -> Tuple[int, int, int]:
     """``(BLOCK_C, BLOCK_H, BLOCK_W)``: whole output rows (``BLOCK_W`` the width rounded up to a power of two, at
-    most 64), as many rows and channels as :data:`MAX_DEPTHWISE_BLOCK` outputs hold; then halved, channels
-    first, while the grid has fewer programs than ``pes`` and the block more than :data:`MIN_DEPTHWISE_BLOCK`
-    outputs."""
+    most 64), as many rows and groups (``channels`` of them, each ``group_out_channels`` programs) as
+    :data:`MAX_DEPTHWISE_BLOCK` outputs hold; then halved, groups first, while the grid has fewer programs than
+    ``pes`` and the block more than :data:`MIN_DEPTHWISE_BLOCK` outputs."""
     h, w = out_hw
     bw = min(_pow2_at_least(w), 64)
     bh = min(_pow2_at_least(h), max(1, 512 // bw))
     bc = min(_pow2_at_least(channels), max(1, MAX_DEPTHWISE_BLOCK // (bh * bw)))
 
     def programs(bc, bh):
-        return batch * -(-channels // bc) * -(-h // bh) * -(-w // bw)
+        return batch * -(-channels // bc) * group_out_channels * -(-h // bh) * -(-w // bw)
     while programs(bc, bh) < pes and bc * bh * bw > MIN_DEPTHWISE_BLOCK and (bc > 1 or bh > 1):
         if bc > 1:
             bc //= 2
@@ -232,16 +238,22 @@ def depthwise_blocks(batch: int, channels: int, out_hw: Sequence[int], pes: int)
 
 def _depthwise_grid(*args, cdiv):
     n, c, h, w, meta = args
-    return n * cdiv(h, meta["BLOCK_H"]) * cdiv(w, meta["BLOCK_W"]), cdiv(c, meta["BLOCK_C"]), 1
+    return (n * cdiv(h, meta["BLOCK_H"]) * cdiv(w, meta["BLOCK_W"]),
+            cdiv(meta["GROUPS"], meta["BLOCK_C"]) * meta["VEC_OUT"], 1)
 
 
 def depthwise_source() -> str:
-    """The depthwise template's source (see the module's docstring)."""
+    """The vector unit's template's source (see the module's docstring).  A program sums ``BLOCK_C`` groups'
+    output channel ``j`` (``VEC_OUT`` of them a group: a channel multiplier) over the taps and the group's
+    ``VEC_IN`` input channels; the channels it reads and writes are ``VEC_IN`` and ``VEC_OUT`` apart, affine."""
     lines = ['{{def_kernel("X", "W")}}',
              '    C = {{size(None, 1)}}',
              '    stride_xn = {{stride("X", 0)}}',
              '    stride_xc = {{stride("X", 1)}}',
-             '    stride_w0 = {{stride("W", 0)}}']
+             '    stride_w0 = {{stride("W", 0)}}',
+             '{% if VEC_IN > 1 %}',
+             '    stride_w1 = {{stride("W", 1)}}',
+             '{% endif %}']
     for d in range(2):
         lines += [f'    IN_{d} = {{{{size("X", {d + 2})}}}}',
                   f'    OUT_{d} = {{{{size(None, {d + 2})}}}}',
@@ -253,10 +265,19 @@ def depthwise_source() -> str:
               '    idx_n = pid // (TILES_0 * TILES_1)',
               '    o0 = (pid // TILES_1) % TILES_0 * BLOCK_H + tl.arange(0, BLOCK_H)',
               '    o1 = pid % TILES_1 * BLOCK_W + tl.arange(0, BLOCK_W)',
+              '{% if VEC_OUT > 1 or VEC_IN > 1 %}',
+              '    j = tl.program_id(1).to(INDEX_DTYPE) % VEC_OUT',
+              '    rc = tl.program_id(1).to(INDEX_DTYPE) // VEC_OUT * BLOCK_C + tl.arange(0, BLOCK_C)',
+              '    c_ok = rc < GROUPS',
+              '    oc = rc * VEC_OUT + j',
+              '    x_base = X + idx_n * stride_xn + (rc * (VEC_IN * stride_xc))[:, None, None]',
+              '    w_base = W + (oc * stride_w0)[:, None, None]',
+              '{% else %}',
               '    rc = tl.program_id(1).to(INDEX_DTYPE) * BLOCK_C + tl.arange(0, BLOCK_C)',
               '    c_ok = rc < C',
               '    x_base = X + idx_n * stride_xn + (rc * stride_xc)[:, None, None]',
               '    w_base = W + (rc * stride_w0)[:, None, None]',
+              '{% endif %}',
               '    acc = tl.zeros((BLOCK_C, BLOCK_H, BLOCK_W), dtype=tl.float32)',
               '    for tap in range(TAPS):',
               '        t0 = tap // KERNEL_1',
@@ -265,16 +286,28 @@ def depthwise_source() -> str:
         lines.append(f'        s{d} = t{d} * DILATION_{d} - PADDING_{d}')
     for d in range(2):
         lines += _in_range(d)
-    lines += ['        x = tl.load(x_base + ((o0 * STRIDE_0 + s0) * stride_x0)[None, :, None] + '
-              '((o1 * STRIDE_1 + s1) * stride_x1)[None, None, :],',
-              '                    mask=c_ok[:, None, None] & in0[None, :, None] & in1[None, None, :], other=0.0)',
+    x = ('x_base + ((o0 * STRIDE_0 + s0) * stride_x0)[None, :, None] + ((o1 * STRIDE_1 + s1) * stride_x1)[None, None, :]')
+    x_mask = 'c_ok[:, None, None] & in0[None, :, None] & in1[None, None, :]'
+    lines += ['{% if VEC_IN > 1 %}',
+              f'        x_tap = {x}',
+              '        x_ok = ' + x_mask,
+              '        w_tap = w_base + (t0 * stride_k0 + t1 * stride_k1)',
+              '        for ci in tl.static_range(VEC_IN):',
+              '            x = tl.load(x_tap + ci * stride_xc, mask=x_ok, other=0.0)',
+              '            w = tl.load(w_tap + ci * stride_w1, mask=c_ok[:, None, None], other=0.0)',
+              '            acc += x.to(tl.float32) * w.to(tl.float32)',
+              '{% else %}',
+              f'        x = tl.load({x},',
+              f'                    mask={x_mask}, other=0.0)',
               '        w = tl.load(w_base + (t0 * stride_k0 + t1 * stride_k1), mask=c_ok[:, None, None], other=0.0)',
               '        acc += x.to(tl.float32) * w.to(tl.float32)',
-]
-    return "\n".join(lines + _store("c_ok", "rc", "BLOCK_C")) + "\n"
+              '{% endif %}']
+    store = _store("c_ok", "rc", "BLOCK_C")
+    return "\n".join(lines + ['{% if VEC_OUT > 1 or VEC_IN > 1 %}', store[0], store[1].replace("rc[", "oc["),
+                              '{% else %}', *store[:2], '{% endif %}', *store[2:]]) + "\n"
 
 
 @functools.lru_cache(maxsize=None)
 def depthwise_template():
-    """The depthwise rows template."""
+    """The vector unit's template."""
     return _register("mtia_conv2d_depthwise_rows", _depthwise_grid, depthwise_source())
