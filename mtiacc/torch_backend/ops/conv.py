@@ -185,7 +185,7 @@ def lowering(original, autotune: bool):
     from torch._inductor.utils import pad_listlike
     from torch._inductor.virtualized import V
     from mtiacc.torch_backend import precision
-    from mtiacc.torch_backend.ops import conv_direct, conv_rows, conv_transposed
+    from mtiacc.torch_backend.ops import conv_cost, conv_direct, conv_rows, conv_transposed
     aten = torch.ops.aten
 
     def convolution(x, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
@@ -228,9 +228,16 @@ def lowering(original, autotune: bool):
         for d in range(ndim):
             consts.update({f"KERNEL_{d}": w_size[2 + d], f"STRIDE_{d}": stride[d], f"PADDING_{d}": padding[d],
                            f"DILATION_{d}": dilation[d]})
+        # the engine's templates by their estimated cycles with the cost model's tile (conv_cost.py), against the
+        # vector unit's for a depthwise or nearly depthwise convolution
+        p = precision.engine_passes(x.get_dtype())
+        tile = tiles(m, n, k, groups, x.get_dtype(), autotune=False)
+        costs = conv_cost.engine_cycles(m, n, k, x_size, out_size, w_size, groups, stride, bool(transposed),
+                                        tile[0], dtype_bytes=x.get_dtype().itemsize, passes=p.passes,
+                                        split_parts=p.split_parts) if tile else {}
         vector = not transposed and conv_rows.takes_depthwise(ndim, groups, x_size[1], out_size[1])
         if conv_direct.prefer_direct(m, n, k, groups, taps, dtype=x.get_dtype(), transposed=bool(transposed),
-                                     looped=vector):
+                                     looped=vector, engine=min(costs.values()) if costs else None):
             if not vector:      # a 3-D depthwise convolution: the pointwise form
                 return conv_direct.lower(x, weight, layout.size, w_size, stride, padding, dilation, groups)
             bc, bh, bw = conv_rows.depthwise_blocks(out_size[0], groups, out_size[2:], chip().n_pes, n)
@@ -239,7 +246,7 @@ def lowering(original, autotune: bool):
                 BLOCK_C=bc, BLOCK_H=bh, BLOCK_W=bw, VEC_IN=x_size[1] // groups, VEC_OUT=n, **consts)
             node, _ = autotune_select_algorithm("convolution", choices, [x, weight], layout)
             return node
-        rows = conv_rows.takes(ndim, bool(transposed), x_size[1] // groups)
+        rows = "rows" in costs and costs["rows"] <= costs["folded"]
         if rows and transposed:     # the output in stride phases (conv_transposed.py)
             consts.update(conv_transposed.phase_consts(stride, dilation))
             rows_hw = [-(-o // s) for o, s in zip(out_size[-2:], stride[-2:])]

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from typing import Sequence
+from typing import Optional, Sequence
 
 OPS_PER_TAP = 4.0     # a tap's vector instructions per output vector: its load, the mask, the multiply, the add
 # the direct form unrolls its taps: beyond 3 x 3 the kernel's compile outgrows its gain (a depthwise 7 x 7 on
@@ -35,11 +35,12 @@ def direct_cycles(out_numel: int, taps: int, *, dtype_bytes: int, machine) -> fl
 
 
 def prefer_direct(m: int, n: int, k: int, groups: int, taps: int, *, dtype, transposed: bool,
-                  looped: bool = False) -> bool:
+                  looped: bool = False, engine: Optional[float] = None) -> bool:
     """Whether a convolution with one input channel per group (``k == taps``), or with two for the vector unit's
     template that loops over its taps (``looped``, :mod:`.conv_rows`), is cheaper on the vector unit than as
     ``groups`` ``m x n x k`` GEMMs on the matrix engine.  The pointwise form unrolls its taps: it takes at most
-    :data:`MAX_TAPS`; the looped template any number."""
+    :data:`MAX_TAPS`; the looped template any number.  ``engine`` is the engine's template's estimate
+    (:mod:`.conv_cost`); without it, the GEMM's (:mod:`..gemm_cost`)."""
     from mtiacc.torch_backend import gemm_cost, precision
     from mtiacc.torch_backend.gemm_search import chip
     from mtiacc.torch_backend.ops.conv_rows import MAX_VECTOR_GROUP_CHANNELS
@@ -47,12 +48,15 @@ def prefer_direct(m: int, n: int, k: int, groups: int, taps: int, *, dtype, tran
         return False
     if not looped and taps > MAX_TAPS:
         return False
+    direct = direct_cycles(m * n * groups, k, dtype_bytes=dtype.itemsize, machine=chip())
+    if engine is not None:
+        return direct < engine
     p = precision.engine_passes(dtype)
     ranked = gemm_cost.rank(m, n, k, dtype_bytes=dtype.itemsize, batch=groups, passes=p.passes,
                             split_parts=p.split_parts)
     if not ranked:
         return True
-    return direct_cycles(m * n * groups, k, dtype_bytes=dtype.itemsize, machine=chip()) < ranked[0].cycles
+    return direct < ranked[0].cycles
 
 
 def lower(x, weight, out_size: Sequence, w_size: Sequence[int], stride, padding, dilation, groups: int):

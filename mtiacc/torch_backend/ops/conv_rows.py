@@ -39,7 +39,7 @@ from typing import Sequence, Tuple
 # input channels a group needs for the taps to go outside the K loop (a K block is at least 16 wide): an RGB
 # image's first layer takes it (the zoo's ResNet stem, 7 x 7 stride 2 of 2 x 3 x 32 x 32 to 16 channels, fp32:
 # 156,195 simulated cycles against the folded template's 202,788)
-MIN_GROUP_CHANNELS = 3
+MIN_GROUP_CHANNELS = 1
 
 
 def takes(ndim: int, transposed: bool, group_in_channels: int) -> bool:
