@@ -22,10 +22,14 @@ grouped and depthwise, strided, padded and dilated, and transposed (with ``outpu
   when the cost model says that is faster (:mod:`.conv_direct`).
 
 That template's input and weight blocks are ``//`` and ``%`` of an ``arange`` with a mask that is no box, which
-the access plan moves an element at a time (``gather``).  A 2-D convolution with at least three input channels a
-group takes :mod:`.conv_rows`'s template instead, the taps outside the K loop and a tile of output rows, whose
-blocks are affine tiles with range-box masks (``tiles``: a 2-D DMA per channel); a depthwise one on the vector
-unit takes its depthwise template (a channel multiplier above 1 stays :mod:`.conv_direct`'s).
+the access plan moves an element at a time (``gather``).  The rows templates compute the same products in an order
+whose blocks are tiles: :mod:`.conv_rows`'s for 2-D and 3-D convolutions (the taps outside the K loop, a tile of
+output rows; a 3-D one's program one output depth), :mod:`.conv_transposed`'s for transposed ones (the output in
+stride phases, each a convolution of the input over its own taps); a 1-D convolution is a 2-D one of one row (the
+input and the weight viewed with a dimension of one).  The vector unit's template (:mod:`.conv_rows`) takes a 2-D
+convolution with one or two input channels a group (a depthwise one, with a channel multiplier or not).  Which
+template computes a convolution is a cost (:mod:`.conv_cost`): each one's estimated cycles with the cost model's
+tile, its DMA transfers counted as its access plans move them; the folded template stays for what no other takes.
 
 The tile is the GEMM cost model's (:mod:`..gemm_cost`) for that ``M x N x K`` GEMM, ``groups`` of them, in the
 default mode; with ``mode="max-autotune"`` the candidates are the GEMM search space's

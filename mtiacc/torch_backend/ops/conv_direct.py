@@ -5,7 +5,8 @@ A group with one input channel (a depthwise convolution) is a poor GEMM for the 
 every group is its own column of programs.  Written directly, each output is ``sum over taps of x[n, c / mult,
 o * stride - padding + tap * dilation] * w[c, 0, tap]``: an Inductor pointwise node (a Triton kernel on the
 chip's vector unit, in fp32, which Inductor fuses with what follows, a batch norm and an activation), its input
-loads masked where a tap falls in the padding.
+loads masked where a tap falls in the padding.  A 2-D convolution takes :mod:`.conv_rows`'s vector template instead
+(the same sums, its loads tiles, its taps a loop); this pointwise form is a 3-D depthwise convolution's.
 
 :func:`prefer_direct` compares the two by the chip's description: the GEMM template's estimate
 (:func:`..gemm_cost.estimate`, its tile the cost model's) against the direct form's (each output's taps a

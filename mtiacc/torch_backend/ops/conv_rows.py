@@ -22,29 +22,29 @@ block.  This template reads the same products in an order whose blocks are tiles
 - the output is stored as a 3-D ``BLOCK_N x BLOCK_H x BLOCK_W`` tile (``tiles``: one 2-D DMA per channel for
   NCHW), its mask a prefix box, through Inductor's ``store_output`` so that epilogues fuse as before.
 
-It takes 2-D convolutions, not transposed, whose groups have at least :data:`MIN_GROUP_CHANNELS` input
-channels: with fewer, a K block of one tap is mostly padding of the engine's K (a depthwise or nearly depthwise
-convolution), which the folded template avoids.
+It takes 2-D and 3-D convolutions (a 1-D one is viewed as 2-D by :mod:`.conv`): a 3-D one's program is one
+output depth, its depth taps a loop over those whose input depth lies inside the input (bounds computed once, no
+mask), each a 2-D rows step as above.  Transposed ones take :mod:`.conv_transposed`'s variant.  With few input
+channels a group, a K block of one tap is mostly padding of the engine's K; :mod:`.conv_cost` weighs that against
+the folded template's gathers and the vector unit's template.
 
-A depthwise convolution (one input and one output channel a group) that the cost model puts on the vector unit
-(:mod:`.conv_direct`) is the same loop without the engine (:func:`depthwise_source`): a program sums the taps of
-``BLOCK_C`` channels at ``BLOCK_H x BLOCK_W`` output positions, each tap's input the same range-boxed 3-D tile
-(``tiles``) and its weights a ``BLOCK_C x 1 x 1`` column (one 2-D DMA), multiplied and added in fp32.
+A convolution with at most two input channels a group (a depthwise one, with a channel multiplier or not, or groups
+of two) that the cost model puts on the vector unit is the same loop without the engine (:func:`depthwise_source`):
+a program sums the taps (and the group's input channels) of one output channel of ``BLOCK_C`` groups at ``BLOCK_H x
+BLOCK_W`` output positions, each tap's input the same range-boxed 3-D tile (``tiles``) and its weights a ``BLOCK_C
+x 1 x 1`` column (one 2-D DMA), multiplied and added in fp32; the channels it reads and writes are the groups'
+input and output channel counts apart, affine.
 """
 from __future__ import annotations
 
 import functools
 from typing import Sequence, Tuple
 
-# input channels a group needs for the taps to go outside the K loop (a K block is at least 16 wide): an RGB
-# image's first layer takes it (the zoo's ResNet stem, 7 x 7 stride 2 of 2 x 3 x 32 x 32 to 16 channels, fp32:
-# 156,195 simulated cycles against the folded template's 202,788)
-MIN_GROUP_CHANNELS = 1
-
 
 def takes(ndim: int, transposed: bool, group_in_channels: int) -> bool:
-    """Whether the rows template computes this convolution (see the module's docstring)."""
-    return ndim in (2, 3) and (transposed or group_in_channels >= MIN_GROUP_CHANNELS)
+    """Whether a rows template can compute this convolution (see the module's docstring): any 2-D or 3-D one,
+    transposed or not, with any number of channels a group (whether it does is :mod:`.conv_cost`'s)."""
+    return ndim in (2, 3)
 
 
 def _pow2_at_least(n: int) -> int:
