@@ -93,7 +93,8 @@ def _store(channel_ok: str, channel: str, block_c: str, ndim: int = 2) -> list:
     convolution's output depth ``o0`` is the program's one)."""
     h, w = ndim - 2, ndim - 1
     names = ['"idx_n"', '"idx_c"'] + [f'"idx_{d}"' for d in range(ndim)]
-    return ([f'    mask = {channel_ok}[:, None, None] & (o{h} < OUT_{h})[None, :, None] & (o{w} < OUT_{w})[None, None, :]',
+    return ([f'    mask = {channel_ok}[:, None, None] & (o{h} < OUT_{h})[None, :, None]'
+             f' & (o{w} < OUT_{w})[None, None, :]',
              f'    idx_c = {channel}[:, None, None]']
             + ['    idx_0 = o0'] * (ndim == 3)
             + [f'    idx_{h} = o{h}[None, :, None]',
@@ -170,7 +171,8 @@ def source(ndim: int = 2) -> str:
     if depth:   # the depth taps whose input depth o0 * STRIDE_0 + t0 * DILATION_0 - PADDING_0 is in [0, IN_0)
         lines += ['    s0 = o0 * STRIDE_0 - PADDING_0',
                   '    for t0 in range((tl.maximum(-s0, 0) + DILATION_0 - 1) // DILATION_0,',
-                  '                    tl.minimum((tl.maximum(IN_0 - s0, 0) + DILATION_0 - 1) // DILATION_0, KERNEL_0)):',
+                  '                    tl.minimum((tl.maximum(IN_0 - s0, 0) + DILATION_0 - 1) // DILATION_0,'
+                  ' KERNEL_0)):',
                   '        x_depth = x_base + (s0 + t0 * DILATION_0) * stride_x0',
                   '        w_depth = w_rows + t0 * stride_k0']
         x_base, w_rows, i = 'x_depth', 'w_depth', '            '
@@ -286,7 +288,8 @@ def depthwise_source() -> str:
         lines.append(f'        s{d} = t{d} * DILATION_{d} - PADDING_{d}')
     for d in range(2):
         lines += _in_range(d)
-    x = ('x_base + ((o0 * STRIDE_0 + s0) * stride_x0)[None, :, None] + ((o1 * STRIDE_1 + s1) * stride_x1)[None, None, :]')
+    x = ('x_base + ((o0 * STRIDE_0 + s0) * stride_x0)[None, :, None]'
+         ' + ((o1 * STRIDE_1 + s1) * stride_x1)[None, None, :]')
     x_mask = 'c_ok[:, None, None] & in0[None, :, None] & in1[None, None, :]'
     lines += ['{% if VEC_IN > 1 %}',
               f'        x_tap = {x}',
