@@ -98,6 +98,8 @@ def conv_depthwise_rows(arg_X, arg_W, out_ptr0):
     BLOCK_C : tl.constexpr = 1
     BLOCK_H : tl.constexpr = 16
     BLOCK_W : tl.constexpr = 16
+    VEC_IN : tl.constexpr = 1
+    VEC_OUT : tl.constexpr = 1
     GROUPS : tl.constexpr = 16
     TAPS : tl.constexpr = 9
     INPUT_PRECISION : tl.constexpr = 'bf16x6'

@@ -48,10 +48,9 @@ def test_convolution_runs_on_the_chip_and_matches_eager(name):
     # fp32 at "highest" (precision.py): fp32's own rounding, summed over at most a few dozen products
     torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-5)
     rep = report()
-    # a depthwise convolution is summed over its taps on the vector unit: by the depthwise rows template
-    # (ops/conv_rows.py), with a channel multiplier by a pointwise kernel (ops/conv_direct.py); the others are the
-    # chip's GEMM templates
-    _on_chip(rep, "convolution", gemm=name != "conv2d-depthwise-multiplier")
+    # a depthwise convolution, with a channel multiplier or not, is summed over its taps on the vector unit by
+    # the depthwise rows template (ops/conv_rows.py); the others are the chip's GEMM templates
+    _on_chip(rep, "convolution")
     assert rep["autotuning"]["kernels"] == 0          # the cost model's one tile: nothing benchmarked
 
 

@@ -22,10 +22,14 @@ grouped and depthwise, strided, padded and dilated, and transposed (with ``outpu
   when the cost model says that is faster (:mod:`.conv_direct`).
 
 That template's input and weight blocks are ``//`` and ``%`` of an ``arange`` with a mask that is no box, which
-the access plan moves an element at a time (``gather``).  A 2-D convolution with at least three input channels a
-group takes :mod:`.conv_rows`'s template instead, the taps outside the K loop and a tile of output rows, whose
-blocks are affine tiles with range-box masks (``tiles``: a 2-D DMA per channel); a depthwise one on the vector
-unit takes its depthwise template (a channel multiplier above 1 stays :mod:`.conv_direct`'s).
+the access plan moves an element at a time (``gather``).  The rows templates compute the same products in an order
+whose blocks are tiles: :mod:`.conv_rows`'s for 2-D and 3-D convolutions (the taps outside the K loop, a tile of
+output rows; a 3-D one's program one output depth), :mod:`.conv_transposed`'s for transposed ones (the output in
+stride phases, each a convolution of the input over its own taps); a 1-D convolution is a 2-D one of one row (the
+input and the weight viewed with a dimension of one).  The vector unit's template (:mod:`.conv_rows`) takes a 2-D
+convolution with one or two input channels a group (a depthwise one, with a channel multiplier or not).  Which
+template computes a convolution is a cost (:mod:`.conv_cost`): each one's estimated cycles with the cost model's
+tile, its DMA transfers counted as its access plans move them; the folded template stays for what no other takes.
 
 The tile is the GEMM cost model's (:mod:`..gemm_cost`) for that ``M x N x K`` GEMM, ``groups`` of them, in the
 default mode; with ``mode="max-autotune"`` the candidates are the GEMM search space's
@@ -185,7 +189,7 @@ def lowering(original, autotune: bool):
     from torch._inductor.utils import pad_listlike
     from torch._inductor.virtualized import V
     from mtiacc.torch_backend import precision
-    from mtiacc.torch_backend.ops import conv_direct, conv_rows
+    from mtiacc.torch_backend.ops import conv_cost, conv_direct, conv_rows, conv_transposed
     aten = torch.ops.aten
 
     def convolution(x, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
@@ -206,6 +210,10 @@ def lowering(original, autotune: bool):
             return original(*args)
         stride, padding, dilation, output_padding = (tuple(sizevars.guard_int_seq(pad_listlike(tuple(v), ndim)))
                                                      for v in (stride, padding, dilation, output_padding))
+        if ndim == 1:   # a 2-D convolution of rows of one: the 2-D templates take it (the rows template's tiles)
+            out = convolution(L[aten.unsqueeze](x, 2), L[aten.unsqueeze](weight, 2), bias, (1, *stride),
+                              (0, *padding), (1, *dilation), transposed, (0, *output_padding), groups)
+            return L[aten.squeeze](out, dim=2)
         if bias is not None:
             out = convolution(x, weight, None, stride, padding, dilation, transposed, output_padding, groups)
             return L[aten.add](out, L[aten.view](bias, [out.get_size()[1]] + [1] * ndim))
@@ -224,21 +232,36 @@ def lowering(original, autotune: bool):
         for d in range(ndim):
             consts.update({f"KERNEL_{d}": w_size[2 + d], f"STRIDE_{d}": stride[d], f"PADDING_{d}": padding[d],
                            f"DILATION_{d}": dilation[d]})
-        if conv_direct.prefer_direct(m, n, k, groups, taps, dtype=x.get_dtype(), transposed=bool(transposed)):
-            if not conv_rows.takes_depthwise(ndim, groups, x_size[1], out_size[1]):
+        # the engine's templates by their estimated cycles with the cost model's tile (conv_cost.py), against the
+        # vector unit's for a depthwise or nearly depthwise convolution
+        p = precision.engine_passes(x.get_dtype())
+        tile = tiles(m, n, k, groups, x.get_dtype(), autotune=False)
+        costs = conv_cost.engine_cycles(m, n, k, x_size, out_size, w_size, groups, stride, bool(transposed),
+                                        tile[0], dtype_bytes=x.get_dtype().itemsize, passes=p.passes,
+                                        split_parts=p.split_parts) if tile else {}
+        vector = not transposed and conv_rows.takes_depthwise(ndim, groups, x_size[1], out_size[1])
+        if conv_direct.prefer_direct(m, n, k, groups, taps, dtype=x.get_dtype(), transposed=bool(transposed),
+                                     looped=vector, engine=min(costs.values()) if costs else None):
+            if not vector:      # a 3-D depthwise convolution: the pointwise form
                 return conv_direct.lower(x, weight, layout.size, w_size, stride, padding, dilation, groups)
-            bc, bh, bw = conv_rows.depthwise_blocks(out_size[0], out_size[1], out_size[2:], chip().n_pes)
+            bc, bh, bw = conv_rows.depthwise_blocks(out_size[0], groups, out_size[2:], chip().n_pes, n)
             conv_rows.depthwise_template().maybe_append_choice(
                 choices, input_nodes=(x, weight), layout=layout, num_stages=1, num_warps=1,
-                BLOCK_C=bc, BLOCK_H=bh, BLOCK_W=bw, **consts)
+                BLOCK_C=bc, BLOCK_H=bh, BLOCK_W=bw, VEC_IN=x_size[1] // groups, VEC_OUT=n, **consts)
             node, _ = autotune_select_algorithm("convolution", choices, [x, weight], layout)
             return node
-        rows = conv_rows.takes(ndim, bool(transposed), x_size[1] // groups)
+        rows = "rows" in costs and costs["rows"] <= costs["folded"]
+        if rows and transposed:     # the output in stride phases (conv_transposed.py)
+            consts.update(conv_transposed.phase_consts(stride, dilation))
+            rows_hw = [-(-o // s) for o, s in zip(out_size[-2:], stride[-2:])]
+            rows_template = conv_transposed.template(ndim)
+        elif rows:
+            rows_hw, rows_template = out_size[-2:], conv_rows.template(ndim)
         for t in tiles(m, n, k, groups, x.get_dtype(), autotune):
             warps = max(1, min(4, t.block_m * t.block_n // 256))
             if rows:    # the taps outside the K loop: every load a tile (conv_rows.py)
-                bh, bw, bk = conv_rows.blocks(out_size[2:], t.block_m, x_size[1] // groups, t.block_k)
-                conv_rows.template().maybe_append_choice(
+                bh, bw, bk = conv_rows.blocks(rows_hw, t.block_m, x_size[1] // groups, t.block_k)
+                rows_template.maybe_append_choice(
                     choices, input_nodes=(x, weight), layout=layout, num_stages=t.num_stages, num_warps=warps,
                     BLOCK_N=t.block_n, BLOCK_H=bh, BLOCK_W=bw, BLOCK_K=bk, **consts)
                 continue

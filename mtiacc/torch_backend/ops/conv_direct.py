@@ -5,7 +5,8 @@ A group with one input channel (a depthwise convolution) is a poor GEMM for the 
 every group is its own column of programs.  Written directly, each output is ``sum over taps of x[n, c / mult,
 o * stride - padding + tap * dilation] * w[c, 0, tap]``: an Inductor pointwise node (a Triton kernel on the
 chip's vector unit, in fp32, which Inductor fuses with what follows, a batch norm and an activation), its input
-loads masked where a tap falls in the padding.
+loads masked where a tap falls in the padding.  A 2-D convolution takes :mod:`.conv_rows`'s vector template instead
+(the same sums, its loads tiles, its taps a loop); this pointwise form is a 3-D depthwise convolution's.
 
 :func:`prefer_direct` compares the two by the chip's description: the GEMM template's estimate
 (:func:`..gemm_cost.estimate`, its tile the cost model's) against the direct form's (each output's taps a
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from typing import Sequence
+from typing import Optional, Sequence
 
 OPS_PER_TAP = 4.0     # a tap's vector instructions per output vector: its load, the mask, the multiply, the add
 # the direct form unrolls its taps: beyond 3 x 3 the kernel's compile outgrows its gain (a depthwise 7 x 7 on
@@ -34,19 +35,29 @@ def direct_cycles(out_numel: int, taps: int, *, dtype_bytes: int, machine) -> fl
     return max(vector, dram)
 
 
-def prefer_direct(m: int, n: int, k: int, groups: int, taps: int, *, dtype, transposed: bool) -> bool:
-    """Whether a convolution with one input channel per group (``k == taps``) is cheaper on the vector unit
-    than as ``groups`` ``m x n x k`` GEMMs on the matrix engine."""
+def prefer_direct(m: int, n: int, k: int, groups: int, taps: int, *, dtype, transposed: bool,
+                  looped: bool = False, engine: Optional[float] = None) -> bool:
+    """Whether a convolution with one input channel per group (``k == taps``), or with two for the vector unit's
+    template that loops over its taps (``looped``, :mod:`.conv_rows`), is cheaper on the vector unit than as
+    ``groups`` ``m x n x k`` GEMMs on the matrix engine.  The pointwise form unrolls its taps: it takes at most
+    :data:`MAX_TAPS`; the looped template any number.  ``engine`` is the engine's template's estimate
+    (:mod:`.conv_cost`); without it, the GEMM's (:mod:`..gemm_cost`)."""
     from mtiacc.torch_backend import gemm_cost, precision
     from mtiacc.torch_backend.gemm_search import chip
-    if transposed or k != taps or taps > MAX_TAPS:
+    from mtiacc.torch_backend.ops.conv_rows import MAX_VECTOR_GROUP_CHANNELS
+    if transposed or k % taps or k // taps > (MAX_VECTOR_GROUP_CHANNELS if looped else 1):
         return False
+    if not looped and taps > MAX_TAPS:
+        return False
+    direct = direct_cycles(m * n * groups, k, dtype_bytes=dtype.itemsize, machine=chip())
+    if engine is not None:
+        return direct < engine
     p = precision.engine_passes(dtype)
     ranked = gemm_cost.rank(m, n, k, dtype_bytes=dtype.itemsize, batch=groups, passes=p.passes,
                             split_parts=p.split_parts)
     if not ranked:
         return True
-    return direct_cycles(m * n * groups, taps, dtype_bytes=dtype.itemsize, machine=chip()) < ranked[0].cycles
+    return direct < ranked[0].cycles
 
 
 def lower(x, weight, out_size: Sequence, w_size: Sequence[int], stride, padding, dilation, groups: int):
