@@ -177,6 +177,17 @@ def wait_for(lw: Lowering, reads, bufs=(), why: str = "the earlier products comp
             eng.deferred.remove(buf)
             lw.lmem.free(buf)
     eng.held[:] = [h for h in eng.held if any(_overlap(h, r) for r in running)]
+    if eng.deferred:
+        lw.lmem.reclaim = lambda: _reclaim(lw)
+
+
+def _reclaim(lw: Lowering) -> bool:
+    """When a new block does not fit while running commands still hold buffers (a counted wait above left them
+    running): wait for every command here, so that those buffers may take it."""
+    if not lw.engine.deferred:
+        return False
+    drain(lw, "the engine's commands complete: a new block needs the buffers they hold")
+    return True
 
 
 def release_held(lw: Lowering) -> None:

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import List, Optional
+from typing import Callable, List, Optional
 
 from mtiacc.diagnostics import CompileError, SourceLocation
 
@@ -27,20 +27,29 @@ class LocalMemory:
         self.limit = limit
         self.live: List[Buffer] = []
         self.high_water = base
+        # called when a block does not fit: frees what it can (buffers only running engine commands still hold,
+        # matrix/engine.py) and says whether it freed anything, after which the block is placed again
+        self.reclaim: Optional[Callable[[], bool]] = None
 
     def alloc(self, nbytes: int, what: str, loc: Optional[SourceLocation]) -> Buffer:
         size = (max(nbytes, 1) + ALIGN - 1) // ALIGN * ALIGN
-        cursor = self.base
-        for b in sorted(self.live, key=lambda b: b.offset):
-            if b.offset - cursor >= size:
-                break
-            cursor = max(cursor, b.offset + (b.nbytes + ALIGN - 1) // ALIGN * ALIGN)
+        cursor = self._first_fit(size)
+        if cursor + size > self.limit and self.reclaim is not None and self.reclaim():
+            cursor = self._first_fit(size)
         if cursor + size > self.limit:
             raise self._overflow(nbytes, what, loc)
         buf = Buffer(cursor, nbytes, what, loc)
         self.live.append(buf)
         self.high_water = max(self.high_water, cursor + size)
         return buf
+
+    def _first_fit(self, size: int) -> int:
+        cursor = self.base
+        for b in sorted(self.live, key=lambda b: b.offset):
+            if b.offset - cursor >= size:
+                break
+            cursor = max(cursor, b.offset + (b.nbytes + ALIGN - 1) // ALIGN * ALIGN)
+        return cursor
 
     def _overflow(self, nbytes: int, what: str, loc: Optional[SourceLocation]) -> LocalMemoryFull:
         """The error for a block that does not fit: the new value, then every live one, largest first."""
