@@ -73,13 +73,28 @@ class Llc:
         starts = off + np.arange(rows, dtype=np.int64) * stride
         first = starts // self.line
         last = (starts + (n - 1)) // self.line
+        # rows in address order, each starting on or after the last line of the row before: their lines, row
+        # after row, never decrease, and a line's copies are neighbours
+        ordered = stride >= 0 and bool((first[1:] >= last[:-1]).all())
+        if ordered and bool((first == last).all()):     # every row on one line: n bytes of that line
+            return self._touch_rows(first, n)
         k = int((last - first).max()) + 1
         lines = first[:, None] + np.arange(k)
         lo = np.maximum(lines * self.line, starts[:, None])
         hi = np.minimum((lines + 1) * self.line, (starts + n)[:, None])
         valid = lines <= last[:, None]
         lines, nbytes = lines[valid], (hi - lo)[valid]
-        return self._touch(lines, nbytes, np.unique(lines))
+        return self._touch(lines, nbytes, _distinct(lines) if ordered else np.unique(lines))
+
+    def _touch_rows(self, lines, n: int) -> Tuple[int, int]:
+        """:meth:`_touch` for rows of ``n`` bytes each on one line, ``lines`` in order."""
+        stamp = self.stamp
+        hit = n * int(np.count_nonzero(stamp[lines]))
+        unique = _distinct(lines)
+        new = len(unique) - int(np.count_nonzero(stamp[unique]))
+        self.clock += 1
+        stamp[unique] = self.clock
+        return self._account(new, n * len(lines), hit)
 
     def _span(self, off: int, n: int) -> Tuple[int, int]:
         """A read of ``n`` consecutive bytes at ``off``."""
@@ -131,3 +146,13 @@ class Llc:
         order = np.argpartition(self.stamp[res], drop - 1)[:drop]
         self.stamp[res[order]] = 0
         self.resident = keep
+
+
+def _distinct(lines: np.ndarray) -> np.ndarray:
+    """The distinct values of ``lines``, whose equal values are neighbours (``np.unique`` without the sort)."""
+    if len(lines) < 2:
+        return lines
+    keep = np.empty(len(lines), bool)
+    keep[0] = True
+    np.not_equal(lines[1:], lines[:-1], out=keep[1:])
+    return lines[keep]

@@ -142,8 +142,18 @@ def _copy2d(m, p, inbound, la, da, n, nr, ds, ls):
     level = dram.buffers[dram.index_of(da)].level
     data, LM = dram.data, m.LM[p]
     off = da - dram.base
-    cols = np.arange(n)
     dst_stride = ls if inbound else ds
+    if ls >= 0 and ds >= 0 and dst_stride >= n:
+        # rows do not overlap where they land: one copy between two strided views of the rows (in bounds, checked
+        # above; a stride of 0 reads one row again and again)
+        lv = np.ndarray((nr, n), np.uint8, LM, la, (ls, 1))
+        dv = np.ndarray((nr, n), np.uint8, data, off, (ds, 1))
+        if inbound:
+            lv[...] = dv
+        else:
+            dv[...] = lv
+        return level
+    cols = np.arange(n)
     if abs(dst_stride) >= n:       # rows do not overlap where they land: one gather / scatter
         lidx = (la + np.arange(nr) * ls)[:, None] + cols
         didx = (off + np.arange(nr) * ds)[:, None] + cols
