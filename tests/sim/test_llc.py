@@ -355,3 +355,36 @@ def test_strided_rows_count_as_byte_by_byte(line_fill):
             assert c.read(off, n, rows, stride) == (hit, dram), (off, n, rows, stride)
             assert set(np.flatnonzero(c.stamp != before)) == lines
             assert c.resident == int(np.count_nonzero(c.stamp))
+
+
+@pytest.mark.parametrize("line_fill", [True, False])
+def test_the_reads_of_a_step_at_once_are_the_reads_one_after_the_other(line_fill):
+    """``read_many`` (the programs of a step) serves each read, fills, stamps and counts as the same reads one
+    after the other do, or declines (None, nothing changed) when the step could overflow the cache."""
+    rng = np.random.default_rng(12)
+    line = 64
+    declined = 0
+    for _ in range(80):
+        cap = int(rng.choice([40, 400])) * line
+        one, many = Llc(cap, 1 << 14, line, line_fill), Llc(cap, 1 << 14, line, line_fill)
+        for _ in range(10):
+            G, rows = int(rng.integers(1, 6)), int(rng.integers(1, 6))
+            n = int(rng.choice([1, 4, 24, 64, 100, 130]))
+            stride = int(rng.choice([0, 4, n, 36, 64, 200, -n]))
+            offs = [int(x) for x in rng.integers(2000, 2000 + int(rng.choice([64, 600, 6000])), G)]
+            before = (many.stamp.copy(), many.clock, many.resident, many.hit_bytes, many.fill_bytes)
+            got = many.read_many(offs, n, rows, stride)
+            if got is None:
+                declined += 1
+                assert (many.stamp == before[0]).all() and (many.clock, many.resident, many.hit_bytes,
+                                                              many.fill_bytes) == before[1:]
+                many.stamp[:], many.clock, many.resident = one.stamp, one.clock, one.resident
+                for o in offs:
+                    one.read(o, n, rows, stride)
+                    many.read(o, n, rows, stride)
+                continue
+            assert got == [one.read(o, n, rows, stride) for o in offs], (offs, n, rows, stride)
+            assert (many.stamp == one.stamp).all() and many.clock == one.clock and many.resident == one.resident
+            assert (many.hit_bytes, many.miss_bytes, many.fill_bytes) == (one.hit_bytes, one.miss_bytes,
+                                                                          one.fill_bytes)
+    assert 0 < declined < 400
