@@ -325,8 +325,26 @@ class TimingModel:
         # (a gap kept from the model's first form: the fused multiply-adds, three sources, count no FLOPs)
         fl = flops_per_element(d) if len(xs) <= 2 else 0
         key, amount = ("lm", lm) if lm else ("flops", fl) if fl else (None, 0)
+        # the uniform state's own lists and counters (kept for the machine's life), for the fast path below
+        ts = m.ts
+        uacc = ts.acc
+        us = [(ts.regs[f], r) for f, r in xs]
+        ud = [(ts.regs[f], r) for f, r in xd]
 
         def tm(g):
+            if ts.on and g.__class__ is slice:     # the wave uniform: the rule below on the scalars, inline
+                c = t = ts.cyc
+                for regs, r in us:
+                    v = regs[r]
+                    if v > t:
+                        t = v
+                for regs, r in ud:
+                    regs[r] = t + lat
+                uacc["dep"] += t - c
+                if key is not None:
+                    uacc[key] += amount
+                ts.cyc = t + issue
+                return
             s = at(g)
             regs, mx, acc = s.regs, s.max, s.acc
             c = t = s.cyc
@@ -355,10 +373,55 @@ class TimingModel:
         fl = flops_per_element(d)
         mem = bool(d.spec.effects & {"load", "store"})    # the vector loads and stores (ISA table)
         two_dp = 2.0 * dp
+        ts = m.ts
+        uacc, uv = ts.acc, ts.v
+        us = [(ts.regs[f], r) for f, r in xs]
+        ud = [(ts.regs[f], r) for f, r in xd]
 
         def tm(g):
-            s = at(g)
             vl, sew = m.vl_u, m.sew_u
+            if ts.on and g.__class__ is slice and vl is not None and sew is not None:
+                # the wave uniform: the rule below on the scalars, inline
+                bits = vl * sew
+                occ = max(-(-bits // (dp64 if sew == 64 else dp)), 1)
+                span = max(1, -(-bits // vlen))
+                c = t = ts.cyc
+                for regs, r in us:
+                    x = regs[r]
+                    if x > t:
+                        t = x
+                for r, grp in vs:
+                    x = max(uv[r:r + span]) if grp and span > 1 else uv[r]
+                    if x > t:
+                        t = x
+                uacc["dep"] += t - c
+                t0 = t
+                x = ts.vfree
+                if x > t:
+                    t = x
+                if mem:
+                    x = ts.semem
+                    if x > t:
+                        t = x
+                    ts.vmem = t + occ
+                uacc["struct"] += t - t0
+                ts.vfree = t + occ
+                uacc["vbusy"] += occ
+                done = t + occ - 1 + lat
+                if fl:
+                    uacc["flops"] += vl * fl
+                    uacc["vflops"] += vl * fl
+                    uacc["vmin"] += vl * fl * sew / two_dp
+                if mem:
+                    uacc["lm"] += vl * sew // 8
+                for regs, r in ud:
+                    regs[r] = done
+                for r, grp in vd:
+                    n = span if grp else 1
+                    uv[r:r + n] = [done] * len(uv[r:r + n])
+                ts.cyc = t + issue
+                return
+            s = at(g)
             if vl is not None and sew is not None:
                 bits = vl * sew
                 occ = max(-(-bits // (dp64 if sew == 64 else dp)), 1)
