@@ -79,6 +79,7 @@ class UniformTiming:
         self.regs = (self.x, self.f, self.v)
         self.acc = dict.fromkeys(ACC, 0.0)
         self.max = max
+        self.files = (m.xr, m.fr, m.vr)         # the per-program ready cycles of the x f v files ([32, P] each)
         self.engine = DpeTiming(m.cfg, m.P)     # the matrix engines' timing (always per-PE arrays)
         self.group = GroupTiming(m)
         self.reset()
@@ -325,25 +326,39 @@ class TimingModel:
         # (a gap kept from the model's first form: the fused multiply-adds, three sources, count no FLOPs)
         fl = flops_per_element(d) if len(xs) <= 2 else 0
         key, amount = ("lm", lm) if lm else ("flops", fl) if fl else (None, 0)
-        # the uniform state's own lists and counters (kept for the machine's life), for the fast path below
         ts = m.ts
-        uacc = ts.acc
-        us = [(ts.regs[f], r) for f, r in xs]
-        ud = [(ts.regs[f], r) for f, r in xd]
 
         def tm(g):
-            if ts.on and g.__class__ is slice:     # the wave uniform: the rule below on the scalars, inline
-                c = t = ts.cyc
-                for regs, r in us:
-                    v = regs[r]
-                    if v > t:
-                        t = v
-                for regs, r in ud:
-                    regs[r] = t + lat
-                uacc["dep"] += t - c
+            if g.__class__ is slice:
+                if ts.on:       # the wave uniform: the rule below on the scalars, inline
+                    regs = ts.regs
+                    c = t = ts.cyc
+                    for f, r in xs:
+                        v = regs[f][r]
+                        if v > t:
+                            t = v
+                    for f, r in xd:
+                        regs[f][r] = t + lat
+                    acc = ts.acc
+                    acc["dep"] += t - c
+                    if key is not None:
+                        acc[key] += amount
+                    ts.cyc = t + issue
+                    return
+                # every program, their counters differing: the rule below on the arrays, inline
+                regs, cyc, acc = ts.files, ts.m.cyc, ts.m.acc
+                t = cyc
+                for f, r in xs:
+                    t = np.maximum(t, regs[f][r])
+                for f, r in xd:
+                    regs[f][r] = t + lat
+                if xs:      # (without sources the program issues when the core is free: no dependence stall)
+                    dep = acc["dep"]
+                    np.add(dep, t - cyc, out=dep)
                 if key is not None:
-                    uacc[key] += amount
-                ts.cyc = t + issue
+                    counted = acc[key]
+                    np.add(counted, amount, out=counted)
+                cyc[:] = t + issue
                 return
             s = at(g)
             regs, mx, acc = s.regs, s.max, s.acc
@@ -374,20 +389,18 @@ class TimingModel:
         mem = bool(d.spec.effects & {"load", "store"})    # the vector loads and stores (ISA table)
         two_dp = 2.0 * dp
         ts = m.ts
-        uacc, uv = ts.acc, ts.v
-        us = [(ts.regs[f], r) for f, r in xs]
-        ud = [(ts.regs[f], r) for f, r in xd]
 
         def tm(g):
             vl, sew = m.vl_u, m.sew_u
             if ts.on and g.__class__ is slice and vl is not None and sew is not None:
                 # the wave uniform: the rule below on the scalars, inline
+                uregs, uacc, uv = ts.regs, ts.acc, ts.v
                 bits = vl * sew
                 occ = max(-(-bits // (dp64 if sew == 64 else dp)), 1)
                 span = max(1, -(-bits // vlen))
                 c = t = ts.cyc
-                for regs, r in us:
-                    x = regs[r]
+                for f, r in xs:
+                    x = uregs[f][r]
                     if x > t:
                         t = x
                 for r, grp in vs:
@@ -414,8 +427,8 @@ class TimingModel:
                     uacc["vmin"] += vl * fl * sew / two_dp
                 if mem:
                     uacc["lm"] += vl * sew // 8
-                for regs, r in ud:
-                    regs[r] = done
+                for f, r in xd:
+                    uregs[f][r] = done
                 for r, grp in vd:
                     n = span if grp else 1
                     uv[r:r + n] = [done] * len(uv[r:r + n])

@@ -123,9 +123,11 @@ def dma2d(d, m, pc):
 
 def _llc_reads(llc, hits, reads):
     """``hits[i]``: how the LLC serves each read ``(i, offset, bytes[, rows, stride])`` of a step, in slot order:
-    all at once when they have the same shape (:meth:`mtiasim.llc.Llc.read_many`), else one after the other."""
+    all at once when they are rows apart of the same shape (:meth:`mtiasim.llc.Llc.read_many`), else one after
+    the other (a read of consecutive bytes alone costs less than its share of the reads at once)."""
     shape = reads[0][2:]
-    if len(reads) > 1 and all(r[2:] == shape for r in reads):
+    if len(reads) > 1 and len(shape) == 3 and shape[1] > 1 and shape[2] != shape[0] \
+            and all(r[2:] == shape for r in reads):
         got = llc.read_many([r[1] for r in reads], *shape)
         if got is not None:
             for r, h in zip(reads, got):
