@@ -434,6 +434,40 @@ class TimingModel:
                     uv[r:r + n] = [done] * len(uv[r:r + n])
                 ts.cyc = t + issue
                 return
+            if not ts.on and g.__class__ is slice and vl is not None and sew is not None:
+                # every program, their counters differing, on the same vl and SEW: the rule below on the arrays
+                regs, acc, cyc = ts.files, m.acc, m.cyc
+                bits = vl * sew
+                occ = max(-(-bits // (dp64 if sew == 64 else dp)), 1)
+                span = max(1, -(-bits // vlen))
+                t = cyc
+                for f, r in xs:
+                    t = np.maximum(t, regs[f][r])
+                vr = regs[2]
+                for r, grp in vs:
+                    t = np.maximum(t, vr[r:r + span].max(axis=0) if grp and span > 1 else vr[r])
+                acc["dep"] += t - cyc
+                t0 = t
+                t = np.maximum(t, m.vfree)
+                if mem:
+                    t = np.maximum(t, m.semem)
+                    m.vmem[:] = t + occ
+                acc["struct"] += t - t0
+                m.vfree[:] = t + occ
+                acc["vbusy"] += occ
+                done = t + occ - 1 + lat
+                if fl:
+                    acc["flops"] += vl * fl
+                    acc["vflops"] += vl * fl
+                    acc["vmin"] += vl * fl * sew / two_dp
+                if mem:
+                    acc["lm"] += vl * sew // 8
+                for f, r in xd:
+                    regs[f][r] = done
+                for r, grp in vd:
+                    vr[r:r + (span if grp else 1)] = done
+                cyc[:] = t + issue
+                return
             s = at(g)
             if vl is not None and sew is not None:
                 bits = vl * sew
