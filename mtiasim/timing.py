@@ -299,9 +299,7 @@ class TimingModel:
         cls = d.spec.timing
         issue, lat = self.cost(cls, d.spec.name)
         fam = d.spec.sem_family
-        srcs, dsts = reg_deps(d)
-        xs = [(FILES[f], r) for f, r in srcs if f != "v"]
-        xd = [(FILES[f], r) for f, r in dsts if f != "v"]
+        srcs, dsts, xs, xd = _deps(d)
         if fam in ("amo", "fence"):
             return None      # timed by the executor itself (semantics/atomic.py, sync/atomics.py)
         if fam == "dma":
@@ -575,6 +573,25 @@ class TimingModel:
             s.acc["dpe"] += t - c
             s.cyc = t + issue
         return tm
+
+
+_DEPS: dict = {}
+
+
+def _deps(d):
+    """``(sources, destinations, x/f sources, x/f destinations)`` of decoded instruction ``d``, as tuples
+    (:func:`reg_deps`; the last two as ``(file index, register)``): worked out once per instruction word and
+    shared by every machine that binds it."""
+    key = (d.spec, d.word)
+    got = _DEPS.get(key)
+    if got is None:
+        srcs, dsts = reg_deps(d)
+        got = (tuple(srcs), tuple(dsts), tuple((FILES[f], r) for f, r in srcs if f != "v"),
+               tuple((FILES[f], r) for f, r in dsts if f != "v"))
+        if len(_DEPS) >= 1 << 16:
+            _DEPS.clear()
+        _DEPS[key] = got
+    return got
 
 
 def _dma_hold(d, m, eng):
