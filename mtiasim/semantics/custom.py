@@ -222,6 +222,8 @@ def _record(m, g, slots, ns, levels, hits=None, inbound=True, spans=None):
         ts.materialize()
     if not hasattr(t, "__len__"):
         t = [t] * len(slots)
+    elif t.__class__ is np.ndarray:
+        t = t.tolist()      # Python floats: the DMA schedule's arithmetic is scalar (the same doubles, faster)
     m.dma.add(slots, t, ns, levels, hits, inbound, spans)
 
 
