@@ -8,6 +8,14 @@ Triton's own interpreter (``TRITON_INTERPRET=1``) launching the same kernel on t
 Inputs for examples other than the vector add are generic: every pointer parameter an fp32 array of N elements,
 integer scalars N, BLOCK_SIZE = 1024, other constexprs from ``VARIANTS`` below (else their defaults, else 0);
 the grid is cdiv(N, BLOCK_SIZE).  A kernel these do not fit is reported as skipped, with the reason.
+
+``--workloads [NAME,...]``: instead, the simulator's host CPU seconds on the long paths' kinds of work, each
+kernel compiled first (not timed) and simulated once: ``gemm`` the 2048^3 bf16 GEMM with its operands in DRAM
+(``benchmarks/bench_gemm.py``'s first row), ``fp32`` BERT-base's fp32 feed-forward Linear (128 x 3072 x 768, bf16x6:
+``make bench-fp32-gemm``'s last row), ``conv`` ResNet's 3 x 3 fp32 convolution at 56 x 56 through
+``torch.compile`` (``benchmarks/bench_conv.py r3x3s1``), ``softmax`` and ``layer_norm`` the examples as
+``benchmarks/bench_passes.py`` runs them (20 launches each).  Each row prints the simulated cycles, the
+instructions and a digest of the outputs beside the seconds, so two checkouts compare on both.
 """
 from __future__ import annotations
 
@@ -145,12 +153,92 @@ def measure(label, path: Path, binary: bytes, program, data, repeat, triton_pyth
     return row
 
 
+def _workload(name):
+    """``(binary, inputs, run() keyword arguments, launches)`` of a ``--workloads`` row."""
+    import math
+    bench = ROOT / "benchmarks"
+    sys.path.insert(0, str(bench))
+    if name == "gemm":
+        import bench_gemm as bg
+        M = N = K = 2048
+        blocks, layout = (256, 128, 64), "A B"
+        binary, consts = bg.compile_case(M, N, K, "bf16", blocks, 8, layout)
+        a, b, _fa, _fb, c, _abt, _ct = bg._operands(np.random.default_rng(0), M, N, K, "bf16")
+        inputs = {"a_ptr": a, "b_ptr": b, "c_ptr": c, **{n: np.array(v, np.int32) for n, v in
+                                                          zip(bg.NAMES, bg.strides(M, N, K, layout)) if n not in consts}}
+        grid = (M // blocks[0] * (N // blocks[1]),)
+        return binary, inputs, {"grid": grid, "place": dict.fromkeys(("a_ptr", "b_ptr", "c_ptr"), "dram")}, 1
+    if name == "fp32":
+        import bench_fp32_gemm as bf
+        m, n, k, (bm, bn, bk) = 128, 3072, 768, (32, 32, 64)
+        rng = np.random.default_rng(0)
+        a = rng.standard_normal((m, k)).astype(np.float32)
+        w = rng.standard_normal((n, k)).astype(np.float32)
+        bias = rng.standard_normal(n).astype(np.float32)
+        defines = {"M": str(m), "N": str(n), "K": str(k), "BLOCK_M": str(bm), "BLOCK_N": str(bn), "BLOCK_K": str(bk),
+                   "GROUP_M": "8", "INPUT_PRECISION": '"bf16x6"', "DOT_TYPE": "tl.float32"}
+        opts = Options(kernel="linear_kernel", signature="*fp32,*fp32,*fp32,*fp32", defines=defines)
+        binary = compile_kernel(str(bf.KERNEL), opts).binary
+        inputs = {"bias_ptr": bias, "a_ptr": a, "w_ptr": w, "c_ptr": np.zeros((m, n), np.float32)}
+        return binary, inputs, {"grid": (math.ceil(m / bm) * math.ceil(n / bn),), "max_steps": 100_000_000}, 1
+    if name == "conv":
+        import torch
+        import bench_conv
+        import mtiacc.torch_backend  # noqa: F401  (registers the backend)
+        import mtiasim.runner as runner
+        launches, real = [], runner.run
+
+        def record(binary, inputs, *args, **kwargs):
+            launches.append((binary, {k: np.array(v, copy=True) for k, v in inputs.items()}, kwargs))
+            return real(binary, inputs, *args, **kwargs)
+        fn, xs, ws = bench_conv.CASES["r3x3s1"]
+        g = torch.Generator().manual_seed(0)
+        x, w = torch.randn(xs, generator=g), torch.randn(ws, generator=g)
+        runner.run = record
+        try:
+            torch.compile(fn, backend="mtia")(x, w)
+        finally:
+            runner.run = real
+            torch._dynamo.reset()
+        binary, inputs, kwargs = launches[-1]
+        return binary, inputs, kwargs, 1
+    from benchmarks.bench_passes import EXAMPLES, build
+    spec = EXAMPLES[name + ".py"]
+    return build(name + ".py", level=2), spec["inputs"](spec["n"]), {}, 20
+
+
+def workloads(names) -> None:
+    import hashlib
+    print(f"{'workload':<11} {'cycles':>9} {'instructions':>13} {'outputs':>17} {'launches':>8} {'host CPU s':>10}")
+    for name in names:
+        binary, inputs, kwargs, launches = _workload(name)
+        host = 0.0
+        for _ in range(launches):
+            data = {k: np.array(v, copy=True) for k, v in inputs.items()}
+            t0 = time.process_time()
+            res = run(binary, data, **kwargs)
+            host += time.process_time() - t0
+        h = hashlib.sha256()
+        for k in sorted(res.outputs):
+            h.update(k.encode())
+            h.update(np.ascontiguousarray(res.outputs[k]).tobytes())
+        s = res.stats
+        print(f"{name:<11} {s.cycles:>9,} {s.instructions:>13,} {h.hexdigest()[:16]:>17} {launches:>8} {host:>10.2f}",
+              flush=True)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--n", type=int, default=2 ** 20)
     ap.add_argument("--block", type=int, default=1024)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--workloads", nargs="?", const="gemm,fp32,conv,softmax,layer_norm", default=None,
+                    metavar="NAME,...", help="the host seconds of the long paths' kinds of work instead (gemm, fp32, "
+                    "conv, softmax, layer_norm)")
     args = ap.parse_args(argv)
+    if args.workloads:
+        workloads(args.workloads.split(","))
+        return
     tp = os.environ.get("TRITON_PYTHON", "/tmp/tvenv/bin/python")
     if not (os.path.exists(tp) and subprocess.run([tp, "-c", "import triton, torch"], capture_output=True).returncode
             == 0):

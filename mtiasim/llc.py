@@ -32,7 +32,7 @@ of the run.
 """
 from __future__ import annotations
 
-from typing import Tuple
+from typing import List, Optional, Tuple
 
 import numpy as np
 
@@ -68,18 +68,81 @@ class Llc:
             return self._account(len(lines) - held, n * rows, held * self.line)
         return self._rows(off, n, rows, stride)
 
+    def read_many(self, offs, n: int, rows: int = 1, stride: int = 0) -> Optional[List[Tuple[int, int]]]:
+        """:meth:`read` of the same rows from each offset of ``offs`` in turn (the programs of a step, in slot
+        order), at once: a read hits the lines resident before the step and those an earlier read of the step
+        filled, as one read after the other would.  None (nothing read) when the step's lines could overflow the
+        cache, where one read after the other may evict between them."""
+        if n <= 0 or rows <= 0 or len(offs) == 0:
+            return None
+        line = self.line
+        G = len(offs)
+        starts = np.asarray(offs, np.int64)[:, None] + np.arange(rows, dtype=np.int64) * stride    # [G, rows]
+        first = starts // line
+        last = (starts + (n - 1)) // line
+        k = int((last - first).max()) + 1
+        if k == 1:      # every row on one line: n bytes of it
+            lines = first.ravel()
+            nbytes = None
+        else:
+            lines3 = first[:, :, None] + np.arange(k)
+            lo = np.maximum(lines3 * line, starts[:, :, None])
+            hi = np.minimum((lines3 + 1) * line, (starts + n)[:, :, None])
+            valid = (lines3 <= last[:, :, None]).reshape(G, -1)
+            lines = np.where(valid, lines3.reshape(G, -1), -1).ravel()
+            nbytes = np.where(valid, (hi - lo).reshape(G, -1), 0).ravel()
+        prog = np.repeat(np.arange(G), len(lines) // G)
+        uniq, at, inv = np.unique(lines, return_index=True, return_inverse=True)
+        if nbytes is not None and uniq[0] < 0:     # the padding of rows on fewer lines than others
+            at, uniq_real = at[1:], uniq[1:]
+        else:
+            uniq_real = uniq
+        if self.resident + len(uniq_real) > self.capacity:
+            return None
+        stamp = self.stamp
+        held = stamp[uniq] != 0                     # resident before the step
+        if nbytes is not None and uniq[0] < 0:
+            held[0] = True                          # (the padding: no line, no bytes)
+        earliest = prog[at] if uniq_real is uniq else np.concatenate(([0], prog[at]))
+        hit_entry = held[inv] | (earliest[inv] < prog)
+        per = np.full(len(lines), n, np.int64) if nbytes is None else nbytes
+        hits = np.bincount(prog, weights=np.where(hit_entry, per, 0), minlength=G)
+        fresh = ~held[len(uniq) - len(uniq_real):]
+        news = np.bincount(earliest[len(uniq) - len(uniq_real):][fresh], minlength=G)
+        # each line's stamp: the clock of the last read that touched it (read i is clock + 1 + i)
+        last_at = len(lines) - 1 - np.unique(lines[::-1], return_index=True)[1]
+        stamp[uniq_real] = self.clock + 1 + prog[last_at][len(uniq) - len(uniq_real):]
+        self.clock += G
+        total = n * rows
+        return [self._account(int(news[i]), total, int(hits[i])) for i in range(G)]
+
     def _rows(self, off: int, n: int, rows: int, stride: int) -> Tuple[int, int]:
         """Any rows: each row's bytes on each line it touches."""
         starts = off + np.arange(rows, dtype=np.int64) * stride
         first = starts // self.line
         last = (starts + (n - 1)) // self.line
+        # rows in address order, each starting on or after the last line of the row before: their lines, row
+        # after row, never decrease, and a line's copies are neighbours
+        ordered = stride >= 0 and bool((first[1:] >= last[:-1]).all())
+        if ordered and bool((first == last).all()):     # every row on one line: n bytes of that line
+            return self._touch_rows(first, n)
         k = int((last - first).max()) + 1
         lines = first[:, None] + np.arange(k)
         lo = np.maximum(lines * self.line, starts[:, None])
         hi = np.minimum((lines + 1) * self.line, (starts + n)[:, None])
         valid = lines <= last[:, None]
         lines, nbytes = lines[valid], (hi - lo)[valid]
-        return self._touch(lines, nbytes, np.unique(lines))
+        return self._touch(lines, nbytes, _distinct(lines) if ordered else np.unique(lines))
+
+    def _touch_rows(self, lines, n: int) -> Tuple[int, int]:
+        """:meth:`_touch` for rows of ``n`` bytes each on one line, ``lines`` in order."""
+        stamp = self.stamp
+        hit = n * int(np.count_nonzero(stamp[lines]))
+        unique = _distinct(lines)
+        new = len(unique) - int(np.count_nonzero(stamp[unique]))
+        self.clock += 1
+        stamp[unique] = self.clock
+        return self._account(new, n * len(lines), hit)
 
     def _span(self, off: int, n: int) -> Tuple[int, int]:
         """A read of ``n`` consecutive bytes at ``off``."""
@@ -131,3 +194,13 @@ class Llc:
         order = np.argpartition(self.stamp[res], drop - 1)[:drop]
         self.stamp[res[order]] = 0
         self.resident = keep
+
+
+def _distinct(lines: np.ndarray) -> np.ndarray:
+    """The distinct values of ``lines``, whose equal values are neighbours (``np.unique`` without the sort)."""
+    if len(lines) < 2:
+        return lines
+    keep = np.empty(len(lines), bool)
+    keep[0] = True
+    np.not_equal(lines[1:], lines[:-1], out=keep[1:])
+    return lines[keep]

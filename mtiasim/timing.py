@@ -79,6 +79,7 @@ class UniformTiming:
         self.regs = (self.x, self.f, self.v)
         self.acc = dict.fromkeys(ACC, 0.0)
         self.max = max
+        self.files = (m.xr, m.fr, m.vr)         # the per-program ready cycles of the x f v files ([32, P] each)
         self.engine = DpeTiming(m.cfg, m.P)     # the matrix engines' timing (always per-PE arrays)
         self.group = GroupTiming(m)
         self.reset()
@@ -298,9 +299,7 @@ class TimingModel:
         cls = d.spec.timing
         issue, lat = self.cost(cls, d.spec.name)
         fam = d.spec.sem_family
-        srcs, dsts = reg_deps(d)
-        xs = [(FILES[f], r) for f, r in srcs if f != "v"]
-        xd = [(FILES[f], r) for f, r in dsts if f != "v"]
+        srcs, dsts, xs, xd = _deps(d)
         if fam in ("amo", "fence"):
             return None      # timed by the executor itself (semantics/atomic.py, sync/atomics.py)
         if fam == "dma":
@@ -325,8 +324,40 @@ class TimingModel:
         # (a gap kept from the model's first form: the fused multiply-adds, three sources, count no FLOPs)
         fl = flops_per_element(d) if len(xs) <= 2 else 0
         key, amount = ("lm", lm) if lm else ("flops", fl) if fl else (None, 0)
+        ts = m.ts
 
         def tm(g):
+            if g.__class__ is slice:
+                if ts.on:       # the wave uniform: the rule below on the scalars, inline
+                    regs = ts.regs
+                    c = t = ts.cyc
+                    for f, r in xs:
+                        v = regs[f][r]
+                        if v > t:
+                            t = v
+                    for f, r in xd:
+                        regs[f][r] = t + lat
+                    acc = ts.acc
+                    acc["dep"] += t - c
+                    if key is not None:
+                        acc[key] += amount
+                    ts.cyc = t + issue
+                    return
+                # every program, their counters differing: the rule below on the arrays, inline
+                regs, cyc, acc = ts.files, ts.m.cyc, ts.m.acc
+                t = cyc
+                for f, r in xs:
+                    t = np.maximum(t, regs[f][r])
+                for f, r in xd:
+                    regs[f][r] = t + lat
+                if xs:      # (without sources the program issues when the core is free: no dependence stall)
+                    dep = acc["dep"]
+                    np.add(dep, t - cyc, out=dep)
+                if key is not None:
+                    counted = acc[key]
+                    np.add(counted, amount, out=counted)
+                cyc[:] = t + issue
+                return
             s = at(g)
             regs, mx, acc = s.regs, s.max, s.acc
             c = t = s.cyc
@@ -355,10 +386,87 @@ class TimingModel:
         fl = flops_per_element(d)
         mem = bool(d.spec.effects & {"load", "store"})    # the vector loads and stores (ISA table)
         two_dp = 2.0 * dp
+        ts = m.ts
 
         def tm(g):
-            s = at(g)
             vl, sew = m.vl_u, m.sew_u
+            if ts.on and g.__class__ is slice and vl is not None and sew is not None:
+                # the wave uniform: the rule below on the scalars, inline
+                uregs, uacc, uv = ts.regs, ts.acc, ts.v
+                bits = vl * sew
+                occ = max(-(-bits // (dp64 if sew == 64 else dp)), 1)
+                span = max(1, -(-bits // vlen))
+                c = t = ts.cyc
+                for f, r in xs:
+                    x = uregs[f][r]
+                    if x > t:
+                        t = x
+                for r, grp in vs:
+                    x = max(uv[r:r + span]) if grp and span > 1 else uv[r]
+                    if x > t:
+                        t = x
+                uacc["dep"] += t - c
+                t0 = t
+                x = ts.vfree
+                if x > t:
+                    t = x
+                if mem:
+                    x = ts.semem
+                    if x > t:
+                        t = x
+                    ts.vmem = t + occ
+                uacc["struct"] += t - t0
+                ts.vfree = t + occ
+                uacc["vbusy"] += occ
+                done = t + occ - 1 + lat
+                if fl:
+                    uacc["flops"] += vl * fl
+                    uacc["vflops"] += vl * fl
+                    uacc["vmin"] += vl * fl * sew / two_dp
+                if mem:
+                    uacc["lm"] += vl * sew // 8
+                for f, r in xd:
+                    uregs[f][r] = done
+                for r, grp in vd:
+                    n = span if grp else 1
+                    uv[r:r + n] = [done] * len(uv[r:r + n])
+                ts.cyc = t + issue
+                return
+            if not ts.on and g.__class__ is slice and vl is not None and sew is not None:
+                # every program, their counters differing, on the same vl and SEW: the rule below on the arrays
+                regs, acc, cyc = ts.files, m.acc, m.cyc
+                bits = vl * sew
+                occ = max(-(-bits // (dp64 if sew == 64 else dp)), 1)
+                span = max(1, -(-bits // vlen))
+                t = cyc
+                for f, r in xs:
+                    t = np.maximum(t, regs[f][r])
+                vr = regs[2]
+                for r, grp in vs:
+                    t = np.maximum(t, vr[r:r + span].max(axis=0) if grp and span > 1 else vr[r])
+                acc["dep"] += t - cyc
+                t0 = t
+                t = np.maximum(t, m.vfree)
+                if mem:
+                    t = np.maximum(t, m.semem)
+                    m.vmem[:] = t + occ
+                acc["struct"] += t - t0
+                m.vfree[:] = t + occ
+                acc["vbusy"] += occ
+                done = t + occ - 1 + lat
+                if fl:
+                    acc["flops"] += vl * fl
+                    acc["vflops"] += vl * fl
+                    acc["vmin"] += vl * fl * sew / two_dp
+                if mem:
+                    acc["lm"] += vl * sew // 8
+                for f, r in xd:
+                    regs[f][r] = done
+                for r, grp in vd:
+                    vr[r:r + (span if grp else 1)] = done
+                cyc[:] = t + issue
+                return
+            s = at(g)
             if vl is not None and sew is not None:
                 bits = vl * sew
                 occ = max(-(-bits // (dp64 if sew == 64 else dp)), 1)
@@ -465,6 +573,25 @@ class TimingModel:
             s.acc["dpe"] += t - c
             s.cyc = t + issue
         return tm
+
+
+_DEPS: dict = {}
+
+
+def _deps(d):
+    """``(sources, destinations, x/f sources, x/f destinations)`` of decoded instruction ``d``, as tuples
+    (:func:`reg_deps`; the last two as ``(file index, register)``): worked out once per instruction word and
+    shared by every machine that binds it."""
+    key = (d.spec, d.word)
+    got = _DEPS.get(key)
+    if got is None:
+        srcs, dsts = reg_deps(d)
+        got = (tuple(srcs), tuple(dsts), tuple((FILES[f], r) for f, r in srcs if f != "v"),
+               tuple((FILES[f], r) for f, r in dsts if f != "v"))
+        if len(_DEPS) >= 1 << 16:
+            _DEPS.clear()
+        _DEPS[key] = got
+    return got
 
 
 def _dma_hold(d, m, eng):

@@ -77,7 +77,7 @@ def vnarrow(d, m, pc):
         o2, od = reg_off(m, vs2, wide, n), reg_off(m, vd, sew, n)
         a = (m.Vs if op == "sra" else m.Vu)[wide][g, o2:o2 + n]
         sh = (amount(g, sew, n) & np.uint64(wide - 1)).astype(a.dtype)
-        r = (a >> sh).astype(UT[wide]).astype(UT[sew])
+        r = (a >> sh).astype(UT[sew])     # the low SEW bits (an integer cast to a narrower unsigned type wraps)
         write(m.Vu[sew], g, od, n, r, active(m, g, n, vm, tail))
         return None
     return with_sew(m, inner)

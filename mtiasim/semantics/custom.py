@@ -36,6 +36,7 @@ def dma(d, m, pc):
         levels = []
         llc = dram.llc if inbound else None
         hits = [0] * len(slots) if llc is not None else None
+        cached = []     # the reads the LLC sees: (position, DRAM offset, bytes)
         total = 0
         for i, (p, la, da, n) in enumerate(zip(slots, las, das, ns)):
             if n <= 0:
@@ -53,12 +54,14 @@ def dma(d, m, pc):
             levels.append(level)
             off = da - base
             if llc is not None and level == 0:
-                hits[i] = llc.read(off, n)
+                cached.append((i, off, n))
             if inbound:
                 LM[p, la:la + n] = data[off:off + n]
             else:
                 data[off:off + n] = LM[p, la:la + n]
             total += n
+        if cached:
+            _llc_reads(llc, hits, cached)
         if inbound:
             m.dma_bytes_in += total
             m.dram_reads[g] += 1
@@ -85,8 +88,9 @@ def dma2d(d, m, pc):
         rows, dss, lss = (cfg[k, g].tolist() for k in range(3))
         totals, levels, spans = [], [], []
         llc = m.dram.llc if inbound else None
-        hits = [] if llc is not None else None
-        for p, la, da, n, nr, ds, ls in zip(slots, las, das, ns, rows, dss, lss):
+        hits = [0] * len(slots) if llc is not None else None
+        cached = []     # the reads the LLC sees: (position, DRAM offset, bytes, rows, stride)
+        for i, (p, la, da, n, nr, ds, ls) in enumerate(zip(slots, las, das, ns, rows, dss, lss)):
             if n < 0:
                 raise SimFault(f"2-D DMA with rows of a negative length ({n} bytes)", p)
             if nr < 0:
@@ -95,15 +99,15 @@ def dma2d(d, m, pc):
                 totals.append(0)
                 levels.append(0)
                 spans.append((0, 0))
-                if hits is not None:
-                    hits.append(0)
                 continue
             levels.append(_copy2d(m, p, inbound, la, da, n, nr, ds, ls))
             totals.append(n * nr)
             last = la + (nr - 1) * ls
             spans.append((min(la, last), max(la, last) + n))
-            if hits is not None:
-                hits.append(llc.read(da - m.dram.base, n, nr, ds) if levels[-1] == 0 else 0)
+            if llc is not None and levels[-1] == 0:
+                cached.append((i, da - m.dram.base, n, nr, ds))
+        if cached:
+            _llc_reads(llc, hits, cached)
         total = sum(totals)
         if inbound:
             m.dma_bytes_in += total
@@ -115,6 +119,22 @@ def dma2d(d, m, pc):
             _record(m, g, slots, totals, levels, hits, inbound, spans)
         return None
     return ex
+
+
+def _llc_reads(llc, hits, reads):
+    """``hits[i]``: how the LLC serves each read ``(i, offset, bytes[, rows, stride])`` of a step, in slot order:
+    all at once when they are rows apart of the same shape (:meth:`mtiasim.llc.Llc.read_many`), else one after
+    the other (a read of consecutive bytes alone costs less than its share of the reads at once)."""
+    shape = reads[0][2:]
+    if len(reads) > 1 and len(shape) == 3 and shape[1] > 1 and shape[2] != shape[0] \
+            and all(r[2:] == shape for r in reads):
+        got = llc.read_many([r[1] for r in reads], *shape)
+        if got is not None:
+            for r, h in zip(reads, got):
+                hits[r[0]] = h
+            return
+    for r in reads:
+        hits[r[0]] = llc.read(*r[1:])
 
 
 def _copy2d(m, p, inbound, la, da, n, nr, ds, ls):
@@ -142,8 +162,18 @@ def _copy2d(m, p, inbound, la, da, n, nr, ds, ls):
     level = dram.buffers[dram.index_of(da)].level
     data, LM = dram.data, m.LM[p]
     off = da - dram.base
-    cols = np.arange(n)
     dst_stride = ls if inbound else ds
+    if ls >= 0 and ds >= 0 and dst_stride >= n:
+        # rows do not overlap where they land: one copy between two strided views of the rows (in bounds, checked
+        # above; a stride of 0 reads one row again and again)
+        lv = np.ndarray((nr, n), np.uint8, LM, la, (ls, 1))
+        dv = np.ndarray((nr, n), np.uint8, data, off, (ds, 1))
+        if inbound:
+            lv[...] = dv
+        else:
+            dv[...] = lv
+        return level
+    cols = np.arange(n)
     if abs(dst_stride) >= n:       # rows do not overlap where they land: one gather / scatter
         lidx = (la + np.arange(nr) * ls)[:, None] + cols
         didx = (off + np.arange(nr) * ds)[:, None] + cols
@@ -192,6 +222,8 @@ def _record(m, g, slots, ns, levels, hits=None, inbound=True, spans=None):
         ts.materialize()
     if not hasattr(t, "__len__"):
         t = [t] * len(slots)
+    elif t.__class__ is np.ndarray:
+        t = t.tolist()      # Python floats: the DMA schedule's arithmetic is scalar (the same doubles, faster)
     m.dma.add(slots, t, ns, levels, hits, inbound, spans)
 
 

@@ -41,7 +41,16 @@ class DpeState:
         self.w = np.zeros((P, COLS, COLS), np.float64)     # the cached weight tile [K, n], zero-padded to 32 x 32
         self.wk = np.zeros(P, np.int64)                     # its K (0: no tile loaded)
         self.wtype = np.full(P, -1, np.int64)               # the type it was decoded as
+        self._scratch = {}
         self.reset()
+
+    def scratch(self, shape) -> np.ndarray:
+        """A float64 array of ``shape`` kept for reuse: the products of an ``mm`` of the whole wave, written in
+        place instead of into a fresh array of megabytes (whose pages the kernel maps anew each time)."""
+        buf = self._scratch.get(shape)
+        if buf is None:
+            buf = self._scratch[shape] = np.empty(shape)
+        return buf
 
     def reset(self) -> None:
         self.cfg[:] = 0
@@ -93,15 +102,19 @@ def _starts(a, s, R, Rmax):
     return np.where(i[None, :] < R[:, None], st, np.where(R > 0, a, 0)[:, None])
 
 
-def read_rows(m, g, a, s, R, L, what):
-    """``uint8 [G, max(R), L]``: each program's rows of ``L`` bytes from local address ``a`` at stride ``s``."""
+def read_rows(m, g, a, s, R, L, what, copy=True):
+    """``uint8 [G, max(R), L]``: each program's rows of ``L`` bytes from local address ``a`` at stride ``s``
+    (``copy=False``: a read-only view of local memory when the programs agree on address and stride, its rows'
+    bytes contiguous, for a reader that copies anyway)."""
     _check_rows(m, g, a, s, R, L, what)
     Rmax = int(R.max())
     LM = m.LM
     a0, s0 = _uniform(a), _uniform(s)
     if a0 is not None and s0 is not None:
         view = as_strided(LM[:, a0:], shape=(m.P, Rmax, L), strides=(LM.strides[0], s0, 1), writeable=False)
-        return np.ascontiguousarray(view if g.__class__ is slice else view[g])
+        if g.__class__ is slice:
+            return np.ascontiguousarray(view) if copy else view
+        return view[g]
     win = sliding_window_view(LM, L, axis=1)
     return win[group_slots(g, m.P)[:, None], _starts(a, s, R, Rmax)]
 
@@ -124,8 +137,28 @@ def write_rows(m, g, a, s, R, data, what):
     LM[np.broadcast_to(slots[:, None], valid.shape)[valid][:, None], idx[valid]] = data[valid]
 
 
+_WIDE = {}
+
+
+def _wide(t):
+    """Every 16-bit pattern of type ``t`` (0 fp16, 1 bf16) as float64, converted as :func:`decode`'s general path
+    converts one: a lookup reads one 8-byte entry per element where the conversion takes two or three passes."""
+    table = _WIDE.get(t)
+    if table is None:
+        bits = np.arange(1 << 16, dtype=np.uint32)
+        with np.errstate(all="ignore"):
+            if t == 0:
+                table = bits.astype(np.uint16).view(np.float16).astype(np.float64)
+            else:
+                table = (bits << 16).view(np.float32).astype(np.float64)
+        _WIDE[t] = table
+    return table
+
+
 def decode(b, t, dtype=np.float64):
     """Elements of type ``t`` from the bytes ``b [..., L]`` (contiguous), as ``dtype`` (exact)."""
+    if t < 2 and dtype is np.float64:
+        return _wide(t)[b.view(np.uint16)]
     if t == 0:
         return b.view(np.float16).astype(dtype)
     if t == 1:
@@ -218,11 +251,20 @@ def ldw(d, m, pc):
         for sg, pos, (k, t, n, tr) in _split(g, m.P, K, c[TYPE], c[N], c[W_TRANS]):
             es = ESIZE[t]
             rows, cols = (n, k) if tr else (k, n)
-            b = read_rows(m, sg, a[pos], ws[pos], np.full(len(a[pos]), rows), cols * es, "weight-tile read")
+            b = read_rows(m, sg, a[pos], ws[pos], np.full(len(a[pos]), rows), cols * es, "weight-tile read",
+                          copy=False)
             w = decode(b, t)                                  # [G, rows, cols]
-            tile = np.zeros((w.shape[0], COLS, COLS))
-            tile[:, :k, :n] = w.transpose(0, 2, 1) if tr else w
-            st.w[sg] = tile
+            if tr:
+                w = w.transpose(0, 2, 1)
+            if sg.__class__ is slice:     # the whole wave: the tiles in place
+                tile = st.w[sg]
+                tile[:, k:, :] = 0
+                tile[:, :k, n:] = 0
+                tile[:, :k, :n] = w
+            else:
+                tile = np.zeros((w.shape[0], COLS, COLS))
+                tile[:, :k, :n] = w
+                st.w[sg] = tile
             st.wk[sg] = k
             st.wtype[sg] = t
     return ex
@@ -251,10 +293,19 @@ def mm(d, m, pc):
             Rs = R[pos]
             if int(Rs.max()) <= 0:
                 continue
-            b = read_rows(m, sg, a[pos], xs[pos], Rs, k * ESIZE[t], "row stream")
+            b = read_rows(m, sg, a[pos], xs[pos], Rs, k * ESIZE[t], "row stream", copy=False)
             w = st.w[sg][:, :k, :]
             if t < 2:
-                y = np.matmul(decode(b, t), w)     # [G, Rmax, 32]: exact products, sums in float64
+                x = decode(b, t)
+                ru, Ru, nu = _uniform(r0[pos]), _uniform(Rs), _uniform(n[pos])
+                if sg.__class__ is slice and ru is not None and Ru is not None and nu is not None:
+                    # the whole wave on the same rows: the products into a kept array, each sum rounded to fp32
+                    # and added to its accumulator in place (fp32 addition, as below)
+                    y = np.matmul(x, w, out=st.scratch(x.shape[:2] + (COLS,)))
+                    cur = st.accf[sg, ru:ru + Ru, :nu]
+                    np.add(cur, y[:, :, :nu], out=cur, dtype=np.float32)
+                    continue
+                y = np.matmul(x, w)     # [G, Rmax, 32]: exact products, sums in float64
                 acc = st.accf
                 vals = _current(acc, sg, m.P, r0[pos], Rs) + y.astype(np.float32)
             else:   # 8-bit sums (|sum| < 32 * 2^16) are exact in float32: the faster matmul

@@ -325,3 +325,66 @@ def test_strided_rows_narrower_than_a_line_fill_their_lines():
     second = 32 * tile / SRAM_BPC
     assert list(busy[0::2]) == [32 * 2 * tile / DRAM_BPC + second] * 32 == [1088] * 32
     assert list(busy[1::2]) == [32 * tile / SRAM_BPC + second] * 32 == [128] * 32
+
+
+def _bytewise(stamp, off, n, rows, stride, line):
+    """A read counted byte by byte: (bytes on lines resident before it, lines it makes resident, the lines)."""
+    touched = [(off + r * stride + i) // line for r in range(rows) for i in range(n)]
+    hit = sum(1 for ln in touched if stamp[ln])
+    lines = set(touched)
+    return hit, sum(1 for ln in lines if not stamp[ln]), lines
+
+
+@pytest.mark.parametrize("line_fill", [True, False])
+def test_strided_rows_count_as_byte_by_byte(line_fill):
+    """Every shape of rows (each on one line or across lines, overlapping or not, a stride of 0 or negative) is
+    served as a byte-by-byte count of the lines it touches says, whichever of ``_rows``' paths takes it."""
+    rng = np.random.default_rng(11)
+    line = 64
+    for _ in range(60):
+        c = Llc(1 << 20, 1 << 14, line, line_fill)      # never evicts: residency is what the reads made it
+        for _ in range(12):
+            rows, n = int(rng.integers(2, 9)), int(rng.choice([1, 4, 24, 64, 100, 130]))
+            stride = int(rng.choice([0, 4, n, 36, 64, 128, 200, -n, -72]))
+            off = int(rng.integers(2000, 6000))
+            before = c.stamp.copy()
+            hit, new, lines = _bytewise(before, off, n, rows, stride, line)
+            dram = new * line if line_fill else n * rows - hit
+            if line_fill:
+                hit = max(hit, n * rows - dram)
+            assert c.read(off, n, rows, stride) == (hit, dram), (off, n, rows, stride)
+            assert set(np.flatnonzero(c.stamp != before)) == lines
+            assert c.resident == int(np.count_nonzero(c.stamp))
+
+
+@pytest.mark.parametrize("line_fill", [True, False])
+def test_the_reads_of_a_step_at_once_are_the_reads_one_after_the_other(line_fill):
+    """``read_many`` (the programs of a step) serves each read, fills, stamps and counts as the same reads one
+    after the other do, or declines (None, nothing changed) when the step could overflow the cache."""
+    rng = np.random.default_rng(12)
+    line = 64
+    declined = 0
+    for _ in range(80):
+        cap = int(rng.choice([40, 400])) * line
+        one, many = Llc(cap, 1 << 14, line, line_fill), Llc(cap, 1 << 14, line, line_fill)
+        for _ in range(10):
+            G, rows = int(rng.integers(1, 6)), int(rng.integers(1, 6))
+            n = int(rng.choice([1, 4, 24, 64, 100, 130]))
+            stride = int(rng.choice([0, 4, n, 36, 64, 200, -n]))
+            offs = [int(x) for x in rng.integers(2000, 2000 + int(rng.choice([64, 600, 6000])), G)]
+            before = (many.stamp.copy(), many.clock, many.resident, many.hit_bytes, many.fill_bytes)
+            got = many.read_many(offs, n, rows, stride)
+            if got is None:
+                declined += 1
+                assert (many.stamp == before[0]).all() and (many.clock, many.resident, many.hit_bytes,
+                                                              many.fill_bytes) == before[1:]
+                many.stamp[:], many.clock, many.resident = one.stamp, one.clock, one.resident
+                for o in offs:
+                    one.read(o, n, rows, stride)
+                    many.read(o, n, rows, stride)
+                continue
+            assert got == [one.read(o, n, rows, stride) for o in offs], (offs, n, rows, stride)
+            assert (many.stamp == one.stamp).all() and many.clock == one.clock and many.resident == one.resident
+            assert (many.hit_bytes, many.miss_bytes, many.fill_bytes) == (one.hit_bytes, one.miss_bytes,
+                                                                          one.fill_bytes)
+    assert 0 < declined < 400
