@@ -141,3 +141,56 @@ def check_kernel(INFO, COUNT, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     info = tl.load(INFO + offs, mask=offs < COUNT, other=0)
     tl.device_assert(info == 0, "linalg: the input is singular or not positive-definite (info != 0)")
+
+
+@triton.jit
+def geqrf_kernel(A, QR, TAU, M, N, K, sab, sam, san, sqb, sqm, sqn, stb,
+                 BM: tl.constexpr, BN: tl.constexpr):
+    b = tl.program_id(0)
+    rows = tl.arange(0, BM)
+    cols = tl.arange(0, BN)
+    inside = (rows[:, None] < M) & (cols[None, :] < N)
+    a = tl.load(A + b * sab + rows[:, None] * sam + cols[None, :] * san, mask=inside, other=0.0)
+    for j in range(K):
+        x = tl.sum(tl.where(cols[None, :] == j, a, 0.0), axis=1)
+        alpha = tl.sum(tl.where(rows == j, x, 0.0), axis=0)
+        tail = tl.where(rows > j, x, 0.0)
+        xnorm = tl.sqrt(tl.sum(tail * tail, axis=0))
+        norm = tl.sqrt(alpha * alpha + xnorm * xnorm)
+        beta = tl.where(alpha >= 0.0, -norm, norm)
+        keep = xnorm == 0.0          # H = I (tau 0), as LAPACK's larfg
+        tau = tl.where(keep, 0.0, (beta - alpha) / tl.where(keep, 1.0, beta))
+        scale = tl.where(keep, 0.0, 1.0 / tl.where(keep, 1.0, alpha - beta))
+        v = tl.where(rows == j, 1.0, tail * scale)
+        w = tl.sum(v[:, None] * a, axis=0)
+        w = tl.where(cols > j, w, 0.0)
+        a = a - (tau * v)[:, None] * w[None, :]
+        newcol = tl.where(rows == j, tl.where(keep, alpha, beta), tl.where(rows > j, v, x))
+        a = tl.where(cols[None, :] == j, newcol[:, None], a)
+        tl.store(TAU + b * stb + j, tau)
+    tl.store(QR + b * sqb + rows[:, None] * sqm + cols[None, :] * sqn, a, mask=inside)
+
+
+@triton.jit
+def ormqr_kernel(V, TAU, C, X, M, NC, K, svb, svm, svn, stb, scb, scm, scn, sxb, sxm, sxn,
+                 BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, FORWARD: tl.constexpr):
+    b = tl.program_id(0)
+    rows = tl.arange(0, BM)
+    cols = tl.arange(0, BN)
+    refl = tl.arange(0, BK)
+    v = tl.load(V + b * svb + rows[:, None] * svm + refl[None, :] * svn,
+                mask=(rows[:, None] < M) & (refl[None, :] < K), other=0.0)
+    taus = tl.load(TAU + b * stb + refl, mask=refl < K, other=0.0)
+    inside = (rows[:, None] < M) & (cols[None, :] < NC)
+    c = tl.load(C + b * scb + rows[:, None] * scm + cols[None, :] * scn, mask=inside, other=0.0)
+    for i in range(K):
+        if FORWARD:
+            j = i
+        else:
+            j = K - 1 - i
+        vj = tl.sum(tl.where(refl[None, :] == j, v, 0.0), axis=1)
+        vj = tl.where(rows == j, 1.0, tl.where(rows > j, vj, 0.0))
+        tau = tl.sum(tl.where(refl == j, taus, 0.0), axis=0)
+        w = tl.sum(vj[:, None] * c, axis=0)
+        c = c - (tau * vj)[:, None] * w[None, :]
+    tl.store(X + b * sxb + rows[:, None] * sxm + cols[None, :] * sxn, c, mask=inside)
