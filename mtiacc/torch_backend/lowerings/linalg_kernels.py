@@ -194,3 +194,161 @@ def ormqr_kernel(V, TAU, C, X, M, NC, K, svb, svm, svn, stb, scb, scm, scn, sxb,
         w = tl.sum(vj[:, None] * c, axis=0)
         c = c - (tau * vj)[:, None] * w[None, :]
     tl.store(X + b * sxb + rows[:, None] * sxm + cols[None, :] * sxn, c, mask=inside)
+
+
+@triton.jit
+def _jacobi_angle(app, aqq, apq):
+    """``(c, s, t)`` of the rotation zeroing ``apq`` of a symmetric 2 x 2 (``t = s / c``; none when it is 0)."""
+    zero = apq == 0.0
+    theta = (aqq - app) / (2.0 * tl.where(zero, 1.0, apq))
+    t = tl.where(theta >= 0.0, 1.0, -1.0) / (tl.abs(theta) + tl.sqrt(theta * theta + 1.0))
+    t = tl.where(zero, 0.0, t)
+    c = 1.0 / tl.sqrt(t * t + 1.0)
+    return c, t * c, t
+
+
+@triton.jit
+def eigh_kernel(A, W, V, N, sab, sar, sac, swb, svb, svr, svc, tol, sweeps,
+                BN: tl.constexpr, VECTORS: tl.constexpr):
+    b = tl.program_id(0)
+    rows = tl.arange(0, BN)
+    cols = tl.arange(0, BN)
+    inside = (rows[:, None] < N) & (cols[None, :] < N)
+    lower = rows[:, None] >= cols[None, :]
+    base = A + b * sab
+    a = tl.load(base + rows[:, None] * sar + cols[None, :] * sac, mask=inside & lower, other=0.0)
+    at = tl.load(base + cols[None, :] * sar + rows[:, None] * sac, mask=inside & (rows[:, None] < cols[None, :]),
+                 other=0.0)
+    s = tl.where(lower, a, at)      # the symmetric matrix of the lower triangle
+    v = tl.where((rows[:, None] == cols[None, :]) & inside, 1.0, 0.0)
+    diag = rows[:, None] == cols[None, :]
+    total = tl.sum(tl.sum(s * s, axis=1), axis=0)
+    off = tl.sum(tl.sum(tl.where(diag, 0.0, s * s), axis=1), axis=0)
+    sweep = 0
+    while (sweep < sweeps) & (off > tol * total):
+        for p in range(N - 1):
+            for q in range(p + 1, N):
+                colp = tl.sum(tl.where(cols[None, :] == p, s, 0.0), axis=1)
+                colq = tl.sum(tl.where(cols[None, :] == q, s, 0.0), axis=1)
+                app = tl.sum(tl.where(rows == p, colp, 0.0), axis=0)
+                aqq = tl.sum(tl.where(rows == q, colq, 0.0), axis=0)
+                apq = tl.sum(tl.where(rows == q, colp, 0.0), axis=0)
+                c, sn, t = _jacobi_angle(app, aqq, apq)
+                newp = tl.where(rows == p, app - t * apq, tl.where(rows == q, 0.0, c * colp - sn * colq))
+                newq = tl.where(rows == q, aqq + t * apq, tl.where(rows == p, 0.0, sn * colp + c * colq))
+                s = tl.where(cols[None, :] == p, newp[:, None], tl.where(cols[None, :] == q, newq[:, None], s))
+                s = tl.where(rows[:, None] == p, newp[None, :], tl.where(rows[:, None] == q, newq[None, :], s))
+                if VECTORS:
+                    vp = tl.sum(tl.where(cols[None, :] == p, v, 0.0), axis=1)
+                    vq = tl.sum(tl.where(cols[None, :] == q, v, 0.0), axis=1)
+                    v = tl.where(cols[None, :] == p, (c * vp - sn * vq)[:, None],
+                                 tl.where(cols[None, :] == q, (sn * vp + c * vq)[:, None], v))
+        off = tl.sum(tl.sum(tl.where(diag, 0.0, s * s), axis=1), axis=0)
+        sweep += 1
+    # ascending, as LAPACK's: eigenvalue i goes to the place of its rank (ties in the order they are in)
+    d = tl.sum(tl.where(diag, s, 0.0), axis=1)
+    dj = tl.sum(tl.where(diag, s, 0.0), axis=0)
+    before = ((dj[None, :] < d[:, None]) | ((dj[None, :] == d[:, None]) & (cols[None, :] < rows[:, None]))) & \
+        (cols[None, :] < N)
+    rank = tl.sum(tl.where(before, 1, 0), axis=1)
+    tl.store(W + b * swb + rank, d, mask=rows < N)
+    if VECTORS:
+        tl.store(V + b * svb + rows[:, None] * svr + rank[None, :] * svc, v, mask=inside)
+
+
+@triton.jit
+def svd_kernel(A, S, U, V, N, UM, UC, sab, sar, sac, ssb, sub, sur, suc, svb, svr, svc, tol, sweeps,
+               BN: tl.constexpr, BU: tl.constexpr, UPPER: tl.constexpr, VECTORS: tl.constexpr):
+    b = tl.program_id(0)
+    rows = tl.arange(0, BN)
+    cols = tl.arange(0, BN)
+    inside = (rows[:, None] < N) & (cols[None, :] < N)
+    keep = inside
+    if UPPER:
+        keep = inside & (rows[:, None] <= cols[None, :])
+    r = tl.load(A + b * sab + rows[:, None] * sar + cols[None, :] * sac, mask=keep, other=0.0)
+    diag = rows[:, None] == cols[None, :]
+    ut = tl.where(diag & inside, 1.0, 0.0)     # U^T: the left rotations, applied to its rows
+    v = tl.where(diag & inside, 1.0, 0.0)      # V: the right rotations, applied to its columns
+    total = tl.sum(tl.sum(r * r, axis=1), axis=0)
+    off = tl.sum(tl.sum(tl.where(diag, 0.0, r * r), axis=1), axis=0)
+    sweep = 0
+    while (sweep < sweeps) & (off > tol * total):
+        for p in range(N - 1):
+            for q in range(p + 1, N):
+                rowp = tl.sum(tl.where(rows[:, None] == p, r, 0.0), axis=0)
+                rowq = tl.sum(tl.where(rows[:, None] == q, r, 0.0), axis=0)
+                x = tl.sum(tl.where(cols == p, rowp, 0.0), axis=0)
+                y = tl.sum(tl.where(cols == q, rowp, 0.0), axis=0)
+                z = tl.sum(tl.where(cols == p, rowq, 0.0), axis=0)
+                w = tl.sum(tl.where(cols == q, rowq, 0.0), axis=0)
+                # a left rotation making the 2 x 2 [[x, y], [z, w]] symmetric, then the symmetric one's Jacobi
+                # rotation from both sides
+                h = tl.sqrt((x + w) * (x + w) + (z - y) * (z - y))
+                flat = h == 0.0
+                cs = tl.where(flat, 1.0, (x + w) / tl.where(flat, 1.0, h))
+                sn = tl.where(flat, 0.0, (z - y) / tl.where(flat, 1.0, h))
+                x1 = cs * x + sn * z
+                y1 = cs * y + sn * w
+                w1 = cs * w - sn * y
+                c2, s2, t2 = _jacobi_angle(x1, w1, y1)
+                lpp = c2 * cs + s2 * sn     # the left rotation [[lpp, lpq], [lqp, lqq]] = J^T G
+                lpq = c2 * sn - s2 * cs
+                lqp = s2 * cs - c2 * sn
+                lqq = s2 * sn + c2 * cs
+                r = tl.where(rows[:, None] == p, (lpp * rowp + lpq * rowq)[None, :],
+                             tl.where(rows[:, None] == q, (lqp * rowp + lqq * rowq)[None, :], r))
+                colp = tl.sum(tl.where(cols[None, :] == p, r, 0.0), axis=1)
+                colq = tl.sum(tl.where(cols[None, :] == q, r, 0.0), axis=1)
+                newp = tl.where(rows == q, 0.0, c2 * colp - s2 * colq)
+                newq = tl.where(rows == p, 0.0, s2 * colp + c2 * colq)
+                r = tl.where(cols[None, :] == p, newp[:, None], tl.where(cols[None, :] == q, newq[:, None], r))
+                if VECTORS:
+                    up = tl.sum(tl.where(rows[:, None] == p, ut, 0.0), axis=0)
+                    uq = tl.sum(tl.where(rows[:, None] == q, ut, 0.0), axis=0)
+                    ut = tl.where(rows[:, None] == p, (lpp * up + lpq * uq)[None, :],
+                                  tl.where(rows[:, None] == q, (lqp * up + lqq * uq)[None, :], ut))
+                    vp = tl.sum(tl.where(cols[None, :] == p, v, 0.0), axis=1)
+                    vq = tl.sum(tl.where(cols[None, :] == q, v, 0.0), axis=1)
+                    v = tl.where(cols[None, :] == p, (c2 * vp - s2 * vq)[:, None],
+                                 tl.where(cols[None, :] == q, (s2 * vp + c2 * vq)[:, None], v))
+        off = tl.sum(tl.sum(tl.where(diag, 0.0, r * r), axis=1), axis=0)
+        sweep += 1
+    # descending singular values (a negative diagonal entry's sign moved to its left vector)
+    d = tl.sum(tl.where(diag, r, 0.0), axis=1)
+    sigma = tl.abs(d)
+    sj = tl.abs(tl.sum(tl.where(diag, r, 0.0), axis=0))
+    before = ((sj[None, :] > sigma[:, None]) | ((sj[None, :] == sigma[:, None]) & (cols[None, :] < rows[:, None]))) & \
+        (cols[None, :] < N)
+    rank = tl.sum(tl.where(before, 1, 0), axis=1)
+    tl.store(S + b * ssb + rank, sigma, mask=rows < N)
+    if VECTORS:
+        sign = tl.where(d < 0.0, -1.0, 1.0)
+        tl.store(U + b * sub + cols[None, :] * sur + rank[:, None] * suc, ut * sign[:, None], mask=inside)
+        ur = tl.arange(0, BU)
+        uc = tl.arange(0, BU)
+        pad = ((ur[:, None] >= N) | (uc[None, :] >= N)) & (ur[:, None] < UM) & (uc[None, :] < UC)
+        tl.store(U + b * sub + ur[:, None] * sur + uc[None, :] * suc,
+                 tl.where(ur[:, None] == uc[None, :], 1.0, 0.0), mask=pad)
+        tl.store(V + b * svb + rows[:, None] * svr + rank[None, :] * svc, v, mask=inside)
+
+
+@triton.jit
+def scaled_product_kernel(L, D, R, X, M, N, K, slb, slm, slk, sdb, srb, srk, srn, sxb, sxm, sxn,
+                          BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    b = tl.program_id(0)
+    rows = tl.arange(0, BM)
+    cols = tl.arange(0, BN)
+    ks = tl.arange(0, BK)
+    left = tl.load(L + b * slb + rows[:, None] * slm + ks[None, :] * slk,
+                   mask=(rows[:, None] < M) & (ks[None, :] < K), other=0.0)
+    right = tl.load(R + b * srb + ks[:, None] * srk + cols[None, :] * srn,
+                    mask=(ks[:, None] < K) & (cols[None, :] < N), other=0.0)
+    d = tl.load(D + b * sdb + ks, mask=ks < K, other=0.0)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(K):
+        lk = tl.sum(tl.where(ks[None, :] == k, left, 0.0), axis=1)
+        rk = tl.sum(tl.where(ks[:, None] == k, right, 0.0), axis=0)
+        dk = tl.sum(tl.where(ks == k, d, 0.0), axis=0)
+        acc += lk[:, None] * (dk * rk)[None, :]
+    tl.store(X + b * sxb + rows[:, None] * sxm + cols[None, :] * sxn, acc, mask=(rows[:, None] < M) & (cols[None, :] < N))
