@@ -2,7 +2,9 @@
 on seeded inputs: batched, tall, wide, ill-conditioned and rank-deficient matrices, on the chip with nothing left
 to aten.  Eigenvectors and singular vectors are defined up to sign: where the values are distinct they are
 compared by magnitude, as OpInfo compares them; where they are not (repeated or zero values) the factors are
-checked for what defines them (orthonormal, reproducing the matrix)."""
+checked for what defines them (orthonormal, reproducing the matrix).  The suite runs the eigendecomposition and
+the SVD of a random matrix; the other SVDs, the ill-conditioned, rank-deficient and repeated cases, the ops made of them and the
+largest matrices run with -m slow."""
 import pytest
 import torch
 
@@ -52,6 +54,7 @@ def test_eigh():
     torch.testing.assert_close(got[2], want[2], atol=1e-6, rtol=1e-4)
 
 
+@pytest.mark.slow
 def test_eigh_repeated_eigenvalues():
     """Repeated eigenvalues (the identity's, and a double one): the eigenvalues match, the eigenvectors are an
     orthonormal basis that diagonalizes the matrix."""
@@ -64,6 +67,18 @@ def test_eigh_repeated_eigenvalues():
     torch.testing.assert_close(v, (torch.ones(3), torch.eye(3)))
 
 
+def test_svd_of_a_tall_matrix():
+    """The suite's slice of test_svd (run whole with -m slow): a tall matrix's reduced SVD (QR, Jacobi on R, the
+    reflectors applied to U_R)."""
+    g = torch.Generator().manual_seed(7)
+    tall = torch.randn(6, 4, generator=g)
+    u, s, vh = _compiled(lambda t: LA.svd(t, full_matrices=False), tall)
+    eu, es, evh = LA.svd(tall, full_matrices=False)
+    torch.testing.assert_close((u.abs(), s, vh.abs()), (eu.abs(), es, evh.abs()), **TOL)
+    torch.testing.assert_close(u @ torch.diag(s) @ vh, tall, **TOL)
+
+
+@pytest.mark.slow
 def test_svd():
     """Tall, wide and batched square matrices, reduced and full: the singular values descending, the vectors by
     magnitude (full U's and V's further columns orthonormal), U @ Vh as OpInfo checks it; svdvals."""
@@ -84,6 +99,7 @@ def test_svd():
     torch.testing.assert_close(got[6], want[6], **TOL)
 
 
+@pytest.mark.slow
 def test_svd_ill_conditioned_and_rank_deficient():
     """Singular values from 1 to 1e-5 (condition 1e5), each matched to eager's within its own size; rank 2 of 5
     (zero singular values: their vectors an orthonormal completion, U diag(S) Vh the matrix)."""
@@ -98,6 +114,7 @@ def test_svd_ill_conditioned_and_rank_deficient():
     torch.testing.assert_close(u @ torch.diag(s) @ vh, low, atol=1e-5, rtol=0)
 
 
+@pytest.mark.slow
 def test_made_of_svd_and_eigh():
     """pinv (default, rtol, atol and hermitian tolerances; a rank-deficient matrix's), matrix_rank (plain and
     hermitian), cond, matrix_norm of ord 2, -2 and nuc: the ops aten builds of svd and eigh."""

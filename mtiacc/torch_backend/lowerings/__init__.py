@@ -21,7 +21,9 @@ Inductor's own back afterwards, so ``backend="inductor"`` and every other backen
   and ``segment_reduce`` (every reduction, by lengths or offsets) as one masked reduction per segment;
 - :mod:`.linalg`: LU, Cholesky and triangular solves, and what is made of them (``solve``, ``inv``, ``det``,
   ``slogdet``, ``lu_solve``, ``lu_unpack``, ``cholesky_solve``, ``cholesky_inverse``), one program per matrix
-  (the kernels of :mod:`.linalg_kernels`).
+  (the kernels of :mod:`.linalg_kernels`); :mod:`.linalg_qr`: Householder QR (``geqrf``, ``linalg_qr``,
+  ``ormqr``, ``householder_product``); :mod:`.linalg_spectral`: ``eigh`` by cyclic Jacobi, the SVD by two-sided
+  Jacobi on a QR's ``R``, and ``pinv``.
 
 Each module lists its entries with :func:`lowering` (an ATen operation's lowering) and :func:`triton_op` (the
 Triton code of an operation of Inductor's ``ops``).

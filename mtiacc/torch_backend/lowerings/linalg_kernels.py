@@ -15,7 +15,15 @@ gather.
 - :func:`trsm_kernel`: ``X = T^-1 B`` for a triangular ``T`` (lower or upper, unit diagonal or not), ``B``'s rows
   optionally read through a permutation and ``X``'s written through one (an LU solve's ``P``);
 - :func:`pivots_kernel`: the permutation of a ``pivots`` vector (``lu_unpack``);
-- :func:`check_kernel`: stops the run when an ``info`` is not zero (``_linalg_check_errors``).
+- :func:`check_kernel`: stops the run when an ``info`` is not zero (``_linalg_check_errors``);
+- :func:`geqrf_kernel`: Householder QR as LAPACK's ``geqrf`` (``larfg``'s reflectors, packed, and ``tau``);
+- :func:`ormqr_kernel`: the reflectors ``H_j = I - tau_j v_j v_j^T`` applied to a matrix one by one, first to
+  last (``Q^T C``) or last to first (``Q C``);
+- :func:`eigh_kernel`: cyclic Jacobi on a symmetric matrix until its off-diagonal part is small, the eigenvalues
+  written ascending with their eigenvectors (each to the place of its rank);
+- :func:`svd_kernel`: two-sided Jacobi on a square matrix (each pair's 2 x 2 made symmetric from the left, then
+  a Jacobi rotation from both sides), the singular values descending, ``U`` padded with the identity;
+- :func:`scaled_product_kernel`: ``L diag(d) R`` (pinv's product).
 """
 import triton
 import triton.language as tl
@@ -351,4 +359,5 @@ def scaled_product_kernel(L, D, R, X, M, N, K, slb, slm, slk, sdb, srb, srk, srn
         rk = tl.sum(tl.where(ks[:, None] == k, right, 0.0), axis=0)
         dk = tl.sum(tl.where(ks == k, d, 0.0), axis=0)
         acc += lk[:, None] * (dk * rk)[None, :]
-    tl.store(X + b * sxb + rows[:, None] * sxm + cols[None, :] * sxn, acc, mask=(rows[:, None] < M) & (cols[None, :] < N))
+    tl.store(X + b * sxb + rows[:, None] * sxm + cols[None, :] * sxn, acc,
+             mask=(rows[:, None] < M) & (cols[None, :] < N))

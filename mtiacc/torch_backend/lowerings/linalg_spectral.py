@@ -76,12 +76,12 @@ def _svd_tall(a: Mat, batch_shape, s, u: Mat, v: Mat, vectors: bool) -> None:
     pad = u
     if vectors and m > n:
         pad = _as_mat(_empty([*batch_shape, m, u.cols]), batch_shape, m, u.cols)
+    strides = dict(U=pad.box, sub=pad.sb, sur=pad.sr, suc=pad.sc, V=v.box, svb=v.sb, svr=v.sr, svc=v.sc) \
+        if vectors else dict(U=s, sub=0, sur=0, suc=0, V=s, svb=0, svr=0, svc=0)     # no vector written
+    ucols = u.cols if vectors else 0
     _launch(K.svd_kernel, a.batch, dict(
-        A=r.box, S=s, U=pad.box if vectors else s, V=v.box if vectors else s, N=n, UM=m, UC=u.cols if vectors else 0, sab=r.sb,
-        sar=r.sr, sac=r.sc, ssb=n, sub=pad.sb if vectors else 0, sur=pad.sr if vectors else 0,
-        suc=pad.sc if vectors else 0, svb=v.sb if vectors else 0, svr=v.sr if vectors else 0,
-        svc=v.sc if vectors else 0, tol=TOL, sweeps=SWEEPS, BN=_pow2(n), BU=_pow2(max(m, u.cols if vectors else 0)),
-        UPPER=upper, VECTORS=vectors))
+        A=r.box, S=s, N=n, UM=m, UC=ucols, sab=r.sb, sar=r.sr, sac=r.sc, ssb=n, tol=TOL, sweeps=SWEEPS,
+        BN=_pow2(n), BU=_pow2(max(m, ucols)), UPPER=upper, VECTORS=vectors, **strides))
     if vectors and m > n:
         reflect(r, tau, n, pad, u, forward=False)
 
@@ -141,11 +141,14 @@ def _tolerance(atol, rtol, smax, m: int, n: int):
     if rtol is not None:
         rtol = L.to_dtype(rtol, f32)
     elif atol is not None:
-        rtol = L.lowerings[aten.where.self](L.lowerings[aten.gt.Scalar](atol, 0.0),
-                                            L.lowerings[aten.full.default]([], 0.0, dtype=f32, device=torch.device("cpu")),
-                                            L.lowerings[aten.full.default]([], default, dtype=f32, device=torch.device("cpu")))
+        rtol = L.lowerings[aten.where.self](L.lowerings[aten.gt.Scalar](atol, 0.0), _scalar(0.0), _scalar(default))
     rel = L.lowerings[aten.mul.Tensor](smax, default if rtol is None else _last(rtol))
     return rel if atol is None else L.lowerings[aten.maximum.default](_last(atol), rel)
+
+
+def _scalar(value: float):
+    from torch._inductor import lowering as L
+    return L.lowerings[aten.full.default]([], value, dtype=torch.float32, device=torch.device("cpu"))
 
 
 def _last(x):
@@ -177,7 +180,7 @@ def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
         mag = lw[aten.abs.default](w)
         tol = _tolerance(atol, rtol, lw[aten.amax.default](mag, [-1], True), m, n)
         d = lw[aten.where.self](lw[aten.gt.Tensor](mag, tol), lw[aten.reciprocal.default](w),
-                                lw[aten.full.default]([], 0.0, dtype=torch.float32, device=torch.device("cpu")))
+                                _scalar(0.0))
         vm = _as_mat(v, batch, n, n)
         left, right = vm, vm.T
     else:
@@ -185,7 +188,7 @@ def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
         smax = lw[aten.slice.Tensor](s, -1, 0, 1)
         tol = _tolerance(atol, rtol, smax, m, n)
         d = lw[aten.where.self](lw[aten.gt.Tensor](s, tol), lw[aten.reciprocal.default](s),
-                                lw[aten.full.default]([], 0.0, dtype=torch.float32, device=torch.device("cpu")))
+                                _scalar(0.0))
         left, right = _as_mat(vh, batch, k, n).T, _as_mat(u, batch, m, k).T
     dm = _mat(lw[aten.unsqueeze.default](d, -2))
     scaled_product(left, dm.box, right, _as_mat(out, batch, n, m))
