@@ -35,7 +35,7 @@ import functools
 from typing import Callable, Dict, Iterator, List, Tuple
 
 _MODULES = ("special", "polynomials", "bessel", "cephes", "gamma", "scatter", "sorting", "histogram", "matmul",
-            "distance", "nonzero", "reductions", "linalg", "linalg_qr", "linalg_spectral", "pooling")
+            "distance", "nonzero", "reductions", "linalg", "linalg_qr", "linalg_spectral", "pooling", "resampling")
 
 # (aten operation, lowering, type promotion kind or None, broadcast)
 _LOWERINGS: List[Tuple[object, Callable, object, bool]] = []
