@@ -1,4 +1,4 @@
-"""Householder QR under backend="mtia" (lowerings/linalg_qr.py): geqrf, linalg_qr, householder_product and
+"""Householder QR under backend="mtia" (lowerings/linalg/qr.py): geqrf, linalg_qr, householder_product and
 ormqr against eager (LAPACK) on seeded inputs (batched, tall, wide, rank-deficient, a column already zero below
 the diagonal), on the chip with nothing left to aten; other dtypes and larger matrices stay with aten."""
 import pytest

@@ -1,10 +1,10 @@
-"""Symmetric eigendecomposition and SVD under backend="mtia" (lowerings/linalg_spectral.py) against eager (LAPACK)
+"""Symmetric eigendecomposition and SVD under backend="mtia" (lowerings/linalg/spectral.py) against eager (LAPACK)
 on seeded inputs: batched, tall, wide, ill-conditioned and rank-deficient matrices, on the chip with nothing left
 to aten.  Eigenvectors and singular vectors are defined up to sign: where the values are distinct they are
 compared by magnitude, as OpInfo compares them; where they are not (repeated or zero values) the factors are
 checked for what defines them (orthonormal, reproducing the matrix).  The suite runs the eigendecomposition and
-the SVD of a random matrix; the other SVDs, the ill-conditioned, rank-deficient and repeated cases, the ops made of them and the
-largest matrices run with -m slow."""
+the SVD of a random matrix; the other SVDs, the ill-conditioned, rank-deficient and repeated cases, the ops made of
+them and the largest matrices run with -m slow."""
 import pytest
 import torch
 

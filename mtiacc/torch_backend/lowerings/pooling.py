@@ -11,7 +11,7 @@ from __future__ import annotations
 import torch
 
 from mtiacc.torch_backend.lowerings import lowering
-from mtiacc.torch_backend.lowerings.linalg import _fallback, _ints, _numel
+from mtiacc.torch_backend.lowerings.linalg.lu import _fallback, _ints, _numel
 
 aten = torch.ops.aten
 
@@ -64,5 +64,6 @@ def adaptive_avg_pool3d(x, output_size):
     def mean(idx):
         _, starts, ends = bounds(idx)
         count = (ends[0] - starts[0]) * (ends[1] - starts[1]) * (ends[2] - starts[2])
-        return ops.to_dtype(ops.truediv(sums(idx), ops.to_dtype(ops.index_expr(count, torch.int64), torch.float32)), dtype)
+        size = ops.to_dtype(ops.index_expr(count, torch.int64), torch.float32)
+        return ops.to_dtype(ops.truediv(sums(idx), size), dtype)
     return ir.Pointwise.create(device=dev, dtype=dtype, inner_fn=mean, ranges=new_size)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import torch
 
 from mtiacc.torch_backend.lowerings import lowering
-from mtiacc.torch_backend.lowerings.linalg import _fallback, _ints, _numel
+from mtiacc.torch_backend.lowerings.linalg.lu import _fallback, _ints, _numel
 
 aten = torch.ops.aten
 F32 = torch.float32

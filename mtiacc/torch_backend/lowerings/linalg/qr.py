@@ -1,6 +1,6 @@
 """Householder QR on the chip: LAPACK's ``geqrf`` (the reflectors packed below the diagonal, ``R`` on and above
 it, ``tau``) as one program per matrix, and products with the ``Q`` of its reflectors (``ormqr``, ``orgqr``),
-the kernels of :mod:`.linalg_kernels`.
+the kernels of :mod:`.kernels`.
 
 - ``geqrf``: column ``j``'s reflector ``H = I - tau v v^T`` as LAPACK's ``larfg`` makes it (``v[j] = 1``,
   ``beta = -sign(alpha) ||x||``, ``tau = (beta - alpha) / beta``; a column already zero below the diagonal
@@ -11,14 +11,14 @@ the kernels of :mod:`.linalg_kernels`.
 - ``linalg_qr`` (``reduced``, ``complete``, ``r``): ``geqrf``, then ``R`` its upper triangle and ``Q`` the
   reflectors' product, as aten computes them.
 
-float32, static sizes, matrices of at most ``linalg.MAX_N`` rows and columns; anything else stays with aten.
+float32, static sizes, matrices of at most ``lu.MAX_N`` rows and columns; anything else stays with aten.
 """
 from __future__ import annotations
 
 import torch
 
 from mtiacc.torch_backend.lowerings import lowering
-from mtiacc.torch_backend.lowerings.linalg import (Mat, _as_mat, _batch_of, _empty, _fallback, _ints, _launch,
+from mtiacc.torch_backend.lowerings.linalg.lu import (Mat, _as_mat, _batch_of, _empty, _fallback, _ints, _launch,
                                                    _mat, _numel, _ok, _pow2)
 
 aten = torch.ops.aten
@@ -26,7 +26,7 @@ aten = torch.ops.aten
 
 def geqrf(a: Mat, batch_shape):
     """``(packed, tau)`` of the matrices ``a``: buffers ``(*batch, m, n)`` and ``(*batch, min(m, n))``."""
-    from mtiacc.torch_backend.lowerings import linalg_kernels as K
+    from mtiacc.torch_backend.lowerings.linalg import kernels as K
     m, n = a.rows, a.cols
     k = min(m, n)
     packed = _empty([*batch_shape, m, n])
@@ -40,7 +40,7 @@ def geqrf(a: Mat, batch_shape):
 def reflect(v: Mat, tau, k: int, c: Mat, out: Mat, *, forward: bool) -> None:
     """``out = H_0 ... H_{k-1} C`` (``forward``: ``H_{k-1} ... H_0 C``, i.e. ``Q^T C``), the reflectors ``H_j``
     in ``v``'s columns below the diagonal (``v.rows == c.rows``) and ``tau`` (a contiguous ``(batch, >= k)``)."""
-    from mtiacc.torch_backend.lowerings import linalg_kernels as K
+    from mtiacc.torch_backend.lowerings.linalg import kernels as K
     if c.rows == 0 or c.cols == 0:
         return
     stb = _ints(tau.get_size())[-1]

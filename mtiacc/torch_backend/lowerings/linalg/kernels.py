@@ -1,5 +1,6 @@
-"""The Triton kernels :mod:`.linalg` lowers dense linear algebra to: one program per matrix of the batch, the
-whole matrix in one block (up to ``linalg.MAX_N`` rows and columns), the factorization a loop over its columns.
+"""The Triton kernels :mod:`.lu`, :mod:`.qr` and :mod:`.spectral` lower dense linear algebra to: one program per
+matrix of the batch, the whole matrix in one block (up to ``lu.MAX_N`` rows and columns), the factorization a loop
+over its columns.
 
 Every kernel reads its matrices through row and column strides it is given, so a transposed operand (an upper
 triangle read as a lower one, ``A^T X = B``) costs nothing: the lowering swaps the strides.  A row or column of a

@@ -1,4 +1,4 @@
-"""Symmetric eigendecomposition and SVD on the chip by Jacobi rotations (the kernels of :mod:`.linalg_kernels`, one
+"""Symmetric eigendecomposition and SVD on the chip by Jacobi rotations (the kernels of :mod:`.kernels`, one
 program per matrix), and what is made of them.
 
 - ``_linalg_eigh`` (``eigh``, ``eigvalsh``): cyclic Jacobi on the symmetric matrix of the ``UPLO`` triangle,
@@ -6,7 +6,7 @@ program per matrix), and what is made of them.
   ``SWEEPS`` sweeps); the eigenvalues ascending, as LAPACK returns them, with their eigenvectors (each one's sign
   is its own: eigenvectors are defined up to sign);
 - ``_linalg_svd`` (``svd``, ``svdvals`` and the ops built of them: ``matrix_rank``, ``cond``, ``matrix_norm`` of
-  ord 2, -2 and ``nuc``): a tall matrix is first factored ``A = Q R`` (Householder, :mod:`.linalg_qr`), a wide
+  ord 2, -2 and ``nuc``): a tall matrix is first factored ``A = Q R`` (Householder, :mod:`.qr`), a wide
   one transposed, then two-sided (Kogbetliantz) Jacobi on the square ``R``: each pair's 2 x 2 made symmetric by a
   rotation from the left and diagonalized by a Jacobi rotation from both sides, so ``U`` and ``V`` are
   orthogonal even where singular values are zero; the singular values descending, a negative one's sign moved
@@ -16,16 +16,16 @@ program per matrix), and what is made of them.
   ``max(atol, rtol * s_max)`` (aten's default ``rtol``: ``eps * max(m, n)``), or ``V diag(1/l) V^T`` of the
   eigendecomposition for ``hermitian``, as aten computes it.
 
-float32, static sizes, matrices of at most ``linalg.MAX_N`` rows and columns; anything else stays with aten.
+float32, static sizes, matrices of at most ``lu.MAX_N`` rows and columns; anything else stays with aten.
 """
 from __future__ import annotations
 
 import torch
 
 from mtiacc.torch_backend.lowerings import lowering
-from mtiacc.torch_backend.lowerings.linalg import (Mat, _as_mat, _batch_of, _empty, _fallback, _ints, _launch,
+from mtiacc.torch_backend.lowerings.linalg.lu import (Mat, _as_mat, _batch_of, _empty, _fallback, _ints, _launch,
                                                    _mat, _numel, _ok, _pow2)
-from mtiacc.torch_backend.lowerings.linalg_qr import geqrf, reflect
+from mtiacc.torch_backend.lowerings.linalg.qr import geqrf, reflect
 
 aten = torch.ops.aten
 TOL = 1e-14       # the off-diagonal part's share of the squared Frobenius norm where the sweeps stop
@@ -35,7 +35,7 @@ SWEEPS = 30       # at most (quadratic convergence: a few sweeps past the first 
 def eigh(a: Mat, batch_shape, vectors: bool):
     """``(eigenvalues, eigenvectors)`` of the symmetric matrices of ``a``'s lower triangle (``vectors`` False: an
     empty second buffer)."""
-    from mtiacc.torch_backend.lowerings import linalg_kernels as K
+    from mtiacc.torch_backend.lowerings.linalg import kernels as K
     n = a.rows
     w = _empty([*batch_shape, n])
     v = _empty([*batch_shape, n, n] if vectors else [0])
@@ -66,7 +66,7 @@ def _eye(batch_shape, m: int, n: int):
 def _svd_tall(a: Mat, batch_shape, s, u: Mat, v: Mat, vectors: bool) -> None:
     """The SVD of tall (or square) matrices ``a``: ``s`` (a buffer ``(batch, n)``), ``u`` (``m x ucols``,
     ``ucols`` ``n`` or ``m``) and ``v`` (``n x n``, the right vectors as columns) written through their strides."""
-    from mtiacc.torch_backend.lowerings import linalg_kernels as K
+    from mtiacc.torch_backend.lowerings.linalg import kernels as K
     m, n = a.rows, a.cols
     packed = tau = None
     r, upper = a, False
@@ -120,7 +120,7 @@ def linalg_svd(A, full_matrices=False, compute_uv=True, *, driver=None):
 
 def scaled_product(left: Mat, d, right: Mat, out: Mat) -> None:
     """``out = left diag(d) right`` (``d`` a contiguous ``(batch, k)``)."""
-    from mtiacc.torch_backend.lowerings import linalg_kernels as K
+    from mtiacc.torch_backend.lowerings.linalg import kernels as K
     if out.rows == 0 or out.cols == 0:
         return
     k = left.cols
