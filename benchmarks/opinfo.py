@@ -112,6 +112,8 @@ def summarize(results: dict) -> dict:
                     causes[r["status"]][_norm(r.get("detail", ""))] += 1
     judged = collections.Counter(key for key, res in results.items() for rows in res.get("dtypes", {}).values()
                                  for r in rows if r.get("reference"))
+    processed = collections.Counter(key for key, res in results.items() for rows in res.get("dtypes", {}).values()
+                                    for r in rows if r.get("processed"))
     captured = sum(by_sample[s] for s in ("chip", "host", "wrong", "error"))
     no_dtype = sum(1 for r in results.values() if "error" not in r and not r["dtypes"])
     aten = aten_ops(results)
@@ -123,6 +125,7 @@ def summarize(results: dict) -> dict:
             "by_sample": {s: by_sample[s] for s in STATUSES}, "samples": sum(by_sample.values()),
             "captured_samples_on_chip": (by_sample["chip"] / captured) if captured else None,
             "judged_by_reference": {"samples": sum(judged.values()), "entries": sorted(judged)},
+            "judged_processed": {"samples": sum(processed.values()), "entries": sorted(processed)},
             "causes": {k: c.most_common() for k, c in causes.items()}}
 
 
@@ -205,13 +208,21 @@ def markdown(meta: dict, results: dict, summary: dict) -> str:
 
 
 def _judged(summary: dict) -> list:
-    """The sentence on half-precision samples that missed eager but are as close to the float64 result."""
+    """The sentences on samples judged other than by eager's raw outputs: half precision as close to the float64
+    result as eager's, and outputs compared through the sample's ``output_process_fn_grad``."""
     j = summary.get("judged_by_reference") or {"samples": 0}
-    if not j["samples"]:
-        return []
-    return [f"Half-precision samples that differ from eager beyond the tolerances but are no further from the op "
-            f"computed in float64 than eager's result (within one rounding; counted as chip or host): "
-            f"{j['samples']}, in " + ", ".join(f"`{k}`" for k in j["entries"]) + ".", ""]
+    out = []
+    if j["samples"]:
+        out += [f"Half-precision samples that differ from eager beyond the tolerances but are no further from the "
+                f"op computed in float64 than eager's result (within one rounding; counted as chip or host): "
+                f"{j['samples']}, in " + ", ".join(f"`{k}`" for k in j["entries"]) + ".", ""]
+    p = summary.get("judged_processed") or {"samples": 0}
+    if p["samples"]:
+        out += [f"Samples whose outputs are defined only up to a choice (eigenvectors' signs) that differ from "
+                f"eager's but match once both go through the sample's `output_process_fn_grad`, as OpInfo's "
+                f"`test_compare_cpu` compares two implementations (counted as chip or host): {p['samples']}, in "
+                + ", ".join(f"`{k}`" for k in p["entries"]) + ".", ""]
+    return out
 
 
 def extra_section(meta: dict, results: dict, summary: dict) -> str:

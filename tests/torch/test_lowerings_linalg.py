@@ -1,4 +1,4 @@
-"""Dense linear algebra under backend="mtia" (lowerings/linalg.py): LU, Cholesky, triangular solves and what is
+"""Dense linear algebra under backend="mtia" (lowerings/linalg/lu.py): LU, Cholesky, triangular solves and what is
 made of them, against eager (LAPACK) on seeded inputs, on the chip with nothing left to aten; singular inputs
 stop the run on the chip; other dtypes stay with aten."""
 import pytest

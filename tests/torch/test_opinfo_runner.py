@@ -15,7 +15,7 @@ if str(BENCH) not in sys.path:
 import opinfo  # noqa: E402
 import opinfo_run  # noqa: E402
 
-OPS = "add,where,geqrf"
+OPS = "add,where,matrix_exp"
 
 
 @pytest.fixture(scope="module")
@@ -32,24 +32,25 @@ def test_statuses_and_json(run):
     _, js, _ = run
     data = json.loads(js.read_text())
     res = data["results"]
-    assert list(res) == ["add", "geqrf", "where"]      # op_db's order
+    assert list(res) == ["add", "matrix_exp", "where"]      # op_db's order
     for key in ("add", "where"):
         rows = res[key]["dtypes"]["float32"]
         assert len(rows) == 1
         assert rows[0]["status"] == "chip", rows
         assert rows[0]["kernels"] >= 1
-    # Inductor leaves a QR factorization to aten: matches eager, partly on the host, and the row says which
-    ch = res["geqrf"]["dtypes"]["float32"][0]
+    # Inductor leaves a matrix exponential to aten: matches eager, partly on the host, and the row says which
+    ch = res["matrix_exp"]["dtypes"]["float32"][0]
     assert ch["status"] == "host", ch
-    assert "aten:geqrf" in ch["host"], ch
+    assert "aten:linalg_matrix_exp" in ch["host"], ch
     # the ATen overloads dynamo's graphs call: each sample's, and the distinct ops by status
     assert rows[0]["aten"] == ["aten.where.self"], rows
     assert res["add"]["dtypes"]["float32"][0]["aten"] == ["aten.add.Tensor"]
-    assert ch["aten"] == ["aten.geqrf.default"], ch
+    assert ch["aten"] == ["aten.linalg_matrix_exp.default"], ch
     s = data["summary"]
     at = s["aten_ops"]
     assert at["distinct"] == 3 and at["by_status"] == {"chip": 2, "host": 1, "wrong": 0, "error": 0}, at
-    assert at["ops"]["aten.geqrf.default"] == {"status": "host", "samples": {"host": 1}, "entries": ["geqrf"]}
+    assert at["ops"]["aten.linalg_matrix_exp.default"] == {"status": "host", "samples": {"host": 1},
+                                                           "entries": ["matrix_exp"]}
     assert s["ops"] == 3 and s["samples"] == 3
     assert s["by_op"] == {"chip": 2, "host": 1, "wrong": 0, "error": 0, "uncapturable": 0, "skipped": 0}
     assert s["by_sample"]["chip"] == 2 and s["captured_samples_on_chip"] == pytest.approx(2 / 3)
@@ -59,10 +60,10 @@ def test_statuses_and_json(run):
 def test_markdown(run):
     _, _, md = run
     text = md.read_text()
-    assert "Command: `python benchmarks/opinfo.py --ops add,where,geqrf" in text
+    assert "Command: `python benchmarks/opinfo.py --ops add,where,matrix_exp" in text
     assert "| entries | 2 | 1 | 0 | 0 | 0 | 0 | 3 |" in text
-    assert "| `geqrf` | host | float32 | 0 | 1 |" in text
-    assert "| `aten.geqrf.default` | host | 1 | 0 | 1 | 0 | 0 | `geqrf` |" in text
+    assert "| `matrix_exp` | host | float32 | 0 | 1 |" in text
+    assert "| `aten.linalg_matrix_exp.default` | host | 1 | 0 | 1 | 0 | 0 | `matrix_exp` |" in text
 
 
 def test_counting_aten_ops():
@@ -182,3 +183,21 @@ def test_half_precision_judged_against_float64():
     op.op = further
     r = opinfo_run.run_sample(op, _sample(x.half()), torch.float16)
     assert r["status"] == "wrong", r
+
+
+def test_outputs_compared_through_output_process_fn_grad():
+    """A result that differs from eager only where the sample's output_process_fn_grad looks past it (a sign, as
+    of an eigenvector) matches, marked ``processed``; one that differs past it too is wrong."""
+    import torch
+    x = torch.linspace(0.1, 0.9, 8)
+
+    def flipped(t):   # compiled, the sign of the vector flips
+        return -t if torch.compiler.is_compiling() else t * 1
+    sample = types.SimpleNamespace(input=x, args=(), kwargs={}, output_process_fn_grad=torch.abs)
+    r = opinfo_run.run_sample(_fake(flipped), sample, torch.float32)
+    assert r["status"] == "chip" and r["processed"] is True, r
+
+    def scaled(t):
+        return -2 * t if torch.compiler.is_compiling() else t * 1
+    r = opinfo_run.run_sample(_fake(scaled), sample, torch.float32)
+    assert r["status"] == "wrong" and "processed" not in r, r

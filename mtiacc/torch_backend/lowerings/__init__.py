@@ -19,9 +19,13 @@ Inductor's own back afterwards, so ``backend="inductor"`` and every other backen
 - :mod:`.nonzero`: ``nonzero_static`` as a cumulative count and a reduction per coordinate;
 - :mod:`.reductions`: ``var_mean`` over no elements (its mean NaN, where Inductor's Welford reduction gives 0),
   and ``segment_reduce`` (every reduction, by lengths or offsets) as one masked reduction per segment;
-- :mod:`.linalg`: LU, Cholesky and triangular solves, and what is made of them (``solve``, ``inv``, ``det``,
-  ``slogdet``, ``lu_solve``, ``lu_unpack``, ``cholesky_solve``, ``cholesky_inverse``), one program per matrix
-  (the kernels of :mod:`.linalg_kernels`).
+- :mod:`.linalg`: dense linear algebra, one program per matrix: LU, Cholesky and triangular solves and what is
+  made of them (``solve``, ``inv``, ``det``, ``slogdet``, ``lu_solve``, ``lu_unpack``, ``cholesky_solve``,
+  ``cholesky_inverse``; :mod:`.linalg.lu`), Householder QR (``geqrf``, ``linalg_qr``, ``ormqr``,
+  ``householder_product``; :mod:`.linalg.qr`), ``eigh`` by cyclic Jacobi, the SVD by two-sided Jacobi on a QR's
+  ``R`` and ``pinv`` (:mod:`.linalg.spectral`);
+- :mod:`.pooling`: ``_adaptive_avg_pool3d`` as one masked sum reduction over the largest window;
+- :mod:`.resampling`: ``grid_sampler_3d`` (trilinear and nearest, every padding mode) as one pointwise kernel.
 
 Each module lists its entries with :func:`lowering` (an ATen operation's lowering) and :func:`triton_op` (the
 Triton code of an operation of Inductor's ``ops``).
@@ -33,7 +37,7 @@ import functools
 from typing import Callable, Dict, Iterator, List, Tuple
 
 _MODULES = ("special", "polynomials", "bessel", "cephes", "gamma", "scatter", "sorting", "histogram", "matmul",
-            "distance", "nonzero", "reductions", "linalg")
+            "distance", "nonzero", "reductions", "linalg.lu", "linalg.qr", "linalg.spectral", "pooling", "resampling")
 
 # (aten operation, lowering, type promotion kind or None, broadcast)
 _LOWERINGS: List[Tuple[object, Callable, object, bool]] = []

@@ -1,5 +1,5 @@
 """Dense linear algebra Inductor leaves to aten (LAPACK on the host), on the chip: three factorizations and
-solves written as Triton kernels (:mod:`.linalg_kernels`, one program per matrix of the batch), and what is made of
+solves written as Triton kernels (:mod:`.kernels`, one program per matrix of the batch), and what is made of
 them.
 
 - ``linalg_lu_factor_ex``, ``linalg_lu``, ``lu_unpack``: LU with partial pivoting (LAPACK's ``getrf`` order of
@@ -130,7 +130,7 @@ def _identity_perm(batch_shape, m):
 
 def _pivots_perm(pivots, batch_shape, m, k):
     """The permutation (int32 ``(*batch_shape, m)``) of LAPACK's 1-based ``pivots`` (``(*, k)``)."""
-    from mtiacc.torch_backend.lowerings import linalg_kernels as K
+    from mtiacc.torch_backend.lowerings.linalg import kernels as K
     if k == 0 or m == 0:
         return _identity_perm(batch_shape, m)
     piv = _mat(_unsqueeze(pivots), batch_shape)
@@ -164,7 +164,7 @@ def _broadcast(*shapes) -> List[int]:
 
 def _lu(a: Mat, batch_shape):
     """``(LU, pivots, perm, info)`` of the matrices ``a`` (LU in ``(*batch_shape, rows, cols)``)."""
-    from mtiacc.torch_backend.lowerings import linalg_kernels as K
+    from mtiacc.torch_backend.lowerings.linalg import kernels as K
     m, n = a.rows, a.cols
     k = min(m, n)
     lu = _empty([*batch_shape, m, n])
@@ -181,7 +181,7 @@ def _lu(a: Mat, batch_shape):
 
 def _trsm(t: Mat, b: Mat, out: Mat, *, lower: bool, unit: bool = False, perm_in=None, perm_out=None) -> None:
     """``out = T^-1 B`` (``B``'s rows through ``perm_in``, ``out``'s through ``perm_out``: int32 ``(batch, n)``)."""
-    from mtiacc.torch_backend.lowerings import linalg_kernels as K
+    from mtiacc.torch_backend.lowerings.linalg import kernels as K
     n = t.rows
     if n == 0 or b.cols == 0:
         return
@@ -208,7 +208,7 @@ def _lu_solve(lu: Mat, perm, b: Mat, out: Mat, adjoint: bool) -> None:
 
 def _cholesky(a: Mat, batch_shape, upper: bool):
     """``(factor, info)``: ``L`` from ``a``'s lower triangle, or ``U`` (``upper``) from its upper one."""
-    from mtiacc.torch_backend.lowerings import linalg_kernels as K
+    from mtiacc.torch_backend.lowerings.linalg import kernels as K
     n = a.rows
     out = _empty([*batch_shape, n, n])
     if n == 0:
@@ -223,7 +223,7 @@ def _cholesky(a: Mat, batch_shape, upper: bool):
 
 def _check(info, batch_shape) -> None:
     from torch._inductor import ir
-    from mtiacc.torch_backend.lowerings import linalg_kernels as K
+    from mtiacc.torch_backend.lowerings.linalg import kernels as K
 
     class Check(ir.UserDefinedTritonKernel):
         """It writes nothing (the run stops or goes on): an operation kept for its effect, with a buffer of no
