@@ -60,7 +60,11 @@ def simulate_job(job: SimJob, binary: bytes, inputs) -> Dict[str, object]:
                      place=dict(job.place), max_cycles=job.max_cycles or DEFAULT_MAX_CYCLES)
     except UserError as e:
         return {"status": "error", "error": e.render()}
-    stats = result.stats
+    return ok_row(result.stats)
+
+
+def ok_row(stats) -> Dict[str, object]:
+    """A simulation's row of a sweep: ``{"status": "ok", "cycles", "time_s", "roofline_fraction"}``."""
     _bound, _roof, fraction = stats.roofline()
     return {"status": "ok", "cycles": int(stats.cycles), "time_s": float(stats.time_s),
             "roofline_fraction": float(fraction)}

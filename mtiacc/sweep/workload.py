@@ -38,6 +38,7 @@ from mtiacc.diagnostics import UserError
 
 from . import results
 from .executors import Lost, LocalExecutor, make_executor
+from .jobs import ok_row
 
 SRAM_KEY = "sram"
 
@@ -159,10 +160,7 @@ def simulate_recorded(call, binary: Optional[bytes], overrides: Tuple[str, ...],
         result = run(binary if binary is not None else recorded, inputs, *args, **kwargs)
     except UserError as e:
         return {"status": "error", "error": e.render()}
-    stats = result.stats
-    _bound, _roof, fraction = stats.roofline()
-    return {"status": "ok", "cycles": int(stats.cycles), "time_s": float(stats.time_s),
-            "roofline_fraction": float(fraction)}
+    return ok_row(result.stats)
 
 
 def _digest(*parts) -> str:
