@@ -277,6 +277,11 @@ class GroupTiming:
 # The rules
 # --------------------------------------------------------------------------------------------------------------
 class TimingModel:
+    # the scalar and vector rules are also written inline for a whole wave (on the uniform state's scalars, or on
+    # the arrays of every program), for speed; False runs the general rule only, over ``at(g)``'s view
+    # (tests/sim/test_timing_inline.py compares the two on the examples, cycle for cycle)
+    INLINE = True
+
     def __init__(self, cfg):
         self.cfg = cfg
         self.classes = dict(cfg.timing)
@@ -325,9 +330,10 @@ class TimingModel:
         fl = flops_per_element(d) if len(xs) <= 2 else 0
         key, amount = ("lm", lm) if lm else ("flops", fl) if fl else (None, 0)
         ts = m.ts
+        inline = self.INLINE
 
         def tm(g):
-            if g.__class__ is slice:
+            if inline and g.__class__ is slice:
                 if ts.on:       # the wave uniform: the rule below on the scalars, inline
                     regs = ts.regs
                     c = t = ts.cyc
@@ -387,10 +393,11 @@ class TimingModel:
         mem = bool(d.spec.effects & {"load", "store"})    # the vector loads and stores (ISA table)
         two_dp = 2.0 * dp
         ts = m.ts
+        inline = self.INLINE
 
         def tm(g):
             vl, sew = m.vl_u, m.sew_u
-            if ts.on and g.__class__ is slice and vl is not None and sew is not None:
+            if inline and ts.on and g.__class__ is slice and vl is not None and sew is not None:
                 # the wave uniform: the rule below on the scalars, inline
                 uregs, uacc, uv = ts.regs, ts.acc, ts.v
                 bits = vl * sew
@@ -432,7 +439,7 @@ class TimingModel:
                     uv[r:r + n] = [done] * len(uv[r:r + n])
                 ts.cyc = t + issue
                 return
-            if not ts.on and g.__class__ is slice and vl is not None and sew is not None:
+            if inline and not ts.on and g.__class__ is slice and vl is not None and sew is not None:
                 # every program, their counters differing, on the same vl and SEW: the rule below on the arrays
                 regs, acc, cyc = ts.files, m.acc, m.cyc
                 bits = vl * sew
